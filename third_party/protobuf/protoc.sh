@@ -1,0 +1,3 @@
+#!/bin/sh
+# The system protoc; its version matches libprotobuf-dev.
+exec /usr/bin/protoc "$@"

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages that minigraph's build needs. Idempotent: when
+# everything is present it installs nothing and returns in well under a second.
+set -euo pipefail
+
+PACKAGES=(
+  bazel-bootstrap      # Bazel 4.2.3, the build tool
+  g++                  # the C++17 compiler Bazel's auto-configured toolchain finds
+  libabsl-dev          # Abseil 20220623: Status, strings, synchronization, flags
+  libprotobuf-dev      # protobuf runtime and headers
+  protobuf-compiler    # protoc, run by the proto genrules
+  libeigen3-dev        # tensors and kernels
+  libgtest-dev         # GoogleTest
+  libgmock-dev         # gMock matchers
+  libbenchmark-dev     # Google Benchmark
+  libleveldb-dev       # the .index table
+  libisal-dev          # crc32c (crc32_iscsi)
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${db:Status-Status}\n' "$p" 2>/dev/null | grep -qx installed; then
+    missing+=("$p")
+  fi
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  echo "setup: all ${#PACKAGES[@]} packages present"
+  exit 0
+fi
+
+echo "setup: installing ${missing[*]}"
+if [ "$(id -u)" -ne 0 ]; then
+  SUDO=sudo
+  if ! command -v sudo >/dev/null 2>&1; then
+    echo "setup: not root and no sudo; as root run:" >&2
+    echo "  apt-get update && apt-get install -y ${missing[*]}" >&2
+    exit 1
+  fi
+else
+  SUDO=
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "setup: installed ${#missing[@]} package(s)"
