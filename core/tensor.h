@@ -1,0 +1,269 @@
+// A dense, typed, n-dimensional array: a cheap-to-copy value over a
+// refcounted, 64-byte-aligned buffer.
+//
+//   Tensor t(DT_FLOAT, TensorShape({2, 3}));
+//   t.flat<float>().setConstant(1.0f);        // Eigen view; checks the dtype
+//   Tensor alias = t;                          // shares the buffer
+//   Tensor copy = tensor::DeepCopy(t);         // owns new memory
+//   MG_ASSIGN_OR_RETURN(auto m, t.TryMatrix<float>());  // checked, as Status
+//
+// Copies alias: writes through one are seen by the others. Concurrent reads
+// are safe; concurrent writes to one buffer must be synchronized by the
+// caller (variables hold a mutex for this).
+
+#ifndef MINIGRAPH_CORE_TENSOR_H_
+#define MINIGRAPH_CORE_TENSOR_H_
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "core/allocator.h"
+#include "core/logging.h"
+#include "core/tensor_shape.h"
+#include "core/tensor_types.h"
+#include "core/types.h"
+
+namespace minigraph {
+
+// The memory behind one or more Tensors. Constructs and destroys the
+// elements of non-memcpy types (strings, resource handles, variants).
+class TensorBuffer {
+ public:
+  // Returns ResourceExhausted when the allocator is out of memory and
+  // InvalidArgument for a dtype a Tensor cannot hold.
+  static absl::StatusOr<std::shared_ptr<TensorBuffer>> Create(
+      Allocator* allocator, DataType dtype, int64_t num_elements);
+  ~TensorBuffer();
+  TensorBuffer(const TensorBuffer&) = delete;
+  TensorBuffer& operator=(const TensorBuffer&) = delete;
+
+  void* data() const { return data_; }
+  size_t size() const { return bytes_; }
+
+ private:
+  TensorBuffer(Allocator* a, DataType dtype, int64_t n, void* data, size_t bytes)
+      : allocator_(a), dtype_(dtype), num_elements_(n), data_(data), bytes_(bytes) {}
+
+  Allocator* const allocator_;  // Not owned; allocators live forever.
+  const DataType dtype_;
+  const int64_t num_elements_;
+  void* const data_;
+  const size_t bytes_;
+};
+
+class Tensor {
+ public:
+  // An empty DT_INVALID tensor with no buffer; IsInitialized() is false.
+  Tensor() = default;
+
+  // Allocates from DefaultAllocator(). Numeric elements are uninitialized;
+  // strings are empty. Aborts when out of memory, as std::vector would; use
+  // Create() where that must be an error.
+  Tensor(DataType dtype, const TensorShape& shape);
+
+  // Allocates from `allocator` (not owned; must outlive the tensor).
+  // Returns ResourceExhausted or InvalidArgument.
+  static absl::StatusOr<Tensor> Create(DataType dtype, const TensorShape& shape,
+                                       Allocator* allocator = DefaultAllocator());
+
+  // A scalar holding `value`.
+  template <typename T>
+  static Tensor Scalar(T value);
+  // A 1-D tensor holding `values`.
+  template <typename T>
+  static Tensor Vector(std::initializer_list<T> values);
+
+  DataType dtype() const { return dtype_; }
+  const TensorShape& shape() const { return shape_; }
+  int dims() const { return shape_.dims(); }
+  int64_t dim_size(int i) const { return shape_.dim_size(i); }
+  int64_t NumElements() const { return shape_.num_elements(); }
+  bool IsInitialized() const { return buf_ != nullptr; }
+  // Bytes the elements occupy in memory (NumElements * DataTypeSize).
+  size_t TotalBytes() const;
+
+  // Raw element memory. For memcpy types this is what files store.
+  void* raw_data() const { return buf_ ? buf_->data() : nullptr; }
+  // REQUIRES: DataTypeCanUseMemcpy(dtype()).
+  absl::string_view tensor_data() const;
+
+  bool SharesBufferWith(const Tensor& other) const {
+    return buf_ != nullptr && buf_ == other.buf_;
+  }
+
+  // A tensor sharing this buffer with another shape of the same element
+  // count. Returns InvalidArgument otherwise.
+  absl::StatusOr<Tensor> Reshaped(const TensorShape& shape) const;
+
+  // Checked views: InvalidArgument naming both types or ranks on mismatch.
+  template <typename T>
+  absl::Status CheckType() const;
+  template <typename T>
+  absl::StatusOr<typename TTypes<T>::Flat> TryFlat() const;
+  template <typename T, int NDIMS>
+  absl::StatusOr<typename TTypes<T, NDIMS>::Tensor> TryTensor() const;
+  template <typename T>
+  absl::StatusOr<typename TTypes<T, 2>::Tensor> TryMatrix() const {
+    return TryTensor<T, 2>();
+  }
+
+  // Views that abort on a dtype or rank mismatch (a programmer error, like an
+  // out-of-range index).
+  template <typename T>
+  typename TTypes<T>::Flat flat() const;
+  template <typename T>
+  typename TTypes<T>::Vec vec() const {
+    return tensor<T, 1>();
+  }
+  template <typename T>
+  typename TTypes<T, 2>::Tensor matrix() const {
+    return tensor<T, 2>();
+  }
+  template <typename T, int NDIMS>
+  typename TTypes<T, NDIMS>::Tensor tensor() const;
+  // REQUIRES: NumElements() == 1 (any rank).
+  template <typename T>
+  typename TTypes<T>::Scalar scalar() const;
+  // The data viewed with another shape of the same element count.
+  template <typename T, int NDIMS>
+  typename TTypes<T, NDIMS>::Tensor shaped(
+      absl::Span<const int64_t> new_sizes) const;
+
+  // Typed element pointer. REQUIRES: dtype matches T.
+  template <typename T>
+  T* data() const {
+    CheckTypeOrDie<T>();
+    return static_cast<T*>(raw_data());
+  }
+
+  // "Tensor<type: float shape: [2,3] values: 1 1 1 ...>", values summarized
+  // after `max_entries`.
+  std::string DebugString(int max_entries = 6) const;
+  // The values only, space-separated, summarized after `max_entries`.
+  std::string SummarizeValue(int64_t max_entries) const;
+
+ private:
+  Tensor(DataType dtype, const TensorShape& shape, std::shared_ptr<TensorBuffer> buf)
+      : dtype_(dtype), shape_(shape), buf_(std::move(buf)) {}
+
+  template <typename T>
+  void CheckTypeOrDie() const;
+  template <size_t NDIMS>
+  std::array<Eigen::DenseIndex, NDIMS> EigenDims(absl::Span<const int64_t> sizes) const;
+
+  DataType dtype_ = DT_INVALID;
+  TensorShape shape_;
+  std::shared_ptr<TensorBuffer> buf_;
+};
+
+namespace tensor {
+// A tensor with the same dtype, shape and values in new memory.
+Tensor DeepCopy(const Tensor& t);
+}  // namespace tensor
+
+// Implementation details follow. Clients should ignore.
+
+template <typename T>
+absl::Status Tensor::CheckType() const {
+  constexpr DataType want = DataTypeToEnum<T>::value;
+  if (dtype_ != want) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tensor has dtype ", DataTypeString(dtype_), ", accessed as ",
+        DataTypeString(want)));
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+void Tensor::CheckTypeOrDie() const {
+  absl::Status s = CheckType<T>();
+  MG_CHECK(s.ok()) << s.message();
+}
+
+template <typename T>
+absl::StatusOr<typename TTypes<T>::Flat> Tensor::TryFlat() const {
+  absl::Status s = CheckType<T>();
+  if (!s.ok()) return s;
+  return typename TTypes<T>::Flat(static_cast<T*>(raw_data()), NumElements());
+}
+
+template <typename T, int NDIMS>
+absl::StatusOr<typename TTypes<T, NDIMS>::Tensor> Tensor::TryTensor() const {
+  absl::Status s = CheckType<T>();
+  if (!s.ok()) return s;
+  if (dims() != NDIMS) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tensor of shape ", shape_.DebugString(), " has rank ", dims(),
+        ", accessed with rank ", NDIMS));
+  }
+  return typename TTypes<T, NDIMS>::Tensor(static_cast<T*>(raw_data()),
+                                           EigenDims<NDIMS>(shape_.dim_sizes()));
+}
+
+template <typename T>
+typename TTypes<T>::Flat Tensor::flat() const {
+  CheckTypeOrDie<T>();
+  return typename TTypes<T>::Flat(static_cast<T*>(raw_data()), NumElements());
+}
+
+template <typename T, int NDIMS>
+typename TTypes<T, NDIMS>::Tensor Tensor::tensor() const {
+  auto r = TryTensor<T, NDIMS>();
+  MG_CHECK(r.ok()) << r.status().message();
+  return *r;
+}
+
+template <typename T>
+typename TTypes<T>::Scalar Tensor::scalar() const {
+  CheckTypeOrDie<T>();
+  MG_CHECK(NumElements() == 1) << "scalar() on a tensor of shape "
+                                << shape_.DebugString();
+  return typename TTypes<T>::Scalar(static_cast<T*>(raw_data()));
+}
+
+template <typename T, int NDIMS>
+typename TTypes<T, NDIMS>::Tensor Tensor::shaped(
+    absl::Span<const int64_t> new_sizes) const {
+  CheckTypeOrDie<T>();
+  MG_CHECK(new_sizes.size() == NDIMS) << "shaped() with the wrong rank";
+  int64_t n = 1;
+  for (int64_t d : new_sizes) n *= d;
+  MG_CHECK(n == NumElements()) << "shaped() changes the element count";
+  return typename TTypes<T, NDIMS>::Tensor(static_cast<T*>(raw_data()),
+                                           EigenDims<NDIMS>(new_sizes));
+}
+
+template <size_t NDIMS>
+std::array<Eigen::DenseIndex, NDIMS> Tensor::EigenDims(
+    absl::Span<const int64_t> sizes) const {
+  std::array<Eigen::DenseIndex, NDIMS> d;
+  for (size_t i = 0; i < NDIMS; ++i) d[i] = sizes[i];
+  return d;
+}
+
+template <typename T>
+Tensor Tensor::Scalar(T value) {
+  Tensor t(DataTypeToEnum<T>::value, TensorShape());
+  *t.data<T>() = std::move(value);
+  return t;
+}
+
+template <typename T>
+Tensor Tensor::Vector(std::initializer_list<T> values) {
+  Tensor t(DataTypeToEnum<T>::value,
+           TensorShape({static_cast<int64_t>(values.size())}));
+  T* p = t.data<T>();
+  for (const T& v : values) *p++ = v;
+  return t;
+}
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_CORE_TENSOR_H_

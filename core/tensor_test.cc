@@ -1,0 +1,244 @@
+#include "core/tensor.h"
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+#include "core/status_matchers.h"
+#include "core/tensor_proto.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace minigraph {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(TensorShapeTest, BuildAndDebugString) {
+  ASSERT_OK_AND_ASSIGN(TensorShape s, TensorShape::Build({69, 20}));
+  EXPECT_EQ(s.dims(), 2);
+  EXPECT_EQ(s.num_elements(), 1380);
+  EXPECT_EQ(s.DebugString(), "[69,20]");
+  EXPECT_EQ(TensorShape().DebugString(), "[]");
+  EXPECT_EQ(TensorShape().num_elements(), 1);
+  EXPECT_EQ(TensorShape({3, 0, 5}).num_elements(), 0);
+}
+
+TEST(TensorShapeTest, OverflowNegativeAndRankAreErrors) {
+  EXPECT_THAT(TensorShape::Build({int64_t{1} << 40, int64_t{1} << 30}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("overflow")));
+  EXPECT_THAT(TensorShape::Build({2, -1}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("negative")));
+  EXPECT_THAT(TensorShape::Build({1, 1, 1, 1, 1, 1, 1, 1, 1}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rank")));
+  EXPECT_OK(TensorShape::Build({1, 1, 1, 1, 1, 1, 1, 1}));
+  // Overflow is detected even past a zero dimension's neighbours.
+  EXPECT_THAT(TensorShape::Build({std::numeric_limits<int64_t>::max(), 2}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  TensorShapeProto p;
+  p.set_unknown_rank(true);
+  EXPECT_THAT(TensorShape::FromProto(p), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST(TensorTest, BufferIsAlignedAndCopiesAlias) {
+  Tensor t(DT_FLOAT, TensorShape({3, 5}));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.raw_data()) % kTensorAlignment, 0u);
+  t.flat<float>().setConstant(2.0f);
+  Tensor alias = t;
+  alias.matrix<float>()(1, 2) = 7.0f;
+  EXPECT_EQ(t.flat<float>()(1 * 5 + 2), 7.0f);
+  EXPECT_TRUE(alias.SharesBufferWith(t));
+  Tensor copy = tensor::DeepCopy(t);
+  EXPECT_FALSE(copy.SharesBufferWith(t));
+  copy.flat<float>()(0) = -1.0f;
+  EXPECT_EQ(t.flat<float>()(0), 2.0f);
+  EXPECT_EQ(copy.flat<float>()(7), 7.0f);
+}
+
+TEST(TensorTest, LargeBuffersComeFromHugePagesAndAreAligned) {
+  Tensor t(DT_FLOAT, TensorShape({1 << 20}));  // 4 MiB
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.raw_data()) % (2 << 20), 0u);
+  t.flat<float>().setConstant(1.0f);
+  EXPECT_EQ(t.flat<float>()((1 << 20) - 1), 1.0f);
+}
+
+TEST(TensorTest, BadDtypeAndRankAccessAreErrors) {
+  Tensor t(DT_INT32, TensorShape({2, 2}));
+  EXPECT_THAT(t.TryFlat<float>(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("dtype int32, accessed as float")));
+  EXPECT_THAT((t.TryTensor<int32_t, 3>()),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("rank 2")));
+  EXPECT_OK(t.TryMatrix<int32_t>());
+  EXPECT_DEATH(t.flat<float>(), "accessed as float");
+  EXPECT_DEATH(t.scalar<int32_t>(), "scalar");
+}
+
+TEST(TensorTest, ReshapedSharesBufferAndChecksCount) {
+  Tensor t(DT_INT64, TensorShape({2, 3}));
+  ASSERT_OK_AND_ASSIGN(Tensor r, t.Reshaped(TensorShape({3, 2})));
+  EXPECT_TRUE(r.SharesBufferWith(t));
+  EXPECT_THAT(t.Reshaped(TensorShape({4})), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST(TensorTest, StringsAndEmptyTensors) {
+  Tensor s(DT_STRING, TensorShape({3}));
+  EXPECT_EQ(s.flat<std::string>()(0), "");
+  s.flat<std::string>()(1) = std::string(1000, 'x');
+  Tensor c = tensor::DeepCopy(s);
+  EXPECT_EQ(c.flat<std::string>()(1).size(), 1000u);
+  Tensor empty(DT_FLOAT, TensorShape({0, 4}));
+  EXPECT_EQ(empty.NumElements(), 0);
+  EXPECT_TRUE(empty.IsInitialized());
+  EXPECT_EQ(tensor::DeepCopy(empty).shape(), empty.shape());
+  EXPECT_FALSE(Tensor().IsInitialized());
+}
+
+TEST(TensorTest, CreateReportsUnsupportedDtype) {
+  EXPECT_THAT(Tensor::Create(DT_QINT8, TensorShape({2})),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("DT_QINT8")));
+}
+
+TEST(TensorTest, DebugStringSummarizes) {
+  Tensor t = Tensor::Vector<int32_t>({1, 2, 3, 4, 5, 6, 7, 8});
+  EXPECT_EQ(t.DebugString(3), "Tensor<type: int32 shape: [8] values: 1 2 3...>");
+  EXPECT_EQ(Tensor::Scalar<bool>(true).SummarizeValue(10), "1");
+}
+
+// Fills `t` with random values of its dtype.
+void FillRandom(Tensor* t, std::mt19937* rng) {
+  std::uniform_int_distribution<int> byte(0, 255);
+  switch (t->dtype()) {
+    case DT_STRING:
+      for (int64_t i = 0; i < t->NumElements(); ++i) {
+        t->flat<std::string>()(i) = std::string(i % 5, static_cast<char>('a' + i % 26));
+      }
+      return;
+    case DT_RESOURCE:
+      for (int64_t i = 0; i < t->NumElements(); ++i) {
+        t->flat<ResourceHandle>()(i).set_name(absl::StrCat("var", i));
+      }
+      return;
+    case DT_VARIANT:
+      for (int64_t i = 0; i < t->NumElements(); ++i) {
+        t->flat<Variant>()(i).set_type_name(absl::StrCat("type", i));
+      }
+      return;
+    case DT_BOOL:
+      for (int64_t i = 0; i < t->NumElements(); ++i) t->flat<bool>()(i) = byte(*rng) & 1;
+      return;
+    case DT_HALF:
+      for (int64_t i = 0; i < t->NumElements(); ++i) t->flat<half>()(i) = half(byte(*rng) / 8.0f);
+      return;
+    case DT_BFLOAT16:
+      for (int64_t i = 0; i < t->NumElements(); ++i) {
+        t->flat<bfloat16>()(i) = bfloat16(byte(*rng) / 8.0f);
+      }
+      return;
+    case DT_FLOAT:
+      for (int64_t i = 0; i < t->NumElements(); ++i) t->flat<float>()(i) = byte(*rng) / 3.0f;
+      return;
+    case DT_DOUBLE:
+      for (int64_t i = 0; i < t->NumElements(); ++i) t->flat<double>()(i) = byte(*rng) / 3.0;
+      return;
+    case DT_COMPLEX64:
+      for (int64_t i = 0; i < t->NumElements(); ++i) {
+        t->flat<complex64>()(i) = complex64(byte(*rng), -byte(*rng));
+      }
+      return;
+    case DT_COMPLEX128:
+      for (int64_t i = 0; i < t->NumElements(); ++i) {
+        t->flat<complex128>()(i) = complex128(byte(*rng), -byte(*rng));
+      }
+      return;
+    default: {
+      // Integer types: random bytes are valid values.
+      auto* p = static_cast<unsigned char*>(t->raw_data());
+      for (size_t i = 0; i < t->TotalBytes(); ++i) p[i] = byte(*rng);
+    }
+  }
+}
+
+void ExpectSameValues(const Tensor& a, const Tensor& b) {
+  ASSERT_EQ(a.dtype(), b.dtype());
+  ASSERT_EQ(a.shape(), b.shape());
+  if (DataTypeCanUseMemcpy(a.dtype())) {
+    EXPECT_EQ(a.tensor_data(), b.tensor_data()) << DataTypeName(a.dtype());
+  } else {
+    EXPECT_EQ(a.SummarizeValue(1 << 20), b.SummarizeValue(1 << 20));
+  }
+}
+
+class TensorProtoRoundTripTest : public ::testing::TestWithParam<DataType> {};
+
+TEST_P(TensorProtoRoundTripTest, ContentAndFieldForms) {
+  std::mt19937 rng(GetParam());
+  for (const TensorShape& shape :
+       {TensorShape(), TensorShape({7}), TensorShape({3, 4}), TensorShape({2, 0, 3})}) {
+    Tensor t(GetParam(), shape);
+    FillRandom(&t, &rng);
+    TensorProto content, field;
+    TensorToProto(t, &content);
+    TensorToProtoField(t, &field);
+    EXPECT_EQ(field.tensor_content(), "");
+    ASSERT_OK_AND_ASSIGN(Tensor from_content, TensorFromProto(content));
+    ASSERT_OK_AND_ASSIGN(Tensor from_field, TensorFromProto(field));
+    ExpectSameValues(t, from_content);
+    ExpectSameValues(t, from_field);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryDtype, TensorProtoRoundTripTest,
+    ::testing::Values(DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16, DT_INT8,
+                      DT_STRING, DT_COMPLEX64, DT_INT64, DT_BOOL, DT_BFLOAT16,
+                      DT_UINT16, DT_COMPLEX128, DT_HALF, DT_RESOURCE, DT_VARIANT,
+                      DT_UINT32, DT_UINT64),
+    [](const ::testing::TestParamInfo<DataType>& info) {
+      return DataTypeName(info.param);
+    });
+
+TEST(TensorProtoTest, TypedFieldRepeatsLastValueAsTensorFlowDoes) {
+  TensorProto p;
+  p.set_dtype(DT_FLOAT);
+  p.mutable_tensor_shape()->add_dim()->set_size(4);
+  p.add_float_val(1.5f);
+  p.add_float_val(2.5f);
+  ASSERT_OK_AND_ASSIGN(Tensor t, TensorFromProto(p));
+  EXPECT_EQ(t.SummarizeValue(10), "1.5 2.5 2.5 2.5");
+  p.clear_float_val();
+  ASSERT_OK_AND_ASSIGN(Tensor zeros, TensorFromProto(p));
+  EXPECT_EQ(zeros.SummarizeValue(10), "0 0 0 0");
+}
+
+TEST(TensorProtoTest, HalfUsesBitPatternsInHalfVal) {
+  Tensor t = Tensor::Vector<half>({half(1.0f), half(-2.0f)});
+  TensorProto p;
+  TensorToProtoField(t, &p);
+  ASSERT_EQ(p.half_val_size(), 2);
+  EXPECT_EQ(p.half_val(0), 0x3c00);
+  EXPECT_EQ(p.half_val(1), 0xc000);
+}
+
+TEST(TensorProtoTest, BadProtosAreInvalidArgument) {
+  TensorProto p;
+  p.set_dtype(DT_FLOAT);
+  p.mutable_tensor_shape()->add_dim()->set_size(3);
+  p.set_tensor_content(std::string(11, '\0'));
+  EXPECT_THAT(TensorFromProto(p),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("11 bytes")));
+  p.mutable_tensor_shape()->mutable_dim(0)->set_size(-1);
+  EXPECT_THAT(TensorFromProto(p),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("shape")));
+  TensorProto q;
+  q.set_dtype(DT_QINT32);
+  EXPECT_THAT(TensorFromProto(q),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("DT_QINT32")));
+  TensorProto s;
+  s.set_dtype(DT_STRING);
+  s.set_tensor_content("abcd");
+  EXPECT_THAT(TensorFromProto(s), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace minigraph
