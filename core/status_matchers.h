@@ -4,6 +4,7 @@
 //   EXPECT_THAT(DoIt(), IsOk());
 //   EXPECT_THAT(reader.status(), StatusIs(absl::StatusCode::kNotFound));
 //   EXPECT_THAT(s, StatusIs(absl::StatusCode::kDataLoss, HasSubstr("crc")));
+//   EXPECT_THAT(ReadFileToString(env, p), IsOkAndHolds("data"));
 //   ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(env, prefix));
 
 #ifndef MINIGRAPH_CORE_STATUS_MATCHERS_H_
@@ -51,6 +52,17 @@ MATCHER_P2(StatusIs, code, message_matcher,
   *result_listener << "which is " << s;
   return s.code() == code &&
          ::testing::Matches(message_matcher)(std::string(s.message()));
+}
+
+// Matches an OK StatusOr whose value matches `value_matcher`.
+MATCHER_P(IsOkAndHolds, value_matcher,
+          negation ? "is not OK or holds a non-matching value"
+                   : "is OK and holds a matching value") {
+  if (!arg.ok()) {
+    *result_listener << "which is " << arg.status();
+    return false;
+  }
+  return ::testing::ExplainMatchResult(value_matcher, *arg, result_listener);
 }
 
 }  // namespace minigraph

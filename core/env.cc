@@ -1,0 +1,37 @@
+#include "core/env.h"
+
+#include "core/path.h"
+#include "core/status_macros.h"
+
+namespace minigraph {
+
+absl::StatusOr<std::string> ReadFileToString(Env* env, const std::string& path) {
+  MG_ASSIGN_OR_RETURN(uint64_t size, env->GetFileSize(path));
+  MG_ASSIGN_OR_RETURN(auto file, env->NewRandomAccessFile(path));
+  std::string out(size, '\0');
+  MG_ASSIGN_OR_RETURN(absl::string_view got, file->Read(0, size, out.data()));
+  out.resize(got.size());
+  return out;
+}
+
+absl::Status WriteStringToFile(Env* env, const std::string& path, absl::string_view data,
+                               bool sync) {
+  MG_ASSIGN_OR_RETURN(auto file, env->NewWritableFile(path));
+  MG_RETURN_IF_ERROR(file->Append(data));
+  if (sync) MG_RETURN_IF_ERROR(file->Sync());
+  return file->Close();
+}
+
+absl::Status DeleteRecursively(Env* env, const std::string& dir) {
+  absl::StatusOr<bool> is_dir = env->IsDirectory(dir);
+  if (absl::IsNotFound(is_dir.status())) return absl::OkStatus();
+  MG_RETURN_IF_ERROR(is_dir.status());
+  if (!*is_dir) return env->DeleteFile(dir);
+  MG_ASSIGN_OR_RETURN(std::vector<std::string> children, env->GetChildren(dir));
+  for (const std::string& c : children) {
+    MG_RETURN_IF_ERROR(DeleteRecursively(env, JoinPath(dir, c)));
+  }
+  return env->DeleteDir(dir);
+}
+
+}  // namespace minigraph

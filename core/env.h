@@ -1,0 +1,176 @@
+// The operating system as minigraph sees it: files, directories and time.
+// Every file and clock access goes through an Env so that tests can swap in
+// MemEnv (in-memory files), FaultInjectionEnv (lost unsynced data, failed
+// writes) and FakeClockEnv (time that passes only when asked).
+//
+//   Env* env = Env::Default();
+//   MG_ASSIGN_OR_RETURN(auto f, env->NewWritableFile("/tmp/x.tmp"));
+//   MG_RETURN_IF_ERROR(f->Append(data));
+//   MG_RETURN_IF_ERROR(f->Sync());
+//   MG_RETURN_IF_ERROR(f->Close());
+//   MG_RETURN_IF_ERROR(env->RenameFile("/tmp/x.tmp", "/tmp/x"));
+//   MG_RETURN_IF_ERROR(env->SyncDir("/tmp"));
+//
+// Errors name the path: NotFound for a missing file, PermissionDenied,
+// ResourceExhausted for a full disk, Internal for other I/O errors.
+
+#ifndef MINIGRAPH_CORE_ENV_H_
+#define MINIGRAPH_CORE_ENV_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+
+namespace minigraph {
+
+// Reads a file from front to back. Thread-compatible.
+class SequentialFile {
+ public:
+  virtual ~SequentialFile() = default;
+  // Reads up to `n` bytes into `scratch` and returns them; fewer only at the
+  // end of the file (an empty result means end of file).
+  virtual absl::StatusOr<absl::string_view> Read(size_t n, char* scratch) = 0;
+  virtual absl::Status Skip(uint64_t n) = 0;
+};
+
+// Reads a file at any offset. Safe for concurrent use.
+class RandomAccessFile {
+ public:
+  virtual ~RandomAccessFile() = default;
+  // Reads up to `n` bytes at `offset` into `scratch` and returns them. Fewer
+  // than `n` bytes come back only when the file ends first.
+  virtual absl::StatusOr<absl::string_view> Read(uint64_t offset, size_t n,
+                                                 char* scratch) const = 0;
+};
+
+// Appends to a file. Thread-compatible. Data is durable only after Sync();
+// the file's name is durable only after the directory's SyncDir().
+class WritableFile {
+ public:
+  virtual ~WritableFile() = default;
+  virtual absl::Status Append(absl::string_view data) = 0;
+  // Hands buffered data to the operating system.
+  virtual absl::Status Flush() = 0;
+  // Makes appended data durable.
+  virtual absl::Status Sync() = 0;
+  // Flushes and closes; further calls fail. Destruction closes too, dropping
+  // any error, so call Close() where the error matters.
+  virtual absl::Status Close() = 0;
+};
+
+// All methods are safe for concurrent use.
+class Env {
+ public:
+  virtual ~Env() = default;
+
+  // The POSIX environment of this process. Never destroyed.
+  static Env* Default();
+
+  virtual absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(
+      const std::string& path) = 0;
+  virtual absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& path) = 0;
+  // Creates or truncates `path`.
+  virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
+      const std::string& path) = 0;
+  // Opens `path` for appending, creating it if missing.
+  virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
+      const std::string& path) = 0;
+
+  // OK if `path` exists (file or directory), NotFound otherwise.
+  virtual absl::Status FileExists(const std::string& path) = 0;
+  virtual absl::StatusOr<bool> IsDirectory(const std::string& path) = 0;
+  // Names (not paths) of the entries of `dir`, without "." and "..".
+  virtual absl::StatusOr<std::vector<std::string>> GetChildren(
+      const std::string& dir) = 0;
+  virtual absl::StatusOr<uint64_t> GetFileSize(const std::string& path) = 0;
+  virtual absl::Status DeleteFile(const std::string& path) = 0;
+  // Creates `dir` and any missing parents. OK if it exists.
+  virtual absl::Status CreateDir(const std::string& dir) = 0;
+  // Removes an empty directory.
+  virtual absl::Status DeleteDir(const std::string& dir) = 0;
+  // Atomically replaces `target` (if it exists) with `src`.
+  virtual absl::Status RenameFile(const std::string& src,
+                                  const std::string& target) = 0;
+  // Makes the creation, renaming and deletion of `dir`'s entries durable.
+  virtual absl::Status SyncDir(const std::string& dir) = 0;
+
+  // Microseconds since the Unix epoch.
+  virtual uint64_t NowMicros() = 0;
+  virtual void SleepForMicroseconds(int64_t micros) = 0;
+  double NowSeconds() { return NowMicros() * 1e-6; }
+};
+
+// Forwards every call to another Env; subclasses override what they change.
+class EnvWrapper : public Env {
+ public:
+  // `target` is not owned and must outlive this wrapper.
+  explicit EnvWrapper(Env* target) : target_(target) {}
+  Env* target() const { return target_; }
+
+  absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(
+      const std::string& path) override {
+    return target_->NewSequentialFile(path);
+  }
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& path) override {
+    return target_->NewRandomAccessFile(path);
+  }
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
+      const std::string& path) override {
+    return target_->NewWritableFile(path);
+  }
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
+      const std::string& path) override {
+    return target_->NewAppendableFile(path);
+  }
+  absl::Status FileExists(const std::string& path) override {
+    return target_->FileExists(path);
+  }
+  absl::StatusOr<bool> IsDirectory(const std::string& path) override {
+    return target_->IsDirectory(path);
+  }
+  absl::StatusOr<std::vector<std::string>> GetChildren(const std::string& dir) override {
+    return target_->GetChildren(dir);
+  }
+  absl::StatusOr<uint64_t> GetFileSize(const std::string& path) override {
+    return target_->GetFileSize(path);
+  }
+  absl::Status DeleteFile(const std::string& path) override {
+    return target_->DeleteFile(path);
+  }
+  absl::Status CreateDir(const std::string& dir) override {
+    return target_->CreateDir(dir);
+  }
+  absl::Status DeleteDir(const std::string& dir) override {
+    return target_->DeleteDir(dir);
+  }
+  absl::Status RenameFile(const std::string& src, const std::string& target) override {
+    return target_->RenameFile(src, target);
+  }
+  absl::Status SyncDir(const std::string& dir) override { return target_->SyncDir(dir); }
+  uint64_t NowMicros() override { return target_->NowMicros(); }
+  void SleepForMicroseconds(int64_t micros) override {
+    target_->SleepForMicroseconds(micros);
+  }
+
+ private:
+  Env* const target_;
+};
+
+// Whole-file helpers.
+absl::StatusOr<std::string> ReadFileToString(Env* env, const std::string& path);
+// Writes `data` to `path` (truncating), syncing it when `sync` is true.
+absl::Status WriteStringToFile(Env* env, const std::string& path,
+                               absl::string_view data, bool sync = false);
+// Deletes `dir` and everything under it. OK if it does not exist.
+absl::Status DeleteRecursively(Env* env, const std::string& dir);
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_CORE_ENV_H_

@@ -1,0 +1,304 @@
+// Env::Default(): POSIX files and the real clock.
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <ctime>
+
+#include "absl/strings/str_cat.h"
+#include "core/env.h"
+#include "core/path.h"
+#include "core/status_macros.h"
+
+namespace minigraph {
+namespace {
+
+absl::Status IoError(absl::string_view op, const std::string& path, int err) {
+  const std::string msg = absl::StrCat(op, " ", path, ": ", std::strerror(err));
+  switch (err) {
+    case ENOENT:
+    case ENOTDIR:
+      return absl::NotFoundError(msg);
+    case EACCES:
+    case EPERM:
+    case EROFS:
+      return absl::PermissionDeniedError(msg);
+    case ENOSPC:
+    case EDQUOT:
+    case ENOMEM:
+      return absl::ResourceExhaustedError(msg);
+    case EEXIST:
+      return absl::AlreadyExistsError(msg);
+    case ENOTEMPTY:
+    case EISDIR:
+      return absl::FailedPreconditionError(msg);
+    default:
+      return absl::InternalError(msg);
+  }
+}
+
+class PosixSequentialFile : public SequentialFile {
+ public:
+  PosixSequentialFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  ~PosixSequentialFile() override { close(fd_); }
+
+  absl::StatusOr<absl::string_view> Read(size_t n, char* scratch) override {
+    size_t got = 0;
+    while (got < n) {
+      ssize_t r = read(fd_, scratch + got, n - got);
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        return IoError("read", path_, errno);
+      }
+      if (r == 0) break;
+      got += r;
+    }
+    return absl::string_view(scratch, got);
+  }
+
+  absl::Status Skip(uint64_t n) override {
+    if (lseek(fd_, static_cast<off_t>(n), SEEK_CUR) == static_cast<off_t>(-1)) {
+      return IoError("seek", path_, errno);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const std::string path_;
+  const int fd_;
+};
+
+class PosixRandomAccessFile : public RandomAccessFile {
+ public:
+  PosixRandomAccessFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  ~PosixRandomAccessFile() override { close(fd_); }
+
+  absl::StatusOr<absl::string_view> Read(uint64_t offset, size_t n,
+                                         char* scratch) const override {
+    size_t got = 0;
+    while (got < n) {
+      ssize_t r = pread(fd_, scratch + got, n - got, static_cast<off_t>(offset + got));
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        return IoError("read", path_, errno);
+      }
+      if (r == 0) break;
+      got += r;
+    }
+    return absl::string_view(scratch, got);
+  }
+
+ private:
+  const std::string path_;
+  const int fd_;
+};
+
+class PosixWritableFile : public WritableFile {
+ public:
+  PosixWritableFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
+  ~PosixWritableFile() override {
+    if (fd_ >= 0) Close().IgnoreError();
+  }
+
+  absl::Status Append(absl::string_view data) override {
+    if (fd_ < 0) return Closed();
+    // Small appends gather in the buffer; large ones go straight out.
+    if (buffer_.size() + data.size() <= kBufferSize) {
+      buffer_.append(data.data(), data.size());
+      return absl::OkStatus();
+    }
+    MG_RETURN_IF_ERROR(FlushBuffer());
+    if (data.size() < kBufferSize) {
+      buffer_.append(data.data(), data.size());
+      return absl::OkStatus();
+    }
+    return WriteRaw(data);
+  }
+
+  absl::Status Flush() override {
+    if (fd_ < 0) return Closed();
+    return FlushBuffer();
+  }
+
+  absl::Status Sync() override {
+    if (fd_ < 0) return Closed();
+    MG_RETURN_IF_ERROR(FlushBuffer());
+    if (fdatasync(fd_) != 0) return IoError("sync", path_, errno);
+    return absl::OkStatus();
+  }
+
+  absl::Status Close() override {
+    if (fd_ < 0) return Closed();
+    absl::Status s = FlushBuffer();
+    if (close(fd_) != 0 && s.ok()) s = IoError("close", path_, errno);
+    fd_ = -1;
+    return s;
+  }
+
+ private:
+  static constexpr size_t kBufferSize = 64 << 10;
+
+  absl::Status Closed() const {
+    return absl::FailedPreconditionError(absl::StrCat("file already closed: ", path_));
+  }
+
+  absl::Status FlushBuffer() {
+    absl::Status s = WriteRaw(buffer_);
+    buffer_.clear();
+    return s;
+  }
+
+  absl::Status WriteRaw(absl::string_view data) {
+    while (!data.empty()) {
+      ssize_t r = write(fd_, data.data(), data.size());
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        return IoError("write", path_, errno);
+      }
+      data.remove_prefix(r);
+    }
+    return absl::OkStatus();
+  }
+
+  const std::string path_;
+  int fd_;
+  std::string buffer_;
+};
+
+class PosixEnv : public Env {
+ public:
+  absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(
+      const std::string& path) override {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return IoError("open", path, errno);
+    return std::unique_ptr<SequentialFile>(new PosixSequentialFile(path, fd));
+  }
+
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& path) override {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return IoError("open", path, errno);
+    return std::unique_ptr<RandomAccessFile>(new PosixRandomAccessFile(path, fd));
+  }
+
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
+      const std::string& path) override {
+    return OpenForWrite(path, O_TRUNC);
+  }
+
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
+      const std::string& path) override {
+    return OpenForWrite(path, O_APPEND);
+  }
+
+  absl::Status FileExists(const std::string& path) override {
+    if (access(path.c_str(), F_OK) != 0) return IoError("stat", path, errno);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<bool> IsDirectory(const std::string& path) override {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) return IoError("stat", path, errno);
+    return S_ISDIR(st.st_mode);
+  }
+
+  absl::StatusOr<std::vector<std::string>> GetChildren(const std::string& dir) override {
+    DIR* d = opendir(dir.c_str());
+    if (d == nullptr) return IoError("list", dir, errno);
+    std::vector<std::string> out;
+    while (struct dirent* e = readdir(d)) {
+      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+      out.emplace_back(e->d_name);
+    }
+    closedir(d);
+    return out;
+  }
+
+  absl::StatusOr<uint64_t> GetFileSize(const std::string& path) override {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) return IoError("stat", path, errno);
+    return static_cast<uint64_t>(st.st_size);
+  }
+
+  absl::Status DeleteFile(const std::string& path) override {
+    if (unlink(path.c_str()) != 0) return IoError("delete", path, errno);
+    return absl::OkStatus();
+  }
+
+  absl::Status CreateDir(const std::string& dir) override {
+    if (dir.empty()) return absl::OkStatus();
+    if (mkdir(dir.c_str(), 0755) == 0) return absl::OkStatus();
+    if (errno == EEXIST) {
+      MG_ASSIGN_OR_RETURN(bool is_dir, IsDirectory(dir));
+      if (is_dir) return absl::OkStatus();
+      return absl::AlreadyExistsError(absl::StrCat("not a directory: ", dir));
+    }
+    if (errno != ENOENT) return IoError("mkdir", dir, errno);
+    const std::string parent(Dirname(dir));
+    if (parent.empty() || parent == dir) return IoError("mkdir", dir, ENOENT);
+    MG_RETURN_IF_ERROR(CreateDir(parent));
+    if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
+      return IoError("mkdir", dir, errno);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status DeleteDir(const std::string& dir) override {
+    if (rmdir(dir.c_str()) != 0) return IoError("rmdir", dir, errno);
+    return absl::OkStatus();
+  }
+
+  absl::Status RenameFile(const std::string& src, const std::string& target) override {
+    if (rename(src.c_str(), target.c_str()) != 0) {
+      return IoError(absl::StrCat("rename to ", target, ":"), src, errno);
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status SyncDir(const std::string& dir) override {
+    const std::string d = dir.empty() ? "." : dir;
+    int fd = open(d.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) return IoError("open", d, errno);
+    absl::Status s;
+    if (fsync(fd) != 0) s = IoError("sync", d, errno);
+    close(fd);
+    return s;
+  }
+
+  uint64_t NowMicros() override {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+  }
+
+  void SleepForMicroseconds(int64_t micros) override {
+    if (micros <= 0) return;
+    struct timespec ts;
+    ts.tv_sec = micros / 1000000;
+    ts.tv_nsec = (micros % 1000000) * 1000;
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+  }
+
+ private:
+  absl::StatusOr<std::unique_ptr<WritableFile>> OpenForWrite(const std::string& path,
+                                                             int mode_flag) {
+    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | mode_flag, 0644);
+    if (fd < 0) return IoError("create", path, errno);
+    return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd));
+  }
+};
+
+}  // namespace
+
+Env* Env::Default() {
+  static Env* const env = new PosixEnv;
+  return env;
+}
+
+}  // namespace minigraph

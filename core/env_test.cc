@@ -1,0 +1,198 @@
+#include "core/env.h"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "core/fault_injection_env.h"
+#include "core/mem_env.h"
+#include "core/path.h"
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace minigraph {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::UnorderedElementsAre;
+
+// The same contract, checked on the POSIX Env (under TEST_TMPDIR) and MemEnv.
+class EnvContractTest : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override {
+    if (GetParam()) {
+      env_ = Env::Default();
+      const char* tmp = std::getenv("TEST_TMPDIR");
+      root_ = JoinPath(tmp != nullptr ? tmp : "/tmp", "env_contract");
+      ASSERT_OK(DeleteRecursively(env_, root_));
+    } else {
+      env_ = &mem_;
+      root_ = "/mem/root";
+    }
+    ASSERT_OK(env_->CreateDir(root_));
+  }
+  std::string P(absl::string_view name) { return JoinPath(root_, name); }
+
+  MemEnv mem_;
+  Env* env_ = nullptr;
+  std::string root_;
+};
+
+TEST_P(EnvContractTest, WriteReadRenameDelete) {
+  ASSERT_OK(WriteStringToFile(env_, P("a.tmp"), "hello world", /*sync=*/true));
+  EXPECT_THAT(env_->GetFileSize(P("a.tmp")), IsOkAndHolds(11u));
+  ASSERT_OK(env_->RenameFile(P("a.tmp"), P("a")));
+  EXPECT_THAT(env_->FileExists(P("a.tmp")), StatusIs(absl::StatusCode::kNotFound));
+  ASSERT_OK_AND_ASSIGN(std::string data, ReadFileToString(env_, P("a")));
+  EXPECT_EQ(data, "hello world");
+
+  ASSERT_OK_AND_ASSIGN(auto raf, env_->NewRandomAccessFile(P("a")));
+  char scratch[32];
+  ASSERT_OK_AND_ASSIGN(absl::string_view part, raf->Read(6, 100, scratch));
+  EXPECT_EQ(part, "world");  // short only at the end of the file
+  ASSERT_OK_AND_ASSIGN(absl::string_view none, raf->Read(50, 4, scratch));
+  EXPECT_TRUE(none.empty());
+
+  ASSERT_OK_AND_ASSIGN(auto seq, env_->NewSequentialFile(P("a")));
+  ASSERT_OK(seq->Skip(6));
+  ASSERT_OK_AND_ASSIGN(absl::string_view rest, seq->Read(32, scratch));
+  EXPECT_EQ(rest, "world");
+
+  ASSERT_OK(env_->DeleteFile(P("a")));
+  EXPECT_THAT(env_->DeleteFile(P("a")), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(env_->NewRandomAccessFile(P("a")),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr(P("a"))));
+}
+
+TEST_P(EnvContractTest, RenameReplacesTargetAndAppendExtends) {
+  ASSERT_OK(WriteStringToFile(env_, P("state"), "old"));
+  ASSERT_OK(WriteStringToFile(env_, P("state.tmp"), "new"));
+  ASSERT_OK(env_->RenameFile(P("state.tmp"), P("state")));
+  EXPECT_THAT(ReadFileToString(env_, P("state")), IsOkAndHolds(std::string("new")));
+  ASSERT_OK_AND_ASSIGN(auto f, env_->NewAppendableFile(P("state")));
+  ASSERT_OK(f->Append("er"));
+  ASSERT_OK(f->Close());
+  EXPECT_THAT(f->Append("x"), StatusIs(absl::StatusCode::kFailedPrecondition));
+  EXPECT_THAT(ReadFileToString(env_, P("state")), IsOkAndHolds(std::string("newer")));
+}
+
+TEST_P(EnvContractTest, DirectoriesAndChildren) {
+  ASSERT_OK(env_->CreateDir(P("x/y/z")));
+  ASSERT_OK(env_->CreateDir(P("x/y/z")));  // exists: OK
+  ASSERT_OK(WriteStringToFile(env_, P("x/f1"), "1"));
+  ASSERT_OK(WriteStringToFile(env_, P("x/f2"), "2"));
+  EXPECT_THAT(env_->GetChildren(P("x")),
+              IsOkAndHolds(UnorderedElementsAre("f1", "f2", "y")));
+  EXPECT_THAT(env_->IsDirectory(P("x/y")), IsOkAndHolds(true));
+  EXPECT_THAT(env_->IsDirectory(P("x/f1")), IsOkAndHolds(false));
+  EXPECT_THAT(env_->DeleteDir(P("x")), StatusIs(absl::StatusCode::kFailedPrecondition));
+  ASSERT_OK(env_->SyncDir(P("x")));
+  ASSERT_OK(DeleteRecursively(env_, P("x")));
+  EXPECT_THAT(env_->FileExists(P("x")), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(env_->GetChildren(P("missing")), StatusIs(absl::StatusCode::kNotFound));
+}
+
+TEST_P(EnvContractTest, LargeAppendsBypassTheBuffer) {
+  std::string big(3 << 20, 'q');
+  big[12345] = 'z';
+  ASSERT_OK_AND_ASSIGN(auto f, env_->NewWritableFile(P("big")));
+  ASSERT_OK(f->Append("head"));
+  ASSERT_OK(f->Append(big));
+  ASSERT_OK(f->Append("tail"));
+  ASSERT_OK(f->Close());
+  ASSERT_OK_AND_ASSIGN(std::string data, ReadFileToString(env_, P("big")));
+  EXPECT_EQ(data, "head" + big + "tail");
+}
+
+INSTANTIATE_TEST_SUITE_P(PosixAndMem, EnvContractTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& i) {
+                           return i.param ? "Posix" : "Mem";
+                         });
+
+TEST(PathTest, JoinDirnameBasename) {
+  EXPECT_EQ(JoinPath("/a/", "/b"), "/a/b");
+  EXPECT_EQ(JoinPath("", "b"), "b");
+  EXPECT_EQ(JoinPath("/", "b"), "/b");
+  EXPECT_EQ(Dirname("/a/b"), "/a");
+  EXPECT_EQ(Dirname("/b"), "/");
+  EXPECT_EQ(Dirname("b"), "");
+  EXPECT_EQ(Basename("/a/b.index"), "b.index");
+  EXPECT_TRUE(IsAbsolutePath("/x"));
+  EXPECT_FALSE(IsAbsolutePath("x"));
+}
+
+TEST(FakeClockEnvTest, SleepAdvancesTimeAtOnce) {
+  MemEnv mem;
+  FakeClockEnv env(&mem, 1000);
+  EXPECT_EQ(env.NowMicros(), 1000u);
+  env.SleepForMicroseconds(30'000'000);
+  EXPECT_EQ(env.NowMicros(), 30'001'000u);
+  env.AdvanceMicros(5);
+  EXPECT_EQ(env.NowMicros(), 30'001'005u);
+  EXPECT_EQ(env.sleeps(), 1);
+  EXPECT_EQ(env.slept_micros(), 30'000'000);
+}
+
+class FaultInjectionEnvTest : public ::testing::Test {
+ protected:
+  FaultInjectionEnvTest() : env_(&mem_) {}
+  MemEnv mem_;
+  FaultInjectionEnv env_;
+};
+
+TEST_F(FaultInjectionEnvTest, DropUnsyncedDataLosesExactlyTheUnsyncedTail) {
+  ASSERT_OK(env_.CreateDir("/d"));
+  ASSERT_OK_AND_ASSIGN(auto f, env_.NewWritableFile("/d/f"));
+  ASSERT_OK(f->Append("synced-"));
+  ASSERT_OK(f->Sync());
+  ASSERT_OK(f->Append("lost"));
+  ASSERT_OK_AND_ASSIGN(auto g, env_.NewWritableFile("/d/g"));
+  ASSERT_OK(g->Append("never synced"));
+  env_.DropUnsyncedData();
+  EXPECT_THAT(ReadFileToString(&env_, "/d/f"), IsOkAndHolds(std::string("synced-")));
+  EXPECT_THAT(ReadFileToString(&env_, "/d/g"), IsOkAndHolds(std::string("")));
+}
+
+TEST_F(FaultInjectionEnvTest, CrashForgetsNamesWhoseDirectoryWasNotSynced) {
+  ASSERT_OK(env_.CreateDir("/d"));
+  ASSERT_OK(WriteStringToFile(&env_, "/d/kept", "v1", /*sync=*/true));
+  ASSERT_OK(env_.SyncDir("/d"));
+  ASSERT_OK(WriteStringToFile(&env_, "/d/new.tmp", "v2", /*sync=*/true));
+  ASSERT_OK(env_.RenameFile("/d/new.tmp", "/d/kept"));
+  // Not yet durable: after a crash the old file is back and the new is gone.
+  env_.SimulateCrash();
+  EXPECT_THAT(ReadFileToString(&env_, "/d/kept"), IsOkAndHolds(std::string("v1")));
+  EXPECT_THAT(env_.FileExists("/d/new.tmp"), StatusIs(absl::StatusCode::kNotFound));
+
+  ASSERT_OK(WriteStringToFile(&env_, "/d/new.tmp", "v3", /*sync=*/true));
+  ASSERT_OK(env_.RenameFile("/d/new.tmp", "/d/kept"));
+  ASSERT_OK(env_.SyncDir("/d"));
+  env_.SimulateCrash();
+  EXPECT_THAT(ReadFileToString(&env_, "/d/kept"), IsOkAndHolds(std::string("v3")));
+  EXPECT_THAT(env_.GetChildren("/d"), IsOkAndHolds(ElementsAre("kept")));
+}
+
+TEST_F(FaultInjectionEnvTest, FailAfterStopsEveryLaterOperation) {
+  env_.FailAfter(2);  // create, append succeed; sync and later fail
+  ASSERT_OK_AND_ASSIGN(auto f, env_.NewWritableFile("/f"));
+  ASSERT_OK(f->Append("x"));
+  EXPECT_THAT(f->Sync(), StatusIs(absl::StatusCode::kUnavailable, HasSubstr("injected")));
+  EXPECT_THAT(env_.RenameFile("/f", "/g"), StatusIs(absl::StatusCode::kUnavailable));
+  EXPECT_OK(env_.FileExists("/f"));
+  EXPECT_EQ(env_.mutating_ops(), 4);
+  env_.ClearFaults();
+  EXPECT_OK(env_.RenameFile("/f", "/g"));
+}
+
+TEST_F(FaultInjectionEnvTest, FailOnceFailsOnlyTheChosenOperation) {
+  env_.FailOnce(FaultInjectionEnv::Op::kRename, 1);
+  ASSERT_OK(WriteStringToFile(&env_, "/a", "1"));
+  ASSERT_OK(WriteStringToFile(&env_, "/b", "2"));
+  EXPECT_OK(env_.RenameFile("/a", "/a2"));
+  EXPECT_THAT(env_.RenameFile("/b", "/b2"), StatusIs(absl::StatusCode::kUnavailable));
+  EXPECT_OK(env_.RenameFile("/b", "/b3"));
+}
+
+}  // namespace
+}  // namespace minigraph
