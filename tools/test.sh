@@ -18,7 +18,8 @@ fi
 
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-bazel test //... "${args[@]}" "$@" 2>&1 | tee "$log"
+# Always run the tests: the disk cache would otherwise replay old results.
+bazel test //... --nocache_test_results "${args[@]}" "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 
 total=$(bazel query 'tests(//...) except attr(tags, manual, //...)' 2>/dev/null | wc -l)
