@@ -94,6 +94,10 @@ class Tensor {
   // REQUIRES: DataTypeCanUseMemcpy(dtype()).
   absl::string_view tensor_data() const;
 
+  // True when no other Tensor shares this buffer, so it may be updated in
+  // place without other holders seeing the change.
+  bool RefCountIsOne() const { return buf_ != nullptr && buf_.use_count() == 1; }
+
   bool SharesBufferWith(const Tensor& other) const {
     return buf_ != nullptr && buf_ == other.buf_;
   }

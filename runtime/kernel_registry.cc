@@ -1,0 +1,30 @@
+#include "runtime/kernel_registry.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace minigraph {
+
+void KernelRegistry::Register(const std::string& op, KernelFactory factory) {
+  factories_[op] = std::move(factory);
+}
+
+absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(const Node& node) const {
+  auto it = factories_.find(node.type_string());
+  if (it == factories_.end()) {
+    return absl::NotFoundError(absl::StrCat("no kernel registered for op ", node.type_string(),
+                                            " (node '", node.name(), "')"));
+  }
+  OpKernelConstruction c(&node);
+  auto k = it->second(&c);
+  if (!k.ok()) {
+    return AddContext(k.status(), absl::StrCat("node '", node.name(), "'"));
+  }
+  return k;
+}
+
+absl::Status NoKernelForType(const OpKernelConstruction* c, DataType dt) {
+  return absl::UnimplementedError(absl::StrCat("no CPU kernel for op ", c->def().op(),
+                                               " with dtype ", DataTypeString(dt)));
+}
+
+}  // namespace minigraph
