@@ -1,0 +1,222 @@
+#include "runtime/ops/ops.h"
+
+#include "core/tensor_proto.h"
+#include "runtime/node_def_util.h"
+
+namespace minigraph {
+namespace ops {
+namespace {
+
+using Attrs = std::map<std::string, AttrValue>;
+
+AttrValue A(bool v) {
+  AttrValue a;
+  a.set_b(v);
+  return a;
+}
+AttrValue A(int64_t v) {
+  AttrValue a;
+  a.set_i(v);
+  return a;
+}
+AttrValue A(DataType v) {
+  AttrValue a;
+  a.set_type(v);
+  return a;
+}
+AttrValue A(const std::string& v) {
+  AttrValue a;
+  a.set_s(v);
+  return a;
+}
+AttrValue A(const PartialShape& v) {
+  AttrValue a;
+  v.AsProto(a.mutable_shape());
+  return a;
+}
+
+Output One(const Scope& s, const char* op, std::vector<std::vector<Output>> in,
+           const Attrs& attrs = {}) {
+  return s.AddOp(op, in, attrs).output(0);
+}
+
+}  // namespace
+
+Output Const(const Scope& s, const Tensor& value) {
+  AttrValue v;
+  TensorToProto(value, v.mutable_tensor());
+  return One(s, "Const", {}, {{"value", v}, {"dtype", A(value.dtype())}});
+}
+
+Output Placeholder(const Scope& s, DataType dtype, const PartialShape& shape) {
+  return One(s, "Placeholder", {}, {{"dtype", A(dtype)}, {"shape", A(shape)}});
+}
+Output PlaceholderWithDefault(const Scope& s, Output input, const PartialShape& shape) {
+  return One(s, "PlaceholderWithDefault", {{input}}, {{"shape", A(shape)}});
+}
+Output Identity(const Scope& s, Output x) { return One(s, "Identity", {{x}}); }
+Output StopGradient(const Scope& s, Output x) { return One(s, "StopGradient", {{x}}); }
+Operation NoOp(const Scope& s) { return s.AddOp("NoOp", {}); }
+Operation Group(const Scope& s, const std::vector<Operation>& deps) {
+  return NoOp(s.WithControlDependencies(deps));
+}
+
+Output Fill(const Scope& s, Output dims, Output value) {
+  return One(s, "Fill", {{dims}, {value}});
+}
+Output ZerosLike(const Scope& s, Output x) { return One(s, "ZerosLike", {{x}}); }
+Output OnesLike(const Scope& s, Output x) { return One(s, "OnesLike", {{x}}); }
+Output Shape(const Scope& s, Output x, DataType out_type) {
+  return One(s, "Shape", {{x}}, {{"out_type", A(out_type)}});
+}
+Output Size(const Scope& s, Output x, DataType out_type) {
+  return One(s, "Size", {{x}}, {{"out_type", A(out_type)}});
+}
+Output Rank(const Scope& s, Output x) { return One(s, "Rank", {{x}}); }
+Output Reshape(const Scope& s, Output x, Output shape) {
+  return One(s, "Reshape", {{x}, {shape}});
+}
+Output Cast(const Scope& s, Output x, DataType dtype) {
+  return One(s, "Cast", {{x}}, {{"DstT", A(dtype)}});
+}
+Output Pack(const Scope& s, const std::vector<Output>& values, int64_t axis) {
+  return One(s, "Pack", {values}, {{"axis", A(axis)}});
+}
+Output ConcatV2(const Scope& s, const std::vector<Output>& values, Output axis) {
+  return One(s, "ConcatV2", {values, {axis}});
+}
+Output Gather(const Scope& s, Output params, Output indices) {
+  return One(s, "Gather", {{params}, {indices}});
+}
+Output GatherV2(const Scope& s, Output params, Output indices, Output axis) {
+  return One(s, "GatherV2", {{params}, {indices}, {axis}});
+}
+Output Select(const Scope& s, Output condition, Output t, Output e) {
+  return One(s, "Select", {{condition}, {t}, {e}});
+}
+Output Where(const Scope& s, Output x) { return One(s, "Where", {{x}}); }
+BroadcastGradientArgsOutputs BroadcastGradientArgs(const Scope& s, Output s0, Output s1) {
+  Operation op = s.AddOp("BroadcastGradientArgs", {{s0}, {s1}});
+  return {op.output(0), op.output(1)};
+}
+
+#define MG_BINARY(NAME) \
+  Output NAME(const Scope& s, Output x, Output y) { return One(s, #NAME, {{x}, {y}}); }
+MG_BINARY(Add)
+MG_BINARY(AddV2)
+MG_BINARY(Sub)
+MG_BINARY(Mul)
+MG_BINARY(RealDiv)
+MG_BINARY(Maximum)
+MG_BINARY(Minimum)
+MG_BINARY(SquaredDifference)
+MG_BINARY(Greater)
+MG_BINARY(Less)
+MG_BINARY(GreaterEqual)
+MG_BINARY(LessEqual)
+MG_BINARY(Equal)
+MG_BINARY(LogicalAnd)
+#undef MG_BINARY
+
+#define MG_UNARY(NAME) \
+  Output NAME(const Scope& s, Output x) { return One(s, #NAME, {{x}}); }
+MG_UNARY(LogicalNot)
+MG_UNARY(Neg)
+MG_UNARY(Square)
+MG_UNARY(Sqrt)
+MG_UNARY(Exp)
+MG_UNARY(Log)
+MG_UNARY(Reciprocal)
+MG_UNARY(Sigmoid)
+MG_UNARY(Tanh)
+MG_UNARY(Relu)
+MG_UNARY(Softmax)
+MG_UNARY(LogSoftmax)
+#undef MG_UNARY
+
+Output AddN(const Scope& s, const std::vector<Output>& inputs) {
+  return One(s, "AddN", {inputs});
+}
+
+Output MatMul(const Scope& s, Output a, Output b, bool transpose_a, bool transpose_b) {
+  return One(s, "MatMul", {{a}, {b}},
+             {{"transpose_a", A(transpose_a)}, {"transpose_b", A(transpose_b)}});
+}
+Output BiasAdd(const Scope& s, Output value, Output bias) {
+  return One(s, "BiasAdd", {{value}, {bias}});
+}
+XentOutputs SoftmaxCrossEntropyWithLogits(const Scope& s, Output logits, Output labels) {
+  Operation op = s.AddOp("SoftmaxCrossEntropyWithLogits", {{logits}, {labels}});
+  return {op.output(0), op.output(1)};
+}
+XentOutputs SparseSoftmaxCrossEntropyWithLogits(const Scope& s, Output logits, Output labels) {
+  Operation op = s.AddOp("SparseSoftmaxCrossEntropyWithLogits", {{logits}, {labels}});
+  return {op.output(0), op.output(1)};
+}
+
+#define MG_REDUCTION(NAME)                                                  \
+  Output NAME(const Scope& s, Output x, Output axes, bool keep_dims) {      \
+    return One(s, #NAME, {{x}, {axes}}, {{"keep_dims", A(keep_dims)}});     \
+  }
+MG_REDUCTION(Sum)
+MG_REDUCTION(Mean)
+MG_REDUCTION(Max)
+MG_REDUCTION(Min)
+MG_REDUCTION(Prod)
+#undef MG_REDUCTION
+
+Output ArgMax(const Scope& s, Output x, Output dimension, DataType out_type) {
+  return One(s, "ArgMax", {{x}, {dimension}}, {{"output_type", A(out_type)}});
+}
+
+#define MG_RANDOM(NAME)                                                              \
+  Output NAME(const Scope& s, Output shape, DataType dtype, int64_t seed, int64_t seed2) { \
+    return One(s, #NAME, {{shape}},                                                  \
+               {{"dtype", A(dtype)}, {"seed", A(seed)}, {"seed2", A(seed2)}});       \
+  }
+MG_RANDOM(RandomUniform)
+MG_RANDOM(RandomStandardNormal)
+MG_RANDOM(TruncatedNormal)
+#undef MG_RANDOM
+
+Output VariableV2(const Scope& s, const PartialShape& shape, DataType dtype,
+                  const std::string& container, const std::string& shared_name) {
+  return One(s, "VariableV2", {},
+             {{"shape", A(shape)},
+              {"dtype", A(dtype)},
+              {"container", A(container)},
+              {"shared_name", A(shared_name)}});
+}
+Output Assign(const Scope& s, Output ref, Output value, bool validate_shape, bool use_locking) {
+  return One(s, "Assign", {{ref}, {value}},
+             {{"validate_shape", A(validate_shape)}, {"use_locking", A(use_locking)}});
+}
+Output AssignAdd(const Scope& s, Output ref, Output value, bool use_locking) {
+  return One(s, "AssignAdd", {{ref}, {value}}, {{"use_locking", A(use_locking)}});
+}
+Output AssignSub(const Scope& s, Output ref, Output value, bool use_locking) {
+  return One(s, "AssignSub", {{ref}, {value}}, {{"use_locking", A(use_locking)}});
+}
+Output IsVariableInitialized(const Scope& s, Output ref) {
+  return One(s, "IsVariableInitialized", {{ref}});
+}
+
+Output ApplyGradientDescent(const Scope& s, Output var, Output alpha, Output delta) {
+  return One(s, "ApplyGradientDescent", {{var}, {alpha}, {delta}});
+}
+Output ApplyMomentum(const Scope& s, Output var, Output accum, Output lr, Output grad,
+                     Output momentum, bool use_nesterov) {
+  return One(s, "ApplyMomentum", {{var}, {accum}, {lr}, {grad}, {momentum}},
+             {{"use_nesterov", A(use_nesterov)}});
+}
+Output ApplyAdam(const Scope& s, Output var, Output m, Output v, Output beta1_power,
+                 Output beta2_power, Output lr, Output beta1, Output beta2, Output epsilon,
+                 Output grad, bool use_nesterov) {
+  return One(s, "ApplyAdam",
+             {{var}, {m}, {v}, {beta1_power}, {beta2_power}, {lr}, {beta1}, {beta2}, {epsilon},
+              {grad}},
+             {{"use_nesterov", A(use_nesterov)}});
+}
+
+}  // namespace ops
+}  // namespace minigraph

@@ -1,0 +1,175 @@
+#include "session/local_session.h"
+
+#include <atomic>
+#include <map>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/status_macros.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/kernels/standard_kernels.h"
+#include "runtime/ops/standard_ops.h"
+
+namespace minigraph {
+namespace {
+
+int Threads(int requested) {
+  if (requested > 0) return requested;
+  const unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int>(n);
+}
+
+// Thread pools are shared by every session with the same sizes and live for
+// the process, as TensorFlow's global pools do.
+struct Pools {
+  std::unique_ptr<Eigen::ThreadPool> inter_op;
+  std::unique_ptr<Eigen::ThreadPool> intra_op;
+  std::unique_ptr<Eigen::ThreadPoolDevice> device;
+};
+
+const Pools& PoolsFor(int inter, int intra) {
+  static absl::Mutex mu(absl::kConstInit);
+  static auto* pools = new std::map<std::pair<int, int>, std::unique_ptr<Pools>>;
+  absl::MutexLock l(&mu);
+  auto& p = (*pools)[{inter, intra}];
+  if (p == nullptr) {
+    p = std::make_unique<Pools>();
+    if (inter > 1) p->inter_op = std::make_unique<Eigen::ThreadPool>(inter);
+    p->intra_op = std::make_unique<Eigen::ThreadPool>(intra);
+    p->device = std::make_unique<Eigen::ThreadPoolDevice>(p->intra_op.get(), intra);
+  }
+  return *p;
+}
+
+std::atomic<int64_t> next_step_id{1};
+
+}  // namespace
+
+struct LocalSession::Program {
+  GraphDef def;
+  std::unique_ptr<Graph> graph;
+  std::vector<std::unique_ptr<OpKernel>> kernels;
+  absl::Mutex mu;
+  absl::flat_hash_map<std::string, std::unique_ptr<Executor>> executors ABSL_GUARDED_BY(mu);
+};
+
+LocalSession::LocalSession(const SessionOptions& options, std::shared_ptr<SessionState> state)
+    : options_(options), state_(std::move(state)) {
+  const Pools& pools = PoolsFor(Threads(options.inter_op_threads),
+                                Threads(options.intra_op_threads));
+  inter_op_pool_ = pools.inter_op.get();
+  device_ = pools.device.get();
+}
+
+LocalSession::~LocalSession() = default;
+
+absl::Status LocalSession::Install(const GraphDef& def) {
+  auto program = std::make_shared<Program>();
+  program->def = def;
+  MG_ASSIGN_OR_RETURN(program->graph, Graph::Create(def, StandardOps()));
+  for (const Node& node : program->graph->nodes()) {
+    MG_ASSIGN_OR_RETURN(auto k, StandardKernels()->CreateKernel(node));
+    program->kernels.push_back(std::move(k));
+  }
+  absl::MutexLock l(&mu_);
+  program_ = std::move(program);
+  return absl::OkStatus();
+}
+
+absl::Status LocalSession::Create(const GraphDef& graph) {
+  {
+    absl::MutexLock l(&mu_);
+    if (closed_) return absl::CancelledError("Session has been closed.");
+    if (program_ != nullptr) {
+      return absl::AlreadyExistsError("A Graph has already been created for this session.");
+    }
+  }
+  return Install(graph);
+}
+
+absl::Status LocalSession::Extend(const GraphDef& graph) {
+  GraphDef combined;
+  {
+    absl::MutexLock l(&mu_);
+    if (closed_) return absl::CancelledError("Session has been closed.");
+    if (program_ != nullptr) combined = program_->def;
+  }
+  for (const NodeDef& n : graph.node()) *combined.add_node() = n;
+  if (graph.has_versions()) *combined.mutable_versions() = graph.versions();
+  return Install(combined);
+}
+
+absl::StatusOr<const Executor*> LocalSession::GetExecutor(
+    Program* program, const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
+  std::string key;
+  for (const auto& f : feeds) absl::StrAppend(&key, f.first, ",");
+  absl::StrAppend(&key, "->", absl::StrJoin(fetches, ","), "//", absl::StrJoin(targets, ","));
+  {
+    absl::MutexLock l(&program->mu);
+    auto it = program->executors.find(key);
+    if (it != program->executors.end()) return it->second.get();
+  }
+  std::vector<TensorId> feed_ids, fetch_ids;
+  for (const auto& f : feeds) {
+    MG_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(f.first));
+    feed_ids.push_back(std::move(id));
+  }
+  for (const auto& f : fetches) {
+    MG_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(f));
+    if (id.control) {
+      return absl::InvalidArgumentError(absl::StrCat("cannot fetch control input '", f, "'"));
+    }
+    fetch_ids.push_back(std::move(id));
+  }
+  std::vector<const OpKernel*> kernels;
+  for (const auto& k : program->kernels) kernels.push_back(k.get());
+  MG_ASSIGN_OR_RETURN(auto ex, Executor::Create(program->graph.get(), kernels, feed_ids,
+                                                fetch_ids, targets));
+  absl::MutexLock l(&program->mu);
+  auto& slot = program->executors[key];
+  if (slot == nullptr) slot = std::move(ex);
+  return slot.get();
+}
+
+absl::Status LocalSession::Run(const RunOptions& options,
+                               const std::vector<std::pair<std::string, Tensor>>& feeds,
+                               const std::vector<std::string>& fetches,
+                               const std::vector<std::string>& targets,
+                               std::vector<Tensor>* outputs) {
+  std::shared_ptr<Program> program;
+  {
+    absl::MutexLock l(&mu_);
+    if (closed_) return absl::CancelledError("Session has been closed.");
+    program = program_;
+  }
+  if (program == nullptr) {
+    return absl::FailedPreconditionError("Session was not created with a graph before Run()");
+  }
+  MG_ASSIGN_OR_RETURN(const Executor* ex, GetExecutor(program.get(), feeds, fetches, targets));
+  Executor::Args args;
+  args.feeds.reserve(feeds.size());
+  for (const auto& f : feeds) args.feeds.push_back(f.second);
+  args.step.device = device_;
+  args.step.resource_mgr = state_->resource_mgr();
+  args.step.allocator = DefaultAllocator();
+  args.step.step_id = next_step_id.fetch_add(1);
+  args.pool = inter_op_pool_;
+  if (options.timeout_in_ms > 0) args.timeout = absl::Milliseconds(options.timeout_in_ms);
+  return ex->Run(args, outputs);
+}
+
+absl::Status LocalSession::Close() {
+  absl::MutexLock l(&mu_);
+  closed_ = true;
+  program_.reset();
+  return absl::OkStatus();
+}
+
+GraphDef LocalSession::graph_def() const {
+  absl::MutexLock l(&mu_);
+  return program_ == nullptr ? GraphDef() : program_->def;
+}
+
+}  // namespace minigraph

@@ -1,0 +1,217 @@
+#include "session/local_session.h"
+
+#include <thread>
+
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "runtime/ops/ops.h"
+#include "runtime/ops/variables.h"
+#include "session/session.h"
+
+namespace minigraph {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+std::unique_ptr<Session> MakeSession(const Scope& root, int inter_op = 2) {
+  SessionOptions opts;
+  opts.inter_op_threads = inter_op;
+  auto s = NewSession(opts);
+  EXPECT_OK(s.status());
+  auto def = root.ToGraphDef();
+  EXPECT_OK(def.status());
+  EXPECT_OK((*s)->Create(*def));
+  return *std::move(s);
+}
+
+template <typename T>
+T Scalar(Session* s, const std::string& fetch) {
+  std::vector<Tensor> out;
+  absl::Status st = s->Run({}, {fetch}, {}, &out);
+  EXPECT_OK(st);
+  return st.ok() ? out[0].scalar<T>()() : T();
+}
+
+TEST(LocalSessionTest, PruningDoesNotRunSideEffectsOffTheFetchedPath) {
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<int64_t>(0));
+  Output inc = ops::AssignAdd(root.WithOpName("inc"), v.ref(), ops::Const<int64_t>(root, 1));
+  Output unrelated = ops::Add(root.WithOpName("sum"), ops::Const(root, 2.0f), ops::Const(root, 3.0f));
+  auto s = MakeSession(root);
+  std::vector<Tensor> out;
+  ASSERT_OK(s->Run({}, {}, {v.initializer().name()}, &out));
+  EXPECT_EQ(Scalar<float>(s.get(), "sum"), 5.0f);
+  EXPECT_EQ(Scalar<int64_t>(s.get(), "v/read"), 0);
+  EXPECT_EQ(Scalar<int64_t>(s.get(), "inc"), 1);
+  EXPECT_EQ(Scalar<int64_t>(s.get(), "v/read"), 1);
+}
+
+TEST(LocalSessionTest, ControlDependenciesOrderExecution) {
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));
+  Output set = ops::Assign(root.WithOpName("set"), v.ref(), ops::Const<int32_t>(root, 5));
+  Output after = ops::Identity(root.WithOpName("after").WithControlDependencies({set.op()}), v.ref());
+  auto s = MakeSession(root);
+  std::vector<Tensor> out;
+  ASSERT_OK(s->Run({}, {}, {"v/Assign"}, &out));
+  EXPECT_EQ(Scalar<int32_t>(s.get(), "after"), 5);
+}
+
+TEST(LocalSessionTest, FeedsReplaceSubgraphs) {
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  Output y = ops::Square(root.WithOpName("y"), x);
+  Output z = ops::Add(root.WithOpName("z"), y, ops::Const(root, 1.0f));
+  auto s = MakeSession(root);
+  std::vector<Tensor> out;
+  // y is fed, so the unfed placeholder x behind it never runs.
+  ASSERT_OK(s->Run({{"y", Tensor::Scalar<float>(10)}}, {"z", "y"}, {}, &out));
+  EXPECT_EQ(out[0].scalar<float>()(), 11.0f);
+  EXPECT_EQ(out[1].scalar<float>()(), 10.0f);  // a fed tensor fetches its feed
+  ASSERT_OK(s->Run({{"x:0", Tensor::Scalar<float>(3)}}, {"z:0"}, {}, &out));
+  EXPECT_EQ(out[0].scalar<float>()(), 10.0f);
+}
+
+TEST(LocalSessionTest, ErrorsNameTheFailingNode) {
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT, PartialShape({2}));
+  ops::Neg(root.WithOpName("neg"), x);
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<float>(1));
+  auto s = MakeSession(root);
+  std::vector<Tensor> out;
+  EXPECT_THAT(s->Run({}, {"neg"}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("You must feed a value for placeholder tensor 'x' with "
+                                       "dtype float and shape [2]"),
+                             HasSubstr("[[{{node x}}]]"))));
+  EXPECT_THAT(s->Run({}, {"v/read"}, {}, &out),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       AllOf(HasSubstr("Attempting to use uninitialized value v"),
+                             HasSubstr("[[{{node v/read}}]]"))));
+  EXPECT_THAT(s->Run({{"x", Tensor::Scalar<float>(1)}}, {"neg"}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("cannot feed a value of shape [] to 'x', which has shape [2]")));
+  EXPECT_THAT(s->Run({{"x", Tensor::Vector<int32_t>({1, 2})}}, {"neg"}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("cannot feed a int32")));
+  EXPECT_THAT(s->Run({}, {"nope:0"}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'nope'")));
+  EXPECT_THAT(s->Run({}, {"neg:3"}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'neg:3'")));
+}
+
+TEST(LocalSessionTest, KernelErrorAbortsTheStep) {
+  Scope root = Scope::NewRootScope();
+  Output idx = ops::Placeholder(root.WithOpName("idx"), DT_INT32);
+  Output g = ops::Gather(root.WithOpName("gather"), ops::Const<float>(root, {1, 2, 3}), idx);
+  auto s = MakeSession(root);
+  std::vector<Tensor> out;
+  EXPECT_THAT(s->Run({{"idx", Tensor::Vector<int32_t>({0, 7})}}, {"gather"}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("indices[1] = 7 is not in [0, 3)"),
+                             HasSubstr("{{node gather}}"))));
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(LocalSessionTest, ConcurrentAssignAddWithLockingSumsExactly) {
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "counter", Tensor::Scalar<int64_t>(0));
+  ops::AssignAdd(root.WithOpName("inc"), v.ref(), ops::Const<int64_t>(root, 1),
+                 /*use_locking=*/true);
+  auto s = MakeSession(root);
+  std::vector<Tensor> out;
+  ASSERT_OK(s->Run({}, {}, {"counter/Assign"}, &out));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      std::vector<Tensor> o;
+      for (int i = 0; i < 1000; ++i) ASSERT_OK(s->Run({}, {}, {"inc"}, &o));
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(Scalar<int64_t>(s.get(), "counter/read"), 8000);
+}
+
+TEST(LocalSessionTest, SessionsOnEmptyTargetDoNotShareVariables) {
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<float>(3));
+  auto a = MakeSession(root);
+  auto b = MakeSession(root);
+  std::vector<Tensor> out;
+  ASSERT_OK(a->Run({}, {}, {"v/Assign"}, &out));
+  EXPECT_EQ(Scalar<float>(a.get(), "v/read"), 3.0f);
+  EXPECT_THAT(b->Run({}, {"v/read"}, {}, &out),
+              StatusIs(absl::StatusCode::kFailedPrecondition));
+}
+
+TEST(LocalSessionTest, BuiltAndImportedGraphsAgree) {
+  Scope root = Scope::NewRootScope();
+  Output a = ops::Const<float>(root, {1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
+  Output b = ops::Const<float>(root, {0.5f, -1, 2}, TensorShape({3, 1}));
+  Output y = ops::Relu(root.WithOpName("y"), ops::MatMul(root, a, b));
+  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  std::string text;
+  ASSERT_TRUE(google::protobuf::TextFormat::PrintToString(def, &text));
+  GraphDef imported;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &imported));
+  auto built = MakeSession(root);
+  ASSERT_OK_AND_ASSIGN(auto other, NewSession(SessionOptions()));
+  ASSERT_OK(other->Create(imported));
+  std::vector<Tensor> x, z;
+  ASSERT_OK(built->Run({}, {"y"}, {}, &x));
+  ASSERT_OK(other->Run({}, {"y"}, {}, &z));
+  EXPECT_EQ(x[0].tensor_data(), z[0].tensor_data());
+  EXPECT_EQ(x[0].SummarizeValue(10), "4.5 9");
+}
+
+TEST(LocalSessionTest, LifecycleErrors) {
+  ASSERT_OK_AND_ASSIGN(auto s, NewSession(SessionOptions()));
+  std::vector<Tensor> out;
+  EXPECT_THAT(s->Run({}, {"x"}, {}, &out), StatusIs(absl::StatusCode::kFailedPrecondition));
+  Scope root = Scope::NewRootScope();
+  ops::Const(root.WithOpName("c"), 1.0f);
+  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  ASSERT_OK(s->Create(def));
+  EXPECT_THAT(s->Create(def), StatusIs(absl::StatusCode::kAlreadyExists));
+  ASSERT_OK(s->Close());
+  EXPECT_THAT(s->Run({}, {"c"}, {}, &out), StatusIs(absl::StatusCode::kCancelled));
+  SessionOptions bad;
+  bad.target = "ftp://x";
+  EXPECT_THAT(NewSession(bad), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ftp://x")));
+}
+
+TEST(LocalSessionTest, ExtendAddsNodes) {
+  Scope root = Scope::NewRootScope();
+  ops::Const(root.WithOpName("c"), 2.0f);
+  auto s = MakeSession(root);
+  GraphDef more;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
+    node { name: "d" op: "Square" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
+  )pb", &more));
+  ASSERT_OK(s->Extend(more));
+  EXPECT_EQ(Scalar<float>(s.get(), "d"), 4.0f);
+  EXPECT_EQ(s->graph_def().node_size(), 2);
+  GraphDef dup = more;
+  EXPECT_THAT(s->Extend(dup), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("duplicate")));
+  EXPECT_EQ(Scalar<float>(s.get(), "d"), 4.0f);  // the failed Extend changed nothing
+}
+
+TEST(LocalSessionTest, WideGraphRunsOnInterOpPool) {
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> parts;
+  for (int i = 0; i < 32; ++i) {
+    parts.push_back(ops::Square(root, ops::Const<float>(root, static_cast<float>(i))));
+  }
+  ops::AddN(root.WithOpName("total"), parts);
+  for (int inter : {1, 2, 4}) {
+    auto s = MakeSession(root, inter);
+    float want = 0;
+    for (int i = 0; i < 32; ++i) want += i * i;
+    EXPECT_EQ(Scalar<float>(s.get(), "total"), want) << inter;
+  }
+}
+
+}  // namespace
+}  // namespace minigraph

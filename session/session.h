@@ -1,0 +1,83 @@
+// A session runs steps of one graph against state (variables) that persists
+// across steps.
+//
+//   SessionOptions opts;                        // target "" = private state
+//   MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> s, NewSession(opts));
+//   MG_RETURN_IF_ERROR(s->Create(graph_def));
+//   std::vector<Tensor> out;
+//   MG_RETURN_IF_ERROR(s->Run({{"x:0", x}}, {"loss:0"}, {"train"}, &out));
+//
+// Run takes feeds (tensor name -> value), fetches ("node:k"; "node" means
+// "node:0"), and target nodes to run for their effects. Safe for concurrent
+// Run calls; Extend and Close may be called concurrently with Run.
+
+#ifndef MINIGRAPH_SESSION_SESSION_H_
+#define MINIGRAPH_SESSION_SESSION_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/env.h"
+#include "core/proto/graph.pb.h"
+#include "core/tensor.h"
+
+namespace minigraph {
+
+struct SessionOptions {
+  // "" for a session with its own state; see session/targets.h for more.
+  std::string target;
+  // Threads that run independent nodes; 0 = number of cores.
+  int inter_op_threads = 0;
+  // Threads one kernel may use; 0 = number of cores.
+  int intra_op_threads = 0;
+  // Not owned; must outlive the session.
+  Env* env = Env::Default();
+};
+
+struct RunOptions {
+  // 0 = no deadline; past it the step fails with DeadlineExceeded.
+  int64_t timeout_in_ms = 0;
+};
+
+class Session {
+ public:
+  virtual ~Session() = default;
+
+  // Installs the graph. Returns InvalidArgument naming the node for a graph
+  // that does not validate (see runtime/graph.h), AlreadyExists if a graph
+  // was already created.
+  virtual absl::Status Create(const GraphDef& graph) = 0;
+  // Adds nodes to the graph (as TensorFlow's Session::Extend). The combined
+  // graph must validate.
+  virtual absl::Status Extend(const GraphDef& graph) = 0;
+
+  virtual absl::Status Run(const RunOptions& options,
+                           const std::vector<std::pair<std::string, Tensor>>& feeds,
+                           const std::vector<std::string>& fetches,
+                           const std::vector<std::string>& targets,
+                           std::vector<Tensor>* outputs) = 0;
+  absl::Status Run(const std::vector<std::pair<std::string, Tensor>>& feeds,
+                   const std::vector<std::string>& fetches,
+                   const std::vector<std::string>& targets, std::vector<Tensor>* outputs) {
+    return Run(RunOptions(), feeds, fetches, targets, outputs);
+  }
+
+  // Releases the session's resources; later calls return Cancelled.
+  virtual absl::Status Close() = 0;
+
+  // The graph installed so far (empty before Create).
+  virtual GraphDef graph_def() const = 0;
+};
+
+// Makes a session for `options.target`. Returns InvalidArgument naming the
+// target for an unknown scheme or a malformed target.
+absl::StatusOr<std::unique_ptr<Session>> NewSession(const SessionOptions& options);
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_SESSION_SESSION_H_
