@@ -1,0 +1,118 @@
+// Executor and session overheads, and compute through a session against the
+// same computation in plain Eigen, measured in one run.
+//   bazel run //session:local_session_benchmark
+#define EIGEN_USE_THREADS
+#include <thread>
+
+#include "benchmark/benchmark.h"
+#include "core/logging.h"
+#include "runtime/ops/ops.h"
+#include "session/session.h"
+#include "unsupported/Eigen/CXX11/Tensor"
+
+namespace minigraph {
+namespace {
+
+std::unique_ptr<Session> MakeSession(const Scope& root, int inter, int intra) {
+  SessionOptions opts;
+  opts.inter_op_threads = inter;
+  opts.intra_op_threads = intra;
+  auto s = NewSession(opts);
+  MG_CHECK(s.ok()) << s.status();
+  auto def = root.ToGraphDef();
+  MG_CHECK(def.ok()) << def.status();
+  MG_CHECK((*s)->Create(*def).ok());
+  return *std::move(s);
+}
+
+void RunOrDie(Session* s, const std::vector<std::string>& fetches) {
+  std::vector<Tensor> out;
+  absl::Status st = s->Run({}, fetches, {}, &out);
+  MG_CHECK(st.ok()) << st;
+}
+
+// A chain of `n` scalar Adds: per-node executor cost.
+void BM_ScalarChain(benchmark::State& state) {
+  const int n = state.range(0);
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Const(root, 1.0f);
+  Output one = ops::Const(root, 1.0f);
+  for (int i = 0; i < n; ++i) x = ops::AddV2(root, x, one);
+  ops::Identity(root.WithOpName("out"), x);
+  auto s = MakeSession(root, 1, 1);
+  RunOrDie(s.get(), {"out"});
+  for (auto _ : state) RunOrDie(s.get(), {"out"});
+  // Seconds per node (shown as a time: "us" means microseconds per node).
+  state.counters["per_node"] = benchmark::Counter(
+      static_cast<double>(n) * state.iterations(),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_ScalarChain)->Arg(1000);
+
+// Session::Run on a graph of one op.
+void BM_OneOpRun(benchmark::State& state) {
+  Scope root = Scope::NewRootScope();
+  ops::Const(root.WithOpName("c"), 1.0f);
+  auto s = MakeSession(root, 1, 1);
+  RunOrDie(s.get(), {"c"});
+  for (auto _ : state) RunOrDie(s.get(), {"c"});
+}
+BENCHMARK(BM_OneOpRun);
+
+constexpr int kMatDim = 1024;
+
+void BM_MatMulSession(benchmark::State& state) {
+  Scope root = Scope::NewRootScope();
+  Tensor a(DT_FLOAT, TensorShape({kMatDim, kMatDim}));
+  a.flat<float>().setRandom();
+  Output c = ops::Const(root, a);
+  ops::MatMul(root.WithOpName("mm"), c, c);
+  const int threads = state.range(0);
+  auto s = MakeSession(root, 1, threads);
+  RunOrDie(s.get(), {"mm"});
+  for (auto _ : state) RunOrDie(s.get(), {"mm"});
+  state.SetItemsProcessed(state.iterations() * 2LL * kMatDim * kMatDim * kMatDim);
+}
+BENCHMARK(BM_MatMulSession)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// The same product with Eigen called directly: the floor.
+void BM_MatMulEigen(benchmark::State& state) {
+  const int threads = state.range(0);
+  Eigen::ThreadPool pool(threads);
+  Eigen::ThreadPoolDevice device(&pool, threads);
+  Eigen::Tensor<float, 2, Eigen::RowMajor> a(kMatDim, kMatDim), out(kMatDim, kMatDim);
+  a.setRandom();
+  Eigen::array<Eigen::IndexPair<Eigen::DenseIndex>, 1> dims = {
+      Eigen::IndexPair<Eigen::DenseIndex>(1, 0)};
+  for (auto _ : state) {
+    // A fresh output each time, as a kernel allocates its output.
+    Eigen::Tensor<float, 2, Eigen::RowMajor> fresh(kMatDim, kMatDim);
+    fresh.device(device) = a.contract(a, dims);
+    benchmark::DoNotOptimize(fresh.data());
+  }
+  state.SetItemsProcessed(state.iterations() * 2LL * kMatDim * kMatDim * kMatDim);
+}
+BENCHMARK(BM_MatMulEigen)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+// 64 independent 256x256 MatMuls: inter-op parallelism (intra-op off).
+void BM_WideMatMuls(benchmark::State& state) {
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> outs;
+  for (int i = 0; i < 64; ++i) {
+    Tensor a(DT_FLOAT, TensorShape({256, 256}));
+    a.flat<float>().setRandom();
+    Output c = ops::Const(root, a);
+    outs.push_back(ops::MatMul(root, c, c));
+  }
+  std::vector<Operation> deps;
+  for (const Output& o : outs) deps.push_back(o.op());
+  ops::Group(root.WithOpName("all"), deps);
+  auto s = MakeSession(root, state.range(0), 1);
+  std::vector<Tensor> out;
+  MG_CHECK(s->Run({}, {}, {"all"}, &out).ok());
+  for (auto _ : state) MG_CHECK(s->Run({}, {}, {"all"}, &out).ok());
+}
+BENCHMARK(BM_WideMatMuls)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace minigraph
