@@ -36,6 +36,9 @@ struct Executor::Item {
   // Inputs (relative index) that arrive as variable references but are read
   // as values: dereferenced just before Compute.
   std::vector<int> deref_inputs;
+  // Merge runs when its first live input arrives (or all arrive dead); the
+  // executor computes it.
+  bool is_merge = false;
 };
 
 struct Executor::StepState {
@@ -51,6 +54,10 @@ struct Executor::StepState {
   StepContext step;
   // Without a pool every node runs on the calling thread, from this queue.
   std::vector<int> inline_queue;
+  // Only for plans with Switch/Merge: dead control inputs per item, and the
+  // input slot each Merge took (-1 none yet, -2 all inputs dead).
+  std::unique_ptr<std::atomic<bool>[]> dead_control;
+  std::unique_ptr<std::atomic<int>[]> merge_winner;
 
   void Fail(const absl::Status& s) {
     absl::MutexLock l(&mu);
@@ -136,6 +143,14 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
     Item item;
     item.node = &node;
     item.kernel = kernels[id];
+    item.is_merge = node.type_string() == "Merge" || node.type_string() == "RefMerge";
+    if (item.is_merge || node.type_string() == "Switch" || node.type_string() == "RefSwitch") {
+      ex->has_control_flow_ = true;
+    }
+    if (item.is_merge && !node.control_inputs().empty()) {
+      return absl::UnimplementedError(
+          absl::StrCat("Merge node '", node.name(), "' has control inputs; not supported"));
+    }
     item.input_start = ex->num_slots_;
     item.num_inputs = node.num_inputs();
     ex->num_slots_ += node.num_inputs();
@@ -149,6 +164,10 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
       const int slot = item.input_start + i;
       auto f = fed.find({in.src, in.src_output});
       if (f != fed.end()) {
+        if (item.is_merge) {
+          return absl::UnimplementedError(absl::StrCat(
+              "cannot feed '", node.name(), "' input ", i, ": it is an input of a Merge"));
+        }
         ex->fed_slots_.push_back({slot, f->second});
       } else {
         ++pending;
@@ -222,6 +241,14 @@ absl::Status Executor::Run(const Args& args, std::vector<Tensor>* fetches) const
   for (size_t i = 0; i < items_.size(); ++i) {
     state.pending[i].store(items_[i].initial_pending, std::memory_order_relaxed);
   }
+  if (has_control_flow_) {
+    state.dead_control.reset(new std::atomic<bool>[items_.size()]);
+    state.merge_winner.reset(new std::atomic<int>[items_.size()]);
+    for (size_t i = 0; i < items_.size(); ++i) {
+      state.dead_control[i].store(false, std::memory_order_relaxed);
+      state.merge_winner[i].store(-1, std::memory_order_relaxed);
+    }
+  }
   for (const auto& [slot, feed] : fed_slots_) state.slots[slot].tensor = args.feeds[feed];
 
   if (args.pool != nullptr) {
@@ -259,53 +286,48 @@ void Executor::Process(StepState* state, int item_index) const {
     if (!state->cancelled.load(std::memory_order_relaxed)) {
       TensorValue* inputs = &state->slots[item.input_start];
       absl::Status s;
-      for (int i : item.deref_inputs) {
-        Var* v = inputs[i].ref;
-        absl::StatusOr<Tensor> value = v->Read();
-        if (!value.ok()) {
-          s = value.status();
-          break;
-        }
-        inputs[i].tensor = *std::move(value);
-        inputs[i].ref = nullptr;
-      }
       outputs.assign(item.node->num_outputs(), TensorValue());
-      if (s.ok()) {
-        OpKernelContext ctx(item.kernel, &state->step, inputs, outputs.data());
-        s = item.kernel->Compute(&ctx);
-      }
-      for (int i = 0; i < item.num_inputs; ++i) inputs[i] = TensorValue();
-      if (s.ok()) {
-        for (const auto& [output, fetch] : item.fetches) {
-          const TensorValue& v = outputs[output];
-          if (v.ref != nullptr) {
-            absl::StatusOr<Tensor> value = v.ref->Read();
+      bool dead = false;
+      if (item.is_merge) {
+        // Late arrivals may still write other input slots: read only the
+        // winner's, and leave the slots for the step to free.
+        const int w = state->merge_winner[item_index].load(std::memory_order_acquire);
+        if (w < 0) {
+          dead = true;
+        } else {
+          outputs[0] = inputs[w];
+          outputs[1].tensor = Tensor::Scalar<int32_t>(w);
+        }
+      } else {
+        if (has_control_flow_) {
+          dead = state->dead_control[item_index].load(std::memory_order_relaxed);
+          for (int i = 0; i < item.num_inputs && !dead; ++i) dead = inputs[i].dead;
+        }
+        if (!dead) {
+          for (int i : item.deref_inputs) {
+            absl::StatusOr<Tensor> value = inputs[i].ref->Read();
             if (!value.ok()) {
               s = value.status();
               break;
             }
-            (*state->fetches)[fetch] = *std::move(value);
-          } else {
-            (*state->fetches)[fetch] = v.tensor;
+            inputs[i].tensor = *std::move(value);
+            inputs[i].ref = nullptr;
+          }
+          if (s.ok()) {
+            OpKernelContext ctx(item.kernel, &state->step, inputs, outputs.data());
+            s = item.kernel->Compute(&ctx);
           }
         }
+        for (int i = 0; i < item.num_inputs; ++i) inputs[i] = TensorValue();
       }
+      if (dead) {
+        for (TensorValue& v : outputs) v.dead = true;
+      }
+      if (s.ok()) s = Fetch(state, item, outputs.data());
       if (!s.ok()) {
         state->Fail(WithNodeName(s, item.node->name()));
       } else {
-        for (const Item::Out& o : item.outs) {
-          if (o.last) {
-            state->slots[o.slot] = std::move(outputs[o.output]);
-          } else {
-            state->slots[o.slot] = outputs[o.output];
-          }
-          if (state->pending[o.item].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-            ready.push_back(o.item);
-          }
-        }
-        for (int c : item.control_outs) {
-          if (state->pending[c].fetch_sub(1, std::memory_order_acq_rel) == 1) ready.push_back(c);
-        }
+        Propagate(state, item, dead, outputs.data(), &ready);
       }
       outputs.clear();
     }
@@ -327,6 +349,60 @@ void Executor::Process(StepState* state, int item_index) const {
     item_index = ready[0];
   }
   NodeDone(state);
+}
+
+absl::Status Executor::Fetch(StepState* state, const Item& item, TensorValue* outputs) const {
+  for (const auto& [output, fetch] : item.fetches) {
+    const TensorValue& v = outputs[output];
+    if (v.dead) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "fetched tensor '", item.node->name(), ":", output,
+          "' was not computed: it is on the untaken side of a Switch"));
+    }
+    if (v.ref != nullptr) {
+      MG_ASSIGN_OR_RETURN((*state->fetches)[fetch], v.ref->Read());
+    } else {
+      (*state->fetches)[fetch] = v.tensor;
+    }
+  }
+  return absl::OkStatus();
+}
+
+void Executor::Propagate(StepState* state, const Item& item, bool dead, TensorValue* outputs,
+                         absl::InlinedVector<int, 8>* ready) const {
+  for (const Item::Out& o : item.outs) {
+    const bool value_dead = outputs[o.output].dead;
+    if (o.last) {
+      state->slots[o.slot] = std::move(outputs[o.output]);
+    } else {
+      state->slots[o.slot] = outputs[o.output];
+    }
+    if (!items_[o.item].is_merge) {
+      if (state->pending[o.item].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        ready->push_back(o.item);
+      }
+      continue;
+    }
+    // Merge: the first live input fires it; if every input arrives dead, the
+    // last arrival fires it dead.
+    std::atomic<int>& winner = state->merge_winner[o.item];
+    int none = -1;
+    if (!value_dead &&
+        winner.compare_exchange_strong(none, o.slot - items_[o.item].input_start,
+                                       std::memory_order_acq_rel)) {
+      ready->push_back(o.item);
+    }
+    if (state->pending[o.item].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      int still_none = -1;
+      if (winner.compare_exchange_strong(still_none, -2, std::memory_order_acq_rel)) {
+        ready->push_back(o.item);
+      }
+    }
+  }
+  for (int c : item.control_outs) {
+    if (dead) state->dead_control[c].store(true, std::memory_order_relaxed);
+    if (state->pending[c].fetch_sub(1, std::memory_order_acq_rel) == 1) ready->push_back(c);
+  }
 }
 
 void Executor::NodeDone(StepState* state) const {

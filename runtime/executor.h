@@ -11,6 +11,11 @@
 //   std::vector<Tensor> out;
 //   MG_RETURN_IF_ERROR(ex->Run(args, &out));
 //
+// Switch/Merge (TensorFlow's cond) work as in TensorFlow: the untaken
+// output of a Switch is "dead", nodes with a dead input are skipped and pass
+// deadness on (also along control edges), and Merge forwards its first live
+// input. Fetching a dead tensor is InvalidArgument.
+//
 // The first error cancels the step (no further node starts) and comes back
 // with the node name appended, as "message\n\t [[{{node NAME}}]]". An
 // Executor is immutable after Create; concurrent Run calls are safe.
@@ -24,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -68,6 +74,9 @@ class Executor {
   struct StepState;
   Executor() = default;
   void Process(StepState* state, int item) const;
+  absl::Status Fetch(StepState* state, const Item& item, TensorValue* outputs) const;
+  void Propagate(StepState* state, const Item& item, bool dead, TensorValue* outputs,
+                 absl::InlinedVector<int, 8>* ready) const;
   void NodeDone(StepState* state) const;
 
   const Graph* graph_ = nullptr;
@@ -81,6 +90,8 @@ class Executor {
   std::vector<TensorId> feeds_;
   std::vector<PartialShape> feed_shapes_;
   std::vector<DataType> feed_types_;
+  // The plan has Switch or Merge nodes, so deadness is tracked.
+  bool has_control_flow_ = false;
 };
 
 // Appends TensorFlow's node marker to `s`'s message: "...\n\t [[{{node N}}]]".

@@ -43,6 +43,8 @@ namespace minigraph {
 struct TensorValue {
   Tensor tensor;
   Var* ref = nullptr;  // Not owned; lives in the step's ResourceMgr.
+  // On the untaken side of a Switch: consumers do not run (except Merge).
+  bool dead = false;
 };
 
 class OpKernelConstruction {
@@ -121,6 +123,8 @@ class OpKernelContext {
   absl::Status allocate_output(int i, const TensorShape& shape, Tensor** out);
   void set_output(int i, Tensor t) { outputs_[i].tensor = std::move(t); }
   void set_output_ref(int i, Var* v) { outputs_[i].ref = v; }
+  // Marks output `i` as not taken (Switch): its consumers are skipped.
+  void set_output_dead(int i) { outputs_[i].dead = true; }
   // Allocates a temporary (not an output).
   absl::StatusOr<Tensor> allocate_temp(DataType dtype, const TensorShape& shape) const {
     return Tensor::Create(dtype, shape, step_->allocator);

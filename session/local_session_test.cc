@@ -213,5 +213,44 @@ TEST(LocalSessionTest, WideGraphRunsOnInterOpPool) {
   }
 }
 
+TEST(LocalSessionTest, InitializedValueGuardsUninitializedVariables) {
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));
+  // w's initial value is v's value when v is initialized, else v's initial value.
+  Variable w = Variable::Create(root, "w", v.InitializedValue(root));
+  auto s = MakeSession(root);
+  std::vector<Tensor> out;
+  ASSERT_OK(s->Run({}, {}, {"w/Assign"}, &out));  // v uninitialized: no error
+  EXPECT_EQ(Scalar<int32_t>(s.get(), "w/read"), 1);
+  ASSERT_OK(s->Run({}, {}, {"v/Assign"}, &out));
+  Output set = ops::Assign(root.WithOpName("set_v"), v.ref(), ops::Const<int32_t>(root, 7));
+  auto s2 = MakeSession(root);
+  ASSERT_OK(s2->Run({}, {}, {"set_v"}, &out));
+  ASSERT_OK(s2->Run({}, {}, {"w/Assign"}, &out));
+  EXPECT_EQ(Scalar<int32_t>(s2.get(), "w/read"), 7);  // now v's value
+}
+
+TEST(LocalSessionTest, SwitchMergeDeadnessAndDeadFetch) {
+  Scope root = Scope::NewRootScope();
+  Output pred = ops::Placeholder(root.WithOpName("pred"), DT_BOOL, PartialShape::Scalar());
+  Output x = ops::Const(root, 3.0f);
+  auto sw = ops::Switch(root.WithOpName("sw"), x, pred);
+  Output t = ops::Square(root.WithOpName("t"), sw.output_true);
+  Output f = ops::Neg(root.WithOpName("f"), sw.output_false);
+  Output m = ops::Merge(root.WithOpName("m"), {f, t});
+  // A node after a dead one through a control edge is dead too.
+  ops::NoOp(root.WithOpName("after_t").WithControlDependencies({t.op()}));
+  auto s = MakeSession(root);
+  std::vector<Tensor> out;
+  ASSERT_OK(s->Run({{"pred", Tensor::Scalar<bool>(true)}}, {"m", "m:1"}, {}, &out));
+  EXPECT_EQ(out[0].scalar<float>()(), 9.0f);
+  EXPECT_EQ(out[1].scalar<int32_t>()(), 1);
+  ASSERT_OK(s->Run({{"pred", Tensor::Scalar<bool>(false)}}, {"m", "m:1"}, {"after_t"}, &out));
+  EXPECT_EQ(out[0].scalar<float>()(), -3.0f);
+  EXPECT_EQ(out[1].scalar<int32_t>()(), 0);
+  EXPECT_THAT(s->Run({{"pred", Tensor::Scalar<bool>(false)}}, {"t"}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("untaken side")));
+}
+
 }  // namespace
 }  // namespace minigraph

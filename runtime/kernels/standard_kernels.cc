@@ -15,6 +15,7 @@ const KernelRegistry* StandardKernels() {
     RegisterRandomKernels(r);
     RegisterStateKernels(r);
     RegisterTrainingKernels(r);
+    RegisterControlFlowKernels(r);
     return r;
   }();
   return registry;

@@ -23,6 +23,7 @@ void RegisterNnKernels(KernelRegistry* r);
 void RegisterRandomKernels(KernelRegistry* r);
 void RegisterStateKernels(KernelRegistry* r);
 void RegisterTrainingKernels(KernelRegistry* r);
+void RegisterControlFlowKernels(KernelRegistry* r);
 
 }  // namespace minigraph
 

@@ -179,6 +179,18 @@ MG_RANDOM(RandomStandardNormal)
 MG_RANDOM(TruncatedNormal)
 #undef MG_RANDOM
 
+SwitchOutputs Switch(const Scope& s, Output data, Output pred) {
+  Operation op = s.AddOp("Switch", {{data}, {pred}});
+  return {op.output(0), op.output(1)};
+}
+SwitchOutputs RefSwitch(const Scope& s, Output ref, Output pred) {
+  Operation op = s.AddOp("RefSwitch", {{ref}, {pred}});
+  return {op.output(0), op.output(1)};
+}
+Output Merge(const Scope& s, const std::vector<Output>& inputs) {
+  return One(s, "Merge", {inputs});
+}
+
 Output VariableV2(const Scope& s, const PartialShape& shape, DataType dtype,
                   const std::string& container, const std::string& shared_name) {
   return One(s, "VariableV2", {},

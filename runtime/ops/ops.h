@@ -121,6 +121,17 @@ Output RandomStandardNormal(const Scope& s, Output shape, DataType dtype, int64_
 Output TruncatedNormal(const Scope& s, Output shape, DataType dtype, int64_t seed = 0,
                        int64_t seed2 = 0);
 
+// Control flow (TensorFlow's cond): Switch forwards `data` to output 1 when
+// `pred` is true, else to output 0; the other output is dead. RefSwitch does
+// the same for a variable reference without reading it. Merge forwards the
+// first live input (output 0) and its index (output 1).
+struct SwitchOutputs {
+  Output output_false, output_true;
+};
+SwitchOutputs Switch(const Scope& s, Output data, Output pred);
+SwitchOutputs RefSwitch(const Scope& s, Output ref, Output pred);
+Output Merge(const Scope& s, const std::vector<Output>& inputs);
+
 // State. `ref` inputs are VariableV2 outputs.
 Output VariableV2(const Scope& s, const PartialShape& shape, DataType dtype,
                   const std::string& container = "", const std::string& shared_name = "");

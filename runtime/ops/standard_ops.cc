@@ -11,6 +11,7 @@ const OpRegistry* StandardOps() {
     RegisterStateOps(r);
     RegisterRandomOps(r);
     RegisterTrainingOps(r);
+    RegisterControlFlowOps(r);
     return r;
   }();
   return registry;

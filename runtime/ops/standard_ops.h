@@ -19,6 +19,7 @@ void RegisterNnOps(OpRegistry* r);
 void RegisterStateOps(OpRegistry* r);
 void RegisterRandomOps(OpRegistry* r);
 void RegisterTrainingOps(OpRegistry* r);
+void RegisterControlFlowOps(OpRegistry* r);
 
 }  // namespace minigraph
 

@@ -64,6 +64,14 @@ absl::StatusOr<Variable> Variable::FromDef(const Scope& scope, const VariableDef
   return v;
 }
 
+Output Variable::InitializedValue(const Scope& scope) const {
+  const Scope s = scope.NewSubScope("cond");
+  Output pred = ops::IsVariableInitialized(s, ref_);
+  Output read = ops::Identity(s.WithOpName("read"), ops::RefSwitch(s, ref_, pred).output_true);
+  Output initial = ops::Switch(s, initial_value_, pred).output_false;
+  return ops::Merge(s, {initial, read});
+}
+
 VariableDef Variable::ToDef() const {
   VariableDef def;
   def.set_variable_name(ref_.name() + ":0");

@@ -51,6 +51,12 @@ class Variable {
   const Operation& initializer() const { return initializer_.op(); }
   const Output& initial_value() const { return initial_value_; }
   DataType dtype() const { return BaseType(ref_.dtype()); }
+  // TensorFlow's initialized_value(): the variable's value if it is
+  // initialized, else its initial value, as a cond under `scope`'s "cond"
+  // name scope (IsVariableInitialized, RefSwitch, Switch, Merge). Reading it
+  // never fails on an uninitialized variable, so one variable's initial value
+  // can depend on another's.
+  Output InitializedValue(const Scope& scope) const;
   VariableDef ToDef() const;
 
  private:
