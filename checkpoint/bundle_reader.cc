@@ -1,0 +1,274 @@
+#include "checkpoint/bundle_reader.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "checkpoint/naming.h"
+#include "checkpoint/table.h"
+#include "core/coding.h"
+#include "core/crc32c.h"
+#include "core/status_macros.h"
+
+namespace minigraph {
+namespace {
+
+// Reads run in chunks so each chunk's crc is computed while it is in cache.
+constexpr size_t kReadChunk = size_t{8} << 20;
+
+// TensorFlow's reader version (kTensorBundleVersion = 1 consumes producers
+// >= kTensorBundleMinProducer = 0).
+constexpr int kConsumerVersion = 1;
+
+}  // namespace
+
+BundleReader::~BundleReader() = default;
+
+absl::StatusOr<std::unique_ptr<BundleReader>> BundleReader::Open(Env* env, std::string prefix) {
+  std::unique_ptr<BundleReader> r(new BundleReader(env, std::move(prefix)));
+  MG_RETURN_IF_ERROR(r->Init());
+  return r;
+}
+
+absl::Status BundleReader::Init() {
+  const std::string index = MetaFilename(prefix_);
+  absl::Status exists = env_->FileExists(index);
+  if (!exists.ok()) {
+    if (env_->FileExists(prefix_).ok() && !env_->IsDirectory(prefix_).value_or(true)) {
+      return absl::UnimplementedError(absl::StrCat(
+          "checkpoint ", prefix_, " is in TensorFlow's V1 format (a single file, no ", index,
+          "), which minigraph does not read"));
+    }
+    return absl::NotFoundError(absl::StrCat("checkpoint index ", index, " not found"));
+  }
+  bool have_header = false;
+  MG_RETURN_IF_ERROR(table::ReadTable(
+      env_, index, [&](absl::string_view key, absl::string_view value) -> absl::Status {
+        if (key.empty()) {
+          BundleHeaderProto header;
+          if (!header.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
+            return absl::DataLossError(absl::StrCat("checkpoint ", index,
+                                                    ": the header entry does not parse"));
+          }
+          const VersionDef& v = header.version();
+          bool bad = v.producer() < 0 || v.min_consumer() > kConsumerVersion;
+          for (int b : v.bad_consumers()) bad |= b == kConsumerVersion;
+          if (bad) {
+            return absl::UnimplementedError(absl::StrCat(
+                "checkpoint ", index, " has format version producer=", v.producer(),
+                " min_consumer=", v.min_consumer(), ", which this reader (version ",
+                kConsumerVersion, ") cannot read"));
+          }
+          if (header.endianness() != BundleHeaderProto::LITTLE) {
+            return absl::UnimplementedError(absl::StrCat(
+                "checkpoint ", index, " was written on a big-endian machine; not supported"));
+          }
+          if (header.num_shards() <= 0) {
+            return absl::DataLossError(absl::StrCat("checkpoint ", index, " has ",
+                                                    header.num_shards(), " shards"));
+          }
+          num_shards_ = header.num_shards();
+          have_header = true;
+          return absl::OkStatus();
+        }
+        if (!have_header) {
+          return absl::DataLossError(
+              absl::StrCat("checkpoint ", index, " has no header entry before \"", key, "\""));
+        }
+        BundleEntryProto entry;
+        auto bad = [&](absl::string_view why) {
+          return absl::DataLossError(
+              absl::StrCat("checkpoint ", index, ": entry for tensor \"", key, "\" ", why));
+        };
+        if (!entry.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
+          return bad("does not parse");
+        }
+        if (entry.slices_size() == 0) {
+          if (entry.shard_id() < 0 || entry.shard_id() >= num_shards_) {
+            return bad(absl::StrCat("has shard id ", entry.shard_id(), ", out of range [0, ",
+                                    num_shards_, ")"));
+          }
+          if (entry.offset() < 0 || entry.size() < 0) return bad("has a negative offset or size");
+          auto shape = TensorShape::FromProto(entry.shape());
+          if (!shape.ok()) return bad(absl::StrCat("has an invalid shape: ", shape.status().message()));
+          if (DataTypeCanUseMemcpy(entry.dtype())) {
+            uint64_t want;
+            if (__builtin_mul_overflow(static_cast<uint64_t>(shape->num_elements()),
+                                       DataTypeSize(entry.dtype()), &want) ||
+                want != static_cast<uint64_t>(entry.size())) {
+              return bad(absl::StrCat("has size ", entry.size(), ", but ",
+                                      DataTypeName(entry.dtype()), " ", shape->DebugString(),
+                                      " needs ", want));
+            }
+          } else if (entry.dtype() == DT_STRING) {
+            // At least one length byte per string plus the length checksum.
+            if (entry.size() < shape->num_elements() + 4) {
+              return bad(absl::StrCat("has size ", entry.size(), ", too small for ",
+                                      shape->num_elements(), " strings"));
+            }
+          }
+        }
+        keys_.push_back(std::string(key));
+        entries_.emplace(std::string(key), std::move(entry));
+        return absl::OkStatus();
+      }));
+  if (!have_header) {
+    return absl::DataLossError(absl::StrCat("checkpoint ", index, " has no header entry"));
+  }
+  for (int s = 0; s < num_shards_; ++s) {
+    const std::string path = DataFilename(prefix_, s, num_shards_);
+    auto size = env_->GetFileSize(path);
+    if (!size.ok()) {
+      return absl::NotFoundError(absl::StrCat("data file ", path, " of checkpoint ", prefix_,
+                                              " is missing: ", size.status().message()));
+    }
+    MG_ASSIGN_OR_RETURN(auto file, env_->NewRandomAccessFile(path));
+    data_files_.push_back(std::move(file));
+    data_sizes_.push_back(*size);
+  }
+  for (const auto& [key, e] : entries_) {
+    if (e.slices_size() > 0) continue;
+    const uint64_t end = static_cast<uint64_t>(e.offset()) + static_cast<uint64_t>(e.size());
+    if (end > data_sizes_[e.shard_id()]) {
+      return absl::DataLossError(absl::StrCat(
+          "checkpoint ", prefix_, ": tensor \"", key, "\" spans bytes [", e.offset(), ", ", end,
+          ") but ", DataFilename(prefix_, e.shard_id(), num_shards_), " has only ",
+          data_sizes_[e.shard_id()], " bytes (truncated?)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<const BundleEntryProto*> BundleReader::GetEntry(absl::string_view key) const {
+  auto it = entries_.find(std::string(key));
+  if (it == entries_.end()) {
+    return absl::NotFoundError(
+        absl::StrCat("Key ", key, " not found in checkpoint ", prefix_));
+  }
+  return &it->second;
+}
+
+absl::StatusOr<TensorShape> BundleReader::GetShape(absl::string_view key) const {
+  MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, GetEntry(key));
+  return TensorShape::FromProto(e->shape());
+}
+
+absl::Status BundleReader::ReadBytes(const BundleEntryProto& e, absl::string_view key,
+                                     char* dst, bool verify_crc) const {
+  const RandomAccessFile& file = *data_files_[e.shard_id()];
+  uint32_t crc = 0;
+  uint64_t done = 0;
+  const uint64_t n = static_cast<uint64_t>(e.size());
+  while (done < n) {
+    const size_t chunk = static_cast<size_t>(std::min<uint64_t>(kReadChunk, n - done));
+    MG_ASSIGN_OR_RETURN(absl::string_view got, file.Read(e.offset() + done, chunk, dst + done));
+    if (got.size() != chunk) {
+      return absl::DataLossError(absl::StrCat(
+          "checkpoint ", prefix_, ": tensor \"", key, "\" is truncated in ",
+          DataFilename(prefix_, e.shard_id(), num_shards_)));
+    }
+    if (verify_crc) crc = crc32c::Extend(crc, dst + done, chunk);
+    done += chunk;
+  }
+  if (verify_crc && crc32c::Unmask(e.crc32c()) != crc) {
+    return absl::DataLossError(absl::StrCat(
+        "Checksum does not match for tensor \"", key, "\" in ",
+        DataFilename(prefix_, e.shard_id(), num_shards_), ": stored ", e.crc32c(),
+        ", computed ", crc32c::Mask(crc)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BundleReader::ReadStrings(const BundleEntryProto& e, absl::string_view key,
+                                       Tensor* dst) const {
+  // The entry's crc covers the lengths (as fixed-width integers), their
+  // masked crc and the string bytes, not the varint bytes: checked below.
+  std::string buf(static_cast<size_t>(e.size()), '\0');
+  MG_RETURN_IF_ERROR(ReadBytes(e, key, buf.data(), /*verify_crc=*/false));
+  const std::string file = DataFilename(prefix_, e.shard_id(), num_shards_);
+  auto corrupt = [&](absl::string_view why) {
+    return absl::DataLossError(
+        absl::StrCat("checkpoint ", prefix_, ": string tensor \"", key, "\" in ", file, " ", why));
+  };
+  absl::string_view in(buf);
+  const int64_t n = dst->NumElements();
+  std::vector<uint64_t> lengths(n);
+  uint32_t length_crc = 0;
+  uint64_t total = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (!GetVarint64(&in, &lengths[i])) return corrupt("has a malformed length");
+    char le[8];
+    if (lengths[i] <= 0xFFFFFFFFu) {
+      EncodeFixed32(le, static_cast<uint32_t>(lengths[i]));
+      length_crc = crc32c::Extend(length_crc, le, 4);
+    } else {
+      EncodeFixed64(le, lengths[i]);
+      length_crc = crc32c::Extend(length_crc, le, 8);
+    }
+    if (__builtin_add_overflow(total, lengths[i], &total)) return corrupt("has bad lengths");
+  }
+  uint32_t stored;
+  if (!GetFixed32(&in, &stored)) return corrupt("is truncated");
+  if (crc32c::Unmask(stored) != length_crc) return corrupt("fails its length checksum");
+  if (total != in.size()) {
+    return corrupt(absl::StrCat("holds ", in.size(), " string bytes, lengths say ", total));
+  }
+  uint32_t crc = crc32c::Extend(length_crc, in.data() - 4, 4);
+  crc = crc32c::Extend(crc, in.data(), in.size());
+  if (crc32c::Unmask(e.crc32c()) != crc) {
+    return absl::DataLossError(absl::StrCat("Checksum does not match for tensor \"", key,
+                                            "\" in ", file, ": stored ", e.crc32c(),
+                                            ", computed ", crc32c::Mask(crc)));
+  }
+  std::string* out = dst->data<std::string>();
+  for (int64_t i = 0; i < n; ++i) {
+    out[i].assign(in.data(), lengths[i]);
+    in.remove_prefix(lengths[i]);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BundleReader::ReadInto(absl::string_view key, Tensor* dst) const {
+  MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, GetEntry(key));
+  if (e->slices_size() > 0) {
+    return absl::UnimplementedError(absl::StrCat(
+        "tensor \"", key, "\" in checkpoint ", prefix_,
+        " is partitioned (saved in slices); minigraph does not read partitioned tensors"));
+  }
+  MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(e->shape()));
+  if (dst->dtype() != e->dtype() || dst->shape() != shape) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "tensor \"", key, "\" in checkpoint ", prefix_, " is ", DataTypeString(e->dtype()), " ",
+        shape.DebugString(), ", but the destination is ", DataTypeString(dst->dtype()), " ",
+        dst->shape().DebugString()));
+  }
+  if (DataTypeCanUseMemcpy(e->dtype())) {
+    if (e->size() == 0) return absl::OkStatus();
+    return ReadBytes(*e, key, static_cast<char*>(dst->raw_data()), /*verify_crc=*/true);
+  }
+  if (e->dtype() == DT_STRING) return ReadStrings(*e, key, dst);
+  return absl::UnimplementedError(absl::StrCat("tensor \"", key, "\" in checkpoint ", prefix_,
+                                               " has dtype ", DataTypeName(e->dtype()),
+                                               ", which minigraph does not read"));
+}
+
+absl::StatusOr<Tensor> BundleReader::Lookup(absl::string_view key, Allocator* allocator) const {
+  MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, GetEntry(key));
+  if (e->slices_size() > 0) {
+    return absl::UnimplementedError(absl::StrCat(
+        "tensor \"", key, "\" in checkpoint ", prefix_,
+        " is partitioned (saved in slices); minigraph does not read partitioned tensors"));
+  }
+  MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(e->shape()));
+  if (!IsSupportedTensorType(e->dtype()) || e->dtype() == DT_RESOURCE ||
+      e->dtype() == DT_VARIANT) {
+    return absl::UnimplementedError(absl::StrCat("tensor \"", key, "\" in checkpoint ", prefix_,
+                                                 " has dtype ", DataTypeName(e->dtype()),
+                                                 ", which minigraph does not read"));
+  }
+  MG_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(e->dtype(), shape, allocator));
+  MG_RETURN_IF_ERROR(ReadInto(key, &t));
+  return t;
+}
+
+}  // namespace minigraph

@@ -1,0 +1,82 @@
+// Reads a checkpoint in TensorFlow's V2 format, written by BundleWriter or by
+// TensorFlow (SaveV2, tf.train.Saver, tf.train.Checkpoint, SavedModel).
+//
+//   MG_ASSIGN_OR_RETURN(auto reader, BundleReader::Open(env, "/ckpt/model-5"));
+//   for (const std::string& key : reader->keys()) { ... }
+//   MG_ASSIGN_OR_RETURN(Tensor w, reader->Lookup("layer1/weight"));
+//   MG_RETURN_IF_ERROR(reader->ReadInto("layer1/weight", &existing));  // no copy
+//
+// Open() reads and checks the whole index (every block crc, the header, and
+// every entry against its data file); tensor reads check the payload's
+// crc32c. Errors name the file and the tensor key. After Open the reader is
+// safe for concurrent reads of tensors.
+
+#ifndef MINIGRAPH_CHECKPOINT_BUNDLE_READER_H_
+#define MINIGRAPH_CHECKPOINT_BUNDLE_READER_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "checkpoint/proto/tensor_bundle.pb.h"
+#include "core/allocator.h"
+#include "core/env.h"
+#include "core/tensor.h"
+
+namespace minigraph {
+
+class BundleReader {
+ public:
+  // Returns NotFound when "<prefix>.index" or a data file is missing (and
+  // Unimplemented naming the file for a V1 checkpoint, a file `prefix`
+  // without an index); DataLoss for a corrupt or truncated index, a header
+  // or entry that does not parse, a shard id out of range, an entry whose
+  // size does not fit its dtype and shape or whose bytes lie past the end of
+  // its data file; Unimplemented for a version or byte order this reader
+  // cannot read. `env` (not owned) must outlive the reader.
+  static absl::StatusOr<std::unique_ptr<BundleReader>> Open(Env* env, std::string prefix);
+
+  const std::string& prefix() const { return prefix_; }
+  int num_shards() const { return num_shards_; }
+  // Every tensor key, sorted bytewise.
+  const std::vector<std::string>& keys() const { return keys_; }
+  bool Contains(absl::string_view key) const { return entries_.count(std::string(key)) > 0; }
+
+  // The entry of `key`, or NotFound naming the key and checkpoint.
+  absl::StatusOr<const BundleEntryProto*> GetEntry(absl::string_view key) const;
+  absl::StatusOr<TensorShape> GetShape(absl::string_view key) const;
+
+  // Reads `key` into a new tensor from `allocator`. Returns NotFound for an
+  // unknown key, Unimplemented for a partitioned (sliced) or variant entry,
+  // DataLoss when the bytes are short or their crc32c does not match.
+  absl::StatusOr<Tensor> Lookup(absl::string_view key,
+                                Allocator* allocator = DefaultAllocator()) const;
+
+  // Reads `key` straight into `dst`'s buffer. REQUIRES: `dst` has the
+  // entry's dtype and shape (else InvalidArgument naming both).
+  absl::Status ReadInto(absl::string_view key, Tensor* dst) const;
+
+  ~BundleReader();
+
+ private:
+  BundleReader(Env* env, std::string prefix) : env_(env), prefix_(std::move(prefix)) {}
+  absl::Status Init();
+  absl::Status ReadBytes(const BundleEntryProto& e, absl::string_view key, char* dst,
+                         bool verify_crc) const;
+  absl::Status ReadStrings(const BundleEntryProto& e, absl::string_view key, Tensor* dst) const;
+
+  Env* const env_;
+  const std::string prefix_;
+  int num_shards_ = 0;
+  std::map<std::string, BundleEntryProto> entries_;
+  std::vector<std::string> keys_;
+  std::vector<std::unique_ptr<RandomAccessFile>> data_files_;
+  std::vector<uint64_t> data_sizes_;
+};
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_CHECKPOINT_BUNDLE_READER_H_

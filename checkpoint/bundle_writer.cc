@@ -1,0 +1,159 @@
+#include "checkpoint/bundle_writer.h"
+
+#include <random>
+
+#include "absl/strings/str_cat.h"
+#include "checkpoint/naming.h"
+#include "checkpoint/table.h"
+#include "core/coding.h"
+#include "core/crc32c.h"
+#include "core/path.h"
+#include "core/status_macros.h"
+
+namespace minigraph {
+namespace {
+
+std::string TempName(const std::string& final_name) {
+  static thread_local std::mt19937_64 rng(std::random_device{}());
+  return absl::StrCat(final_name, kTempStateSuffix, rng());
+}
+
+// TensorFlow's string tensor encoding (format doc §7.2): varint lengths, the
+// masked crc32c of the lengths (each as uint32, or uint64 past 4 GiB), then
+// the bytes. Returns the payload; `crc` is the entry's unmasked crc.
+std::string EncodeStrings(const Tensor& t, uint32_t* crc) {
+  const auto flat = t.flat<std::string>();
+  std::string out;
+  uint32_t length_crc = 0;
+  for (int64_t i = 0; i < flat.size(); ++i) {
+    const uint64_t len = flat(i).size();
+    PutVarint64(&out, len);
+    if (len <= 0xFFFFFFFFu) {
+      char buf[4];
+      EncodeFixed32(buf, static_cast<uint32_t>(len));
+      length_crc = crc32c::Extend(length_crc, buf, 4);
+    } else {
+      char buf[8];
+      EncodeFixed64(buf, len);
+      length_crc = crc32c::Extend(length_crc, buf, 8);
+    }
+  }
+  char masked[4];
+  EncodeFixed32(masked, crc32c::Mask(length_crc));
+  out.append(masked, 4);
+  uint32_t c = crc32c::Extend(length_crc, masked, 4);
+  for (int64_t i = 0; i < flat.size(); ++i) {
+    out.append(flat(i));
+    c = crc32c::Extend(c, flat(i).data(), flat(i).size());
+  }
+  *crc = c;
+  return out;
+}
+
+}  // namespace
+
+BundleWriter::BundleWriter(Env* env, std::string prefix)
+    : env_(env), prefix_(std::move(prefix)) {}
+
+absl::StatusOr<std::unique_ptr<BundleWriter>> BundleWriter::Create(Env* env, std::string prefix) {
+  std::unique_ptr<BundleWriter> w(new BundleWriter(env, std::move(prefix)));
+  const std::string dir(Dirname(w->prefix_));
+  if (!dir.empty()) MG_RETURN_IF_ERROR(env->CreateDir(dir));
+  w->data_tmp_ = TempName(DataFilename(w->prefix_, 0, 1));
+  w->index_tmp_ = TempName(MetaFilename(w->prefix_));
+  MG_ASSIGN_OR_RETURN(w->data_, env->NewWritableFile(w->data_tmp_));
+  return w;
+}
+
+BundleWriter::~BundleWriter() {
+  if (finished_ && status_.ok()) return;
+  data_.reset();
+  env_->DeleteFile(data_tmp_).IgnoreError();
+  env_->DeleteFile(index_tmp_).IgnoreError();
+}
+
+absl::Status BundleWriter::Add(absl::string_view key, const Tensor& t) {
+  MG_RETURN_IF_ERROR(status_);
+  if (finished_) {
+    return absl::FailedPreconditionError(absl::StrCat("checkpoint ", prefix_, " is finished"));
+  }
+  if (key.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("checkpoint ", prefix_, ": the empty key is reserved for the header"));
+  }
+  if (entries_.count(std::string(key))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("checkpoint ", prefix_, ": tensor \"", key, "\" is added twice"));
+  }
+  if (!DataTypeCanUseMemcpy(t.dtype()) && t.dtype() != DT_STRING) {
+    return absl::InvalidArgumentError(absl::StrCat("checkpoint ", prefix_, ": tensor \"", key,
+                                                   "\" has dtype ", DataTypeName(t.dtype()),
+                                                   ", which checkpoints cannot hold"));
+  }
+  BundleEntryProto entry;
+  entry.set_dtype(t.dtype());
+  t.shape().AsProto(entry.mutable_shape());
+  entry.set_offset(offset_);
+  uint32_t crc;
+  if (t.dtype() == DT_STRING) {
+    const std::string payload = EncodeStrings(t, &crc);
+    status_ = data_->Append(payload);
+    entry.set_size(static_cast<int64_t>(payload.size()));
+  } else {
+    const absl::string_view bytes = t.tensor_data();
+    crc = crc32c::Value(bytes.data(), bytes.size());
+    status_ = data_->Append(bytes);
+    entry.set_size(static_cast<int64_t>(bytes.size()));
+  }
+  entry.set_crc32c(crc32c::Mask(crc));
+  if (!status_.ok()) {
+    status_ = AddContext(status_, absl::StrCat("writing tensor \"", key, "\" of checkpoint ",
+                                               prefix_));
+    return status_;
+  }
+  offset_ += entry.size();
+  entries_.emplace(std::string(key), std::move(entry));
+  return absl::OkStatus();
+}
+
+absl::Status BundleWriter::Finish() {
+  if (finished_) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("checkpoint ", prefix_, ": Finish() called twice"));
+  }
+  finished_ = true;
+  auto fail = [this](const absl::Status& s) {
+    status_ = AddContext(s, absl::StrCat("finishing checkpoint ", prefix_));
+    return status_;
+  };
+  MG_RETURN_IF_ERROR(status_);
+  if (absl::Status s = data_->Sync(); !s.ok()) return fail(s);
+  if (absl::Status s = data_->Close(); !s.ok()) return fail(s);
+  data_.reset();
+
+  auto index = env_->NewWritableFile(index_tmp_);
+  if (!index.ok()) return fail(index.status());
+  auto table = table::TableWriter::Create(index->get(), MetaFilename(prefix_));
+  BundleHeaderProto header;
+  header.set_num_shards(1);
+  header.set_endianness(BundleHeaderProto::LITTLE);
+  header.mutable_version()->set_producer(1);
+  if (absl::Status s = table->Add("", header.SerializeAsString()); !s.ok()) return fail(s);
+  for (const auto& [key, entry] : entries_) {
+    if (absl::Status s = table->Add(key, entry.SerializeAsString()); !s.ok()) return fail(s);
+  }
+  if (absl::Status s = table->Finish(); !s.ok()) return fail(s);
+  if (absl::Status s = (*index)->Sync(); !s.ok()) return fail(s);
+  if (absl::Status s = (*index)->Close(); !s.ok()) return fail(s);
+  // Data first: an index never names a data file that is not in place.
+  if (absl::Status s = env_->RenameFile(data_tmp_, DataFilename(prefix_, 0, 1)); !s.ok()) {
+    return fail(s);
+  }
+  if (absl::Status s = env_->RenameFile(index_tmp_, MetaFilename(prefix_)); !s.ok()) {
+    return fail(s);
+  }
+  if (absl::Status s = env_->SyncDir(std::string(Dirname(prefix_))); !s.ok()) return fail(s);
+  return absl::OkStatus();
+}
+
+}  // namespace minigraph

@@ -1,0 +1,62 @@
+// Writes a checkpoint in TensorFlow's V2 format: "<prefix>.index" (a table
+// of tensor entries) and "<prefix>.data-00000-of-00001" (their bytes).
+//
+//   MG_ASSIGN_OR_RETURN(auto writer, BundleWriter::Create(env, "/ckpt/model-5"));
+//   MG_RETURN_IF_ERROR(writer->Add("layer1/weight", w));
+//   MG_RETURN_IF_ERROR(writer->Finish());
+//
+// Crash-safe: both files are written under temporary names
+// ("<name>.tempstate<random>"), synced, renamed into place (data first,
+// index last) and the directory synced, so a checkpoint is visible (has an
+// index) only when complete. Not thread-safe.
+
+#ifndef MINIGRAPH_CHECKPOINT_BUNDLE_WRITER_H_
+#define MINIGRAPH_CHECKPOINT_BUNDLE_WRITER_H_
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "checkpoint/proto/tensor_bundle.pb.h"
+#include "core/env.h"
+#include "core/tensor.h"
+
+namespace minigraph {
+
+class BundleWriter {
+ public:
+  // Creates the prefix's directory if missing and opens the temporary data
+  // file. `env` (not owned) must outlive the writer.
+  static absl::StatusOr<std::unique_ptr<BundleWriter>> Create(Env* env, std::string prefix);
+  // Deletes the temporary files unless Finish() succeeded.
+  ~BundleWriter();
+
+  // Appends `t`'s bytes to the data file. Returns InvalidArgument for an
+  // empty or duplicate key or a dtype that cannot be saved (resource,
+  // variant), or the file's error. Errors are sticky.
+  absl::Status Add(absl::string_view key, const Tensor& t);
+
+  // Writes the index and moves both files into place. FailedPrecondition
+  // when called twice.
+  absl::Status Finish();
+
+  const std::string& prefix() const { return prefix_; }
+
+ private:
+  BundleWriter(Env* env, std::string prefix);
+
+  Env* const env_;  // Not owned.
+  const std::string prefix_;
+  std::string data_tmp_, index_tmp_;
+  std::unique_ptr<WritableFile> data_;
+  int64_t offset_ = 0;
+  std::map<std::string, BundleEntryProto> entries_;
+  absl::Status status_;
+  bool finished_ = false;
+};
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_CHECKPOINT_BUNDLE_WRITER_H_

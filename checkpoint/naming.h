@@ -1,0 +1,26 @@
+// File names of a checkpoint (tensor bundle) with prefix P, as TensorFlow
+// spells them.
+//
+//   MetaFilename("/ckpt/model-5")            // "/ckpt/model-5.index"
+//   DataFilename("/ckpt/model-5", 0, 1)      // "/ckpt/model-5.data-00000-of-00001"
+
+#ifndef MINIGRAPH_CHECKPOINT_NAMING_H_
+#define MINIGRAPH_CHECKPOINT_NAMING_H_
+
+#include <string>
+
+#include "absl/strings/string_view.h"
+
+namespace minigraph {
+
+std::string MetaFilename(absl::string_view prefix);
+std::string DataFilename(absl::string_view prefix, int shard, int num_shards);
+// TensorFlow's temporary-file marker: files being written are named
+// "<final name>.tempstate<random>" until they are renamed into place.
+inline constexpr char kTempStateSuffix[] = ".tempstate";
+// True for a data file name of `prefix` ("<prefix>.data-NNNNN-of-NNNNN").
+bool IsDataFilenameOf(absl::string_view prefix, absl::string_view filename);
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_CHECKPOINT_NAMING_H_
