@@ -1,0 +1,260 @@
+// BundleWriter/BundleReader round trips, argument errors, and corruption:
+// every flipped byte and every truncation ends in an error or correct data.
+#include <random>
+
+#include "checkpoint/bundle_reader.h"
+#include "checkpoint/bundle_writer.h"
+#include "checkpoint/naming.h"
+#include "checkpoint/table.h"
+#include "core/mem_env.h"
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace minigraph {
+namespace {
+
+using ::testing::AnyOf;
+using ::testing::HasSubstr;
+
+Tensor RandomTensor(DataType dt, const TensorShape& shape, std::mt19937* rng) {
+  Tensor t(dt, shape);
+  if (dt == DT_STRING) {
+    for (int64_t i = 0; i < t.NumElements(); ++i) {
+      t.flat<std::string>()(i) = std::string((*rng)() % 300, static_cast<char>((*rng)()));
+    }
+    return t;
+  }
+  auto* p = static_cast<unsigned char*>(t.raw_data());
+  for (size_t i = 0; i < t.TotalBytes(); ++i) p[i] = static_cast<unsigned char>((*rng)());
+  if (dt == DT_BOOL) {
+    for (int64_t i = 0; i < t.NumElements(); ++i) p[i] &= 1;
+  }
+  return t;
+}
+
+bool SameTensor(const Tensor& a, const Tensor& b) {
+  if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
+  if (a.dtype() == DT_STRING) {
+    for (int64_t i = 0; i < a.NumElements(); ++i) {
+      if (a.flat<std::string>()(i) != b.flat<std::string>()(i)) return false;
+    }
+    return true;
+  }
+  return a.tensor_data() == b.tensor_data();
+}
+
+TEST(BundleTest, RoundTripsEveryDtypeAndShape) {
+  const std::vector<DataType> dtypes = {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16,
+                                        DT_INT8, DT_STRING, DT_COMPLEX64, DT_INT64, DT_BOOL,
+                                        DT_BFLOAT16, DT_UINT16, DT_COMPLEX128, DT_HALF,
+                                        DT_UINT32, DT_UINT64};
+  const std::vector<TensorShape> shapes = {TensorShape(), TensorShape({0}), TensorShape({5}),
+                                           TensorShape({3, 0, 2}), TensorShape({17, 3})};
+  std::mt19937 rng(11);
+  MemEnv env;
+  std::map<std::string, Tensor> saved;
+  ASSERT_OK_AND_ASSIGN(auto w, BundleWriter::Create(&env, "/ckpt/dir/model"));
+  int n = 0;
+  for (DataType dt : dtypes) {
+    for (const TensorShape& shape : shapes) {
+      // Keys in random order; data order follows Add order.
+      std::string key = absl::StrCat("v", rng() % 1000, "/", DataTypeString(dt), "_", n++);
+      saved[key] = RandomTensor(dt, shape, &rng);
+      ASSERT_OK(w->Add(key, saved[key]));
+    }
+  }
+  ASSERT_OK(w->Finish());
+  ASSERT_OK_AND_ASSIGN(auto r, BundleReader::Open(&env, "/ckpt/dir/model"));
+  ASSERT_EQ(r->keys().size(), saved.size());
+  for (const auto& [key, want] : saved) {
+    ASSERT_OK_AND_ASSIGN(Tensor got, r->Lookup(key));
+    EXPECT_TRUE(SameTensor(got, want)) << key;
+    Tensor into(want.dtype(), want.shape());
+    ASSERT_OK(r->ReadInto(key, &into));
+    EXPECT_TRUE(SameTensor(into, want)) << key;
+  }
+  // No temporary files are left behind.
+  ASSERT_OK_AND_ASSIGN(auto files, env.GetChildren("/ckpt/dir"));
+  EXPECT_THAT(files, ::testing::UnorderedElementsAre("model.index", "model.data-00000-of-00001"));
+}
+
+TEST(BundleTest, WriterArgumentErrors) {
+  MemEnv env;
+  ASSERT_OK_AND_ASSIGN(auto w, BundleWriter::Create(&env, "/c/m"));
+  EXPECT_THAT(w->Add("", Tensor::Scalar<float>(1)), StatusIs(absl::StatusCode::kInvalidArgument));
+  ASSERT_OK(w->Add("a", Tensor::Scalar<float>(1)));
+  EXPECT_THAT(w->Add("a", Tensor::Scalar<float>(2)),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("\"a\" is added twice")));
+  EXPECT_THAT(w->Add("r", Tensor(DT_RESOURCE, TensorShape())),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("DT_RESOURCE")));
+  ASSERT_OK(w->Finish());
+  EXPECT_THAT(w->Finish(), StatusIs(absl::StatusCode::kFailedPrecondition));
+  EXPECT_THAT(w->Add("b", Tensor::Scalar<float>(1)),
+              StatusIs(absl::StatusCode::kFailedPrecondition));
+}
+
+TEST(BundleTest, AbandonedWriterLeavesNoFiles) {
+  MemEnv env;
+  {
+    ASSERT_OK_AND_ASSIGN(auto w, BundleWriter::Create(&env, "/c/m"));
+    ASSERT_OK(w->Add("a", Tensor::Scalar<float>(1)));
+  }
+  EXPECT_THAT(env.GetChildren("/c"), IsOkAndHolds(::testing::IsEmpty()));
+}
+
+TEST(BundleTest, ReaderErrorsNameTheFileAndKey) {
+  MemEnv env;
+  EXPECT_THAT(BundleReader::Open(&env, "/none/m"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("/none/m.index")));
+  ASSERT_OK(WriteStringToFile(&env, "/v1/model.ckpt", "old"));
+  EXPECT_THAT(BundleReader::Open(&env, "/v1/model.ckpt"),
+              StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("V1")));
+  ASSERT_OK_AND_ASSIGN(auto w, BundleWriter::Create(&env, "/c/m"));
+  ASSERT_OK(w->Add("a", Tensor::Vector<float>({1, 2})));
+  ASSERT_OK(w->Finish());
+  ASSERT_OK_AND_ASSIGN(auto r, BundleReader::Open(&env, "/c/m"));
+  EXPECT_THAT(r->Lookup("b"), StatusIs(absl::StatusCode::kNotFound,
+                                       HasSubstr("Key b not found in checkpoint /c/m")));
+  Tensor wrong(DT_FLOAT, TensorShape({3}));
+  EXPECT_THAT(r->ReadInto("a", &wrong),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("float [2]")));
+  ASSERT_OK(env.DeleteFile(DataFilename("/c/m", 0, 1)));
+  EXPECT_THAT(BundleReader::Open(&env, "/c/m"),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("m.data-00000-of-00001")));
+}
+
+// Writes an index with a hand-made header and entries.
+void WriteIndex(Env* env, const std::string& prefix, const BundleHeaderProto& header,
+                const std::map<std::string, BundleEntryProto>& entries) {
+  auto f = env->NewWritableFile(MetaFilename(prefix));
+  ASSERT_OK(f.status());
+  auto t = table::TableWriter::Create(f->get(), "index");
+  ASSERT_OK(t->Add("", header.SerializeAsString()));
+  for (const auto& [k, e] : entries) ASSERT_OK(t->Add(k, e.SerializeAsString()));
+  ASSERT_OK(t->Finish());
+  ASSERT_OK((*f)->Close());
+}
+
+TEST(BundleTest, HeaderAndEntryValidation) {
+  MemEnv env;
+  ASSERT_OK(WriteStringToFile(&env, DataFilename("/h/m", 0, 1), std::string(8, 'x')));
+  BundleHeaderProto header;
+  header.set_num_shards(1);
+  header.mutable_version()->set_producer(1);
+  BundleEntryProto e;
+  e.set_dtype(DT_FLOAT);
+  e.mutable_shape()->add_dim()->set_size(2);
+  e.set_size(8);
+
+  BundleHeaderProto future = header;
+  future.mutable_version()->set_min_consumer(5);
+  WriteIndex(&env, "/h/m", future, {{"a", e}});
+  EXPECT_THAT(BundleReader::Open(&env, "/h/m"),
+              StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("min_consumer=5")));
+  BundleHeaderProto big = header;
+  big.set_endianness(BundleHeaderProto::BIG);
+  WriteIndex(&env, "/h/m", big, {{"a", e}});
+  EXPECT_THAT(BundleReader::Open(&env, "/h/m"),
+              StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("big-endian")));
+
+  BundleEntryProto bad_shard = e;
+  bad_shard.set_shard_id(3);
+  WriteIndex(&env, "/h/m", header, {{"a", bad_shard}});
+  EXPECT_THAT(BundleReader::Open(&env, "/h/m"),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("shard id 3")));
+  BundleEntryProto bad_size = e;
+  bad_size.set_size(7);
+  WriteIndex(&env, "/h/m", header, {{"a", bad_size}});
+  EXPECT_THAT(BundleReader::Open(&env, "/h/m"),
+              StatusIs(absl::StatusCode::kDataLoss, AllOf(HasSubstr("\"a\""), HasSubstr("size 7"))));
+  BundleEntryProto past_end = e;
+  past_end.set_offset(4);
+  WriteIndex(&env, "/h/m", header, {{"a", past_end}});
+  EXPECT_THAT(BundleReader::Open(&env, "/h/m"),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("has only 8 bytes")));
+  BundleEntryProto sliced;
+  sliced.set_dtype(DT_FLOAT);
+  sliced.mutable_shape()->add_dim()->set_size(4);
+  sliced.add_slices()->add_extent();
+  WriteIndex(&env, "/h/m", header, {{"a", e}, {"part", sliced}});
+  ASSERT_OK_AND_ASSIGN(auto r, BundleReader::Open(&env, "/h/m"));
+  EXPECT_THAT(r->Lookup("part"),
+              StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("\"part\" in checkpoint /h/m is partitioned")));
+  e.set_crc32c(12345);
+  WriteIndex(&env, "/h/m", header, {{"a", e}});
+  ASSERT_OK_AND_ASSIGN(r, BundleReader::Open(&env, "/h/m"));
+  EXPECT_THAT(r->Lookup("a"), StatusIs(absl::StatusCode::kDataLoss,
+                                       HasSubstr("Checksum does not match for tensor \"a\"")));
+}
+
+class BundleCorruptionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_OK_AND_ASSIGN(auto w, BundleWriter::Create(&env_, "/c/m"));
+    std::mt19937 rng(5);
+    saved_["weights"] = RandomTensor(DT_FLOAT, TensorShape({3, 4}), &rng);
+    saved_["names"] = Tensor::Vector<std::string>({"ab", "", "cdef"});
+    saved_["step"] = Tensor::Scalar<int64_t>(42);
+    saved_["empty"] = Tensor(DT_DOUBLE, TensorShape({0, 2}));
+    for (const auto& [k, t] : saved_) ASSERT_OK(w->Add(k, t));
+    ASSERT_OK(w->Finish());
+    ASSERT_OK_AND_ASSIGN(index_, ReadFileToString(&env_, MetaFilename("/c/m")));
+    ASSERT_OK_AND_ASSIGN(data_, ReadFileToString(&env_, DataFilename("/c/m", 0, 1)));
+  }
+
+  // Opens and reads everything; returns how many tensors came back correct.
+  // A wrong value without an error fails the test.
+  int ReadAll() {
+    auto r = BundleReader::Open(&env_, "/c/m");
+    if (!r.ok()) {
+      EXPECT_THAT(r.status().code(), AnyOf(absl::StatusCode::kDataLoss, absl::StatusCode::kNotFound,
+                                           absl::StatusCode::kUnimplemented))
+          << r.status();
+      return 0;
+    }
+    int good = 0;
+    for (const auto& [k, want] : saved_) {
+      auto t = (*r)->Lookup(k);
+      if (!t.ok()) continue;
+      EXPECT_TRUE(SameTensor(*t, want)) << "wrong data for " << k << " without an error";
+      ++good;
+    }
+    return good;
+  }
+
+  MemEnv env_;
+  std::map<std::string, Tensor> saved_;
+  std::string index_, data_;
+};
+
+TEST_F(BundleCorruptionTest, EveryFlippedByteIsCaughtOrHarmless) {
+  ASSERT_EQ(ReadAll(), 4);
+  for (const auto& [path, original] :
+       {std::make_pair(MetaFilename("/c/m"), index_), std::make_pair(DataFilename("/c/m", 0, 1), data_)}) {
+    for (size_t i = 0; i < original.size(); ++i) {
+      std::string bad = original;
+      bad[i] ^= 0x5a;
+      ASSERT_OK(WriteStringToFile(&env_, path, bad));
+      SCOPED_TRACE(testing::Message() << path << " byte " << i);
+      ReadAll();
+    }
+    ASSERT_OK(WriteStringToFile(&env_, path, original));
+  }
+}
+
+TEST_F(BundleCorruptionTest, EveryTruncationIsCaught) {
+  for (const auto& [path, original] :
+       {std::make_pair(MetaFilename("/c/m"), index_), std::make_pair(DataFilename("/c/m", 0, 1), data_)}) {
+    for (size_t len = 0; len < original.size(); ++len) {
+      ASSERT_OK(WriteStringToFile(&env_, path, original.substr(0, len)));
+      SCOPED_TRACE(testing::Message() << path << " truncated to " << len);
+      EXPECT_LT(ReadAll(), 4);
+    }
+    ASSERT_OK(WriteStringToFile(&env_, path, original));
+  }
+  EXPECT_EQ(ReadAll(), 4);
+}
+
+}  // namespace
+}  // namespace minigraph
