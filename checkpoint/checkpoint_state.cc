@@ -1,0 +1,147 @@
+#include "checkpoint/checkpoint_state.h"
+
+#include <random>
+#include <regex>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "checkpoint/naming.h"
+#include "core/logging.h"
+#include "core/path.h"
+#include "core/status_macros.h"
+#include "google/protobuf/text_format.h"
+
+namespace minigraph {
+namespace {
+
+// os.path.relpath for the simple cases a save directory produces.
+std::string RelativeTo(const std::string& path, const std::string& dir) {
+  if (dir.empty() || dir == ".") return path;
+  std::string d = dir;
+  if (d.back() != '/') d.push_back('/');
+  if (absl::StartsWith(path, d)) return path.substr(d.size());
+  return path;
+}
+
+}  // namespace
+
+absl::Status AtomicWriteFile(Env* env, const std::string& path, absl::string_view contents) {
+  static thread_local std::mt19937_64 rng(std::random_device{}());
+  const std::string tmp = absl::StrCat(path, ".tmp", rng());
+  absl::Status s = WriteStringToFile(env, tmp, contents, /*sync=*/true);
+  if (s.ok()) s = env->RenameFile(tmp, path);
+  if (!s.ok()) {
+    env->DeleteFile(tmp).IgnoreError();
+    return s;
+  }
+  return env->SyncDir(std::string(Dirname(path)));
+}
+
+absl::StatusOr<std::optional<CheckpointState>> GetCheckpointState(
+    Env* env, const std::string& dir, const std::string& latest_filename) {
+  const std::string path = JoinPath(dir, latest_filename);
+  if (!env->FileExists(path).ok()) return std::nullopt;
+  absl::StatusOr<std::string> text = ReadFileToString(env, path);
+  CheckpointState state;
+  if (!text.ok() || !google::protobuf::TextFormat::ParseFromString(*text, &state)) {
+    MG_LOG(WARNING) << path << ": "
+                    << (text.ok() ? "not a valid CheckpointState text proto"
+                                  : std::string(text.status().message()));
+    MG_LOG(WARNING) << path << ": Checkpoint ignored";
+    return std::nullopt;
+  }
+  if (state.model_checkpoint_path().empty()) {
+    return absl::InvalidArgumentError(absl::StrCat("Invalid checkpoint state loaded from ", dir));
+  }
+  if (!IsAbsolutePath(state.model_checkpoint_path())) {
+    state.set_model_checkpoint_path(JoinPath(dir, state.model_checkpoint_path()));
+  }
+  for (std::string& p : *state.mutable_all_model_checkpoint_paths()) {
+    if (!IsAbsolutePath(p)) p = JoinPath(dir, p);
+  }
+  return state;
+}
+
+absl::Status UpdateCheckpointState(Env* env, const std::string& save_dir,
+                                   const std::string& model_checkpoint_path,
+                                   std::vector<std::string> all_paths,
+                                   std::vector<double> timestamps,
+                                   std::optional<double> last_preserved_timestamp,
+                                   const std::string& latest_filename, bool save_relative_paths) {
+  std::string model = model_checkpoint_path;
+  if (save_relative_paths) {
+    if (IsAbsolutePath(model)) model = RelativeTo(model, save_dir);
+    for (std::string& p : all_paths) {
+      if (IsAbsolutePath(p)) p = RelativeTo(p, save_dir);
+    }
+  }
+  if (all_paths.empty() || all_paths.back() != model) {
+    MG_LOG(INFO) << model << " is not in all_model_checkpoint_paths. Manually adding it.";
+    all_paths.push_back(model);
+  }
+  if (!timestamps.empty() && timestamps.size() != all_paths.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Checkpoint timestamps, if provided, must match checkpoint paths (got ",
+        all_paths.size(), " paths and ", timestamps.size(), " timestamps)"));
+  }
+  if (!IsAbsolutePath(save_dir)) {
+    if (!IsAbsolutePath(model)) model = RelativeTo(model, save_dir);
+    for (std::string& p : all_paths) {
+      if (!IsAbsolutePath(p)) p = RelativeTo(p, save_dir);
+    }
+  }
+  const std::string path = JoinPath(save_dir, latest_filename);
+  if (path == model) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "Save path '", model,
+        "' conflicts with path used for checkpoint state.  Please use a different save path."));
+  }
+  CheckpointState state;
+  state.set_model_checkpoint_path(model);
+  for (const std::string& p : all_paths) state.add_all_model_checkpoint_paths(p);
+  for (double t : timestamps) state.add_all_model_checkpoint_timestamps(t);
+  if (last_preserved_timestamp) state.set_last_preserved_timestamp(*last_preserved_timestamp);
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(state, &text);
+  return AtomicWriteFile(env, path, text);
+}
+
+bool CheckpointExists(Env* env, const std::string& prefix) {
+  if (env->FileExists(MetaFilename(prefix)).ok()) return true;
+  return env->FileExists(prefix).ok() && !env->IsDirectory(prefix).value_or(true);
+}
+
+absl::StatusOr<std::optional<std::string>> LatestCheckpoint(Env* env, const std::string& dir,
+                                                            const std::string& latest_filename) {
+  MG_ASSIGN_OR_RETURN(std::optional<CheckpointState> state,
+                      GetCheckpointState(env, dir, latest_filename));
+  if (!state || state->model_checkpoint_path().empty()) return std::nullopt;
+  if (CheckpointExists(env, state->model_checkpoint_path())) {
+    return state->model_checkpoint_path();
+  }
+  MG_LOG(ERROR) << "Couldn't match files for checkpoint " << state->model_checkpoint_path();
+  return std::nullopt;
+}
+
+std::string MetaGraphFilename(const std::string& prefix, const std::string& suffix) {
+  static const std::regex* const sharded = new std::regex("-[\\d\\?]+-of-\\d+$");
+  return absl::StrCat(std::regex_replace(prefix, *sharded, ""), ".", suffix);
+}
+
+void RemoveCheckpoint(Env* env, const std::string& prefix) {
+  std::vector<std::string> doomed = {MetaGraphFilename(prefix), MetaFilename(prefix)};
+  const std::string dir(Dirname(prefix));
+  absl::StatusOr<std::vector<std::string>> children = env->GetChildren(dir.empty() ? "." : dir);
+  if (children.ok()) {
+    const std::string base(Basename(prefix));
+    for (const std::string& c : *children) {
+      if (IsDataFilenameOf(base, c)) doomed.push_back(JoinPath(dir, c));
+    }
+  }
+  for (const std::string& f : doomed) {
+    absl::Status s = env->DeleteFile(f);
+    if (!s.ok() && !absl::IsNotFound(s)) MG_LOG(WARNING) << "Ignoring: " << s;
+  }
+}
+
+}  // namespace minigraph
