@@ -89,6 +89,8 @@ class Env {
   virtual absl::StatusOr<std::vector<std::string>> GetChildren(
       const std::string& dir) = 0;
   virtual absl::StatusOr<uint64_t> GetFileSize(const std::string& path) = 0;
+  // When the file's contents last changed, in microseconds since the epoch.
+  virtual absl::StatusOr<uint64_t> GetModificationTimeMicros(const std::string& path) = 0;
   virtual absl::Status DeleteFile(const std::string& path) = 0;
   // Creates `dir` and any missing parents. OK if it exists.
   virtual absl::Status CreateDir(const std::string& dir) = 0;
@@ -140,6 +142,9 @@ class EnvWrapper : public Env {
   }
   absl::StatusOr<uint64_t> GetFileSize(const std::string& path) override {
     return target_->GetFileSize(path);
+  }
+  absl::StatusOr<uint64_t> GetModificationTimeMicros(const std::string& path) override {
+    return target_->GetModificationTimeMicros(path);
   }
   absl::Status DeleteFile(const std::string& path) override {
     return target_->DeleteFile(path);

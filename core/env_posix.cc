@@ -225,6 +225,12 @@ class PosixEnv : public Env {
     return static_cast<uint64_t>(st.st_size);
   }
 
+  absl::StatusOr<uint64_t> GetModificationTimeMicros(const std::string& path) override {
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) return IoError("stat", path, errno);
+    return static_cast<uint64_t>(st.st_mtim.tv_sec) * 1000000 + st.st_mtim.tv_nsec / 1000;
+  }
+
   absl::Status DeleteFile(const std::string& path) override {
     if (unlink(path.c_str()) != 0) return IoError("delete", path, errno);
     return absl::OkStatus();

@@ -60,12 +60,16 @@ class MemRandomAccessFile : public RandomAccessFile {
 
 class MemWritableFile : public WritableFile {
  public:
-  MemWritableFile(std::string path, std::shared_ptr<FileState> f)
-      : path_(std::move(path)), file_(std::move(f)) {}
+  MemWritableFile(std::string path, std::shared_ptr<FileState> f, Env* clock)
+      : path_(std::move(path)), file_(std::move(f)), clock_(clock) {
+    absl::MutexLock l(&file_->mu);
+    file_->mtime_micros = clock_->NowMicros();
+  }
   absl::Status Append(absl::string_view data) override {
     if (closed_) return Closed();
     absl::MutexLock l(&file_->mu);
     file_->data.append(data.data(), data.size());
+    file_->mtime_micros = clock_->NowMicros();
     return absl::OkStatus();
   }
   absl::Status Flush() override { return closed_ ? Closed() : absl::OkStatus(); }
@@ -82,6 +86,7 @@ class MemWritableFile : public WritableFile {
   }
   const std::string path_;
   std::shared_ptr<FileState> file_;
+  Env* clock_;  // Not owned.
   bool closed_ = false;
 };
 
@@ -124,7 +129,7 @@ absl::StatusOr<std::unique_ptr<WritableFile>> MemEnv::NewWritableFile(
   }
   files_[p] = f;
   AddParentDirs(p);
-  return std::unique_ptr<WritableFile>(new MemWritableFile(p, std::move(f)));
+  return std::unique_ptr<WritableFile>(new MemWritableFile(p, std::move(f), target()));
 }
 
 absl::StatusOr<std::unique_ptr<WritableFile>> MemEnv::NewAppendableFile(
@@ -134,7 +139,7 @@ absl::StatusOr<std::unique_ptr<WritableFile>> MemEnv::NewAppendableFile(
   auto& f = files_[p];
   if (f == nullptr) f = std::make_shared<FileState>();
   AddParentDirs(p);
-  return std::unique_ptr<WritableFile>(new MemWritableFile(p, f));
+  return std::unique_ptr<WritableFile>(new MemWritableFile(p, f, target()));
 }
 
 absl::Status MemEnv::FileExists(const std::string& path) {
@@ -174,6 +179,13 @@ absl::StatusOr<uint64_t> MemEnv::GetFileSize(const std::string& path) {
   if (f == nullptr) return NotFound("stat", path);
   absl::MutexLock l(&f->mu);
   return static_cast<uint64_t>(f->data.size());
+}
+
+absl::StatusOr<uint64_t> MemEnv::GetModificationTimeMicros(const std::string& path) {
+  auto f = Find(path);
+  if (f == nullptr) return NotFound("stat", path);
+  absl::MutexLock l(&f->mu);
+  return f->mtime_micros;
 }
 
 absl::Status MemEnv::DeleteFile(const std::string& path) {

@@ -38,6 +38,7 @@ class MemEnv : public EnvWrapper {
   absl::StatusOr<bool> IsDirectory(const std::string& path) override;
   absl::StatusOr<std::vector<std::string>> GetChildren(const std::string& dir) override;
   absl::StatusOr<uint64_t> GetFileSize(const std::string& path) override;
+  absl::StatusOr<uint64_t> GetModificationTimeMicros(const std::string& path) override;
   absl::Status DeleteFile(const std::string& path) override;
   absl::Status CreateDir(const std::string& dir) override;
   absl::Status DeleteDir(const std::string& dir) override;
@@ -48,6 +49,7 @@ class MemEnv : public EnvWrapper {
   struct FileState {
     absl::Mutex mu;
     std::string data ABSL_GUARDED_BY(mu);
+    uint64_t mtime_micros ABSL_GUARDED_BY(mu) = 0;
   };
 
  private:

@@ -28,6 +28,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "core/allocator.h"
+#include "core/env.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
 #include "runtime/graph.h"
@@ -88,6 +89,7 @@ class OpKernel {
 // Per-step facilities every kernel may use.
 struct StepContext {
   const Eigen::ThreadPoolDevice* device = nullptr;  // intra-op parallelism
+  Env* env = nullptr;                               // files (checkpoints)
   ResourceMgr* resource_mgr = nullptr;
   Allocator* allocator = nullptr;
   int64_t step_id = 0;
@@ -132,6 +134,7 @@ class OpKernelContext {
 
   const Eigen::ThreadPoolDevice& eigen_device() const { return *step_->device; }
   ResourceMgr* resource_manager() const { return step_->resource_mgr; }
+  Env* env() const { return step_->env != nullptr ? step_->env : Env::Default(); }
   int64_t step_id() const { return step_->step_id; }
   bool cancelled() const { return step_->cancelled != nullptr && step_->cancelled->load(); }
   const OpKernel& kernel() const { return *kernel_; }

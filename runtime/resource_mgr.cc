@@ -10,11 +10,12 @@ std::string ContainerOrDefault(absl::string_view c) {
 }  // namespace
 
 absl::StatusOr<Var*> ResourceMgr::LookupOrCreateVar(absl::string_view container,
-                                                    absl::string_view name, DataType dtype) {
+                                                    absl::string_view name, DataType dtype,
+                                                    const PartialShape& declared_shape) {
   absl::MutexLock l(&mu_);
   auto& slot = vars_[{ContainerOrDefault(container), std::string(name)}];
   if (slot == nullptr) {
-    slot = std::make_unique<Var>(dtype, std::string(name));
+    slot = std::make_unique<Var>(dtype, std::string(name), declared_shape);
   } else if (slot->dtype() != dtype) {
     return absl::InvalidArgumentError(absl::StrCat(
         "variable '", name, "' in container '", ContainerOrDefault(container), "' has dtype ",

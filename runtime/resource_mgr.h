@@ -31,7 +31,8 @@ class ResourceMgr {
   // InvalidArgument when it exists with another dtype. The pointer stays
   // valid until the container is cleared.
   absl::StatusOr<Var*> LookupOrCreateVar(absl::string_view container,
-                                         absl::string_view name, DataType dtype);
+                                         absl::string_view name, DataType dtype,
+                                         const PartialShape& declared_shape = PartialShape());
   // nullptr when absent.
   Var* FindVar(absl::string_view container, absl::string_view name) const;
   // Drops every variable of `container`.

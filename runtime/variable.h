@@ -14,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "core/tensor.h"
+#include "runtime/shape_inference.h"
 
 namespace minigraph {
 
@@ -21,12 +22,16 @@ namespace minigraph {
 class Var {
  public:
   // `name` is the variable op's name, for error messages.
-  Var(DataType dtype, std::string name) : dtype_(dtype), name_(std::move(name)) {}
+  // `declared_shape` is the VariableV2 node's shape attr (unknown rank when
+  // the variable's shape may change).
+  Var(DataType dtype, std::string name, PartialShape declared_shape = PartialShape())
+      : dtype_(dtype), name_(std::move(name)), declared_shape_(std::move(declared_shape)) {}
   Var(const Var&) = delete;
   Var& operator=(const Var&) = delete;
 
   DataType dtype() const { return dtype_; }
   const std::string& name() const { return name_; }
+  const PartialShape& declared_shape() const { return declared_shape_; }
   absl::Mutex* mu() const ABSL_LOCK_RETURNED(mu_) { return &mu_; }
 
   bool is_initialized() const ABSL_SHARED_LOCKS_REQUIRED(mu_) { return initialized_; }
@@ -48,6 +53,7 @@ class Var {
  private:
   const DataType dtype_;
   const std::string name_;
+  const PartialShape declared_shape_;
   mutable absl::Mutex mu_;
   Tensor tensor_ ABSL_GUARDED_BY(mu_);
   bool initialized_ ABSL_GUARDED_BY(mu_) = false;

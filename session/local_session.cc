@@ -152,6 +152,7 @@ absl::Status LocalSession::Run(const RunOptions& options,
   args.feeds.reserve(feeds.size());
   for (const auto& f : feeds) args.feeds.push_back(f.second);
   args.step.device = device_;
+  args.step.env = options_.env;
   args.step.resource_mgr = state_->resource_mgr();
   args.step.allocator = DefaultAllocator();
   args.step.step_id = next_step_id.fetch_add(1);

@@ -16,6 +16,7 @@ const KernelRegistry* StandardKernels() {
     RegisterStateKernels(r);
     RegisterTrainingKernels(r);
     RegisterControlFlowKernels(r);
+    RegisterSaveRestoreKernels(r);
     return r;
   }();
   return registry;

@@ -24,6 +24,7 @@ void RegisterRandomKernels(KernelRegistry* r);
 void RegisterStateKernels(KernelRegistry* r);
 void RegisterTrainingKernels(KernelRegistry* r);
 void RegisterControlFlowKernels(KernelRegistry* r);
+void RegisterSaveRestoreKernels(KernelRegistry* r);
 
 }  // namespace minigraph
 

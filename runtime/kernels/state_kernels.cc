@@ -15,13 +15,15 @@ class VariableOp : public OpKernel {
     MG_RETURN_IF_ERROR(c->GetAttr("dtype", &dtype_));
     MG_RETURN_IF_ERROR(c->GetAttr("container", &container_));
     MG_RETURN_IF_ERROR(c->GetAttr("shared_name", &shared_name_));
+    MG_RETURN_IF_ERROR(c->GetAttr("shape", &shape_));
     if (shared_name_.empty()) shared_name_ = c->def().name();
     if (!IsSupportedTensorType(dtype_)) return NoKernelForType(c, dtype_);
     return absl::OkStatus();
   }
   absl::Status Compute(OpKernelContext* ctx) const override {
     MG_ASSIGN_OR_RETURN(Var * v,
-                        ctx->resource_manager()->LookupOrCreateVar(container_, shared_name_, dtype_));
+                        ctx->resource_manager()->LookupOrCreateVar(container_, shared_name_, dtype_,
+                                                                   shape_));
     ctx->set_output_ref(0, v);
     return absl::OkStatus();
   }
@@ -29,6 +31,7 @@ class VariableOp : public OpKernel {
  private:
   DataType dtype_;
   std::string container_, shared_name_;
+  PartialShape shape_;
 };
 
 class AssignOp : public OpKernel {
@@ -40,10 +43,17 @@ class AssignOp : public OpKernel {
     const Tensor& rhs = ctx->input(1);
     {
       absl::MutexLock l(v->mu());
-      if (validate_ && v->is_initialized() && v->value().shape() != rhs.shape()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Assign requires shapes of both tensors to match. lhs shape= ",
-            v->value().shape().DebugString(), " rhs shape= ", rhs.shape().DebugString()));
+      // As in TensorFlow, an uninitialized variable has its declared shape.
+      if (validate_) {
+        const bool init = v->is_initialized();
+        const bool same = init ? v->value().shape() == rhs.shape()
+                               : v->declared_shape().IsCompatibleWith(rhs.shape());
+        if (!same) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "Assign requires shapes of both tensors to match. lhs shape= ",
+              init ? v->value().shape().DebugString() : v->declared_shape().DebugString(),
+              " rhs shape= ", rhs.shape().DebugString(), " (variable '", v->name(), "')"));
+        }
       }
       Tensor owned;
       if (ctx->forward_input(1, &owned)) {

@@ -12,6 +12,7 @@ const OpRegistry* StandardOps() {
     RegisterRandomOps(r);
     RegisterTrainingOps(r);
     RegisterControlFlowOps(r);
+    RegisterIoOps(r);
     return r;
   }();
   return registry;

@@ -20,6 +20,7 @@ void RegisterStateOps(OpRegistry* r);
 void RegisterRandomOps(OpRegistry* r);
 void RegisterTrainingOps(OpRegistry* r);
 void RegisterControlFlowOps(OpRegistry* r);
+void RegisterIoOps(OpRegistry* r);
 
 }  // namespace minigraph
 

@@ -1,0 +1,240 @@
+#include "session/saver.h"
+
+#include <random>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "checkpoint/checkpoint_state.h"
+#include "checkpoint/naming.h"
+#include "core/logging.h"
+#include "core/path.h"
+#include "core/status_macros.h"
+#include "runtime/ops/ops.h"
+
+namespace minigraph {
+namespace {
+
+Tensor Strings(const std::vector<std::string>& v) {
+  Tensor t(DT_STRING, TensorShape({static_cast<int64_t>(v.size())}));
+  for (size_t i = 0; i < v.size(); ++i) t.flat<std::string>()(i) = v[i];
+  return t;
+}
+
+// A SaveV2 named `name` of `vars` to `prefix` (a string tensor).
+Operation AddSave(const Scope& s, const std::string& name, Output prefix,
+                  const std::vector<Variable>& vars) {
+  std::vector<std::string> names;
+  std::vector<Output> values;
+  for (const Variable& v : vars) {
+    names.push_back(v.name());
+    values.push_back(v.ref());
+  }
+  Output tensor_names = ops::Const(s.WithOpName(name + "/tensor_names"), Strings(names));
+  Output slices = ops::Const(s.WithOpName(name + "/shape_and_slices"),
+                             Strings(std::vector<std::string>(names.size())));
+  return s.WithOpName(name).AddOp("SaveV2", {{prefix}, {tensor_names}, {slices}, values});
+}
+
+}  // namespace
+
+Saver::Saver(SaverDef def, Env* env) : def_(std::move(def)), env_(env) {
+  next_checkpoint_time_ = env_->NowSeconds() + def_.keep_checkpoint_every_n_hours() * 3600.0;
+}
+
+absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOptions options,
+                                                     Env* env) {
+  std::vector<Variable> vars =
+      options.var_list.empty() ? GlobalVariables(scope) : options.var_list;
+  if (vars.empty() && !options.allow_empty) {
+    return absl::InvalidArgumentError("No variables to save");
+  }
+  const Scope s = scope.NewSubScope(options.name);
+  Output filename = ops::Const(s.WithOpName("Const"), Tensor::Scalar<std::string>("model"));
+  SaverDef def;
+  def.set_filename_tensor_name(filename.name() + ":0");
+  def.set_max_to_keep(options.max_to_keep);
+  def.set_keep_checkpoint_every_n_hours(options.keep_checkpoint_every_n_hours);
+  def.set_version(SaverDef::V2);
+  def.set_sharded(options.num_shards > 0);
+
+  if (options.num_shards <= 0) {
+    Operation save = AddSave(s, "SaveV2", filename, vars);
+    Output saved = ops::Identity(s.WithOpName("control_dependency").WithControlDependencies({save}),
+                                 filename);
+    def.set_save_tensor_name(saved.name() + ":0");
+  } else {
+    // Shard i of n saves variables i, i+n, ... to "<prefix>_temp/part-0000i-of-0000n";
+    // the parts are merged into <prefix>.
+    static thread_local std::mt19937_64 rng(std::random_device{}());
+    Output suffix_const =
+        ops::Const(s.WithOpName("StringJoin/inputs_1"),
+                   Tensor::Scalar<std::string>(absl::StrCat("_temp_", absl::Hex(rng()), "/part")));
+    Output temp = s.WithOpName("StringJoin").AddOp("StringJoin", {{filename, suffix_const}}).output(0);
+    Output n = ops::Const(s.WithOpName("num_shards"), static_cast<int32_t>(options.num_shards));
+    std::vector<Output> parts;
+    for (int i = 0; i < options.num_shards; ++i) {
+      std::vector<Variable> shard;
+      for (size_t j = i; j < vars.size(); j += options.num_shards) shard.push_back(vars[j]);
+      const std::string suffix = i == 0 ? "" : absl::StrCat("_", i);
+      Output shard_index = ops::Const(s.WithOpName("ShardedFilename" + suffix + "/shard"), i);
+      Output part = s.WithOpName("ShardedFilename" + suffix)
+                        .AddOp("ShardedFilename", {{temp}, {shard_index}, {n}})
+                        .output(0);
+      Operation save = AddSave(s, "SaveV2" + suffix, part, shard);
+      parts.push_back(ops::Identity(
+          s.WithOpName("control_dependency" + suffix).WithControlDependencies({save}), part));
+    }
+    Output prefixes = ops::Pack(s.WithOpName("MergeV2Checkpoints/checkpoint_prefixes"), parts);
+    Operation merge = s.WithOpName("MergeV2Checkpoints").AddOp(
+        "MergeV2Checkpoints", {{prefixes}, {filename}});
+    std::vector<Operation> deps = {merge};
+    for (const Output& p : parts) deps.push_back(p.op());
+    Output saved = ops::Identity(s.WithOpName("Identity").WithControlDependencies(deps), filename);
+    def.set_save_tensor_name(saved.name() + ":0");
+  }
+
+  std::vector<std::string> names;
+  std::vector<DataType> dtypes;
+  for (const Variable& v : vars) {
+    names.push_back(v.name());
+    dtypes.push_back(v.dtype());
+  }
+  AttrValue dtypes_attr;
+  for (DataType dt : dtypes) dtypes_attr.mutable_list()->add_type(dt);
+  Operation restore = s.WithOpName("RestoreV2").AddOp(
+      "RestoreV2",
+      {{filename},
+       {ops::Const(s.WithOpName("RestoreV2/tensor_names"), Strings(names))},
+       {ops::Const(s.WithOpName("RestoreV2/shape_and_slices"),
+                   Strings(std::vector<std::string>(names.size())))}},
+      {{"dtypes", dtypes_attr}});
+  std::vector<Operation> assigns;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    assigns.push_back(
+        ops::Assign(s.WithOpName("Assign"), vars[i].ref(), restore.output(static_cast<int>(i)))
+            .op());
+  }
+  Operation restore_all = ops::Group(s.WithOpName("restore_all"), assigns);
+  def.set_restore_op_name(restore_all.name());
+  MG_RETURN_IF_ERROR(scope.status());
+  scope.SetSaverDef(def);
+  return std::unique_ptr<Saver>(new Saver(def, env));
+}
+
+std::unique_ptr<Saver> Saver::FromSaverDef(const SaverDef& def, Env* env) {
+  return std::unique_ptr<Saver>(new Saver(def, env));
+}
+
+absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& save_path,
+                                        const SaveOptions& options) {
+  if (absl::StrContains(options.latest_filename, "/")) {
+    return absl::InvalidArgumentError("'latest_filename' must not contain path components");
+  }
+  std::string checkpoint_file = save_path;
+  if (options.global_step) {
+    checkpoint_file = absl::StrFormat("%s-%d", save_path, *options.global_step);
+  } else if (std::string(Basename(save_path)) == options.latest_filename && !def_.sharded()) {
+    return absl::InvalidArgumentError(absl::StrCat("'latest_filename' collides with 'save_path': '",
+                                                   options.latest_filename, "' and '", save_path,
+                                                   "'"));
+  }
+  const std::string save_dir(Dirname(save_path));
+  if (!save_dir.empty() && !env_->IsDirectory(save_dir).value_or(false)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Parent directory of ", save_path, " doesn't exist, can't save."));
+  }
+  std::vector<Tensor> out;
+  MG_RETURN_IF_ERROR(session->Run({{def_.filename_tensor_name(),
+                                    Tensor::Scalar<std::string>(checkpoint_file)}},
+                                  {def_.save_tensor_name()}, {}, &out));
+  const std::string model_checkpoint_path = out[0].flat<std::string>()(0);
+  if (options.write_state) {
+    RecordLastCheckpoint(model_checkpoint_path);
+    MG_RETURN_IF_ERROR(UpdateCheckpointState(env_, save_dir.empty() ? "." : save_dir,
+                                             model_checkpoint_path, last_checkpoints(), {},
+                                             std::nullopt, options.latest_filename));
+    MaybeDeleteOldCheckpoints();
+  }
+  if (options.meta_graph != nullptr) {
+    MG_RETURN_IF_ERROR(AtomicWriteFile(env_, MetaGraphFilename(checkpoint_file),
+                                       options.meta_graph->SerializeAsString()));
+  }
+  return model_checkpoint_path;
+}
+
+absl::Status Saver::Restore(Session* session, const std::string& save_path) {
+  if (save_path.empty()) {
+    return absl::InvalidArgumentError("Can't load save_path when it is None.");
+  }
+  if (!CheckpointExists(env_, save_path)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("The passed save_path is not a valid checkpoint: ", save_path));
+  }
+  MG_LOG(INFO) << "Restoring parameters from " << save_path;
+  std::vector<Tensor> out;
+  absl::Status s = session->Run({{def_.filename_tensor_name(), Tensor::Scalar<std::string>(save_path)}},
+                                {}, {def_.restore_op_name()}, &out);
+  if (absl::IsNotFound(s)) {
+    return absl::NotFoundError(absl::StrCat(
+        "Restoring from checkpoint failed. This is most likely due to a Variable name or other "
+        "graph key that is missing from the checkpoint. Please ensure that you have not altered "
+        "the graph expected based on the checkpoint. Original error:\n\n",
+        s.message()));
+  }
+  if (absl::IsInvalidArgument(s)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Restoring from checkpoint failed. This is most likely due to a mismatch between the "
+        "current graph and the graph from the checkpoint. Please ensure that you have not "
+        "altered the graph expected based on the checkpoint. Original error:\n\n",
+        s.message()));
+  }
+  return s;
+}
+
+std::vector<std::string> Saver::last_checkpoints() const {
+  std::vector<std::string> out;
+  for (const auto& [p, t] : last_checkpoints_) out.push_back(p);
+  return out;
+}
+
+void Saver::RecordLastCheckpoint(const std::string& path) {
+  if (def_.max_to_keep() <= 0) return;
+  last_checkpoints_.erase(
+      std::remove_if(last_checkpoints_.begin(), last_checkpoints_.end(),
+                     [&](const auto& e) { return e.first == path; }),
+      last_checkpoints_.end());
+  last_checkpoints_.emplace_back(path, env_->NowSeconds());
+  if (static_cast<int>(last_checkpoints_.size()) > def_.max_to_keep()) {
+    to_delete_.push_back(last_checkpoints_.front());
+    last_checkpoints_.erase(last_checkpoints_.begin());
+  }
+}
+
+void Saver::MaybeDeleteOldCheckpoints() {
+  if (to_delete_.empty()) return;
+  auto [path, time] = to_delete_.front();
+  to_delete_.erase(to_delete_.begin());
+  if (time > next_checkpoint_time_) {
+    // Kept for good (keep_checkpoint_every_n_hours): no longer tracked.
+    next_checkpoint_time_ += def_.keep_checkpoint_every_n_hours() * 3600.0;
+    return;
+  }
+  RemoveCheckpoint(env_, path);
+}
+
+void Saver::RecoverLastCheckpoints(const std::vector<std::string>& paths) {
+  std::vector<std::pair<std::string, double>> found;
+  for (const std::string& p : paths) {
+    absl::StatusOr<uint64_t> mtime = env_->GetModificationTimeMicros(MetaFilename(p));
+    if (!mtime.ok()) mtime = env_->GetModificationTimeMicros(p);
+    if (mtime.ok()) found.emplace_back(p, *mtime * 1e-6);
+  }
+  SetLastCheckpointsWithTime(std::move(found));
+}
+
+void Saver::SetLastCheckpointsWithTime(std::vector<std::pair<std::string, double>> checkpoints) {
+  last_checkpoints_ = std::move(checkpoints);
+}
+
+}  // namespace minigraph

@@ -1,0 +1,107 @@
+// TensorFlow 1.x's Saver: adds save and restore ops to a graph and manages
+// the checkpoints it writes (retention, the `checkpoint` state file).
+//
+//   MG_ASSIGN_OR_RETURN(auto saver, Saver::Create(root));     // all global variables
+//   ... create the session from root's graph ...
+//   MG_ASSIGN_OR_RETURN(std::string path,
+//                       saver->Save(session, "/logs/model.ckpt", {.global_step = 300}));
+//   // -> "/logs/model.ckpt-300", state file updated, older ones evicted
+//   MG_RETURN_IF_ERROR(saver->Restore(session, path));
+//
+// The graph nodes carry TensorFlow's names: "save/Const" (the filename),
+// "save/SaveV2", "save/control_dependency" (the save tensor), "save/RestoreV2",
+// "save/Assign", "save/Assign_1", ... and "save/restore_all". A sharded saver
+// writes its shards in parallel under "<prefix>_temp/part-*" and merges them
+// ("save/MergeV2Checkpoints", save tensor "save/Identity"). Thread-compatible.
+
+#ifndef MINIGRAPH_SESSION_SAVER_H_
+#define MINIGRAPH_SESSION_SAVER_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/env.h"
+#include "core/proto/meta_graph.pb.h"
+#include "core/proto/saver_def.pb.h"
+#include "runtime/ops/scope.h"
+#include "runtime/ops/variables.h"
+#include "session/session.h"
+
+namespace minigraph {
+
+struct SaverOptions {
+  // Saved under their op names; empty = every global variable.
+  std::vector<Variable> var_list;
+  int max_to_keep = 5;  // 0 keeps everything and tracks nothing
+  float keep_checkpoint_every_n_hours = 10000.0f;
+  // Shards written in parallel and merged; 0 = one unsharded bundle.
+  int num_shards = 0;
+  bool allow_empty = false;
+  bool save_relative_paths = false;
+  bool pad_step_number = false;
+  std::string name = "save";
+};
+
+struct SaveOptions {
+  std::optional<int64_t> global_step;
+  std::string latest_filename = "checkpoint";
+  bool write_state = true;
+  // Written to "<checkpoint>.meta" when set.
+  const MetaGraphDef* meta_graph = nullptr;
+};
+
+class Saver {
+ public:
+  // Adds the save/restore subgraph to `scope`'s graph. Returns
+  // InvalidArgument "No variables to save" for an empty list unless
+  // allow_empty, or the builder's error. `env` (not owned) must outlive the
+  // saver; it is the Env of the sessions the saver will be used with.
+  static absl::StatusOr<std::unique_ptr<Saver>> Create(const Scope& scope,
+                                                        SaverOptions options = {},
+                                                        Env* env = Env::Default());
+  // A saver for a graph that already has its save/restore ops (for instance
+  // one loaded from a MetaGraphDef).
+  static std::unique_ptr<Saver> FromSaverDef(const SaverDef& def, Env* env = Env::Default());
+
+  const SaverDef& saver_def() const { return def_; }
+
+  // Saves to `save_path` ("-<global_step>" appended when given) and returns
+  // the checkpoint prefix. With write_state, records it in the state file of
+  // its directory (before deleting any evicted checkpoint). Returns
+  // InvalidArgument when the directory does not exist or latest_filename
+  // has a path component, or the save op's error.
+  absl::StatusOr<std::string> Save(Session* session, const std::string& save_path,
+                                   const SaveOptions& options = {});
+
+  // Restores every saved variable from `save_path`. Returns InvalidArgument
+  // "The passed save_path is not a valid checkpoint: P" when P does not
+  // exist; NotFound naming the missing key and the checkpoint; or
+  // InvalidArgument naming the variable and both dtypes or shapes.
+  absl::Status Restore(Session* session, const std::string& save_path);
+
+  // Tracked checkpoints, oldest first.
+  std::vector<std::string> last_checkpoints() const;
+  // Tracks the existing ones among `paths`, with their files' times (after
+  // a restart, from GetCheckpointState().all_model_checkpoint_paths).
+  void RecoverLastCheckpoints(const std::vector<std::string>& paths);
+  void SetLastCheckpointsWithTime(std::vector<std::pair<std::string, double>> checkpoints);
+
+ private:
+  Saver(SaverDef def, Env* env);
+  void RecordLastCheckpoint(const std::string& path);
+  void MaybeDeleteOldCheckpoints();
+
+  SaverDef def_;
+  Env* env_;  // Not owned.
+  std::vector<std::pair<std::string, double>> last_checkpoints_;
+  std::vector<std::pair<std::string, double>> to_delete_;
+  double next_checkpoint_time_;
+};
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_SESSION_SAVER_H_

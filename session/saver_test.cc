@@ -1,0 +1,264 @@
+#include "session/saver.h"
+
+#include "checkpoint/bundle_reader.h"
+#include "checkpoint/checkpoint_state.h"
+#include "checkpoint/naming.h"
+#include "core/logging.h"
+#include "core/mem_env.h"
+#include "core/path.h"
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/ops/ops.h"
+#include "runtime/ops/variables.h"
+#include "tests/testing/shared_testdata.h"
+
+namespace minigraph {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::UnorderedElementsAre;
+
+class SaverTest : public ::testing::Test {
+ protected:
+  SaverTest() { SetMinLogLevel(LogLevel::kWarning); }
+
+  // A graph with v (float [3]), w (int64 scalar) and a Saver.
+  void Build(SaverOptions options = {}) {
+    root_ = Scope::NewRootScope();
+    v_ = Variable::Create(root_, "v", Tensor::Vector<float>({1, 2, 3}));
+    w_ = Variable::Create(root_, "w", Tensor::Scalar<int64_t>(7));
+    ops::Assign(root_.WithOpName("set_v"), v_.ref(), ops::Const<float>(root_, {4, 5, 6}));
+    init_ = GlobalVariablesInitializer(root_);
+    auto saver = Saver::Create(root_, options, &clock_);
+    ASSERT_OK(saver.status());
+    saver_ = *std::move(saver);
+  }
+  std::unique_ptr<Session> NewSess() {
+    SessionOptions opts;
+    opts.env = &clock_;
+    auto s = NewSession(opts);
+    EXPECT_OK(s.status());
+    EXPECT_OK((*s)->Create(*root_.ToGraphDef()));
+    return *std::move(s);
+  }
+  std::string Value(Session* s, const std::string& name) {
+    std::vector<Tensor> out;
+    absl::Status st = s->Run({}, {name}, {}, &out);
+    return st.ok() ? out[0].SummarizeValue(10) : std::string(st.message());
+  }
+  void RunTargets(Session* s, const std::vector<std::string>& t) {
+    std::vector<Tensor> out;
+    ASSERT_OK(s->Run({}, {}, t, &out));
+  }
+
+  // Files in memory (mem_), time from a fake clock that mem_ reads.
+  FakeClockEnv fake_time_{Env::Default()};
+  MemEnv mem_{&fake_time_};
+  Env& clock_ = mem_;
+  Scope root_ = Scope::NewRootScope();
+  Variable v_, w_;
+  Operation init_;
+  std::unique_ptr<Saver> saver_;
+};
+
+TEST_F(SaverTest, GraphUsesTensorFlowsNames) {
+  Build();
+  EXPECT_EQ(saver_->saver_def().filename_tensor_name(), "save/Const:0");
+  EXPECT_EQ(saver_->saver_def().save_tensor_name(), "save/control_dependency:0");
+  EXPECT_EQ(saver_->saver_def().restore_op_name(), "save/restore_all");
+  EXPECT_EQ(saver_->saver_def().version(), SaverDef::V2);
+  ASSERT_OK_AND_ASSIGN(MetaGraphDef meta, root_.ToMetaGraphDef());
+  EXPECT_EQ(meta.saver_def().restore_op_name(), "save/restore_all");
+  std::set<std::string> names;
+  for (const NodeDef& n : meta.graph_def().node()) names.insert(n.name());
+  for (const char* n : {"save/SaveV2", "save/SaveV2/tensor_names", "save/RestoreV2",
+                        "save/Assign", "save/Assign_1"}) {
+    EXPECT_TRUE(names.count(n)) << n;
+  }
+}
+
+TEST_F(SaverTest, SaveAndRestoreRoundTrip) {
+  Build();
+  ASSERT_OK(mem_.CreateDir("/logs"));
+  auto a = NewSess();
+  RunTargets(a.get(), {init_.name(), "set_v"});
+  ASSERT_OK_AND_ASSIGN(std::string path, saver_->Save(a.get(), "/logs/model", {.global_step = 12}));
+  EXPECT_EQ(path, "/logs/model-12");
+  EXPECT_THAT(mem_.GetChildren("/logs"),
+              IsOkAndHolds(UnorderedElementsAre("model-12.index", "model-12.data-00000-of-00001",
+                                                "checkpoint")));
+  auto b = NewSess();
+  EXPECT_THAT(Value(b.get(), "v/read"), HasSubstr("uninitialized"));
+  ASSERT_OK(saver_->Restore(b.get(), path));
+  EXPECT_EQ(Value(b.get(), "v/read"), "4 5 6");
+  EXPECT_EQ(Value(b.get(), "w/read"), "7");
+  ASSERT_OK_AND_ASSIGN(auto latest, LatestCheckpoint(&mem_, "/logs"));
+  EXPECT_EQ(latest, std::optional<std::string>("/logs/model-12"));
+}
+
+TEST_F(SaverTest, MaxToKeepEvictsAfterWritingTheState) {
+  Build({.max_to_keep = 2});
+  ASSERT_OK(mem_.CreateDir("/logs"));
+  auto s = NewSess();
+  RunTargets(s.get(), {init_.name()});
+  for (int step = 1; step <= 4; ++step) {
+    ASSERT_OK(saver_->Save(s.get(), "/logs/model", {.global_step = step}).status());
+  }
+  EXPECT_THAT(saver_->last_checkpoints(), ElementsAre("/logs/model-3", "/logs/model-4"));
+  ASSERT_OK_AND_ASSIGN(auto state, GetCheckpointState(&mem_, "/logs"));
+  EXPECT_THAT(state->all_model_checkpoint_paths(), ElementsAre("/logs/model-3", "/logs/model-4"));
+  EXPECT_FALSE(CheckpointExists(&mem_, "/logs/model-1"));
+  EXPECT_FALSE(CheckpointExists(&mem_, "/logs/model-2"));
+  EXPECT_TRUE(CheckpointExists(&mem_, "/logs/model-3"));
+  // A restarted trainer recovers the list and keeps evicting in order.
+  auto again = Saver::FromSaverDef(saver_->saver_def(), &clock_);
+  again->RecoverLastCheckpoints({state->all_model_checkpoint_paths().begin(),
+                                 state->all_model_checkpoint_paths().end()});
+  EXPECT_THAT(again->last_checkpoints(), ElementsAre("/logs/model-3", "/logs/model-4"));
+  ASSERT_OK(again->Save(s.get(), "/logs/model", {.global_step = 5}).status());
+  EXPECT_FALSE(CheckpointExists(&mem_, "/logs/model-3"));
+  EXPECT_THAT(again->last_checkpoints(), ElementsAre("/logs/model-4", "/logs/model-5"));
+}
+
+TEST_F(SaverTest, KeepCheckpointEveryNHoursPreservesOnFakeClock) {
+  Build({.max_to_keep = 1, .keep_checkpoint_every_n_hours = 1.0f});
+  ASSERT_OK(mem_.CreateDir("/logs"));
+  auto s = NewSess();
+  RunTargets(s.get(), {init_.name()});
+  ASSERT_OK(saver_->Save(s.get(), "/logs/model", {.global_step = 1}).status());
+  ASSERT_OK(saver_->Save(s.get(), "/logs/model", {.global_step = 2}).status());
+  EXPECT_FALSE(CheckpointExists(&mem_, "/logs/model-1"));  // younger than an hour: deleted
+  fake_time_.AdvanceMicros(2ull * 3600 * 1000000);
+  ASSERT_OK(saver_->Save(s.get(), "/logs/model", {.global_step = 3}).status());
+  ASSERT_OK(saver_->Save(s.get(), "/logs/model", {.global_step = 4}).status());
+  EXPECT_FALSE(CheckpointExists(&mem_, "/logs/model-2"));
+  EXPECT_TRUE(CheckpointExists(&mem_, "/logs/model-3"));  // past the hour: preserved
+  EXPECT_THAT(saver_->last_checkpoints(), ElementsAre("/logs/model-4"));
+}
+
+TEST_F(SaverTest, RestoreErrorsNameTheCheckpointKeyAndShapes) {
+  Build();
+  ASSERT_OK(mem_.CreateDir("/logs"));
+  auto s = NewSess();
+  EXPECT_THAT(saver_->Restore(s.get(), "/logs/nothing"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("The passed save_path is not a valid checkpoint: /logs/nothing")));
+  // A checkpoint that lacks w, and one whose v has another shape.
+  Scope other = Scope::NewRootScope();
+  Variable v2 = Variable::Create(other, "v", Tensor::Vector<float>({1, 2}));
+  Operation init2 = GlobalVariablesInitializer(other);
+  ASSERT_OK_AND_ASSIGN(auto saver2, Saver::Create(other, {}, &clock_));
+  SessionOptions opts;
+  opts.env = &clock_;
+  ASSERT_OK_AND_ASSIGN(auto s2, NewSession(opts));
+  ASSERT_OK(s2->Create(*other.ToGraphDef()));
+  RunTargets(s2.get(), {init2.name()});
+  ASSERT_OK_AND_ASSIGN(std::string path, saver2->Save(s2.get(), "/logs/other"));
+  EXPECT_THAT(saver_->Restore(s.get(), path),
+              StatusIs(absl::StatusCode::kNotFound,
+                       AllOf(HasSubstr("Key w not found in checkpoint /logs/other"),
+                             HasSubstr("a Variable name or other graph key that is missing"))));
+  // Restore only v into the [3] variable from the [2] checkpoint.
+  ASSERT_OK_AND_ASSIGN(auto v_only, Saver::Create(root_, {.var_list = {v_}, .name = "save_v"}, &clock_));
+  auto s3 = NewSess();
+  EXPECT_THAT(v_only->Restore(s3.get(), path),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("lhs shape= [3] rhs shape= [2]"), HasSubstr("'v'"))));
+}
+
+TEST_F(SaverTest, DtypeMismatchNamesBothDtypes) {
+  Build();
+  ASSERT_OK(mem_.CreateDir("/logs"));
+  Scope other = Scope::NewRootScope();
+  Variable::Create(other, "v", Tensor::Vector<double>({1, 2, 3}));
+  Variable::Create(other, "w", Tensor::Scalar<int64_t>(1));
+  Operation init2 = GlobalVariablesInitializer(other);
+  ASSERT_OK_AND_ASSIGN(auto saver2, Saver::Create(other, {}, &clock_));
+  SessionOptions opts;
+  opts.env = &clock_;
+  ASSERT_OK_AND_ASSIGN(auto s2, NewSession(opts));
+  ASSERT_OK(s2->Create(*other.ToGraphDef()));
+  RunTargets(s2.get(), {init2.name()});
+  ASSERT_OK_AND_ASSIGN(std::string path, saver2->Save(s2.get(), "/logs/doubles"));
+  auto s = NewSess();
+  EXPECT_THAT(saver_->Restore(s.get(), path),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("tensor_name = v; expected dtype float does not equal original "
+                                 "dtype double")));
+}
+
+TEST_F(SaverTest, SaveErrors) {
+  Build();
+  auto s = NewSess();
+  RunTargets(s.get(), {init_.name()});
+  EXPECT_THAT(saver_->Save(s.get(), "/missing_dir/model"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Parent directory of /missing_dir/model doesn't exist")));
+  ASSERT_OK(mem_.CreateDir("/logs"));
+  EXPECT_THAT(saver_->Save(s.get(), "/logs/checkpoint"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("collides")));
+  EXPECT_THAT(saver_->Save(s.get(), "/logs/m", {.latest_filename = "a/b"}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  Scope empty = Scope::NewRootScope();
+  EXPECT_THAT(Saver::Create(empty), StatusIs(absl::StatusCode::kInvalidArgument,
+                                             HasSubstr("No variables to save")));
+}
+
+TEST_F(SaverTest, ShardedSaveWritesShardsAndMerges) {
+  Build({.num_shards = 2});
+  EXPECT_EQ(saver_->saver_def().save_tensor_name(), "save/Identity:0");
+  ASSERT_OK(mem_.CreateDir("/logs"));
+  auto a = NewSess();
+  RunTargets(a.get(), {init_.name(), "set_v"});
+  ASSERT_OK_AND_ASSIGN(std::string path, saver_->Save(a.get(), "/logs/model", {.global_step = 3}));
+  EXPECT_EQ(path, "/logs/model-3");
+  EXPECT_THAT(mem_.GetChildren("/logs"),
+              IsOkAndHolds(UnorderedElementsAre("model-3.index", "model-3.data-00000-of-00002",
+                                                "model-3.data-00001-of-00002", "checkpoint")));
+  ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(&mem_, path));
+  EXPECT_EQ(reader->num_shards(), 2);
+  auto b = NewSess();
+  ASSERT_OK(saver_->Restore(b.get(), path));
+  EXPECT_EQ(Value(b.get(), "v/read"), "4 5 6");
+  EXPECT_EQ(Value(b.get(), "w/read"), "7");
+}
+
+TEST_F(SaverTest, RestoresTensorFlowCheckpointExactly) {
+  MG_REQUIRE_SHARED_TESTDATA(dir);
+  const std::string prefix = JoinPath(
+      dir, "tf_checkpoints/HamBamLam__TD-Checkers-LiamBurke/checkpoints/checkpoint-779049");
+  ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(Env::Default(), prefix));
+  Scope root = Scope::NewRootScope();
+  std::vector<Variable> vars;
+  for (const std::string& key : reader->keys()) {
+    ASSERT_OK_AND_ASSIGN(const BundleEntryProto* e, reader->GetEntry(key));
+    ASSERT_OK_AND_ASSIGN(TensorShape shape, reader->GetShape(key));
+    Tensor zeros(e->dtype(), shape);
+    std::memset(zeros.raw_data(), 0, zeros.TotalBytes());
+    Scope s = root;
+    // Keys are variable op names: "layer1/weight" lives in scope "layer1".
+    const size_t slash = key.rfind('/');
+    if (slash != std::string::npos) {
+      vars.push_back(Variable::Create(root.WithOpName(""), key, zeros));
+    } else {
+      vars.push_back(Variable::Create(root, key, zeros));
+    }
+    EXPECT_EQ(vars.back().name(), key);
+  }
+  ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root));
+  ASSERT_OK_AND_ASSIGN(auto session, NewSession(SessionOptions()));
+  ASSERT_OK(session->Create(*root.ToGraphDef()));
+  ASSERT_OK(saver->Restore(session.get(), prefix));
+  for (const std::string& key : reader->keys()) {
+    ASSERT_OK_AND_ASSIGN(Tensor want, reader->Lookup(key));
+    std::vector<Tensor> out;
+    ASSERT_OK(session->Run({}, {key + "/read"}, {}, &out));
+    EXPECT_EQ(out[0].tensor_data(), want.tensor_data()) << key;
+  }
+}
+
+}  // namespace
+}  // namespace minigraph
