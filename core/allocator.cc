@@ -3,11 +3,18 @@
 #include <sys/mman.h>
 
 #include <cstdlib>
+#include <map>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
 
 namespace minigraph {
 namespace {
 
 constexpr size_t kHugePage = size_t{2} << 20;
+// Freed large buffers kept for reuse, at most (MG_ALLOCATOR_CACHE_MB
+// overrides).
+constexpr size_t kDefaultCacheBytes = size_t{4} << 30;
 
 void* AlignedMalloc(size_t bytes) {
   // aligned_alloc wants a multiple of the alignment, and non-zero.
@@ -23,12 +30,51 @@ class MallocAllocatorImpl : public Allocator {
   void Deallocate(void* p, size_t) override { std::free(p); }
 };
 
+// Large buffers are mapped with MADV_HUGEPAGE and, when freed, kept for
+// reuse by the next allocation of the same rounded size (up to a byte
+// budget): a fresh mapping costs a page fault and the kernel zeroing every
+// page, which for a restore or a training step is as much work as the data
+// itself. TensorFlow's BFC allocator keeps memory for the same reason.
 class HugePageAllocator : public Allocator {
  public:
+  explicit HugePageAllocator(size_t cache_limit) : cache_limit_(cache_limit) {}
+
   std::string Name() const override { return "cpu_hugepage"; }
 
   void* Allocate(size_t bytes) override {
     if (bytes < kHugeAllocationThreshold) return AlignedMalloc(bytes);
+    {
+      absl::MutexLock l(&mu_);
+      auto it = cache_.find(RoundUp(bytes));
+      if (it != cache_.end()) {
+        void* p = it->second;
+        cached_bytes_ -= it->first;
+        cache_.erase(it);
+        return p;
+      }
+    }
+    return Map(bytes);
+  }
+
+  void Deallocate(void* p, size_t bytes) override {
+    if (bytes < kHugeAllocationThreshold) {
+      std::free(p);
+      return;
+    }
+    const size_t len = RoundUp(bytes);
+    {
+      absl::MutexLock l(&mu_);
+      if (cached_bytes_ + len <= cache_limit_) {
+        cache_.emplace(len, p);
+        cached_bytes_ += len;
+        return;
+      }
+    }
+    munmap(p, len);
+  }
+
+ private:
+  void* Map(size_t bytes) {
     // Map with room to align the start to a huge page, then trim the slack
     // so the kernel can back the whole range with 2 MiB pages.
     const size_t len = RoundUp(bytes);
@@ -47,25 +93,31 @@ class HugePageAllocator : public Allocator {
     return p;
   }
 
-  void Deallocate(void* p, size_t bytes) override {
-    if (bytes < kHugeAllocationThreshold) {
-      std::free(p);
-    } else {
-      munmap(p, RoundUp(bytes));
-    }
-  }
-
- private:
   static size_t RoundUp(size_t bytes) {
     return (bytes + kHugePage - 1) & ~(kHugePage - 1);
   }
+
+  absl::Mutex mu_;
+  std::multimap<size_t, void*> cache_ ABSL_GUARDED_BY(mu_);
+  size_t cached_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  const size_t cache_limit_;
 };
 
 }  // namespace
 
 Allocator* DefaultAllocator() {
-  static Allocator* const a = new HugePageAllocator;
+  static Allocator* const a = [] {
+    size_t limit = kDefaultCacheBytes;
+    if (const char* mb = std::getenv("MG_ALLOCATOR_CACHE_MB"); mb != nullptr) {
+      limit = static_cast<size_t>(std::atoll(mb)) << 20;
+    }
+    return new HugePageAllocator(limit);
+  }();
   return a;
+}
+
+std::unique_ptr<Allocator> NewHugePageAllocator(size_t cache_bytes) {
+  return std::make_unique<HugePageAllocator>(cache_bytes);
 }
 
 Allocator* MallocAllocator() {

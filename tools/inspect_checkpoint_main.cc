@@ -1,0 +1,114 @@
+// Lists, prints and verifies checkpoints in TensorFlow's V2 format.
+//
+//   inspect_checkpoint --prefix=/logs/model-300            # one line per tensor
+//   inspect_checkpoint --prefix=/logs/model-300 --tensor=layer1/weight
+//   inspect_checkpoint --prefix=/logs/model-300 --verify   # read all, check every crc
+//   inspect_checkpoint --dir=/logs                          # the checkpoint state
+#include <cstdio>
+#include <iostream>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "checkpoint/bundle_reader.h"
+#include "checkpoint/checkpoint_state.h"
+#include "core/env.h"
+
+ABSL_FLAG(std::string, prefix, "",
+          "Checkpoint prefix P (files P.index and P.data-*): list its tensors as "
+          "key<TAB>dtype<TAB>shape<TAB>size_bytes<TAB>shard<TAB>offset<TAB>crc32c");
+ABSL_FLAG(std::string, tensor, "", "With --prefix: print this tensor's values instead");
+ABSL_FLAG(bool, verify, false,
+          "With --prefix: read every tensor and check every crc; exit 1 naming each bad one");
+ABSL_FLAG(std::string, dir, "", "Print the checkpoint state (the `checkpoint` file) of a directory");
+ABSL_FLAG(int, max_values, 20, "With --tensor: values shown before summarizing");
+
+namespace minigraph {
+namespace {
+
+int Fail(const absl::Status& s) {
+  std::fprintf(stderr, "inspect_checkpoint: %s\n", std::string(s.ToString()).c_str());
+  return 1;
+}
+
+int ListOrVerify(const std::string& prefix) {
+  auto reader = BundleReader::Open(Env::Default(), prefix);
+  if (!reader.ok()) return Fail(reader.status());
+  int bad = 0;
+  for (const std::string& key : (*reader)->keys()) {
+    const BundleEntryProto* e = *(*reader)->GetEntry(key);
+    if (absl::GetFlag(FLAGS_verify)) {
+      absl::StatusOr<Tensor> t = (*reader)->Lookup(key);
+      if (!t.ok()) {
+        ++bad;
+        std::fprintf(stderr, "BAD %s: %s\n", key.c_str(), std::string(t.status().message()).c_str());
+      }
+      continue;
+    }
+    auto shape = (*reader)->GetShape(key);
+    std::printf("%s\t%s\t%s\t%lld\t%d\t%lld\t%08x\n", key.c_str(), DataTypeName(e->dtype()).c_str(),
+                shape.ok() ? shape->DebugString().c_str() : "?", static_cast<long long>(e->size()),
+                e->shard_id(), static_cast<long long>(e->offset()), e->crc32c());
+  }
+  if (absl::GetFlag(FLAGS_verify)) {
+    std::printf("%s: %zu tensors, %d bad\n", prefix.c_str(), (*reader)->keys().size(), bad);
+  }
+  return bad == 0 ? 0 : 1;
+}
+
+int PrintTensor(const std::string& prefix, const std::string& key) {
+  auto reader = BundleReader::Open(Env::Default(), prefix);
+  if (!reader.ok()) return Fail(reader.status());
+  auto t = (*reader)->Lookup(key);
+  if (!t.ok()) return Fail(t.status());
+  std::printf("%s\t%s\t%s\n%s\n", key.c_str(), DataTypeName(t->dtype()).c_str(),
+              t->shape().DebugString().c_str(),
+              t->SummarizeValue(absl::GetFlag(FLAGS_max_values)).c_str());
+  return 0;
+}
+
+int PrintState(const std::string& dir) {
+  auto state = GetCheckpointState(Env::Default(), dir);
+  if (!state.ok()) return Fail(state.status());
+  if (!state->has_value()) {
+    std::printf("%s: no checkpoint state\n", dir.c_str());
+    return 1;
+  }
+  const CheckpointState& s = **state;
+  std::printf("model_checkpoint_path\t%s\t%s\n", s.model_checkpoint_path().c_str(),
+              CheckpointExists(Env::Default(), s.model_checkpoint_path()) ? "present" : "MISSING");
+  for (int i = 0; i < s.all_model_checkpoint_paths_size(); ++i) {
+    const std::string& p = s.all_model_checkpoint_paths(i);
+    std::printf("all_model_checkpoint_paths\t%s\t%s", p.c_str(),
+                CheckpointExists(Env::Default(), p) ? "present" : "MISSING");
+    if (i < s.all_model_checkpoint_timestamps_size()) {
+      std::printf("\t%.6f", s.all_model_checkpoint_timestamps(i));
+    }
+    std::printf("\n");
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace minigraph
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Lists, prints and verifies TensorFlow V2 checkpoints.\n"
+      "  inspect_checkpoint --prefix=P [--tensor=KEY | --verify]\n"
+      "  inspect_checkpoint --dir=D");
+  absl::ParseCommandLine(argc, argv);
+  const std::string prefix = absl::GetFlag(FLAGS_prefix);
+  const std::string dir = absl::GetFlag(FLAGS_dir);
+  if (!dir.empty()) return minigraph::PrintState(dir);
+  if (prefix.empty()) {
+    std::fprintf(stderr, "inspect_checkpoint: give --prefix or --dir (see --help)\n");
+    return 2;
+  }
+  if (!absl::GetFlag(FLAGS_tensor).empty()) {
+    return minigraph::PrintTensor(prefix, absl::GetFlag(FLAGS_tensor));
+  }
+  return minigraph::ListOrVerify(prefix);
+}
