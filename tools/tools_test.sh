@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Runs the checkpoint tools the way users do: inspect_checkpoint on a
+# TensorFlow checkpoint (list, print, verify, catch a corrupted byte, show a
+# directory's state) and restore_bench on a small synthetic checkpoint.
+set -euo pipefail
+inspect="$1"
+bench="$2"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+help=$("$inspect" --help 2>&1 || true)
+[[ "$help" == *"--prefix"* && "$help" == *"--verify"* ]] || fail "inspect_checkpoint --help: $help"
+help=$("$bench" --help 2>&1 || true)
+[[ "$help" == *"--size_mb"* && "$help" == *"--repeats"* ]] || fail "restore_bench --help: $help"
+
+# restore_bench: the last line is the JSON object with every field.
+json=$("$bench" --size_mb=4 --tensors=10 --repeats=1 --dir="$TEST_TMPDIR/bench" 2>/dev/null | tail -n 1)
+for field in size_mb tensors threads baseline_gbps reader_gbps session_gbps reader_ratio session_ratio; do
+  echo "$json" | grep -q "\"$field\":" || fail "restore_bench JSON lacks $field: $json"
+done
+
+shared="${MG_SHARED_TESTDATA:-}"
+if [ -z "$shared" ] || [ ! -d "$shared" ]; then
+  echo "shared test data not found (MG_SHARED_TESTDATA); skipping the TensorFlow checkpoint checks"
+  exit 0
+fi
+src="$shared/tf_checkpoints/HamBamLam__TD-Checkers-LiamBurke/checkpoints"
+work="$TEST_TMPDIR/ckpt"
+mkdir -p "$work"
+cp "$src"/checkpoint "$src"/checkpoint-779049.index "$src"/checkpoint-779049.data-00000-of-00001 "$work"/
+prefix="$work/checkpoint-779049"
+
+out=$("$inspect" --prefix="$prefix")
+[ "$(echo "$out" | wc -l)" -eq 10 ] || fail "expected 10 tensors, got: $out"
+echo "$out" | grep -qP '^layer1/weight\tDT_FLOAT\t\[69,20\]\t5520\t0\t5772\t[0-9a-f]{8}$' ||
+  fail "unexpected line for layer1/weight: $out"
+echo "$out" | grep -qP '^global_step\tDT_INT32\t\[\]\t4\t0\t5688\t061fa008$' || fail "global_step line"
+"$inspect" --prefix="$prefix" --tensor=global_step | grep -q "^779049$" || fail "global_step value"
+"$inspect" --prefix="$prefix" --verify | grep -q "10 tensors, 0 bad" || fail "verify of a good checkpoint"
+"$inspect" --dir="$work" | grep -q "model_checkpoint_path.*checkpoint-779049.*present" || fail "--dir"
+
+# Flip one byte inside layer1/weight (offset 5772, 5520 bytes).
+printf '\xff' | dd of="$prefix.data-00000-of-00001" bs=1 seek=6000 conv=notrunc status=none
+if "$inspect" --prefix="$prefix" --verify 2>"$TEST_TMPDIR/err"; then fail "verify passed a corrupt file"; fi
+grep -q 'BAD layer1/weight: Checksum does not match for tensor "layer1/weight"' "$TEST_TMPDIR/err" ||
+  fail "verify did not name the bad tensor: $(cat "$TEST_TMPDIR/err")"
+echo "PASS"
