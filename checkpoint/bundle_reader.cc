@@ -228,13 +228,23 @@ absl::Status BundleReader::ReadStrings(const BundleEntryProto& e, absl::string_v
   return absl::OkStatus();
 }
 
-absl::Status BundleReader::ReadInto(absl::string_view key, Tensor* dst) const {
+absl::StatusOr<const BundleEntryProto*> BundleReader::ReadableEntry(absl::string_view key) const {
   MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, GetEntry(key));
   if (e->slices_size() > 0) {
     return absl::UnimplementedError(absl::StrCat(
         "tensor \"", key, "\" in checkpoint ", prefix_,
         " is partitioned (saved in slices); minigraph does not read partitioned tensors"));
   }
+  if (!DataTypeCanUseMemcpy(e->dtype()) && e->dtype() != DT_STRING) {
+    return absl::UnimplementedError(absl::StrCat("tensor \"", key, "\" in checkpoint ", prefix_,
+                                                 " has dtype ", DataTypeName(e->dtype()),
+                                                 ", which minigraph does not read"));
+  }
+  return e;
+}
+
+absl::Status BundleReader::ReadInto(absl::string_view key, Tensor* dst) const {
+  MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, ReadableEntry(key));
   MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(e->shape()));
   if (dst->dtype() != e->dtype() || dst->shape() != shape) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -246,26 +256,12 @@ absl::Status BundleReader::ReadInto(absl::string_view key, Tensor* dst) const {
     if (e->size() == 0) return absl::OkStatus();
     return ReadBytes(*e, key, static_cast<char*>(dst->raw_data()), /*verify_crc=*/true);
   }
-  if (e->dtype() == DT_STRING) return ReadStrings(*e, key, dst);
-  return absl::UnimplementedError(absl::StrCat("tensor \"", key, "\" in checkpoint ", prefix_,
-                                               " has dtype ", DataTypeName(e->dtype()),
-                                               ", which minigraph does not read"));
+  return ReadStrings(*e, key, dst);
 }
 
 absl::StatusOr<Tensor> BundleReader::Lookup(absl::string_view key, Allocator* allocator) const {
-  MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, GetEntry(key));
-  if (e->slices_size() > 0) {
-    return absl::UnimplementedError(absl::StrCat(
-        "tensor \"", key, "\" in checkpoint ", prefix_,
-        " is partitioned (saved in slices); minigraph does not read partitioned tensors"));
-  }
+  MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, ReadableEntry(key));
   MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(e->shape()));
-  if (!IsSupportedTensorType(e->dtype()) || e->dtype() == DT_RESOURCE ||
-      e->dtype() == DT_VARIANT) {
-    return absl::UnimplementedError(absl::StrCat("tensor \"", key, "\" in checkpoint ", prefix_,
-                                                 " has dtype ", DataTypeName(e->dtype()),
-                                                 ", which minigraph does not read"));
-  }
   MG_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(e->dtype(), shape, allocator));
   MG_RETURN_IF_ERROR(ReadInto(key, &t));
   return t;

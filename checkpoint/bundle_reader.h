@@ -64,6 +64,9 @@ class BundleReader {
  private:
   BundleReader(Env* env, std::string prefix) : env_(env), prefix_(std::move(prefix)) {}
   absl::Status Init();
+  // The entry of `key` if this reader can read it (not sliced, a supported
+  // dtype), else NotFound or Unimplemented naming the key.
+  absl::StatusOr<const BundleEntryProto*> ReadableEntry(absl::string_view key) const;
   absl::Status ReadBytes(const BundleEntryProto& e, absl::string_view key, char* dst,
                          bool verify_crc) const;
   absl::Status ReadStrings(const BundleEntryProto& e, absl::string_view key, Tensor* dst) const;

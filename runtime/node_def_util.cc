@@ -103,52 +103,57 @@ MG_GET_LIST_ATTR(DataType, type, "list(type)")
 MG_GET_LIST_ATTR(std::string, s, "list(string)")
 #undef MG_GET_LIST_ATTR
 
-namespace {
-AttrValue& Mutable(absl::string_view name, NodeDef* node) {
-  AttrValue& v = (*node->mutable_attr())[std::string(name)];
-  v.Clear();
-  return v;
+AttrValue MakeAttrValue(const std::string& value) {
+  AttrValue a;
+  a.set_s(value);
+  return a;
 }
-}  // namespace
-
-void SetAttr(absl::string_view name, const std::string& value, NodeDef* node) {
-  Mutable(name, node).set_s(value);
+AttrValue MakeAttrValue(const char* value) { return MakeAttrValue(std::string(value)); }
+AttrValue MakeAttrValue(int64_t value) {
+  AttrValue a;
+  a.set_i(value);
+  return a;
 }
-void SetAttr(absl::string_view name, const char* value, NodeDef* node) {
-  Mutable(name, node).set_s(value);
+AttrValue MakeAttrValue(int value) { return MakeAttrValue(static_cast<int64_t>(value)); }
+AttrValue MakeAttrValue(float value) {
+  AttrValue a;
+  a.set_f(value);
+  return a;
 }
-void SetAttr(absl::string_view name, int64_t value, NodeDef* node) {
-  Mutable(name, node).set_i(value);
+AttrValue MakeAttrValue(bool value) {
+  AttrValue a;
+  a.set_b(value);
+  return a;
 }
-void SetAttr(absl::string_view name, int value, NodeDef* node) {
-  Mutable(name, node).set_i(value);
+AttrValue MakeAttrValue(DataType value) {
+  AttrValue a;
+  a.set_type(value);
+  return a;
 }
-void SetAttr(absl::string_view name, float value, NodeDef* node) {
-  Mutable(name, node).set_f(value);
+AttrValue MakeAttrValue(const PartialShape& value) {
+  AttrValue a;
+  value.AsProto(a.mutable_shape());
+  return a;
 }
-void SetAttr(absl::string_view name, bool value, NodeDef* node) {
-  Mutable(name, node).set_b(value);
+AttrValue MakeAttrValue(const Tensor& value) {
+  AttrValue a;
+  TensorToProto(value, a.mutable_tensor());
+  return a;
 }
-void SetAttr(absl::string_view name, DataType value, NodeDef* node) {
-  Mutable(name, node).set_type(value);
+AttrValue MakeAttrValue(const std::vector<int64_t>& value) {
+  AttrValue a;
+  for (int64_t v : value) a.mutable_list()->add_i(v);
+  return a;
 }
-void SetAttr(absl::string_view name, const PartialShape& value, NodeDef* node) {
-  value.AsProto(Mutable(name, node).mutable_shape());
+AttrValue MakeAttrValue(const std::vector<DataType>& value) {
+  AttrValue a;
+  for (DataType v : value) a.mutable_list()->add_type(v);
+  return a;
 }
-void SetAttr(absl::string_view name, const Tensor& value, NodeDef* node) {
-  TensorToProto(value, Mutable(name, node).mutable_tensor());
-}
-void SetAttr(absl::string_view name, const std::vector<int64_t>& value, NodeDef* node) {
-  auto* list = Mutable(name, node).mutable_list();
-  for (int64_t v : value) list->add_i(v);
-}
-void SetAttr(absl::string_view name, const std::vector<DataType>& value, NodeDef* node) {
-  auto* list = Mutable(name, node).mutable_list();
-  for (DataType v : value) list->add_type(v);
-}
-void SetAttr(absl::string_view name, const std::vector<std::string>& value, NodeDef* node) {
-  auto* list = Mutable(name, node).mutable_list();
-  for (const auto& v : value) list->add_s(v);
+AttrValue MakeAttrValue(const std::vector<std::string>& value) {
+  AttrValue a;
+  for (const auto& v : value) a.mutable_list()->add_s(v);
+  return a;
 }
 
 void AddDefaultsToNodeDef(const OpDef& op, NodeDef* node) {

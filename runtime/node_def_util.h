@@ -44,19 +44,25 @@ absl::Status GetNodeAttr(const NodeDef& node, absl::string_view name,
 absl::Status GetNodeAttr(const NodeDef& node, absl::string_view name,
                          std::vector<std::string>* value);
 
-// Setters for building NodeDefs.
-void SetAttr(absl::string_view name, const std::string& value, NodeDef* node);
-void SetAttr(absl::string_view name, const char* value, NodeDef* node);
-void SetAttr(absl::string_view name, int64_t value, NodeDef* node);
-void SetAttr(absl::string_view name, int value, NodeDef* node);
-void SetAttr(absl::string_view name, float value, NodeDef* node);
-void SetAttr(absl::string_view name, bool value, NodeDef* node);
-void SetAttr(absl::string_view name, DataType value, NodeDef* node);
-void SetAttr(absl::string_view name, const PartialShape& value, NodeDef* node);
-void SetAttr(absl::string_view name, const Tensor& value, NodeDef* node);
-void SetAttr(absl::string_view name, const std::vector<int64_t>& value, NodeDef* node);
-void SetAttr(absl::string_view name, const std::vector<DataType>& value, NodeDef* node);
-void SetAttr(absl::string_view name, const std::vector<std::string>& value, NodeDef* node);
+// AttrValues for building NodeDefs.
+AttrValue MakeAttrValue(const std::string& value);
+AttrValue MakeAttrValue(const char* value);
+AttrValue MakeAttrValue(int64_t value);
+AttrValue MakeAttrValue(int value);
+AttrValue MakeAttrValue(float value);
+AttrValue MakeAttrValue(bool value);
+AttrValue MakeAttrValue(DataType value);
+AttrValue MakeAttrValue(const PartialShape& value);
+AttrValue MakeAttrValue(const Tensor& value);
+AttrValue MakeAttrValue(const std::vector<int64_t>& value);
+AttrValue MakeAttrValue(const std::vector<DataType>& value);
+AttrValue MakeAttrValue(const std::vector<std::string>& value);
+
+// Sets attr `name` of `node` to MakeAttrValue(value).
+template <typename T>
+void SetAttr(absl::string_view name, const T& value, NodeDef* node) {
+  (*node->mutable_attr())[std::string(name)] = MakeAttrValue(value);
+}
 
 // Adds the OpDef's default for every attr the node does not set.
 void AddDefaultsToNodeDef(const OpDef& op, NodeDef* node);

@@ -34,7 +34,7 @@ TEST(ArrayKernelsTest, FillShapeSizeRank) {
   EXPECT_EQ(Run1("ZerosLike", {{x}}), "[2,3] 0 0 0 0 0 0");
   EXPECT_EQ(Run1("OnesLike", {{x}}), "[2,3] 1 1 1 1 1 1");
   EXPECT_EQ(Run1("Shape", {{x}}), "[2] 2 3");
-  EXPECT_EQ(Run1("Shape", {{x}}, {{"out_type", TypeAttr(DT_INT64)}}), "[2] 2 3");
+  EXPECT_EQ(Run1("Shape", {{x}}, {{"out_type", MakeAttrValue(DT_INT64)}}), "[2] 2 3");
   EXPECT_EQ(Run1("Size", {{x}}), "[] 6");
   EXPECT_EQ(Run1("Rank", {{x}}), "[] 2");
   EXPECT_THAT(Run1("Fill", {{Tensor::Vector<int32_t>({-1})}, {Tensor::Scalar<float>(1)}}),
@@ -53,12 +53,12 @@ TEST(ArrayKernelsTest, ReshapeInfersOneDimensionAndChecksCounts) {
 
 TEST(ArrayKernelsTest, Cast) {
   Tensor x = Tensor::Vector<float>({-1.7f, 0.0f, 2.5f});
-  EXPECT_EQ(Run1("Cast", {{x}}, {{"DstT", TypeAttr(DT_INT32)}}), "[3] -1 0 2");
-  EXPECT_EQ(Run1("Cast", {{x}}, {{"DstT", TypeAttr(DT_BOOL)}}), "[3] 1 0 1");
-  EXPECT_EQ(Run1("Cast", {{x}}, {{"DstT", TypeAttr(DT_DOUBLE)}}), "[3] -1.7 0 2.5");
-  EXPECT_EQ(Run1("Cast", {{Tensor::Vector<bool>({true, false})}}, {{"DstT", TypeAttr(DT_FLOAT)}}),
+  EXPECT_EQ(Run1("Cast", {{x}}, {{"DstT", MakeAttrValue(DT_INT32)}}), "[3] -1 0 2");
+  EXPECT_EQ(Run1("Cast", {{x}}, {{"DstT", MakeAttrValue(DT_BOOL)}}), "[3] 1 0 1");
+  EXPECT_EQ(Run1("Cast", {{x}}, {{"DstT", MakeAttrValue(DT_DOUBLE)}}), "[3] -1.7 0 2.5");
+  EXPECT_EQ(Run1("Cast", {{Tensor::Vector<bool>({true, false})}}, {{"DstT", MakeAttrValue(DT_FLOAT)}}),
             "[2] 1 0");
-  EXPECT_THAT(Run1("Cast", {{x}}, {{"DstT", TypeAttr(DT_STRING)}}), HasSubstr("no CPU kernel"));
+  EXPECT_THAT(Run1("Cast", {{x}}, {{"DstT", MakeAttrValue(DT_STRING)}}), HasSubstr("no CPU kernel"));
 }
 
 TEST(ArrayKernelsTest, PackAlongEveryAxisIncludingStrings) {
@@ -66,8 +66,8 @@ TEST(ArrayKernelsTest, PackAlongEveryAxisIncludingStrings) {
   Tensor b = Tensor::Vector<int32_t>({10, 11, 12, 13});
   ASSERT_OK_AND_ASSIGN(b, b.Reshaped(TensorShape({2, 2})));
   EXPECT_EQ(Run1("Pack", {{a, b}}), "[2,2,2] 0 1 2 3 10 11 12 13");
-  EXPECT_EQ(Run1("Pack", {{a, b}}, {{"axis", IntAttr(1)}}), "[2,2,2] 0 1 10 11 2 3 12 13");
-  EXPECT_EQ(Run1("Pack", {{a, b}}, {{"axis", IntAttr(-1)}}), "[2,2,2] 0 10 1 11 2 12 3 13");
+  EXPECT_EQ(Run1("Pack", {{a, b}}, {{"axis", MakeAttrValue(1)}}), "[2,2,2] 0 1 10 11 2 3 12 13");
+  EXPECT_EQ(Run1("Pack", {{a, b}}, {{"axis", MakeAttrValue(-1)}}), "[2,2,2] 0 10 1 11 2 12 3 13");
   EXPECT_EQ(Run1("Pack", {{Tensor::Scalar<std::string>("x"), Tensor::Scalar<std::string>("yz")}}),
             "[2] \"x\" \"yz\"");
   EXPECT_EQ(Run1("Pack", {{Tensor::Scalar<bool>(true), Tensor::Scalar<bool>(false)}}), "[2] 1 0");

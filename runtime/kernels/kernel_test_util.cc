@@ -48,20 +48,4 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(const std::string& op_type,
   return out;
 }
 
-AttrValue BoolAttr(bool v) {
-  AttrValue a;
-  a.set_b(v);
-  return a;
-}
-AttrValue IntAttr(int64_t v) {
-  AttrValue a;
-  a.set_i(v);
-  return a;
-}
-AttrValue TypeAttr(DataType v) {
-  AttrValue a;
-  a.set_type(v);
-  return a;
-}
-
 }  // namespace minigraph

@@ -2,7 +2,7 @@
 // constants, runs it through the executor, returns the outputs.
 //
 //   ASSERT_OK_AND_ASSIGN(std::vector<Tensor> out,
-//                        RunKernel("MatMul", {{a}, {b}}, {{"transpose_a", BoolAttr(true)}}));
+//                        RunKernel("MatMul", {{a}, {b}}, {{"transpose_a", MakeAttrValue(true)}}));
 //   ExpectTensorNear<float>(out[0], expected, 1e-5);
 
 #ifndef MINIGRAPH_RUNTIME_KERNELS_KERNEL_TEST_UTIL_H_
@@ -16,6 +16,7 @@
 #include "core/proto/attr_value.pb.h"
 #include "core/tensor.h"
 #include "gtest/gtest.h"
+#include "runtime/node_def_util.h"
 
 namespace minigraph {
 
@@ -24,10 +25,6 @@ namespace minigraph {
 absl::StatusOr<std::vector<Tensor>> RunKernel(
     const std::string& op_type, const std::vector<std::vector<Tensor>>& inputs,
     const std::map<std::string, AttrValue>& attrs = {}, int intra_op_threads = 2);
-
-AttrValue BoolAttr(bool v);
-AttrValue IntAttr(int64_t v);
-AttrValue TypeAttr(DataType v);
 
 // Element-wise comparisons with messages naming the first mismatch.
 template <typename T>

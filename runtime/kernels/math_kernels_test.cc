@@ -33,8 +33,8 @@ TEST(MatMulTest, AllTransposesAgainstTripleLoop) {
         Tensor a = Random<double>(ta ? TensorShape({k, m}) : TensorShape({m, k}), &rng);
         Tensor b = Random<double>(tb ? TensorShape({n, k}) : TensorShape({k, n}), &rng);
         ASSERT_OK_AND_ASSIGN(auto out, RunKernel("MatMul", {{a}, {b}},
-                                                 {{"transpose_a", BoolAttr(ta)},
-                                                  {"transpose_b", BoolAttr(tb)}}));
+                                                 {{"transpose_a", MakeAttrValue(ta)},
+                                                  {"transpose_b", MakeAttrValue(tb)}}));
         Tensor want(DT_DOUBLE, TensorShape({m, n}));
         auto A = a.matrix<double>();
         auto B = b.matrix<double>();
@@ -116,7 +116,7 @@ TEST(ReductionTest, EveryAxisSetAgainstReference) {
         for (bool keep : {false, true}) {
           SCOPED_TRACE(testing::Message() << op << " " << shape.DebugString() << " mask=" << mask
                                           << " keep=" << keep);
-          ASSERT_OK_AND_ASSIGN(auto out, RunKernel(op, {{x}, {axes_t}}, {{"keep_dims", BoolAttr(keep)}}));
+          ASSERT_OK_AND_ASSIGN(auto out, RunKernel(op, {{x}, {axes_t}}, {{"keep_dims", MakeAttrValue(keep)}}));
           Tensor want = RefReduce(x, axes, keep, op);
           ASSERT_EQ(out[0].shape(), want.shape());
           for (int64_t i = 0; i < want.NumElements(); ++i) {
@@ -240,9 +240,9 @@ TEST(NnKernelsTest, SoftmaxLogSoftmaxAndCrossEntropy) {
 
 TEST(RandomKernelsTest, SeededDeterministicAndInRange) {
   Tensor shape = Tensor::Vector<int32_t>({20000});
-  std::map<std::string, AttrValue> attrs = {{"dtype", TypeAttr(DT_FLOAT)},
-                                            {"seed", IntAttr(7)},
-                                            {"seed2", IntAttr(3)}};
+  std::map<std::string, AttrValue> attrs = {{"dtype", MakeAttrValue(DT_FLOAT)},
+                                            {"seed", MakeAttrValue(int64_t{7})},
+                                            {"seed2", MakeAttrValue(int64_t{3})}};
   for (const char* op : {"RandomUniform", "RandomStandardNormal", "TruncatedNormal"}) {
     SCOPED_TRACE(op);
     ASSERT_OK_AND_ASSIGN(auto a, RunKernel(op, {{shape}}, attrs));
@@ -271,7 +271,7 @@ TEST(RandomKernelsTest, SeededDeterministicAndInRange) {
     }
   }
   auto other = attrs;
-  other["seed2"] = IntAttr(4);
+  other["seed2"] = MakeAttrValue(int64_t{4});
   ASSERT_OK_AND_ASSIGN(auto a, RunKernel("RandomUniform", {{shape}}, attrs));
   ASSERT_OK_AND_ASSIGN(auto c, RunKernel("RandomUniform", {{shape}}, other));
   EXPECT_NE(a[0].tensor_data(), c[0].tensor_data());

@@ -1,6 +1,5 @@
 #include "runtime/ops/ops.h"
 
-#include "core/tensor_proto.h"
 #include "runtime/node_def_util.h"
 
 namespace minigraph {
@@ -9,30 +8,9 @@ namespace {
 
 using Attrs = std::map<std::string, AttrValue>;
 
-AttrValue A(bool v) {
-  AttrValue a;
-  a.set_b(v);
-  return a;
-}
-AttrValue A(int64_t v) {
-  AttrValue a;
-  a.set_i(v);
-  return a;
-}
-AttrValue A(DataType v) {
-  AttrValue a;
-  a.set_type(v);
-  return a;
-}
-AttrValue A(const std::string& v) {
-  AttrValue a;
-  a.set_s(v);
-  return a;
-}
-AttrValue A(const PartialShape& v) {
-  AttrValue a;
-  v.AsProto(a.mutable_shape());
-  return a;
+template <typename T>
+AttrValue A(const T& v) {
+  return MakeAttrValue(v);
 }
 
 Output One(const Scope& s, const char* op, std::vector<std::vector<Output>> in,
@@ -43,9 +21,7 @@ Output One(const Scope& s, const char* op, std::vector<std::vector<Output>> in,
 }  // namespace
 
 Output Const(const Scope& s, const Tensor& value) {
-  AttrValue v;
-  TensorToProto(value, v.mutable_tensor());
-  return One(s, "Const", {}, {{"value", v}, {"dtype", A(value.dtype())}});
+  return One(s, "Const", {}, {{"value", A(value)}, {"dtype", A(value.dtype())}});
 }
 
 Output Placeholder(const Scope& s, DataType dtype, const PartialShape& shape) {
