@@ -2,17 +2,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "session/local_session.h"
+#include "session/targets.h"
 
 namespace minigraph {
 
 absl::StatusOr<std::unique_ptr<Session>> NewSession(const SessionOptions& options) {
-  if (options.target.empty()) {
-    return std::unique_ptr<Session>(
-        new LocalSession(options, std::make_shared<SessionState>("")));
-  }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unsupported session target '", options.target,
-                   "': only \"\" (a session with its own state) is available"));
+  absl::StatusOr<std::shared_ptr<SessionState>> state = StateForTarget(options.target);
+  if (!state.ok()) return state.status();
+  return std::unique_ptr<Session>(new LocalSession(options, *std::move(state)));
 }
 
 }  // namespace minigraph

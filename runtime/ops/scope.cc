@@ -25,6 +25,8 @@ std::string Output::name() const {
   return index_ == 0 ? op_.name() : absl::StrCat(op_.name(), ":", index_);
 }
 
+std::string Output::tensor_name() const { return absl::StrCat(op_.name(), ":", index_); }
+
 DataType Output::dtype() const {
   return index_ < op_.num_outputs() ? op_.types_[index_] : DT_INVALID;
 }

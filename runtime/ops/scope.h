@@ -58,8 +58,11 @@ class Output {
   Output(Operation op, int index) : op_(std::move(op)), index_(index) {}
   const Operation& op() const { return op_; }
   int index() const { return index_; }
-  // "node:k", the name to fetch or feed.
+  // "node:k" ("node" for output 0), the name to fetch or feed.
   std::string name() const;
+  // Always "node:k": where a bare node name would mean the op itself (the
+  // SessionManager's op arguments).
+  std::string tensor_name() const;
   DataType dtype() const;
   const PartialShape& shape() const;
 

@@ -1,0 +1,234 @@
+#include "session/session_manager.h"
+
+#include <cmath>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "checkpoint/checkpoint_state.h"
+#include "core/logging.h"
+#include "core/status_macros.h"
+
+namespace minigraph {
+namespace {
+
+// Python's "%s" of an op argument: None, the op's name, or a list.
+std::string OpString(const std::vector<std::string>& op) {
+  if (op.empty()) return "None";
+  if (op.size() == 1) return op[0];
+  return absl::StrCat("[", absl::StrJoin(op, ", "), "]");
+}
+
+// _maybe_name: the name of one op or tensor, "None", or Python's text for a list.
+std::string MaybeName(const std::vector<std::string>& op) {
+  if (op.empty()) return "None";
+  if (op.size() == 1) return op[0];
+  return "<no name for <class 'list'>>";
+}
+
+// Splits names into fetched tensors ("node:k") and target nodes ("node").
+void SplitFetches(const std::vector<std::string>& op, std::vector<std::string>* fetches,
+                  std::vector<std::string>* targets) {
+  for (const std::string& n : op) {
+    (absl::StrContains(n, ':') ? fetches : targets)->push_back(n);
+  }
+}
+
+absl::Status RunOp(Session* s, const std::vector<std::string>& op,
+                   const std::vector<std::pair<std::string, Tensor>>& feeds,
+                   const RunOptions& run_options = RunOptions(),
+                   std::vector<Tensor>* out = nullptr) {
+  std::vector<std::string> fetches, targets;
+  SplitFetches(op, &fetches, &targets);
+  std::vector<Tensor> ignored;
+  return s->Run(run_options, feeds, fetches, targets, out != nullptr ? out : &ignored);
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<SessionManager>> SessionManager::Create(GraphDef graph,
+                                                                       Options options) {
+  if (!options.ready_for_local_init_op.empty() && options.local_init_op.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "If you pass a ready_for_local_init_op you must also pass a local_init_op , "
+        "ready_for_local_init_op [",
+        OpString(options.ready_for_local_init_op), "]"));
+  }
+  return std::unique_ptr<SessionManager>(new SessionManager(std::move(graph), std::move(options)));
+}
+
+absl::StatusOr<std::unique_ptr<Session>> SessionManager::NewSessionOn(
+    const std::string& master, SessionOptions config) const {
+  config.target = master;
+  MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> s, NewSession(config));
+  MG_RETURN_IF_ERROR(s->Create(graph_));
+  return s;
+}
+
+absl::StatusOr<std::optional<std::string>> SessionManager::Ready(
+    const std::vector<std::string>& op, Session* session, absl::string_view what) {
+  if (op.empty()) return std::nullopt;
+  std::vector<Tensor> out;
+  absl::Status s = RunOp(session, op, {}, RunOptions(), &out);
+  if (!s.ok()) {
+    if (absl::IsFailedPrecondition(s) && absl::StrContains(s.message(), "uninitialized")) {
+      return std::optional<std::string>(std::string(s.message()));
+    }
+    if (absl::IsFailedPrecondition(s)) MG_LOG(WARNING) << what << " : error [" << s << "]";
+    return s;
+  }
+  // An op (no value), an int32 result, or an empty result means ready.
+  std::vector<std::string> names;
+  for (const Tensor& t : out) {
+    if (t.dtype() == DT_INT32 || t.NumElements() == 0) continue;
+    if (t.dtype() != DT_STRING) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ": the ready op returned ", DataTypeString(t.dtype()),
+          " values; it must return the names of uninitialized variables (string) or int32"));
+    }
+    for (int64_t i = 0; i < t.NumElements(); ++i) names.push_back(t.flat<std::string>()(i));
+  }
+  if (names.empty()) return std::nullopt;
+  return std::optional<std::string>(
+      absl::StrCat("Variables not initialized: ", absl::StrJoin(names, ", ")));
+}
+
+absl::StatusOr<std::optional<std::string>> SessionManager::TryRunLocalInitOp(Session* session) {
+  if (options_.local_init_op.empty()) return std::nullopt;
+  MG_ASSIGN_OR_RETURN(std::optional<std::string> not_ready,
+                      Ready(options_.ready_for_local_init_op, session,
+                            "Model not ready for local init"));
+  if (not_ready) return not_ready;
+  MG_LOG(INFO) << "Running local_init_op.";
+  MG_RETURN_IF_ERROR(RunOp(session, options_.local_init_op, options_.local_init_feed_dict,
+                           options_.local_init_run_options));
+  MG_LOG(INFO) << "Done running local_init_op.";
+  return std::nullopt;
+}
+
+absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> SessionManager::RestoreCheckpoint(
+    const std::string& master, const PrepareOptions& options) {
+  MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> sess, NewSessionOn(master, options.config));
+  if (!options.checkpoint_dir.empty() && !options.checkpoint_filename_with_path.empty()) {
+    return absl::InvalidArgumentError(
+        "Can not provide both checkpoint_dir and checkpoint_filename_with_path.");
+  }
+  if (options.saver == nullptr ||
+      (options.checkpoint_dir.empty() && options.checkpoint_filename_with_path.empty())) {
+    return std::make_pair(std::move(sess), false);
+  }
+  if (!options.checkpoint_filename_with_path.empty()) {
+    MG_RETURN_IF_ERROR(options.saver->Restore(sess.get(), options.checkpoint_filename_with_path));
+    return std::make_pair(std::move(sess), true);
+  }
+  // Poll for the state file, counting nominal (not wall-clock) time.
+  Env* env = options_.env;
+  absl::Duration waited = absl::ZeroDuration();
+  MG_ASSIGN_OR_RETURN(std::optional<CheckpointState> ckpt,
+                      GetCheckpointState(env, options.checkpoint_dir));
+  while (!ckpt || ckpt->model_checkpoint_path().empty()) {
+    if (options.wait_for_checkpoint && waited < options.max_wait) {
+      MG_LOG(INFO) << "Waiting for checkpoint to be available.";
+      env->SleepForMicroseconds(absl::ToInt64Microseconds(options_.recovery_wait));
+      waited += options_.recovery_wait;
+      MG_ASSIGN_OR_RETURN(ckpt, GetCheckpointState(env, options.checkpoint_dir));
+    } else {
+      return std::make_pair(std::move(sess), false);
+    }
+  }
+  MG_RETURN_IF_ERROR(options.saver->Restore(sess.get(), ckpt->model_checkpoint_path()));
+  options.saver->RecoverLastCheckpoints({ckpt->all_model_checkpoint_paths().begin(),
+                                         ckpt->all_model_checkpoint_paths().end()});
+  return std::make_pair(std::move(sess), true);
+}
+
+absl::StatusOr<std::unique_ptr<Session>> SessionManager::PrepareSession(
+    const std::string& master, const PrepareOptions& options) {
+  MG_ASSIGN_OR_RETURN(auto restored, RestoreCheckpoint(master, options));
+  auto& [sess, is_loaded] = restored;
+  const std::string init_fn_text = options.init_fn ? "<init_fn>" : "None";
+  if (!is_loaded) {
+    if (options.init_op.empty() && !options.init_fn && options_.local_init_op.empty()) {
+      return absl::FailedPreconditionError(
+          "Model is not initialized and no init_op or init_fn or local_init_op was given");
+    }
+    if (!options.init_op.empty()) {
+      MG_RETURN_IF_ERROR(RunOp(sess.get(), options.init_op, options.init_feed_dict));
+    }
+    if (options.init_fn) MG_RETURN_IF_ERROR(options.init_fn(sess.get()));
+  }
+  MG_ASSIGN_OR_RETURN(std::optional<std::string> not_ready_local, TryRunLocalInitOp(sess.get()));
+  if (not_ready_local) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "Init operations did not make model ready for local_init.  Init op: ",
+        MaybeName(options.init_op), ", init fn: ", init_fn_text, ", error: ", *not_ready_local));
+  }
+  MG_ASSIGN_OR_RETURN(std::optional<std::string> not_ready,
+                      Ready(options_.ready_op, sess.get(), "Model not ready"));
+  if (not_ready) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "Init operations did not make model ready.  Init op: ", MaybeName(options.init_op),
+        ", init fn: ", init_fn_text, ", local_init_op: ", OpString(options_.local_init_op),
+        ", error: ", *not_ready));
+  }
+  return std::move(sess);
+}
+
+absl::StatusOr<SessionManager::RecoverResult> SessionManager::RecoverSession(
+    const std::string& master, const PrepareOptions& options) {
+  MG_ASSIGN_OR_RETURN(auto restored, RestoreCheckpoint(master, options));
+  RecoverResult result;
+  result.session = std::move(restored.first);
+  const bool is_loaded = restored.second;
+  MG_ASSIGN_OR_RETURN(std::optional<std::string> not_ready_local,
+                      TryRunLocalInitOp(result.session.get()));
+  if (!is_loaded) return result;
+  const std::string restoring_file = !options.checkpoint_dir.empty()
+                                         ? options.checkpoint_dir
+                                         : options.checkpoint_filename_with_path;
+  if (not_ready_local) {
+    MG_LOG(INFO) << "Restoring model from " << restoring_file
+                 << " did not make model ready for local init: " << *not_ready_local;
+    return result;
+  }
+  MG_ASSIGN_OR_RETURN(std::optional<std::string> not_ready,
+                      Ready(options_.ready_op, result.session.get(), "Model not ready"));
+  if (not_ready) {
+    MG_LOG(INFO) << "Restoring model from " << restoring_file
+                 << " did not make model ready: " << *not_ready;
+    return result;
+  }
+  MG_LOG(INFO) << "Restored model from " << restoring_file;
+  result.initialized = true;
+  return result;
+}
+
+absl::StatusOr<std::unique_ptr<Session>> SessionManager::WaitForSession(
+    const std::string& master, SessionOptions config, std::optional<absl::Duration> max_wait) {
+  Env* env = options_.env;
+  const uint64_t start = env->NowMicros();
+  while (true) {
+    MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> sess, NewSessionOn(master, config));
+    MG_ASSIGN_OR_RETURN(std::optional<std::string> not_ready_local, TryRunLocalInitOp(sess.get()));
+    std::optional<std::string> not_ready;
+    if (!not_ready_local) {
+      MG_ASSIGN_OR_RETURN(not_ready, Ready(options_.ready_op, sess.get(), "Model not ready"));
+      if (!not_ready) return sess;
+    }
+    sess->Close().IgnoreError();  // _safe_close
+    if (max_wait.has_value()) {
+      const absl::Duration elapsed = absl::Microseconds(env->NowMicros() - start);
+      const absl::Duration remaining = std::max(absl::ZeroDuration(), *max_wait - elapsed);
+      if (remaining - options_.recovery_wait < absl::ZeroDuration()) {
+        return absl::DeadlineExceededError(
+            absl::StrCat("Session was not ready after waiting ",
+                         static_cast<int64_t>(absl::ToDoubleSeconds(*max_wait)), " secs."));
+      }
+    }
+    MG_LOG(INFO) << "Waiting for model to be ready.  Ready_for_local_init_op:  "
+                 << not_ready_local.value_or("None") << ", ready: " << not_ready.value_or("None");
+    env->SleepForMicroseconds(absl::ToInt64Microseconds(options_.recovery_wait));
+  }
+}
+
+}  // namespace minigraph

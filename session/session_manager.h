@@ -1,0 +1,121 @@
+// TensorFlow 1.x's SessionManager: creates sessions whose model is ready to
+// use, by restoring a checkpoint, running initializers, or waiting for
+// another process or thread (the chief) to do so.
+//
+//   SessionManager::Options o;
+//   o.ready_op = {ready.tensor_name()};          // e.g. ReportUninitializedVariables
+//   MG_ASSIGN_OR_RETURN(auto sm, SessionManager::Create(graph_def, o));
+//   SessionManager::PrepareOptions p;
+//   p.init_op = {init.name()};
+//   p.saver = saver.get();
+//   p.checkpoint_dir = "/logs";
+//   MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> s, sm->PrepareSession("", p));
+//
+// Behaviour, order of operations and messages follow
+// tensorflow/python/training/session_manager.py (see
+// ../shared/reference/session_manager.md); Python's ValueError is
+// InvalidArgument, RuntimeError FailedPrecondition. An "op" option holds node
+// names (run as targets) and/or tensor names "node:k" (fetched; the ":k" is
+// required, see Output::tensor_name), as a Python caller passes an op, a
+// tensor or a list; empty means None. Waiting uses the
+// Env's clock (options.env), so tests use a fake one. Safe for concurrent
+// use.
+
+#ifndef MINIGRAPH_SESSION_SESSION_MANAGER_H_
+#define MINIGRAPH_SESSION_SESSION_MANAGER_H_
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "core/env.h"
+#include "core/proto/graph.pb.h"
+#include "session/saver.h"
+#include "session/session.h"
+
+namespace minigraph {
+
+class SessionManager {
+ public:
+  struct Options {
+    std::vector<std::string> local_init_op;
+    std::vector<std::string> ready_op;
+    std::vector<std::string> ready_for_local_init_op;
+    absl::Duration recovery_wait = absl::Seconds(30);
+    RunOptions local_init_run_options;
+    std::vector<std::pair<std::string, Tensor>> local_init_feed_dict;
+    // Files and time for the waiting loops; not owned.
+    Env* env = Env::Default();
+  };
+
+  struct PrepareOptions {
+    std::vector<std::string> init_op;
+    Saver* saver = nullptr;  // Not owned.
+    std::string checkpoint_dir;
+    std::string checkpoint_filename_with_path;
+    bool wait_for_checkpoint = false;
+    absl::Duration max_wait = absl::Seconds(7200);
+    // The session config (threads); its target is replaced by `master`.
+    SessionOptions config;
+    std::vector<std::pair<std::string, Tensor>> init_feed_dict;
+    std::function<absl::Status(Session*)> init_fn;
+  };
+
+  struct RecoverResult {
+    std::unique_ptr<Session> session;
+    bool initialized = false;
+  };
+
+  // Returns InvalidArgument with TensorFlow's text when ready_for_local_init_op
+  // is given without local_init_op.
+  static absl::StatusOr<std::unique_ptr<SessionManager>> Create(GraphDef graph, Options options);
+
+  // A session whose model is ready: restored from a checkpoint if one is
+  // found (waiting for it if asked), else initialized with init_op/init_fn;
+  // then local_init_op; then checked with ready_op. Returns
+  // FailedPrecondition "Model is not initialized and no init_op or init_fn
+  // or local_init_op was given", "Init operations did not make model ready
+  // for local_init.  ..." or "Init operations did not make model ready.  ...".
+  absl::StatusOr<std::unique_ptr<Session>> PrepareSession(const std::string& master,
+                                                          const PrepareOptions& options);
+
+  // Like PrepareSession without init_op/init_fn: reports whether the model
+  // was restored and made ready instead of failing.
+  absl::StatusOr<RecoverResult> RecoverSession(const std::string& master,
+                                               const PrepareOptions& options);
+
+  // Creates sessions on `master` until local_init_op and ready_op say the
+  // model is ready (someone else initializes it), sleeping recovery_wait
+  // between attempts. Returns DeadlineExceeded "Session was not ready after
+  // waiting N secs." when less than recovery_wait would remain after a
+  // sleep. `max_wait` nullopt = forever.
+  absl::StatusOr<std::unique_ptr<Session>> WaitForSession(
+      const std::string& master, SessionOptions config = {},
+      std::optional<absl::Duration> max_wait = std::nullopt);
+
+ private:
+  SessionManager(GraphDef graph, Options options)
+      : graph_(std::move(graph)), options_(std::move(options)) {}
+
+  absl::StatusOr<std::unique_ptr<Session>> NewSessionOn(const std::string& master,
+                                                        SessionOptions config) const;
+  // (session, restored)
+  absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> RestoreCheckpoint(
+      const std::string& master, const PrepareOptions& options);
+  // Ready: OK(nullopt). Not ready: OK(message). Other errors propagate.
+  absl::StatusOr<std::optional<std::string>> Ready(const std::vector<std::string>& op,
+                                                   Session* session, absl::string_view what);
+  absl::StatusOr<std::optional<std::string>> TryRunLocalInitOp(Session* session);
+
+  const GraphDef graph_;
+  const Options options_;
+};
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_SESSION_SESSION_MANAGER_H_
