@@ -230,6 +230,390 @@ TEST_F(SessionManagerTest, ManyWaitersSeeTheChiefsInitializationOnALocalTarget) 
   for (const std::string& s : seen) EXPECT_EQ(s, "1 2 3");
 }
 
+
+// Graph "GL" of the catalogue: v = 1 (global), w = v's value (local, through
+// the initialized_value guard).
+struct GL {
+  explicit GL(int v_init = 1) {
+    v = Variable::Create(root, "v", Tensor::Scalar<int32_t>(v_init));
+    w = Variable::Create(root, "w", v.InitializedValue(root),
+                         {.trainable = false, .collections = {kLocalVariables}});
+  }
+  Scope root = Scope::NewRootScope();
+  Variable v, w;
+};
+
+TEST_F(SessionManagerTest, testPrepareSessionSucceedsWithInitFn) {
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Vector<int32_t>({125}));
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  auto sm = Make(root, o);
+  SessionManager::PrepareOptions p = Prep();
+  Session* seen = nullptr;
+  p.init_fn = [&](Session* s) {
+    seen = s;
+    std::vector<Tensor> out;
+    return s->Run({}, {}, {v.initializer().name()}, &out);
+  };
+  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
+  EXPECT_EQ(seen, sess.get());
+  EXPECT_EQ(Value(sess.get(), "v/read"), "125");
+}
+
+TEST_F(SessionManagerTest, testPrepareSessionSucceedsWithLocalInitFeedDict) {
+  Scope root = Scope::NewRootScope();
+  Output p_in = ops::Placeholder(root.WithOpName("p"), DT_FLOAT, PartialShape({3}));
+  Variable v = Variable::Create(root, "v", p_in, {.collections = {kLocalVariables}});
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  o.local_init_op = {v.initializer().name()};
+  o.local_init_feed_dict = {{"p:0", Tensor::Vector<float>({1, 2, 3})}};
+  auto sm = Make(root, o);
+  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", Prep()));
+  EXPECT_EQ(Value(sess.get(), "v/read"), "1 2 3");
+}
+
+TEST_F(SessionManagerTest, testPrepareSessionWithReadyForLocalInitOp) {
+  GL g;
+  Variable x = Variable::Create(g.root, "x",
+                                ops::Mul(g.root, ops::Const<int32_t>(g.root, 3),
+                                         g.v.InitializedValue(g.root)),
+                                {.trainable = false, .collections = {kLocalVariables}});
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(g.root).tensor_name()};
+  o.ready_for_local_init_op = {
+      ReportUninitializedVariables(g.root, GlobalVariables(g.root)).tensor_name()};
+  o.local_init_op = {g.w.initializer().name(), x.initializer().name()};
+  auto sm = Make(g.root, o);
+  SessionManager::PrepareOptions p = Prep();
+  p.init_op = {g.v.initializer().name()};
+  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
+  EXPECT_EQ(Value(sess.get(), "v/read"), "1");
+  EXPECT_EQ(Value(sess.get(), "w/read"), "1");
+  EXPECT_EQ(Value(sess.get(), "x/read"), "3");
+}
+
+TEST_F(SessionManagerTest, testPrepareSessionWithPartialInitOp) {
+  GL g;
+  Variable x = Variable::Create(g.root, "x",
+                                ops::Mul(g.root, ops::Const<int32_t>(g.root, 3),
+                                         g.v.InitializedValue(g.root)),
+                                {.trainable = false, .collections = {kLocalVariables}});
+  SessionManager::Options o = Opts();
+  o.local_init_op = {g.w.initializer().name(), x.initializer().name()};
+  auto sm = Make(g.root, o);
+  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", Prep()));
+  EXPECT_FALSE(IsInit(sess.get(), "v"));
+  EXPECT_EQ(Value(sess.get(), "w/read"), "1");
+  EXPECT_EQ(Value(sess.get(), "x/read"), "3");
+}
+
+TEST_F(SessionManagerTest, testPrepareSessionDidNotInitLocalVariable) {
+  GL g;
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(g.root).tensor_name()};
+  auto sm = Make(g.root, o);
+  SessionManager::PrepareOptions p = Prep();
+  p.init_op = {g.v.initializer().name()};
+  EXPECT_THAT(sm->PrepareSession("", p),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       testing::Eq("Init operations did not make model ready.  Init op: v/Assign, "
+                                   "init fn: None, local_init_op: None, error: Variables not "
+                                   "initialized: w")));
+}
+
+TEST_F(SessionManagerTest, testPrepareSessionDidNotInitLocalVariableList) {
+  GL g;
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(g.root).tensor_name()};
+  auto sm = Make(g.root, o);
+  SessionManager::PrepareOptions p = Prep();
+  p.init_op = {g.v.initializer().name(), "init_noop"};
+  ops::NoOp(g.root.WithOpName("init_noop"));
+  sm = Make(g.root, o);
+  EXPECT_THAT(sm->PrepareSession("", p),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("Init op: <no name for <class 'list'>>")));
+}
+
+TEST_F(SessionManagerTest, testPrepareSessionWithReadyNotReadyForLocal) {
+  GL g;
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(g.root).tensor_name()};
+  o.ready_for_local_init_op = {
+      ReportUninitializedVariables(g.root, GlobalVariables(g.root)).tensor_name()};
+  o.local_init_op = {g.w.initializer().name()};
+  auto sm = Make(g.root, o);
+  EXPECT_THAT(sm->PrepareSession("", Prep()),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       testing::Eq("Init operations did not make model ready for local_init.  "
+                                   "Init op: None, init fn: None, error: Variables not "
+                                   "initialized: v")));
+}
+
+TEST_F(SessionManagerTest, testPrepareSessionWithInsufficientReadyForLocalInitCheck) {
+  GL g;
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(g.root).tensor_name()};
+  o.local_init_op = {g.w.initializer().name()};
+  auto sm = Make(g.root, o);
+  EXPECT_THAT(sm->PrepareSession("", Prep()),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       testing::AllOf(StartsWith("Init operations did not make model ready"),
+                                      HasSubstr("error: Variables not initialized: v"))));
+}
+
+// T15/T16: save v = 1 into `dir` from a first graph.
+void SaveV1(Env* env, const std::string& dir, SessionManagerTest* t) {
+  ASSERT_OK(env->CreateDir(dir));
+  Scope root = Scope::NewRootScope();
+  Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));
+  ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {}, env));
+  SessionOptions so;
+  so.env = env;
+  ASSERT_OK_AND_ASSIGN(auto s, NewSession(so));
+  ASSERT_OK(s->Create(*root.ToGraphDef()));
+  std::vector<Tensor> out;
+  ASSERT_OK(s->Run({}, {}, {"v/Assign"}, &out));
+  ASSERT_OK(saver->Save(s.get(), dir + "/recover_session_checkpoint").status());
+}
+
+TEST_F(SessionManagerTest, testRecoverSessionWithReadyForLocalInitOp) {
+  SaveV1(&env_, "/tmp/recover_session_ready_for_local_init", this);
+  GL g(2);
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(g.root).tensor_name()};
+  o.ready_for_local_init_op = {
+      ReportUninitializedVariables(g.root, GlobalVariables(g.root)).tensor_name()};
+  o.local_init_op = {g.w.initializer().name()};
+  ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(g.root, {.var_list = {g.v}}, &env_));
+  auto sm = Make(g.root, o);
+  SessionManager::PrepareOptions p = Prep();
+  p.saver = saver.get();
+  p.checkpoint_dir = "/tmp/recover_session_ready_for_local_init";
+  ASSERT_OK_AND_ASSIGN(auto r, sm->RecoverSession("", p));
+  EXPECT_TRUE(r.initialized);
+  EXPECT_EQ(Value(r.session.get(), "v/read"), "1");
+  EXPECT_EQ(Value(r.session.get(), "w/read"), "1");  // the restored value, not 2
+}
+
+TEST_F(SessionManagerTest, testRecoverSessionWithReadyForLocalInitOpFailsToReadyLocal) {
+  SaveV1(&env_, "/tmp/recover_fails_to_ready_local", this);
+  GL g(2);
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(g.root).tensor_name()};
+  o.ready_for_local_init_op = {ReportUninitializedVariables(g.root).tensor_name()};
+  o.local_init_op = {g.w.initializer().name()};
+  ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(g.root, {.var_list = {g.v}}, &env_));
+  auto sm = Make(g.root, o);
+  SessionManager::PrepareOptions p = Prep();
+  p.saver = saver.get();
+  p.checkpoint_dir = "/tmp/recover_fails_to_ready_local";
+  ASSERT_OK_AND_ASSIGN(auto r, sm->RecoverSession("", p));
+  EXPECT_FALSE(r.initialized);
+  EXPECT_EQ(Value(r.session.get(), "v/read"), "1");
+  EXPECT_FALSE(IsInit(r.session.get(), "w"));
+}
+
+TEST_F(SessionManagerTest, testRecoverSessionNoChkptStillRunsLocalInitOp) {
+  Scope root = Scope::NewRootScope();
+  Variable w = Variable::Create(root, "w", Tensor::Scalar<int32_t>(1),
+                                {.trainable = false, .collections = {kLocalVariables}});
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  o.local_init_op = {w.initializer().name()};
+  auto sm = Make(root, o);
+  ASSERT_OK_AND_ASSIGN(auto r, sm->RecoverSession("", Prep()));
+  EXPECT_FALSE(r.initialized);
+  EXPECT_EQ(Value(r.session.get(), "w/read"), "1");
+}
+
+TEST_F(SessionManagerTest, testRecoverSessionFailsStillRunsLocalInitOp) {
+  ASSERT_OK(env_.CreateDir("/tmp/recover_fails_still_run"));
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<int32_t>(2));
+  Variable w = Variable::Create(root, "w", Tensor::Scalar<int32_t>(1),
+                                {.trainable = false, .collections = {kLocalVariables}});
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  o.local_init_op = {w.initializer().name()};
+  ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {.var_list = {v}}, &env_));
+  auto sm = Make(root, o);
+  SessionManager::PrepareOptions p = Prep();
+  p.saver = saver.get();
+  p.checkpoint_dir = "/tmp/recover_fails_still_run";
+  ASSERT_OK_AND_ASSIGN(auto r, sm->RecoverSession("", p));
+  EXPECT_FALSE(r.initialized);
+  EXPECT_FALSE(IsInit(r.session.get(), "v"));
+  EXPECT_EQ(Value(r.session.get(), "w/read"), "1");
+}
+
+TEST_F(SessionManagerTest, testWaitForSessionWithReadyForLocalInitOpFailsToReadyLocal) {
+  GL g;
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(g.root).tensor_name()};
+  o.ready_for_local_init_op = {ReportUninitializedVariables(g.root).tensor_name()};
+  o.local_init_op = {g.w.initializer().name()};
+  auto sm = Make(g.root, o);
+  EXPECT_THAT(sm->WaitForSession("", SessionOptions(), absl::Seconds(3)),
+              StatusIs(absl::StatusCode::kDeadlineExceeded,
+                       HasSubstr("Session was not ready after waiting 3 secs.")));
+  EXPECT_EQ(clock_.sleeps(), 0);
+}
+
+TEST_F(SessionManagerTest, testWaitForSessionInsufficientReadyForLocalInitCheck) {
+  GL g;
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(g.root).tensor_name()};
+  o.local_init_op = {g.w.initializer().name()};
+  auto sm = Make(g.root, o);
+  EXPECT_THAT(sm->WaitForSession("", SessionOptions(), absl::Seconds(3)),
+              StatusIs(absl::StatusCode::kDeadlineExceeded,
+                       StartsWith("Session was not ready after waiting")));
+  EXPECT_EQ(clock_.sleeps(), 0);
+}
+
+// ObsoleteSessionManagerTest: ready_op = assert_variables_initialized().
+TEST_F(SessionManagerTest, Obsolete_testPrepareSessionSucceedsWithInitFeedDictAndInitFn) {
+  Scope root = Scope::NewRootScope();
+  Output p_in = ops::Placeholder(root.WithOpName("p"), DT_FLOAT, PartialShape({3}));
+  Variable v = Variable::Create(root, "v", p_in);
+  SessionManager::Options o = Opts();
+  o.ready_op = {AssertVariablesInitialized(root, GlobalVariables(root)).tensor_name()};
+  auto sm = Make(root, o);
+  SessionManager::PrepareOptions p = Prep();
+  p.init_op = {v.initializer().name()};
+  p.init_feed_dict = {{"p:0", Tensor::Vector<float>({1, 2, 3})}};
+  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
+  EXPECT_EQ(Value(sess.get(), "v/read"), "1 2 3");
+  SessionManager::PrepareOptions fn = Prep();
+  fn.init_fn = [](Session* s) {
+    std::vector<Tensor> out;
+    return s->Run({{"p:0", Tensor::Vector<float>({1, 2, 5})}}, {}, {"v/Assign"}, &out);
+  };
+  ASSERT_OK_AND_ASSIGN(sess, sm->PrepareSession("", fn));
+  EXPECT_EQ(Value(sess.get(), "v/read"), "1 2 5");
+}
+
+TEST_F(SessionManagerTest, Obsolete_testRecoverSessionAndWaitForSession) {
+  SaveV1(&env_, "/tmp/obsolete_recover", this);
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<int32_t>(2));
+  SessionManager::Options o = Opts();
+  o.ready_op = {AssertVariablesInitialized(root, GlobalVariables(root)).tensor_name()};
+  o.recovery_wait = absl::Seconds(1);
+  ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {}, &env_));
+  auto sm = Make(root, o);
+  SessionManager::PrepareOptions p = Prep();
+  p.saver = saver.get();
+  p.checkpoint_dir = "/tmp/obsolete_recover";
+  ASSERT_OK_AND_ASSIGN(auto r, sm->RecoverSession("", p));
+  EXPECT_TRUE(r.initialized);
+  EXPECT_EQ(Value(r.session.get(), "v/read"), "1");
+  // T28: every attempt's ready check fails with "uninitialized": not ready.
+  EXPECT_THAT(sm->WaitForSession("", SessionOptions(), absl::Seconds(3)),
+              StatusIs(absl::StatusCode::kDeadlineExceeded,
+                       HasSubstr("Session was not ready after waiting 3 secs.")));
+}
+
+TEST_F(SessionManagerTest, X1_ReadyMessageListsVariablesInCreationOrder) {
+  Scope root = Scope::NewRootScope();
+  Variable::Create(root, "a", Tensor::Scalar<float>(1));
+  Variable::Create(root, "b", Tensor::Scalar<float>(1));
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  auto sm = Make(root, o);
+  SessionManager::PrepareOptions p = Prep();
+  p.init_fn = [](Session*) { return absl::OkStatus(); };
+  EXPECT_THAT(sm->PrepareSession("", p),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       testing::EndsWith("error: Variables not initialized: a, b")));
+}
+
+TEST_F(SessionManagerTest, X2_OtherFailedPreconditionsPropagate) {
+  Scope root = Scope::NewRootScope();
+  Output ph = ops::Placeholder(root.WithOpName("needs_feed"), DT_INT32);
+  SessionManager::Options o = Opts();
+  o.ready_op = {"needs_feed:0"};
+  o.local_init_op = {ops::NoOp(root.WithOpName("noop")).name()};
+  auto sm = Make(root, o);
+  // The placeholder's error is InvalidArgument: not a readiness answer.
+  EXPECT_THAT(sm->PrepareSession("", Prep()), StatusIs(absl::StatusCode::kInvalidArgument));
+  (void)ph;
+}
+
+TEST_F(SessionManagerTest, X3_Int32AndOpReadyOpsMeanReady) {
+  Scope root = Scope::NewRootScope();
+  ops::Const<int32_t>(root.WithOpName("ranks"), {1, 2});
+  ops::NoOp(root.WithOpName("an_op"));
+  for (const char* ready : {"ranks:0", "an_op"}) {
+    SessionManager::Options o = Opts();
+    o.ready_op = {ready};
+    o.local_init_op = {"an_op"};
+    auto sm = Make(root, o);
+    EXPECT_OK(sm->PrepareSession("", Prep()).status()) << ready;
+  }
+}
+
+TEST_F(SessionManagerTest, X4_X5_BadCheckpointStatesPropagate) {
+  Scope root = Scope::NewRootScope();
+  Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));
+  ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {}, &env_));
+  auto sm = Make(root, Opts());
+  SessionManager::PrepareOptions p = Prep();
+  p.saver = saver.get();
+  p.checkpoint_dir = "/tmp/bad_state";
+  ASSERT_OK(WriteStringToFile(&env_, "/tmp/bad_state/checkpoint",
+                              "model_checkpoint_path: \"/tmp/bad_state/gone\"\n"));
+  EXPECT_THAT(sm->RecoverSession("", p),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("The passed save_path is not a valid checkpoint: /tmp/bad_state/gone")));
+  ASSERT_OK(WriteStringToFile(&env_, "/tmp/bad_state/checkpoint", "\n"));
+  EXPECT_THAT(sm->RecoverSession("", p),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Invalid checkpoint state loaded from /tmp/bad_state")));
+}
+
+TEST_F(SessionManagerTest, X6_CheckpointWaitCountsNominalSleeps) {
+  Scope root = Scope::NewRootScope();
+  Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));
+  ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {}, &env_));
+  SessionManager::Options o = Opts();
+  o.recovery_wait = absl::Seconds(4);
+  auto sm = Make(root, o);
+  SessionManager::PrepareOptions p = Prep();
+  p.saver = saver.get();
+  p.checkpoint_dir = "/tmp/never";
+  p.wait_for_checkpoint = true;
+  p.max_wait = absl::Seconds(10);
+  p.init_fn = [](Session*) { return absl::OkStatus(); };
+  ASSERT_OK(sm->PrepareSession("", p).status());
+  EXPECT_EQ(clock_.sleeps(), 3);  // ceil(10 / 4)
+}
+
+TEST_F(SessionManagerTest, X9_WaitForeverUntilTheChiefIsDone) {
+  ASSERT_OK_AND_ASSIGN(auto server, LocalServer::Create("x9_wait_forever"));
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<int32_t>(4));
+  SessionManager::Options o;
+  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  o.recovery_wait = absl::Milliseconds(1);
+  auto sm = Make(root, o);
+  std::thread chief([&] {
+    SessionOptions so;
+    so.target = server->target();
+    auto s = NewSession(so);
+    ASSERT_OK(s.status());
+    ASSERT_OK((*s)->Create(*root.ToGraphDef()));
+    std::vector<Tensor> out;
+    ASSERT_OK((*s)->Run({}, {}, {v.initializer().name()}, &out));
+  });
+  ASSERT_OK_AND_ASSIGN(auto sess, sm->WaitForSession(server->target()));  // no max_wait
+  chief.join();
+  EXPECT_EQ(Value(sess.get(), "v/read"), "4");
+}
+
 TEST(TargetsTest, LocalTargetsShareStateAndBadTargetsAreErrors) {
   Scope root = Scope::NewRootScope();
   Variable::Create(root, "v", Tensor::Scalar<float>(5));

@@ -139,6 +139,13 @@ Output ReportUninitializedVariables(const Scope& scope, const std::vector<Variab
   return ops::GatherV2(bm, ops::Const(s, names), indices, ops::Const<int32_t>(bm, 0));
 }
 
+Output AssertVariablesInitialized(const Scope& scope, const std::vector<Variable>& vars) {
+  std::vector<Output> ranks;
+  for (const Variable& v : vars) ranks.push_back(ops::Rank(scope, v.ref()));
+  if (ranks.size() == 1) return ranks[0];
+  return ops::Pack(scope, ranks);
+}
+
 Output ReportUninitializedVariables(const Scope& scope) {
   std::vector<Variable> vars = GlobalVariables(scope);
   std::vector<Variable> locals = LocalVariables(scope);

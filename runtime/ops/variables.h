@@ -85,6 +85,12 @@ Operation LocalVariablesInitializer(const Scope& scope);
 Output ReportUninitializedVariables(const Scope& scope, const std::vector<Variable>& vars);
 Output ReportUninitializedVariables(const Scope& scope);
 
+// TensorFlow's obsolete assert_variables_initialized(): the Rank of each
+// variable (int32; a scalar for one variable), which fails with
+// "Attempting to use uninitialized value ..." while any is uninitialized.
+// Without `vars`: global then local variables.
+Output AssertVariablesInitialized(const Scope& scope, const std::vector<Variable>& vars);
+
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_OPS_VARIABLES_H_
