@@ -13,6 +13,10 @@
 #include "runtime/ops/ops.h"
 #include "runtime/ops/variables.h"
 #include "session/targets.h"
+#include "checkpoint/bundle_reader.h"
+#include "checkpoint/checkpoint_state.h"
+#include "core/path.h"
+#include "tests/testing/shared_testdata.h"
 
 namespace minigraph {
 namespace {
@@ -318,7 +322,7 @@ TEST_F(SessionManagerTest, testPrepareSessionDidNotInitLocalVariable) {
   p.init_op = {g.v.initializer().name()};
   EXPECT_THAT(sm->PrepareSession("", p),
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       testing::Eq("Init operations did not make model ready.  Init op: v/Assign, "
+                       ::testing::Eq("Init operations did not make model ready.  Init op: v/Assign, "
                                    "init fn: None, local_init_op: None, error: Variables not "
                                    "initialized: w")));
 }
@@ -347,7 +351,7 @@ TEST_F(SessionManagerTest, testPrepareSessionWithReadyNotReadyForLocal) {
   auto sm = Make(g.root, o);
   EXPECT_THAT(sm->PrepareSession("", Prep()),
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       testing::Eq("Init operations did not make model ready for local_init.  "
+                       ::testing::Eq("Init operations did not make model ready for local_init.  "
                                    "Init op: None, init fn: None, error: Variables not "
                                    "initialized: v")));
 }
@@ -360,7 +364,7 @@ TEST_F(SessionManagerTest, testPrepareSessionWithInsufficientReadyForLocalInitCh
   auto sm = Make(g.root, o);
   EXPECT_THAT(sm->PrepareSession("", Prep()),
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       testing::AllOf(StartsWith("Init operations did not make model ready"),
+                       ::testing::AllOf(StartsWith("Init operations did not make model ready"),
                                       HasSubstr("error: Variables not initialized: v"))));
 }
 
@@ -528,7 +532,7 @@ TEST_F(SessionManagerTest, X1_ReadyMessageListsVariablesInCreationOrder) {
   p.init_fn = [](Session*) { return absl::OkStatus(); };
   EXPECT_THAT(sm->PrepareSession("", p),
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       testing::EndsWith("error: Variables not initialized: a, b")));
+                       ::testing::EndsWith("error: Variables not initialized: a, b")));
 }
 
 TEST_F(SessionManagerTest, X2_OtherFailedPreconditionsPropagate) {
@@ -612,6 +616,79 @@ TEST_F(SessionManagerTest, X9_WaitForeverUntilTheChiefIsDone) {
   ASSERT_OK_AND_ASSIGN(auto sess, sm->WaitForSession(server->target()));  // no max_wait
   chief.join();
   EXPECT_EQ(Value(sess.get(), "v/read"), "4");
+}
+
+
+TEST_F(SessionManagerTest, X7_RestoreFromDirRecoversTheSaversCheckpointList) {
+  ASSERT_OK(env_.CreateDir("/tmp/x7"));
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));
+  ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {.max_to_keep = 3}, &env_));
+  auto sm = Make(root, Opts());
+  SessionManager::PrepareOptions p = Prep();
+  p.init_op = {v.initializer().name()};
+  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
+  for (int step = 1; step <= 3; ++step) {
+    ASSERT_OK(saver->Save(sess.get(), "/tmp/x7/model", {.global_step = step}).status());
+  }
+  RemoveCheckpoint(&env_, "/tmp/x7/model-1");  // listed in the state file, gone on disk
+  auto fresh = Saver::FromSaverDef(saver->saver_def(), &env_);
+  p.saver = fresh.get();
+  p.checkpoint_dir = "/tmp/x7";
+  ASSERT_OK_AND_ASSIGN(sess, sm->PrepareSession("", p));
+  EXPECT_EQ(fresh->last_checkpoints(),
+            (std::vector<std::string>{"/tmp/x7/model-2", "/tmp/x7/model-3"}));
+}
+
+TEST_F(SessionManagerTest, WaitForSessionHonoursMaxWaitWithinOneRecoveryWait) {
+  Scope root = Scope::NewRootScope();
+  Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  o.recovery_wait = absl::Seconds(1);
+  auto sm = Make(root, o);
+  for (double max_wait : {0.0, 0.5, 1.0, 2.5, 10.0}) {
+    const uint64_t start = clock_.NowMicros();
+    EXPECT_THAT(sm->WaitForSession("", SessionOptions(), absl::Seconds(max_wait)),
+                StatusIs(absl::StatusCode::kDeadlineExceeded));
+    const double waited = (clock_.NowMicros() - start) * 1e-6;
+    EXPECT_LE(waited, max_wait) << max_wait;
+    EXPECT_GT(waited, max_wait - 1.0) << max_wait;
+  }
+}
+
+TEST_F(SessionManagerTest, PrepareSessionRestoresTensorFlowCheckpointExactly) {
+  MG_REQUIRE_SHARED_TESTDATA(dir);
+  const std::string ckpt_dir =
+      JoinPath(dir, "tf_checkpoints/HamBamLam__TD-Checkers-LiamBurke/checkpoints");
+  ASSERT_OK_AND_ASSIGN(auto latest, LatestCheckpoint(Env::Default(), ckpt_dir));
+  ASSERT_TRUE(latest.has_value());
+  ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(Env::Default(), *latest));
+  Scope root = Scope::NewRootScope();
+  for (const std::string& key : reader->keys()) {
+    ASSERT_OK_AND_ASSIGN(const BundleEntryProto* e, reader->GetEntry(key));
+    ASSERT_OK_AND_ASSIGN(TensorShape shape, reader->GetShape(key));
+    Tensor init(e->dtype(), shape);
+    std::memset(init.raw_data(), 0, init.TotalBytes());
+    Variable::Create(root, key, init);
+  }
+  ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root));
+  SessionManager::Options o;
+  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  auto sm = Make(root, o);
+  SessionManager::PrepareOptions p;
+  p.init_op = {GlobalVariablesInitializer(root).name()};
+  sm = Make(root, o);
+  p.saver = saver.get();
+  p.checkpoint_dir = ckpt_dir;
+  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
+  for (const std::string& key : reader->keys()) {
+    ASSERT_OK_AND_ASSIGN(Tensor want, reader->Lookup(key));
+    std::vector<Tensor> out;
+    ASSERT_OK(sess->Run({}, {key + "/read"}, {}, &out));
+    EXPECT_EQ(out[0].tensor_data(), want.tensor_data()) << key;
+  }
+  EXPECT_EQ(saver->last_checkpoints(), std::vector<std::string>{*latest});
 }
 
 TEST(TargetsTest, LocalTargetsShareStateAndBadTargetsAreErrors) {
