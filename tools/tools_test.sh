@@ -5,6 +5,7 @@
 set -euo pipefail
 inspect="$1"
 bench="$2"
+chief_worker="$3"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 help=$("$inspect" --help 2>&1 || true)
@@ -17,6 +18,13 @@ json=$("$bench" --size_mb=4 --tensors=10 --repeats=1 --dir="$TEST_TMPDIR/bench" 
 for field in size_mb tensors threads baseline_gbps reader_gbps session_gbps reader_ratio session_ratio; do
   echo "$json" | grep -q "\"$field\":" || fail "restore_bench JSON lacks $field: $json"
 done
+
+# chief_worker_demo: workers train after the chief initializes; a second run
+# restores the chief's checkpoint and continues.
+out=$("$chief_worker" --logdir="$TEST_TMPDIR/cw" --workers=2 --steps=5)
+echo "$out" | grep -q "after the workers: global_step 10," || fail "chief_worker_demo: $out"
+out=$("$chief_worker" --logdir="$TEST_TMPDIR/cw" --workers=3 --steps=5)
+echo "$out" | grep -q "after the workers: global_step 25," || fail "chief_worker_demo rerun: $out"
 
 shared="${MG_SHARED_TESTDATA:-}"
 if [ -z "$shared" ] || [ ! -d "$shared" ]; then
