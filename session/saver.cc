@@ -1,5 +1,6 @@
 #include "session/saver.h"
 
+#include <algorithm>
 #include <random>
 
 #include "absl/strings/match.h"
@@ -46,6 +47,10 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
                                                      Env* env) {
   std::vector<Variable> vars =
       options.var_list.empty() ? GlobalVariables(scope) : options.var_list;
+  // TensorFlow's Saver orders its tensors by name, so data files are in key
+  // order.
+  std::sort(vars.begin(), vars.end(),
+            [](const Variable& a, const Variable& b) { return a.name() < b.name(); });
   if (vars.empty() && !options.allow_empty) {
     return absl::InvalidArgumentError("No variables to save");
   }
