@@ -80,7 +80,7 @@ TEST_F(SessionManagerTest, testPrepareSessionSucceeds) {
   EXPECT_EQ(Value(sess.get(), "v/read"), "1 2 3");
 }
 
-TEST_F(SessionManagerTest, testPrepareSessionSucceedsWithInitFeedDictAndInitFn) {
+TEST_F(SessionManagerTest, testPrepareSessionSucceedsWithInitFeedDict) {
   Scope root = Scope::NewRootScope();
   Output p_in = ops::Placeholder(root.WithOpName("p"), DT_FLOAT, PartialShape({3}));
   Variable::Create(root, "v", p_in);
@@ -92,13 +92,6 @@ TEST_F(SessionManagerTest, testPrepareSessionSucceedsWithInitFeedDictAndInitFn) 
   p.init_feed_dict = {{"p:0", Tensor::Vector<float>({1, 2, 3})}};
   ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
   EXPECT_EQ(Value(sess.get(), "v/read"), "1 2 3");
-  SessionManager::PrepareOptions with_fn = Prep();
-  with_fn.init_fn = [](Session* s) {
-    std::vector<Tensor> out;
-    return s->Run({{"p:0", Tensor::Vector<float>({4, 5, 6})}}, {}, {"v/Assign"}, &out);
-  };
-  ASSERT_OK_AND_ASSIGN(sess, sm->PrepareSession("", with_fn));
-  EXPECT_EQ(Value(sess.get(), "v/read"), "4 5 6");
 }
 
 TEST_F(SessionManagerTest, testPrepareSessionFails) {
@@ -478,47 +471,157 @@ TEST_F(SessionManagerTest, testWaitForSessionInsufficientReadyForLocalInitCheck)
   EXPECT_EQ(clock_.sleeps(), 0);
 }
 
-// ObsoleteSessionManagerTest: ready_op = assert_variables_initialized().
-TEST_F(SessionManagerTest, Obsolete_testPrepareSessionSucceedsWithInitFeedDictAndInitFn) {
+// ObsoleteSessionManagerTest (T23-T28): ready_op = assert_variables_initialized().
+std::vector<std::string> AssertReady(const Scope& root) {
+  return {AssertVariablesInitialized(root, GlobalVariables(root)).tensor_name()};
+}
+
+TEST_F(SessionManagerTest, Obsolete_testPrepareSessionSucceeds) {
+  Scope root = Scope::NewRootScope();
+  Variable::Create(root, "v", Tensor::Vector<float>({1, 2, 3}));
+  SessionManager::Options o = Opts();
+  o.ready_op = AssertReady(root);
+  Operation init = GlobalVariablesInitializer(root);
+  auto sm = Make(root, o);
+  SessionManager::PrepareOptions p = Prep();
+  p.init_op = {init.name()};
+  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
+  EXPECT_EQ(Value(sess.get(), "v/read"), "1 2 3");
+}
+
+TEST_F(SessionManagerTest, Obsolete_testPrepareSessionSucceedsWithInitFeedDict) {
   Scope root = Scope::NewRootScope();
   Output p_in = ops::Placeholder(root.WithOpName("p"), DT_FLOAT, PartialShape({3}));
   Variable v = Variable::Create(root, "v", p_in);
   SessionManager::Options o = Opts();
-  o.ready_op = {AssertVariablesInitialized(root, GlobalVariables(root)).tensor_name()};
+  o.ready_op = AssertReady(root);
   auto sm = Make(root, o);
   SessionManager::PrepareOptions p = Prep();
   p.init_op = {v.initializer().name()};
   p.init_feed_dict = {{"p:0", Tensor::Vector<float>({1, 2, 3})}};
   ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
   EXPECT_EQ(Value(sess.get(), "v/read"), "1 2 3");
-  SessionManager::PrepareOptions fn = Prep();
-  fn.init_fn = [](Session* s) {
-    std::vector<Tensor> out;
-    return s->Run({{"p:0", Tensor::Vector<float>({1, 2, 5})}}, {}, {"v/Assign"}, &out);
-  };
-  ASSERT_OK_AND_ASSIGN(sess, sm->PrepareSession("", fn));
-  EXPECT_EQ(Value(sess.get(), "v/read"), "1 2 5");
 }
 
-TEST_F(SessionManagerTest, Obsolete_testRecoverSessionAndWaitForSession) {
-  SaveV1(&env_, "/tmp/obsolete_recover", this);
+TEST_F(SessionManagerTest, Obsolete_testPrepareSessionSucceedsWithInitFn) {
   Scope root = Scope::NewRootScope();
-  Variable v = Variable::Create(root, "v", Tensor::Scalar<int32_t>(2));
+  Variable v = Variable::Create(root, "v", Tensor::Vector<int32_t>({125}));
   SessionManager::Options o = Opts();
-  o.ready_op = {AssertVariablesInitialized(root, GlobalVariables(root)).tensor_name()};
-  o.recovery_wait = absl::Seconds(1);
+  o.ready_op = AssertReady(root);
+  auto sm = Make(root, o);
+  SessionManager::PrepareOptions p = Prep();
+  p.init_fn = [&](Session* s) {
+    std::vector<Tensor> out;
+    return s->Run({}, {}, {v.initializer().name()}, &out);
+  };
+  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
+  EXPECT_EQ(Value(sess.get(), "v/read"), "125");
+}
+
+TEST_F(SessionManagerTest, Obsolete_testPrepareSessionFails) {
+  ASSERT_OK(env_.CreateDir("/tmp/prepare_session"));
+  Scope root = Scope::NewRootScope();
+  Variable::Create(root, "v", Tensor::Vector<float>({1, 2, 3}));
+  SessionManager::Options o = Opts();
+  o.ready_op = AssertReady(root);
+  Operation init = GlobalVariablesInitializer(root);
+  ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {}, &env_));
+  auto sm = Make(root, o);
+  SessionManager::PrepareOptions p = Prep();
+  p.init_op = {init.name()};
+  p.saver = saver.get();
+  p.checkpoint_dir = "/tmp/prepare_session";
+  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
+  ASSERT_OK(saver->Save(sess.get(), "/tmp/prepare_session/prepare_session_checkpoint").status());
+  ASSERT_OK(env_.RenameFile("/tmp/prepare_session/checkpoint", "/tmp/moved_checkpoint"));
+  SessionManager::PrepareOptions wait = Prep();
+  wait.saver = saver.get();
+  wait.checkpoint_dir = "/tmp/prepare_session";
+  wait.wait_for_checkpoint = true;
+  wait.max_wait = absl::Seconds(2);
+  EXPECT_THAT(sm->PrepareSession("", wait),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("no init_op or init_fn or local_init_op was given")));
+  EXPECT_EQ(clock_.slept_micros(), 30'000'000);
+  ASSERT_OK(env_.RenameFile("/tmp/moved_checkpoint", "/tmp/prepare_session/checkpoint"));
+  ASSERT_OK_AND_ASSIGN(sess, sm->PrepareSession("", wait));
+  EXPECT_TRUE(IsInit(sess.get(), "v"));
+}
+
+TEST_F(SessionManagerTest, Obsolete_testRecoverSession) {
+  SaveV1(&env_, "/tmp/recover_session", this);
+  Scope root = Scope::NewRootScope();
+  Variable::Create(root, "v", Tensor::Scalar<int32_t>(2));
+  SessionManager::Options o = Opts();
+  o.ready_op = AssertReady(root);
   ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {}, &env_));
   auto sm = Make(root, o);
   SessionManager::PrepareOptions p = Prep();
   p.saver = saver.get();
-  p.checkpoint_dir = "/tmp/obsolete_recover";
+  p.checkpoint_dir = "/tmp/recover_session";
   ASSERT_OK_AND_ASSIGN(auto r, sm->RecoverSession("", p));
   EXPECT_TRUE(r.initialized);
   EXPECT_EQ(Value(r.session.get(), "v/read"), "1");
-  // T28: every attempt's ready check fails with "uninitialized": not ready.
+}
+
+TEST_F(SessionManagerTest, Obsolete_testWaitForSessionReturnsNoneAfterTimeout) {
+  Scope root = Scope::NewRootScope();
+  Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));
+  SessionManager::Options o = Opts();
+  o.ready_op = AssertReady(root);
+  o.recovery_wait = absl::Seconds(1);
+  auto sm = Make(root, o);
+  // Every attempt's ready check fails with "uninitialized": not ready.
   EXPECT_THAT(sm->WaitForSession("", SessionOptions(), absl::Seconds(3)),
               StatusIs(absl::StatusCode::kDeadlineExceeded,
                        HasSubstr("Session was not ready after waiting 3 secs.")));
+}
+
+// X6: a checkpoint that appears during the wait is picked up.
+class WritesCheckpointOnSecondSleep : public FakeClockEnv {
+ public:
+  using FakeClockEnv::FakeClockEnv;
+  std::function<void()> on_second_sleep;
+  void SleepForMicroseconds(int64_t micros) override {
+    FakeClockEnv::SleepForMicroseconds(micros);
+    if (sleeps() == 2 && on_second_sleep) on_second_sleep();
+  }
+};
+
+TEST(SessionManagerWaitTest, X6_CheckpointAppearingDuringTheWaitIsPickedUp) {
+  SetMinLogLevel(LogLevel::kError);
+  WritesCheckpointOnSecondSleep clock(Env::Default());
+  MemEnv env(&clock);
+  ASSERT_OK(env.CreateDir("/ckpt"));
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<int32_t>(9));
+  ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {}, &env));
+  SessionManager::Options o;
+  o.env = &env;
+  o.recovery_wait = absl::Seconds(5);
+  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  ASSERT_OK_AND_ASSIGN(auto sm, SessionManager::Create(*root.ToGraphDef(), o));
+  clock.on_second_sleep = [&] {
+    SessionOptions so;
+    so.env = &env;
+    auto s = NewSession(so);
+    ASSERT_OK(s.status());
+    ASSERT_OK((*s)->Create(*root.ToGraphDef()));
+    std::vector<Tensor> out;
+    ASSERT_OK((*s)->Run({}, {}, {v.initializer().name()}, &out));
+    ASSERT_OK(saver->Save(s->get(), "/ckpt/model").status());
+  };
+  SessionManager::PrepareOptions p;
+  p.config.env = &env;
+  p.saver = saver.get();
+  p.checkpoint_dir = "/ckpt";
+  p.wait_for_checkpoint = true;
+  p.max_wait = absl::Seconds(60);
+  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
+  EXPECT_EQ(clock.sleeps(), 2);
+  std::vector<Tensor> out;
+  ASSERT_OK(sess->Run({}, {"v/read"}, {}, &out));
+  EXPECT_EQ(out[0].scalar<int32_t>()(), 9);
 }
 
 TEST_F(SessionManagerTest, X1_ReadyMessageListsVariablesInCreationOrder) {
