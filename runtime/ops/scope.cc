@@ -15,6 +15,8 @@ struct Scope::Graph {
   absl::flat_hash_set<std::string> names;
   absl::flat_hash_map<std::string, Tensor> consts;  // node name -> value
   absl::flat_hash_map<std::string, Operation> ops_by_name;
+  absl::flat_hash_map<std::string, int> node_index;
+  std::vector<Operation> ops_in_order;
   std::map<std::string, std::vector<std::string>> node_collections;
   std::map<std::string, std::vector<std::string>> bytes_collections;
   SaverDef saver_def;
@@ -108,6 +110,23 @@ absl::StatusOr<Operation> Scope::FindOp(absl::string_view name) const {
   }
   return it->second;
 }
+
+const NodeDef& Scope::GetNodeDef(const Operation& op) const {
+  return graph_->def.node(graph_->node_index.at(op.name()));
+}
+
+std::vector<Output> Scope::GetInputs(const Operation& op) const {
+  std::vector<Output> inputs;
+  for (const std::string& in : GetNodeDef(op).input()) {
+    if (!in.empty() && in[0] == '^') continue;
+    absl::StatusOr<TensorId> id = ParseTensorName(in);
+    if (!id.ok()) continue;
+    inputs.push_back(Output(graph_->ops_by_name.at(id->node), id->index));
+  }
+  return inputs;
+}
+
+std::vector<Operation> Scope::AllOps() const { return graph_->ops_in_order; }
 
 std::string Scope::UniqueName(absl::string_view base) const {
   const std::string full = prefix_.empty() ? std::string(base) : absl::StrCat(prefix_, "/", base);
@@ -224,6 +243,8 @@ Operation Scope::AddOp(absl::string_view op_type, const std::vector<std::vector<
   result.types_ = out_types;
   result.shapes_ = ctx.outputs();
   g.ops_by_name[name] = result;
+  g.node_index[name] = g.def.node_size() - 1;
+  g.ops_in_order.push_back(result);
   return result;
 }
 

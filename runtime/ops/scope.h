@@ -118,6 +118,12 @@ class Scope {
 
   // The operation named `name`, or NotFound.
   absl::StatusOr<Operation> FindOp(absl::string_view name) const;
+  // The NodeDef of `op` (with defaults) and its data inputs, for gradient
+  // functions. REQUIRES: `op` belongs to this scope's graph.
+  const NodeDef& GetNodeDef(const Operation& op) const;
+  std::vector<Output> GetInputs(const Operation& op) const;
+  // The ops of the graph in creation order (a topological order).
+  std::vector<Operation> AllOps() const;
 
   // The name the next node of `op_type` would get (for helpers that name
   // a group of nodes, such as "save/...").
