@@ -161,7 +161,17 @@ Operation Scope::AddOp(absl::string_view op_type, const std::vector<std::vector<
                        const std::map<std::string, AttrValue>& attrs) const {
   Graph& g = *graph_;
   if (!g.status.ok()) return Operation();
-  const std::string name = UniqueName(op_name_.empty() ? op_type : op_name_);
+  // A name ending in '/' is taken as is (TensorFlow's rule for naming an op
+  // after a name scope it opened, like the optimizer's final op).
+  const bool exact = !op_name_.empty() && op_name_.back() == '/';
+  const std::string name =
+      exact ? (prefix_.empty() ? op_name_.substr(0, op_name_.size() - 1)
+                               : absl::StrCat(prefix_, "/", op_name_.substr(0, op_name_.size() - 1)))
+            : UniqueName(op_name_.empty() ? op_type : op_name_);
+  if (exact && g.ops_by_name.contains(name)) {
+    UpdateStatus(absl::InvalidArgumentError(absl::StrCat("duplicate node name '", name, "'")));
+    return Operation();
+  }
   auto fail = [&](const absl::Status& s) {
     UpdateStatus(absl::Status(s.code(), absl::StrCat("while adding node '", name, "' (",
                                                      op_type, "): ", s.message())));

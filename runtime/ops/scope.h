@@ -90,6 +90,8 @@ class Scope {
   // TensorFlow places "v/Assign" under the variable "v".
   Scope InsideOp(const Operation& op) const;
   // The next node gets this name (made unique like TensorFlow's: name_1, ...).
+  // A name ending in '/' is used exactly, without the slash, even where a name
+  // scope of that name exists (an error if a node already has it).
   Scope WithOpName(absl::string_view name) const;
   // Nodes created through the result wait for `deps` (control inputs).
   Scope WithControlDependencies(const std::vector<Operation>& deps) const;
