@@ -13,7 +13,7 @@ namespace minigraph {
 
 // Below this many output elements an expression runs on the calling thread:
 // handing it to the intra-op pool costs more than it saves.
-inline constexpr int64_t kParallelThreshold = 1 << 15;
+inline constexpr int64_t kParallelThreshold = 1 << 18;
 
 // Evaluates `expr` into `out`, on the intra-op pool when large.
 template <typename Out, typename Expr>

@@ -6,6 +6,9 @@
 namespace minigraph {
 namespace {
 
+// Below this many multiply-adds a product runs on one thread.
+constexpr int64_t kParallelFlops = int64_t{1} << 22;
+
 template <typename T>
 class MatMulOp : public OpKernel {
  public:
@@ -37,14 +40,27 @@ class MatMulOp : public OpKernel {
       return absl::OkStatus();
     }
     if (m * n == 0) return absl::OkStatus();
+    // One thread, or a product too small to split: Eigen's dense GEMM, whose
+    // packing is cheaper than the tensor contraction's for these shapes.
+    if (ctx->eigen_device().numThreads() <= 1 || m * n * k < kParallelFlops) {
+      using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+      Eigen::Map<const Mat> A(a.data<T>(), a.dim_size(0), a.dim_size(1));
+      Eigen::Map<const Mat> B(b.data<T>(), b.dim_size(0), b.dim_size(1));
+      Eigen::Map<Mat> Z(out->data<T>(), m, n);
+      if (!ta_ && !tb_) {
+        Z.noalias() = A * B;
+      } else if (!ta_) {
+        Z.noalias() = A * B.transpose();
+      } else if (!tb_) {
+        Z.noalias() = A.transpose() * B;
+      } else {
+        Z.noalias() = A.transpose() * B.transpose();
+      }
+      return absl::OkStatus();
+    }
     Eigen::array<Eigen::IndexPair<Eigen::DenseIndex>, 1> dims = {
         Eigen::IndexPair<Eigen::DenseIndex>(ta_ ? 0 : 1, tb_ ? 1 : 0)};
-    auto product = a.matrix<T>().contract(b.matrix<T>(), dims);
-    if (m * n * k < (int64_t{1} << 16)) {
-      z = product;
-    } else {
-      z.device(ctx->eigen_device()) = product;
-    }
+    z.device(ctx->eigen_device()) = a.matrix<T>().contract(b.matrix<T>(), dims);
     return absl::OkStatus();
   }
 
