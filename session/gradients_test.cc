@@ -221,6 +221,11 @@ TEST(GradientsTest, ArrayOps) {
   CheckGradients(
       [](const Scope& s, const std::vector<Output>& x) { return ops::AddN(s, {x[0], x[1], x[0]}); },
       {R({2, 2}), R({2, 2})});
+  CheckGradients(
+      [](const Scope& s, const std::vector<Output>& x) {
+        return ops::Fill(s, ops::Const<int32_t>(s, {2, 3}), x[0]);
+      },
+      {R({})});
 }
 
 TEST(GradientsTest, StopGradientUnrelatedInputsAndMissingGradients) {
@@ -242,10 +247,10 @@ TEST(GradientsTest, StopGradientUnrelatedInputsAndMissingGradients) {
   // An op without a gradient function on the path is named.
   Scope r2 = Scope::NewRootScope();
   Output a = ops::Placeholder(r2.WithOpName("a"), DT_DOUBLE, PartialShape({2}));
-  Output f = ops::Fill(r2, ops::Const<int32_t>(r2, {2}), ops::Sum(r2, a, ops::Const<int32_t>(r2, 0)));
-  Output l2 = ops::Sum(r2, f, ops::Const<int32_t>(r2, 0));
+  Output f = ops::Prod(r2, a, ops::Const<int32_t>(r2, 0));
+  Output l2 = f;
   EXPECT_THAT(AddSymbolicGradients(r2, {l2}, {a}, &grads),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("op type Fill")));
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("op type Prod")));
 }
 
 }  // namespace

@@ -255,6 +255,11 @@ void RegisterNn(GradientRegistry* r) {
 }
 
 void RegisterArray(GradientRegistry* r) {
+  r->Register("Fill", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    Output flat = ops::Reshape(s, dy[0], ops::Const<int32_t>(s, {-1}));
+    *dx = {Output(), ops::Sum(s, flat, ops::Const<int32_t>(s, 0))};
+    return absl::OkStatus();
+  });
   r->Register("Reshape", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     *dx = {ops::Reshape(s, dy[0], ops::Shape(s, s.GetInputs(op)[0])), Output()};
     return absl::OkStatus();
