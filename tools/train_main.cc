@@ -1,0 +1,243 @@
+// A self-contained training binary: builds a model, prepares it through the
+// SessionManager (restoring the newest checkpoint of --logdir, or
+// initializing), trains on data that is a pure function of (--seed, step),
+// saves every --save_every steps and at the end, and on SIGTERM or SIGINT
+// finishes the current step, saves and exits 0.
+//
+//   train --logdir=/tmp/run --model=mlp --steps=500 --save_every=50
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <random>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_format.h"
+#include "checkpoint/checkpoint_state.h"
+#include "checkpoint/naming.h"
+#include "core/env.h"
+#include "core/logging.h"
+#include "core/path.h"
+#include "runtime/ops/ops.h"
+#include "runtime/ops/optimizers.h"
+#include "runtime/ops/variables.h"
+#include "session/saver.h"
+#include "session/session_manager.h"
+
+ABSL_FLAG(std::string, logdir, "", "Checkpoint directory (required)");
+ABSL_FLAG(std::string, target, "", "Session target: \"\" or local://NAME");
+ABSL_FLAG(std::string, model, "mlp", "mlp (784-128-10, ReLU, softmax cross entropy) or linear");
+ABSL_FLAG(int64_t, steps, 1000, "Train until global_step reaches this");
+ABSL_FLAG(int, batch, 32, "Examples per step");
+ABSL_FLAG(std::string, optimizer, "sgd", "sgd, momentum or adam");
+ABSL_FLAG(double, learning_rate, 0.01, "Learning rate");
+ABSL_FLAG(int64_t, save_every, 100, "Save a checkpoint every this many steps (0: only at the end)");
+ABSL_FLAG(int, max_to_keep, 5, "Checkpoints kept");
+ABSL_FLAG(uint64_t, seed, 1, "Seed of the initial weights and of the data");
+ABSL_FLAG(int, threads, 1, "Intra-op threads (1 keeps runs bitwise reproducible)");
+
+namespace minigraph {
+namespace {
+
+std::atomic<int> signal_received{0};
+void OnSignal(int sig) { signal_received.store(sig); }
+
+struct Model {
+  Scope root = Scope::NewRootScope();
+  int inputs = 0, classes = 0;
+  Output loss;
+  Operation train, init;
+  std::unique_ptr<Saver> saver;
+};
+
+absl::Status Build(Model* m) {
+  const std::string kind = absl::GetFlag(FLAGS_model);
+  const int batch = absl::GetFlag(FLAGS_batch);
+  const int64_t seed = static_cast<int64_t>(absl::GetFlag(FLAGS_seed));
+  Scope& root = m->root;
+  m->inputs = kind == "linear" ? 16 : 784;
+  m->classes = kind == "linear" ? 4 : 10;
+  auto weights = [&](const std::string& name, int64_t rows, int64_t cols, int64_t op_seed) {
+    Output shape = ops::Const(root, Tensor::Vector<int64_t>({rows, cols}));
+    Output init = ops::Mul(root, ops::TruncatedNormal(root, shape, DT_FLOAT, seed, op_seed),
+                           ops::Const(root, 0.05f));
+    return Variable::Create(root, name, init);
+  };
+  auto zeros = [&](const std::string& name, int64_t n) {
+    Tensor t(DT_FLOAT, TensorShape({n}));
+    t.flat<float>().setZero();
+    return Variable::Create(root, name, t);
+  };
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT, PartialShape({batch, m->inputs}));
+  Output labels = ops::Placeholder(root.WithOpName("labels"), DT_INT64, PartialShape({batch}));
+  Output logits;
+  if (kind == "mlp") {
+    Variable w1 = weights("layer1/weights", m->inputs, 128, 1);
+    Variable b1 = zeros("layer1/bias", 128);
+    Variable w2 = weights("layer2/weights", 128, m->classes, 2);
+    Variable b2 = zeros("layer2/bias", m->classes);
+    Output h = ops::Relu(root, ops::BiasAdd(root, ops::MatMul(root, x, w1.value()), b1.value()));
+    logits = ops::BiasAdd(root, ops::MatMul(root, h, w2.value()), b2.value());
+  } else if (kind == "linear") {
+    Variable w = weights("linear/weights", m->inputs, m->classes, 1);
+    Variable b = zeros("linear/bias", m->classes);
+    logits = ops::BiasAdd(root, ops::MatMul(root, x, w.value()), b.value());
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat("--model must be mlp or linear, got ", kind));
+  }
+  m->loss = ops::Mean(root.WithOpName("loss"),
+                      ops::SparseSoftmaxCrossEntropyWithLogits(root, logits, labels).loss,
+                      ops::Const<int32_t>(root, 0));
+  Variable step = GetOrCreateGlobalStep(root);
+  const std::string opt_name = absl::GetFlag(FLAGS_optimizer);
+  const double lr = absl::GetFlag(FLAGS_learning_rate);
+  std::unique_ptr<Optimizer> opt;
+  if (opt_name == "sgd") {
+    opt = std::make_unique<GradientDescentOptimizer>(lr);
+  } else if (opt_name == "momentum") {
+    opt = std::make_unique<MomentumOptimizer>(lr, 0.9);
+  } else if (opt_name == "adam") {
+    opt = std::make_unique<AdamOptimizer>(lr);
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--optimizer must be sgd, momentum or adam, got ", opt_name));
+  }
+  MG_ASSIGN_OR_RETURN(m->train, opt->Minimize(root, m->loss, {}, &step));
+  m->init = GlobalVariablesInitializer(root);
+  MG_ASSIGN_OR_RETURN(m->saver, Saver::Create(root, {.max_to_keep = absl::GetFlag(FLAGS_max_to_keep)}));
+  return root.status();
+}
+
+// The batch of step k: a pure function of (seed, k). Labels follow a fixed
+// linear teacher so the loss can fall.
+void Batch(const Model& m, uint64_t seed, int64_t k, Tensor* x, Tensor* labels) {
+  std::mt19937_64 rng(seed * 1000003 + static_cast<uint64_t>(k));
+  std::normal_distribution<float> normal(0.f, 1.f);
+  auto xf = x->flat<float>();
+  for (int64_t i = 0; i < xf.size(); ++i) xf(i) = normal(rng);
+  const int batch = static_cast<int>(x->dim_size(0));
+  for (int b = 0; b < batch; ++b) {
+    float best = -1e30f;
+    int64_t arg = 0;
+    for (int c = 0; c < m.classes; ++c) {
+      float score = 0;
+      for (int j = c; j < m.inputs; j += m.classes) score += xf(b * m.inputs + j);
+      if (score > best) {
+        best = score;
+        arg = c;
+      }
+    }
+    labels->flat<int64_t>()(b) = arg;
+  }
+}
+
+int Fail(const absl::Status& s) {
+  std::fprintf(stderr, "train: %s\n", std::string(s.ToString()).c_str());
+  return 1;
+}
+
+int Run() {
+  const std::string logdir = absl::GetFlag(FLAGS_logdir);
+  if (logdir.empty()) return Fail(absl::InvalidArgumentError("--logdir is required"));
+  std::signal(SIGTERM, OnSignal);
+  std::signal(SIGINT, OnSignal);
+  SetMinLogLevel(LogLevel::kWarning);
+  Env* env = Env::Default();
+  if (absl::Status s = env->CreateDir(logdir); !s.ok()) return Fail(s);
+  Model m;
+  if (absl::Status s = Build(&m); !s.ok()) return Fail(s);
+  auto graph = m.root.ToGraphDef();
+  if (!graph.ok()) return Fail(graph.status());
+  SessionManager::Options sm_options;
+  auto sm = SessionManager::Create(*graph, sm_options);
+  if (!sm.ok()) return Fail(sm.status());
+  SessionManager::PrepareOptions prepare;
+  prepare.init_op = {m.init.name()};
+  prepare.saver = m.saver.get();
+  prepare.checkpoint_dir = logdir;
+  prepare.config.intra_op_threads = absl::GetFlag(FLAGS_threads);
+  prepare.config.inter_op_threads = 1;
+  auto latest = LatestCheckpoint(env, logdir);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto session = (*sm)->PrepareSession(absl::GetFlag(FLAGS_target), prepare);
+  if (!session.ok()) return Fail(session.status());
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<Tensor> out;
+  if (absl::Status s = (*session)->Run({}, {"global_step/read"}, {}, &out); !s.ok()) return Fail(s);
+  int64_t step = out[0].scalar<int64_t>()();
+  if (latest.ok() && latest->has_value()) {
+    uint64_t bytes = 0;
+    const std::vector<std::string> files = env->GetChildren(logdir).value_or(std::vector<std::string>());
+    const std::string base(Basename(**latest));
+    for (const std::string& f : files) {
+      if (IsDataFilenameOf(base, f)) {
+        bytes += env->GetFileSize(JoinPath(logdir, f)).value_or(0);
+      }
+    }
+    std::printf("restored step %lld from %s in %.1f ms (%.2f MB, %.2f GB/s)\n",
+                static_cast<long long>(step), (*latest)->c_str(), ms, bytes / 1e6,
+                bytes / 1e9 / (ms / 1e3));
+  } else {
+    std::printf("initialized from scratch\n");
+  }
+  std::fflush(stdout);
+
+  const int batch = absl::GetFlag(FLAGS_batch);
+  Tensor x(DT_FLOAT, TensorShape({batch, m.inputs}));
+  Tensor labels(DT_INT64, TensorShape({batch}));
+  const uint64_t seed = absl::GetFlag(FLAGS_seed);
+  const int64_t steps = absl::GetFlag(FLAGS_steps);
+  const int64_t save_every = absl::GetFlag(FLAGS_save_every);
+  auto save = [&](int64_t at) -> absl::Status {
+    return m.saver->Save(session->get(), JoinPath(logdir, "model.ckpt"), {.global_step = at})
+        .status();
+  };
+  float loss = 0;
+  auto last_print = std::chrono::steady_clock::now();
+  int64_t printed_step = step;
+  while (step < steps) {
+    Batch(m, seed, step, &x, &labels);
+    if (absl::Status s = (*session)->Run({{"x", x}, {"labels", labels}}, {"loss"},
+                                         {m.train.name()}, &out);
+        !s.ok()) {
+      return Fail(s);
+    }
+    ++step;
+    loss = out[0].scalar<float>()();
+    const auto now = std::chrono::steady_clock::now();
+    const double since = std::chrono::duration<double>(now - last_print).count();
+    if (since >= 1.0) {
+      std::printf("step %lld loss %.4f (%.0f steps/s)\n", static_cast<long long>(step), loss,
+                  (step - printed_step) / since);
+      std::fflush(stdout);
+      last_print = now;
+      printed_step = step;
+    }
+    if (signal_received.load() != 0) {
+      if (absl::Status s = save(step); !s.ok()) return Fail(s);
+      std::printf("saved checkpoint at step %lld on signal\n", static_cast<long long>(step));
+      return 0;
+    }
+    if (save_every > 0 && step % save_every == 0 && step < steps) {
+      if (absl::Status s = save(step); !s.ok()) return Fail(s);
+    }
+  }
+  if (absl::Status s = save(step); !s.ok()) return Fail(s);
+  std::printf("done: step %lld loss %.4f, saved %s\n", static_cast<long long>(step), loss,
+              JoinPath(logdir, absl::StrCat("model.ckpt-", step)).c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace minigraph
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Trains a model with checkpoints, resuming from the newest one.\n"
+      "  train --logdir=D [--model=mlp|linear] [--steps=N] [--save_every=N] [--optimizer=sgd|momentum|adam]");
+  absl::ParseCommandLine(argc, argv);
+  return minigraph::Run();
+}
