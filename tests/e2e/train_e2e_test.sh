@@ -22,27 +22,44 @@ ref="$TEST_TMPDIR/reference"
 "$train" --logdir="$ref" "${flags[@]}" >"$TEST_TMPDIR/ref.log" || fail "reference run failed"
 grep -q "initialized from scratch" "$TEST_TMPDIR/ref.log" || fail "reference did not start fresh"
 
-# Crash at five points (when the index of checkpoint K appears: sometimes
-# before the state file names it); each restart must restore the checkpoint
-# the state file named when the process died, never an older one.
+# Crash at 20 points, chosen by a seeded generator: half when the index of
+# checkpoint K appears (sometimes before the state file names it), half while
+# a save is in progress (a ".tempstate" file exists). Each restart must
+# restore the checkpoint the state file named when the process died, never
+# an older one, and never fail.
 run="$TEST_TMPDIR/crashy"
 last=0
-for k in 40 170 400 650 900; do
-  "$train" --logdir="$run" "${flags[@]}" >"$TEST_TMPDIR/run_$k.log" 2>&1 &
+RANDOM=20261129
+for i in $(seq 1 20); do
+  # The restart begins at the state file's step; K lies ahead of it.
+  k=$(( last + 10 * (1 + RANDOM % 4) ))
+  [ "$k" -lt 990 ] || break
+  # Temporary files a killed save left behind do not count.
+  ls "$run" 2>/dev/null | grep tempstate >"$TEST_TMPDIR/stale" || true
+  "$train" --logdir="$run" "${flags[@]}" >"$TEST_TMPDIR/run_$i.log" 2>&1 &
   pid=$!
-  wait_for "[ -e '$run/model.ckpt-$k.index' ] || ! kill -0 $pid 2>/dev/null" || fail "no checkpoint $k"
+  wait_for "grep -q -e 'restored step' -e 'initialized' '$TEST_TMPDIR/run_$i.log' || ! kill -0 $pid 2>/dev/null" ||
+    fail "run $i did not start"
+  if [ $(( i % 2 )) -eq 0 ]; then
+    cond="ls '$run' 2>/dev/null | grep tempstate | grep -qvxF -f '$TEST_TMPDIR/stale'"
+  else
+    cond="[ -e '$run/model.ckpt-$k.index' ]"
+  fi
+  wait_for "$cond || ! kill -0 $pid 2>/dev/null" || fail "kill point $i never came"
   kill -KILL "$pid" 2>/dev/null
   wait "$pid" 2>/dev/null
-  grep -q "^done" "$TEST_TMPDIR/run_$k.log" && fail "run before $k finished before it was killed"
-  if [ "$k" != 40 ]; then
-    grep -q "restored step" "$TEST_TMPDIR/run_$k.log" || fail "restart before $k did not restore: $(cat "$TEST_TMPDIR/run_$k.log")"
-    restored=$(sed -n 's/^restored step \([0-9]*\) .*/\1/p' "$TEST_TMPDIR/run_$k.log")
+  grep -q "^done" "$TEST_TMPDIR/run_$i.log" && fail "run $i finished before it was killed"
+  if [ "$last" -gt 0 ]; then
+    grep -q "restored step" "$TEST_TMPDIR/run_$i.log" || fail "restart $i did not restore: $(cat "$TEST_TMPDIR/run_$i.log")"
+    restored=$(sed -n 's/^restored step \([0-9]*\) .*/\1/p' "$TEST_TMPDIR/run_$i.log")
     [ "$restored" -ge "$last" ] || fail "went backwards: restored $restored, the state file named $last"
   fi
   # What the state file names after the crash is what the restart must reach.
-  last=$(sed -n 's/^model_checkpoint_path: ".*-\([0-9]*\)"$/\1/p' "$run/checkpoint")
-  [ -n "$last" ] || fail "no checkpoint state after the kill at $k"
+  if [ -e "$run/checkpoint" ]; then
+    last=$(sed -n 's/^model_checkpoint_path: ".*-\([0-9]*\)"$/\1/p' "$run/checkpoint")
+  fi
 done
+echo "crash/resume: $i kills survived"
 "$train" --logdir="$run" "${flags[@]}" >"$TEST_TMPDIR/final.log" 2>&1 || fail "final run failed: $(cat "$TEST_TMPDIR/final.log")"
 grep -q "restored step" "$TEST_TMPDIR/final.log" || fail "final run did not restore"
 for f in model.ckpt-1000.index model.ckpt-1000.data-00000-of-00001; do
