@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdio>
 #include <random>
+#include <thread>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
@@ -37,6 +38,9 @@ ABSL_FLAG(int64_t, save_every, 100, "Save a checkpoint every this many steps (0:
 ABSL_FLAG(int, max_to_keep, 5, "Checkpoints kept");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the initial weights and of the data");
 ABSL_FLAG(int, threads, 1, "Intra-op threads (1 keeps runs bitwise reproducible)");
+ABSL_FLAG(int, workers, 0,
+          "Worker threads that wait for the chief (SessionManager::WaitForSession) and train "
+          "the shared model with it; needs --target=local://NAME");
 
 namespace minigraph {
 namespace {
@@ -141,6 +145,9 @@ int Fail(const absl::Status& s) {
 int Run() {
   const std::string logdir = absl::GetFlag(FLAGS_logdir);
   if (logdir.empty()) return Fail(absl::InvalidArgumentError("--logdir is required"));
+  if (absl::GetFlag(FLAGS_workers) > 0 && absl::GetFlag(FLAGS_target).rfind("local://", 0) != 0) {
+    return Fail(absl::InvalidArgumentError("--workers needs --target=local://NAME"));
+  }
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
   SetMinLogLevel(LogLevel::kWarning);
@@ -186,6 +193,36 @@ int Run() {
   std::fflush(stdout);
 
   const int batch = absl::GetFlag(FLAGS_batch);
+  // Workers: sessions on the same local:// target, ready once the chief is.
+  const int num_workers = absl::GetFlag(FLAGS_workers);
+  std::vector<std::thread> workers;
+  std::atomic<bool> stop_workers{false};
+  for (int w = 0; w < num_workers; ++w) {
+    workers.emplace_back([&, w] {
+      auto ws = (*sm)->WaitForSession(absl::GetFlag(FLAGS_target), prepare.config, absl::Seconds(60));
+      if (!ws.ok()) {
+        std::fprintf(stderr, "worker %d: %s\n", w, std::string(ws.status().message()).c_str());
+        return;
+      }
+      Tensor wx(DT_FLOAT, TensorShape({batch, m.inputs}));
+      Tensor wl(DT_INT64, TensorShape({batch}));
+      std::vector<Tensor> wo;
+      int64_t mine = 0;
+      while (!stop_workers.load()) {
+        if (!(*ws)->Run({}, {"global_step/read"}, {}, &wo).ok()) break;
+        const int64_t at = wo[0].scalar<int64_t>()();
+        if (at >= absl::GetFlag(FLAGS_steps)) break;
+        Batch(m, absl::GetFlag(FLAGS_seed) + 1 + w, at, &wx, &wl);
+        if (!(*ws)->Run({{"x", wx}, {"labels", wl}}, {}, {m.train.name()}, &wo).ok()) break;
+        ++mine;
+      }
+      std::printf("worker %d ran %lld steps\n", w, static_cast<long long>(mine));
+    });
+  }
+  auto join_workers = [&] {
+    stop_workers.store(true);
+    for (auto& t : workers) t.join();
+  };
   Tensor x(DT_FLOAT, TensorShape({batch, m.inputs}));
   Tensor labels(DT_INT64, TensorShape({batch}));
   const uint64_t seed = absl::GetFlag(FLAGS_seed);
@@ -203,9 +240,14 @@ int Run() {
     if (absl::Status s = (*session)->Run({{"x", x}, {"labels", labels}}, {"loss"},
                                          {m.train.name()}, &out);
         !s.ok()) {
+      join_workers();
       return Fail(s);
     }
     ++step;
+    if (num_workers > 0) {  // workers move the shared global_step too
+      std::vector<Tensor> gs;
+      if ((*session)->Run({}, {"global_step/read"}, {}, &gs).ok()) step = gs[0].scalar<int64_t>()();
+    }
     loss = out[0].scalar<float>()();
     const auto now = std::chrono::steady_clock::now();
     const double since = std::chrono::duration<double>(now - last_print).count();
@@ -217,6 +259,7 @@ int Run() {
       printed_step = step;
     }
     if (signal_received.load() != 0) {
+      join_workers();
       if (absl::Status s = save(step); !s.ok()) return Fail(s);
       std::printf("saved checkpoint at step %lld on signal\n", static_cast<long long>(step));
       return 0;
@@ -224,6 +267,11 @@ int Run() {
     if (save_every > 0 && step % save_every == 0 && step < steps) {
       if (absl::Status s = save(step); !s.ok()) return Fail(s);
     }
+  }
+  join_workers();
+  if (num_workers > 0) {
+    std::vector<Tensor> gs;
+    if ((*session)->Run({}, {"global_step/read"}, {}, &gs).ok()) step = gs[0].scalar<int64_t>()();
   }
   if (absl::Status s = save(step); !s.ok()) return Fail(s);
   std::printf("done: step %lld loss %.4f, saved %s\n", static_cast<long long>(step), loss,

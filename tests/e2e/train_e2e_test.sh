@@ -82,6 +82,16 @@ step=$(sed -n 's/^saved checkpoint at step \([0-9]*\) on signal$/\1/p' "$TEST_TM
 grep -q "^restored step $step from" "$TEST_TMPDIR/term2.log" || fail "did not restore step $step: $(cat "$TEST_TMPDIR/term2.log")"
 echo "SIGTERM: saved and restored step $step"
 
+# Chief and workers in one process on a local:// target: workers wait for
+# the chief through WaitForSession, then train the shared model with it.
+cw="$TEST_TMPDIR/chief_workers"
+"$train" --logdir="$cw" --target=local://e2e --workers=2 --model=linear --steps=300 --save_every=0 \
+  >"$TEST_TMPDIR/cw.log" 2>&1 || fail "chief/workers run failed: $(cat "$TEST_TMPDIR/cw.log")"
+for w in 0 1; do grep -q "^worker $w ran [0-9]* steps" "$TEST_TMPDIR/cw.log" || fail "worker $w: $(cat "$TEST_TMPDIR/cw.log")"; done
+final=$(sed -n 's/^done: step \([0-9]*\) .*/\1/p' "$TEST_TMPDIR/cw.log")
+[ -n "$final" ] && [ "$final" -ge 300 ] || fail "chief/workers ended at step '$final'"
+echo "chief/workers: $(grep -c '^worker' "$TEST_TMPDIR/cw.log") workers, final step $final"
+
 # Corruption: flip a byte of the newest data file.
 data="$ref/model.ckpt-1000.data-00000-of-00001"
 printf '\xff' | dd of="$data" bs=1 seek=20 conv=notrunc status=none
