@@ -52,26 +52,23 @@ class SessionManagerTest : public ::testing::Test {
     return Value(s, var + "/read").find("uninitialized") == std::string::npos;
   }
 
-  FakeClockEnv clock_{Env::Default()};
-  MemEnv env_{&clock_};
-};
+  // The two ready ops of the catalogue: report_uninitialized_variables()
+  // (SessionManagerTest) and assert_variables_initialized()
+  // (ObsoleteSessionManagerTest, T23-T28).
+  using ReadyOp = std::vector<std::string> (*)(const Scope&);
+  static std::vector<std::string> ReportReady(const Scope& root) {
+    return {ReportUninitializedVariables(root).tensor_name()};
+  }
+  static std::vector<std::string> AssertReady(const Scope& root) {
+    return {AssertVariablesInitialized(root, GlobalVariables(root)).tensor_name()};
+  }
 
-TEST_F(SessionManagerTest, testInitWithNoneLocalInitOpError) {
-  Scope root = Scope::NewRootScope();
-  Output r = ReportUninitializedVariables(root, GlobalVariables(root));
-  SessionManager::Options o = Opts();
-  o.ready_for_local_init_op = {r.tensor_name()};
-  EXPECT_THAT(SessionManager::Create(*root.ToGraphDef(), o),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       StartsWith("If you pass a ready_for_local_init_op you must also pass a "
-                                  "local_init_op , ready_for_local_init_op [")));
-}
-
-TEST_F(SessionManagerTest, testPrepareSessionSucceeds) {
+  // Bodies shared by a test and its Obsolete twin.
+  void TestPrepareSessionSucceeds(ReadyOp ready) {
   Scope root = Scope::NewRootScope();
   Variable::Create(root, "v", Tensor::Vector<float>({1, 2, 3}));
   SessionManager::Options o = Opts();
-  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  o.ready_op = ready(root);
   Operation init = GlobalVariablesInitializer(root);
   auto sm = Make(root, o);
   SessionManager::PrepareOptions p = Prep();
@@ -80,12 +77,12 @@ TEST_F(SessionManagerTest, testPrepareSessionSucceeds) {
   EXPECT_EQ(Value(sess.get(), "v/read"), "1 2 3");
 }
 
-TEST_F(SessionManagerTest, testPrepareSessionSucceedsWithInitFeedDict) {
+  void TestPrepareSessionSucceedsWithInitFeedDict(ReadyOp ready) {
   Scope root = Scope::NewRootScope();
   Output p_in = ops::Placeholder(root.WithOpName("p"), DT_FLOAT, PartialShape({3}));
   Variable::Create(root, "v", p_in);
   SessionManager::Options o = Opts();
-  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  o.ready_op = ready(root);
   auto sm = Make(root, o);
   SessionManager::PrepareOptions p = Prep();
   p.init_op = {"v/Assign"};
@@ -94,12 +91,30 @@ TEST_F(SessionManagerTest, testPrepareSessionSucceedsWithInitFeedDict) {
   EXPECT_EQ(Value(sess.get(), "v/read"), "1 2 3");
 }
 
-TEST_F(SessionManagerTest, testPrepareSessionFails) {
+  void TestPrepareSessionSucceedsWithInitFn(ReadyOp ready) {
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Vector<int32_t>({125}));
+  SessionManager::Options o = Opts();
+  o.ready_op = ready(root);
+  auto sm = Make(root, o);
+  SessionManager::PrepareOptions p = Prep();
+  Session* seen = nullptr;
+  p.init_fn = [&](Session* s) {
+    seen = s;
+    std::vector<Tensor> out;
+    return s->Run({}, {}, {v.initializer().name()}, &out);
+  };
+  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
+  EXPECT_EQ(seen, sess.get());
+  EXPECT_EQ(Value(sess.get(), "v/read"), "125");
+}
+
+  void TestPrepareSessionFails(ReadyOp ready) {
   ASSERT_OK(env_.CreateDir("/tmp/prepare_session"));
   Scope root = Scope::NewRootScope();
   Variable::Create(root, "v", Tensor::Vector<float>({1, 2, 3}));
   SessionManager::Options o = Opts();
-  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  o.ready_op = ready(root);
   Operation init = GlobalVariablesInitializer(root);
   ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {}, &env_));
   auto sm = Make(root, o);
@@ -128,6 +143,51 @@ TEST_F(SessionManagerTest, testPrepareSessionFails) {
   ASSERT_OK_AND_ASSIGN(sess, sm->PrepareSession("", wait));
   EXPECT_TRUE(IsInit(sess.get(), "v"));
   EXPECT_EQ(Value(sess.get(), "v/read"), "1 2 3");
+}
+
+  void TestWaitForSessionReturnsNoneAfterTimeout(ReadyOp ready) {
+  Scope root = Scope::NewRootScope();
+  Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));
+  SessionManager::Options o = Opts();
+  o.ready_op = ready(root);
+  o.recovery_wait = absl::Seconds(1);
+  auto sm = Make(root, o);
+  const uint64_t start = clock_.NowMicros();
+  EXPECT_THAT(sm->WaitForSession("", SessionOptions(), absl::Seconds(3)),
+              StatusIs(absl::StatusCode::kDeadlineExceeded,
+                       HasSubstr("Session was not ready after waiting 3 secs.")));
+  // Attempts take no time on the fake clock, so they run at t = 0, 1, 2 and
+  // 3 s (the spec's "a 4th is possible with very fast attempts"); after the
+  // fourth, less than one recovery wait remains.
+  EXPECT_EQ(clock_.NowMicros() - start, 3'000'000u);
+  EXPECT_EQ(clock_.sleeps(), 3);
+}
+
+  FakeClockEnv clock_{Env::Default()};
+  MemEnv env_{&clock_};
+};
+
+TEST_F(SessionManagerTest, testInitWithNoneLocalInitOpError) {
+  Scope root = Scope::NewRootScope();
+  Output r = ReportUninitializedVariables(root, GlobalVariables(root));
+  SessionManager::Options o = Opts();
+  o.ready_for_local_init_op = {r.tensor_name()};
+  EXPECT_THAT(SessionManager::Create(*root.ToGraphDef(), o),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       StartsWith("If you pass a ready_for_local_init_op you must also pass a "
+                                  "local_init_op , ready_for_local_init_op [")));
+}
+
+TEST_F(SessionManagerTest, testPrepareSessionSucceeds) {
+  TestPrepareSessionSucceeds(&SessionManagerTest::ReportReady);
+}
+
+TEST_F(SessionManagerTest, testPrepareSessionSucceedsWithInitFeedDict) {
+  TestPrepareSessionSucceedsWithInitFeedDict(&SessionManagerTest::ReportReady);
+}
+
+TEST_F(SessionManagerTest, testPrepareSessionFails) {
+  TestPrepareSessionFails(&SessionManagerTest::ReportReady);
 }
 
 TEST_F(SessionManagerTest, testRecoverSession) {
@@ -163,21 +223,7 @@ TEST_F(SessionManagerTest, testRecoverSession) {
 }
 
 TEST_F(SessionManagerTest, testWaitForSessionReturnsNoneAfterTimeout) {
-  Scope root = Scope::NewRootScope();
-  Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));
-  SessionManager::Options o = Opts();
-  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
-  o.recovery_wait = absl::Seconds(1);
-  auto sm = Make(root, o);
-  const uint64_t start = clock_.NowMicros();
-  EXPECT_THAT(sm->WaitForSession("", SessionOptions(), absl::Seconds(3)),
-              StatusIs(absl::StatusCode::kDeadlineExceeded,
-                       HasSubstr("Session was not ready after waiting 3 secs.")));
-  // Attempts take no time on the fake clock, so they run at t = 0, 1, 2 and
-  // 3 s (the spec's "a 4th is possible with very fast attempts"); after the
-  // fourth, less than one recovery wait remains.
-  EXPECT_EQ(clock_.NowMicros() - start, 3'000'000u);
-  EXPECT_EQ(clock_.sleeps(), 3);
+  TestWaitForSessionReturnsNoneAfterTimeout(&SessionManagerTest::ReportReady);
 }
 
 TEST_F(SessionManagerTest, testWaitForSessionLocalInit) {
@@ -241,21 +287,7 @@ struct GL {
 };
 
 TEST_F(SessionManagerTest, testPrepareSessionSucceedsWithInitFn) {
-  Scope root = Scope::NewRootScope();
-  Variable v = Variable::Create(root, "v", Tensor::Vector<int32_t>({125}));
-  SessionManager::Options o = Opts();
-  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
-  auto sm = Make(root, o);
-  SessionManager::PrepareOptions p = Prep();
-  Session* seen = nullptr;
-  p.init_fn = [&](Session* s) {
-    seen = s;
-    std::vector<Tensor> out;
-    return s->Run({}, {}, {v.initializer().name()}, &out);
-  };
-  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
-  EXPECT_EQ(seen, sess.get());
-  EXPECT_EQ(Value(sess.get(), "v/read"), "125");
+  TestPrepareSessionSucceedsWithInitFn(&SessionManagerTest::ReportReady);
 }
 
 TEST_F(SessionManagerTest, testPrepareSessionSucceedsWithLocalInitFeedDict) {
@@ -472,80 +504,21 @@ TEST_F(SessionManagerTest, testWaitForSessionInsufficientReadyForLocalInitCheck)
 }
 
 // ObsoleteSessionManagerTest (T23-T28): ready_op = assert_variables_initialized().
-std::vector<std::string> AssertReady(const Scope& root) {
-  return {AssertVariablesInitialized(root, GlobalVariables(root)).tensor_name()};
-}
 
 TEST_F(SessionManagerTest, Obsolete_testPrepareSessionSucceeds) {
-  Scope root = Scope::NewRootScope();
-  Variable::Create(root, "v", Tensor::Vector<float>({1, 2, 3}));
-  SessionManager::Options o = Opts();
-  o.ready_op = AssertReady(root);
-  Operation init = GlobalVariablesInitializer(root);
-  auto sm = Make(root, o);
-  SessionManager::PrepareOptions p = Prep();
-  p.init_op = {init.name()};
-  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
-  EXPECT_EQ(Value(sess.get(), "v/read"), "1 2 3");
+  TestPrepareSessionSucceeds(&SessionManagerTest::AssertReady);
 }
 
 TEST_F(SessionManagerTest, Obsolete_testPrepareSessionSucceedsWithInitFeedDict) {
-  Scope root = Scope::NewRootScope();
-  Output p_in = ops::Placeholder(root.WithOpName("p"), DT_FLOAT, PartialShape({3}));
-  Variable v = Variable::Create(root, "v", p_in);
-  SessionManager::Options o = Opts();
-  o.ready_op = AssertReady(root);
-  auto sm = Make(root, o);
-  SessionManager::PrepareOptions p = Prep();
-  p.init_op = {v.initializer().name()};
-  p.init_feed_dict = {{"p:0", Tensor::Vector<float>({1, 2, 3})}};
-  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
-  EXPECT_EQ(Value(sess.get(), "v/read"), "1 2 3");
+  TestPrepareSessionSucceedsWithInitFeedDict(&SessionManagerTest::AssertReady);
 }
 
 TEST_F(SessionManagerTest, Obsolete_testPrepareSessionSucceedsWithInitFn) {
-  Scope root = Scope::NewRootScope();
-  Variable v = Variable::Create(root, "v", Tensor::Vector<int32_t>({125}));
-  SessionManager::Options o = Opts();
-  o.ready_op = AssertReady(root);
-  auto sm = Make(root, o);
-  SessionManager::PrepareOptions p = Prep();
-  p.init_fn = [&](Session* s) {
-    std::vector<Tensor> out;
-    return s->Run({}, {}, {v.initializer().name()}, &out);
-  };
-  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
-  EXPECT_EQ(Value(sess.get(), "v/read"), "125");
+  TestPrepareSessionSucceedsWithInitFn(&SessionManagerTest::AssertReady);
 }
 
 TEST_F(SessionManagerTest, Obsolete_testPrepareSessionFails) {
-  ASSERT_OK(env_.CreateDir("/tmp/prepare_session"));
-  Scope root = Scope::NewRootScope();
-  Variable::Create(root, "v", Tensor::Vector<float>({1, 2, 3}));
-  SessionManager::Options o = Opts();
-  o.ready_op = AssertReady(root);
-  Operation init = GlobalVariablesInitializer(root);
-  ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {}, &env_));
-  auto sm = Make(root, o);
-  SessionManager::PrepareOptions p = Prep();
-  p.init_op = {init.name()};
-  p.saver = saver.get();
-  p.checkpoint_dir = "/tmp/prepare_session";
-  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
-  ASSERT_OK(saver->Save(sess.get(), "/tmp/prepare_session/prepare_session_checkpoint").status());
-  ASSERT_OK(env_.RenameFile("/tmp/prepare_session/checkpoint", "/tmp/moved_checkpoint"));
-  SessionManager::PrepareOptions wait = Prep();
-  wait.saver = saver.get();
-  wait.checkpoint_dir = "/tmp/prepare_session";
-  wait.wait_for_checkpoint = true;
-  wait.max_wait = absl::Seconds(2);
-  EXPECT_THAT(sm->PrepareSession("", wait),
-              StatusIs(absl::StatusCode::kFailedPrecondition,
-                       HasSubstr("no init_op or init_fn or local_init_op was given")));
-  EXPECT_EQ(clock_.slept_micros(), 30'000'000);
-  ASSERT_OK(env_.RenameFile("/tmp/moved_checkpoint", "/tmp/prepare_session/checkpoint"));
-  ASSERT_OK_AND_ASSIGN(sess, sm->PrepareSession("", wait));
-  EXPECT_TRUE(IsInit(sess.get(), "v"));
+  TestPrepareSessionFails(&SessionManagerTest::AssertReady);
 }
 
 TEST_F(SessionManagerTest, Obsolete_testRecoverSession) {
@@ -565,16 +538,7 @@ TEST_F(SessionManagerTest, Obsolete_testRecoverSession) {
 }
 
 TEST_F(SessionManagerTest, Obsolete_testWaitForSessionReturnsNoneAfterTimeout) {
-  Scope root = Scope::NewRootScope();
-  Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));
-  SessionManager::Options o = Opts();
-  o.ready_op = AssertReady(root);
-  o.recovery_wait = absl::Seconds(1);
-  auto sm = Make(root, o);
-  // Every attempt's ready check fails with "uninitialized": not ready.
-  EXPECT_THAT(sm->WaitForSession("", SessionOptions(), absl::Seconds(3)),
-              StatusIs(absl::StatusCode::kDeadlineExceeded,
-                       HasSubstr("Session was not ready after waiting 3 secs.")));
+  TestWaitForSessionReturnsNoneAfterTimeout(&SessionManagerTest::AssertReady);
 }
 
 // X6: a checkpoint that appears during the wait is picked up.
