@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "checkpoint/bundle_reader.h"
-#include "checkpoint/checkpoint_state.h"
 #include "checkpoint/naming.h"
 #include "checkpoint/proto/tensor_bundle.pb.h"
 #include "checkpoint/table.h"

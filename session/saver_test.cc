@@ -49,6 +49,14 @@ class SaverTest : public ::testing::Test {
     absl::Status st = s->Run({}, {name}, {}, &out);
     return st.ok() ? out[0].SummarizeValue(10) : std::string(st.message());
   }
+  // A session with the variables initialized, then v set to [4, 5, 6] (two
+  // steps: one step would not order the initializer and the assignment).
+  std::unique_ptr<Session> InitializedAndSet() {
+    auto s = NewSess();
+    RunTargets(s.get(), {init_.name()});
+    RunTargets(s.get(), {"set_v"});
+    return s;
+  }
   void RunTargets(Session* s, const std::vector<std::string>& t) {
     std::vector<Tensor> out;
     ASSERT_OK(s->Run({}, {}, t, &out));
@@ -83,9 +91,7 @@ TEST_F(SaverTest, GraphUsesTensorFlowsNames) {
 TEST_F(SaverTest, SaveAndRestoreRoundTrip) {
   Build();
   ASSERT_OK(mem_.CreateDir("/logs"));
-  auto a = NewSess();
-  RunTargets(a.get(), {init_.name()});
-  RunTargets(a.get(), {"set_v"});  // after init: one step would not order them
+  auto a = InitializedAndSet();
   ASSERT_OK_AND_ASSIGN(std::string path, saver_->Save(a.get(), "/logs/model", {.global_step = 12}));
   EXPECT_EQ(path, "/logs/model-12");
   EXPECT_THAT(mem_.GetChildren("/logs"),
@@ -212,9 +218,7 @@ TEST_F(SaverTest, ShardedSaveWritesShardsAndMerges) {
   Build({.num_shards = 2});
   EXPECT_EQ(saver_->saver_def().save_tensor_name(), "save/Identity:0");
   ASSERT_OK(mem_.CreateDir("/logs"));
-  auto a = NewSess();
-  RunTargets(a.get(), {init_.name()});
-  RunTargets(a.get(), {"set_v"});  // after init: one step would not order them
+  auto a = InitializedAndSet();
   ASSERT_OK_AND_ASSIGN(std::string path, saver_->Save(a.get(), "/logs/model", {.global_step = 3}));
   EXPECT_EQ(path, "/logs/model-3");
   EXPECT_THAT(mem_.GetChildren("/logs"),
