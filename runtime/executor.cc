@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
+#include <tuple>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -20,13 +22,15 @@ absl::Status WithNodeName(const absl::Status& s, absl::string_view node) {
 struct Executor::Item {
   const Node* node = nullptr;
   const OpKernel* kernel = nullptr;
-  int input_start = 0;  // first slot of this node's inputs
+  int frame = 0;        // static frame the node runs in
+  int local = 0;        // index among its frame's items (counts, winners)
+  int input_start = 0;  // first slot of this node's inputs, in its frame
   int num_inputs = 0;
   int initial_pending = 0;
   struct Out {
     int output;  // this node's output index
     int item;    // consumer
-    int slot;    // consumer's input slot
+    int slot;    // consumer's input slot (in the consumer's frame)
     bool last;   // the last edge of `output`: the value moves, not copies
   };
   std::vector<Out> outs;
@@ -39,13 +43,76 @@ struct Executor::Item {
   // Merge runs when its first live input arrives (or all arrive dead); the
   // executor computes it.
   bool is_merge = false;
+  enum Kind : uint8_t { kPlain, kEnter, kExit, kNextIteration } kind = kPlain;
+  bool constant_enter = false;
+  int child_frame = -1;  // Enter: the frame its consumers run in
+};
+
+struct Executor::FrameInfo {
+  std::string name;  // frame_name of its Enter nodes; empty for the root
+  int parent = -1;
+  std::vector<int> items;  // in this frame, by local index
+  int num_slots = 0;
+  int num_enters = 0;  // Enter nodes feeding one instance of the frame
+  int parallel_iterations = 1;
+};
+
+// One iteration of one frame instance: the inputs and counts of the frame's
+// nodes. The root frame has one, for the whole step.
+struct Executor::Iteration {
+  int64_t num = 0;
+  std::unique_ptr<TensorValue[]> slots;
+  std::unique_ptr<std::atomic<int>[]> pending;
+  // Only for plans with Switch/Merge: dead control inputs per item, and the
+  // input slot each Merge took (-1 none yet, -2 fired dead).
+  std::unique_ptr<std::atomic<bool>[]> dead_control;
+  std::unique_ptr<std::atomic<int>[]> merge_winner;
+  // Loop plans only, under StepState::loop_mu: nodes of this iteration that
+  // are ready or running, and child frames started here and not finished.
+  int outstanding_ops = 0;
+  int outstanding_frames = 0;
+};
+
+// One instance of a loop: one per (parent frame, parent iteration, frame).
+// Everything here is under StepState::loop_mu.
+struct Executor::Frame {
+  int info = 0;
+  Frame* parent = nullptr;
+  Iteration* parent_iter = nullptr;
+  int64_t iteration_count = 0;  // the newest iteration
+  int num_pending_inputs = 0;   // Enter nodes that have not delivered yet
+  int num_outstanding_iterations = 1;
+  int max_parallel = 1;
+  // Live iterations, oldest first; first_iter is the oldest's number.
+  std::deque<std::unique_ptr<Iteration>> iterations;
+  int64_t first_iter = 0;
+  // Exits that came dead in the newest iteration: if the frame ends with
+  // them (the whole loop was dead), deadness goes on to the parent.
+  std::vector<int> dead_exits;
+  // NextIteration values held back by parallel_iterations.
+  std::vector<std::pair<int, TensorValue>> next_iter_roots;
+  // Loop invariants (constant Enter values), given to every new iteration.
+  std::vector<std::pair<int, TensorValue>> inv_values;
+
+  Iteration* Get(int64_t num) {
+    if (num < first_iter || num >= first_iter + static_cast<int64_t>(iterations.size())) {
+      return nullptr;
+    }
+    return iterations[num - first_iter].get();
+  }
+};
+
+struct Executor::Task {
+  int item;
+  Frame* frame;
+  Iteration* iter;
 };
 
 struct Executor::StepState {
   const Args* args;
   std::vector<Tensor>* fetches;
-  std::unique_ptr<TensorValue[]> slots;
-  std::unique_ptr<std::atomic<int>[]> pending;
+  std::vector<char> fetched;  // per fetch; written by different threads
+  Frame root;
   std::atomic<int> outstanding{0};
   std::atomic<bool> cancelled{false};
   absl::Mutex mu;
@@ -53,11 +120,11 @@ struct Executor::StepState {
   absl::Notification done;
   StepContext step;
   // Without a pool every node runs on the calling thread, from this queue.
-  std::vector<int> inline_queue;
-  // Only for plans with Switch/Merge: dead control inputs per item, and the
-  // input slot each Merge took (-1 none yet, -2 all inputs dead).
-  std::unique_ptr<std::atomic<bool>[]> dead_control;
-  std::unique_ptr<std::atomic<int>[]> merge_winner;
+  std::vector<Task> inline_queue;
+  // Loop plans: all frame and iteration bookkeeping, and the frame
+  // instances by (parent, parent iteration, static frame).
+  absl::Mutex loop_mu;
+  absl::flat_hash_map<std::tuple<const Frame*, int64_t, int>, std::unique_ptr<Frame>> frames;
 
   void Fail(const absl::Status& s) {
     absl::MutexLock l(&mu);
@@ -68,6 +135,105 @@ struct Executor::StepState {
 
 Executor::~Executor() = default;
 
+namespace {
+
+// The frame of every node of a graph: TensorFlow's control-flow structure,
+// found from the inputs (a node runs where its inputs come from; an Enter's
+// consumers run in its child frame, an Exit's in its frame's parent). Errors
+// are kept per node and reported only for nodes a step needs.
+struct GraphFrames {
+  static constexpr int kInvalid = -1;
+  std::vector<int> frame;      // per node id: where it runs
+  std::vector<int> out_frame;  // per node id: where its consumers run
+  std::vector<std::string> error;
+  std::vector<std::string> names{""};
+  std::vector<int> parents{-1};
+
+  std::string Describe(int f) const {
+    return f == 0 ? "the root frame" : absl::StrCat("while loop frame '", names[f], "'");
+  }
+};
+
+GraphFrames FindFrames(const Graph& graph) {
+  GraphFrames gf;
+  const int n = graph.num_nodes();
+  gf.frame.assign(n, GraphFrames::kInvalid);
+  gf.out_frame.assign(n, GraphFrames::kInvalid);
+  gf.error.assign(n, "");
+  absl::flat_hash_map<std::pair<int, std::string>, int> children;
+  for (int id : graph.topological_order()) {
+    const Node& node = graph.node(id);
+    int f = GraphFrames::kInvalid;
+    int first = -1;
+    std::string err;
+    auto consider = [&](int src) {
+      if (!err.empty()) return;
+      if (gf.out_frame[src] == GraphFrames::kInvalid) {
+        err = gf.error[src];
+      } else if (f == GraphFrames::kInvalid) {
+        f = gf.out_frame[src];
+        first = src;
+      } else if (f != gf.out_frame[src]) {
+        err = absl::StrCat("node '", node.name(), "' has inputs from different frames: '",
+                           graph.node(first).name(), "' is in ", gf.Describe(f), ", '",
+                           graph.node(src).name(), "' is in ", gf.Describe(gf.out_frame[src]));
+      }
+    };
+    for (int k = 0; k < node.num_inputs(); ++k) {
+      if (!node.IsBackEdge(k)) consider(node.inputs()[k].src);
+    }
+    for (int c : node.control_inputs()) consider(c);
+    if (f == GraphFrames::kInvalid && err.empty()) f = 0;
+    int out = f;
+    if (err.empty() && IsEnter(node)) {
+      std::string name;
+      if (!GetNodeAttr(node.def(), "frame_name", &name).ok() || name.empty()) {
+        err = absl::StrCat("Enter node '", node.name(), "' has no frame_name");
+      } else {
+        auto [it, added] = children.try_emplace({f, name}, static_cast<int>(gf.names.size()));
+        if (added) {
+          gf.names.push_back(name);
+          gf.parents.push_back(f);
+        }
+        out = it->second;
+      }
+    } else if (err.empty() && IsExit(node)) {
+      if (f == 0) {
+        err = absl::StrCat("Exit node '", node.name(), "' is not inside a while loop");
+      } else {
+        out = gf.parents[f];
+      }
+    }
+    if (!err.empty()) {
+      gf.error[id] = std::move(err);
+      continue;
+    }
+    gf.frame[id] = f;
+    gf.out_frame[id] = out;
+  }
+  // A back edge must stay in its loop's frame.
+  for (int id = 0; id < n; ++id) {
+    const Node& node = graph.node(id);
+    if (gf.frame[id] == GraphFrames::kInvalid) continue;
+    for (int k = 0; k < node.num_inputs(); ++k) {
+      const int src = node.inputs()[k].src;
+      if (node.IsBackEdge(k) && gf.out_frame[src] != gf.frame[id]) {
+        gf.error[id] = gf.out_frame[src] == GraphFrames::kInvalid
+                           ? gf.error[src]
+                           : absl::StrCat("Merge node '", node.name(), "' is in ",
+                                          gf.Describe(gf.frame[id]), " but its NextIteration '",
+                                          graph.node(src).name(), "' is in ",
+                                          gf.Describe(gf.out_frame[src]));
+        gf.frame[id] = gf.out_frame[id] = GraphFrames::kInvalid;
+        break;
+      }
+    }
+  }
+  return gf;
+}
+
+}  // namespace
+
 absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
     const Graph* graph, const std::vector<const OpKernel*>& kernels,
     const std::vector<TensorId>& feeds, const std::vector<TensorId>& fetches,
@@ -75,6 +241,7 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
   std::unique_ptr<Executor> ex(new Executor);
   ex->graph_ = graph;
   ex->feeds_ = feeds;
+  const GraphFrames gf = FindFrames(*graph);
 
   auto find = [&](const TensorId& id, absl::string_view what) -> absl::StatusOr<const Node*> {
     const Node* n = graph->FindNode(id.node);
@@ -86,6 +253,18 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
       return absl::InvalidArgumentError(absl::StrCat(what, " '", id.ToString(), "': node '",
                                                      n->name(), "' has ", n->num_outputs(),
                                                      " output(s)"));
+    }
+    // Where the value lands (an Exit's in the parent frame) must be outside
+    // loops, and a fed node must also run outside them.
+    const int nid = n->id();
+    const int f = gf.frame[nid] == GraphFrames::kInvalid ? GraphFrames::kInvalid
+                  : what == "feed" ? std::max(gf.frame[nid], gf.out_frame[nid])
+                                   : gf.out_frame[nid];
+    if (f != GraphFrames::kInvalid && f != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(what, " '", id.ToString(), "': node '",
+                                                     n->name(), "' is inside ", gf.Describe(f),
+                                                     "; only tensors outside loops can be ",
+                                                     what == "target" ? "run" : "used"));
     }
     return n;
   };
@@ -131,33 +310,68 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
     for (int c : node.control_inputs()) need(c);
   }
 
+  ex->frames_.resize(gf.names.size());
+  for (size_t f = 0; f < gf.names.size(); ++f) {
+    ex->frames_[f].name = gf.names[f];
+    ex->frames_[f].parent = gf.parents[f];
+  }
   std::vector<int> item_of(n, -1);
   for (int id : graph->topological_order()) {
     if (!needed[id]) continue;
     const Node& node = graph->node(id);
+    if (gf.frame[id] == GraphFrames::kInvalid) {
+      return absl::InvalidArgumentError(gf.error[id]);
+    }
     if (kernels[id] == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat("node '", node.name(), "' (", node.type_string(), ") has no kernel"));
     }
-    item_of[id] = static_cast<int>(ex->items_.size());
+    const int index = static_cast<int>(ex->items_.size());
+    item_of[id] = index;
     Item item;
     item.node = &node;
     item.kernel = kernels[id];
-    item.is_merge = node.type_string() == "Merge" || node.type_string() == "RefMerge";
-    if (item.is_merge || node.type_string() == "Switch" || node.type_string() == "RefSwitch") {
-      ex->has_control_flow_ = true;
-    }
+    item.is_merge = IsMerge(node);
+    if (item.is_merge || IsSwitch(node)) ex->has_control_flow_ = true;
     if (item.is_merge && !node.control_inputs().empty()) {
       return absl::UnimplementedError(
           absl::StrCat("Merge node '", node.name(), "' has control inputs; not supported"));
     }
-    item.input_start = ex->num_slots_;
+    FrameInfo& frame = ex->frames_[gf.frame[id]];
+    item.frame = gf.frame[id];
+    item.local = static_cast<int>(frame.items.size());
+    frame.items.push_back(index);
+    item.input_start = frame.num_slots;
     item.num_inputs = node.num_inputs();
-    ex->num_slots_ += node.num_inputs();
+    frame.num_slots += node.num_inputs();
+    if (IsEnter(node)) {
+      item.kind = Item::kEnter;
+      ex->has_loops_ = true;
+      item.child_frame = gf.out_frame[id];
+      FrameInfo& child = ex->frames_[item.child_frame];
+      ++child.num_enters;
+      int64_t parallel = 10;
+      MG_RETURN_IF_ERROR(GetNodeAttr(node.def(), "is_constant", &item.constant_enter));
+      MG_RETURN_IF_ERROR(GetNodeAttr(node.def(), "parallel_iterations", &parallel));
+      if (parallel < 1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Enter node '", node.name(), "': parallel_iterations must be positive, got ",
+            parallel));
+      }
+      // The frame runs as many iterations at once as its strictest Enter allows.
+      child.parallel_iterations = child.num_enters == 1
+                                      ? static_cast<int>(parallel)
+                                      : std::min(child.parallel_iterations, static_cast<int>(parallel));
+    } else if (IsExit(node)) {
+      item.kind = Item::kExit;
+    } else if (IsNextIteration(node)) {
+      item.kind = Item::kNextIteration;
+    }
     ex->items_.push_back(std::move(item));
   }
   for (Item& item : ex->items_) {
     const Node& node = *item.node;
+    const int self = static_cast<int>(&item - ex->items_.data());
     int pending = static_cast<int>(node.control_inputs().size());
     for (int i = 0; i < node.num_inputs(); ++i) {
       const auto& in = node.inputs()[i];
@@ -171,17 +385,14 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
         ex->fed_slots_.push_back({slot, f->second});
       } else {
         ++pending;
-        ex->items_[item_of[in.src]].outs.push_back(
-            {in.src_output, static_cast<int>(&item - ex->items_.data()), slot, false});
+        ex->items_[item_of[in.src]].outs.push_back({in.src_output, self, slot, false});
         if (IsRefType(graph->node(in.src).output_type(in.src_output)) &&
             !IsRefType(node.input_type(i))) {
           item.deref_inputs.push_back(i);
         }
       }
     }
-    for (int c : node.control_inputs()) {
-      ex->items_[item_of[c]].control_outs.push_back(static_cast<int>(&item - ex->items_.data()));
-    }
+    for (int c : node.control_inputs()) ex->items_[item_of[c]].control_outs.push_back(self);
     item.initial_pending = pending;
   }
   for (size_t i = 0; i < ex->items_.size(); ++i) {
@@ -189,7 +400,8 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
     if (item.initial_pending == 0) ex->initial_ready_.push_back(static_cast<int>(i));
     std::vector<bool> seen(item.node->num_outputs(), false);
     for (auto it = item.outs.rbegin(); it != item.outs.rend(); ++it) {
-      it->last = !seen[it->output];
+      // A loop invariant goes to every iteration: it is never moved.
+      it->last = !seen[it->output] && !item.constant_enter;
       seen[it->output] = true;
     }
   }
@@ -205,6 +417,27 @@ std::vector<int> Executor::PlannedNodes() const {
   std::vector<int> ids;
   for (const Item& item : items_) ids.push_back(item.node->id());
   return ids;
+}
+
+std::unique_ptr<Executor::Iteration> Executor::NewIteration(int frame_info, int64_t num) const {
+  const FrameInfo& info = frames_[frame_info];
+  const size_t n = info.items.size();
+  auto it = std::make_unique<Iteration>();
+  it->num = num;
+  it->slots.reset(new TensorValue[std::max(info.num_slots, 1)]);
+  it->pending.reset(new std::atomic<int>[n]);
+  for (size_t i = 0; i < n; ++i) {
+    it->pending[i].store(items_[info.items[i]].initial_pending, std::memory_order_relaxed);
+  }
+  if (has_control_flow_) {
+    it->dead_control.reset(new std::atomic<bool>[n]);
+    it->merge_winner.reset(new std::atomic<int>[n]);
+    for (size_t i = 0; i < n; ++i) {
+      it->dead_control[i].store(false, std::memory_order_relaxed);
+      it->merge_winner[i].store(-1, std::memory_order_relaxed);
+    }
+  }
+  return it;
 }
 
 absl::Status Executor::Run(const Args& args, std::vector<Tensor>* fetches) const {
@@ -234,34 +467,28 @@ absl::Status Executor::Run(const Args& args, std::vector<Tensor>* fetches) const
   StepState state;
   state.args = &args;
   state.fetches = fetches;
+  state.fetched.assign(fetch_from_feed_.size(), false);
   state.step = args.step;
   state.step.cancelled = &state.cancelled;
-  state.slots.reset(new TensorValue[std::max(num_slots_, 1)]);
-  state.pending.reset(new std::atomic<int>[items_.size()]);
-  for (size_t i = 0; i < items_.size(); ++i) {
-    state.pending[i].store(items_[i].initial_pending, std::memory_order_relaxed);
-  }
-  if (has_control_flow_) {
-    state.dead_control.reset(new std::atomic<bool>[items_.size()]);
-    state.merge_winner.reset(new std::atomic<int>[items_.size()]);
-    for (size_t i = 0; i < items_.size(); ++i) {
-      state.dead_control[i].store(false, std::memory_order_relaxed);
-      state.merge_winner[i].store(-1, std::memory_order_relaxed);
-    }
-  }
-  for (const auto& [slot, feed] : fed_slots_) state.slots[slot].tensor = args.feeds[feed];
+  state.root.iterations.push_back(NewIteration(0, 0));
+  Iteration* root_iter = state.root.iterations.front().get();
+  root_iter->outstanding_ops = static_cast<int>(initial_ready_.size());
+  for (const auto& [slot, feed] : fed_slots_) root_iter->slots[slot].tensor = args.feeds[feed];
 
+  auto task = [&](int item) { return Task{item, &state.root, root_iter}; };
   if (args.pool != nullptr) {
     state.outstanding.store(static_cast<int>(initial_ready_.size()));
     for (size_t i = 1; i < initial_ready_.size(); ++i) {
-      const int item = initial_ready_[i];
-      args.pool->Schedule([this, &state, item] { Process(&state, item); });
+      const Task t = task(initial_ready_[i]);
+      args.pool->Schedule([this, &state, t] { Process(&state, t); });
     }
   } else {
     state.outstanding.store(1);
-    state.inline_queue.assign(initial_ready_.begin() + 1, initial_ready_.end());
+    for (size_t i = 1; i < initial_ready_.size(); ++i) {
+      state.inline_queue.push_back(task(initial_ready_[i]));
+    }
   }
-  Process(&state, initial_ready_[0]);
+  Process(&state, task(initial_ready_[0]));
 
   if (args.timeout > absl::ZeroDuration()) {
     if (!state.done.WaitForNotificationWithTimeout(args.timeout)) {
@@ -273,25 +500,45 @@ absl::Status Executor::Run(const Args& args, std::vector<Tensor>* fetches) const
     state.done.WaitForNotification();
   }
   absl::MutexLock l(&state.mu);
+  if (state.status.ok()) {
+    // Every node that could run has run. A fetch still missing sits behind
+    // a loop that never delivered it: a malformed graph, not a hang.
+    for (size_t k = 0; k < state.fetched.size(); ++k) {
+      if (fetch_from_feed_[k] < 0 && !state.fetched[k]) {
+        for (const Item& item : items_) {
+          for (const auto& [output, fetch] : item.fetches) {
+            if (fetch == static_cast<int>(k)) {
+              state.status = absl::InvalidArgumentError(absl::StrCat(
+                  "fetched tensor '", item.node->name(), ":", output,
+                  "' was never computed: the step ended with its inputs incomplete (a while "
+                  "loop that did not exit?)"));
+            }
+          }
+        }
+        break;
+      }
+    }
+  }
   if (!state.status.ok()) fetches->clear();
   return state.status;
 }
 
-void Executor::Process(StepState* state, int item_index) const {
-  absl::InlinedVector<int, 8> ready;
+void Executor::Process(StepState* state, Task task) const {
+  ReadyList ready;
   absl::InlinedVector<TensorValue, 4> outputs;
   while (true) {
-    const Item& item = items_[item_index];
+    const Item& item = items_[task.item];
+    Iteration* iter = task.iter;
     ready.clear();
     if (!state->cancelled.load(std::memory_order_relaxed)) {
-      TensorValue* inputs = &state->slots[item.input_start];
+      TensorValue* inputs = &iter->slots[item.input_start];
       absl::Status s;
       outputs.assign(item.node->num_outputs(), TensorValue());
       bool dead = false;
       if (item.is_merge) {
         // Late arrivals may still write other input slots: read only the
-        // winner's, and leave the slots for the step to free.
-        const int w = state->merge_winner[item_index].load(std::memory_order_acquire);
+        // winner's, and leave the slots for the iteration to free.
+        const int w = iter->merge_winner[item.local].load(std::memory_order_acquire);
         if (w < 0) {
           dead = true;
         } else {
@@ -300,7 +547,7 @@ void Executor::Process(StepState* state, int item_index) const {
         }
       } else {
         if (has_control_flow_) {
-          dead = state->dead_control[item_index].load(std::memory_order_relaxed);
+          dead = iter->dead_control[item.local].load(std::memory_order_relaxed);
           for (int i = 0; i < item.num_inputs && !dead; ++i) dead = inputs[i].dead;
         }
         if (!dead) {
@@ -326,15 +573,17 @@ void Executor::Process(StepState* state, int item_index) const {
       if (s.ok()) s = Fetch(state, item, outputs.data());
       if (!s.ok()) {
         state->Fail(WithNodeName(s, item.node->name()));
+      } else if (has_loops_) {
+        PropagateLoop(state, task, dead, outputs.data(), &ready);
       } else {
-        Propagate(state, item, dead, outputs.data(), &ready);
+        Propagate(state, task, dead, outputs.data(), &ready);
       }
       outputs.clear();
     }
     if (state->args->pool == nullptr) {
       state->inline_queue.insert(state->inline_queue.end(), ready.begin(), ready.end());
       if (state->inline_queue.empty()) break;
-      item_index = state->inline_queue.back();
+      task = state->inline_queue.back();
       state->inline_queue.pop_back();
       continue;
     }
@@ -342,18 +591,22 @@ void Executor::Process(StepState* state, int item_index) const {
     if (ready.size() > 1) {
       state->outstanding.fetch_add(static_cast<int>(ready.size()) - 1);
       for (size_t i = 1; i < ready.size(); ++i) {
-        const int next = ready[i];
+        const Task next = ready[i];
         state->args->pool->Schedule([this, state, next] { Process(state, next); });
       }
     }
-    item_index = ready[0];
+    task = ready[0];
   }
   NodeDone(state);
 }
 
-absl::Status Executor::Fetch(StepState* state, const Item& item, TensorValue* outputs) const {
+absl::Status Executor::Fetch(StepState* state, const Item& item, TensorValue* outputs,
+                             bool frame_end) const {
   for (const auto& [output, fetch] : item.fetches) {
     const TensorValue& v = outputs[output];
+    // An Exit is dead in every iteration but the last; a loop that is dead
+    // as a whole reports its dead exits when its frame ends.
+    if (v.dead && item.kind == Item::kExit && !frame_end) continue;
     if (v.dead) {
       return absl::InvalidArgumentError(absl::StrCat(
           "fetched tensor '", item.node->name(), ":", output,
@@ -364,45 +617,184 @@ absl::Status Executor::Fetch(StepState* state, const Item& item, TensorValue* ou
     } else {
       (*state->fetches)[fetch] = v.tensor;
     }
+    state->fetched[fetch] = true;
   }
   return absl::OkStatus();
 }
 
-void Executor::Propagate(StepState* state, const Item& item, bool dead, TensorValue* outputs,
-                         absl::InlinedVector<int, 8>* ready) const {
+int Executor::Activate(const Item& item, bool dead, TensorValue* outputs, Frame* frame,
+                       Iteration* iter, bool may_move, ReadyList* ready) const {
+  const size_t before = ready->size();
   for (const Item::Out& o : item.outs) {
     const bool value_dead = outputs[o.output].dead;
-    if (o.last) {
-      state->slots[o.slot] = std::move(outputs[o.output]);
+    if (o.last && may_move) {
+      iter->slots[o.slot] = std::move(outputs[o.output]);
     } else {
-      state->slots[o.slot] = outputs[o.output];
+      iter->slots[o.slot] = outputs[o.output];
     }
-    if (!items_[o.item].is_merge) {
-      if (state->pending[o.item].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        ready->push_back(o.item);
+    const Item& dst = items_[o.item];
+    if (!dst.is_merge) {
+      if (iter->pending[dst.local].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        ready->push_back({o.item, frame, iter});
       }
       continue;
     }
     // Merge: the first live input fires it; if every input arrives dead, the
-    // last arrival fires it dead.
-    std::atomic<int>& winner = state->merge_winner[o.item];
+    // last arrival fires it dead. A dead Enter fires it dead at once: its
+    // other input is the loop's back edge, which never comes (a loop on the
+    // untaken side of a cond).
+    std::atomic<int>& winner = iter->merge_winner[dst.local];
     int none = -1;
-    if (!value_dead &&
-        winner.compare_exchange_strong(none, o.slot - items_[o.item].input_start,
-                                       std::memory_order_acq_rel)) {
-      ready->push_back(o.item);
+    if (!value_dead) {
+      if (winner.compare_exchange_strong(none, o.slot - dst.input_start,
+                                         std::memory_order_acq_rel)) {
+        ready->push_back({o.item, frame, iter});
+      }
+    } else if (item.kind == Item::kEnter) {
+      if (winner.compare_exchange_strong(none, -2, std::memory_order_acq_rel)) {
+        ready->push_back({o.item, frame, iter});
+      }
     }
-    if (state->pending[o.item].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if (iter->pending[dst.local].fetch_sub(1, std::memory_order_acq_rel) == 1) {
       int still_none = -1;
       if (winner.compare_exchange_strong(still_none, -2, std::memory_order_acq_rel)) {
-        ready->push_back(o.item);
+        ready->push_back({o.item, frame, iter});
       }
     }
   }
   for (int c : item.control_outs) {
-    if (dead) state->dead_control[c].store(true, std::memory_order_relaxed);
-    if (state->pending[c].fetch_sub(1, std::memory_order_acq_rel) == 1) ready->push_back(c);
+    const Item& dst = items_[c];
+    if (dead) iter->dead_control[dst.local].store(true, std::memory_order_relaxed);
+    if (iter->pending[dst.local].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      ready->push_back({c, frame, iter});
+    }
   }
+  return static_cast<int>(ready->size() - before);
+}
+
+void Executor::Propagate(StepState*, const Task& task, bool dead, TensorValue* outputs,
+                         ReadyList* ready) const {
+  Activate(items_[task.item], dead, outputs, task.frame, task.iter, true, ready);
+}
+
+void Executor::PropagateLoop(StepState* state, const Task& task, bool dead, TensorValue* outputs,
+                             ReadyList* ready) const {
+  const Item& item = items_[task.item];
+  Frame* frame = task.frame;
+  Iteration* iter = task.iter;
+  absl::MutexLock l(&state->loop_mu);
+  switch (item.kind) {
+    case Item::kPlain:
+      iter->outstanding_ops += Activate(item, dead, outputs, frame, iter, true, ready);
+      break;
+    case Item::kEnter: {
+      const int info = item.child_frame;
+      std::unique_ptr<Frame>& child = state->frames[{frame, iter->num, info}];
+      if (child == nullptr) {
+        child = std::make_unique<Frame>();
+        child->info = info;
+        child->parent = frame;
+        child->parent_iter = iter;
+        child->num_pending_inputs = frames_[info].num_enters;
+        child->max_parallel = frames_[info].parallel_iterations;
+        child->iterations.push_back(NewIteration(info, 0));
+        ++iter->outstanding_frames;
+      }
+      Frame* f = child.get();
+      if (item.constant_enter) {
+        f->inv_values.push_back({task.item, outputs[0]});
+        for (auto& it : f->iterations) {
+          TensorValue copy = outputs[0];
+          it->outstanding_ops += Activate(item, dead, &copy, f, it.get(), false, ready);
+        }
+      } else {
+        Iteration* first = f->Get(0);
+        // An Enter delivers once per frame instance, into iteration 0, which
+        // lives until every Enter has delivered.
+        first->outstanding_ops += Activate(item, dead, outputs, f, first, true, ready);
+      }
+      --f->num_pending_inputs;
+      break;
+    }
+    case Item::kExit:
+      if (dead) {
+        if (iter->num == frame->iteration_count) frame->dead_exits.push_back(task.item);
+      } else {
+        Iteration* parent_iter = frame->parent_iter;
+        parent_iter->outstanding_ops +=
+            Activate(item, false, outputs, frame->parent, parent_iter, true, ready);
+      }
+      break;
+    case Item::kNextIteration: {
+      if (dead) break;  // the loop ends here
+      Iteration* next = nullptr;
+      if (iter->num < frame->iteration_count) {
+        next = frame->Get(iter->num + 1);
+      } else if (frame->num_outstanding_iterations < frame->max_parallel) {
+        next = IncrementIteration(frame, ready);
+      } else {
+        frame->next_iter_roots.push_back({task.item, std::move(outputs[0])});
+      }
+      if (next != nullptr) {
+        next->outstanding_ops += Activate(item, false, outputs, frame, next, true, ready);
+      }
+      break;
+    }
+  }
+  --iter->outstanding_ops;
+  CleanupIterations(state, frame, iter, ready);
+}
+
+Executor::Iteration* Executor::IncrementIteration(Frame* frame, ReadyList* ready) const {
+  ++frame->iteration_count;
+  frame->iterations.push_back(NewIteration(frame->info, frame->iteration_count));
+  Iteration* next = frame->iterations.back().get();
+  ++frame->num_outstanding_iterations;
+  frame->dead_exits.clear();
+  for (auto& [item, value] : frame->next_iter_roots) {
+    next->outstanding_ops += Activate(items_[item], false, &value, frame, next, true, ready);
+  }
+  frame->next_iter_roots.clear();
+  for (const auto& [item, value] : frame->inv_values) {
+    TensorValue copy = value;
+    next->outstanding_ops += Activate(items_[item], copy.dead, &copy, frame, next, false, ready);
+  }
+  return next;
+}
+
+// Frees the iterations of `frame` that are done, oldest first (an iteration
+// is done when nothing of it is ready or running, no loop it started is
+// running, and the one before it is done; iteration 0 also waits for every
+// Enter). A frame whose iterations are all done is finished: dead exits go
+// on to the parent, and the parent's iteration is checked in turn.
+void Executor::CleanupIterations(StepState* state, Frame* frame, Iteration* iter,
+                                 ReadyList* ready) const {
+  if (frame == &state->root) return;  // lives as long as the step
+  while (iter != nullptr && iter->num == frame->first_iter && iter->outstanding_ops == 0 &&
+         iter->outstanding_frames == 0 && (iter->num > 0 || frame->num_pending_inputs == 0)) {
+    frame->iterations.pop_front();
+    ++frame->first_iter;
+    --frame->num_outstanding_iterations;
+    if (!frame->next_iter_roots.empty()) IncrementIteration(frame, ready);
+    iter = frame->Get(frame->first_iter);
+  }
+  if (frame->num_pending_inputs != 0 || frame->num_outstanding_iterations != 0) return;
+
+  Frame* parent = frame->parent;
+  Iteration* parent_iter = frame->parent_iter;
+  for (int exit : frame->dead_exits) {
+    const Item& item = items_[exit];
+    TensorValue dead_value;
+    dead_value.dead = true;
+    if (absl::Status s = Fetch(state, item, &dead_value, /*frame_end=*/true); !s.ok()) {
+      state->Fail(WithNodeName(s, item.node->name()));
+    }
+    parent_iter->outstanding_ops += Activate(item, true, &dead_value, parent, parent_iter, true,
+                                             ready);
+  }
+  --parent_iter->outstanding_frames;
+  state->frames.erase({parent, parent_iter->num, frame->info});  // frees `frame`
+  CleanupIterations(state, parent, parent_iter, ready);
 }
 
 void Executor::NodeDone(StepState* state) const {

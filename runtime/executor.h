@@ -16,6 +16,16 @@
 // deadness on (also along control edges), and Merge forwards its first live
 // input. Fetching a dead tensor is InvalidArgument.
 //
+// While loops are TensorFlow's frames: Enter passes a value into iteration 0
+// of the child frame named by its frame_name (into every iteration when
+// is_constant), NextIteration into the next iteration, Exit back to the
+// parent frame; a dead NextIteration ends the loop. Each (frame, iteration)
+// has its own input slots and counts, iterations run in parallel up to the
+// loop's parallel_iterations, and a finished iteration is freed at once, so
+// a long loop holds only its live iterations. Feeds, fetches and targets
+// must be outside loops. Bookkeeping for loop plans is serialized by one
+// mutex per step; kernels still run in parallel.
+//
 // The first error cancels the step (no further node starts) and comes back
 // with the node name appended, as "message\n\t [[{{node NAME}}]]". An
 // Executor is immutable after Create; concurrent Run calls are safe.
@@ -71,17 +81,35 @@ class Executor {
 
  private:
   struct Item;
+  struct FrameInfo;
+  struct Iteration;
+  struct Frame;
+  struct Task;
   struct StepState;
+  using ReadyList = absl::InlinedVector<Task, 8>;
   Executor() = default;
-  void Process(StepState* state, int item) const;
-  absl::Status Fetch(StepState* state, const Item& item, TensorValue* outputs) const;
-  void Propagate(StepState* state, const Item& item, bool dead, TensorValue* outputs,
-                 absl::InlinedVector<int, 8>* ready) const;
+  absl::Status AssignFrames(const std::vector<int>& item_of);
+  void Process(StepState* state, Task task) const;
+  // `frame_end`: the dead values a finished loop leaves on its Exits.
+  absl::Status Fetch(StepState* state, const Item& item, TensorValue* outputs,
+                     bool frame_end = false) const;
+  void Propagate(StepState* state, const Task& task, bool dead, TensorValue* outputs,
+                 ReadyList* ready) const;
+  void PropagateLoop(StepState* state, const Task& task, bool dead, TensorValue* outputs,
+                     ReadyList* ready) const;
+  // Delivers `item`'s outputs into (frame, iter); returns how many nodes
+  // became ready. `may_move` lets last edges take the values.
+  int Activate(const Item& item, bool dead, TensorValue* outputs, Frame* frame, Iteration* iter,
+               bool may_move, ReadyList* ready) const;
+  std::unique_ptr<Iteration> NewIteration(int frame_info, int64_t num) const;
+  Iteration* IncrementIteration(Frame* frame, ReadyList* ready) const;
+  void CleanupIterations(StepState* state, Frame* frame, Iteration* iter, ReadyList* ready) const;
   void NodeDone(StepState* state) const;
 
   const Graph* graph_ = nullptr;
   std::vector<Item> items_;
-  int num_slots_ = 0;
+  // Static frames; 0 is the root (everything outside loops).
+  std::vector<FrameInfo> frames_;
   std::vector<int> initial_ready_;
   // (slot, feed index) pairs filled before the step starts.
   std::vector<std::pair<int, int>> fed_slots_;
@@ -92,6 +120,8 @@ class Executor {
   std::vector<DataType> feed_types_;
   // The plan has Switch or Merge nodes, so deadness is tracked.
   bool has_control_flow_ = false;
+  // The plan has while loops (more than the root frame).
+  bool has_loops_ = false;
 };
 
 // Appends TensorFlow's node marker to `s`'s message: "...\n\t [[{{node N}}]]".

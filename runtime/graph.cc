@@ -16,6 +16,20 @@ absl::StatusOr<std::unique_ptr<Graph>> Graph::Create(const GraphDef& def,
   return g;
 }
 
+namespace {
+bool TypeIs(const Node& n, absl::string_view a, absl::string_view b) {
+  return n.type_string() == a || n.type_string() == b;
+}
+}  // namespace
+
+bool IsMerge(const Node& n) { return TypeIs(n, "Merge", "RefMerge"); }
+bool IsSwitch(const Node& n) { return TypeIs(n, "Switch", "RefSwitch"); }
+bool IsEnter(const Node& n) { return TypeIs(n, "Enter", "RefEnter"); }
+bool IsExit(const Node& n) { return TypeIs(n, "Exit", "RefExit"); }
+bool IsNextIteration(const Node& n) { return TypeIs(n, "NextIteration", "RefNextIteration"); }
+
+bool Node::IsBackEdge(int i) const { return back_edge_[i]; }
+
 const Node* Graph::FindNode(absl::string_view name) const {
   auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : &nodes_[it->second];
@@ -118,15 +132,26 @@ absl::Status Graph::Build(const OpRegistry* ops) {
     }
   }
 
-  // Kahn's algorithm; whatever is left is on or behind a cycle.
+  // Kahn's algorithm without the loops' back edges; whatever is left is on
+  // or behind a cycle.
   std::vector<int> pending(n);
   for (int i = 0; i < n; ++i) {
-    pending[i] = nodes_[i].num_inputs() + static_cast<int>(nodes_[i].control_inputs_.size());
+    Node& node = nodes_[i];
+    node.back_edge_.assign(node.num_inputs(), false);
+    int back = 0;
+    if (IsMerge(node)) {
+      for (int k = 0; k < node.num_inputs(); ++k) {
+        node.back_edge_[k] = IsNextIteration(nodes_[node.inputs_[k].src]);
+        back += node.back_edge_[k];
+      }
+    }
+    pending[i] = node.num_inputs() - back + static_cast<int>(node.control_inputs_.size());
     if (pending[i] == 0) topo_.push_back(i);
   }
   for (size_t head = 0; head < topo_.size(); ++head) {
     const Node& node = nodes_[topo_[head]];
     for (const auto& e : node.out_edges_) {
+      if (nodes_[e.dst].back_edge_[e.dst_input]) continue;
       if (--pending[e.dst] == 0) topo_.push_back(e.dst);
     }
     for (int c : node.control_outputs_) {
@@ -155,8 +180,11 @@ absl::Status Graph::InferShapes() {
     }
     std::vector<PartialShape> shapes;
     std::vector<const Tensor*> values;
-    for (const auto& in : node.inputs_) {
-      shapes.push_back(nodes_[in.src].output_shapes_[in.src_output]);
+    for (int k = 0; k < node.num_inputs(); ++k) {
+      const Node::Input& in = node.inputs_[k];
+      // A back edge's source comes later in the order: its shape is unknown.
+      shapes.push_back(node.back_edge_[k] ? PartialShape()
+                                          : nodes_[in.src].output_shapes_[in.src_output]);
       auto c = consts.find(in.src);
       values.push_back(c == consts.end() ? nullptr : &c->second);
     }

@@ -9,7 +9,9 @@
 // nodes or out-of-range outputs, wrong input counts, dtype mismatches, attrs
 // missing or of the wrong type, cycles, and static shapes (through each op's
 // shape function). Errors are InvalidArgument and name the node. Device
-// fields are accepted and ignored. Immutable after Create; safe for
+// fields are accepted and ignored. The one cycle allowed is a while loop's
+// back edge, from a NextIteration to a Merge (IsBackEdge); topological order
+// and shape inference leave those edges out, as TensorFlow does. Immutable after Create; safe for
 // concurrent use.
 
 #ifndef MINIGRAPH_RUNTIME_GRAPH_H_
@@ -57,6 +59,8 @@ class Node {
   const std::vector<DataType>& input_types() const { return input_types_; }
   const std::vector<DataType>& output_types() const { return output_types_; }
   const PartialShape& output_shape(int i) const { return output_shapes_[i]; }
+  // Input `i` comes from a NextIteration into this Merge: a loop's back edge.
+  bool IsBackEdge(int i) const;
 
  private:
   friend class Graph;
@@ -69,7 +73,15 @@ class Node {
   std::vector<Output> out_edges_;
   std::vector<int> control_outputs_;
   std::vector<PartialShape> output_shapes_;
+  std::vector<bool> back_edge_;  // per input
 };
+
+// TensorFlow's control-flow op families (the Ref variants included).
+bool IsMerge(const Node& n);
+bool IsSwitch(const Node& n);
+bool IsEnter(const Node& n);
+bool IsExit(const Node& n);
+bool IsNextIteration(const Node& n);
 
 class Graph {
  public:

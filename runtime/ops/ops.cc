@@ -1,5 +1,6 @@
 #include "runtime/ops/ops.h"
 
+#include "absl/strings/str_cat.h"
 #include "runtime/node_def_util.h"
 
 namespace minigraph {
@@ -165,6 +166,77 @@ SwitchOutputs RefSwitch(const Scope& s, Output ref, Output pred) {
 }
 Output Merge(const Scope& s, const std::vector<Output>& inputs) {
   return One(s, "Merge", {inputs});
+}
+
+Output Enter(const Scope& s, Output data, const std::string& frame_name, bool is_constant,
+             int parallel_iterations) {
+  return One(s, IsRefType(data.dtype()) ? "RefEnter" : "Enter", {{data}},
+             {{"frame_name", A(frame_name)},
+              {"is_constant", A(is_constant)},
+              {"parallel_iterations", A(static_cast<int64_t>(parallel_iterations))}});
+}
+Output Exit(const Scope& s, Output data) {
+  return One(s, IsRefType(data.dtype()) ? "RefExit" : "Exit", {{data}});
+}
+Output NextIteration(const Scope& s, Output data) {
+  return One(s, IsRefType(data.dtype()) ? "RefNextIteration" : "NextIteration", {{data}});
+}
+Output LoopCond(const Scope& s, Output pred) { return One(s, "LoopCond", {{pred}}); }
+
+Output LoopInvariant(const Scope& loop_scope, Output outer) {
+  return Enter(loop_scope.WithNoControlDependencies().WithOpName("Enter"), outer,
+               absl::StrCat(loop_scope.prefix(), "/while_context"), true);
+}
+
+std::vector<Output> WhileLoop(const Scope& s, const std::vector<Output>& inputs,
+                              const WhileCondFn& cond, const WhileBodyFn& body,
+                              int parallel_iterations) {
+  if (!s.ok()) return {};
+  if (inputs.empty()) {
+    s.UpdateStatus(absl::InvalidArgumentError("WhileLoop needs at least one loop variable"));
+    return {};
+  }
+  // The Enters run where the loop is built (with the caller's control
+  // dependencies); everything else runs in the loop's frame and depends only
+  // on what is inside it.
+  const Scope outer = s.NewSubScope("while");
+  const Scope loop = outer.WithNoControlDependencies();
+  const std::string frame = absl::StrCat(loop.prefix(), "/while_context");
+  const size_t n = inputs.size();
+  std::vector<Output> merges;
+  for (const Output& in : inputs) {
+    Output enter = Enter(outer.WithOpName("Enter"), in, frame, false, parallel_iterations);
+    // The second input becomes the back edge once the NextIteration exists.
+    merges.push_back(Merge(loop.WithOpName("Merge"), {enter, enter}));
+  }
+  if (!loop.ok()) return {};
+  Output pred = cond(loop.WithControlDependencies({merges[0].op()}), merges);
+  if (!loop.ok()) return {};
+  if (BaseType(pred.dtype()) != DT_BOOL) {
+    s.UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+        "WhileLoop: cond must return a bool, got ", DataTypeString(pred.dtype()))));
+    return {};
+  }
+  Output loop_cond = LoopCond(loop.WithOpName("LoopCond"), pred);
+  std::vector<Output> vars, exits;
+  for (size_t i = 0; i < n; ++i) {
+    SwitchOutputs sw = Switch(loop.WithOpName("Switch"), merges[i], loop_cond);
+    vars.push_back(Identity(loop.WithOpName("Identity"), sw.output_true));
+    exits.push_back(Exit(loop.WithOpName("Exit"), sw.output_false));
+  }
+  std::vector<Output> next = body(loop.WithControlDependencies({vars[0].op()}), vars);
+  if (!loop.ok()) return {};
+  if (next.size() != n) {
+    s.UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+        "WhileLoop: body returned ", next.size(), " values for ", n, " loop variables")));
+    return {};
+  }
+  for (size_t i = 0; i < n; ++i) {
+    Output back = NextIteration(loop.WithOpName("NextIteration"), next[i]);
+    loop.UpdateInput(merges[i].op(), 1, back);
+  }
+  if (!loop.ok()) return {};
+  return exits;
 }
 
 Output VariableV2(const Scope& s, const PartialShape& shape, DataType dtype,

@@ -9,6 +9,7 @@
 #ifndef MINIGRAPH_RUNTIME_OPS_OPS_H_
 #define MINIGRAPH_RUNTIME_OPS_OPS_H_
 
+#include <functional>
 #include <initializer_list>
 #include <string>
 #include <vector>
@@ -140,6 +141,34 @@ Output Assign(const Scope& s, Output ref, Output value, bool validate_shape = tr
 Output AssignAdd(const Scope& s, Output ref, Output value, bool use_locking = false);
 Output AssignSub(const Scope& s, Output ref, Output value, bool use_locking = false);
 Output IsVariableInitialized(const Scope& s, Output ref);
+
+// While-loop primitives (see WhileLoop, which builds them for you).
+Output Enter(const Scope& s, Output data, const std::string& frame_name, bool is_constant = false,
+             int parallel_iterations = 10);
+Output Exit(const Scope& s, Output data);
+Output NextIteration(const Scope& s, Output data);
+Output LoopCond(const Scope& s, Output pred);
+
+// TensorFlow's while_loop: starting from `inputs`, runs `body` while `cond`
+// holds and returns the loop variables' final values (its Exit nodes).
+// `cond` and `body` get a scope and the current loop variables and build
+// their ops through that scope: ops built through it wait on the loop
+// variables, which puts constants in the loop's frame (as TensorFlow's
+// pivot does). A tensor from outside the loop comes in as a loop variable,
+// or through LoopInvariant. Nodes are named as in TensorFlow ("while/Enter",
+// "while/Merge", "while/LoopCond", "while/Switch", "while/Identity",
+// "while/NextIteration", "while/Exit", ...). Iterations overlap up to
+// `parallel_iterations`. On a build error the scope's status is set and the
+// result is empty.
+using WhileCondFn = std::function<Output(const Scope&, const std::vector<Output>&)>;
+using WhileBodyFn =
+    std::function<std::vector<Output>(const Scope&, const std::vector<Output>&)>;
+std::vector<Output> WhileLoop(const Scope& s, const std::vector<Output>& inputs,
+                              const WhileCondFn& cond, const WhileBodyFn& body,
+                              int parallel_iterations = 10);
+// Inside `cond` or `body`: `outer`, a tensor (or variable) of the frame the
+// loop is built in, made available to every iteration (a constant Enter).
+Output LoopInvariant(const Scope& loop_scope, Output outer);
 
 Output ApplyGradientDescent(const Scope& s, Output var, Output alpha, Output delta);
 Output ApplyMomentum(const Scope& s, Output var, Output accum, Output lr, Output grad,

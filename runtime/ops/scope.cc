@@ -74,11 +74,47 @@ Scope Scope::WithControlDependencies(const std::vector<Operation>& deps) const {
   return s;
 }
 
+Scope Scope::WithNoControlDependencies() const {
+  Scope s = *this;
+  s.control_deps_.clear();
+  return s;
+}
+
 bool Scope::ok() const { return graph_->status.ok(); }
 absl::Status Scope::status() const { return graph_->status; }
 
 void Scope::UpdateStatus(const absl::Status& s) const {
   if (graph_->status.ok() && !s.ok()) graph_->status = s;
+}
+
+void Scope::UpdateInput(const Operation& op, int index, const Output& input) const {
+  Graph& g = *graph_;
+  if (!g.status.ok()) return;
+  auto it = g.node_index.find(op.name());
+  if (it == g.node_index.end() || !input.op().valid()) {
+    UpdateStatus(absl::InvalidArgumentError(
+        absl::StrCat("UpdateInput: no node '", op.name(), "', or an invalid input")));
+    return;
+  }
+  NodeDef* node = g.def.mutable_node(it->second);
+  int data_inputs = 0;
+  while (data_inputs < node->input_size() && node->input(data_inputs)[0] != '^') ++data_inputs;
+  if (index < 0 || index >= data_inputs) {
+    UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+        "UpdateInput: node '", op.name(), "' has no data input ", index)));
+    return;
+  }
+  absl::StatusOr<TensorId> old_id = ParseTensorName(node->input(index));
+  absl::StatusOr<Operation> old =
+      old_id.ok() ? FindOp(old_id->node) : absl::StatusOr<Operation>(old_id.status());
+  const DataType want = old.ok() ? Output(*old, old_id->index).dtype() : DT_INVALID;
+  if (BaseType(want) != BaseType(input.dtype())) {
+    UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+        "UpdateInput: node '", op.name(), "' input ", index, " is ", DataTypeString(want),
+        ", '", input.name(), "' is ", DataTypeString(input.dtype()))));
+    return;
+  }
+  node->set_input(index, input.name());
 }
 
 absl::StatusOr<GraphDef> Scope::ToGraphDef() const {

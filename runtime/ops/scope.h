@@ -95,6 +95,8 @@ class Scope {
   Scope WithOpName(absl::string_view name) const;
   // Nodes created through the result wait for `deps` (control inputs).
   Scope WithControlDependencies(const std::vector<Operation>& deps) const;
+  // Nodes created through the result wait for nothing.
+  Scope WithNoControlDependencies() const;
 
   bool ok() const;
   absl::Status status() const;
@@ -108,6 +110,10 @@ class Scope {
   // and an invalid Operation comes back.
   Operation AddOp(absl::string_view op_type, const std::vector<std::vector<Output>>& inputs,
                   const std::map<std::string, AttrValue>& attrs = {}) const;
+
+  // Replaces data input `index` of `op` with `input`, of the same dtype: how
+  // a while loop's Merge gets its back edge from a NextIteration built later.
+  void UpdateInput(const Operation& op, int index, const Output& input) const;
 
   // Records the first error on the shared graph.
   void UpdateStatus(const absl::Status& s) const;

@@ -1,0 +1,301 @@
+// While loops end to end: ops::WhileLoop builds TensorFlow's Enter / Merge /
+// Switch / NextIteration / Exit graph and the executor runs it in frames.
+// Each test runs on the calling thread alone (1) and with an inter-op pool
+// (4 threads, so iterations and loop bodies really overlap).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/ops/ops.h"
+#include "runtime/ops/variables.h"
+#include "session/session.h"
+
+namespace minigraph {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+class WhileLoopTest : public ::testing::TestWithParam<int> {
+ protected:
+  std::unique_ptr<Session> MakeSession(const Scope& root) {
+    SessionOptions opts;
+    opts.inter_op_threads = GetParam();
+    auto s = NewSession(opts);
+    EXPECT_OK(s.status());
+    auto def = root.ToGraphDef();
+    EXPECT_OK(def.status());
+    if (!def.ok()) return nullptr;
+    EXPECT_OK((*s)->Create(*def));
+    return *std::move(s);
+  }
+
+  template <typename T>
+  T Fetch(Session* s, const std::string& name) {
+    std::vector<Tensor> out;
+    absl::Status st = s->Run({}, {name}, {}, &out);
+    EXPECT_OK(st);
+    return st.ok() ? out[0].scalar<T>()() : T();
+  }
+};
+
+// i < limit, i + 1, from `start`.
+std::vector<Output> CountTo(const Scope& s, Output start, int limit, int parallel = 10) {
+  return ops::WhileLoop(
+      s, {start},
+      [limit](const Scope& c, const std::vector<Output>& v) {
+        return ops::Less(c, v[0], ops::Const<int32_t>(c, limit));
+      },
+      [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        return {ops::Add(b, v[0], ops::Const<int32_t>(b, 1))};
+      },
+      parallel);
+}
+
+TEST_P(WhileLoopTest, CountsAndNamesNodesAsTensorFlow) {
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> out = CountTo(root, ops::Const<int32_t>(root, 0), 10);
+  ASSERT_OK(root.status());
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].name(), "while/Exit");
+  for (const char* name : {"while/Enter", "while/Merge", "while/LoopCond", "while/Switch",
+                           "while/Identity", "while/NextIteration"}) {
+    EXPECT_OK(root.FindOp(name).status()) << name;
+  }
+  auto s = MakeSession(root);
+  EXPECT_EQ(Fetch<int32_t>(s.get(), "while/Exit"), 10);
+  // A loop whose condition is false at once runs no iteration.
+  Scope root2 = Scope::NewRootScope();
+  Output done = CountTo(root2, ops::Const<int32_t>(root2, 42), 10)[0];
+  auto s2 = MakeSession(root2);
+  EXPECT_EQ(Fetch<int32_t>(s2.get(), done.name()), 42);
+}
+
+TEST_P(WhileLoopTest, SeveralLoopVariables) {
+  // Sum of 1..100 and the count, as two loop variables.
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> out = ops::WhileLoop(
+      root, {ops::Const<int32_t>(root, 0), ops::Const<int64_t>(root, 0)},
+      [](const Scope& c, const std::vector<Output>& v) {
+        return ops::Less(c, v[0], ops::Const<int32_t>(c, 100));
+      },
+      [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        Output i = ops::Add(b, v[0], ops::Const<int32_t>(b, 1));
+        return {i, ops::Add(b, v[1], ops::Cast(b, i, DT_INT64))};
+      });
+  ASSERT_OK(root.status());
+  auto s = MakeSession(root);
+  std::vector<Tensor> got;
+  ASSERT_OK(s->Run({}, {out[0].name(), out[1].name()}, {}, &got));
+  EXPECT_EQ(got[0].scalar<int32_t>()(), 100);
+  EXPECT_EQ(got[1].scalar<int64_t>()(), 5050);
+}
+
+TEST_P(WhileLoopTest, ParallelIterationsDoNotChangeTheResult) {
+  // The step is each iteration's own, so with any overlap the result is the
+  // same; with one iteration at a time the next waits for the previous.
+  for (int parallel : {1, 2, 10, 64}) {
+    Scope root = Scope::NewRootScope();
+    Output x = ops::Placeholder(root.WithOpName("x"), DT_INT32, PartialShape::Scalar());
+    std::vector<Output> out = ops::WhileLoop(
+        root, {ops::Const<int32_t>(root, 0), x},
+        [](const Scope& c, const std::vector<Output>& v) {
+          return ops::Less(c, v[0], ops::Const<int32_t>(c, 50));
+        },
+        [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+          // Some independent work per iteration, so iterations can overlap.
+          Output sq = ops::Mul(b, v[0], v[0]);
+          return {ops::Add(b, v[0], ops::Const<int32_t>(b, 1)), ops::Add(b, v[1], sq)};
+        },
+        parallel);
+    auto s = MakeSession(root);
+    std::vector<Tensor> got;
+    ASSERT_OK(s->Run({{"x", Tensor::Scalar<int32_t>(7)}}, {out[1].name()}, {}, &got));
+    EXPECT_EQ(got[0].scalar<int32_t>()(), 7 + 49 * 50 * 99 / 6) << "parallel " << parallel;
+  }
+}
+
+TEST_P(WhileLoopTest, ManyIterations) {
+  // Each finished iteration is freed; a long loop runs in bounded memory.
+  Scope root = Scope::NewRootScope();
+  Output out = CountTo(root, ops::Const<int32_t>(root, 0), 100000)[0];
+  auto s = MakeSession(root);
+  EXPECT_EQ(Fetch<int32_t>(s.get(), out.name()), 100000);
+  // Running the same plan again starts from a fresh frame.
+  EXPECT_EQ(Fetch<int32_t>(s.get(), out.name()), 100000);
+}
+
+TEST_P(WhileLoopTest, NestedLoops) {
+  // for i in 0..3: for j in 0..4: total += i * j   (= 3 * 6 = 18; 12 steps)
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> out = ops::WhileLoop(
+      root, {ops::Const<int32_t>(root, 0), ops::Const<int32_t>(root, 0)},
+      [](const Scope& c, const std::vector<Output>& v) {
+        return ops::Less(c, v[0], ops::Const<int32_t>(c, 3));
+      },
+      [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        Output i = v[0];
+        std::vector<Output> inner = ops::WhileLoop(
+            b, {ops::Const<int32_t>(b, 0), v[1]},
+            [](const Scope& c, const std::vector<Output>& w) {
+              return ops::Less(c, w[0], ops::Const<int32_t>(c, 4));
+            },
+            [i](const Scope& ib, const std::vector<Output>& w) -> std::vector<Output> {
+              Output outer_i = ops::LoopInvariant(ib, i);
+              return {ops::Add(ib, w[0], ops::Const<int32_t>(ib, 1)),
+                      ops::Add(ib, w[1], ops::Mul(ib, outer_i, w[0]))};
+            });
+        return {ops::Add(b, i, ops::Const<int32_t>(b, 1)), inner[1]};
+      });
+  ASSERT_OK(root.status());
+  auto s = MakeSession(root);
+  EXPECT_EQ(Fetch<int32_t>(s.get(), out[1].name()), 18);
+  EXPECT_EQ(Fetch<int32_t>(s.get(), out[0].name()), 3);
+}
+
+TEST_P(WhileLoopTest, LoopInvariantAndVariableUpdatesInTheBody) {
+  // v += step, five times, through a reference that enters the loop once.
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<float>(0.0f));
+  Output step = ops::Const(root.WithOpName("step"), 2.5f);
+  std::vector<Output> out = ops::WhileLoop(
+      root, {ops::Const<int32_t>(root, 0)},
+      [](const Scope& c, const std::vector<Output>& w) {
+        return ops::Less(c, w[0], ops::Const<int32_t>(c, 5));
+      },
+      [&](const Scope& b, const std::vector<Output>& w) -> std::vector<Output> {
+        Output ref = ops::LoopInvariant(b, v.ref());
+        Output add = ops::AssignAdd(b, ref, ops::LoopInvariant(b, step), /*use_locking=*/true);
+        return {ops::Add(b.WithControlDependencies({add.op()}), w[0],
+                         ops::Const<int32_t>(b, 1))};
+      },
+      /*parallel_iterations=*/1);
+  ASSERT_OK(root.status());
+  auto s = MakeSession(root);
+  std::vector<Tensor> got;
+  ASSERT_OK(s->Run({}, {}, {"v/Assign"}, &got));
+  EXPECT_EQ(Fetch<int32_t>(s.get(), out[0].name()), 5);
+  EXPECT_EQ(Fetch<float>(s.get(), "v/read"), 12.5f);
+}
+
+TEST_P(WhileLoopTest, LoopOnTheUntakenSideOfACond) {
+  // cond(pred, lambda: count x up to 10, lambda: -x): when pred is false the
+  // whole loop is dead and the Merge after it takes the other branch.
+  Scope root = Scope::NewRootScope();
+  Output pred = ops::Placeholder(root.WithOpName("pred"), DT_BOOL, PartialShape::Scalar());
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_INT32, PartialShape::Scalar());
+  auto sw = ops::Switch(root, x, pred);
+  Output looped = CountTo(root, sw.output_true, 10)[0];
+  Output negated = ops::Neg(root, sw.output_false);
+  Output m = ops::Merge(root.WithOpName("m"), {negated, looped});
+  auto s = MakeSession(root);
+  for (bool p : {false, true, false}) {
+    std::vector<Tensor> got;
+    ASSERT_OK(s->Run({{"pred", Tensor::Scalar<bool>(p)}, {"x", Tensor::Scalar<int32_t>(3)}},
+                     {"m"}, {}, &got));
+    EXPECT_EQ(got[0].scalar<int32_t>()(), p ? 10 : -3);
+  }
+}
+
+TEST_P(WhileLoopTest, AnErrorInsideTheLoopNamesTheNodeAndEndsTheStep) {
+  // Gathers element i of a 3-element vector until i = 5: fails at i = 3.
+  Scope root = Scope::NewRootScope();
+  Output params = ops::Const<float>(root.WithOpName("params"), {1, 2, 3});
+  std::vector<Output> out = ops::WhileLoop(
+      root, {ops::Const<int32_t>(root, 0), ops::Const(root, 0.0f)},
+      [](const Scope& c, const std::vector<Output>& v) {
+        return ops::Less(c, v[0], ops::Const<int32_t>(c, 5));
+      },
+      [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        Output g = ops::Gather(b.WithOpName("lookup"), ops::LoopInvariant(b, params), v[0]);
+        return {ops::Add(b, v[0], ops::Const<int32_t>(b, 1)), ops::Add(b, v[1], g)};
+      });
+  ASSERT_OK(root.status());
+  auto s = MakeSession(root);
+  std::vector<Tensor> got;
+  EXPECT_THAT(s->Run({}, {out[1].name()}, {}, &got),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("{{node while/lookup}}")));
+  // The session is still usable.
+  ASSERT_OK(s->Run({}, {"params"}, {}, &got));
+}
+
+TEST_P(WhileLoopTest, FetchesFeedsAndTargetsMustBeOutsideLoops) {
+  Scope root = Scope::NewRootScope();
+  CountTo(root, ops::Const<int32_t>(root, 0), 10);
+  auto s = MakeSession(root);
+  std::vector<Tensor> got;
+  EXPECT_THAT(s->Run({}, {"while/Identity"}, {}, &got),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("'while/Identity'"),
+                             HasSubstr("inside while loop frame 'while/while_context'"))));
+  EXPECT_THAT(s->Run({{"while/Merge", Tensor::Scalar<int32_t>(1)}}, {"while/Exit"}, {}, &got),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("feed 'while/Merge")));
+  EXPECT_THAT(s->Run({{"while/Enter", Tensor::Scalar<int32_t>(1)}}, {"while/Exit"}, {}, &got),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("feed 'while/Enter")));
+  EXPECT_THAT(s->Run({}, {}, {"while/NextIteration"}, &got),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("target")));
+}
+
+TEST_P(WhileLoopTest, MalformedLoopsAreRejectedNamingTheNode) {
+  // An Exit outside any loop.
+  {
+    Scope root = Scope::NewRootScope();
+    ops::Exit(root.WithOpName("stray_exit"), ops::Const<int32_t>(root, 1));
+    auto s = MakeSession(root);
+    std::vector<Tensor> got;
+    EXPECT_THAT(s->Run({}, {"stray_exit"}, {}, &got),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("Exit node 'stray_exit' is not inside a while loop")));
+  }
+  // A body that uses a tensor from outside without LoopInvariant.
+  {
+    Scope root = Scope::NewRootScope();
+    Output outside = ops::Const<int32_t>(root.WithOpName("outside"), 2);
+    std::vector<Output> out = ops::WhileLoop(
+        root, {ops::Const<int32_t>(root, 0)},
+        [](const Scope& c, const std::vector<Output>& v) {
+          return ops::Less(c, v[0], ops::Const<int32_t>(c, 5));
+        },
+        [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+          return {ops::Add(b.WithOpName("bad_add"), v[0], outside)};
+        });
+    auto s = MakeSession(root);
+    std::vector<Tensor> got;
+    EXPECT_THAT(s->Run({}, {out[0].name()}, {}, &got),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         AllOf(HasSubstr("node 'while/bad_add' has inputs from different frames"),
+                               HasSubstr("'outside' is in the root frame"))));
+  }
+}
+
+TEST_P(WhileLoopTest, BuilderErrors) {
+  Scope root = Scope::NewRootScope();
+  ops::WhileLoop(
+      root, {ops::Const<int32_t>(root, 0)},
+      [](const Scope&, const std::vector<Output>& v) { return v[0]; },
+      [](const Scope&, const std::vector<Output>& v) { return v; });
+  EXPECT_THAT(root.status(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                      HasSubstr("cond must return a bool, got int32")));
+  Scope root2 = Scope::NewRootScope();
+  ops::WhileLoop(
+      root2, {ops::Const<int32_t>(root2, 0)},
+      [](const Scope& c, const std::vector<Output>& v) {
+        return ops::Less(c, v[0], ops::Const<int32_t>(c, 5));
+      },
+      [](const Scope& b, const std::vector<Output>&) -> std::vector<Output> {
+        return {ops::Const(b, 1.0f)};
+      });
+  EXPECT_THAT(root2.status(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                       HasSubstr("input 1 is int32, 'while/NextIteration' is float")));
+}
+
+INSTANTIATE_TEST_SUITE_P(InterOpThreads, WhileLoopTest, ::testing::Values(1, 4),
+                         [](const ::testing::TestParamInfo<int>& p) {
+                           return absl::StrCat("threads", p.param);
+                         });
+
+}  // namespace
+}  // namespace minigraph
