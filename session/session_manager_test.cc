@@ -324,18 +324,55 @@ TEST_F(SessionManagerTest, testPrepareSessionWithReadyForLocalInitOp) {
 }
 
 TEST_F(SessionManagerTest, testPrepareSessionWithPartialInitOp) {
-  GL g;
-  Variable x = Variable::Create(g.root, "x",
-                                ops::Mul(g.root, ops::Const<int32_t>(g.root, 3),
-                                         g.v.InitializedValue(g.root)),
-                                {.trainable = false, .collections = {kLocalVariables}});
+  // v = 1, w = v (local), x = 3 * v (local), and the same again as v_res,
+  // w_res, x_res: the spec turns resource variables off for the whole
+  // suite, so all six are ref variables.
+  Scope root = Scope::NewRootScope();
+  const VariableOptions local = {.trainable = false, .collections = {kLocalVariables}};
+  std::vector<std::string> local_init;
+  for (const std::string suffix : {"", "_res"}) {
+    Variable v = Variable::Create(root, "v" + suffix, Tensor::Scalar<int32_t>(1));
+    Variable w = Variable::Create(root, "w" + suffix, v.InitializedValue(root), local);
+    Variable x = Variable::Create(
+        root, "x" + suffix,
+        ops::Mul(root, ops::Const<int32_t>(root, 3), v.InitializedValue(root)), local);
+    local_init.push_back(w.initializer().name());
+    local_init.push_back(x.initializer().name());
+  }
   SessionManager::Options o = Opts();
-  o.local_init_op = {g.w.initializer().name(), x.initializer().name()};
-  auto sm = Make(g.root, o);
+  o.local_init_op = local_init;
+  auto sm = Make(root, o);
   ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", Prep()));
-  EXPECT_FALSE(IsInit(sess.get(), "v"));
-  EXPECT_EQ(Value(sess.get(), "w/read"), "1");
-  EXPECT_EQ(Value(sess.get(), "x/read"), "3");
+  for (const std::string suffix : {"", "_res"}) {
+    EXPECT_FALSE(IsInit(sess.get(), "v" + suffix));
+    EXPECT_TRUE(IsInit(sess.get(), "w" + suffix));
+    EXPECT_TRUE(IsInit(sess.get(), "x" + suffix));
+    EXPECT_EQ(Value(sess.get(), "w" + suffix + "/read"), "1");
+    EXPECT_EQ(Value(sess.get(), "x" + suffix + "/read"), "3");
+  }
+}
+
+TEST_F(SessionManagerTest, testPrepareSessionWithCyclicInitializer) {
+  // i = while_loop(lambda i: i < 1, lambda i: i + 1, [0]); v = Variable(identity(i))
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> i = ops::WhileLoop(
+      root, {ops::Const<int32_t>(root, 0)},
+      [](const Scope& c, const std::vector<Output>& x) {
+        return ops::Less(c, x[0], ops::Const<int32_t>(c, 1));
+      },
+      [](const Scope& b, const std::vector<Output>& x) -> std::vector<Output> {
+        return {ops::Add(b, x[0], ops::Const<int32_t>(b, 1))};
+      });
+  ASSERT_OK(root.status());
+  Variable v = Variable::Create(root, "v", ops::Identity(root, i[0]));
+  SessionManager::Options o = Opts();
+  o.ready_op = ReportReady(root);
+  auto sm = Make(root, o);
+  SessionManager::PrepareOptions p = Prep();
+  p.init_op = {v.initializer().name()};
+  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
+  EXPECT_EQ(Value(sess.get(), "v/read"), "1");
+  EXPECT_TRUE(IsInit(sess.get(), "v"));
 }
 
 TEST_F(SessionManagerTest, testPrepareSessionDidNotInitLocalVariable) {
