@@ -5,17 +5,23 @@
 namespace minigraph {
 
 void KernelRegistry::Register(const std::string& op, KernelFactory factory) {
+  absl::MutexLock l(&mu_);
   factories_[op] = std::move(factory);
 }
 
 absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(const Node& node) const {
-  auto it = factories_.find(node.type_string());
-  if (it == factories_.end()) {
-    return absl::NotFoundError(absl::StrCat("no kernel registered for op ", node.type_string(),
-                                            " (node '", node.name(), "')"));
+  KernelFactory factory;
+  {
+    absl::ReaderMutexLock l(&mu_);
+    auto it = factories_.find(node.type_string());
+    if (it == factories_.end()) {
+      return absl::NotFoundError(absl::StrCat("no kernel registered for op ", node.type_string(),
+                                              " (node '", node.name(), "')"));
+    }
+    factory = it->second;
   }
   OpKernelConstruction c(&node);
-  auto k = it->second(&c);
+  auto k = factory(&c);
   if (!k.ok()) {
     return AddContext(k.status(), absl::StrCat("node '", node.name(), "'"));
   }

@@ -21,6 +21,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "runtime/op_kernel.h"
 
 namespace minigraph {
@@ -28,6 +29,7 @@ namespace minigraph {
 using KernelFactory =
     std::function<absl::StatusOr<std::unique_ptr<OpKernel>>(OpKernelConstruction*)>;
 
+// Safe for concurrent use.
 class KernelRegistry {
  public:
   // Replaces any earlier factory for `op`.
@@ -38,7 +40,8 @@ class KernelRegistry {
   absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const Node& node) const;
 
  private:
-  absl::flat_hash_map<std::string, KernelFactory> factories_;
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, KernelFactory> factories_ ABSL_GUARDED_BY(mu_);
 };
 
 // Unimplemented: "no CPU kernel for op <op> with dtype <dtype>".

@@ -10,6 +10,7 @@ namespace minigraph {
 absl::Status OpRegistry::Register(const OpDefBuilder& builder) {
   MG_ASSIGN_OR_RETURN(OpRegistrationData data, builder.Finalize());
   const std::string name = data.op_def.name();
+  absl::MutexLock l(&mu_);
   auto [it, inserted] =
       ops_.try_emplace(name, std::make_unique<OpRegistrationData>(std::move(data)));
   if (!inserted) {
@@ -19,6 +20,7 @@ absl::Status OpRegistry::Register(const OpDefBuilder& builder) {
 }
 
 absl::StatusOr<const OpRegistrationData*> OpRegistry::LookUp(absl::string_view op_name) const {
+  absl::ReaderMutexLock l(&mu_);
   auto it = ops_.find(op_name);
   if (it == ops_.end()) {
     return absl::NotFoundError(absl::StrCat("op type not registered '", op_name, "'"));
@@ -28,6 +30,7 @@ absl::StatusOr<const OpRegistrationData*> OpRegistry::LookUp(absl::string_view o
 
 std::vector<std::string> OpRegistry::OpNames() const {
   std::vector<std::string> names;
+  absl::ReaderMutexLock l(&mu_);
   for (const auto& [name, op] : ops_) names.push_back(name);
   std::sort(names.begin(), names.end());
   return names;

@@ -17,10 +17,12 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "runtime/op_def_builder.h"
 
 namespace minigraph {
 
+// Safe for concurrent use; a registered op's data never moves.
 class OpRegistry {
  public:
   OpRegistry() = default;
@@ -36,7 +38,8 @@ class OpRegistry {
   std::vector<std::string> OpNames() const;
 
  private:
-  absl::flat_hash_map<std::string, std::unique_ptr<OpRegistrationData>> ops_;
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::unique_ptr<OpRegistrationData>> ops_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace minigraph

@@ -6,7 +6,9 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "runtime/kernels/standard_kernels.h"
 #include "runtime/ops/ops.h"
+#include "runtime/ops/standard_ops.h"
 #include "runtime/ops/variables.h"
 #include "session/session.h"
 
@@ -250,6 +252,40 @@ TEST(LocalSessionTest, SwitchMergeDeadnessAndDeadFetch) {
   EXPECT_EQ(out[1].scalar<int32_t>()(), 0);
   EXPECT_THAT(s->Run({{"pred", Tensor::Scalar<bool>(false)}}, {"t"}, {}, &out),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("untaken side")));
+}
+
+// An op of the user's own, registered at run time (TensorFlow's REGISTER_OP
+// and REGISTER_KERNEL_BUILDER), is usable from the builder and sessions.
+class TimesTwoOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    Tensor out(DT_FLOAT, ctx->input(0).shape());
+    out.flat<float>() = ctx->input(0).flat<float>() * 2.0f;
+    ctx->set_output(0, std::move(out));
+    return absl::OkStatus();
+  }
+};
+
+TEST(LocalSessionTest, CustomOpsAndKernels) {
+  auto op = OpDefBuilder("TimesTwoForTest").Input("x: float").Output("y: float");
+  ASSERT_OK(RegisterOp(op));
+  EXPECT_THAT(RegisterOp(op), StatusIs(absl::StatusCode::kAlreadyExists,
+                                       HasSubstr("TimesTwoForTest is registered twice")));
+  Scope root = Scope::NewRootScope();
+  Operation twice = root.WithOpName("twice").AddOp(
+      "TimesTwoForTest", {{ops::Const<float>(root, {1, 2, 3})}});
+  ASSERT_TRUE(twice.valid());
+  // Without a kernel, creating the session names the node.
+  ASSERT_OK_AND_ASSIGN(auto s, NewSession(SessionOptions()));
+  EXPECT_THAT(s->Create(*root.ToGraphDef()),
+              StatusIs(absl::StatusCode::kNotFound,
+                       HasSubstr("no kernel registered for op TimesTwoForTest (node 'twice')")));
+  std::vector<Tensor> out;
+  RegisterKernel("TimesTwoForTest", MakeFactory<TimesTwoOp>());
+  auto s2 = MakeSession(root);
+  ASSERT_OK(s2->Run({}, {"twice"}, {}, &out));
+  EXPECT_EQ(out[0].SummarizeValue(10), "2 4 6");
 }
 
 }  // namespace

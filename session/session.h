@@ -15,6 +15,7 @@
 #define MINIGRAPH_SESSION_SESSION_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -78,6 +79,15 @@ class Session {
 // Makes a session for `options.target`. Returns InvalidArgument naming the
 // target for an unknown scheme or a malformed target.
 absl::StatusOr<std::unique_ptr<Session>> NewSession(const SessionOptions& options);
+
+// Sessions for targets "SCHEME://..." of a scheme registered here come from
+// its factory (TensorFlow's SessionFactory): how sessions of another kind
+// plug in, such as grpc:// or a wrapper that traces or injects faults. ""
+// and local:// are built in. Returns InvalidArgument for a malformed scheme
+// or "local", AlreadyExists for a scheme that has a factory. Thread-safe.
+using SessionFactory =
+    std::function<absl::StatusOr<std::unique_ptr<Session>>(const SessionOptions&)>;
+absl::Status RegisterSessionFactory(const std::string& scheme, SessionFactory factory);
 
 }  // namespace minigraph
 

@@ -10,7 +10,9 @@
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/kernels/standard_kernels.h"
 #include "runtime/ops/ops.h"
+#include "runtime/ops/standard_ops.h"
 #include "runtime/ops/variables.h"
 #include "session/targets.h"
 #include "checkpoint/bundle_reader.h"
@@ -639,16 +641,73 @@ TEST_F(SessionManagerTest, X1_ReadyMessageListsVariablesInCreationOrder) {
                        ::testing::EndsWith("error: Variables not initialized: a, b")));
 }
 
+// An op of the test's own whose kernel fails the way a lookup table's does
+// before its initializer has run: FailedPrecondition without the word
+// "uninitialized", which is an error, not a readiness answer.
+class TableNotInitializedOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext*) const override {
+    return absl::FailedPreconditionError("Table not initialized.");
+  }
+};
+
+void RegisterTableNotInitializedOp() {
+  static const bool registered = [] {
+    EXPECT_OK(RegisterOp(OpDefBuilder("TableNotInitializedForTest").Output("names: string")));
+    RegisterKernel("TableNotInitializedForTest", MakeFactory<TableNotInitializedOp>());
+    return true;
+  }();
+  (void)registered;
+}
+
 TEST_F(SessionManagerTest, X2_OtherFailedPreconditionsPropagate) {
+  RegisterTableNotInitializedOp();
+  ASSERT_OK(env_.CreateDir("/tmp/x2"));
   Scope root = Scope::NewRootScope();
-  Output ph = ops::Placeholder(root.WithOpName("needs_feed"), DT_INT32);
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));
+  root.WithOpName("table_ready").AddOp("TableNotInitializedForTest", {});
+  ops::NoOp(root.WithOpName("noop"));
+  ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {}, &env_));
+  const auto table_error =
+      StatusIs(absl::StatusCode::kFailedPrecondition, StartsWith("Table not initialized."));
+
+  // prepare_session: the ready op's error comes back unchanged, not as
+  // "Init operations did not make model ready".
   SessionManager::Options o = Opts();
-  o.ready_op = {"needs_feed:0"};
-  o.local_init_op = {ops::NoOp(root.WithOpName("noop")).name()};
+  o.ready_op = {"table_ready:0"};
   auto sm = Make(root, o);
-  // The placeholder's error is InvalidArgument: not a readiness answer.
-  EXPECT_THAT(sm->PrepareSession("", Prep()), StatusIs(absl::StatusCode::kInvalidArgument));
-  (void)ph;
+  SessionManager::PrepareOptions p = Prep();
+  p.init_op = {v.initializer().name()};
+  EXPECT_THAT(sm->PrepareSession("", p), table_error);
+
+  // recover_session: from a restored checkpoint the ready op runs, and its
+  // error propagates instead of "initialized = false".
+  {
+    ASSERT_OK_AND_ASSIGN(auto sess, Make(root, Opts())->PrepareSession("", p));
+    ASSERT_OK(saver->Save(sess.get(), "/tmp/x2/model").status());
+  }
+  SessionManager::PrepareOptions r = Prep();
+  r.saver = saver.get();
+  r.checkpoint_dir = "/tmp/x2";
+  EXPECT_THAT(sm->RecoverSession("", r), table_error);
+
+  // wait_for_session: the error ends the wait at once.
+  EXPECT_THAT(sm->WaitForSession("", SessionOptions(), absl::Seconds(60)), table_error);
+  EXPECT_EQ(clock_.sleeps(), 0);
+
+  // The same through ready_for_local_init_op.
+  SessionManager::Options lo = Opts();
+  lo.ready_for_local_init_op = {"table_ready:0"};
+  lo.local_init_op = {"noop"};
+  EXPECT_THAT(Make(root, lo)->PrepareSession("", p), table_error);
+
+  // Any other error code propagates too (here a placeholder nobody feeds).
+  ops::Placeholder(root.WithOpName("needs_feed"), DT_INT32);
+  SessionManager::Options po = Opts();
+  po.ready_op = {"needs_feed:0"};
+  EXPECT_THAT(Make(root, po)->PrepareSession("", p),
+              StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST_F(SessionManagerTest, X3_Int32AndOpReadyOpsMeanReady) {
@@ -742,6 +801,84 @@ TEST_F(SessionManagerTest, X7_RestoreFromDirRecoversTheSaversCheckpointList) {
   ASSERT_OK_AND_ASSIGN(sess, sm->PrepareSession("", p));
   EXPECT_EQ(fresh->last_checkpoints(),
             (std::vector<std::string>{"/tmp/x7/model-2", "/tmp/x7/model-3"}));
+}
+
+// A session kind of the test's own (through RegisterSessionFactory): a
+// private-state session that records the RunOptions of every Run.
+struct RunRecord {
+  std::vector<std::string> targets;
+  int64_t timeout_in_ms;
+};
+
+class RecordingSession : public Session {
+ public:
+  RecordingSession(std::unique_ptr<Session> inner, std::vector<RunRecord>* log)
+      : inner_(std::move(inner)), log_(log) {}
+  absl::Status Create(const GraphDef& graph) override { return inner_->Create(graph); }
+  absl::Status Extend(const GraphDef& graph) override { return inner_->Extend(graph); }
+  absl::Status Run(const RunOptions& options,
+                   const std::vector<std::pair<std::string, Tensor>>& feeds,
+                   const std::vector<std::string>& fetches,
+                   const std::vector<std::string>& targets,
+                   std::vector<Tensor>* outputs) override {
+    log_->push_back({targets, options.timeout_in_ms});
+    return inner_->Run(options, feeds, fetches, targets, outputs);
+  }
+  absl::Status Close() override { return inner_->Close(); }
+  GraphDef graph_def() const override { return inner_->graph_def(); }
+
+ private:
+  std::unique_ptr<Session> inner_;
+  std::vector<RunRecord>* log_;
+};
+
+std::vector<RunRecord>* RecordedRuns() {
+  static auto* log = new std::vector<RunRecord>;
+  static const bool registered = [] {
+    EXPECT_OK(RegisterSessionFactory("recording", [](const SessionOptions& options)
+                                                      -> absl::StatusOr<std::unique_ptr<Session>> {
+      SessionOptions inner = options;
+      inner.target = "";
+      MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> s, NewSession(inner));
+      return std::unique_ptr<Session>(new RecordingSession(std::move(s), log));
+    }));
+    return true;
+  }();
+  (void)registered;
+  return log;
+}
+
+TEST_F(SessionManagerTest, X8_LocalInitRunOptionsGoToTheLocalInitRunOnly) {
+  std::vector<RunRecord>* runs = RecordedRuns();
+  runs->clear();
+  GL g;
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(g.root).tensor_name()};
+  o.ready_for_local_init_op = {
+      ReportUninitializedVariables(g.root, GlobalVariables(g.root)).tensor_name()};
+  o.local_init_op = {g.w.initializer().name()};
+  o.local_init_run_options.timeout_in_ms = 4321;
+  auto sm = Make(g.root, o);
+  SessionManager::PrepareOptions p = Prep();
+  p.init_op = {g.v.initializer().name()};
+  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("recording://x8", p));
+  EXPECT_EQ(Value(sess.get(), "w/read"), "1");
+  // init_op, ready_for_local_init_op, local_init_op, ready_op, then our read.
+  ASSERT_EQ(runs->size(), 5u);
+  int local_init_runs = 0;
+  for (const RunRecord& r : *runs) {
+    const bool is_local_init = r.targets == std::vector<std::string>{"w/Assign"};
+    local_init_runs += is_local_init;
+    EXPECT_EQ(r.timeout_in_ms, is_local_init ? 4321 : 0);
+  }
+  EXPECT_EQ(local_init_runs, 1);
+  // A scheme is registered once; "local" and malformed schemes never.
+  EXPECT_THAT(RegisterSessionFactory("recording", nullptr),
+              StatusIs(absl::StatusCode::kAlreadyExists));
+  EXPECT_THAT(RegisterSessionFactory("local", nullptr),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+  EXPECT_THAT(RegisterSessionFactory("no spaces", nullptr),
+              StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST_F(SessionManagerTest, WaitForSessionHonoursMaxWaitWithinOneRecoveryWait) {

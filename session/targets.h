@@ -5,6 +5,8 @@
 //   "local://NAME"  every session on the target shares one in-process state;
 //                   it lives while a LocalServer or any session holds it
 //   "grpc://..."    reserved for sessions across processes (not built yet)
+//   "SCHEME://..."  a scheme with a registered factory (RegisterSessionFactory
+//                   in session/session.h)
 //
 //   MG_ASSIGN_OR_RETURN(auto server, LocalServer::Create("ps"));
 //   SessionOptions opts;

@@ -2,8 +2,10 @@
 
 namespace minigraph {
 
-const KernelRegistry* StandardKernels() {
-  static const KernelRegistry* const registry = [] {
+namespace {
+
+KernelRegistry* MutableStandardKernels() {
+  static KernelRegistry* const registry = [] {
     auto* r = new KernelRegistry;
     RegisterArrayKernels(r);
     RegisterBinaryArithmeticKernels(r);
@@ -20,6 +22,14 @@ const KernelRegistry* StandardKernels() {
     return r;
   }();
   return registry;
+}
+
+}  // namespace
+
+const KernelRegistry* StandardKernels() { return MutableStandardKernels(); }
+
+void RegisterKernel(const std::string& op, KernelFactory factory) {
+  MutableStandardKernels()->Register(op, std::move(factory));
 }
 
 }  // namespace minigraph

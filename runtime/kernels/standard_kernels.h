@@ -10,8 +10,14 @@
 
 namespace minigraph {
 
-// Every kernel below, registered once. Never destroyed.
+// Every kernel below, registered once, plus those added with
+// RegisterKernel. Never destroyed.
 const KernelRegistry* StandardKernels();
+
+// Adds (or replaces) the kernel sessions use for `op` (TensorFlow's
+// REGISTER_KERNEL_BUILDER), for ops of your own (RegisterOp). Thread-safe;
+// sessions created afterwards use it.
+void RegisterKernel(const std::string& op, KernelFactory factory);
 
 void RegisterArrayKernels(KernelRegistry* r);
 void RegisterBinaryArithmeticKernels(KernelRegistry* r);

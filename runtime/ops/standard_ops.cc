@@ -2,8 +2,10 @@
 
 namespace minigraph {
 
-const OpRegistry* StandardOps() {
-  static const OpRegistry* const registry = [] {
+namespace {
+
+OpRegistry* MutableStandardOps() {
+  static OpRegistry* const registry = [] {
     auto* r = new OpRegistry;
     RegisterArrayOps(r);
     RegisterMathOps(r);
@@ -16,6 +18,14 @@ const OpRegistry* StandardOps() {
     return r;
   }();
   return registry;
+}
+
+}  // namespace
+
+const OpRegistry* StandardOps() { return MutableStandardOps(); }
+
+absl::Status RegisterOp(const OpDefBuilder& builder) {
+  return MutableStandardOps()->Register(builder);
 }
 
 }  // namespace minigraph

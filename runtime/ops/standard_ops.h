@@ -10,8 +10,19 @@
 
 namespace minigraph {
 
-// Every op below, registered once. Never destroyed.
+// Every op below, registered once, plus those added with RegisterOp. Never
+// destroyed.
 const OpRegistry* StandardOps();
+
+// Adds an op of your own to StandardOps(), which sessions and the graph
+// builder use (TensorFlow's REGISTER_OP); give it a kernel with
+// RegisterKernel (runtime/kernels/standard_kernels.h). Register before
+// building graphs that use it. Returns AlreadyExists for a name taken, or
+// the builder's error. Thread-safe.
+//
+//   MG_RETURN_IF_ERROR(RegisterOp(OpDefBuilder("TimesTwo").Input("x: float")
+//                                     .Output("y: float").SetShapeFn(...)));
+absl::Status RegisterOp(const OpDefBuilder& builder);
 
 void RegisterArrayOps(OpRegistry* r);
 void RegisterMathOps(OpRegistry* r);
