@@ -28,13 +28,19 @@ struct Executor::Item {
   int num_inputs = 0;
   int initial_pending = 0;
   struct Out {
-    int output;  // this node's output index
-    int item;    // consumer
-    int slot;    // consumer's input slot (in the consumer's frame)
-    bool last;   // the last edge of `output`: the value moves, not copies
+    int output;     // this node's output index
+    int item;       // consumer
+    int local;      // consumer's index in its frame
+    int slot;       // consumer's input slot (in the consumer's frame)
+    bool last;      // the last edge of `output`: the value moves, not copies
+    bool to_merge;  // the consumer is a Merge
   };
   std::vector<Out> outs;
-  std::vector<int> control_outs;
+  struct ControlOut {
+    int item;
+    int local;
+  };
+  std::vector<ControlOut> control_outs;
   // (output index, fetch index) for outputs the step returns.
   std::vector<std::pair<int, int>> fetches;
   // Inputs (relative index) that arrive as variable references but are read
@@ -385,14 +391,17 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
         ex->fed_slots_.push_back({slot, f->second});
       } else {
         ++pending;
-        ex->items_[item_of[in.src]].outs.push_back({in.src_output, self, slot, false});
+        ex->items_[item_of[in.src]].outs.push_back(
+            {in.src_output, self, item.local, slot, false, item.is_merge});
         if (IsRefType(graph->node(in.src).output_type(in.src_output)) &&
             !IsRefType(node.input_type(i))) {
           item.deref_inputs.push_back(i);
         }
       }
     }
-    for (int c : node.control_inputs()) ex->items_[item_of[c]].control_outs.push_back(self);
+    for (int c : node.control_inputs()) {
+      ex->items_[item_of[c]].control_outs.push_back({self, item.local});
+    }
     item.initial_pending = pending;
   }
   for (size_t i = 0; i < ex->items_.size(); ++i) {
@@ -632,13 +641,13 @@ int Executor::Activate(const Item& item, bool dead, TensorValue* outputs, Frame*
     } else {
       iter->slots[o.slot] = outputs[o.output];
     }
-    const Item& dst = items_[o.item];
-    if (!dst.is_merge) {
-      if (iter->pending[dst.local].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if (!o.to_merge) {
+      if (iter->pending[o.local].fetch_sub(1, std::memory_order_acq_rel) == 1) {
         ready->push_back({o.item, frame, iter});
       }
       continue;
     }
+    const Item& dst = items_[o.item];
     // Merge: the first live input fires it; if every input arrives dead, the
     // last arrival fires it dead. A dead Enter fires it dead at once: its
     // other input is the loop's back edge, which never comes (a loop on the
@@ -662,11 +671,10 @@ int Executor::Activate(const Item& item, bool dead, TensorValue* outputs, Frame*
       }
     }
   }
-  for (int c : item.control_outs) {
-    const Item& dst = items_[c];
-    if (dead) iter->dead_control[dst.local].store(true, std::memory_order_relaxed);
-    if (iter->pending[dst.local].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      ready->push_back({c, frame, iter});
+  for (const Item::ControlOut& c : item.control_outs) {
+    if (dead) iter->dead_control[c.local].store(true, std::memory_order_relaxed);
+    if (iter->pending[c.local].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      ready->push_back({c.item, frame, iter});
     }
   }
   return static_cast<int>(ready->size() - before);

@@ -4,6 +4,7 @@
 // (4 threads, so iterations and loop bodies really overlap).
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/status_matchers.h"
@@ -126,6 +127,35 @@ TEST_P(WhileLoopTest, ManyIterations) {
   EXPECT_EQ(Fetch<int32_t>(s.get(), out.name()), 100000);
   // Running the same plan again starts from a fresh frame.
   EXPECT_EQ(Fetch<int32_t>(s.get(), out.name()), 100000);
+}
+
+TEST_P(WhileLoopTest, ConcurrentStepsEachHaveTheirOwnFrames) {
+  // Eight threads run the same loop with different inputs at once.
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_INT32, PartialShape::Scalar());
+  std::vector<Output> out = ops::WhileLoop(
+      root, {ops::Const<int32_t>(root, 0), x},
+      [](const Scope& c, const std::vector<Output>& v) {
+        return ops::Less(c, v[0], ops::Const<int32_t>(c, 200));
+      },
+      [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        return {ops::Add(b, v[0], ops::Const<int32_t>(b, 1)), ops::Add(b, v[1], v[0])};
+      });
+  auto s = MakeSession(root);
+  std::vector<std::thread> threads;
+  std::vector<int32_t> results(8, -1);
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&, t] {
+      for (int rep = 0; rep < 20; ++rep) {
+        std::vector<Tensor> got;
+        if (!s->Run({{"x", Tensor::Scalar<int32_t>(t)}}, {out[1].name()}, {}, &got).ok()) return;
+        results[t] = got[0].scalar<int32_t>()();
+        if (results[t] != t + 199 * 200 / 2) return;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < 8; ++t) EXPECT_EQ(results[t], t + 199 * 200 / 2) << "thread " << t;
 }
 
 TEST_P(WhileLoopTest, NestedLoops) {
