@@ -156,4 +156,43 @@ absl::Status BundleWriter::Finish() {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<std::string>> DeleteStaleTempFiles(Env* env, const std::string& dir,
+                                                              absl::Duration min_age) {
+  MG_ASSIGN_OR_RETURN(std::vector<std::string> children, env->GetChildren(dir));
+  const uint64_t now = env->NowMicros();
+  const int64_t age_micros = absl::ToInt64Microseconds(min_age);
+  auto stale = [&](uint64_t mtime) {
+    return mtime <= now && static_cast<int64_t>(now - mtime) >= age_micros;
+  };
+  std::vector<std::string> deleted;
+  for (const std::string& name : children) {
+    const std::string path = JoinPath(dir, name);
+    if (name.find(kTempStateSuffix) != std::string::npos) {
+      absl::StatusOr<bool> is_dir = env->IsDirectory(path);
+      absl::StatusOr<uint64_t> mtime = env->GetModificationTimeMicros(path);
+      if (is_dir.ok() && !*is_dir && mtime.ok() && stale(*mtime) && env->DeleteFile(path).ok()) {
+        deleted.push_back(path);
+      }
+      continue;
+    }
+    if (name.find("_temp_") == std::string::npos) continue;
+    absl::StatusOr<bool> is_dir = env->IsDirectory(path);
+    if (!is_dir.ok() || !*is_dir) continue;
+    absl::StatusOr<std::vector<std::string>> parts = env->GetChildren(path);
+    if (!parts.ok()) continue;
+    // Only a directory of bundle parts, all of them stale.
+    absl::StatusOr<uint64_t> dir_mtime = env->GetModificationTimeMicros(path);
+    bool all_stale = dir_mtime.ok() ? stale(*dir_mtime) : !parts->empty();
+    for (const std::string& part : *parts) {
+      absl::StatusOr<uint64_t> mtime = env->GetModificationTimeMicros(JoinPath(path, part));
+      all_stale = all_stale && part.rfind("part-", 0) == 0 && mtime.ok() && stale(*mtime);
+    }
+    if (!all_stale) continue;
+    bool ok = true;
+    for (const std::string& part : *parts) ok = ok && env->DeleteFile(JoinPath(path, part)).ok();
+    if (ok && env->DeleteDir(path).ok()) deleted.push_back(path);
+  }
+  return deleted;
+}
+
 }  // namespace minigraph

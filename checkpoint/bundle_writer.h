@@ -16,9 +16,11 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "checkpoint/proto/tensor_bundle.pb.h"
 #include "core/env.h"
 #include "core/tensor.h"
@@ -56,6 +58,15 @@ class BundleWriter {
   absl::Status status_;
   bool finished_ = false;
 };
+
+// What saves killed part-way leave in `dir`: "<file>.tempstate<random>"
+// files, and sharded saves' "<prefix>_temp_<hex>" directories holding only
+// "part-*" files. Deletes those nothing has modified for `min_age` by the
+// Env's clock (a save in progress keeps its files fresh) and returns their
+// paths; every other entry is left alone. A process killed mid-save would
+// otherwise leave a checkpoint's worth of bytes behind on every crash.
+absl::StatusOr<std::vector<std::string>> DeleteStaleTempFiles(Env* env, const std::string& dir,
+                                                              absl::Duration min_age);
 
 }  // namespace minigraph
 

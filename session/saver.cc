@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "checkpoint/bundle_writer.h"
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/naming.h"
 #include "core/logging.h"
@@ -124,7 +125,9 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
   def.set_restore_op_name(restore_all.name());
   MG_RETURN_IF_ERROR(scope.status());
   scope.SetSaverDef(def);
-  return std::unique_ptr<Saver>(new Saver(def, env));
+  std::unique_ptr<Saver> saver(new Saver(def, env));
+  saver->stale_temp_age_ = options.delete_stale_temp_files_after;
+  return saver;
 }
 
 std::unique_ptr<Saver> Saver::FromSaverDef(const SaverDef& def, Env* env) {
@@ -164,6 +167,18 @@ absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& sav
   if (options.meta_graph != nullptr) {
     MG_RETURN_IF_ERROR(AtomicWriteFile(env_, MetaGraphFilename(checkpoint_file),
                                        options.meta_graph->SerializeAsString()));
+  }
+  if (stale_temp_age_ != absl::InfiniteDuration()) {
+    absl::StatusOr<std::vector<std::string>> deleted =
+        DeleteStaleTempFiles(env_, save_dir.empty() ? "." : save_dir, stale_temp_age_);
+    if (!deleted.ok()) {
+      MG_LOG(WARNING) << "Could not clean up temporary files in " << save_dir << ": "
+                      << deleted.status();
+    } else {
+      for (const std::string& path : *deleted) {
+        MG_LOG(INFO) << "Deleted " << path << ", left by an interrupted save";
+      }
+    }
   }
   return model_checkpoint_path;
 }

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "core/env.h"
 #include "core/proto/meta_graph.pb.h"
 #include "core/proto/saver_def.pb.h"
@@ -44,6 +45,10 @@ struct SaverOptions {
   bool save_relative_paths = false;
   bool pad_step_number = false;
   std::string name = "save";
+  // After each save, temporary files of interrupted saves in the directory
+  // untouched for this long are deleted (DeleteStaleTempFiles in
+  // checkpoint/bundle_writer.h); InfiniteDuration() keeps them.
+  absl::Duration delete_stale_temp_files_after = absl::Hours(1);
 };
 
 struct SaveOptions {
@@ -97,6 +102,7 @@ class Saver {
 
   SaverDef def_;
   Env* env_;  // Not owned.
+  absl::Duration stale_temp_age_ = absl::Hours(1);
   std::vector<std::pair<std::string, double>> last_checkpoints_;
   std::vector<std::pair<std::string, double>> to_delete_;
   double next_checkpoint_time_;

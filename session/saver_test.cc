@@ -232,6 +232,33 @@ TEST_F(SaverTest, ShardedSaveWritesShardsAndMerges) {
   EXPECT_EQ(Value(b.get(), "w/read"), "7");
 }
 
+TEST_F(SaverTest, SavesCleanUpWhatKilledSavesLeftBehind) {
+  // A process killed mid-save leaves its temporary files; the next save
+  // deletes those untouched for an hour, and nothing else.
+  for (bool keep : {false, true}) {
+    SaverOptions options;
+    if (keep) options.delete_stale_temp_files_after = absl::InfiniteDuration();
+    Build(options);
+    const std::string dir = keep ? "/keep" : "/clean";
+    ASSERT_OK(mem_.CreateDir(dir));
+    const std::string leftover = dir + "/model-3.data-00000-of-00001.tempstate4242";
+    ASSERT_OK(WriteStringToFile(&mem_, leftover, std::string(1000, 'x')));
+    auto s = InitializedAndSet();
+    ASSERT_OK(saver_->Save(s.get(), dir + "/model", {.global_step = 4}).status());
+    EXPECT_OK(mem_.FileExists(leftover)) << "too fresh to delete";
+    fake_time_.AdvanceMicros(2 * 3600'000'000ull);
+    ASSERT_OK(saver_->Save(s.get(), dir + "/model", {.global_step = 5}).status());
+    if (keep) {
+      EXPECT_OK(mem_.FileExists(leftover));
+    } else {
+      EXPECT_THAT(mem_.FileExists(leftover), StatusIs(absl::StatusCode::kNotFound));
+    }
+    // The checkpoints themselves are untouched.
+    EXPECT_THAT(saver_->last_checkpoints(), ElementsAre(dir + "/model-4", dir + "/model-5"));
+    EXPECT_OK(mem_.FileExists(dir + "/model-4.index"));
+  }
+}
+
 TEST_F(SaverTest, RestoresTensorFlowCheckpointExactly) {
   MG_REQUIRE_SHARED_TESTDATA(dir);
   const std::string prefix = JoinPath(
