@@ -67,9 +67,13 @@ absl::Status MergeBundles(Env* env, const std::vector<std::string>& prefixes,
     MG_RETURN_IF_ERROR(file->Close());
   }
   readers.clear();  // close the data files before renaming them
-  for (const auto& [from, to] : renames) MG_RETURN_IF_ERROR(env->RenameFile(from, to));
-  MG_RETURN_IF_ERROR(env->RenameFile(index_tmp, MetaFilename(merged_prefix)));
-  MG_RETURN_IF_ERROR(env->SyncDir(dir.empty() ? "." : dir));
+  {
+    // One writer of the prefix commits at a time (see BundleWriter::Finish).
+    MG_ASSIGN_OR_RETURN(std::unique_ptr<FileLock> lock, env->LockFile(dir.empty() ? "." : dir));
+    for (const auto& [from, to] : renames) MG_RETURN_IF_ERROR(env->RenameFile(from, to));
+    MG_RETURN_IF_ERROR(env->RenameFile(index_tmp, MetaFilename(merged_prefix)));
+    MG_RETURN_IF_ERROR(env->SyncDir(dir.empty() ? "." : dir));
+  }
   std::set<std::string> old_dirs;
   for (const std::string& p : prefixes) {
     env->DeleteFile(MetaFilename(p)).IgnoreError();

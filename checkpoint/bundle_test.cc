@@ -1,6 +1,10 @@
 // BundleWriter/BundleReader round trips, argument errors, and corruption:
 // every flipped byte and every truncation ends in an error or correct data.
+#include <atomic>
+#include <cstdlib>
 #include <random>
+#include <set>
+#include <thread>
 
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/bundle_writer.h"
@@ -290,6 +294,71 @@ TEST(BundleTest, DeleteStaleTempFilesRemovesOnlyWhatInterruptedSavesLeft) {
               IsOkAndHolds(::testing::IsEmpty()));
   EXPECT_THAT(DeleteStaleTempFiles(&env, "/nowhere", absl::Hours(1)),
               StatusIs(absl::StatusCode::kNotFound));
+}
+
+// Eight writers save one prefix at once, again and again: what is left must
+// always be one writer's checkpoint whole (every crc checks, every tensor
+// carries the same writer's mark), never one's index over another's data.
+void ConcurrentWritersOfOnePrefix(Env* env, const std::string& dir) {
+  const std::string prefix = dir + "/model";
+  for (int round = 0; round < 25; ++round) {
+    std::vector<std::thread> writers;
+    for (int t = 0; t < 8; ++t) {
+      writers.emplace_back([&, t] {
+        auto w = BundleWriter::Create(env, prefix);
+        if (!w.ok()) return;
+        for (const char* key : {"a", "b", "c"}) {
+          Tensor v(DT_INT32, TensorShape({4096}));
+          v.flat<int32_t>().setConstant(t);
+          if (!(*w)->Add(key, v).ok()) return;
+        }
+        EXPECT_OK((*w)->Finish());
+      });
+    }
+    for (auto& w : writers) w.join();
+    ASSERT_OK_AND_ASSIGN(auto r, BundleReader::Open(env, prefix));
+    std::set<int32_t> marks;
+    for (const char* key : {"a", "b", "c"}) {
+      ASSERT_OK_AND_ASSIGN(Tensor v, r->Lookup(key));
+      for (int64_t i = 0; i < v.NumElements(); ++i) marks.insert(v.flat<int32_t>()(i));
+    }
+    ASSERT_EQ(marks.size(), 1u) << "round " << round;
+  }
+  // Every writer cleaned up after itself.
+  ASSERT_OK_AND_ASSIGN(auto files, env->GetChildren(dir));
+  EXPECT_THAT(files, ::testing::UnorderedElementsAre("model.index", "model.data-00000-of-00001"));
+}
+
+TEST(BundleTest, ConcurrentWritersOfOnePrefixInMemory) {
+  MemEnv env;
+  ASSERT_OK(env.CreateDir("/ckpt"));
+  ConcurrentWritersOfOnePrefix(&env, "/ckpt");
+}
+
+TEST(BundleTest, ConcurrentWritersOfOnePrefixOnDisk) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/concurrent_writers");
+  ASSERT_OK(Env::Default()->CreateDir(dir));
+  ConcurrentWritersOfOnePrefix(Env::Default(), dir);
+}
+
+TEST(BundleTest, LockFileExcludesOtherHoldersAndNamesMissingPaths) {
+  MemEnv env;
+  ASSERT_OK(env.CreateDir("/d"));
+  EXPECT_THAT(env.LockFile("/missing"), StatusIs(absl::StatusCode::kNotFound));
+  EXPECT_THAT(Env::Default()->LockFile("/no/such/dir"), StatusIs(absl::StatusCode::kNotFound));
+  ASSERT_OK_AND_ASSIGN(auto held, env.LockFile("/d"));
+  std::atomic<bool> acquired{false};
+  std::thread other([&] {
+    auto lock = env.LockFile("/d");
+    acquired = lock.ok();
+  });
+  // The other thread can only get the lock once it is released; whether it
+  // is already waiting or not yet started, it holds nothing before.
+  EXPECT_FALSE(acquired.load());
+  held.reset();
+  other.join();
+  EXPECT_TRUE(acquired.load());
 }
 
 }  // namespace

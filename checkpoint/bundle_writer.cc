@@ -145,6 +145,11 @@ absl::Status BundleWriter::Finish() {
   if (absl::Status s = table->Finish(); !s.ok()) return fail(s);
   if (absl::Status s = (*index)->Sync(); !s.ok()) return fail(s);
   if (absl::Status s = (*index)->Close(); !s.ok()) return fail(s);
+  // Writers of one prefix commit one at a time (under the directory's
+  // lock), so the files in place always come from a single writer: the last.
+  const std::string dir = Dirname(prefix_).empty() ? "." : std::string(Dirname(prefix_));
+  auto lock = env_->LockFile(dir);
+  if (!lock.ok()) return fail(lock.status());
   // Data first: an index never names a data file that is not in place.
   if (absl::Status s = env_->RenameFile(data_tmp_, DataFilename(prefix_, 0, 1)); !s.ok()) {
     return fail(s);
@@ -152,7 +157,7 @@ absl::Status BundleWriter::Finish() {
   if (absl::Status s = env_->RenameFile(index_tmp_, MetaFilename(prefix_)); !s.ok()) {
     return fail(s);
   }
-  if (absl::Status s = env_->SyncDir(std::string(Dirname(prefix_))); !s.ok()) return fail(s);
+  if (absl::Status s = env_->SyncDir(dir); !s.ok()) return fail(s);
   return absl::OkStatus();
 }
 

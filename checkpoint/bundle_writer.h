@@ -8,7 +8,10 @@
 // Crash-safe: both files are written under temporary names
 // ("<name>.tempstate<random>"), synced, renamed into place (data first,
 // index last) and the directory synced, so a checkpoint is visible (has an
-// index) only when complete. Not thread-safe.
+// index) only when complete. Several writers of one prefix (threads or
+// processes) each write their own temporary files and commit one at a time
+// under the directory's lock (Env::LockFile): the checkpoint left is one
+// writer's whole, never a mix. One writer is not thread-safe.
 
 #ifndef MINIGRAPH_CHECKPOINT_BUNDLE_WRITER_H_
 #define MINIGRAPH_CHECKPOINT_BUNDLE_WRITER_H_

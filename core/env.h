@@ -63,6 +63,12 @@ class WritableFile {
   virtual absl::Status Close() = 0;
 };
 
+// An exclusive advisory lock (Env::LockFile); destroying it releases it.
+class FileLock {
+ public:
+  virtual ~FileLock() = default;
+};
+
 // All methods are safe for concurrent use.
 class Env {
  public:
@@ -101,6 +107,11 @@ class Env {
                                   const std::string& target) = 0;
   // Makes the creation, renaming and deletion of `dir`'s entries durable.
   virtual absl::Status SyncDir(const std::string& dir) = 0;
+  // Waits until the caller holds the exclusive advisory lock on `path` (an
+  // existing file or directory) against every other holder, in this process
+  // or another (POSIX flock; a dead process's locks are released). NotFound
+  // for a missing path.
+  virtual absl::StatusOr<std::unique_ptr<FileLock>> LockFile(const std::string& path) = 0;
 
   // Microseconds since the Unix epoch.
   virtual uint64_t NowMicros() = 0;
@@ -159,6 +170,9 @@ class EnvWrapper : public Env {
     return target_->RenameFile(src, target);
   }
   absl::Status SyncDir(const std::string& dir) override { return target_->SyncDir(dir); }
+  absl::StatusOr<std::unique_ptr<FileLock>> LockFile(const std::string& path) override {
+    return target_->LockFile(path);
+  }
   uint64_t NowMicros() override { return target_->NowMicros(); }
   void SleepForMicroseconds(int64_t micros) override {
     target_->SleepForMicroseconds(micros);

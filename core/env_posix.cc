@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
@@ -170,8 +171,35 @@ class PosixWritableFile : public WritableFile {
   std::string buffer_;
 };
 
+class PosixFileLock : public FileLock {
+ public:
+  explicit PosixFileLock(int fd) : fd_(fd) {}
+  ~PosixFileLock() override {
+    flock(fd_, LOCK_UN);
+    close(fd_);
+  }
+
+ private:
+  const int fd_;
+};
+
 class PosixEnv : public Env {
  public:
+  absl::StatusOr<std::unique_ptr<FileLock>> LockFile(const std::string& path) override {
+    // flock belongs to the open file description, so two opens in one
+    // process exclude each other as two processes do.
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return IoError("lock", path, errno);
+    while (flock(fd, LOCK_EX) != 0) {
+      if (errno != EINTR) {
+        const int err = errno;
+        close(fd);
+        return IoError("lock", path, err);
+      }
+    }
+    return std::unique_ptr<FileLock>(new PosixFileLock(fd));
+  }
+
   absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(
       const std::string& path) override {
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -237,4 +237,33 @@ absl::Status MemEnv::SyncDir(const std::string& dir) {
   return absl::OkStatus();
 }
 
+namespace {
+
+class MemFileLock : public FileLock {
+ public:
+  MemFileLock(absl::Mutex* mu, std::set<std::string>* locked, std::string path)
+      : mu_(mu), locked_(locked), path_(std::move(path)) {}
+  ~MemFileLock() override {
+    absl::MutexLock l(mu_);
+    locked_->erase(path_);
+  }
+
+ private:
+  absl::Mutex* const mu_;
+  std::set<std::string>* const locked_;
+  const std::string path_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<FileLock>> MemEnv::LockFile(const std::string& path) {
+  const std::string p = Normalize(path);
+  absl::MutexLock l(&mu_);
+  if (!files_.count(p) && !dirs_.count(p)) return NotFound("lock", p);
+  auto free = [this, &p]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return !locked_.count(p); };
+  mu_.Await(absl::Condition(&free));
+  locked_.insert(p);
+  return std::unique_ptr<FileLock>(new MemFileLock(&mu_, &locked_, p));
+}
+
 }  // namespace minigraph

@@ -44,6 +44,7 @@ class MemEnv : public EnvWrapper {
   absl::Status DeleteDir(const std::string& dir) override;
   absl::Status RenameFile(const std::string& src, const std::string& target) override;
   absl::Status SyncDir(const std::string& dir) override;
+  absl::StatusOr<std::unique_ptr<FileLock>> LockFile(const std::string& path) override;
 
   // The contents of one file, shared by its name and its open handles.
   struct FileState {
@@ -59,6 +60,7 @@ class MemEnv : public EnvWrapper {
   absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<FileState>> files_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> dirs_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string> locked_ ABSL_GUARDED_BY(mu_);
 };
 
 // An EnvWrapper whose clock stands still until advanced; sleeping advances it
