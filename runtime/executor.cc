@@ -66,6 +66,7 @@ struct Executor::FrameInfo {
 // One iteration of one frame instance: the inputs and counts of the frame's
 // nodes. The root frame has one, for the whole step.
 struct Executor::Iteration {
+  Frame* frame = nullptr;  // the frame instance this iteration belongs to
   int64_t num = 0;
   std::unique_ptr<TensorValue[]> slots;
   std::unique_ptr<std::atomic<int>[]> pending;
@@ -110,7 +111,6 @@ struct Executor::Frame {
 
 struct Executor::Task {
   int item;
-  Frame* frame;
   Iteration* iter;
 };
 
@@ -428,10 +428,11 @@ std::vector<int> Executor::PlannedNodes() const {
   return ids;
 }
 
-std::unique_ptr<Executor::Iteration> Executor::NewIteration(int frame_info, int64_t num) const {
-  const FrameInfo& info = frames_[frame_info];
+std::unique_ptr<Executor::Iteration> Executor::NewIteration(Frame* frame, int64_t num) const {
+  const FrameInfo& info = frames_[frame->info];
   const size_t n = info.items.size();
   auto it = std::make_unique<Iteration>();
+  it->frame = frame;
   it->num = num;
   it->slots.reset(new TensorValue[std::max(info.num_slots, 1)]);
   it->pending.reset(new std::atomic<int>[n]);
@@ -479,12 +480,12 @@ absl::Status Executor::Run(const Args& args, std::vector<Tensor>* fetches) const
   state.fetched.assign(fetch_from_feed_.size(), false);
   state.step = args.step;
   state.step.cancelled = &state.cancelled;
-  state.root.iterations.push_back(NewIteration(0, 0));
+  state.root.iterations.push_back(NewIteration(&state.root, 0));
   Iteration* root_iter = state.root.iterations.front().get();
   root_iter->outstanding_ops = static_cast<int>(initial_ready_.size());
   for (const auto& [slot, feed] : fed_slots_) root_iter->slots[slot].tensor = args.feeds[feed];
 
-  auto task = [&](int item) { return Task{item, &state.root, root_iter}; };
+  auto task = [&](int item) { return Task{item, root_iter}; };
   if (args.pool != nullptr) {
     state.outstanding.store(static_cast<int>(initial_ready_.size()));
     for (size_t i = 1; i < initial_ready_.size(); ++i) {
@@ -631,8 +632,8 @@ absl::Status Executor::Fetch(StepState* state, const Item& item, TensorValue* ou
   return absl::OkStatus();
 }
 
-int Executor::Activate(const Item& item, bool dead, TensorValue* outputs, Frame* frame,
-                       Iteration* iter, bool may_move, ReadyList* ready) const {
+int Executor::Activate(const Item& item, bool dead, TensorValue* outputs, Iteration* iter,
+                       bool may_move, ReadyList* ready) const {
   const size_t before = ready->size();
   for (const Item::Out& o : item.outs) {
     const bool value_dead = outputs[o.output].dead;
@@ -643,7 +644,7 @@ int Executor::Activate(const Item& item, bool dead, TensorValue* outputs, Frame*
     }
     if (!o.to_merge) {
       if (iter->pending[o.local].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        ready->push_back({o.item, frame, iter});
+        ready->push_back({o.item, iter});
       }
       continue;
     }
@@ -657,24 +658,24 @@ int Executor::Activate(const Item& item, bool dead, TensorValue* outputs, Frame*
     if (!value_dead) {
       if (winner.compare_exchange_strong(none, o.slot - dst.input_start,
                                          std::memory_order_acq_rel)) {
-        ready->push_back({o.item, frame, iter});
+        ready->push_back({o.item, iter});
       }
     } else if (item.kind == Item::kEnter) {
       if (winner.compare_exchange_strong(none, -2, std::memory_order_acq_rel)) {
-        ready->push_back({o.item, frame, iter});
+        ready->push_back({o.item, iter});
       }
     }
     if (iter->pending[dst.local].fetch_sub(1, std::memory_order_acq_rel) == 1) {
       int still_none = -1;
       if (winner.compare_exchange_strong(still_none, -2, std::memory_order_acq_rel)) {
-        ready->push_back({o.item, frame, iter});
+        ready->push_back({o.item, iter});
       }
     }
   }
   for (const Item::ControlOut& c : item.control_outs) {
     if (dead) iter->dead_control[c.local].store(true, std::memory_order_relaxed);
     if (iter->pending[c.local].fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      ready->push_back({c.item, frame, iter});
+      ready->push_back({c.item, iter});
     }
   }
   return static_cast<int>(ready->size() - before);
@@ -682,18 +683,18 @@ int Executor::Activate(const Item& item, bool dead, TensorValue* outputs, Frame*
 
 void Executor::Propagate(StepState*, const Task& task, bool dead, TensorValue* outputs,
                          ReadyList* ready) const {
-  Activate(items_[task.item], dead, outputs, task.frame, task.iter, true, ready);
+  Activate(items_[task.item], dead, outputs, task.iter, true, ready);
 }
 
 void Executor::PropagateLoop(StepState* state, const Task& task, bool dead, TensorValue* outputs,
                              ReadyList* ready) const {
   const Item& item = items_[task.item];
-  Frame* frame = task.frame;
   Iteration* iter = task.iter;
+  Frame* frame = iter->frame;
   absl::MutexLock l(&state->loop_mu);
   switch (item.kind) {
     case Item::kPlain:
-      iter->outstanding_ops += Activate(item, dead, outputs, frame, iter, true, ready);
+      iter->outstanding_ops += Activate(item, dead, outputs, iter, true, ready);
       break;
     case Item::kEnter: {
       const int info = item.child_frame;
@@ -705,7 +706,7 @@ void Executor::PropagateLoop(StepState* state, const Task& task, bool dead, Tens
         child->parent_iter = iter;
         child->num_pending_inputs = frames_[info].num_enters;
         child->max_parallel = frames_[info].parallel_iterations;
-        child->iterations.push_back(NewIteration(info, 0));
+        child->iterations.push_back(NewIteration(child.get(), 0));
         ++iter->outstanding_frames;
       }
       Frame* f = child.get();
@@ -713,13 +714,13 @@ void Executor::PropagateLoop(StepState* state, const Task& task, bool dead, Tens
         f->inv_values.push_back({task.item, outputs[0]});
         for (auto& it : f->iterations) {
           TensorValue copy = outputs[0];
-          it->outstanding_ops += Activate(item, dead, &copy, f, it.get(), false, ready);
+          it->outstanding_ops += Activate(item, dead, &copy, it.get(), false, ready);
         }
       } else {
         Iteration* first = f->Get(0);
         // An Enter delivers once per frame instance, into iteration 0, which
         // lives until every Enter has delivered.
-        first->outstanding_ops += Activate(item, dead, outputs, f, first, true, ready);
+        first->outstanding_ops += Activate(item, dead, outputs, first, true, ready);
       }
       --f->num_pending_inputs;
       break;
@@ -730,7 +731,7 @@ void Executor::PropagateLoop(StepState* state, const Task& task, bool dead, Tens
       } else {
         Iteration* parent_iter = frame->parent_iter;
         parent_iter->outstanding_ops +=
-            Activate(item, false, outputs, frame->parent, parent_iter, true, ready);
+            Activate(item, false, outputs, parent_iter, true, ready);
       }
       break;
     case Item::kNextIteration: {
@@ -744,7 +745,7 @@ void Executor::PropagateLoop(StepState* state, const Task& task, bool dead, Tens
         frame->next_iter_roots.push_back({task.item, std::move(outputs[0])});
       }
       if (next != nullptr) {
-        next->outstanding_ops += Activate(item, false, outputs, frame, next, true, ready);
+        next->outstanding_ops += Activate(item, false, outputs, next, true, ready);
       }
       break;
     }
@@ -755,17 +756,17 @@ void Executor::PropagateLoop(StepState* state, const Task& task, bool dead, Tens
 
 Executor::Iteration* Executor::IncrementIteration(Frame* frame, ReadyList* ready) const {
   ++frame->iteration_count;
-  frame->iterations.push_back(NewIteration(frame->info, frame->iteration_count));
+  frame->iterations.push_back(NewIteration(frame, frame->iteration_count));
   Iteration* next = frame->iterations.back().get();
   ++frame->num_outstanding_iterations;
   frame->dead_exits.clear();
   for (auto& [item, value] : frame->next_iter_roots) {
-    next->outstanding_ops += Activate(items_[item], false, &value, frame, next, true, ready);
+    next->outstanding_ops += Activate(items_[item], false, &value, next, true, ready);
   }
   frame->next_iter_roots.clear();
   for (const auto& [item, value] : frame->inv_values) {
     TensorValue copy = value;
-    next->outstanding_ops += Activate(items_[item], copy.dead, &copy, frame, next, false, ready);
+    next->outstanding_ops += Activate(items_[item], copy.dead, &copy, next, false, ready);
   }
   return next;
 }
@@ -797,8 +798,7 @@ void Executor::CleanupIterations(StepState* state, Frame* frame, Iteration* iter
     if (absl::Status s = Fetch(state, item, &dead_value, /*frame_end=*/true); !s.ok()) {
       state->Fail(WithNodeName(s, item.node->name()));
     }
-    parent_iter->outstanding_ops += Activate(item, true, &dead_value, parent, parent_iter, true,
-                                             ready);
+    parent_iter->outstanding_ops += Activate(item, true, &dead_value, parent_iter, true, ready);
   }
   --parent_iter->outstanding_frames;
   state->frames.erase({parent, parent_iter->num, frame->info});  // frees `frame`

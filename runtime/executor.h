@@ -97,11 +97,11 @@ class Executor {
                  ReadyList* ready) const;
   void PropagateLoop(StepState* state, const Task& task, bool dead, TensorValue* outputs,
                      ReadyList* ready) const;
-  // Delivers `item`'s outputs into (frame, iter); returns how many nodes
+  // Delivers `item`'s outputs into `iter`; returns how many nodes
   // became ready. `may_move` lets last edges take the values.
-  int Activate(const Item& item, bool dead, TensorValue* outputs, Frame* frame, Iteration* iter,
-               bool may_move, ReadyList* ready) const;
-  std::unique_ptr<Iteration> NewIteration(int frame_info, int64_t num) const;
+  int Activate(const Item& item, bool dead, TensorValue* outputs, Iteration* iter, bool may_move,
+               ReadyList* ready) const;
+  std::unique_ptr<Iteration> NewIteration(Frame* frame, int64_t num) const;
   Iteration* IncrementIteration(Frame* frame, ReadyList* ready) const;
   void CleanupIterations(StepState* state, Frame* frame, Iteration* iter, ReadyList* ready) const;
   void NodeDone(StepState* state) const;
