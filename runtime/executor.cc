@@ -5,6 +5,12 @@
 #include <deque>
 #include <tuple>
 
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#else
+#include <chrono>
+#endif
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/container/inlined_vector.h"
@@ -13,6 +19,24 @@
 #include "absl/synchronization/notification.h"
 
 namespace minigraph {
+namespace {
+
+// A cheap timestamp in cycles (the TSC on x86-64), for cost estimates only.
+inline uint64_t Cycles() {
+#if defined(__x86_64__)
+  return __rdtsc();
+#else
+  return std::chrono::steady_clock::now().time_since_epoch().count();
+#endif
+}
+
+// A node whose estimate is below this runs inline: handing it to another
+// thread (a wake-up and a cache miss or two) costs more than running it.
+constexpr uint64_t kExpensiveCycles = 8000;
+// Every node starts as expensive until measured.
+constexpr uint64_t kInitialCostCycles = 1'000'000;
+
+}  // namespace
 
 absl::Status WithNodeName(const absl::Status& s, absl::string_view node) {
   if (s.ok()) return s;
@@ -22,7 +46,6 @@ absl::Status WithNodeName(const absl::Status& s, absl::string_view node) {
 struct Executor::Item {
   const Node* node = nullptr;
   const OpKernel* kernel = nullptr;
-  int frame = 0;        // static frame the node runs in
   int local = 0;        // index among its frame's items (counts, winners)
   int input_start = 0;  // first slot of this node's inputs, in its frame
   int num_inputs = 0;
@@ -50,6 +73,9 @@ struct Executor::Item {
   // executor computes it.
   bool is_merge = false;
   enum Kind : uint8_t { kPlain, kEnter, kExit, kNextIteration } kind = kPlain;
+  // Forwards or makes a small value (control flow, Identity, Const, NoOp):
+  // always runs on the thread that made it ready, unmeasured.
+  bool cheap = false;
   bool constant_enter = false;
   int child_frame = -1;  // Enter: the frame its consumers run in
 };
@@ -338,13 +364,18 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
     item.node = &node;
     item.kernel = kernels[id];
     item.is_merge = IsMerge(node);
+    static const absl::flat_hash_set<absl::string_view>* const kCheap =
+        new absl::flat_hash_set<absl::string_view>{
+            "Identity", "NoOp",  "Const",    "Switch",        "RefSwitch",        "Merge",
+            "RefMerge", "Enter", "RefEnter", "Exit",          "RefExit",          "NextIteration",
+            "LoopCond", "Rank",  "Shape",    "RefIdentity",   "RefNextIteration", "StopGradient"};
+    item.cheap = kCheap->contains(node.type_string());
     if (item.is_merge || IsSwitch(node)) ex->has_control_flow_ = true;
     if (item.is_merge && !node.control_inputs().empty()) {
       return absl::UnimplementedError(
           absl::StrCat("Merge node '", node.name(), "' has control inputs; not supported"));
     }
     FrameInfo& frame = ex->frames_[gf.frame[id]];
-    item.frame = gf.frame[id];
     item.local = static_cast<int>(frame.items.size());
     frame.items.push_back(index);
     item.input_start = frame.num_slots;
@@ -414,6 +445,8 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
       seen[it->output] = true;
     }
   }
+  ex->cost_cycles_.reset(new std::atomic<uint64_t>[ex->items_.size()]);
+  for (size_t i = 0; i < ex->items_.size(); ++i) ex->cost_cycles_[i].store(kInitialCostCycles);
   for (size_t k = 0; k < fetches.size(); ++k) {
     if (ex->fetch_from_feed_[k] >= 0) continue;
     const Node* node = graph->FindNode(fetches[k].node);
@@ -535,6 +568,9 @@ absl::Status Executor::Run(const Args& args, std::vector<Tensor>* fetches) const
 
 void Executor::Process(StepState* state, Task task) const {
   ReadyList ready;
+  // Cheap nodes made ready here run here, after the current one: handing a
+  // Switch or an Identity to another thread costs more than running it.
+  ReadyList cheap;
   absl::InlinedVector<TensorValue, 4> outputs;
   while (true) {
     const Item& item = items_[task.item];
@@ -572,7 +608,16 @@ void Executor::Process(StepState* state, Task task) const {
           }
           if (s.ok()) {
             OpKernelContext ctx(item.kernel, &state->step, inputs, outputs.data());
-            s = item.kernel->Compute(&ctx);
+            if (state->args->pool != nullptr && !item.cheap) {
+              const uint64_t start = Cycles();
+              s = item.kernel->Compute(&ctx);
+              // Decaying average: 7/8 of the old estimate, 1/8 of this run.
+              std::atomic<uint64_t>& cost = cost_cycles_[task.item];
+              const uint64_t old = cost.load(std::memory_order_relaxed);
+              cost.store(old - old / 8 + (Cycles() - start) / 8, std::memory_order_relaxed);
+            } else {
+              s = item.kernel->Compute(&ctx);
+            }
           }
         }
         for (int i = 0; i < item.num_inputs; ++i) inputs[i] = TensorValue();
@@ -597,15 +642,24 @@ void Executor::Process(StepState* state, Task task) const {
       state->inline_queue.pop_back();
       continue;
     }
-    if (ready.empty()) break;
-    if (ready.size() > 1) {
-      state->outstanding.fetch_add(static_cast<int>(ready.size()) - 1);
-      for (size_t i = 1; i < ready.size(); ++i) {
-        const Task next = ready[i];
-        state->args->pool->Schedule([this, state, next] { Process(state, next); });
+    // Of the expensive ones, one stays on this thread when nothing cheap
+    // is waiting; the others go to the pool.
+    bool keep_one = cheap.empty();
+    for (const Task& t : ready) {
+      if (items_[t.item].cheap ||
+          cost_cycles_[t.item].load(std::memory_order_relaxed) < kExpensiveCycles) {
+        cheap.push_back(t);
+      } else if (keep_one) {
+        cheap.push_back(t);
+        keep_one = false;
+      } else {
+        state->outstanding.fetch_add(1);
+        state->args->pool->Schedule([this, state, t] { Process(state, t); });
       }
     }
-    task = ready[0];
+    if (cheap.empty()) break;
+    task = cheap.back();
+    cheap.pop_back();
   }
   NodeDone(state);
 }

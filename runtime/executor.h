@@ -34,6 +34,7 @@
 #define MINIGRAPH_RUNTIME_EXECUTOR_H_
 
 #define EIGEN_USE_THREADS
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -122,6 +123,10 @@ class Executor {
   bool has_control_flow_ = false;
   // The plan has while loops (more than the root frame).
   bool has_loops_ = false;
+  // Per item, a running estimate of its kernel's cost in CPU cycles,
+  // measured when a pool runs the step: a node cheaper than a thread
+  // hand-off runs on the thread that made it ready (TensorFlow's rule).
+  std::unique_ptr<std::atomic<uint64_t>[]> cost_cycles_;
 };
 
 // Appends TensorFlow's node marker to `s`'s message: "...\n\t [[{{node N}}]]".
