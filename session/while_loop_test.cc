@@ -9,6 +9,7 @@
 
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "runtime/ops/ops.h"
 #include "runtime/ops/variables.h"
@@ -73,6 +74,54 @@ TEST_P(WhileLoopTest, CountsAndNamesNodesAsTensorFlow) {
   Output done = CountTo(root2, ops::Const<int32_t>(root2, 42), 10)[0];
   auto s2 = MakeSession(root2);
   EXPECT_EQ(Fetch<int32_t>(s2.get(), done.name()), 42);
+}
+
+// i = tf.while_loop(lambda i: i < 10, lambda i: i + 1, [tf.constant(0)]) as
+// TensorFlow 1.x's Python writes it: Merge(Enter, NextIteration), the
+// constants pinned to the frame by control inputs from the Merge and the
+// Identity, frame "while/while_context", colocation attrs.
+constexpr char kPythonWhileLoop[] = R"pb(
+  node { name: "Const" op: "Const"
+         attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } } }
+  node { name: "while/Enter" op: "Enter" input: "Const"
+         attr { key: "T" value { type: DT_INT32 } }
+         attr { key: "frame_name" value { s: "while/while_context" } }
+         attr { key: "is_constant" value { b: false } }
+         attr { key: "parallel_iterations" value { i: 10 } } }
+  node { name: "while/Merge" op: "Merge" input: "while/Enter" input: "while/NextIteration"
+         attr { key: "N" value { i: 2 } }
+         attr { key: "T" value { type: DT_INT32 } } }
+  node { name: "while/Less/y" op: "Const" input: "^while/Merge"
+         attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 10 } } } }
+  node { name: "while/Less" op: "Less" input: "while/Merge" input: "while/Less/y"
+         attr { key: "T" value { type: DT_INT32 } } }
+  node { name: "while/LoopCond" op: "LoopCond" input: "while/Less" }
+  node { name: "while/Switch" op: "Switch" input: "while/Merge" input: "while/LoopCond"
+         attr { key: "T" value { type: DT_INT32 } }
+         attr { key: "_class" value { list { s: "loc:@while/Merge" } } } }
+  node { name: "while/Identity" op: "Identity" input: "while/Switch:1"
+         attr { key: "T" value { type: DT_INT32 } } }
+  node { name: "while/add/y" op: "Const" input: "^while/Identity"
+         attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
+  node { name: "while/add" op: "Add" input: "while/Identity" input: "while/add/y"
+         attr { key: "T" value { type: DT_INT32 } } }
+  node { name: "while/NextIteration" op: "NextIteration" input: "while/add"
+         attr { key: "T" value { type: DT_INT32 } } }
+  node { name: "while/Exit" op: "Exit" input: "while/Switch"
+         attr { key: "T" value { type: DT_INT32 } } }
+)pb";
+
+TEST_P(WhileLoopTest, RunsTheGraphTensorFlowsPythonWrites) {
+  GraphDef def;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kPythonWhileLoop, &def));
+  SessionOptions opts;
+  opts.inter_op_threads = GetParam();
+  ASSERT_OK_AND_ASSIGN(auto s, NewSession(opts));
+  ASSERT_OK(s->Create(def));
+  EXPECT_EQ(Fetch<int32_t>(s.get(), "while/Exit"), 10);
 }
 
 TEST_P(WhileLoopTest, SeveralLoopVariables) {
