@@ -611,10 +611,14 @@ void Executor::Process(StepState* state, Task task) const {
             if (state->args->pool != nullptr && !item.cheap) {
               const uint64_t start = Cycles();
               s = item.kernel->Compute(&ctx);
-              // Decaying average: 7/8 of the old estimate, 1/8 of this run.
-              std::atomic<uint64_t>& cost = cost_cycles_[task.item];
-              const uint64_t old = cost.load(std::memory_order_relaxed);
-              cost.store(old - old / 8 + (Cycles() - start) / 8, std::memory_order_relaxed);
+              const uint64_t end = Cycles();
+              // Decaying average: 7/8 of the old estimate, 1/8 of this run
+              // (skipped if the thread moved to a core whose counter lags).
+              if (end >= start) {
+                std::atomic<uint64_t>& cost = cost_cycles_[task.item];
+                const uint64_t old = cost.load(std::memory_order_relaxed);
+                cost.store(old - old / 8 + (end - start) / 8, std::memory_order_relaxed);
+              }
             } else {
               s = item.kernel->Compute(&ctx);
             }
