@@ -151,6 +151,10 @@ struct Executor::StepState {
   absl::Status status ABSL_GUARDED_BY(mu);
   absl::Notification done;
   StepContext step;
+  // Past it (when the step has a timeout), the step fails. Checked by the
+  // waiting caller, and every few nodes by the threads running them, since
+  // the caller may be one of them (or the only one).
+  absl::Time deadline = absl::InfiniteFuture();
   // Without a pool every node runs on the calling thread, from this queue.
   std::vector<Task> inline_queue;
   // Loop plans: all frame and iteration bookkeeping, and the frame
@@ -162,6 +166,10 @@ struct Executor::StepState {
     absl::MutexLock l(&mu);
     if (status.ok()) status = s;
     cancelled.store(true);
+  }
+  void FailTimedOut() {
+    Fail(absl::DeadlineExceededError(
+        absl::StrCat("step timed out after ", absl::FormatDuration(args->timeout))));
   }
 };
 
@@ -513,6 +521,7 @@ absl::Status Executor::Run(const Args& args, std::vector<Tensor>* fetches) const
   state.fetched.assign(fetch_from_feed_.size(), false);
   state.step = args.step;
   state.step.cancelled = &state.cancelled;
+  if (args.timeout > absl::ZeroDuration()) state.deadline = absl::Now() + args.timeout;
   state.root.iterations.push_back(NewIteration(&state.root, 0));
   Iteration* root_iter = state.root.iterations.front().get();
   root_iter->outstanding_ops = static_cast<int>(initial_ready_.size());
@@ -534,9 +543,8 @@ absl::Status Executor::Run(const Args& args, std::vector<Tensor>* fetches) const
   Process(&state, task(initial_ready_[0]));
 
   if (args.timeout > absl::ZeroDuration()) {
-    if (!state.done.WaitForNotificationWithTimeout(args.timeout)) {
-      state.Fail(absl::DeadlineExceededError(absl::StrCat(
-          "step timed out after ", absl::FormatDuration(args.timeout))));
+    if (!state.done.WaitForNotificationWithDeadline(state.deadline)) {
+      state.FailTimedOut();
       state.done.WaitForNotification();
     }
   } else {
@@ -572,7 +580,12 @@ void Executor::Process(StepState* state, Task task) const {
   // Switch or an Identity to another thread costs more than running it.
   ReadyList cheap;
   absl::InlinedVector<TensorValue, 4> outputs;
-  while (true) {
+  const bool has_deadline = state->deadline != absl::InfiniteFuture();
+  for (uint32_t count = 1;; ++count) {
+    if (has_deadline && count % 64 == 0 && !state->cancelled.load(std::memory_order_relaxed) &&
+        absl::Now() > state->deadline) {
+      state->FailTimedOut();
+    }
     const Item& item = items_[task.item];
     Iteration* iter = task.iter;
     ready.clear();

@@ -301,6 +301,30 @@ TEST_P(WhileLoopTest, AnErrorInsideTheLoopNamesTheNodeAndEndsTheStep) {
   ASSERT_OK(s->Run({}, {"params"}, {}, &got));
 }
 
+TEST_P(WhileLoopTest, AnEndlessLoopIsStoppedByTheRunTimeout) {
+  // while True: i += 1. The step's deadline cancels it; the session stays
+  // usable. (The loop never ends, so the outcome does not depend on timing.)
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> out = ops::WhileLoop(
+      root, {ops::Const<int32_t>(root, 0)},
+      [](const Scope& c, const std::vector<Output>& v) {
+        return ops::GreaterEqual(c, v[0], ops::Const<int32_t>(c, 0));
+      },
+      [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        // Stays non-negative: i + 1, wrapping back to 0 before overflow.
+        Output next = ops::Add(b, v[0], ops::Const<int32_t>(b, 1));
+        return {ops::Maximum(b, next, ops::Const<int32_t>(b, 0))};
+      });
+  ops::Const<int32_t>(root.WithOpName("other"), 5);
+  auto s = MakeSession(root);
+  RunOptions options;
+  options.timeout_in_ms = 50;
+  std::vector<Tensor> got;
+  EXPECT_THAT(s->Run(options, {}, {out[0].name()}, {}, &got),
+              StatusIs(absl::StatusCode::kDeadlineExceeded, HasSubstr("timed out after 50ms")));
+  EXPECT_EQ(Fetch<int32_t>(s.get(), "other"), 5);
+}
+
 TEST_P(WhileLoopTest, FetchesFeedsAndTargetsMustBeOutsideLoops) {
   Scope root = Scope::NewRootScope();
   CountTo(root, ops::Const<int32_t>(root, 0), 10);
