@@ -1,7 +1,8 @@
 // Chief and workers on one model, in one process: the chief prepares the
 // model (restoring the latest checkpoint of --logdir, or initializing), the
-// workers wait for it through WaitForSession on the same local:// target and
-// then train the shared variables; the chief saves at the end.
+// workers wait for it (WaitForSession through the Scaffold's worker session
+// creator) on the same local:// target and then train the shared
+// variables; the chief saves at the end.
 //
 //   chief_worker_demo --logdir=/tmp/cw --workers=4 --steps=100
 //
@@ -19,7 +20,7 @@
 #include "runtime/ops/ops.h"
 #include "runtime/ops/variables.h"
 #include "session/saver.h"
-#include "session/session_manager.h"
+#include "session/scaffold.h"
 #include "session/targets.h"
 
 ABSL_FLAG(std::string, logdir, "/tmp/chief_worker_demo", "Checkpoint directory");
@@ -55,18 +56,11 @@ int Run() {
                                             ops::Const(root, 0.01f), grad);
   ops::AssignAdd(root.WithOpName("train").WithControlDependencies({update.op()}), step.ref(),
                  ops::Const<int64_t>(root, 1), /*use_locking=*/true);
-  Operation init = GlobalVariablesInitializer(root);
-  Output ready = ReportUninitializedVariables(root);
-  auto saver = Saver::Create(root);
-  MG_CHECK(saver.ok()) << saver.status();
-  auto graph = root.ToGraphDef();
-  MG_CHECK(graph.ok()) << graph.status();
-
-  SessionManager::Options options;
-  options.ready_op = {ready.tensor_name()};
-  options.recovery_wait = absl::Milliseconds(5);
-  auto sm = SessionManager::Create(*graph, options);
-  MG_CHECK(sm.ok()) << sm.status();
+  // init_op, ready ops, local_init_op and a Saver: TensorFlow's defaults.
+  auto scaffold = Scaffold::Finalize(root);
+  MG_CHECK(scaffold.ok()) << scaffold.status();
+  Saver* saver = scaffold->saver();
+  const absl::Duration recovery_wait = absl::Milliseconds(5);
 
   const int n = absl::GetFlag(FLAGS_workers);
   std::vector<std::thread> workers;
@@ -74,7 +68,7 @@ int Run() {
     workers.emplace_back([&, i] {
       const std::string me = "worker" + std::to_string(i);
       Say(me, "waiting for the chief (WaitForSession on " + target + ")");
-      auto sess = (*sm)->WaitForSession(target, {}, absl::Seconds(60));
+      auto sess = CreateWorkerSession(*scaffold, target, {}, absl::Seconds(60), recovery_wait);
       MG_CHECK(sess.ok()) << sess.status();
       std::vector<Tensor> out;
       for (int s = 0; s < absl::GetFlag(FLAGS_steps); ++s) {
@@ -86,11 +80,7 @@ int Run() {
     });
   }
 
-  SessionManager::PrepareOptions prepare;
-  prepare.init_op = {init.name()};
-  prepare.saver = saver->get();
-  prepare.checkpoint_dir = logdir;
-  auto chief = (*sm)->PrepareSession(target, prepare);
+  auto chief = CreateChiefSession(*scaffold, target, logdir, {}, recovery_wait);
   MG_CHECK(chief.ok()) << chief.status();
   std::vector<Tensor> out;
   MG_CHECK((*chief)->Run({}, {"global_step/read", "w/read"}, {}, &out).ok());
@@ -99,7 +89,7 @@ int Run() {
   for (auto& t : workers) t.join();
   MG_CHECK((*chief)->Run({}, {"global_step/read", "w/read"}, {}, &out).ok());
   const int64_t gs = out[0].scalar<int64_t>()();
-  auto path = (*saver)->Save(chief->get(), logdir + "/model", {.global_step = gs});
+  auto path = saver->Save(chief->get(), logdir + "/model", {.global_step = gs});
   MG_CHECK(path.ok()) << path.status();
   Say("chief", "after the workers: global_step " + std::to_string(gs) + ", w = " +
                    out[1].SummarizeValue(4) + "; saved " + *path);
