@@ -3,6 +3,7 @@
 // Each test runs on the calling thread alone (1) and with an inter-op pool
 // (4 threads, so iterations and loop bodies really overlap).
 #include <memory>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -122,6 +123,62 @@ TEST_P(WhileLoopTest, RunsTheGraphTensorFlowsPythonWrites) {
   ASSERT_OK_AND_ASSIGN(auto s, NewSession(opts));
   ASSERT_OK(s->Create(def));
   EXPECT_EQ(Fetch<int32_t>(s.get(), "while/Exit"), 10);
+}
+
+TEST_P(WhileLoopTest, MutatedLoopGraphsFailCleanlyOrRun) {
+  // 300 random damages to TensorFlow's loop graph (an input rewired to any
+  // output of any node, an Enter's frame or constness changed, the Merge's
+  // inputs swapped): each one is rejected with a Status, runs, or is stopped
+  // by the step timeout. Never a crash or a hang.
+  GraphDef base;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kPythonWhileLoop, &base));
+  std::mt19937 rng(1234);
+  int created = 0, ran = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    GraphDef def = base;
+    const int damages = 1 + static_cast<int>(rng() % 2);
+    for (int d = 0; d < damages; ++d) {
+      NodeDef* node = def.mutable_node(static_cast<int>(rng() % def.node_size()));
+      switch (rng() % 4) {
+        case 0:
+        case 1:
+          if (node->input_size() > 0) {
+            const NodeDef& src = def.node(static_cast<int>(rng() % def.node_size()));
+            const int k = static_cast<int>(rng() % node->input_size());
+            const bool control = node->input(k)[0] == '^';
+            node->set_input(k, control ? "^" + src.name()
+                                       : absl::StrCat(src.name(), ":", rng() % 2));
+          }
+          break;
+        case 2:
+          if (node->op() == "Enter") {
+            (*node->mutable_attr())["frame_name"].set_s(rng() % 2 ? "other" : "");
+          } else {
+            (*node->mutable_attr())["is_constant"].set_b(true);
+          }
+          break;
+        case 3:
+          if (node->op() == "Merge") {
+            std::string first = node->input(0);
+            node->set_input(0, node->input(1));
+            node->set_input(1, first);
+          }
+          break;
+      }
+    }
+    SessionOptions opts;
+    opts.inter_op_threads = GetParam();
+    ASSERT_OK_AND_ASSIGN(auto s, NewSession(opts));
+    if (!s->Create(def).ok()) continue;
+    ++created;
+    RunOptions options;
+    options.timeout_in_ms = 20;
+    std::vector<Tensor> got;
+    ran += s->Run(options, {}, {"while/Exit"}, {}, &got).ok();
+  }
+  // Some damage is harmless (a constant's input rewired to a twin), most is not.
+  EXPECT_GT(created, 0);
+  EXPECT_LT(ran, 300);
 }
 
 TEST_P(WhileLoopTest, SeveralLoopVariables) {
