@@ -62,6 +62,7 @@ struct Executor::Item {
   struct ControlOut {
     int item;
     int local;
+    bool to_merge;
   };
   std::vector<ControlOut> control_outs;
   // (output index, fetch index) for outputs the step returns.
@@ -69,9 +70,11 @@ struct Executor::Item {
   // Inputs (relative index) that arrive as variable references but are read
   // as values: dereferenced just before Compute.
   std::vector<int> deref_inputs;
-  // Merge runs when its first live input arrives (or all arrive dead); the
-  // executor computes it.
+  // Merge runs when its control inputs have all arrived and a live data
+  // input has (the first one wins) or every data input arrived dead; the
+  // executor computes it. Its pending count covers data inputs only.
   bool is_merge = false;
+  int num_control = 0;
   enum Kind : uint8_t { kPlain, kEnter, kExit, kNextIteration } kind = kPlain;
   // Forwards or makes a small value (control flow, Identity, Const, NoOp):
   // always runs on the thread that made it ready, unmeasured.
@@ -96,10 +99,13 @@ struct Executor::Iteration {
   int64_t num = 0;
   std::unique_ptr<TensorValue[]> slots;
   std::unique_ptr<std::atomic<int>[]> pending;
-  // Only for plans with Switch/Merge: dead control inputs per item, and the
-  // input slot each Merge took (-1 none yet, -2 fired dead).
+  // Only for plans with Switch/Merge: dead control inputs per item; for
+  // each Merge, the input slot it takes (-1 undecided, -2 all dead), the
+  // control inputs still to come, and whether it has been made ready.
   std::unique_ptr<std::atomic<bool>[]> dead_control;
   std::unique_ptr<std::atomic<int>[]> merge_winner;
+  std::unique_ptr<std::atomic<int>[]> merge_control;
+  std::unique_ptr<std::atomic<bool>[]> merge_fired;
   // Loop plans only, under StepState::loop_mu: nodes of this iteration that
   // are ready or running, and child frames started here and not finished.
   int outstanding_ops = 0;
@@ -379,10 +385,6 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
             "LoopCond", "Rank",  "Shape",    "RefIdentity",   "RefNextIteration", "StopGradient"};
     item.cheap = kCheap->contains(node.type_string());
     if (item.is_merge || IsSwitch(node)) ex->has_control_flow_ = true;
-    if (item.is_merge && !node.control_inputs().empty()) {
-      return absl::UnimplementedError(
-          absl::StrCat("Merge node '", node.name(), "' has control inputs; not supported"));
-    }
     FrameInfo& frame = ex->frames_[gf.frame[id]];
     item.local = static_cast<int>(frame.items.size());
     frame.items.push_back(index);
@@ -417,7 +419,8 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
   for (Item& item : ex->items_) {
     const Node& node = *item.node;
     const int self = static_cast<int>(&item - ex->items_.data());
-    int pending = static_cast<int>(node.control_inputs().size());
+    int pending = item.is_merge ? 0 : static_cast<int>(node.control_inputs().size());
+    item.num_control = static_cast<int>(node.control_inputs().size());
     for (int i = 0; i < node.num_inputs(); ++i) {
       const auto& in = node.inputs()[i];
       const int slot = item.input_start + i;
@@ -439,7 +442,7 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
       }
     }
     for (int c : node.control_inputs()) {
-      ex->items_[item_of[c]].control_outs.push_back({self, item.local});
+      ex->items_[item_of[c]].control_outs.push_back({self, item.local, item.is_merge});
     }
     item.initial_pending = pending;
   }
@@ -483,9 +486,13 @@ std::unique_ptr<Executor::Iteration> Executor::NewIteration(Frame* frame, int64_
   if (has_control_flow_) {
     it->dead_control.reset(new std::atomic<bool>[n]);
     it->merge_winner.reset(new std::atomic<int>[n]);
+    it->merge_control.reset(new std::atomic<int>[n]);
+    it->merge_fired.reset(new std::atomic<bool>[n]);
     for (size_t i = 0; i < n; ++i) {
       it->dead_control[i].store(false, std::memory_order_relaxed);
       it->merge_winner[i].store(-1, std::memory_order_relaxed);
+      it->merge_control[i].store(items_[info.items[i]].num_control, std::memory_order_relaxed);
+      it->merge_fired[i].store(false, std::memory_order_relaxed);
     }
   }
   return it;
@@ -706,6 +713,15 @@ absl::Status Executor::Fetch(StepState* state, const Item& item, TensorValue* ou
 int Executor::Activate(const Item& item, bool dead, TensorValue* outputs, Iteration* iter,
                        bool may_move, ReadyList* ready) const {
   const size_t before = ready->size();
+  // A Merge is made ready once, by whichever arrival completes "no control
+  // input pending and the input decided" (sequentially consistent, so two
+  // racing arrivals cannot both miss it).
+  auto try_fire_merge = [&](int merge, int local) {
+    if (iter->merge_control[local].load() == 0 && iter->merge_winner[local].load() != -1 &&
+        !iter->merge_fired[local].exchange(true)) {
+      ready->push_back({merge, iter});
+    }
+  };
   for (const Item::Out& o : item.outs) {
     const bool value_dead = outputs[o.output].dead;
     if (o.last && may_move) {
@@ -720,30 +736,30 @@ int Executor::Activate(const Item& item, bool dead, TensorValue* outputs, Iterat
       continue;
     }
     const Item& dst = items_[o.item];
-    // Merge: the first live input fires it; if every input arrives dead, the
-    // last arrival fires it dead. A dead Enter fires it dead at once: its
-    // other input is the loop's back edge, which never comes (a loop on the
-    // untaken side of a cond).
+    // Merge: the first live input is taken; if every input arrives dead, it
+    // is dead. A dead Enter makes it dead at once: its other input is the
+    // loop's back edge, which never comes (a loop on the untaken side of a
+    // cond).
     std::atomic<int>& winner = iter->merge_winner[dst.local];
     int none = -1;
     if (!value_dead) {
-      if (winner.compare_exchange_strong(none, o.slot - dst.input_start,
-                                         std::memory_order_acq_rel)) {
-        ready->push_back({o.item, iter});
-      }
+      winner.compare_exchange_strong(none, o.slot - dst.input_start);
     } else if (item.kind == Item::kEnter) {
-      if (winner.compare_exchange_strong(none, -2, std::memory_order_acq_rel)) {
-        ready->push_back({o.item, iter});
-      }
+      winner.compare_exchange_strong(none, -2);
     }
     if (iter->pending[dst.local].fetch_sub(1, std::memory_order_acq_rel) == 1) {
       int still_none = -1;
-      if (winner.compare_exchange_strong(still_none, -2, std::memory_order_acq_rel)) {
-        ready->push_back({o.item, iter});
-      }
+      winner.compare_exchange_strong(still_none, -2);
     }
+    try_fire_merge(o.item, dst.local);
   }
   for (const Item::ControlOut& c : item.control_outs) {
+    if (c.to_merge) {
+      // A dead control input does not make a Merge dead (TensorFlow's rule).
+      iter->merge_control[c.local].fetch_sub(1);
+      try_fire_merge(c.item, c.local);
+      continue;
+    }
     if (dead) iter->dead_control[c.local].store(true, std::memory_order_relaxed);
     if (iter->pending[c.local].fetch_sub(1, std::memory_order_acq_rel) == 1) {
       ready->push_back({c.item, iter});

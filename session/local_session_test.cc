@@ -254,6 +254,29 @@ TEST(LocalSessionTest, SwitchMergeDeadnessAndDeadFetch) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("untaken side")));
 }
 
+TEST(LocalSessionTest, MergeWaitsForItsControlInputsWhichCannotKillIt) {
+  // m = Merge(-x, x^2) with control inputs from "bump" (counts its runs) and
+  // from a node on the untaken side: m waits for both, and stays live.
+  Scope root = Scope::NewRootScope();
+  Variable runs = Variable::Create(root, "runs", Tensor::Scalar<int32_t>(0));
+  Output pred = ops::Placeholder(root.WithOpName("pred"), DT_BOOL, PartialShape::Scalar());
+  Output x = ops::Const(root, 3.0f);
+  auto sw = ops::Switch(root.WithOpName("sw"), x, pred);
+  Output t = ops::Square(root.WithOpName("t"), sw.output_true);
+  Output f = ops::Neg(root.WithOpName("f"), sw.output_false);
+  Output bump = ops::AssignAdd(root.WithOpName("bump"), runs.ref(), ops::Const<int32_t>(root, 1),
+                               /*use_locking=*/true);
+  ops::Merge(root.WithOpName("m").WithControlDependencies({bump.op(), t.op()}), {f, t});
+  auto s = MakeSession(root);
+  std::vector<Tensor> out;
+  ASSERT_OK(s->Run({}, {}, {"runs/Assign"}, &out));
+  for (bool p : {false, true, false}) {
+    ASSERT_OK(s->Run({{"pred", Tensor::Scalar<bool>(p)}}, {"m"}, {}, &out));
+    EXPECT_EQ(out[0].scalar<float>()(), p ? 9.0f : -3.0f);
+  }
+  EXPECT_EQ(Scalar<int32_t>(s.get(), "runs/read"), 3);
+}
+
 // An op of the user's own, registered at run time (TensorFlow's REGISTER_OP
 // and REGISTER_KERNEL_BUILDER), is usable from the builder and sessions.
 class TimesTwoOp : public OpKernel {
