@@ -452,6 +452,73 @@ TEST_P(WhileLoopTest, BuilderErrors) {
                                        HasSubstr("input 1 is int32, 'while/NextIteration' is float")));
 }
 
+TEST_P(WhileLoopTest, CondRunsOnlyTheBranchTaken) {
+  // cond(pred, lambda: (x * 2, taken += 1), lambda: (x - 1,)): the untaken
+  // branch's side effect never runs.
+  Scope root = Scope::NewRootScope();
+  Variable taken = Variable::Create(root, "taken", Tensor::Scalar<int32_t>(0));
+  Output pred = ops::Placeholder(root.WithOpName("pred"), DT_BOOL, PartialShape::Scalar());
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_INT32, PartialShape::Scalar());
+  std::vector<Output> out = ops::Cond(
+      root, pred, {x},
+      [&](const Scope& b, const std::vector<Output>& in) -> std::vector<Output> {
+        Output count = ops::AssignAdd(b, taken.ref(), ops::Const<int32_t>(b, 1));
+        return {ops::Mul(b.WithControlDependencies({count.op()}), in[0],
+                         ops::Const<int32_t>(b, 2))};
+      },
+      [](const Scope& b, const std::vector<Output>& in) -> std::vector<Output> {
+        return {ops::Sub(b, in[0], ops::Const<int32_t>(b, 1))};
+      });
+  ASSERT_OK(root.status());
+  EXPECT_EQ(out[0].name(), "cond/Merge");
+  auto s = MakeSession(root);
+  std::vector<Tensor> got;
+  ASSERT_OK(s->Run({}, {}, {"taken/Assign"}, &got));
+  for (bool p : {true, false, false, true}) {
+    ASSERT_OK(s->Run({{"pred", Tensor::Scalar<bool>(p)}, {"x", Tensor::Scalar<int32_t>(21)}},
+                     {out[0].name()}, {}, &got));
+    EXPECT_EQ(got[0].scalar<int32_t>()(), p ? 42 : 20);
+  }
+  EXPECT_EQ(Fetch<int32_t>(s.get(), "taken/read"), 2);
+}
+
+TEST_P(WhileLoopTest, CondInsideAWhileLoop) {
+  // for i in range(10): acc += i if i < 5 else -i   (0+1+2+3+4 - 5-6-7-8-9 = -25)
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> out = ops::WhileLoop(
+      root, {ops::Const<int32_t>(root, 0), ops::Const<int32_t>(root, 0)},
+      [](const Scope& c, const std::vector<Output>& v) {
+        return ops::Less(c, v[0], ops::Const<int32_t>(c, 10));
+      },
+      [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        Output term = ops::Cond(
+            b, ops::Less(b, v[0], ops::Const<int32_t>(b, 5)), {v[0]},
+            [](const Scope& t, const std::vector<Output>& in) { return in; },
+            [](const Scope& e, const std::vector<Output>& in) -> std::vector<Output> {
+              return {ops::Neg(e, in[0])};
+            })[0];
+        return {ops::Add(b, v[0], ops::Const<int32_t>(b, 1)), ops::Add(b, v[1], term)};
+      });
+  ASSERT_OK(root.status());
+  auto s = MakeSession(root);
+  EXPECT_EQ(Fetch<int32_t>(s.get(), out[1].name()), -25);
+}
+
+TEST_P(WhileLoopTest, CondBuilderErrors) {
+  auto same = [](const Scope&, const std::vector<Output>& in) { return in; };
+  Scope root = Scope::NewRootScope();
+  ops::Cond(root, ops::Const<int32_t>(root, 1), {}, same, same);
+  EXPECT_THAT(root.status(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                      HasSubstr("predicate must be a bool, got int32")));
+  Scope root2 = Scope::NewRootScope();
+  ops::Cond(root2, ops::Const(root2, true), {ops::Const<int32_t>(root2, 1)}, same,
+            [](const Scope& b, const std::vector<Output>&) -> std::vector<Output> {
+              return {ops::Const(b, 1.0f)};
+            });
+  EXPECT_THAT(root2.status(), StatusIs(absl::StatusCode::kInvalidArgument,
+                                       HasSubstr("result 0 is int32 in one branch and float")));
+}
+
 INSTANTIATE_TEST_SUITE_P(InterOpThreads, WhileLoopTest, ::testing::Values(1, 4),
                          [](const ::testing::TestParamInfo<int>& p) {
                            return absl::StrCat("threads", p.param);

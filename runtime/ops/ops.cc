@@ -183,6 +183,58 @@ Output NextIteration(const Scope& s, Output data) {
 }
 Output LoopCond(const Scope& s, Output pred) { return One(s, "LoopCond", {{pred}}); }
 
+std::vector<Output> Cond(const Scope& s, Output pred, const std::vector<Output>& inputs,
+                         const CondBranchFn& then_fn, const CondBranchFn& else_fn) {
+  if (!s.ok()) return {};
+  if (BaseType(pred.dtype()) != DT_BOOL) {
+    s.UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+        "Cond: the predicate must be a bool, got ", DataTypeString(pred.dtype()))));
+    return {};
+  }
+  const Scope cond = s.NewSubScope("cond");
+  SwitchOutputs pivots = Switch(cond.WithOpName("Switch"), pred, pred);
+  Output switch_t = Identity(cond.WithOpName("switch_t"), pivots.output_true);
+  Output switch_f = Identity(cond.WithOpName("switch_f"), pivots.output_false);
+  Output pred_id = Identity(cond.WithOpName("pred_id"), pred);
+  std::vector<Output> then_in, else_in;
+  for (const Output& in : inputs) {
+    SwitchOutputs sw = Switch(cond.WithOpName("Switch"), in, pred_id);
+    then_in.push_back(sw.output_true);
+    else_in.push_back(sw.output_false);
+  }
+  // Each branch's ops wait on its pivot, so they are dead when it is not
+  // taken; its results pass an Identity that does too (a result computed
+  // outside the branch would otherwise be live either way).
+  auto branch = [&](const CondBranchFn& fn, Output pivot, const std::vector<Output>& in) {
+    const Scope b = cond.WithNoControlDependencies().WithControlDependencies({pivot.op()});
+    std::vector<Output> out = fn(b, in);
+    for (Output& o : out) o = Identity(b, o);
+    return out;
+  };
+  std::vector<Output> then_out = branch(then_fn, switch_t, then_in);
+  std::vector<Output> else_out = branch(else_fn, switch_f, else_in);
+  if (!cond.ok()) return {};
+  if (then_out.size() != else_out.size()) {
+    s.UpdateStatus(absl::InvalidArgumentError(
+        absl::StrCat("Cond: the branches return ", then_out.size(), " and ", else_out.size(),
+                     " values")));
+    return {};
+  }
+  std::vector<Output> results;
+  for (size_t i = 0; i < then_out.size(); ++i) {
+    if (BaseType(then_out[i].dtype()) != BaseType(else_out[i].dtype())) {
+      s.UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+          "Cond: result ", i, " is ", DataTypeString(then_out[i].dtype()), " in one branch and ",
+          DataTypeString(else_out[i].dtype()), " in the other")));
+      return {};
+    }
+    // TensorFlow's order: the false branch's value first.
+    results.push_back(
+        Merge(cond.WithNoControlDependencies().WithOpName("Merge"), {else_out[i], then_out[i]}));
+  }
+  return results;
+}
+
 Output LoopInvariant(const Scope& loop_scope, Output outer) {
   return Enter(loop_scope.WithNoControlDependencies().WithOpName("Enter"), outer,
                absl::StrCat(loop_scope.prefix(), "/while_context"), true);

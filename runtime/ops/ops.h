@@ -166,6 +166,18 @@ using WhileBodyFn =
 std::vector<Output> WhileLoop(const Scope& s, const std::vector<Output>& inputs,
                               const WhileCondFn& cond, const WhileBodyFn& body,
                               int parallel_iterations = 10);
+// TensorFlow's cond: `then_fn`'s values where the scalar bool `pred` holds,
+// else `else_fn`'s; only the branch taken runs (the other is dead, see
+// runtime/executor.h). Each branch gets `inputs` (passed through a Switch)
+// and builds through the scope it is given, which pins constants to the
+// branch (TensorFlow's pivots "cond/switch_t" and "cond/switch_f"). Both
+// branches must return as many values, of the same dtypes; the results are
+// "cond/Merge", "cond/Merge_1", ... Works inside while loops.
+using CondBranchFn =
+    std::function<std::vector<Output>(const Scope&, const std::vector<Output>&)>;
+std::vector<Output> Cond(const Scope& s, Output pred, const std::vector<Output>& inputs,
+                         const CondBranchFn& then_fn, const CondBranchFn& else_fn);
+
 // Inside `cond` or `body`: `outer`, a tensor (or variable) of the frame the
 // loop is built in, made available to every iteration (a constant Enter).
 Output LoopInvariant(const Scope& loop_scope, Output outer);
