@@ -49,6 +49,7 @@ void RegisterBinaryArithmeticKernels(KernelRegistry* r) {
   r->Register("Mul", TypedFactory<BinaryKernelFor<scalar_product_op>::Op, float, double,
                                   int32_t, int64_t>());
   r->Register("RealDiv", TypedFactory<BinaryKernelFor<scalar_quotient_op>::Op, float, double>());
+  r->Register("Pow", TypedFactory<BinaryKernelFor<functor::pow>::Op, float, double>());
   r->Register("Maximum", TypedFactory<BinaryKernelFor<scalar_max_op>::Op, float, double,
                                       int32_t, int64_t>());
   r->Register("Minimum", TypedFactory<BinaryKernelFor<scalar_min_op>::Op, float, double,

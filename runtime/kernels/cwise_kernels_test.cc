@@ -106,6 +106,8 @@ TEST(CwiseKernelsTest, ArithmeticFloat) {
   CheckBinary<float>("Maximum", [](float a, float b) { return std::max(a, b); });
   CheckBinary<float>("Minimum", [](float a, float b) { return std::min(a, b); });
   CheckBinary<float>("SquaredDifference", [](float a, float b) { return (a - b) * (a - b); });
+  CheckBinary<float>("Pow", [](float a, float b) { return std::pow(a, b); }, 0.5, 3);
+  CheckBinary<double>("Pow", [](double a, double b) { return std::pow(a, b); }, 0.5, 3);
 }
 
 TEST(CwiseKernelsTest, ArithmeticOtherTypes) {
@@ -167,6 +169,8 @@ TEST(CwiseKernelsTest, Unary) {
   CheckUnary<float>("Tanh", [](float a) { return std::tanh(a); }, -3, 3, 1e-5);
   CheckUnary<float>("Reciprocal", [](float a) { return 1 / a; }, 0.5, 3, 1e-5);
   CheckUnary<float>("Relu", [](float a) { return a > 0 ? a : 0; });
+  CheckUnary<float>("Floor", [](float a) { return std::floor(a); });
+  CheckUnary<double>("Floor", [](double a) { return std::floor(a); });
   CheckUnary<double>("Exp", [](double a) { return std::exp(a); }, -3, 3, 1e-12);
   CheckUnary<int32_t>("Neg", [](int32_t a) { return -a; }, -50, 50);
   CheckUnary<int64_t>("Square", [](int64_t a) { return a * a; }, -50, 50);

@@ -9,6 +9,7 @@
 
 #define EIGEN_USE_THREADS
 #include <array>
+#include <cmath>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/kernel_registry.h"
@@ -23,6 +24,11 @@ namespace functor {
 template <typename T>
 struct squared_difference {
   T operator()(const T& a, const T& b) const { return (a - b) * (a - b); }
+};
+// Floating-point x^y (std::pow).
+template <typename T>
+struct pow {
+  T operator()(const T& a, const T& b) const { return std::pow(a, b); }
 };
 template <typename T>
 struct greater {

@@ -19,6 +19,7 @@ KernelRegistry* MutableStandardKernels() {
     RegisterTrainingKernels(r);
     RegisterControlFlowKernels(r);
     RegisterSaveRestoreKernels(r);
+    RegisterSummaryKernels(r);
     return r;
   }();
   return registry;

@@ -31,6 +31,7 @@ void RegisterStateKernels(KernelRegistry* r);
 void RegisterTrainingKernels(KernelRegistry* r);
 void RegisterControlFlowKernels(KernelRegistry* r);
 void RegisterSaveRestoreKernels(KernelRegistry* r);
+void RegisterSummaryKernels(KernelRegistry* r);
 
 }  // namespace minigraph
 

@@ -83,6 +83,7 @@ void RegisterMathOps(OpRegistry* r) {
     Binary(r, op, kNumeric);
   }
   Binary(r, "RealDiv", kFloat);
+  Binary(r, "Pow", kNumeric);  // kernels for float and double
   Binary(r, "SquaredDifference", kNumeric);
   for (const char* op : {"Greater", "Less", "GreaterEqual", "LessEqual"}) {
     Binary(r, op, kNumeric, /*bool_out=*/true);
@@ -105,7 +106,7 @@ void RegisterMathOps(OpRegistry* r) {
                         .SetShapeFn(shape_fn::Unchanged));
   Unary(r, "Neg", kNumeric);
   Unary(r, "Square", kNumeric);
-  for (const char* op : {"Sqrt", "Exp", "Log", "Sigmoid", "Tanh", "Reciprocal"}) {
+  for (const char* op : {"Sqrt", "Exp", "Log", "Sigmoid", "Tanh", "Reciprocal", "Floor"}) {
     Unary(r, op, kFloat);
   }
   // Gradient helpers: y and dy in, dx out.

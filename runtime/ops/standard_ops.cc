@@ -15,6 +15,7 @@ OpRegistry* MutableStandardOps() {
     RegisterTrainingOps(r);
     RegisterControlFlowOps(r);
     RegisterIoOps(r);
+    RegisterSummaryOps(r);
     return r;
   }();
   return registry;

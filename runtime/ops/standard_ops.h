@@ -32,6 +32,7 @@ void RegisterRandomOps(OpRegistry* r);
 void RegisterTrainingOps(OpRegistry* r);
 void RegisterControlFlowOps(OpRegistry* r);
 void RegisterIoOps(OpRegistry* r);
+void RegisterSummaryOps(OpRegistry* r);
 
 }  // namespace minigraph
 

@@ -1,0 +1,83 @@
+// A whole graph and checkpoint written by TensorFlow 1.x, run in minigraph:
+// the TD-Checkers value network (../shared/testdata), from its .meta file
+// (191 nodes: a two-layer sigmoid net, TD(lambda) eligibility traces,
+// exponential decay with Pow and Floor, scalar and histogram summaries).
+// Restored through its own SaverDef, its forward pass matches the same
+// math done here from the checkpoint's tensors, and its training step runs
+// with all twelve summaries.
+#include <cmath>
+
+#include "checkpoint/bundle_reader.h"
+#include "core/path.h"
+#include "core/proto/meta_graph.pb.h"
+#include "core/proto/summary.pb.h"
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "session/session.h"
+#include "tests/testing/shared_testdata.h"
+
+namespace minigraph {
+namespace {
+
+TEST(TensorFlowGraphTest, RunsTdCheckersFromItsMetaGraphAndCheckpoint) {
+  MG_REQUIRE_SHARED_TESTDATA(dir);
+  const std::string base =
+      JoinPath(dir, "tf_checkpoints/HamBamLam__TD-Checkers-LiamBurke/checkpoints");
+  const std::string prefix = JoinPath(base, "checkpoint-779049");
+  ASSERT_OK_AND_ASSIGN(std::string bytes, ReadFileToString(Env::Default(), prefix + ".meta"));
+  MetaGraphDef meta;
+  ASSERT_TRUE(meta.ParseFromString(bytes));
+  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
+  ASSERT_OK(sess->Create(meta.graph_def()));
+
+  // Restore through the graph's own save/restore ops.
+  std::vector<Tensor> out;
+  ASSERT_OK(sess->Run({{meta.saver_def().filename_tensor_name(),
+                        Tensor::Scalar<std::string>(prefix)}},
+                      {}, {meta.saver_def().restore_op_name()}, &out));
+
+  // Forward pass: V(x) = sigmoid(sigmoid(x W1 + b1) W2 + b2), in double here.
+  ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(Env::Default(), prefix));
+  ASSERT_OK_AND_ASSIGN(Tensor w1, reader->Lookup("layer1/weight"));
+  ASSERT_OK_AND_ASSIGN(Tensor b1, reader->Lookup("layer1/bias"));
+  ASSERT_OK_AND_ASSIGN(Tensor w2, reader->Lookup("layer2/weight"));
+  ASSERT_OK_AND_ASSIGN(Tensor b2, reader->Lookup("layer2/bias"));
+  ASSERT_EQ(w1.dim_size(0), 69);
+  const int64_t hidden = w1.dim_size(1);
+  Tensor x(DT_FLOAT, TensorShape({1, 69}));
+  for (int i = 0; i < 69; ++i) x.flat<float>()(i) = static_cast<float>((i * 7) % 3) - 1.0f;
+  double v = b2.flat<float>()(0);
+  for (int64_t h = 0; h < hidden; ++h) {
+    double a = b1.flat<float>()(h);
+    for (int i = 0; i < 69; ++i) a += x.flat<float>()(i) * w1.flat<float>()(i * hidden + h);
+    v += w2.flat<float>()(h) / (1.0 + std::exp(-a));
+  }
+  const double want = 1.0 / (1.0 + std::exp(-v));
+  ASSERT_OK(sess->Run({{"x:0", x}}, {"layer2/activation:0", "global_step:0"}, {}, &out));
+  EXPECT_NEAR(out[0].flat<float>()(0), want, 1e-5);
+  ASSERT_OK_AND_ASSIGN(Tensor step, reader->Lookup("global_step"));
+  EXPECT_EQ(out[1].scalar<int32_t>()(), step.scalar<int32_t>()()) << "restored global_step";
+
+  // One TD(lambda) training step, with every summary.
+  Tensor v_next(DT_FLOAT, TensorShape({1, 1}));
+  v_next.flat<float>()(0) = 0.75f;
+  ASSERT_OK(sess->Run({{"x:0", x}, {"V_next:0", v_next}}, {"Merge/MergeSummary:0"}, {"train"},
+                      &out));
+  Summary summary;
+  ASSERT_TRUE(summary.ParseFromString(out[0].scalar<std::string>()()));
+  ASSERT_EQ(summary.value_size(), 12);
+  EXPECT_EQ(summary.value(0).tag(), "lambda_1");
+  EXPECT_EQ(summary.value(3).tag(), "V");
+  EXPECT_NEAR(summary.value(3).simple_value(), want, 1e-5);  // V before the update
+  EXPECT_NEAR(summary.value(2).simple_value(), 0.75, 1e-6);  // V_next
+  for (int i = 4; i < 12; ++i) {
+    EXPECT_TRUE(summary.value(i).has_histo()) << summary.value(i).tag();
+    EXPECT_GT(summary.value(i).histo().num(), 0) << summary.value(i).tag();
+  }
+  ASSERT_OK(sess->Run({}, {"global_step:0"}, {}, &out));
+  EXPECT_EQ(out[0].scalar<int32_t>()(), step.scalar<int32_t>()() + 1);
+}
+
+}  // namespace
+}  // namespace minigraph
