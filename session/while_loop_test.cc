@@ -303,7 +303,8 @@ TEST_P(WhileLoopTest, LoopInvariantAndVariableUpdatesInTheBody) {
         return ops::Less(c, w[0], ops::Const<int32_t>(c, 5));
       },
       [&](const Scope& b, const std::vector<Output>& w) -> std::vector<Output> {
-        Output ref = ops::LoopInvariant(b, v.ref());
+        // A scope derived from the body's knows the loop too.
+        Output ref = ops::LoopInvariant(b.NewSubScope("update"), v.ref());
         Output add = ops::AssignAdd(b, ref, ops::LoopInvariant(b, step), /*use_locking=*/true);
         return {ops::Add(b.WithControlDependencies({add.op()}), w[0],
                          ops::Const<int32_t>(b, 1))};
@@ -432,6 +433,11 @@ TEST_P(WhileLoopTest, MalformedLoopsAreRejectedNamingTheNode) {
 }
 
 TEST_P(WhileLoopTest, BuilderErrors) {
+  Scope outside = Scope::NewRootScope();
+  ops::LoopInvariant(outside, ops::Const(outside.WithOpName("c"), 1.0f));
+  EXPECT_THAT(outside.status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("LoopInvariant('c'): the scope is not inside a WhileLoop")));
   Scope root = Scope::NewRootScope();
   ops::WhileLoop(
       root, {ops::Const<int32_t>(root, 0)},

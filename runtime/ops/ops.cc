@@ -236,8 +236,13 @@ std::vector<Output> Cond(const Scope& s, Output pred, const std::vector<Output>&
 }
 
 Output LoopInvariant(const Scope& loop_scope, Output outer) {
+  if (loop_scope.loop_frame().empty()) {
+    loop_scope.UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+        "LoopInvariant('", outer.name(), "'): the scope is not inside a WhileLoop's cond or body")));
+    return Output();
+  }
   return Enter(loop_scope.WithNoControlDependencies().WithOpName("Enter"), outer,
-               absl::StrCat(loop_scope.prefix(), "/while_context"), true);
+               loop_scope.loop_frame(), true);
 }
 
 std::vector<Output> WhileLoop(const Scope& s, const std::vector<Output>& inputs,
@@ -252,8 +257,8 @@ std::vector<Output> WhileLoop(const Scope& s, const std::vector<Output>& inputs,
   // dependencies); everything else runs in the loop's frame and depends only
   // on what is inside it.
   const Scope outer = s.NewSubScope("while");
-  const Scope loop = outer.WithNoControlDependencies();
-  const std::string frame = absl::StrCat(loop.prefix(), "/while_context");
+  const std::string frame = absl::StrCat(outer.prefix(), "/while_context");
+  const Scope loop = outer.WithNoControlDependencies().WithLoopFrame(frame);
   const size_t n = inputs.size();
   std::vector<Output> merges;
   for (const Output& in : inputs) {

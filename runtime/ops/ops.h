@@ -180,8 +180,8 @@ std::vector<Output> Cond(const Scope& s, Output pred, const std::vector<Output>&
 
 // Inside `cond` or `body`: `outer`, a tensor (or variable) of the frame the
 // loop is built in, made available to every iteration (a constant Enter).
-// `loop_scope` is the scope cond or body was given (not a sub-scope of it:
-// its name gives the loop's frame).
+// `loop_scope` is the scope cond or body was given, or one derived from it;
+// anywhere else the scope's status becomes InvalidArgument.
 Output LoopInvariant(const Scope& loop_scope, Output outer);
 
 Output ApplyGradientDescent(const Scope& s, Output var, Output alpha, Output delta);

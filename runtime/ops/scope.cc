@@ -74,6 +74,12 @@ Scope Scope::WithControlDependencies(const std::vector<Operation>& deps) const {
   return s;
 }
 
+Scope Scope::WithLoopFrame(std::string frame) const {
+  Scope s = *this;
+  s.loop_frame_ = std::move(frame);
+  return s;
+}
+
 Scope Scope::WithNoControlDependencies() const {
   Scope s = *this;
   s.control_deps_.clear();

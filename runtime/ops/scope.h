@@ -97,6 +97,10 @@ class Scope {
   Scope WithControlDependencies(const std::vector<Operation>& deps) const;
   // Nodes created through the result wait for nothing.
   Scope WithNoControlDependencies() const;
+  // The while loop (its frame name) that nodes built through this scope run
+  // in; set by ops::WhileLoop for cond and body, kept by derived scopes.
+  Scope WithLoopFrame(std::string frame) const;
+  const std::string& loop_frame() const { return loop_frame_; }
 
   bool ok() const;
   absl::Status status() const;
@@ -146,6 +150,7 @@ class Scope {
   std::string prefix_;
   std::string op_name_;
   std::vector<Operation> control_deps_;
+  std::string loop_frame_;
 };
 
 }  // namespace minigraph
