@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <deque>
 #include <tuple>
 
 #if defined(__x86_64__)
@@ -123,7 +122,9 @@ struct Executor::Frame {
   int num_outstanding_iterations = 1;
   int max_parallel = 1;
   // Live iterations, oldest first; first_iter is the oldest's number.
-  std::deque<std::unique_ptr<Iteration>> iterations;
+  // (At most parallel_iterations of them; inline, so a step without loops
+  // allocates nothing here.)
+  absl::InlinedVector<std::unique_ptr<Iteration>, 2> iterations;
   int64_t first_iter = 0;
   // Exits that came dead in the newest iteration: if the frame ends with
   // them (the whole loop was dead), deadness goes on to the parent.
@@ -149,7 +150,7 @@ struct Executor::Task {
 struct Executor::StepState {
   const Args* args;
   std::vector<Tensor>* fetches;
-  std::vector<char> fetched;  // per fetch; written by different threads
+  absl::InlinedVector<char, 8> fetched;  // per fetch; written by different threads
   Frame root;
   std::atomic<int> outstanding{0};
   std::atomic<bool> cancelled{false};
@@ -868,7 +869,7 @@ void Executor::CleanupIterations(StepState* state, Frame* frame, Iteration* iter
   if (frame == &state->root) return;  // lives as long as the step
   while (iter != nullptr && iter->num == frame->first_iter && iter->outstanding_ops == 0 &&
          iter->outstanding_frames == 0 && (iter->num > 0 || frame->num_pending_inputs == 0)) {
-    frame->iterations.pop_front();
+    frame->iterations.erase(frame->iterations.begin());
     ++frame->first_iter;
     --frame->num_outstanding_iterations;
     if (!frame->next_iter_roots.empty()) IncrementIteration(frame, ready);
