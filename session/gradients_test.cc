@@ -253,5 +253,55 @@ TEST(GradientsTest, StopGradientUnrelatedInputsAndMissingGradients) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("op type Prod")));
 }
 
+TEST(GradientsTest, CondBackpropagatesThroughTheBranchTaken) {
+  // y = cond(p, lambda: w * x^2, lambda: 3x + w), summed.
+  // dy/dx = 2wx or 3; dy/dw = x^2 or 1, per element.
+  Scope root = Scope::NewRootScope();
+  Output p = ops::Placeholder(root.WithOpName("p"), DT_BOOL, PartialShape::Scalar());
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE, PartialShape({2}));
+  Output w = ops::Placeholder(root.WithOpName("w"), DT_DOUBLE, PartialShape::Scalar());
+  Output y = ops::Cond(
+      root, p, {x, w},
+      [](const Scope& b, const std::vector<Output>& in) -> std::vector<Output> {
+        return {ops::Mul(b, in[1], ops::Square(b, in[0]))};
+      },
+      [](const Scope& b, const std::vector<Output>& in) -> std::vector<Output> {
+        return {ops::Add(b, ops::Mul(b, ops::Const(b, 3.0), in[0]), in[1])};
+      })[0];
+  Output loss = ops::Sum(root, y, ops::Const<int32_t>(root, 0));
+  std::vector<Output> grads;
+  ASSERT_OK(AddSymbolicGradients(root, {loss}, {x, w}, &grads));
+  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
+  ASSERT_OK(sess->Create(*root.ToGraphDef()));
+  for (bool taken : {true, false, true}) {
+    std::vector<Tensor> out;
+    ASSERT_OK(sess->Run({{"p", Tensor::Scalar<bool>(taken)},
+                         {"x", Tensor::Vector<double>({1, -2})},
+                         {"w", Tensor::Scalar<double>(0.5)}},
+                        {loss.name(), grads[0].name(), grads[1].name()}, {}, &out));
+    if (taken) {
+      EXPECT_EQ(out[0].scalar<double>()(), 0.5 * (1 + 4));
+      EXPECT_EQ(out[1].SummarizeValue(4), "1 -2");  // 2wx
+      EXPECT_EQ(out[2].scalar<double>()(), 5.0);    // sum of x^2
+    } else {
+      EXPECT_EQ(out[0].scalar<double>()(), 3 * (1 - 2) + 2 * 0.5);
+      EXPECT_EQ(out[1].SummarizeValue(4), "3 3");
+      EXPECT_EQ(out[2].scalar<double>()(), 2.0);    // w is added to both elements
+    }
+  }
+
+  // While loops have no gradient yet: the error names the op type.
+  std::vector<Output> looped = ops::WhileLoop(
+      root, {x},
+      [](const Scope& c, const std::vector<Output>& v) {
+        return ops::Less(c, ops::Sum(c, v[0], ops::Const<int32_t>(c, 0)), ops::Const(c, 10.0));
+      },
+      [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        return {ops::Mul(b, v[0], ops::Const(b, 2.0))};
+      });
+  EXPECT_THAT(AddSymbolicGradients(root, {looped[0]}, {x}, &grads),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("op type Exit")));
+}
+
 }  // namespace
 }  // namespace minigraph

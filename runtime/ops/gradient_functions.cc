@@ -355,8 +355,31 @@ void RegisterArray(GradientRegistry* r) {
 
 }  // namespace
 
+// cond (Switch/Merge): the gradient flows back only through the branch that
+// ran. Merge routes dy to the input it took (its value_index), the other
+// inputs' gradients being dead; Switch merges its two outputs' gradients,
+// of which only the taken side's is live. A tensor used inside a branch
+// gets a gradient when it came in through the cond's Switch (ops::Cond's
+// inputs), as in TensorFlow. While loops have no gradient yet.
+void RegisterControlFlow(GradientRegistry* r) {
+  r->Register("Merge", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const std::vector<Output> inputs = s.GetInputs(op);
+    dx->clear();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      Output taken = ops::Equal(s, op.output(1), ops::Const<int32_t>(s, static_cast<int32_t>(i)));
+      dx->push_back(ops::Switch(s, dy[0], taken).output_true);
+    }
+    return absl::OkStatus();
+  });
+  r->Register("Switch", [](const Scope& s, const Operation&, const Grads& dy, Grads* dx) {
+    *dx = {ops::Merge(s, {dy[0], dy[1]}), Output()};
+    return absl::OkStatus();
+  });
+}
+
 void RegisterStandardGradients(GradientRegistry* r) {
   RegisterMath(r);
+  RegisterControlFlow(r);
   RegisterNn(r);
   RegisterArray(r);
 }
