@@ -290,6 +290,26 @@ TEST(GradientsTest, CondBackpropagatesThroughTheBranchTaken) {
     }
   }
 
+  // A tensor used in both branches without coming in through the cond's
+  // inputs: its gradient sums a live and a dead part, so it is dead
+  // whichever branch runs: an error on fetch, never a wrong value.
+  Output direct = ops::Cond(
+      root, p, {},
+      [&](const Scope& b, const std::vector<Output>&) -> std::vector<Output> {
+        return {ops::Mul(b, w, ops::Const(b, 2.0))};
+      },
+      [&](const Scope& b, const std::vector<Output>&) -> std::vector<Output> {
+        return {ops::Mul(b, w, ops::Const(b, 5.0))};
+      })[0];
+  std::vector<Output> direct_grads;
+  ASSERT_OK(AddSymbolicGradients(root, {direct}, {w}, &direct_grads));
+  ASSERT_OK_AND_ASSIGN(auto sess2, NewSession(SessionOptions()));
+  ASSERT_OK(sess2->Create(*root.ToGraphDef()));
+  std::vector<Tensor> out;
+  EXPECT_THAT(sess2->Run({{"p", Tensor::Scalar<bool>(true)}, {"w", Tensor::Scalar<double>(1)}},
+                         {direct_grads[0].name()}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("untaken side")));
+
   // While loops have no gradient yet: the error names the op type.
   std::vector<Output> looped = ops::WhileLoop(
       root, {x},
