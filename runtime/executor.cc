@@ -83,8 +83,6 @@ struct Executor::Item {
 };
 
 struct Executor::FrameInfo {
-  std::string name;  // frame_name of its Enter nodes; empty for the root
-  int parent = -1;
   std::vector<int> items;  // in this frame, by local index
   int num_slots = 0;
   int num_enters = 0;  // Enter nodes feeding one instance of the frame
@@ -358,10 +356,6 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
   }
 
   ex->frames_.resize(gf.names.size());
-  for (size_t f = 0; f < gf.names.size(); ++f) {
-    ex->frames_[f].name = gf.names[f];
-    ex->frames_[f].parent = gf.parents[f];
-  }
   std::vector<int> item_of(n, -1);
   for (int id : graph->topological_order()) {
     if (!needed[id]) continue;
