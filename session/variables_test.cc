@@ -94,6 +94,40 @@ TEST_F(VariablesTest, ReportUninitializedVariablesFollowsTensorFlow) {
   EXPECT_EQ(Fetch(all.name()).shape(), TensorShape({0}));
 }
 
+// variables.py's "backwards compatibility for old-style variables": with
+// the global and local collections empty, the report covers every VariableV2
+// op of the graph; an explicit (even empty) list does not fall back.
+TEST_F(VariablesTest, ReportFallsBackToVariableOpsWhenTheCollectionsAreEmpty) {
+  Variable a = Variable::Create(root_, "a", Tensor::Scalar<float>(1), {.collections = {}});
+  Variable b = Variable::Create(root_.NewSubScope("s"), "b", Tensor::Scalar<float>(2),
+                                {.collections = {}});
+  Output all = ReportUninitializedVariables(root_);
+  Output none = ReportUninitializedVariables(root_, GlobalVariables(root_));
+  Output ranks = AssertVariablesInitialized(root_);
+  Start();
+  EXPECT_THAT(Strings(Fetch(all.name())), ElementsAre("a", "s/b"));
+  EXPECT_EQ(Fetch(none.name()).NumElements(), 0);
+  std::vector<Tensor> out;
+  EXPECT_THAT(session_->Run({}, {ranks.name()}, {}, &out),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("Attempting to use uninitialized value")));
+  ASSERT_OK(Run({a.initializer().name()}));
+  EXPECT_THAT(Strings(Fetch(all.name())), ElementsAre("s/b"));
+  ASSERT_OK(Run({b.initializer().name()}));
+  EXPECT_EQ(Fetch(all.name()).NumElements(), 0);
+  EXPECT_EQ(Fetch(ranks.name()).SummarizeValue(2), "0 0");
+}
+
+// Once any variable is in a collection, variables outside them are not
+// reported (TensorFlow's fallback applies only to an empty var_list).
+TEST_F(VariablesTest, ReportDoesNotFallBackWhenACollectionHasVariables) {
+  Variable::Create(root_, "outside", Tensor::Scalar<float>(1), {.collections = {}});
+  Variable::Create(root_, "inside", Tensor::Scalar<float>(2));
+  Output all = ReportUninitializedVariables(root_);
+  Start();
+  EXPECT_THAT(Strings(Fetch(all.name())), ElementsAre("inside"));
+}
+
 TEST_F(VariablesTest, AssignChecksShapesAndUpdatesChecksInitialization) {
   Variable v = Variable::Create(root_, "v", Tensor::Vector<float>({1, 2}));
   Output p = ops::Placeholder(root_.WithOpName("p"), DT_FLOAT);

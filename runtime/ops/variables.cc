@@ -121,16 +121,40 @@ Operation LocalVariablesInitializer(const Scope& scope) {
   return VariablesInitializer(scope, LocalVariables(scope));
 }
 
-Output ReportUninitializedVariables(const Scope& scope, const std::vector<Variable>& vars) {
+namespace {
+
+// The variables a report without an explicit list covers: global then local
+// variables; when both collections are empty, every VariableV2 (or legacy
+// "Variable") op of the graph, as TensorFlow does for old-style variables
+// built outside the collections or graphs imported without them.
+std::vector<Output> DefaultVariableRefs(const Scope& scope) {
+  std::vector<Output> refs;
+  for (const Variable& v : GlobalVariables(scope)) refs.push_back(v.ref());
+  for (const Variable& v : LocalVariables(scope)) refs.push_back(v.ref());
+  if (!refs.empty()) return refs;
+  for (const Operation& op : scope.AllOps()) {
+    const std::string& type = scope.GetNodeDef(op).op();
+    if (type == "VariableV2" || type == "Variable") refs.push_back(op.output(0));
+  }
+  return refs;
+}
+
+std::vector<Output> Refs(const std::vector<Variable>& vars) {
+  std::vector<Output> refs;
+  for (const Variable& v : vars) refs.push_back(v.ref());
+  return refs;
+}
+
+Output ReportUninitialized(const Scope& scope, const std::vector<Output>& refs) {
   const Scope s = scope.NewSubScope("report_uninitialized_variables");
-  if (vars.empty()) {
+  if (refs.empty()) {
     return ops::Const(s, Tensor(DT_STRING, TensorShape({0})));
   }
   std::vector<Output> is_init;
-  Tensor names(DT_STRING, TensorShape({static_cast<int64_t>(vars.size())}));
-  for (size_t i = 0; i < vars.size(); ++i) {
-    is_init.push_back(ops::IsVariableInitialized(s, vars[i].ref()));
-    names.flat<std::string>()(i) = vars[i].name();
+  Tensor names(DT_STRING, TensorShape({static_cast<int64_t>(refs.size())}));
+  for (size_t i = 0; i < refs.size(); ++i) {
+    is_init.push_back(ops::IsVariableInitialized(s, refs[i]));
+    names.flat<std::string>()(i) = refs[i].op().name();
   }
   Output mask = ops::LogicalNot(s, ops::Pack(s, is_init));
   const Scope bm = s.NewSubScope("boolean_mask");
@@ -139,18 +163,29 @@ Output ReportUninitializedVariables(const Scope& scope, const std::vector<Variab
   return ops::GatherV2(bm, ops::Const(s, names), indices, ops::Const<int32_t>(bm, 0));
 }
 
-Output AssertVariablesInitialized(const Scope& scope, const std::vector<Variable>& vars) {
+Output AssertInitialized(const Scope& scope, const std::vector<Output>& refs) {
   std::vector<Output> ranks;
-  for (const Variable& v : vars) ranks.push_back(ops::Rank(scope, v.ref()));
+  for (const Output& ref : refs) ranks.push_back(ops::Rank(scope, ref));
   if (ranks.size() == 1) return ranks[0];
   return ops::Pack(scope, ranks);
 }
 
+}  // namespace
+
+Output ReportUninitializedVariables(const Scope& scope, const std::vector<Variable>& vars) {
+  return ReportUninitialized(scope, Refs(vars));
+}
+
 Output ReportUninitializedVariables(const Scope& scope) {
-  std::vector<Variable> vars = GlobalVariables(scope);
-  std::vector<Variable> locals = LocalVariables(scope);
-  vars.insert(vars.end(), locals.begin(), locals.end());
-  return ReportUninitializedVariables(scope, vars);
+  return ReportUninitialized(scope, DefaultVariableRefs(scope));
+}
+
+Output AssertVariablesInitialized(const Scope& scope, const std::vector<Variable>& vars) {
+  return AssertInitialized(scope, Refs(vars));
+}
+
+Output AssertVariablesInitialized(const Scope& scope) {
+  return AssertInitialized(scope, DefaultVariableRefs(scope));
 }
 
 }  // namespace minigraph

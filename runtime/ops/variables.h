@@ -24,8 +24,8 @@ struct VariableOptions {
   // kGlobalVariables and/or kLocalVariables.
   std::vector<std::string> collections = {kGlobalVariables};
   bool validate_shape = true;
-  std::string container;
-  std::string shared_name;
+  std::string container = {};
+  std::string shared_name = {};
 };
 
 class Variable {
@@ -81,15 +81,19 @@ Operation LocalVariablesInitializer(const Scope& scope);
 // The op names of the variables in `vars` that are not initialized, as a 1-D
 // string tensor (empty when all are), built under the name scope
 // "report_uninitialized_variables" from IsVariableInitialized, Pack,
-// LogicalNot, Where and Gather. Without `vars`: global then local variables.
+// LogicalNot, Where and Gather. Without `vars`: global then local variables,
+// or, when both collections are empty, every VariableV2 op of the graph
+// (TensorFlow's fallback for variables outside the collections).
 Output ReportUninitializedVariables(const Scope& scope, const std::vector<Variable>& vars);
 Output ReportUninitializedVariables(const Scope& scope);
 
 // TensorFlow's obsolete assert_variables_initialized(): the Rank of each
 // variable (int32; a scalar for one variable), which fails with
 // "Attempting to use uninitialized value ..." while any is uninitialized.
-// Without `vars`: global then local variables.
+// Without `vars`: the variables ReportUninitializedVariables(scope) covers.
+// REQUIRES: at least one variable.
 Output AssertVariablesInitialized(const Scope& scope, const std::vector<Variable>& vars);
+Output AssertVariablesInitialized(const Scope& scope);
 
 }  // namespace minigraph
 
