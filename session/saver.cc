@@ -40,7 +40,12 @@ Operation AddSave(const Scope& s, const std::string& name, Output prefix,
 
 }  // namespace
 
-Saver::Saver(SaverDef def, Env* env) : def_(std::move(def)), env_(env) {
+Saver::Saver(SaverDef def, Env* env, const SaverOptions& options)
+    : def_(std::move(def)),
+      env_(env),
+      stale_temp_age_(options.delete_stale_temp_files_after),
+      save_relative_paths_(options.save_relative_paths),
+      pad_step_number_(options.pad_step_number) {
   next_checkpoint_time_ = env_->NowSeconds() + def_.keep_checkpoint_every_n_hours() * 3600.0;
 }
 
@@ -125,13 +130,12 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
   def.set_restore_op_name(restore_all.name());
   MG_RETURN_IF_ERROR(scope.status());
   scope.SetSaverDef(def);
-  std::unique_ptr<Saver> saver(new Saver(def, env));
-  saver->stale_temp_age_ = options.delete_stale_temp_files_after;
-  return saver;
+  return std::unique_ptr<Saver>(new Saver(def, env, options));
 }
 
-std::unique_ptr<Saver> Saver::FromSaverDef(const SaverDef& def, Env* env) {
-  return std::unique_ptr<Saver>(new Saver(def, env));
+std::unique_ptr<Saver> Saver::FromSaverDef(const SaverDef& def, Env* env,
+                                           const SaverOptions& options) {
+  return std::unique_ptr<Saver>(new Saver(def, env, options));
 }
 
 absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& save_path,
@@ -141,7 +145,9 @@ absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& sav
   }
   std::string checkpoint_file = save_path;
   if (options.global_step) {
-    checkpoint_file = absl::StrFormat("%s-%d", save_path, *options.global_step);
+    checkpoint_file = pad_step_number_
+                          ? absl::StrFormat("%s-%08d", save_path, *options.global_step)
+                          : absl::StrFormat("%s-%d", save_path, *options.global_step);
   } else if (std::string(Basename(save_path)) == options.latest_filename && !def_.sharded()) {
     return absl::InvalidArgumentError(absl::StrCat("'latest_filename' collides with 'save_path': '",
                                                    options.latest_filename, "' and '", save_path,
@@ -161,7 +167,8 @@ absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& sav
     RecordLastCheckpoint(model_checkpoint_path);
     MG_RETURN_IF_ERROR(UpdateCheckpointState(env_, save_dir.empty() ? "." : save_dir,
                                              model_checkpoint_path, last_checkpoints(), {},
-                                             std::nullopt, options.latest_filename));
+                                             std::nullopt, options.latest_filename,
+                                             save_relative_paths_));
     MaybeDeleteOldCheckpoints();
   }
   if (options.meta_graph != nullptr) {

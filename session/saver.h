@@ -36,13 +36,16 @@ namespace minigraph {
 
 struct SaverOptions {
   // Saved under their op names; empty = every global variable.
-  std::vector<Variable> var_list;
+  std::vector<Variable> var_list = {};
   int max_to_keep = 5;  // 0 keeps everything and tracks nothing
   float keep_checkpoint_every_n_hours = 10000.0f;
   // Shards written in parallel and merged; 0 = one unsharded bundle.
   int num_shards = 0;
   bool allow_empty = false;
+  // The state file lists checkpoints relative to its directory
+  // ("model-2"), so a copied directory refers to its own files.
   bool save_relative_paths = false;
+  // Checkpoint names carry the step as 8 digits ("model-00000003").
   bool pad_step_number = false;
   std::string name = "save";
   // After each save, temporary files of interrupted saves in the directory
@@ -52,7 +55,7 @@ struct SaverOptions {
 };
 
 struct SaveOptions {
-  std::optional<int64_t> global_step;
+  std::optional<int64_t> global_step = {};
   std::string latest_filename = "checkpoint";
   bool write_state = true;
   // Written to "<checkpoint>.meta" when set.
@@ -69,12 +72,18 @@ class Saver {
                                                         SaverOptions options = {},
                                                         Env* env = Env::Default());
   // A saver for a graph that already has its save/restore ops (for instance
-  // one loaded from a MetaGraphDef).
-  static std::unique_ptr<Saver> FromSaverDef(const SaverDef& def, Env* env = Env::Default());
+  // one loaded from a MetaGraphDef). Of `options`, only what is not in a
+  // SaverDef is used: save_relative_paths, pad_step_number and
+  // delete_stale_temp_files_after (as TensorFlow's Saver(saver_def=...)).
+  static std::unique_ptr<Saver> FromSaverDef(const SaverDef& def, Env* env = Env::Default(),
+                                             const SaverOptions& options = {});
 
   const SaverDef& saver_def() const { return def_; }
+  // The Env the saver reads and writes checkpoint files through.
+  Env* env() const { return env_; }
 
-  // Saves to `save_path` ("-<global_step>" appended when given) and returns
+  // Saves to `save_path` ("-<global_step>" appended when given, as 8 digits
+  // with pad_step_number) and returns
   // the checkpoint prefix. With write_state, records it in the state file of
   // its directory (before deleting any evicted checkpoint). Returns
   // InvalidArgument when the directory does not exist or latest_filename
@@ -96,13 +105,15 @@ class Saver {
   void SetLastCheckpointsWithTime(std::vector<std::pair<std::string, double>> checkpoints);
 
  private:
-  Saver(SaverDef def, Env* env);
+  Saver(SaverDef def, Env* env, const SaverOptions& options);
   void RecordLastCheckpoint(const std::string& path);
   void MaybeDeleteOldCheckpoints();
 
   SaverDef def_;
   Env* env_;  // Not owned.
-  absl::Duration stale_temp_age_ = absl::Hours(1);
+  const absl::Duration stale_temp_age_;
+  const bool save_relative_paths_;
+  const bool pad_step_number_;
   std::vector<std::pair<std::string, double>> last_checkpoints_;
   std::vector<std::pair<std::string, double>> to_delete_;
   double next_checkpoint_time_;

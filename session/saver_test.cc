@@ -106,6 +106,68 @@ TEST_F(SaverTest, SaveAndRestoreRoundTrip) {
   EXPECT_EQ(latest, std::optional<std::string>("/logs/model-12"));
 }
 
+// saver.py: `save_relative_paths` stores the state file's paths relative to
+// its directory (TensorFlow writes model_checkpoint_path: "model-2"), so a
+// copied directory refers to its own files, not the original's.
+TEST_F(SaverTest, SaveRelativePathsWritesPathsRelativeToTheDirectory) {
+  Build({.max_to_keep = 2, .save_relative_paths = true});
+  ASSERT_OK(mem_.CreateDir("/logs"));
+  auto s = InitializedAndSet();
+  for (int step = 1; step <= 2; ++step) {
+    ASSERT_OK(saver_->Save(s.get(), "/logs/model", {.global_step = step}).status());
+  }
+  ASSERT_OK_AND_ASSIGN(std::string text, ReadFileToString(&mem_, "/logs/checkpoint"));
+  EXPECT_EQ(text,
+            "model_checkpoint_path: \"model-2\"\n"
+            "all_model_checkpoint_paths: \"model-1\"\n"
+            "all_model_checkpoint_paths: \"model-2\"\n");
+  // The saver itself still tracks the paths it was given.
+  EXPECT_THAT(saver_->last_checkpoints(), ElementsAre("/logs/model-1", "/logs/model-2"));
+
+  // A copy of the directory restores from its own files.
+  ASSERT_OK(mem_.CreateDir("/copy"));
+  ASSERT_OK_AND_ASSIGN(std::vector<std::string> files, mem_.GetChildren("/logs"));
+  for (const std::string& f : files) {
+    ASSERT_OK_AND_ASSIGN(std::string bytes, ReadFileToString(&mem_, JoinPath("/logs", f)));
+    ASSERT_OK(WriteStringToFile(&mem_, JoinPath("/copy", f), bytes));
+  }
+  ASSERT_OK(DeleteRecursively(&mem_, "/logs"));
+  ASSERT_OK_AND_ASSIGN(auto latest, LatestCheckpoint(&mem_, "/copy"));
+  ASSERT_EQ(latest, std::optional<std::string>("/copy/model-2"));
+  auto b = NewSess();
+  ASSERT_OK(saver_->Restore(b.get(), *latest));
+  EXPECT_EQ(Value(b.get(), "v/read"), "4 5 6");
+}
+
+TEST_F(SaverTest, AbsolutePathsByDefault) {
+  Build();
+  ASSERT_OK(mem_.CreateDir("/logs"));
+  auto s = InitializedAndSet();
+  ASSERT_OK(saver_->Save(s.get(), "/logs/model", {.global_step = 2}).status());
+  ASSERT_OK_AND_ASSIGN(std::string text, ReadFileToString(&mem_, "/logs/checkpoint"));
+  EXPECT_EQ(text,
+            "model_checkpoint_path: \"/logs/model-2\"\n"
+            "all_model_checkpoint_paths: \"/logs/model-2\"\n");
+}
+
+// saver.py: `pad_step_number` names the checkpoint "%s-%08d".
+TEST_F(SaverTest, PadStepNumberUsesEightDigits) {
+  Build({.pad_step_number = true});
+  ASSERT_OK(mem_.CreateDir("/logs"));
+  auto s = InitializedAndSet();
+  ASSERT_OK_AND_ASSIGN(std::string path, saver_->Save(s.get(), "/logs/model", {.global_step = 3}));
+  EXPECT_EQ(path, "/logs/model-00000003");
+  EXPECT_TRUE(CheckpointExists(&mem_, "/logs/model-00000003"));
+  // A step wider than 8 digits is written whole.
+  ASSERT_OK_AND_ASSIGN(path, saver_->Save(s.get(), "/logs/model", {.global_step = 123456789}));
+  EXPECT_EQ(path, "/logs/model-123456789");
+  // A saver rebuilt from the SaverDef keeps the option, as TensorFlow's
+  // Saver(saver_def=..., pad_step_number=True) does.
+  auto again = Saver::FromSaverDef(saver_->saver_def(), &clock_, {.pad_step_number = true});
+  ASSERT_OK_AND_ASSIGN(path, again->Save(s.get(), "/logs/model", {.global_step = 42}));
+  EXPECT_EQ(path, "/logs/model-00000042");
+}
+
 TEST_F(SaverTest, MaxToKeepEvictsAfterWritingTheState) {
   Build({.max_to_keep = 2});
   ASSERT_OK(mem_.CreateDir("/logs"));
