@@ -1,9 +1,14 @@
 #include "core/env.h"
 
+#include "absl/time/time.h"
 #include "core/path.h"
 #include "core/status_macros.h"
 
 namespace minigraph {
+
+bool Env::SleepUnlessNotified(const absl::Notification& n, int64_t micros) {
+  return n.WaitForNotificationWithTimeout(absl::Microseconds(micros));
+}
 
 absl::StatusOr<std::string> ReadFileToString(Env* env, const std::string& path) {
   MG_ASSIGN_OR_RETURN(uint64_t size, env->GetFileSize(path));

@@ -25,6 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/notification.h"
 
 namespace minigraph {
 
@@ -116,6 +117,10 @@ class Env {
   // Microseconds since the Unix epoch.
   virtual uint64_t NowMicros() = 0;
   virtual void SleepForMicroseconds(int64_t micros) = 0;
+  // Sleeps like SleepForMicroseconds but wakes as soon as `n` is notified.
+  // Returns whether `n` has been notified. The default waits on the real
+  // clock.
+  virtual bool SleepUnlessNotified(const absl::Notification& n, int64_t micros);
   double NowSeconds() { return NowMicros() * 1e-6; }
 };
 
@@ -176,6 +181,9 @@ class EnvWrapper : public Env {
   uint64_t NowMicros() override { return target_->NowMicros(); }
   void SleepForMicroseconds(int64_t micros) override {
     target_->SleepForMicroseconds(micros);
+  }
+  bool SleepUnlessNotified(const absl::Notification& n, int64_t micros) override {
+    return target_->SleepUnlessNotified(n, micros);
   }
 
  private:

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <thread>
 
 #include "core/fault_injection_env.h"
 #include "core/mem_env.h"
@@ -132,6 +133,27 @@ TEST(FakeClockEnvTest, SleepAdvancesTimeAtOnce) {
   EXPECT_EQ(env.NowMicros(), 30'001'005u);
   EXPECT_EQ(env.sleeps(), 1);
   EXPECT_EQ(env.slept_micros(), 30'000'000);
+}
+
+TEST(FakeClockEnvTest, SleepUnlessNotifiedAdvancesTimeUntilNotified) {
+  MemEnv mem;
+  FakeClockEnv env(&mem, 0);
+  absl::Notification n;
+  EXPECT_FALSE(env.SleepUnlessNotified(n, 10));
+  EXPECT_EQ(env.NowMicros(), 10u);
+  n.Notify();
+  EXPECT_TRUE(env.SleepUnlessNotified(n, 10));
+  EXPECT_EQ(env.NowMicros(), 10u);
+  EXPECT_EQ(env.sleeps(), 1);
+}
+
+// The real clock's wait ends when another thread notifies, long before the
+// hour is up.
+TEST(EnvTest, SleepUnlessNotifiedWakesOnNotify) {
+  absl::Notification n;
+  std::thread notifier([&n] { n.Notify(); });
+  EXPECT_TRUE(Env::Default()->SleepUnlessNotified(n, int64_t{3600} * 1'000'000));
+  notifier.join();
 }
 
 class FaultInjectionEnvTest : public ::testing::Test {

@@ -85,6 +85,12 @@ class FakeClockEnv : public EnvWrapper {
     slept_micros_ += micros > 0 ? micros : 0;
     if (micros > 0) now_ += micros;
   }
+  // Sleeps (advancing the clock) unless `n` is already notified.
+  bool SleepUnlessNotified(const absl::Notification& n, int64_t micros) override {
+    if (n.HasBeenNotified()) return true;
+    SleepForMicroseconds(micros);
+    return n.HasBeenNotified();
+  }
   void AdvanceMicros(uint64_t micros) {
     absl::MutexLock l(&mu_);
     now_ += micros;
