@@ -8,6 +8,7 @@
 #include "checkpoint/checkpoint_state.h"
 #include "core/logging.h"
 #include "core/status_macros.h"
+#include "session/targets.h"
 
 namespace minigraph {
 namespace {
@@ -26,11 +27,16 @@ std::string MaybeName(const std::vector<std::string>& op) {
   return "<no name for <class 'list'>>";
 }
 
-// Splits names into fetched tensors ("node:k") and target nodes ("node").
+// Splits names into fetched tensors ("node:k") and target nodes ("node" or
+// "^node").
 void SplitFetches(const std::vector<std::string>& op, std::vector<std::string>* fetches,
                   std::vector<std::string>* targets) {
   for (const std::string& n : op) {
-    (absl::StrContains(n, ':') ? fetches : targets)->push_back(n);
+    if (absl::StartsWith(n, "^")) {
+      targets->push_back(n.substr(1));
+    } else {
+      (absl::StrContains(n, ':') ? fetches : targets)->push_back(n);
+    }
   }
 }
 
@@ -54,12 +60,40 @@ absl::StatusOr<std::unique_ptr<SessionManager>> SessionManager::Create(GraphDef 
         "ready_for_local_init_op [",
         OpString(options.ready_for_local_init_op), "]"));
   }
+  for (const auto* op : {&options.ready_op, &options.ready_for_local_init_op}) {
+    const char* what = op == &options.ready_op ? "ready_op" : "ready_for_local_init_op";
+    for (const std::string& name : *op) {
+      if (!absl::StrContains(name, ':') && !absl::StartsWith(name, "^")) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            what, " \"", name, "\" is a bare node name; pass the tensor \"", name,
+            ":0\" (Output::tensor_name()) to check what it reports, or \"^", name,
+            "\" to run the op, which reports nothing and so always counts as ready"));
+      }
+    }
+  }
   return std::unique_ptr<SessionManager>(new SessionManager(std::move(graph), std::move(options)));
+}
+
+absl::Status SessionManager::CheckEnv(const SessionOptions& config, const Saver* saver) const {
+  // The default Env in a config means "not set": the manager's is used.
+  if (config.env != options_.env && config.env != Env::Default()) {
+    return absl::InvalidArgumentError(
+        "the session config's Env differs from SessionManager::Options::env; set the Env once, "
+        "in SessionManager::Options (sessions the manager creates use it)");
+  }
+  if (saver != nullptr && saver->env() != options_.env) {
+    return absl::InvalidArgumentError(
+        "the Saver's Env differs from SessionManager::Options::env, so checkpoints would be "
+        "looked for in one and written through the other; create the Saver with the "
+        "SessionManager's Env");
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<Session>> SessionManager::NewSessionOn(
     const std::string& master, SessionOptions config) const {
   config.target = master;
+  config.env = options_.env;
   MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> s, NewSession(config));
   MG_RETURN_IF_ERROR(s->Create(graph_));
   return s;
@@ -144,6 +178,7 @@ absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> SessionManager::Restor
 
 absl::StatusOr<std::unique_ptr<Session>> SessionManager::PrepareSession(
     const std::string& master, const PrepareOptions& options) {
+  MG_RETURN_IF_ERROR(CheckEnv(options.config, options.saver));
   MG_ASSIGN_OR_RETURN(auto restored, RestoreCheckpoint(master, options));
   auto& [sess, is_loaded] = restored;
   const std::string init_fn_text = options.init_fn ? "<init_fn>" : "None";
@@ -171,11 +206,15 @@ absl::StatusOr<std::unique_ptr<Session>> SessionManager::PrepareSession(
         ", init fn: ", init_fn_text, ", local_init_op: ", OpString(options_.local_init_op),
         ", error: ", *not_ready));
   }
+  // The model is ready: it outlives this session on a local:// target, so
+  // workers waiting between attempts do not lose it.
+  MG_RETURN_IF_ERROR(KeepTargetAlive(master));
   return std::move(sess);
 }
 
 absl::StatusOr<SessionManager::RecoverResult> SessionManager::RecoverSession(
     const std::string& master, const PrepareOptions& options) {
+  MG_RETURN_IF_ERROR(CheckEnv(options.config, options.saver));
   MG_ASSIGN_OR_RETURN(auto restored, RestoreCheckpoint(master, options));
   RecoverResult result;
   result.session = std::move(restored.first);
@@ -204,10 +243,19 @@ absl::StatusOr<SessionManager::RecoverResult> SessionManager::RecoverSession(
 }
 
 absl::StatusOr<std::unique_ptr<Session>> SessionManager::WaitForSession(
-    const std::string& master, SessionOptions config, std::optional<absl::Duration> max_wait) {
+    const std::string& master, SessionOptions config, std::optional<absl::Duration> max_wait,
+    const absl::Notification* cancel) {
+  MG_RETURN_IF_ERROR(CheckEnv(config, nullptr));
   Env* env = options_.env;
   const uint64_t start = env->NowMicros();
+  const absl::Notification never;
+  const absl::Notification& stop = cancel != nullptr ? *cancel : never;
+  const auto cancelled = [&master] {
+    return absl::CancelledError(
+        absl::StrCat("WaitForSession on \"", master, "\" was cancelled"));
+  };
   while (true) {
+    if (stop.HasBeenNotified()) return cancelled();
     MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> sess, NewSessionOn(master, config));
     MG_ASSIGN_OR_RETURN(std::optional<std::string> not_ready_local, TryRunLocalInitOp(sess.get()));
     std::optional<std::string> not_ready;
@@ -227,7 +275,9 @@ absl::StatusOr<std::unique_ptr<Session>> SessionManager::WaitForSession(
     }
     MG_LOG(INFO) << "Waiting for model to be ready.  Ready_for_local_init_op:  "
                  << not_ready_local.value_or("None") << ", ready: " << not_ready.value_or("None");
-    env->SleepForMicroseconds(absl::ToInt64Microseconds(options_.recovery_wait));
+    if (env->SleepUnlessNotified(stop, absl::ToInt64Microseconds(options_.recovery_wait))) {
+      return cancelled();
+    }
   }
 }
 

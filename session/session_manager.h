@@ -15,11 +15,22 @@
 // tensorflow/python/training/session_manager.py (see
 // ../shared/reference/session_manager.md); Python's ValueError is
 // InvalidArgument, RuntimeError FailedPrecondition. An "op" option holds node
-// names (run as targets) and/or tensor names "node:k" (fetched; the ":k" is
-// required, see Output::tensor_name), as a Python caller passes an op, a
-// tensor or a list; empty means None. Waiting uses the
-// Env's clock (options.env), so tests use a fake one. Safe for concurrent
-// use.
+// names (run as targets; "node" or "^node") and/or tensor names "node:k"
+// (fetched; the ":k" is required, see Output::tensor_name), as a Python
+// caller passes an op, a tensor or a list; empty means None. In ready_op and
+// ready_for_local_init_op an op must be written "^node": an op reports
+// nothing, so it always counts as ready, and a bare "node" there is far more
+// often a tensor missing its ":0" than a readiness check left out on purpose.
+//
+// One Env (Options::env) serves files and time: the waiting loops use its
+// clock, so tests use a fake one, and the sessions the manager creates use it
+// unless their config names another, which is InvalidArgument, as is a Saver
+// whose Env differs.
+//
+// On a "local://NAME" target, a successful PrepareSession keeps the model
+// alive after its sessions close (KeepTargetAlive in session/targets.h), as
+// a TensorFlow server keeps its variables; ResetTarget drops it. Safe for
+// concurrent use.
 
 #ifndef MINIGRAPH_SESSION_SESSION_MANAGER_H_
 #define MINIGRAPH_SESSION_SESSION_MANAGER_H_
@@ -32,6 +43,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "core/env.h"
 #include "core/proto/graph.pb.h"
@@ -43,27 +55,28 @@ namespace minigraph {
 class SessionManager {
  public:
   struct Options {
-    std::vector<std::string> local_init_op;
-    std::vector<std::string> ready_op;
-    std::vector<std::string> ready_for_local_init_op;
+    std::vector<std::string> local_init_op = {};
+    std::vector<std::string> ready_op = {};
+    std::vector<std::string> ready_for_local_init_op = {};
     absl::Duration recovery_wait = absl::Seconds(30);
-    RunOptions local_init_run_options;
-    std::vector<std::pair<std::string, Tensor>> local_init_feed_dict;
+    RunOptions local_init_run_options = {};
+    std::vector<std::pair<std::string, Tensor>> local_init_feed_dict = {};
     // Files and time for the waiting loops; not owned.
     Env* env = Env::Default();
   };
 
   struct PrepareOptions {
-    std::vector<std::string> init_op;
+    std::vector<std::string> init_op = {};
     Saver* saver = nullptr;  // Not owned.
-    std::string checkpoint_dir;
-    std::string checkpoint_filename_with_path;
+    std::string checkpoint_dir = {};
+    std::string checkpoint_filename_with_path = {};
     bool wait_for_checkpoint = false;
     absl::Duration max_wait = absl::Seconds(7200);
-    // The session config (threads); its target is replaced by `master`.
-    SessionOptions config;
-    std::vector<std::pair<std::string, Tensor>> init_feed_dict;
-    std::function<absl::Status(Session*)> init_fn;
+    // The session config (threads); its target is replaced by `master` and
+    // its Env by Options::env.
+    SessionOptions config = {};
+    std::vector<std::pair<std::string, Tensor>> init_feed_dict = {};
+    std::function<absl::Status(Session*)> init_fn = {};
   };
 
   struct RecoverResult {
@@ -72,7 +85,9 @@ class SessionManager {
   };
 
   // Returns InvalidArgument with TensorFlow's text when ready_for_local_init_op
-  // is given without local_init_op.
+  // is given without local_init_op, and InvalidArgument naming the entry
+  // when ready_op or ready_for_local_init_op holds a bare node name (neither
+  // "node:k" nor "^node").
   static absl::StatusOr<std::unique_ptr<SessionManager>> Create(GraphDef graph, Options options);
 
   // A session whose model is ready: restored from a checkpoint if one is
@@ -93,17 +108,23 @@ class SessionManager {
   // model is ready (someone else initializes it), sleeping recovery_wait
   // between attempts. Returns DeadlineExceeded "Session was not ready after
   // waiting N secs." when less than recovery_wait would remain after a
-  // sleep. `max_wait` nullopt = forever.
+  // sleep. `max_wait` nullopt = forever. Returns Cancelled as soon as
+  // `cancel` (not owned; may be null) is notified, even mid-sleep.
   absl::StatusOr<std::unique_ptr<Session>> WaitForSession(
       const std::string& master, SessionOptions config = {},
-      std::optional<absl::Duration> max_wait = std::nullopt);
+      std::optional<absl::Duration> max_wait = std::nullopt,
+      const absl::Notification* cancel = nullptr);
 
  private:
   SessionManager(GraphDef graph, Options options)
       : graph_(std::move(graph)), options_(std::move(options)) {}
 
+  // REQUIRES: CheckEnv(config) is OK.
   absl::StatusOr<std::unique_ptr<Session>> NewSessionOn(const std::string& master,
                                                         SessionOptions config) const;
+  // InvalidArgument when `config` or `saver` names an Env other than
+  // options_.env.
+  absl::Status CheckEnv(const SessionOptions& config, const Saver* saver) const;
   // (session, restored)
   absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> RestoreCheckpoint(
       const std::string& master, const PrepareOptions& options);

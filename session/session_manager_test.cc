@@ -714,7 +714,7 @@ TEST_F(SessionManagerTest, X3_Int32AndOpReadyOpsMeanReady) {
   Scope root = Scope::NewRootScope();
   ops::Const<int32_t>(root.WithOpName("ranks"), {1, 2});
   ops::NoOp(root.WithOpName("an_op"));
-  for (const char* ready : {"ranks:0", "an_op"}) {
+  for (const char* ready : {"ranks:0", "^an_op"}) {
     SessionManager::Options o = Opts();
     o.ready_op = {ready};
     o.local_init_op = {"an_op"};
@@ -930,6 +930,190 @@ TEST_F(SessionManagerTest, PrepareSessionRestoresTensorFlowCheckpointExactly) {
     EXPECT_EQ(out[0].tensor_data(), want.tensor_data()) << key;
   }
   EXPECT_EQ(saver->last_checkpoints(), std::vector<std::string>{*latest});
+}
+
+// Issue 16: where minigraph departed from TensorFlow, and the C++ API's traps.
+
+// variables.py: with the global and local collections empty, the readiness
+// report falls back to every VariableV2 op, so a variable built outside the
+// collections is not "ready" while uninitialized.
+TEST_F(SessionManagerTest, ReadyOpReportsVariablesOutsideTheCollections) {
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<float>(1), {.collections = {}});
+  ops::NoOp(root.WithOpName("nothing"));
+  SessionManager::Options o = Opts();
+  o.ready_op = ReportReady(root);
+  auto sm = Make(root, o);
+  SessionManager::PrepareOptions p = Prep();
+  p.init_op = {"nothing"};
+  EXPECT_THAT(sm->PrepareSession("", p),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("Init operations did not make model ready.  Init op: nothing, "
+                                 "init fn: None, local_init_op: None, error: Variables not "
+                                 "initialized: v")));
+  EXPECT_THAT(sm->WaitForSession("", SessionOptions(), absl::Seconds(60)),
+              StatusIs(absl::StatusCode::kDeadlineExceeded));
+  p.init_op = {v.initializer().name()};
+  ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", p));
+  EXPECT_EQ(Value(sess.get(), "v/read"), "1");
+}
+
+// The obsolete assert_variables_initialized() falls back the same way.
+TEST_F(SessionManagerTest, AssertReadyOpCoversVariablesOutsideTheCollections) {
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<float>(1), {.collections = {}});
+  ops::NoOp(root.WithOpName("nothing"));
+  SessionManager::Options o = Opts();
+  o.ready_op = {AssertVariablesInitialized(root).tensor_name()};
+  auto sm = Make(root, o);
+  SessionManager::PrepareOptions p = Prep();
+  p.init_op = {"nothing"};
+  EXPECT_THAT(sm->PrepareSession("", p),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("Attempting to use uninitialized value v")));
+  p.init_op = {v.initializer().name()};
+  EXPECT_OK(sm->PrepareSession("", p).status());
+}
+
+// A ready op given as a bare node name (a tensor missing its ":0") would be
+// run as an op and always count as ready; it is rejected. "^node" runs an op
+// on purpose (X3).
+TEST_F(SessionManagerTest, BareNodeNameAsReadyOpIsInvalidArgument) {
+  Scope root = Scope::NewRootScope();
+  Variable::Create(root, "v", Tensor::Scalar<float>(1));
+  Output ready = ReportUninitializedVariables(root);
+  ops::NoOp(root.WithOpName("local_init"));
+  const GraphDef graph = *root.ToGraphDef();
+  SessionManager::Options o = Opts();
+  o.ready_op = {ready.op().name()};
+  EXPECT_THAT(SessionManager::Create(graph, o),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("ready_op \"" + ready.op().name() + "\" is a bare node name")));
+  o = Opts();
+  o.local_init_op = {"local_init"};
+  o.ready_for_local_init_op = {ready.op().name()};
+  EXPECT_THAT(SessionManager::Create(graph, o),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("ready_for_local_init_op")));
+  o.ready_for_local_init_op = {ready.tensor_name()};
+  o.ready_op = {"^" + ready.op().name()};
+  EXPECT_OK(SessionManager::Create(graph, o).status());
+}
+
+// One Env: the sessions a manager creates use its Env, so a checkpoint in an
+// in-memory directory is found and restored without setting it three times.
+TEST_F(SessionManagerTest, SessionsUseTheManagersEnv) {
+  ASSERT_OK(env_.CreateDir("/mem_only"));
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<int32_t>(3));
+  ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {}, &env_));
+  SessionManager::Options o = Opts();
+  o.ready_op = ReportReady(root);
+  auto sm = Make(root, o);
+  SessionManager::PrepareOptions p;  // config.env left as it is
+  p.init_op = {v.initializer().name()};
+  p.saver = saver.get();
+  p.checkpoint_dir = "/mem_only";
+  ASSERT_OK_AND_ASSIGN(auto first, sm->PrepareSession("", p));
+  ASSERT_OK(saver->Save(first.get(), "/mem_only/model").status());
+  p.init_op.clear();
+  ASSERT_OK_AND_ASSIGN(auto restored, sm->RecoverSession("", p));
+  EXPECT_TRUE(restored.initialized);
+  EXPECT_EQ(Value(restored.session.get(), "v/read"), "3");
+}
+
+TEST_F(SessionManagerTest, MismatchedEnvsAreInvalidArgument) {
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<int32_t>(3));
+  ASSERT_OK_AND_ASSIGN(auto posix_saver, Saver::Create(root, {}, Env::Default()));
+  auto sm = Make(root, Opts());
+  SessionManager::PrepareOptions p = Prep();
+  p.init_op = {v.initializer().name()};
+  p.saver = posix_saver.get();
+  p.checkpoint_dir = "/logs";
+  EXPECT_THAT(sm->PrepareSession("", p),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("the Saver's Env differs")));
+  EXPECT_THAT(sm->RecoverSession("", p),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("the Saver's Env differs")));
+  MemEnv other;
+  SessionOptions config;
+  config.env = &other;
+  EXPECT_THAT(sm->WaitForSession("", config, absl::Seconds(1)),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the session config's Env differs")));
+}
+
+// WaitForSession without max_wait can be cancelled: between attempts ...
+class NotifiesOnThirdSleep : public FakeClockEnv {
+ public:
+  using FakeClockEnv::FakeClockEnv;
+  absl::Notification* to_notify = nullptr;
+  void SleepForMicroseconds(int64_t micros) override {
+    FakeClockEnv::SleepForMicroseconds(micros);
+    if (sleeps() == 3) to_notify->Notify();
+  }
+};
+
+TEST(SessionManagerWaitTest, WaitForSessionEndsWhenCancelled) {
+  SetMinLogLevel(LogLevel::kError);
+  absl::Notification cancel;
+  NotifiesOnThirdSleep clock(Env::Default());
+  clock.to_notify = &cancel;
+  Scope root = Scope::NewRootScope();
+  Variable::Create(root, "v", Tensor::Scalar<float>(1));
+  SessionManager::Options o;
+  o.env = &clock;
+  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  ASSERT_OK_AND_ASSIGN(auto sm, SessionManager::Create(*root.ToGraphDef(), o));
+  EXPECT_THAT(sm->WaitForSession("", SessionOptions(), std::nullopt, &cancel),
+              StatusIs(absl::StatusCode::kCancelled, HasSubstr("WaitForSession on \"\"")));
+  EXPECT_EQ(clock.sleeps(), 3);
+  // Already cancelled: no attempt, no sleep.
+  EXPECT_THAT(sm->WaitForSession("", SessionOptions(), std::nullopt, &cancel),
+              StatusIs(absl::StatusCode::kCancelled));
+  EXPECT_EQ(clock.sleeps(), 3);
+}
+
+// ... and in the middle of a real sleep: with an hour's recovery_wait this
+// test would time out if the cancellation waited for the sleep to end.
+TEST(SessionManagerWaitTest, CancellationInterruptsARealSleep) {
+  SetMinLogLevel(LogLevel::kError);
+  Scope root = Scope::NewRootScope();
+  Variable::Create(root, "v", Tensor::Scalar<float>(1));
+  SessionManager::Options o;
+  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  o.recovery_wait = absl::Hours(1);
+  ASSERT_OK_AND_ASSIGN(auto sm, SessionManager::Create(*root.ToGraphDef(), o));
+  absl::Notification cancel;
+  std::thread canceller([&cancel] { cancel.Notify(); });
+  EXPECT_THAT(sm->WaitForSession("", SessionOptions(), std::nullopt, &cancel),
+              StatusIs(absl::StatusCode::kCancelled));
+  canceller.join();
+}
+
+// A model the chief prepared on local:// outlives the chief's session, so a
+// worker that connects later (or between its attempts) finds it ready;
+// ResetTarget lets it go.
+TEST_F(SessionManagerTest, PreparedLocalModelOutlivesItsSessions) {
+  const std::string target = "local://kept_alive_by_prepare_session";
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<float>(7));
+  SessionManager::Options o = Opts();
+  o.ready_op = ReportReady(root);
+  auto sm = Make(root, o);
+  {
+    SessionManager::PrepareOptions p = Prep();
+    p.init_op = {v.initializer().name()};
+    ASSERT_OK_AND_ASSIGN(auto chief, sm->PrepareSession(target, p));
+    ASSERT_OK(chief->Close());
+  }
+  ASSERT_OK_AND_ASSIGN(auto worker, sm->WaitForSession(target, SessionOptions(), absl::Seconds(60)));
+  EXPECT_EQ(Value(worker.get(), "v/read"), "7");
+  EXPECT_EQ(clock_.sleeps(), 0);
+  worker.reset();
+  ASSERT_OK(ResetTarget(target));
+  EXPECT_THAT(sm->WaitForSession(target, SessionOptions(), absl::Seconds(60)),
+              StatusIs(absl::StatusCode::kDeadlineExceeded));
+  EXPECT_THAT(KeepTargetAlive("local://"), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
 TEST(TargetsTest, LocalTargetsShareStateAndBadTargetsAreErrors) {

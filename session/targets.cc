@@ -19,6 +19,13 @@ std::map<std::string, std::weak_ptr<SessionState>>& Registry()
   return *r;
 }
 
+// The states KeepTargetAlive holds, by target.
+std::map<std::string, std::shared_ptr<SessionState>>& Kept()
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(registry_mu) {
+  static auto* k = new std::map<std::string, std::shared_ptr<SessionState>>;
+  return *k;
+}
+
 absl::Status CheckName(const std::string& target, absl::string_view name) {
   if (name.empty()) {
     return absl::InvalidArgumentError(
@@ -57,6 +64,27 @@ absl::StatusOr<std::shared_ptr<SessionState>> StateForTarget(const std::string& 
   return absl::InvalidArgumentError(absl::StrCat(
       "unsupported session target '", target,
       "': use \"\" (private state) or \"local://NAME\" (state shared in this process)"));
+}
+
+absl::Status KeepTargetAlive(const std::string& target) {
+  if (!absl::StartsWith(target, kLocalScheme)) return absl::OkStatus();
+  absl::StatusOr<std::shared_ptr<SessionState>> state = StateForTarget(target);
+  if (!state.ok()) return state.status();
+  absl::MutexLock l(&registry_mu);
+  Kept()[target] = *std::move(state);
+  return absl::OkStatus();
+}
+
+absl::Status ResetTarget(const std::string& target) {
+  if (!absl::StartsWith(target, kLocalScheme)) return absl::OkStatus();
+  std::shared_ptr<SessionState> dropped;  // destroyed outside the lock
+  absl::MutexLock l(&registry_mu);
+  auto it = Kept().find(target);
+  if (it != Kept().end()) {
+    dropped = std::move(it->second);
+    Kept().erase(it);
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::unique_ptr<LocalServer>> LocalServer::Create(const std::string& name) {

@@ -3,7 +3,9 @@
 //   ""              a session with private state: two sessions on "" never
 //                   share variables (TensorFlow's direct session)
 //   "local://NAME"  every session on the target shares one in-process state;
-//                   it lives while a LocalServer or any session holds it
+//                   it lives while a LocalServer or any session holds it, or
+//                   once a SessionManager's PrepareSession has made it ready
+//                   on the target (KeepTargetAlive), until ResetTarget
 //   "grpc://..."    reserved for sessions across processes (not built yet)
 //   "SCHEME://..."  a scheme with a registered factory (RegisterSessionFactory
 //                   in session/session.h)
@@ -32,6 +34,18 @@ inline constexpr char kGrpcScheme[] = "grpc://";
 // target for an unknown scheme or an empty name, Unimplemented for grpc://.
 // Safe for concurrent use.
 absl::StatusOr<std::shared_ptr<SessionState>> StateForTarget(const std::string& target);
+
+// Keeps the state of a local://NAME target alive for the life of the process,
+// as a TensorFlow server keeps its model between sessions, until
+// ResetTarget. No effect on other targets ("" has private state; other
+// schemes keep their own). Returns InvalidArgument for a malformed local://
+// target. Safe for concurrent use.
+absl::Status KeepTargetAlive(const std::string& target);
+
+// Drops what KeepTargetAlive holds (TensorFlow's Session.reset): the state
+// then lives only while sessions or a LocalServer hold it, and a target no
+// one holds starts afresh. OK when nothing was kept.
+absl::Status ResetTarget(const std::string& target);
 
 // Keeps the state of "local://NAME" alive (like TensorFlow's in-process
 // server), so sessions can come and go without losing variables.
