@@ -28,7 +28,10 @@ absl::StatusOr<TensorShape> TensorShape::FromProto(const TensorShapeProto& proto
   return Build(dims);
 }
 
-TensorShape::TensorShape(std::initializer_list<int64_t> dims) {
+TensorShape::TensorShape(std::initializer_list<int64_t> dims)
+    : TensorShape(absl::Span<const int64_t>(dims.begin(), dims.size())) {}
+
+TensorShape::TensorShape(absl::Span<const int64_t> dims) {
   for (int64_t d : dims) {
     absl::Status s = AddDim(d);
     MG_CHECK(s.ok()) << s;

@@ -44,6 +44,9 @@ class TensorShape {
   // For shapes known valid at compile time (tests, literals). Aborts on an
   // invalid shape.
   TensorShape(std::initializer_list<int64_t> dims);
+  // The same for dims held in a container (std::vector<int64_t>, ...), when
+  // they are known valid. Use Build() for dims that come from input.
+  explicit TensorShape(absl::Span<const int64_t> dims);
 
   int dims() const { return static_cast<int>(dims_.size()); }
   int64_t dim_size(int i) const { return dims_[i]; }

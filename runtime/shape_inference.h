@@ -14,6 +14,7 @@
 #define MINIGRAPH_RUNTIME_SHAPE_INFERENCE_H_
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,9 @@ class PartialShape {
  public:
   // Unknown rank.
   PartialShape() = default;
+  // Known rank; -1 for an unknown dimension. PartialShape({}) is a scalar
+  // (PartialShape() is of unknown rank).
+  explicit PartialShape(std::initializer_list<int64_t> dims) : known_(true), dims_(dims) {}
   explicit PartialShape(std::vector<int64_t> dims) : known_(true), dims_(std::move(dims)) {}
   static PartialShape Scalar() { return PartialShape(std::vector<int64_t>{}); }
   static PartialShape UnknownOfRank(int rank) {

@@ -52,13 +52,13 @@ inline constexpr char kSaversCollection[] = "savers";
 // Empty means "from the collection, else the default" (TensorFlow's None).
 // Op lists are as for SessionManager: node names, or "node:k" tensors.
 struct ScaffoldOptions {
-  std::vector<std::string> init_op;
-  std::vector<std::pair<std::string, Tensor>> init_feed_dict;
-  std::function<absl::Status(Session*)> init_fn;
-  std::vector<std::string> ready_op;
-  std::vector<std::string> ready_for_local_init_op;
-  std::vector<std::string> local_init_op;
-  std::vector<std::pair<std::string, Tensor>> local_init_feed_dict;
+  std::vector<std::string> init_op = {};
+  std::vector<std::pair<std::string, Tensor>> init_feed_dict = {};
+  std::function<absl::Status(Session*)> init_fn = {};
+  std::vector<std::string> ready_op = {};
+  std::vector<std::string> ready_for_local_init_op = {};
+  std::vector<std::string> local_init_op = {};
+  std::vector<std::pair<std::string, Tensor>> local_init_feed_dict = {};
   Saver* saver = nullptr;  // Not owned; must outlive the Scaffold.
   // Files and time for the Saver and the sessions' waits; not owned.
   Env* env = Env::Default();

@@ -32,7 +32,7 @@ namespace minigraph {
 struct SessionOptions {
   // "" for a session with its own state, "local://NAME" for state shared in
   // this process (session/targets.h).
-  std::string target;
+  std::string target = {};
   // Threads that run independent nodes; 0 = number of cores.
   int inter_op_threads = 0;
   // Threads one kernel may use; 0 = number of cores.
