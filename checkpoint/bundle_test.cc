@@ -12,6 +12,7 @@
 #include "checkpoint/table.h"
 #include "core/mem_env.h"
 #include "core/status_matchers.h"
+#include "core/tensor_types.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -25,7 +26,7 @@ Tensor RandomTensor(DataType dt, const TensorShape& shape, std::mt19937* rng) {
   Tensor t(dt, shape);
   if (dt == DT_STRING) {
     for (int64_t i = 0; i < t.NumElements(); ++i) {
-      t.flat<std::string>()(i) = std::string((*rng)() % 300, static_cast<char>((*rng)()));
+      t.data<std::string>()[i] = std::string((*rng)() % 300, static_cast<char>((*rng)()));
     }
     return t;
   }
@@ -41,7 +42,7 @@ bool SameTensor(const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype() || a.shape() != b.shape()) return false;
   if (a.dtype() == DT_STRING) {
     for (int64_t i = 0; i < a.NumElements(); ++i) {
-      if (a.flat<std::string>()(i) != b.flat<std::string>()(i)) return false;
+      if (a.data<std::string>()[i] != b.data<std::string>()[i]) return false;
     }
     return true;
   }
@@ -320,7 +321,7 @@ void ConcurrentWritersOfOnePrefix(Env* env, const std::string& dir) {
     std::set<int32_t> marks;
     for (const char* key : {"a", "b", "c"}) {
       ASSERT_OK_AND_ASSIGN(Tensor v, r->Lookup(key));
-      for (int64_t i = 0; i < v.NumElements(); ++i) marks.insert(v.flat<int32_t>()(i));
+      for (int64_t i = 0; i < v.NumElements(); ++i) marks.insert(v.data<int32_t>()[i]);
     }
     ASSERT_EQ(marks.size(), 1u) << "round " << round;
   }

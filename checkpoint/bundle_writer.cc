@@ -22,11 +22,11 @@ std::string TempName(const std::string& final_name) {
 // masked crc32c of the lengths (each as uint32, or uint64 past 4 GiB), then
 // the bytes. Returns the payload; `crc` is the entry's unmasked crc.
 std::string EncodeStrings(const Tensor& t, uint32_t* crc) {
-  const auto flat = t.flat<std::string>();
+  const std::string* strings = t.data<std::string>();
   std::string out;
   uint32_t length_crc = 0;
-  for (int64_t i = 0; i < flat.size(); ++i) {
-    const uint64_t len = flat(i).size();
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    const uint64_t len = strings[i].size();
     PutVarint64(&out, len);
     if (len <= 0xFFFFFFFFu) {
       char buf[4];
@@ -42,9 +42,9 @@ std::string EncodeStrings(const Tensor& t, uint32_t* crc) {
   EncodeFixed32(masked, crc32c::Mask(length_crc));
   out.append(masked, 4);
   uint32_t c = crc32c::Extend(length_crc, masked, 4);
-  for (int64_t i = 0; i < flat.size(); ++i) {
-    out.append(flat(i));
-    c = crc32c::Extend(c, flat(i).data(), flat(i).size());
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    out.append(strings[i]);
+    c = crc32c::Extend(c, strings[i].data(), strings[i].size());
   }
   *crc = c;
   return out;

@@ -9,6 +9,7 @@
 #include "core/logging.h"
 #include "core/mem_env.h"
 #include "core/status_matchers.h"
+#include "core/tensor_types.h"
 #include "gtest/gtest.h"
 
 namespace minigraph {
@@ -18,7 +19,7 @@ constexpr char kDir[] = "/logs";
 
 Tensor Values(int64_t step) {
   Tensor t(DT_FLOAT, TensorShape({1000}));
-  for (int i = 0; i < 1000; ++i) t.flat<float>()(i) = static_cast<float>(step * 1000 + i);
+  for (int i = 0; i < 1000; ++i) t.data<float>()[i] = static_cast<float>(step * 1000 + i);
   return t;
 }
 
@@ -42,7 +43,7 @@ absl::StatusOr<int64_t> Restore(Env* env, const std::string& prefix) {
   MG_ASSIGN_OR_RETURN(Tensor step, r->Lookup("step"));
   MG_ASSIGN_OR_RETURN(Tensor weights, r->Lookup("weights"));
   MG_ASSIGN_OR_RETURN(Tensor names, r->Lookup("names"));
-  const int64_t s = step.scalar<int64_t>()();
+  const int64_t s = *step.data<int64_t>();
   if (weights.tensor_data() != Values(s).tensor_data()) {
     return absl::InternalError("weights do not match the step");
   }

@@ -15,6 +15,7 @@
 #include "core/mem_env.h"
 #include "core/path.h"
 #include "core/status_matchers.h"
+#include "core/tensor_types.h"
 #include "gtest/gtest.h"
 #include "tests/testing/shared_testdata.h"
 
@@ -121,7 +122,7 @@ TEST(TfCheckpointsTest, EveryEntryMatchesTheExpectedListing) {
       ASSERT_OK_AND_ASSIGN(Tensor t, reader->Lookup(want.key));  // verifies the crc
       if (want.has_value) EXPECT_EQ(t.SummarizeValue(1), want.value);
       if (want.has_str) {
-        const std::string& s = t.flat<std::string>()(0);
+        const std::string& s = t.data<std::string>()[0];
         EXPECT_EQ(s.substr(0, want.value.size()), want.value);
         EXPECT_EQ(VarintLength(s.size()) + 4 + s.size(), static_cast<size_t>(want.size));
       }
@@ -165,7 +166,7 @@ TEST(TfCheckpointsTest, TwoShardKerasCheckpointReadsBothShards) {
                          JoinPath(dir, "tf_checkpoints/dpbigler__mnist_GAN/training_checkpoints/ckpt-3149")));
   EXPECT_EQ(reader->num_shards(), 2);
   ASSERT_OK_AND_ASSIGN(Tensor counter, reader->Lookup("save_counter/.ATTRIBUTES/VARIABLE_VALUE"));
-  EXPECT_EQ(counter.scalar<int64_t>()(), 3149);
+  EXPECT_EQ(*counter.data<int64_t>(), 3149);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <new>
 #include <sstream>
 
+#include "Eigen/Core"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 

@@ -2,7 +2,8 @@
 // refcounted, 64-byte-aligned buffer.
 //
 //   Tensor t(DT_FLOAT, TensorShape({2, 3}));
-//   t.flat<float>().setConstant(1.0f);        // Eigen view; checks the dtype
+//   float* p = t.data<float>();                // checks the dtype
+//   t.flat<float>().setConstant(1.0f);        // Eigen view (core/tensor_types.h)
 //   Tensor alias = t;                          // shares the buffer
 //   Tensor copy = tensor::DeepCopy(t);         // owns new memory
 //   MG_ASSIGN_OR_RETURN(auto m, t.TryMatrix<float>());  // checked, as Status
@@ -27,10 +28,16 @@
 #include "core/allocator.h"
 #include "core/logging.h"
 #include "core/tensor_shape.h"
-#include "core/tensor_types.h"
 #include "core/types.h"
 
 namespace minigraph {
+
+// Eigen views of tensor data (TensorFlow's TTypes). Declared here and
+// defined, with the view accessors of Tensor (flat, matrix, scalar, ...), in
+// core/tensor_types.h, which only code that computes with Eigen includes, so
+// the rest never parses Eigen.
+template <typename T, int NDIMS = 1, typename IndexType = std::ptrdiff_t>
+struct TTypes;
 
 // The memory behind one or more Tensors. Constructs and destroys the
 // elements of non-memcpy types (strings, resource handles, variants).
@@ -106,9 +113,12 @@ class Tensor {
   // count. Returns InvalidArgument otherwise.
   absl::StatusOr<Tensor> Reshaped(const TensorShape& shape) const;
 
-  // Checked views: InvalidArgument naming both types or ranks on mismatch.
+  // InvalidArgument naming both types when T is not the dtype.
   template <typename T>
   absl::Status CheckType() const;
+
+  // Eigen views; defined in core/tensor_types.h, which a caller includes.
+  // Checked views: InvalidArgument naming both types or ranks on mismatch.
   template <typename T>
   absl::StatusOr<typename TTypes<T>::Flat> TryFlat() const;
   template <typename T, int NDIMS>
@@ -160,7 +170,7 @@ class Tensor {
   template <typename T>
   void CheckTypeOrDie() const;
   template <size_t NDIMS>
-  std::array<Eigen::DenseIndex, NDIMS> EigenDims(absl::Span<const int64_t> sizes) const;
+  std::array<std::ptrdiff_t, NDIMS> EigenDims(absl::Span<const int64_t> sizes) const;
 
   DataType dtype_ = DT_INVALID;
   TensorShape shape_;
@@ -189,67 +199,6 @@ template <typename T>
 void Tensor::CheckTypeOrDie() const {
   absl::Status s = CheckType<T>();
   MG_CHECK(s.ok()) << s.message();
-}
-
-template <typename T>
-absl::StatusOr<typename TTypes<T>::Flat> Tensor::TryFlat() const {
-  absl::Status s = CheckType<T>();
-  if (!s.ok()) return s;
-  return typename TTypes<T>::Flat(static_cast<T*>(raw_data()), NumElements());
-}
-
-template <typename T, int NDIMS>
-absl::StatusOr<typename TTypes<T, NDIMS>::Tensor> Tensor::TryTensor() const {
-  absl::Status s = CheckType<T>();
-  if (!s.ok()) return s;
-  if (dims() != NDIMS) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tensor of shape ", shape_.DebugString(), " has rank ", dims(),
-        ", accessed with rank ", NDIMS));
-  }
-  return typename TTypes<T, NDIMS>::Tensor(static_cast<T*>(raw_data()),
-                                           EigenDims<NDIMS>(shape_.dim_sizes()));
-}
-
-template <typename T>
-typename TTypes<T>::Flat Tensor::flat() const {
-  CheckTypeOrDie<T>();
-  return typename TTypes<T>::Flat(static_cast<T*>(raw_data()), NumElements());
-}
-
-template <typename T, int NDIMS>
-typename TTypes<T, NDIMS>::Tensor Tensor::tensor() const {
-  auto r = TryTensor<T, NDIMS>();
-  MG_CHECK(r.ok()) << r.status().message();
-  return *r;
-}
-
-template <typename T>
-typename TTypes<T>::Scalar Tensor::scalar() const {
-  CheckTypeOrDie<T>();
-  MG_CHECK(NumElements() == 1) << "scalar() on a tensor of shape "
-                                << shape_.DebugString();
-  return typename TTypes<T>::Scalar(static_cast<T*>(raw_data()));
-}
-
-template <typename T, int NDIMS>
-typename TTypes<T, NDIMS>::Tensor Tensor::shaped(
-    absl::Span<const int64_t> new_sizes) const {
-  CheckTypeOrDie<T>();
-  MG_CHECK(new_sizes.size() == NDIMS) << "shaped() with the wrong rank";
-  int64_t n = 1;
-  for (int64_t d : new_sizes) n *= d;
-  MG_CHECK(n == NumElements()) << "shaped() changes the element count";
-  return typename TTypes<T, NDIMS>::Tensor(static_cast<T*>(raw_data()),
-                                           EigenDims<NDIMS>(new_sizes));
-}
-
-template <size_t NDIMS>
-std::array<Eigen::DenseIndex, NDIMS> Tensor::EigenDims(
-    absl::Span<const int64_t> sizes) const {
-  std::array<Eigen::DenseIndex, NDIMS> d;
-  for (size_t i = 0; i < NDIMS; ++i) d[i] = sizes[i];
-  return d;
 }
 
 template <typename T>

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 

@@ -6,6 +6,7 @@
 
 #include "core/status_matchers.h"
 #include "core/tensor_proto.h"
+#include "core/tensor_types.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -46,20 +47,20 @@ TEST(TensorTest, BufferIsAlignedAndCopiesAlias) {
   t.flat<float>().setConstant(2.0f);
   Tensor alias = t;
   alias.matrix<float>()(1, 2) = 7.0f;
-  EXPECT_EQ(t.flat<float>()(1 * 5 + 2), 7.0f);
+  EXPECT_EQ(t.data<float>()[1 * 5 + 2], 7.0f);
   EXPECT_TRUE(alias.SharesBufferWith(t));
   Tensor copy = tensor::DeepCopy(t);
   EXPECT_FALSE(copy.SharesBufferWith(t));
-  copy.flat<float>()(0) = -1.0f;
-  EXPECT_EQ(t.flat<float>()(0), 2.0f);
-  EXPECT_EQ(copy.flat<float>()(7), 7.0f);
+  copy.data<float>()[0] = -1.0f;
+  EXPECT_EQ(t.data<float>()[0], 2.0f);
+  EXPECT_EQ(copy.data<float>()[7], 7.0f);
 }
 
 TEST(TensorTest, LargeBuffersComeFromHugePagesAndAreAligned) {
   Tensor t(DT_FLOAT, TensorShape({1 << 20}));  // 4 MiB
   EXPECT_EQ(reinterpret_cast<uintptr_t>(t.raw_data()) % (2 << 20), 0u);
   t.flat<float>().setConstant(1.0f);
-  EXPECT_EQ(t.flat<float>()((1 << 20) - 1), 1.0f);
+  EXPECT_EQ(t.data<float>()[(1 << 20) - 1], 1.0f);
 }
 
 TEST(TensorTest, BadDtypeAndRankAccessAreErrors) {
@@ -83,10 +84,10 @@ TEST(TensorTest, ReshapedSharesBufferAndChecksCount) {
 
 TEST(TensorTest, StringsAndEmptyTensors) {
   Tensor s(DT_STRING, TensorShape({3}));
-  EXPECT_EQ(s.flat<std::string>()(0), "");
-  s.flat<std::string>()(1) = std::string(1000, 'x');
+  EXPECT_EQ(s.data<std::string>()[0], "");
+  s.data<std::string>()[1] = std::string(1000, 'x');
   Tensor c = tensor::DeepCopy(s);
-  EXPECT_EQ(c.flat<std::string>()(1).size(), 1000u);
+  EXPECT_EQ(c.data<std::string>()[1].size(), 1000u);
   Tensor empty(DT_FLOAT, TensorShape({0, 4}));
   EXPECT_EQ(empty.NumElements(), 0);
   EXPECT_TRUE(empty.IsInitialized());

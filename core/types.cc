@@ -1,5 +1,6 @@
 #include "core/types.h"
 
+#include "Eigen/Core"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"

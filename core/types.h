@@ -15,11 +15,18 @@
 #include <cstdint>
 #include <string>
 
-#include "Eigen/Core"
 #include "absl/strings/string_view.h"
 #include "core/proto/resource_handle.pb.h"
 #include "core/proto/tensor.pb.h"
 #include "core/proto/types.pb.h"
+
+// Eigen's 16-bit floats, declared only: code that computes with them
+// (kernels, conversions) includes "Eigen/Core" itself, and nothing else pays
+// for parsing Eigen.
+namespace Eigen {
+struct half;
+struct bfloat16;
+}  // namespace Eigen
 
 namespace minigraph {
 

@@ -1,5 +1,6 @@
 #include "core/types.h"
 
+#include "Eigen/Core"
 #include "gtest/gtest.h"
 
 namespace minigraph {

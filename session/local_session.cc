@@ -7,9 +7,11 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/status_macros.h"
-#include "runtime/kernel_registry.h"
-#include "runtime/kernels/standard_kernels.h"
-#include "runtime/ops/standard_ops.h"
+#include "session/internal/in_process_factory.h"
+#include "session/targets.h"
+#include "runtime/engine/kernel_registry.h"
+#include "runtime/graph/ops/standard_ops.h"
+#include "unsupported/Eigen/CXX11/Tensor"
 
 namespace minigraph {
 namespace {
@@ -44,6 +46,17 @@ const Pools& PoolsFor(int inter, int intra) {
 
 std::atomic<int64_t> next_step_id{1};
 
+// The static registrar that makes NewSession build LocalSessions for "" and
+// local:// targets whenever this target is linked (alwayslink).
+const bool kInProcessSessionsRegistered = [] {
+  session_internal::SetInProcessSessionFactory(
+      [](const SessionOptions& options) -> absl::StatusOr<std::unique_ptr<Session>> {
+        MG_ASSIGN_OR_RETURN(std::shared_ptr<SessionState> state, StateForTarget(options.target));
+        return std::unique_ptr<Session>(new LocalSession(options, std::move(state)));
+      });
+  return true;
+}();
+
 }  // namespace
 
 struct LocalSession::Program {
@@ -69,7 +82,7 @@ absl::Status LocalSession::Install(const GraphDef& def) {
   program->def = def;
   MG_ASSIGN_OR_RETURN(program->graph, Graph::Create(def, StandardOps()));
   for (const Node& node : program->graph->nodes()) {
-    MG_ASSIGN_OR_RETURN(auto k, StandardKernels()->CreateKernel(node));
+    MG_ASSIGN_OR_RETURN(auto k, GlobalKernelRegistry()->CreateKernel(node));
     program->kernels.push_back(std::move(k));
   }
   absl::MutexLock l(&mu_);

@@ -9,7 +9,6 @@
 #ifndef MINIGRAPH_SESSION_LOCAL_SESSION_H_
 #define MINIGRAPH_SESSION_LOCAL_SESSION_H_
 
-#define EIGEN_USE_THREADS
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,11 +16,15 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
-#include "runtime/executor.h"
-#include "runtime/graph.h"
+#include "runtime/engine/executor.h"
+#include "runtime/graph/graph.h"
 #include "session/session.h"
 #include "session/session_state.h"
-#include "unsupported/Eigen/CXX11/Tensor"
+
+namespace Eigen {
+class ThreadPoolInterface;
+struct ThreadPoolDevice;
+}  // namespace Eigen
 
 namespace minigraph {
 

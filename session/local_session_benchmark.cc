@@ -1,12 +1,12 @@
 // Executor and session overheads, and compute through a session against the
 // same computation in plain Eigen, measured in one run.
 //   bazel run //session:local_session_benchmark
-#define EIGEN_USE_THREADS
 #include <thread>
 
 #include "benchmark/benchmark.h"
 #include "core/logging.h"
-#include "runtime/ops/ops.h"
+#include "core/tensor_types.h"
+#include "runtime/cc/ops.h"
 #include "session/session.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 

@@ -3,13 +3,14 @@
 #include <thread>
 
 #include "core/status_matchers.h"
+#include "core/tensor_types.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "runtime/kernels/standard_kernels.h"
-#include "runtime/ops/ops.h"
-#include "runtime/ops/standard_ops.h"
-#include "runtime/ops/variables.h"
+#include "runtime/engine/kernel_registry.h"
+#include "runtime/cc/ops.h"
+#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/cc/variables.h"
 #include "session/session.h"
 
 namespace minigraph {
@@ -34,7 +35,7 @@ T Scalar(Session* s, const std::string& fetch) {
   std::vector<Tensor> out;
   absl::Status st = s->Run({}, {fetch}, {}, &out);
   EXPECT_OK(st);
-  return st.ok() ? out[0].scalar<T>()() : T();
+  return st.ok() ? *out[0].data<T>() : T();
 }
 
 TEST(LocalSessionTest, PruningDoesNotRunSideEffectsOffTheFetchedPath) {
@@ -71,10 +72,10 @@ TEST(LocalSessionTest, FeedsReplaceSubgraphs) {
   std::vector<Tensor> out;
   // y is fed, so the unfed placeholder x behind it never runs.
   ASSERT_OK(s->Run({{"y", Tensor::Scalar<float>(10)}}, {"z", "y"}, {}, &out));
-  EXPECT_EQ(out[0].scalar<float>()(), 11.0f);
-  EXPECT_EQ(out[1].scalar<float>()(), 10.0f);  // a fed tensor fetches its feed
+  EXPECT_EQ(*out[0].data<float>(), 11.0f);
+  EXPECT_EQ(*out[1].data<float>(), 10.0f);  // a fed tensor fetches its feed
   ASSERT_OK(s->Run({{"x:0", Tensor::Scalar<float>(3)}}, {"z:0"}, {}, &out));
-  EXPECT_EQ(out[0].scalar<float>()(), 10.0f);
+  EXPECT_EQ(*out[0].data<float>(), 10.0f);
 }
 
 TEST(LocalSessionTest, ErrorsNameTheFailingNode) {
@@ -245,11 +246,11 @@ TEST(LocalSessionTest, SwitchMergeDeadnessAndDeadFetch) {
   auto s = MakeSession(root);
   std::vector<Tensor> out;
   ASSERT_OK(s->Run({{"pred", Tensor::Scalar<bool>(true)}}, {"m", "m:1"}, {}, &out));
-  EXPECT_EQ(out[0].scalar<float>()(), 9.0f);
-  EXPECT_EQ(out[1].scalar<int32_t>()(), 1);
+  EXPECT_EQ(*out[0].data<float>(), 9.0f);
+  EXPECT_EQ(*out[1].data<int32_t>(), 1);
   ASSERT_OK(s->Run({{"pred", Tensor::Scalar<bool>(false)}}, {"m", "m:1"}, {"after_t"}, &out));
-  EXPECT_EQ(out[0].scalar<float>()(), -3.0f);
-  EXPECT_EQ(out[1].scalar<int32_t>()(), 0);
+  EXPECT_EQ(*out[0].data<float>(), -3.0f);
+  EXPECT_EQ(*out[1].data<int32_t>(), 0);
   EXPECT_THAT(s->Run({{"pred", Tensor::Scalar<bool>(false)}}, {"t"}, {}, &out),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("untaken side")));
 }
@@ -272,7 +273,7 @@ TEST(LocalSessionTest, MergeWaitsForItsControlInputsWhichCannotKillIt) {
   ASSERT_OK(s->Run({}, {}, {"runs/Assign"}, &out));
   for (bool p : {false, true, false}) {
     ASSERT_OK(s->Run({{"pred", Tensor::Scalar<bool>(p)}}, {"m"}, {}, &out));
-    EXPECT_EQ(out[0].scalar<float>()(), p ? 9.0f : -3.0f);
+    EXPECT_EQ(*out[0].data<float>(), p ? 9.0f : -3.0f);
   }
   EXPECT_EQ(Scalar<int32_t>(s.get(), "runs/read"), 3);
 }

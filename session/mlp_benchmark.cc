@@ -8,9 +8,10 @@
 
 #include "benchmark/benchmark.h"
 #include "core/logging.h"
-#include "runtime/ops/ops.h"
-#include "runtime/ops/optimizers.h"
-#include "runtime/ops/variables.h"
+#include "core/tensor_types.h"
+#include "runtime/cc/ops.h"
+#include "runtime/cc/optimizers.h"
+#include "runtime/cc/variables.h"
 #include "session/session.h"
 
 namespace minigraph {
@@ -23,12 +24,12 @@ void BM_MlpTrainStep(benchmark::State& state) {
   std::mt19937 rng(0);
   std::normal_distribution<float> normal(0.f, 1.f);
   Tensor x(DT_FLOAT, TensorShape({32, 784}));
-  for (int64_t i = 0; i < x.NumElements(); ++i) x.flat<float>()(i) = normal(rng);
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = normal(rng);
   Tensor labels(DT_INT64, TensorShape({32}));
-  for (int i = 0; i < 32; ++i) labels.flat<int64_t>()(i) = rng() % 10;
+  for (int i = 0; i < 32; ++i) labels.data<int64_t>()[i] = rng() % 10;
   auto weights = [&](int64_t rows, int64_t cols) {
     Tensor t(DT_FLOAT, TensorShape({rows, cols}));
-    for (int64_t i = 0; i < t.NumElements(); ++i) t.flat<float>()(i) = normal(rng) * 0.05f;
+    for (int64_t i = 0; i < t.NumElements(); ++i) t.data<float>()[i] = normal(rng) * 0.05f;
     return t;
   };
   auto zeros = [](int64_t n) {

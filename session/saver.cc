@@ -12,14 +12,14 @@
 #include "core/logging.h"
 #include "core/path.h"
 #include "core/status_macros.h"
-#include "runtime/ops/ops.h"
+#include "runtime/cc/ops.h"
 
 namespace minigraph {
 namespace {
 
 Tensor Strings(const std::vector<std::string>& v) {
   Tensor t(DT_STRING, TensorShape({static_cast<int64_t>(v.size())}));
-  for (size_t i = 0; i < v.size(); ++i) t.flat<std::string>()(i) = v[i];
+  for (size_t i = 0; i < v.size(); ++i) t.data<std::string>()[i] = v[i];
   return t;
 }
 
@@ -162,7 +162,7 @@ absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& sav
   MG_RETURN_IF_ERROR(session->Run({{def_.filename_tensor_name(),
                                     Tensor::Scalar<std::string>(checkpoint_file)}},
                                   {def_.save_tensor_name()}, {}, &out));
-  const std::string model_checkpoint_path = out[0].flat<std::string>()(0);
+  const std::string model_checkpoint_path = out[0].data<std::string>()[0];
   if (options.write_state) {
     RecordLastCheckpoint(model_checkpoint_path);
     MG_RETURN_IF_ERROR(UpdateCheckpointState(env_, save_dir.empty() ? "." : save_dir,

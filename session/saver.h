@@ -28,8 +28,8 @@
 #include "core/env.h"
 #include "core/proto/meta_graph.pb.h"
 #include "core/proto/saver_def.pb.h"
-#include "runtime/ops/scope.h"
-#include "runtime/ops/variables.h"
+#include "runtime/cc/scope.h"
+#include "runtime/cc/variables.h"
 #include "session/session.h"
 
 namespace minigraph {

@@ -9,8 +9,8 @@
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/ops/ops.h"
-#include "runtime/ops/variables.h"
+#include "runtime/cc/ops.h"
+#include "runtime/cc/variables.h"
 #include "tests/testing/shared_testdata.h"
 
 namespace minigraph {

@@ -3,8 +3,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/path.h"
 #include "core/status_macros.h"
-#include "runtime/ops/ops.h"
-#include "runtime/ops/variables.h"
+#include "runtime/cc/ops.h"
+#include "runtime/cc/variables.h"
 
 namespace minigraph {
 namespace {

@@ -35,7 +35,7 @@
 #include "absl/time/time.h"
 #include "core/env.h"
 #include "core/proto/graph.pb.h"
-#include "runtime/ops/scope.h"
+#include "runtime/cc/scope.h"
 #include "session/saver.h"
 #include "session/session.h"
 #include "session/session_manager.h"

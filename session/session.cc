@@ -6,8 +6,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "session/local_session.h"
-#include "session/targets.h"
+#include "session/internal/in_process_factory.h"
 
 namespace minigraph {
 namespace {
@@ -19,7 +18,19 @@ std::map<std::string, SessionFactory>& Factories() ABSL_EXCLUSIVE_LOCKS_REQUIRED
   return *f;
 }
 
+SessionFactory& InProcessFactory() ABSL_EXCLUSIVE_LOCKS_REQUIRED(factories_mu) {
+  static auto* f = new SessionFactory;
+  return *f;
+}
+
 }  // namespace
+
+namespace session_internal {
+void SetInProcessSessionFactory(SessionFactory factory) {
+  absl::MutexLock l(&factories_mu);
+  InProcessFactory() = std::move(factory);
+}
+}  // namespace session_internal
 
 absl::Status RegisterSessionFactory(const std::string& scheme, SessionFactory factory) {
   bool valid = !scheme.empty() && absl::ascii_isalpha(scheme[0]);
@@ -41,18 +52,21 @@ absl::Status RegisterSessionFactory(const std::string& scheme, SessionFactory fa
 
 absl::StatusOr<std::unique_ptr<Session>> NewSession(const SessionOptions& options) {
   const size_t sep = options.target.find("://");
-  if (sep != std::string::npos) {
-    SessionFactory factory;
-    {
-      absl::MutexLock l(&factories_mu);
+  SessionFactory factory;
+  {
+    absl::MutexLock l(&factories_mu);
+    if (sep != std::string::npos) {
       auto it = Factories().find(options.target.substr(0, sep));
       if (it != Factories().end()) factory = it->second;
     }
-    if (factory) return factory(options);
+    if (!factory) factory = InProcessFactory();
   }
-  absl::StatusOr<std::shared_ptr<SessionState>> state = StateForTarget(options.target);
-  if (!state.ok()) return state.status();
-  return std::unique_ptr<Session>(new LocalSession(options, *std::move(state)));
+  if (!factory) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "no session for target '", options.target,
+        "': in-process sessions (\"\", local://) come with //session:local_session"));
+  }
+  return factory(options);
 }
 
 }  // namespace minigraph

@@ -77,7 +77,9 @@ class Session {
 };
 
 // Makes a session for `options.target`. Returns InvalidArgument naming the
-// target for an unknown scheme or a malformed target.
+// target for an unknown scheme or a malformed target, FailedPrecondition
+// when the session kind is not linked in ("" and local:// need
+// //session:local_session).
 absl::StatusOr<std::unique_ptr<Session>> NewSession(const SessionOptions& options);
 
 // Sessions for targets "SCHEME://..." of a scheme registered here come from

@@ -120,7 +120,7 @@ absl::StatusOr<std::optional<std::string>> SessionManager::Ready(
           what, ": the ready op returned ", DataTypeString(t.dtype()),
           " values; it must return the names of uninitialized variables (string) or int32"));
     }
-    for (int64_t i = 0; i < t.NumElements(); ++i) names.push_back(t.flat<std::string>()(i));
+    for (int64_t i = 0; i < t.NumElements(); ++i) names.push_back(t.data<std::string>()[i]);
   }
   if (names.empty()) return std::nullopt;
   return std::optional<std::string>(

@@ -8,12 +8,13 @@
 #include "core/logging.h"
 #include "core/mem_env.h"
 #include "core/status_matchers.h"
+#include "core/tensor_types.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/kernels/standard_kernels.h"
-#include "runtime/ops/ops.h"
-#include "runtime/ops/standard_ops.h"
-#include "runtime/ops/variables.h"
+#include "runtime/engine/kernel_registry.h"
+#include "runtime/cc/ops.h"
+#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/cc/variables.h"
 #include "session/targets.h"
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/checkpoint_state.h"
@@ -624,7 +625,7 @@ TEST(SessionManagerWaitTest, X6_CheckpointAppearingDuringTheWaitIsPickedUp) {
   EXPECT_EQ(clock.sleeps(), 2);
   std::vector<Tensor> out;
   ASSERT_OK(sess->Run({}, {"v/read"}, {}, &out));
-  EXPECT_EQ(out[0].scalar<int32_t>()(), 9);
+  EXPECT_EQ(*out[0].data<int32_t>(), 9);
 }
 
 TEST_F(SessionManagerTest, X1_ReadyMessageListsVariablesInCreationOrder) {
@@ -1130,7 +1131,7 @@ TEST(TargetsTest, LocalTargetsShareStateAndBadTargetsAreErrors) {
   std::vector<Tensor> out;
   ASSERT_OK(a->Run({}, {}, {"v/Assign"}, &out));
   ASSERT_OK(b->Run({}, {"v/read"}, {}, &out));
-  EXPECT_EQ(out[0].scalar<float>()(), 5.0f);
+  EXPECT_EQ(*out[0].data<float>(), 5.0f);
   for (const char* bad : {"local://", "ftp://x", "local://has space", "nonsense"}) {
     so.target = bad;
     EXPECT_THAT(NewSession(so), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(bad)));

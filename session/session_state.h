@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "runtime/resource_mgr.h"
+#include "runtime/engine/resource_mgr.h"
 
 namespace minigraph {
 

@@ -12,6 +12,7 @@
 #include "core/proto/meta_graph.pb.h"
 #include "core/proto/summary.pb.h"
 #include "core/status_matchers.h"
+#include "core/tensor_types.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "session/session.h"
@@ -46,26 +47,26 @@ TEST(TensorFlowGraphTest, RunsTdCheckersFromItsMetaGraphAndCheckpoint) {
   ASSERT_EQ(w1.dim_size(0), 69);
   const int64_t hidden = w1.dim_size(1);
   Tensor x(DT_FLOAT, TensorShape({1, 69}));
-  for (int i = 0; i < 69; ++i) x.flat<float>()(i) = static_cast<float>((i * 7) % 3) - 1.0f;
-  double v = b2.flat<float>()(0);
+  for (int i = 0; i < 69; ++i) x.data<float>()[i] = static_cast<float>((i * 7) % 3) - 1.0f;
+  double v = b2.data<float>()[0];
   for (int64_t h = 0; h < hidden; ++h) {
-    double a = b1.flat<float>()(h);
-    for (int i = 0; i < 69; ++i) a += x.flat<float>()(i) * w1.flat<float>()(i * hidden + h);
-    v += w2.flat<float>()(h) / (1.0 + std::exp(-a));
+    double a = b1.data<float>()[h];
+    for (int i = 0; i < 69; ++i) a += x.data<float>()[i] * w1.data<float>()[i * hidden + h];
+    v += w2.data<float>()[h] / (1.0 + std::exp(-a));
   }
   const double want = 1.0 / (1.0 + std::exp(-v));
   ASSERT_OK(sess->Run({{"x:0", x}}, {"layer2/activation:0", "global_step:0"}, {}, &out));
-  EXPECT_NEAR(out[0].flat<float>()(0), want, 1e-5);
+  EXPECT_NEAR(out[0].data<float>()[0], want, 1e-5);
   ASSERT_OK_AND_ASSIGN(Tensor step, reader->Lookup("global_step"));
-  EXPECT_EQ(out[1].scalar<int32_t>()(), step.scalar<int32_t>()()) << "restored global_step";
+  EXPECT_EQ(*out[1].data<int32_t>(), *step.data<int32_t>()) << "restored global_step";
 
   // One TD(lambda) training step, with every summary.
   Tensor v_next(DT_FLOAT, TensorShape({1, 1}));
-  v_next.flat<float>()(0) = 0.75f;
+  v_next.data<float>()[0] = 0.75f;
   ASSERT_OK(sess->Run({{"x:0", x}, {"V_next:0", v_next}}, {"Merge/MergeSummary:0"}, {"train"},
                       &out));
   Summary summary;
-  ASSERT_TRUE(summary.ParseFromString(out[0].scalar<std::string>()()));
+  ASSERT_TRUE(summary.ParseFromString(*out[0].data<std::string>()));
   ASSERT_EQ(summary.value_size(), 12);
   EXPECT_EQ(summary.value(0).tag(), "lambda_1");
   EXPECT_EQ(summary.value(3).tag(), "V");
@@ -76,7 +77,7 @@ TEST(TensorFlowGraphTest, RunsTdCheckersFromItsMetaGraphAndCheckpoint) {
     EXPECT_GT(summary.value(i).histo().num(), 0) << summary.value(i).tag();
   }
   ASSERT_OK(sess->Run({}, {"global_step:0"}, {}, &out));
-  EXPECT_EQ(out[0].scalar<int32_t>()(), step.scalar<int32_t>()() + 1);
+  EXPECT_EQ(*out[0].data<int32_t>(), *step.data<int32_t>() + 1);
 }
 
 }  // namespace

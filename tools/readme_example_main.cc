@@ -1,9 +1,10 @@
 // The README's example, compiled by the tests so it cannot drift.
 #include <cstdio>
 #include "core/env.h"
-#include "runtime/ops/ops.h"
-#include "runtime/ops/optimizers.h"
-#include "runtime/ops/variables.h"
+#include "core/tensor_types.h"
+#include "runtime/cc/ops.h"
+#include "runtime/cc/optimizers.h"
+#include "runtime/cc/variables.h"
 #include "session/saver.h"
 #include "session/session_manager.h"
 using namespace minigraph;

@@ -27,8 +27,9 @@
 #include "core/env.h"
 #include "core/logging.h"
 #include "core/path.h"
-#include "runtime/ops/ops.h"
-#include "runtime/ops/variables.h"
+#include "core/tensor_types.h"
+#include "runtime/cc/ops.h"
+#include "runtime/cc/variables.h"
 #include "session/saver.h"
 #include "session/session.h"
 

@@ -1,0 +1,387 @@
+// Gradient functions of the standard ops (TensorFlow's math_grad.cc,
+// nn_grad.cc, array_grad.cc), built from ops of the standard set so that the
+// backward graph stays importable by TensorFlow.
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+#include "runtime/graph/node_def_util.h"
+#include "runtime/cc/gradients.h"
+#include "runtime/cc/ops.h"
+
+namespace minigraph {
+namespace {
+
+using Grads = std::vector<Output>;
+
+Output Scalar(const Scope& s, DataType dt, double v) {
+  Tensor t(dt, TensorShape());
+  if (dt == DT_FLOAT) *t.data<float>() = static_cast<float>(v);
+  if (dt == DT_DOUBLE) *t.data<double>() = v;
+  if (dt == DT_INT32) *t.data<int32_t>() = static_cast<int32_t>(v);
+  if (dt == DT_INT64) *t.data<int64_t>() = static_cast<int64_t>(v);
+  return ops::Const(s, t);
+}
+
+// Sums `grad` (shaped like the broadcast output) down to `x`'s shape.
+Output ReduceTo(const Scope& s, Output grad, Output x, Output reduce_axes) {
+  return ops::Reshape(s, ops::Sum(s, grad, reduce_axes), ops::Shape(s, x));
+}
+
+// The two reductions for a broadcasting binary op.
+std::pair<Output, Output> BroadcastAxes(const Scope& s, Output x, Output y) {
+  auto r = ops::BroadcastGradientArgs(s, ops::Shape(s, x), ops::Shape(s, y));
+  return {r.r0, r.r1};
+}
+
+absl::Status BinaryGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx,
+                        const std::function<std::pair<Output, Output>(Output, Output, Output)>& f) {
+  const Grads in = s.GetInputs(op);
+  auto [rx, ry] = BroadcastAxes(s, in[0], in[1]);
+  auto [gx, gy] = f(in[0], in[1], dy[0]);
+  *dx = {ReduceTo(s, gx, in[0], rx), ReduceTo(s, gy, in[1], ry)};
+  return absl::OkStatus();
+}
+
+// The kept-dims shape of reducing `x` over constant `axes`: Shape(x) with 1
+// for each reduced axis, built from Gather and Pack.
+absl::StatusOr<Output> KeptShape(const Scope& s, Output x, Output axes_out) {
+  const int rank = x.shape().rank();
+  if (rank < 0) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the gradient of a reduction needs the input's rank; '", x.name(), "' has unknown rank"));
+  }
+  const NodeDef& axes_node = s.GetNodeDef(axes_out.op());
+  Tensor axes;
+  if (axes_node.op() != "Const" || !GetNodeAttr(axes_node, "value", &axes).ok()) {
+    return absl::UnimplementedError("the gradient of a reduction needs constant axes");
+  }
+  std::vector<bool> reduced(rank, false);
+  for (int64_t i = 0; i < axes.NumElements(); ++i) {
+    int64_t a = axes.dtype() == DT_INT32 ? axes.data<int32_t>()[i] : axes.data<int64_t>()[i];
+    if (a < 0) a += rank;
+    if (a >= 0 && a < rank) reduced[a] = true;
+  }
+  Output shape = ops::Shape(s, x);
+  std::vector<Output> dims;
+  for (int d = 0; d < rank; ++d) {
+    dims.push_back(reduced[d] ? ops::Const<int32_t>(s, 1)
+                              : ops::GatherV2(s, shape, ops::Const<int32_t>(s, d),
+                                              ops::Const<int32_t>(s, 0)));
+  }
+  if (dims.empty()) return ops::Const(s, Tensor(DT_INT32, TensorShape({0})));
+  return ops::Pack(s, dims);
+}
+
+// Broadcasts `dy` of a reduction back to `x`'s shape.
+absl::StatusOr<Output> Unreduce(const Scope& s, Output x, Output axes, Output dy) {
+  MG_ASSIGN_OR_RETURN(Output kept, KeptShape(s, x, axes));
+  return ops::Add(s, ops::ZerosLike(s, x), ops::Reshape(s, dy, kept));
+}
+
+Output LastAxisKeep(const Scope& s, Output t) {
+  return ops::Sum(s, t, ops::Const<int32_t>(s, {-1}), /*keep_dims=*/true);
+}
+
+void RegisterMath(GradientRegistry* r) {
+  auto identity = [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {dy[0]};
+    return absl::OkStatus();
+  };
+  r->Register("Identity", identity);
+  r->Register("Snapshot", identity);
+  r->Register("PlaceholderWithDefault", identity);
+  for (const char* op : {"Add", "AddV2"}) {
+    r->Register(op, [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      return BinaryGrad(s, op, dy, dx, [](Output, Output, Output g) { return std::make_pair(g, g); });
+    });
+  }
+  r->Register("Sub", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    return BinaryGrad(s, op, dy, dx,
+                      [&](Output, Output, Output g) { return std::make_pair(g, ops::Neg(s, g)); });
+  });
+  r->Register("Mul", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
+      return std::make_pair(ops::Mul(s, g, y), ops::Mul(s, x, g));
+    });
+  });
+  r->Register("RealDiv", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
+      return std::make_pair(ops::RealDiv(s, g, y),
+                            ops::Neg(s, ops::RealDiv(s, ops::Mul(s, g, x), ops::Square(s, y))));
+    });
+  });
+  r->Register("SquaredDifference", [](const Scope& s, const Operation& op, const Grads& dy,
+                                      Grads* dx) {
+    return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
+      Output two_d = ops::Mul(s, Scalar(s, BaseType(x.dtype()), 2), ops::Sub(s, x, y));
+      Output gx = ops::Mul(s, g, two_d);
+      return std::make_pair(gx, ops::Neg(s, gx));
+    });
+  });
+  for (bool is_max : {true, false}) {
+    r->Register(is_max ? "Maximum" : "Minimum",
+                [is_max](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                  return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
+                    // Ties go to x, as in TensorFlow.
+                    Output mask = is_max ? ops::GreaterEqual(s, x, y) : ops::LessEqual(s, x, y);
+                    Output gx = ops::Mul(s, g, ops::Cast(s, mask, BaseType(g.dtype())));
+                    return std::make_pair(gx, ops::Sub(s, g, gx));
+                  });
+                });
+  }
+  r->Register("Neg", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {ops::Neg(s, dy[0])};
+    return absl::OkStatus();
+  });
+  r->Register("Square", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    Output x = s.GetInputs(op)[0];
+    *dx = {ops::Mul(s, dy[0], ops::Mul(s, Scalar(s, BaseType(x.dtype()), 2), x))};
+    return absl::OkStatus();
+  });
+  r->Register("Sqrt", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {s.AddOp("SqrtGrad", {{op.output(0)}, {dy[0]}}).output(0)};
+    return absl::OkStatus();
+  });
+  r->Register("Exp", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {ops::Mul(s, dy[0], op.output(0))};
+    return absl::OkStatus();
+  });
+  r->Register("Log", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {ops::RealDiv(s, dy[0], s.GetInputs(op)[0])};
+    return absl::OkStatus();
+  });
+  r->Register("Reciprocal", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {ops::Neg(s, ops::Mul(s, dy[0], ops::Square(s, op.output(0))))};
+    return absl::OkStatus();
+  });
+  r->Register("Sigmoid", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {s.AddOp("SigmoidGrad", {{op.output(0)}, {dy[0]}}).output(0)};
+    return absl::OkStatus();
+  });
+  r->Register("Tanh", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {s.AddOp("TanhGrad", {{op.output(0)}, {dy[0]}}).output(0)};
+    return absl::OkStatus();
+  });
+  r->Register("AddN", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    dx->assign(s.GetInputs(op).size(), dy[0]);
+    return absl::OkStatus();
+  });
+  r->Register("MatMul", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const NodeDef& n = s.GetNodeDef(op);
+    bool ta = false, tb = false;
+    MG_RETURN_IF_ERROR(GetNodeAttr(n, "transpose_a", &ta));
+    MG_RETURN_IF_ERROR(GetNodeAttr(n, "transpose_b", &tb));
+    const Grads in = s.GetInputs(op);
+    Output a = in[0], b = in[1], g = dy[0];
+    if (!ta && !tb) {
+      *dx = {ops::MatMul(s, g, b, false, true), ops::MatMul(s, a, g, true, false)};
+    } else if (!ta && tb) {
+      *dx = {ops::MatMul(s, g, b, false, false), ops::MatMul(s, g, a, true, false)};
+    } else if (ta && !tb) {
+      *dx = {ops::MatMul(s, b, g, false, true), ops::MatMul(s, a, g, false, false)};
+    } else {
+      *dx = {ops::MatMul(s, b, g, true, true), ops::MatMul(s, g, a, true, true)};
+    }
+    return absl::OkStatus();
+  });
+  for (const char* name : {"Sum", "Mean"}) {
+    const bool mean = name == std::string("Mean");
+    r->Register(name, [mean](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      MG_ASSIGN_OR_RETURN(Output g, Unreduce(s, in[0], in[1], dy[0]));
+      if (mean) {
+        const DataType dt = BaseType(in[0].dtype());
+        Output count = ops::RealDiv(s, ops::Cast(s, ops::Size(s, in[0]), DT_DOUBLE),
+                                    ops::Cast(s, ops::Size(s, op.output(0)), DT_DOUBLE));
+        g = ops::RealDiv(s, g, ops::Cast(s, count, dt));
+      }
+      *dx = {g, Output()};
+      return absl::OkStatus();
+    });
+  }
+  for (const char* name : {"Max", "Min"}) {
+    r->Register(name, [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      MG_ASSIGN_OR_RETURN(Output kept, KeptShape(s, in[0], in[1]));
+      const DataType dt = BaseType(in[0].dtype());
+      Output hit = ops::Cast(s, ops::Equal(s, in[0], ops::Reshape(s, op.output(0), kept)), dt);
+      Output count = ops::Sum(s, hit, in[1], /*keep_dims=*/true);
+      *dx = {ops::RealDiv(s, ops::Mul(s, hit, ops::Reshape(s, dy[0], kept)), count), Output()};
+      return absl::OkStatus();
+    });
+  }
+  for (const char* op : {"Shape", "Size", "Rank", "ZerosLike", "OnesLike", "Greater", "Less",
+                         "GreaterEqual", "LessEqual", "Equal", "LogicalAnd", "LogicalNot",
+                         "ArgMax", "Where", "BroadcastGradientArgs", "RandomUniform",
+                         "RandomStandardNormal", "TruncatedNormal", "Const", "Placeholder",
+                         "IsVariableInitialized", "VariableV2"}) {
+    r->RegisterNoGradient(op);
+  }
+}
+
+void RegisterNn(GradientRegistry* r) {
+  r->Register("Relu", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {s.AddOp("ReluGrad", {{dy[0]}, {s.GetInputs(op)[0]}}).output(0)};
+    return absl::OkStatus();
+  });
+  r->Register("BiasAdd", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {dy[0], s.AddOp("BiasAddGrad", {{dy[0]}}).output(0)};
+    return absl::OkStatus();
+  });
+  r->Register("Softmax", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    Output y = op.output(0);
+    *dx = {ops::Mul(s, ops::Sub(s, dy[0], LastAxisKeep(s, ops::Mul(s, dy[0], y))), y)};
+    return absl::OkStatus();
+  });
+  r->Register("LogSoftmax", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {ops::Sub(s, dy[0], ops::Mul(s, LastAxisKeep(s, dy[0]), ops::Exp(s, op.output(0))))};
+    return absl::OkStatus();
+  });
+  auto xent = [](bool sparse) {
+    return [sparse](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      // d loss / d logits = backprop * dloss; labels: -log_softmax * dloss.
+      Output dloss = ops::Reshape(s, dy[0], ops::Const<int32_t>(s, {-1, 1}));
+      Output dlogits = ops::Mul(s, op.output(1), dloss);
+      if (sparse) {
+        *dx = {dlogits, Output()};
+      } else {
+        Output logits = s.GetInputs(op)[0];
+        *dx = {dlogits, ops::Mul(s, ops::Neg(s, ops::LogSoftmax(s, logits)), dloss)};
+      }
+      return absl::OkStatus();
+    };
+  };
+  r->Register("SoftmaxCrossEntropyWithLogits", xent(false));
+  r->Register("SparseSoftmaxCrossEntropyWithLogits", xent(true));
+}
+
+void RegisterArray(GradientRegistry* r) {
+  r->Register("Fill", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    Output flat = ops::Reshape(s, dy[0], ops::Const<int32_t>(s, {-1}));
+    *dx = {Output(), ops::Sum(s, flat, ops::Const<int32_t>(s, 0))};
+    return absl::OkStatus();
+  });
+  r->Register("Reshape", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {ops::Reshape(s, dy[0], ops::Shape(s, s.GetInputs(op)[0])), Output()};
+    return absl::OkStatus();
+  });
+  r->Register("Cast", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const DataType src = BaseType(s.GetInputs(op)[0].dtype());
+    const bool float_src = src == DT_FLOAT || src == DT_DOUBLE;
+    *dx = {float_src ? ops::Cast(s, dy[0], src) : Output()};
+    return absl::OkStatus();
+  });
+  r->Register("Select", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    Output zeros = ops::ZerosLike(s, dy[0]);
+    *dx = {Output(), ops::Select(s, in[0], dy[0], zeros), ops::Select(s, in[0], zeros, dy[0])};
+    return absl::OkStatus();
+  });
+  r->Register("Pack", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    int64_t axis = 0;
+    MG_RETURN_IF_ERROR(GetNodeAttr(s.GetNodeDef(op), "axis", &axis));
+    const Grads in = s.GetInputs(op);
+    if (axis < 0) axis += op.output(0).shape().rank();
+    dx->clear();
+    for (size_t i = 0; i < in.size(); ++i) {
+      dx->push_back(ops::GatherV2(s, dy[0], ops::Const<int32_t>(s, static_cast<int32_t>(i)),
+                                  ops::Const<int32_t>(s, static_cast<int32_t>(axis))));
+    }
+    return absl::OkStatus();
+  });
+  for (const char* name : {"ConcatV2", "Concat"}) {
+    const bool v2 = name == std::string("ConcatV2");
+    r->Register(name, [v2](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      const size_t first = v2 ? 0 : 1, n = in.size() - 1;
+      const Output axis_out = v2 ? in.back() : in[0];
+      Tensor axis_t;
+      if (!GetNodeAttr(s.GetNodeDef(axis_out.op()), "value", &axis_t).ok()) {
+        return absl::UnimplementedError("the gradient of Concat needs a constant axis");
+      }
+      const int rank = in[first].shape().rank();
+      int64_t axis = axis_t.dtype() == DT_INT32 ? axis_t.data<int32_t>()[0]
+                                                : axis_t.data<int64_t>()[0];
+      if (axis < 0) axis += rank;
+      dx->assign(in.size(), Output());
+      int64_t start = 0;
+      for (size_t i = first; i < first + n; ++i) {
+        const int64_t len = in[i].shape().rank_known() ? in[i].shape().dim(axis) : -1;
+        if (len < 0) {
+          return absl::UnimplementedError(
+              "the gradient of Concat needs static sizes along the axis");
+        }
+        Tensor idx(DT_INT64, TensorShape({len}));
+        for (int64_t k = 0; k < len; ++k) idx.data<int64_t>()[k] = start + k;
+        (*dx)[i] = ops::GatherV2(s, dy[0], ops::Const(s, idx),
+                                 ops::Const<int32_t>(s, static_cast<int32_t>(axis)));
+        start += len;
+      }
+      return absl::OkStatus();
+    });
+  }
+  for (const char* name : {"Gather", "GatherV2"}) {
+    const bool v2 = name == std::string("GatherV2");
+    r->Register(name, [v2](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      // Dense gradient along axis 0: one_hot(indices)^T x dy.
+      const Grads in = s.GetInputs(op);
+      Output params = in[0], indices = in[1];
+      if (v2) {
+        Tensor axis_t;
+        if (!GetNodeAttr(s.GetNodeDef(in[2].op()), "value", &axis_t).ok() ||
+            axis_t.NumElements() != 1 ||
+            (axis_t.dtype() == DT_INT32 ? axis_t.data<int32_t>()[0] : axis_t.data<int64_t>()[0]) != 0) {
+          return absl::UnimplementedError("the gradient of GatherV2 supports axis 0 only");
+        }
+      }
+      const int64_t n = params.shape().rank_known() ? params.shape().dim(0) : -1;
+      if (n < 0) return absl::UnimplementedError("the gradient of Gather needs a static first dim");
+      const DataType dt = BaseType(params.dtype());
+      Tensor range(indices.dtype() == DT_INT32 ? DT_INT32 : DT_INT64, TensorShape({1, n}));
+      for (int64_t k = 0; k < n; ++k) {
+        if (range.dtype() == DT_INT32) range.data<int32_t>()[k] = static_cast<int32_t>(k);
+        else range.data<int64_t>()[k] = k;
+      }
+      Output flat_idx = ops::Reshape(s, indices, ops::Const<int32_t>(s, {-1, 1}));
+      Output one_hot = ops::Cast(s, ops::Equal(s, flat_idx, ops::Const(s, range)), dt);
+      Output rows = ops::Reshape(s, dy[0], ops::Pack(s, {ops::Size(s, indices),
+                                                        ops::Const<int32_t>(s, -1)}));
+      Output dense = ops::MatMul(s, one_hot, rows, /*transpose_a=*/true);
+      *dx = {ops::Reshape(s, dense, ops::Shape(s, params)), Output()};
+      if (v2) dx->push_back(Output());
+      return absl::OkStatus();
+    });
+  }
+}
+
+}  // namespace
+
+// cond (Switch/Merge): the gradient flows back only through the branch that
+// ran. Merge routes dy to the input it took (its value_index), the other
+// inputs' gradients being dead; Switch merges its two outputs' gradients,
+// of which only the taken side's is live. A tensor used inside a branch
+// gets a gradient when it came in through the cond's Switch (ops::Cond's
+// inputs), as in TensorFlow. While loops have no gradient yet.
+void RegisterControlFlow(GradientRegistry* r) {
+  r->Register("Merge", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const std::vector<Output> inputs = s.GetInputs(op);
+    dx->clear();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      Output taken = ops::Equal(s, op.output(1), ops::Const<int32_t>(s, static_cast<int32_t>(i)));
+      dx->push_back(ops::Switch(s, dy[0], taken).output_true);
+    }
+    return absl::OkStatus();
+  });
+  r->Register("Switch", [](const Scope& s, const Operation&, const Grads& dy, Grads* dx) {
+    *dx = {ops::Merge(s, {dy[0], dy[1]}), Output()};
+    return absl::OkStatus();
+  });
+}
+
+void RegisterStandardGradients(GradientRegistry* r) {
+  RegisterMath(r);
+  RegisterControlFlow(r);
+  RegisterNn(r);
+  RegisterArray(r);
+}
+
+}  // namespace minigraph

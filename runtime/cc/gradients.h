@@ -1,0 +1,70 @@
+// Symbolic gradients in the graph-building API (TensorFlow's tf.gradients /
+// AddSymbolicGradients): reverse-mode differentiation that adds the backward
+// pass to the graph as ordinary nodes.
+//
+//   std::vector<Output> grads;
+//   MG_RETURN_IF_ERROR(AddSymbolicGradients(root, {loss}, {w.value(), b.value()}, &grads));
+//
+// Each op type has a gradient function (runtime/ops/gradient_functions.cc);
+// contributions from several paths are summed with AddN. Gradients stop at
+// the `xs`, at StopGradient, and at ops declared non-differentiable (shape
+// queries, comparisons, random ops). An x that the ys do not depend on gets
+// zeros. An op on a path with no gradient function is InvalidArgument naming
+// its type.
+
+#ifndef MINIGRAPH_RUNTIME_CC_GRADIENTS_H_
+#define MINIGRAPH_RUNTIME_CC_GRADIENTS_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "runtime/cc/scope.h"
+
+namespace minigraph {
+
+// Computes the gradients of `op`'s inputs from those of its outputs.
+// `grad_outputs[i]` is the gradient of output i (zeros when nothing flows
+// back to it). Sets one entry of `grad_inputs` per input; an invalid Output
+// means "no gradient" for that input.
+using GradFunc = std::function<absl::Status(const Scope& scope, const Operation& op,
+                                            const std::vector<Output>& grad_outputs,
+                                            std::vector<Output>* grad_inputs)>;
+
+class GradientRegistry {
+ public:
+  void Register(const std::string& op, GradFunc fn);
+  // Ops whose outputs carry no gradient (Shape, comparisons, ...).
+  void RegisterNoGradient(const std::string& op);
+  // nullptr when the op has no gradient function; `*no_gradient` tells
+  // whether it was declared non-differentiable.
+  const GradFunc* Lookup(const std::string& op, bool* no_gradient) const;
+
+ private:
+  absl::flat_hash_map<std::string, GradFunc> fns_;
+  absl::flat_hash_map<std::string, bool> no_gradient_;
+};
+
+// Every standard gradient function. Never destroyed.
+const GradientRegistry* StandardGradients();
+
+// Adds d(sum of ys)/d(xs) to `scope`'s graph. `grad_ys` (one per y, or empty
+// for ones) weights each y. Builds under the name scope "gradients".
+absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
+                                  const std::vector<Output>& xs,
+                                  const std::vector<Output>& grad_ys,
+                                  std::vector<Output>* grads);
+inline absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
+                                         const std::vector<Output>& xs,
+                                         std::vector<Output>* grads) {
+  return AddSymbolicGradients(scope, ys, xs, {}, grads);
+}
+
+// Defined in gradient_functions.cc.
+void RegisterStandardGradients(GradientRegistry* r);
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_RUNTIME_CC_GRADIENTS_H_

@@ -1,0 +1,339 @@
+#include "runtime/cc/ops.h"
+
+#include "absl/strings/str_cat.h"
+#include "runtime/graph/node_def_util.h"
+
+namespace minigraph {
+namespace ops {
+namespace {
+
+using Attrs = std::map<std::string, AttrValue>;
+
+template <typename T>
+AttrValue A(const T& v) {
+  return MakeAttrValue(v);
+}
+
+Output One(const Scope& s, const char* op, std::vector<std::vector<Output>> in,
+           const Attrs& attrs = {}) {
+  return s.AddOp(op, in, attrs).output(0);
+}
+
+}  // namespace
+
+Output Const(const Scope& s, const Tensor& value) {
+  return One(s, "Const", {}, {{"value", A(value)}, {"dtype", A(value.dtype())}});
+}
+
+Output Placeholder(const Scope& s, DataType dtype, const PartialShape& shape) {
+  return One(s, "Placeholder", {}, {{"dtype", A(dtype)}, {"shape", A(shape)}});
+}
+Output PlaceholderWithDefault(const Scope& s, Output input, const PartialShape& shape) {
+  return One(s, "PlaceholderWithDefault", {{input}}, {{"shape", A(shape)}});
+}
+Output Identity(const Scope& s, Output x) { return One(s, "Identity", {{x}}); }
+Output StopGradient(const Scope& s, Output x) { return One(s, "StopGradient", {{x}}); }
+Operation NoOp(const Scope& s) { return s.AddOp("NoOp", {}); }
+Operation Group(const Scope& s, const std::vector<Operation>& deps) {
+  return NoOp(s.WithControlDependencies(deps));
+}
+
+Output Fill(const Scope& s, Output dims, Output value) {
+  return One(s, "Fill", {{dims}, {value}});
+}
+Output ZerosLike(const Scope& s, Output x) { return One(s, "ZerosLike", {{x}}); }
+Output OnesLike(const Scope& s, Output x) { return One(s, "OnesLike", {{x}}); }
+Output Shape(const Scope& s, Output x, DataType out_type) {
+  return One(s, "Shape", {{x}}, {{"out_type", A(out_type)}});
+}
+Output Size(const Scope& s, Output x, DataType out_type) {
+  return One(s, "Size", {{x}}, {{"out_type", A(out_type)}});
+}
+Output Rank(const Scope& s, Output x) { return One(s, "Rank", {{x}}); }
+Output Reshape(const Scope& s, Output x, Output shape) {
+  return One(s, "Reshape", {{x}, {shape}});
+}
+Output Cast(const Scope& s, Output x, DataType dtype) {
+  return One(s, "Cast", {{x}}, {{"DstT", A(dtype)}});
+}
+Output Pack(const Scope& s, const std::vector<Output>& values, int64_t axis) {
+  return One(s, "Pack", {values}, {{"axis", A(axis)}});
+}
+Output ConcatV2(const Scope& s, const std::vector<Output>& values, Output axis) {
+  return One(s, "ConcatV2", {values, {axis}});
+}
+Output Gather(const Scope& s, Output params, Output indices) {
+  return One(s, "Gather", {{params}, {indices}});
+}
+Output GatherV2(const Scope& s, Output params, Output indices, Output axis) {
+  return One(s, "GatherV2", {{params}, {indices}, {axis}});
+}
+Output Select(const Scope& s, Output condition, Output t, Output e) {
+  return One(s, "Select", {{condition}, {t}, {e}});
+}
+Output Where(const Scope& s, Output x) { return One(s, "Where", {{x}}); }
+BroadcastGradientArgsOutputs BroadcastGradientArgs(const Scope& s, Output s0, Output s1) {
+  Operation op = s.AddOp("BroadcastGradientArgs", {{s0}, {s1}});
+  return {op.output(0), op.output(1)};
+}
+
+#define MG_BINARY(NAME) \
+  Output NAME(const Scope& s, Output x, Output y) { return One(s, #NAME, {{x}, {y}}); }
+MG_BINARY(Add)
+MG_BINARY(AddV2)
+MG_BINARY(Sub)
+MG_BINARY(Mul)
+MG_BINARY(RealDiv)
+MG_BINARY(Maximum)
+MG_BINARY(Minimum)
+MG_BINARY(SquaredDifference)
+MG_BINARY(Greater)
+MG_BINARY(Less)
+MG_BINARY(GreaterEqual)
+MG_BINARY(LessEqual)
+MG_BINARY(Equal)
+MG_BINARY(LogicalAnd)
+#undef MG_BINARY
+
+#define MG_UNARY(NAME) \
+  Output NAME(const Scope& s, Output x) { return One(s, #NAME, {{x}}); }
+MG_UNARY(LogicalNot)
+MG_UNARY(Neg)
+MG_UNARY(Square)
+MG_UNARY(Sqrt)
+MG_UNARY(Exp)
+MG_UNARY(Log)
+MG_UNARY(Reciprocal)
+MG_UNARY(Sigmoid)
+MG_UNARY(Tanh)
+MG_UNARY(Relu)
+MG_UNARY(Softmax)
+MG_UNARY(LogSoftmax)
+#undef MG_UNARY
+
+Output AddN(const Scope& s, const std::vector<Output>& inputs) {
+  return One(s, "AddN", {inputs});
+}
+
+Output MatMul(const Scope& s, Output a, Output b, bool transpose_a, bool transpose_b) {
+  return One(s, "MatMul", {{a}, {b}},
+             {{"transpose_a", A(transpose_a)}, {"transpose_b", A(transpose_b)}});
+}
+Output BiasAdd(const Scope& s, Output value, Output bias) {
+  return One(s, "BiasAdd", {{value}, {bias}});
+}
+XentOutputs SoftmaxCrossEntropyWithLogits(const Scope& s, Output logits, Output labels) {
+  Operation op = s.AddOp("SoftmaxCrossEntropyWithLogits", {{logits}, {labels}});
+  return {op.output(0), op.output(1)};
+}
+XentOutputs SparseSoftmaxCrossEntropyWithLogits(const Scope& s, Output logits, Output labels) {
+  Operation op = s.AddOp("SparseSoftmaxCrossEntropyWithLogits", {{logits}, {labels}});
+  return {op.output(0), op.output(1)};
+}
+
+#define MG_REDUCTION(NAME)                                                  \
+  Output NAME(const Scope& s, Output x, Output axes, bool keep_dims) {      \
+    return One(s, #NAME, {{x}, {axes}}, {{"keep_dims", A(keep_dims)}});     \
+  }
+MG_REDUCTION(Sum)
+MG_REDUCTION(Mean)
+MG_REDUCTION(Max)
+MG_REDUCTION(Min)
+MG_REDUCTION(Prod)
+#undef MG_REDUCTION
+
+Output ArgMax(const Scope& s, Output x, Output dimension, DataType out_type) {
+  return One(s, "ArgMax", {{x}, {dimension}}, {{"output_type", A(out_type)}});
+}
+
+#define MG_RANDOM(NAME)                                                              \
+  Output NAME(const Scope& s, Output shape, DataType dtype, int64_t seed, int64_t seed2) { \
+    return One(s, #NAME, {{shape}},                                                  \
+               {{"dtype", A(dtype)}, {"seed", A(seed)}, {"seed2", A(seed2)}});       \
+  }
+MG_RANDOM(RandomUniform)
+MG_RANDOM(RandomStandardNormal)
+MG_RANDOM(TruncatedNormal)
+#undef MG_RANDOM
+
+SwitchOutputs Switch(const Scope& s, Output data, Output pred) {
+  Operation op = s.AddOp("Switch", {{data}, {pred}});
+  return {op.output(0), op.output(1)};
+}
+SwitchOutputs RefSwitch(const Scope& s, Output ref, Output pred) {
+  Operation op = s.AddOp("RefSwitch", {{ref}, {pred}});
+  return {op.output(0), op.output(1)};
+}
+Output Merge(const Scope& s, const std::vector<Output>& inputs) {
+  return One(s, "Merge", {inputs});
+}
+
+Output Enter(const Scope& s, Output data, const std::string& frame_name, bool is_constant,
+             int parallel_iterations) {
+  return One(s, IsRefType(data.dtype()) ? "RefEnter" : "Enter", {{data}},
+             {{"frame_name", A(frame_name)},
+              {"is_constant", A(is_constant)},
+              {"parallel_iterations", A(static_cast<int64_t>(parallel_iterations))}});
+}
+Output Exit(const Scope& s, Output data) {
+  return One(s, IsRefType(data.dtype()) ? "RefExit" : "Exit", {{data}});
+}
+Output NextIteration(const Scope& s, Output data) {
+  return One(s, IsRefType(data.dtype()) ? "RefNextIteration" : "NextIteration", {{data}});
+}
+Output LoopCond(const Scope& s, Output pred) { return One(s, "LoopCond", {{pred}}); }
+
+std::vector<Output> Cond(const Scope& s, Output pred, const std::vector<Output>& inputs,
+                         const CondBranchFn& then_fn, const CondBranchFn& else_fn) {
+  if (!s.ok()) return {};
+  if (BaseType(pred.dtype()) != DT_BOOL) {
+    s.UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+        "Cond: the predicate must be a bool, got ", DataTypeString(pred.dtype()))));
+    return {};
+  }
+  const Scope cond = s.NewSubScope("cond");
+  SwitchOutputs pivots = Switch(cond.WithOpName("Switch"), pred, pred);
+  Output switch_t = Identity(cond.WithOpName("switch_t"), pivots.output_true);
+  Output switch_f = Identity(cond.WithOpName("switch_f"), pivots.output_false);
+  Output pred_id = Identity(cond.WithOpName("pred_id"), pred);
+  std::vector<Output> then_in, else_in;
+  for (const Output& in : inputs) {
+    SwitchOutputs sw = Switch(cond.WithOpName("Switch"), in, pred_id);
+    then_in.push_back(sw.output_true);
+    else_in.push_back(sw.output_false);
+  }
+  // Each branch's ops wait on its pivot, so they are dead when it is not
+  // taken; its results pass an Identity that does too (a result computed
+  // outside the branch would otherwise be live either way).
+  auto branch = [&](const CondBranchFn& fn, Output pivot, const std::vector<Output>& in) {
+    const Scope b = cond.WithNoControlDependencies().WithControlDependencies({pivot.op()});
+    std::vector<Output> out = fn(b, in);
+    for (Output& o : out) o = Identity(b, o);
+    return out;
+  };
+  std::vector<Output> then_out = branch(then_fn, switch_t, then_in);
+  std::vector<Output> else_out = branch(else_fn, switch_f, else_in);
+  if (!cond.ok()) return {};
+  if (then_out.size() != else_out.size()) {
+    s.UpdateStatus(absl::InvalidArgumentError(
+        absl::StrCat("Cond: the branches return ", then_out.size(), " and ", else_out.size(),
+                     " values")));
+    return {};
+  }
+  std::vector<Output> results;
+  for (size_t i = 0; i < then_out.size(); ++i) {
+    if (BaseType(then_out[i].dtype()) != BaseType(else_out[i].dtype())) {
+      s.UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+          "Cond: result ", i, " is ", DataTypeString(then_out[i].dtype()), " in one branch and ",
+          DataTypeString(else_out[i].dtype()), " in the other")));
+      return {};
+    }
+    // TensorFlow's order: the false branch's value first.
+    results.push_back(
+        Merge(cond.WithNoControlDependencies().WithOpName("Merge"), {else_out[i], then_out[i]}));
+  }
+  return results;
+}
+
+Output LoopInvariant(const Scope& loop_scope, Output outer) {
+  if (loop_scope.loop_frame().empty()) {
+    loop_scope.UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+        "LoopInvariant('", outer.name(), "'): the scope is not inside a WhileLoop's cond or body")));
+    return Output();
+  }
+  return Enter(loop_scope.WithNoControlDependencies().WithOpName("Enter"), outer,
+               loop_scope.loop_frame(), true);
+}
+
+std::vector<Output> WhileLoop(const Scope& s, const std::vector<Output>& inputs,
+                              const WhileCondFn& cond, const WhileBodyFn& body,
+                              int parallel_iterations) {
+  if (!s.ok()) return {};
+  if (inputs.empty()) {
+    s.UpdateStatus(absl::InvalidArgumentError("WhileLoop needs at least one loop variable"));
+    return {};
+  }
+  // The Enters run where the loop is built (with the caller's control
+  // dependencies); everything else runs in the loop's frame and depends only
+  // on what is inside it.
+  const Scope outer = s.NewSubScope("while");
+  const std::string frame = absl::StrCat(outer.prefix(), "/while_context");
+  const Scope loop = outer.WithNoControlDependencies().WithLoopFrame(frame);
+  const size_t n = inputs.size();
+  std::vector<Output> merges;
+  for (const Output& in : inputs) {
+    Output enter = Enter(outer.WithOpName("Enter"), in, frame, false, parallel_iterations);
+    // The second input becomes the back edge once the NextIteration exists.
+    merges.push_back(Merge(loop.WithOpName("Merge"), {enter, enter}));
+  }
+  if (!loop.ok()) return {};
+  Output pred = cond(loop.WithControlDependencies({merges[0].op()}), merges);
+  if (!loop.ok()) return {};
+  if (BaseType(pred.dtype()) != DT_BOOL) {
+    s.UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+        "WhileLoop: cond must return a bool, got ", DataTypeString(pred.dtype()))));
+    return {};
+  }
+  Output loop_cond = LoopCond(loop.WithOpName("LoopCond"), pred);
+  std::vector<Output> vars, exits;
+  for (size_t i = 0; i < n; ++i) {
+    SwitchOutputs sw = Switch(loop.WithOpName("Switch"), merges[i], loop_cond);
+    vars.push_back(Identity(loop.WithOpName("Identity"), sw.output_true));
+    exits.push_back(Exit(loop.WithOpName("Exit"), sw.output_false));
+  }
+  std::vector<Output> next = body(loop.WithControlDependencies({vars[0].op()}), vars);
+  if (!loop.ok()) return {};
+  if (next.size() != n) {
+    s.UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+        "WhileLoop: body returned ", next.size(), " values for ", n, " loop variables")));
+    return {};
+  }
+  for (size_t i = 0; i < n; ++i) {
+    Output back = NextIteration(loop.WithOpName("NextIteration"), next[i]);
+    loop.UpdateInput(merges[i].op(), 1, back);
+  }
+  if (!loop.ok()) return {};
+  return exits;
+}
+
+Output VariableV2(const Scope& s, const PartialShape& shape, DataType dtype,
+                  const std::string& container, const std::string& shared_name) {
+  return One(s, "VariableV2", {},
+             {{"shape", A(shape)},
+              {"dtype", A(dtype)},
+              {"container", A(container)},
+              {"shared_name", A(shared_name)}});
+}
+Output Assign(const Scope& s, Output ref, Output value, bool validate_shape, bool use_locking) {
+  return One(s, "Assign", {{ref}, {value}},
+             {{"validate_shape", A(validate_shape)}, {"use_locking", A(use_locking)}});
+}
+Output AssignAdd(const Scope& s, Output ref, Output value, bool use_locking) {
+  return One(s, "AssignAdd", {{ref}, {value}}, {{"use_locking", A(use_locking)}});
+}
+Output AssignSub(const Scope& s, Output ref, Output value, bool use_locking) {
+  return One(s, "AssignSub", {{ref}, {value}}, {{"use_locking", A(use_locking)}});
+}
+Output IsVariableInitialized(const Scope& s, Output ref) {
+  return One(s, "IsVariableInitialized", {{ref}});
+}
+
+Output ApplyGradientDescent(const Scope& s, Output var, Output alpha, Output delta) {
+  return One(s, "ApplyGradientDescent", {{var}, {alpha}, {delta}});
+}
+Output ApplyMomentum(const Scope& s, Output var, Output accum, Output lr, Output grad,
+                     Output momentum, bool use_nesterov) {
+  return One(s, "ApplyMomentum", {{var}, {accum}, {lr}, {grad}, {momentum}},
+             {{"use_nesterov", A(use_nesterov)}});
+}
+Output ApplyAdam(const Scope& s, Output var, Output m, Output v, Output beta1_power,
+                 Output beta2_power, Output lr, Output beta1, Output beta2, Output epsilon,
+                 Output grad, bool use_nesterov) {
+  return One(s, "ApplyAdam",
+             {{var}, {m}, {v}, {beta1_power}, {beta2_power}, {lr}, {beta1}, {beta2}, {epsilon},
+              {grad}},
+             {{"use_nesterov", A(use_nesterov)}});
+}
+
+}  // namespace ops
+}  // namespace minigraph

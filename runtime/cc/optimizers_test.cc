@@ -1,0 +1,176 @@
+// Optimizers: the first steps against TensorFlow's update equations worked by
+// hand, slot names, and an MLP whose loss falls under gradient descent.
+#include <cmath>
+#include <random>
+
+#include "core/status_matchers.h"
+#include "core/tensor_types.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/cc/ops.h"
+#include "runtime/cc/optimizers.h"
+#include "runtime/cc/variables.h"
+#include "session/session.h"
+
+namespace minigraph {
+namespace {
+
+struct Fixture {
+  // loss = sum(w^2), so the gradient is 2w.
+  Fixture() {
+    w = Variable::Create(root, "w", Tensor::Vector<double>({1.0, -2.0}));
+    loss = ops::Sum(root.WithOpName("loss"), ops::Square(root, w.value()),
+                    ops::Const<int32_t>(root, 0));
+    step = GetOrCreateGlobalStep(root);
+  }
+  void Start(const Operation& train_op) {
+    train = train_op;
+    init = GlobalVariablesInitializer(root);
+    auto s = NewSession(SessionOptions());
+    ASSERT_OK(s.status());
+    session = *std::move(s);
+    ASSERT_OK(session->Create(*root.ToGraphDef()));
+    std::vector<Tensor> out;
+    ASSERT_OK(session->Run({}, {}, {init.name()}, &out));
+  }
+  std::vector<double> Step() {
+    std::vector<Tensor> out;
+    EXPECT_OK(session->Run({}, {}, {train.name()}, &out));
+    EXPECT_OK(session->Run({}, {"w/read"}, {}, &out));
+    return {out[0].data<double>()[0], out[0].data<double>()[1]};
+  }
+  std::string Value(const std::string& name) {
+    std::vector<Tensor> out;
+    absl::Status s = session->Run({}, {name}, {}, &out);
+    return s.ok() ? out[0].SummarizeValue(4) : std::string(s.message());
+  }
+  Scope root = Scope::NewRootScope();
+  Variable w, step;
+  Output loss;
+  Operation train, init;
+  std::unique_ptr<Session> session;
+};
+
+TEST(OptimizersTest, GradientDescentFirstThreeSteps) {
+  Fixture f;
+  GradientDescentOptimizer sgd(0.1);
+  ASSERT_OK_AND_ASSIGN(Operation train, sgd.Minimize(f.root, f.loss, {}, &f.step));
+  EXPECT_EQ(train.name(), "GradientDescent");
+  f.Start(train);
+  double w[2] = {1.0, -2.0};
+  for (int step = 1; step <= 3; ++step) {
+    for (double& x : w) x -= 0.1 * 2 * x;
+    auto got = f.Step();
+    EXPECT_NEAR(got[0], w[0], 1e-12);
+    EXPECT_NEAR(got[1], w[1], 1e-12);
+    EXPECT_EQ(f.Value("global_step/read"), std::to_string(step));
+  }
+}
+
+TEST(OptimizersTest, MomentumFirstThreeStepsWithAndWithoutNesterov) {
+  for (bool nesterov : {false, true}) {
+    Fixture f;
+    MomentumOptimizer opt(0.1, 0.9, nesterov);
+    ASSERT_OK_AND_ASSIGN(Operation train, opt.Minimize(f.root, f.loss, {}, &f.step));
+    f.Start(train);
+    EXPECT_EQ(f.Value("w/Momentum/read"), "0 0");
+    double w[2] = {1.0, -2.0}, accum[2] = {0, 0};
+    for (int step = 1; step <= 3; ++step) {
+      for (int i = 0; i < 2; ++i) {
+        const double g = 2 * w[i];
+        accum[i] = accum[i] * 0.9 + g;
+        w[i] -= nesterov ? (g * 0.1 + accum[i] * 0.9 * 0.1) : 0.1 * accum[i];
+      }
+      auto got = f.Step();
+      EXPECT_NEAR(got[0], w[0], 1e-12) << "nesterov=" << nesterov << " step " << step;
+      EXPECT_NEAR(got[1], w[1], 1e-12);
+    }
+  }
+}
+
+TEST(OptimizersTest, AdamFirstThreeStepsAndSlotNames) {
+  Fixture f;
+  AdamOptimizer adam(0.01, 0.9, 0.999, 1e-8);
+  ASSERT_OK_AND_ASSIGN(Operation train, adam.Minimize(f.root, f.loss, {}, &f.step));
+  f.Start(train);
+  std::set<std::string> names;
+  for (const Variable& v : GlobalVariables(f.root)) names.insert(v.name());
+  for (const char* n : {"w", "w/Adam", "w/Adam_1", "beta1_power", "beta2_power", "global_step"}) {
+    EXPECT_TRUE(names.count(n)) << n;
+  }
+  EXPECT_EQ(TrainableVariables(f.root).size(), 1u);
+  double w[2] = {1.0, -2.0}, m[2] = {0, 0}, v[2] = {0, 0}, b1p = 0.9, b2p = 0.999;
+  for (int step = 1; step <= 3; ++step) {
+    const double alpha = 0.01 * std::sqrt(1 - b2p) / (1 - b1p);
+    for (int i = 0; i < 2; ++i) {
+      const double g = 2 * w[i];
+      m[i] += (g - m[i]) * (1 - 0.9);
+      v[i] += (g * g - v[i]) * (1 - 0.999);
+      w[i] -= alpha * m[i] / (std::sqrt(v[i]) + 1e-8);
+    }
+    b1p *= 0.9;
+    b2p *= 0.999;
+    auto got = f.Step();
+    EXPECT_NEAR(got[0], w[0], 1e-12) << "step " << step;
+    EXPECT_NEAR(got[1], w[1], 1e-12);
+    EXPECT_EQ(f.Value("beta1_power/read"), absl::StrCat(b1p));
+    EXPECT_EQ(f.Value("global_step/read"), std::to_string(step));
+  }
+}
+
+TEST(OptimizersTest, NothingToOptimizeIsAnError) {
+  Scope root = Scope::NewRootScope();
+  Output loss = ops::Const(root, 1.0f);
+  GradientDescentOptimizer sgd(0.1);
+  EXPECT_THAT(sgd.Minimize(root, loss), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+// The MLP of the issue: 784-128-10, ReLU, softmax cross entropy, batch 32.
+TEST(OptimizersTest, MlpLossFallsMonotonicallyUnderGradientDescent) {
+  Scope root = Scope::NewRootScope();
+  std::mt19937 rng(2024);
+  std::normal_distribution<float> normal(0.f, 1.f);
+  Tensor x(DT_FLOAT, TensorShape({32, 784}));
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = normal(rng);
+  Tensor labels(DT_INT64, TensorShape({32}));
+  for (int i = 0; i < 32; ++i) labels.data<int64_t>()[i] = rng() % 10;
+  auto init = [&](std::initializer_list<int64_t> dims, int seed, float stddev) {
+    Tensor shape = Tensor::Vector<int64_t>(dims);
+    return ops::Mul(root, ops::TruncatedNormal(root, ops::Const(root, shape), DT_FLOAT, 1, seed),
+                    ops::Const(root, stddev));
+  };
+  Variable w1 = Variable::Create(root, "w1", init({784, 128}, 1, 0.05f));
+  Tensor zeros128(DT_FLOAT, TensorShape({128})), zeros10(DT_FLOAT, TensorShape({10}));
+  zeros128.flat<float>().setZero();
+  zeros10.flat<float>().setZero();
+  Variable b1 = Variable::Create(root, "b1", zeros128);
+  Variable w2 = Variable::Create(root, "w2", init({128, 10}, 2, 0.05f));
+  Variable b2 = Variable::Create(root, "b2", zeros10);
+  Output input = ops::Placeholder(root.WithOpName("x"), DT_FLOAT, PartialShape({32, 784}));
+  Output label = ops::Placeholder(root.WithOpName("labels"), DT_INT64, PartialShape({32}));
+  Output h = ops::Relu(root, ops::BiasAdd(root, ops::MatMul(root, input, w1.value()), b1.value()));
+  Output logits = ops::BiasAdd(root, ops::MatMul(root, h, w2.value()), b2.value());
+  Output loss = ops::Mean(root.WithOpName("loss"),
+                          ops::SparseSoftmaxCrossEntropyWithLogits(root, logits, label).loss,
+                          ops::Const<int32_t>(root, 0));
+  Variable step = GetOrCreateGlobalStep(root);
+  GradientDescentOptimizer sgd(0.05);
+  ASSERT_OK_AND_ASSIGN(Operation train, sgd.Minimize(root, loss, {}, &step));
+  Operation init_op = GlobalVariablesInitializer(root);
+  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
+  ASSERT_OK(sess->Create(*root.ToGraphDef()));
+  std::vector<Tensor> out;
+  ASSERT_OK(sess->Run({}, {}, {init_op.name()}, &out));
+  double previous = 1e9;
+  for (int i = 0; i < 50; ++i) {
+    ASSERT_OK(sess->Run({{"x", x}, {"labels", labels}}, {"loss"}, {train.name()}, &out));
+    const double l = *out[0].data<float>();
+    EXPECT_LT(l, previous) << "step " << i;
+    previous = l;
+  }
+  ASSERT_OK(sess->Run({}, {"global_step/read"}, {}, &out));
+  EXPECT_EQ(*out[0].data<int64_t>(), 50);
+}
+
+}  // namespace
+}  // namespace minigraph

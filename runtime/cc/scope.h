@@ -1,0 +1,158 @@
+// The C++ graph-building API: a Scope names and places new nodes, op
+// functions (runtime/cc/ops.h) add them and return typed outputs.
+//
+//   Scope root = Scope::NewRootScope();
+//   Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT, PartialShape({-1, 3}));
+//   Scope layer = root.NewSubScope("layer1");
+//   Output y = ops::MatMul(layer, x, w);            // node "layer1/MatMul"
+//   MG_ASSIGN_OR_RETURN(GraphDef g, root.ToGraphDef());
+//
+// Every node is checked as it is added (its op's signature, input dtypes and
+// shape function), so mistakes surface where they are made. The first error
+// sticks to the scope's graph: later ops become no-ops, and status() and
+// ToGraphDef() report it. A Scope is a cheap handle; all scopes derived from
+// one root share one graph. Not thread-safe: build a graph on one thread.
+
+#ifndef MINIGRAPH_RUNTIME_CC_SCOPE_H_
+#define MINIGRAPH_RUNTIME_CC_SCOPE_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/proto/graph.pb.h"
+#include "core/proto/meta_graph.pb.h"
+#include "core/tensor.h"
+#include "runtime/graph/op_registry.h"
+#include "runtime/graph/partial_shape.h"
+
+namespace minigraph {
+
+class Scope;
+
+// A node in a graph under construction.
+class Operation {
+ public:
+  Operation() = default;
+  const std::string& name() const { return name_; }
+  bool valid() const { return !name_.empty(); }
+  int num_outputs() const { return static_cast<int>(types_.size()); }
+  class Output output(int i) const;
+
+ private:
+  friend class Scope;
+  friend class Output;
+  std::string name_;
+  std::vector<DataType> types_;
+  std::vector<PartialShape> shapes_;
+};
+
+// One output of an Operation.
+class Output {
+ public:
+  Output() = default;
+  Output(Operation op, int index) : op_(std::move(op)), index_(index) {}
+  const Operation& op() const { return op_; }
+  int index() const { return index_; }
+  // "node:k" ("node" for output 0), the name to fetch or feed.
+  std::string name() const;
+  // Always "node:k": where a bare node name would mean the op itself (the
+  // SessionManager's op arguments).
+  std::string tensor_name() const;
+  DataType dtype() const;
+  const PartialShape& shape() const;
+
+ private:
+  friend class Scope;
+  Operation op_;
+  int index_ = 0;
+};
+
+inline Output Operation::output(int i) const { return Output(*this, i); }
+
+// Well-known collection names (TensorFlow's GraphKeys).
+inline constexpr char kGlobalVariables[] = "variables";
+inline constexpr char kLocalVariables[] = "local_variables";
+inline constexpr char kTrainableVariables[] = "trainable_variables";
+
+class Scope {
+ public:
+  // A new, empty graph whose ops come from `ops` (not owned).
+  static Scope NewRootScope(const OpRegistry* ops = nullptr);
+
+  // Nodes created through the result are named "<prefix>/<name>/...".
+  Scope NewSubScope(absl::string_view name) const;
+  // Nodes created through the result are named "<op name>/<name>", as
+  // TensorFlow places "v/Assign" under the variable "v".
+  Scope InsideOp(const Operation& op) const;
+  // The next node gets this name (made unique like TensorFlow's: name_1, ...).
+  // A name ending in '/' is used exactly, without the slash, even where a name
+  // scope of that name exists (an error if a node already has it).
+  Scope WithOpName(absl::string_view name) const;
+  // Nodes created through the result wait for `deps` (control inputs).
+  Scope WithControlDependencies(const std::vector<Operation>& deps) const;
+  // Nodes created through the result wait for nothing.
+  Scope WithNoControlDependencies() const;
+  // The while loop (its frame name) that nodes built through this scope run
+  // in; set by ops::WhileLoop for cond and body, kept by derived scopes.
+  Scope WithLoopFrame(std::string frame) const;
+  const std::string& loop_frame() const { return loop_frame_; }
+
+  bool ok() const;
+  absl::Status status() const;
+  absl::StatusOr<GraphDef> ToGraphDef() const;
+  // The graph plus its collections (and any SaverDef set on it).
+  absl::StatusOr<MetaGraphDef> ToMetaGraphDef() const;
+
+  // Adds a node of `op_type`: one entry of `inputs` per input argument of
+  // the op (several for a list argument). Type attrs that inputs determine
+  // (T, N, list types) are filled in. On error the scope's status is set
+  // and an invalid Operation comes back.
+  Operation AddOp(absl::string_view op_type, const std::vector<std::vector<Output>>& inputs,
+                  const std::map<std::string, AttrValue>& attrs = {}) const;
+
+  // Replaces data input `index` of `op` with `input`, of the same dtype: how
+  // a while loop's Merge gets its back edge from a NextIteration built later.
+  void UpdateInput(const Operation& op, int index, const Output& input) const;
+
+  // Records the first error on the shared graph.
+  void UpdateStatus(const absl::Status& s) const;
+
+  // Collections, exported in the MetaGraphDef.
+  void AddToCollection(const std::string& key, const std::string& node_name) const;
+  void AddBytesToCollection(const std::string& key, const std::string& bytes) const;
+  std::vector<std::string> GetCollection(const std::string& key) const;
+  void SetSaverDef(const SaverDef& saver_def) const;
+
+  // The operation named `name`, or NotFound.
+  absl::StatusOr<Operation> FindOp(absl::string_view name) const;
+  // The NodeDef of `op` (with defaults) and its data inputs, for gradient
+  // functions. REQUIRES: `op` belongs to this scope's graph.
+  const NodeDef& GetNodeDef(const Operation& op) const;
+  std::vector<Output> GetInputs(const Operation& op) const;
+  // The ops of the graph in creation order (a topological order).
+  std::vector<Operation> AllOps() const;
+
+  // The name the next node of `op_type` would get (for helpers that name
+  // a group of nodes, such as "save/...").
+  std::string UniqueName(absl::string_view base) const;
+  const std::string& prefix() const { return prefix_; }
+
+ private:
+  struct Graph;
+  explicit Scope(std::shared_ptr<Graph> g) : graph_(std::move(g)) {}
+
+  std::shared_ptr<Graph> graph_;
+  std::string prefix_;
+  std::string op_name_;
+  std::vector<Operation> control_deps_;
+  std::string loop_frame_;
+};
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_RUNTIME_CC_SCOPE_H_

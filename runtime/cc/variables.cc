@@ -1,0 +1,192 @@
+#include "runtime/cc/variables.h"
+
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+
+namespace minigraph {
+namespace {
+
+// "node:0" -> "node"
+std::string OpName(const std::string& tensor_name) {
+  const size_t colon = tensor_name.rfind(':');
+  return colon == std::string::npos ? tensor_name : tensor_name.substr(0, colon);
+}
+
+}  // namespace
+
+Variable Variable::Create(const Scope& scope, absl::string_view name, Output initial_value,
+                          const VariableOptions& options) {
+  Variable v;
+  v.trainable_ = options.trainable;
+  if (options.validate_shape && scope.ok() && !initial_value.shape().IsFullyDefined()) {
+    scope.UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+        "variable '", scope.UniqueName(name), "' needs an initial value of fully defined shape, "
+        "got ", initial_value.shape().DebugString(), " (or set validate_shape = false)")));
+    return v;
+  }
+  const PartialShape shape = options.validate_shape ? initial_value.shape() : PartialShape();
+  v.ref_ = ops::VariableV2(scope.WithOpName(name), shape, BaseType(initial_value.dtype()),
+                           options.container, options.shared_name);
+  const Scope inside = scope.InsideOp(v.ref_.op());
+  v.initial_value_ = initial_value;
+  v.initializer_ = ops::Assign(inside.WithOpName("Assign"), v.ref_, initial_value,
+                               options.validate_shape);
+  v.value_ = ops::Identity(inside.WithOpName("read"), v.ref_);
+  if (!scope.ok()) return v;
+  const std::string def = v.ToDef().SerializeAsString();
+  for (const std::string& c : options.collections) scope.AddBytesToCollection(c, def);
+  if (options.trainable) scope.AddBytesToCollection(kTrainableVariables, def);
+  return v;
+}
+
+Variable Variable::Create(const Scope& scope, absl::string_view name, const Tensor& initial_value,
+                          const VariableOptions& options) {
+  // The constant goes first, at NAME/initial_value, with NAME still free.
+  const std::string full = scope.UniqueName(name);
+  const std::string base =
+      scope.prefix().empty() ? full : full.substr(scope.prefix().size() + 1);
+  Output init = ops::Const(scope.WithOpName(absl::StrCat(base, "/initial_value")), initial_value);
+  return Create(scope, base, init, options);
+}
+
+absl::StatusOr<Variable> Variable::FromDef(const Scope& scope, const VariableDef& def) {
+  Variable v;
+  v.trainable_ = def.trainable();
+  MG_ASSIGN_OR_RETURN(Operation var, scope.FindOp(OpName(def.variable_name())));
+  MG_ASSIGN_OR_RETURN(Operation init, scope.FindOp(def.initializer_name()));
+  MG_ASSIGN_OR_RETURN(Operation read, scope.FindOp(OpName(def.snapshot_name())));
+  v.ref_ = var.output(0);
+  v.initializer_ = init.output(0);
+  v.value_ = read.output(0);
+  if (!def.initial_value_name().empty()) {
+    MG_ASSIGN_OR_RETURN(Operation iv, scope.FindOp(OpName(def.initial_value_name())));
+    v.initial_value_ = iv.output(0);
+  }
+  return v;
+}
+
+Output Variable::InitializedValue(const Scope& scope) const {
+  const Scope s = scope.NewSubScope("cond");
+  Output pred = ops::IsVariableInitialized(s, ref_);
+  Output read = ops::Identity(s.WithOpName("read"), ops::RefSwitch(s, ref_, pred).output_true);
+  Output initial = ops::Switch(s, initial_value_, pred).output_false;
+  return ops::Merge(s, {initial, read});
+}
+
+VariableDef Variable::ToDef() const {
+  VariableDef def;
+  def.set_variable_name(ref_.name() + ":0");
+  def.set_initializer_name(initializer_.op().name());
+  def.set_snapshot_name(value_.op().name() + ":0");
+  if (initial_value_.op().valid()) {
+    def.set_initial_value_name(initial_value_.op().name() + ":" +
+                               std::to_string(initial_value_.index()));
+  }
+  def.set_trainable(trainable_);
+  return def;
+}
+
+std::vector<Variable> GetVariables(const Scope& scope, const std::string& collection) {
+  std::vector<Variable> out;
+  for (const std::string& bytes : scope.GetCollection(collection)) {
+    VariableDef def;
+    if (!def.ParseFromString(bytes)) continue;
+    absl::StatusOr<Variable> v = Variable::FromDef(scope, def);
+    if (v.ok()) out.push_back(*std::move(v));
+  }
+  return out;
+}
+
+std::vector<Variable> GlobalVariables(const Scope& scope) {
+  return GetVariables(scope, kGlobalVariables);
+}
+std::vector<Variable> LocalVariables(const Scope& scope) {
+  return GetVariables(scope, kLocalVariables);
+}
+std::vector<Variable> TrainableVariables(const Scope& scope) {
+  return GetVariables(scope, kTrainableVariables);
+}
+
+Operation VariablesInitializer(const Scope& scope, const std::vector<Variable>& vars,
+                               absl::string_view name) {
+  std::vector<Operation> inits;
+  for (const Variable& v : vars) inits.push_back(v.initializer());
+  return ops::Group(scope.WithOpName(name), inits);
+}
+
+Operation GlobalVariablesInitializer(const Scope& scope) {
+  return VariablesInitializer(scope, GlobalVariables(scope));
+}
+
+Operation LocalVariablesInitializer(const Scope& scope) {
+  return VariablesInitializer(scope, LocalVariables(scope));
+}
+
+namespace {
+
+// The variables a report without an explicit list covers: global then local
+// variables; when both collections are empty, every VariableV2 (or legacy
+// "Variable") op of the graph, as TensorFlow does for old-style variables
+// built outside the collections or graphs imported without them.
+std::vector<Output> DefaultVariableRefs(const Scope& scope) {
+  std::vector<Output> refs;
+  for (const Variable& v : GlobalVariables(scope)) refs.push_back(v.ref());
+  for (const Variable& v : LocalVariables(scope)) refs.push_back(v.ref());
+  if (!refs.empty()) return refs;
+  for (const Operation& op : scope.AllOps()) {
+    const std::string& type = scope.GetNodeDef(op).op();
+    if (type == "VariableV2" || type == "Variable") refs.push_back(op.output(0));
+  }
+  return refs;
+}
+
+std::vector<Output> Refs(const std::vector<Variable>& vars) {
+  std::vector<Output> refs;
+  for (const Variable& v : vars) refs.push_back(v.ref());
+  return refs;
+}
+
+Output ReportUninitialized(const Scope& scope, const std::vector<Output>& refs) {
+  const Scope s = scope.NewSubScope("report_uninitialized_variables");
+  if (refs.empty()) {
+    return ops::Const(s, Tensor(DT_STRING, TensorShape({0})));
+  }
+  std::vector<Output> is_init;
+  Tensor names(DT_STRING, TensorShape({static_cast<int64_t>(refs.size())}));
+  for (size_t i = 0; i < refs.size(); ++i) {
+    is_init.push_back(ops::IsVariableInitialized(s, refs[i]));
+    names.data<std::string>()[i] = refs[i].op().name();
+  }
+  Output mask = ops::LogicalNot(s, ops::Pack(s, is_init));
+  const Scope bm = s.NewSubScope("boolean_mask");
+  Output where = ops::Where(bm, mask);
+  Output indices = ops::Reshape(bm, where, ops::Const<int64_t>(bm, {-1}));
+  return ops::GatherV2(bm, ops::Const(s, names), indices, ops::Const<int32_t>(bm, 0));
+}
+
+Output AssertInitialized(const Scope& scope, const std::vector<Output>& refs) {
+  std::vector<Output> ranks;
+  for (const Output& ref : refs) ranks.push_back(ops::Rank(scope, ref));
+  if (ranks.size() == 1) return ranks[0];
+  return ops::Pack(scope, ranks);
+}
+
+}  // namespace
+
+Output ReportUninitializedVariables(const Scope& scope, const std::vector<Variable>& vars) {
+  return ReportUninitialized(scope, Refs(vars));
+}
+
+Output ReportUninitializedVariables(const Scope& scope) {
+  return ReportUninitialized(scope, DefaultVariableRefs(scope));
+}
+
+Output AssertVariablesInitialized(const Scope& scope, const std::vector<Variable>& vars) {
+  return AssertInitialized(scope, Refs(vars));
+}
+
+Output AssertVariablesInitialized(const Scope& scope) {
+  return AssertInitialized(scope, DefaultVariableRefs(scope));
+}
+
+}  // namespace minigraph

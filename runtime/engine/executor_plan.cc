@@ -1,0 +1,303 @@
+// Planning: which nodes a step needs, in which while-loop frame each runs,
+// and where every edge delivers its value.
+#include <algorithm>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+#include "runtime/engine/internal/executor_plan.h"
+
+namespace minigraph {
+namespace executor_internal {
+
+namespace {
+
+// The frame of every node of a graph: TensorFlow's control-flow structure,
+// found from the inputs (a node runs where its inputs come from; an Enter's
+// consumers run in its child frame, an Exit's in its frame's parent). Errors
+// are kept per node and reported only for nodes a step needs.
+struct GraphFrames {
+  static constexpr int kInvalid = -1;
+  std::vector<int> frame;      // per node id: where it runs
+  std::vector<int> out_frame;  // per node id: where its consumers run
+  std::vector<std::string> error;
+  std::vector<std::string> names{""};
+  std::vector<int> parents{-1};
+
+  std::string Describe(int f) const {
+    return f == 0 ? "the root frame" : absl::StrCat("while loop frame '", names[f], "'");
+  }
+};
+
+GraphFrames FindFrames(const Graph& graph) {
+  GraphFrames gf;
+  const int n = graph.num_nodes();
+  gf.frame.assign(n, GraphFrames::kInvalid);
+  gf.out_frame.assign(n, GraphFrames::kInvalid);
+  gf.error.assign(n, "");
+  absl::flat_hash_map<std::pair<int, std::string>, int> children;
+  for (int id : graph.topological_order()) {
+    const Node& node = graph.node(id);
+    int f = GraphFrames::kInvalid;
+    int first = -1;
+    std::string err;
+    auto consider = [&](int src) {
+      if (!err.empty()) return;
+      if (gf.out_frame[src] == GraphFrames::kInvalid) {
+        err = gf.error[src];
+      } else if (f == GraphFrames::kInvalid) {
+        f = gf.out_frame[src];
+        first = src;
+      } else if (f != gf.out_frame[src]) {
+        err = absl::StrCat("node '", node.name(), "' has inputs from different frames: '",
+                           graph.node(first).name(), "' is in ", gf.Describe(f), ", '",
+                           graph.node(src).name(), "' is in ", gf.Describe(gf.out_frame[src]));
+      }
+    };
+    for (int k = 0; k < node.num_inputs(); ++k) {
+      if (!node.IsBackEdge(k)) consider(node.inputs()[k].src);
+    }
+    for (int c : node.control_inputs()) consider(c);
+    if (f == GraphFrames::kInvalid && err.empty()) f = 0;
+    int out = f;
+    if (err.empty() && IsEnter(node)) {
+      std::string name;
+      if (!GetNodeAttr(node.def(), "frame_name", &name).ok() || name.empty()) {
+        err = absl::StrCat("Enter node '", node.name(), "' has no frame_name");
+      } else {
+        auto [it, added] = children.try_emplace({f, name}, static_cast<int>(gf.names.size()));
+        if (added) {
+          gf.names.push_back(name);
+          gf.parents.push_back(f);
+        }
+        out = it->second;
+      }
+    } else if (err.empty() && IsExit(node)) {
+      if (f == 0) {
+        err = absl::StrCat("Exit node '", node.name(), "' is not inside a while loop");
+      } else {
+        out = gf.parents[f];
+      }
+    }
+    if (!err.empty()) {
+      gf.error[id] = std::move(err);
+      continue;
+    }
+    gf.frame[id] = f;
+    gf.out_frame[id] = out;
+  }
+  // A back edge must stay in its loop's frame.
+  for (int id = 0; id < n; ++id) {
+    const Node& node = graph.node(id);
+    if (gf.frame[id] == GraphFrames::kInvalid) continue;
+    for (int k = 0; k < node.num_inputs(); ++k) {
+      const int src = node.inputs()[k].src;
+      if (node.IsBackEdge(k) && gf.out_frame[src] != gf.frame[id]) {
+        gf.error[id] = gf.out_frame[src] == GraphFrames::kInvalid
+                           ? gf.error[src]
+                           : absl::StrCat("Merge node '", node.name(), "' is in ",
+                                          gf.Describe(gf.frame[id]), " but its NextIteration '",
+                                          graph.node(src).name(), "' is in ",
+                                          gf.Describe(gf.out_frame[src]));
+        gf.frame[id] = gf.out_frame[id] = GraphFrames::kInvalid;
+        break;
+      }
+    }
+  }
+  return gf;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(
+    const Graph* graph, const std::vector<const OpKernel*>& kernels,
+    const std::vector<TensorId>& feeds, const std::vector<TensorId>& fetches,
+    const std::vector<std::string>& targets) {
+  std::unique_ptr<Plan> ex(new Plan);
+  ex->graph_ = graph;
+  ex->feeds_ = feeds;
+  const GraphFrames gf = FindFrames(*graph);
+
+  auto find = [&](const TensorId& id, absl::string_view what) -> absl::StatusOr<const Node*> {
+    const Node* n = graph->FindNode(id.node);
+    if (n == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " '", id.ToString(), "' names a node that is not in the graph"));
+    }
+    if (!id.control && id.index >= n->num_outputs()) {
+      return absl::InvalidArgumentError(absl::StrCat(what, " '", id.ToString(), "': node '",
+                                                     n->name(), "' has ", n->num_outputs(),
+                                                     " output(s)"));
+    }
+    // Where the value lands (an Exit's in the parent frame) must be outside
+    // loops, and a fed node must also run outside them.
+    const int nid = n->id();
+    const int f = gf.frame[nid] == GraphFrames::kInvalid ? GraphFrames::kInvalid
+                  : what == "feed" ? std::max(gf.frame[nid], gf.out_frame[nid])
+                                   : gf.out_frame[nid];
+    if (f != GraphFrames::kInvalid && f != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(what, " '", id.ToString(), "': node '",
+                                                     n->name(), "' is inside ", gf.Describe(f),
+                                                     "; only tensors outside loops can be ",
+                                                     what == "target" ? "run" : "used"));
+    }
+    return n;
+  };
+
+  // Fed outputs, as (node id, output) -> feed index.
+  absl::flat_hash_map<std::pair<int, int>, int> fed;
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    MG_ASSIGN_OR_RETURN(const Node* n, find(feeds[i], "feed"));
+    if (!fed.emplace(std::make_pair(n->id(), feeds[i].index), static_cast<int>(i)).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tensor '", feeds[i].ToString(), "' is fed more than once"));
+    }
+    ex->feed_shapes_.push_back(n->output_shape(feeds[i].index));
+    ex->feed_types_.push_back(BaseType(n->output_type(feeds[i].index)));
+  }
+
+  // Reverse reachability from fetches and targets, stopping at feeds.
+  const int n = graph->num_nodes();
+  std::vector<bool> needed(n, false);
+  std::vector<int> stack;
+  auto need = [&](int id) {
+    if (!needed[id]) {
+      needed[id] = true;
+      stack.push_back(id);
+    }
+  };
+  for (const TensorId& f : fetches) {
+    MG_ASSIGN_OR_RETURN(const Node* node, find(f, "fetch"));
+    auto it = fed.find({node->id(), f.index});
+    ex->fetch_from_feed_.push_back(it == fed.end() ? -1 : it->second);
+    if (it == fed.end()) need(node->id());
+  }
+  for (const std::string& t : targets) {
+    MG_ASSIGN_OR_RETURN(const Node* node, find(TensorId{t, 0, true}, "target"));
+    need(node->id());
+  }
+  while (!stack.empty()) {
+    const Node& node = graph->node(stack.back());
+    stack.pop_back();
+    for (const auto& in : node.inputs()) {
+      if (!fed.contains({in.src, in.src_output})) need(in.src);
+    }
+    for (int c : node.control_inputs()) need(c);
+  }
+
+  ex->frames_.resize(gf.names.size());
+  std::vector<int> item_of(n, -1);
+  for (int id : graph->topological_order()) {
+    if (!needed[id]) continue;
+    const Node& node = graph->node(id);
+    if (gf.frame[id] == GraphFrames::kInvalid) {
+      return absl::InvalidArgumentError(gf.error[id]);
+    }
+    if (kernels[id] == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("node '", node.name(), "' (", node.type_string(), ") has no kernel"));
+    }
+    const int index = static_cast<int>(ex->items_.size());
+    item_of[id] = index;
+    Item item;
+    item.node = &node;
+    item.kernel = kernels[id];
+    item.is_merge = IsMerge(node);
+    static const absl::flat_hash_set<absl::string_view>* const kCheap =
+        new absl::flat_hash_set<absl::string_view>{
+            "Identity", "NoOp",  "Const",    "Switch",        "RefSwitch",        "Merge",
+            "RefMerge", "Enter", "RefEnter", "Exit",          "RefExit",          "NextIteration",
+            "LoopCond", "Rank",  "Shape",    "RefIdentity",   "RefNextIteration", "StopGradient"};
+    item.cheap = kCheap->contains(node.type_string());
+    if (item.is_merge || IsSwitch(node)) ex->has_control_flow_ = true;
+    FrameInfo& frame = ex->frames_[gf.frame[id]];
+    item.local = static_cast<int>(frame.items.size());
+    frame.items.push_back(index);
+    item.input_start = frame.num_slots;
+    item.num_inputs = node.num_inputs();
+    frame.num_slots += node.num_inputs();
+    if (IsEnter(node)) {
+      item.kind = Item::kEnter;
+      ex->has_loops_ = true;
+      item.child_frame = gf.out_frame[id];
+      FrameInfo& child = ex->frames_[item.child_frame];
+      ++child.num_enters;
+      int64_t parallel = 10;
+      MG_RETURN_IF_ERROR(GetNodeAttr(node.def(), "is_constant", &item.constant_enter));
+      MG_RETURN_IF_ERROR(GetNodeAttr(node.def(), "parallel_iterations", &parallel));
+      if (parallel < 1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Enter node '", node.name(), "': parallel_iterations must be positive, got ",
+            parallel));
+      }
+      // The frame runs as many iterations at once as its strictest Enter allows.
+      child.parallel_iterations = child.num_enters == 1
+                                      ? static_cast<int>(parallel)
+                                      : std::min(child.parallel_iterations, static_cast<int>(parallel));
+    } else if (IsExit(node)) {
+      item.kind = Item::kExit;
+    } else if (IsNextIteration(node)) {
+      item.kind = Item::kNextIteration;
+    }
+    ex->items_.push_back(std::move(item));
+  }
+  for (Item& item : ex->items_) {
+    const Node& node = *item.node;
+    const int self = static_cast<int>(&item - ex->items_.data());
+    int pending = item.is_merge ? 0 : static_cast<int>(node.control_inputs().size());
+    item.num_control = static_cast<int>(node.control_inputs().size());
+    for (int i = 0; i < node.num_inputs(); ++i) {
+      const auto& in = node.inputs()[i];
+      const int slot = item.input_start + i;
+      auto f = fed.find({in.src, in.src_output});
+      if (f != fed.end()) {
+        if (item.is_merge) {
+          return absl::UnimplementedError(absl::StrCat(
+              "cannot feed '", node.name(), "' input ", i, ": it is an input of a Merge"));
+        }
+        ex->fed_slots_.push_back({slot, f->second});
+      } else {
+        ++pending;
+        ex->items_[item_of[in.src]].outs.push_back(
+            {in.src_output, self, item.local, slot, false, item.is_merge});
+        if (IsRefType(graph->node(in.src).output_type(in.src_output)) &&
+            !IsRefType(node.input_type(i))) {
+          item.deref_inputs.push_back(i);
+        }
+      }
+    }
+    for (int c : node.control_inputs()) {
+      ex->items_[item_of[c]].control_outs.push_back({self, item.local, item.is_merge});
+    }
+    item.initial_pending = pending;
+  }
+  for (size_t i = 0; i < ex->items_.size(); ++i) {
+    Item& item = ex->items_[i];
+    if (item.initial_pending == 0) ex->initial_ready_.push_back(static_cast<int>(i));
+    std::vector<bool> seen(item.node->num_outputs(), false);
+    for (auto it = item.outs.rbegin(); it != item.outs.rend(); ++it) {
+      // A loop invariant goes to every iteration: it is never moved.
+      it->last = !seen[it->output] && !item.constant_enter;
+      seen[it->output] = true;
+    }
+  }
+  ex->cost_cycles_.reset(new std::atomic<uint64_t>[ex->items_.size()]);
+  for (size_t i = 0; i < ex->items_.size(); ++i) ex->cost_cycles_[i].store(kInitialCostCycles);
+  for (size_t k = 0; k < fetches.size(); ++k) {
+    if (ex->fetch_from_feed_[k] >= 0) continue;
+    const Node* node = graph->FindNode(fetches[k].node);
+    ex->items_[item_of[node->id()]].fetches.push_back({fetches[k].index, static_cast<int>(k)});
+  }
+  return ex;
+}
+
+std::vector<int> Plan::PlannedNodes() const {
+  std::vector<int> ids;
+  for (const Item& item : items_) ids.push_back(item.node->id());
+  return ids;
+}
+
+}  // namespace executor_internal
+}  // namespace minigraph

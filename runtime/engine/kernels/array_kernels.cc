@@ -1,0 +1,499 @@
+// Kernels for constants, placeholders, shapes, reshaping, joining and
+// gathering.
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "core/tensor_types.h"
+#include "runtime/engine/kernels/internal/bcast.h"
+#include "runtime/engine/kernels/internal/eigen_util.h"
+#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/graph/shape_inference.h"
+
+namespace minigraph {
+namespace {
+
+// Copies `n` elements between tensors of one dtype, at element offsets.
+void CopyElements(const Tensor& src, int64_t src_off, Tensor* dst, int64_t dst_off, int64_t n) {
+  if (n == 0) return;
+  if (DataTypeCanUseMemcpy(src.dtype())) {
+    const size_t e = DataTypeSize(src.dtype());
+    std::memcpy(static_cast<char*>(dst->raw_data()) + dst_off * e,
+                static_cast<const char*>(src.raw_data()) + src_off * e, n * e);
+    return;
+  }
+  switch (src.dtype()) {
+#define MG_CASE(T)                                                                   \
+  case DataTypeToEnum<T>::value:                                                     \
+    std::copy_n(src.data<T>() + src_off, n, dst->data<T>() + dst_off);               \
+    break;
+    MG_CASE(std::string)
+    MG_CASE(ResourceHandle)
+    MG_CASE(Variant)
+#undef MG_CASE
+    default:
+      break;
+  }
+}
+
+int64_t Product(absl::Span<const int64_t> dims, int begin, int end) {
+  int64_t p = 1;
+  for (int i = begin; i < end; ++i) p *= dims[i];
+  return p;
+}
+
+class ConstOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("value", &value_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    ctx->set_output(0, value_);
+    return absl::OkStatus();
+  }
+
+ private:
+  Tensor value_;
+};
+
+class PlaceholderOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("dtype", &dtype_));
+    return c->GetAttr("shape", &shape_);
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "You must feed a value for placeholder tensor '", name(), "' with dtype ",
+        DataTypeString(dtype_),
+        shape_.rank_known() ? absl::StrCat(" and shape ", shape_.DebugString()) : ""));
+  }
+
+ private:
+  DataType dtype_;
+  PartialShape shape_;
+};
+
+// Identity, StopGradient, Snapshot and PlaceholderWithDefault forward input 0.
+class ForwardOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    ctx->set_output(0, ctx->input(0));
+    return absl::OkStatus();
+  }
+};
+
+class NoOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext*) const override { return absl::OkStatus(); }
+};
+
+template <typename T>
+class FillOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(TensorShape shape, ShapeFromTensor(ctx->input(0), "Fill dims"));
+    const Tensor& value = ctx->input(1);
+    if (value.NumElements() != 1 || value.dims() != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Fill value must be a scalar, got shape ", value.shape().DebugString()));
+    }
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
+    Evaluate(ctx, out->flat<T>(), out->flat<T>().constant(value.scalar<T>()()));
+    return absl::OkStatus();
+  }
+};
+
+template <int kValue>
+struct ConstantLike {
+  template <typename T>
+  class Op : public OpKernel {
+   public:
+    using OpKernel::OpKernel;
+    absl::Status Compute(OpKernelContext* ctx) const override {
+      Tensor* out;
+      MG_RETURN_IF_ERROR(ctx->allocate_output(0, ctx->input(0).shape(), &out));
+      Evaluate(ctx, out->flat<T>(), out->flat<T>().constant(static_cast<T>(kValue)));
+      return absl::OkStatus();
+    }
+  };
+};
+
+// Shape, Size: out_type int32 or int64.
+template <typename T>
+class ShapeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({x.dims()}), &out));
+    for (int i = 0; i < x.dims(); ++i) out->flat<T>()(i) = static_cast<T>(x.dim_size(i));
+    return absl::OkStatus();
+  }
+};
+
+template <typename T>
+class SizeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape(), &out));
+    out->scalar<T>()() = static_cast<T>(ctx->input(0).NumElements());
+    return absl::OkStatus();
+  }
+};
+
+class RankOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    ctx->set_output(0, Tensor::Scalar<int32_t>(ctx->input(0).dims()));
+    return absl::OkStatus();
+  }
+};
+
+class ReshapeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> dims, IntsFromTensor(ctx->input(1), "Reshape shape"));
+    int unknown = -1;
+    int64_t product = 1;
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] == -1 && unknown < 0) {
+        unknown = static_cast<int>(i);
+      } else if (dims[i] < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Reshape shape [", absl::StrJoin(dims, ","), "] has an invalid dimension"));
+      } else {
+        product *= dims[i];
+      }
+    }
+    if (unknown >= 0) {
+      if (product == 0 || x.NumElements() % product != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Input to reshape is a tensor with ", x.NumElements(),
+            " values, but the requested shape [", absl::StrJoin(dims, ","), "] cannot hold them"));
+      }
+      dims[unknown] = x.NumElements() / product;
+    }
+    MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
+    if (shape.num_elements() != x.NumElements()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Input to reshape is a tensor with ", x.NumElements(),
+          " values, but the requested shape has ", shape.num_elements()));
+    }
+    MG_ASSIGN_OR_RETURN(Tensor out, x.Reshaped(shape));
+    ctx->set_output(0, std::move(out));
+    return absl::OkStatus();
+  }
+};
+
+template <typename Src>
+class CastOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("DstT", &dst_));
+    switch (dst_) {
+      case DT_FLOAT: case DT_DOUBLE: case DT_INT32: case DT_INT64: case DT_BOOL:
+      case DT_UINT8: case DT_HALF: case DT_BFLOAT16:
+        return absl::OkStatus();
+      default:
+        return NoKernelForType(c, dst_);
+    }
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    if (x.dtype() == dst_) {
+      ctx->set_output(0, x);
+      return absl::OkStatus();
+    }
+    Tensor* y;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &y));
+    switch (dst_) {
+#define MG_CASE(D)                                                                 \
+  case DataTypeToEnum<D>::value:                                                   \
+    Evaluate(ctx, y->flat<D>(), x.flat<Src>().template cast<D>());                 \
+    break;
+      MG_CASE(float) MG_CASE(double) MG_CASE(int32_t) MG_CASE(int64_t) MG_CASE(bool)
+      MG_CASE(uint8_t) MG_CASE(half) MG_CASE(bfloat16)
+#undef MG_CASE
+      default:
+        break;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  DataType dst_;
+};
+
+absl::StatusOr<int64_t> CanonicalAxis(int64_t axis, int rank, absl::string_view op) {
+  if (axis < -rank || axis >= rank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, " axis ", axis, " is out of range for rank ", rank));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
+class PackOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("axis", &axis_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const int n = ctx->num_inputs();
+    const TensorShape& s = ctx->input(0).shape();
+    for (int i = 1; i < n; ++i) {
+      if (ctx->input(i).shape() != s) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Pack inputs must have the same shape: input 0 is ", s.DebugString(), ", input ", i,
+            " is ", ctx->input(i).shape().DebugString()));
+      }
+    }
+    MG_ASSIGN_OR_RETURN(int64_t axis, CanonicalAxis(axis_, s.dims() + 1, "Pack"));
+    std::vector<int64_t> dims(s.dim_sizes().begin(), s.dim_sizes().end());
+    dims.insert(dims.begin() + axis, n);
+    MG_ASSIGN_OR_RETURN(TensorShape out_shape, TensorShape::Build(dims));
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, out_shape, &out));
+    const int64_t outer = Product(s.dim_sizes(), 0, static_cast<int>(axis));
+    const int64_t inner = Product(s.dim_sizes(), static_cast<int>(axis), s.dims());
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int i = 0; i < n; ++i) {
+        CopyElements(ctx->input(i), o * inner, out, (o * n + i) * inner, inner);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  int64_t axis_;
+};
+
+// Concat (axis first) and ConcatV2 (axis last).
+class ConcatOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    axis_first_ = c->def().op() == "Concat";
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const int n = ctx->num_inputs() - 1;
+    const int first = axis_first_ ? 1 : 0;
+    const Tensor& axis_t = ctx->input(axis_first_ ? 0 : n);
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> axis_v, IntsFromTensor(axis_t, "Concat axis"));
+    if (axis_v.size() != 1) return absl::InvalidArgumentError("Concat axis must be a scalar");
+    const Tensor& x0 = ctx->input(first);
+    const int rank = x0.dims();
+    if (rank == 0) return absl::InvalidArgumentError("Concat of scalars is not possible; use Pack");
+    MG_ASSIGN_OR_RETURN(int64_t axis, CanonicalAxis(axis_v[0], rank, "Concat"));
+    std::vector<int64_t> dims(x0.shape().dim_sizes().begin(), x0.shape().dim_sizes().end());
+    dims[axis] = 0;
+    for (int i = first; i < first + n; ++i) {
+      const Tensor& x = ctx->input(i);
+      bool ok = x.dims() == rank;
+      for (int d = 0; ok && d < rank; ++d) ok = d == axis || x.dim_size(d) == x0.dim_size(d);
+      if (!ok) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Concat inputs must match in all dimensions but ", axis, ": ",
+            x0.shape().DebugString(), " vs ", x.shape().DebugString()));
+      }
+      dims[axis] += x.dim_size(axis);
+    }
+    MG_ASSIGN_OR_RETURN(TensorShape out_shape, TensorShape::Build(dims));
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, out_shape, &out));
+    const int64_t outer = Product(x0.shape().dim_sizes(), 0, static_cast<int>(axis));
+    const int64_t out_row = out_shape.num_elements() / std::max<int64_t>(outer, 1);
+    int64_t col = 0;
+    for (int i = first; i < first + n; ++i) {
+      const Tensor& x = ctx->input(i);
+      const int64_t row = outer == 0 ? 0 : x.NumElements() / outer;
+      for (int64_t o = 0; o < outer; ++o) CopyElements(x, o * row, out, o * out_row + col, row);
+      col += row;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  bool axis_first_ = false;
+};
+
+// Gather (axis 0) and GatherV2 (axis input; batch_dims 0).
+template <typename Index>
+class GatherOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    v2_ = c->def().op() == "GatherV2";
+    if (v2_) {
+      int64_t batch_dims;
+      MG_RETURN_IF_ERROR(c->GetAttr("batch_dims", &batch_dims));
+      if (batch_dims != 0) {
+        return absl::UnimplementedError("GatherV2 with batch_dims != 0 is not supported");
+      }
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& params = ctx->input(0);
+    const Tensor& indices = ctx->input(1);
+    int64_t axis = 0;
+    if (v2_) {
+      MG_ASSIGN_OR_RETURN(std::vector<int64_t> a, IntsFromTensor(ctx->input(2), "Gather axis"));
+      if (a.size() != 1) return absl::InvalidArgumentError("Gather axis must be a scalar");
+      axis = a[0];
+    }
+    if (params.dims() == 0) return absl::InvalidArgumentError("Gather params must be at least 1-D");
+    MG_ASSIGN_OR_RETURN(axis, CanonicalAxis(axis, params.dims(), "Gather"));
+    auto pd = params.shape().dim_sizes();
+    std::vector<int64_t> dims(pd.begin(), pd.begin() + axis);
+    dims.insert(dims.end(), indices.shape().dim_sizes().begin(), indices.shape().dim_sizes().end());
+    dims.insert(dims.end(), pd.begin() + axis + 1, pd.end());
+    MG_ASSIGN_OR_RETURN(TensorShape out_shape, TensorShape::Build(dims));
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, out_shape, &out));
+    const int64_t outer = Product(pd, 0, static_cast<int>(axis));
+    const int64_t limit = pd[axis];
+    const int64_t inner = Product(pd, static_cast<int>(axis) + 1, params.dims());
+    const int64_t n = indices.NumElements();
+    const Index* idx = indices.data<Index>();
+    for (int64_t i = 0; i < n; ++i) {
+      if (idx[i] < 0 || idx[i] >= limit) {
+        return absl::InvalidArgumentError(absl::StrCat("indices[", i, "] = ", idx[i],
+                                                       " is not in [0, ", limit, ")"));
+      }
+    }
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t i = 0; i < n; ++i) {
+        CopyElements(params, (o * limit + idx[i]) * inner, out, (o * n + i) * inner, inner);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  bool v2_ = false;
+};
+
+template <typename T>
+class SelectOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& cond = ctx->input(0);
+    const Tensor& t = ctx->input(1);
+    const Tensor& e = ctx->input(2);
+    if (t.shape() != e.shape()) {
+      return absl::InvalidArgumentError(absl::StrCat("Select branches must have the same shape: ",
+                                                     t.shape().DebugString(), " vs ",
+                                                     e.shape().DebugString()));
+    }
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, t.shape(), &out));
+    if (cond.shape() == t.shape()) {
+      Evaluate(ctx, out->flat<T>(), cond.flat<bool>().select(t.flat<T>(), e.flat<T>()));
+    } else if (cond.dims() == 0) {
+      ctx->set_output(0, cond.scalar<bool>()() ? t : e);
+    } else if (cond.dims() == 1 && t.dims() >= 1 && cond.dim_size(0) == t.dim_size(0)) {
+      const int64_t rows = t.dim_size(0);
+      const int64_t row = rows == 0 ? 0 : t.NumElements() / rows;
+      for (int64_t r = 0; r < rows; ++r) {
+        CopyElements(cond.flat<bool>()(r) ? t : e, r * row, out, r * row, row);
+      }
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Select condition of shape ", cond.shape().DebugString(),
+          " must be a scalar, match the branches' shape ", t.shape().DebugString(),
+          ", or be a vector of their first dimension"));
+    }
+    return absl::OkStatus();
+  }
+};
+
+template <typename T>
+class WhereOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    const T* p = x.data<T>();
+    int64_t count = 0;
+    for (int64_t i = 0; i < x.NumElements(); ++i) count += p[i] != T(0);
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({count, x.dims()}), &out));
+    int64_t* o = out->data<int64_t>();
+    for (int64_t i = 0; i < x.NumElements(); ++i) {
+      if (p[i] == T(0)) continue;
+      int64_t rem = i;
+      for (int d = x.dims() - 1; d >= 0; --d) {
+        o[d] = rem % x.dim_size(d);
+        rem /= x.dim_size(d);
+      }
+      o += x.dims();
+    }
+    return absl::OkStatus();
+  }
+};
+
+template <typename T>
+class BroadcastGradientArgsOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(TensorShape s0, ShapeFromTensor(ctx->input(0), "s0"));
+    MG_ASSIGN_OR_RETURN(TensorShape s1, ShapeFromTensor(ctx->input(1), "s1"));
+    MG_ASSIGN_OR_RETURN(BCast b, BCast::Make(s0, s1));
+    for (int k = 0; k < 2; ++k) {
+      const BCast::Vec& v = k == 0 ? b.grad_x_reduce_idx() : b.grad_y_reduce_idx();
+      Tensor* out;
+      MG_RETURN_IF_ERROR(
+          ctx->allocate_output(k, TensorShape({static_cast<int64_t>(v.size())}), &out));
+      for (size_t i = 0; i < v.size(); ++i) out->flat<T>()(i) = static_cast<T>(v[i]);
+    }
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+void RegisterArrayKernels(KernelRegistry* r) {
+  r->Register("Const", MakeFactory<ConstOp>());
+  r->Register("Placeholder", MakeFactory<PlaceholderOp>());
+  for (const char* op : {"Identity", "StopGradient", "Snapshot", "PlaceholderWithDefault"}) {
+    r->Register(op, MakeFactory<ForwardOp>());
+  }
+  r->Register("NoOp", MakeFactory<NoOp>());
+  r->Register("Fill", TypedFactory<FillOp, float, double, int32_t, int64_t, bool>());
+  r->Register("ZerosLike",
+              TypedFactory<ConstantLike<0>::Op, float, double, int32_t, int64_t, bool>());
+  r->Register("OnesLike",
+              TypedFactory<ConstantLike<1>::Op, float, double, int32_t, int64_t, bool>());
+  r->Register("Shape", TypedFactory<ShapeOp, int32_t, int64_t>("out_type"));
+  r->Register("Size", TypedFactory<SizeOp, int32_t, int64_t>("out_type"));
+  r->Register("Rank", MakeFactory<RankOp>());
+  r->Register("Reshape", MakeFactory<ReshapeOp>());
+  r->Register("Cast", TypedFactory<CastOp, float, double, int32_t, int64_t, bool, uint8_t, half,
+                                   bfloat16>("SrcT"));
+  r->Register("Pack", MakeFactory<PackOp>());
+  r->Register("Concat", MakeFactory<ConcatOp>());
+  r->Register("ConcatV2", MakeFactory<ConcatOp>());
+  auto gather = TypedFactory<GatherOp, int32_t, int64_t>("Tindices");
+  r->Register("Gather", gather);
+  r->Register("GatherV2", gather);
+  r->Register("Select", TypedFactory<SelectOp, float, double, int32_t, int64_t, bool>());
+  r->Register("Where", TypedFactory<WhereOp, bool, float, double, int32_t, int64_t>());
+  r->Register("BroadcastGradientArgs",
+              TypedFactory<BroadcastGradientArgsOp, int32_t, int64_t>());
+}
+
+}  // namespace minigraph

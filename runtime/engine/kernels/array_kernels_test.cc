@@ -1,0 +1,144 @@
+// Array kernels: shapes, reshaping, joining, gathering, selection.
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/engine/kernels/kernel_test_util.h"
+
+namespace minigraph {
+namespace {
+
+using ::testing::HasSubstr;
+
+Tensor Iota(DataType dt, const TensorShape& shape) {
+  Tensor t(dt, shape);
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    if (dt == DT_FLOAT) t.flat<float>()(i) = static_cast<float>(i);
+    if (dt == DT_INT32) t.flat<int32_t>()(i) = static_cast<int32_t>(i);
+    if (dt == DT_STRING) t.flat<std::string>()(i) = std::string(1, static_cast<char>('a' + i));
+  }
+  return t;
+}
+
+std::string Run1(const std::string& op, const std::vector<std::vector<Tensor>>& in,
+                 const std::map<std::string, AttrValue>& attrs = {}) {
+  auto out = RunKernel(op, in, attrs);
+  if (!out.ok()) return std::string(out.status().message());
+  return (*out)[0].shape().DebugString() + " " + (*out)[0].SummarizeValue(100);
+}
+
+TEST(ArrayKernelsTest, FillShapeSizeRank) {
+  EXPECT_EQ(Run1("Fill", {{Tensor::Vector<int32_t>({2, 2})}, {Tensor::Scalar<float>(1.5f)}}),
+            "[2,2] 1.5 1.5 1.5 1.5");
+  EXPECT_EQ(Run1("Fill", {{Tensor::Vector<int64_t>({0, 3})}, {Tensor::Scalar<int32_t>(1)}}), "[0,3] ");
+  Tensor x = Iota(DT_FLOAT, TensorShape({2, 3}));
+  EXPECT_EQ(Run1("ZerosLike", {{x}}), "[2,3] 0 0 0 0 0 0");
+  EXPECT_EQ(Run1("OnesLike", {{x}}), "[2,3] 1 1 1 1 1 1");
+  EXPECT_EQ(Run1("Shape", {{x}}), "[2] 2 3");
+  EXPECT_EQ(Run1("Shape", {{x}}, {{"out_type", MakeAttrValue(DT_INT64)}}), "[2] 2 3");
+  EXPECT_EQ(Run1("Size", {{x}}), "[] 6");
+  EXPECT_EQ(Run1("Rank", {{x}}), "[] 2");
+  EXPECT_THAT(Run1("Fill", {{Tensor::Vector<int32_t>({-1})}, {Tensor::Scalar<float>(1)}}),
+              HasSubstr(">= 0"));
+}
+
+TEST(ArrayKernelsTest, ReshapeInfersOneDimensionAndChecksCounts) {
+  Tensor x = Iota(DT_FLOAT, TensorShape({2, 3}));
+  EXPECT_EQ(Run1("Reshape", {{x}, {Tensor::Vector<int32_t>({3, -1})}}), "[3,2] 0 1 2 3 4 5");
+  EXPECT_EQ(Run1("Reshape", {{x}, {Tensor::Vector<int64_t>({6})}}), "[6] 0 1 2 3 4 5");
+  EXPECT_THAT(Run1("Reshape", {{x}, {Tensor::Vector<int32_t>({4, -1})}}), HasSubstr("6"));
+  EXPECT_THAT(Run1("Reshape", {{x}, {Tensor::Vector<int32_t>({5})}}), HasSubstr("cannot reshape"));
+  Tensor empty(DT_FLOAT, TensorShape({0, 4}));
+  EXPECT_EQ(Run1("Reshape", {{empty}, {Tensor::Vector<int32_t>({2, 0, 2})}}), "[2,0,2] ");
+}
+
+TEST(ArrayKernelsTest, Cast) {
+  Tensor x = Tensor::Vector<float>({-1.7f, 0.0f, 2.5f});
+  EXPECT_EQ(Run1("Cast", {{x}}, {{"DstT", MakeAttrValue(DT_INT32)}}), "[3] -1 0 2");
+  EXPECT_EQ(Run1("Cast", {{x}}, {{"DstT", MakeAttrValue(DT_BOOL)}}), "[3] 1 0 1");
+  EXPECT_EQ(Run1("Cast", {{x}}, {{"DstT", MakeAttrValue(DT_DOUBLE)}}), "[3] -1.7 0 2.5");
+  EXPECT_EQ(Run1("Cast", {{Tensor::Vector<bool>({true, false})}}, {{"DstT", MakeAttrValue(DT_FLOAT)}}),
+            "[2] 1 0");
+  EXPECT_THAT(Run1("Cast", {{x}}, {{"DstT", MakeAttrValue(DT_STRING)}}), HasSubstr("no CPU kernel"));
+}
+
+TEST(ArrayKernelsTest, PackAlongEveryAxisIncludingStrings) {
+  Tensor a = Iota(DT_INT32, TensorShape({2, 2}));
+  Tensor b = Tensor::Vector<int32_t>({10, 11, 12, 13});
+  ASSERT_OK_AND_ASSIGN(b, b.Reshaped(TensorShape({2, 2})));
+  EXPECT_EQ(Run1("Pack", {{a, b}}), "[2,2,2] 0 1 2 3 10 11 12 13");
+  EXPECT_EQ(Run1("Pack", {{a, b}}, {{"axis", MakeAttrValue(1)}}), "[2,2,2] 0 1 10 11 2 3 12 13");
+  EXPECT_EQ(Run1("Pack", {{a, b}}, {{"axis", MakeAttrValue(-1)}}), "[2,2,2] 0 10 1 11 2 12 3 13");
+  EXPECT_EQ(Run1("Pack", {{Tensor::Scalar<std::string>("x"), Tensor::Scalar<std::string>("yz")}}),
+            "[2] \"x\" \"yz\"");
+  EXPECT_EQ(Run1("Pack", {{Tensor::Scalar<bool>(true), Tensor::Scalar<bool>(false)}}), "[2] 1 0");
+  EXPECT_THAT(Run1("Pack", {{a, Tensor::Vector<int32_t>({1})}}), HasSubstr("Pack inputs"));
+}
+
+TEST(ArrayKernelsTest, Concat) {
+  Tensor a = Iota(DT_FLOAT, TensorShape({2, 2}));
+  Tensor b = Iota(DT_FLOAT, TensorShape({2, 1}));
+  EXPECT_EQ(Run1("ConcatV2", {{a, b}, {Tensor::Scalar<int32_t>(1)}}), "[2,3] 0 1 0 2 3 1");
+  EXPECT_EQ(Run1("ConcatV2", {{a, a}, {Tensor::Scalar<int32_t>(0)}}), "[4,2] 0 1 2 3 0 1 2 3");
+  EXPECT_EQ(Run1("ConcatV2", {{a, Tensor(DT_FLOAT, TensorShape({0, 2}))}, {Tensor::Scalar<int64_t>(-2)}}),
+            "[2,2] 0 1 2 3");
+  EXPECT_EQ(Run1("Concat", {{Tensor::Scalar<int32_t>(0)}, {Iota(DT_STRING, TensorShape({2})), Iota(DT_STRING, TensorShape({1}))}}),
+            "[3] \"a\" \"b\" \"a\"");
+  EXPECT_THAT(Run1("ConcatV2", {{a, b}, {Tensor::Scalar<int32_t>(0)}}), HasSubstr("Concat"));
+}
+
+TEST(ArrayKernelsTest, GatherAndGatherV2) {
+  Tensor params = Iota(DT_FLOAT, TensorShape({3, 2}));
+  EXPECT_EQ(Run1("Gather", {{params}, {Tensor::Vector<int32_t>({2, 0, 2})}}), "[3,2] 4 5 0 1 4 5");
+  EXPECT_EQ(Run1("GatherV2", {{params}, {Tensor::Vector<int64_t>({1})}, {Tensor::Scalar<int32_t>(1)}}),
+            "[3,1] 1 3 5");
+  EXPECT_EQ(Run1("GatherV2", {{Iota(DT_STRING, TensorShape({3}))}, {Tensor::Vector<int32_t>({2, 1})},
+                              {Tensor::Scalar<int32_t>(0)}}),
+            "[2] \"c\" \"b\"");
+  EXPECT_EQ(Run1("Gather", {{params}, {Tensor(DT_INT32, TensorShape({0}))}}), "[0,2] ");
+  EXPECT_THAT(Run1("Gather", {{params}, {Tensor::Vector<int32_t>({3})}}),
+              HasSubstr("indices[0] = 3 is not in [0, 3)"));
+}
+
+TEST(ArrayKernelsTest, SelectThreeForms) {
+  Tensor t = Iota(DT_FLOAT, TensorShape({2, 2}));
+  Tensor e(DT_FLOAT, TensorShape({2, 2}));
+  e.flat<float>().setConstant(-1);
+  Tensor cond(DT_BOOL, TensorShape({2, 2}));
+  cond.flat<bool>()(0) = true;
+  cond.flat<bool>()(1) = false;
+  cond.flat<bool>()(2) = false;
+  cond.flat<bool>()(3) = true;
+  EXPECT_EQ(Run1("Select", {{cond}, {t}, {e}}), "[2,2] 0 -1 -1 3");
+  EXPECT_EQ(Run1("Select", {{Tensor::Vector<bool>({false, true})}, {t}, {e}}), "[2,2] -1 -1 2 3");
+  EXPECT_EQ(Run1("Select", {{Tensor::Scalar<bool>(true)}, {t}, {e}}), "[2,2] 0 1 2 3");
+}
+
+TEST(ArrayKernelsTest, WhereAndBroadcastGradientArgs) {
+  Tensor m(DT_BOOL, TensorShape({2, 3}));
+  m.flat<bool>().setConstant(false);
+  m.flat<bool>()(1) = true;
+  m.flat<bool>()(5) = true;
+  EXPECT_EQ(Run1("Where", {{m}}), "[2,2] 0 1 1 2");
+  EXPECT_EQ(Run1("Where", {{Tensor(DT_BOOL, TensorShape({0}))}}), "[0,1] ");
+  ASSERT_OK_AND_ASSIGN(auto r, RunKernel("BroadcastGradientArgs",
+                                         {{Tensor::Vector<int32_t>({2, 3, 5})},
+                                          {Tensor::Vector<int32_t>({3, 1})}}));
+  EXPECT_EQ(r[0].SummarizeValue(10), "");
+  EXPECT_EQ(r[1].SummarizeValue(10), "0 2");
+  ASSERT_OK_AND_ASSIGN(r, RunKernel("BroadcastGradientArgs",
+                                    {{Tensor::Vector<int32_t>({1, 4})}, {Tensor::Vector<int32_t>({3, 1})}}));
+  EXPECT_EQ(r[0].SummarizeValue(10), "0");
+  EXPECT_EQ(r[1].SummarizeValue(10), "1");
+}
+
+TEST(ArrayKernelsTest, PlaceholderWithDefaultAndIdentityForward) {
+  Tensor x = Iota(DT_FLOAT, TensorShape({2}));
+  EXPECT_EQ(Run1("Identity", {{x}}), "[2] 0 1");
+  EXPECT_EQ(Run1("StopGradient", {{Iota(DT_STRING, TensorShape({1}))}}), "[1] \"a\"");
+  AttrValue shape;
+  shape.mutable_shape()->add_dim()->set_size(2);
+  EXPECT_EQ(Run1("PlaceholderWithDefault", {{x}}, {{"shape", shape}}), "[2] 0 1");
+}
+
+}  // namespace
+}  // namespace minigraph

@@ -1,0 +1,27 @@
+// Comparison and logical kernels with broadcasting; bool outputs.
+#include "core/tensor_types.h"
+#include "runtime/engine/kernels/internal/cwise_ops.h"
+#include "runtime/engine/kernels/standard_kernels.h"
+
+namespace minigraph {
+
+void RegisterCompareKernels(KernelRegistry* r) {
+  r->Register("Greater", TypedFactory<BinaryKernelFor<functor::greater, true>::Op, float,
+                                      double, int32_t, int64_t>());
+  r->Register("Less", TypedFactory<BinaryKernelFor<functor::less, true>::Op, float, double,
+                                   int32_t, int64_t>());
+  r->Register("GreaterEqual", TypedFactory<BinaryKernelFor<functor::greater_equal, true>::Op,
+                                           float, double, int32_t, int64_t>());
+  r->Register("LessEqual", TypedFactory<BinaryKernelFor<functor::less_equal, true>::Op, float,
+                                        double, int32_t, int64_t>());
+  r->Register("Equal", TypedFactory<BinaryKernelFor<functor::equal_to, true>::Op, float, double,
+                                    int32_t, int64_t, bool>());
+  r->Register("LogicalAnd", [](OpKernelConstruction* c) {
+    return kernel_registry_internal::Build<BinaryKernelFor<functor::logical_and, true>::Op<bool>>(c);
+  });
+  r->Register("LogicalNot", [](OpKernelConstruction* c) {
+    return kernel_registry_internal::Build<UnaryKernelFor<functor::logical_not>::Op<bool>>(c);
+  });
+}
+
+}  // namespace minigraph

@@ -1,0 +1,217 @@
+// Element-wise kernels against a plain reference on random inputs, including
+// broadcasting and empty tensors.
+#include <cmath>
+#include <functional>
+#include <random>
+
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/engine/kernels/kernel_test_util.h"
+
+namespace minigraph {
+namespace {
+
+using ::testing::HasSubstr;
+
+template <typename T>
+Tensor Random(const TensorShape& shape, std::mt19937* rng, double lo = -3, double hi = 3) {
+  Tensor t(DataTypeToEnum<T>::value, shape);
+  std::uniform_real_distribution<double> d(lo, hi);
+  for (int64_t i = 0; i < t.NumElements(); ++i) t.flat<T>()(i) = static_cast<T>(d(*rng));
+  return t;
+}
+
+// Reference broadcasting by explicit index arithmetic.
+template <typename T, typename R>
+Tensor RefBinary(const Tensor& x, const Tensor& y, const std::function<R(T, T)>& f) {
+  const int rank = std::max(x.dims(), y.dims());
+  std::vector<int64_t> out(rank);
+  auto dim = [&](const Tensor& t, int i) {
+    const int j = t.dims() - rank + i;
+    return j >= 0 ? t.dim_size(j) : int64_t{1};
+  };
+  for (int i = 0; i < rank; ++i) out[i] = std::max(dim(x, i), dim(y, i));
+  for (int i = 0; i < rank; ++i) {
+    if (dim(x, i) == 0 || dim(y, i) == 0) out[i] = 0;
+  }
+  Tensor z(DataTypeToEnum<R>::value, *TensorShape::Build(out));
+  for (int64_t k = 0; k < z.NumElements(); ++k) {
+    int64_t rem = k, xi = 0, yi = 0, xs = 1, ys = 1;
+    for (int i = rank - 1; i >= 0; --i) {
+      const int64_t c = rem % out[i];
+      rem /= out[i];
+      xi += (dim(x, i) == 1 ? 0 : c) * xs;
+      yi += (dim(y, i) == 1 ? 0 : c) * ys;
+      xs *= dim(x, i);
+      ys *= dim(y, i);
+    }
+    z.flat<R>()(k) = f(x.flat<T>()(xi), y.flat<T>()(yi));
+  }
+  return z;
+}
+
+const std::vector<std::pair<TensorShape, TensorShape>>& ShapePairs() {
+  static const auto* pairs = new std::vector<std::pair<TensorShape, TensorShape>>{
+      {TensorShape({2, 3}), TensorShape({2, 3})},
+      {TensorShape({2, 3}), TensorShape({3})},
+      {TensorShape({2, 3}), TensorShape()},
+      {TensorShape(), TensorShape({4})},
+      {TensorShape({4, 1}), TensorShape({1, 5})},
+      {TensorShape({2, 1, 3}), TensorShape({4, 1})},
+      {TensorShape({3, 1, 2, 1}), TensorShape({1, 4, 1, 5})},
+      {TensorShape({2, 3, 4, 5, 6}), TensorShape({1, 3, 1, 5, 1})},
+      {TensorShape({0, 3}), TensorShape({3})},
+      {TensorShape({2, 0}), TensorShape({1, 1})},
+      {TensorShape({200, 300}), TensorShape({300})},  // big enough for the intra-op pool
+  };
+  return *pairs;
+}
+
+template <typename T>
+struct NonDeduced {
+  using type = T;
+};
+
+template <typename T, typename R = T>
+void CheckBinary(const std::string& op, typename NonDeduced<std::function<R(T, T)>>::type f,
+                 double lo = -3, double hi = 3) {
+  std::mt19937 rng(42);
+  for (const auto& [xs, ys] : ShapePairs()) {
+    SCOPED_TRACE(op + " " + xs.DebugString() + " " + ys.DebugString());
+    Tensor x = Random<T>(xs, &rng, lo, hi), y = Random<T>(ys, &rng, lo, hi);
+    ASSERT_OK_AND_ASSIGN(auto out, RunKernel(op, {{x}, {y}}));
+    Tensor want = RefBinary<T, R>(x, y, f);
+    if constexpr (std::is_floating_point_v<R>) {
+      ExpectTensorNear<R>(out[0], want, 1e-6);
+    } else {
+      ExpectTensorEqual<R>(out[0], want);
+    }
+    ASSERT_OK_AND_ASSIGN(auto swapped, RunKernel(op, {{y}, {x}}));
+    Tensor want_swapped = RefBinary<T, R>(y, x, f);
+    if constexpr (std::is_floating_point_v<R>) {
+      ExpectTensorNear<R>(swapped[0], want_swapped, 1e-6);
+    } else {
+      ExpectTensorEqual<R>(swapped[0], want_swapped);
+    }
+  }
+}
+
+TEST(CwiseKernelsTest, ArithmeticFloat) {
+  CheckBinary<float>("Add", [](float a, float b) { return a + b; });
+  CheckBinary<float>("AddV2", [](float a, float b) { return a + b; });
+  CheckBinary<float>("Sub", [](float a, float b) { return a - b; });
+  CheckBinary<float>("Mul", [](float a, float b) { return a * b; });
+  CheckBinary<float>("RealDiv", [](float a, float b) { return a / b; }, 0.5, 3);
+  CheckBinary<float>("Maximum", [](float a, float b) { return std::max(a, b); });
+  CheckBinary<float>("Minimum", [](float a, float b) { return std::min(a, b); });
+  CheckBinary<float>("SquaredDifference", [](float a, float b) { return (a - b) * (a - b); });
+  CheckBinary<float>("Pow", [](float a, float b) { return std::pow(a, b); }, 0.5, 3);
+  CheckBinary<double>("Pow", [](double a, double b) { return std::pow(a, b); }, 0.5, 3);
+}
+
+TEST(CwiseKernelsTest, ArithmeticOtherTypes) {
+  CheckBinary<double>("Mul", [](double a, double b) { return a * b; });
+  CheckBinary<int32_t>("Add", [](int32_t a, int32_t b) { return a + b; }, -100, 100);
+  CheckBinary<int64_t>("Sub", [](int64_t a, int64_t b) { return a - b; }, -100, 100);
+  CheckBinary<int64_t>("Maximum", [](int64_t a, int64_t b) { return std::max(a, b); }, -9, 9);
+}
+
+TEST(CwiseKernelsTest, Comparisons) {
+  CheckBinary<float, bool>("Greater", [](float a, float b) { return a > b; });
+  CheckBinary<float, bool>("Less", [](float a, float b) { return a < b; });
+  CheckBinary<int32_t, bool>("GreaterEqual", [](int32_t a, int32_t b) { return a >= b; }, -2, 2);
+  CheckBinary<int32_t, bool>("LessEqual", [](int32_t a, int32_t b) { return a <= b; }, -2, 2);
+  CheckBinary<int64_t, bool>("Equal", [](int64_t a, int64_t b) { return a == b; }, -2, 2);
+}
+
+TEST(CwiseKernelsTest, Logical) {
+  Tensor a = Tensor::Vector<bool>({true, true, false, false});
+  Tensor b = Tensor::Vector<bool>({true, false, true, false});
+  ASSERT_OK_AND_ASSIGN(auto and_out, RunKernel("LogicalAnd", {{a}, {b}}));
+  EXPECT_EQ(and_out[0].SummarizeValue(10), "1 0 0 0");
+  ASSERT_OK_AND_ASSIGN(auto and_scalar, RunKernel("LogicalAnd", {{a}, {Tensor::Scalar<bool>(true)}}));
+  EXPECT_EQ(and_scalar[0].SummarizeValue(10), "1 1 0 0");
+  ASSERT_OK_AND_ASSIGN(auto not_out, RunKernel("LogicalNot", {{a}}));
+  EXPECT_EQ(not_out[0].SummarizeValue(10), "0 0 1 1");
+}
+
+TEST(CwiseKernelsTest, IncompatibleShapesAreInvalidArgument) {
+  Tensor x(DT_FLOAT, TensorShape({2, 3}));
+  Tensor y(DT_FLOAT, TensorShape({4}));
+  // The shape function catches it when the graph is built.
+  EXPECT_THAT(RunKernel("Add", {{x}, {y}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("[2,3] and [4]")));
+}
+
+template <typename T>
+void CheckUnary(const std::string& op, typename NonDeduced<std::function<T(T)>>::type f, double lo = -3, double hi = 3,
+                double tol = 1e-6) {
+  std::mt19937 rng(7);
+  for (const TensorShape& shape :
+       {TensorShape(), TensorShape({7}), TensorShape({3, 0}), TensorShape({300, 200})}) {
+    SCOPED_TRACE(op + " " + shape.DebugString());
+    Tensor x = Random<T>(shape, &rng, lo, hi);
+    ASSERT_OK_AND_ASSIGN(auto out, RunKernel(op, {{x}}));
+    Tensor want(x.dtype(), shape);
+    for (int64_t i = 0; i < x.NumElements(); ++i) want.flat<T>()(i) = f(x.flat<T>()(i));
+    ExpectTensorNear<T>(out[0], want, tol);
+  }
+}
+
+TEST(CwiseKernelsTest, Unary) {
+  CheckUnary<float>("Neg", [](float a) { return -a; });
+  CheckUnary<float>("Square", [](float a) { return a * a; });
+  CheckUnary<float>("Sqrt", [](float a) { return std::sqrt(a); }, 0, 9);
+  CheckUnary<float>("Exp", [](float a) { return std::exp(a); }, -3, 3, 1e-5);
+  CheckUnary<float>("Log", [](float a) { return std::log(a); }, 0.1, 9, 1e-5);
+  CheckUnary<float>("Sigmoid", [](float a) { return 1 / (1 + std::exp(-a)); }, -5, 5, 1e-5);
+  CheckUnary<float>("Tanh", [](float a) { return std::tanh(a); }, -3, 3, 1e-5);
+  CheckUnary<float>("Reciprocal", [](float a) { return 1 / a; }, 0.5, 3, 1e-5);
+  CheckUnary<float>("Relu", [](float a) { return a > 0 ? a : 0; });
+  CheckUnary<float>("Floor", [](float a) { return std::floor(a); });
+  CheckUnary<double>("Floor", [](double a) { return std::floor(a); });
+  CheckUnary<double>("Exp", [](double a) { return std::exp(a); }, -3, 3, 1e-12);
+  CheckUnary<int32_t>("Neg", [](int32_t a) { return -a; }, -50, 50);
+  CheckUnary<int64_t>("Square", [](int64_t a) { return a * a; }, -50, 50);
+}
+
+TEST(CwiseKernelsTest, GradientHelpers) {
+  std::mt19937 rng(3);
+  Tensor y = Random<double>(TensorShape({4, 5}), &rng, 0.1, 0.9);
+  Tensor dy = Random<double>(TensorShape({4, 5}), &rng);
+  struct Case {
+    const char* op;
+    std::function<double(double, double)> f;
+  };
+  for (const Case& c : {Case{"SigmoidGrad", [](double a, double g) { return g * a * (1 - a); }},
+                        Case{"TanhGrad", [](double a, double g) { return g * (1 - a * a); }},
+                        Case{"SqrtGrad", [](double a, double g) { return g * 0.5 / a; }},
+                        Case{"ReluGrad", [](double g, double f) { return f > 0 ? g : 0; }}}) {
+    SCOPED_TRACE(c.op);
+    ASSERT_OK_AND_ASSIGN(auto out, RunKernel(c.op, {{y}, {dy}}));
+    Tensor want(DT_DOUBLE, y.shape());
+    for (int i = 0; i < 20; ++i) want.flat<double>()(i) = c.f(y.flat<double>()(i), dy.flat<double>()(i));
+    ExpectTensorNear<double>(out[0], want, 1e-12);
+  }
+  EXPECT_THAT(RunKernel("ReluGrad", {{y}, {Tensor(DT_DOUBLE, TensorShape({5, 4}))}}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST(CwiseKernelsTest, AddN) {
+  std::mt19937 rng(5);
+  std::vector<Tensor> xs;
+  for (int i = 0; i < 4; ++i) xs.push_back(Random<float>(TensorShape({3, 4}), &rng));
+  ASSERT_OK_AND_ASSIGN(auto out, RunKernel("AddN", {xs}));
+  Tensor want(DT_FLOAT, TensorShape({3, 4}));
+  for (int i = 0; i < 12; ++i) {
+    want.flat<float>()(i) = 0;
+    for (const Tensor& x : xs) want.flat<float>()(i) += x.flat<float>()(i);
+  }
+  ExpectTensorNear<float>(out[0], want, 1e-6);
+  ASSERT_OK_AND_ASSIGN(auto one, RunKernel("AddN", {{xs[0]}}));
+  ExpectTensorEqual<float>(one[0], xs[0]);
+}
+
+}  // namespace
+}  // namespace minigraph

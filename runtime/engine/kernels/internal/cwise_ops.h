@@ -1,0 +1,189 @@
+// Element-wise kernels: glue between OpKernelContext and Eigen functors,
+// with NumPy broadcasting for binary ops.
+//
+//   registry->Register("Add", TypedFactory<BinaryKernelFor<Eigen::internal::scalar_sum_op>::Op,
+//                                          float, double, int32_t, int64_t>());
+
+#ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_CWISE_OPS_H_
+#define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_CWISE_OPS_H_
+
+#include <array>
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/engine/kernel_registry.h"
+#include "runtime/engine/kernels/internal/bcast.h"
+#include "runtime/engine/kernels/internal/eigen_util.h"
+#include "runtime/engine/op_kernel.h"
+
+namespace minigraph {
+namespace functor {
+
+// Functors Eigen lacks. Each is a plain scalar function object.
+template <typename T>
+struct squared_difference {
+  T operator()(const T& a, const T& b) const { return (a - b) * (a - b); }
+};
+// Floating-point x^y (std::pow).
+template <typename T>
+struct pow {
+  T operator()(const T& a, const T& b) const { return std::pow(a, b); }
+};
+template <typename T>
+struct greater {
+  bool operator()(const T& a, const T& b) const { return a > b; }
+};
+template <typename T>
+struct less {
+  bool operator()(const T& a, const T& b) const { return a < b; }
+};
+template <typename T>
+struct greater_equal {
+  bool operator()(const T& a, const T& b) const { return a >= b; }
+};
+template <typename T>
+struct less_equal {
+  bool operator()(const T& a, const T& b) const { return a <= b; }
+};
+template <typename T>
+struct equal_to {
+  bool operator()(const T& a, const T& b) const { return a == b; }
+};
+template <typename T>
+struct logical_and {
+  bool operator()(const T& a, const T& b) const { return a && b; }
+};
+template <typename T>
+struct logical_not {
+  bool operator()(const T& a) const { return !a; }
+};
+template <typename T>
+struct relu {
+  T operator()(const T& a) const { return a > T(0) ? a : T(0); }
+};
+// Gradient helpers: (y or features, dy or gradients) -> dx.
+template <typename T>
+struct sigmoid_grad {
+  T operator()(const T& y, const T& dy) const { return dy * y * (T(1) - y); }
+};
+template <typename T>
+struct tanh_grad {
+  T operator()(const T& y, const T& dy) const { return dy * (T(1) - y * y); }
+};
+template <typename T>
+struct sqrt_grad {
+  T operator()(const T& y, const T& dy) const { return dy * T(0.5) / y; }
+};
+// ReluGrad's inputs are (gradients, features).
+template <typename T>
+struct relu_grad {
+  T operator()(const T& g, const T& f) const { return f > T(0) ? g : T(0); }
+};
+
+}  // namespace functor
+
+// z = F(x, y) with broadcasting. Tout is T, or bool for comparisons.
+template <template <typename> class F, bool kBoolOut = false>
+struct BinaryKernelFor {
+  template <typename T>
+  class Op : public OpKernel {
+   public:
+    using OpKernel::OpKernel;
+    using Tout = std::conditional_t<kBoolOut, bool, T>;
+
+    absl::Status Compute(OpKernelContext* ctx) const override {
+      const Tensor& x = ctx->input(0);
+      const Tensor& y = ctx->input(1);
+      Tensor* z;
+      if (x.shape() == y.shape()) {
+        MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &z));
+        Evaluate(ctx, z->flat<Tout>(), x.flat<T>().binaryExpr(y.flat<T>(), F<T>()));
+        return absl::OkStatus();
+      }
+      MG_ASSIGN_OR_RETURN(BCast b, BCast::Make(x.shape(), y.shape()));
+      MG_RETURN_IF_ERROR(ctx->allocate_output(0, b.output_shape(), &z));
+      if (z->NumElements() == 0) return absl::OkStatus();
+      auto out = z->flat<Tout>();
+      if (x.NumElements() == 1 && y.NumElements() == z->NumElements()) {
+        auto yf = y.flat<T>();
+        Evaluate(ctx, out, yf.constant(x.flat<T>()(0)).binaryExpr(yf, F<T>()));
+        return absl::OkStatus();
+      }
+      if (y.NumElements() == 1 && x.NumElements() == z->NumElements()) {
+        auto xf = x.flat<T>();
+        Evaluate(ctx, out, xf.binaryExpr(xf.constant(y.flat<T>()(0)), F<T>()));
+        return absl::OkStatus();
+      }
+      switch (b.result_shape().size()) {
+        case 1: return Broadcast<1>(ctx, x, y, b, z);
+        case 2: return Broadcast<2>(ctx, x, y, b, z);
+        case 3: return Broadcast<3>(ctx, x, y, b, z);
+        case 4: return Broadcast<4>(ctx, x, y, b, z);
+        case 5: return Broadcast<5>(ctx, x, y, b, z);
+        default:
+          return absl::UnimplementedError(absl::StrCat(
+              "broadcasting ", x.shape().DebugString(), " with ", y.shape().DebugString(),
+              " needs ", b.result_shape().size(), " dimensions after merging; at most 5 are supported"));
+      }
+    }
+
+   private:
+    template <int N>
+    static absl::Status Broadcast(OpKernelContext* ctx, const Tensor& x, const Tensor& y,
+                                  const BCast& b, Tensor* z) {
+      auto dims = [](const BCast::Vec& v) {
+        std::array<Eigen::DenseIndex, N> a;
+        for (int i = 0; i < N; ++i) a[i] = v[i];
+        return a;
+      };
+      auto xt = x.shaped<T, N>(b.x_reshape()).broadcast(dims(b.x_bcast()));
+      auto yt = y.shaped<T, N>(b.y_reshape()).broadcast(dims(b.y_bcast()));
+      Evaluate(ctx, z->shaped<Tout, N>(b.result_shape()), xt.binaryExpr(yt, F<T>()));
+      return absl::OkStatus();
+    }
+  };
+};
+
+// Binary ops whose inputs must have the same shape (gradient helpers).
+template <template <typename> class F>
+struct SameShapeBinaryKernelFor {
+  template <typename T>
+  class Op : public OpKernel {
+   public:
+    using OpKernel::OpKernel;
+    absl::Status Compute(OpKernelContext* ctx) const override {
+      const Tensor& a = ctx->input(0);
+      const Tensor& b = ctx->input(1);
+      if (a.shape() != b.shape()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            type_string(), " inputs must have the same shape, got ", a.shape().DebugString(),
+            " and ", b.shape().DebugString()));
+      }
+      Tensor* out;
+      MG_RETURN_IF_ERROR(ctx->allocate_output(0, a.shape(), &out));
+      Evaluate(ctx, out->flat<T>(), a.flat<T>().binaryExpr(b.flat<T>(), F<T>()));
+      return absl::OkStatus();
+    }
+  };
+};
+
+// y = F(x).
+template <template <typename> class F>
+struct UnaryKernelFor {
+  template <typename T>
+  class Op : public OpKernel {
+   public:
+    using OpKernel::OpKernel;
+    absl::Status Compute(OpKernelContext* ctx) const override {
+      const Tensor& x = ctx->input(0);
+      Tensor* y;
+      MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &y));
+      Evaluate(ctx, y->flat<T>(), x.flat<T>().unaryExpr(F<T>()));
+      return absl::OkStatus();
+    }
+  };
+};
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_CWISE_OPS_H_

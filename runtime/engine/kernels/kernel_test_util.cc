@@ -1,0 +1,50 @@
+#include "runtime/engine/kernels/kernel_test_util.h"
+
+#include "absl/strings/str_cat.h"
+#include "runtime/engine/executor.h"
+#include "runtime/engine/kernel_registry.h"
+#include "runtime/cc/ops.h"
+#include "runtime/graph/ops/standard_ops.h"
+#include "unsupported/Eigen/CXX11/ThreadPool"
+
+namespace minigraph {
+
+absl::StatusOr<std::vector<Tensor>> RunKernel(const std::string& op_type,
+                                              const std::vector<std::vector<Tensor>>& inputs,
+                                              const std::map<std::string, AttrValue>& attrs,
+                                              int intra_op_threads) {
+  Scope root = Scope::NewRootScope();
+  std::vector<std::vector<Output>> in;
+  int k = 0;
+  for (const auto& list : inputs) {
+    in.emplace_back();
+    for (const Tensor& t : list) {
+      in.back().push_back(ops::Const(root.WithOpName(absl::StrCat("input", k++)), t));
+    }
+  }
+  Operation op = root.WithOpName("op").AddOp(op_type, in, attrs);
+  MG_ASSIGN_OR_RETURN(GraphDef def, root.ToGraphDef());
+  MG_ASSIGN_OR_RETURN(auto graph, Graph::Create(def, StandardOps()));
+  std::vector<std::unique_ptr<OpKernel>> kernels;
+  std::vector<const OpKernel*> kernel_ptrs;
+  for (const Node& n : graph->nodes()) {
+    MG_ASSIGN_OR_RETURN(auto kernel, GlobalKernelRegistry()->CreateKernel(n));
+    kernel_ptrs.push_back(kernel.get());
+    kernels.push_back(std::move(kernel));
+  }
+  std::vector<TensorId> fetches;
+  for (int i = 0; i < op.num_outputs(); ++i) fetches.push_back(TensorId{"op", i, false});
+  MG_ASSIGN_OR_RETURN(auto ex, Executor::Create(graph.get(), kernel_ptrs, {}, fetches, {"op"}));
+  Eigen::ThreadPool pool(intra_op_threads);
+  Eigen::ThreadPoolDevice device(&pool, intra_op_threads);
+  ResourceMgr rm;
+  Executor::Args args;
+  args.step.device = &device;
+  args.step.resource_mgr = &rm;
+  args.step.allocator = DefaultAllocator();
+  std::vector<Tensor> out;
+  MG_RETURN_IF_ERROR(ex->Run(args, &out));
+  return out;
+}
+
+}  // namespace minigraph

@@ -1,0 +1,281 @@
+// MatMul, reductions, neural-network and random kernels against plain
+// references on random inputs.
+#include <cmath>
+#include <limits>
+#include <random>
+#include <set>
+
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/engine/kernels/kernel_test_util.h"
+
+namespace minigraph {
+namespace {
+
+using ::testing::HasSubstr;
+
+template <typename T>
+Tensor Random(const TensorShape& shape, std::mt19937* rng) {
+  Tensor t(DataTypeToEnum<T>::value, shape);
+  std::uniform_real_distribution<double> d(-2, 2);
+  for (int64_t i = 0; i < t.NumElements(); ++i) t.flat<T>()(i) = static_cast<T>(d(*rng));
+  return t;
+}
+
+TEST(MatMulTest, AllTransposesAgainstTripleLoop) {
+  std::mt19937 rng(1);
+  for (auto [m, k, n] : {std::array<int64_t, 3>{3, 4, 5}, {1, 1, 1}, {0, 3, 2}, {2, 0, 3},
+                         {64, 96, 80}}) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        SCOPED_TRACE(testing::Message() << m << "x" << k << "x" << n << " ta=" << ta << " tb=" << tb);
+        Tensor a = Random<double>(ta ? TensorShape({k, m}) : TensorShape({m, k}), &rng);
+        Tensor b = Random<double>(tb ? TensorShape({n, k}) : TensorShape({k, n}), &rng);
+        ASSERT_OK_AND_ASSIGN(auto out, RunKernel("MatMul", {{a}, {b}},
+                                                 {{"transpose_a", MakeAttrValue(ta)},
+                                                  {"transpose_b", MakeAttrValue(tb)}}));
+        Tensor want(DT_DOUBLE, TensorShape({m, n}));
+        auto A = a.matrix<double>();
+        auto B = b.matrix<double>();
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < n; ++j) {
+            double s = 0;
+            for (int64_t p = 0; p < k; ++p) s += (ta ? A(p, i) : A(i, p)) * (tb ? B(j, p) : B(p, j));
+            want.matrix<double>()(i, j) = s;
+          }
+        }
+        ExpectTensorNear<double>(out[0], want, 1e-12);
+      }
+    }
+  }
+  Tensor a(DT_FLOAT, TensorShape({2, 3}));
+  EXPECT_THAT(RunKernel("MatMul", {{a}, {a}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("inner dimensions")));
+}
+
+// Reference reduction over `axes` by iterating every input element.
+Tensor RefReduce(const Tensor& x, std::set<int> axes, bool keep, const std::string& op) {
+  std::vector<int64_t> out_dims;
+  for (int d = 0; d < x.dims(); ++d) {
+    if (!axes.count(d)) out_dims.push_back(x.dim_size(d));
+    else if (keep) out_dims.push_back(1);
+  }
+  Tensor out(DT_DOUBLE, *TensorShape::Build(out_dims));
+  std::vector<double> acc(out.NumElements()), count(out.NumElements(), 0);
+  for (auto& a : acc) {
+    a = op == "Max" ? -std::numeric_limits<double>::infinity()
+                    : op == "Min" ? std::numeric_limits<double>::infinity() : op == "Prod" ? 1 : 0;
+  }
+  for (int64_t i = 0; i < x.NumElements(); ++i) {
+    int64_t rem = i, o = 0, stride = 1;
+    std::vector<int64_t> coord(x.dims());
+    for (int d = x.dims() - 1; d >= 0; --d) {
+      coord[d] = rem % x.dim_size(d);
+      rem /= x.dim_size(d);
+    }
+    for (int d = x.dims() - 1; d >= 0; --d) {
+      if (axes.count(d)) continue;
+      o += coord[d] * stride;
+      stride *= x.dim_size(d);
+    }
+    const double v = x.flat<double>()(i);
+    if (op == "Sum" || op == "Mean") acc[o] += v;
+    if (op == "Max") acc[o] = std::max(acc[o], v);
+    if (op == "Min") acc[o] = std::min(acc[o], v);
+    if (op == "Prod") acc[o] *= v;
+    count[o] += 1;
+  }
+  for (int64_t o = 0; o < out.NumElements(); ++o) {
+    out.flat<double>()(o) = op == "Mean" ? acc[o] / count[o] : acc[o];
+  }
+  return out;
+}
+
+TEST(ReductionTest, EveryAxisSetAgainstReference) {
+  std::mt19937 rng(2);
+  for (const TensorShape& shape : {TensorShape({5}), TensorShape({3, 4}), TensorShape({2, 3, 4}),
+                                   TensorShape({2, 1, 3, 2, 2}), TensorShape({2, 0, 3})}) {
+    Tensor x = Random<double>(shape, &rng);
+    const int r = shape.dims();
+    for (int mask = 0; mask < (1 << r); ++mask) {
+      std::set<int> axes;
+      std::vector<int32_t> axis_list;
+      for (int d = 0; d < r; ++d) {
+        if (mask & (1 << d)) {
+          axes.insert(d);
+          axis_list.push_back(d % 2 ? d - r : d);  // mix negative axes in
+        }
+      }
+      Tensor axes_t(DT_INT32, TensorShape({static_cast<int64_t>(axis_list.size())}));
+      for (size_t i = 0; i < axis_list.size(); ++i) axes_t.flat<int32_t>()(i) = axis_list[i];
+      for (const char* op : {"Sum", "Mean", "Max", "Min", "Prod"}) {
+        if (shape.num_elements() == 0 && (op == std::string("Max") || op == std::string("Min"))) {
+          continue;  // identity of an empty max is -inf in both, compared below
+        }
+        for (bool keep : {false, true}) {
+          SCOPED_TRACE(testing::Message() << op << " " << shape.DebugString() << " mask=" << mask
+                                          << " keep=" << keep);
+          ASSERT_OK_AND_ASSIGN(auto out, RunKernel(op, {{x}, {axes_t}}, {{"keep_dims", MakeAttrValue(keep)}}));
+          Tensor want = RefReduce(x, axes, keep, op);
+          ASSERT_EQ(out[0].shape(), want.shape());
+          for (int64_t i = 0; i < want.NumElements(); ++i) {
+            const double w = want.flat<double>()(i), g = out[0].flat<double>()(i);
+            if (std::isnan(w)) {
+              EXPECT_TRUE(std::isnan(g));
+            } else {
+              ASSERT_NEAR(g, w, 1e-10 * std::max(1.0, std::abs(w)));
+            }
+          }
+        }
+      }
+    }
+  }
+  Tensor x(DT_FLOAT, TensorShape({2}));
+  EXPECT_THAT(RunKernel("Sum", {{x}, {Tensor::Scalar<int32_t>(3)}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("out of range")));
+}
+
+TEST(ReductionTest, IntegerAndFloatTypes) {
+  Tensor x = Tensor::Vector<int32_t>({1, 2, 3, 4});
+  ASSERT_OK_AND_ASSIGN(auto out, RunKernel("Sum", {{x}, {Tensor::Scalar<int32_t>(0)}}));
+  EXPECT_EQ(out[0].scalar<int32_t>()(), 10);
+  Tensor f = Tensor::Vector<float>({1, 2, 3, 4});
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("Mean", {{f}, {Tensor::Vector<int64_t>({0})}}));
+  EXPECT_EQ(out[0].scalar<float>()(), 2.5f);
+}
+
+TEST(ArgMaxTest, AlongEachAxis) {
+  std::mt19937 rng(9);
+  Tensor x = Random<float>(TensorShape({3, 4, 5}), &rng);
+  for (int axis = -3; axis < 3; ++axis) {
+    ASSERT_OK_AND_ASSIGN(auto out, RunKernel("ArgMax", {{x}, {Tensor::Scalar<int32_t>(axis)}}));
+    const int a = axis < 0 ? axis + 3 : axis;
+    auto t = x.tensor<float, 3>();
+    int64_t o = 0;
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 4; ++j) {
+        for (int k = 0; k < 5; ++k) {
+          int c[3] = {i, j, k};
+          if (c[a] != 0) continue;
+          int best = 0;
+          for (int v = 1; v < x.dim_size(a); ++v) {
+            int cb[3] = {i, j, k}, cv[3] = {i, j, k};
+            cb[a] = best;
+            cv[a] = v;
+            if (t(cv[0], cv[1], cv[2]) > t(cb[0], cb[1], cb[2])) best = v;
+          }
+          ASSERT_EQ(out[0].flat<int64_t>()(o++), best) << "axis " << axis;
+        }
+      }
+    }
+  }
+  EXPECT_THAT(RunKernel("ArgMax", {{Tensor(DT_FLOAT, TensorShape({2, 0}))}, {Tensor::Scalar<int32_t>(1)}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("empty")));
+}
+
+TEST(NnKernelsTest, BiasAddAndGrad) {
+  std::mt19937 rng(4);
+  Tensor x = Random<float>(TensorShape({2, 3, 4}), &rng);
+  Tensor b = Random<float>(TensorShape({4}), &rng);
+  ASSERT_OK_AND_ASSIGN(auto out, RunKernel("BiasAdd", {{x}, {b}}));
+  Tensor want(DT_FLOAT, x.shape());
+  for (int i = 0; i < 24; ++i) want.flat<float>()(i) = x.flat<float>()(i) + b.flat<float>()(i % 4);
+  ExpectTensorNear<float>(out[0], want, 1e-6);
+  ASSERT_OK_AND_ASSIGN(auto grad, RunKernel("BiasAddGrad", {{x}}));
+  Tensor gwant(DT_FLOAT, TensorShape({4}));
+  gwant.flat<float>().setZero();
+  for (int i = 0; i < 24; ++i) gwant.flat<float>()(i % 4) += x.flat<float>()(i);
+  ExpectTensorNear<float>(grad[0], gwant, 1e-5);
+  EXPECT_THAT(RunKernel("BiasAdd", {{x}, {Tensor(DT_FLOAT, TensorShape({3}))}}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST(NnKernelsTest, SoftmaxLogSoftmaxAndCrossEntropy) {
+  std::mt19937 rng(6);
+  Tensor logits = Random<double>(TensorShape({5, 7}), &rng);
+  Tensor labels(DT_DOUBLE, logits.shape());
+  Tensor sparse(DT_INT64, TensorShape({5}));
+  labels.flat<double>().setZero();
+  for (int i = 0; i < 5; ++i) {
+    sparse.flat<int64_t>()(i) = (i * 3) % 7;
+    labels.matrix<double>()(i, (i * 3) % 7) = 1;
+  }
+  Tensor soft(DT_DOUBLE, logits.shape()), log_soft(DT_DOUBLE, logits.shape());
+  Tensor loss(DT_DOUBLE, TensorShape({5}));
+  for (int i = 0; i < 5; ++i) {
+    double sum = 0;
+    for (int j = 0; j < 7; ++j) sum += std::exp(logits.matrix<double>()(i, j));
+    loss.flat<double>()(i) = 0;
+    for (int j = 0; j < 7; ++j) {
+      soft.matrix<double>()(i, j) = std::exp(logits.matrix<double>()(i, j)) / sum;
+      log_soft.matrix<double>()(i, j) = logits.matrix<double>()(i, j) - std::log(sum);
+      loss.flat<double>()(i) -= labels.matrix<double>()(i, j) * log_soft.matrix<double>()(i, j);
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(auto s, RunKernel("Softmax", {{logits}}));
+  ExpectTensorNear<double>(s[0], soft, 1e-12);
+  ASSERT_OK_AND_ASSIGN(auto ls, RunKernel("LogSoftmax", {{logits}}));
+  ExpectTensorNear<double>(ls[0], log_soft, 1e-12);
+  Tensor backprop(DT_DOUBLE, logits.shape());
+  for (int i = 0; i < 35; ++i) {
+    backprop.flat<double>()(i) = soft.flat<double>()(i) - labels.flat<double>()(i);
+  }
+  ASSERT_OK_AND_ASSIGN(auto x, RunKernel("SoftmaxCrossEntropyWithLogits", {{logits}, {labels}}));
+  ExpectTensorNear<double>(x[0], loss, 1e-12);
+  ExpectTensorNear<double>(x[1], backprop, 1e-12);
+  ASSERT_OK_AND_ASSIGN(auto sx, RunKernel("SparseSoftmaxCrossEntropyWithLogits", {{logits}, {sparse}}));
+  ExpectTensorNear<double>(sx[0], loss, 1e-12);
+  ExpectTensorNear<double>(sx[1], backprop, 1e-12);
+  sparse.flat<int64_t>()(2) = 7;
+  EXPECT_THAT(RunKernel("SparseSoftmaxCrossEntropyWithLogits", {{logits}, {sparse}}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("label value of 7 which is outside the valid range of [0, 7)")));
+  // Large logits stay finite (the max is subtracted first).
+  Tensor big = Tensor::Vector<float>({1000, 0});
+  ASSERT_OK_AND_ASSIGN(big, big.Reshaped(TensorShape({1, 2})));
+  ASSERT_OK_AND_ASSIGN(auto sb, RunKernel("Softmax", {{big}}));
+  EXPECT_EQ(sb[0].SummarizeValue(4), "1 0");
+}
+
+TEST(RandomKernelsTest, SeededDeterministicAndInRange) {
+  Tensor shape = Tensor::Vector<int32_t>({20000});
+  std::map<std::string, AttrValue> attrs = {{"dtype", MakeAttrValue(DT_FLOAT)},
+                                            {"seed", MakeAttrValue(int64_t{7})},
+                                            {"seed2", MakeAttrValue(int64_t{3})}};
+  for (const char* op : {"RandomUniform", "RandomStandardNormal", "TruncatedNormal"}) {
+    SCOPED_TRACE(op);
+    ASSERT_OK_AND_ASSIGN(auto a, RunKernel(op, {{shape}}, attrs));
+    ASSERT_OK_AND_ASSIGN(auto b, RunKernel(op, {{shape}}, attrs));
+    EXPECT_EQ(a[0].tensor_data(), b[0].tensor_data());
+    double sum = 0, sq = 0;
+    for (int i = 0; i < 20000; ++i) {
+      const float v = a[0].flat<float>()(i);
+      sum += v;
+      sq += v * v;
+      if (op == std::string("RandomUniform")) ASSERT_TRUE(v >= 0 && v < 1);
+      if (op == std::string("TruncatedNormal")) ASSERT_LT(std::abs(v), 2.0f);
+    }
+    const double mean = sum / 20000, var = sq / 20000 - mean * mean;
+    // Means within 5 standard errors; variances of U(0,1), N(0,1) and the
+    // normal truncated at 2 sigma (0.7737).
+    if (op == std::string("RandomUniform")) {
+      EXPECT_NEAR(mean, 0.5, 5 * 0.289 / std::sqrt(20000.0));
+      EXPECT_NEAR(var, 1.0 / 12, 0.005);
+    } else if (op == std::string("RandomStandardNormal")) {
+      EXPECT_NEAR(mean, 0.0, 5 / std::sqrt(20000.0));
+      EXPECT_NEAR(var, 1.0, 0.05);
+    } else {
+      EXPECT_NEAR(mean, 0.0, 5 * 0.88 / std::sqrt(20000.0));
+      EXPECT_NEAR(var, 0.7737, 0.04);
+    }
+  }
+  auto other = attrs;
+  other["seed2"] = MakeAttrValue(int64_t{4});
+  ASSERT_OK_AND_ASSIGN(auto a, RunKernel("RandomUniform", {{shape}}, attrs));
+  ASSERT_OK_AND_ASSIGN(auto c, RunKernel("RandomUniform", {{shape}}, other));
+  EXPECT_NE(a[0].tensor_data(), c[0].tensor_data());
+}
+
+}  // namespace
+}  // namespace minigraph

@@ -1,0 +1,179 @@
+// SaveV2, RestoreV2 and MergeV2Checkpoints over checkpoint/ (the one edge
+// from runtime to checkpoint). RestoreV2 reads its tensors in parallel on
+// the intra-op pool, largest first, each straight into its output buffer.
+#include <algorithm>
+#include <atomic>
+#include <numeric>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/synchronization/blocking_counter.h"
+#include "checkpoint/bundle_merge.h"
+#include "checkpoint/bundle_reader.h"
+#include "checkpoint/bundle_writer.h"
+#include "core/tensor_types.h"
+#include "runtime/engine/kernels/internal/eigen_util.h"
+#include "runtime/engine/kernels/standard_kernels.h"
+
+namespace minigraph {
+namespace {
+
+absl::StatusOr<std::string> ScalarString(const Tensor& t, absl::string_view what) {
+  if (t.NumElements() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " must be a single string, got shape ", t.shape().DebugString()));
+  }
+  return t.flat<std::string>()(0);
+}
+
+absl::Status CheckNames(const Tensor& names, const Tensor& slices, int64_t n) {
+  if (names.NumElements() != n || slices.NumElements() != n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "expected ", n, " tensor names and shape_and_slices, got ", names.NumElements(), " and ",
+        slices.NumElements()));
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    if (!slices.flat<std::string>()(i).empty()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "tensor \"", names.flat<std::string>()(i), "\" has shape_and_slices \"",
+          slices.flat<std::string>()(i), "\"; minigraph saves and restores whole tensors only"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+class SaveV2Op : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(std::string prefix, ScalarString(ctx->input(0), "prefix"));
+    const Tensor& names = ctx->input(1);
+    const int64_t n = ctx->num_inputs() - 3;
+    MG_RETURN_IF_ERROR(CheckNames(names, ctx->input(2), n));
+    MG_ASSIGN_OR_RETURN(auto writer, BundleWriter::Create(ctx->env(), prefix));
+    for (int64_t i = 0; i < n; ++i) {
+      MG_RETURN_IF_ERROR(writer->Add(names.flat<std::string>()(i), ctx->input(3 + i)));
+    }
+    return writer->Finish();
+  }
+};
+
+class RestoreV2Op : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("dtypes", &dtypes_); }
+
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(std::string prefix, ScalarString(ctx->input(0), "prefix"));
+    const Tensor& names = ctx->input(1);
+    const int64_t n = static_cast<int64_t>(dtypes_.size());
+    MG_RETURN_IF_ERROR(CheckNames(names, ctx->input(2), n));
+    MG_ASSIGN_OR_RETURN(auto reader, BundleReader::Open(ctx->env(), prefix));
+    // Allocate every output first (and check keys and dtypes), then read.
+    std::vector<Tensor*> outs(n);
+    std::vector<int64_t> bytes(n);
+    for (int64_t i = 0; i < n; ++i) {
+      const std::string& key = names.flat<std::string>()(i);
+      MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, reader->GetEntry(key));
+      if (e->dtype() != dtypes_[i]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "tensor_name = ", key, "; expected dtype ", DataTypeString(dtypes_[i]),
+            " does not equal original dtype ", DataTypeString(e->dtype()), " in checkpoint ",
+            prefix));
+      }
+      MG_ASSIGN_OR_RETURN(TensorShape shape, reader->GetShape(key));
+      MG_RETURN_IF_ERROR(ctx->allocate_output(static_cast<int>(i), shape, &outs[i]));
+      bytes[i] = e->size();
+    }
+    std::vector<int64_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return bytes[a] > bytes[b]; });
+    std::atomic<int64_t> next{0};
+    std::vector<absl::Status> status(n);
+    auto work = [&] {
+      for (int64_t k = next.fetch_add(1); k < n; k = next.fetch_add(1)) {
+        const int64_t i = order[k];
+        status[i] = reader->ReadInto(names.flat<std::string>()(i), outs[i]);
+      }
+    };
+    const Eigen::ThreadPoolDevice& d = ctx->eigen_device();
+    const int helpers = static_cast<int>(std::min<int64_t>(d.numThreads(), n) - 1);
+    absl::BlockingCounter done(std::max(helpers, 0));
+    for (int h = 0; h < helpers; ++h) {
+      d.enqueueNoNotification([&] {
+        work();
+        done.DecrementCount();
+      });
+    }
+    work();
+    done.Wait();
+    for (const absl::Status& s : status) MG_RETURN_IF_ERROR(s);
+    return absl::OkStatus();
+  }
+
+ private:
+  std::vector<DataType> dtypes_;
+};
+
+class MergeV2CheckpointsOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    return c->GetAttr("delete_old_dirs", &delete_old_dirs_);
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& sources = ctx->input(0);
+    MG_ASSIGN_OR_RETURN(std::string dest, ScalarString(ctx->input(1), "destination_prefix"));
+    std::vector<std::string> prefixes;
+    for (int64_t i = 0; i < sources.NumElements(); ++i) {
+      prefixes.push_back(sources.flat<std::string>()(i));
+    }
+    return MergeBundles(ctx->env(), prefixes, dest, delete_old_dirs_);
+  }
+
+ private:
+  bool delete_old_dirs_ = true;
+};
+
+// StringJoin of scalars (the only form Saver graphs use).
+class StringJoinOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("separator", &separator_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    std::string out;
+    for (int i = 0; i < ctx->num_inputs(); ++i) {
+      MG_ASSIGN_OR_RETURN(std::string s, ScalarString(ctx->input(i), "StringJoin input"));
+      absl::StrAppend(&out, i > 0 ? separator_ : "", s);
+    }
+    ctx->set_output(0, Tensor::Scalar<std::string>(std::move(out)));
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string separator_;
+};
+
+class ShardedFilenameOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(std::string base, ScalarString(ctx->input(0), "basename"));
+    ctx->set_output(0, Tensor::Scalar<std::string>(absl::StrFormat(
+                           "%s-%05d-of-%05d", base, ctx->input(1).scalar<int32_t>()(),
+                           ctx->input(2).scalar<int32_t>()())));
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+void RegisterSaveRestoreKernels(KernelRegistry* r) {
+  r->Register("StringJoin", MakeFactory<StringJoinOp>());
+  r->Register("ShardedFilename", MakeFactory<ShardedFilenameOp>());
+  r->Register("SaveV2", MakeFactory<SaveV2Op>());
+  r->Register("RestoreV2", MakeFactory<RestoreV2Op>());
+  r->Register("MergeV2Checkpoints", MakeFactory<MergeV2CheckpointsOp>());
+}
+
+}  // namespace minigraph

@@ -1,0 +1,33 @@
+#include "runtime/engine/kernels/standard_kernels.h"
+#include "core/tensor_types.h"
+
+namespace minigraph {
+
+void RegisterStandardKernels(KernelRegistry* r) {
+  RegisterArrayKernels(r);
+  RegisterBinaryArithmeticKernels(r);
+  RegisterCompareKernels(r);
+  RegisterUnaryKernels(r);
+  RegisterMatMulKernels(r);
+  RegisterReductionKernels(r);
+  RegisterNnKernels(r);
+  RegisterRandomKernels(r);
+  RegisterStateKernels(r);
+  RegisterTrainingKernels(r);
+  RegisterControlFlowKernels(r);
+  RegisterSaveRestoreKernels(r);
+  RegisterSummaryKernels(r);
+}
+
+namespace {
+
+// The static registrar (see the header): runs before main(), so kernels a
+// program registers itself with RegisterKernel replace these, never the
+// other way round.
+const bool kStandardKernelsRegistered = [] {
+  RegisterStandardKernels(GlobalKernelRegistry());
+  return true;
+}();
+
+}  // namespace
+}  // namespace minigraph

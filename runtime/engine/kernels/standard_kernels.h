@@ -1,0 +1,37 @@
+// minigraph's CPU kernels (Eigen), one registration function per kernel
+// family. Linking this target (alwayslink) registers them all into
+// GlobalKernelRegistry() at start-up: its one static registrar, in
+// standard_kernels.cc, is the only static initializer in minigraph, and it
+// is how a binary says "I run graphs on the CPU".
+//
+//   deps = ["//runtime/engine/kernels:standard_kernels", ...]
+//
+// A binary that only builds graphs or reads checkpoints does not link them.
+
+#ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_STANDARD_KERNELS_H_
+#define MINIGRAPH_RUNTIME_ENGINE_KERNELS_STANDARD_KERNELS_H_
+
+#include "runtime/engine/kernel_registry.h"
+
+namespace minigraph {
+
+// Registers every kernel family below into `r`.
+void RegisterStandardKernels(KernelRegistry* r);
+
+void RegisterArrayKernels(KernelRegistry* r);
+void RegisterBinaryArithmeticKernels(KernelRegistry* r);
+void RegisterCompareKernels(KernelRegistry* r);
+void RegisterUnaryKernels(KernelRegistry* r);
+void RegisterMatMulKernels(KernelRegistry* r);
+void RegisterReductionKernels(KernelRegistry* r);
+void RegisterNnKernels(KernelRegistry* r);
+void RegisterRandomKernels(KernelRegistry* r);
+void RegisterStateKernels(KernelRegistry* r);
+void RegisterTrainingKernels(KernelRegistry* r);
+void RegisterControlFlowKernels(KernelRegistry* r);
+void RegisterSaveRestoreKernels(KernelRegistry* r);
+void RegisterSummaryKernels(KernelRegistry* r);
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_STANDARD_KERNELS_H_

@@ -1,0 +1,153 @@
+// Kernels: the code that computes one node. A kernel is created once per
+// node (from its attrs) and computes many times, possibly concurrently, so
+// Compute() must not mutate the kernel.
+//
+//   class NegOp : public OpKernel {
+//    public:
+//     using OpKernel::OpKernel;
+//     absl::Status Compute(OpKernelContext* ctx) override {
+//       const Tensor& x = ctx->input(0);
+//       Tensor* y;
+//       MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &y));
+//       y->flat<float>().device(ctx->eigen_device()) = -x.flat<float>();
+//       return absl::OkStatus();
+//     }
+//   };
+//
+// The executor adds the node's name to any error a kernel returns.
+
+#ifndef MINIGRAPH_RUNTIME_ENGINE_OP_KERNEL_H_
+#define MINIGRAPH_RUNTIME_ENGINE_OP_KERNEL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "core/allocator.h"
+#include "core/env.h"
+#include "core/status_macros.h"
+#include "core/tensor.h"
+#include "runtime/graph/graph.h"
+#include "runtime/graph/node_def_util.h"
+#include "runtime/engine/resource_mgr.h"
+#include "runtime/engine/variable.h"
+
+namespace Eigen {
+struct ThreadPoolDevice;
+}  // namespace Eigen
+
+namespace minigraph {
+
+// What flows along one edge in a step: a tensor, or a reference to a
+// variable (from VariableV2 to a Ref(T) input such as Assign's).
+struct TensorValue {
+  Tensor tensor;
+  Var* ref = nullptr;  // Not owned; lives in the step's ResourceMgr.
+  // On the untaken side of a Switch: consumers do not run (except Merge).
+  bool dead = false;
+};
+
+class OpKernelConstruction {
+ public:
+  explicit OpKernelConstruction(const Node* node) : node_(node) {}
+  const Node& node() const { return *node_; }
+  const NodeDef& def() const { return node_->def(); }
+  template <typename T>
+  absl::Status GetAttr(absl::string_view name, T* value) const {
+    return GetNodeAttr(node_->def(), name, value);
+  }
+  DataType input_type(int i) const { return node_->input_type(i); }
+  DataType output_type(int i) const { return node_->output_type(i); }
+  int num_inputs() const { return node_->num_inputs(); }
+  int num_outputs() const { return node_->num_outputs(); }
+
+ private:
+  const Node* node_;  // Not owned.
+};
+
+class OpKernel {
+ public:
+  explicit OpKernel(OpKernelConstruction* c)
+      : node_(&c->node()), name_(c->def().name()), type_(c->def().op()) {}
+  virtual ~OpKernel() = default;
+  OpKernel(const OpKernel&) = delete;
+  OpKernel& operator=(const OpKernel&) = delete;
+
+  virtual absl::Status Compute(class OpKernelContext* ctx) const = 0;
+
+  const std::string& name() const { return name_; }
+  const std::string& type_string() const { return type_; }
+  const Node& node() const { return *node_; }
+
+ private:
+  const Node* node_;  // Not owned; the graph outlives its kernels.
+  const std::string name_;
+  const std::string type_;
+};
+
+// Per-step facilities every kernel may use.
+struct StepContext {
+  const Eigen::ThreadPoolDevice* device = nullptr;  // intra-op parallelism
+  Env* env = nullptr;                               // files (checkpoints)
+  ResourceMgr* resource_mgr = nullptr;
+  Allocator* allocator = nullptr;
+  int64_t step_id = 0;
+  const std::atomic<bool>* cancelled = nullptr;
+};
+
+// The inputs and outputs of one kernel call. Not thread-safe; one per call.
+class OpKernelContext {
+ public:
+  // `inputs` has one value per node input (refs already resolved to tensors
+  // where the input is not a Ref(T)); `outputs` one slot per node output.
+  OpKernelContext(const OpKernel* kernel, const StepContext* step, TensorValue* inputs,
+                  TensorValue* outputs)
+      : kernel_(kernel), step_(step), inputs_(inputs), outputs_(outputs) {}
+
+  int num_inputs() const { return kernel_->node().num_inputs(); }
+  int num_outputs() const { return kernel_->node().num_outputs(); }
+  const Tensor& input(int i) const { return inputs_[i].tensor; }
+  // Moves input `i` into `out` when no one else holds its buffer (so the
+  // kernel may keep or modify it); returns false, leaving the input alone,
+  // otherwise.
+  bool forward_input(int i, Tensor* out) {
+    if (!inputs_[i].tensor.RefCountIsOne()) return false;
+    *out = std::move(inputs_[i].tensor);
+    return true;
+  }
+  // The variable behind a Ref(T) input.
+  Var* input_ref(int i) const { return inputs_[i].ref; }
+  DataType input_dtype(int i) const { return kernel_->node().input_type(i); }
+  DataType expected_output_dtype(int i) const { return kernel_->node().output_type(i); }
+
+  // Allocates output `i` with its expected dtype.
+  absl::Status allocate_output(int i, const TensorShape& shape, Tensor** out);
+  void set_output(int i, Tensor t) { outputs_[i].tensor = std::move(t); }
+  void set_output_ref(int i, Var* v) { outputs_[i].ref = v; }
+  // Marks output `i` as not taken (Switch): its consumers are skipped.
+  void set_output_dead(int i) { outputs_[i].dead = true; }
+  // Allocates a temporary (not an output).
+  absl::StatusOr<Tensor> allocate_temp(DataType dtype, const TensorShape& shape) const {
+    return Tensor::Create(dtype, shape, step_->allocator);
+  }
+
+  const Eigen::ThreadPoolDevice& eigen_device() const { return *step_->device; }
+  ResourceMgr* resource_manager() const { return step_->resource_mgr; }
+  Env* env() const { return step_->env != nullptr ? step_->env : Env::Default(); }
+  int64_t step_id() const { return step_->step_id; }
+  bool cancelled() const { return step_->cancelled != nullptr && step_->cancelled->load(); }
+  const OpKernel& kernel() const { return *kernel_; }
+
+ private:
+  const OpKernel* kernel_;
+  const StepContext* step_;
+  TensorValue* inputs_;
+  TensorValue* outputs_;
+};
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_RUNTIME_ENGINE_OP_KERNEL_H_

@@ -1,0 +1,156 @@
+#include "runtime/graph/graph.h"
+
+#include "core/env.h"
+#include "core/path.h"
+#include "core/proto/meta_graph.pb.h"
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "runtime/graph/ops/standard_ops.h"
+#include "tests/testing/shared_testdata.h"
+
+namespace minigraph {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+GraphDef Parse(const std::string& text) {
+  GraphDef g;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &g)) << text;
+  return g;
+}
+
+absl::Status Build(const std::string& text) {
+  return Graph::Create(Parse(text), StandardOps()).status();
+}
+
+constexpr char kConstA[] = R"pb(
+  node {
+    name: "a"
+    op: "Const"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } dim { size: 3 } } float_val: 1 } } }
+  }
+)pb";
+
+TEST(GraphTest, ValidGraphHasTypesShapesAndTopologicalOrder) {
+  ASSERT_OK_AND_ASSIGN(auto g, Graph::Create(Parse(std::string(kConstA) + R"pb(
+    node { name: "n" op: "Neg" input: "a" device: "/job:worker/gpu:0"
+           attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "m" op: "MatMul" input: "a" input: "n"
+           attr { key: "T" value { type: DT_FLOAT } }
+           attr { key: "transpose_b" value { b: true } } }
+    node { name: "z" op: "NoOp" input: "^m" }
+  )pb"), StandardOps()));
+  ASSERT_EQ(g->num_nodes(), 4);
+  const Node* m = g->FindNode("m");
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->output_type(0), DT_FLOAT);
+  EXPECT_EQ(m->output_shape(0).DebugString(), "[2,2]");
+  // Defaults are filled in.
+  EXPECT_FALSE(m->def().attr().at("transpose_a").b());
+  EXPECT_EQ(g->FindNode("z")->control_inputs().size(), 1u);
+  const auto& topo = g->topological_order();
+  EXPECT_LT(std::find(topo.begin(), topo.end(), m->id()),
+            std::find(topo.begin(), topo.end(), g->FindNode("z")->id()));
+}
+
+TEST(GraphTest, UnknownOpsAreListedTogether) {
+  EXPECT_THAT(Build(R"pb(
+    node { name: "s1" op: "ImageSummary" }
+    node { name: "s2" op: "ImageSummary" }
+    node { name: "p" op: "BatchMatMulV3" }
+  )pb"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("2 op types"), HasSubstr("ImageSummary (2 nodes, e.g. 's1')"),
+                             HasSubstr("BatchMatMulV3 (1 node, e.g. 'p')"))));
+}
+
+TEST(GraphTest, NameErrors) {
+  EXPECT_THAT(Build(R"pb(node { name: "" op: "NoOp" })pb"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("empty name")));
+  EXPECT_THAT(Build(R"pb(node { name: "x" op: "NoOp" } node { name: "x" op: "NoOp" })pb"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("duplicate node name 'x'")));
+}
+
+TEST(GraphTest, InputErrorsNameTheNode) {
+  EXPECT_THAT(Build(R"pb(node { name: "n" op: "Neg" input: "ghost"
+                                attr { key: "T" value { type: DT_FLOAT } } })pb"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("'n'"), HasSubstr("'ghost'"), HasSubstr("does not exist"))));
+  EXPECT_THAT(Build(std::string(kConstA) + R"pb(
+                node { name: "n" op: "Neg" input: "a:1" attr { key: "T" value { type: DT_FLOAT } } })pb"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("'n'"), HasSubstr("'a:1'"), HasSubstr("1 output"))));
+  EXPECT_THAT(Build(std::string(kConstA) + R"pb(
+                node { name: "n" op: "Neg" input: "a" input: "a"
+                       attr { key: "T" value { type: DT_FLOAT } } })pb"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("'n'"), HasSubstr("expects 1 input, got 2"))));
+  EXPECT_THAT(Build(std::string(kConstA) + R"pb(
+                node { name: "n" op: "Neg" input: "a" attr { key: "T" value { type: DT_INT32 } } })pb"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("'n'"), HasSubstr("expects int32"), HasSubstr("is float"))));
+  EXPECT_THAT(Build(std::string(kConstA) + R"pb(
+                node { name: "z" op: "NoOp" }
+                node { name: "n" op: "Neg" input: "^z" input: "a"
+                       attr { key: "T" value { type: DT_FLOAT } } })pb"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("after a control input")));
+}
+
+TEST(GraphTest, AttrErrorsNameTheNodeAndAttr) {
+  EXPECT_THAT(Build(std::string(kConstA) + R"pb(node { name: "n" op: "Neg" input: "a" })pb"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("'n'"), HasSubstr("missing attr 'T'"))));
+  EXPECT_THAT(Build(std::string(kConstA) + R"pb(
+                node { name: "n" op: "Neg" input: "a" attr { key: "T" value { i: 3 } } })pb"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("'n'"), HasSubstr("attr 'T' of type int, expected type"))));
+  EXPECT_THAT(Build(R"pb(node { name: "p" op: "Placeholder"
+                                attr { key: "dtype" value { type: DT_STRING } } }
+                         node { name: "n" op: "Neg" input: "p"
+                                attr { key: "T" value { type: DT_STRING } } })pb"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("'n'"), HasSubstr("not one of the allowed types"))));
+  EXPECT_THAT(Build(R"pb(node { name: "z" op: "NoOp" attr { key: "bogus" value { i: 1 } } })pb"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'bogus'")));
+}
+
+TEST(GraphTest, CycleIsRejected) {
+  EXPECT_THAT(Build(R"pb(
+    node { name: "a" op: "Identity" input: "b" attr { key: "T" value { type: DT_FLOAT } } }
+    node { name: "b" op: "Identity" input: "a" attr { key: "T" value { type: DT_FLOAT } } }
+  )pb"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("cycle"), HasSubstr("'a'"), HasSubstr("'b'"))));
+  EXPECT_THAT(Build(R"pb(node { name: "a" op: "NoOp" input: "^a" })pb"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("cycle")));
+}
+
+TEST(GraphTest, ShapeFunctionErrorsSurfaceAtCreation) {
+  EXPECT_THAT(Build(std::string(kConstA) + R"pb(
+                node { name: "m" op: "MatMul" input: "a" input: "a"
+                       attr { key: "T" value { type: DT_FLOAT } } })pb"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("'m'"), HasSubstr("inner dimensions"))));
+}
+
+TEST(GraphTest, RealTensorFlowMetaGraphLoads) {
+  MG_REQUIRE_SHARED_TESTDATA(dir);
+  ASSERT_OK_AND_ASSIGN(
+      std::string bytes,
+      ReadFileToString(Env::Default(),
+                       JoinPath(dir, "tf_checkpoints/HamBamLam__TD-Checkers-LiamBurke/"
+                                     "checkpoints/checkpoint-779049.meta")));
+  MetaGraphDef meta;
+  ASSERT_TRUE(meta.ParseFromString(bytes));
+  // Every one of its 191 nodes (summaries, Pow and Floor included) is a
+  // minigraph op with TensorFlow's signature; session/tf_graph_test runs it.
+  ASSERT_OK_AND_ASSIGN(auto g, Graph::Create(meta.graph_def(), StandardOps()));
+  EXPECT_EQ(g->num_nodes(), 191);
+}
+
+}  // namespace
+}  // namespace minigraph

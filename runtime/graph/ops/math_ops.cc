@@ -1,0 +1,175 @@
+// Element-wise math, reductions and matrix multiplication.
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/graph/op_def_builder.h"
+#include "runtime/graph/ops/internal/op_macros.h"
+#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/shape_inference.h"
+
+namespace minigraph {
+namespace {
+
+constexpr char kNumeric[] = "T: {float, double, int32, int64}";
+constexpr char kFloat[] = "T: {float, double}";
+
+absl::Status MatMulShape(InferenceContext* c) {
+  MG_ASSIGN_OR_RETURN(PartialShape a, c->WithRank(0, 2));
+  MG_ASSIGN_OR_RETURN(PartialShape b, c->WithRank(1, 2));
+  MG_ASSIGN_OR_RETURN(bool ta, c->GetAttr<bool>("transpose_a"));
+  MG_ASSIGN_OR_RETURN(bool tb, c->GetAttr<bool>("transpose_b"));
+  const int64_t m = a.dim(ta ? 1 : 0), ka = a.dim(ta ? 0 : 1);
+  const int64_t kb = b.dim(tb ? 1 : 0), n = b.dim(tb ? 0 : 1);
+  if (ka >= 0 && kb >= 0 && ka != kb) {
+    return c->Error(absl::StrCat("MatMul inner dimensions differ: a is ", a.DebugString(),
+                                 ta ? " (transposed)" : "", ", b is ", b.DebugString(),
+                                 tb ? " (transposed)" : ""));
+  }
+  c->set_output(0, PartialShape({m, n}));
+  return absl::OkStatus();
+}
+
+absl::Status ReductionShape(InferenceContext* c) {
+  MG_ASSIGN_OR_RETURN(bool keep_dims, c->GetAttr<bool>("keep_dims"));
+  const PartialShape& in = c->input(0);
+  const Tensor* axes = c->input_tensor(1);
+  if (!in.rank_known() || axes == nullptr) {
+    c->set_output(0, keep_dims && in.rank_known() ? PartialShape::UnknownOfRank(in.rank())
+                                                  : PartialShape());
+    return absl::OkStatus();
+  }
+  std::set<int64_t> reduce;
+  for (int64_t i = 0; i < axes->NumElements(); ++i) {
+    int64_t a = axes->dtype() == DT_INT32 ? axes->data<int32_t>()[i] : axes->data<int64_t>()[i];
+    if (a < -in.rank() || a >= in.rank()) {
+      return c->Error(absl::StrCat("reduction axis ", a, " is out of range for input of shape ",
+                                   in.DebugString()));
+    }
+    reduce.insert(a < 0 ? a + in.rank() : a);
+  }
+  std::vector<int64_t> dims;
+  for (int d = 0; d < in.rank(); ++d) {
+    if (!reduce.count(d)) {
+      dims.push_back(in.dim(d));
+    } else if (keep_dims) {
+      dims.push_back(1);
+    }
+  }
+  c->set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
+void Unary(OpRegistry* r, const char* name, const char* types) {
+  MG_REGISTER_OP(r, OpDefBuilder(name)
+                        .Input("x: T")
+                        .Output("y: T")
+                        .Attr(types)
+                        .SetShapeFn(shape_fn::Unchanged));
+}
+
+void Binary(OpRegistry* r, const char* name, const char* types, bool bool_out = false) {
+  MG_REGISTER_OP(r, OpDefBuilder(name)
+                        .Input("x: T")
+                        .Input("y: T")
+                        .Output(bool_out ? "z: bool" : "z: T")
+                        .Attr(types)
+                        .SetShapeFn(shape_fn::BroadcastBinary));
+}
+
+}  // namespace
+
+void RegisterMathOps(OpRegistry* r) {
+  for (const char* op : {"Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum"}) {
+    Binary(r, op, kNumeric);
+  }
+  Binary(r, "RealDiv", kFloat);
+  Binary(r, "Pow", kNumeric);  // kernels for float and double
+  Binary(r, "SquaredDifference", kNumeric);
+  for (const char* op : {"Greater", "Less", "GreaterEqual", "LessEqual"}) {
+    Binary(r, op, kNumeric, /*bool_out=*/true);
+  }
+  MG_REGISTER_OP(r, OpDefBuilder("Equal")
+                        .Input("x: T")
+                        .Input("y: T")
+                        .Output("z: bool")
+                        .Attr("T: {float, double, int32, int64, bool}")
+                        .Attr("incompatible_shape_error: bool = true")
+                        .SetShapeFn(shape_fn::BroadcastBinary));
+  MG_REGISTER_OP(r, OpDefBuilder("LogicalAnd")
+                        .Input("x: bool")
+                        .Input("y: bool")
+                        .Output("z: bool")
+                        .SetShapeFn(shape_fn::BroadcastBinary));
+  MG_REGISTER_OP(r, OpDefBuilder("LogicalNot")
+                        .Input("x: bool")
+                        .Output("y: bool")
+                        .SetShapeFn(shape_fn::Unchanged));
+  Unary(r, "Neg", kNumeric);
+  Unary(r, "Square", kNumeric);
+  for (const char* op : {"Sqrt", "Exp", "Log", "Sigmoid", "Tanh", "Reciprocal", "Floor"}) {
+    Unary(r, op, kFloat);
+  }
+  // Gradient helpers: y and dy in, dx out.
+  for (const char* op : {"SigmoidGrad", "TanhGrad", "SqrtGrad"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Input("y: T")
+                          .Input("dy: T")
+                          .Output("z: T")
+                          .Attr(kFloat)
+                          .SetShapeFn(shape_fn::MergeAllInputs));
+  }
+  MG_REGISTER_OP(r, OpDefBuilder("AddN")
+                        .Input("inputs: N * T")
+                        .Output("sum: T")
+                        .Attr("N: int >= 1")
+                        .Attr(kNumeric)
+                        .SetIsAggregate()
+                        .SetIsCommutative()
+                        .SetShapeFn(shape_fn::MergeAllInputs));
+  MG_REGISTER_OP(r, OpDefBuilder("MatMul")
+                        .Input("a: T")
+                        .Input("b: T")
+                        .Output("product: T")
+                        .Attr("transpose_a: bool = false")
+                        .Attr("transpose_b: bool = false")
+                        .Attr(kNumeric)
+                        .SetShapeFn(MatMulShape));
+  for (const char* op : {"Sum", "Mean", "Max", "Min", "Prod"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Input("input: T")
+                          .Input("reduction_indices: Tidx")
+                          .Output("output: T")
+                          .Attr("keep_dims: bool = false")
+                          .Attr(kNumeric)
+                          .Attr("Tidx: {int32, int64} = int32")
+                          .SetShapeFn(ReductionShape));
+  }
+  MG_REGISTER_OP(r, OpDefBuilder("ArgMax")
+                        .Input("input: T")
+                        .Input("dimension: Tidx")
+                        .Output("output: output_type")
+                        .Attr(kNumeric)
+                        .Attr("Tidx: {int32, int64} = int32")
+                        .Attr("output_type: {int32, int64} = int64")
+                        .SetShapeFn([](InferenceContext* c) {
+                          const PartialShape& in = c->input(0);
+                          const Tensor* d = c->input_tensor(1);
+                          if (!in.rank_known() || d == nullptr || d->NumElements() != 1) {
+                            c->set_output(0, PartialShape());
+                            return absl::OkStatus();
+                          }
+                          int64_t axis = d->dtype() == DT_INT32 ? d->data<int32_t>()[0]
+                                                                : d->data<int64_t>()[0];
+                          if (axis < 0) axis += in.rank();
+                          if (axis < 0 || axis >= in.rank()) {
+                            return c->Error(absl::StrCat("ArgMax dimension is out of range for ",
+                                                         in.DebugString()));
+                          }
+                          std::vector<int64_t> dims = in.dims();
+                          dims.erase(dims.begin() + axis);
+                          c->set_output(0, PartialShape(dims));
+                          return absl::OkStatus();
+                        }));
+}
+
+}  // namespace minigraph

@@ -1,0 +1,32 @@
+#include "runtime/graph/ops/standard_ops.h"
+
+namespace minigraph {
+
+namespace {
+
+OpRegistry* MutableStandardOps() {
+  static OpRegistry* const registry = [] {
+    auto* r = new OpRegistry;
+    RegisterArrayOps(r);
+    RegisterMathOps(r);
+    RegisterNnOps(r);
+    RegisterStateOps(r);
+    RegisterRandomOps(r);
+    RegisterTrainingOps(r);
+    RegisterControlFlowOps(r);
+    RegisterIoOps(r);
+    RegisterSummaryOps(r);
+    return r;
+  }();
+  return registry;
+}
+
+}  // namespace
+
+const OpRegistry* StandardOps() { return MutableStandardOps(); }
+
+absl::Status RegisterOp(const OpDefBuilder& builder) {
+  return MutableStandardOps()->Register(builder);
+}
+
+}  // namespace minigraph

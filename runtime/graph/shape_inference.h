@@ -1,0 +1,81 @@
+// Static shapes of graph edges, known in part, and the context a shape
+// function sees when a graph is built.
+//
+//   absl::Status MatMulShape(InferenceContext* c) {
+//     MG_ASSIGN_OR_RETURN(bool ta, c->GetAttr<bool>("transpose_a"));
+//     ...
+//     c->set_output(0, PartialShape({m, n}));
+//     return absl::OkStatus();
+//   }
+
+#ifndef MINIGRAPH_RUNTIME_GRAPH_SHAPE_INFERENCE_H_
+#define MINIGRAPH_RUNTIME_GRAPH_SHAPE_INFERENCE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "core/proto/node_def.pb.h"
+#include "core/tensor.h"
+#include "core/tensor_shape.h"
+#include "runtime/graph/node_def_util.h"
+#include "runtime/graph/partial_shape.h"
+
+namespace minigraph {
+
+class InferenceContext {
+ public:
+  // All pointers are borrowed for the call of one shape function.
+  // `input_tensors[i]` is the value of input i when it is a constant, else
+  // nullptr.
+  InferenceContext(const NodeDef* node, std::vector<DataType> input_types,
+                   std::vector<PartialShape> input_shapes,
+                   std::vector<const Tensor*> input_tensors, int num_outputs);
+
+  const NodeDef& node_def() const { return *node_; }
+  int num_inputs() const { return static_cast<int>(input_shapes_.size()); }
+  int num_outputs() const { return static_cast<int>(output_shapes_.size()); }
+  const PartialShape& input(int i) const { return input_shapes_[i]; }
+  DataType input_type(int i) const { return input_types_[i]; }
+  const Tensor* input_tensor(int i) const { return input_tensors_[i]; }
+  void set_output(int i, PartialShape s) { output_shapes_[i] = std::move(s); }
+  const std::vector<PartialShape>& outputs() const { return output_shapes_; }
+
+  template <typename T>
+  absl::StatusOr<T> GetAttr(absl::string_view name) const {
+    T value;
+    MG_RETURN_IF_ERROR(GetNodeAttr(*node_, name, &value));
+    return value;
+  }
+
+  // Helpers for common shape functions.
+  // Requires input `i` to have rank `rank` (if known); returns the merged shape.
+  absl::StatusOr<PartialShape> WithRank(int i, int rank) const;
+  // An InvalidArgument naming the node.
+  absl::Status Error(absl::string_view message) const;
+
+ private:
+  const NodeDef* node_;
+  std::vector<DataType> input_types_;
+  std::vector<PartialShape> input_shapes_;
+  std::vector<const Tensor*> input_tensors_;
+  std::vector<PartialShape> output_shapes_;
+};
+
+// Shape functions shared by many ops.
+namespace shape_fn {
+absl::Status Unknown(InferenceContext* c);
+absl::Status Scalar(InferenceContext* c);
+// Output 0 has input 0's shape.
+absl::Status Unchanged(InferenceContext* c);
+// Output 0 has the broadcast of inputs 0 and 1.
+absl::Status BroadcastBinary(InferenceContext* c);
+// All inputs merge to one shape, which is output 0's.
+absl::Status MergeAllInputs(InferenceContext* c);
+}  // namespace shape_fn
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_RUNTIME_GRAPH_SHAPE_INFERENCE_H_
