@@ -4,7 +4,6 @@
 // reference stays a reference); the executor moves the value between frames
 // and iterations.
 #include "absl/strings/str_cat.h"
-#include "core/tensor_types.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
 namespace minigraph {
@@ -19,7 +18,7 @@ class SwitchOp : public OpKernel {
       return absl::InvalidArgumentError(absl::StrCat(
           "Switch predicate must be a scalar, got shape ", pred.shape().DebugString()));
     }
-    const int taken = pred.scalar<bool>()() ? 1 : 0;
+    const int taken = *pred.data<bool>() ? 1 : 0;
     if (ctx->input_ref(0) != nullptr) {
       ctx->set_output_ref(taken, ctx->input_ref(0));
     } else {

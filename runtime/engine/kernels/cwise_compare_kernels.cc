@@ -1,5 +1,5 @@
-// Comparison and logical kernels with broadcasting; bool outputs.
-#include "core/tensor_types.h"
+// Comparisons (Greater, GreaterEqual, Less, LessEqual, Equal) and logical
+// kernels (LogicalAnd, LogicalNot), with broadcasting; bool outputs.
 #include "runtime/engine/kernels/internal/cwise_ops.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
@@ -8,10 +8,10 @@ namespace minigraph {
 void RegisterCompareKernels(KernelRegistry* r) {
   r->Register("Greater", TypedFactory<BinaryKernelFor<functor::greater, true>::Op, float,
                                       double, int32_t, int64_t>());
-  r->Register("Less", TypedFactory<BinaryKernelFor<functor::less, true>::Op, float, double,
-                                   int32_t, int64_t>());
   r->Register("GreaterEqual", TypedFactory<BinaryKernelFor<functor::greater_equal, true>::Op,
                                            float, double, int32_t, int64_t>());
+  r->Register("Less", TypedFactory<BinaryKernelFor<functor::less, true>::Op, float, double,
+                                   int32_t, int64_t>());
   r->Register("LessEqual", TypedFactory<BinaryKernelFor<functor::less_equal, true>::Op, float,
                                         double, int32_t, int64_t>());
   r->Register("Equal", TypedFactory<BinaryKernelFor<functor::equal_to, true>::Op, float, double,

@@ -1,78 +1,31 @@
-// MatMul: an Eigen tensor contraction, on the intra-op pool when large.
-#include "absl/strings/str_cat.h"
-#include "core/tensor_types.h"
-#include "runtime/engine/kernels/internal/eigen_util.h"
+// MatMul for float and double, and MatMul's registration (which picks the
+// kernel built for the node's dtype; int32 and int64 are built in
+// matmul_int_kernels.cc).
+#include "runtime/engine/kernels/internal/matmul_op_impl.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
 namespace minigraph {
-namespace {
+namespace kernels_internal {
 
-// Below this many multiply-adds a product runs on one thread.
-constexpr int64_t kParallelFlops = int64_t{1} << 22;
+template absl::StatusOr<std::unique_ptr<OpKernel>> NewMatMulKernel<float>(
+    OpKernelConstruction* c);
+template absl::StatusOr<std::unique_ptr<OpKernel>> NewMatMulKernel<double>(
+    OpKernelConstruction* c);
 
-template <typename T>
-class MatMulOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  absl::Status Init(OpKernelConstruction* c) {
-    MG_RETURN_IF_ERROR(c->GetAttr("transpose_a", &ta_));
-    return c->GetAttr("transpose_b", &tb_);
-  }
-  absl::Status Compute(OpKernelContext* ctx) const override {
-    const Tensor& a = ctx->input(0);
-    const Tensor& b = ctx->input(1);
-    if (a.dims() != 2 || b.dims() != 2) {
-      return absl::InvalidArgumentError(absl::StrCat("MatMul inputs must be matrices, got ",
-                                                     a.shape().DebugString(), " and ",
-                                                     b.shape().DebugString()));
-    }
-    const int64_t m = a.dim_size(ta_ ? 1 : 0), k = a.dim_size(ta_ ? 0 : 1);
-    const int64_t kb = b.dim_size(tb_ ? 1 : 0), n = b.dim_size(tb_ ? 0 : 1);
-    if (k != kb) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Matrix size-incompatible: In[0]: ", a.shape().DebugString(), ", In[1]: ",
-          b.shape().DebugString(), ta_ ? " (a transposed)" : "", tb_ ? " (b transposed)" : ""));
-    }
-    Tensor* out;
-    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({m, n}), &out));
-    auto z = out->matrix<T>();
-    if (k == 0) {
-      z.setZero();
-      return absl::OkStatus();
-    }
-    if (m * n == 0) return absl::OkStatus();
-    // One thread, or a product too small to split: Eigen's dense GEMM, whose
-    // packing is cheaper than the tensor contraction's for these shapes.
-    if (ctx->eigen_device().numThreads() <= 1 || m * n * k < kParallelFlops) {
-      using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-      Eigen::Map<const Mat> A(a.data<T>(), a.dim_size(0), a.dim_size(1));
-      Eigen::Map<const Mat> B(b.data<T>(), b.dim_size(0), b.dim_size(1));
-      Eigen::Map<Mat> Z(out->data<T>(), m, n);
-      if (!ta_ && !tb_) {
-        Z.noalias() = A * B;
-      } else if (!ta_) {
-        Z.noalias() = A * B.transpose();
-      } else if (!tb_) {
-        Z.noalias() = A.transpose() * B;
-      } else {
-        Z.noalias() = A.transpose() * B.transpose();
-      }
-      return absl::OkStatus();
-    }
-    Eigen::array<Eigen::IndexPair<Eigen::DenseIndex>, 1> dims = {
-        Eigen::IndexPair<Eigen::DenseIndex>(ta_ ? 0 : 1, tb_ ? 1 : 0)};
-    z.device(ctx->eigen_device()) = a.matrix<T>().contract(b.matrix<T>(), dims);
-    return absl::OkStatus();
-  }
-
- private:
-  bool ta_ = false, tb_ = false;
-};
-
-}  // namespace
+}  // namespace kernels_internal
 
 void RegisterMatMulKernels(KernelRegistry* r) {
-  r->Register("MatMul", TypedFactory<MatMulOp, float, double, int32_t, int64_t>());
+  r->Register("MatMul", [](OpKernelConstruction* c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
+    DataType dt;
+    MG_RETURN_IF_ERROR(c->GetAttr("T", &dt));
+    switch (dt) {
+      case DT_FLOAT: return kernels_internal::NewMatMulKernel<float>(c);
+      case DT_DOUBLE: return kernels_internal::NewMatMulKernel<double>(c);
+      case DT_INT32: return kernels_internal::NewMatMulKernel<int32_t>(c);
+      case DT_INT64: return kernels_internal::NewMatMulKernel<int64_t>(c);
+      default: return NoKernelForType(c, dt);
+    }
+  });
 }
 
 }  // namespace minigraph

@@ -7,8 +7,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "core/tensor_types.h"
-#include "runtime/engine/kernels/internal/eigen_util.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
 namespace minigraph {

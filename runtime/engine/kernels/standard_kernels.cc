@@ -1,15 +1,17 @@
 #include "runtime/engine/kernels/standard_kernels.h"
-#include "core/tensor_types.h"
 
 namespace minigraph {
 
 void RegisterStandardKernels(KernelRegistry* r) {
   RegisterArrayKernels(r);
-  RegisterBinaryArithmeticKernels(r);
+  RegisterAddKernels(r);
+  RegisterMulKernels(r);
+  RegisterMaxMinKernels(r);
   RegisterCompareKernels(r);
   RegisterUnaryKernels(r);
   RegisterMatMulKernels(r);
   RegisterReductionKernels(r);
+  RegisterMaxMinProdKernels(r);
   RegisterNnKernels(r);
   RegisterRandomKernels(r);
   RegisterStateKernels(r);

@@ -19,11 +19,14 @@ namespace minigraph {
 void RegisterStandardKernels(KernelRegistry* r);
 
 void RegisterArrayKernels(KernelRegistry* r);
-void RegisterBinaryArithmeticKernels(KernelRegistry* r);
+void RegisterAddKernels(KernelRegistry* r);
+void RegisterMulKernels(KernelRegistry* r);
+void RegisterMaxMinKernels(KernelRegistry* r);
 void RegisterCompareKernels(KernelRegistry* r);
 void RegisterUnaryKernels(KernelRegistry* r);
 void RegisterMatMulKernels(KernelRegistry* r);
 void RegisterReductionKernels(KernelRegistry* r);
+void RegisterMaxMinProdKernels(KernelRegistry* r);
 void RegisterNnKernels(KernelRegistry* r);
 void RegisterRandomKernels(KernelRegistry* r);
 void RegisterStateKernels(KernelRegistry* r);

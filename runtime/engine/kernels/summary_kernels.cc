@@ -10,7 +10,6 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "core/proto/summary.pb.h"
-#include "core/tensor_types.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
 namespace minigraph {
@@ -18,7 +17,7 @@ namespace {
 
 Tensor Serialized(const Summary& s) {
   Tensor out = Tensor::Scalar<std::string>("");
-  s.SerializeToString(&out.scalar<std::string>()());
+  s.SerializeToString(&*out.data<std::string>());
   return out;
 }
 
@@ -33,14 +32,14 @@ class ScalarSummaryOp : public OpKernel {
       return absl::InvalidArgumentError(absl::StrCat(
           "tags and values not the same shape: ", tags.shape().DebugString(),
           " != ", values.shape().DebugString(),
-          tags.NumElements() == 1 ? absl::StrCat(" (tag '", tags.flat<std::string>()(0), "')")
+          tags.NumElements() == 1 ? absl::StrCat(" (tag '", tags.data<std::string>()[0], "')")
                                   : ""));
     }
     Summary s;
     for (int64_t i = 0; i < tags.NumElements(); ++i) {
       Summary::Value* v = s.add_value();
-      v->set_tag(tags.flat<std::string>()(i));
-      v->set_simple_value(static_cast<float>(values.flat<T>()(i)));
+      v->set_tag(tags.data<std::string>()[i]);
+      v->set_simple_value(static_cast<float>(values.data<T>()[i]));
     }
     ctx->set_output(0, Serialized(s));
     return absl::OkStatus();
@@ -79,9 +78,9 @@ class HistogramSummaryOp : public OpKernel {
     const std::vector<double>& limits = DefaultBucketLimits();
     std::vector<double> counts(limits.size(), 0.0);
     double min = DBL_MAX, max = -DBL_MAX, num = 0, sum = 0, sum_squares = 0;
-    const auto flat = values.flat<T>();
-    for (int64_t i = 0; i < flat.size(); ++i) {
-      const double x = static_cast<double>(flat(i));
+    const T* flat = values.data<T>();
+    for (int64_t i = 0; i < values.NumElements(); ++i) {
+      const double x = static_cast<double>(flat[i]);
       if (std::isnan(x)) {
         return absl::InvalidArgumentError(absl::StrCat("Nan in summary histogram for: ", name()));
       }
@@ -98,7 +97,7 @@ class HistogramSummaryOp : public OpKernel {
     }
     Summary s;
     Summary::Value* v = s.add_value();
-    v->set_tag(tag.scalar<std::string>()());
+    v->set_tag(*tag.data<std::string>());
     HistogramProto* h = v->mutable_histo();
     h->set_min(min);
     h->set_max(max);
@@ -133,10 +132,10 @@ class MergeSummaryOp : public OpKernel {
     Summary merged;
     absl::flat_hash_set<std::string> tags;
     for (int i = 0; i < ctx->num_inputs(); ++i) {
-      const auto in = ctx->input(i).flat<std::string>();
-      for (int64_t k = 0; k < in.size(); ++k) {
+      const Tensor& in = ctx->input(i);
+      for (int64_t k = 0; k < in.NumElements(); ++k) {
         Summary summary;
-        if (!summary.ParseFromString(in(k))) {
+        if (!summary.ParseFromString(in.data<std::string>()[k])) {
           return absl::InvalidArgumentError("Could not parse one of the summary inputs");
         }
         for (const Summary::Value& v : summary.value()) {

@@ -114,11 +114,19 @@ struct BinaryKernelFor {
         Evaluate(ctx, out, xf.binaryExpr(xf.constant(y.flat<T>()(0)), F<T>()));
         return absl::OkStatus();
       }
+      // Equal element counts: nothing is broadcast (shapes differ only by
+      // dims of size 1), so the flat expression serves.
+      if (x.NumElements() == z->NumElements() && y.NumElements() == z->NumElements()) {
+        Evaluate(ctx, out, x.flat<T>().binaryExpr(y.flat<T>(), F<T>()));
+        return absl::OkStatus();
+      }
+      // After merging, a real broadcast has rank 2 or more. Ranks 4 and 5 share
+      // one instantiation (rank 4 padded with a leading 1): each rank costs a
+      // full set of Eigen broadcast expressions per op and dtype.
       switch (b.result_shape().size()) {
-        case 1: return Broadcast<1>(ctx, x, y, b, z);
         case 2: return Broadcast<2>(ctx, x, y, b, z);
         case 3: return Broadcast<3>(ctx, x, y, b, z);
-        case 4: return Broadcast<4>(ctx, x, y, b, z);
+        case 4:
         case 5: return Broadcast<5>(ctx, x, y, b, z);
         default:
           return absl::UnimplementedError(absl::StrCat(
@@ -128,17 +136,19 @@ struct BinaryKernelFor {
     }
 
    private:
+    // `b`'s merged dims, padded with leading 1s to rank N.
     template <int N>
     static absl::Status Broadcast(OpKernelContext* ctx, const Tensor& x, const Tensor& y,
                                   const BCast& b, Tensor* z) {
-      auto dims = [](const BCast::Vec& v) {
+      const size_t pad = N - b.result_shape().size();
+      auto dims = [pad](const BCast::Vec& v) {
         std::array<Eigen::DenseIndex, N> a;
-        for (int i = 0; i < N; ++i) a[i] = v[i];
+        for (size_t i = 0; i < N; ++i) a[i] = i < pad ? 1 : v[i - pad];
         return a;
       };
-      auto xt = x.shaped<T, N>(b.x_reshape()).broadcast(dims(b.x_bcast()));
-      auto yt = y.shaped<T, N>(b.y_reshape()).broadcast(dims(b.y_bcast()));
-      Evaluate(ctx, z->shaped<Tout, N>(b.result_shape()), xt.binaryExpr(yt, F<T>()));
+      auto xt = x.shaped<T, N>(dims(b.x_reshape())).broadcast(dims(b.x_bcast()));
+      auto yt = y.shaped<T, N>(dims(b.y_reshape())).broadcast(dims(b.y_bcast()));
+      Evaluate(ctx, z->shaped<Tout, N>(dims(b.result_shape())), xt.binaryExpr(yt, F<T>()));
       return absl::OkStatus();
     }
   };

@@ -1,4 +1,5 @@
-// Helpers shared by the Eigen kernels.
+// Evaluation of Eigen expressions for the kernels that compute with Eigen.
+// (Helpers without Eigen are in tensor_util.h.)
 
 #ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_EIGEN_UTIL_H_
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_EIGEN_UTIL_H_
@@ -6,30 +7,27 @@
 #include <cstdint>
 
 #include "core/tensor_types.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/op_kernel.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
 namespace minigraph {
 
-// Below this many output elements an expression runs on the calling thread:
-// handing it to the intra-op pool costs more than it saves.
-inline constexpr int64_t kParallelThreshold = 1 << 18;
-
-// Evaluates `expr` into `out`, on the intra-op pool when large.
+// Evaluates `expr` into `out` on the step's ThreadPoolDevice, the one device
+// kernel expressions are compiled for; Eigen's cost model keeps an
+// expression too small to split on the calling thread. Evaluation is
+// element-wise (vectorized), never block-tiled: tiling (which Eigen picks for
+// broadcasts and reductions) multiplies each expression's compile time and
+// gains little for these element-wise kernels.
 template <typename Out, typename Expr>
 void Evaluate(const OpKernelContext* ctx, Out out, const Expr& expr) {
-  if (out.size() < kParallelThreshold) {
-    out = expr;
-  } else {
-    out.device(ctx->eigen_device()) = expr;
-  }
+  using Assign = const Eigen::TensorAssignOp<Out, const Expr>;
+  Assign assign(out, expr);
+  Eigen::internal::TensorExecutor<
+      Assign, Eigen::ThreadPoolDevice,
+      Eigen::internal::IsVectorizable<Eigen::ThreadPoolDevice, Assign>::value,
+      Eigen::internal::TiledEvaluation::Off>::run(assign, ctx->eigen_device());
 }
-
-// Reads the int32 or int64 elements of a 1-D (or scalar) tensor.
-absl::StatusOr<std::vector<int64_t>> IntsFromTensor(const Tensor& t, absl::string_view what);
-
-// A TensorShape from an int vector tensor (Fill dims, random op shapes).
-absl::StatusOr<TensorShape> ShapeFromTensor(const Tensor& t, absl::string_view what);
 
 }  // namespace minigraph
 

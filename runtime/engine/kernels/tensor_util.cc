@@ -1,6 +1,7 @@
-#include "runtime/engine/kernels/internal/eigen_util.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 
 namespace minigraph {
 
@@ -11,9 +12,9 @@ absl::StatusOr<std::vector<int64_t>> IntsFromTensor(const Tensor& t, absl::strin
   }
   std::vector<int64_t> out;
   if (t.dtype() == DT_INT32) {
-    for (int64_t i = 0; i < t.NumElements(); ++i) out.push_back(t.flat<int32_t>()(i));
+    for (int64_t i = 0; i < t.NumElements(); ++i) out.push_back(t.data<int32_t>()[i]);
   } else if (t.dtype() == DT_INT64) {
-    for (int64_t i = 0; i < t.NumElements(); ++i) out.push_back(t.flat<int64_t>()(i));
+    for (int64_t i = 0; i < t.NumElements(); ++i) out.push_back(t.data<int64_t>()[i]);
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat(what, " must be int32 or int64, got ", DataTypeString(t.dtype())));

@@ -1,4 +1,4 @@
-// Arithmetic binary kernels with broadcasting.
+// Add, AddV2, Sub (with broadcasting) and AddN.
 #include "core/tensor_types.h"
 #include "runtime/engine/kernels/internal/cwise_ops.h"
 #include "runtime/engine/kernels/standard_kernels.h"
@@ -35,30 +35,15 @@ class AddNOp : public OpKernel {
 
 }  // namespace
 
-void RegisterBinaryArithmeticKernels(KernelRegistry* r) {
+void RegisterAddKernels(KernelRegistry* r) {
   using Eigen::internal::scalar_difference_op;
-  using Eigen::internal::scalar_max_op;
-  using Eigen::internal::scalar_min_op;
-  using Eigen::internal::scalar_product_op;
-  using Eigen::internal::scalar_quotient_op;
   using Eigen::internal::scalar_sum_op;
   auto add = TypedFactory<BinaryKernelFor<scalar_sum_op>::Op, float, double, int32_t, int64_t>();
   r->Register("Add", add);
   r->Register("AddV2", add);
   r->Register("Sub", TypedFactory<BinaryKernelFor<scalar_difference_op>::Op, float, double,
                                   int32_t, int64_t>());
-  r->Register("Mul", TypedFactory<BinaryKernelFor<scalar_product_op>::Op, float, double,
-                                  int32_t, int64_t>());
-  r->Register("RealDiv", TypedFactory<BinaryKernelFor<scalar_quotient_op>::Op, float, double>());
-  r->Register("Pow", TypedFactory<BinaryKernelFor<functor::pow>::Op, float, double>());
-  r->Register("Maximum", TypedFactory<BinaryKernelFor<scalar_max_op>::Op, float, double,
-                                      int32_t, int64_t>());
-  r->Register("Minimum", TypedFactory<BinaryKernelFor<scalar_min_op>::Op, float, double,
-                                      int32_t, int64_t>());
   r->Register("AddN", TypedFactory<AddNOp, float, double, int32_t, int64_t>());
-  r->Register("SquaredDifference",
-              TypedFactory<BinaryKernelFor<functor::squared_difference>::Op, float, double,
-                           int32_t, int64_t>());
 }
 
 }  // namespace minigraph

@@ -1,0 +1,97 @@
+// The MatMul kernel's definition, included only by the two files that
+// instantiate it (see matmul_op.h).
+
+#ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_MATMUL_OP_IMPL_H_
+#define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_MATMUL_OP_IMPL_H_
+
+#include <type_traits>
+
+#include "absl/strings/str_cat.h"
+#include "core/tensor_types.h"
+#include "runtime/engine/kernel_registry.h"
+#include "runtime/engine/kernels/internal/eigen_util.h"
+#include "runtime/engine/kernels/internal/matmul_op.h"
+
+namespace minigraph {
+namespace kernels_internal {
+
+// Below this many multiply-adds a product runs on one thread.
+constexpr int64_t kParallelFlops = int64_t{1} << 22;
+
+template <typename T>
+class MatMulOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("transpose_a", &ta_));
+    return c->GetAttr("transpose_b", &tb_);
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& a = ctx->input(0);
+    const Tensor& b = ctx->input(1);
+    if (a.dims() != 2 || b.dims() != 2) {
+      return absl::InvalidArgumentError(absl::StrCat("MatMul inputs must be matrices, got ",
+                                                     a.shape().DebugString(), " and ",
+                                                     b.shape().DebugString()));
+    }
+    const int64_t m = a.dim_size(ta_ ? 1 : 0), k = a.dim_size(ta_ ? 0 : 1);
+    const int64_t kb = b.dim_size(tb_ ? 1 : 0), n = b.dim_size(tb_ ? 0 : 1);
+    if (k != kb) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Matrix size-incompatible: In[0]: ", a.shape().DebugString(), ", In[1]: ",
+          b.shape().DebugString(), ta_ ? " (a transposed)" : "", tb_ ? " (b transposed)" : ""));
+    }
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({m, n}), &out));
+    auto z = out->matrix<T>();
+    if (k == 0) {
+      z.setZero();
+      return absl::OkStatus();
+    }
+    if (m * n == 0) return absl::OkStatus();
+    // Large float32 products on several threads: the tensor contraction on
+    // the intra-op pool.
+    if constexpr (std::is_same_v<T, float>) {
+      if (ctx->eigen_device().numThreads() > 1 && m * n * k >= kParallelFlops) {
+        Eigen::array<Eigen::IndexPair<Eigen::DenseIndex>, 1> dims = {
+            Eigen::IndexPair<Eigen::DenseIndex>(ta_ ? 0 : 1, tb_ ? 1 : 0)};
+        z.device(ctx->eigen_device()) = a.matrix<T>().contract(b.matrix<T>(), dims);
+        return absl::OkStatus();
+      }
+    }
+    // Otherwise Eigen's dense GEMM on this thread, whose packing is cheaper
+    // than the contraction's for small shapes. Other dtypes always take this
+    // path: compiling the contraction for double, int32 and int64 too tripled
+    // MatMul's build time for large products that training graphs (float32)
+    // do not have.
+    {
+      using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+      Eigen::Map<const Mat> A(a.data<T>(), a.dim_size(0), a.dim_size(1));
+      Eigen::Map<const Mat> B(b.data<T>(), b.dim_size(0), b.dim_size(1));
+      Eigen::Map<Mat> Z(out->data<T>(), m, n);
+      if (!ta_ && !tb_) {
+        Z.noalias() = A * B;
+      } else if (!ta_) {
+        Z.noalias() = A * B.transpose();
+      } else if (!tb_) {
+        Z.noalias() = A.transpose() * B;
+      } else {
+        Z.noalias() = A.transpose() * B.transpose();
+      }
+      return absl::OkStatus();
+    }
+  }
+
+ private:
+  bool ta_ = false, tb_ = false;
+};
+
+template <typename T>
+absl::StatusOr<std::unique_ptr<OpKernel>> NewMatMulKernel(OpKernelConstruction* c) {
+  return kernel_registry_internal::Build<MatMulOp<T>>(c);
+}
+
+}  // namespace kernels_internal
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_MATMUL_OP_IMPL_H_

@@ -1,0 +1,24 @@
+// Helpers shared by the kernels that need no Eigen (reading shapes and
+// indices out of int tensors).
+
+#ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_TENSOR_UTIL_H_
+#define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_TENSOR_UTIL_H_
+
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/tensor.h"
+
+namespace minigraph {
+
+// Reads the int32 or int64 elements of a 1-D (or scalar) tensor.
+absl::StatusOr<std::vector<int64_t>> IntsFromTensor(const Tensor& t, absl::string_view what);
+
+// A TensorShape from an int vector tensor (Fill dims, random op shapes).
+absl::StatusOr<TensorShape> ShapeFromTensor(const Tensor& t, absl::string_view what);
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_TENSOR_UTIL_H_

@@ -1,0 +1,13 @@
+// MatMul for int32_t and int64_t.
+#include "runtime/engine/kernels/internal/matmul_op_impl.h"
+
+namespace minigraph {
+namespace kernels_internal {
+
+template absl::StatusOr<std::unique_ptr<OpKernel>> NewMatMulKernel<int32_t>(
+    OpKernelConstruction* c);
+template absl::StatusOr<std::unique_ptr<OpKernel>> NewMatMulKernel<int64_t>(
+    OpKernelConstruction* c);
+
+}  // namespace kernels_internal
+}  // namespace minigraph
