@@ -89,6 +89,15 @@ TEST(CheckpointStateTest, LatestCheckpointChecksIndexThenV1File) {
 TEST(CheckpointStateTest, MetaGraphFilenameAndRemoveCheckpoint) {
   EXPECT_EQ(MetaGraphFilename("/d/model.ckpt-300"), "/d/model.ckpt-300.meta");
   EXPECT_EQ(MetaGraphFilename("/d/model-?????-of-00002"), "/d/model.meta");
+  // TensorFlow's "-[\d\?]+-of-\d+$", case by case.
+  EXPECT_EQ(MetaGraphFilename("model-00000-of-00001"), "model.meta");
+  EXPECT_EQ(MetaGraphFilename("m-12-of-3", "txt"), "m.txt");
+  EXPECT_EQ(MetaGraphFilename("m-1?2-of-3"), "m.meta");
+  EXPECT_EQ(MetaGraphFilename("m-of-3"), "m-of-3.meta");
+  EXPECT_EQ(MetaGraphFilename("m-1-of-"), "m-1-of-.meta");
+  EXPECT_EQ(MetaGraphFilename("m1-of-3"), "m1-of-3.meta");
+  EXPECT_EQ(MetaGraphFilename("-1-of-3"), ".meta");
+  EXPECT_EQ(MetaGraphFilename("m-1-of-3x"), "m-1-of-3x.meta");
   MemEnv env;
   Save(&env, "/d/model-1");
   Save(&env, "/d/model-10");
