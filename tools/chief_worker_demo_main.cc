@@ -17,7 +17,6 @@
 #include "absl/synchronization/mutex.h"
 #include "core/env.h"
 #include "core/logging.h"
-#include "core/tensor_types.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/variables.h"
 #include "session/saver.h"
@@ -89,7 +88,7 @@ int Run() {
                    out[1].SummarizeValue(4));
   for (auto& t : workers) t.join();
   MG_CHECK((*chief)->Run({}, {"global_step/read", "w/read"}, {}, &out).ok());
-  const int64_t gs = out[0].scalar<int64_t>()();
+  const int64_t gs = *out[0].data<int64_t>();
   auto path = saver->Save(chief->get(), logdir + "/model", {.global_step = gs});
   MG_CHECK(path.ok()) << path.status();
   Say("chief", "after the workers: global_step " + std::to_string(gs) + ", w = " +

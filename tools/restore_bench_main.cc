@@ -27,7 +27,6 @@
 #include "core/env.h"
 #include "core/logging.h"
 #include "core/path.h"
-#include "core/tensor_types.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/variables.h"
 #include "session/saver.h"
@@ -95,8 +94,8 @@ int Run() {
     MG_CHECK(writer.ok()) << writer.status();
     for (int i = 0; i < n; ++i) {
       Tensor t(DT_FLOAT, TensorShape({sizes[i]}));
-      auto f = t.flat<float>();
-      for (int64_t j = 0; j < sizes[i]; ++j) f(j) = static_cast<float>((j * 2654435761u) % 1000);
+      float* f = t.data<float>();
+      for (int64_t j = 0; j < sizes[i]; ++j) f[j] = static_cast<float>((j * 2654435761u) % 1000);
       const std::string name = absl::StrFormat("layer%03d/weights", i);
       MG_CHECK((*writer)->Add(name, t).ok());
       // Initial values are Fill ops, so the graph stays small.

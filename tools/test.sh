@@ -16,10 +16,16 @@ else
   echo "test: $shared not found; tests that read TensorFlow-written files will skip"
 fi
 
+# The include graph must point down the floors (docs/architecture.md).
+layers_failed=0
+tools/check_layers.sh || layers_failed=1
+
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # Always run the tests: the disk cache would otherwise replay old results.
-bazel test //... --nocache_test_results "${args[@]}" "$@" 2>&1 | tee "$log"
+# Progress lines show what is being built while a cold build runs.
+bazel test //... --nocache_test_results --show_progress --show_progress_rate_limit=15 \
+  "${args[@]}" "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 
 total=$(bazel query 'tests(//...) except attr(tags, manual, //...)' 2>/dev/null | wc -l)
@@ -27,5 +33,9 @@ failed=$(grep -cE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FLAKY)' "$log"
 if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
   failed=$total  # the build itself failed
 fi
+# The layer check counts as one more test.
+total=$((total + 1))
+failed=$((failed + layers_failed))
+[ "$layers_failed" -eq 0 ] || rc=1
 echo "tests: $((total - failed)) passed, $failed failed"
 exit "$rc"

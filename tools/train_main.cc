@@ -5,6 +5,7 @@
 // finishes the current step, saves and exits 0.
 //
 //   train --logdir=/tmp/run --model=mlp --steps=500 --save_every=50
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -22,7 +23,6 @@
 #include "core/logging.h"
 #include "core/path.h"
 #include "core/status_macros.h"
-#include "core/tensor_types.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/optimizers.h"
 #include "runtime/cc/variables.h"
@@ -73,7 +73,7 @@ absl::Status Build(Model* m) {
   };
   auto zeros = [&](const std::string& name, int64_t n) {
     Tensor t(DT_FLOAT, TensorShape({n}));
-    t.flat<float>().setZero();
+    std::fill_n(t.data<float>(), t.NumElements(), 0.0f);
     return Variable::Create(root, name, t);
   };
   Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT, PartialShape({batch, m->inputs}));
@@ -121,21 +121,21 @@ absl::Status Build(Model* m) {
 void Batch(const Model& m, uint64_t seed, int64_t k, Tensor* x, Tensor* labels) {
   std::mt19937_64 rng(seed * 1000003 + static_cast<uint64_t>(k));
   std::normal_distribution<float> normal(0.f, 1.f);
-  auto xf = x->flat<float>();
-  for (int64_t i = 0; i < xf.size(); ++i) xf(i) = normal(rng);
+  float* xf = x->data<float>();
+  for (int64_t i = 0; i < x->NumElements(); ++i) xf[i] = normal(rng);
   const int batch = static_cast<int>(x->dim_size(0));
   for (int b = 0; b < batch; ++b) {
     float best = -1e30f;
     int64_t arg = 0;
     for (int c = 0; c < m.classes; ++c) {
       float score = 0;
-      for (int j = c; j < m.inputs; j += m.classes) score += xf(b * m.inputs + j);
+      for (int j = c; j < m.inputs; j += m.classes) score += xf[b * m.inputs + j];
       if (score > best) {
         best = score;
         arg = c;
       }
     }
-    labels->flat<int64_t>()(b) = arg;
+    labels->data<int64_t>()[b] = arg;
   }
 }
 
@@ -176,7 +176,7 @@ int Run() {
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   std::vector<Tensor> out;
   if (absl::Status s = (*session)->Run({}, {"global_step/read"}, {}, &out); !s.ok()) return Fail(s);
-  int64_t step = out[0].scalar<int64_t>()();
+  int64_t step = *out[0].data<int64_t>();
   if (latest.ok() && latest->has_value()) {
     uint64_t bytes = 0;
     const std::vector<std::string> files = env->GetChildren(logdir).value_or(std::vector<std::string>());
@@ -212,7 +212,7 @@ int Run() {
       int64_t mine = 0;
       while (!stop_workers.load()) {
         if (!(*ws)->Run({}, {"global_step/read"}, {}, &wo).ok()) break;
-        const int64_t at = wo[0].scalar<int64_t>()();
+        const int64_t at = *wo[0].data<int64_t>();
         if (at >= absl::GetFlag(FLAGS_steps)) break;
         Batch(m, absl::GetFlag(FLAGS_seed) + 1 + w, at, &wx, &wl);
         if (!(*ws)->Run({{"x", wx}, {"labels", wl}}, {}, {m.train.name()}, &wo).ok()) break;
@@ -248,9 +248,9 @@ int Run() {
     ++step;
     if (num_workers > 0) {  // workers move the shared global_step too
       std::vector<Tensor> gs;
-      if ((*session)->Run({}, {"global_step/read"}, {}, &gs).ok()) step = gs[0].scalar<int64_t>()();
+      if ((*session)->Run({}, {"global_step/read"}, {}, &gs).ok()) step = *gs[0].data<int64_t>();
     }
-    loss = out[0].scalar<float>()();
+    loss = *out[0].data<float>();
     const auto now = std::chrono::steady_clock::now();
     const double since = std::chrono::duration<double>(now - last_print).count();
     if (since >= 1.0) {
@@ -273,7 +273,7 @@ int Run() {
   join_workers();
   if (num_workers > 0) {
     std::vector<Tensor> gs;
-    if ((*session)->Run({}, {"global_step/read"}, {}, &gs).ok()) step = gs[0].scalar<int64_t>()();
+    if ((*session)->Run({}, {"global_step/read"}, {}, &gs).ok()) step = *gs[0].data<int64_t>();
   }
   if (absl::Status s = save(step); !s.ok()) return Fail(s);
   std::printf("done: step %lld loss %.4f, saved %s\n", static_cast<long long>(step), loss,
