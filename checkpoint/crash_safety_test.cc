@@ -9,7 +9,6 @@
 #include "core/logging.h"
 #include "core/mem_env.h"
 #include "core/status_matchers.h"
-#include "core/tensor_types.h"
 #include "gtest/gtest.h"
 
 namespace minigraph {

@@ -15,7 +15,6 @@
 #include "core/mem_env.h"
 #include "core/path.h"
 #include "core/status_matchers.h"
-#include "core/tensor_types.h"
 #include "gtest/gtest.h"
 #include "tests/testing/shared_testdata.h"
 

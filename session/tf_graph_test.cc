@@ -12,7 +12,6 @@
 #include "core/proto/meta_graph.pb.h"
 #include "core/proto/summary.pb.h"
 #include "core/status_matchers.h"
-#include "core/tensor_types.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "session/session.h"

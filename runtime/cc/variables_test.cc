@@ -3,7 +3,6 @@
 #include <cmath>
 
 #include "core/status_matchers.h"
-#include "core/tensor_types.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/cc/ops.h"

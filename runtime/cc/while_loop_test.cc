@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "core/status_matchers.h"
-#include "core/tensor_types.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
