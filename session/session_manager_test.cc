@@ -8,7 +8,6 @@
 #include "core/logging.h"
 #include "core/mem_env.h"
 #include "core/status_matchers.h"
-#include "core/tensor_types.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/engine/kernel_registry.h"
@@ -170,6 +169,7 @@ class SessionManagerTest : public ::testing::Test {
   MemEnv env_{&clock_};
 };
 
+// T1: ready_for_local_init_op without local_init_op is InvalidArgument.
 TEST_F(SessionManagerTest, testInitWithNoneLocalInitOpError) {
   Scope root = Scope::NewRootScope();
   Output r = ReportUninitializedVariables(root, GlobalVariables(root));
@@ -181,18 +181,24 @@ TEST_F(SessionManagerTest, testInitWithNoneLocalInitOpError) {
                                   "local_init_op , ready_for_local_init_op [")));
 }
 
+// T2: init_op initializes the model and PrepareSession returns it ready.
 TEST_F(SessionManagerTest, testPrepareSessionSucceeds) {
   TestPrepareSessionSucceeds(&SessionManagerTest::ReportReady);
 }
 
+// T3: init_feed_dict is fed to the init_op run.
 TEST_F(SessionManagerTest, testPrepareSessionSucceedsWithInitFeedDict) {
   TestPrepareSessionSucceedsWithInitFeedDict(&SessionManagerTest::ReportReady);
 }
 
+// T6: no checkpoint after waiting and no init op is FailedPrecondition; the
+// checkpoint restored later makes the model ready.
 TEST_F(SessionManagerTest, testPrepareSessionFails) {
   TestPrepareSessionFails(&SessionManagerTest::ReportReady);
 }
 
+// T14: RecoverSession restores from a directory or a prefix (not both), and
+// reports initialized = false when there is nothing to restore.
 TEST_F(SessionManagerTest, testRecoverSession) {
   ASSERT_OK(env_.CreateDir("/tmp/recover_session"));
   Scope root = Scope::NewRootScope();
@@ -225,10 +231,13 @@ TEST_F(SessionManagerTest, testRecoverSession) {
   EXPECT_TRUE(r.initialized);
 }
 
+// T19: a model never made ready ends WaitForSession with DeadlineExceeded.
 TEST_F(SessionManagerTest, testWaitForSessionReturnsNoneAfterTimeout) {
   TestWaitForSessionReturnsNoneAfterTimeout(&SessionManagerTest::ReportReady);
 }
 
+// T20: on a shared target, WaitForSession runs local_init_op itself once
+// the chief has initialized the globals, and returns without sleeping.
 TEST_F(SessionManagerTest, testWaitForSessionLocalInit) {
   ASSERT_OK_AND_ASSIGN(auto server, LocalServer::Create("wait_for_session_local_init"));
   Scope root = Scope::NewRootScope();
@@ -289,10 +298,12 @@ struct GL {
   Variable v, w;
 };
 
+// T4: init_fn alone initializes the model, called with the new session.
 TEST_F(SessionManagerTest, testPrepareSessionSucceedsWithInitFn) {
   TestPrepareSessionSucceedsWithInitFn(&SessionManagerTest::ReportReady);
 }
 
+// T5: local_init_op alone is enough, run with local_init_feed_dict.
 TEST_F(SessionManagerTest, testPrepareSessionSucceedsWithLocalInitFeedDict) {
   Scope root = Scope::NewRootScope();
   Output p_in = ops::Placeholder(root.WithOpName("p"), DT_FLOAT, PartialShape({3}));
@@ -306,6 +317,7 @@ TEST_F(SessionManagerTest, testPrepareSessionSucceedsWithLocalInitFeedDict) {
   EXPECT_EQ(Value(sess.get(), "v/read"), "1 2 3");
 }
 
+// T7: init_op, then a list local_init_op once ready_for_local_init_op passes.
 TEST_F(SessionManagerTest, testPrepareSessionWithReadyForLocalInitOp) {
   GL g;
   Variable x = Variable::Create(g.root, "x",
@@ -326,6 +338,8 @@ TEST_F(SessionManagerTest, testPrepareSessionWithReadyForLocalInitOp) {
   EXPECT_EQ(Value(sess.get(), "x/read"), "3");
 }
 
+// T8: local_init_op alone; locals take their globals' initial values
+// through the initializer guard while the globals stay uninitialized.
 TEST_F(SessionManagerTest, testPrepareSessionWithPartialInitOp) {
   // v = 1, w = v (local), x = 3 * v (local), and the same again as v_res,
   // w_res, x_res: the spec turns resource variables off for the whole
@@ -355,6 +369,7 @@ TEST_F(SessionManagerTest, testPrepareSessionWithPartialInitOp) {
   }
 }
 
+// T9: an init_op that contains a while loop initializes the model.
 TEST_F(SessionManagerTest, testPrepareSessionWithCyclicInitializer) {
   // i = while_loop(lambda i: i < 1, lambda i: i + 1, [0]); v = Variable(identity(i))
   Scope root = Scope::NewRootScope();
@@ -378,6 +393,8 @@ TEST_F(SessionManagerTest, testPrepareSessionWithCyclicInitializer) {
   EXPECT_TRUE(IsInit(sess.get(), "v"));
 }
 
+// T10: a local variable left uninitialized fails with TensorFlow's full
+// "Init operations did not make model ready" message.
 TEST_F(SessionManagerTest, testPrepareSessionDidNotInitLocalVariable) {
   GL g;
   SessionManager::Options o = Opts();
@@ -392,6 +409,7 @@ TEST_F(SessionManagerTest, testPrepareSessionDidNotInitLocalVariable) {
                                    "initialized: w")));
 }
 
+// T11: the same with a list init_op, named as Python names a list.
 TEST_F(SessionManagerTest, testPrepareSessionDidNotInitLocalVariableList) {
   GL g;
   SessionManager::Options o = Opts();
@@ -406,6 +424,8 @@ TEST_F(SessionManagerTest, testPrepareSessionDidNotInitLocalVariableList) {
                        HasSubstr("Init op: <no name for <class 'list'>>")));
 }
 
+// T12: ready_for_local_init_op not satisfied: local init does not run and
+// PrepareSession fails "... not ready for local_init".
 TEST_F(SessionManagerTest, testPrepareSessionWithReadyNotReadyForLocal) {
   GL g;
   SessionManager::Options o = Opts();
@@ -421,6 +441,8 @@ TEST_F(SessionManagerTest, testPrepareSessionWithReadyNotReadyForLocal) {
                                    "initialized: v")));
 }
 
+// T13: without ready_for_local_init_op, local init runs and ready_op still
+// reports the uninitialized global.
 TEST_F(SessionManagerTest, testPrepareSessionWithInsufficientReadyForLocalInitCheck) {
   GL g;
   SessionManager::Options o = Opts();
@@ -448,6 +470,7 @@ void SaveV1(Env* env, const std::string& dir, SessionManagerTest* t) {
   ASSERT_OK(saver->Save(s.get(), dir + "/recover_session_checkpoint").status());
 }
 
+// T15: after a restore, local_init_op copies the restored value.
 TEST_F(SessionManagerTest, testRecoverSessionWithReadyForLocalInitOp) {
   SaveV1(&env_, "/tmp/recover_session_ready_for_local_init", this);
   GL g(2);
@@ -467,6 +490,8 @@ TEST_F(SessionManagerTest, testRecoverSessionWithReadyForLocalInitOp) {
   EXPECT_EQ(Value(r.session.get(), "w/read"), "1");  // the restored value, not 2
 }
 
+// T16: restored, but ready_for_local_init_op fails: initialized = false,
+// no error, locals untouched.
 TEST_F(SessionManagerTest, testRecoverSessionWithReadyForLocalInitOpFailsToReadyLocal) {
   SaveV1(&env_, "/tmp/recover_fails_to_ready_local", this);
   GL g(2);
@@ -485,6 +510,7 @@ TEST_F(SessionManagerTest, testRecoverSessionWithReadyForLocalInitOpFailsToReady
   EXPECT_FALSE(IsInit(r.session.get(), "w"));
 }
 
+// T17: nothing to restore, yet local_init_op runs exactly once.
 TEST_F(SessionManagerTest, testRecoverSessionNoChkptStillRunsLocalInitOp) {
   Scope root = Scope::NewRootScope();
   Variable w = Variable::Create(root, "w", Tensor::Scalar<int32_t>(1),
@@ -498,6 +524,8 @@ TEST_F(SessionManagerTest, testRecoverSessionNoChkptStillRunsLocalInitOp) {
   EXPECT_EQ(Value(r.session.get(), "w/read"), "1");
 }
 
+// T18: an empty checkpoint directory: local_init_op runs, readiness is not
+// checked, no error.
 TEST_F(SessionManagerTest, testRecoverSessionFailsStillRunsLocalInitOp) {
   ASSERT_OK(env_.CreateDir("/tmp/recover_fails_still_run"));
   Scope root = Scope::NewRootScope();
@@ -518,6 +546,7 @@ TEST_F(SessionManagerTest, testRecoverSessionFailsStillRunsLocalInitOp) {
   EXPECT_EQ(Value(r.session.get(), "w/read"), "1");
 }
 
+// T21: max_wait below one recovery_wait ends the wait at once, unslept.
 TEST_F(SessionManagerTest, testWaitForSessionWithReadyForLocalInitOpFailsToReadyLocal) {
   GL g;
   SessionManager::Options o = Opts();
@@ -531,6 +560,7 @@ TEST_F(SessionManagerTest, testWaitForSessionWithReadyForLocalInitOpFailsToReady
   EXPECT_EQ(clock_.sleeps(), 0);
 }
 
+// T22: local init runs but ready_op fails: DeadlineExceeded at once.
 TEST_F(SessionManagerTest, testWaitForSessionInsufficientReadyForLocalInitCheck) {
   GL g;
   SessionManager::Options o = Opts();
@@ -545,22 +575,27 @@ TEST_F(SessionManagerTest, testWaitForSessionInsufficientReadyForLocalInitCheck)
 
 // ObsoleteSessionManagerTest (T23-T28): ready_op = assert_variables_initialized().
 
+// T23: T2 with the assert_variables_initialized() ready op.
 TEST_F(SessionManagerTest, Obsolete_testPrepareSessionSucceeds) {
   TestPrepareSessionSucceeds(&SessionManagerTest::AssertReady);
 }
 
+// T24: T3 with the assert_variables_initialized() ready op.
 TEST_F(SessionManagerTest, Obsolete_testPrepareSessionSucceedsWithInitFeedDict) {
   TestPrepareSessionSucceedsWithInitFeedDict(&SessionManagerTest::AssertReady);
 }
 
+// T25: T4 with the assert_variables_initialized() ready op.
 TEST_F(SessionManagerTest, Obsolete_testPrepareSessionSucceedsWithInitFn) {
   TestPrepareSessionSucceedsWithInitFn(&SessionManagerTest::AssertReady);
 }
 
+// T26: T6 with the assert_variables_initialized() ready op.
 TEST_F(SessionManagerTest, Obsolete_testPrepareSessionFails) {
   TestPrepareSessionFails(&SessionManagerTest::AssertReady);
 }
 
+// T27: the old T14 (restore from a directory) with the obsolete ready op.
 TEST_F(SessionManagerTest, Obsolete_testRecoverSession) {
   SaveV1(&env_, "/tmp/recover_session", this);
   Scope root = Scope::NewRootScope();
@@ -577,6 +612,7 @@ TEST_F(SessionManagerTest, Obsolete_testRecoverSession) {
   EXPECT_EQ(Value(r.session.get(), "v/read"), "1");
 }
 
+// T28: T19 with the assert_variables_initialized() ready op.
 TEST_F(SessionManagerTest, Obsolete_testWaitForSessionReturnsNoneAfterTimeout) {
   TestWaitForSessionReturnsNoneAfterTimeout(&SessionManagerTest::AssertReady);
 }
@@ -628,6 +664,7 @@ TEST(SessionManagerWaitTest, X6_CheckpointAppearingDuringTheWaitIsPickedUp) {
   EXPECT_EQ(*out[0].data<int32_t>(), 9);
 }
 
+// X1: "Variables not initialized: a, b" lists names in creation order.
 TEST_F(SessionManagerTest, X1_ReadyMessageListsVariablesInCreationOrder) {
   Scope root = Scope::NewRootScope();
   Variable::Create(root, "a", Tensor::Scalar<float>(1));
@@ -662,6 +699,8 @@ void RegisterTableNotInitializedOp() {
   (void)registered;
 }
 
+// X2: a ready op's FailedPrecondition without "uninitialized" is an error
+// that every entry point returns unchanged, not a "not ready" answer.
 TEST_F(SessionManagerTest, X2_OtherFailedPreconditionsPropagate) {
   RegisterTableNotInitializedOp();
   ASSERT_OK(env_.CreateDir("/tmp/x2"));
@@ -711,6 +750,8 @@ TEST_F(SessionManagerTest, X2_OtherFailedPreconditionsPropagate) {
               StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
+// X3: a ready op returning int32, or an op ("^name") returning nothing,
+// means ready.
 TEST_F(SessionManagerTest, X3_Int32AndOpReadyOpsMeanReady) {
   Scope root = Scope::NewRootScope();
   ops::Const<int32_t>(root.WithOpName("ranks"), {1, 2});
@@ -724,6 +765,8 @@ TEST_F(SessionManagerTest, X3_Int32AndOpReadyOpsMeanReady) {
   }
 }
 
+// X4/X5: a state file naming a missing checkpoint, or naming none, is
+// InvalidArgument from RecoverSession.
 TEST_F(SessionManagerTest, X4_X5_BadCheckpointStatesPropagate) {
   Scope root = Scope::NewRootScope();
   Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));
@@ -743,6 +786,8 @@ TEST_F(SessionManagerTest, X4_X5_BadCheckpointStatesPropagate) {
                        HasSubstr("Invalid checkpoint state loaded from /tmp/bad_state")));
 }
 
+// X6: waiting for a checkpoint polls 1 + ceil(max_wait / recovery_wait)
+// times, counted in nominal sleeps.
 TEST_F(SessionManagerTest, X6_CheckpointWaitCountsNominalSleeps) {
   Scope root = Scope::NewRootScope();
   Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));
@@ -760,6 +805,7 @@ TEST_F(SessionManagerTest, X6_CheckpointWaitCountsNominalSleeps) {
   EXPECT_EQ(clock_.sleeps(), 3);  // ceil(10 / 4)
 }
 
+// X9: WaitForSession without max_wait waits until the model is ready.
 TEST_F(SessionManagerTest, X9_WaitForeverUntilTheChiefIsDone) {
   ASSERT_OK_AND_ASSIGN(auto server, LocalServer::Create("x9_wait_forever"));
   Scope root = Scope::NewRootScope();
@@ -783,6 +829,8 @@ TEST_F(SessionManagerTest, X9_WaitForeverUntilTheChiefIsDone) {
 }
 
 
+// X7: after a restore from a directory, the Saver tracks the state file's
+// checkpoints that exist.
 TEST_F(SessionManagerTest, X7_RestoreFromDirRecoversTheSaversCheckpointList) {
   ASSERT_OK(env_.CreateDir("/tmp/x7"));
   Scope root = Scope::NewRootScope();
@@ -849,6 +897,7 @@ std::vector<RunRecord>* RecordedRuns() {
   return log;
 }
 
+// X8: local_init_run_options reach the local_init_op run and no other.
 TEST_F(SessionManagerTest, X8_LocalInitRunOptionsGoToTheLocalInitRunOnly) {
   std::vector<RunRecord>* runs = RecordedRuns();
   runs->clear();
