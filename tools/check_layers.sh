@@ -42,7 +42,7 @@ allowed() {
 }
 
 bad=0
-files=$(git ls-files '*.h' '*.cc' 2>/dev/null | grep -v '^third_party/') ||
+files=$(git ls-files --cached --others --exclude-standard '*.h' '*.cc' 2>/dev/null | grep -v '^third_party/') ||
   files=$(find core checkpoint runtime session tools tests -name '*.h' -o -name '*.cc')
 for f in $files; do
   while IFS= read -r inc; do
