@@ -64,7 +64,8 @@ absl::StatusOr<std::unique_ptr<Session>> NewSession(const SessionOptions& option
   if (!factory) {
     return absl::FailedPreconditionError(absl::StrCat(
         "no session for target '", options.target,
-        "': in-process sessions (\"\", local://) come with //session:local_session"));
+        "': in-process sessions (\"\", local://) come with //session:local_session; other "
+        "schemes need a factory (RegisterSessionFactory)"));
   }
   return factory(options);
 }
