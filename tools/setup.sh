@@ -15,6 +15,8 @@ PACKAGES=(
   libbenchmark-dev     # Google Benchmark
   libleveldb-dev       # the .index table
   libisal-dev          # crc32c (crc32_iscsi)
+  libgrpc++-dev        # gRPC 1.51: processes on a network (session/distributed)
+  protobuf-compiler-grpc  # grpc_cpp_plugin, run by the service genrules
 )
 
 missing=()
