@@ -31,7 +31,8 @@ namespace minigraph {
 
 struct SessionOptions {
   // "" for a session with its own state, "local://NAME" for state shared in
-  // this process (session/targets.h).
+  // this process (session/targets.h), "grpc://HOST:PORT" for a server in
+  // another process (session/distributed/grpc_session.h).
   std::string target = {};
   // Threads that run independent nodes; 0 = number of cores.
   int inter_op_threads = 0;
@@ -39,6 +40,9 @@ struct SessionOptions {
   int intra_op_threads = 0;
   // Not owned; must outlive the session.
   Env* env = Env::Default();
+  // grpc:// only: how long a call that is not a step (Create, Extend,
+  // Close) waits for the server before it fails with Unavailable.
+  int64_t connect_timeout_ms = 20000;
 };
 
 struct RunOptions {

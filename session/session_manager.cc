@@ -256,14 +256,31 @@ absl::StatusOr<std::unique_ptr<Session>> SessionManager::WaitForSession(
   };
   while (true) {
     if (stop.HasBeenNotified()) return cancelled();
-    MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> sess, NewSessionOn(master, config));
-    MG_ASSIGN_OR_RETURN(std::optional<std::string> not_ready_local, TryRunLocalInitOp(sess.get()));
+    std::optional<std::string> not_ready_local;
     std::optional<std::string> not_ready;
-    if (!not_ready_local) {
-      MG_ASSIGN_OR_RETURN(not_ready, Ready(options_.ready_op, sess.get(), "Model not ready"));
-      if (!not_ready) return sess;
+    // One attempt: a ready session, or null with the reasons set.
+    auto attempt = [&]() -> absl::StatusOr<std::unique_ptr<Session>> {
+      MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> sess, NewSessionOn(master, config));
+      absl::Status s = [&]() -> absl::Status {
+        MG_ASSIGN_OR_RETURN(not_ready_local, TryRunLocalInitOp(sess.get()));
+        if (not_ready_local) return absl::OkStatus();
+        MG_ASSIGN_OR_RETURN(not_ready, Ready(options_.ready_op, sess.get(), "Model not ready"));
+        return absl::OkStatus();
+      }();
+      if (s.ok() && !not_ready_local && !not_ready) return sess;
+      sess->Close().IgnoreError();  // _safe_close
+      MG_RETURN_IF_ERROR(s);
+      return std::unique_ptr<Session>();
+    };
+    absl::StatusOr<std::unique_ptr<Session>> sess = attempt();
+    if (sess.ok() && *sess != nullptr) return *std::move(sess);
+    if (!sess.ok()) {
+      // A server in another process that cannot be reached yet (a worker
+      // started before its ps) is a model not ready yet, as TensorFlow's
+      // MonitoredSession treats Unavailable: wait and try again.
+      if (!absl::IsUnavailable(sess.status())) return sess.status();
+      not_ready = absl::StrCat("server unreachable: ", sess.status().message());
     }
-    sess->Close().IgnoreError();  // _safe_close
     if (max_wait.has_value()) {
       const absl::Duration elapsed = absl::Microseconds(env->NowMicros() - start);
       const absl::Duration remaining = std::max(absl::ZeroDuration(), *max_wait - elapsed);

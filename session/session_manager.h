@@ -109,7 +109,10 @@ class SessionManager {
   // between attempts. Returns DeadlineExceeded "Session was not ready after
   // waiting N secs." when less than recovery_wait would remain after a
   // sleep. `max_wait` nullopt = forever. Returns Cancelled as soon as
-  // `cancel` (not owned; may be null) is notified, even mid-sleep.
+  // `cancel` (not owned; may be null) is notified, even mid-sleep. A server
+  // that cannot be reached (Unavailable: a worker started before its ps)
+  // counts as not ready yet, as in TensorFlow's MonitoredSession; other
+  // errors end the wait.
   absl::StatusOr<std::unique_ptr<Session>> WaitForSession(
       const std::string& master, SessionOptions config = {},
       std::optional<absl::Duration> max_wait = std::nullopt,

@@ -58,8 +58,10 @@ absl::StatusOr<std::shared_ptr<SessionState>> StateForTarget(const std::string& 
     return state;
   }
   if (absl::StartsWith(target, kGrpcScheme)) {
-    return absl::UnimplementedError(absl::StrCat(
-        "session target '", target, "': sessions across processes (grpc://) are not built yet"));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "session target '", target,
+        "': sessions across processes (grpc://) come with //session/distributed:grpc_session, "
+        "which is not linked in"));
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "unsupported session target '", target,

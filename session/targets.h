@@ -6,7 +6,8 @@
 //                   it lives while a LocalServer or any session holds it, or
 //                   once a SessionManager's PrepareSession has made it ready
 //                   on the target (KeepTargetAlive), until ResetTarget
-//   "grpc://..."    reserved for sessions across processes (not built yet)
+//   "grpc://HOST:PORT"  a server in another process (session/distributed:
+//                   grpc_session, linked in, registers the factory)
 //   "SCHEME://..."  a scheme with a registered factory (RegisterSessionFactory
 //                   in session/session.h)
 //
@@ -31,7 +32,8 @@ inline constexpr char kLocalScheme[] = "local://";
 inline constexpr char kGrpcScheme[] = "grpc://";
 
 // The state a session on `target` uses. Returns InvalidArgument naming the
-// target for an unknown scheme or an empty name, Unimplemented for grpc://.
+// target for an unknown scheme or an empty name, FailedPrecondition for
+// grpc:// (those sessions come from session/distributed:grpc_session).
 // Safe for concurrent use.
 absl::StatusOr<std::shared_ptr<SessionState>> StateForTarget(const std::string& target);
 

@@ -1,0 +1,191 @@
+#include "session/distributed/cluster.h"
+
+#include <map>
+#include <set>
+#include <vector>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "core/status_macros.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
+
+namespace minigraph {
+namespace {
+
+// HOST:PORT, HOST may be a bracketed IPv6 literal ("[::1]:2222").
+absl::Status ValidateAddress(absl::string_view address) {
+  const size_t colon = address.rfind(':');
+  uint32_t port = 0;
+  if (colon == absl::string_view::npos || colon == 0 ||
+      !absl::SimpleAtoi(address.substr(colon + 1), &port) || port > 65535) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", address, "' is not HOST:PORT with a port in 0..65535"));
+  }
+  return absl::OkStatus();
+}
+
+const tensorflow::JobDef* FindJob(const tensorflow::ClusterDef& cluster, absl::string_view job) {
+  for (const tensorflow::JobDef& j : cluster.job()) {
+    if (j.name() == job) return &j;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> JobNames(const tensorflow::ClusterDef& cluster) {
+  std::vector<std::string> names;
+  for (const tensorflow::JobDef& j : cluster.job()) names.push_back(j.name());
+  return names;
+}
+
+}  // namespace
+
+absl::Status ValidateCluster(const tensorflow::ClusterDef& cluster) {
+  std::set<std::string> seen;
+  for (const tensorflow::JobDef& job : cluster.job()) {
+    if (job.name().empty()) return absl::InvalidArgumentError("cluster: a job has no name");
+    for (char c : job.name()) {
+      if (!absl::ascii_isalnum(c) && c != '_' && c != '-') {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "cluster: job name '", job.name(), "' may use only letters, digits, '_' and '-'"));
+      }
+    }
+    if (!seen.insert(job.name()).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cluster: job '", job.name(), "' appears twice"));
+    }
+    if (job.tasks().empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("cluster: job '", job.name(), "' has no tasks"));
+    }
+    for (int i = 0; i < job.tasks_size(); ++i) {
+      auto it = job.tasks().find(i);
+      if (it == job.tasks().end()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "cluster: job '", job.name(), "' has ", job.tasks_size(), " tasks but no task ", i,
+            " (task indices must be 0..", job.tasks_size() - 1, ")"));
+      }
+      absl::Status s = ValidateAddress(it->second);
+      if (!s.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat("cluster: /job:", job.name(), "/task:", i,
+                                                       ": ", s.message()));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<tensorflow::ClusterDef> ParseClusterSpec(absl::string_view spec) {
+  tensorflow::ClusterDef cluster;
+  for (absl::string_view part : absl::StrSplit(spec, ';', absl::SkipWhitespace())) {
+    part = absl::StripAsciiWhitespace(part);
+    const size_t eq = part.find('=');
+    if (eq == absl::string_view::npos) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cluster spec: '", part, "' is not JOB=HOST:PORT[,HOST:PORT...]"));
+    }
+    tensorflow::JobDef* job = cluster.add_job();
+    job->set_name(std::string(absl::StripAsciiWhitespace(part.substr(0, eq))));
+    int index = 0;
+    for (absl::string_view addr : absl::StrSplit(part.substr(eq + 1), ',')) {
+      (*job->mutable_tasks())[index++] = std::string(absl::StripAsciiWhitespace(addr));
+    }
+  }
+  if (cluster.job().empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cluster spec '", spec, "' names no job (expected JOB=HOST:PORT;...)"));
+  }
+  MG_RETURN_IF_ERROR(ValidateCluster(cluster));
+  return cluster;
+}
+
+absl::StatusOr<tensorflow::ClusterDef> ReadClusterFile(Env* env, const std::string& path) {
+  MG_ASSIGN_OR_RETURN(std::string text, ReadFileToString(env, path));
+  // Collects the parser's message instead of letting protobuf log it.
+  struct Errors : google::protobuf::io::ErrorCollector {
+    std::string first;
+    void AddError(int line, int column, const std::string& message) override {
+      if (first.empty()) first = absl::StrCat(line + 1, ":", column + 1, ": ", message);
+    }
+  } errors;
+  google::protobuf::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&errors);
+  tensorflow::ClusterDef cluster;
+  if (!parser.ParseFromString(text, &cluster)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ": not a ClusterDef in protobuf text format (", errors.first, ")"));
+  }
+  absl::Status s = ValidateCluster(cluster);
+  if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", s.message()));
+  return cluster;
+}
+
+absl::StatusOr<std::string> TaskAddress(const tensorflow::ClusterDef& cluster, absl::string_view job,
+                                        int task_index) {
+  const tensorflow::JobDef* j = FindJob(cluster, job);
+  if (j == nullptr) {
+    return absl::NotFoundError(absl::StrCat("cluster has no job '", job, "' (jobs: ",
+                                            absl::StrJoin(JobNames(cluster), ", "), ")"));
+  }
+  auto it = j->tasks().find(task_index);
+  if (it == j->tasks().end()) {
+    return absl::NotFoundError(absl::StrCat("cluster has no task ", task_index, " in job '", job,
+                                            "' (it has ", j->tasks_size(), ")"));
+  }
+  return it->second;
+}
+
+std::string TaskName(absl::string_view job, int task_index) {
+  return absl::StrCat("/job:", job, "/replica:0/task:", task_index);
+}
+
+std::string TaskDeviceName(absl::string_view job, int task_index) {
+  return absl::StrCat(TaskName(job, task_index), "/device:CPU:0");
+}
+
+absl::StatusOr<DeviceSpec> ParseDeviceSpec(absl::string_view device) {
+  DeviceSpec spec;
+  auto bad = [&](absl::string_view part) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "device '", device, "': cannot read '", part,
+        "' (expected /job:NAME/replica:N/task:N/device:CPU:N)"));
+  };
+  for (absl::string_view part : absl::StrSplit(device, '/', absl::SkipEmpty())) {
+    std::vector<absl::string_view> kv = absl::StrSplit(part, ':');
+    if (kv.size() == 2 && kv[0] == "job") {
+      if (kv[1].empty()) return bad(part);
+      spec.job = std::string(kv[1]);
+    } else if (kv.size() == 2 && kv[0] == "replica") {
+      if (!absl::SimpleAtoi(kv[1], &spec.replica)) return bad(part);
+    } else if (kv.size() == 2 && kv[0] == "task") {
+      if (!absl::SimpleAtoi(kv[1], &spec.task)) return bad(part);
+    } else if (kv.size() == 3 && kv[0] == "device") {
+      // device:CPU:0, or device:CPU:* for any.
+      spec.type = absl::AsciiStrToUpper(kv[1]);
+      if (kv[2] != "*" && !absl::SimpleAtoi(kv[2], &spec.id)) return bad(part);
+    } else if (kv.size() == 2 && (absl::EqualsIgnoreCase(kv[0], "cpu") ||
+                                  absl::EqualsIgnoreCase(kv[0], "gpu"))) {
+      // The legacy short form "/cpu:0".
+      spec.type = absl::AsciiStrToUpper(kv[0]);
+      if (kv[1] != "*" && !absl::SimpleAtoi(kv[1], &spec.id)) return bad(part);
+    } else {
+      return bad(part);
+    }
+  }
+  return spec;
+}
+
+std::string ClusterSpecString(const tensorflow::ClusterDef& cluster) {
+  std::vector<std::string> jobs;
+  for (const tensorflow::JobDef& job : cluster.job()) {
+    std::map<int, std::string> sorted(job.tasks().begin(), job.tasks().end());
+    std::vector<std::string> addrs;
+    for (const auto& [i, a] : sorted) addrs.push_back(a);
+    jobs.push_back(absl::StrCat(job.name(), "=", absl::StrJoin(addrs, ",")));
+  }
+  return absl::StrJoin(jobs, ";");
+}
+
+}  // namespace minigraph

@@ -1,0 +1,221 @@
+#include "session/distributed/grpc_session.h"
+
+#include <chrono>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+#include "core/tensor_proto.h"
+#include "grpcpp/grpcpp.h"
+#include "session/distributed/internal/grpc_util.h"
+#include "session/distributed/master_service.grpc.pb.h"
+
+namespace minigraph {
+
+using distributed_internal::FromBody;
+using distributed_internal::FromGrpcStatus;
+
+struct GrpcSession::Stub {
+  std::shared_ptr<grpc::Channel> channel;
+  std::unique_ptr<tensorflow::MasterService::Stub> master;
+};
+
+namespace {
+
+// A context whose deadline is `ms` from now (none for ms <= 0).
+std::unique_ptr<grpc::ClientContext> Context(int64_t ms) {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  if (ms > 0) {
+    ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(ms));
+  }
+  return ctx;
+}
+
+// The registrar that makes NewSession build GrpcSessions for grpc:// targets
+// whenever this target is linked (alwayslink).
+const bool kGrpcSessionsRegistered = [] {
+  absl::Status s = RegisterSessionFactory(
+      "grpc", [](const SessionOptions& options) -> absl::StatusOr<std::unique_ptr<Session>> {
+        MG_ASSIGN_OR_RETURN(std::unique_ptr<GrpcSession> s, GrpcSession::Create(options));
+        return std::unique_ptr<Session>(std::move(s));
+      });
+  return s.ok();
+}();
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<GrpcSession>> GrpcSession::Create(const SessionOptions& options) {
+  MG_ASSIGN_OR_RETURN(std::string address,
+                      distributed_internal::AddressFromTarget(options.target));
+  auto stub = std::make_unique<Stub>();
+  stub->channel = distributed_internal::NewChannel(address);
+  stub->master = tensorflow::MasterService::NewStub(stub->channel);
+  return std::unique_ptr<GrpcSession>(new GrpcSession(options, address, std::move(stub)));
+}
+
+GrpcSession::GrpcSession(const SessionOptions& options, std::string address,
+                         std::unique_ptr<Stub> stub)
+    : options_(options), address_(std::move(address)), stub_(std::move(stub)) {}
+
+GrpcSession::~GrpcSession() { Close().IgnoreError(); }
+
+// Transport failures name the server; errors the server returned pass
+// through untouched.
+absl::Status GrpcSession::Unreachable(absl::Status s) const {
+  if (s.code() != absl::StatusCode::kUnavailable &&
+      s.code() != absl::StatusCode::kDeadlineExceeded) {
+    return s;
+  }
+  return absl::Status(s.code(), absl::StrCat("server grpc://", address_, " did not answer: ",
+                                             s.message()));
+}
+
+absl::Status GrpcSession::Create(const GraphDef& graph) {
+  absl::MutexLock l(&mu_);
+  if (closed_) return absl::CancelledError("session is closed");
+  if (!handle_.empty()) return absl::AlreadyExistsError("session already has a graph; use Extend");
+  return CreateLocked(graph);
+}
+
+absl::Status GrpcSession::CreateLocked(const GraphDef& graph) {
+  tensorflow::CreateSessionRequest req;
+  *req.mutable_graph_def() = graph;
+  req.set_target(options_.target);
+  if (options_.inter_op_threads > 0) {
+    req.mutable_config()->set_inter_op_parallelism_threads(options_.inter_op_threads);
+  }
+  if (options_.intra_op_threads > 0) {
+    req.mutable_config()->set_intra_op_parallelism_threads(options_.intra_op_threads);
+  }
+  tensorflow::CreateSessionResponse resp;
+  auto ctx = Context(options_.connect_timeout_ms);
+  MG_RETURN_IF_ERROR(
+      Unreachable(FromGrpcStatus(stub_->master->CreateSession(ctx.get(), req, &resp))));
+  handle_ = resp.session_handle();
+  graph_version_ = resp.graph_version();
+  graph_ = graph;
+  return absl::OkStatus();
+}
+
+absl::Status GrpcSession::Extend(const GraphDef& graph) {
+  absl::MutexLock l(&mu_);
+  if (closed_) return absl::CancelledError("session is closed");
+  // As TensorFlow's GrpcSession: extending a session without a graph
+  // creates it.
+  if (handle_.empty()) return CreateLocked(graph);
+  tensorflow::ExtendSessionRequest req;
+  req.set_session_handle(handle_);
+  *req.mutable_graph_def() = graph;
+  req.set_current_graph_version(graph_version_);
+  tensorflow::ExtendSessionResponse resp;
+  auto ctx = Context(options_.connect_timeout_ms);
+  MG_RETURN_IF_ERROR(
+      Unreachable(FromGrpcStatus(stub_->master->ExtendSession(ctx.get(), req, &resp))));
+  graph_version_ = resp.new_graph_version();
+  graph_.MergeFrom(graph);
+  return absl::OkStatus();
+}
+
+absl::Status GrpcSession::Run(const RunOptions& options,
+                              const std::vector<std::pair<std::string, Tensor>>& feeds,
+                              const std::vector<std::string>& fetches,
+                              const std::vector<std::string>& targets,
+                              std::vector<Tensor>* outputs) {
+  tensorflow::RunStepRequest req;
+  {
+    absl::MutexLock l(&mu_);
+    if (closed_) return absl::CancelledError("session is closed");
+    if (handle_.empty()) {
+      return absl::FailedPreconditionError("session has no graph: call Create first");
+    }
+    req.set_session_handle(handle_);
+  }
+  for (const auto& [name, t] : feeds) {
+    tensorflow::NamedTensorProto* f = req.add_feed();
+    f->set_name(name);
+    TensorToProto(t, f->mutable_tensor());
+  }
+  // Each distinct fetch once; outputs follow `fetches`, repeats included.
+  absl::flat_hash_map<std::string, int> first;
+  for (const std::string& f : fetches) {
+    if (first.emplace(f, req.fetch_size()).second) req.add_fetch(f);
+  }
+  for (const std::string& t : targets) req.add_target(t);
+  req.mutable_options()->set_timeout_in_ms(options.timeout_in_ms);
+  req.set_store_errors_in_response_body(true);
+
+  tensorflow::RunStepResponse resp;
+  // A step may run long: only the step's own timeout bounds the call.
+  auto ctx = Context(options.timeout_in_ms);
+  MG_RETURN_IF_ERROR(Unreachable(FromGrpcStatus(stub_->master->RunStep(ctx.get(), req, &resp))));
+  MG_RETURN_IF_ERROR(FromBody(resp.status_code(), resp.status_error_message()));
+
+  // The response may list tensors in any order: match them by name.
+  absl::flat_hash_map<std::string, const TensorProto*> by_name;
+  for (const tensorflow::NamedTensorProto& t : resp.tensor()) by_name[t.name()] = &t.tensor();
+  std::vector<Tensor> result;
+  result.reserve(fetches.size());
+  for (const std::string& f : fetches) {
+    auto it = by_name.find(f);
+    if (it == by_name.end()) {
+      return absl::InternalError(absl::StrCat("server grpc://", address_,
+                                              " returned no tensor for fetch '", f, "'"));
+    }
+    absl::StatusOr<Tensor> t = TensorFromProto(*it->second);
+    if (!t.ok()) {
+      return absl::InternalError(absl::StrCat("server grpc://", address_, " returned fetch '", f,
+                                              "' that does not decode: ", t.status().message()));
+    }
+    result.push_back(*std::move(t));
+  }
+  if (outputs != nullptr) *outputs = std::move(result);
+  return absl::OkStatus();
+}
+
+absl::Status GrpcSession::Close() {
+  std::string handle;
+  {
+    absl::MutexLock l(&mu_);
+    if (closed_) return absl::OkStatus();
+    closed_ = true;
+    handle.swap(handle_);
+  }
+  if (handle.empty()) return absl::OkStatus();
+  tensorflow::CloseSessionRequest req;
+  req.set_session_handle(handle);
+  tensorflow::CloseSessionResponse resp;
+  auto ctx = Context(options_.connect_timeout_ms);
+  return Unreachable(FromGrpcStatus(stub_->master->CloseSession(ctx.get(), req, &resp)));
+}
+
+GraphDef GrpcSession::graph_def() const {
+  absl::MutexLock l(&mu_);
+  return graph_;
+}
+
+absl::StatusOr<std::vector<tensorflow::DeviceAttributes>> GrpcSession::ListDevices() {
+  tensorflow::ListDevicesRequest req;
+  {
+    absl::MutexLock l(&mu_);
+    req.set_session_handle(handle_);
+  }
+  tensorflow::ListDevicesResponse resp;
+  auto ctx = Context(options_.connect_timeout_ms);
+  MG_RETURN_IF_ERROR(
+      Unreachable(FromGrpcStatus(stub_->master->ListDevices(ctx.get(), req, &resp))));
+  std::vector<tensorflow::DeviceAttributes> devices(resp.local_device().begin(), resp.local_device().end());
+  devices.insert(devices.end(), resp.remote_device().begin(), resp.remote_device().end());
+  return devices;
+}
+
+absl::Status GrpcSession::Reset(const SessionOptions& options,
+                                const std::vector<std::string>& containers) {
+  MG_ASSIGN_OR_RETURN(std::unique_ptr<GrpcSession> s, Create(options));
+  tensorflow::ResetRequest req;
+  for (const std::string& c : containers) req.add_container(c);
+  tensorflow::ResetResponse resp;
+  auto ctx = Context(options.connect_timeout_ms);
+  return s->Unreachable(FromGrpcStatus(s->stub_->master->Reset(ctx.get(), req, &resp)));
+}
+
+}  // namespace minigraph

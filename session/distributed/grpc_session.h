@@ -1,0 +1,84 @@
+// Sessions on a server in another process: targets "grpc://HOST:PORT"
+// (TensorFlow's GrpcSession). Linking :grpc_session makes NewSession build
+// them; each call is one RPC to the server's MasterService.
+//
+//   SessionOptions opts;
+//   opts.target = "grpc://127.0.0.1:2222";
+//   MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> s, NewSession(opts));
+//   MG_RETURN_IF_ERROR(s->Create(graph));       // Unavailable if no server answers
+//
+// Errors come back with the server's code and message (an uninitialized
+// variable is FailedPrecondition with TensorFlow's text). A server that
+// cannot be reached is Unavailable naming the address, after at most
+// SessionOptions::connect_timeout_ms.
+
+#ifndef MINIGRAPH_SESSION_DISTRIBUTED_GRPC_SESSION_H_
+#define MINIGRAPH_SESSION_DISTRIBUTED_GRPC_SESSION_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "core/proto/device_attributes.pb.h"
+#include "session/session.h"
+
+namespace grpc {
+class Channel;
+}  // namespace grpc
+
+namespace minigraph {
+
+class GrpcSession : public Session {
+ public:
+  // Returns InvalidArgument for a target that is not grpc://HOST:PORT. Does
+  // not connect: the first call does.
+  static absl::StatusOr<std::unique_ptr<GrpcSession>> Create(const SessionOptions& options);
+  ~GrpcSession() override;
+
+  absl::Status Create(const GraphDef& graph) override;
+  absl::Status Extend(const GraphDef& graph) override;
+  using Session::Run;
+  absl::Status Run(const RunOptions& options,
+                   const std::vector<std::pair<std::string, Tensor>>& feeds,
+                   const std::vector<std::string>& fetches,
+                   const std::vector<std::string>& targets,
+                   std::vector<Tensor>* outputs) override;
+  absl::Status Close() override;
+  GraphDef graph_def() const override;
+
+  // The devices of the server's task.
+  absl::StatusOr<std::vector<tensorflow::DeviceAttributes>> ListDevices();
+
+  // Closes every session on the server at `options.target` and releases the
+  // resources (variables) in `containers` (empty = the default container),
+  // as TensorFlow's Session.reset(target, containers).
+  static absl::Status Reset(const SessionOptions& options,
+                            const std::vector<std::string>& containers);
+
+ private:
+  struct Stub;
+  GrpcSession(const SessionOptions& options, std::string address,
+              std::unique_ptr<Stub> stub);
+  absl::Status CreateLocked(const GraphDef& graph) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status Unreachable(absl::Status s) const;
+
+  const SessionOptions options_;
+  const std::string address_;
+  const std::unique_ptr<Stub> stub_;
+
+  mutable absl::Mutex mu_;
+  std::string handle_ ABSL_GUARDED_BY(mu_);
+  int64_t graph_version_ ABSL_GUARDED_BY(mu_) = 0;
+  GraphDef graph_ ABSL_GUARDED_BY(mu_);
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_SESSION_DISTRIBUTED_GRPC_SESSION_H_

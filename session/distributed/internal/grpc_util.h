@@ -1,0 +1,42 @@
+// What the gRPC server and client share: status conversion, target
+// parsing and channel settings. Internal to session/distributed.
+
+#ifndef MINIGRAPH_SESSION_DISTRIBUTED_INTERNAL_GRPC_UTIL_H_
+#define MINIGRAPH_SESSION_DISTRIBUTED_INTERNAL_GRPC_UTIL_H_
+
+#include <climits>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/proto/error_codes.pb.h"
+#include "grpcpp/grpcpp.h"
+
+namespace minigraph {
+namespace distributed_internal {
+
+// Tensors travel inside messages: no limit below protobuf's own 2 GiB.
+inline constexpr int kMaxMessageBytes = INT_MAX;
+
+// gRPC's codes are absl's (both are the canonical codes), so a status
+// crosses the wire with its code and message intact.
+grpc::Status ToGrpcStatus(const absl::Status& s);
+absl::Status FromGrpcStatus(const grpc::Status& s);
+
+// A status carried in a response body (tensorflow::RunStepResponse.status_code and
+// status_error_message), as TensorFlow does for long messages.
+absl::Status FromBody(tensorflow::error::Code code, const std::string& message);
+
+// "grpc://HOST:PORT" -> "HOST:PORT". Returns InvalidArgument naming the
+// target when it is not of that form.
+absl::StatusOr<std::string> AddressFromTarget(absl::string_view target);
+
+// An insecure channel to HOST:PORT without gRPC's 4 MiB message limit.
+std::shared_ptr<grpc::Channel> NewChannel(const std::string& address);
+
+}  // namespace distributed_internal
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_SESSION_DISTRIBUTED_INTERNAL_GRPC_UTIL_H_

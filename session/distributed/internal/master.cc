@@ -1,0 +1,321 @@
+#include "session/distributed/internal/master.h"
+
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "absl/random/random.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/logging.h"
+#include "core/status_macros.h"
+#include "core/tensor_proto.h"
+#include "session/distributed/cluster.h"
+#include "session/distributed/internal/grpc_util.h"
+#include "session/local_session.h"
+
+namespace minigraph {
+namespace distributed_internal {
+
+struct Master::MasterSession {
+  std::string handle;
+  std::unique_ptr<LocalSession> session;
+  int64_t operation_timeout_in_ms = 0;
+
+  absl::Mutex mu;
+  int64_t graph_version ABSL_GUARDED_BY(mu) = 0;
+  int64_t next_callable ABSL_GUARDED_BY(mu) = 0;
+  std::map<int64_t, tensorflow::CallableOptions> callables ABSL_GUARDED_BY(mu);
+};
+
+namespace {
+
+std::string NewHandle() {
+  static absl::Mutex mu(absl::kConstInit);
+  static absl::BitGen* gen = new absl::BitGen;
+  absl::MutexLock l(&mu);
+  return absl::StrFormat("%016x", absl::Uniform<uint64_t>(*gen));
+}
+
+absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> Feeds(
+    const google::protobuf::RepeatedPtrField<tensorflow::NamedTensorProto>& feeds) {
+  std::vector<std::pair<std::string, Tensor>> out;
+  out.reserve(feeds.size());
+  for (const tensorflow::NamedTensorProto& f : feeds) {
+    absl::StatusOr<Tensor> t = TensorFromProto(f.tensor());
+    if (!t.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("feed '", f.name(), "': ", t.status().message()));
+    }
+    out.emplace_back(f.name(), *std::move(t));
+  }
+  return out;
+}
+
+}  // namespace
+
+void ClearContainers(SessionState* state,
+                     const google::protobuf::RepeatedPtrField<std::string>& containers) {
+  if (containers.empty()) state->resource_mgr()->Cleanup("");
+  for (const std::string& c : containers) state->resource_mgr()->Cleanup(c);
+}
+
+Master::Master(TaskContext task)
+    : task_(std::move(task)), task_name_(TaskName(task_.job_name, task_.task_index)) {}
+
+Master::~Master() { CloseAll(); }
+
+void Master::CloseAll() {
+  absl::flat_hash_map<std::string, std::shared_ptr<MasterSession>> sessions;
+  {
+    absl::MutexLock l(&mu_);
+    closed_ = true;
+    sessions.swap(sessions_);
+  }
+  for (auto& [handle, s] : sessions) {
+    s->session->Close().IgnoreError();
+    MG_LOG(INFO) << "session " << handle << " closed (server shutting down)";
+  }
+}
+
+absl::StatusOr<std::shared_ptr<Master::MasterSession>> Master::Find(const std::string& handle) {
+  absl::MutexLock l(&mu_);
+  auto it = sessions_.find(handle);
+  if (it == sessions_.end()) {
+    return absl::AbortedError(absl::StrCat("Session ", handle,
+                                           " is not found. Possibly, this master has restarted."));
+  }
+  return it->second;
+}
+
+absl::Status Master::CheckPlacement(const GraphDef& graph) const {
+  for (const NodeDef& node : graph.node()) {
+    if (node.device().empty()) continue;
+    absl::StatusOr<DeviceSpec> spec = ParseDeviceSpec(node.device());
+    if (!spec.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("node '", node.name(), "': ", spec.status().message()));
+    }
+    if (!spec->type.empty() && spec->type != "CPU") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node '", node.name(), "' is placed on '", node.device(), "', but task ", task_name_,
+          " has only /device:CPU:0"));
+    }
+    const bool other_job = !spec->job.empty() && spec->job != task_.job_name;
+    const bool other_task = spec->task >= 0 && spec->task != task_.task_index;
+    if (other_job || other_task || spec->replica > 0) {
+      return absl::UnimplementedError(absl::StrCat(
+          "node '", node.name(), "' is placed on '", node.device(), "', another task than ",
+          task_name_, "; this server runs graphs on its own task only"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+grpc::Status Master::CreateSession(grpc::ServerContext* ctx, const tensorflow::CreateSessionRequest* req,
+                                   tensorflow::CreateSessionResponse* resp) {
+  absl::Status placed = CheckPlacement(req->graph_def());
+  if (!placed.ok()) return ToGrpcStatus(placed);
+  const tensorflow::ConfigProto& config = req->config();
+  SessionOptions options;
+  options.inter_op_threads = config.inter_op_parallelism_threads() > 0
+                                 ? config.inter_op_parallelism_threads()
+                                 : task_.inter_op_threads;
+  options.intra_op_threads = config.intra_op_parallelism_threads() > 0
+                                 ? config.intra_op_parallelism_threads()
+                                 : task_.intra_op_threads;
+  options.env = task_.env;
+  auto s = std::make_shared<MasterSession>();
+  s->handle = NewHandle();
+  s->operation_timeout_in_ms = config.operation_timeout_in_ms();
+  std::shared_ptr<SessionState> state =
+      config.isolate_session_state() ? std::make_shared<SessionState>(s->handle) : task_.state;
+  s->session = std::make_unique<LocalSession>(options, std::move(state));
+  absl::Status created = s->session->Create(req->graph_def());
+  if (!created.ok()) return ToGrpcStatus(created);
+  {
+    absl::MutexLock l(&mu_);
+    if (closed_) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "server is shutting down");
+    sessions_[s->handle] = s;
+  }
+  resp->set_session_handle(s->handle);
+  resp->set_graph_version(0);
+  MG_LOG(INFO) << "session " << s->handle << " created by " << ctx->peer() << " ("
+               << req->graph_def().node_size() << " nodes)";
+  return grpc::Status::OK;
+}
+
+grpc::Status Master::ExtendSession(grpc::ServerContext* ctx, const tensorflow::ExtendSessionRequest* req,
+                                   tensorflow::ExtendSessionResponse* resp) {
+  absl::StatusOr<std::shared_ptr<MasterSession>> s = Find(req->session_handle());
+  if (!s.ok()) return ToGrpcStatus(s.status());
+  absl::Status placed = CheckPlacement(req->graph_def());
+  if (!placed.ok()) return ToGrpcStatus(placed);
+  MasterSession& session = **s;
+  absl::MutexLock l(&session.mu);
+  if (req->current_graph_version() != session.graph_version) {
+    return ToGrpcStatus(absl::AbortedError(absl::StrCat(
+        "Current version is ", session.graph_version, " but caller expected ",
+        req->current_graph_version(), ".")));
+  }
+  absl::Status extended = session.session->Extend(req->graph_def());
+  if (!extended.ok()) return ToGrpcStatus(extended);
+  resp->set_new_graph_version(++session.graph_version);
+  return grpc::Status::OK;
+}
+
+grpc::Status Master::PartialRunSetup(grpc::ServerContext* ctx, const tensorflow::PartialRunSetupRequest* req,
+                                     tensorflow::PartialRunSetupResponse* resp) {
+  return ToGrpcStatus(absl::UnimplementedError("PartialRunSetup: partial runs are not supported"));
+}
+
+grpc::Status Master::RunStep(grpc::ServerContext* ctx, const tensorflow::RunStepRequest* req,
+                             tensorflow::RunStepResponse* resp) {
+  auto run = [&]() -> absl::Status {
+    if (!req->partial_run_handle().empty()) {
+      return absl::UnimplementedError(
+          "RunStep: partial_run_handle is set, and partial runs are not supported");
+    }
+    MG_ASSIGN_OR_RETURN(std::shared_ptr<MasterSession> s, Find(req->session_handle()));
+    MG_ASSIGN_OR_RETURN(auto feeds, Feeds(req->feed()));
+    RunOptions options;
+    options.timeout_in_ms = req->options().timeout_in_ms() > 0 ? req->options().timeout_in_ms()
+                                                                : s->operation_timeout_in_ms;
+    const std::vector<std::string> fetches(req->fetch().begin(), req->fetch().end());
+    const std::vector<std::string> targets(req->target().begin(), req->target().end());
+    std::vector<Tensor> outputs;
+    MG_RETURN_IF_ERROR(s->session->Run(options, feeds, fetches, targets, &outputs));
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      tensorflow::NamedTensorProto* t = resp->add_tensor();
+      t->set_name(fetches[i]);
+      TensorToProto(outputs[i], t->mutable_tensor());
+    }
+    return absl::OkStatus();
+  };
+  absl::Status status = run();
+  if (!status.ok() && req->store_errors_in_response_body()) {
+    resp->Clear();
+    resp->set_status_code(static_cast<tensorflow::error::Code>(status.code()));
+    resp->set_status_error_message(std::string(status.message()));
+    return grpc::Status::OK;
+  }
+  return ToGrpcStatus(status);
+}
+
+grpc::Status Master::CloseSession(grpc::ServerContext* ctx, const tensorflow::CloseSessionRequest* req,
+                                  tensorflow::CloseSessionResponse* resp) {
+  std::shared_ptr<MasterSession> s;
+  {
+    absl::MutexLock l(&mu_);
+    auto it = sessions_.find(req->session_handle());
+    if (it == sessions_.end()) {
+      return ToGrpcStatus(absl::AbortedError(absl::StrCat(
+          "Session ", req->session_handle(), " is not found. Possibly, this master has restarted.")));
+    }
+    s = std::move(it->second);
+    sessions_.erase(it);
+  }
+  absl::Status closed = s->session->Close();
+  MG_LOG(INFO) << "session " << s->handle << " closed by " << ctx->peer();
+  return ToGrpcStatus(closed);
+}
+
+grpc::Status Master::ListDevices(grpc::ServerContext* ctx, const tensorflow::ListDevicesRequest* req,
+                                 tensorflow::ListDevicesResponse* resp) {
+  if (!req->session_handle().empty()) {
+    absl::StatusOr<std::shared_ptr<MasterSession>> s = Find(req->session_handle());
+    if (!s.ok()) return ToGrpcStatus(s.status());
+  }
+  *resp->add_local_device() = task_.device;
+  return grpc::Status::OK;
+}
+
+grpc::Status Master::Reset(grpc::ServerContext* ctx, const tensorflow::ResetRequest* req,
+                           tensorflow::ResetResponse* resp) {
+  if (!req->device_filters().empty()) {
+    return ToGrpcStatus(
+        absl::UnimplementedError("Reset: device_filters are not supported (this task has one device)"));
+  }
+  absl::flat_hash_map<std::string, std::shared_ptr<MasterSession>> sessions;
+  {
+    absl::MutexLock l(&mu_);
+    sessions.swap(sessions_);
+  }
+  for (auto& [handle, s] : sessions) s->session->Close().IgnoreError();
+  ClearContainers(task_.state.get(), req->container());
+  MG_LOG(INFO) << "reset by " << ctx->peer() << ": " << sessions.size()
+               << " session(s) closed, containers cleared";
+  return grpc::Status::OK;
+}
+
+grpc::Status Master::MakeCallable(grpc::ServerContext* ctx, const tensorflow::MakeCallableRequest* req,
+                                  tensorflow::MakeCallableResponse* resp) {
+  const tensorflow::CallableOptions& o = req->options();
+  if (o.tensor_connection_size() > 0) {
+    return ToGrpcStatus(absl::UnimplementedError(
+        "MakeCallable: tensorflow::CallableOptions.tensor_connection is not supported"));
+  }
+  absl::StatusOr<std::shared_ptr<MasterSession>> s = Find(req->session_handle());
+  if (!s.ok()) return ToGrpcStatus(s.status());
+  absl::MutexLock l(&(*s)->mu);
+  const int64_t handle = (*s)->next_callable++;
+  (*s)->callables[handle] = o;
+  resp->set_handle(handle);
+  return grpc::Status::OK;
+}
+
+grpc::Status Master::RunCallable(grpc::ServerContext* ctx, const tensorflow::RunCallableRequest* req,
+                                 tensorflow::RunCallableResponse* resp) {
+  auto run = [&]() -> absl::Status {
+    MG_ASSIGN_OR_RETURN(std::shared_ptr<MasterSession> s, Find(req->session_handle()));
+    tensorflow::CallableOptions o;
+    {
+      absl::MutexLock l(&s->mu);
+      auto it = s->callables.find(req->handle());
+      if (it == s->callables.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("RunCallable: no callable with handle ", req->handle()));
+      }
+      o = it->second;
+    }
+    if (req->feed_size() != o.feed_size()) {
+      return absl::InvalidArgumentError(absl::StrCat("RunCallable: expected ", o.feed_size(),
+                                                     " feeds, got ", req->feed_size()));
+    }
+    std::vector<std::pair<std::string, Tensor>> feeds;
+    for (int i = 0; i < o.feed_size(); ++i) {
+      absl::StatusOr<Tensor> t = TensorFromProto(req->feed(i));
+      if (!t.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("feed '", o.feed(i), "': ", t.status().message()));
+      }
+      feeds.emplace_back(o.feed(i), *std::move(t));
+    }
+    RunOptions options;
+    options.timeout_in_ms = o.run_options().timeout_in_ms() > 0 ? o.run_options().timeout_in_ms()
+                                                                 : s->operation_timeout_in_ms;
+    std::vector<Tensor> outputs;
+    MG_RETURN_IF_ERROR(s->session->Run(options, feeds,
+                                       std::vector<std::string>(o.fetch().begin(), o.fetch().end()),
+                                       std::vector<std::string>(o.target().begin(), o.target().end()),
+                                       &outputs));
+    for (const Tensor& t : outputs) TensorToProto(t, resp->add_fetch());
+    return absl::OkStatus();
+  };
+  return ToGrpcStatus(run());
+}
+
+grpc::Status Master::ReleaseCallable(grpc::ServerContext* ctx, const tensorflow::ReleaseCallableRequest* req,
+                                     tensorflow::ReleaseCallableResponse* resp) {
+  absl::StatusOr<std::shared_ptr<MasterSession>> s = Find(req->session_handle());
+  if (!s.ok()) return ToGrpcStatus(s.status());
+  absl::MutexLock l(&(*s)->mu);
+  if ((*s)->callables.erase(req->handle()) == 0) {
+    return ToGrpcStatus(absl::InvalidArgumentError(
+        absl::StrCat("ReleaseCallable: no callable with handle ", req->handle())));
+  }
+  return grpc::Status::OK;
+}
+
+}  // namespace distributed_internal
+}  // namespace minigraph

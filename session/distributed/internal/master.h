@@ -1,0 +1,92 @@
+// The master service of one task: each master session is a LocalSession on
+// the task's own state, so every session on the server sees the same
+// variables for as long as the server runs (TensorFlow's grpc server, one
+// task). Internal to session/distributed; Server owns it.
+
+#ifndef MINIGRAPH_SESSION_DISTRIBUTED_INTERNAL_MASTER_H_
+#define MINIGRAPH_SESSION_DISTRIBUTED_INTERNAL_MASTER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "core/env.h"
+#include "core/proto/device_attributes.pb.h"
+#include "core/proto/master.pb.h"
+#include "session/distributed/master_service.grpc.pb.h"
+#include "session/session_state.h"
+
+namespace minigraph {
+namespace distributed_internal {
+
+// What the master knows of its task.
+struct TaskContext {
+  std::string job_name = {};
+  int task_index = 0;
+  tensorflow::DeviceAttributes device = {};
+  // The task's variables; shared by every session that does not ask for
+  // isolate_session_state.
+  std::shared_ptr<SessionState> state = nullptr;
+  int inter_op_threads = 0;
+  int intra_op_threads = 0;
+  Env* env = nullptr;
+};
+
+// Releases the resources in `containers` (none = the default container), as
+// TensorFlow's Reset and CleanupAll do.
+void ClearContainers(SessionState* state,
+                     const google::protobuf::RepeatedPtrField<std::string>& containers);
+
+class Master final : public tensorflow::MasterService::Service {
+ public:
+  explicit Master(TaskContext task);
+  ~Master() override;
+
+  // Closes every session (at shutdown); later CreateSession calls fail.
+  void CloseAll();
+
+  grpc::Status CreateSession(grpc::ServerContext* ctx, const tensorflow::CreateSessionRequest* req,
+                             tensorflow::CreateSessionResponse* resp) override;
+  grpc::Status ExtendSession(grpc::ServerContext* ctx, const tensorflow::ExtendSessionRequest* req,
+                             tensorflow::ExtendSessionResponse* resp) override;
+  grpc::Status PartialRunSetup(grpc::ServerContext* ctx, const tensorflow::PartialRunSetupRequest* req,
+                               tensorflow::PartialRunSetupResponse* resp) override;
+  grpc::Status RunStep(grpc::ServerContext* ctx, const tensorflow::RunStepRequest* req,
+                       tensorflow::RunStepResponse* resp) override;
+  grpc::Status CloseSession(grpc::ServerContext* ctx, const tensorflow::CloseSessionRequest* req,
+                            tensorflow::CloseSessionResponse* resp) override;
+  grpc::Status ListDevices(grpc::ServerContext* ctx, const tensorflow::ListDevicesRequest* req,
+                           tensorflow::ListDevicesResponse* resp) override;
+  grpc::Status Reset(grpc::ServerContext* ctx, const tensorflow::ResetRequest* req,
+                     tensorflow::ResetResponse* resp) override;
+  grpc::Status MakeCallable(grpc::ServerContext* ctx, const tensorflow::MakeCallableRequest* req,
+                            tensorflow::MakeCallableResponse* resp) override;
+  grpc::Status RunCallable(grpc::ServerContext* ctx, const tensorflow::RunCallableRequest* req,
+                           tensorflow::RunCallableResponse* resp) override;
+  grpc::Status ReleaseCallable(grpc::ServerContext* ctx, const tensorflow::ReleaseCallableRequest* req,
+                               tensorflow::ReleaseCallableResponse* resp) override;
+
+ private:
+  struct MasterSession;
+
+  absl::StatusOr<std::shared_ptr<MasterSession>> Find(const std::string& handle);
+  // OK when every node may run on this task; else the error names the node.
+  absl::Status CheckPlacement(const GraphDef& graph) const;
+
+  const TaskContext task_;
+  const std::string task_name_;
+
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::shared_ptr<MasterSession>> sessions_ ABSL_GUARDED_BY(mu_);
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace distributed_internal
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_SESSION_DISTRIBUTED_INTERNAL_MASTER_H_
