@@ -58,7 +58,8 @@ absl::Status ValidateCluster(const tensorflow::ClusterDef& cluster) {
           absl::StrCat("cluster: job '", job.name(), "' appears twice"));
     }
     if (job.tasks().empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("cluster: job '", job.name(), "' has no tasks"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("cluster: job '", job.name(), "' has no tasks"));
     }
     for (int i = 0; i < job.tasks_size(); ++i) {
       auto it = job.tasks().find(i);
@@ -69,8 +70,8 @@ absl::Status ValidateCluster(const tensorflow::ClusterDef& cluster) {
       }
       absl::Status s = ValidateAddress(it->second);
       if (!s.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat("cluster: /job:", job.name(), "/task:", i,
-                                                       ": ", s.message()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("cluster: /job:", job.name(), "/task:", i, ": ", s.message()));
       }
     }
   }
@@ -83,8 +84,8 @@ absl::StatusOr<tensorflow::ClusterDef> ParseClusterSpec(absl::string_view spec) 
     part = absl::StripAsciiWhitespace(part);
     const size_t eq = part.find('=');
     if (eq == absl::string_view::npos) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "cluster spec: '", part, "' is not JOB=HOST:PORT[,HOST:PORT...]"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("cluster spec: '", part, "' is not JOB=HOST:PORT[,HOST:PORT...]"));
     }
     tensorflow::JobDef* job = cluster.add_job();
     job->set_name(std::string(absl::StripAsciiWhitespace(part.substr(0, eq))));
@@ -122,12 +123,12 @@ absl::StatusOr<tensorflow::ClusterDef> ReadClusterFile(Env* env, const std::stri
   return cluster;
 }
 
-absl::StatusOr<std::string> TaskAddress(const tensorflow::ClusterDef& cluster, absl::string_view job,
-                                        int task_index) {
+absl::StatusOr<std::string> TaskAddress(const tensorflow::ClusterDef& cluster,
+                                        absl::string_view job, int task_index) {
   const tensorflow::JobDef* j = FindJob(cluster, job);
   if (j == nullptr) {
-    return absl::NotFoundError(absl::StrCat("cluster has no job '", job, "' (jobs: ",
-                                            absl::StrJoin(JobNames(cluster), ", "), ")"));
+    return absl::NotFoundError(absl::StrCat(
+        "cluster has no job '", job, "' (jobs: ", absl::StrJoin(JobNames(cluster), ", "), ")"));
   }
   auto it = j->tasks().find(task_index);
   if (it == j->tasks().end()) {
@@ -148,9 +149,9 @@ std::string TaskDeviceName(absl::string_view job, int task_index) {
 absl::StatusOr<DeviceSpec> ParseDeviceSpec(absl::string_view device) {
   DeviceSpec spec;
   auto bad = [&](absl::string_view part) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "device '", device, "': cannot read '", part,
-        "' (expected /job:NAME/replica:N/task:N/device:CPU:N)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("device '", device, "': cannot read '", part,
+                     "' (expected /job:NAME/replica:N/task:N/device:CPU:N)"));
   };
   for (absl::string_view part : absl::StrSplit(device, '/', absl::SkipEmpty())) {
     std::vector<absl::string_view> kv = absl::StrSplit(part, ':');
@@ -165,8 +166,8 @@ absl::StatusOr<DeviceSpec> ParseDeviceSpec(absl::string_view device) {
       // device:CPU:0, or device:CPU:* for any.
       spec.type = absl::AsciiStrToUpper(kv[1]);
       if (kv[2] != "*" && !absl::SimpleAtoi(kv[2], &spec.id)) return bad(part);
-    } else if (kv.size() == 2 && (absl::EqualsIgnoreCase(kv[0], "cpu") ||
-                                  absl::EqualsIgnoreCase(kv[0], "gpu"))) {
+    } else if (kv.size() == 2 &&
+               (absl::EqualsIgnoreCase(kv[0], "cpu") || absl::EqualsIgnoreCase(kv[0], "gpu"))) {
       // The legacy short form "/cpu:0".
       spec.type = absl::AsciiStrToUpper(kv[0]);
       if (kv[1] != "*" && !absl::SimpleAtoi(kv[1], &spec.id)) return bad(part);

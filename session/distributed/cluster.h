@@ -38,8 +38,8 @@ absl::Status ValidateCluster(const tensorflow::ClusterDef& cluster);
 
 // The address of task `task_index` of `job`. Returns NotFound naming the
 // job (and the jobs there are) or the task (and how many the job has).
-absl::StatusOr<std::string> TaskAddress(const tensorflow::ClusterDef& cluster, absl::string_view job,
-                                        int task_index);
+absl::StatusOr<std::string> TaskAddress(const tensorflow::ClusterDef& cluster,
+                                        absl::string_view job, int task_index);
 
 // "/job:JOB/replica:0/task:N" and that task's CPU device.
 std::string TaskName(absl::string_view job, int task_index);

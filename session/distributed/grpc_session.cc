@@ -45,8 +45,7 @@ const bool kGrpcSessionsRegistered = [] {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<GrpcSession>> GrpcSession::Create(const SessionOptions& options) {
-  MG_ASSIGN_OR_RETURN(std::string address,
-                      distributed_internal::AddressFromTarget(options.target));
+  MG_ASSIGN_OR_RETURN(std::string address, distributed_internal::AddressFromTarget(options.target));
   auto stub = std::make_unique<Stub>();
   stub->channel = distributed_internal::NewChannel(address);
   stub->master = tensorflow::MasterService::NewStub(stub->channel);
@@ -66,8 +65,8 @@ absl::Status GrpcSession::Unreachable(absl::Status s) const {
       s.code() != absl::StatusCode::kDeadlineExceeded) {
     return s;
   }
-  return absl::Status(s.code(), absl::StrCat("server grpc://", address_, " did not answer: ",
-                                             s.message()));
+  return absl::Status(s.code(),
+                      absl::StrCat("server grpc://", address_, " did not answer: ", s.message()));
 }
 
 absl::Status GrpcSession::Create(const GraphDef& graph) {
@@ -158,8 +157,8 @@ absl::Status GrpcSession::Run(const RunOptions& options,
   for (const std::string& f : fetches) {
     auto it = by_name.find(f);
     if (it == by_name.end()) {
-      return absl::InternalError(absl::StrCat("server grpc://", address_,
-                                              " returned no tensor for fetch '", f, "'"));
+      return absl::InternalError(
+          absl::StrCat("server grpc://", address_, " returned no tensor for fetch '", f, "'"));
     }
     absl::StatusOr<Tensor> t = TensorFromProto(*it->second);
     if (!t.ok()) {
@@ -203,7 +202,8 @@ absl::StatusOr<std::vector<tensorflow::DeviceAttributes>> GrpcSession::ListDevic
   auto ctx = Context(options_.connect_timeout_ms);
   MG_RETURN_IF_ERROR(
       Unreachable(FromGrpcStatus(stub_->master->ListDevices(ctx.get(), req, &resp))));
-  std::vector<tensorflow::DeviceAttributes> devices(resp.local_device().begin(), resp.local_device().end());
+  std::vector<tensorflow::DeviceAttributes> devices(resp.local_device().begin(),
+                                                    resp.local_device().end());
   devices.insert(devices.end(), resp.remote_device().begin(), resp.remote_device().end());
   return devices;
 }

@@ -46,8 +46,7 @@ class GrpcSession : public Session {
   using Session::Run;
   absl::Status Run(const RunOptions& options,
                    const std::vector<std::pair<std::string, Tensor>>& feeds,
-                   const std::vector<std::string>& fetches,
-                   const std::vector<std::string>& targets,
+                   const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
                    std::vector<Tensor>* outputs) override;
   absl::Status Close() override;
   GraphDef graph_def() const override;
@@ -63,8 +62,7 @@ class GrpcSession : public Session {
 
  private:
   struct Stub;
-  GrpcSession(const SessionOptions& options, std::string address,
-              std::unique_ptr<Stub> stub);
+  GrpcSession(const SessionOptions& options, std::string address, std::unique_ptr<Stub> stub);
   absl::Status CreateLocked(const GraphDef& graph) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Unreachable(absl::Status s) const;
 

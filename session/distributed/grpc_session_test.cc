@@ -76,7 +76,8 @@ TEST(GrpcSessionTest, VariablesLiveInTheServerAcrossSessions) {
   {
     auto a = Connect(*server);
     ASSERT_OK(a->Create(CounterGraph()));
-    ASSERT_OK(a->Run({}, {}, {"init", "inc"}, nullptr));
+    ASSERT_OK(a->Run({}, {}, {"init"}, nullptr));
+    ASSERT_OK(a->Run({}, {}, {"inc"}, nullptr));
     ASSERT_OK(a->Close());
   }
   auto b = Connect(*server);
@@ -133,11 +134,12 @@ TEST(GrpcSessionTest, NodesPlacedOnThisTaskRunAndOthersAreRefused) {
   *c = g.node(0);
   c->set_name("elsewhere");
   c->set_device("/job:ps/task:0");
-  EXPECT_THAT(s->Extend(other), StatusIs(absl::StatusCode::kUnimplemented,
-                                         HasSubstr("node 'elsewhere' is placed on '/job:ps/task:0'")));
+  EXPECT_THAT(s->Extend(other),
+              StatusIs(absl::StatusCode::kUnimplemented,
+                       HasSubstr("node 'elsewhere' is placed on '/job:ps/task:0'")));
   c->set_device("/device:GPU:0");
-  EXPECT_THAT(s->Extend(other), StatusIs(absl::StatusCode::kInvalidArgument,
-                                         HasSubstr("has only /device:CPU:0")));
+  EXPECT_THAT(s->Extend(other),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has only /device:CPU:0")));
 }
 
 TEST(GrpcSessionTest, ListDevicesNamesTheTask) {
@@ -183,14 +185,14 @@ TEST(GrpcSessionTest, AnUnreachableServerIsUnavailableNamingTheAddress) {
   opts.connect_timeout_ms = 2000;
   auto s = NewSession(opts);
   ASSERT_OK(s.status());
-  EXPECT_THAT((*s)->Create(CounterGraph()),
-              StatusIs(absl::StatusCode::kUnavailable,
-                       HasSubstr(absl::StrCat("grpc://127.0.0.1:", port))));
+  EXPECT_THAT(
+      (*s)->Create(CounterGraph()),
+      StatusIs(absl::StatusCode::kUnavailable, HasSubstr(absl::StrCat("grpc://127.0.0.1:", port))));
 }
 
 TEST(GrpcSessionTest, MalformedTargetsAreInvalidArgument) {
-  for (const char* target : {"grpc://", "grpc://host", "grpc://host:0", "grpc://host:99999",
-                             "grpc://host:12/x"}) {
+  for (const char* target :
+       {"grpc://", "grpc://host", "grpc://host:0", "grpc://host:99999", "grpc://host:12/x"}) {
     SessionOptions opts;
     opts.target = target;
     EXPECT_THAT(NewSession(opts).status(),
@@ -249,11 +251,11 @@ TEST(GrpcSessionTest, WaitForSessionRetriesAnUnreachableServer) {
   ASSERT_OK_AND_ASSIGN(auto sm, SessionManager::Create(CounterGraph(), o));
   SessionOptions config;
   config.connect_timeout_ms = 2000;
-  EXPECT_THAT(sm->WaitForSession(absl::StrCat("grpc://127.0.0.1:", port), config,
-                                 absl::Seconds(100))
-                  .status(),
-              StatusIs(absl::StatusCode::kDeadlineExceeded,
-                       HasSubstr("Session was not ready after waiting 100 secs.")));
+  EXPECT_THAT(
+      sm->WaitForSession(absl::StrCat("grpc://127.0.0.1:", port), config, absl::Seconds(100))
+          .status(),
+      StatusIs(absl::StatusCode::kDeadlineExceeded,
+               HasSubstr("Session was not ready after waiting 100 secs.")));
   EXPECT_EQ(clock.sleeps(), 3);  // attempts at 0, 30 and 60 s
 }
 

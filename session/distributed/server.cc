@@ -97,9 +97,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& opti
   builder.RegisterService(rep->worker.get());
   rep->server = builder.BuildAndStart();
   if (rep->server == nullptr || rep->port == 0) {
-    return absl::UnavailableError(absl::StrCat(
-        "server ", rep->task_name, ": cannot listen on ", bind,
-        " (address in use, or not an address of this machine)"));
+    return absl::UnavailableError(
+        absl::StrCat("server ", rep->task_name, ": cannot listen on ", bind,
+                     " (address in use, or not an address of this machine)"));
   }
   const std::string host = options.bind_host == "0.0.0.0" || options.bind_host == "[::]"
                                ? HostOf(address)
@@ -129,8 +129,12 @@ void Server::Stop() {
     rep_->stopped.WaitForNotification();
     return;
   }
-  // Calls in flight get a few seconds to finish, then are cancelled.
-  rep_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  // Steps in flight get a few seconds to finish; then the server stops
+  // listening and cancels what still runs. (gRPC's own Shutdown deadline
+  // would also wait out clients that merely keep a connection open.)
+  const int running = rep_->master->Drain(absl::Seconds(5));
+  if (running > 0) MG_LOG(WARNING) << "cancelling " << running << " call(s) still running";
+  rep_->server->Shutdown(std::chrono::system_clock::now());
   rep_->server->Wait();
   rep_->master->CloseAll();
   MG_LOG(INFO) << "server " << rep_->task_name << " stopped";

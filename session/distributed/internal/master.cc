@@ -65,6 +65,37 @@ Master::Master(TaskContext task)
 
 Master::~Master() { CloseAll(); }
 
+class Master::CallScope {
+ public:
+  explicit CallScope(Master* m) : m_(m) {
+    absl::MutexLock l(&m_->mu_);
+    entered_ = !m_->draining_;
+    if (entered_) ++m_->in_flight_;
+  }
+  ~CallScope() {
+    if (!entered_) return;
+    absl::MutexLock l(&m_->mu_);
+    --m_->in_flight_;
+  }
+  bool entered() const { return entered_; }
+  static grpc::Status Refused() {
+    return grpc::Status(grpc::StatusCode::UNAVAILABLE, "server is shutting down");
+  }
+
+ private:
+  Master* const m_;
+  bool entered_ = false;
+};
+
+int Master::Drain(absl::Duration timeout) {
+  absl::MutexLock l(&mu_);
+  draining_ = true;
+  mu_.AwaitWithTimeout(absl::Condition(
+                           +[](int* n) { return *n == 0; }, &in_flight_),
+                       timeout);
+  return in_flight_;
+}
+
 void Master::CloseAll() {
   absl::flat_hash_map<std::string, std::shared_ptr<MasterSession>> sessions;
   {
@@ -82,8 +113,8 @@ absl::StatusOr<std::shared_ptr<Master::MasterSession>> Master::Find(const std::s
   absl::MutexLock l(&mu_);
   auto it = sessions_.find(handle);
   if (it == sessions_.end()) {
-    return absl::AbortedError(absl::StrCat("Session ", handle,
-                                           " is not found. Possibly, this master has restarted."));
+    return absl::AbortedError(
+        absl::StrCat("Session ", handle, " is not found. Possibly, this master has restarted."));
   }
   return it->second;
 }
@@ -97,9 +128,9 @@ absl::Status Master::CheckPlacement(const GraphDef& graph) const {
           absl::StrCat("node '", node.name(), "': ", spec.status().message()));
     }
     if (!spec->type.empty() && spec->type != "CPU") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "node '", node.name(), "' is placed on '", node.device(), "', but task ", task_name_,
-          " has only /device:CPU:0"));
+      return absl::InvalidArgumentError(absl::StrCat("node '", node.name(), "' is placed on '",
+                                                     node.device(), "', but task ", task_name_,
+                                                     " has only /device:CPU:0"));
     }
     const bool other_job = !spec->job.empty() && spec->job != task_.job_name;
     const bool other_task = spec->task >= 0 && spec->task != task_.task_index;
@@ -112,8 +143,11 @@ absl::Status Master::CheckPlacement(const GraphDef& graph) const {
   return absl::OkStatus();
 }
 
-grpc::Status Master::CreateSession(grpc::ServerContext* ctx, const tensorflow::CreateSessionRequest* req,
+grpc::Status Master::CreateSession(grpc::ServerContext* ctx,
+                                   const tensorflow::CreateSessionRequest* req,
                                    tensorflow::CreateSessionResponse* resp) {
+  CallScope call(this);
+  if (!call.entered()) return CallScope::Refused();
   absl::Status placed = CheckPlacement(req->graph_def());
   if (!placed.ok()) return ToGrpcStatus(placed);
   const tensorflow::ConfigProto& config = req->config();
@@ -135,7 +169,7 @@ grpc::Status Master::CreateSession(grpc::ServerContext* ctx, const tensorflow::C
   if (!created.ok()) return ToGrpcStatus(created);
   {
     absl::MutexLock l(&mu_);
-    if (closed_) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "server is shutting down");
+    if (closed_) return CallScope::Refused();
     sessions_[s->handle] = s;
   }
   resp->set_session_handle(s->handle);
@@ -145,8 +179,11 @@ grpc::Status Master::CreateSession(grpc::ServerContext* ctx, const tensorflow::C
   return grpc::Status::OK;
 }
 
-grpc::Status Master::ExtendSession(grpc::ServerContext* ctx, const tensorflow::ExtendSessionRequest* req,
+grpc::Status Master::ExtendSession(grpc::ServerContext* ctx,
+                                   const tensorflow::ExtendSessionRequest* req,
                                    tensorflow::ExtendSessionResponse* resp) {
+  CallScope call(this);
+  if (!call.entered()) return CallScope::Refused();
   absl::StatusOr<std::shared_ptr<MasterSession>> s = Find(req->session_handle());
   if (!s.ok()) return ToGrpcStatus(s.status());
   absl::Status placed = CheckPlacement(req->graph_def());
@@ -154,9 +191,9 @@ grpc::Status Master::ExtendSession(grpc::ServerContext* ctx, const tensorflow::E
   MasterSession& session = **s;
   absl::MutexLock l(&session.mu);
   if (req->current_graph_version() != session.graph_version) {
-    return ToGrpcStatus(absl::AbortedError(absl::StrCat(
-        "Current version is ", session.graph_version, " but caller expected ",
-        req->current_graph_version(), ".")));
+    return ToGrpcStatus(absl::AbortedError(
+        absl::StrCat("Current version is ", session.graph_version, " but caller expected ",
+                     req->current_graph_version(), ".")));
   }
   absl::Status extended = session.session->Extend(req->graph_def());
   if (!extended.ok()) return ToGrpcStatus(extended);
@@ -164,13 +201,16 @@ grpc::Status Master::ExtendSession(grpc::ServerContext* ctx, const tensorflow::E
   return grpc::Status::OK;
 }
 
-grpc::Status Master::PartialRunSetup(grpc::ServerContext* ctx, const tensorflow::PartialRunSetupRequest* req,
+grpc::Status Master::PartialRunSetup(grpc::ServerContext* ctx,
+                                     const tensorflow::PartialRunSetupRequest* req,
                                      tensorflow::PartialRunSetupResponse* resp) {
   return ToGrpcStatus(absl::UnimplementedError("PartialRunSetup: partial runs are not supported"));
 }
 
 grpc::Status Master::RunStep(grpc::ServerContext* ctx, const tensorflow::RunStepRequest* req,
                              tensorflow::RunStepResponse* resp) {
+  CallScope call(this);
+  if (!call.entered()) return CallScope::Refused();
   auto run = [&]() -> absl::Status {
     if (!req->partial_run_handle().empty()) {
       return absl::UnimplementedError(
@@ -180,7 +220,7 @@ grpc::Status Master::RunStep(grpc::ServerContext* ctx, const tensorflow::RunStep
     MG_ASSIGN_OR_RETURN(auto feeds, Feeds(req->feed()));
     RunOptions options;
     options.timeout_in_ms = req->options().timeout_in_ms() > 0 ? req->options().timeout_in_ms()
-                                                                : s->operation_timeout_in_ms;
+                                                               : s->operation_timeout_in_ms;
     const std::vector<std::string> fetches(req->fetch().begin(), req->fetch().end());
     const std::vector<std::string> targets(req->target().begin(), req->target().end());
     std::vector<Tensor> outputs;
@@ -202,15 +242,19 @@ grpc::Status Master::RunStep(grpc::ServerContext* ctx, const tensorflow::RunStep
   return ToGrpcStatus(status);
 }
 
-grpc::Status Master::CloseSession(grpc::ServerContext* ctx, const tensorflow::CloseSessionRequest* req,
+grpc::Status Master::CloseSession(grpc::ServerContext* ctx,
+                                  const tensorflow::CloseSessionRequest* req,
                                   tensorflow::CloseSessionResponse* resp) {
+  CallScope call(this);
+  if (!call.entered()) return CallScope::Refused();
   std::shared_ptr<MasterSession> s;
   {
     absl::MutexLock l(&mu_);
     auto it = sessions_.find(req->session_handle());
     if (it == sessions_.end()) {
-      return ToGrpcStatus(absl::AbortedError(absl::StrCat(
-          "Session ", req->session_handle(), " is not found. Possibly, this master has restarted.")));
+      return ToGrpcStatus(
+          absl::AbortedError(absl::StrCat("Session ", req->session_handle(),
+                                          " is not found. Possibly, this master has restarted.")));
     }
     s = std::move(it->second);
     sessions_.erase(it);
@@ -220,7 +264,8 @@ grpc::Status Master::CloseSession(grpc::ServerContext* ctx, const tensorflow::Cl
   return ToGrpcStatus(closed);
 }
 
-grpc::Status Master::ListDevices(grpc::ServerContext* ctx, const tensorflow::ListDevicesRequest* req,
+grpc::Status Master::ListDevices(grpc::ServerContext* ctx,
+                                 const tensorflow::ListDevicesRequest* req,
                                  tensorflow::ListDevicesResponse* resp) {
   if (!req->session_handle().empty()) {
     absl::StatusOr<std::shared_ptr<MasterSession>> s = Find(req->session_handle());
@@ -232,9 +277,11 @@ grpc::Status Master::ListDevices(grpc::ServerContext* ctx, const tensorflow::Lis
 
 grpc::Status Master::Reset(grpc::ServerContext* ctx, const tensorflow::ResetRequest* req,
                            tensorflow::ResetResponse* resp) {
+  CallScope call(this);
+  if (!call.entered()) return CallScope::Refused();
   if (!req->device_filters().empty()) {
-    return ToGrpcStatus(
-        absl::UnimplementedError("Reset: device_filters are not supported (this task has one device)"));
+    return ToGrpcStatus(absl::UnimplementedError(
+        "Reset: device_filters are not supported (this task has one device)"));
   }
   absl::flat_hash_map<std::string, std::shared_ptr<MasterSession>> sessions;
   {
@@ -248,7 +295,8 @@ grpc::Status Master::Reset(grpc::ServerContext* ctx, const tensorflow::ResetRequ
   return grpc::Status::OK;
 }
 
-grpc::Status Master::MakeCallable(grpc::ServerContext* ctx, const tensorflow::MakeCallableRequest* req,
+grpc::Status Master::MakeCallable(grpc::ServerContext* ctx,
+                                  const tensorflow::MakeCallableRequest* req,
                                   tensorflow::MakeCallableResponse* resp) {
   const tensorflow::CallableOptions& o = req->options();
   if (o.tensor_connection_size() > 0) {
@@ -264,8 +312,11 @@ grpc::Status Master::MakeCallable(grpc::ServerContext* ctx, const tensorflow::Ma
   return grpc::Status::OK;
 }
 
-grpc::Status Master::RunCallable(grpc::ServerContext* ctx, const tensorflow::RunCallableRequest* req,
+grpc::Status Master::RunCallable(grpc::ServerContext* ctx,
+                                 const tensorflow::RunCallableRequest* req,
                                  tensorflow::RunCallableResponse* resp) {
+  CallScope call(this);
+  if (!call.entered()) return CallScope::Refused();
   auto run = [&]() -> absl::Status {
     MG_ASSIGN_OR_RETURN(std::shared_ptr<MasterSession> s, Find(req->session_handle()));
     tensorflow::CallableOptions o;
@@ -279,8 +330,8 @@ grpc::Status Master::RunCallable(grpc::ServerContext* ctx, const tensorflow::Run
       o = it->second;
     }
     if (req->feed_size() != o.feed_size()) {
-      return absl::InvalidArgumentError(absl::StrCat("RunCallable: expected ", o.feed_size(),
-                                                     " feeds, got ", req->feed_size()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("RunCallable: expected ", o.feed_size(), " feeds, got ", req->feed_size()));
     }
     std::vector<std::pair<std::string, Tensor>> feeds;
     for (int i = 0; i < o.feed_size(); ++i) {
@@ -293,19 +344,19 @@ grpc::Status Master::RunCallable(grpc::ServerContext* ctx, const tensorflow::Run
     }
     RunOptions options;
     options.timeout_in_ms = o.run_options().timeout_in_ms() > 0 ? o.run_options().timeout_in_ms()
-                                                                 : s->operation_timeout_in_ms;
+                                                                : s->operation_timeout_in_ms;
     std::vector<Tensor> outputs;
-    MG_RETURN_IF_ERROR(s->session->Run(options, feeds,
-                                       std::vector<std::string>(o.fetch().begin(), o.fetch().end()),
-                                       std::vector<std::string>(o.target().begin(), o.target().end()),
-                                       &outputs));
+    MG_RETURN_IF_ERROR(s->session->Run(
+        options, feeds, std::vector<std::string>(o.fetch().begin(), o.fetch().end()),
+        std::vector<std::string>(o.target().begin(), o.target().end()), &outputs));
     for (const Tensor& t : outputs) TensorToProto(t, resp->add_fetch());
     return absl::OkStatus();
   };
   return ToGrpcStatus(run());
 }
 
-grpc::Status Master::ReleaseCallable(grpc::ServerContext* ctx, const tensorflow::ReleaseCallableRequest* req,
+grpc::Status Master::ReleaseCallable(grpc::ServerContext* ctx,
+                                     const tensorflow::ReleaseCallableRequest* req,
                                      tensorflow::ReleaseCallableResponse* resp) {
   absl::StatusOr<std::shared_ptr<MasterSession>> s = Find(req->session_handle());
   if (!s.ok()) return ToGrpcStatus(s.status());

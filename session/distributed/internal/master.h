@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "core/env.h"
 #include "core/proto/device_attributes.pb.h"
 #include "core/proto/master.pb.h"
@@ -47,6 +48,10 @@ class Master final : public tensorflow::MasterService::Service {
   explicit Master(TaskContext task);
   ~Master() override;
 
+  // Refuses new calls that change or run anything (Unavailable), then waits
+  // up to `timeout` for those in flight to finish. Returns how many still
+  // run. The server drains before it stops listening.
+  int Drain(absl::Duration timeout);
   // Closes every session (at shutdown); later CreateSession calls fail.
   void CloseAll();
 
@@ -54,7 +59,8 @@ class Master final : public tensorflow::MasterService::Service {
                              tensorflow::CreateSessionResponse* resp) override;
   grpc::Status ExtendSession(grpc::ServerContext* ctx, const tensorflow::ExtendSessionRequest* req,
                              tensorflow::ExtendSessionResponse* resp) override;
-  grpc::Status PartialRunSetup(grpc::ServerContext* ctx, const tensorflow::PartialRunSetupRequest* req,
+  grpc::Status PartialRunSetup(grpc::ServerContext* ctx,
+                               const tensorflow::PartialRunSetupRequest* req,
                                tensorflow::PartialRunSetupResponse* resp) override;
   grpc::Status RunStep(grpc::ServerContext* ctx, const tensorflow::RunStepRequest* req,
                        tensorflow::RunStepResponse* resp) override;
@@ -68,11 +74,14 @@ class Master final : public tensorflow::MasterService::Service {
                             tensorflow::MakeCallableResponse* resp) override;
   grpc::Status RunCallable(grpc::ServerContext* ctx, const tensorflow::RunCallableRequest* req,
                            tensorflow::RunCallableResponse* resp) override;
-  grpc::Status ReleaseCallable(grpc::ServerContext* ctx, const tensorflow::ReleaseCallableRequest* req,
+  grpc::Status ReleaseCallable(grpc::ServerContext* ctx,
+                               const tensorflow::ReleaseCallableRequest* req,
                                tensorflow::ReleaseCallableResponse* resp) override;
 
  private:
   struct MasterSession;
+  // Counts a call in flight while it lives; !entered() once draining.
+  class CallScope;
 
   absl::StatusOr<std::shared_ptr<MasterSession>> Find(const std::string& handle);
   // OK when every node may run on this task; else the error names the node.
@@ -84,6 +93,8 @@ class Master final : public tensorflow::MasterService::Service {
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<MasterSession>> sessions_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  bool draining_ ABSL_GUARDED_BY(mu_) = false;
+  int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace distributed_internal

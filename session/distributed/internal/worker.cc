@@ -9,9 +9,10 @@ namespace distributed_internal {
 namespace {
 
 grpc::Status NoPartitions(absl::string_view method) {
-  return ToGrpcStatus(absl::UnimplementedError(absl::StrCat(
-      method, ": this server does not run graph partitions yet; run whole graphs through "
-              "MasterService (a grpc:// session)")));
+  return ToGrpcStatus(absl::UnimplementedError(
+      absl::StrCat(method,
+                   ": this server does not run graph partitions yet; run whole graphs through "
+                   "MasterService (a grpc:// session)")));
 }
 
 }  // namespace
@@ -34,7 +35,8 @@ grpc::Status Worker::DeleteWorkerSession(grpc::ServerContext* ctx,
   return grpc::Status::OK;
 }
 
-grpc::Status Worker::RegisterGraph(grpc::ServerContext* ctx, const tensorflow::RegisterGraphRequest* req,
+grpc::Status Worker::RegisterGraph(grpc::ServerContext* ctx,
+                                   const tensorflow::RegisterGraphRequest* req,
                                    tensorflow::RegisterGraphResponse* resp) {
   return NoPartitions("RegisterGraph");
 }

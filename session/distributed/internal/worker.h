@@ -18,9 +18,11 @@ class Worker final : public tensorflow::WorkerService::Service {
 
   grpc::Status GetStatus(grpc::ServerContext* ctx, const tensorflow::GetStatusRequest* req,
                          tensorflow::GetStatusResponse* resp) override;
-  grpc::Status CreateWorkerSession(grpc::ServerContext* ctx, const tensorflow::CreateWorkerSessionRequest* req,
+  grpc::Status CreateWorkerSession(grpc::ServerContext* ctx,
+                                   const tensorflow::CreateWorkerSessionRequest* req,
                                    tensorflow::CreateWorkerSessionResponse* resp) override;
-  grpc::Status DeleteWorkerSession(grpc::ServerContext* ctx, const tensorflow::DeleteWorkerSessionRequest* req,
+  grpc::Status DeleteWorkerSession(grpc::ServerContext* ctx,
+                                   const tensorflow::DeleteWorkerSessionRequest* req,
                                    tensorflow::DeleteWorkerSessionResponse* resp) override;
   grpc::Status RegisterGraph(grpc::ServerContext* ctx, const tensorflow::RegisterGraphRequest* req,
                              tensorflow::RegisterGraphResponse* resp) override;

@@ -1,0 +1,108 @@
+// One task of a cluster: the equivalent of tf.train.Server. Serves
+// TensorFlow's MasterService and WorkerService over gRPC, keeps its task's
+// variables for as long as it runs, and stops cleanly on SIGTERM or SIGINT.
+//
+//   server --cluster='ps=127.0.0.1:2222;worker=127.0.0.1:2223,127.0.0.1:2224' \
+//          --job_name=ps --task_index=0
+//   server --cluster_file=cluster.pbtxt --job_name=worker --task_index=1
+//   server                                   # one task, /job:localhost, any free port
+//
+// Prints "server /job:ps/replica:0/task:0 serving at 127.0.0.1:2222 ..." once
+// it accepts calls, one line per session created or closed, and exits 0
+// after a clean stop.
+#include <csignal>
+#include <cstdio>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "core/env.h"
+#include "core/logging.h"
+#include "session/distributed/cluster.h"
+#include "session/distributed/server.h"
+
+ABSL_FLAG(
+    std::string, cluster, "",
+    "The cluster: JOB=HOST:PORT[,HOST:PORT...][;JOB=...]; task i of a job is its i-th "
+    "address. Empty (and no --cluster_file): a one-task cluster /job:localhost on a free port");
+ABSL_FLAG(std::string, cluster_file, "",
+          "The cluster as a tensorflow.ClusterDef in protobuf text format (instead of --cluster)");
+ABSL_FLAG(std::string, job_name, "", "This task's job (required with a cluster)");
+ABSL_FLAG(int, task_index, 0, "This task's index in its job");
+ABSL_FLAG(std::string, bind, "127.0.0.1",
+          "The address to listen on; the port is the task's in the cluster. Serving other "
+          "machines is explicit: --bind=0.0.0.0");
+ABSL_FLAG(int, inter_op_threads, 0, "Threads running independent nodes; 0 = number of cores");
+ABSL_FLAG(int, intra_op_threads, 0, "Threads one kernel may use; 0 = number of cores");
+
+namespace minigraph {
+namespace {
+
+int Fail(const absl::Status& s) {
+  std::fprintf(stderr, "server: %s\n", std::string(s.ToString()).c_str());
+  return 1;
+}
+
+int Main() {
+  ServerOptions opts;
+  const std::string spec = absl::GetFlag(FLAGS_cluster);
+  const std::string file = absl::GetFlag(FLAGS_cluster_file);
+  if (!spec.empty() && !file.empty()) {
+    return Fail(absl::InvalidArgumentError("give --cluster or --cluster_file, not both"));
+  }
+  if (!spec.empty()) {
+    absl::StatusOr<tensorflow::ClusterDef> c = ParseClusterSpec(spec);
+    if (!c.ok()) return Fail(c.status());
+    opts.cluster = *std::move(c);
+  } else if (!file.empty()) {
+    absl::StatusOr<tensorflow::ClusterDef> c = ReadClusterFile(Env::Default(), file);
+    if (!c.ok()) return Fail(c.status());
+    opts.cluster = *std::move(c);
+  }
+  opts.job_name = absl::GetFlag(FLAGS_job_name);
+  if (!opts.cluster.job().empty() && opts.job_name.empty()) {
+    return Fail(absl::InvalidArgumentError(absl::StrCat(
+        "--job_name is required with a cluster (jobs: ", ClusterSpecString(opts.cluster), ")")));
+  }
+  opts.task_index = absl::GetFlag(FLAGS_task_index);
+  if (opts.task_index < 0) {
+    return Fail(
+        absl::InvalidArgumentError(absl::StrCat("--task_index=", opts.task_index, " is negative")));
+  }
+  opts.bind_host = absl::GetFlag(FLAGS_bind);
+  opts.inter_op_threads = absl::GetFlag(FLAGS_inter_op_threads);
+  opts.intra_op_threads = absl::GetFlag(FLAGS_intra_op_threads);
+
+  // Block the stop signals in every thread (gRPC's included, which start
+  // in Create), and take them here.
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+
+  absl::StatusOr<std::unique_ptr<Server>> server = Server::Create(opts);
+  if (!server.ok()) return Fail(server.status());
+  int sig = 0;
+  sigwait(&stop, &sig);
+  MG_LOG(INFO) << "server " << (*server)->task_name() << ": "
+               << (sig == SIGTERM ? "SIGTERM" : "SIGINT") << ", stopping";
+  (*server)->Stop();
+  return 0;
+}
+
+}  // namespace
+}  // namespace minigraph
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Serves one task of a cluster (tf.train.Server): "
+      "server --cluster='ps=127.0.0.1:2222;worker=127.0.0.1:2223' --job_name=ps --task_index=0");
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  if (rest.size() > 1) {
+    std::fprintf(stderr, "server: unexpected argument '%s' (flags are --name=value)\n", rest[1]);
+    return 1;
+  }
+  return minigraph::Main();
+}
