@@ -151,6 +151,22 @@ absl::Status LocalSession::Run(const RunOptions& options,
                                const std::vector<std::string>& fetches,
                                const std::vector<std::string>& targets,
                                std::vector<Tensor>* outputs) {
+  return RunStep(options, feeds, fetches, targets, nullptr, next_step_id.fetch_add(1), outputs);
+}
+
+absl::Status LocalSession::RunPartition(const RunOptions& options,
+                                        const std::vector<std::string>& targets,
+                                        Rendezvous* rendezvous, int64_t step_id) {
+  std::vector<Tensor> none;
+  return RunStep(options, {}, {}, targets, rendezvous, step_id, &none);
+}
+
+absl::Status LocalSession::RunStep(const RunOptions& options,
+                                   const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                   const std::vector<std::string>& fetches,
+                                   const std::vector<std::string>& targets,
+                                   Rendezvous* rendezvous, int64_t step_id,
+                                   std::vector<Tensor>* outputs) {
   std::shared_ptr<Program> program;
   {
     absl::MutexLock l(&mu_);
@@ -168,10 +184,12 @@ absl::Status LocalSession::Run(const RunOptions& options,
   args.step.env = options_.env;
   args.step.resource_mgr = state_->resource_mgr();
   args.step.allocator = DefaultAllocator();
-  args.step.step_id = next_step_id.fetch_add(1);
+  args.step.step_id = step_id;
+  args.step.rendezvous = rendezvous;
   args.pool = inter_op_pool_;
   if (options.timeout_in_ms > 0) args.timeout = absl::Milliseconds(options.timeout_in_ms);
-  return ex->Run(args, outputs);
+  std::vector<Tensor> unused;
+  return ex->Run(args, outputs != nullptr ? outputs : &unused);
 }
 
 absl::Status LocalSession::Close() {

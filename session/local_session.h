@@ -45,6 +45,12 @@ class LocalSession : public Session {
   absl::Status Close() override;
   GraphDef graph_def() const override;
 
+  // Runs `targets` (and what they need) as one partition of a distributed
+  // step: its _Send and _Recv nodes meet their peers in `rendezvous` (not
+  // owned), and the step has the master's `step_id`.
+  absl::Status RunPartition(const RunOptions& options, const std::vector<std::string>& targets,
+                            Rendezvous* rendezvous, int64_t step_id);
+
   SessionState* state() const { return state_.get(); }
 
  private:
@@ -52,6 +58,11 @@ class LocalSession : public Session {
   // Extend, so a step in flight keeps the one it started with.
   struct Program;
   absl::Status Install(const GraphDef& graph);
+  absl::Status RunStep(const RunOptions& options,
+                       const std::vector<std::pair<std::string, Tensor>>& feeds,
+                       const std::vector<std::string>& fetches,
+                       const std::vector<std::string>& targets, Rendezvous* rendezvous,
+                       int64_t step_id, std::vector<Tensor>* outputs);
   absl::StatusOr<const Executor*> GetExecutor(
       Program* program, const std::vector<std::pair<std::string, Tensor>>& feeds,
       const std::vector<std::string>& fetches, const std::vector<std::string>& targets);

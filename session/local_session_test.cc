@@ -7,10 +7,10 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
-#include "runtime/engine/kernel_registry.h"
 #include "runtime/cc/ops.h"
-#include "runtime/graph/ops/standard_ops.h"
 #include "runtime/cc/variables.h"
+#include "runtime/engine/kernel_registry.h"
+#include "runtime/graph/ops/standard_ops.h"
 #include "session/session.h"
 
 namespace minigraph {
@@ -42,7 +42,8 @@ TEST(LocalSessionTest, PruningDoesNotRunSideEffectsOffTheFetchedPath) {
   Scope root = Scope::NewRootScope();
   Variable v = Variable::Create(root, "v", Tensor::Scalar<int64_t>(0));
   Output inc = ops::AssignAdd(root.WithOpName("inc"), v.ref(), ops::Const<int64_t>(root, 1));
-  Output unrelated = ops::Add(root.WithOpName("sum"), ops::Const(root, 2.0f), ops::Const(root, 3.0f));
+  Output unrelated =
+      ops::Add(root.WithOpName("sum"), ops::Const(root, 2.0f), ops::Const(root, 3.0f));
   auto s = MakeSession(root);
   std::vector<Tensor> out;
   ASSERT_OK(s->Run({}, {}, {v.initializer().name()}, &out));
@@ -56,7 +57,8 @@ TEST(LocalSessionTest, ControlDependenciesOrderExecution) {
   Scope root = Scope::NewRootScope();
   Variable v = Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));
   Output set = ops::Assign(root.WithOpName("set"), v.ref(), ops::Const<int32_t>(root, 5));
-  Output after = ops::Identity(root.WithOpName("after").WithControlDependencies({set.op()}), v.ref());
+  Output after =
+      ops::Identity(root.WithOpName("after").WithControlDependencies({set.op()}), v.ref());
   auto s = MakeSession(root);
   std::vector<Tensor> out;
   ASSERT_OK(s->Run({}, {}, {"v/Assign"}, &out));
@@ -111,10 +113,10 @@ TEST(LocalSessionTest, KernelErrorAbortsTheStep) {
   Output g = ops::Gather(root.WithOpName("gather"), ops::Const<float>(root, {1, 2, 3}), idx);
   auto s = MakeSession(root);
   std::vector<Tensor> out;
-  EXPECT_THAT(s->Run({{"idx", Tensor::Vector<int32_t>({0, 7})}}, {"gather"}, {}, &out),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       AllOf(HasSubstr("indices[1] = 7 is not in [0, 3)"),
-                             HasSubstr("{{node gather}}"))));
+  EXPECT_THAT(
+      s->Run({{"idx", Tensor::Vector<int32_t>({0, 7})}}, {"gather"}, {}, &out),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               AllOf(HasSubstr("indices[1] = 7 is not in [0, 3)"), HasSubstr("{{node gather}}"))));
   EXPECT_TRUE(out.empty());
 }
 
@@ -145,8 +147,7 @@ TEST(LocalSessionTest, SessionsOnEmptyTargetDoNotShareVariables) {
   std::vector<Tensor> out;
   ASSERT_OK(a->Run({}, {}, {"v/Assign"}, &out));
   EXPECT_EQ(Scalar<float>(a.get(), "v/read"), 3.0f);
-  EXPECT_THAT(b->Run({}, {"v/read"}, {}, &out),
-              StatusIs(absl::StatusCode::kFailedPrecondition));
+  EXPECT_THAT(b->Run({}, {"v/read"}, {}, &out), StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
 TEST(LocalSessionTest, BuiltAndImportedGraphsAgree) {
@@ -191,8 +192,17 @@ TEST(LocalSessionTest, ExtendAddsNodes) {
   auto s = MakeSession(root);
   GraphDef more;
   ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(R"pb(
-    node { name: "d" op: "Square" input: "c" attr { key: "T" value { type: DT_FLOAT } } }
-  )pb", &more));
+                                                              node {
+                                                                name: "d"
+                                                                op: "Square"
+                                                                input: "c"
+                                                                attr {
+                                                                  key: "T"
+                                                                  value { type: DT_FLOAT }
+                                                                }
+                                                              }
+                                                            )pb",
+                                                            &more));
   ASSERT_OK(s->Extend(more));
   EXPECT_EQ(Scalar<float>(s.get(), "d"), 4.0f);
   EXPECT_EQ(s->graph_def().node_size(), 2);
@@ -297,8 +307,8 @@ TEST(LocalSessionTest, CustomOpsAndKernels) {
   EXPECT_THAT(RegisterOp(op), StatusIs(absl::StatusCode::kAlreadyExists,
                                        HasSubstr("TimesTwoForTest is registered twice")));
   Scope root = Scope::NewRootScope();
-  Operation twice = root.WithOpName("twice").AddOp(
-      "TimesTwoForTest", {{ops::Const<float>(root, {1, 2, 3})}});
+  Operation twice =
+      root.WithOpName("twice").AddOp("TimesTwoForTest", {{ops::Const<float>(root, {1, 2, 3})}});
   ASSERT_TRUE(twice.valid());
   // Without a kernel, creating the session names the node.
   ASSERT_OK_AND_ASSIGN(auto s, NewSession(SessionOptions()));
@@ -310,6 +320,72 @@ TEST(LocalSessionTest, CustomOpsAndKernels) {
   auto s2 = MakeSession(root);
   ASSERT_OK(s2->Run({}, {"twice"}, {}, &out));
   EXPECT_EQ(out[0].SummarizeValue(10), "2 4 6");
+}
+
+}  // namespace
+}  // namespace minigraph
+
+namespace minigraph {
+namespace {
+
+GraphDef ParseGraph(const std::string& text) {
+  GraphDef g;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &g));
+  return g;
+}
+
+std::string SendRecvAttrs(const std::string& name) {
+  return absl::StrCat(
+      "attr { key: 'tensor_name' value { s: '", name, "' } }",
+      "attr { key: 'send_device' value { s: '/job:a/replica:0/task:0/device:CPU:0' } }",
+      "attr { key: 'send_device_incarnation' value { i: 1 } }",
+      "attr { key: 'recv_device' value { s: '/job:b/replica:0/task:0/device:CPU:0' } }");
+}
+
+// Two partitions of one step that wait on each other both ways, each run by
+// one thread: a _Recv that would block that thread before its partition's
+// _Send ran would hang the step. Blocking kernels get threads of their own.
+TEST(LocalSessionTest, PartitionsExchangeBothWaysWithOneThreadEach) {
+  SessionOptions opts;
+  opts.inter_op_threads = 1;
+  auto state = std::make_shared<SessionState>("");
+  LocalSession a(opts, state), b(opts, state);
+  ASSERT_OK(a.Create(ParseGraph(absl::StrCat(
+      "node { name: 'from_b' op: '_Recv' attr { key: 'tensor_type' value { type: DT_FLOAT } }",
+      SendRecvAttrs("b_to_a"), "}",
+      "node { name: 'three' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }"
+      "  attr { key: 'value' value { tensor { dtype: DT_FLOAT float_val: 3 } } } }",
+      "node { name: 'to_b' op: '_Send' input: 'three' attr { key: 'T' value { type: DT_FLOAT } }",
+      SendRecvAttrs("a_to_b"), "}",
+      "node { name: 'result' op: '_Send' input: 'from_b'"
+      "  attr { key: 'T' value { type: DT_FLOAT } }",
+      SendRecvAttrs("result"), "}"))));
+  ASSERT_OK(b.Create(ParseGraph(absl::StrCat(
+      "node { name: 'from_a' op: '_Recv' attr { key: 'tensor_type' value { type: DT_FLOAT } }",
+      SendRecvAttrs("a_to_b"), "}",
+      "node { name: 'sq' op: 'Square' input: 'from_a' attr { key: 'T' value { type: DT_FLOAT } } }",
+      "node { name: 'to_a' op: '_Send' input: 'sq' attr { key: 'T' value { type: DT_FLOAT } }",
+      SendRecvAttrs("b_to_a"), "}"))));
+  for (int step = 1; step <= 20; ++step) {
+    LocalRendezvous r;
+    absl::Status sa, sb;
+    std::thread ta([&] { sa = a.RunPartition({}, {"result", "to_b"}, &r, step); });
+    std::thread tb([&] { sb = b.RunPartition({}, {"to_a"}, &r, step); });
+    ta.join();
+    tb.join();
+    ASSERT_OK(sa);
+    ASSERT_OK(sb);
+    Tensor t;
+    bool dead;
+    ASSERT_TRUE(r.TryRecv(RendezvousKey("/job:a/replica:0/task:0/device:CPU:0", 1,
+                                        "/job:b/replica:0/task:0/device:CPU:0", "result"),
+                          &t, &dead));
+    EXPECT_EQ(*t.data<float>(), 9.0f);
+  }
+  // Outside a distributed step there is no rendezvous: a clear error.
+  EXPECT_THAT(b.Run({}, {}, {"to_a"}, nullptr),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("runs only in a partition of a distributed step")));
 }
 
 }  // namespace

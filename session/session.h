@@ -62,6 +62,8 @@ class Session {
   // graph must validate.
   virtual absl::Status Extend(const GraphDef& graph) = 0;
 
+  // `outputs` gets one tensor per fetch; it may be null when the caller
+  // wants none of them.
   virtual absl::Status Run(const RunOptions& options,
                            const std::vector<std::pair<std::string, Tensor>>& feeds,
                            const std::vector<std::string>& fetches,

@@ -211,6 +211,8 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(
             "RefMerge", "Enter", "RefEnter", "Exit",          "RefExit",          "NextIteration",
             "LoopCond", "Rank",  "Shape",    "RefIdentity",   "RefNextIteration", "StopGradient"};
     item.cheap = kCheap->contains(node.type_string());
+    item.blocking = item.kernel->IsBlocking();
+    if (item.blocking) ex->has_blocking_ = true;
     if (item.is_merge || IsSwitch(node)) ex->has_control_flow_ = true;
     FrameInfo& frame = ex->frames_[gf.frame[id]];
     item.local = static_cast<int>(frame.items.size());

@@ -94,8 +94,19 @@ struct Task {
   Iteration* iter;
 };
 
+// The threads that blocking nodes (a _Recv waiting for another process)
+// wait on, shared by every step in the process. Each waiting node holds one,
+// so there are many; they cost nothing while idle.
+Eigen::ThreadPoolInterface* BlockingPool() {
+  static Eigen::ThreadPool* const pool = new Eigen::ThreadPool(64);
+  return pool;
+}
+
 struct StepState {
   const Executor::Args* args;
+  // The step's pool: args->pool, or the blocking pool for a plan with
+  // blocking nodes and no pool given; null runs every node inline.
+  Eigen::ThreadPoolInterface* pool = nullptr;
   std::vector<Tensor>* fetches;
   absl::InlinedVector<char, 8> fetched;  // per fetch; written by different threads
   Frame root;
@@ -190,19 +201,26 @@ absl::Status Plan::Run(const Args& args, std::vector<Tensor>* fetches) const {
   for (const auto& [slot, feed] : fed_slots_) root_iter->slots[slot].tensor = args.feeds[feed];
 
   auto task = [&](int item) { return Task{item, root_iter}; };
-  if (args.pool != nullptr) {
-    state.outstanding.store(static_cast<int>(initial_ready_.size()));
-    for (size_t i = 1; i < initial_ready_.size(); ++i) {
-      const Task t = task(initial_ready_[i]);
-      args.pool->Schedule([this, &state, t] { Process(&state, t); });
-    }
-  } else {
-    state.outstanding.store(1);
-    for (size_t i = 1; i < initial_ready_.size(); ++i) {
-      state.inline_queue.push_back(task(initial_ready_[i]));
+  state.pool = args.pool != nullptr ? args.pool : has_blocking_ ? BlockingPool() : nullptr;
+  // The calling thread runs the first initial node that is not blocking;
+  // the others go to the pools (or, without a pool, to the inline queue).
+  state.outstanding.store(1);
+  int first = -1;
+  for (size_t i = 0; i < initial_ready_.size(); ++i) {
+    const Task t = task(initial_ready_[i]);
+    if (first < 0 && !items_[t.item].blocking) {
+      first = static_cast<int>(i);
+    } else if (state.pool != nullptr) {
+      Schedule(&state, t);
+    } else {
+      state.inline_queue.push_back(t);
     }
   }
-  Process(&state, task(initial_ready_[0]));
+  if (first >= 0) {
+    Process(&state, task(initial_ready_[first]));
+  } else {
+    NodeDone(&state);
+  }
 
   if (args.timeout > absl::ZeroDuration()) {
     if (!state.done.WaitForNotificationWithDeadline(state.deadline)) {
@@ -283,7 +301,7 @@ void Plan::Process(StepState* state, Task task) const {
           }
           if (s.ok()) {
             OpKernelContext ctx(item.kernel, &state->step, inputs, outputs.data());
-            if (state->args->pool != nullptr && !item.cheap) {
+            if (state->pool != nullptr && !item.cheap) {
               const uint64_t start = Cycles();
               s = item.kernel->Compute(&ctx);
               const uint64_t end = Cycles();
@@ -314,7 +332,7 @@ void Plan::Process(StepState* state, Task task) const {
       }
       outputs.clear();
     }
-    if (state->args->pool == nullptr) {
+    if (state->pool == nullptr) {
       state->inline_queue.insert(state->inline_queue.end(), ready.begin(), ready.end());
       if (state->inline_queue.empty()) break;
       task = state->inline_queue.back();
@@ -325,15 +343,16 @@ void Plan::Process(StepState* state, Task task) const {
     // is waiting; the others go to the pool.
     bool keep_one = cheap.empty();
     for (const Task& t : ready) {
-      if (items_[t.item].cheap ||
+      if (items_[t.item].blocking) {
+        Schedule(state, t);
+      } else if (items_[t.item].cheap ||
           cost_cycles_[t.item].load(std::memory_order_relaxed) < kExpensiveCycles) {
         cheap.push_back(t);
       } else if (keep_one) {
         cheap.push_back(t);
         keep_one = false;
       } else {
-        state->outstanding.fetch_add(1);
-        state->args->pool->Schedule([this, state, t] { Process(state, t); });
+        Schedule(state, t);
       }
     }
     if (cheap.empty()) break;
@@ -545,6 +564,12 @@ void Plan::CleanupIterations(StepState* state, Frame* frame, Iteration* iter,
   --parent_iter->outstanding_frames;
   state->frames.erase({parent, parent_iter->num, frame->info});  // frees `frame`
   CleanupIterations(state, parent, parent_iter, ready);
+}
+
+void Plan::Schedule(StepState* state, const Task& task) const {
+  state->outstanding.fetch_add(1);
+  Eigen::ThreadPoolInterface* pool = items_[task.item].blocking ? BlockingPool() : state->pool;
+  pool->Schedule([this, state, task] { Process(state, task); });
 }
 
 void Plan::NodeDone(StepState* state) const {

@@ -32,6 +32,7 @@
 #include "core/tensor.h"
 #include "runtime/graph/graph.h"
 #include "runtime/graph/node_def_util.h"
+#include "runtime/engine/rendezvous.h"
 #include "runtime/engine/resource_mgr.h"
 #include "runtime/engine/variable.h"
 
@@ -78,6 +79,11 @@ class OpKernel {
 
   virtual absl::Status Compute(class OpKernelContext* ctx) const = 0;
 
+  // True for a kernel that may wait on something outside the step (_Recv
+  // waits for another executor or process): the executor runs it on a
+  // thread of its own, so waiting never holds up the step's other nodes.
+  virtual bool IsBlocking() const { return false; }
+
   const std::string& name() const { return name_; }
   const std::string& type_string() const { return type_; }
   const Node& node() const { return *node_; }
@@ -96,6 +102,8 @@ struct StepContext {
   Allocator* allocator = nullptr;
   int64_t step_id = 0;
   const std::atomic<bool>* cancelled = nullptr;
+  // Where _Send and _Recv meet; null in a step without them.
+  Rendezvous* rendezvous = nullptr;
 };
 
 // The inputs and outputs of one kernel call. Not thread-safe; one per call.
@@ -138,6 +146,8 @@ class OpKernelContext {
   ResourceMgr* resource_manager() const { return step_->resource_mgr; }
   Env* env() const { return step_->env != nullptr ? step_->env : Env::Default(); }
   int64_t step_id() const { return step_->step_id; }
+  Rendezvous* rendezvous() const { return step_->rendezvous; }
+  const std::atomic<bool>* cancelled_flag() const { return step_->cancelled; }
   bool cancelled() const { return step_->cancelled != nullptr && step_->cancelled->load(); }
   const OpKernel& kernel() const { return *kernel_; }
 

@@ -64,6 +64,9 @@ struct Item {
   // Forwards or makes a small value (control flow, Identity, Const, NoOp):
   // always runs on the thread that made it ready, unmeasured.
   bool cheap = false;
+  // Waits outside the step (OpKernel::IsBlocking): runs on a thread of the
+  // blocking pool, never inline.
+  bool blocking = false;
   bool constant_enter = false;
   int child_frame = -1;  // Enter: the frame its consumers run in
 };
@@ -116,6 +119,9 @@ class Plan {
   Iteration* IncrementIteration(Frame* frame, ReadyList* ready) const;
   void CleanupIterations(StepState* state, Frame* frame, Iteration* iter, ReadyList* ready) const;
   void NodeDone(StepState* state) const;
+  // Runs `task` on a pool thread: the blocking pool for a blocking node,
+  // the step's pool otherwise.
+  void Schedule(StepState* state, const Task& task) const;
 
   const Graph* graph_ = nullptr;
   std::vector<Item> items_;
@@ -133,6 +139,8 @@ class Plan {
   bool has_control_flow_ = false;
   // The plan has while loops (more than the root frame).
   bool has_loops_ = false;
+  // The plan has blocking nodes: its steps always run on a pool.
+  bool has_blocking_ = false;
   // Per item, a running estimate of its kernel's cost in CPU cycles,
   // measured when a pool runs the step: a node cheaper than a thread
   // hand-off runs on the thread that made it ready (TensorFlow's rule).

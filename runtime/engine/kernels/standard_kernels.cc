@@ -19,6 +19,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   RegisterControlFlowKernels(r);
   RegisterSaveRestoreKernels(r);
   RegisterSummaryKernels(r);
+  RegisterSendRecvKernels(r);
 }
 
 namespace {

@@ -34,6 +34,7 @@ void RegisterTrainingKernels(KernelRegistry* r);
 void RegisterControlFlowKernels(KernelRegistry* r);
 void RegisterSaveRestoreKernels(KernelRegistry* r);
 void RegisterSummaryKernels(KernelRegistry* r);
+void RegisterSendRecvKernels(KernelRegistry* r);
 
 }  // namespace minigraph
 

@@ -16,6 +16,7 @@ OpRegistry* MutableStandardOps() {
     RegisterControlFlowOps(r);
     RegisterIoOps(r);
     RegisterSummaryOps(r);
+    RegisterSendRecvOps(r);
     return r;
   }();
   return registry;

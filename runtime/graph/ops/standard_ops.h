@@ -33,6 +33,7 @@ void RegisterTrainingOps(OpRegistry* r);
 void RegisterControlFlowOps(OpRegistry* r);
 void RegisterIoOps(OpRegistry* r);
 void RegisterSummaryOps(OpRegistry* r);
+void RegisterSendRecvOps(OpRegistry* r);
 
 }  // namespace minigraph
 
