@@ -1,5 +1,7 @@
 #include "runtime/cc/scope.h"
 
+#include <atomic>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -79,6 +81,31 @@ Scope Scope::WithLoopFrame(std::string frame) const {
   Scope s = *this;
   s.loop_frame_ = std::move(frame);
   return s;
+}
+
+Scope Scope::WithDevice(std::string device) const {
+  Scope s = *this;
+  s.device_ = std::move(device);
+  return s;
+}
+
+Scope Scope::WithDeviceFunction(DeviceFunction fn) const {
+  Scope s = *this;
+  s.device_fn_ = std::move(fn);
+  return s;
+}
+
+DeviceFunction ReplicaDeviceSetter(int ps_tasks, std::string worker_device, std::string ps_job) {
+  auto next = std::make_shared<std::atomic<int>>(0);
+  return [ps_tasks, worker_device = std::move(worker_device), ps_job = std::move(ps_job),
+          next](const NodeDef& node) -> std::string {
+    static const auto* const kVariableOps =
+        new absl::flat_hash_set<std::string>{"VariableV2", "Variable", "VarHandleOp"};
+    if (ps_tasks > 0 && kVariableOps->contains(node.op())) {
+      return absl::StrCat("/job:", ps_job, "/task:", next->fetch_add(1) % ps_tasks);
+    }
+    return worker_device;
+  };
 }
 
 Scope Scope::WithNoControlDependencies() const {
@@ -257,6 +284,8 @@ Operation Scope::AddOp(absl::string_view op_type, const std::vector<std::vector<
     if (dep.valid()) node.add_input(absl::StrCat("^", dep.name()));
   }
   AddDefaultsToNodeDef(op, &node);
+  if (!device_.empty()) node.set_device(device_);
+  if (device_fn_) node.set_device(device_fn_(node));
   if (absl::Status s = ValidateNodeAttrs(node, op); !s.ok()) return fail(s);
   std::vector<DataType> in_types, out_types;
   if (absl::Status s = InOutTypesForNode(node, op, &in_types, &out_types); !s.ok()) {

@@ -16,6 +16,7 @@
 #ifndef MINIGRAPH_RUNTIME_CC_SCOPE_H_
 #define MINIGRAPH_RUNTIME_CC_SCOPE_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -79,6 +80,10 @@ inline constexpr char kGlobalVariables[] = "variables";
 inline constexpr char kLocalVariables[] = "local_variables";
 inline constexpr char kTrainableVariables[] = "trainable_variables";
 
+// Picks the device of a node being added, from its NodeDef (op, name, and
+// the device the scope asked for, if any). See ReplicaDeviceSetter.
+using DeviceFunction = std::function<std::string(const NodeDef& node)>;
+
 class Scope {
  public:
   // A new, empty graph whose ops come from `ops` (not owned).
@@ -97,6 +102,13 @@ class Scope {
   Scope WithControlDependencies(const std::vector<Operation>& deps) const;
   // Nodes created through the result wait for nothing.
   Scope WithNoControlDependencies() const;
+  // Nodes created through the result are placed on `device`, a TensorFlow
+  // device string ("/job:ps/task:0", "/job:worker/replica:0/task:1/device:CPU:0");
+  // "" clears it. As tf.device(string).
+  Scope WithDevice(std::string device) const;
+  // Nodes created through the result are placed where `fn` says (after
+  // WithDevice's device is set on the node), as tf.device(function).
+  Scope WithDeviceFunction(DeviceFunction fn) const;
   // The while loop (its frame name) that nodes built through this scope run
   // in; set by ops::WhileLoop for cond and body, kept by derived scopes.
   Scope WithLoopFrame(std::string frame) const;
@@ -151,7 +163,21 @@ class Scope {
   std::string op_name_;
   std::vector<Operation> control_deps_;
   std::string loop_frame_;
+  std::string device_;
+  DeviceFunction device_fn_;
 };
+
+// TensorFlow's tf.train.replica_device_setter for between-graph replication:
+// variables (VariableV2, Variable, VarHandleOp) go to "/job:<ps_job>/task:i"
+// round robin over `ps_tasks` tasks, in the order they are created; every
+// other op to `worker_device` ("/job:worker/task:0"). With ps_tasks == 0
+// everything stays on worker_device.
+//
+//   Scope s = root.WithDeviceFunction(ReplicaDeviceSetter(2, "/job:worker/task:1"));
+//   Variable w = Variable::Create(s, "w", ...);      // /job:ps/task:0
+//   Variable b = Variable::Create(s, "b", ...);      // /job:ps/task:1
+DeviceFunction ReplicaDeviceSetter(int ps_tasks, std::string worker_device,
+                                   std::string ps_job = "ps");
 
 }  // namespace minigraph
 
