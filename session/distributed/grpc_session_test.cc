@@ -123,7 +123,7 @@ TEST(GrpcSessionTest, ExtendAddsNodesAndKeepsTheGraphVersion) {
   EXPECT_THAT(s->Extend(*again.ToGraphDef()), StatusIs(absl::StatusCode::kInvalidArgument));
 }
 
-TEST(GrpcSessionTest, NodesPlacedOnThisTaskRunAndOthersAreRefused) {
+TEST(GrpcSessionTest, NodesPlacedOnThisTaskRunAndDevicesNotInTheClusterAreRefused) {
   auto server = StartServer();
   GraphDef g = CounterGraph();
   for (NodeDef& n : *g.mutable_node()) n.set_device("/job:localhost/replica:0/task:0/device:CPU:0");
@@ -135,11 +135,12 @@ TEST(GrpcSessionTest, NodesPlacedOnThisTaskRunAndOthersAreRefused) {
   c->set_name("elsewhere");
   c->set_device("/job:ps/task:0");
   EXPECT_THAT(s->Extend(other),
-              StatusIs(absl::StatusCode::kUnimplemented,
-                       HasSubstr("node 'elsewhere' is placed on '/job:ps/task:0'")));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("node 'elsewhere' is placed on '/job:ps/task:0': cluster has "
+                                 "no job 'ps' (jobs: localhost)")));
   c->set_device("/device:GPU:0");
-  EXPECT_THAT(s->Extend(other),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has only /device:CPU:0")));
+  EXPECT_THAT(s->Extend(other), StatusIs(absl::StatusCode::kInvalidArgument,
+                                         HasSubstr("tasks have only /device:CPU:0")));
 }
 
 TEST(GrpcSessionTest, ListDevicesNamesTheTask) {

@@ -15,6 +15,7 @@
 #include "session/distributed/internal/grpc_util.h"
 #include "session/distributed/internal/master.h"
 #include "session/distributed/internal/worker.h"
+#include "session/distributed/internal/worker_cache.h"
 
 namespace minigraph {
 
@@ -80,6 +81,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& opti
   ctx.device.set_device_type("CPU");
   ctx.device.set_incarnation(NewIncarnation());
   ctx.state = std::make_shared<SessionState>(rep->task_name);
+  ctx.workers = std::make_shared<distributed_internal::WorkerCache>(cluster);
   ctx.inter_op_threads = options.inter_op_threads;
   ctx.intra_op_threads = options.intra_op_threads;
   ctx.env = options.env;
@@ -137,6 +139,7 @@ void Server::Stop() {
   rep_->server->Shutdown(std::chrono::system_clock::now());
   rep_->server->Wait();
   rep_->master->CloseAll();
+  rep_->worker->AbortAll();
   MG_LOG(INFO) << "server " << rep_->task_name << " stopped";
   rep_->stopped.Notify();
 }

@@ -187,12 +187,13 @@ TEST(ServerProcessTest, AWorkerStartedBeforeItsServerJoinsWhenTheChiefIsDone) {
 
 TEST(ServerProcessTest, BadClientsGetClearErrorsAndTheServerStaysUp) {
   PsProcess ps = StartPs();
-  // A graph placed on another job.
+  // A graph placed on a task the cluster does not have.
   GraphDef g = CounterGraph();
   g.mutable_node(0)->set_device("/job:worker/task:3");
   auto s = Connect(ps.target);
-  EXPECT_THAT(s->Create(g), StatusIs(absl::StatusCode::kUnimplemented,
-                                     HasSubstr("placed on '/job:worker/task:3'")));
+  EXPECT_THAT(s->Create(g), StatusIs(absl::StatusCode::kInvalidArgument,
+                                     HasSubstr("placed on '/job:worker/task:3': cluster has no "
+                                               "task 3 in job 'worker' (it has 1)")));
   // Garbage bytes on the port.
   const int fd = socket(AF_INET, SOCK_STREAM, 0);
   sockaddr_in addr{};

@@ -1,5 +1,6 @@
 #include "session/distributed/internal/master.h"
 
+#include <chrono>
 #include <map>
 #include <utility>
 #include <vector>
@@ -12,23 +13,12 @@
 #include "core/tensor_proto.h"
 #include "session/distributed/cluster.h"
 #include "session/distributed/internal/grpc_util.h"
-#include "session/local_session.h"
+#include "session/distributed/internal/worker_cache.h"
 
 namespace minigraph {
 namespace distributed_internal {
 
-struct Master::MasterSession {
-  std::string handle;
-  std::unique_ptr<LocalSession> session;
-  int64_t operation_timeout_in_ms = 0;
-
-  absl::Mutex mu;
-  int64_t graph_version ABSL_GUARDED_BY(mu) = 0;
-  int64_t next_callable ABSL_GUARDED_BY(mu) = 0;
-  std::map<int64_t, tensorflow::CallableOptions> callables ABSL_GUARDED_BY(mu);
-};
-
-namespace {
+namespace {}  // namespace
 
 std::string NewHandle() {
   static absl::Mutex mu(absl::kConstInit);
@@ -36,6 +26,8 @@ std::string NewHandle() {
   absl::MutexLock l(&mu);
   return absl::StrFormat("%016x", absl::Uniform<uint64_t>(*gen));
 }
+
+namespace {
 
 absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> Feeds(
     const google::protobuf::RepeatedPtrField<tensorflow::NamedTensorProto>& feeds) {
@@ -104,43 +96,21 @@ void Master::CloseAll() {
     sessions.swap(sessions_);
   }
   for (auto& [handle, s] : sessions) {
-    s->session->Close().IgnoreError();
+    s->Close().IgnoreError();
     MG_LOG(INFO) << "session " << handle << " closed (server shutting down)";
   }
 }
 
-absl::StatusOr<std::shared_ptr<Master::MasterSession>> Master::Find(const std::string& handle) {
-  absl::MutexLock l(&mu_);
-  auto it = sessions_.find(handle);
-  if (it == sessions_.end()) {
-    return absl::AbortedError(
-        absl::StrCat("Session ", handle, " is not found. Possibly, this master has restarted."));
-  }
-  return it->second;
+absl::Status Master::NotFound(const std::string& handle) {
+  return absl::AbortedError(
+      absl::StrCat("Session ", handle, " is not found. Possibly, this master has restarted."));
 }
 
-absl::Status Master::CheckPlacement(const GraphDef& graph) const {
-  for (const NodeDef& node : graph.node()) {
-    if (node.device().empty()) continue;
-    absl::StatusOr<DeviceSpec> spec = ParseDeviceSpec(node.device());
-    if (!spec.ok()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("node '", node.name(), "': ", spec.status().message()));
-    }
-    if (!spec->type.empty() && spec->type != "CPU") {
-      return absl::InvalidArgumentError(absl::StrCat("node '", node.name(), "' is placed on '",
-                                                     node.device(), "', but task ", task_name_,
-                                                     " has only /device:CPU:0"));
-    }
-    const bool other_job = !spec->job.empty() && spec->job != task_.job_name;
-    const bool other_task = spec->task >= 0 && spec->task != task_.task_index;
-    if (other_job || other_task || spec->replica > 0) {
-      return absl::UnimplementedError(absl::StrCat(
-          "node '", node.name(), "' is placed on '", node.device(), "', another task than ",
-          task_name_, "; this server runs graphs on its own task only"));
-    }
-  }
-  return absl::OkStatus();
+absl::StatusOr<std::shared_ptr<MasterSession>> Master::Find(const std::string& handle) {
+  absl::MutexLock l(&mu_);
+  auto it = sessions_.find(handle);
+  if (it == sessions_.end()) return NotFound(handle);
+  return it->second;
 }
 
 grpc::Status Master::CreateSession(grpc::ServerContext* ctx,
@@ -148,8 +118,6 @@ grpc::Status Master::CreateSession(grpc::ServerContext* ctx,
                                    tensorflow::CreateSessionResponse* resp) {
   CallScope call(this);
   if (!call.entered()) return CallScope::Refused();
-  absl::Status placed = CheckPlacement(req->graph_def());
-  if (!placed.ok()) return ToGrpcStatus(placed);
   const tensorflow::ConfigProto& config = req->config();
   SessionOptions options;
   options.inter_op_threads = config.inter_op_parallelism_threads() > 0
@@ -159,22 +127,21 @@ grpc::Status Master::CreateSession(grpc::ServerContext* ctx,
                                  ? config.intra_op_parallelism_threads()
                                  : task_.intra_op_threads;
   options.env = task_.env;
-  auto s = std::make_shared<MasterSession>();
-  s->handle = NewHandle();
-  s->operation_timeout_in_ms = config.operation_timeout_in_ms();
+  const std::string handle = NewHandle();
   std::shared_ptr<SessionState> state =
-      config.isolate_session_state() ? std::make_shared<SessionState>(s->handle) : task_.state;
-  s->session = std::make_unique<LocalSession>(options, std::move(state));
-  absl::Status created = s->session->Create(req->graph_def());
+      config.isolate_session_state() ? std::make_shared<SessionState>(handle) : task_.state;
+  auto s = std::make_shared<MasterSession>(handle, &task_, options, std::move(state),
+                                           config.operation_timeout_in_ms());
+  absl::Status created = s->Create(req->graph_def());
   if (!created.ok()) return ToGrpcStatus(created);
   {
     absl::MutexLock l(&mu_);
     if (closed_) return CallScope::Refused();
-    sessions_[s->handle] = s;
+    sessions_[handle] = s;
   }
-  resp->set_session_handle(s->handle);
+  resp->set_session_handle(handle);
   resp->set_graph_version(0);
-  MG_LOG(INFO) << "session " << s->handle << " created by " << ctx->peer() << " ("
+  MG_LOG(INFO) << "session " << handle << " created by " << ctx->peer() << " ("
                << req->graph_def().node_size() << " nodes)";
   return grpc::Status::OK;
 }
@@ -186,18 +153,10 @@ grpc::Status Master::ExtendSession(grpc::ServerContext* ctx,
   if (!call.entered()) return CallScope::Refused();
   absl::StatusOr<std::shared_ptr<MasterSession>> s = Find(req->session_handle());
   if (!s.ok()) return ToGrpcStatus(s.status());
-  absl::Status placed = CheckPlacement(req->graph_def());
-  if (!placed.ok()) return ToGrpcStatus(placed);
-  MasterSession& session = **s;
-  absl::MutexLock l(&session.mu);
-  if (req->current_graph_version() != session.graph_version) {
-    return ToGrpcStatus(absl::AbortedError(
-        absl::StrCat("Current version is ", session.graph_version, " but caller expected ",
-                     req->current_graph_version(), ".")));
-  }
-  absl::Status extended = session.session->Extend(req->graph_def());
+  int64_t version = 0;
+  absl::Status extended = (*s)->Extend(req->graph_def(), req->current_graph_version(), &version);
   if (!extended.ok()) return ToGrpcStatus(extended);
-  resp->set_new_graph_version(++session.graph_version);
+  resp->set_new_graph_version(version);
   return grpc::Status::OK;
 }
 
@@ -224,7 +183,7 @@ grpc::Status Master::RunStep(grpc::ServerContext* ctx, const tensorflow::RunStep
     const std::vector<std::string> fetches(req->fetch().begin(), req->fetch().end());
     const std::vector<std::string> targets(req->target().begin(), req->target().end());
     std::vector<Tensor> outputs;
-    MG_RETURN_IF_ERROR(s->session->Run(options, feeds, fetches, targets, &outputs));
+    MG_RETURN_IF_ERROR(s->Run(options, feeds, fetches, targets, &outputs));
     for (size_t i = 0; i < outputs.size(); ++i) {
       tensorflow::NamedTensorProto* t = resp->add_tensor();
       t->set_name(fetches[i]);
@@ -251,16 +210,12 @@ grpc::Status Master::CloseSession(grpc::ServerContext* ctx,
   {
     absl::MutexLock l(&mu_);
     auto it = sessions_.find(req->session_handle());
-    if (it == sessions_.end()) {
-      return ToGrpcStatus(
-          absl::AbortedError(absl::StrCat("Session ", req->session_handle(),
-                                          " is not found. Possibly, this master has restarted.")));
-    }
+    if (it == sessions_.end()) return ToGrpcStatus(NotFound(req->session_handle()));
     s = std::move(it->second);
     sessions_.erase(it);
   }
-  absl::Status closed = s->session->Close();
-  MG_LOG(INFO) << "session " << s->handle << " closed by " << ctx->peer();
+  absl::Status closed = s->Close();
+  MG_LOG(INFO) << "session " << s->handle() << " closed by " << ctx->peer();
   return ToGrpcStatus(closed);
 }
 
@@ -272,6 +227,22 @@ grpc::Status Master::ListDevices(grpc::ServerContext* ctx,
     if (!s.ok()) return ToGrpcStatus(s.status());
   }
   *resp->add_local_device() = task_.device;
+  // The other tasks' devices, from those that answer within a second.
+  for (const tensorflow::JobDef& job : task_.workers->cluster().job()) {
+    for (const auto& [index, address] : job.tasks()) {
+      if (job.name() == task_.job_name && index == task_.task_index) continue;
+      absl::StatusOr<WorkerCache::Worker*> w =
+          task_.workers->ForDevice(TaskName(job.name(), index));
+      if (!w.ok()) continue;
+      grpc::ClientContext c;
+      c.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
+      tensorflow::GetStatusRequest sreq;
+      tensorflow::GetStatusResponse sresp;
+      if ((*w)->stub->GetStatus(&c, sreq, &sresp).ok()) {
+        for (const auto& d : sresp.device_attributes()) *resp->add_remote_device() = d;
+      }
+    }
+  }
   return grpc::Status::OK;
 }
 
@@ -280,15 +251,14 @@ grpc::Status Master::Reset(grpc::ServerContext* ctx, const tensorflow::ResetRequ
   CallScope call(this);
   if (!call.entered()) return CallScope::Refused();
   if (!req->device_filters().empty()) {
-    return ToGrpcStatus(absl::UnimplementedError(
-        "Reset: device_filters are not supported (this task has one device)"));
+    return ToGrpcStatus(absl::UnimplementedError("Reset: device_filters are not supported"));
   }
   absl::flat_hash_map<std::string, std::shared_ptr<MasterSession>> sessions;
   {
     absl::MutexLock l(&mu_);
     sessions.swap(sessions_);
   }
-  for (auto& [handle, s] : sessions) s->session->Close().IgnoreError();
+  for (auto& [handle, s] : sessions) s->Close().IgnoreError();
   ClearContainers(task_.state.get(), req->container());
   MG_LOG(INFO) << "reset by " << ctx->peer() << ": " << sessions.size()
                << " session(s) closed, containers cleared";
@@ -301,14 +271,11 @@ grpc::Status Master::MakeCallable(grpc::ServerContext* ctx,
   const tensorflow::CallableOptions& o = req->options();
   if (o.tensor_connection_size() > 0) {
     return ToGrpcStatus(absl::UnimplementedError(
-        "MakeCallable: tensorflow::CallableOptions.tensor_connection is not supported"));
+        "MakeCallable: CallableOptions.tensor_connection is not supported"));
   }
   absl::StatusOr<std::shared_ptr<MasterSession>> s = Find(req->session_handle());
   if (!s.ok()) return ToGrpcStatus(s.status());
-  absl::MutexLock l(&(*s)->mu);
-  const int64_t handle = (*s)->next_callable++;
-  (*s)->callables[handle] = o;
-  resp->set_handle(handle);
+  resp->set_handle((*s)->AddCallable(o));
   return grpc::Status::OK;
 }
 
@@ -319,16 +286,7 @@ grpc::Status Master::RunCallable(grpc::ServerContext* ctx,
   if (!call.entered()) return CallScope::Refused();
   auto run = [&]() -> absl::Status {
     MG_ASSIGN_OR_RETURN(std::shared_ptr<MasterSession> s, Find(req->session_handle()));
-    tensorflow::CallableOptions o;
-    {
-      absl::MutexLock l(&s->mu);
-      auto it = s->callables.find(req->handle());
-      if (it == s->callables.end()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("RunCallable: no callable with handle ", req->handle()));
-      }
-      o = it->second;
-    }
+    MG_ASSIGN_OR_RETURN(tensorflow::CallableOptions o, s->GetCallable(req->handle()));
     if (req->feed_size() != o.feed_size()) {
       return absl::InvalidArgumentError(
           absl::StrCat("RunCallable: expected ", o.feed_size(), " feeds, got ", req->feed_size()));
@@ -346,9 +304,9 @@ grpc::Status Master::RunCallable(grpc::ServerContext* ctx,
     options.timeout_in_ms = o.run_options().timeout_in_ms() > 0 ? o.run_options().timeout_in_ms()
                                                                 : s->operation_timeout_in_ms;
     std::vector<Tensor> outputs;
-    MG_RETURN_IF_ERROR(s->session->Run(
-        options, feeds, std::vector<std::string>(o.fetch().begin(), o.fetch().end()),
-        std::vector<std::string>(o.target().begin(), o.target().end()), &outputs));
+    MG_RETURN_IF_ERROR(
+        s->Run(options, feeds, std::vector<std::string>(o.fetch().begin(), o.fetch().end()),
+               std::vector<std::string>(o.target().begin(), o.target().end()), &outputs));
     for (const Tensor& t : outputs) TensorToProto(t, resp->add_fetch());
     return absl::OkStatus();
   };
@@ -360,8 +318,7 @@ grpc::Status Master::ReleaseCallable(grpc::ServerContext* ctx,
                                      tensorflow::ReleaseCallableResponse* resp) {
   absl::StatusOr<std::shared_ptr<MasterSession>> s = Find(req->session_handle());
   if (!s.ok()) return ToGrpcStatus(s.status());
-  absl::MutexLock l(&(*s)->mu);
-  if ((*s)->callables.erase(req->handle()) == 0) {
+  if (!(*s)->ReleaseCallable(req->handle())) {
     return ToGrpcStatus(absl::InvalidArgumentError(
         absl::StrCat("ReleaseCallable: no callable with handle ", req->handle())));
   }

@@ -1,7 +1,8 @@
-// The master service of one task: each master session is a LocalSession on
+// The master service of one task: clients' sessions (MasterSession), on
 // the task's own state, so every session on the server sees the same
-// variables for as long as the server runs (TensorFlow's grpc server, one
-// task). Internal to session/distributed; Server owns it.
+// variables for as long as the server runs, and steps that reach other tasks
+// run there through their workers. Internal to session/distributed; Server
+// owns it.
 
 #ifndef MINIGRAPH_SESSION_DISTRIBUTED_INTERNAL_MASTER_H_
 #define MINIGRAPH_SESSION_DISTRIBUTED_INTERNAL_MASTER_H_
@@ -19,29 +20,12 @@
 #include "core/env.h"
 #include "core/proto/device_attributes.pb.h"
 #include "core/proto/master.pb.h"
+#include "session/distributed/internal/master_session.h"
+#include "session/distributed/internal/task_context.h"
 #include "session/distributed/master_service.grpc.pb.h"
-#include "session/session_state.h"
 
 namespace minigraph {
 namespace distributed_internal {
-
-// What the master knows of its task.
-struct TaskContext {
-  std::string job_name = {};
-  int task_index = 0;
-  tensorflow::DeviceAttributes device = {};
-  // The task's variables; shared by every session that does not ask for
-  // isolate_session_state.
-  std::shared_ptr<SessionState> state = nullptr;
-  int inter_op_threads = 0;
-  int intra_op_threads = 0;
-  Env* env = nullptr;
-};
-
-// Releases the resources in `containers` (none = the default container), as
-// TensorFlow's Reset and CleanupAll do.
-void ClearContainers(SessionState* state,
-                     const google::protobuf::RepeatedPtrField<std::string>& containers);
 
 class Master final : public tensorflow::MasterService::Service {
  public:
@@ -79,13 +63,13 @@ class Master final : public tensorflow::MasterService::Service {
                                tensorflow::ReleaseCallableResponse* resp) override;
 
  private:
-  struct MasterSession;
   // Counts a call in flight while it lives; !entered() once draining.
   class CallScope;
 
+  // TensorFlow's Aborted "Session ... is not found. Possibly, this master
+  // has restarted."
+  static absl::Status NotFound(const std::string& handle);
   absl::StatusOr<std::shared_ptr<MasterSession>> Find(const std::string& handle);
-  // OK when every node may run on this task; else the error names the node.
-  absl::Status CheckPlacement(const GraphDef& graph) const;
 
   const TaskContext task_;
   const std::string task_name_;

@@ -1,21 +1,123 @@
 #include "session/distributed/internal/worker.h"
 
+#include <chrono>
+#include <set>
+#include <vector>
+
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/logging.h"
+#include "core/status_macros.h"
+#include "core/tensor_proto.h"
+#include "runtime/engine/rendezvous.h"
+#include "session/distributed/cluster.h"
 #include "session/distributed/internal/grpc_util.h"
+#include "session/distributed/internal/worker_cache.h"
+#include "session/local_session.h"
 
 namespace minigraph {
 namespace distributed_internal {
-namespace {
 
-grpc::Status NoPartitions(absl::string_view method) {
-  return ToGrpcStatus(absl::UnimplementedError(
-      absl::StrCat(method,
-                   ": this server does not run graph partitions yet; run whole graphs through "
-                   "MasterService (a grpc:// session)")));
+// A registered partition: a LocalSession on the task's state that runs all
+// of its nodes.
+struct Worker::Registered {
+  std::unique_ptr<LocalSession> session;
+  std::vector<std::string> targets;
+};
+
+// One step's rendezvous on this task. Values this task's _Sends produce and
+// the feeds RunGraph brings wait here; a _Recv of a value from another task
+// fetches it from that task's worker with RecvTensor.
+class Worker::StepRendezvous : public Rendezvous {
+ public:
+  StepRendezvous(int64_t step_id, std::string task_name, WorkerCache* workers)
+      : step_id_(step_id), task_name_(std::move(task_name)), workers_(workers) {}
+
+  LocalRendezvous* local() { return &local_; }
+
+  absl::Status Send(const std::string& key, const Tensor& value, bool is_dead) override {
+    return local_.Send(key, value, is_dead);
+  }
+
+  absl::Status Recv(const std::string& key, const CancelledFn& cancelled, Tensor* value,
+                    bool* is_dead) override {
+    // Feeds were put here before the step started.
+    if (local_.TryRecv(key, value, is_dead)) return absl::OkStatus();
+    MG_ASSIGN_OR_RETURN(ParsedRendezvousKey parsed, ParseRendezvousKey(key));
+    if (absl::StartsWith(parsed.send_device, task_name_ + "/")) {
+      return local_.Recv(key, cancelled, value, is_dead);
+    }
+    MG_ASSIGN_OR_RETURN(WorkerCache::Worker * from, workers_->ForDevice(parsed.send_device));
+    tensorflow::RecvTensorRequest req;
+    req.set_step_id(step_id_);
+    req.set_rendezvous_key(key);
+    tensorflow::RecvTensorResponse resp;
+    grpc::ClientContext ctx;
+    {
+      absl::MutexLock l(&mu_);
+      if (!aborted_.ok()) return aborted_;
+      calls_.insert(&ctx);
+    }
+    const grpc::Status s = from->stub->RecvTensor(&ctx, req, &resp);
+    {
+      absl::MutexLock l(&mu_);
+      calls_.erase(&ctx);
+      if (!aborted_.ok()) return aborted_;
+    }
+    if (!s.ok()) {
+      absl::Status st = FromGrpcStatus(s);
+      return absl::Status(st.code(), absl::StrCat("RecvTensor from ", from->task, " (",
+                                                  from->address, "): ", st.message()));
+    }
+    *is_dead = resp.is_dead();
+    if (*is_dead) return absl::OkStatus();
+    MG_ASSIGN_OR_RETURN(*value, TensorFromProto(resp.tensor()));
+    return absl::OkStatus();
+  }
+
+  void StartAbort(const absl::Status& status) override {
+    local_.StartAbort(status);
+    absl::MutexLock l(&mu_);
+    if (aborted_.ok()) aborted_ = status;
+    for (grpc::ClientContext* c : calls_) c->TryCancel();
+  }
+
+ private:
+  const int64_t step_id_;
+  const std::string task_name_;
+  WorkerCache* const workers_;
+  LocalRendezvous local_;
+  absl::Mutex mu_;
+  absl::Status aborted_ ABSL_GUARDED_BY(mu_);
+  std::set<grpc::ClientContext*> calls_ ABSL_GUARDED_BY(mu_);
+};
+
+Worker::Worker(TaskContext task)
+    : task_(std::move(task)), task_name_(TaskName(task_.job_name, task_.task_index)) {}
+
+Worker::~Worker() { AbortAll(); }
+
+void Worker::AbortAll() {
+  absl::flat_hash_map<int64_t, std::shared_ptr<StepRendezvous>> steps;
+  {
+    absl::MutexLock l(&mu_);
+    steps.swap(steps_);
+  }
+  for (auto& [id, r] : steps) r->StartAbort(absl::UnavailableError("worker is shutting down"));
 }
 
-}  // namespace
+std::shared_ptr<Worker::StepRendezvous> Worker::Step(int64_t step_id) {
+  absl::MutexLock l(&mu_);
+  auto ended = ended_.find(step_id);
+  if (ended != ended_.end()) {
+    auto r = std::make_shared<StepRendezvous>(step_id, task_name_, task_.workers.get());
+    r->StartAbort(ended->second);
+    return r;
+  }
+  std::shared_ptr<StepRendezvous>& r = steps_[step_id];
+  if (r == nullptr) r = std::make_shared<StepRendezvous>(step_id, task_name_, task_.workers.get());
+  return r;
+}
 
 grpc::Status Worker::GetStatus(grpc::ServerContext* ctx, const tensorflow::GetStatusRequest* req,
                                tensorflow::GetStatusResponse* resp) {
@@ -38,17 +140,139 @@ grpc::Status Worker::DeleteWorkerSession(grpc::ServerContext* ctx,
 grpc::Status Worker::RegisterGraph(grpc::ServerContext* ctx,
                                    const tensorflow::RegisterGraphRequest* req,
                                    tensorflow::RegisterGraphResponse* resp) {
-  return NoPartitions("RegisterGraph");
+  for (const NodeDef& n : req->graph_def().node()) {
+    if (!n.device().empty() && !absl::StartsWith(n.device(), task_name_ + "/")) {
+      return ToGrpcStatus(absl::InvalidArgumentError(
+          absl::StrCat("RegisterGraph: node '", n.name(), "' is placed on ", n.device(),
+                       ", not on this task (", task_name_, ")")));
+    }
+  }
+  SessionOptions options;
+  options.inter_op_threads = task_.inter_op_threads;
+  options.intra_op_threads = task_.intra_op_threads;
+  options.env = task_.env;
+  auto r = std::make_shared<Registered>();
+  r->session = std::make_unique<LocalSession>(options, task_.state);
+  absl::Status created = r->session->Create(req->graph_def());
+  if (!created.ok()) return ToGrpcStatus(created);
+  for (const NodeDef& n : req->graph_def().node()) r->targets.push_back(n.name());
+  const std::string handle = NewHandle();
+  {
+    absl::MutexLock l(&mu_);
+    graphs_[handle] = std::move(r);
+  }
+  resp->set_graph_handle(handle);
+  return grpc::Status::OK;
+}
+
+grpc::Status Worker::DeregisterGraph(grpc::ServerContext* ctx,
+                                     const tensorflow::DeregisterGraphRequest* req,
+                                     tensorflow::DeregisterGraphResponse* resp) {
+  absl::MutexLock l(&mu_);
+  graphs_.erase(req->graph_handle());
+  return grpc::Status::OK;
 }
 
 grpc::Status Worker::RunGraph(grpc::ServerContext* ctx, const tensorflow::RunGraphRequest* req,
                               tensorflow::RunGraphResponse* resp) {
-  return NoPartitions("RunGraph");
+  std::shared_ptr<StepRendezvous> step;
+  auto run = [&]() -> absl::Status {
+    if (req->is_partial()) {
+      return absl::UnimplementedError(
+          "RunGraph: is_partial is set; partial runs are not supported");
+    }
+    std::shared_ptr<Registered> g;
+    {
+      absl::MutexLock l(&mu_);
+      auto it = graphs_.find(req->graph_handle());
+      if (it == graphs_.end()) {
+        return absl::AbortedError(absl::StrCat("RunGraph: graph handle ", req->graph_handle(),
+                                               " is not registered on ", task_name_,
+                                               " (the task may have restarted)"));
+      }
+      g = it->second;
+    }
+    step = Step(req->step_id());
+    for (const tensorflow::NamedTensorProto& s : req->send()) {
+      absl::StatusOr<Tensor> t = TensorFromProto(s.tensor());
+      if (!t.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("RunGraph: value sent for '", s.name(), "': ", t.status().message()));
+      }
+      MG_RETURN_IF_ERROR(step->local()->Send(s.name(), *t, false));
+    }
+    RunOptions options;
+    if (ctx->deadline() != std::chrono::system_clock::time_point::max()) {
+      options.timeout_in_ms =
+          std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   ctx->deadline() - std::chrono::system_clock::now())
+                                   .count());
+    }
+    MG_RETURN_IF_ERROR(g->session->RunPartition(options, g->targets, step.get(), req->step_id()));
+    for (const std::string& key : req->recv_key()) {
+      Tensor t;
+      bool is_dead = false;
+      if (!step->local()->TryRecv(key, &t, &is_dead) || is_dead) {
+        return absl::InternalError(
+            absl::StrCat("RunGraph: the partition produced no value for '", key, "'"));
+      }
+      tensorflow::NamedTensorProto* out = resp->add_recv();
+      out->set_name(key);
+      TensorToProto(t, out->mutable_tensor());
+    }
+    return absl::OkStatus();
+  };
+  absl::Status status = run();
+  if (!status.ok()) {
+    // Peers waiting on this step's values fail now instead of waiting.
+    if (step != nullptr) step->StartAbort(status);
+    if (req->store_errors_in_response_body()) {
+      resp->Clear();
+      resp->set_status_code(static_cast<tensorflow::error::Code>(status.code()));
+      resp->set_status_error_message(std::string(status.message()));
+      return grpc::Status::OK;
+    }
+  }
+  return ToGrpcStatus(status);
+}
+
+grpc::Status Worker::CleanupGraph(grpc::ServerContext* ctx,
+                                  const tensorflow::CleanupGraphRequest* req,
+                                  tensorflow::CleanupGraphResponse* resp) {
+  // Remembered for the last 4096 steps: enough for any call still in flight.
+  constexpr size_t kRemembered = 4096;
+  const absl::Status ended =
+      absl::CancelledError(absl::StrCat("step ", req->step_id(), " has ended"));
+  std::shared_ptr<StepRendezvous> step;
+  {
+    absl::MutexLock l(&mu_);
+    if (ended_.emplace(req->step_id(), ended).second) {
+      ended_order_.push_back(req->step_id());
+      if (ended_order_.size() > kRemembered) {
+        ended_.erase(ended_order_.front());
+        ended_order_.pop_front();
+      }
+    }
+    auto it = steps_.find(req->step_id());
+    if (it == steps_.end()) return grpc::Status::OK;
+    step = std::move(it->second);
+    steps_.erase(it);
+  }
+  step->StartAbort(ended);
+  return grpc::Status::OK;
 }
 
 grpc::Status Worker::RecvTensor(grpc::ServerContext* ctx, const tensorflow::RecvTensorRequest* req,
                                 tensorflow::RecvTensorResponse* resp) {
-  return NoPartitions("RecvTensor");
+  std::shared_ptr<StepRendezvous> step = Step(req->step_id());
+  Tensor t;
+  bool is_dead = false;
+  absl::Status s = step->local()->Recv(
+      req->rendezvous_key(), [ctx] { return ctx->IsCancelled(); }, &t, &is_dead);
+  if (!s.ok()) return ToGrpcStatus(s);
+  resp->set_is_dead(is_dead);
+  if (!is_dead) TensorToProto(t, resp->mutable_tensor());
+  return grpc::Status::OK;
 }
 
 grpc::Status Worker::CleanupAll(grpc::ServerContext* ctx, const tensorflow::CleanupAllRequest* req,

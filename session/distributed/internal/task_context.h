@@ -1,0 +1,44 @@
+// What the master and worker services of one task share. Internal to
+// session/distributed.
+
+#ifndef MINIGRAPH_SESSION_DISTRIBUTED_INTERNAL_TASK_CONTEXT_H_
+#define MINIGRAPH_SESSION_DISTRIBUTED_INTERNAL_TASK_CONTEXT_H_
+
+#include <memory>
+#include <string>
+
+#include "core/env.h"
+#include "core/proto/device_attributes.pb.h"
+#include "google/protobuf/repeated_field.h"
+#include "session/distributed/internal/worker_cache.h"
+#include "session/session_state.h"
+
+namespace minigraph {
+namespace distributed_internal {
+
+struct TaskContext {
+  std::string job_name = {};
+  int task_index = 0;
+  tensorflow::DeviceAttributes device = {};
+  // The task's variables; shared by every session that does not ask for
+  // isolate_session_state.
+  std::shared_ptr<SessionState> state = nullptr;
+  // Every task's worker, this one's included.
+  std::shared_ptr<WorkerCache> workers = nullptr;
+  int inter_op_threads = 0;
+  int intra_op_threads = 0;
+  Env* env = nullptr;
+};
+
+// Releases the resources in `containers` (none = the default container), as
+// TensorFlow's Reset and CleanupAll do.
+void ClearContainers(SessionState* state,
+                     const google::protobuf::RepeatedPtrField<std::string>& containers);
+
+// A new random 64-bit handle in hex (sessions, graphs).
+std::string NewHandle();
+
+}  // namespace distributed_internal
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_SESSION_DISTRIBUTED_INTERNAL_TASK_CONTEXT_H_

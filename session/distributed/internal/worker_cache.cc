@@ -1,0 +1,48 @@
+#include "session/distributed/internal/worker_cache.h"
+
+#include "core/status_macros.h"
+#include "session/distributed/cluster.h"
+#include "session/distributed/internal/grpc_util.h"
+
+namespace minigraph {
+namespace distributed_internal {
+
+WorkerCache::~WorkerCache() {
+  absl::MutexLock l(&mu_);
+  mu_.Await(absl::Condition(
+      +[](int* n) { return *n == 0; }, &pending_));
+}
+
+void WorkerCache::Async(const std::function<void(std::function<void()> done)>& start) {
+  {
+    absl::MutexLock l(&mu_);
+    ++pending_;
+  }
+  start([this] {
+    absl::MutexLock l(&mu_);
+    --pending_;
+  });
+}
+
+absl::StatusOr<WorkerCache::Worker*> WorkerCache::ForDevice(const std::string& device) {
+  MG_ASSIGN_OR_RETURN(DeviceSpec spec, ParseDeviceSpec(device));
+  const int task = spec.task < 0 ? 0 : spec.task;
+  const std::string name = TaskName(spec.job, task);
+  absl::MutexLock l(&mu_);
+  std::unique_ptr<Worker>& w = workers_[name];
+  if (w == nullptr) {
+    absl::StatusOr<std::string> address = TaskAddress(cluster_, spec.job, task);
+    if (!address.ok()) {
+      workers_.erase(name);
+      return address.status();
+    }
+    w = std::make_unique<Worker>();
+    w->address = *address;
+    w->task = name;
+    w->stub = tensorflow::WorkerService::NewStub(NewChannel(*address));
+  }
+  return w.get();
+}
+
+}  // namespace distributed_internal
+}  // namespace minigraph

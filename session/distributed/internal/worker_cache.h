@@ -1,0 +1,55 @@
+// Stubs for the WorkerService of every task in a cluster, one channel per
+// address, made on first use and kept. Internal to session/distributed.
+
+#ifndef MINIGRAPH_SESSION_DISTRIBUTED_INTERNAL_WORKER_CACHE_H_
+#define MINIGRAPH_SESSION_DISTRIBUTED_INTERNAL_WORKER_CACHE_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "core/proto/cluster.pb.h"
+#include "session/distributed/worker_service.grpc.pb.h"
+
+namespace minigraph {
+namespace distributed_internal {
+
+class WorkerCache {
+ public:
+  explicit WorkerCache(tensorflow::ClusterDef cluster) : cluster_(std::move(cluster)) {}
+  // Waits for the calls started with Async to finish: their stubs and
+  // channels must outlive them.
+  ~WorkerCache();
+
+  struct Worker {
+    std::string address;  // HOST:PORT
+    std::string task;     // "/job:ps/replica:0/task:0"
+    std::unique_ptr<tensorflow::WorkerService::Stub> stub;
+  };
+  // The worker of the task a device belongs to ("/job:ps/replica:0/task:0/
+  // device:CPU:0", or the task's name). Returns InvalidArgument for a device
+  // string that does not parse and NotFound for a task not in the cluster.
+  absl::StatusOr<Worker*> ForDevice(const std::string& device);
+
+  const tensorflow::ClusterDef& cluster() const { return cluster_; }
+
+  // Starts a call whose answer nobody waits for (CleanupGraph,
+  // DeregisterGraph): `start` issues it and must arrange for `done` to run
+  // when it completes. Bounded by the deadline `start` sets.
+  void Async(const std::function<void(std::function<void()> done)>& start);
+
+ private:
+  const tensorflow::ClusterDef cluster_;
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::unique_ptr<Worker>> workers_ ABSL_GUARDED_BY(mu_);
+  int pending_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace distributed_internal
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_SESSION_DISTRIBUTED_INTERNAL_WORKER_CACHE_H_

@@ -1,0 +1,173 @@
+// Steps across tasks: a ps and a worker Server in this process, on real gRPC
+// over loopback, with variables on the ps (ReplicaDeviceSetter) and the
+// computation on the worker.
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/cc/gradients.h"
+#include "runtime/cc/ops.h"
+#include "runtime/cc/variables.h"
+#include "session/distributed/cluster.h"
+#include "session/distributed/grpc_session.h"
+#include "session/distributed/server.h"
+#include "tests/testing/subprocess.h"
+
+namespace minigraph {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Cluster {
+  std::unique_ptr<Server> ps;
+  std::vector<std::unique_ptr<Server>> more_ps;
+  std::unique_ptr<Server> worker;
+};
+
+Cluster StartCluster(int num_ps = 1) {
+  std::string spec = "ps=";
+  for (int i = 0; i < num_ps; ++i) {
+    absl::StatusOr<int> port = PickUnusedPort();
+    EXPECT_OK(port.status());
+    absl::StrAppend(&spec, i > 0 ? "," : "", "127.0.0.1:", *port);
+  }
+  absl::StatusOr<int> worker_port = PickUnusedPort();
+  absl::StrAppend(&spec, ";worker=127.0.0.1:", *worker_port);
+  ServerOptions opts;
+  opts.cluster = *ParseClusterSpec(spec);
+  opts.inter_op_threads = 2;
+  opts.intra_op_threads = 1;
+  Cluster c;
+  opts.job_name = "ps";
+  auto ps = Server::Create(opts);
+  EXPECT_OK(ps.status());
+  c.ps = *std::move(ps);
+  for (int i = 1; i < num_ps; ++i) {
+    opts.task_index = i;
+    auto more = Server::Create(opts);
+    EXPECT_OK(more.status());
+    c.more_ps.push_back(*std::move(more));
+  }
+  opts.job_name = "worker";
+  opts.task_index = 0;
+  auto worker = Server::Create(opts);
+  EXPECT_OK(worker.status());
+  c.worker = *std::move(worker);
+  return c;
+}
+
+std::unique_ptr<Session> Connect(const Server& server) {
+  SessionOptions opts;
+  opts.target = server.target();
+  auto s = NewSession(opts);
+  EXPECT_OK(s.status());
+  return *std::move(s);
+}
+
+// v on the ps; y = v * x and the update v += y placed by the setter.
+GraphDef ScaleGraph() {
+  Scope root = Scope::NewRootScope();
+  Scope s = root.WithDeviceFunction(ReplicaDeviceSetter(1, "/job:worker/task:0"));
+  Variable v = Variable::Create(s, "v", Tensor::Scalar<float>(1));
+  Output x = ops::Placeholder(s.WithOpName("x"), DT_FLOAT);
+  Output y = ops::Mul(s.WithOpName("y"), v.value(), x);
+  ops::AssignAdd(s.WithOpName("update"), v.ref(), y);
+  ops::Identity(s.WithOpName("report"), ReportUninitializedVariables(s));
+  GlobalVariablesInitializer(s);
+  auto def = root.ToGraphDef();
+  EXPECT_OK(def.status());
+  return *def;
+}
+
+float Scalar(Session* s, const std::string& fetch,
+             const std::vector<std::pair<std::string, Tensor>>& feeds = {}) {
+  std::vector<Tensor> out;
+  absl::Status st = s->Run(feeds, {fetch}, {}, &out);
+  EXPECT_OK(st);
+  return st.ok() ? *out[0].data<float>() : -1;
+}
+
+TEST(PartitionTest, ReplicaDeviceSetterPlacesVariablesOnThePs) {
+  GraphDef g = ScaleGraph();
+  std::map<std::string, std::string> device;
+  for (const NodeDef& n : g.node()) device[n.name()] = n.device();
+  EXPECT_EQ(device["v"], "/job:ps/task:0");
+  EXPECT_EQ(device["x"], "/job:worker/task:0");
+  EXPECT_EQ(device["y"], "/job:worker/task:0");
+  // The setter asks for the worker; the master runs it with v, which it
+  // takes by reference (colocation wins).
+  EXPECT_EQ(device["update"], "/job:worker/task:0");
+}
+
+TEST(PartitionTest, AStepRunsAcrossTasksAndTheVariableLivesOnThePs) {
+  Cluster c = StartCluster();
+  auto s = Connect(*c.worker);
+  ASSERT_OK(s->Create(ScaleGraph()));
+  // Uninitialized on the ps: TensorFlow's error, through the worker.
+  std::vector<Tensor> out;
+  EXPECT_THAT(s->Run({{"x", Tensor::Scalar<float>(3)}}, {"y"}, {}, &out),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("Attempting to use uninitialized value v")));
+  ASSERT_OK(s->Run({}, {}, {"init"}, nullptr));
+  EXPECT_EQ(Scalar(s.get(), "y", {{"x", Tensor::Scalar<float>(3)}}), 3.0f);
+  ASSERT_OK(s->Run({{"x", Tensor::Scalar<float>(2)}}, {}, {"update"}, nullptr));
+  EXPECT_EQ(Scalar(s.get(), "v/read:0"), 3.0f);
+  // A fed tensor fetched comes back as fed.
+  EXPECT_EQ(Scalar(s.get(), "x", {{"x", Tensor::Scalar<float>(5)}}), 5.0f);
+
+  // The ps holds v: a session on the ps's own master reads it there...
+  auto on_ps = Connect(*c.ps);
+  ASSERT_OK(on_ps->Create(ScaleGraph()));
+  EXPECT_EQ(Scalar(on_ps.get(), "v/read:0"), 3.0f);
+  // ...and the worker's own state has no v at all.
+  Scope local = Scope::NewRootScope();
+  Variable::Create(local, "v", Tensor::Scalar<float>(1));
+  auto on_worker = Connect(*c.worker);
+  ASSERT_OK(on_worker->Create(*local.ToGraphDef()));
+  EXPECT_THAT(on_worker->Run({}, {"v/read:0"}, {}, &out),
+              StatusIs(absl::StatusCode::kFailedPrecondition));
+}
+
+TEST(PartitionTest, GradientDescentWithVariablesOnTwoPsTasks) {
+  Cluster c = StartCluster(/*num_ps=*/2);
+  Scope root = Scope::NewRootScope();
+  Scope s = root.WithDeviceFunction(ReplicaDeviceSetter(2, "/job:worker/task:0"));
+  // loss = (w * x + b - t)^2; w on ps:0, b on ps:1.
+  Variable w = Variable::Create(s, "w", Tensor::Scalar<float>(0));
+  Variable b = Variable::Create(s, "b", Tensor::Scalar<float>(0));
+  Output x = ops::Placeholder(s.WithOpName("x"), DT_FLOAT);
+  Output t = ops::Placeholder(s.WithOpName("t"), DT_FLOAT);
+  Output err = ops::Sub(s, ops::Add(s, ops::Mul(s, w.value(), x), b.value()), t);
+  Output loss = ops::Square(s.WithOpName("loss"), err);
+  std::vector<Output> grads;
+  ASSERT_OK(AddSymbolicGradients(s, {loss}, {w.value(), b.value()}, &grads));
+  Output lr = ops::Const(s, 0.1f);
+  ops::ApplyGradientDescent(s.WithOpName("train_w"), w.ref(), lr, grads[0]);
+  ops::ApplyGradientDescent(s.WithOpName("train_b"), b.ref(), lr, grads[1]);
+  GlobalVariablesInitializer(s);
+  ASSERT_OK_AND_ASSIGN(GraphDef g, root.ToGraphDef());
+  std::map<std::string, std::string> device;
+  for (const NodeDef& n : g.node()) device[n.name()] = n.device();
+  EXPECT_EQ(device["w"], "/job:ps/task:0");
+  EXPECT_EQ(device["b"], "/job:ps/task:1");
+
+  auto sess = Connect(*c.worker);
+  ASSERT_OK(sess->Create(g));
+  ASSERT_OK(sess->Run({}, {}, {"init"}, nullptr));
+  // Fit t = 2x + 1 from two points, full batch.
+  float last = 0;
+  for (int step = 0; step < 200; ++step) {
+    for (float xv : {0.0f, 1.0f}) {
+      std::vector<Tensor> out;
+      ASSERT_OK(
+          sess->Run({{"x", Tensor::Scalar<float>(xv)}, {"t", Tensor::Scalar<float>(2 * xv + 1)}},
+                    {"loss"}, {"train_w", "train_b"}, &out));
+      last = *out[0].data<float>();
+    }
+  }
+  EXPECT_LT(last, 1e-4f);
+  EXPECT_NEAR(Scalar(sess.get(), "w/read:0"), 2.0f, 0.02f);
+  EXPECT_NEAR(Scalar(sess.get(), "b/read:0"), 1.0f, 0.02f);
+}
+
+}  // namespace
+}  // namespace minigraph
