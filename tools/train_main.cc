@@ -5,6 +5,18 @@
 // finishes the current step, saves and exits 0.
 //
 //   train --logdir=/tmp/run --model=mlp --steps=500 --save_every=50
+//
+// Between-graph replication across processes, as TensorFlow 1.x does it:
+// every process of the cluster runs `train` with the same --cluster and
+// its own --job_name/--task_index, and hosts its task's server. ps tasks
+// only serve (the variables live there, placed round robin); worker task 0
+// is the chief, which restores or initializes and saves; the other workers
+// wait for it (WaitForSession) and train the shared model on their own data.
+//
+//   C='ps=127.0.0.1:2222;worker=127.0.0.1:2223,127.0.0.1:2224'
+//   train --cluster=$C --job_name=ps --task_index=0 &
+//   train --cluster=$C --job_name=worker --task_index=0 --logdir=/tmp/run &   # chief
+//   train --cluster=$C --job_name=worker --task_index=1 --logdir=/tmp/run
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -26,6 +38,8 @@
 #include "runtime/cc/ops.h"
 #include "runtime/cc/optimizers.h"
 #include "runtime/cc/variables.h"
+#include "session/distributed/cluster.h"
+#include "session/distributed/server.h"
 #include "session/saver.h"
 #include "session/session_manager.h"
 
@@ -44,6 +58,17 @@ ABSL_FLAG(int, workers, 0,
           "Worker threads that wait for the chief (SessionManager::WaitForSession) and train "
           "the shared model with it; needs --target=local://NAME");
 
+ABSL_FLAG(std::string, cluster, "",
+          "Run as one task of this cluster (JOB=HOST:PORT,...;JOB=...): needs --job_name; "
+          "jobs are ps and worker");
+ABSL_FLAG(std::string, job_name, "", "With --cluster: ps (serve variables) or worker (train)");
+ABSL_FLAG(int, task_index, 0,
+          "With --cluster: this task's index in its job; worker 0 is the chief");
+ABSL_FLAG(double, recovery_wait_secs, 30,
+          "How long a waiting worker sleeps between looks at the model (TensorFlow's 30 s)");
+ABSL_FLAG(std::string, bind, "127.0.0.1",
+          "With --cluster: the address this task's server listens on (its port is the cluster's)");
+
 namespace minigraph {
 namespace {
 
@@ -55,14 +80,17 @@ struct Model {
   int inputs = 0, classes = 0;
   Output loss;
   Operation train, init;
+  Output ready;  // the uninitialized variables' names (SessionManager's ready_op)
   std::unique_ptr<Saver> saver;
 };
 
-absl::Status Build(Model* m) {
+// `device_fn`: where nodes go (ReplicaDeviceSetter in a cluster); null
+// leaves them unplaced.
+absl::Status Build(Model* m, DeviceFunction device_fn) {
   const std::string kind = absl::GetFlag(FLAGS_model);
   const int batch = absl::GetFlag(FLAGS_batch);
   const int64_t seed = static_cast<int64_t>(absl::GetFlag(FLAGS_seed));
-  Scope& root = m->root;
+  const Scope root = device_fn ? m->root.WithDeviceFunction(device_fn) : m->root;
   m->inputs = kind == "linear" ? 16 : 784;
   m->classes = kind == "linear" ? 4 : 10;
   auto weights = [&](const std::string& name, int64_t rows, int64_t cols, int64_t op_seed) {
@@ -112,8 +140,10 @@ absl::Status Build(Model* m) {
   }
   MG_ASSIGN_OR_RETURN(m->train, opt->Minimize(root, m->loss, {}, &step));
   m->init = GlobalVariablesInitializer(root);
-  MG_ASSIGN_OR_RETURN(m->saver, Saver::Create(root, {.max_to_keep = absl::GetFlag(FLAGS_max_to_keep)}));
-  return root.status();
+  m->ready = ReportUninitializedVariables(root);
+  MG_ASSIGN_OR_RETURN(m->saver,
+                      Saver::Create(root, {.max_to_keep = absl::GetFlag(FLAGS_max_to_keep)}));
+  return m->root.status();
 }
 
 // The batch of step k: a pure function of (seed, k). Labels follow a fixed
@@ -144,22 +174,88 @@ int Fail(const absl::Status& s) {
   return 1;
 }
 
+// A ps task: serves its variables until SIGTERM or SIGINT.
+int ServePs(const ServerOptions& options) {
+  sigset_t stop;
+  sigemptyset(&stop);
+  sigaddset(&stop, SIGTERM);
+  sigaddset(&stop, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop, nullptr);  // before the server's threads start
+  auto server = Server::Create(options);
+  if (!server.ok()) return Fail(server.status());
+  std::printf("ps task %d serving at %s\n", options.task_index, (*server)->target().c_str());
+  std::fflush(stdout);
+  int sig = 0;
+  sigwait(&stop, &sig);
+  (*server)->Stop();
+  return 0;
+}
+
 int Run() {
-  const std::string logdir = absl::GetFlag(FLAGS_logdir);
-  if (logdir.empty()) return Fail(absl::InvalidArgumentError("--logdir is required"));
-  if (absl::GetFlag(FLAGS_workers) > 0 && absl::GetFlag(FLAGS_target).rfind("local://", 0) != 0) {
+  std::string logdir = absl::GetFlag(FLAGS_logdir);
+  std::string target = absl::GetFlag(FLAGS_target);
+  const int64_t steps = absl::GetFlag(FLAGS_steps);
+  const int batch = absl::GetFlag(FLAGS_batch);
+  uint64_t seed = absl::GetFlag(FLAGS_seed);
+  // In a cluster: this task's server, and where the model's nodes go.
+  std::unique_ptr<Server> server;
+  DeviceFunction device_fn;
+  bool chief = true;
+  const std::string cluster_spec = absl::GetFlag(FLAGS_cluster);
+  if (!cluster_spec.empty()) {
+    const std::string job = absl::GetFlag(FLAGS_job_name);
+    const int task = absl::GetFlag(FLAGS_task_index);
+    if (job != "ps" && job != "worker") {
+      return Fail(absl::InvalidArgumentError(
+          absl::StrCat("--job_name must be ps or worker with --cluster, got '", job, "'")));
+    }
+    if (!target.empty() || absl::GetFlag(FLAGS_workers) > 0) {
+      return Fail(absl::InvalidArgumentError(
+          "--cluster runs one task per process: --target and --workers do not apply"));
+    }
+    auto cluster = ParseClusterSpec(cluster_spec);
+    if (!cluster.ok()) return Fail(cluster.status());
+    ServerOptions so;
+    so.cluster = *cluster;
+    so.job_name = job;
+    so.task_index = task;
+    so.bind_host = absl::GetFlag(FLAGS_bind);
+    so.intra_op_threads = absl::GetFlag(FLAGS_threads);
+    so.inter_op_threads = 2;
+    if (job == "ps") return ServePs(so);
+    if (!TaskAddress(*cluster, "worker", task).ok()) {
+      return Fail(TaskAddress(*cluster, "worker", task).status());
+    }
+    int num_ps = 0;
+    for (const auto& j : cluster->job()) {
+      if (j.name() == "ps") num_ps = j.tasks_size();
+    }
+    auto s = Server::Create(so);
+    if (!s.ok()) return Fail(s.status());
+    server = *std::move(s);
+    target = server->target();
+    device_fn = ReplicaDeviceSetter(num_ps, absl::StrCat("/job:worker/task:", task));
+    chief = task == 0;
+    seed += task;  // each worker trains on its own data
+  }
+  if (logdir.empty() && chief) return Fail(absl::InvalidArgumentError("--logdir is required"));
+  if (absl::GetFlag(FLAGS_workers) > 0 && target.rfind("local://", 0) != 0) {
     return Fail(absl::InvalidArgumentError("--workers needs --target=local://NAME"));
   }
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
   SetMinLogLevel(LogLevel::kWarning);
   Env* env = Env::Default();
-  if (absl::Status s = env->CreateDir(logdir); !s.ok()) return Fail(s);
+  if (chief) {
+    if (absl::Status s = env->CreateDir(logdir); !s.ok()) return Fail(s);
+  }
   Model m;
-  if (absl::Status s = Build(&m); !s.ok()) return Fail(s);
+  if (absl::Status s = Build(&m, device_fn); !s.ok()) return Fail(s);
   auto graph = m.root.ToGraphDef();
   if (!graph.ok()) return Fail(graph.status());
   SessionManager::Options sm_options;
+  sm_options.ready_op = {m.ready.tensor_name()};
+  sm_options.recovery_wait = absl::Seconds(absl::GetFlag(FLAGS_recovery_wait_secs));
   auto sm = SessionManager::Create(*graph, sm_options);
   if (!sm.ok()) return Fail(sm.status());
   SessionManager::PrepareOptions prepare;
@@ -168,40 +264,54 @@ int Run() {
   prepare.checkpoint_dir = logdir;
   prepare.config.intra_op_threads = absl::GetFlag(FLAGS_threads);
   prepare.config.inter_op_threads = 1;
-  auto latest = LatestCheckpoint(env, logdir);
+
+  absl::StatusOr<std::unique_ptr<Session>> session;
   const auto t0 = std::chrono::steady_clock::now();
-  auto session = (*sm)->PrepareSession(absl::GetFlag(FLAGS_target), prepare);
-  if (!session.ok()) return Fail(session.status());
-  const double ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  std::vector<Tensor> out;
-  if (absl::Status s = (*session)->Run({}, {"global_step/read"}, {}, &out); !s.ok()) return Fail(s);
-  int64_t step = *out[0].data<int64_t>();
-  if (latest.ok() && latest->has_value()) {
-    uint64_t bytes = 0;
-    const std::vector<std::string> files = env->GetChildren(logdir).value_or(std::vector<std::string>());
-    const std::string base(Basename(**latest));
-    for (const std::string& f : files) {
-      if (IsDataFilenameOf(base, f)) {
-        bytes += env->GetFileSize(JoinPath(logdir, f)).value_or(0);
-      }
-    }
-    std::printf("restored step %lld from %s in %.1f ms (%.2f MB, %.2f GB/s)\n",
-                static_cast<long long>(step), (*latest)->c_str(), ms, bytes / 1e6,
-                bytes / 1e9 / (ms / 1e3));
+  if (!chief) {
+    // A worker: the chief prepares the model; wait until it is ready.
+    std::printf("worker %d waiting for the chief\n", absl::GetFlag(FLAGS_task_index));
+    std::fflush(stdout);
+    session = (*sm)->WaitForSession(target, prepare.config);
+    if (!session.ok()) return Fail(session.status());
   } else {
-    std::printf("initialized from scratch\n");
+    auto latest = LatestCheckpoint(env, logdir);
+    session = (*sm)->PrepareSession(target, prepare);
+    if (!session.ok()) return Fail(session.status());
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    if (latest.ok() && latest->has_value()) {
+      uint64_t bytes = 0;
+      const std::vector<std::string> files =
+          env->GetChildren(logdir).value_or(std::vector<std::string>());
+      const std::string base(Basename(**latest));
+      for (const std::string& f : files) {
+        if (IsDataFilenameOf(base, f)) bytes += env->GetFileSize(JoinPath(logdir, f)).value_or(0);
+      }
+      std::vector<Tensor> gs;
+      if (absl::Status s = (*session)->Run({}, {"global_step/read"}, {}, &gs); !s.ok()) {
+        return Fail(s);
+      }
+      std::printf("restored step %lld from %s in %.1f ms (%.2f MB, %.2f GB/s)\n",
+                  static_cast<long long>(*gs[0].data<int64_t>()), (*latest)->c_str(), ms,
+                  bytes / 1e6, bytes / 1e9 / (ms / 1e3));
+    } else {
+      std::printf("initialized from scratch\n");
+    }
   }
   std::fflush(stdout);
+  std::vector<Tensor> out;
+  if (absl::Status s = (*session)->Run({}, {"global_step/read"}, {}, &out); !s.ok()) {
+    return Fail(s);
+  }
+  int64_t step = *out[0].data<int64_t>();
 
-  const int batch = absl::GetFlag(FLAGS_batch);
-  // Workers: sessions on the same local:// target, ready once the chief is.
+  // Threads of this process that train the shared local:// model too.
   const int num_workers = absl::GetFlag(FLAGS_workers);
   std::vector<std::thread> workers;
   std::atomic<bool> stop_workers{false};
   for (int w = 0; w < num_workers; ++w) {
     workers.emplace_back([&, w] {
-      auto ws = (*sm)->WaitForSession(absl::GetFlag(FLAGS_target), prepare.config, absl::Seconds(60));
+      auto ws = (*sm)->WaitForSession(target, prepare.config, absl::Seconds(60));
       if (!ws.ok()) {
         std::fprintf(stderr, "worker %d: %s\n", w, std::string(ws.status().message()).c_str());
         return;
@@ -213,8 +323,8 @@ int Run() {
       while (!stop_workers.load()) {
         if (!(*ws)->Run({}, {"global_step/read"}, {}, &wo).ok()) break;
         const int64_t at = *wo[0].data<int64_t>();
-        if (at >= absl::GetFlag(FLAGS_steps)) break;
-        Batch(m, absl::GetFlag(FLAGS_seed) + 1 + w, at, &wx, &wl);
+        if (at >= steps) break;
+        Batch(m, seed + 1 + w, at, &wx, &wl);
         if (!(*ws)->Run({{"x", wx}, {"labels", wl}}, {}, {m.train.name()}, &wo).ok()) break;
         ++mine;
       }
@@ -227,29 +337,33 @@ int Run() {
   };
   Tensor x(DT_FLOAT, TensorShape({batch, m.inputs}));
   Tensor labels(DT_INT64, TensorShape({batch}));
-  const uint64_t seed = absl::GetFlag(FLAGS_seed);
-  const int64_t steps = absl::GetFlag(FLAGS_steps);
   const int64_t save_every = absl::GetFlag(FLAGS_save_every);
   auto save = [&](int64_t at) -> absl::Status {
     return m.saver->Save(session->get(), JoinPath(logdir, "model.ckpt"), {.global_step = at})
         .status();
   };
+  // Others (threads, worker processes) move the shared global_step too: it
+  // is read back with every step, and a save happens when it crosses a
+  // multiple of --save_every.
+  const bool shared = num_workers > 0 || !cluster_spec.empty();
   float loss = 0;
+  int64_t mine = 0;
+  int64_t last_saved = step;
   auto last_print = std::chrono::steady_clock::now();
   int64_t printed_step = step;
   while (step < steps) {
     Batch(m, seed, step, &x, &labels);
-    if (absl::Status s = (*session)->Run({{"x", x}, {"labels", labels}}, {"loss"},
-                                         {m.train.name()}, &out);
+    const std::vector<std::string> fetches =
+        shared ? std::vector<std::string>{"loss", "global_step/read"}
+               : std::vector<std::string>{"loss"};
+    if (absl::Status s =
+            (*session)->Run({{"x", x}, {"labels", labels}}, fetches, {m.train.name()}, &out);
         !s.ok()) {
       join_workers();
       return Fail(s);
     }
-    ++step;
-    if (num_workers > 0) {  // workers move the shared global_step too
-      std::vector<Tensor> gs;
-      if ((*session)->Run({}, {"global_step/read"}, {}, &gs).ok()) step = *gs[0].data<int64_t>();
-    }
+    ++mine;
+    step = shared ? std::max(step + 1, *out[1].data<int64_t>()) : step + 1;
     loss = *out[0].data<float>();
     const auto now = std::chrono::steady_clock::now();
     const double since = std::chrono::duration<double>(now - last_print).count();
@@ -262,21 +376,33 @@ int Run() {
     }
     if (signal_received.load() != 0) {
       join_workers();
+      if (!chief) {
+        std::printf("worker stopped on signal after %lld steps\n", static_cast<long long>(mine));
+        return 0;
+      }
       if (absl::Status s = save(step); !s.ok()) return Fail(s);
       std::printf("saved checkpoint at step %lld on signal\n", static_cast<long long>(step));
       return 0;
     }
-    if (save_every > 0 && step % save_every == 0 && step < steps) {
+    if (chief && save_every > 0 && step / save_every > last_saved / save_every && step < steps) {
       if (absl::Status s = save(step); !s.ok()) return Fail(s);
+      last_saved = step;
     }
   }
   join_workers();
-  if (num_workers > 0) {
+  if (!chief) {
+    std::printf("worker %d done: ran %lld steps, global step %lld, loss %.4f\n",
+                absl::GetFlag(FLAGS_task_index), static_cast<long long>(mine),
+                static_cast<long long>(step), loss);
+    return 0;
+  }
+  if (shared) {
     std::vector<Tensor> gs;
     if ((*session)->Run({}, {"global_step/read"}, {}, &gs).ok()) step = *gs[0].data<int64_t>();
   }
   if (absl::Status s = save(step); !s.ok()) return Fail(s);
-  std::printf("done: step %lld loss %.4f, saved %s\n", static_cast<long long>(step), loss,
+  std::printf("done: step %lld loss %.4f (this process ran %lld steps), saved %s\n",
+              static_cast<long long>(step), loss, static_cast<long long>(mine),
               JoinPath(logdir, absl::StrCat("model.ckpt-", step)).c_str());
   return 0;
 }
@@ -287,7 +413,8 @@ int Run() {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Trains a model with checkpoints, resuming from the newest one.\n"
-      "  train --logdir=D [--model=mlp|linear] [--steps=N] [--save_every=N] [--optimizer=sgd|momentum|adam]");
+      "  train --logdir=D [--model=mlp|linear] [--steps=N] [--save_every=N] "
+      "[--optimizer=sgd|momentum|adam]");
   absl::ParseCommandLine(argc, argv);
   return minigraph::Run();
 }

@@ -21,15 +21,19 @@ extern char** environ;
 
 namespace minigraph {
 
-absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Start(
-    const std::vector<std::string>& argv) {
+absl::StatusOr<std::unique_ptr<Subprocess>> Subprocess::Start(const std::vector<std::string>& argv,
+                                                              bool with_stdout) {
   int pipefd[2];
   if (pipe2(pipefd, O_CLOEXEC) != 0) {
     return absl::InternalError(absl::StrCat("pipe: ", std::strerror(errno)));
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  if (with_stdout) {
+    posix_spawn_file_actions_adddup2(&actions, pipefd[1], 1);
+  } else {
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  }
   posix_spawn_file_actions_adddup2(&actions, pipefd[1], 2);
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));

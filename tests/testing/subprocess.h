@@ -25,15 +25,16 @@ namespace minigraph {
 
 class Subprocess {
  public:
-  // Starts argv[0] with the given arguments; stdout is discarded, stderr
-  // is kept (output()). Returns the error naming the binary if it cannot
-  // start.
-  static absl::StatusOr<std::unique_ptr<Subprocess>> Start(const std::vector<std::string>& argv);
+  // Starts argv[0] with the given arguments; stderr, and stdout too when
+  // `with_stdout` (else it is discarded), is kept (output()). Returns the
+  // error naming the binary if it cannot start.
+  static absl::StatusOr<std::unique_ptr<Subprocess>> Start(const std::vector<std::string>& argv,
+                                                           bool with_stdout = false);
 
   // Kills the process (SIGKILL) if it still runs.
   ~Subprocess();
 
-  // Reads stderr until a line containing `text` arrives (lines already
+  // Reads the output until a line containing `text` arrives (lines already
   // read count). DeadlineExceeded after `timeout`; FailedPrecondition if
   // the process closes stderr (exits) first. Both include the output so far.
   absl::Status WaitForLine(absl::string_view text, absl::Duration timeout);

@@ -1,0 +1,153 @@
+// //tools:train as a cluster of processes on 127.0.0.1 (ports picked here):
+// one ps, a chief and a worker, TensorFlow's between-graph replication. The
+// failures the distributed runtime must survive, with real processes:
+// a worker started before its ps and chief, the chief killed and restarted,
+// the ps killed (steps fail naming it, no hang) and the job resumed.
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+
+#include "absl/strings/str_cat.h"
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/testing/subprocess.h"
+
+namespace minigraph {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string* train_binary = nullptr;
+constexpr absl::Duration kTimeout = absl::Seconds(120);
+
+struct ClusterSpec {
+  std::string spec;
+  std::string ps_address;
+};
+
+ClusterSpec NewCluster() {
+  std::vector<int> ports;
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<int> p = PickUnusedPort();
+    EXPECT_OK(p.status());
+    ports.push_back(p.value_or(0));
+  }
+  ClusterSpec c;
+  c.ps_address = absl::StrCat("127.0.0.1:", ports[0]);
+  c.spec =
+      absl::StrCat("ps=", c.ps_address, ";worker=127.0.0.1:", ports[1], ",127.0.0.1:", ports[2]);
+  return c;
+}
+
+std::unique_ptr<Subprocess> StartTask(const ClusterSpec& c, const std::string& job, int task,
+                                      const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> argv = {*train_binary, "--cluster=" + c.spec, "--job_name=" + job,
+                                   absl::StrCat("--task_index=", task)};
+  if (job == "worker") {
+    for (const char* f : {"--model=linear", "--recovery_wait_secs=0.2", "--save_every=50"}) {
+      argv.push_back(f);
+    }
+  }
+  argv.insert(argv.end(), extra.begin(), extra.end());
+  auto p = Subprocess::Start(argv, /*with_stdout=*/true);
+  EXPECT_OK(p.status());
+  return *std::move(p);
+}
+
+std::string NewLogdir(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/", name);
+  mkdir(dir.c_str(), 0755);
+  return dir;
+}
+
+void ExpectExit(Subprocess* p, int code) {
+  absl::StatusOr<int> status = p->Wait(kTimeout);
+  ASSERT_OK(status.status());
+  EXPECT_TRUE(WIFEXITED(*status) && WEXITSTATUS(*status) == code)
+      << "wait status " << *status << "; output:\n"
+      << p->output();
+}
+
+TEST(ClusterTrainTest, AWorkerStartedFirstWaitsThenChiefAndWorkerTrainTogether) {
+  ClusterSpec c = NewCluster();
+  const std::string logdir = NewLogdir("together");
+  // The worker comes up before anything else: no ps, no chief yet.
+  auto worker = StartTask(c, "worker", 1, {"--steps=400"});
+  ASSERT_OK(worker->WaitForLine("waiting for the chief", kTimeout));
+  auto ps = StartTask(c, "ps", 0);
+  ASSERT_OK(ps->WaitForLine("serving at", kTimeout));
+  auto chief = StartTask(c, "worker", 0, {"--logdir=" + logdir, "--steps=400"});
+  ExpectExit(chief.get(), 0);
+  ExpectExit(worker.get(), 0);
+  EXPECT_THAT(chief->output(), HasSubstr("initialized from scratch"));
+  EXPECT_THAT(chief->output(), HasSubstr("done: step 4"));  // 400 or a step past it
+  EXPECT_THAT(worker->output(), HasSubstr("worker 1 done: ran "));
+  // Both trained: neither ran all the steps.
+  EXPECT_THAT(worker->output(), ::testing::Not(HasSubstr("worker 1 done: ran 0 steps")));
+  EXPECT_THAT(chief->output(), ::testing::Not(HasSubstr("this process ran 400 steps")));
+  struct stat st;
+  EXPECT_EQ(stat(absl::StrCat(logdir, "/checkpoint").c_str(), &st), 0) << chief->output();
+  ps->Signal(SIGTERM);
+  ExpectExit(ps.get(), 0);
+}
+
+TEST(ClusterTrainTest, ARestartedChiefRestoresTheLastCheckpoint) {
+  ClusterSpec c = NewCluster();
+  const std::string logdir = NewLogdir("chief_restart");
+  auto ps = StartTask(c, "ps", 0);
+  ASSERT_OK(ps->WaitForLine("serving at", kTimeout));
+  {
+    auto chief = StartTask(c, "worker", 0, {"--logdir=" + logdir, "--steps=100000"});
+    // Killed once it has trained past its first checkpoint.
+    ASSERT_OK(chief->WaitForLine("step ", kTimeout));
+    chief->Signal(SIGKILL);
+    ASSERT_OK(chief->Wait(kTimeout).status());
+  }
+  auto chief = StartTask(c, "worker", 0, {"--logdir=" + logdir, "--steps=200"});
+  ExpectExit(chief.get(), 0);
+  EXPECT_THAT(chief->output(), HasSubstr("restored step "));
+  ps->Signal(SIGTERM);
+  ExpectExit(ps.get(), 0);
+}
+
+TEST(ClusterTrainTest, AKilledPsFailsStepsNamingItAndTheJobResumes) {
+  ClusterSpec c = NewCluster();
+  const std::string logdir = NewLogdir("ps_restart");
+  auto ps = StartTask(c, "ps", 0);
+  ASSERT_OK(ps->WaitForLine("serving at", kTimeout));
+  auto chief = StartTask(c, "worker", 0, {"--logdir=" + logdir, "--steps=100000"});
+  ASSERT_OK(chief->WaitForLine("step ", kTimeout));
+  ps->Signal(SIGKILL);
+  ASSERT_OK(ps->Wait(kTimeout).status());
+  // The chief's next step fails at once, naming the ps; no hang.
+  ExpectExit(chief.get(), 1);
+  EXPECT_THAT(chief->output(), HasSubstr("UNAVAILABLE"));
+  EXPECT_THAT(chief->output(), HasSubstr(c.ps_address));
+
+  // ps and chief come back: the model resumes from the last checkpoint.
+  auto ps2 = StartTask(c, "ps", 0);
+  ASSERT_OK(ps2->WaitForLine("serving at", kTimeout));
+  auto chief2 = StartTask(c, "worker", 0, {"--logdir=" + logdir, "--steps=60"});
+  ExpectExit(chief2.get(), 0);
+  EXPECT_THAT(chief2->output(), HasSubstr("restored step "));
+  ps2->Signal(SIGTERM);
+  ExpectExit(ps2.get(), 0);
+}
+
+}  // namespace
+}  // namespace minigraph
+
+int main(int argc, char** argv) {
+  testing::InitGoogleTest(&argc, argv);
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: cluster_train_test PATH_TO_tools/train\n");
+    return 2;
+  }
+  std::string binary = argv[1];
+  minigraph::train_binary = &binary;
+  return RUN_ALL_TESTS();
+}
