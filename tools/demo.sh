@@ -2,8 +2,10 @@
 # minigraph's main job, end to end: set up, build, then in a temporary
 # directory train the MLP with checkpoints, kill it with SIGKILL part-way,
 # restart it (it resumes from the last checkpoint and says how fast the
-# restore was), finish, inspect the final checkpoint, and measure restore
-# throughput against plain pread().
+# restore was), finish, inspect the final checkpoint, measure restore
+# throughput against plain pread(), and run the same training as a cluster
+# of four processes on loopback (1 ps, the chief, 2 workers) whose chief is
+# killed and restarted while the workers go on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,6 +54,36 @@ print("  %-10s %8.2f %8.2f" % ("reader", r["reader_gbps"], r["reader_ratio"]))
 print("  %-10s %8.2f %8.2f" % ("session", r["session_gbps"], r["session_ratio"]))
 print("  (%d tensors, %d threads)" % (r["tensors"], r["threads"]))
 ' 2>/dev/null || echo "  $json"
+
+echo
+echo "== 5. four processes on 127.0.0.1: ps 0 holds the variables, worker 0 is the chief, workers 1-2 train too"
+base=$((20000 + RANDOM % 20000))
+cluster="ps=127.0.0.1:$base;worker=127.0.0.1:$((base + 1)),127.0.0.1:$((base + 2)),127.0.0.1:$((base + 3))"
+clogdir="$work/cluster"
+cflags=(--cluster="$cluster" --model=mlp --steps=4000 --save_every=500 --optimizer=adam
+        --learning_rate=0.001 --recovery_wait_secs=0.5)
+"$bin/train" --cluster="$cluster" --job_name=ps --task_index=0 >"$work/ps.log" 2>&1 &
+ps_pid=$!
+for t in 1 2; do
+  "$bin/train" "${cflags[@]}" --job_name=worker --task_index=$t >"$work/worker$t.log" 2>&1 &
+  eval "w${t}_pid=$!"
+done
+"$bin/train" "${cflags[@]}" --job_name=worker --task_index=0 --logdir="$clogdir" >"$work/chief.log" 2>&1 &
+chief=$!
+for _ in $(seq 1 6000); do
+  [ -e "$clogdir/checkpoint" ] && grep -q "ckpt-1[0-9][0-9][0-9]\"" "$clogdir/checkpoint" && break
+  kill -0 "$chief" 2>/dev/null || break
+  sleep 0.01
+done
+kill -KILL "$chief" 2>/dev/null || true
+wait "$chief" 2>/dev/null || true
+echo "   ... chief SIGKILLed after $(sed -n 's/^model_checkpoint_path: //p' "$clogdir/checkpoint"); ps and workers keep running"
+"$bin/train" "${cflags[@]}" --job_name=worker --task_index=0 --logdir="$clogdir" 2>&1 |
+  grep -E "restored|initialized|done|rror" | sed 's/^/   chief:    /'
+wait "$w1_pid" "$w2_pid" || true
+for t in 1 2; do grep "done" "$work/worker$t.log" | sed "s/^/   worker $t: /"; done
+kill -TERM "$ps_pid"
+if wait "$ps_pid"; then echo "   ps 0:     stopped cleanly on SIGTERM"; fi
 
 echo
 echo "Done. Checkpoints and logs are in $work."

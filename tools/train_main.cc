@@ -28,6 +28,7 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_format.h"
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/naming.h"
@@ -287,13 +288,19 @@ int Run() {
       for (const std::string& f : files) {
         if (IsDataFilenameOf(base, f)) bytes += env->GetFileSize(JoinPath(logdir, f)).value_or(0);
       }
-      std::vector<Tensor> gs;
-      if (absl::Status s = (*session)->Run({}, {"global_step/read"}, {}, &gs); !s.ok()) {
-        return Fail(s);
+      // The checkpoint's step, from its name (in a cluster, workers may
+      // already have moved global_step on since the restore).
+      int64_t restored = -1;
+      if (!absl::SimpleAtoi(base.substr(base.rfind('-') + 1), &restored)) {
+        std::vector<Tensor> gs;
+        if (absl::Status s = (*session)->Run({}, {"global_step/read"}, {}, &gs); !s.ok()) {
+          return Fail(s);
+        }
+        restored = *gs[0].data<int64_t>();
       }
       std::printf("restored step %lld from %s in %.1f ms (%.2f MB, %.2f GB/s)\n",
-                  static_cast<long long>(*gs[0].data<int64_t>()), (*latest)->c_str(), ms,
-                  bytes / 1e6, bytes / 1e9 / (ms / 1e3));
+                  static_cast<long long>(restored), (*latest)->c_str(), ms, bytes / 1e6,
+                  bytes / 1e9 / (ms / 1e3));
     } else {
       std::printf("initialized from scratch\n");
     }
