@@ -1,0 +1,304 @@
+// The distributed runtime against its baselines, measured in one run on
+// 127.0.0.1 (servers in this process, real gRPC over loopback TCP):
+//   step      one-op RunStep round trip (p50, p99) vs a bare unary gRPC call
+//             to the same server (WorkerService.GetStatus, an echo) and vs
+//             Session::Run in process
+//   recv      a 64 MiB variable on a ps read by a step on a worker
+//             (RecvTensor) vs a plain TCP socket copy of the same bytes
+//   storm     1 chief + --waiters workers in WaitForSession on separate
+//             channels: time from the chief's ready model to the last
+//             worker's session, and the CPU the waiting used
+// Progress goes to stderr; the last line of stdout is one JSON object.
+//
+//   distributed_bench --steps=2000 --recv_mb=64 --waiters=64
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "core/logging.h"
+#include "grpcpp/grpcpp.h"
+#include "runtime/cc/ops.h"
+#include "runtime/cc/variables.h"
+#include "session/distributed/cluster.h"
+#include "session/distributed/grpc_session.h"
+#include "session/distributed/server.h"
+#include "session/distributed/worker_service.grpc.pb.h"
+#include "session/session.h"
+#include "session/session_manager.h"
+
+ABSL_FLAG(int, steps, 2000, "Round trips timed per method");
+ABSL_FLAG(int, recv_mb, 64, "Size of the tensor moved by RecvTensor, MiB");
+ABSL_FLAG(int, repeats, 5, "Timed repetitions of the transfers; the median is reported");
+ABSL_FLAG(int, waiters, 64, "Workers waiting for the chief in the start-up storm");
+ABSL_FLAG(double, recovery_wait_secs, 0.5, "The waiting workers' polling interval");
+
+namespace minigraph {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double Micros(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::micro>(b - a).count();
+}
+
+struct Latency {
+  double p50 = 0, p99 = 0;
+};
+
+Latency Time(int n, const std::function<void()>& call) {
+  for (int i = 0; i < n / 10 + 1; ++i) call();  // warm up
+  std::vector<double> us(n);
+  for (int i = 0; i < n; ++i) {
+    const auto t0 = Clock::now();
+    call();
+    us[i] = Micros(t0, Clock::now());
+  }
+  std::sort(us.begin(), us.end());
+  return {us[n / 2], us[std::min(n - 1, n * 99 / 100)]};
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+double CpuSeconds() {
+  rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_utime.tv_sec + u.ru_stime.tv_sec + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+void Check(const absl::Status& s, const char* what) {
+  if (!s.ok()) {
+    std::fprintf(stderr, "distributed_bench: %s: %s\n", what, std::string(s.ToString()).c_str());
+    std::exit(1);
+  }
+}
+
+template <typename T>
+T Check(absl::StatusOr<T> v, const char* what) {
+  Check(v.status(), what);
+  return *std::move(v);
+}
+
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(a);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+// The same bytes over a plain loopback TCP connection: one thread writes
+// from a buffer, the other reads into one (both reused), per repeat.
+double TcpCopySeconds(size_t bytes) {
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(a);
+  bind(listener, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  getsockname(listener, reinterpret_cast<sockaddr*>(&a), &len);
+  listen(listener, 1);
+  std::vector<char> out(bytes, 1), in(bytes);
+  std::thread writer([&] {
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+    for (size_t off = 0; off < bytes;) {
+      const ssize_t n = write(fd, out.data() + off, bytes - off);
+      if (n <= 0) break;
+      off += n;
+    }
+    close(fd);
+  });
+  const int fd = accept(listener, nullptr, nullptr);
+  const auto t0 = Clock::now();
+  for (size_t off = 0; off < bytes;) {
+    const ssize_t n = read(fd, in.data() + off, bytes - off);
+    if (n <= 0) break;
+    off += n;
+  }
+  const double s = Micros(t0, Clock::now()) / 1e6;
+  writer.join();
+  close(fd);
+  close(listener);
+  return s;
+}
+
+std::unique_ptr<Session> Connect(const std::string& target) {
+  SessionOptions o;
+  o.target = target;
+  return Check(NewSession(o), "NewSession");
+}
+
+int Main() {
+  SetMinLogLevel(LogLevel::kWarning);
+  const int steps = absl::GetFlag(FLAGS_steps);
+  std::string json = "{";
+
+  // 1. One-op round trips.
+  {
+    ServerOptions so;
+    so.inter_op_threads = 1;
+    so.intra_op_threads = 1;
+    auto server = Check(Server::Create(so), "Server::Create");
+    Scope root = Scope::NewRootScope();
+    ops::Identity(root.WithOpName("y"), ops::Const(root, 1.0f));
+    GraphDef g = Check(root.ToGraphDef(), "graph");
+
+    auto channel =
+        grpc::CreateChannel(server->target().substr(7), grpc::InsecureChannelCredentials());
+    auto stub = tensorflow::WorkerService::NewStub(channel);
+    const Latency echo = Time(steps, [&] {
+      grpc::ClientContext ctx;
+      tensorflow::GetStatusRequest req;
+      tensorflow::GetStatusResponse resp;
+      Check(absl::Status(
+                static_cast<absl::StatusCode>(stub->GetStatus(&ctx, req, &resp).error_code()),
+                "echo"),
+            "GetStatus");
+    });
+    auto remote = Connect(server->target());
+    Check(remote->Create(g), "Create");
+    std::vector<Tensor> out;
+    const Latency step = Time(steps, [&] { Check(remote->Run({}, {"y"}, {}, &out), "RunStep"); });
+    SessionOptions lo;
+    lo.inter_op_threads = 1;
+    lo.intra_op_threads = 1;
+    auto local = Check(NewSession(lo), "local session");
+    Check(local->Create(g), "Create");
+    const Latency in_process =
+        Time(steps, [&] { Check(local->Run({}, {"y"}, {}, &out), "Session::Run"); });
+    std::fprintf(stderr,
+                 "step: RunStep p50 %.0f us p99 %.0f us; echo p50 %.0f us p99 %.0f us; in process "
+                 "p50 %.1f us\n",
+                 step.p50, step.p99, echo.p50, echo.p99, in_process.p50);
+    absl::StrAppendFormat(&json,
+                          "\"runstep_p50_us\": %.1f, \"runstep_p99_us\": %.1f, \"echo_p50_us\": "
+                          "%.1f, \"echo_p99_us\": %.1f, \"in_process_p50_us\": %.2f, "
+                          "\"runstep_vs_echo_p50\": %.2f, \"runstep_vs_echo_p99\": %.2f, ",
+                          step.p50, step.p99, echo.p50, echo.p99, in_process.p50,
+                          step.p50 / echo.p50, step.p99 / echo.p99);
+  }
+
+  // 2. RecvTensor of a big tensor, ps -> worker.
+  {
+    const int64_t n = int64_t{absl::GetFlag(FLAGS_recv_mb)} << 18;  // floats
+    const size_t bytes = n * sizeof(float);
+    const std::string spec =
+        absl::StrCat("ps=127.0.0.1:", FreePort(), ";worker=127.0.0.1:", FreePort());
+    ServerOptions so;
+    so.cluster = Check(ParseClusterSpec(spec), "cluster");
+    so.inter_op_threads = 2;
+    so.job_name = "ps";
+    auto ps = Check(Server::Create(so), "ps");
+    so.job_name = "worker";
+    auto worker = Check(Server::Create(so), "worker");
+    Scope root = Scope::NewRootScope();
+    Scope s = root.WithDeviceFunction(ReplicaDeviceSetter(1, "/job:worker/task:0"));
+    Tensor init(DT_FLOAT, TensorShape({n}));
+    std::fill_n(init.data<float>(), n, 1.0f);
+    Variable v = Variable::Create(s, "big", init);
+    // A cheap consumer on the worker: only a scalar goes back to the client.
+    ops::Shape(s.WithOpName("first"), v.value());
+    auto sess = Connect(worker->target());
+    Check(sess->Create(Check(root.ToGraphDef(), "graph")), "Create");
+    Check(sess->Run({}, {}, {v.initializer().name()}, nullptr), "init");
+    std::vector<Tensor> out;
+    Check(sess->Run({}, {"first"}, {}, &out), "warm up");
+    std::vector<double> recv_s, tcp_s;
+    for (int r = 0; r < absl::GetFlag(FLAGS_repeats); ++r) {
+      const auto t0 = Clock::now();
+      Check(sess->Run({}, {"first"}, {}, &out), "recv step");
+      recv_s.push_back(Micros(t0, Clock::now()) / 1e6);
+      tcp_s.push_back(TcpCopySeconds(bytes));
+    }
+    const double recv_gbps = bytes / Median(recv_s) / 1e9;
+    const double tcp_gbps = bytes / Median(tcp_s) / 1e9;
+    std::fprintf(stderr, "recv: %d MiB RecvTensor %.2f GB/s; TCP copy %.2f GB/s\n",
+                 absl::GetFlag(FLAGS_recv_mb), recv_gbps, tcp_gbps);
+    absl::StrAppendFormat(&json,
+                          "\"recv_mb\": %d, \"recv_gbps\": %.3f, \"tcp_gbps\": %.3f, "
+                          "\"recv_vs_tcp\": %.2f, ",
+                          absl::GetFlag(FLAGS_recv_mb), recv_gbps, tcp_gbps, recv_gbps / tcp_gbps);
+  }
+
+  // 3. Start-up storm: workers waiting for the chief's model.
+  {
+    ServerOptions so;
+    so.inter_op_threads = 2;
+    auto server = Check(Server::Create(so), "Server::Create");
+    Scope root = Scope::NewRootScope();
+    Variable::Create(root, "w", Tensor::Scalar<float>(1));
+    Output ready = ReportUninitializedVariables(root);
+    Operation init = GlobalVariablesInitializer(root);
+    GraphDef g = Check(root.ToGraphDef(), "graph");
+    SessionManager::Options o;
+    o.ready_op = {ready.tensor_name()};
+    o.recovery_wait = absl::Seconds(absl::GetFlag(FLAGS_recovery_wait_secs));
+    auto sm = Check(SessionManager::Create(g, o), "SessionManager");
+    const int waiters = absl::GetFlag(FLAGS_waiters);
+    std::vector<std::thread> threads;
+    std::vector<Clock::time_point> joined(waiters);
+    std::atomic<int> started{0};
+    for (int i = 0; i < waiters; ++i) {
+      threads.emplace_back([&, i] {
+        ++started;
+        auto s = Check(sm->WaitForSession(server->target()), "WaitForSession");
+        joined[i] = Clock::now();
+      });
+    }
+    while (started.load() < waiters) std::this_thread::yield();
+    // Let the waiters settle into their polling, then measure it.
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    const double cpu0 = CpuSeconds();
+    const auto w0 = Clock::now();
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    const double waiting_cpu = (CpuSeconds() - cpu0) / (Micros(w0, Clock::now()) / 1e6);
+    SessionManager::PrepareOptions p;
+    p.init_op = {init.name()};
+    auto chief = Check(sm->PrepareSession(server->target(), p), "PrepareSession");
+    const auto ready_at = Clock::now();
+    for (auto& t : threads) t.join();
+    const double last_ms = Micros(ready_at, *std::max_element(joined.begin(), joined.end())) / 1e3;
+    std::fprintf(stderr,
+                 "storm: %d waiters, last session %.0f ms after the model was ready; waiting "
+                 "used %.3f cores\n",
+                 waiters, last_ms, waiting_cpu);
+    absl::StrAppendFormat(&json,
+                          "\"waiters\": %d, \"recovery_wait_secs\": %.2f, \"last_join_ms\": %.1f, "
+                          "\"waiting_cores\": %.3f",
+                          waiters, absl::GetFlag(FLAGS_recovery_wait_secs), last_ms, waiting_cpu);
+  }
+  json += "}";
+  std::printf("%s\n", json.c_str());
+  return 0;
+}
+
+}  // namespace
+}  // namespace minigraph
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage("Distributed runtime benchmarks on loopback.");
+  absl::ParseCommandLine(argc, argv);
+  return minigraph::Main();
+}
