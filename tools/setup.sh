@@ -17,6 +17,7 @@ PACKAGES=(
   libisal-dev          # crc32c (crc32_iscsi)
   libgrpc++-dev        # gRPC 1.51: processes on a network (session/distributed)
   protobuf-compiler-grpc  # grpc_cpp_plugin, run by the service genrules
+  openssl              # the TLS tests make their certificates with it
 )
 
 missing=()

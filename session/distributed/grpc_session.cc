@@ -22,15 +22,6 @@ struct GrpcSession::Stub {
 
 namespace {
 
-// A context whose deadline is `ms` from now (none for ms <= 0).
-std::unique_ptr<grpc::ClientContext> Context(int64_t ms) {
-  auto ctx = std::make_unique<grpc::ClientContext>();
-  if (ms > 0) {
-    ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(ms));
-  }
-  return ctx;
-}
-
 // The registrar that makes NewSession build GrpcSessions for grpc:// targets
 // whenever this target is linked (alwayslink).
 const bool kGrpcSessionsRegistered = [] {
@@ -46,15 +37,30 @@ const bool kGrpcSessionsRegistered = [] {
 
 absl::StatusOr<std::unique_ptr<GrpcSession>> GrpcSession::Create(const SessionOptions& options) {
   MG_ASSIGN_OR_RETURN(std::string address, distributed_internal::AddressFromTarget(options.target));
+  TransportSecurity security = ClientTransportSecurity();
   auto stub = std::make_unique<Stub>();
-  stub->channel = distributed_internal::NewChannel(address);
+  stub->channel = distributed_internal::NewChannel(address, security);
   stub->master = tensorflow::MasterService::NewStub(stub->channel);
-  return std::unique_ptr<GrpcSession>(new GrpcSession(options, address, std::move(stub)));
+  return std::unique_ptr<GrpcSession>(
+      new GrpcSession(options, address, std::move(security), std::move(stub)));
 }
 
 GrpcSession::GrpcSession(const SessionOptions& options, std::string address,
-                         std::unique_ptr<Stub> stub)
-    : options_(options), address_(std::move(address)), stub_(std::move(stub)) {}
+                         TransportSecurity security, std::unique_ptr<Stub> stub)
+    : options_(options),
+      address_(std::move(address)),
+      security_(std::move(security)),
+      stub_(std::move(stub)) {}
+
+// A context with the token and a deadline `ms` from now (none for ms <= 0).
+std::unique_ptr<grpc::ClientContext> GrpcSession::Context(int64_t ms) const {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  if (ms > 0) {
+    ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(ms));
+  }
+  distributed_internal::AddToken(security_, ctx.get());
+  return ctx;
+}
 
 GrpcSession::~GrpcSession() { Close().IgnoreError(); }
 
@@ -214,7 +220,7 @@ absl::Status GrpcSession::Reset(const SessionOptions& options,
   tensorflow::ResetRequest req;
   for (const std::string& c : containers) req.add_container(c);
   tensorflow::ResetResponse resp;
-  auto ctx = Context(options.connect_timeout_ms);
+  auto ctx = s->Context(options.connect_timeout_ms);
   return s->Unreachable(FromGrpcStatus(s->stub_->master->Reset(ctx.get(), req, &resp)));
 }
 

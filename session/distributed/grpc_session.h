@@ -10,7 +10,8 @@
 // Errors come back with the server's code and message (an uninitialized
 // variable is FailedPrecondition with TensorFlow's text). A server that
 // cannot be reached is Unavailable naming the address, after at most
-// SessionOptions::connect_timeout_ms.
+// SessionOptions::connect_timeout_ms. TLS and the token come from
+// SetClientTransportSecurity (session/distributed/security.h).
 
 #ifndef MINIGRAPH_SESSION_DISTRIBUTED_GRPC_SESSION_H_
 #define MINIGRAPH_SESSION_DISTRIBUTED_GRPC_SESSION_H_
@@ -26,10 +27,12 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "core/proto/device_attributes.pb.h"
+#include "session/distributed/security.h"
 #include "session/session.h"
 
 namespace grpc {
 class Channel;
+class ClientContext;
 }  // namespace grpc
 
 namespace minigraph {
@@ -62,12 +65,15 @@ class GrpcSession : public Session {
 
  private:
   struct Stub;
-  GrpcSession(const SessionOptions& options, std::string address, std::unique_ptr<Stub> stub);
+  GrpcSession(const SessionOptions& options, std::string address, TransportSecurity security,
+              std::unique_ptr<Stub> stub);
+  std::unique_ptr<grpc::ClientContext> Context(int64_t ms) const;
   absl::Status CreateLocked(const GraphDef& graph) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Unreachable(absl::Status s) const;
 
   const SessionOptions options_;
   const std::string address_;
+  const TransportSecurity security_;
   const std::unique_ptr<Stub> stub_;
 
   mutable absl::Mutex mu_;

@@ -81,7 +81,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& opti
   ctx.device.set_device_type("CPU");
   ctx.device.set_incarnation(NewIncarnation());
   ctx.state = std::make_shared<SessionState>(rep->task_name);
-  ctx.workers = std::make_shared<distributed_internal::WorkerCache>(cluster);
+  ctx.workers = std::make_shared<distributed_internal::WorkerCache>(cluster, options.security);
   ctx.inter_op_threads = options.inter_op_threads;
   ctx.intra_op_threads = options.intra_op_threads;
   ctx.env = options.env;
@@ -89,7 +89,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& opti
   rep->worker = std::make_unique<Worker>(ctx);
 
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(bind, grpc::InsecureServerCredentials(), &rep->port);
+  builder.AddListeningPort(bind, distributed_internal::ServerCredentials(options.security),
+                           &rep->port);
   builder.SetMaxReceiveMessageSize(distributed_internal::kMaxMessageBytes);
   builder.SetMaxSendMessageSize(distributed_internal::kMaxMessageBytes);
   // One process per port: a second server on the same port fails to bind
@@ -108,7 +109,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& opti
                                : options.bind_host;
   rep->target = absl::StrCat("grpc://", host, ":", rep->port);
   MG_LOG(INFO) << "server " << rep->task_name << " serving at " << host << ":" << rep->port
-               << " (cluster " << ClusterSpecString(cluster) << ")";
+               << (options.security.tls() ? " over TLS" : "")
+               << (options.security.token.empty() ? "" : ", token required") << " (cluster "
+               << ClusterSpecString(cluster) << ")";
   return std::unique_ptr<Server>(new Server(std::move(rep)));
 }
 

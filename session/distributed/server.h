@@ -24,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "core/env.h"
 #include "core/proto/cluster.pb.h"
+#include "session/distributed/security.h"
 
 namespace minigraph {
 
@@ -43,6 +44,9 @@ struct ServerOptions {
   int intra_op_threads = 0;
   // Not owned; must outlive the server.
   Env* env = Env::Default();
+  // TLS and token, for this server and for its calls to the other tasks
+  // (session/distributed/security.h). Default: plaintext, no token.
+  TransportSecurity security = {};
 };
 
 class Server {

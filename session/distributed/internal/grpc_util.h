@@ -13,6 +13,7 @@
 #include "absl/strings/string_view.h"
 #include "core/proto/error_codes.pb.h"
 #include "grpcpp/grpcpp.h"
+#include "session/distributed/security.h"
 
 namespace minigraph {
 namespace distributed_internal {
@@ -33,8 +34,19 @@ absl::Status FromBody(tensorflow::error::Code code, const std::string& message);
 // target when it is not of that form.
 absl::StatusOr<std::string> AddressFromTarget(absl::string_view target);
 
-// An insecure channel to HOST:PORT without gRPC's 4 MiB message limit.
-std::shared_ptr<grpc::Channel> NewChannel(const std::string& address);
+// A channel to HOST:PORT without gRPC's 4 MiB message limit, over TLS when
+// `security` says so.
+std::shared_ptr<grpc::Channel> NewChannel(const std::string& address,
+                                          const TransportSecurity& security);
+
+// Credentials a server listens with.
+std::shared_ptr<grpc::ServerCredentials> ServerCredentials(const TransportSecurity& security);
+
+// Adds the token (if any) to a call, as "authorization: Bearer <token>".
+void AddToken(const TransportSecurity& security, grpc::ClientContext* ctx);
+
+// OK when `token` is empty or the call carries it; Unauthenticated otherwise.
+grpc::Status CheckToken(const std::string& token, const grpc::ServerContext* ctx);
 
 }  // namespace distributed_internal
 }  // namespace minigraph

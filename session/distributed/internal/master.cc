@@ -116,6 +116,7 @@ absl::StatusOr<std::shared_ptr<MasterSession>> Master::Find(const std::string& h
 grpc::Status Master::CreateSession(grpc::ServerContext* ctx,
                                    const tensorflow::CreateSessionRequest* req,
                                    tensorflow::CreateSessionResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   CallScope call(this);
   if (!call.entered()) return CallScope::Refused();
   const tensorflow::ConfigProto& config = req->config();
@@ -149,6 +150,7 @@ grpc::Status Master::CreateSession(grpc::ServerContext* ctx,
 grpc::Status Master::ExtendSession(grpc::ServerContext* ctx,
                                    const tensorflow::ExtendSessionRequest* req,
                                    tensorflow::ExtendSessionResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   CallScope call(this);
   if (!call.entered()) return CallScope::Refused();
   absl::StatusOr<std::shared_ptr<MasterSession>> s = Find(req->session_handle());
@@ -163,11 +165,13 @@ grpc::Status Master::ExtendSession(grpc::ServerContext* ctx,
 grpc::Status Master::PartialRunSetup(grpc::ServerContext* ctx,
                                      const tensorflow::PartialRunSetupRequest* req,
                                      tensorflow::PartialRunSetupResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   return ToGrpcStatus(absl::UnimplementedError("PartialRunSetup: partial runs are not supported"));
 }
 
 grpc::Status Master::RunStep(grpc::ServerContext* ctx, const tensorflow::RunStepRequest* req,
                              tensorflow::RunStepResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   CallScope call(this);
   if (!call.entered()) return CallScope::Refused();
   auto run = [&]() -> absl::Status {
@@ -204,6 +208,7 @@ grpc::Status Master::RunStep(grpc::ServerContext* ctx, const tensorflow::RunStep
 grpc::Status Master::CloseSession(grpc::ServerContext* ctx,
                                   const tensorflow::CloseSessionRequest* req,
                                   tensorflow::CloseSessionResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   CallScope call(this);
   if (!call.entered()) return CallScope::Refused();
   std::shared_ptr<MasterSession> s;
@@ -222,6 +227,7 @@ grpc::Status Master::CloseSession(grpc::ServerContext* ctx,
 grpc::Status Master::ListDevices(grpc::ServerContext* ctx,
                                  const tensorflow::ListDevicesRequest* req,
                                  tensorflow::ListDevicesResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   if (!req->session_handle().empty()) {
     absl::StatusOr<std::shared_ptr<MasterSession>> s = Find(req->session_handle());
     if (!s.ok()) return ToGrpcStatus(s.status());
@@ -234,11 +240,10 @@ grpc::Status Master::ListDevices(grpc::ServerContext* ctx,
       absl::StatusOr<WorkerCache::Worker*> w =
           task_.workers->ForDevice(TaskName(job.name(), index));
       if (!w.ok()) continue;
-      grpc::ClientContext c;
-      c.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
+      std::unique_ptr<grpc::ClientContext> c = task_.workers->NewContext(1000);
       tensorflow::GetStatusRequest sreq;
       tensorflow::GetStatusResponse sresp;
-      if ((*w)->stub->GetStatus(&c, sreq, &sresp).ok()) {
+      if ((*w)->stub->GetStatus(c.get(), sreq, &sresp).ok()) {
         for (const auto& d : sresp.device_attributes()) *resp->add_remote_device() = d;
       }
     }
@@ -248,6 +253,7 @@ grpc::Status Master::ListDevices(grpc::ServerContext* ctx,
 
 grpc::Status Master::Reset(grpc::ServerContext* ctx, const tensorflow::ResetRequest* req,
                            tensorflow::ResetResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   CallScope call(this);
   if (!call.entered()) return CallScope::Refused();
   if (!req->device_filters().empty()) {
@@ -268,6 +274,7 @@ grpc::Status Master::Reset(grpc::ServerContext* ctx, const tensorflow::ResetRequ
 grpc::Status Master::MakeCallable(grpc::ServerContext* ctx,
                                   const tensorflow::MakeCallableRequest* req,
                                   tensorflow::MakeCallableResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   const tensorflow::CallableOptions& o = req->options();
   if (o.tensor_connection_size() > 0) {
     return ToGrpcStatus(absl::UnimplementedError(
@@ -282,6 +289,7 @@ grpc::Status Master::MakeCallable(grpc::ServerContext* ctx,
 grpc::Status Master::RunCallable(grpc::ServerContext* ctx,
                                  const tensorflow::RunCallableRequest* req,
                                  tensorflow::RunCallableResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   CallScope call(this);
   if (!call.entered()) return CallScope::Refused();
   auto run = [&]() -> absl::Status {
@@ -316,6 +324,7 @@ grpc::Status Master::RunCallable(grpc::ServerContext* ctx,
 grpc::Status Master::ReleaseCallable(grpc::ServerContext* ctx,
                                      const tensorflow::ReleaseCallableRequest* req,
                                      tensorflow::ReleaseCallableResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   absl::StatusOr<std::shared_ptr<MasterSession>> s = Find(req->session_handle());
   if (!s.ok()) return ToGrpcStatus(s.status());
   if (!(*s)->ReleaseCallable(req->handle())) {

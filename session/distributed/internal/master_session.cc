@@ -41,17 +41,9 @@ uint64_t RandomNonZero() {
   return v;
 }
 
-std::unique_ptr<grpc::ClientContext> ContextWithTimeout(int64_t ms) {
-  auto ctx = std::make_unique<grpc::ClientContext>();
-  if (ms > 0) {
-    ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(ms));
-  }
-  return ctx;
-}
-
 // Fire and forget: the reply only frees the call.
 void CleanupStep(WorkerCache* cache, WorkerCache::Worker* w, int64_t step_id) {
-  cache->Async([w, step_id](std::function<void()> done) {
+  cache->Async([cache, w, step_id](std::function<void()> done) {
     struct Call {
       grpc::ClientContext ctx;
       tensorflow::CleanupGraphRequest req;
@@ -60,6 +52,7 @@ void CleanupStep(WorkerCache* cache, WorkerCache::Worker* w, int64_t step_id) {
     auto* c = new Call;
     c->req.set_step_id(step_id);
     c->ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+    AddToken(cache->security(), &c->ctx);
     w->stub->async()->CleanupGraph(&c->ctx, &c->req, &c->resp,
                                    [c, done = std::move(done)](grpc::Status) {
                                      delete c;
@@ -158,7 +151,7 @@ absl::StatusOr<uint64_t> MasterSession::Incarnation(const std::string& device) {
   MG_ASSIGN_OR_RETURN(WorkerCache::Worker * w, task_->workers->ForDevice(device));
   tensorflow::GetStatusRequest req;
   tensorflow::GetStatusResponse resp;
-  auto ctx = ContextWithTimeout(20000);
+  auto ctx = task_->workers->NewContext(20000);
   grpc::Status s = w->stub->GetStatus(ctx.get(), req, &resp);
   if (!s.ok()) {
     absl::Status st = FromGrpcStatus(s);
@@ -218,7 +211,7 @@ absl::StatusOr<std::shared_ptr<MasterSession::Plan>> MasterSession::GetPlan(
         req.set_session_handle(handle_);
         *req.mutable_graph_def() = p.graph;
         tensorflow::RegisterGraphResponse resp;
-        auto ctx = ContextWithTimeout(60000);
+        auto ctx = task_->workers->NewContext(60000);
         grpc::Status s = part.worker->stub->RegisterGraph(ctx.get(), req, &resp);
         if (!s.ok()) {
           Deregister(*plan);
@@ -258,6 +251,7 @@ void MasterSession::Deregister(const Plan& plan) {
       c->req.set_session_handle(handle_);
       c->req.set_graph_handle(p.graph_handle);
       c->ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+      AddToken(task_->workers->security(), &c->ctx);
       p.worker->stub->async()->DeregisterGraph(&c->ctx, &c->req, &c->resp,
                                                [c, done = std::move(done)](grpc::Status) {
                                                  delete c;
@@ -295,7 +289,7 @@ absl::Status MasterSession::RunPartitions(const Plan& plan, const RunOptions& op
   for (size_t i = 0; i < plan.parts.size(); ++i) {
     const Plan::Part& p = plan.parts[i];
     Call& c = calls[i];
-    c.ctx = ContextWithTimeout(options.timeout_in_ms);
+    c.ctx = task_->workers->NewContext(options.timeout_in_ms);
     c.req.set_session_handle(handle_);
     c.req.set_graph_handle(p.graph_handle);
     c.req.set_step_id(step_id);

@@ -52,16 +52,16 @@ class Worker::StepRendezvous : public Rendezvous {
     req.set_step_id(step_id_);
     req.set_rendezvous_key(key);
     tensorflow::RecvTensorResponse resp;
-    grpc::ClientContext ctx;
+    std::unique_ptr<grpc::ClientContext> ctx = workers_->NewContext(0);
     {
       absl::MutexLock l(&mu_);
       if (!aborted_.ok()) return aborted_;
-      calls_.insert(&ctx);
+      calls_.insert(ctx.get());
     }
-    const grpc::Status s = from->stub->RecvTensor(&ctx, req, &resp);
+    const grpc::Status s = from->stub->RecvTensor(ctx.get(), req, &resp);
     {
       absl::MutexLock l(&mu_);
-      calls_.erase(&ctx);
+      calls_.erase(ctx.get());
       if (!aborted_.ok()) return aborted_;
     }
     if (!s.ok()) {
@@ -121,6 +121,7 @@ std::shared_ptr<Worker::StepRendezvous> Worker::Step(int64_t step_id) {
 
 grpc::Status Worker::GetStatus(grpc::ServerContext* ctx, const tensorflow::GetStatusRequest* req,
                                tensorflow::GetStatusResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   *resp->add_device_attributes() = task_.device;
   return grpc::Status::OK;
 }
@@ -128,18 +129,21 @@ grpc::Status Worker::GetStatus(grpc::ServerContext* ctx, const tensorflow::GetSt
 grpc::Status Worker::CreateWorkerSession(grpc::ServerContext* ctx,
                                          const tensorflow::CreateWorkerSessionRequest* req,
                                          tensorflow::CreateWorkerSessionResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   return grpc::Status::OK;
 }
 
 grpc::Status Worker::DeleteWorkerSession(grpc::ServerContext* ctx,
                                          const tensorflow::DeleteWorkerSessionRequest* req,
                                          tensorflow::DeleteWorkerSessionResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   return grpc::Status::OK;
 }
 
 grpc::Status Worker::RegisterGraph(grpc::ServerContext* ctx,
                                    const tensorflow::RegisterGraphRequest* req,
                                    tensorflow::RegisterGraphResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   for (const NodeDef& n : req->graph_def().node()) {
     if (!n.device().empty() && !absl::StartsWith(n.device(), task_name_ + "/")) {
       return ToGrpcStatus(absl::InvalidArgumentError(
@@ -168,6 +172,7 @@ grpc::Status Worker::RegisterGraph(grpc::ServerContext* ctx,
 grpc::Status Worker::DeregisterGraph(grpc::ServerContext* ctx,
                                      const tensorflow::DeregisterGraphRequest* req,
                                      tensorflow::DeregisterGraphResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   absl::MutexLock l(&mu_);
   graphs_.erase(req->graph_handle());
   return grpc::Status::OK;
@@ -175,6 +180,7 @@ grpc::Status Worker::DeregisterGraph(grpc::ServerContext* ctx,
 
 grpc::Status Worker::RunGraph(grpc::ServerContext* ctx, const tensorflow::RunGraphRequest* req,
                               tensorflow::RunGraphResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   std::shared_ptr<StepRendezvous> step;
   auto run = [&]() -> absl::Status {
     if (req->is_partial()) {
@@ -239,6 +245,7 @@ grpc::Status Worker::RunGraph(grpc::ServerContext* ctx, const tensorflow::RunGra
 grpc::Status Worker::CleanupGraph(grpc::ServerContext* ctx,
                                   const tensorflow::CleanupGraphRequest* req,
                                   tensorflow::CleanupGraphResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   // Remembered for the last 4096 steps: enough for any call still in flight.
   constexpr size_t kRemembered = 4096;
   const absl::Status ended =
@@ -264,6 +271,7 @@ grpc::Status Worker::CleanupGraph(grpc::ServerContext* ctx,
 
 grpc::Status Worker::RecvTensor(grpc::ServerContext* ctx, const tensorflow::RecvTensorRequest* req,
                                 tensorflow::RecvTensorResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   std::shared_ptr<StepRendezvous> step = Step(req->step_id());
   Tensor t;
   bool is_dead = false;
@@ -277,6 +285,7 @@ grpc::Status Worker::RecvTensor(grpc::ServerContext* ctx, const tensorflow::Recv
 
 grpc::Status Worker::CleanupAll(grpc::ServerContext* ctx, const tensorflow::CleanupAllRequest* req,
                                 tensorflow::CleanupAllResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
   ClearContainers(task_.state.get(), req->container());
   MG_LOG(INFO) << "containers cleared by " << ctx->peer();
   return grpc::Status::OK;

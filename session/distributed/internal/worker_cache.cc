@@ -1,11 +1,22 @@
 #include "session/distributed/internal/worker_cache.h"
 
+#include <chrono>
+
 #include "core/status_macros.h"
 #include "session/distributed/cluster.h"
 #include "session/distributed/internal/grpc_util.h"
 
 namespace minigraph {
 namespace distributed_internal {
+
+std::unique_ptr<grpc::ClientContext> WorkerCache::NewContext(int64_t ms) const {
+  auto ctx = std::make_unique<grpc::ClientContext>();
+  if (ms > 0) {
+    ctx->set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(ms));
+  }
+  AddToken(security_, ctx.get());
+  return ctx;
+}
 
 WorkerCache::~WorkerCache() {
   absl::MutexLock l(&mu_);
@@ -39,7 +50,7 @@ absl::StatusOr<WorkerCache::Worker*> WorkerCache::ForDevice(const std::string& d
     w = std::make_unique<Worker>();
     w->address = *address;
     w->task = name;
-    w->stub = tensorflow::WorkerService::NewStub(NewChannel(*address));
+    w->stub = tensorflow::WorkerService::NewStub(NewChannel(*address, security_));
   }
   return w.get();
 }

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "core/proto/cluster.pb.h"
+#include "session/distributed/security.h"
 #include "session/distributed/worker_service.grpc.pb.h"
 
 namespace minigraph {
@@ -20,7 +21,8 @@ namespace distributed_internal {
 
 class WorkerCache {
  public:
-  explicit WorkerCache(tensorflow::ClusterDef cluster) : cluster_(std::move(cluster)) {}
+  WorkerCache(tensorflow::ClusterDef cluster, TransportSecurity security)
+      : cluster_(std::move(cluster)), security_(std::move(security)) {}
   // Waits for the calls started with Async to finish: their stubs and
   // channels must outlive them.
   ~WorkerCache();
@@ -36,6 +38,11 @@ class WorkerCache {
   absl::StatusOr<Worker*> ForDevice(const std::string& device);
 
   const tensorflow::ClusterDef& cluster() const { return cluster_; }
+  // TLS and token for calls to other tasks.
+  const TransportSecurity& security() const { return security_; }
+  // A context for a call to a worker: the token, and a deadline `ms` from
+  // now (none for ms <= 0).
+  std::unique_ptr<grpc::ClientContext> NewContext(int64_t ms) const;
 
   // Starts a call whose answer nobody waits for (CleanupGraph,
   // DeregisterGraph): `start` issues it and must arrange for `done` to run
@@ -44,6 +51,7 @@ class WorkerCache {
 
  private:
   const tensorflow::ClusterDef cluster_;
+  const TransportSecurity security_;
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::unique_ptr<Worker>> workers_ ABSL_GUARDED_BY(mu_);
   int pending_ ABSL_GUARDED_BY(mu_) = 0;
