@@ -48,12 +48,12 @@ int Run() {
 
   Scope root = Scope::NewRootScope();
   Variable w = Variable::Create(root, "w", Tensor::Vector<float>({0, 0, 0, 0}));
-  Variable step = Variable::Create(root, "global_step", Tensor::Scalar<int64_t>(0),
-                                   {.trainable = false});
+  Variable step =
+      Variable::Create(root, "global_step", Tensor::Scalar<int64_t>(0), {.trainable = false});
   Output target_value = ops::Const<float>(root.WithOpName("target"), {1, -2, 3, 0.5f});
   Output grad = ops::Sub(root.WithOpName("gradient"), w.value(), target_value);
-  Output update = ops::ApplyGradientDescent(root.WithOpName("update"), w.ref(),
-                                            ops::Const(root, 0.01f), grad);
+  Output update =
+      ops::ApplyGradientDescent(root.WithOpName("update"), w.ref(), ops::Const(root, 0.01f), grad);
   ops::AssignAdd(root.WithOpName("train").WithControlDependencies({update.op()}), step.ref(),
                  ops::Const<int64_t>(root, 1), /*use_locking=*/true);
   // init_op, ready ops, local_init_op and a Saver: TensorFlow's defaults.
@@ -75,8 +75,8 @@ int Run() {
         MG_CHECK((*sess)->Run({}, {}, {"train"}, &out).ok());
       }
       MG_CHECK((*sess)->Run({}, {"global_step/read"}, {}, &out).ok());
-      Say(me, "ran " + std::to_string(absl::GetFlag(FLAGS_steps)) +
-                  " steps; global_step is now " + out[0].SummarizeValue(1));
+      Say(me, "ran " + std::to_string(absl::GetFlag(FLAGS_steps)) + " steps; global_step is now " +
+                  out[0].SummarizeValue(1));
     });
   }
 
@@ -84,15 +84,15 @@ int Run() {
   MG_CHECK(chief.ok()) << chief.status();
   std::vector<Tensor> out;
   MG_CHECK((*chief)->Run({}, {"global_step/read", "w/read"}, {}, &out).ok());
-  Say("chief", "model ready at global_step " + out[0].SummarizeValue(1) + ", w = " +
-                   out[1].SummarizeValue(4));
+  Say("chief", "model ready at global_step " + out[0].SummarizeValue(1) +
+                   ", w = " + out[1].SummarizeValue(4));
   for (auto& t : workers) t.join();
   MG_CHECK((*chief)->Run({}, {"global_step/read", "w/read"}, {}, &out).ok());
   const int64_t gs = *out[0].data<int64_t>();
   auto path = saver->Save(chief->get(), logdir + "/model", {.global_step = gs});
   MG_CHECK(path.ok()) << path.status();
-  Say("chief", "after the workers: global_step " + std::to_string(gs) + ", w = " +
-                   out[1].SummarizeValue(4) + "; saved " + *path);
+  Say("chief", "after the workers: global_step " + std::to_string(gs) +
+                   ", w = " + out[1].SummarizeValue(4) + "; saved " + *path);
   return 0;
 }
 

@@ -22,7 +22,8 @@ ABSL_FLAG(std::string, prefix, "",
 ABSL_FLAG(std::string, tensor, "", "With --prefix: print this tensor's values instead");
 ABSL_FLAG(bool, verify, false,
           "With --prefix: read every tensor and check every crc; exit 1 naming each bad one");
-ABSL_FLAG(std::string, dir, "", "Print the checkpoint state (the `checkpoint` file) of a directory");
+ABSL_FLAG(std::string, dir, "",
+          "Print the checkpoint state (the `checkpoint` file) of a directory");
 ABSL_FLAG(int, max_values, 20, "With --tensor: values shown before summarizing");
 
 namespace minigraph {
@@ -43,7 +44,8 @@ int ListOrVerify(const std::string& prefix) {
       absl::StatusOr<Tensor> t = (*reader)->Lookup(key);
       if (!t.ok()) {
         ++bad;
-        std::fprintf(stderr, "BAD %s: %s\n", key.c_str(), std::string(t.status().message()).c_str());
+        std::fprintf(stderr, "BAD %s: %s\n", key.c_str(),
+                     std::string(t.status().message()).c_str());
       }
       continue;
     }

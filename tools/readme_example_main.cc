@@ -1,5 +1,6 @@
 // The README's example, compiled by the tests so it cannot drift.
 #include <cstdio>
+
 #include "core/env.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/optimizers.h"
@@ -14,7 +15,8 @@ int main() {
   Output y = ops::Placeholder(root.WithOpName("y"), DT_FLOAT, PartialShape({8, 1}));
   Variable w = Variable::Create(root, "w", ops::Const<float>(root, {0.f}, TensorShape({4, 1})));
   Output err = ops::Sub(root, ops::MatMul(root, x, w.value()), y);
-  Output loss = ops::Mean(root.WithOpName("loss"), ops::Square(root, err), ops::Const<int32_t>(root, {0, 1}));
+  Output loss =
+      ops::Mean(root.WithOpName("loss"), ops::Square(root, err), ops::Const<int32_t>(root, {0, 1}));
   Variable step = GetOrCreateGlobalStep(root);
   AdamOptimizer adam(0.05);
   Operation train = *adam.Minimize(root, loss, {}, &step);
@@ -35,7 +37,8 @@ int main() {
     for (int j = 0; j < 4; ++j) y_data[i] += x_data[i * 4 + j] = (i * 4 + j) % 7 * 0.1f;
   }
   std::vector<Tensor> out;
-  for (int i = 0; i < 200; ++i) (void)session->Run({{"x", xs}, {"y", ys}}, {"loss"}, {train.name()}, &out);
+  for (int i = 0; i < 200; ++i)
+    (void)session->Run({{"x", xs}, {"y", ys}}, {"loss"}, {train.name()}, &out);
   std::printf("loss %g, saved %s\n", *out[0].data<float>(),
               saver->Save(session.get(), "/tmp/my_run/model.ckpt", {.global_step = 200})->c_str());
 }

@@ -6,6 +6,7 @@
 //          --job_name=ps --task_index=0
 //   server --cluster_file=cluster.pbtxt --job_name=worker --task_index=1
 //   server                                   # one task, /job:localhost, any free port
+//   server ... --tls_cert=s.pem --tls_key=s.key --auth_token_file=token   # TLS and a token
 //
 // Prints "server /job:ps/replica:0/task:0 serving at 127.0.0.1:2222 ..." once
 // it accepts calls, one line per session created or closed, and exits 0
@@ -19,20 +20,9 @@
 #include "absl/strings/str_cat.h"
 #include "core/env.h"
 #include "core/logging.h"
-#include "session/distributed/cluster.h"
 #include "session/distributed/server.h"
+#include "tools/cluster_flags.h"
 
-ABSL_FLAG(
-    std::string, cluster, "",
-    "The cluster: JOB=HOST:PORT[,HOST:PORT...][;JOB=...]; task i of a job is its i-th "
-    "address. Empty (and no --cluster_file): a one-task cluster /job:localhost on a free port");
-ABSL_FLAG(std::string, cluster_file, "",
-          "The cluster as a tensorflow.ClusterDef in protobuf text format (instead of --cluster)");
-ABSL_FLAG(std::string, job_name, "", "This task's job (required with a cluster)");
-ABSL_FLAG(int, task_index, 0, "This task's index in its job");
-ABSL_FLAG(std::string, bind, "127.0.0.1",
-          "The address to listen on; the port is the task's in the cluster. Serving other "
-          "machines is explicit: --bind=0.0.0.0");
 ABSL_FLAG(int, inter_op_threads, 0, "Threads running independent nodes; 0 = number of cores");
 ABSL_FLAG(int, intra_op_threads, 0, "Threads one kernel may use; 0 = number of cores");
 
@@ -45,32 +35,9 @@ int Fail(const absl::Status& s) {
 }
 
 int Main() {
-  ServerOptions opts;
-  const std::string spec = absl::GetFlag(FLAGS_cluster);
-  const std::string file = absl::GetFlag(FLAGS_cluster_file);
-  if (!spec.empty() && !file.empty()) {
-    return Fail(absl::InvalidArgumentError("give --cluster or --cluster_file, not both"));
-  }
-  if (!spec.empty()) {
-    absl::StatusOr<tensorflow::ClusterDef> c = ParseClusterSpec(spec);
-    if (!c.ok()) return Fail(c.status());
-    opts.cluster = *std::move(c);
-  } else if (!file.empty()) {
-    absl::StatusOr<tensorflow::ClusterDef> c = ReadClusterFile(Env::Default(), file);
-    if (!c.ok()) return Fail(c.status());
-    opts.cluster = *std::move(c);
-  }
-  opts.job_name = absl::GetFlag(FLAGS_job_name);
-  if (!opts.cluster.job().empty() && opts.job_name.empty()) {
-    return Fail(absl::InvalidArgumentError(absl::StrCat(
-        "--job_name is required with a cluster (jobs: ", ClusterSpecString(opts.cluster), ")")));
-  }
-  opts.task_index = absl::GetFlag(FLAGS_task_index);
-  if (opts.task_index < 0) {
-    return Fail(
-        absl::InvalidArgumentError(absl::StrCat("--task_index=", opts.task_index, " is negative")));
-  }
-  opts.bind_host = absl::GetFlag(FLAGS_bind);
+  absl::StatusOr<ServerOptions> flags = ServerOptionsFromFlags();
+  if (!flags.ok()) return Fail(flags.status());
+  ServerOptions opts = *std::move(flags);
   opts.inter_op_threads = absl::GetFlag(FLAGS_inter_op_threads);
   opts.intra_op_threads = absl::GetFlag(FLAGS_intra_op_threads);
 

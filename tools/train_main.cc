@@ -39,10 +39,10 @@
 #include "runtime/cc/ops.h"
 #include "runtime/cc/optimizers.h"
 #include "runtime/cc/variables.h"
-#include "session/distributed/cluster.h"
 #include "session/distributed/server.h"
 #include "session/saver.h"
 #include "session/session_manager.h"
+#include "tools/cluster_flags.h"
 
 ABSL_FLAG(std::string, logdir, "", "Checkpoint directory (required)");
 ABSL_FLAG(std::string, target, "", "Session target: \"\" or local://NAME");
@@ -59,17 +59,8 @@ ABSL_FLAG(int, workers, 0,
           "Worker threads that wait for the chief (SessionManager::WaitForSession) and train "
           "the shared model with it; needs --target=local://NAME");
 
-ABSL_FLAG(std::string, cluster, "",
-          "Run as one task of this cluster (JOB=HOST:PORT,...;JOB=...): needs --job_name; "
-          "jobs are ps and worker");
-ABSL_FLAG(std::string, job_name, "", "With --cluster: ps (serve variables) or worker (train)");
-ABSL_FLAG(int, task_index, 0,
-          "With --cluster: this task's index in its job; worker 0 is the chief");
 ABSL_FLAG(double, recovery_wait_secs, 30,
           "How long a waiting worker sleeps between looks at the model (TensorFlow's 30 s)");
-ABSL_FLAG(std::string, bind, "127.0.0.1",
-          "With --cluster: the address this task's server listens on (its port is the cluster's)");
-
 namespace minigraph {
 namespace {
 
@@ -202,10 +193,15 @@ int Run() {
   std::unique_ptr<Server> server;
   DeviceFunction device_fn;
   bool chief = true;
-  const std::string cluster_spec = absl::GetFlag(FLAGS_cluster);
-  if (!cluster_spec.empty()) {
-    const std::string job = absl::GetFlag(FLAGS_job_name);
-    const int task = absl::GetFlag(FLAGS_task_index);
+  int task_index = 0;
+  const bool in_cluster = ClusterFlagsGiven();
+  if (in_cluster) {
+    auto flags = ServerOptionsFromFlags();
+    if (!flags.ok()) return Fail(flags.status());
+    ServerOptions so = *std::move(flags);
+    const std::string job = so.job_name;
+    const int task = so.task_index;
+    task_index = task;
     if (job != "ps" && job != "worker") {
       return Fail(absl::InvalidArgumentError(
           absl::StrCat("--job_name must be ps or worker with --cluster, got '", job, "'")));
@@ -214,21 +210,12 @@ int Run() {
       return Fail(absl::InvalidArgumentError(
           "--cluster runs one task per process: --target and --workers do not apply"));
     }
-    auto cluster = ParseClusterSpec(cluster_spec);
-    if (!cluster.ok()) return Fail(cluster.status());
-    ServerOptions so;
-    so.cluster = *cluster;
-    so.job_name = job;
-    so.task_index = task;
-    so.bind_host = absl::GetFlag(FLAGS_bind);
+    const tensorflow::ClusterDef& cluster = so.cluster;
     so.intra_op_threads = absl::GetFlag(FLAGS_threads);
     so.inter_op_threads = 2;
     if (job == "ps") return ServePs(so);
-    if (!TaskAddress(*cluster, "worker", task).ok()) {
-      return Fail(TaskAddress(*cluster, "worker", task).status());
-    }
     int num_ps = 0;
-    for (const auto& j : cluster->job()) {
+    for (const auto& j : cluster.job()) {
       if (j.name() == "ps") num_ps = j.tasks_size();
     }
     auto s = Server::Create(so);
@@ -270,7 +257,7 @@ int Run() {
   const auto t0 = std::chrono::steady_clock::now();
   if (!chief) {
     // A worker: the chief prepares the model; wait until it is ready.
-    std::printf("worker %d waiting for the chief\n", absl::GetFlag(FLAGS_task_index));
+    std::printf("worker %d waiting for the chief\n", task_index);
     std::fflush(stdout);
     session = (*sm)->WaitForSession(target, prepare.config);
     if (!session.ok()) return Fail(session.status());
@@ -352,7 +339,7 @@ int Run() {
   // Others (threads, worker processes) move the shared global_step too: it
   // is read back with every step, and a save happens when it crosses a
   // multiple of --save_every.
-  const bool shared = num_workers > 0 || !cluster_spec.empty();
+  const bool shared = num_workers > 0 || in_cluster;
   float loss = 0;
   int64_t mine = 0;
   int64_t last_saved = step;
@@ -398,9 +385,8 @@ int Run() {
   }
   join_workers();
   if (!chief) {
-    std::printf("worker %d done: ran %lld steps, global step %lld, loss %.4f\n",
-                absl::GetFlag(FLAGS_task_index), static_cast<long long>(mine),
-                static_cast<long long>(step), loss);
+    std::printf("worker %d done: ran %lld steps, global step %lld, loss %.4f\n", task_index,
+                static_cast<long long>(mine), static_cast<long long>(step), loss);
     return 0;
   }
   if (shared) {

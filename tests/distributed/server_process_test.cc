@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -18,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/variables.h"
+#include "session/distributed/security.h"
 #include "session/session.h"
 #include "session/session_manager.h"
 #include "tests/testing/subprocess.h"
@@ -217,6 +219,33 @@ TEST(ServerProcessTest, BadClientsGetClearErrorsAndTheServerStaysUp) {
   ASSERT_OK(ok->Create(CounterGraph()));
   ASSERT_OK(ok->Run({}, {}, {"init"}, nullptr));
   EXPECT_THAT(ReadV(ok.get()), IsOkAndHolds(10));
+}
+
+TEST(ServerProcessTest, ATokenServerRefusesCallsWithoutIt) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string token_file = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/token");
+  ASSERT_OK(WriteStringToFile(Env::Default(), token_file, "let-me-in\n"));
+  ASSERT_OK_AND_ASSIGN(int port, PickUnusedPort());
+  auto p = Subprocess::Start({*server_binary, absl::StrCat("--cluster=ps=127.0.0.1:", port),
+                              "--job_name=ps", "--auth_token_file=" + token_file});
+  ASSERT_OK(p.status());
+  auto server = *std::move(p);
+  ASSERT_OK(server->WaitForLine("token required", kStartTimeout));
+  const std::string target = absl::StrCat("grpc://127.0.0.1:", port);
+  auto anonymous = Connect(target);
+  EXPECT_THAT(anonymous->Create(CounterGraph()),
+              StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("requires a token")));
+  TransportSecurity with;
+  with.token = "let-me-in";
+  SetClientTransportSecurity(with);
+  auto member = Connect(target);
+  SetClientTransportSecurity({});
+  ASSERT_OK(member->Create(CounterGraph()));
+  ASSERT_OK(member->Run({}, {}, {"init"}, nullptr));
+  EXPECT_THAT(ReadV(member.get()), IsOkAndHolds(10));
+  server->Signal(SIGTERM);
+  ASSERT_OK_AND_ASSIGN(int status, server->Wait(kStopTimeout));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 }  // namespace

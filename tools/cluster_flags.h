@@ -1,0 +1,25 @@
+// The flags a process of a cluster takes (tools/server, tools/train), in one
+// place: --cluster or --cluster_file, --job_name, --task_index, --bind, and
+// TLS and token (--tls_cert, --tls_key, --tls_ca, --auth_token_file).
+
+#ifndef MINIGRAPH_TOOLS_CLUSTER_FLAGS_H_
+#define MINIGRAPH_TOOLS_CLUSTER_FLAGS_H_
+
+#include "absl/status/statusor.h"
+#include "session/distributed/server.h"
+
+namespace minigraph {
+
+// True when --cluster or --cluster_file is given.
+bool ClusterFlagsGiven();
+
+// The server options the flags describe; also makes the TLS and token
+// settings this process's grpc:// client settings. Returns InvalidArgument
+// naming the flag at fault (both --cluster and --cluster_file, a cluster
+// without --job_name, a negative --task_index, a task the cluster does not
+// have) and the Env's error for a file that cannot be read.
+absl::StatusOr<ServerOptions> ServerOptionsFromFlags();
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_TOOLS_CLUSTER_FLAGS_H_
