@@ -1,6 +1,7 @@
 #include "session/saver.h"
 
 #include <algorithm>
+#include <map>
 #include <random>
 
 #include "absl/strings/match.h"
@@ -51,8 +52,7 @@ Saver::Saver(SaverDef def, Env* env, const SaverOptions& options)
 
 absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOptions options,
                                                      Env* env) {
-  std::vector<Variable> vars =
-      options.var_list.empty() ? GlobalVariables(scope) : options.var_list;
+  std::vector<Variable> vars = options.var_list.empty() ? GlobalVariables(scope) : options.var_list;
   // TensorFlow's Saver orders its tensors by name, so data files are in key
   // order.
   std::sort(vars.begin(), vars.end(),
@@ -69,62 +69,92 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
   def.set_version(SaverDef::V2);
   def.set_sharded(options.num_shards > 0);
 
-  if (options.num_shards <= 0) {
+  // The shards: (device, variables). Round robin over num_shards, or one
+  // per device the variables are on.
+  std::vector<std::pair<std::string, std::vector<Variable>>> shards;
+  if (options.shard_by_device) {
+    std::map<std::string, std::vector<Variable>> by_device;
+    for (const Variable& v : vars) by_device[scope.GetNodeDef(v.ref().op()).device()].push_back(v);
+    shards.assign(by_device.begin(), by_device.end());
+  } else {
+    for (int i = 0; i < options.num_shards; ++i) {
+      shards.emplace_back();
+      for (size_t j = i; j < vars.size(); j += options.num_shards) {
+        shards.back().second.push_back(vars[j]);
+      }
+    }
+  }
+  def.set_sharded(!shards.empty());
+
+  if (shards.empty()) {
     Operation save = AddSave(s, "SaveV2", filename, vars);
-    Output saved = ops::Identity(s.WithOpName("control_dependency").WithControlDependencies({save}),
-                                 filename);
+    Output saved =
+        ops::Identity(s.WithOpName("control_dependency").WithControlDependencies({save}), filename);
     def.set_save_tensor_name(saved.name() + ":0");
   } else {
-    // Shard i of n saves variables i, i+n, ... to "<prefix>_temp/part-0000i-of-0000n";
+    // Shard i of n saves to "<prefix>_temp_<random>/part-0000i-of-0000n";
     // the parts are merged into <prefix>.
     static thread_local std::mt19937_64 rng(std::random_device{}());
     Output suffix_const =
         ops::Const(s.WithOpName("StringJoin/inputs_1"),
                    Tensor::Scalar<std::string>(absl::StrCat("_temp_", absl::Hex(rng()), "/part")));
-    Output temp = s.WithOpName("StringJoin").AddOp("StringJoin", {{filename, suffix_const}}).output(0);
-    Output n = ops::Const(s.WithOpName("num_shards"), static_cast<int32_t>(options.num_shards));
+    Output temp =
+        s.WithOpName("StringJoin").AddOp("StringJoin", {{filename, suffix_const}}).output(0);
+    Output n = ops::Const(s.WithOpName("num_shards"), static_cast<int32_t>(shards.size()));
     std::vector<Output> parts;
-    for (int i = 0; i < options.num_shards; ++i) {
-      std::vector<Variable> shard;
-      for (size_t j = i; j < vars.size(); j += options.num_shards) shard.push_back(vars[j]);
+    for (size_t i = 0; i < shards.size(); ++i) {
+      const Scope on = s.WithDevice(shards[i].first);
       const std::string suffix = i == 0 ? "" : absl::StrCat("_", i);
-      Output shard_index = ops::Const(s.WithOpName("ShardedFilename" + suffix + "/shard"), i);
-      Output part = s.WithOpName("ShardedFilename" + suffix)
+      Output shard_index =
+          ops::Const(on.WithOpName("ShardedFilename" + suffix + "/shard"), static_cast<int32_t>(i));
+      Output part = on.WithOpName("ShardedFilename" + suffix)
                         .AddOp("ShardedFilename", {{temp}, {shard_index}, {n}})
                         .output(0);
-      Operation save = AddSave(s, "SaveV2" + suffix, part, shard);
+      Operation save = AddSave(on, "SaveV2" + suffix, part, shards[i].second);
       parts.push_back(ops::Identity(
-          s.WithOpName("control_dependency" + suffix).WithControlDependencies({save}), part));
+          on.WithOpName("control_dependency" + suffix).WithControlDependencies({save}), part));
     }
     Output prefixes = ops::Pack(s.WithOpName("MergeV2Checkpoints/checkpoint_prefixes"), parts);
-    Operation merge = s.WithOpName("MergeV2Checkpoints").AddOp(
-        "MergeV2Checkpoints", {{prefixes}, {filename}});
+    Operation merge =
+        s.WithOpName("MergeV2Checkpoints").AddOp("MergeV2Checkpoints", {{prefixes}, {filename}});
     std::vector<Operation> deps = {merge};
     for (const Output& p : parts) deps.push_back(p.op());
     Output saved = ops::Identity(s.WithOpName("Identity").WithControlDependencies(deps), filename);
     def.set_save_tensor_name(saved.name() + ":0");
   }
 
-  std::vector<std::string> names;
-  std::vector<DataType> dtypes;
-  for (const Variable& v : vars) {
-    names.push_back(v.name());
-    dtypes.push_back(v.dtype());
+  // Restore: one RestoreV2 of every variable, or with shard_by_device one per
+  // device, on it.
+  std::vector<std::pair<std::string, std::vector<Variable>>> restores;
+  if (options.shard_by_device) {
+    restores = shards;
+  } else {
+    restores.push_back({"", vars});
   }
-  AttrValue dtypes_attr;
-  for (DataType dt : dtypes) dtypes_attr.mutable_list()->add_type(dt);
-  Operation restore = s.WithOpName("RestoreV2").AddOp(
-      "RestoreV2",
-      {{filename},
-       {ops::Const(s.WithOpName("RestoreV2/tensor_names"), Strings(names))},
-       {ops::Const(s.WithOpName("RestoreV2/shape_and_slices"),
-                   Strings(std::vector<std::string>(names.size())))}},
-      {{"dtypes", dtypes_attr}});
   std::vector<Operation> assigns;
-  for (size_t i = 0; i < vars.size(); ++i) {
-    assigns.push_back(
-        ops::Assign(s.WithOpName("Assign"), vars[i].ref(), restore.output(static_cast<int>(i)))
-            .op());
+  for (size_t r = 0; r < restores.size(); ++r) {
+    const Scope on = s.WithDevice(restores[r].first);
+    const std::string suffix = r == 0 ? "" : absl::StrCat("_", r);
+    std::vector<std::string> names;
+    AttrValue dtypes_attr;
+    for (const Variable& v : restores[r].second) {
+      names.push_back(v.name());
+      dtypes_attr.mutable_list()->add_type(v.dtype());
+    }
+    Operation restore =
+        on.WithOpName("RestoreV2" + suffix)
+            .AddOp("RestoreV2",
+                   {{filename},
+                    {ops::Const(on.WithOpName("RestoreV2" + suffix + "/tensor_names"),
+                                Strings(names))},
+                    {ops::Const(on.WithOpName("RestoreV2" + suffix + "/shape_and_slices"),
+                                Strings(std::vector<std::string>(names.size())))}},
+                   {{"dtypes", dtypes_attr}});
+    for (size_t i = 0; i < restores[r].second.size(); ++i) {
+      assigns.push_back(ops::Assign(on.WithOpName("Assign"), restores[r].second[i].ref(),
+                                    restore.output(static_cast<int>(i)))
+                            .op());
+    }
   }
   Operation restore_all = ops::Group(s.WithOpName("restore_all"), assigns);
   def.set_restore_op_name(restore_all.name());
@@ -145,9 +175,8 @@ absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& sav
   }
   std::string checkpoint_file = save_path;
   if (options.global_step) {
-    checkpoint_file = pad_step_number_
-                          ? absl::StrFormat("%s-%08d", save_path, *options.global_step)
-                          : absl::StrFormat("%s-%d", save_path, *options.global_step);
+    checkpoint_file = pad_step_number_ ? absl::StrFormat("%s-%08d", save_path, *options.global_step)
+                                       : absl::StrFormat("%s-%d", save_path, *options.global_step);
   } else if (std::string(Basename(save_path)) == options.latest_filename && !def_.sharded()) {
     return absl::InvalidArgumentError(absl::StrCat("'latest_filename' collides with 'save_path': '",
                                                    options.latest_filename, "' and '", save_path,
@@ -159,16 +188,15 @@ absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& sav
         absl::StrCat("Parent directory of ", save_path, " doesn't exist, can't save."));
   }
   std::vector<Tensor> out;
-  MG_RETURN_IF_ERROR(session->Run({{def_.filename_tensor_name(),
-                                    Tensor::Scalar<std::string>(checkpoint_file)}},
-                                  {def_.save_tensor_name()}, {}, &out));
+  MG_RETURN_IF_ERROR(
+      session->Run({{def_.filename_tensor_name(), Tensor::Scalar<std::string>(checkpoint_file)}},
+                   {def_.save_tensor_name()}, {}, &out));
   const std::string model_checkpoint_path = out[0].data<std::string>()[0];
   if (options.write_state) {
     RecordLastCheckpoint(model_checkpoint_path);
-    MG_RETURN_IF_ERROR(UpdateCheckpointState(env_, save_dir.empty() ? "." : save_dir,
-                                             model_checkpoint_path, last_checkpoints(), {},
-                                             std::nullopt, options.latest_filename,
-                                             save_relative_paths_));
+    MG_RETURN_IF_ERROR(UpdateCheckpointState(
+        env_, save_dir.empty() ? "." : save_dir, model_checkpoint_path, last_checkpoints(), {},
+        std::nullopt, options.latest_filename, save_relative_paths_));
     MaybeDeleteOldCheckpoints();
   }
   if (options.meta_graph != nullptr) {
@@ -200,8 +228,9 @@ absl::Status Saver::Restore(Session* session, const std::string& save_path) {
   }
   MG_LOG(INFO) << "Restoring parameters from " << save_path;
   std::vector<Tensor> out;
-  absl::Status s = session->Run({{def_.filename_tensor_name(), Tensor::Scalar<std::string>(save_path)}},
-                                {}, {def_.restore_op_name()}, &out);
+  absl::Status s =
+      session->Run({{def_.filename_tensor_name(), Tensor::Scalar<std::string>(save_path)}}, {},
+                   {def_.restore_op_name()}, &out);
   if (absl::IsNotFound(s)) {
     return absl::NotFoundError(absl::StrCat(
         "Restoring from checkpoint failed. This is most likely due to a Variable name or other "
@@ -227,10 +256,9 @@ std::vector<std::string> Saver::last_checkpoints() const {
 
 void Saver::RecordLastCheckpoint(const std::string& path) {
   if (def_.max_to_keep() <= 0) return;
-  last_checkpoints_.erase(
-      std::remove_if(last_checkpoints_.begin(), last_checkpoints_.end(),
-                     [&](const auto& e) { return e.first == path; }),
-      last_checkpoints_.end());
+  last_checkpoints_.erase(std::remove_if(last_checkpoints_.begin(), last_checkpoints_.end(),
+                                         [&](const auto& e) { return e.first == path; }),
+                          last_checkpoints_.end());
   last_checkpoints_.emplace_back(path, env_->NowSeconds());
   if (static_cast<int>(last_checkpoints_.size()) > def_.max_to_keep()) {
     to_delete_.push_back(last_checkpoints_.front());

@@ -41,6 +41,12 @@ struct SaverOptions {
   float keep_checkpoint_every_n_hours = 10000.0f;
   // Shards written in parallel and merged; 0 = one unsharded bundle.
   int num_shards = 0;
+  // TensorFlow's Saver(sharded=True): one shard per device the variables are
+  // placed on, each saved and restored by ops on that device (in a cluster,
+  // by the ps task that holds them), merged into one checkpoint by the
+  // session's own task. The tasks must see the same file system. Overrides
+  // num_shards.
+  bool shard_by_device = false;
   bool allow_empty = false;
   // The state file lists checkpoints relative to its directory
   // ("model-2"), so a copied directory refers to its own files.

@@ -133,8 +133,12 @@ absl::Status Build(Model* m, DeviceFunction device_fn) {
   MG_ASSIGN_OR_RETURN(m->train, opt->Minimize(root, m->loss, {}, &step));
   m->init = GlobalVariablesInitializer(root);
   m->ready = ReportUninitializedVariables(root);
-  MG_ASSIGN_OR_RETURN(m->saver,
-                      Saver::Create(root, {.max_to_keep = absl::GetFlag(FLAGS_max_to_keep)}));
+  // In a cluster each ps task writes the shard of the variables it holds
+  // (TensorFlow's sharded Saver); the chief merges them.
+  SaverOptions saver_options;
+  saver_options.max_to_keep = absl::GetFlag(FLAGS_max_to_keep);
+  saver_options.shard_by_device = device_fn != nullptr;
+  MG_ASSIGN_OR_RETURN(m->saver, Saver::Create(root, saver_options));
   return m->root.status();
 }
 

@@ -86,6 +86,7 @@ Scope Scope::WithLoopFrame(std::string frame) const {
 Scope Scope::WithDevice(std::string device) const {
   Scope s = *this;
   s.device_ = std::move(device);
+  s.device_fn_ = nullptr;
   return s;
 }
 
@@ -134,8 +135,8 @@ void Scope::UpdateInput(const Operation& op, int index, const Output& input) con
   int data_inputs = 0;
   while (data_inputs < node->input_size() && node->input(data_inputs)[0] != '^') ++data_inputs;
   if (index < 0 || index >= data_inputs) {
-    UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
-        "UpdateInput: node '", op.name(), "' has no data input ", index)));
+    UpdateStatus(absl::InvalidArgumentError(
+        absl::StrCat("UpdateInput: node '", op.name(), "' has no data input ", index)));
     return;
   }
   absl::StatusOr<TensorId> old_id = ParseTensorName(node->input(index));
@@ -144,8 +145,8 @@ void Scope::UpdateInput(const Operation& op, int index, const Output& input) con
   const DataType want = old.ok() ? Output(*old, old_id->index).dtype() : DT_INVALID;
   if (BaseType(want) != BaseType(input.dtype())) {
     UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
-        "UpdateInput: node '", op.name(), "' input ", index, " is ", DataTypeString(want),
-        ", '", input.name(), "' is ", DataTypeString(input.dtype()))));
+        "UpdateInput: node '", op.name(), "' input ", index, " is ", DataTypeString(want), ", '",
+        input.name(), "' is ", DataTypeString(input.dtype()))));
     return;
   }
   node->set_input(index, input.name());
@@ -235,24 +236,25 @@ Operation Scope::AddOp(absl::string_view op_type, const std::vector<std::vector<
   // after a name scope it opened, like the optimizer's final op).
   const bool exact = !op_name_.empty() && op_name_.back() == '/';
   const std::string name =
-      exact ? (prefix_.empty() ? op_name_.substr(0, op_name_.size() - 1)
-                               : absl::StrCat(prefix_, "/", op_name_.substr(0, op_name_.size() - 1)))
-            : UniqueName(op_name_.empty() ? op_type : op_name_);
+      exact
+          ? (prefix_.empty() ? op_name_.substr(0, op_name_.size() - 1)
+                             : absl::StrCat(prefix_, "/", op_name_.substr(0, op_name_.size() - 1)))
+          : UniqueName(op_name_.empty() ? op_type : op_name_);
   if (exact && g.ops_by_name.contains(name)) {
     UpdateStatus(absl::InvalidArgumentError(absl::StrCat("duplicate node name '", name, "'")));
     return Operation();
   }
   auto fail = [&](const absl::Status& s) {
-    UpdateStatus(absl::Status(s.code(), absl::StrCat("while adding node '", name, "' (",
-                                                     op_type, "): ", s.message())));
+    UpdateStatus(absl::Status(
+        s.code(), absl::StrCat("while adding node '", name, "' (", op_type, "): ", s.message())));
     return Operation();
   };
   auto reg = g.ops->LookUp(op_type);
   if (!reg.ok()) return fail(reg.status());
   const OpDef& op = (*reg)->op_def;
   if (static_cast<int>(inputs.size()) != op.input_arg_size()) {
-    return fail(absl::InvalidArgumentError(absl::StrCat(
-        "expected ", op.input_arg_size(), " input argument(s), got ", inputs.size())));
+    return fail(absl::InvalidArgumentError(
+        absl::StrCat("expected ", op.input_arg_size(), " input argument(s), got ", inputs.size())));
   }
   NodeDef node;
   node.set_name(name);
@@ -269,8 +271,7 @@ Operation Scope::AddOp(absl::string_view op_type, const std::vector<std::vector<
     if (!arg.number_attr().empty() && !node.attr().contains(arg.number_attr())) {
       SetAttr(arg.number_attr(), static_cast<int64_t>(inputs[a].size()), &node);
     }
-    if (!arg.type_attr().empty() && !node.attr().contains(arg.type_attr()) &&
-        !inputs[a].empty()) {
+    if (!arg.type_attr().empty() && !node.attr().contains(arg.type_attr()) && !inputs[a].empty()) {
       SetAttr(arg.type_attr(), BaseType(inputs[a][0].dtype()), &node);
     }
     if (!arg.type_list_attr().empty() && !node.attr().contains(arg.type_list_attr())) {
@@ -302,9 +303,9 @@ Operation Scope::AddOp(absl::string_view op_type, const std::vector<std::vector<
   for (size_t i = 0; i < flat.size(); ++i) {
     const DataType want = in_types[i], got = flat[i].dtype();
     if (IsRefType(want) ? got != want : BaseType(got) != want) {
-      return fail(absl::InvalidArgumentError(
-          absl::StrCat("input ", i, " ('", flat[i].name(), "') is ", DataTypeString(got),
-                       ", expected ", DataTypeString(want))));
+      return fail(absl::InvalidArgumentError(absl::StrCat("input ", i, " ('", flat[i].name(),
+                                                          "') is ", DataTypeString(got),
+                                                          ", expected ", DataTypeString(want))));
     }
     shapes.push_back(flat[i].shape());
     auto c = g.consts.find(flat[i].op().name());

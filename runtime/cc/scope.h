@@ -104,7 +104,8 @@ class Scope {
   Scope WithNoControlDependencies() const;
   // Nodes created through the result are placed on `device`, a TensorFlow
   // device string ("/job:ps/task:0", "/job:worker/replica:0/task:1/device:CPU:0");
-  // "" clears it. As tf.device(string).
+  // "" clears it. As tf.device(string), it replaces an enclosing device
+  // function.
   Scope WithDevice(std::string device) const;
   // Nodes created through the result are placed where `fn` says (after
   // WithDevice's device is set on the node), as tf.device(function).

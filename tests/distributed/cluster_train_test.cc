@@ -138,6 +138,26 @@ TEST(ClusterTrainTest, AKilledPsFailsStepsNamingItAndTheJobResumes) {
   ExpectExit(ps2.get(), 0);
 }
 
+TEST(ClusterTrainTest, AWorkerKilledMidStepLeavesTheModelConsistent) {
+  ClusterSpec c = NewCluster();
+  const std::string logdir = NewLogdir("worker_killed");
+  auto ps = StartTask(c, "ps", 0);
+  ASSERT_OK(ps->WaitForLine("serving at", kTimeout));
+  auto chief = StartTask(c, "worker", 0, {"--logdir=" + logdir, "--steps=1500"});
+  auto worker = StartTask(c, "worker", 1, {"--steps=1500"});
+  ASSERT_OK(worker->WaitForLine("step ", kTimeout));  // training, mid-step or close
+  worker->Signal(SIGKILL);
+  ASSERT_OK(worker->Wait(kTimeout).status());
+  // The chief goes on alone and saves; its checkpoint restores.
+  ExpectExit(chief.get(), 0);
+  EXPECT_THAT(chief->output(), HasSubstr("done: step 150"));
+  auto again = StartTask(c, "worker", 0, {"--logdir=" + logdir, "--steps=1550"});
+  ExpectExit(again.get(), 0);
+  EXPECT_THAT(again->output(), HasSubstr("restored step 150"));
+  ps->Signal(SIGTERM);
+  ExpectExit(ps.get(), 0);
+}
+
 }  // namespace
 }  // namespace minigraph
 
