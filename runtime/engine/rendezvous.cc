@@ -32,12 +32,38 @@ absl::StatusOr<ParsedRendezvousKey> ParseRendezvousKey(absl::string_view key) {
 }
 
 absl::Status LocalRendezvous::Send(const std::string& key, const Tensor& value, bool is_dead) {
-  absl::MutexLock l(&mu_);
-  if (!aborted_.ok()) return aborted_;
-  if (!table_.try_emplace(key, Item{value, is_dead}).second) {
-    return absl::InvalidArgumentError(absl::StrCat("rendezvous key '", key, "' sent twice"));
+  DoneCallback waiter;
+  {
+    absl::MutexLock l(&mu_);
+    if (!aborted_.ok()) return aborted_;
+    auto w = waiters_.find(key);
+    if (w != waiters_.end()) {
+      waiter = std::move(w->second);
+      waiters_.erase(w);
+    } else if (!table_.try_emplace(key, Item{value, is_dead}).second) {
+      return absl::InvalidArgumentError(absl::StrCat("rendezvous key '", key, "' sent twice"));
+    }
   }
+  if (waiter) waiter(absl::OkStatus(), value, is_dead);
   return absl::OkStatus();
+}
+
+void LocalRendezvous::RecvAsync(const std::string& key, DoneCallback done) {
+  Item item;
+  absl::Status status;
+  {
+    absl::MutexLock l(&mu_);
+    if (!aborted_.ok()) {
+      status = aborted_;
+    } else if (auto it = table_.find(key); it != table_.end()) {
+      item = std::move(it->second);
+      table_.erase(it);
+    } else {
+      waiters_[key] = std::move(done);
+      return;
+    }
+  }
+  done(status, item.value, item.is_dead);
 }
 
 absl::Status LocalRendezvous::Recv(const std::string& key, const CancelledFn& cancelled,
@@ -72,8 +98,15 @@ bool LocalRendezvous::TryRecv(const std::string& key, Tensor* value, bool* is_de
 }
 
 void LocalRendezvous::StartAbort(const absl::Status& status) {
-  absl::MutexLock l(&mu_);
-  if (aborted_.ok()) aborted_ = status.ok() ? absl::AbortedError("rendezvous aborted") : status;
+  absl::flat_hash_map<std::string, DoneCallback> waiters;
+  absl::Status aborted;
+  {
+    absl::MutexLock l(&mu_);
+    if (aborted_.ok()) aborted_ = status.ok() ? absl::AbortedError("rendezvous aborted") : status;
+    aborted = aborted_;
+    waiters.swap(waiters_);
+  }
+  for (auto& [key, done] : waiters) done(aborted, Tensor(), false);
 }
 
 }  // namespace minigraph

@@ -65,6 +65,12 @@ class LocalRendezvous : public Rendezvous {
   void StartAbort(const absl::Status& status) override;
   // Takes `key` if it has been sent; false (leaving the outputs) if not.
   bool TryRecv(const std::string& key, Tensor* value, bool* is_dead);
+  // Calls `done` with the value of `key` once it is sent (at once if it has
+  // been), or with the abort status; on the thread that sends or aborts, so
+  // `done` must not block. One receiver per key.
+  using DoneCallback =
+      std::function<void(const absl::Status& status, const Tensor& value, bool is_dead)>;
+  void RecvAsync(const std::string& key, DoneCallback done);
 
  private:
   struct Item {
@@ -73,6 +79,7 @@ class LocalRendezvous : public Rendezvous {
   };
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, Item> table_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, DoneCallback> waiters_ ABSL_GUARDED_BY(mu_);
   absl::Status aborted_ ABSL_GUARDED_BY(mu_);
 };
 

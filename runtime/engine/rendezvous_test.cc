@@ -64,5 +64,27 @@ TEST(RendezvousTest, AbortAndCancellationEndTheWait) {
   canceller.join();
 }
 
+TEST(RendezvousTest, RecvAsyncIsCalledOnSendOrAbort) {
+  LocalRendezvous r;
+  ASSERT_OK(r.Send("first", Tensor::Scalar<float>(1), false));
+  float got = 0;
+  r.RecvAsync("first", [&](const absl::Status& s, const Tensor& t, bool dead) {
+    EXPECT_OK(s);
+    got = *t.data<float>();
+  });
+  EXPECT_EQ(got, 1.0f);  // already there: called at once
+  r.RecvAsync("second", [&](const absl::Status& s, const Tensor& t, bool dead) {
+    EXPECT_OK(s);
+    got = *t.data<float>();
+  });
+  EXPECT_EQ(got, 1.0f);
+  ASSERT_OK(r.Send("second", Tensor::Scalar<float>(2), false));
+  EXPECT_EQ(got, 2.0f);  // called by the send
+  absl::Status aborted;
+  r.RecvAsync("never", [&](const absl::Status& s, const Tensor&, bool) { aborted = s; });
+  r.StartAbort(absl::CancelledError("step ended"));
+  EXPECT_THAT(aborted, StatusIs(absl::StatusCode::kCancelled, HasSubstr("step ended")));
+}
+
 }  // namespace
 }  // namespace minigraph

@@ -139,10 +139,12 @@ void Server::Stop() {
   // would also wait out clients that merely keep a connection open.)
   const int running = rep_->master->Drain(absl::Seconds(5));
   if (running > 0) MG_LOG(WARNING) << "cancelling " << running << " call(s) still running";
+  // Steps still waiting on values end now, so no RecvTensor holds the
+  // server's shutdown up.
+  rep_->worker->AbortAll();
   rep_->server->Shutdown(std::chrono::system_clock::now());
   rep_->server->Wait();
   rep_->master->CloseAll();
-  rep_->worker->AbortAll();
   MG_LOG(INFO) << "server " << rep_->task_name << " stopped";
   rep_->stopped.Notify();
 }

@@ -46,7 +46,7 @@ std::shared_ptr<grpc::ServerCredentials> ServerCredentials(const TransportSecuri
 void AddToken(const TransportSecurity& security, grpc::ClientContext* ctx);
 
 // OK when `token` is empty or the call carries it; Unauthenticated otherwise.
-grpc::Status CheckToken(const std::string& token, const grpc::ServerContext* ctx);
+grpc::Status CheckToken(const std::string& token, const grpc::ServerContextBase* ctx);
 
 }  // namespace distributed_internal
 }  // namespace minigraph

@@ -6,12 +6,16 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "core/logging.h"
 #include "core/status_macros.h"
 #include "core/tensor_proto.h"
+#include "grpcpp/generic/generic_stub.h"
+#include "grpcpp/support/proto_buffer_reader.h"
 #include "runtime/engine/rendezvous.h"
 #include "session/distributed/cluster.h"
 #include "session/distributed/internal/grpc_util.h"
+#include "session/distributed/internal/recv_tensor_coding.h"
 #include "session/distributed/internal/worker_cache.h"
 #include "session/local_session.h"
 
@@ -51,14 +55,25 @@ class Worker::StepRendezvous : public Rendezvous {
     tensorflow::RecvTensorRequest req;
     req.set_step_id(step_id_);
     req.set_rendezvous_key(key);
-    tensorflow::RecvTensorResponse resp;
+    grpc::Slice req_slice(req.SerializeAsString());
+    grpc::ByteBuffer request(&req_slice, 1);
+    grpc::ByteBuffer response;
     std::unique_ptr<grpc::ClientContext> ctx = workers_->NewContext(0);
     {
       absl::MutexLock l(&mu_);
       if (!aborted_.ok()) return aborted_;
       calls_.insert(ctx.get());
     }
-    const grpc::Status s = from->stub->RecvTensor(ctx.get(), req, &resp);
+    // Raw bytes in and out, so the tensor is copied once, from gRPC's
+    // buffers into its own (recv_tensor_coding.h).
+    absl::Notification done;
+    grpc::Status s;
+    from->generic->UnaryCall(ctx.get(), "/tensorflow.WorkerService/RecvTensor", grpc::StubOptions(),
+                             &request, &response, [&](grpc::Status st) {
+                               s = std::move(st);
+                               done.Notify();
+                             });
+    done.WaitForNotification();
     {
       absl::MutexLock l(&mu_);
       calls_.erase(ctx.get());
@@ -69,10 +84,7 @@ class Worker::StepRendezvous : public Rendezvous {
       return absl::Status(st.code(), absl::StrCat("RecvTensor from ", from->task, " (",
                                                   from->address, "): ", st.message()));
     }
-    *is_dead = resp.is_dead();
-    if (*is_dead) return absl::OkStatus();
-    MG_ASSIGN_OR_RETURN(*value, TensorFromProto(resp.tensor()));
-    return absl::OkStatus();
+    return DecodeRecvTensorResponse(&response, value, is_dead);
   }
 
   void StartAbort(const absl::Status& status) override {
@@ -101,6 +113,7 @@ void Worker::AbortAll() {
   absl::flat_hash_map<int64_t, std::shared_ptr<StepRendezvous>> steps;
   {
     absl::MutexLock l(&mu_);
+    shutting_down_ = true;
     steps.swap(steps_);
   }
   for (auto& [id, r] : steps) r->StartAbort(absl::UnavailableError("worker is shutting down"));
@@ -109,9 +122,10 @@ void Worker::AbortAll() {
 std::shared_ptr<Worker::StepRendezvous> Worker::Step(int64_t step_id) {
   absl::MutexLock l(&mu_);
   auto ended = ended_.find(step_id);
-  if (ended != ended_.end()) {
+  if (ended != ended_.end() || shutting_down_) {
     auto r = std::make_shared<StepRendezvous>(step_id, task_name_, task_.workers.get());
-    r->StartAbort(ended->second);
+    r->StartAbort(shutting_down_ ? absl::UnavailableError("worker is shutting down")
+                                 : ended->second);
     return r;
   }
   std::shared_ptr<StepRendezvous>& r = steps_[step_id];
@@ -269,18 +283,35 @@ grpc::Status Worker::CleanupGraph(grpc::ServerContext* ctx,
   return grpc::Status::OK;
 }
 
-grpc::Status Worker::RecvTensor(grpc::ServerContext* ctx, const tensorflow::RecvTensorRequest* req,
-                                tensorflow::RecvTensorResponse* resp) {
-  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
-  std::shared_ptr<StepRendezvous> step = Step(req->step_id());
-  Tensor t;
-  bool is_dead = false;
-  absl::Status s = step->local()->Recv(
-      req->rendezvous_key(), [ctx] { return ctx->IsCancelled(); }, &t, &is_dead);
-  if (!s.ok()) return ToGrpcStatus(s);
-  resp->set_is_dead(is_dead);
-  if (!is_dead) TensorToProto(t, resp->mutable_tensor());
-  return grpc::Status::OK;
+grpc::ServerUnaryReactor* Worker::RecvTensor(grpc::CallbackServerContext* ctx,
+                                             const grpc::ByteBuffer* request,
+                                             grpc::ByteBuffer* response) {
+  grpc::ServerUnaryReactor* reactor = ctx->DefaultReactor();
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) {
+    reactor->Finish(a);
+    return reactor;
+  }
+  tensorflow::RecvTensorRequest req;
+  grpc::ByteBuffer bytes(*request);  // shares the slices
+  grpc::ProtoBufferReader reader(&bytes);
+  if (!req.ParseFromZeroCopyStream(&reader)) {
+    reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                 "RecvTensor: the request is not a RecvTensorRequest"));
+    return reactor;
+  }
+  std::shared_ptr<StepRendezvous> step = Step(req.step_id());
+  // Answered when the value is sent (or the step ends), from that thread.
+  step->local()->RecvAsync(
+      req.rendezvous_key(),
+      [reactor, response, step](const absl::Status& status, const Tensor& value, bool is_dead) {
+        if (!status.ok()) {
+          reactor->Finish(ToGrpcStatus(status));
+          return;
+        }
+        *response = EncodeRecvTensorResponse(value, is_dead);
+        reactor->Finish(grpc::Status::OK);
+      });
+  return reactor;
 }
 
 grpc::Status Worker::CleanupAll(grpc::ServerContext* ctx, const tensorflow::CleanupAllRequest* req,

@@ -20,12 +20,17 @@
 namespace minigraph {
 namespace distributed_internal {
 
-class Worker final : public tensorflow::WorkerService::Service {
+// RecvTensor is a raw callback method: it answers when the value is sent,
+// without holding a thread, with the tensor's buffer as the response's bytes
+// (recv_tensor_coding.h).
+class Worker final : public tensorflow::WorkerService::WithRawCallbackMethod_RecvTensor<
+                         tensorflow::WorkerService::Service> {
  public:
   explicit Worker(TaskContext task);
   ~Worker() override;
 
-  // Fails every step in progress (at shutdown).
+  // Fails every step in progress and every step that starts later (at
+  // shutdown, before the server stops: no RecvTensor is left waiting).
   void AbortAll();
 
   grpc::Status GetStatus(grpc::ServerContext* ctx, const tensorflow::GetStatusRequest* req,
@@ -45,8 +50,9 @@ class Worker final : public tensorflow::WorkerService::Service {
                         tensorflow::RunGraphResponse* resp) override;
   grpc::Status CleanupGraph(grpc::ServerContext* ctx, const tensorflow::CleanupGraphRequest* req,
                             tensorflow::CleanupGraphResponse* resp) override;
-  grpc::Status RecvTensor(grpc::ServerContext* ctx, const tensorflow::RecvTensorRequest* req,
-                          tensorflow::RecvTensorResponse* resp) override;
+  grpc::ServerUnaryReactor* RecvTensor(grpc::CallbackServerContext* ctx,
+                                       const grpc::ByteBuffer* request,
+                                       grpc::ByteBuffer* response) override;
   grpc::Status CleanupAll(grpc::ServerContext* ctx, const tensorflow::CleanupAllRequest* req,
                           tensorflow::CleanupAllResponse* resp) override;
 
@@ -66,6 +72,7 @@ class Worker final : public tensorflow::WorkerService::Service {
   // once instead of waiting for values no one will send.
   absl::flat_hash_map<int64_t, absl::Status> ended_ ABSL_GUARDED_BY(mu_);
   std::deque<int64_t> ended_order_ ABSL_GUARDED_BY(mu_);
+  bool shutting_down_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace distributed_internal

@@ -50,7 +50,9 @@ absl::StatusOr<WorkerCache::Worker*> WorkerCache::ForDevice(const std::string& d
     w = std::make_unique<Worker>();
     w->address = *address;
     w->task = name;
-    w->stub = tensorflow::WorkerService::NewStub(NewChannel(*address, security_));
+    std::shared_ptr<grpc::Channel> channel = NewChannel(*address, security_);
+    w->stub = tensorflow::WorkerService::NewStub(channel);
+    w->generic = std::make_unique<grpc::GenericStub>(channel);
   }
   return w.get();
 }

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "core/proto/cluster.pb.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "session/distributed/security.h"
 #include "session/distributed/worker_service.grpc.pb.h"
 
@@ -31,6 +32,8 @@ class WorkerCache {
     std::string address;  // HOST:PORT
     std::string task;     // "/job:ps/replica:0/task:0"
     std::unique_ptr<tensorflow::WorkerService::Stub> stub;
+    // The same channel, for calls with raw bytes (RecvTensor).
+    std::unique_ptr<grpc::GenericStub> generic;
   };
   // The worker of the task a device belongs to ("/job:ps/replica:0/task:0/
   // device:CPU:0", or the task's name). Returns InvalidArgument for a device
