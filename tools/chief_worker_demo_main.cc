@@ -6,8 +6,24 @@
 //
 //   chief_worker_demo --logdir=/tmp/cw --workers=4 --steps=100
 //
+// With --processes the same job runs as separate processes on 127.0.0.1,
+// TensorFlow's between-graph replication: this program starts itself as one
+// ps task (which holds w and global_step), the chief (worker 0) and
+// --workers more workers, each with its own server, and stops the ps at the
+// end. The workers wait for the chief through grpc:// sessions.
+//
+//   chief_worker_demo --processes --workers=2 --steps=100
+//
 // The model minimizes 0.5 * |w - target|^2 with plain gradient descent, so
 // the gradient is w - target, and counts steps in global_step.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <thread>
 
@@ -19,13 +35,19 @@
 #include "core/logging.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/variables.h"
+#include "session/distributed/server.h"
 #include "session/saver.h"
 #include "session/scaffold.h"
 #include "session/targets.h"
+#include "tools/cluster_flags.h"
+
+extern char** environ;
 
 ABSL_FLAG(std::string, logdir, "/tmp/chief_worker_demo", "Checkpoint directory");
 ABSL_FLAG(int, workers, 4, "Worker threads");
 ABSL_FLAG(int, steps, 100, "Training steps per worker");
+ABSL_FLAG(bool, processes, false,
+          "Run as separate processes on 127.0.0.1: one ps, the chief and --workers workers");
 
 namespace minigraph {
 namespace {
@@ -38,15 +60,9 @@ void Say(const std::string& who, const std::string& what) {
   std::fflush(stdout);
 }
 
-int Run() {
-  SetMinLogLevel(LogLevel::kWarning);
-  const std::string logdir = absl::GetFlag(FLAGS_logdir);
-  MG_CHECK(Env::Default()->CreateDir(logdir).ok());
-  auto server = LocalServer::Create("chief_worker_demo");
-  MG_CHECK(server.ok());
-  const std::string target = (*server)->target();
-
-  Scope root = Scope::NewRootScope();
+// w (4 floats) learns `target` by gradient descent; "train" also counts
+// global_step. `root` may carry a device function.
+void BuildModel(const Scope& root) {
   Variable w = Variable::Create(root, "w", Tensor::Vector<float>({0, 0, 0, 0}));
   Variable step =
       Variable::Create(root, "global_step", Tensor::Scalar<int64_t>(0), {.trainable = false});
@@ -56,12 +72,143 @@ int Run() {
       ops::ApplyGradientDescent(root.WithOpName("update"), w.ref(), ops::Const(root, 0.01f), grad);
   ops::AssignAdd(root.WithOpName("train").WithControlDependencies({update.op()}), step.ref(),
                  ops::Const<int64_t>(root, 1), /*use_locking=*/true);
+}
+
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(a);
+  MG_CHECK(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0);
+  MG_CHECK(getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+pid_t Spawn(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  MG_CHECK(posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, args.data(), environ) == 0);
+  return pid;
+}
+
+// --processes: start the ps, the workers and the chief as processes.
+int RunProcesses() {
+  const int n = absl::GetFlag(FLAGS_workers);
+  std::string cluster = absl::StrCat("ps=127.0.0.1:", FreePort(), ";worker=");
+  for (int i = 0; i <= n; ++i)
+    absl::StrAppend(&cluster, i > 0 ? "," : "", "127.0.0.1:", FreePort());
+  Say("launcher", "cluster " + cluster);
+  auto task = [&](const std::string& job, int index) {
+    return std::vector<std::string>{"chief_worker_demo",
+                                    "--cluster=" + cluster,
+                                    "--job_name=" + job,
+                                    absl::StrCat("--task_index=", index),
+                                    "--logdir=" + absl::GetFlag(FLAGS_logdir),
+                                    absl::StrCat("--workers=", n),
+                                    absl::StrCat("--steps=", absl::GetFlag(FLAGS_steps))};
+  };
+  const pid_t ps = Spawn(task("ps", 0));
+  std::vector<pid_t> workers;
+  for (int i = 0; i <= n; ++i) workers.push_back(Spawn(task("worker", i)));
+  int failed = 0;
+  for (pid_t p : workers) {
+    int status = 0;
+    waitpid(p, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
+  }
+  kill(ps, SIGTERM);
+  int status = 0;
+  waitpid(ps, &status, 0);
+  Say("launcher", failed == 0 ? "all processes finished; ps stopped" : "a process failed");
+  return failed == 0 ? 0 : 1;
+}
+
+// One task of --processes.
+int RunTask() {
+  SetMinLogLevel(LogLevel::kWarning);
+  auto options = ServerOptionsFromFlags();
+  MG_CHECK(options.ok()) << options.status();
+  const std::string me = options->job_name == "ps"  ? "ps"
+                         : options->task_index == 0 ? "chief"
+                                                    : absl::StrCat("worker", options->task_index);
+  if (options->job_name == "ps") {
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, nullptr);
+    auto server = Server::Create(*options);
+    MG_CHECK(server.ok()) << server.status();
+    Say(me, "serving the variables at " + (*server)->target());
+    int sig = 0;
+    sigwait(&stop, &sig);
+    return 0;
+  }
+  auto server = Server::Create(*options);
+  MG_CHECK(server.ok()) << server.status();
+  const std::string target = (*server)->target();
+  Scope root = Scope::NewRootScope();
+  const int task = options->task_index;
+  BuildModel(
+      root.WithDeviceFunction(ReplicaDeviceSetter(1, absl::StrCat("/job:worker/task:", task))));
+  auto scaffold = Scaffold::Finalize(root);
+  MG_CHECK(scaffold.ok()) << scaffold.status();
+  const absl::Duration recovery_wait = absl::Milliseconds(50);
+  const int steps = absl::GetFlag(FLAGS_steps);
+  const int64_t total = int64_t{absl::GetFlag(FLAGS_workers)} * steps;
+  std::vector<Tensor> out;
+  if (task == 0) {
+    const std::string logdir = absl::GetFlag(FLAGS_logdir);
+    MG_CHECK(Env::Default()->CreateDir(logdir).ok());
+    auto chief = CreateChiefSession(*scaffold, target, logdir, {}, recovery_wait);
+    MG_CHECK(chief.ok()) << chief.status();
+    MG_CHECK((*chief)->Run({}, {"global_step/read", "w/read"}, {}, &out).ok());
+    const int64_t start = *out[0].data<int64_t>();
+    Say(me, "model ready on the ps at global_step " + out[0].SummarizeValue(1) +
+                ", w = " + out[1].SummarizeValue(4));
+    // The workers train; the chief saves once they have done their steps.
+    while (true) {
+      MG_CHECK((*chief)->Run({}, {"global_step/read", "w/read"}, {}, &out).ok());
+      if (*out[0].data<int64_t>() >= start + total) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    const int64_t gs = *out[0].data<int64_t>();
+    auto path = scaffold->saver()->Save(chief->get(), logdir + "/model", {.global_step = gs});
+    MG_CHECK(path.ok()) << path.status();
+    Say(me, "after the workers: global_step " + std::to_string(gs) +
+                ", w = " + out[1].SummarizeValue(4) + "; saved " + *path);
+    return 0;
+  }
+  Say(me, "waiting for the chief (WaitForSession on " + target + ")");
+  auto sess = CreateWorkerSession(*scaffold, target, {}, absl::Seconds(60), recovery_wait);
+  MG_CHECK(sess.ok()) << sess.status();
+  for (int s = 0; s < steps; ++s) MG_CHECK((*sess)->Run({}, {}, {"train"}, &out).ok());
+  MG_CHECK((*sess)->Run({}, {"global_step/read"}, {}, &out).ok());
+  Say(me,
+      "ran " + std::to_string(steps) + " steps; global_step is now " + out[0].SummarizeValue(1));
+  return 0;
+}
+
+int Run() {
+  if (absl::GetFlag(FLAGS_processes)) return RunProcesses();
+  if (ClusterFlagsGiven()) return RunTask();
+  SetMinLogLevel(LogLevel::kWarning);
+  const std::string logdir = absl::GetFlag(FLAGS_logdir);
+  MG_CHECK(Env::Default()->CreateDir(logdir).ok());
+  auto server = LocalServer::Create("chief_worker_demo");
+  MG_CHECK(server.ok());
+  const std::string target = (*server)->target();
+
+  Scope root = Scope::NewRootScope();
+  BuildModel(root);
   // init_op, ready ops, local_init_op and a Saver: TensorFlow's defaults.
   auto scaffold = Scaffold::Finalize(root);
   MG_CHECK(scaffold.ok()) << scaffold.status();
   Saver* saver = scaffold->saver();
   const absl::Duration recovery_wait = absl::Milliseconds(5);
-
   const int n = absl::GetFlag(FLAGS_workers);
   std::vector<std::thread> workers;
   for (int i = 0; i < n; ++i) {
@@ -102,7 +249,7 @@ int Run() {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "One chief and N workers sharing a model through SessionManager on a local:// target.\n"
-      "  chief_worker_demo [--logdir=D] [--workers=4] [--steps=100]");
+      "  chief_worker_demo [--logdir=D] [--workers=4] [--steps=100] [--processes]");
   absl::ParseCommandLine(argc, argv);
   return minigraph::Run();
 }

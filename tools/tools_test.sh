@@ -25,6 +25,10 @@ out=$("$chief_worker" --logdir="$TEST_TMPDIR/cw" --workers=2 --steps=5)
 echo "$out" | grep -q "after the workers: global_step 10," || fail "chief_worker_demo: $out"
 out=$("$chief_worker" --logdir="$TEST_TMPDIR/cw" --workers=3 --steps=5)
 echo "$out" | grep -q "after the workers: global_step 25," || fail "chief_worker_demo rerun: $out"
+# The same as four processes on loopback: a ps, the chief, two workers.
+out=$("$chief_worker" --processes --logdir="$TEST_TMPDIR/cwp" --workers=2 --steps=5 2>&1)
+echo "$out" | grep -q "after the workers: global_step 10," || fail "chief_worker_demo --processes: $out"
+echo "$out" | grep -q "all processes finished; ps stopped" || fail "chief_worker_demo --processes: $out"
 
 shared="${MG_SHARED_TESTDATA:-}"
 if [ -z "$shared" ] || [ ! -d "$shared" ]; then
