@@ -114,11 +114,14 @@ int RunProcesses() {
   const pid_t ps = Spawn(task("ps", 0));
   std::vector<pid_t> workers;
   for (int i = 0; i <= n; ++i) workers.push_back(Spawn(task("worker", i)));
+  // A task that fails ends the job: the others would wait for it.
   int failed = 0;
-  for (pid_t p : workers) {
+  for (size_t done = 0; done < workers.size(); ++done) {
     int status = 0;
-    waitpid(p, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) ++failed;
+    const pid_t p = waitpid(-1, &status, 0);
+    if (p == ps || WIFEXITED(status) && WEXITSTATUS(status) == 0) continue;
+    ++failed;
+    for (pid_t w : workers) kill(w, SIGKILL);
   }
   kill(ps, SIGTERM);
   int status = 0;
@@ -163,7 +166,12 @@ int RunTask() {
   if (task == 0) {
     const std::string logdir = absl::GetFlag(FLAGS_logdir);
     MG_CHECK(Env::Default()->CreateDir(logdir).ok());
+    // The ps may not be up yet: an unreachable task is retried for a minute.
     auto chief = CreateChiefSession(*scaffold, target, logdir, {}, recovery_wait);
+    for (int i = 0; i < 600 && absl::IsUnavailable(chief.status()); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      chief = CreateChiefSession(*scaffold, target, logdir, {}, recovery_wait);
+    }
     MG_CHECK(chief.ok()) << chief.status();
     MG_CHECK((*chief)->Run({}, {"global_step/read", "w/read"}, {}, &out).ok());
     const int64_t start = *out[0].data<int64_t>();

@@ -268,6 +268,18 @@ int Run() {
   } else {
     auto latest = LatestCheckpoint(env, logdir);
     session = (*sm)->PrepareSession(target, prepare);
+    // In a cluster the ps may come up after the chief: an unreachable task
+    // is retried (every --recovery_wait_secs, for up to 10 minutes), as
+    // TensorFlow's MonitoredTrainingSession does.
+    for (absl::Time give_up = absl::Now() + absl::Minutes(10);
+         in_cluster && absl::IsUnavailable(session.status()) && absl::Now() < give_up;) {
+      std::printf("chief waiting for the cluster: %s\n",
+                  std::string(session.status().message()).c_str());
+      std::fflush(stdout);
+      env->SleepForMicroseconds(
+          static_cast<int64_t>(absl::GetFlag(FLAGS_recovery_wait_secs) * 1e6));
+      session = (*sm)->PrepareSession(target, prepare);
+    }
     if (!session.ok()) return Fail(session.status());
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

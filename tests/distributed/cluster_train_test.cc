@@ -72,15 +72,17 @@ void ExpectExit(Subprocess* p, int code) {
       << p->output();
 }
 
-TEST(ClusterTrainTest, AWorkerStartedFirstWaitsThenChiefAndWorkerTrainTogether) {
+TEST(ClusterTrainTest, WorkerAndChiefStartedBeforeThePsWaitThenTrainTogether) {
   ClusterSpec c = NewCluster();
   const std::string logdir = NewLogdir("together");
-  // The worker comes up before anything else: no ps, no chief yet.
+  // The worker comes up before anything else, then the chief, which waits
+  // for the ps; the ps comes last.
   auto worker = StartTask(c, "worker", 1, {"--steps=400"});
   ASSERT_OK(worker->WaitForLine("waiting for the chief", kTimeout));
+  auto chief = StartTask(c, "worker", 0, {"--logdir=" + logdir, "--steps=400"});
+  ASSERT_OK(chief->WaitForLine("chief waiting for the cluster", kTimeout));
   auto ps = StartTask(c, "ps", 0);
   ASSERT_OK(ps->WaitForLine("serving at", kTimeout));
-  auto chief = StartTask(c, "worker", 0, {"--logdir=" + logdir, "--steps=400"});
   ExpectExit(chief.get(), 0);
   ExpectExit(worker.get(), 0);
   EXPECT_THAT(chief->output(), HasSubstr("initialized from scratch"));
