@@ -16,11 +16,8 @@
 //
 // The model minimizes 0.5 * |w - target|^2 with plain gradient descent, so
 // the gradient is w - target, and counts steps in global_step.
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,16 +71,10 @@ void BuildModel(const Scope& root) {
                  ops::Const<int64_t>(root, 1), /*use_locking=*/true);
 }
 
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(a);
-  MG_CHECK(bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0);
-  MG_CHECK(getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0);
-  close(fd);
-  return ntohs(a.sin_port);
+int Port() {
+  absl::StatusOr<int> port = FreeLoopbackPort();
+  MG_CHECK(port.ok()) << port.status();
+  return *port;
 }
 
 pid_t Spawn(const std::vector<std::string>& argv) {
@@ -98,9 +89,8 @@ pid_t Spawn(const std::vector<std::string>& argv) {
 // --processes: start the ps, the workers and the chief as processes.
 int RunProcesses() {
   const int n = absl::GetFlag(FLAGS_workers);
-  std::string cluster = absl::StrCat("ps=127.0.0.1:", FreePort(), ";worker=");
-  for (int i = 0; i <= n; ++i)
-    absl::StrAppend(&cluster, i > 0 ? "," : "", "127.0.0.1:", FreePort());
+  std::string cluster = absl::StrCat("ps=127.0.0.1:", Port(), ";worker=");
+  for (int i = 0; i <= n; ++i) absl::StrAppend(&cluster, i > 0 ? "," : "", "127.0.0.1:", Port());
   Say("launcher", "cluster " + cluster);
   auto task = [&](const std::string& job, int index) {
     return std::vector<std::string>{"chief_worker_demo",

@@ -1,5 +1,13 @@
 #include "tools/cluster_flags.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
 #include "core/env.h"
@@ -69,6 +77,23 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags() {
                                          absl::GetFlag(FLAGS_auth_token_file)));
   SetClientTransportSecurity(opts.security);
   return opts;
+}
+
+absl::StatusOr<int> FreeLoopbackPort() {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return absl::InternalError(absl::StrCat("socket: ", std::strerror(errno)));
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(a);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0) {
+    const int e = errno;
+    close(fd);
+    return absl::InternalError(absl::StrCat("bind 127.0.0.1:0: ", std::strerror(e)));
+  }
+  close(fd);
+  return ntohs(a.sin_port);
 }
 
 }  // namespace minigraph

@@ -20,6 +20,12 @@ bool ClusterFlagsGiven();
 // have) and the Env's error for a file that cannot be read.
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags();
 
+// A TCP port on 127.0.0.1 that nothing listens on right now (the kernel's
+// pick for port 0), for a cluster a tool starts on loopback. Another process
+// could take it first; the kernel hands ports out in turn, which makes that
+// unlikely.
+absl::StatusOr<int> FreeLoopbackPort();
+
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_TOOLS_CLUSTER_FLAGS_H_

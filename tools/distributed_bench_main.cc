@@ -40,6 +40,7 @@
 #include "session/distributed/worker_service.grpc.pb.h"
 #include "session/session.h"
 #include "session/session_manager.h"
+#include "tools/cluster_flags.h"
 
 ABSL_FLAG(int, steps, 2000, "Round trips timed per method");
 ABSL_FLAG(int, recv_mb, 64, "Size of the tensor moved by RecvTensor, MiB");
@@ -94,18 +95,6 @@ template <typename T>
 T Check(absl::StatusOr<T> v, const char* what) {
   Check(v.status(), what);
   return *std::move(v);
-}
-
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(a);
-  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
-  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
-  close(fd);
-  return ntohs(a.sin_port);
 }
 
 // The same bytes over a plain loopback TCP connection: one thread writes
@@ -212,8 +201,8 @@ int Main() {
   {
     const int64_t n = int64_t{absl::GetFlag(FLAGS_recv_mb)} << 18;  // floats
     const size_t bytes = n * sizeof(float);
-    const std::string spec =
-        absl::StrCat("ps=127.0.0.1:", FreePort(), ";worker=127.0.0.1:", FreePort());
+    const std::string spec = absl::StrCat("ps=127.0.0.1:", Check(FreeLoopbackPort(), "port"),
+                                          ";worker=127.0.0.1:", Check(FreeLoopbackPort(), "port"));
     ServerOptions so;
     so.cluster = Check(ParseClusterSpec(spec), "cluster");
     so.inter_op_threads = 2;
