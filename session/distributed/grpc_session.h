@@ -54,7 +54,8 @@ class GrpcSession : public Session {
   absl::Status Close() override;
   GraphDef graph_def() const override;
 
-  // The devices of the server's task.
+  // The devices the server's master can use: its own task's, then those of
+  // the cluster's other tasks that answer within a second.
   absl::StatusOr<std::vector<tensorflow::DeviceAttributes>> ListDevices();
 
   // Closes every session on the server at `options.target` and releases the

@@ -23,6 +23,7 @@ namespace {
 using ::testing::HasSubstr;
 
 struct Cluster {
+  ServerOptions ps_options;
   std::unique_ptr<Server> ps;
   std::vector<std::unique_ptr<Server>> more_ps;
   std::unique_ptr<Server> worker;
@@ -43,6 +44,7 @@ Cluster StartCluster(int num_ps = 1) {
   opts.intra_op_threads = 1;
   Cluster c;
   opts.job_name = "ps";
+  c.ps_options = opts;
   auto ps = Server::Create(opts);
   EXPECT_OK(ps.status());
   c.ps = *std::move(ps);
@@ -172,6 +174,29 @@ TEST(PartitionTest, GradientDescentWithVariablesOnTwoPsTasks) {
   EXPECT_LT(last, 1e-4f);
   EXPECT_NEAR(Scalar(sess.get(), "w/read:0"), 2.0f, 0.02f);
   EXPECT_NEAR(Scalar(sess.get(), "b/read:0"), 1.0f, 0.02f);
+}
+
+// A ps that restarts has lost its partitions and its variables: the master
+// registers the partitions again, and once the model is initialized again,
+// steps run as before.
+TEST(PartitionTest, AfterAPsRestartsTheMasterRegistersItsPartitionsAgain) {
+  Cluster c = StartCluster();
+  auto s = Connect(*c.worker);
+  ASSERT_OK(s->Create(ScaleGraph()));
+  ASSERT_OK(s->Run({}, {}, {"init"}, nullptr));
+  EXPECT_EQ(Scalar(s.get(), "y", {{"x", Tensor::Scalar<float>(3)}}), 3.0f);
+  c.ps.reset();
+  ASSERT_OK_AND_ASSIGN(c.ps, Server::Create(c.ps_options));
+  // The first steps fail (Unavailable while the channel reconnects, then
+  // Aborted for the lost partitions); none hangs, and then init runs.
+  absl::Status init;
+  const absl::Time give_up = absl::Now() + absl::Seconds(30);
+  do {
+    init = s->Run({}, {}, {"init"}, nullptr);
+    ASSERT_TRUE(init.ok() || absl::IsUnavailable(init) || absl::IsAborted(init)) << init;
+  } while (!init.ok() && absl::Now() < give_up);
+  ASSERT_OK(init);
+  EXPECT_EQ(Scalar(s.get(), "y", {{"x", Tensor::Scalar<float>(4)}}), 4.0f);
 }
 
 // TensorFlow's sharded Saver across tasks: each ps saves the variables it

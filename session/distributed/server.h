@@ -11,9 +11,11 @@
 //
 // The task's variables live in the server for as long as it runs, shared by
 // every session created on it (TensorFlow's default; a session whose
-// ConfigProto sets isolate_session_state gets its own). Sessions run whole
-// graphs on this task; nodes placed on other tasks are Unimplemented for now.
-// Logs one line per session created or closed. Thread-safe.
+// ConfigProto sets isolate_session_state gets its own). A session's steps
+// run on this task, or, for nodes placed on other tasks of the cluster
+// (Scope::WithDevice, ReplicaDeviceSetter), partly on theirs: this server is
+// then their master. Logs one line per session created or closed.
+// Thread-safe.
 
 #ifndef MINIGRAPH_SESSION_DISTRIBUTED_SERVER_H_
 #define MINIGRAPH_SESSION_DISTRIBUTED_SERVER_H_

@@ -20,6 +20,8 @@ namespace distributed_internal {
 // How one step signature (feeds, fetches, targets) runs.
 struct MasterSession::Plan {
   bool local = false;
+  // Built for a graph that was extended meanwhile: used once, then released.
+  bool transient = false;
   struct Part {
     WorkerCache::Worker* worker = nullptr;
     std::string graph_handle;
@@ -67,8 +69,9 @@ void CleanupStep(WorkerCache* cache, WorkerCache::Worker* w, int64_t step_id) {
 absl::Status RootCause(const std::vector<absl::Status>& errors) {
   const absl::Status* best = nullptr;
   auto rank = [](const absl::Status& s) {
-    if (absl::IsCancelled(s) || absl::IsAborted(s)) return 2;
-    if (absl::StrContains(s.message(), "RecvTensor from ")) return 1;
+    if (absl::IsCancelled(s)) return 3;  // the abort that follows a failure
+    if (absl::StrContains(s.message(), "RecvTensor from ")) return 2;  // a peer failed
+    if (absl::IsAborted(s)) return 1;  // e.g. a task lost its partitions
     return 0;
   };
   for (const absl::Status& s : errors) {
@@ -229,6 +232,7 @@ absl::StatusOr<std::shared_ptr<MasterSession::Plan>> MasterSession::GetPlan(
   absl::MutexLock l(&mu_);
   if (program_ != program) {
     // Extended meanwhile: this plan is for the old graph; use it once.
+    plan->transient = true;
     return plan;
   }
   auto [it, inserted] = plans_.try_emplace(key, plan);
@@ -268,7 +272,20 @@ absl::Status MasterSession::Run(const RunOptions& options,
                                 std::vector<Tensor>* outputs) {
   MG_ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, GetPlan(feeds, fetches, targets));
   if (plan->local) return local_->Run(options, feeds, fetches, targets, outputs);
-  return RunPartitions(*plan, options, feeds, fetches, outputs);
+  absl::Status s = RunPartitions(*plan, options, feeds, fetches, outputs);
+  if (plan->transient) Deregister(*plan);
+  if (absl::IsAborted(s) && absl::StrContains(s.message(), "is not registered on")) {
+    // A task restarted and lost its partitions: the next step registers
+    // them again (with the task's new incarnation).
+    absl::flat_hash_map<std::string, std::shared_ptr<Plan>> stale;
+    {
+      absl::MutexLock l(&mu_);
+      plans_.swap(stale);
+      incarnations_.clear();
+    }
+    for (auto& [key, p] : stale) Deregister(*p);
+  }
+  return s;
 }
 
 absl::Status MasterSession::RunPartitions(const Plan& plan, const RunOptions& options,
