@@ -5,6 +5,10 @@
 //             Session::Run in process
 //   recv      a 64 MiB variable on a ps read by a step on a worker
 //             (RecvTensor) vs a plain TCP socket copy of the same bytes
+//   mlp       the MLP (784-128-10, batch 32, SGD) with 1 ps + 2 workers
+//             (servers in this process, one client thread per worker) vs
+//             the same MLP in one LocalSession: steps/s per worker, and the
+//             time spent in _Recv (waiting for and moving values) per step
 //   storm     1 chief + --waiters workers in WaitForSession on separate
 //             channels: time from the chief's ready model to the last
 //             worker's session, and the CPU the waiting used
@@ -33,7 +37,9 @@
 #include "core/logging.h"
 #include "grpcpp/grpcpp.h"
 #include "runtime/cc/ops.h"
+#include "runtime/cc/optimizers.h"
 #include "runtime/cc/variables.h"
+#include "runtime/engine/kernels/standard_kernels.h"
 #include "session/distributed/cluster.h"
 #include "session/distributed/grpc_session.h"
 #include "session/distributed/server.h"
@@ -46,6 +52,7 @@ ABSL_FLAG(int, steps, 2000, "Round trips timed per method");
 ABSL_FLAG(int, recv_mb, 64, "Size of the tensor moved by RecvTensor, MiB");
 ABSL_FLAG(int, repeats, 5, "Timed repetitions of the transfers; the median is reported");
 ABSL_FLAG(int, waiters, 64, "Workers waiting for the chief in the start-up storm");
+ABSL_FLAG(int, mlp_steps, 300, "MLP steps per worker (and in the single process)");
 ABSL_FLAG(double, recovery_wait_secs, 0.5, "The waiting workers' polling interval");
 
 namespace minigraph {
@@ -239,7 +246,107 @@ int Main() {
                           absl::GetFlag(FLAGS_recv_mb), recv_gbps, tcp_gbps, recv_gbps / tcp_gbps);
   }
 
-  // 3. Start-up storm: workers waiting for the chief's model.
+  // 3. The MLP: 1 ps + 2 workers vs one process.
+  {
+    const int n = absl::GetFlag(FLAGS_mlp_steps);
+    auto build = [](const Scope& root) -> GraphDef {
+      const int64_t batch = 32;
+      Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT, PartialShape({batch, 784}));
+      Output labels = ops::Placeholder(root.WithOpName("labels"), DT_INT64, PartialShape({batch}));
+      auto weights = [&](const char* name, int64_t rows, int64_t cols) {
+        Output shape = ops::Const(root, Tensor::Vector<int64_t>({rows, cols}));
+        return Variable::Create(root, name,
+                                ops::Mul(root, ops::TruncatedNormal(root, shape, DT_FLOAT, 1, 2),
+                                         ops::Const(root, 0.05f)));
+      };
+      auto zeros = [&](const char* name, int64_t size) {
+        Tensor t(DT_FLOAT, TensorShape({size}));
+        std::fill_n(t.data<float>(), size, 0.0f);
+        return Variable::Create(root, name, t);
+      };
+      Variable w1 = weights("w1", 784, 128), w2 = weights("w2", 128, 10);
+      Variable b1 = zeros("b1", 128), b2 = zeros("b2", 10);
+      Output h = ops::Relu(root, ops::BiasAdd(root, ops::MatMul(root, x, w1.value()), b1.value()));
+      Output logits = ops::BiasAdd(root, ops::MatMul(root, h, w2.value()), b2.value());
+      Output loss = ops::Mean(root.WithOpName("loss"),
+                              ops::SparseSoftmaxCrossEntropyWithLogits(root, logits, labels).loss,
+                              ops::Const<int32_t>(root, 0));
+      GradientDescentOptimizer sgd(0.01);
+      Operation step = Check(sgd.Minimize(root, loss), "Minimize");
+      ops::Group(root.WithOpName("train"), {step});
+      GlobalVariablesInitializer(root);
+      return Check(root.ToGraphDef(), "graph");
+    };
+    Tensor x(DT_FLOAT, TensorShape({32, 784}));
+    std::fill_n(x.data<float>(), x.NumElements(), 0.1f);
+    Tensor labels(DT_INT64, TensorShape({32}));
+    std::fill_n(labels.data<int64_t>(), 32, 3);
+    auto train = [&](Session* s, int steps) {
+      std::vector<Tensor> out;
+      for (int i = 0; i < steps; ++i) {
+        Check(s->Run({{"x", x}, {"labels", labels}}, {}, {"train"}, &out), "train step");
+      }
+    };
+    // One process.
+    SessionOptions lo;
+    lo.inter_op_threads = 1;
+    lo.intra_op_threads = 1;
+    auto local = Check(NewSession(lo), "local session");
+    Scope local_root = Scope::NewRootScope();
+    Check(local->Create(build(local_root)), "Create");
+    Check(local->Run({}, {}, {"init"}, nullptr), "init");
+    train(local.get(), n / 10);
+    auto t0 = Clock::now();
+    train(local.get(), n);
+    const double local_sps = n / (Micros(t0, Clock::now()) / 1e6);
+    // 1 ps + 2 workers.
+    const std::string spec = absl::StrCat("ps=127.0.0.1:", Check(FreeLoopbackPort(), "port"),
+                                          ";worker=127.0.0.1:", Check(FreeLoopbackPort(), "port"),
+                                          ",127.0.0.1:", Check(FreeLoopbackPort(), "port"));
+    ServerOptions so;
+    so.cluster = Check(ParseClusterSpec(spec), "cluster");
+    so.inter_op_threads = 2;
+    so.intra_op_threads = 1;
+    so.job_name = "ps";
+    auto ps = Check(Server::Create(so), "ps");
+    so.job_name = "worker";
+    std::vector<std::unique_ptr<Server>> workers;
+    std::vector<std::unique_ptr<Session>> sessions;
+    for (int w = 0; w < 2; ++w) {
+      so.task_index = w;
+      workers.push_back(Check(Server::Create(so), "worker"));
+      Scope root = Scope::NewRootScope();
+      GraphDef g = build(
+          root.WithDeviceFunction(ReplicaDeviceSetter(1, absl::StrCat("/job:worker/task:", w))));
+      sessions.push_back(Connect(workers.back()->target()));
+      Check(sessions.back()->Create(g), "Create");
+    }
+    Check(sessions[0]->Run({}, {}, {"init"}, nullptr), "init");
+    for (auto& s : sessions) train(s.get(), n / 10);
+    const RecvStats before = GetRecvStats();
+    t0 = Clock::now();
+    std::vector<std::thread> threads;
+    for (auto& s : sessions) threads.emplace_back([&, sp = s.get()] { train(sp, n); });
+    for (auto& t : threads) t.join();
+    const double cluster_seconds = Micros(t0, Clock::now()) / 1e6;
+    const RecvStats after = GetRecvStats();
+    const double per_worker_sps = n / cluster_seconds;
+    const double recv_ms_per_step = (after.seconds - before.seconds) * 1e3 / (2.0 * n);
+    const double recvs_per_step = static_cast<double>(after.count - before.count) / (2.0 * n);
+    std::fprintf(stderr,
+                 "mlp: one process %.0f steps/s; 1 ps + 2 workers %.0f steps/s per worker "
+                 "(%.2fx), %.1f _Recv per step taking %.2f ms in all\n",
+                 local_sps, per_worker_sps, per_worker_sps / local_sps, recvs_per_step,
+                 recv_ms_per_step);
+    absl::StrAppendFormat(&json,
+                          "\"mlp_local_steps_per_s\": %.1f, \"mlp_worker_steps_per_s\": %.1f, "
+                          "\"mlp_worker_vs_local\": %.3f, \"mlp_recvs_per_step\": %.1f, "
+                          "\"mlp_recv_ms_per_step\": %.3f, ",
+                          local_sps, per_worker_sps, per_worker_sps / local_sps, recvs_per_step,
+                          recv_ms_per_step);
+  }
+
+  // 4. Start-up storm: workers waiting for the chief's model.
   {
     ServerOptions so;
     so.inter_op_threads = 2;

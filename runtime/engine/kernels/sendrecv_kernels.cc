@@ -1,11 +1,17 @@
 // _Send puts its input into the step's rendezvous; _Recv waits for it
 // there (a blocking kernel: the executor gives it a thread of its own).
+#include <atomic>
+#include <chrono>
+
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 #include "runtime/engine/rendezvous.h"
 
 namespace minigraph {
 namespace {
+
+std::atomic<int64_t> recv_nanos{0};
+std::atomic<int64_t> recv_count{0};
 
 absl::StatusOr<std::string> KeyOf(OpKernelConstruction* c) {
   std::string name, send_device, recv_device;
@@ -49,6 +55,17 @@ class RecvOp : public OpKernel {
   bool IsBlocking() const override { return true; }
   absl::Status Compute(OpKernelContext* ctx) const override {
     if (ctx->rendezvous() == nullptr) return NoRendezvous(ctx);
+    const auto start = std::chrono::steady_clock::now();
+    struct Count {
+      std::chrono::steady_clock::time_point start;
+      ~Count() {
+        recv_nanos.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                 std::chrono::steady_clock::now() - start)
+                                 .count(),
+                             std::memory_order_relaxed);
+        recv_count.fetch_add(1, std::memory_order_relaxed);
+      }
+    } count{start};
     Tensor t;
     bool is_dead = false;
     const std::atomic<bool>* flag = ctx->cancelled_flag();
@@ -72,6 +89,11 @@ class RecvOp : public OpKernel {
 };
 
 }  // namespace
+
+RecvStats GetRecvStats() {
+  return {recv_count.load(std::memory_order_relaxed),
+          recv_nanos.load(std::memory_order_relaxed) / 1e9};
+}
 
 void RegisterSendRecvKernels(KernelRegistry* r) {
   r->Register("_Send", MakeFactory<SendOp>());

@@ -11,6 +11,8 @@
 #ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_STANDARD_KERNELS_H_
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_STANDARD_KERNELS_H_
 
+#include <cstdint>
+
 #include "runtime/engine/kernel_registry.h"
 
 namespace minigraph {
@@ -35,6 +37,14 @@ void RegisterControlFlowKernels(KernelRegistry* r);
 void RegisterSaveRestoreKernels(KernelRegistry* r);
 void RegisterSummaryKernels(KernelRegistry* r);
 void RegisterSendRecvKernels(KernelRegistry* r);
+
+// _Recv kernels run in this process so far, and the seconds they took
+// (waiting for the value and moving it), for benchmarks.
+struct RecvStats {
+  int64_t count = 0;
+  double seconds = 0;
+};
+RecvStats GetRecvStats();
 
 }  // namespace minigraph
 
