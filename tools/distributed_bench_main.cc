@@ -156,6 +156,7 @@ std::unique_ptr<Session> Connect(const std::string& target) {
 
 int Main() {
   SetMinLogLevel(LogLevel::kWarning);
+  ApplyMemoryFlags();  // as the server and train binaries do
   const int steps = absl::GetFlag(FLAGS_steps);
   std::string json = "{";
 
