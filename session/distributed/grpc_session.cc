@@ -214,6 +214,62 @@ absl::StatusOr<std::vector<tensorflow::DeviceAttributes>> GrpcSession::ListDevic
   return devices;
 }
 
+absl::StatusOr<std::string> GrpcSession::Handle() const {
+  absl::MutexLock l(&mu_);
+  if (closed_) return absl::CancelledError("session is closed");
+  if (handle_.empty())
+    return absl::FailedPreconditionError("session has no graph: call Create first");
+  return handle_;
+}
+
+absl::StatusOr<int64_t> GrpcSession::MakeCallable(const std::vector<std::string>& feeds,
+                                                  const std::vector<std::string>& fetches,
+                                                  const std::vector<std::string>& targets) {
+  tensorflow::MakeCallableRequest req;
+  MG_ASSIGN_OR_RETURN(*req.mutable_session_handle(), Handle());
+  for (const std::string& f : feeds) req.mutable_options()->add_feed(f);
+  for (const std::string& f : fetches) req.mutable_options()->add_fetch(f);
+  for (const std::string& t : targets) req.mutable_options()->add_target(t);
+  tensorflow::MakeCallableResponse resp;
+  auto ctx = Context(options_.connect_timeout_ms);
+  MG_RETURN_IF_ERROR(
+      Unreachable(FromGrpcStatus(stub_->master->MakeCallable(ctx.get(), req, &resp))));
+  return resp.handle();
+}
+
+absl::Status GrpcSession::RunCallable(int64_t handle, const std::vector<Tensor>& feeds,
+                                      std::vector<Tensor>* fetches) {
+  tensorflow::RunCallableRequest req;
+  MG_ASSIGN_OR_RETURN(*req.mutable_session_handle(), Handle());
+  req.set_handle(handle);
+  for (const Tensor& t : feeds) TensorToProto(t, req.add_feed());
+  tensorflow::RunCallableResponse resp;
+  auto ctx = Context(0);
+  MG_RETURN_IF_ERROR(
+      Unreachable(FromGrpcStatus(stub_->master->RunCallable(ctx.get(), req, &resp))));
+  std::vector<Tensor> out;
+  for (const TensorProto& p : resp.fetch()) {
+    absl::StatusOr<Tensor> t = TensorFromProto(p);
+    if (!t.ok()) {
+      return absl::InternalError(
+          absl::StrCat("server grpc://", address_,
+                       " returned a fetch that does not decode: ", t.status().message()));
+    }
+    out.push_back(*std::move(t));
+  }
+  if (fetches != nullptr) *fetches = std::move(out);
+  return absl::OkStatus();
+}
+
+absl::Status GrpcSession::ReleaseCallable(int64_t handle) {
+  tensorflow::ReleaseCallableRequest req;
+  MG_ASSIGN_OR_RETURN(*req.mutable_session_handle(), Handle());
+  req.set_handle(handle);
+  tensorflow::ReleaseCallableResponse resp;
+  auto ctx = Context(options_.connect_timeout_ms);
+  return Unreachable(FromGrpcStatus(stub_->master->ReleaseCallable(ctx.get(), req, &resp)));
+}
+
 absl::Status GrpcSession::Reset(const SessionOptions& options,
                                 const std::vector<std::string>& containers) {
   MG_ASSIGN_OR_RETURN(std::unique_ptr<GrpcSession> s, Create(options));

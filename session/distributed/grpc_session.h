@@ -58,6 +58,16 @@ class GrpcSession : public Session {
   // the cluster's other tasks that answer within a second.
   absl::StatusOr<std::vector<tensorflow::DeviceAttributes>> ListDevices();
 
+  // TensorFlow's callables: a step signature registered once on the
+  // server, then run with only the feed values (in `feeds` order) and
+  // returning the fetches (in `fetches` order). Handles are per session.
+  absl::StatusOr<int64_t> MakeCallable(const std::vector<std::string>& feeds,
+                                       const std::vector<std::string>& fetches,
+                                       const std::vector<std::string>& targets);
+  absl::Status RunCallable(int64_t handle, const std::vector<Tensor>& feeds,
+                           std::vector<Tensor>* fetches);
+  absl::Status ReleaseCallable(int64_t handle);
+
   // Closes every session on the server at `options.target` and releases the
   // resources (variables) in `containers` (empty = the default container),
   // as TensorFlow's Session.reset(target, containers).
@@ -70,6 +80,8 @@ class GrpcSession : public Session {
               std::unique_ptr<Stub> stub);
   std::unique_ptr<grpc::ClientContext> Context(int64_t ms) const;
   absl::Status CreateLocked(const GraphDef& graph) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The session's handle, or FailedPrecondition before Create.
+  absl::StatusOr<std::string> Handle() const;
   absl::Status Unreachable(absl::Status s) const;
 
   const SessionOptions options_;

@@ -143,6 +143,26 @@ TEST(GrpcSessionTest, NodesPlacedOnThisTaskRunAndDevicesNotInTheClusterAreRefuse
                                          HasSubstr("tasks have only /device:CPU:0")));
 }
 
+TEST(GrpcSessionTest, CallablesRunARegisteredSignature) {
+  auto server = StartServer();
+  SessionOptions opts;
+  opts.target = server->target();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<GrpcSession> s, GrpcSession::Create(opts));
+  EXPECT_THAT(s->MakeCallable({"x:0"}, {"y:0"}, {}).status(),
+              StatusIs(absl::StatusCode::kFailedPrecondition));
+  ASSERT_OK(s->Create(CounterGraph()));
+  ASSERT_OK_AND_ASSIGN(int64_t square, s->MakeCallable({"x:0"}, {"y:0"}, {}));
+  std::vector<Tensor> out;
+  ASSERT_OK(s->RunCallable(square, {Tensor::Scalar<float>(5)}, &out));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(*out[0].data<float>(), 25.0f);
+  EXPECT_THAT(s->RunCallable(square, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("expected 1 feeds, got 0")));
+  ASSERT_OK(s->ReleaseCallable(square));
+  EXPECT_THAT(s->RunCallable(square, {Tensor::Scalar<float>(5)}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no callable")));
+}
+
 TEST(GrpcSessionTest, ListDevicesNamesTheTask) {
   auto server = StartServer();
   SessionOptions opts;
