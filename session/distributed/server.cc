@@ -27,8 +27,9 @@ struct Server::Rep {
   std::string target;
   int port = 0;
   std::string task_name;
-  std::unique_ptr<Master> master;
+  // The worker outlives the master, which calls it in process.
   std::unique_ptr<Worker> worker;
+  std::unique_ptr<Master> master;
   std::unique_ptr<grpc::Server> server;
 
   absl::Mutex mu;
@@ -85,8 +86,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& opti
   ctx.inter_op_threads = options.inter_op_threads;
   ctx.intra_op_threads = options.intra_op_threads;
   ctx.env = options.env;
-  rep->master = std::make_unique<Master>(ctx);
   rep->worker = std::make_unique<Worker>(ctx);
+  ctx.local_worker = rep->worker.get();
+  rep->master = std::make_unique<Master>(ctx);
 
   grpc::ServerBuilder builder;
   builder.AddListeningPort(bind, distributed_internal::ServerCredentials(options.security),

@@ -319,6 +319,21 @@ absl::Status MasterSession::RunPartitions(const Plan& plan, const RunOptions& op
     for (const auto& [name, key] : p.partition.fetches) c.req.add_recv_key(key);
   }
 
+  // The partition on the master's own task runs in process (TensorFlow's
+  // local worker), on this thread, once the others are under way.
+  int local = -1;
+  for (size_t i = 0; i < plan.parts.size(); ++i) {
+    if (task_->local_worker != nullptr && plan.parts[i].partition.device == own_device_) {
+      local = static_cast<int>(i);
+    }
+  }
+  auto end_step = [&](size_t j) {
+    if (static_cast<int>(j) == local) {
+      task_->local_worker->EndStep(step_id);
+    } else {
+      CleanupStep(task_->workers.get(), plan.parts[j].worker, step_id);
+    }
+  };
   absl::Mutex mu;
   size_t remaining = calls.size();
   bool aborted = false;
@@ -327,10 +342,10 @@ absl::Status MasterSession::RunPartitions(const Plan& plan, const RunOptions& op
   auto abort_all = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     if (aborted) return;
     aborted = true;
-    for (size_t j = 0; j < calls.size(); ++j)
-      CleanupStep(task_->workers.get(), plan.parts[j].worker, step_id);
+    for (size_t j = 0; j < calls.size(); ++j) end_step(j);
   };
   for (size_t i = 0; i < calls.size(); ++i) {
+    if (static_cast<int>(i) == local) continue;
     Call* c = &calls[i];
     const Plan::Part* p = &plan.parts[i];
     p->worker->stub->async()->RunGraph(c->ctx.get(), &c->req, &c->resp, [&, c, p](grpc::Status s) {
@@ -347,12 +362,20 @@ absl::Status MasterSession::RunPartitions(const Plan& plan, const RunOptions& op
       --remaining;
     });
   }
+  if (local >= 0) {
+    Call* c = &calls[local];
+    absl::Status st = task_->local_worker->RunGraphLocally(c->req, &c->resp, options.timeout_in_ms);
+    absl::MutexLock l(&mu);
+    c->status = std::move(st);
+    if (!c->status.ok()) abort_all();
+    --remaining;
+  }
   {
     absl::MutexLock l(&mu);
     mu.Await(absl::Condition(
         +[](size_t* n) { return *n == 0; }, &remaining));
     if (!aborted) {
-      for (const Plan::Part& p : plan.parts) CleanupStep(task_->workers.get(), p.worker, step_id);
+      for (size_t j = 0; j < calls.size(); ++j) end_step(j);
     }
   }
   std::vector<absl::Status> errors;

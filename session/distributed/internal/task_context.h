@@ -7,14 +7,28 @@
 #include <memory>
 #include <string>
 
+#include "absl/status/status.h"
 #include "core/env.h"
 #include "core/proto/device_attributes.pb.h"
+#include "core/proto/worker.pb.h"
 #include "google/protobuf/repeated_field.h"
 #include "session/distributed/internal/worker_cache.h"
 #include "session/session_state.h"
 
 namespace minigraph {
 namespace distributed_internal {
+
+// What a master asks of its own task's worker without gRPC, as TensorFlow's
+// master calls its local worker in process.
+class LocalWorker {
+ public:
+  virtual ~LocalWorker() = default;
+  // RunGraph's work; `timeout_ms` <= 0 is none.
+  virtual absl::Status RunGraphLocally(const tensorflow::RunGraphRequest& req,
+                                       tensorflow::RunGraphResponse* resp, int64_t timeout_ms) = 0;
+  // CleanupGraph's work: the step's rendezvous ends.
+  virtual void EndStep(int64_t step_id) = 0;
+};
 
 struct TaskContext {
   std::string job_name = {};
@@ -28,6 +42,8 @@ struct TaskContext {
   int inter_op_threads = 0;
   int intra_op_threads = 0;
   Env* env = nullptr;
+  // This task's worker, for its master; not owned (the server owns both).
+  LocalWorker* local_worker = nullptr;
 };
 
 // Releases the resources in `containers` (none = the default container), as

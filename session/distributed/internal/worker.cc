@@ -192,28 +192,27 @@ grpc::Status Worker::DeregisterGraph(grpc::ServerContext* ctx,
   return grpc::Status::OK;
 }
 
-grpc::Status Worker::RunGraph(grpc::ServerContext* ctx, const tensorflow::RunGraphRequest* req,
-                              tensorflow::RunGraphResponse* resp) {
-  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
+absl::Status Worker::RunGraphLocally(const tensorflow::RunGraphRequest& req,
+                                     tensorflow::RunGraphResponse* resp, int64_t timeout_ms) {
   std::shared_ptr<StepRendezvous> step;
   auto run = [&]() -> absl::Status {
-    if (req->is_partial()) {
+    if (req.is_partial()) {
       return absl::UnimplementedError(
           "RunGraph: is_partial is set; partial runs are not supported");
     }
     std::shared_ptr<Registered> g;
     {
       absl::MutexLock l(&mu_);
-      auto it = graphs_.find(req->graph_handle());
+      auto it = graphs_.find(req.graph_handle());
       if (it == graphs_.end()) {
-        return absl::AbortedError(absl::StrCat("RunGraph: graph handle ", req->graph_handle(),
+        return absl::AbortedError(absl::StrCat("RunGraph: graph handle ", req.graph_handle(),
                                                " is not registered on ", task_name_,
                                                " (the task may have restarted)"));
       }
       g = it->second;
     }
-    step = Step(req->step_id());
-    for (const tensorflow::NamedTensorProto& s : req->send()) {
+    step = Step(req.step_id());
+    for (const tensorflow::NamedTensorProto& s : req.send()) {
       absl::StatusOr<Tensor> t = TensorFromProto(s.tensor());
       if (!t.ok()) {
         return absl::InvalidArgumentError(
@@ -222,14 +221,9 @@ grpc::Status Worker::RunGraph(grpc::ServerContext* ctx, const tensorflow::RunGra
       MG_RETURN_IF_ERROR(step->local()->Send(s.name(), *t, false));
     }
     RunOptions options;
-    if (ctx->deadline() != std::chrono::system_clock::time_point::max()) {
-      options.timeout_in_ms =
-          std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(
-                                   ctx->deadline() - std::chrono::system_clock::now())
-                                   .count());
-    }
-    MG_RETURN_IF_ERROR(g->session->RunPartition(options, g->targets, step.get(), req->step_id()));
-    for (const std::string& key : req->recv_key()) {
+    options.timeout_in_ms = std::max<int64_t>(0, timeout_ms);
+    MG_RETURN_IF_ERROR(g->session->RunPartition(options, g->targets, step.get(), req.step_id()));
+    for (const std::string& key : req.recv_key()) {
       Tensor t;
       bool is_dead = false;
       if (!step->local()->TryRecv(key, &t, &is_dead) || is_dead) {
@@ -243,15 +237,26 @@ grpc::Status Worker::RunGraph(grpc::ServerContext* ctx, const tensorflow::RunGra
     return absl::OkStatus();
   };
   absl::Status status = run();
-  if (!status.ok()) {
-    // Peers waiting on this step's values fail now instead of waiting.
-    if (step != nullptr) step->StartAbort(status);
-    if (req->store_errors_in_response_body()) {
-      resp->Clear();
-      resp->set_status_code(static_cast<tensorflow::error::Code>(status.code()));
-      resp->set_status_error_message(std::string(status.message()));
-      return grpc::Status::OK;
-    }
+  // Peers waiting on this step's values fail now instead of waiting.
+  if (!status.ok() && step != nullptr) step->StartAbort(status);
+  return status;
+}
+
+grpc::Status Worker::RunGraph(grpc::ServerContext* ctx, const tensorflow::RunGraphRequest* req,
+                              tensorflow::RunGraphResponse* resp) {
+  if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
+  int64_t timeout_ms = 0;
+  if (ctx->deadline() != std::chrono::system_clock::time_point::max()) {
+    timeout_ms = std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                          ctx->deadline() - std::chrono::system_clock::now())
+                                          .count());
+  }
+  absl::Status status = RunGraphLocally(*req, resp, timeout_ms);
+  if (!status.ok() && req->store_errors_in_response_body()) {
+    resp->Clear();
+    resp->set_status_code(static_cast<tensorflow::error::Code>(status.code()));
+    resp->set_status_error_message(std::string(status.message()));
+    return grpc::Status::OK;
   }
   return ToGrpcStatus(status);
 }
@@ -260,27 +265,30 @@ grpc::Status Worker::CleanupGraph(grpc::ServerContext* ctx,
                                   const tensorflow::CleanupGraphRequest* req,
                                   tensorflow::CleanupGraphResponse* resp) {
   if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
+  EndStep(req->step_id());
+  return grpc::Status::OK;
+}
+
+void Worker::EndStep(int64_t step_id) {
   // Remembered for the last 4096 steps: enough for any call still in flight.
   constexpr size_t kRemembered = 4096;
-  const absl::Status ended =
-      absl::CancelledError(absl::StrCat("step ", req->step_id(), " has ended"));
+  const absl::Status ended = absl::CancelledError(absl::StrCat("step ", step_id, " has ended"));
   std::shared_ptr<StepRendezvous> step;
   {
     absl::MutexLock l(&mu_);
-    if (ended_.emplace(req->step_id(), ended).second) {
-      ended_order_.push_back(req->step_id());
+    if (ended_.emplace(step_id, ended).second) {
+      ended_order_.push_back(step_id);
       if (ended_order_.size() > kRemembered) {
         ended_.erase(ended_order_.front());
         ended_order_.pop_front();
       }
     }
-    auto it = steps_.find(req->step_id());
-    if (it == steps_.end()) return grpc::Status::OK;
+    auto it = steps_.find(step_id);
+    if (it == steps_.end()) return;
     step = std::move(it->second);
     steps_.erase(it);
   }
   step->StartAbort(ended);
-  return grpc::Status::OK;
 }
 
 grpc::ServerUnaryReactor* Worker::RecvTensor(grpc::CallbackServerContext* ctx,

@@ -24,7 +24,8 @@ namespace distributed_internal {
 // without holding a thread, with the tensor's buffer as the response's bytes
 // (recv_tensor_coding.h).
 class Worker final : public tensorflow::WorkerService::WithRawCallbackMethod_RecvTensor<
-                         tensorflow::WorkerService::Service> {
+                         tensorflow::WorkerService::Service>,
+                     public LocalWorker {
  public:
   explicit Worker(TaskContext task);
   ~Worker() override;
@@ -32,6 +33,10 @@ class Worker final : public tensorflow::WorkerService::WithRawCallbackMethod_Rec
   // Fails every step in progress and every step that starts later (at
   // shutdown, before the server stops: no RecvTensor is left waiting).
   void AbortAll();
+
+  absl::Status RunGraphLocally(const tensorflow::RunGraphRequest& req,
+                               tensorflow::RunGraphResponse* resp, int64_t timeout_ms) override;
+  void EndStep(int64_t step_id) override;
 
   grpc::Status GetStatus(grpc::ServerContext* ctx, const tensorflow::GetStatusRequest* req,
                          tensorflow::GetStatusResponse* resp) override;
