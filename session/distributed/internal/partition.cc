@@ -82,7 +82,12 @@ absl::StatusOr<std::vector<std::string>> PlaceGraph(const Graph& graph,
   Groups groups(n);
   for (const Node& node : graph.nodes()) {
     for (int i = 0; i < node.num_inputs(); ++i) {
-      if (IsRefType(node.input_type(i))) groups.Union(node.id(), node.inputs()[i].src);
+      const Node::Input& in = node.inputs()[i];
+      // A ref input, or an Identity of a ref (a variable's "read", which
+      // TensorFlow colocates through "_class").
+      const bool reads_ref = node.type_string() == "Identity" &&
+                             IsRefType(graph.node(in.src).output_type(in.src_output));
+      if (IsRefType(node.input_type(i)) || reads_ref) groups.Union(node.id(), in.src);
     }
     auto cls = node.def().attr().find("_class");
     if (cls != node.def().attr().end()) {
@@ -223,6 +228,9 @@ absl::StatusOr<std::vector<Partition>> PartitionGraph(
   // The name, in the consumer's partition, of each tensor or control
   // signal that crossed (so each crosses once per receiving task).
   std::map<std::tuple<int, int, std::string>, std::string> received;
+  // The same for control signals, by sending device, receiving device and
+  // the nodes waited for.
+  std::map<std::string, std::string> control_received;
   auto cross_error = [&](const Node& src, const Node& dst) {
     return absl::UnimplementedError(
         absl::StrCat("edge '", src.name(), "' -> '", dst.name(), "' crosses from ",
@@ -273,6 +281,10 @@ absl::StatusOr<std::vector<Partition>> PartitionGraph(
         def->add_input(name);
       }
     }
+    // Control inputs from another task: one signal per sending task, however
+    // many of its nodes this one waits for (a train op grouping the updates
+    // of every variable on a ps waits for one _Recv, not one per variable).
+    std::map<std::string, std::vector<int>> remote_controls;  // by sending device
     for (int c : node.control_inputs()) {
       const Node& src = graph.node(c);
       if (placement[c] == device) {
@@ -280,18 +292,21 @@ absl::StatusOr<std::vector<Partition>> PartitionGraph(
         continue;
       }
       if (IsControlFlowOp(src) || IsControlFlowOp(node)) return cross_error(src, node);
-      auto key = std::make_tuple(c, -1, device);
-      std::string& name = received[key];
+      remote_controls[placement[c]].push_back(c);
+    }
+    for (const auto& [from, sources] : remote_controls) {
+      std::string key = absl::StrCat(from, "|", device);
+      for (int c : sources) absl::StrAppend(&key, "|", graph.node(c).name());
+      std::string& name = control_received[key];
       if (name.empty()) {
-        const std::string& from = placement[c];
         Partition& sp = part(from);
-        const std::string edge = absl::StrCat("edge_ctrl_", src.name());
-        name = absl::StrCat(src.name(), "/_recv_ctrl_", received.size());
+        name = absl::StrCat(graph.node(sources[0]).name(), "/_recv_ctrl_", control_received.size());
+        const std::string edge = absl::StrCat("edge_ctrl_", name);
         NodeDef* dummy = sp.graph.add_node();
         dummy->set_name(absl::StrCat(name, "_const"));
         dummy->set_op("Const");
         dummy->set_device(from);
-        dummy->add_input(absl::StrCat("^", src.name()));
+        for (int c : sources) dummy->add_input(absl::StrCat("^", graph.node(c).name()));
         SetAttr("dtype", DT_FLOAT, dummy);
         SetAttr("value", Tensor::Scalar<float>(0), dummy);
         add_send(sp, absl::StrCat(name, "_send"), dummy->name(), DT_FLOAT, edge, device, false);

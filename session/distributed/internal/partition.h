@@ -24,9 +24,10 @@ namespace distributed_internal {
 // name ("/job:ps/replica:0/task:0/device:CPU:0"):
 //   - a node's own device wins; a missing task is 0 and a missing job is
 //     `default_job`;
-//   - a node that takes a variable by reference (Assign, the read Identity,
-//     ApplyGradientDescent...) or names one in "_class: loc:@NAME" goes
-//     where the variable is (colocation wins over its own device);
+//   - a node that takes a variable by reference (Assign, ApplyGradientDescent,
+//     ...), an Identity of one (the variable's "read"), or a node naming
+//     one in "_class: loc:@NAME" goes where the variable is (colocation wins
+//     over its own device);
 //   - every other node goes to the default task.
 // Returns InvalidArgument naming the node for a device string that does
 // not parse, a device type other than CPU, or a task not in `cluster`.
