@@ -68,8 +68,9 @@ TEST(PartitionGraphTest, EdgesBetweenTasksBecomeSendRecvPairs) {
   Variable b = Variable::Create(s, "b", Tensor::Scalar<float>(1));
   Output x = ops::Placeholder(s.WithOpName("x"), DT_FLOAT);
   Output y = ops::Mul(s.WithOpName("y"), ops::Add(s, a.value(), b.value()), x);
-  Operation up_a = ops::AssignAdd(s.WithOpName("up_a"), a.ref(), y).op();
-  Operation up_b = ops::AssignAdd(s.WithOpName("up_b"), b.ref(), y).op();
+  Output rate = ops::Const(s.WithOpName("rate"), 0.5f);  // the setter puts it on the worker
+  Operation up_a = ops::ApplyGradientDescent(s.WithOpName("up_a"), a.ref(), rate, y).op();
+  Operation up_b = ops::ApplyGradientDescent(s.WithOpName("up_b"), b.ref(), rate, y).op();
   ops::Group(s.WithOpName("train"), {up_a, up_b});
   Built built = Place(root);
   ASSERT_OK_AND_ASSIGN(
@@ -82,8 +83,11 @@ TEST(PartitionGraphTest, EdgesBetweenTasksBecomeSendRecvPairs) {
   // Worker: a and b's values come in (2), the fed x (1), and one control
   // signal for the two updates of the train group (1, not 2).
   EXPECT_EQ(Count(worker.graph, "_Recv"), 4);
-  // ps: y comes in once for both updates.
+  // ps: y comes in once for both updates; the constant rate is copied to
+  // the ps instead of sent (its Consts: that copy, and the dummy scalar of
+  // the control signal to the train group).
   EXPECT_EQ(Count(ps.graph, "_Recv"), 1);
+  EXPECT_EQ(Count(ps.graph, "Const"), 2);
   // The feed is received where it is consumed, the fetch sent where made.
   ASSERT_EQ(worker.feeds.size(), 1u);
   EXPECT_EQ(worker.feeds[0].first, "x:0");

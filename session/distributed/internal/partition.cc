@@ -265,6 +265,19 @@ absl::StatusOr<std::vector<Partition>> PartitionGraph(
         def->add_input(name);
       } else if (placement[in.src] == device) {
         def->add_input(tensor(in.src, in.src_output));
+      } else if (src.type_string() == "Const" && src.control_inputs().empty()) {
+        // A constant is copied to the consumer's task instead of sent there
+        // every step (a learning rate, a shape).
+        auto key = std::make_tuple(in.src, -2, device);
+        std::string& name = received[key];
+        if (name.empty()) {
+          name = absl::StrCat(src.name(), "/_copy_", received.size());
+          NodeDef* copy = p.graph.add_node();
+          *copy = src.def();
+          copy->set_name(name);
+          copy->set_device(device);
+        }
+        def->add_input(name);
       } else {
         if (IsControlFlowOp(src) || IsControlFlowOp(node)) return cross_error(src, node);
         auto key = std::make_tuple(in.src, in.src_output, device);

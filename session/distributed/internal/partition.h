@@ -49,8 +49,9 @@ struct Partition {
 // Prunes `graph` to the nodes `fetches` and `targets` need, where fed
 // tensors cut their edges, and splits it by `placement`. An edge between
 // tasks becomes a _Send on the producer's task and a _Recv on the
-// consumer's (one pair per tensor and receiving task; a control edge sends
-// a dummy scalar). Feeds become client-terminated _Recvs where they are
+// consumer's (one pair per tensor and receiving task; a constant is copied
+// to the consumer's task instead; the control edges into a node from one
+// task share one dummy scalar). Feeds become client-terminated _Recvs where they are
 // consumed, fetches client-terminated _Sends where they are produced, keyed
 // with `client_device`. `incarnations` holds every task device's. Returns
 // InvalidArgument for an unknown feed, fetch or target, and Unimplemented
