@@ -73,7 +73,10 @@ class Worker::StepRendezvous : public Rendezvous {
                                s = std::move(st);
                                done.Notify();
                              });
-    done.WaitForNotification();
+    // The step's own cancellation (a timeout) ends the call too.
+    while (!done.WaitForNotificationWithTimeout(absl::Milliseconds(50))) {
+      if (cancelled && cancelled()) ctx->TryCancel();
+    }
     {
       absl::MutexLock l(&mu_);
       calls_.erase(ctx.get());
