@@ -30,6 +30,18 @@ absl::Status FromGrpcStatus(const grpc::Status& s);
 // status_error_message), as TensorFlow does for long messages.
 absl::Status FromBody(tensorflow::error::Code code, const std::string& message);
 
+// The answer to a call whose request may set store_errors_in_response_body
+// (RunStep, RunGraph): with `in_body` a failure travels in the response's
+// status fields and the call itself succeeds; otherwise as the call's status.
+template <typename Response>
+grpc::Status Answer(const absl::Status& status, bool in_body, Response* resp) {
+  if (status.ok() || !in_body) return ToGrpcStatus(status);
+  resp->Clear();
+  resp->set_status_code(static_cast<tensorflow::error::Code>(status.code()));
+  resp->set_status_error_message(std::string(status.message()));
+  return grpc::Status::OK;
+}
+
 // "grpc://HOST:PORT" -> "HOST:PORT". Returns InvalidArgument naming the
 // target when it is not of that form.
 absl::StatusOr<std::string> AddressFromTarget(absl::string_view target);

@@ -196,13 +196,7 @@ grpc::Status Master::RunStep(grpc::ServerContext* ctx, const tensorflow::RunStep
     return absl::OkStatus();
   };
   absl::Status status = run();
-  if (!status.ok() && req->store_errors_in_response_body()) {
-    resp->Clear();
-    resp->set_status_code(static_cast<tensorflow::error::Code>(status.code()));
-    resp->set_status_error_message(std::string(status.message()));
-    return grpc::Status::OK;
-  }
-  return ToGrpcStatus(status);
+  return Answer(status, req->store_errors_in_response_body(), resp);
 }
 
 grpc::Status Master::CloseSession(grpc::ServerContext* ctx,

@@ -255,13 +255,7 @@ grpc::Status Worker::RunGraph(grpc::ServerContext* ctx, const tensorflow::RunGra
                                           .count());
   }
   absl::Status status = RunGraphLocally(*req, resp, timeout_ms);
-  if (!status.ok() && req->store_errors_in_response_body()) {
-    resp->Clear();
-    resp->set_status_code(static_cast<tensorflow::error::Code>(status.code()));
-    resp->set_status_error_message(std::string(status.message()));
-    return grpc::Status::OK;
-  }
-  return ToGrpcStatus(status);
+  return Answer(status, req->store_errors_in_response_body(), resp);
 }
 
 grpc::Status Worker::CleanupGraph(grpc::ServerContext* ctx,
