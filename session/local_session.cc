@@ -199,6 +199,33 @@ absl::Status LocalSession::Close() {
   return absl::OkStatus();
 }
 
+namespace {
+
+class LocalStateWatch : public StateWatch {
+ public:
+  explicit LocalStateWatch(std::shared_ptr<SessionState> state)
+      : state_(std::move(state)), seen_(state_->resource_mgr()->version()) {}
+  ~LocalStateWatch() override {
+    if (id_ >= 0) state_->resource_mgr()->Unwatch(id_);
+  }
+  // In process a watch costs nothing while it waits: `timeout` is the
+  // waiter's to keep.
+  void Start(absl::Duration timeout, std::function<void()> on_change) override {
+    id_ = state_->resource_mgr()->Watch(seen_, [fn = std::move(on_change)](uint64_t) { fn(); });
+  }
+
+ private:
+  const std::shared_ptr<SessionState> state_;
+  const uint64_t seen_;
+  int64_t id_ = -1;
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<StateWatch>> LocalSession::WatchState() {
+  return std::make_unique<LocalStateWatch>(state_);
+}
+
 GraphDef LocalSession::graph_def() const {
   absl::MutexLock l(&mu_);
   return program_ == nullptr ? GraphDef() : program_->def;

@@ -44,6 +44,9 @@ class LocalSession : public Session {
                    std::vector<Tensor>* outputs) override;
   absl::Status Close() override;
   GraphDef graph_def() const override;
+  // Watches the session's state (its ResourceMgr's version): a watch that
+  // fires in-process as soon as a variable there gets its first value.
+  absl::StatusOr<std::unique_ptr<StateWatch>> WatchState() override;
 
   // Runs `targets` (and what they need) as one partition of a distributed
   // step: its _Send and _Recv nodes meet their peers in `rendezvous` (not

@@ -23,6 +23,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "core/env.h"
 #include "core/proto/graph.pb.h"
 #include "core/tensor.h"
@@ -48,6 +49,22 @@ struct SessionOptions {
 struct RunOptions {
   // 0 = no deadline; past it the step fails with DeadlineExceeded.
   int64_t timeout_in_ms = 0;
+};
+
+// A watch on the state a session's target shares with other sessions,
+// taken when the session made it (Session::WatchState); it may outlive the
+// session. A worker that finds the model not ready sleeps on it until the
+// model may have become ready, instead of polling on a fixed interval.
+class StateWatch {
+ public:
+  // Ends the watch: `on_change` is not running and never runs after the
+  // destructor returns.
+  virtual ~StateWatch() = default;
+  // Calls `on_change` once, from any thread, when the shared state has
+  // changed since the watch was taken (a variable got its first value, a
+  // container or the server was reset or restarted), at once if it already
+  // has; possibly never if nothing changes within `timeout`. Call once.
+  virtual void Start(absl::Duration timeout, std::function<void()> on_change) = 0;
 };
 
 class Session {
@@ -80,6 +97,13 @@ class Session {
 
   // The graph installed so far (empty before Create).
   virtual GraphDef graph_def() const = 0;
+
+  // A watch on the state this session shares with others on its target,
+  // taken now (see StateWatch). Unimplemented where the session kind or
+  // server cannot watch (a TensorFlow server); callers then poll.
+  virtual absl::StatusOr<std::unique_ptr<StateWatch>> WatchState() {
+    return absl::UnimplementedError("this session cannot watch its target's state");
+  }
 };
 
 // Makes a session for `options.target`. Returns InvalidArgument naming the

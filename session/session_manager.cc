@@ -258,9 +258,17 @@ absl::StatusOr<std::unique_ptr<Session>> SessionManager::WaitForSession(
     if (stop.HasBeenNotified()) return cancelled();
     std::optional<std::string> not_ready_local;
     std::optional<std::string> not_ready;
+    // Taken before the checks, so a change during them wakes the sleep.
+    std::unique_ptr<StateWatch> watch;
     // One attempt: a ready session, or null with the reasons set.
     auto attempt = [&]() -> absl::StatusOr<std::unique_ptr<Session>> {
       MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> sess, NewSessionOn(master, config));
+      // Target "": each session has its own state, which no one else
+      // changes.
+      if (options_.wake_on_state_change && !master.empty()) {
+        absl::StatusOr<std::unique_ptr<StateWatch>> w = sess->WatchState();
+        if (w.ok()) watch = *std::move(w);  // else: poll
+      }
       absl::Status s = [&]() -> absl::Status {
         MG_ASSIGN_OR_RETURN(not_ready_local, TryRunLocalInitOp(sess.get()));
         if (not_ready_local) return absl::OkStatus();
@@ -292,9 +300,28 @@ absl::StatusOr<std::unique_ptr<Session>> SessionManager::WaitForSession(
     }
     MG_LOG(INFO) << "Waiting for model to be ready.  Ready_for_local_init_op:  "
                  << not_ready_local.value_or("None") << ", ready: " << not_ready.value_or("None");
-    if (env->SleepUnlessNotified(stop, absl::ToInt64Microseconds(options_.recovery_wait))) {
-      return cancelled();
+    const int64_t wait_micros = absl::ToInt64Microseconds(options_.recovery_wait);
+    if (watch == nullptr) {
+      if (env->SleepUnlessNotified(stop, wait_micros)) return cancelled();
+      continue;
     }
+    absl::Notification changed;
+    watch->Start(options_.recovery_wait, [&changed] { changed.Notify(); });
+    bool was_cancelled = false;
+    if (cancel == nullptr) {
+      env->SleepUnlessNotified(changed, wait_micros);
+    } else {
+      // Two notifications cannot be waited on at once: look at `cancel`
+      // every 50 ms while the watch sleeps.
+      for (int64_t left = wait_micros; left > 0 && !changed.HasBeenNotified() && !was_cancelled;
+           left -= 50'000) {
+        was_cancelled = stop.HasBeenNotified();
+        if (!was_cancelled) env->SleepUnlessNotified(changed, std::min<int64_t>(left, 50'000));
+      }
+      was_cancelled = was_cancelled || stop.HasBeenNotified();
+    }
+    watch.reset();  // before `changed` goes
+    if (was_cancelled) return cancelled();
   }
 }
 

@@ -63,6 +63,15 @@ class SessionManager {
     std::vector<std::pair<std::string, Tensor>> local_init_feed_dict = {};
     // Files and time for the waiting loops; not owned.
     Env* env = Env::Default();
+    // Beyond TensorFlow: WaitForSession sleeps between attempts until the
+    // target's shared state changes (Session::WatchState: a variable gets
+    // its first value, on this process's local:// target or on the tasks
+    // of a grpc:// cluster) or recovery_wait passes, whichever comes first,
+    // instead of always recovery_wait. Same attempts, results and messages;
+    // a worker just starts milliseconds after its chief's model is ready.
+    // Where the session cannot watch (a TensorFlow server) it polls as
+    // TensorFlow does. false = TensorFlow's fixed sleep.
+    bool wake_on_state_change = true;
   };
 
   struct PrepareOptions {
@@ -106,7 +115,7 @@ class SessionManager {
 
   // Creates sessions on `master` until local_init_op and ready_op say the
   // model is ready (someone else initializes it), sleeping recovery_wait
-  // between attempts. Returns DeadlineExceeded "Session was not ready after
+  // between attempts (or less: Options::wake_on_state_change). Returns DeadlineExceeded "Session was not ready after
   // waiting N secs." when less than recovery_wait would remain after a
   // sleep. `max_wait` nullopt = forever. Returns Cancelled as soon as
   // `cancel` (not owned; may be null) is notified, even mid-sleep. A server

@@ -286,6 +286,80 @@ TEST_F(SessionManagerTest, ManyWaitersSeeTheChiefsInitializationOnALocalTarget) 
 }
 
 
+// Tells when a waiter goes to sleep, then sleeps on the real clock.
+class SignalsSleep : public EnvWrapper {
+ public:
+  SignalsSleep() : EnvWrapper(Env::Default()) {}
+  absl::Notification sleeping;
+  bool SleepUnlessNotified(const absl::Notification& n, int64_t micros) override {
+    if (!sleeping.HasBeenNotified()) sleeping.Notify();
+    return EnvWrapper::SleepUnlessNotified(n, micros);
+  }
+};
+
+// Beyond TensorFlow (Options::wake_on_state_change): a waiter asleep for an
+// hour's recovery_wait wakes when the chief initializes the model on the
+// local:// target; the test would time out if it slept the hour.
+TEST_F(SessionManagerTest, WaiterWakesWhenTheChiefInitializesTheLocalModel) {
+  ASSERT_OK_AND_ASSIGN(auto server, LocalServer::Create("waiter_wakes"));
+  Scope root = Scope::NewRootScope();
+  Variable::Create(root, "v", Tensor::Vector<float>({1, 2, 3}));
+  Operation init = GlobalVariablesInitializer(root);
+  SignalsSleep env;
+  SessionManager::Options o;
+  o.env = &env;
+  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  o.recovery_wait = absl::Hours(1);
+  auto sm = Make(root, o);
+  absl::StatusOr<std::unique_ptr<Session>> worker;
+  std::thread waiter([&] { worker = sm->WaitForSession(server->target(), {}, absl::Hours(3)); });
+  env.sleeping.WaitForNotification();  // the worker found the model not ready
+  SessionManager::PrepareOptions p;
+  p.init_op = {init.name()};
+  p.config.env = &env;
+  ASSERT_OK_AND_ASSIGN(auto chief, sm->PrepareSession(server->target(), p));
+  waiter.join();
+  ASSERT_OK(worker.status());
+  EXPECT_EQ(Value(worker->get(), "v/read"), "1 2 3");
+}
+
+// A cancellation still ends the wait while the waiter sleeps on the watch.
+TEST_F(SessionManagerTest, CancellationEndsAWaitOnTheWatch) {
+  ASSERT_OK_AND_ASSIGN(auto server, LocalServer::Create("waiter_cancelled"));
+  Scope root = Scope::NewRootScope();
+  Variable::Create(root, "v", Tensor::Scalar<float>(1));
+  SignalsSleep env;
+  SessionManager::Options o;
+  o.env = &env;
+  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  o.recovery_wait = absl::Hours(1);
+  auto sm = Make(root, o);
+  absl::Notification cancel;
+  absl::StatusOr<std::unique_ptr<Session>> worker;
+  std::thread waiter(
+      [&] { worker = sm->WaitForSession(server->target(), {}, std::nullopt, &cancel); });
+  env.sleeping.WaitForNotification();
+  cancel.Notify();
+  waiter.join();
+  EXPECT_THAT(worker.status(), StatusIs(absl::StatusCode::kCancelled));
+}
+
+// With the option off, the waiter polls as TensorFlow does: every attempt
+// sleeps the full recovery_wait on the (fake) clock.
+TEST_F(SessionManagerTest, WithoutTheWatchTheWaiterSleepsTheFullInterval) {
+  ASSERT_OK_AND_ASSIGN(auto server, LocalServer::Create("waiter_polls"));
+  Scope root = Scope::NewRootScope();
+  Variable::Create(root, "v", Tensor::Scalar<float>(1));
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  o.wake_on_state_change = false;
+  auto sm = Make(root, o);
+  EXPECT_THAT(sm->WaitForSession(server->target(), {}, absl::Seconds(95)),
+              StatusIs(absl::StatusCode::kDeadlineExceeded));
+  EXPECT_EQ(clock_.sleeps(), 3);
+  EXPECT_EQ(clock_.slept_micros(), 90'000'000);
+}
+
 // Graph "GL" of the catalogue: v = 1 (global), w = v's value (local, through
 // the initialized_value guard).
 struct GL {

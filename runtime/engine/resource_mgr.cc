@@ -15,7 +15,8 @@ absl::StatusOr<Var*> ResourceMgr::LookupOrCreateVar(absl::string_view container,
   absl::MutexLock l(&mu_);
   auto& slot = vars_[{ContainerOrDefault(container), std::string(name)}];
   if (slot == nullptr) {
-    slot = std::make_unique<Var>(dtype, std::string(name), declared_shape);
+    // Lock order: a variable's lock, then the manager's.
+    slot = std::make_unique<Var>(dtype, std::string(name), declared_shape, [this] { Changed(); });
   } else if (slot->dtype() != dtype) {
     return absl::InvalidArgumentError(absl::StrCat(
         "variable '", name, "' in container '", ContainerOrDefault(container), "' has dtype ",
@@ -36,6 +37,7 @@ void ResourceMgr::Cleanup(absl::string_view container) {
   for (auto it = vars_.begin(); it != vars_.end();) {
     it = it->first.first == c ? vars_.erase(it) : std::next(it);
   }
+  ChangedLocked();
 }
 
 std::vector<std::pair<std::string, std::string>> ResourceMgr::VarNames() const {
@@ -43,6 +45,38 @@ std::vector<std::pair<std::string, std::string>> ResourceMgr::VarNames() const {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [key, var] : vars_) out.push_back(key);
   return out;
+}
+
+uint64_t ResourceMgr::version() const {
+  absl::MutexLock l(&mu_);
+  return version_;
+}
+
+int64_t ResourceMgr::Watch(uint64_t seen, std::function<void(uint64_t)> fn) {
+  absl::MutexLock l(&mu_);
+  const int64_t id = next_watch_++;
+  if (version_ != seen) {
+    fn(version_);
+  } else {
+    watches_.emplace(id, std::move(fn));
+  }
+  return id;
+}
+
+void ResourceMgr::Unwatch(int64_t id) {
+  absl::MutexLock l(&mu_);
+  watches_.erase(id);
+}
+
+void ResourceMgr::Changed() {
+  absl::MutexLock l(&mu_);
+  ChangedLocked();
+}
+
+void ResourceMgr::ChangedLocked() {
+  ++version_;
+  for (auto& [id, fn] : watches_) fn(version_);
+  watches_.clear();
 }
 
 }  // namespace minigraph

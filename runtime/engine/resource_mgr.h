@@ -9,6 +9,8 @@
 #ifndef MINIGRAPH_RUNTIME_ENGINE_RESOURCE_MGR_H_
 #define MINIGRAPH_RUNTIME_ENGINE_RESOURCE_MGR_H_
 
+#include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -40,8 +42,28 @@ class ResourceMgr {
   // (container, name) of every variable, sorted.
   std::vector<std::pair<std::string, std::string>> VarNames() const;
 
+  // Counts the changes after which a readiness check (ready_op) may answer
+  // differently: a variable getting its first value, a container cleared.
+  // Updating an initialized variable (training, restoring) is not one.
+  uint64_t version() const;
+  // Calls `fn` once, when version() moves past `seen` (at once, before
+  // returning, if it already has), so a waiter sleeps until the model may be
+  // ready instead of polling. `fn` runs with the manager's lock held: it
+  // must be quick and must not call the manager. Returns an id for Unwatch.
+  // `fn` gets the new version.
+  int64_t Watch(uint64_t seen, std::function<void(uint64_t)> fn);
+  // After Unwatch returns, the watch's `fn` is not running and never will.
+  // No effect for an id already called or unwatched.
+  void Unwatch(int64_t id);
+
  private:
+  void ChangedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Changed() ABSL_LOCKS_EXCLUDED(mu_);
+
   mutable absl::Mutex mu_;
+  uint64_t version_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t next_watch_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<int64_t, std::function<void(uint64_t)>> watches_ ABSL_GUARDED_BY(mu_);
   std::map<std::pair<std::string, std::string>, std::unique_ptr<Var>> vars_
       ABSL_GUARDED_BY(mu_);
 };

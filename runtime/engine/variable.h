@@ -8,6 +8,7 @@
 #ifndef MINIGRAPH_RUNTIME_ENGINE_VARIABLE_H_
 #define MINIGRAPH_RUNTIME_ENGINE_VARIABLE_H_
 
+#include <functional>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
@@ -24,8 +25,15 @@ class Var {
   // `name` is the variable op's name, for error messages.
   // `declared_shape` is the VariableV2 node's shape attr (unknown rank when
   // the variable's shape may change).
-  Var(DataType dtype, std::string name, PartialShape declared_shape = PartialShape())
-      : dtype_(dtype), name_(std::move(name)), declared_shape_(std::move(declared_shape)) {}
+  // `on_first_value` (may be empty) runs once, under the lock, when the
+  // variable first gets a value: its ResourceMgr counts that as a change of
+  // state (ResourceMgr::version).
+  Var(DataType dtype, std::string name, PartialShape declared_shape = PartialShape(),
+      std::function<void()> on_first_value = nullptr)
+      : dtype_(dtype),
+        name_(std::move(name)),
+        declared_shape_(std::move(declared_shape)),
+        on_first_value_(std::move(on_first_value)) {}
   Var(const Var&) = delete;
   Var& operator=(const Var&) = delete;
 
@@ -43,6 +51,7 @@ class Var {
   Tensor* mutable_value() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void set_value(Tensor t) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     tensor_ = std::move(t);
+    if (!initialized_ && on_first_value_) on_first_value_();
     initialized_ = true;
   }
 
@@ -54,6 +63,7 @@ class Var {
   const DataType dtype_;
   const std::string name_;
   const PartialShape declared_shape_;
+  const std::function<void()> on_first_value_;
   mutable absl::Mutex mu_;
   Tensor tensor_ ABSL_GUARDED_BY(mu_);
   bool initialized_ ABSL_GUARDED_BY(mu_) = false;
