@@ -63,6 +63,43 @@ class MemEnv : public EnvWrapper {
   std::set<std::string> locked_ ABSL_GUARDED_BY(mu_);
 };
 
+// An EnvWrapper that tells when a waiting loop goes to sleep, then sleeps
+// on the base's clock: a test can act while a waiter sleeps, without
+// sleeping itself.
+//
+//   SleepSignalEnv env(Env::Default());
+//   std::thread waiter([&] { sm->WaitForSession(...); });   // o.env = &env
+//   env.WaitForSleeps(1);                                    // it sleeps now
+class SleepSignalEnv : public EnvWrapper {
+ public:
+  explicit SleepSignalEnv(Env* base) : EnvWrapper(base) {}
+  // Returns once `n` sleeps have started.
+  void WaitForSleeps(int64_t n) {
+    struct Arg {
+      const int64_t* sleeps;
+      int64_t n;
+    } arg{&sleeps_, n};
+    absl::MutexLock l(&mu_);
+    mu_.Await(absl::Condition(+[](Arg* a) { return *a->sleeps >= a->n; }, &arg));
+  }
+  void SleepForMicroseconds(int64_t micros) override {
+    Count();
+    EnvWrapper::SleepForMicroseconds(micros);
+  }
+  bool SleepUnlessNotified(const absl::Notification& n, int64_t micros) override {
+    Count();
+    return EnvWrapper::SleepUnlessNotified(n, micros);
+  }
+
+ private:
+  void Count() {
+    absl::MutexLock l(&mu_);
+    ++sleeps_;
+  }
+  absl::Mutex mu_;
+  int64_t sleeps_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
 // An EnvWrapper whose clock stands still until advanced; sleeping advances it
 // at once. Counts sleeps so tests can assert on waiting loops.
 //

@@ -286,17 +286,6 @@ TEST_F(SessionManagerTest, ManyWaitersSeeTheChiefsInitializationOnALocalTarget) 
 }
 
 
-// Tells when a waiter goes to sleep, then sleeps on the real clock.
-class SignalsSleep : public EnvWrapper {
- public:
-  SignalsSleep() : EnvWrapper(Env::Default()) {}
-  absl::Notification sleeping;
-  bool SleepUnlessNotified(const absl::Notification& n, int64_t micros) override {
-    if (!sleeping.HasBeenNotified()) sleeping.Notify();
-    return EnvWrapper::SleepUnlessNotified(n, micros);
-  }
-};
-
 // Beyond TensorFlow (Options::wake_on_state_change): a waiter asleep for an
 // hour's recovery_wait wakes when the chief initializes the model on the
 // local:// target; the test would time out if it slept the hour.
@@ -305,7 +294,7 @@ TEST_F(SessionManagerTest, WaiterWakesWhenTheChiefInitializesTheLocalModel) {
   Scope root = Scope::NewRootScope();
   Variable::Create(root, "v", Tensor::Vector<float>({1, 2, 3}));
   Operation init = GlobalVariablesInitializer(root);
-  SignalsSleep env;
+  SleepSignalEnv env(Env::Default());
   SessionManager::Options o;
   o.env = &env;
   o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
@@ -313,7 +302,7 @@ TEST_F(SessionManagerTest, WaiterWakesWhenTheChiefInitializesTheLocalModel) {
   auto sm = Make(root, o);
   absl::StatusOr<std::unique_ptr<Session>> worker;
   std::thread waiter([&] { worker = sm->WaitForSession(server->target(), {}, absl::Hours(3)); });
-  env.sleeping.WaitForNotification();  // the worker found the model not ready
+  env.WaitForSleeps(1);  // the worker found the model not ready
   SessionManager::PrepareOptions p;
   p.init_op = {init.name()};
   p.config.env = &env;
@@ -328,7 +317,7 @@ TEST_F(SessionManagerTest, CancellationEndsAWaitOnTheWatch) {
   ASSERT_OK_AND_ASSIGN(auto server, LocalServer::Create("waiter_cancelled"));
   Scope root = Scope::NewRootScope();
   Variable::Create(root, "v", Tensor::Scalar<float>(1));
-  SignalsSleep env;
+  SleepSignalEnv env(Env::Default());
   SessionManager::Options o;
   o.env = &env;
   o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
@@ -338,7 +327,7 @@ TEST_F(SessionManagerTest, CancellationEndsAWaitOnTheWatch) {
   absl::StatusOr<std::unique_ptr<Session>> worker;
   std::thread waiter(
       [&] { worker = sm->WaitForSession(server->target(), {}, std::nullopt, &cancel); });
-  env.sleeping.WaitForNotification();
+  env.WaitForSleeps(1);
   cancel.Notify();
   waiter.join();
   EXPECT_THAT(worker.status(), StatusIs(absl::StatusCode::kCancelled));

@@ -1,14 +1,17 @@
 #include "session/distributed/grpc_session.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/notification.h"
 #include "core/status_macros.h"
 #include "core/tensor_proto.h"
 #include "grpcpp/grpcpp.h"
 #include "session/distributed/internal/grpc_util.h"
 #include "session/distributed/master_service.grpc.pb.h"
+#include "session/distributed/state_service.grpc.pb.h"
 
 namespace minigraph {
 
@@ -32,6 +35,49 @@ const bool kGrpcSessionsRegistered = [] {
       });
   return s.ok();
 }();
+
+// The client half of the long poll (state_service.proto): the token taken
+// when the watch was made, then one WatchSessionState call.
+class GrpcStateWatch : public StateWatch {
+ public:
+  GrpcStateWatch(std::shared_ptr<grpc::Channel> channel, TransportSecurity security,
+                 distributed::StateToken token)
+      : stub_(distributed::StateService::NewStub(std::move(channel))),
+        security_(std::move(security)) {
+    *req_.mutable_token() = std::move(token);
+  }
+  ~GrpcStateWatch() override {
+    if (!started_) return;
+    ctx_.TryCancel();
+    ended_.WaitForNotification();
+  }
+  void Start(absl::Duration timeout, std::function<void()> on_change) override {
+    // Nothing of the session's holds state: nothing to wake on.
+    if (req_.token().task().empty()) return;
+    started_ = true;
+    const int64_t ms = std::max<int64_t>(1, absl::ToInt64Milliseconds(timeout));
+    req_.set_timeout_ms(ms);
+    // The server answers by `ms`; the slack covers the trip.
+    ctx_.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(ms + 5000));
+    distributed_internal::AddToken(security_, &ctx_);
+    stub_->async()->WatchSessionState(
+        &ctx_, &req_, &resp_, [this, fn = std::move(on_change)](grpc::Status s) {
+          // A failed call (the server stopped, an old server without the
+          // service) is no news: the waiter's own timeout stands.
+          if (s.ok() && resp_.changed()) fn();
+          ended_.Notify();
+        });
+  }
+
+ private:
+  const std::unique_ptr<distributed::StateService::Stub> stub_;
+  const TransportSecurity security_;
+  grpc::ClientContext ctx_;
+  distributed::WatchSessionStateRequest req_;
+  distributed::WatchSessionStateResponse resp_;
+  bool started_ = false;
+  absl::Notification ended_;
+};
 
 }  // namespace
 
@@ -63,6 +109,18 @@ std::unique_ptr<grpc::ClientContext> GrpcSession::Context(int64_t ms) const {
 }
 
 GrpcSession::~GrpcSession() { Close().IgnoreError(); }
+
+absl::StatusOr<std::unique_ptr<StateWatch>> GrpcSession::WatchState() {
+  MG_ASSIGN_OR_RETURN(std::string handle, Handle());
+  distributed::GetSessionStateRequest req;
+  req.set_session_handle(handle);
+  distributed::StateToken token;
+  auto stub = distributed::StateService::NewStub(stub_->channel);
+  auto ctx = Context(options_.connect_timeout_ms);
+  MG_RETURN_IF_ERROR(Unreachable(FromGrpcStatus(stub->GetSessionState(ctx.get(), req, &token))));
+  return std::unique_ptr<StateWatch>(
+      new GrpcStateWatch(stub_->channel, security_, std::move(token)));
+}
 
 // Transport failures name the server; errors the server returned pass
 // through untouched.

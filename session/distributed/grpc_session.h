@@ -53,6 +53,11 @@ class GrpcSession : public Session {
                    std::vector<Tensor>* outputs) override;
   absl::Status Close() override;
   GraphDef graph_def() const override;
+  // A long poll on the tasks that hold this session's variables (our
+  // StateService; not TensorFlow's protocol): the watch fires when one of
+  // them changes, restarts, goes away or comes up. Unimplemented from a
+  // TensorFlow server.
+  absl::StatusOr<std::unique_ptr<StateWatch>> WatchState() override;
 
   // The devices the server's master can use: its own task's, then those of
   // the cluster's other tasks that answer within a second.

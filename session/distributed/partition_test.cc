@@ -3,8 +3,10 @@
 // computation on the worker.
 #include <cstdlib>
 #include <map>
+#include <thread>
 
 #include "core/env.h"
+#include "core/mem_env.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -15,6 +17,7 @@
 #include "session/distributed/grpc_session.h"
 #include "session/distributed/server.h"
 #include "session/saver.h"
+#include "session/session_manager.h"
 #include "tests/testing/subprocess.h"
 
 namespace minigraph {
@@ -197,6 +200,55 @@ TEST(PartitionTest, AfterAPsRestartsTheMasterRegistersItsPartitionsAgain) {
   } while (!init.ok() && absl::Now() < give_up);
   ASSERT_OK(init);
   EXPECT_EQ(Scalar(s.get(), "y", {{"x", Tensor::Scalar<float>(4)}}), 4.0f);
+}
+
+// Beyond TensorFlow: a worker waiting for the chief sleeps on a long poll
+// to the ps that holds the variables (an hour's recovery_wait: the test
+// would time out if it slept it) and wakes when the chief initializes them.
+TEST(PartitionTest, AWaitingWorkerWakesWhenTheChiefInitializesThePs) {
+  Cluster c = StartCluster();
+  GraphDef g = ScaleGraph();
+  SleepSignalEnv env(Env::Default());
+  SessionManager::Options o;
+  o.env = &env;
+  o.ready_op = {"report:0"};
+  o.recovery_wait = absl::Hours(1);
+  ASSERT_OK_AND_ASSIGN(auto sm, SessionManager::Create(g, o));
+  absl::StatusOr<std::unique_ptr<Session>> worker;
+  std::thread waiter([&] { worker = sm->WaitForSession(c.worker->target()); });
+  env.WaitForSleeps(1);  // not ready: asleep on the watch
+  SessionManager::PrepareOptions p;
+  p.init_op = {"init"};
+  p.config.env = &env;
+  ASSERT_OK_AND_ASSIGN(auto chief, sm->PrepareSession(c.worker->target(), p));
+  waiter.join();
+  ASSERT_OK(worker.status());
+  EXPECT_EQ(Scalar(worker->get(), "v/read:0"), 1.0f);
+}
+
+// ... and when the ps it could not reach comes up, it wakes to look again.
+TEST(PartitionTest, AWaitingWorkerWakesWhenItsPsComesUp) {
+  Cluster c = StartCluster();
+  c.ps.reset();
+  GraphDef g = ScaleGraph();
+  SleepSignalEnv env(Env::Default());
+  SessionManager::Options o;
+  o.env = &env;
+  o.ready_op = {"report:0"};
+  o.recovery_wait = absl::Hours(1);
+  ASSERT_OK_AND_ASSIGN(auto sm, SessionManager::Create(g, o));
+  absl::StatusOr<std::unique_ptr<Session>> worker;
+  std::thread waiter([&] { worker = sm->WaitForSession(c.worker->target()); });
+  env.WaitForSleeps(1);  // the ps is unreachable: asleep on the watch
+  ASSERT_OK_AND_ASSIGN(c.ps, Server::Create(c.ps_options));
+  env.WaitForSleeps(2);  // woke, found the model uninitialized, asleep again
+  SessionManager::PrepareOptions p;
+  p.init_op = {"init"};
+  p.config.env = &env;
+  ASSERT_OK_AND_ASSIGN(auto chief, sm->PrepareSession(c.worker->target(), p));
+  waiter.join();
+  ASSERT_OK(worker.status());
+  EXPECT_EQ(Scalar(worker->get(), "v/read:0"), 1.0f);
 }
 
 // TensorFlow's sharded Saver across tasks: each ps saves the variables it

@@ -14,6 +14,7 @@
 #include "session/distributed/cluster.h"
 #include "session/distributed/internal/grpc_util.h"
 #include "session/distributed/internal/master.h"
+#include "session/distributed/internal/state_service.h"
 #include "session/distributed/internal/worker.h"
 #include "session/distributed/internal/worker_cache.h"
 
@@ -30,6 +31,7 @@ struct Server::Rep {
   // The worker outlives the master, which calls it in process.
   std::unique_ptr<Worker> worker;
   std::unique_ptr<Master> master;
+  std::unique_ptr<distributed_internal::StateService> state_service;
   std::unique_ptr<grpc::Server> server;
 
   absl::Mutex mu;
@@ -89,6 +91,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& opti
   rep->worker = std::make_unique<Worker>(ctx);
   ctx.local_worker = rep->worker.get();
   rep->master = std::make_unique<Master>(ctx);
+  rep->state_service =
+      std::make_unique<distributed_internal::StateService>(ctx, rep->master.get());
 
   grpc::ServerBuilder builder;
   builder.AddListeningPort(bind, distributed_internal::ServerCredentials(options.security),
@@ -100,6 +104,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& opti
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.RegisterService(rep->master.get());
   builder.RegisterService(rep->worker.get());
+  builder.RegisterService(rep->state_service.get());
   rep->server = builder.BuildAndStart();
   if (rep->server == nullptr || rep->port == 0) {
     return absl::UnavailableError(

@@ -113,6 +113,11 @@ absl::StatusOr<std::shared_ptr<MasterSession>> Master::Find(const std::string& h
   return it->second;
 }
 
+absl::StatusOr<std::vector<std::string>> Master::StateDevices(const std::string& handle) {
+  MG_ASSIGN_OR_RETURN(std::shared_ptr<MasterSession> session, Find(handle));
+  return session->StateDevices();
+}
+
 grpc::Status Master::CreateSession(grpc::ServerContext* ctx,
                                    const tensorflow::CreateSessionRequest* req,
                                    tensorflow::CreateSessionResponse* resp) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -38,6 +39,9 @@ class Master final : public tensorflow::MasterService::Service {
   int Drain(absl::Duration timeout);
   // Closes every session (at shutdown); later CreateSession calls fail.
   void CloseAll();
+  // MasterSession::StateDevices of session `handle`; Aborted (TensorFlow's
+  // "not found" text) for an unknown handle.
+  absl::StatusOr<std::vector<std::string>> StateDevices(const std::string& handle);
 
   grpc::Status CreateSession(grpc::ServerContext* ctx, const tensorflow::CreateSessionRequest* req,
                              tensorflow::CreateSessionResponse* resp) override;

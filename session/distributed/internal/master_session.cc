@@ -1,6 +1,7 @@
 #include "session/distributed/internal/master_session.h"
 
 #include <chrono>
+#include <set>
 
 #include "absl/random/random.h"
 #include "absl/strings/match.h"
@@ -100,9 +101,13 @@ absl::StatusOr<std::shared_ptr<MasterSession::Program>> MasterSession::Prepare(G
   MG_ASSIGN_OR_RETURN(program->graph, Graph::Create(def, StandardOps()));
   MG_ASSIGN_OR_RETURN(program->placement, PlaceGraph(*program->graph, task_->workers->cluster(),
                                                      task_->job_name, task_->task_index));
-  for (const std::string& d : program->placement) {
+  std::set<std::string> state_devices;
+  for (const Node& n : program->graph->nodes()) {
+    const std::string& d = program->placement[n.id()];
     if (d != own_device_) program->all_local = false;
+    if (n.is_stateful() && n.def().attr().contains("container")) state_devices.insert(d);
   }
+  program->state_devices.assign(state_devices.begin(), state_devices.end());
   program->def = std::move(def);
   return program;
 }
@@ -115,6 +120,11 @@ void MasterSession::Install(std::shared_ptr<Program> program) {
     old.swap(plans_);
   }
   for (auto& [key, plan] : old) Deregister(*plan);
+}
+
+std::vector<std::string> MasterSession::StateDevices() {
+  absl::MutexLock l(&mu_);
+  return program_ == nullptr ? std::vector<std::string>() : program_->state_devices;
 }
 
 absl::Status MasterSession::Create(const GraphDef& graph) {

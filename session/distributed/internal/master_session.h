@@ -46,6 +46,9 @@ class MasterSession {
                    std::vector<Tensor>* outputs);
   // Releases the partitions registered on workers.
   absl::Status Close();
+  // The devices of the tasks that hold the graph's state (the nodes that
+  // own resources: variables), sorted, for StateService.
+  std::vector<std::string> StateDevices();
 
   // Callables (MakeCallable / RunCallable): their options by handle.
   int64_t AddCallable(tensorflow::CallableOptions options);
@@ -60,6 +63,9 @@ class MasterSession {
     std::unique_ptr<Graph> graph;
     std::vector<std::string> placement;
     bool all_local = true;
+    // Devices that hold a node owning a resource (a stateful op with a
+    // "container" attr: VariableV2, VarHandleOp, queues), sorted.
+    std::vector<std::string> state_devices;
   };
   // The program for `def` (validated, placed), and installing it.
   absl::StatusOr<std::shared_ptr<Program>> Prepare(GraphDef def) const;

@@ -53,6 +53,7 @@ absl::StatusOr<WorkerCache::Worker*> WorkerCache::ForDevice(const std::string& d
     std::shared_ptr<grpc::Channel> channel = NewChannel(*address, security_);
     w->stub = tensorflow::WorkerService::NewStub(channel);
     w->generic = std::make_unique<grpc::GenericStub>(channel);
+    w->state = distributed::StateService::NewStub(channel);
   }
   return w.get();
 }

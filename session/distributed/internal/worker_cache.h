@@ -15,6 +15,7 @@
 #include "core/proto/cluster.pb.h"
 #include "grpcpp/generic/generic_stub.h"
 #include "session/distributed/security.h"
+#include "session/distributed/state_service.grpc.pb.h"
 #include "session/distributed/worker_service.grpc.pb.h"
 
 namespace minigraph {
@@ -34,6 +35,8 @@ class WorkerCache {
     std::unique_ptr<tensorflow::WorkerService::Stub> stub;
     // The same channel, for calls with raw bytes (RecvTensor).
     std::unique_ptr<grpc::GenericStub> generic;
+    // The same channel, for StateService (our extension).
+    std::unique_ptr<distributed::StateService::Stub> state;
   };
   // The worker of the task a device belongs to ("/job:ps/replica:0/task:0/
   // device:CPU:0", or the task's name). Returns InvalidArgument for a device
