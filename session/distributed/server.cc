@@ -114,6 +114,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& opti
   const std::string host = options.bind_host == "0.0.0.0" || options.bind_host == "[::]"
                                ? HostOf(address)
                                : options.bind_host;
+  // A free port picked now: calls this task makes to itself (StateService's
+  // watches) go where it listens, not to port 0.
+  if (port == 0) ctx.workers->SetAddress(rep->task_name, absl::StrCat(host, ":", rep->port));
   rep->target = absl::StrCat("grpc://", host, ":", rep->port);
   MG_LOG(INFO) << "server " << rep->task_name << " serving at " << host << ":" << rep->port
                << (options.security.tls() ? " over TLS" : "")

@@ -35,6 +35,11 @@ void WorkerCache::Async(const std::function<void(std::function<void()> done)>& s
   });
 }
 
+void WorkerCache::SetAddress(const std::string& task, const std::string& address) {
+  absl::MutexLock l(&mu_);
+  addresses_[task] = address;
+}
+
 absl::StatusOr<WorkerCache::Worker*> WorkerCache::ForDevice(const std::string& device) {
   MG_ASSIGN_OR_RETURN(DeviceSpec spec, ParseDeviceSpec(device));
   const int task = spec.task < 0 ? 0 : spec.task;
@@ -42,7 +47,9 @@ absl::StatusOr<WorkerCache::Worker*> WorkerCache::ForDevice(const std::string& d
   absl::MutexLock l(&mu_);
   std::unique_ptr<Worker>& w = workers_[name];
   if (w == nullptr) {
-    absl::StatusOr<std::string> address = TaskAddress(cluster_, spec.job, task);
+    auto set = addresses_.find(name);
+    absl::StatusOr<std::string> address =
+        set != addresses_.end() ? set->second : TaskAddress(cluster_, spec.job, task);
     if (!address.ok()) {
       workers_.erase(name);
       return address.status();

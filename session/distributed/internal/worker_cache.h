@@ -44,6 +44,10 @@ class WorkerCache {
   absl::StatusOr<Worker*> ForDevice(const std::string& device);
 
   const tensorflow::ClusterDef& cluster() const { return cluster_; }
+  // Where task `task` ("/job:localhost/replica:0/task:0") really listens
+  // when the cluster says port 0 (a server that picked a free port).
+  // Before the task's worker is first used.
+  void SetAddress(const std::string& task, const std::string& address);
   // TLS and token for calls to other tasks.
   const TransportSecurity& security() const { return security_; }
   // A context for a call to a worker: the token, and a deadline `ms` from
@@ -60,6 +64,7 @@ class WorkerCache {
   const TransportSecurity security_;
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::unique_ptr<Worker>> workers_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::string> addresses_ ABSL_GUARDED_BY(mu_);
   int pending_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
