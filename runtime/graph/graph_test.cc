@@ -1,5 +1,6 @@
 #include "runtime/graph/graph.h"
 
+#include "absl/strings/str_cat.h"
 #include "core/env.h"
 #include "core/path.h"
 #include "core/proto/meta_graph.pb.h"
@@ -7,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "runtime/graph/node_def_util.h"
 #include "runtime/graph/ops/standard_ops.h"
 #include "tests/testing/shared_testdata.h"
 
@@ -116,6 +118,43 @@ TEST(GraphTest, AttrErrorsNameTheNodeAndAttr) {
                        AllOf(HasSubstr("'n'"), HasSubstr("not one of the allowed types"))));
   EXPECT_THAT(Build(R"pb(node { name: "z" op: "NoOp" attr { key: "bogus" value { i: 1 } } })pb"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'bogus'")));
+}
+
+// A minimum on a list attr bounds its length, whatever the list holds
+// (MaxPool's ksize is list(int) >= 4); on an int attr, its value.
+TEST(GraphTest, AttrMinimumsCountEveryListKind) {
+  const std::vector<std::pair<std::string, std::string>> kinds = {
+      {"list(int)", "i: 1 i: 2"},           {"list(float)", "f: 1 f: 2"},
+      {"list(string)", "s: 'a' s: 'b'"},    {"list(bool)", "b: true b: false"},
+      {"list(type)", "type: DT_FLOAT type: DT_INT32"},
+      {"list(shape)", "shape {} shape {}"}, {"list(tensor)", "tensor {} tensor {}"}};
+  for (const auto& [type, two] : kinds) {
+    OpDef op;
+    ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+        absl::StrCat("name: 'L' attr { name: 'a' type: '", type,
+                     "' has_minimum: true minimum: 2 }"),
+        &op));
+    NodeDef node;
+    ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+        absl::StrCat("name: 'n' op: 'L' attr { key: 'a' value { list { ", two, " } } }"),
+        &node));
+    EXPECT_OK(ValidateNodeAttrs(node, op)) << type;
+    NodeDef one = node;
+    one.mutable_attr()->at("a").mutable_list()->Clear();
+    EXPECT_THAT(ValidateNodeAttrs(one, op),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("Length for attr 'a' of 0 must be at least minimum 2")))
+        << type;
+  }
+  OpDef op;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      "name: 'I' attr { name: 'N' type: 'int' has_minimum: true minimum: 2 }", &op));
+  NodeDef node;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      "name: 'n' op: 'I' attr { key: 'N' value { i: 1 } }", &node));
+  EXPECT_THAT(ValidateNodeAttrs(node, op),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Value for attr 'N' of 1 must be at least minimum 2")));
 }
 
 TEST(GraphTest, CycleIsRejected) {

@@ -10,6 +10,18 @@
 namespace minigraph {
 namespace {
 
+// The length of a list attr value of `type` ("list(int)", ...).
+int64_t ListLength(const std::string& type, const AttrValue::ListValue& list) {
+  if (type == "list(int)") return list.i_size();
+  if (type == "list(float)") return list.f_size();
+  if (type == "list(string)") return list.s_size();
+  if (type == "list(bool)") return list.b_size();
+  if (type == "list(shape)") return list.shape_size();
+  if (type == "list(tensor)") return list.tensor_size();
+  if (type == "list(func)") return list.func_size();
+  return list.type_size();
+}
+
 absl::StatusOr<const AttrValue*> Find(const NodeDef& node, absl::string_view name) {
   auto it = node.attr().find(std::string(name));
   if (it == node.attr().end()) {
@@ -180,11 +192,13 @@ absl::Status ValidateNodeAttrs(const NodeDef& node, const OpDef& op) {
                                                      ", expected ", attr.type()));
     }
     if (attr.has_minimum()) {
-      int64_t n = attr.type() == "int" ? it->second.i() : it->second.list().type_size();
+      // TensorFlow's texts (op_def_util.cc): an int's value, a list's length.
+      const bool is_int = attr.type() == "int";
+      const int64_t n = is_int ? it->second.i() : ListLength(attr.type(), it->second.list());
       if (n < attr.minimum()) {
-        return absl::InvalidArgumentError(absl::StrCat(where, " has attr '", attr.name(),
-                                                       "' = ", n, ", below its minimum ",
-                                                       attr.minimum()));
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": ", is_int ? "Value" : "Length", " for attr '", attr.name(),
+                         "' of ", n, " must be at least minimum ", attr.minimum()));
       }
     }
     if (attr.has_allowed_values() && attr.type() == "type") {
