@@ -4,6 +4,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/tensor_proto.h"
 #include "runtime/graph/partial_shape.h"
 
@@ -199,6 +200,14 @@ absl::Status ValidateNodeAttrs(const NodeDef& node, const OpDef& op) {
         return absl::InvalidArgumentError(
             absl::StrCat(where, ": ", is_int ? "Value" : "Length", " for attr '", attr.name(),
                          "' of ", n, " must be at least minimum ", attr.minimum()));
+      }
+    }
+    if (attr.has_allowed_values() && attr.type() == "string") {
+      const auto& allowed = attr.allowed_values().list().s();
+      if (std::find(allowed.begin(), allowed.end(), it->second.s()) == allowed.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, " has attr '", attr.name(), "' = \"", it->second.s(),
+                         "\", which is not one of \"", absl::StrJoin(allowed, "\", \""), "\""));
       }
     }
     if (attr.has_allowed_values() && attr.type() == "type") {

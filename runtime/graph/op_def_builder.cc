@@ -164,12 +164,23 @@ absl::Status ParseAttr(absl::string_view spec, OpDef::AttrDef* attr) {
       return absl::InvalidArgumentError(absl::StrCat("unclosed { in \"", spec, "\""));
     }
     type.remove_prefix(1);
+    // {"SAME", "VALID"}: a string with allowed values; {float, int32}: a
+    // type with allowed types.
+    const bool strings = absl::StartsWith(Trim(type), "\"");
     for (absl::string_view t : absl::StrSplit(type, ',')) {
+      if (strings) {
+        t = Trim(t);
+        if (!absl::ConsumePrefix(&t, "\"") || !absl::ConsumeSuffix(&t, "\"")) {
+          return absl::InvalidArgumentError(absl::StrCat("bad string value in \"", spec, "\""));
+        }
+        attr->mutable_allowed_values()->mutable_list()->add_s(std::string(t));
+        continue;
+      }
       DataType dt;
       MG_RETURN_IF_ERROR(ParseType(t, &dt));
       attr->mutable_allowed_values()->mutable_list()->add_type(dt);
     }
-    type = "type";
+    type = strings ? "string" : "type";
   }
   static constexpr absl::string_view kTypes[] = {
       "string", "int", "float", "bool", "type", "shape", "tensor",

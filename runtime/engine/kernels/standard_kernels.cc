@@ -13,6 +13,8 @@ void RegisterStandardKernels(KernelRegistry* r) {
   RegisterReductionKernels(r);
   RegisterMaxMinProdKernels(r);
   RegisterNnKernels(r);
+  RegisterConvKernels(r);
+  RegisterPoolingKernels(r);
   RegisterRandomKernels(r);
   RegisterStateKernels(r);
   RegisterTrainingKernels(r);

@@ -30,6 +30,8 @@ void RegisterMatMulKernels(KernelRegistry* r);
 void RegisterReductionKernels(KernelRegistry* r);
 void RegisterMaxMinProdKernels(KernelRegistry* r);
 void RegisterNnKernels(KernelRegistry* r);
+void RegisterConvKernels(KernelRegistry* r);
+void RegisterPoolingKernels(KernelRegistry* r);
 void RegisterRandomKernels(KernelRegistry* r);
 void RegisterStateKernels(KernelRegistry* r);
 void RegisterTrainingKernels(KernelRegistry* r);

@@ -1,5 +1,6 @@
 // Neural-network ops: activations, bias, softmax and cross entropy.
 #include "absl/strings/str_cat.h"
+#include "runtime/graph/conv_util.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/ops/standard_ops.h"
@@ -9,6 +10,61 @@ namespace minigraph {
 namespace {
 
 constexpr char kFloat[] = "T: {float, double}";
+
+// NHWC output of a convolution or pool: [batch, out_rows, out_cols, depth].
+absl::Status WindowedShape(InferenceContext* c, const PartialShape& input, int64_t k_rows,
+                           int64_t k_cols, int64_t depth, bool pool) {
+  MG_ASSIGN_OR_RETURN(Window2D w, Window2D::FromNode(c->node_def(), pool));
+  if (pool) {
+    k_rows = w.ksize[0];
+    k_cols = w.ksize[1];
+  }
+  int64_t dims[2] = {-1, -1};
+  for (int d : {1, 2}) {
+    const int64_t in = input.rank_known() ? input.dim(d) : -1;
+    const int64_t k = d == 1 ? k_rows : k_cols;
+    if (in < 0 || k < 0) continue;
+    MG_ASSIGN_OR_RETURN(WindowedSize size, w.Size(d, in, k));
+    dims[d - 1] = size.out;
+  }
+  c->set_output(0, PartialShape({input.rank_known() ? input.dim(0) : -1, dims[0], dims[1], depth}));
+  return absl::OkStatus();
+}
+
+absl::Status Conv2DShape(InferenceContext* c) {
+  MG_ASSIGN_OR_RETURN(PartialShape input, c->WithRank(0, 4));
+  MG_ASSIGN_OR_RETURN(PartialShape filter, c->WithRank(1, 4));
+  if (input.dim(3) >= 0 && filter.dim(2) > 0 && input.dim(3) % filter.dim(2) != 0) {
+    return c->Error(absl::StrCat("Depth of input (", input.dim(3),
+                                 ") is not a multiple of input depth of filter (", filter.dim(2),
+                                 ")"));
+  }
+  return WindowedShape(c, input, filter.dim(0), filter.dim(1), filter.dim(3), /*pool=*/false);
+}
+
+absl::Status PoolShape(InferenceContext* c) {
+  MG_ASSIGN_OR_RETURN(PartialShape input, c->WithRank(0, 4));
+  return WindowedShape(c, input, -1, -1, input.dim(3), /*pool=*/true);
+}
+
+// A backprop's output is shaped by a shape input (input_sizes, filter_sizes,
+// orig_input_shape) when it is constant.
+absl::Status ShapeFromInput(InferenceContext* c, int i) {
+  const Tensor* t = c->input_tensor(i);
+  if (t == nullptr || t->dims() != 1 || t->dtype() != DT_INT32) {
+    c->set_output(0, PartialShape({-1, -1, -1, -1}));
+    return absl::OkStatus();
+  }
+  if (t->NumElements() != 4) {
+    return c->Error(absl::StrCat("the shape input must have 4 elements, got ", t->NumElements()));
+  }
+  std::vector<int64_t> dims(t->data<int32_t>(), t->data<int32_t>() + 4);
+  c->set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
+constexpr char kConvPadding[] = "padding: {\"SAME\", \"VALID\", \"EXPLICIT\"}";
+constexpr char kNhwcNchw[] = "data_format: {\"NHWC\", \"NCHW\"} = \"NHWC\"";
 
 absl::Status BiasAddShape(InferenceContext* c) {
   MG_ASSIGN_OR_RETURN(std::string format, c->GetAttr<std::string>("data_format"));
@@ -100,6 +156,93 @@ void RegisterNnOps(OpRegistry* r) {
                         .Attr(kFloat)
                         .Attr("Tlabels: {int32, int64} = int64")
                         .SetShapeFn([](InferenceContext* c) { return XentShape(c, true); }));
+  // Convolutions and pools, NHWC (TensorFlow's CPU kernels' only layout);
+  // the dtype lists are TensorFlow's, the kernels float and double.
+  MG_REGISTER_OP(r, OpDefBuilder("Conv2D")
+                        .Input("input: T")
+                        .Input("filter: T")
+                        .Output("output: T")
+                        .Attr("T: {half, bfloat16, float, double, int32}")
+                        .Attr("strides: list(int)")
+                        .Attr("use_cudnn_on_gpu: bool = true")
+                        .Attr(kConvPadding)
+                        .Attr("explicit_paddings: list(int) = []")
+                        .Attr(kNhwcNchw)
+                        .Attr("dilations: list(int) = [1, 1, 1, 1]")
+                        .SetShapeFn(Conv2DShape));
+  MG_REGISTER_OP(r, OpDefBuilder("Conv2DBackpropInput")
+                        .Input("input_sizes: int32")
+                        .Input("filter: T")
+                        .Input("out_backprop: T")
+                        .Output("output: T")
+                        .Attr("T: {half, bfloat16, float, double, int32}")
+                        .Attr("strides: list(int)")
+                        .Attr("use_cudnn_on_gpu: bool = true")
+                        .Attr(kConvPadding)
+                        .Attr("explicit_paddings: list(int) = []")
+                        .Attr(kNhwcNchw)
+                        .Attr("dilations: list(int) = [1, 1, 1, 1]")
+                        .SetShapeFn([](InferenceContext* c) { return ShapeFromInput(c, 0); }));
+  MG_REGISTER_OP(r, OpDefBuilder("Conv2DBackpropFilter")
+                        .Input("input: T")
+                        .Input("filter_sizes: int32")
+                        .Input("out_backprop: T")
+                        .Output("output: T")
+                        .Attr("T: {half, bfloat16, float, double}")
+                        .Attr("strides: list(int)")
+                        .Attr("use_cudnn_on_gpu: bool = true")
+                        .Attr(kConvPadding)
+                        .Attr("explicit_paddings: list(int) = []")
+                        .Attr(kNhwcNchw)
+                        .Attr("dilations: list(int) = [1, 1, 1, 1]")
+                        .SetShapeFn([](InferenceContext* c) { return ShapeFromInput(c, 1); }));
+  MG_REGISTER_OP(r, OpDefBuilder("MaxPool")
+                        .Input("input: T")
+                        .Output("output: T")
+                        .Attr("T: {half, bfloat16, float, double, int32, int64, uint8, int16, "
+                              "int8, uint16, qint8} = float")
+                        .Attr("ksize: list(int) >= 4")
+                        .Attr("strides: list(int) >= 4")
+                        .Attr(kConvPadding)
+                        .Attr("explicit_paddings: list(int) = []")
+                        .Attr("data_format: {\"NHWC\", \"NCHW\", \"NCHW_VECT_C\"} = \"NHWC\"")
+                        .SetShapeFn(PoolShape));
+  MG_REGISTER_OP(r, OpDefBuilder("MaxPoolGrad")
+                        .Input("orig_input: T")
+                        .Input("orig_output: T")
+                        .Input("grad: T")
+                        .Output("output: T")
+                        .Attr("ksize: list(int) >= 4")
+                        .Attr("strides: list(int) >= 4")
+                        .Attr(kConvPadding)
+                        .Attr("explicit_paddings: list(int) = []")
+                        .Attr(kNhwcNchw)
+                        .Attr("T: {half, bfloat16, float, double, int32, int64, uint8, int16, "
+                              "int8, uint16, uint32, uint64} = float")
+                        .SetShapeFn([](InferenceContext* c) {
+                          MG_ASSIGN_OR_RETURN(PartialShape in, c->WithRank(0, 4));
+                          c->set_output(0, in);
+                          return absl::OkStatus();
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("AvgPool")
+                        .Input("value: T")
+                        .Output("output: T")
+                        .Attr("ksize: list(int) >= 4")
+                        .Attr("strides: list(int) >= 4")
+                        .Attr("padding: {\"SAME\", \"VALID\"}")
+                        .Attr(kNhwcNchw)
+                        .Attr("T: {half, bfloat16, float, double}")
+                        .SetShapeFn(PoolShape));
+  MG_REGISTER_OP(r, OpDefBuilder("AvgPoolGrad")
+                        .Input("orig_input_shape: int32")
+                        .Input("grad: T")
+                        .Output("output: T")
+                        .Attr("ksize: list(int) >= 4")
+                        .Attr("strides: list(int) >= 4")
+                        .Attr("padding: {\"SAME\", \"VALID\"}")
+                        .Attr(kNhwcNchw)
+                        .Attr("T: {half, bfloat16, float, double}")
+                        .SetShapeFn([](InferenceContext* c) { return ShapeFromInput(c, 0); }));
 }
 
 }  // namespace minigraph

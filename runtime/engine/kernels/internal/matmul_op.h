@@ -27,6 +27,20 @@ extern template absl::StatusOr<std::unique_ptr<OpKernel>> NewMatMulKernel<int32_
 extern template absl::StatusOr<std::unique_ptr<OpKernel>> NewMatMulKernel<int64_t>(
     OpKernelConstruction* c);
 
+// C = op(A) * op(B), or C += op(A) * op(B) when `accumulate`, for
+// row-major matrices: op(A) is m x k (A stored k x m when `ta`), op(B) is
+// k x n (B stored n x k when `tb`), C is m x n. A large product runs on the
+// step's intra-op pool. For kernels that lower to a product (convolutions).
+// T: float or double.
+template <typename T>
+void Gemm(const OpKernelContext* ctx, const T* a, const T* b, T* c, int64_t m, int64_t n,
+          int64_t k, bool ta, bool tb, bool accumulate);
+
+extern template void Gemm<float>(const OpKernelContext*, const float*, const float*, float*,
+                                 int64_t, int64_t, int64_t, bool, bool, bool);
+extern template void Gemm<double>(const OpKernelContext*, const double*, const double*, double*,
+                                  int64_t, int64_t, int64_t, bool, bool, bool);
+
 }  // namespace kernels_internal
 }  // namespace minigraph
 

@@ -1,0 +1,319 @@
+// Conv2D and its two gradients (NHWC, filter HWIO), lowered to matrix
+// products as TensorFlow's CPU kernels do: the input's patches become rows
+// of a matrix (im2col), a product with the filter gives the output, a
+// product with the output's gradient gives the filter's, and the patches'
+// gradient is added back onto the input (col2im). The patch matrix is built
+// a few images at a time so its memory stays bounded. Patch copying is
+// written here because Eigen's Tensor module has no NHWC convolution
+// (TensorFlow's SpatialConvolution is TensorFlow's own code).
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/engine/kernels/internal/matmul_op.h"
+#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/graph/conv_util.h"
+#include "unsupported/Eigen/CXX11/Tensor"
+
+namespace minigraph {
+namespace {
+
+using kernels_internal::Gemm;
+
+// At most this many elements in a patch matrix (64 MiB of float).
+constexpr int64_t kMaxPatchElements = int64_t{16} << 20;
+
+// The geometry of one Conv2D: input [n, in_rows, in_cols, depth], filter
+// [k_rows, k_cols, depth, out_depth], output [n, out_rows, out_cols,
+// out_depth].
+struct ConvGeometry {
+  int64_t batch = 0, in_rows = 0, in_cols = 0, depth = 0;
+  int64_t k_rows = 0, k_cols = 0, out_depth = 0;
+  int64_t out_rows = 0, out_cols = 0;
+  int64_t pad_rows = 0, pad_cols = 0;  // before
+  int64_t stride_rows = 1, stride_cols = 1, dil_rows = 1, dil_cols = 1;
+
+  int64_t patch_size() const { return k_rows * k_cols * depth; }
+  int64_t patches_per_image() const { return out_rows * out_cols; }
+  // A 1x1 filter that visits every input element once: the input itself is
+  // the patch matrix.
+  bool pointwise() const {
+    return k_rows == 1 && k_cols == 1 && stride_rows == 1 && stride_cols == 1 && pad_rows == 0 &&
+           pad_cols == 0 && out_rows == in_rows && out_cols == in_cols;
+  }
+  // Images per patch matrix.
+  int64_t images_per_chunk() const {
+    const int64_t per_image = std::max<int64_t>(1, patches_per_image() * patch_size());
+    return std::clamp<int64_t>(kMaxPatchElements / per_image, 1, std::max<int64_t>(batch, 1));
+  }
+};
+
+absl::StatusOr<ConvGeometry> Geometry(const Window2D& w, const std::string& op,
+                                      const TensorShape& input, const TensorShape& filter) {
+  if (input.dims() != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": input must be 4-dimensional", input.DebugString()));
+  }
+  if (filter.dims() != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": filter must be 4-dimensional: ", filter.DebugString()));
+  }
+  ConvGeometry g;
+  g.batch = input.dim_size(0);
+  g.in_rows = input.dim_size(1);
+  g.in_cols = input.dim_size(2);
+  g.depth = input.dim_size(3);
+  g.k_rows = filter.dim_size(0);
+  g.k_cols = filter.dim_size(1);
+  g.out_depth = filter.dim_size(3);
+  if (filter.dim_size(2) != g.depth) {
+    if (filter.dim_size(2) == 0 || g.depth % filter.dim_size(2) != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(op, ": input depth must be evenly divisible by filter depth: ", g.depth,
+                       " vs ", filter.dim_size(2)));
+    }
+    return absl::UnimplementedError(absl::StrCat(op, ": grouped convolutions (input depth ",
+                                                 g.depth, ", filter depth ", filter.dim_size(2),
+                                                 ") are not supported on the CPU"));
+  }
+  MG_ASSIGN_OR_RETURN(WindowedSize rows, w.Size(1, g.in_rows, g.k_rows));
+  MG_ASSIGN_OR_RETURN(WindowedSize cols, w.Size(2, g.in_cols, g.k_cols));
+  g.out_rows = rows.out;
+  g.out_cols = cols.out;
+  g.pad_rows = rows.pad_before;
+  g.pad_cols = cols.pad_before;
+  g.stride_rows = w.stride[0];
+  g.stride_cols = w.stride[1];
+  g.dil_rows = w.dilation[0];
+  g.dil_cols = w.dilation[1];
+  return g;
+}
+
+// Calls f(patch_row, image, out_row, out_col) for the patch rows of images
+// [first, last), on the step's pool.
+template <typename F>
+void ForEachPatchRow(const OpKernelContext* ctx, const ConvGeometry& g, int64_t first, int64_t last,
+                     const F& f) {
+  const int64_t per_image = g.patches_per_image();
+  const double bytes_per_row = static_cast<double>(g.patch_size()) * 8;
+  ctx->eigen_device().parallelFor((last - first) * per_image,
+                                  Eigen::TensorOpCost(bytes_per_row, bytes_per_row, g.patch_size()),
+                                  [&](Eigen::Index begin, Eigen::Index end) {
+                                    for (Eigen::Index r = begin; r < end; ++r) {
+                                      const int64_t image = first + r / per_image;
+                                      const int64_t p = r % per_image;
+                                      f(r, image, p / g.out_cols, p % g.out_cols);
+                                    }
+                                  });
+}
+
+// Patch rows of images [first, last) into `patches` (row-major, one row of
+// patch_size() per output position: filter row, filter column, depth).
+template <typename T>
+void Im2Col(const OpKernelContext* ctx, const ConvGeometry& g, const T* input, int64_t first,
+            int64_t last, T* patches) {
+  const int64_t k = g.patch_size();
+  ForEachPatchRow(ctx, g, first, last, [&](int64_t r, int64_t n, int64_t orow, int64_t ocol) {
+    T* out = patches + r * k;
+    for (int64_t kr = 0; kr < g.k_rows; ++kr) {
+      const int64_t ir = orow * g.stride_rows - g.pad_rows + kr * g.dil_rows;
+      for (int64_t kc = 0; kc < g.k_cols; ++kc, out += g.depth) {
+        const int64_t ic = ocol * g.stride_cols - g.pad_cols + kc * g.dil_cols;
+        if (ir < 0 || ir >= g.in_rows || ic < 0 || ic >= g.in_cols) {
+          std::fill(out, out + g.depth, T(0));
+        } else {
+          std::memcpy(out, input + ((n * g.in_rows + ir) * g.in_cols + ic) * g.depth,
+                      g.depth * sizeof(T));
+        }
+      }
+    }
+  });
+}
+
+// Adds patch gradients of images [first, last) onto `input_grad`. Windows
+// of one image overlap, so each image is summed by one thread.
+template <typename T>
+void Col2Im(const OpKernelContext* ctx, const ConvGeometry& g, const T* patches, int64_t first,
+            int64_t last, T* input_grad) {
+  const int64_t k = g.patch_size();
+  const double cost = static_cast<double>(g.patches_per_image() * k);
+  ctx->eigen_device().parallelFor(
+      last - first, Eigen::TensorOpCost(cost * 8, cost * 8, cost),
+      [&](Eigen::Index begin, Eigen::Index end) {
+        for (Eigen::Index i = begin; i < end; ++i) {
+          const int64_t n = first + i;
+          const T* row = patches + i * g.patches_per_image() * k;
+          for (int64_t orow = 0; orow < g.out_rows; ++orow) {
+            for (int64_t ocol = 0; ocol < g.out_cols; ++ocol) {
+              for (int64_t kr = 0; kr < g.k_rows; ++kr) {
+                const int64_t ir = orow * g.stride_rows - g.pad_rows + kr * g.dil_rows;
+                for (int64_t kc = 0; kc < g.k_cols; ++kc, row += g.depth) {
+                  const int64_t ic = ocol * g.stride_cols - g.pad_cols + kc * g.dil_cols;
+                  if (ir < 0 || ir >= g.in_rows || ic < 0 || ic >= g.in_cols) continue;
+                  T* dst = input_grad + ((n * g.in_rows + ir) * g.in_cols + ic) * g.depth;
+                  for (int64_t d = 0; d < g.depth; ++d) dst[d] += row[d];
+                }
+              }
+            }
+          }
+        }
+      });
+}
+
+// A 4-element int32 shape input (input_sizes, filter_sizes).
+absl::StatusOr<TensorShape> ShapeInput(const Tensor& t, const std::string& op, const char* what) {
+  if (t.dims() != 1 || t.NumElements() != 4 || t.dtype() != DT_INT32) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        op, ": ", what, " must be a 4-element int32 vector, got ", t.shape().DebugString()));
+  }
+  std::vector<int64_t> dims(t.data<int32_t>(), t.data<int32_t>() + 4);
+  return TensorShape::Build(dims);
+}
+
+absl::Status CheckOutBackprop(const ConvGeometry& g, const Tensor& dy, const std::string& op) {
+  const TensorShape want({g.batch, g.out_rows, g.out_cols, g.out_depth});
+  if (dy.shape() != want) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": out_backprop has shape ", dy.shape().DebugString(),
+                     " but the convolution's output has shape ", want.DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+template <typename T>
+class ConvBase : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_ASSIGN_OR_RETURN(window_, Window2D::FromNode(c->def(), /*pool=*/false));
+    return absl::OkStatus();
+  }
+
+ protected:
+  std::string Where() const { return absl::StrCat(type_string(), " '", name(), "'"); }
+  Window2D window_;
+};
+
+template <typename T>
+class Conv2DOp : public ConvBase<T> {
+ public:
+  using ConvBase<T>::ConvBase;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& filter = ctx->input(1);
+    MG_ASSIGN_OR_RETURN(ConvGeometry g,
+                        Geometry(this->window_, this->Where(), input.shape(), filter.shape()));
+    Tensor* out;
+    MG_RETURN_IF_ERROR(
+        ctx->allocate_output(0, TensorShape({g.batch, g.out_rows, g.out_cols, g.out_depth}), &out));
+    if (out->NumElements() == 0) return absl::OkStatus();
+    const int64_t k = g.patch_size();
+    if (g.pointwise()) {
+      Gemm(ctx, input.data<T>(), filter.data<T>(), out->data<T>(), g.batch * g.patches_per_image(),
+           g.out_depth, k, false, false, false);
+      return absl::OkStatus();
+    }
+    const int64_t chunk = g.images_per_chunk();
+    MG_ASSIGN_OR_RETURN(
+        Tensor patches,
+        ctx->allocate_temp(DataTypeToEnum<T>::value,
+                           TensorShape({chunk * g.patches_per_image(), std::max<int64_t>(k, 1)})));
+    for (int64_t first = 0; first < g.batch; first += chunk) {
+      const int64_t last = std::min(g.batch, first + chunk);
+      Im2Col(ctx, g, input.data<T>(), first, last, patches.data<T>());
+      Gemm(ctx, patches.data<T>(), filter.data<T>(),
+           out->data<T>() + first * g.patches_per_image() * g.out_depth,
+           (last - first) * g.patches_per_image(), g.out_depth, k, false, false, false);
+    }
+    return absl::OkStatus();
+  }
+};
+
+template <typename T>
+class Conv2DBackpropInputOp : public ConvBase<T> {
+ public:
+  using ConvBase<T>::ConvBase;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(TensorShape input_shape,
+                        ShapeInput(ctx->input(0), this->Where(), "input_sizes"));
+    const Tensor& filter = ctx->input(1);
+    const Tensor& dy = ctx->input(2);
+    MG_ASSIGN_OR_RETURN(ConvGeometry g,
+                        Geometry(this->window_, this->Where(), input_shape, filter.shape()));
+    MG_RETURN_IF_ERROR(CheckOutBackprop(g, dy, this->Where()));
+    Tensor* dx;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, input_shape, &dx));
+    if (dx->NumElements() == 0) return absl::OkStatus();
+    const int64_t k = g.patch_size();
+    if (g.pointwise()) {
+      Gemm(ctx, dy.data<T>(), filter.data<T>(), dx->data<T>(), g.batch * g.patches_per_image(), k,
+           g.out_depth, false, true, false);
+      return absl::OkStatus();
+    }
+    std::fill(dx->data<T>(), dx->data<T>() + dx->NumElements(), T(0));
+    if (dy.NumElements() == 0) return absl::OkStatus();
+    const int64_t chunk = g.images_per_chunk();
+    MG_ASSIGN_OR_RETURN(Tensor patches,
+                        ctx->allocate_temp(DataTypeToEnum<T>::value,
+                                           TensorShape({chunk * g.patches_per_image(), k})));
+    for (int64_t first = 0; first < g.batch; first += chunk) {
+      const int64_t last = std::min(g.batch, first + chunk);
+      // The patches' gradient: dy (rows x out_depth) times the filter
+      // (patch_size x out_depth) transposed.
+      Gemm(ctx, dy.data<T>() + first * g.patches_per_image() * g.out_depth, filter.data<T>(),
+           patches.data<T>(), (last - first) * g.patches_per_image(), k, g.out_depth, false, true,
+           false);
+      Col2Im(ctx, g, patches.data<T>(), first, last, dx->data<T>());
+    }
+    return absl::OkStatus();
+  }
+};
+
+template <typename T>
+class Conv2DBackpropFilterOp : public ConvBase<T> {
+ public:
+  using ConvBase<T>::ConvBase;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& input = ctx->input(0);
+    MG_ASSIGN_OR_RETURN(TensorShape filter_shape,
+                        ShapeInput(ctx->input(1), this->Where(), "filter_sizes"));
+    const Tensor& dy = ctx->input(2);
+    MG_ASSIGN_OR_RETURN(ConvGeometry g,
+                        Geometry(this->window_, this->Where(), input.shape(), filter_shape));
+    MG_RETURN_IF_ERROR(CheckOutBackprop(g, dy, this->Where()));
+    Tensor* df;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, filter_shape, &df));
+    if (df->NumElements() == 0) return absl::OkStatus();
+    const int64_t k = g.patch_size();
+    const int64_t rows = g.batch * g.patches_per_image();
+    if (g.pointwise() || rows == 0) {
+      // The input (rows x depth) transposed times dy (rows x out_depth).
+      Gemm(ctx, input.data<T>(), dy.data<T>(), df->data<T>(), k, g.out_depth, rows, true, false,
+           false);
+      return absl::OkStatus();
+    }
+    const int64_t chunk = g.images_per_chunk();
+    MG_ASSIGN_OR_RETURN(Tensor patches,
+                        ctx->allocate_temp(DataTypeToEnum<T>::value,
+                                           TensorShape({chunk * g.patches_per_image(), k})));
+    for (int64_t first = 0; first < g.batch; first += chunk) {
+      const int64_t last = std::min(g.batch, first + chunk);
+      Im2Col(ctx, g, input.data<T>(), first, last, patches.data<T>());
+      Gemm(ctx, patches.data<T>(), dy.data<T>() + first * g.patches_per_image() * g.out_depth,
+           df->data<T>(), k, g.out_depth, (last - first) * g.patches_per_image(), true, false,
+           /*accumulate=*/first > 0);
+    }
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+void RegisterConvKernels(KernelRegistry* r) {
+  r->Register("Conv2D", TypedFactory<Conv2DOp, float, double>());
+  r->Register("Conv2DBackpropInput", TypedFactory<Conv2DBackpropInputOp, float, double>());
+  r->Register("Conv2DBackpropFilter", TypedFactory<Conv2DBackpropFilterOp, float, double>());
+}
+
+}  // namespace minigraph

@@ -1,0 +1,269 @@
+// Conv2D, its gradients and the pools against direct loops written from
+// TensorFlow's definitions, over paddings (VALID, SAME, EXPLICIT), strides,
+// dilations, the 1x1 shortcut and batches larger than one patch matrix.
+#include <algorithm>
+#include <limits>
+#include <random>
+
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/engine/kernels/kernel_test_util.h"
+
+namespace minigraph {
+namespace {
+
+using ::testing::HasSubstr;
+
+Tensor Random(const TensorShape& shape, int seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> d(-1, 1);
+  Tensor t(DT_DOUBLE, shape);
+  for (int64_t i = 0; i < t.NumElements(); ++i) t.data<double>()[i] = d(rng);
+  return t;
+}
+
+Tensor Ints(const std::vector<int32_t>& v) {
+  Tensor t(DT_INT32, TensorShape({static_cast<int64_t>(v.size())}));
+  std::copy(v.begin(), v.end(), t.data<int32_t>());
+  return t;
+}
+
+struct Case {
+  std::string padding;
+  int64_t stride_r, stride_c, dil_r, dil_c;
+  std::vector<int64_t> explicit_pad = {};  // top, bottom, left, right
+};
+
+std::map<std::string, AttrValue> ConvAttrs(const Case& c, DataType dt) {
+  std::map<std::string, AttrValue> a = {
+      {"T", MakeAttrValue(dt)},
+      {"strides", MakeAttrValue(std::vector<int64_t>{1, c.stride_r, c.stride_c, 1})},
+      {"dilations", MakeAttrValue(std::vector<int64_t>{1, c.dil_r, c.dil_c, 1})},
+      {"padding", MakeAttrValue(c.padding)}};
+  if (c.padding == "EXPLICIT") {
+    const auto& p = c.explicit_pad;
+    a["explicit_paddings"] =
+        MakeAttrValue(std::vector<int64_t>{0, 0, p[0], p[1], p[2], p[3], 0, 0});
+  }
+  return a;
+}
+
+// Output size and padding before, as TensorFlow defines them.
+void Window(const Case& c, int dim, int64_t in, int64_t k, int64_t* out, int64_t* pad) {
+  const int64_t s = dim == 1 ? c.stride_r : c.stride_c;
+  const int64_t eff = (k - 1) * (dim == 1 ? c.dil_r : c.dil_c) + 1;
+  if (c.padding == "VALID") {
+    *out = (in - eff + s) / s;
+    *pad = 0;
+  } else if (c.padding == "SAME") {
+    *out = (in + s - 1) / s;
+    *pad = std::max<int64_t>(0, (*out - 1) * s + eff - in) / 2;
+  } else {
+    const int64_t before = c.explicit_pad[dim == 1 ? 0 : 2];
+    const int64_t after = c.explicit_pad[dim == 1 ? 1 : 3];
+    *out = (in + before + after - eff + s) / s;
+    *pad = before;
+  }
+}
+
+// Direct convolution; `f` visits (input index, filter index, output index)
+// of every multiply-add.
+template <typename F>
+void Visit(const Case& c, const TensorShape& x, const TensorShape& w, TensorShape* y, F f) {
+  const int64_t n = x.dim_size(0), h = x.dim_size(1), wd = x.dim_size(2), d = x.dim_size(3);
+  const int64_t kh = w.dim_size(0), kw = w.dim_size(1), od = w.dim_size(3);
+  int64_t oh, ow, ph, pw;
+  Window(c, 1, h, kh, &oh, &ph);
+  Window(c, 2, wd, kw, &ow, &pw);
+  *y = TensorShape({n, oh, ow, od});
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t i = 0; i < oh; ++i)
+      for (int64_t j = 0; j < ow; ++j)
+        for (int64_t p = 0; p < kh; ++p)
+          for (int64_t q = 0; q < kw; ++q) {
+            const int64_t r = i * c.stride_r - ph + p * c.dil_r;
+            const int64_t s = j * c.stride_c - pw + q * c.dil_c;
+            if (r < 0 || r >= h || s < 0 || s >= wd) continue;
+            for (int64_t ci = 0; ci < d; ++ci)
+              for (int64_t co = 0; co < od; ++co)
+                f(((b * h + r) * wd + s) * d + ci, ((p * kw + q) * d + ci) * od + co,
+                  ((b * oh + i) * ow + j) * od + co);
+          }
+}
+
+const std::vector<Case> kCases = {{"VALID", 1, 1, 1, 1},
+                                  {"SAME", 1, 1, 1, 1},
+                                  {"SAME", 2, 2, 1, 1},
+                                  {"VALID", 2, 3, 1, 1},
+                                  {"SAME", 1, 2, 2, 1},
+                                  {"VALID", 1, 1, 2, 2},
+                                  {"EXPLICIT", 1, 2, 1, 1, {1, 2, 0, 3}}};
+
+TEST(ConvKernelsTest, Conv2DAndItsGradientsMatchDirectLoops) {
+  for (const TensorShape& ws : {TensorShape({3, 2, 3, 4}), TensorShape({1, 1, 3, 4})}) {
+    for (const Case& c : kCases) {
+      SCOPED_TRACE(c.padding + " strides " + std::to_string(c.stride_r) + "," +
+                   std::to_string(c.stride_c) + " dilations " + std::to_string(c.dil_r) + "," +
+                   std::to_string(c.dil_c) + " filter " + ws.DebugString());
+      const TensorShape xs({2, 7, 8, 3});
+      Tensor x = Random(xs, 1), w = Random(ws, 2);
+      TensorShape ys;
+      Visit(c, xs, ws, &ys, [](int64_t, int64_t, int64_t) {});
+      Tensor dy = Random(ys, 3);
+      Tensor y(DT_DOUBLE, ys), dx(DT_DOUBLE, xs), dw(DT_DOUBLE, ws);
+      y.flat<double>().setZero();
+      dx.flat<double>().setZero();
+      dw.flat<double>().setZero();
+      Visit(c, xs, ws, &ys, [&](int64_t xi, int64_t wi, int64_t yi) {
+        y.data<double>()[yi] += x.data<double>()[xi] * w.data<double>()[wi];
+        dx.data<double>()[xi] += dy.data<double>()[yi] * w.data<double>()[wi];
+        dw.data<double>()[wi] += dy.data<double>()[yi] * x.data<double>()[xi];
+      });
+      const auto attrs = ConvAttrs(c, DT_DOUBLE);
+      ASSERT_OK_AND_ASSIGN(auto got, RunKernel("Conv2D", {{x}, {w}}, attrs));
+      ExpectTensorNear<double>(got[0], y, 1e-12);
+      ASSERT_OK_AND_ASSIGN(
+          got, RunKernel("Conv2DBackpropInput", {{Ints({2, 7, 8, 3})}, {w}, {dy}}, attrs));
+      ExpectTensorNear<double>(got[0], dx, 1e-12);
+      std::vector<int32_t> wdims;
+      for (int i = 0; i < 4; ++i) wdims.push_back(static_cast<int32_t>(ws.dim_size(i)));
+      ASSERT_OK_AND_ASSIGN(got,
+                           RunKernel("Conv2DBackpropFilter", {{x}, {Ints(wdims)}, {dy}}, attrs));
+      ExpectTensorNear<double>(got[0], dw, 1e-12);
+    }
+  }
+}
+
+// float, one thread and two, and a batch split over several patch matrices
+// (64 MiB each): 40 images of 64x64x16 with a 5x5x16 filter.
+TEST(ConvKernelsTest, LargeBatchesAreSplitAndFloatMatches) {
+  const Case c{"SAME", 1, 1, 1, 1};
+  const TensorShape xs({40, 64, 64, 16}), ws({5, 5, 16, 2});
+  Tensor xd = Random(xs, 4), wd = Random(ws, 5);
+  TensorShape ys;
+  Visit(c, xs, ws, &ys, [](int64_t, int64_t, int64_t) {});
+  Tensor y(DT_DOUBLE, ys);
+  y.flat<double>().setZero();
+  Visit(c, xs, ws, &ys, [&](int64_t xi, int64_t wi, int64_t yi) {
+    y.data<double>()[yi] += xd.data<double>()[xi] * wd.data<double>()[wi];
+  });
+  Tensor x(DT_FLOAT, xs), w(DT_FLOAT, ws), yf(DT_FLOAT, ys);
+  x.flat<float>() = xd.flat<double>().cast<float>();
+  w.flat<float>() = wd.flat<double>().cast<float>();
+  yf.flat<float>() = y.flat<double>().cast<float>();
+  for (int threads : {1, 2}) {
+    ASSERT_OK_AND_ASSIGN(auto got,
+                         RunKernel("Conv2D", {{x}, {w}}, ConvAttrs(c, DT_FLOAT), threads));
+    ExpectTensorNear<float>(got[0], yf, 1e-4);
+  }
+}
+
+TEST(ConvKernelsTest, BadInputsNameTheNode) {
+  const auto attrs = ConvAttrs({"VALID", 1, 1, 1, 1}, DT_DOUBLE);
+  EXPECT_THAT(RunKernel("Conv2D", {{Random({1, 4, 4, 6}, 1)}, {Random({2, 2, 4, 1}, 2)}}, attrs),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a multiple")));
+  EXPECT_THAT(RunKernel("Conv2D", {{Random({1, 1, 1, 1}, 1)}, {Random({3, 3, 1, 1}, 2)}}, attrs),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("negative")));
+  auto nchw = attrs;
+  nchw["data_format"] = MakeAttrValue("NCHW");
+  EXPECT_THAT(RunKernel("Conv2D", {{Random({1, 1, 4, 4}, 1)}, {Random({2, 2, 1, 1}, 2)}}, nchw),
+              StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("NHWC")));
+  auto batch_stride = attrs;
+  batch_stride["strides"] = MakeAttrValue(std::vector<int64_t>{2, 1, 1, 1});
+  EXPECT_THAT(
+      RunKernel("Conv2D", {{Random({1, 4, 4, 1}, 1)}, {Random({2, 2, 1, 1}, 2)}}, batch_stride),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("batch and depth")));
+  EXPECT_THAT(
+      RunKernel("Conv2DBackpropInput",
+                {{Ints({1, 4, 4, 1})}, {Random({2, 2, 1, 1}, 2)}, {Random({1, 2, 2, 1}, 3)}},
+                attrs),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("out_backprop")));
+}
+
+// Pools: a max ignores padding and sends its gradient to the first maximum
+// of the window; an average divides by the elements inside the window.
+TEST(ConvKernelsTest, PoolsAndTheirGradientsMatchDirectLoops) {
+  for (const Case& c : {Case{"VALID", 2, 2, 1, 1}, Case{"SAME", 2, 2, 1, 1},
+                        Case{"SAME", 1, 1, 1, 1}, Case{"VALID", 1, 2, 1, 1}}) {
+    SCOPED_TRACE(c.padding + " strides " + std::to_string(c.stride_r) + "," +
+                 std::to_string(c.stride_c));
+    const TensorShape xs({2, 5, 6, 3});
+    Tensor x = Random(xs, 6);
+    // Ties: equal values in a window; the first (row-major) gets the grad.
+    x.data<double>()[0] = x.data<double>()[3] = 5;
+    const int64_t kh = 3, kw = 2;
+    int64_t oh, ow, ph, pw;
+    Window(c, 1, 5, kh, &oh, &ph);
+    Window(c, 2, 6, kw, &ow, &pw);
+    const TensorShape ys({2, oh, ow, 3});
+    Tensor dy = Random(ys, 7);
+    Tensor mx(DT_DOUBLE, ys), av(DT_DOUBLE, ys), dmx(DT_DOUBLE, xs), dav(DT_DOUBLE, xs);
+    dmx.flat<double>().setZero();
+    dav.flat<double>().setZero();
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j)
+          for (int64_t d = 0; d < 3; ++d) {
+            double best = -std::numeric_limits<double>::infinity(), sum = 0;
+            int64_t at = -1, count = 0;
+            for (int64_t p = 0; p < kh; ++p)
+              for (int64_t q = 0; q < kw; ++q) {
+                const int64_t r = i * c.stride_r - ph + p, s = j * c.stride_c - pw + q;
+                if (r < 0 || r >= 5 || s < 0 || s >= 6) continue;
+                const int64_t xi = ((b * 5 + r) * 6 + s) * 3 + d;
+                if (at < 0 || x.data<double>()[xi] > best) best = x.data<double>()[at = xi];
+                sum += x.data<double>()[xi];
+                ++count;
+              }
+            const int64_t yi = ((b * oh + i) * ow + j) * 3 + d;
+            mx.data<double>()[yi] = best;
+            av.data<double>()[yi] = sum / count;
+            dmx.data<double>()[at] += dy.data<double>()[yi];
+            for (int64_t p = 0; p < kh; ++p)
+              for (int64_t q = 0; q < kw; ++q) {
+                const int64_t r = i * c.stride_r - ph + p, s = j * c.stride_c - pw + q;
+                if (r < 0 || r >= 5 || s < 0 || s >= 6) continue;
+                dav.data<double>()[((b * 5 + r) * 6 + s) * 3 + d] += dy.data<double>()[yi] / count;
+              }
+          }
+    std::map<std::string, AttrValue> attrs = {
+        {"T", MakeAttrValue(DT_DOUBLE)},
+        {"ksize", MakeAttrValue(std::vector<int64_t>{1, kh, kw, 1})},
+        {"strides", MakeAttrValue(std::vector<int64_t>{1, c.stride_r, c.stride_c, 1})},
+        {"padding", MakeAttrValue(c.padding)}};
+    ASSERT_OK_AND_ASSIGN(auto got, RunKernel("MaxPool", {{x}}, attrs));
+    ExpectTensorNear<double>(got[0], mx, 1e-12);
+    ASSERT_OK_AND_ASSIGN(got, RunKernel("MaxPoolGrad", {{x}, {mx}, {dy}}, attrs));
+    ExpectTensorNear<double>(got[0], dmx, 1e-12);
+    ASSERT_OK_AND_ASSIGN(got, RunKernel("AvgPool", {{x}}, attrs));
+    ExpectTensorNear<double>(got[0], av, 1e-12);
+    ASSERT_OK_AND_ASSIGN(got, RunKernel("AvgPoolGrad", {{Ints({2, 5, 6, 3})}, {dy}}, attrs));
+    ExpectTensorNear<double>(got[0], dav, 1e-12);
+  }
+}
+
+TEST(ConvKernelsTest, PoolAttrsAreCheckedWithTensorFlowsMessages) {
+  std::map<std::string, AttrValue> attrs = {
+      {"T", MakeAttrValue(DT_FLOAT)},
+      {"ksize", MakeAttrValue(std::vector<int64_t>{1, 2, 2})},
+      {"strides", MakeAttrValue(std::vector<int64_t>{1, 1, 1, 1})},
+      {"padding", MakeAttrValue("VALID")}};
+  Tensor x(DT_FLOAT, TensorShape({1, 4, 4, 1}));
+  x.flat<float>().setZero();
+  EXPECT_THAT(RunKernel("MaxPool", {{x}}, attrs),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Length for attr 'ksize' of 3 must be at least minimum 4")));
+  attrs["ksize"] = MakeAttrValue(std::vector<int64_t>{2, 2, 2, 1});
+  EXPECT_THAT(RunKernel("MaxPool", {{x}}, attrs),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Pooling is not yet supported on the batch nor depth")));
+  attrs["ksize"] = MakeAttrValue(std::vector<int64_t>{1, 2, 2, 1});
+  attrs["padding"] = MakeAttrValue("FULL");
+  EXPECT_THAT(RunKernel("MaxPool", {{x}}, attrs),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("'padding' = \"FULL\", which is not one of")));
+}
+
+}  // namespace
+}  // namespace minigraph

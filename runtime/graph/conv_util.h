@@ -1,0 +1,53 @@
+// The windows of TensorFlow's 2-D convolutions and pools (NHWC): their
+// attrs, checked with TensorFlow's messages, and the output size and
+// padding of each spatial dimension (TensorFlow's GetWindowedOutputSize).
+// Shape functions and kernels share it.
+//
+//   MG_ASSIGN_OR_RETURN(Window2D w, Window2D::FromNode(node, /*pool=*/false));
+//   MG_ASSIGN_OR_RETURN(WindowedSize rows, w.Rows(in_rows, filter_rows));
+
+#ifndef MINIGRAPH_RUNTIME_GRAPH_CONV_UTIL_H_
+#define MINIGRAPH_RUNTIME_GRAPH_CONV_UTIL_H_
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "core/proto/node_def.pb.h"
+
+namespace minigraph {
+
+enum class Padding { kValid, kSame, kExplicit };
+
+// One spatial dimension of a window's result.
+struct WindowedSize {
+  int64_t out = 0;         // output size
+  int64_t pad_before = 0;  // rows (or columns) of padding before the input
+};
+
+struct Window2D {
+  // From a node's "strides", "padding", "explicit_paddings", "dilations"
+  // and "data_format" attrs, and for a pool its "ksize". Returns
+  // InvalidArgument naming the node for values TensorFlow refuses, and
+  // Unimplemented for NCHW (TensorFlow's CPU kernels are NHWC only).
+  static absl::StatusOr<Window2D> FromNode(const NodeDef& node, bool pool);
+
+  // TensorFlow's GetWindowedOutputSize for rows (dim 1) or columns (dim 2)
+  // of `in` elements and a window of `kernel` (ksize for a pool, the
+  // filter's size for a convolution). Returns InvalidArgument when the
+  // output would be negative.
+  absl::StatusOr<WindowedSize> Size(int dim, int64_t in, int64_t kernel) const;
+
+  std::string node;                       // for messages
+  std::array<int64_t, 2> ksize = {1, 1};  // pools only
+  std::array<int64_t, 2> stride = {1, 1};
+  std::array<int64_t, 2> dilation = {1, 1};
+  Padding padding = Padding::kValid;
+  // kExplicit: (before, after) for rows and for columns.
+  std::array<int64_t, 4> explicit_pad = {0, 0, 0, 0};
+};
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_RUNTIME_GRAPH_CONV_UTIL_H_
