@@ -218,6 +218,18 @@ void RegisterMath(GradientRegistry* r) {
   }
 }
 
+// The window attrs of a convolution or pool (strides, padding, ...), for
+// the op that computes its gradient.
+std::map<std::string, AttrValue> WindowAttrs(const NodeDef& node) {
+  std::map<std::string, AttrValue> attrs;
+  for (const char* name :
+       {"strides", "padding", "explicit_paddings", "dilations", "data_format", "ksize"}) {
+    auto it = node.attr().find(name);
+    if (it != node.attr().end()) attrs[name] = it->second;
+  }
+  return attrs;
+}
+
 void RegisterNn(GradientRegistry* r) {
   r->Register("Relu", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     *dx = {s.AddOp("ReluGrad", {{dy[0]}, {s.GetInputs(op)[0]}}).output(0)};
@@ -225,6 +237,50 @@ void RegisterNn(GradientRegistry* r) {
   });
   r->Register("BiasAdd", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     *dx = {dy[0], s.AddOp("BiasAddGrad", {{dy[0]}}).output(0)};
+    return absl::OkStatus();
+  });
+  // Convolutions and pools (TensorFlow's nn_grad.py): the backprop ops take
+  // the forward op's window attrs.
+  r->Register("Conv2D", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    const auto attrs = WindowAttrs(s.GetNodeDef(op));
+    *dx = {s.AddOp("Conv2DBackpropInput", {{ops::Shape(s, in[0])}, {in[1]}, {dy[0]}}, attrs)
+               .output(0),
+           s.AddOp("Conv2DBackpropFilter", {{in[0]}, {ops::Shape(s, in[1])}, {dy[0]}}, attrs)
+               .output(0)};
+    return absl::OkStatus();
+  });
+  r->Register("Conv2DBackpropInput",
+              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                const Grads in = s.GetInputs(op);
+                const auto attrs = WindowAttrs(s.GetNodeDef(op));
+                *dx = {Output(),
+                       s.AddOp("Conv2DBackpropFilter",
+                               {{dy[0]}, {ops::Shape(s, in[1])}, {in[2]}}, attrs)
+                           .output(0),
+                       s.AddOp("Conv2D", {{dy[0]}, {in[1]}}, attrs).output(0)};
+                return absl::OkStatus();
+              });
+  r->Register("Conv2DBackpropFilter",
+              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                const Grads in = s.GetInputs(op);
+                const auto attrs = WindowAttrs(s.GetNodeDef(op));
+                *dx = {s.AddOp("Conv2DBackpropInput",
+                               {{ops::Shape(s, in[0])}, {dy[0]}, {in[2]}}, attrs)
+                           .output(0),
+                       Output(), s.AddOp("Conv2D", {{in[0]}, {dy[0]}}, attrs).output(0)};
+                return absl::OkStatus();
+              });
+  r->Register("MaxPool", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {s.AddOp("MaxPoolGrad", {{s.GetInputs(op)[0]}, {op.output(0)}, {dy[0]}},
+                   WindowAttrs(s.GetNodeDef(op)))
+               .output(0)};
+    return absl::OkStatus();
+  });
+  r->Register("AvgPool", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {s.AddOp("AvgPoolGrad", {{ops::Shape(s, s.GetInputs(op)[0])}, {dy[0]}},
+                   WindowAttrs(s.GetNodeDef(op)))
+               .output(0)};
     return absl::OkStatus();
   });
   r->Register("Softmax", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <functional>
 #include <random>
+#include <tuple>
 
 #include "core/status_matchers.h"
 #include "core/tensor_types.h"
@@ -150,6 +151,53 @@ TEST(GradientsTest, MatMulAllTransposesAndBiasAdd) {
   }
   CheckGradients([](const Scope& s, const std::vector<Output>& x) { return ops::BiasAdd(s, x[0], x[1]); },
                  {R({3, 4}), R({4})});
+}
+
+// Conv2D (both inputs, every padding, strides, dilations), MaxPool and
+// AvgPool against finite differences; and the backprop ops' own gradients
+// (a transposed convolution trains through them).
+TEST(GradientsTest, ConvolutionsAndPools) {
+  const std::vector<std::tuple<std::string, std::vector<int64_t>, ops::Conv2DOptions>> cases = {
+      {"VALID", {1, 1, 1, 1}, {}},
+      {"SAME", {1, 2, 2, 1}, {}},
+      {"SAME", {1, 1, 1, 1}, {.dilations = {1, 2, 1, 1}}},
+      {"EXPLICIT", {1, 1, 2, 1}, {.explicit_paddings = {0, 0, 1, 0, 2, 1, 0, 0}}}};
+  for (const auto& [padding, strides, options] : cases) {
+    SCOPED_TRACE(padding);
+    CheckGradients(
+        [&](const Scope& s, const std::vector<Output>& x) {
+          return ops::Conv2D(s, x[0], x[1], strides, padding, options);
+        },
+        {R({2, 5, 4, 3}), R({2, 3, 3, 2})});
+  }
+  for (const char* padding : {"VALID", "SAME"}) {
+    // Distinct values, so no window holds two maxima within the finite
+    // difference's step.
+    Tensor x(DT_DOUBLE, TensorShape({2, 5, 4, 2}));
+    for (int64_t i = 0; i < x.NumElements(); ++i) x.data<double>()[i] = (i * 37 % 80) * 0.05;
+    CheckGradients(
+        [&](const Scope& s, const std::vector<Output>& in) {
+          return ops::MaxPool(s, in[0], {1, 2, 3, 1}, {1, 2, 1, 1}, padding);
+        },
+        {x});
+    CheckGradients(
+        [&](const Scope& s, const std::vector<Output>& in) {
+          return ops::AvgPool(s, in[0], {1, 2, 3, 1}, {1, 2, 1, 1}, padding);
+        },
+        {R({2, 5, 4, 2})});
+  }
+  CheckGradients(
+      [](const Scope& s, const std::vector<Output>& x) {
+        return ops::Conv2DBackpropInput(s, ops::Const<int32_t>(s, {2, 5, 4, 3}), x[0], x[1],
+                                        {1, 2, 2, 1}, "SAME");
+      },
+      {R({2, 3, 3, 2}), R({2, 3, 2, 2})});
+  CheckGradients(
+      [](const Scope& s, const std::vector<Output>& x) {
+        return ops::Conv2DBackpropFilter(s, x[0], ops::Const<int32_t>(s, {2, 3, 3, 2}), x[1],
+                                         {1, 2, 2, 1}, "SAME");
+      },
+      {R({2, 5, 4, 3}), R({2, 3, 2, 2})});
 }
 
 TEST(GradientsTest, Reductions) {

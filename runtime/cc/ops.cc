@@ -119,6 +119,48 @@ Output MatMul(const Scope& s, Output a, Output b, bool transpose_a, bool transpo
   return One(s, "MatMul", {{a}, {b}},
              {{"transpose_a", A(transpose_a)}, {"transpose_b", A(transpose_b)}});
 }
+namespace {
+Attrs ConvAttrs(const std::vector<int64_t>& strides, const std::string& padding,
+                const Conv2DOptions& options) {
+  Attrs a = {{"strides", A(strides)},
+             {"padding", A(padding)},
+             {"dilations", A(options.dilations)}};
+  if (!options.explicit_paddings.empty()) {
+    a["explicit_paddings"] = A(options.explicit_paddings);
+  }
+  return a;
+}
+Attrs PoolAttrs(const std::vector<int64_t>& ksize, const std::vector<int64_t>& strides,
+                const std::string& padding) {
+  return {{"ksize", A(ksize)}, {"strides", A(strides)}, {"padding", A(padding)}};
+}
+}  // namespace
+
+Output Conv2D(const Scope& s, Output input, Output filter, const std::vector<int64_t>& strides,
+              const std::string& padding, const Conv2DOptions& options) {
+  return One(s, "Conv2D", {{input}, {filter}}, ConvAttrs(strides, padding, options));
+}
+Output Conv2DBackpropInput(const Scope& s, Output input_sizes, Output filter, Output out_backprop,
+                           const std::vector<int64_t>& strides, const std::string& padding,
+                           const Conv2DOptions& options) {
+  return One(s, "Conv2DBackpropInput", {{input_sizes}, {filter}, {out_backprop}},
+             ConvAttrs(strides, padding, options));
+}
+Output Conv2DBackpropFilter(const Scope& s, Output input, Output filter_sizes,
+                            Output out_backprop, const std::vector<int64_t>& strides,
+                            const std::string& padding, const Conv2DOptions& options) {
+  return One(s, "Conv2DBackpropFilter", {{input}, {filter_sizes}, {out_backprop}},
+             ConvAttrs(strides, padding, options));
+}
+Output MaxPool(const Scope& s, Output input, const std::vector<int64_t>& ksize,
+               const std::vector<int64_t>& strides, const std::string& padding) {
+  return One(s, "MaxPool", {{input}}, PoolAttrs(ksize, strides, padding));
+}
+Output AvgPool(const Scope& s, Output input, const std::vector<int64_t>& ksize,
+               const std::vector<int64_t>& strides, const std::string& padding) {
+  return One(s, "AvgPool", {{input}}, PoolAttrs(ksize, strides, padding));
+}
+
 Output BiasAdd(const Scope& s, Output value, Output bias) {
   return One(s, "BiasAdd", {{value}, {bias}});
 }

@@ -107,6 +107,30 @@ struct XentOutputs {
 XentOutputs SoftmaxCrossEntropyWithLogits(const Scope& s, Output logits, Output labels);
 XentOutputs SparseSoftmaxCrossEntropyWithLogits(const Scope& s, Output logits, Output labels);
 
+// Convolutions and pools over NHWC images (TensorFlow's tf.nn.conv2d,
+// max_pool, avg_pool): `strides` and `ksize` have 4 elements, {1, rows,
+// cols, 1}; `padding` is "SAME" or "VALID" (a convolution also takes
+// "EXPLICIT" with Conv2DOptions::explicit_paddings, 8 values). The filter is
+// [rows, cols, in_depth, out_depth].
+struct Conv2DOptions {
+  std::vector<int64_t> dilations = {1, 1, 1, 1};
+  std::vector<int64_t> explicit_paddings = {};
+};
+Output Conv2D(const Scope& s, Output input, Output filter, const std::vector<int64_t>& strides,
+              const std::string& padding, const Conv2DOptions& options = {});
+// The gradients of Conv2D with respect to its input (shaped `input_sizes`,
+// an int32 vector) and its filter (shaped `filter_sizes`).
+Output Conv2DBackpropInput(const Scope& s, Output input_sizes, Output filter, Output out_backprop,
+                           const std::vector<int64_t>& strides, const std::string& padding,
+                           const Conv2DOptions& options = {});
+Output Conv2DBackpropFilter(const Scope& s, Output input, Output filter_sizes,
+                            Output out_backprop, const std::vector<int64_t>& strides,
+                            const std::string& padding, const Conv2DOptions& options = {});
+Output MaxPool(const Scope& s, Output input, const std::vector<int64_t>& ksize,
+               const std::vector<int64_t>& strides, const std::string& padding);
+Output AvgPool(const Scope& s, Output input, const std::vector<int64_t>& ksize,
+               const std::vector<int64_t>& strides, const std::string& padding);
+
 // Reductions over `axes` (an int32/int64 scalar or vector).
 Output Sum(const Scope& s, Output x, Output axes, bool keep_dims = false);
 Output Mean(const Scope& s, Output x, Output axes, bool keep_dims = false);
