@@ -46,7 +46,9 @@
 
 ABSL_FLAG(std::string, logdir, "", "Checkpoint directory (required)");
 ABSL_FLAG(std::string, target, "", "Session target: \"\" or local://NAME");
-ABSL_FLAG(std::string, model, "mlp", "mlp (784-128-10, ReLU, softmax cross entropy) or linear");
+ABSL_FLAG(std::string, model, "mlp",
+          "mlp (784-128-10, ReLU, softmax cross entropy), linear, or cnn (28x28 images: two 5x5 "
+          "convolutions with ReLU and 2x2 max pools, 8 and 16 channels, then 784-10)");
 ABSL_FLAG(int64_t, steps, 1000, "Train until global_step reaches this");
 ABSL_FLAG(int, batch, 32, "Examples per step");
 ABSL_FLAG(std::string, optimizer, "sgd", "sgd, momentum or adam");
@@ -70,6 +72,7 @@ void OnSignal(int sig) { signal_received.store(sig); }
 struct Model {
   Scope root = Scope::NewRootScope();
   int inputs = 0, classes = 0;
+  bool images = false;  // inputs are 28x28 images (cnn)
   Output loss;
   Operation train, init;
   Output ready;  // the uninitialized variables' names (SessionManager's ready_op)
@@ -85,8 +88,10 @@ absl::Status Build(Model* m, DeviceFunction device_fn) {
   const Scope root = device_fn ? m->root.WithDeviceFunction(device_fn) : m->root;
   m->inputs = kind == "linear" ? 16 : 784;
   m->classes = kind == "linear" ? 4 : 10;
-  auto weights = [&](const std::string& name, int64_t rows, int64_t cols, int64_t op_seed) {
-    Output shape = ops::Const(root, Tensor::Vector<int64_t>({rows, cols}));
+  auto weights = [&](const std::string& name, std::vector<int64_t> dims, int64_t op_seed) {
+    Tensor shape_value(DT_INT64, TensorShape({static_cast<int64_t>(dims.size())}));
+    std::copy(dims.begin(), dims.end(), shape_value.data<int64_t>());
+    Output shape = ops::Const(root, shape_value);
     Output init = ops::Mul(root, ops::TruncatedNormal(root, shape, DT_FLOAT, seed, op_seed),
                            ops::Const(root, 0.05f));
     return Variable::Create(root, name, init);
@@ -100,18 +105,37 @@ absl::Status Build(Model* m, DeviceFunction device_fn) {
   Output labels = ops::Placeholder(root.WithOpName("labels"), DT_INT64, PartialShape({batch}));
   Output logits;
   if (kind == "mlp") {
-    Variable w1 = weights("layer1/weights", m->inputs, 128, 1);
+    Variable w1 = weights("layer1/weights", {m->inputs, 128}, 1);
     Variable b1 = zeros("layer1/bias", 128);
-    Variable w2 = weights("layer2/weights", 128, m->classes, 2);
+    Variable w2 = weights("layer2/weights", {128, m->classes}, 2);
     Variable b2 = zeros("layer2/bias", m->classes);
     Output h = ops::Relu(root, ops::BiasAdd(root, ops::MatMul(root, x, w1.value()), b1.value()));
     logits = ops::BiasAdd(root, ops::MatMul(root, h, w2.value()), b2.value());
   } else if (kind == "linear") {
-    Variable w = weights("linear/weights", m->inputs, m->classes, 1);
+    Variable w = weights("linear/weights", {m->inputs, m->classes}, 1);
     Variable b = zeros("linear/bias", m->classes);
     logits = ops::BiasAdd(root, ops::MatMul(root, x, w.value()), b.value());
+  } else if (kind == "cnn") {
+    m->images = true;
+    // tf.nn's idiom: conv2d + bias + relu, max_pool 2x2, then a dense layer.
+    Output images = ops::Reshape(root, x, ops::Const<int32_t>(root, {-1, 28, 28, 1}));
+    auto conv_layer = [&](const std::string& name, Output in, int64_t in_depth, int64_t depth,
+                          int64_t op_seed) {
+      Variable w = weights(name + "/weights", {5, 5, in_depth, depth}, op_seed);
+      Variable b = zeros(name + "/bias", depth);
+      Output conv = ops::Conv2D(root, in, w.value(), {1, 1, 1, 1}, "SAME");
+      Output act = ops::Relu(root, ops::BiasAdd(root, conv, b.value()));
+      return ops::MaxPool(root, act, {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
+    };
+    Output h1 = conv_layer("conv1", images, 1, 8, 1);   // 14x14x8
+    Output h2 = conv_layer("conv2", h1, 8, 16, 2);      // 7x7x16
+    Output flat = ops::Reshape(root, h2, ops::Const<int32_t>(root, {-1, 7 * 7 * 16}));
+    Variable w = weights("dense/weights", {7 * 7 * 16, m->classes}, 3);
+    Variable b = zeros("dense/bias", m->classes);
+    logits = ops::BiasAdd(root, ops::MatMul(root, flat, w.value()), b.value());
   } else {
-    return absl::InvalidArgumentError(absl::StrCat("--model must be mlp or linear, got ", kind));
+    return absl::InvalidArgumentError(
+        absl::StrCat("--model must be mlp, linear or cnn, got ", kind));
   }
   m->loss = ops::Mean(root.WithOpName("loss"),
                       ops::SparseSoftmaxCrossEntropyWithLogits(root, logits, labels).loss,
@@ -143,7 +167,7 @@ absl::Status Build(Model* m, DeviceFunction device_fn) {
 }
 
 // The batch of step k: a pure function of (seed, k). Labels follow a fixed
-// linear teacher so the loss can fall.
+// teacher the model can learn, so the loss can fall.
 void Batch(const Model& m, uint64_t seed, int64_t k, Tensor* x, Tensor* labels) {
   std::mt19937_64 rng(seed * 1000003 + static_cast<uint64_t>(k));
   std::normal_distribution<float> normal(0.f, 1.f);
@@ -155,7 +179,16 @@ void Batch(const Model& m, uint64_t seed, int64_t k, Tensor* x, Tensor* labels) 
     int64_t arg = 0;
     for (int c = 0; c < m.classes; ++c) {
       float score = 0;
-      for (int j = c; j < m.inputs; j += m.classes) score += xf[b * m.inputs + j];
+      if (m.images) {
+        // The brightest of 10 horizontal bands of the 28x28 image: a
+        // teacher a convolutional model can learn (pooling keeps where
+        // things are, roughly, not exactly).
+        for (int row = c * 28 / m.classes; row < (c + 1) * 28 / m.classes; ++row) {
+          for (int col = 0; col < 28; ++col) score += xf[b * m.inputs + row * 28 + col];
+        }
+      } else {
+        for (int j = c; j < m.inputs; j += m.classes) score += xf[b * m.inputs + j];
+      }
       if (score > best) {
         best = score;
         arg = c;
@@ -422,7 +455,7 @@ int Run() {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Trains a model with checkpoints, resuming from the newest one.\n"
-      "  train --logdir=D [--model=mlp|linear] [--steps=N] [--save_every=N] "
+      "  train --logdir=D [--model=mlp|linear|cnn] [--steps=N] [--save_every=N] "
       "[--optimizer=sgd|momentum|adam]");
   absl::ParseCommandLine(argc, argv);
   return minigraph::Run();

@@ -92,6 +92,20 @@ final=$(sed -n 's/^done: step \([0-9]*\) .*/\1/p' "$TEST_TMPDIR/cw.log")
 [ -n "$final" ] && [ "$final" -ge 300 ] || fail "chief/workers ended at step '$final'"
 echo "chief/workers: $(grep -c '^worker' "$TEST_TMPDIR/cw.log") workers, final step $final"
 
+# A small CNN (Conv2D, MaxPool, their gradients, Adam) learns its teacher
+# (the loss falls well below ln 10 = 2.30, chance) and resumes from its
+# checkpoint.
+cnn="$TEST_TMPDIR/cnn"
+cnn_flags=(--model=cnn --optimizer=adam --learning_rate=0.005 --save_every=200 --seed=3)
+"$train" --logdir="$cnn" "${cnn_flags[@]}" --steps=400 >"$TEST_TMPDIR/cnn.log" 2>&1 ||
+  fail "cnn run failed: $(cat "$TEST_TMPDIR/cnn.log")"
+loss=$(sed -n 's/^done: step 400 loss \([0-9.]*\) .*/\1/p' "$TEST_TMPDIR/cnn.log")
+awk -v l="$loss" 'BEGIN { exit !(l != "" && l < 2.0) }' || fail "cnn loss did not fall: '$loss'"
+"$train" --logdir="$cnn" "${cnn_flags[@]}" --steps=450 >"$TEST_TMPDIR/cnn2.log" 2>&1 ||
+  fail "cnn restart failed: $(cat "$TEST_TMPDIR/cnn2.log")"
+grep -q "restored step 400" "$TEST_TMPDIR/cnn2.log" || fail "cnn did not restore: $(cat "$TEST_TMPDIR/cnn2.log")"
+echo "cnn: loss $loss after 400 steps, restored at 400"
+
 # Corruption: flip a byte of the newest data file.
 data="$ref/model.ckpt-1000.data-00000-of-00001"
 printf '\xff' | dd of="$data" bs=1 seek=20 conv=notrunc status=none
