@@ -143,8 +143,10 @@ absl::Status ParseAttr(absl::string_view spec, OpDef::AttrDef* attr) {
   attr->set_name(std::string(name));
   absl::string_view type = rest, default_text;
   bool has_default = false;
-  const size_t eq = rest.find('=');
-  if (eq != absl::string_view::npos && (eq == 0 || rest[eq - 1] != '>')) {
+  // The default's '=' (not the one of ">=").
+  size_t eq = rest.find('=');
+  while (eq != absl::string_view::npos && eq > 0 && rest[eq - 1] == '>') eq = rest.find('=', eq + 1);
+  if (eq != absl::string_view::npos) {
     type = Trim(rest.substr(0, eq));
     default_text = Trim(rest.substr(eq + 1));
     has_default = true;

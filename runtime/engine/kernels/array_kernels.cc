@@ -236,14 +236,6 @@ class CastOp : public OpKernel {
   DataType dst_;
 };
 
-absl::StatusOr<int64_t> CanonicalAxis(int64_t axis, int rank, absl::string_view op) {
-  if (axis < -rank || axis >= rank) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(op, " axis ", axis, " is out of range for rank ", rank));
-  }
-  return axis < 0 ? axis + rank : axis;
-}
-
 class PackOp : public OpKernel {
  public:
   using OpKernel::OpKernel;

@@ -4,6 +4,7 @@ namespace minigraph {
 
 void RegisterStandardKernels(KernelRegistry* r) {
   RegisterArrayKernels(r);
+  RegisterSliceKernels(r);
   RegisterAddKernels(r);
   RegisterMulKernels(r);
   RegisterMaxMinKernels(r);

@@ -21,6 +21,7 @@ namespace minigraph {
 void RegisterStandardKernels(KernelRegistry* r);
 
 void RegisterArrayKernels(KernelRegistry* r);
+void RegisterSliceKernels(KernelRegistry* r);
 void RegisterAddKernels(KernelRegistry* r);
 void RegisterMulKernels(KernelRegistry* r);
 void RegisterMaxMinKernels(KernelRegistry* r);

@@ -29,4 +29,12 @@ absl::StatusOr<TensorShape> ShapeFromTensor(const Tensor& t, absl::string_view w
   return s;
 }
 
+absl::StatusOr<int64_t> CanonicalAxis(int64_t axis, int rank, absl::string_view op) {
+  if (axis < -rank || axis >= rank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, " axis ", axis, " is out of range for rank ", rank));
+  }
+  return axis < 0 ? axis + rank : axis;
+}
+
 }  // namespace minigraph

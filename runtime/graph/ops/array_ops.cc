@@ -1,9 +1,12 @@
 // Array ops: constants, placeholders, shapes, reshaping, joining, gathering.
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/ops/standard_ops.h"
 #include "runtime/graph/shape_inference.h"
+#include "runtime/graph/strided_slice.h"
 
 namespace minigraph {
 namespace {
@@ -21,6 +24,290 @@ bool ConstInts(const InferenceContext* c, int i, std::vector<int64_t>* out) {
     return false;
   }
   return true;
+}
+
+
+// Shape functions of the slicing ops: exact when the inputs they need are
+// constants, else as much as the ranks tell.
+
+PartialShape UnknownLike(const PartialShape& s) {
+  return s.rank_known() ? PartialShape::UnknownOfRank(s.rank()) : PartialShape();
+}
+
+absl::Status ExpandDimsShape(InferenceContext* c) {
+  std::vector<int64_t> axis;
+  const PartialShape& in = c->input(0);
+  if (!in.rank_known() || !ConstInts(c, 1, &axis) || axis.size() != 1) {
+    c->set_output(0, PartialShape());
+    return absl::OkStatus();
+  }
+  const int rank = in.rank();
+  int64_t a = axis[0];
+  if (a < -rank - 1 || a > rank) {
+    return c->Error(absl::StrCat("Tried to expand dim index ", a, " for tensor with ", rank,
+                                 " dimensions."));
+  }
+  if (a < 0) a += rank + 1;
+  std::vector<int64_t> dims = in.dims();
+  dims.insert(dims.begin() + a, 1);
+  c->set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
+absl::Status SqueezeShape(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  MG_ASSIGN_OR_RETURN(std::vector<int64_t> axes, c->GetAttr<std::vector<int64_t>>("squeeze_dims"));
+  if (!in.rank_known()) {
+    c->set_output(0, PartialShape());
+    return absl::OkStatus();
+  }
+  const int rank = in.rank();
+  std::vector<bool> drop(rank, false);
+  for (int64_t a : axes) {
+    if (a < -rank || a >= rank) {
+      return c->Error(absl::StrCat("Tried to squeeze dim index ", a, " for input with ", rank,
+                                   " dimensions."));
+    }
+    if (a < 0) a += rank;
+    if (in.dim(a) >= 0 && in.dim(a) != 1) {
+      return c->Error(absl::StrCat("Can not squeeze dim[", a, "], expected a dimension of 1, got ",
+                                   in.dim(a)));
+    }
+    drop[a] = true;
+  }
+  std::vector<int64_t> dims;
+  for (int i = 0; i < rank; ++i) {
+    if (axes.empty()) {
+      if (in.dim(i) < 0) {  // might be 1
+        c->set_output(0, PartialShape());
+        return absl::OkStatus();
+      }
+      if (in.dim(i) == 1) continue;
+    } else if (drop[i]) {
+      continue;
+    }
+    dims.push_back(in.dim(i));
+  }
+  c->set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
+absl::Status TransposeShape(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  std::vector<int64_t> perm;
+  if (!ConstInts(c, 1, &perm)) {
+    c->set_output(0, UnknownLike(in));
+    return absl::OkStatus();
+  }
+  if (in.rank_known() && static_cast<int>(perm.size()) != in.rank()) {
+    return c->Error(absl::StrCat("perm has ", perm.size(), " entries for an input of rank ",
+                                 in.rank()));
+  }
+  std::vector<int64_t> dims(perm.size(), -1);
+  for (size_t i = 0; i < perm.size(); ++i) {
+    if (perm[i] < 0 || perm[i] >= static_cast<int64_t>(perm.size())) {
+      return c->Error(absl::StrCat("perm[", i, "] = ", perm[i], " is out of range"));
+    }
+    if (in.rank_known()) dims[i] = in.dim(perm[i]);
+  }
+  c->set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
+absl::Status SliceShape(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  std::vector<int64_t> begin, size;
+  if (!in.rank_known() || !ConstInts(c, 1, &begin) || !ConstInts(c, 2, &size) ||
+      static_cast<int>(begin.size()) != in.rank() || size.size() != begin.size()) {
+    c->set_output(0, UnknownLike(in));
+    return absl::OkStatus();
+  }
+  std::vector<int64_t> dims(size.size());
+  for (size_t i = 0; i < size.size(); ++i) {
+    dims[i] = size[i] != -1 ? size[i] : (in.dim(i) >= 0 ? in.dim(i) - begin[i] : -1);
+  }
+  c->set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
+absl::Status StridedSliceShape(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  std::vector<int64_t> begin, end, strides;
+  if (!in.rank_known() || !ConstInts(c, 1, &begin) || !ConstInts(c, 2, &end) ||
+      !ConstInts(c, 3, &strides)) {
+    c->set_output(0, PartialShape());
+    return absl::OkStatus();
+  }
+  StridedSliceMasks m;
+  MG_ASSIGN_OR_RETURN(m.begin, c->GetAttr<int64_t>("begin_mask"));
+  MG_ASSIGN_OR_RETURN(m.end, c->GetAttr<int64_t>("end_mask"));
+  MG_ASSIGN_OR_RETURN(m.ellipsis, c->GetAttr<int64_t>("ellipsis_mask"));
+  MG_ASSIGN_OR_RETURN(m.new_axis, c->GetAttr<int64_t>("new_axis_mask"));
+  MG_ASSIGN_OR_RETURN(m.shrink_axis, c->GetAttr<int64_t>("shrink_axis_mask"));
+  absl::StatusOr<StridedSlice> s = ResolveStridedSlice(in.dims(), begin, end, strides, m);
+  if (!s.ok()) return c->Error(s.status().message());
+  c->set_output(0, PartialShape(s->output_dims));
+  return absl::OkStatus();
+}
+
+// Output 0 shaped by the constant int vector input `i`, else of rank its
+// length (when known).
+absl::Status ShapeFromConstInput(InferenceContext* c, int i) {
+  std::vector<int64_t> dims;
+  if (ConstInts(c, i, &dims)) {
+    c->set_output(0, PartialShape(dims));
+  } else if (c->input(i).rank_known() && c->input(i).rank() == 1 && c->input(i).dim(0) >= 0) {
+    c->set_output(0, PartialShape::UnknownOfRank(static_cast<int>(c->input(i).dim(0))));
+  } else {
+    c->set_output(0, PartialShape());
+  }
+  return absl::OkStatus();
+}
+
+absl::Status TileShape(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  std::vector<int64_t> m;
+  if (!in.rank_known() || !ConstInts(c, 1, &m)) {
+    c->set_output(0, UnknownLike(in));
+    return absl::OkStatus();
+  }
+  if (static_cast<int>(m.size()) != in.rank()) {
+    return c->Error(absl::StrCat("multiples has ", m.size(), " entries for an input of rank ",
+                                 in.rank()));
+  }
+  std::vector<int64_t> dims(m.size());
+  for (size_t i = 0; i < m.size(); ++i) dims[i] = in.dim(i) >= 0 ? in.dim(i) * m[i] : -1;
+  c->set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
+absl::Status PadShape(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  std::vector<int64_t> p;
+  if (!in.rank_known() || !ConstInts(c, 1, &p)) {
+    c->set_output(0, UnknownLike(in));
+    return absl::OkStatus();
+  }
+  if (static_cast<int>(p.size()) != 2 * in.rank()) {
+    return c->Error(absl::StrCat("paddings must be a matrix with 2 columns and ", in.rank(),
+                                 " rows"));
+  }
+  std::vector<int64_t> dims(in.rank());
+  for (int i = 0; i < in.rank(); ++i) {
+    dims[i] = in.dim(i) >= 0 ? in.dim(i) + p[2 * i] + p[2 * i + 1] : -1;
+  }
+  c->set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
+// Split (axis input 0, value 1) and SplitV (value 0, sizes 1, axis 2).
+absl::Status SplitShape(InferenceContext* c, bool v) {
+  const PartialShape& in = c->input(v ? 0 : 1);
+  const int n = c->num_outputs();
+  std::vector<int64_t> axis, sizes;
+  const bool known = in.rank_known() && ConstInts(c, v ? 2 : 0, &axis) && axis.size() == 1 &&
+                     (!v || ConstInts(c, 1, &sizes));
+  if (!known) {
+    for (int i = 0; i < n; ++i) c->set_output(i, UnknownLike(in));
+    return absl::OkStatus();
+  }
+  int64_t a = axis[0];
+  if (a < -in.rank() || a >= in.rank()) {
+    return c->Error(absl::StrCat("split_dim ", a, " is out of range for rank ", in.rank()));
+  }
+  if (a < 0) a += in.rank();
+  const int64_t d = in.dim(a);
+  if (!v) {
+    if (d >= 0 && d % n != 0) {
+      return c->Error(absl::StrCat("Number of ways to split should evenly divide the split "
+                                   "dimension, but got split_dim ",
+                                   a, " (size = ", d, ") and num_split ", n));
+    }
+    sizes.assign(n, d >= 0 ? d / n : -1);
+  } else {
+    int64_t known_sum = 0;
+    int unknown = -1;
+    for (int i = 0; i < static_cast<int>(sizes.size()); ++i) {
+      if (sizes[i] == -1) unknown = i; else known_sum += sizes[i];
+    }
+    if (unknown >= 0) sizes[unknown] = d >= 0 ? d - known_sum : -1;
+  }
+  for (int i = 0; i < n && i < static_cast<int>(sizes.size()); ++i) {
+    std::vector<int64_t> dims = in.dims();
+    dims[a] = sizes[i];
+    c->set_output(i, PartialShape(dims));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status UnpackShape(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  MG_ASSIGN_OR_RETURN(int64_t axis, c->GetAttr<int64_t>("axis"));
+  PartialShape out;
+  if (in.rank_known()) {
+    if (axis < -in.rank() || axis >= in.rank()) {
+      return c->Error(absl::StrCat("axis ", axis, " is out of range for rank ", in.rank()));
+    }
+    if (axis < 0) axis += in.rank();
+    if (in.dim(axis) >= 0 && in.dim(axis) != c->num_outputs()) {
+      return c->Error(absl::StrCat("Dimension must be ", c->num_outputs(), " but is ",
+                                   in.dim(axis)));
+    }
+    std::vector<int64_t> dims = in.dims();
+    dims.erase(dims.begin() + axis);
+    out = PartialShape(dims);
+  }
+  for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, out);
+  return absl::OkStatus();
+}
+
+absl::Status OneHotShape(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  MG_ASSIGN_OR_RETURN(int64_t axis, c->GetAttr<int64_t>("axis"));
+  if (!in.rank_known()) {
+    c->set_output(0, PartialShape());
+    return absl::OkStatus();
+  }
+  if (axis < -1 || axis > in.rank()) {
+    return c->Error(absl::StrCat("axis must be -1 or between [0, ", in.rank(), "], got ", axis));
+  }
+  std::vector<int64_t> depth;
+  std::vector<int64_t> dims = in.dims();
+  dims.insert(dims.begin() + (axis == -1 ? in.rank() : axis),
+              ConstInts(c, 1, &depth) && depth.size() == 1 ? depth[0] : -1);
+  c->set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
+absl::Status RangeShape(InferenceContext* c) {
+  const Tensor* t[3] = {c->input_tensor(0), c->input_tensor(1), c->input_tensor(2)};
+  if (t[0] == nullptr || t[1] == nullptr || t[2] == nullptr || t[0]->NumElements() != 1 ||
+      t[1]->NumElements() != 1 || t[2]->NumElements() != 1) {
+    c->set_output(0, PartialShape({-1}));
+    return absl::OkStatus();
+  }
+  auto get = [](const Tensor* x) -> double {
+    switch (x->dtype()) {
+      case DT_INT32: return x->data<int32_t>()[0];
+      case DT_INT64: return static_cast<double>(x->data<int64_t>()[0]);
+      case DT_FLOAT: return x->data<float>()[0];
+      case DT_DOUBLE: return x->data<double>()[0];
+      default: return std::nan("");
+    }
+  };
+  const double start = get(t[0]), limit = get(t[1]), delta = get(t[2]);
+  if (std::isnan(start) || std::isnan(limit) || std::isnan(delta) || delta == 0 ||
+      (delta > 0 && start > limit) || (delta < 0 && start < limit)) {
+    c->set_output(0, PartialShape({-1}));  // the kernel names the problem
+    return absl::OkStatus();
+  }
+  const bool integral = t[0]->dtype() == DT_INT32 || t[0]->dtype() == DT_INT64;
+  const int64_t size =
+      integral ? static_cast<int64_t>((std::abs(limit - start) + std::abs(delta) - 1) /
+                                      std::abs(delta))
+               : static_cast<int64_t>(std::ceil(std::abs((limit - start) / delta)));
+  c->set_output(0, PartialShape({size}));
+  return absl::OkStatus();
 }
 
 absl::Status ConstShape(InferenceContext* c) {
@@ -363,6 +650,145 @@ void RegisterArrayOps(OpRegistry* r) {
                           c->set_output(1, PartialShape({-1}));
                           return absl::OkStatus();
                         }));
+  MG_REGISTER_OP(r, OpDefBuilder("ExpandDims")
+                        .Input("input: T")
+                        .Input("dim: Tdim")
+                        .Output("output: T")
+                        .Attr("T: type")
+                        .Attr("Tdim: {int32, int64} = int32")
+                        .SetShapeFn(ExpandDimsShape));
+  MG_REGISTER_OP(r, OpDefBuilder("Squeeze")
+                        .Input("input: T")
+                        .Output("output: T")
+                        .Attr("T: type")
+                        .Attr("squeeze_dims: list(int) >= 0 = []")
+                        .SetShapeFn(SqueezeShape));
+  MG_REGISTER_OP(r, OpDefBuilder("Transpose")
+                        .Input("x: T")
+                        .Input("perm: Tperm")
+                        .Output("y: T")
+                        .Attr("T: type")
+                        .Attr("Tperm: {int32, int64} = int32")
+                        .SetShapeFn(TransposeShape));
+  MG_REGISTER_OP(r, OpDefBuilder("InvertPermutation")
+                        .Input("x: T")
+                        .Output("y: T")
+                        .Attr("T: {int32, int64} = int32")
+                        .SetShapeFn(shape_fn::Unchanged));
+  MG_REGISTER_OP(r, OpDefBuilder("Slice")
+                        .Input("input: T")
+                        .Input("begin: Index")
+                        .Input("size: Index")
+                        .Output("output: T")
+                        .Attr("T: type")
+                        .Attr("Index: {int32, int64}")
+                        .SetShapeFn(SliceShape));
+  for (const bool grad : {false, true}) {
+    OpDefBuilder b(grad ? "StridedSliceGrad" : "StridedSlice");
+    if (grad) b.Input("shape: Index");
+    if (!grad) b.Input("input: T");
+    b.Input("begin: Index").Input("end: Index").Input("strides: Index");
+    if (grad) b.Input("dy: T");
+    b.Output("output: T")
+        .Attr("T: type")
+        .Attr("Index: {int32, int64}")
+        .Attr("begin_mask: int = 0")
+        .Attr("end_mask: int = 0")
+        .Attr("ellipsis_mask: int = 0")
+        .Attr("new_axis_mask: int = 0")
+        .Attr("shrink_axis_mask: int = 0")
+        .SetShapeFn(grad ? +[](InferenceContext* c) { return ShapeFromConstInput(c, 0); }
+                         : +[](InferenceContext* c) { return StridedSliceShape(c); });
+    MG_REGISTER_OP(r, b);
+  }
+  MG_REGISTER_OP(r, OpDefBuilder("Tile")
+                        .Input("input: T")
+                        .Input("multiples: Tmultiples")
+                        .Output("output: T")
+                        .Attr("T: type")
+                        .Attr("Tmultiples: {int32, int64} = int32")
+                        .SetShapeFn(TileShape));
+  MG_REGISTER_OP(r, OpDefBuilder("Pad")
+                        .Input("input: T")
+                        .Input("paddings: Tpaddings")
+                        .Output("output: T")
+                        .Attr("T: type")
+                        .Attr("Tpaddings: {int32, int64} = int32")
+                        .SetShapeFn(PadShape));
+  MG_REGISTER_OP(r, OpDefBuilder("PadV2")
+                        .Input("input: T")
+                        .Input("paddings: Tpaddings")
+                        .Input("constant_values: T")
+                        .Output("output: T")
+                        .Attr("T: type")
+                        .Attr("Tpaddings: {int32, int64} = int32")
+                        .SetShapeFn(PadShape));
+  MG_REGISTER_OP(r, OpDefBuilder("ReverseV2")
+                        .Input("tensor: T")
+                        .Input("axis: Tidx")
+                        .Output("output: T")
+                        .Attr("Tidx: {int32, int64} = int32")
+                        .Attr("T: type")
+                        .SetShapeFn(shape_fn::Unchanged));
+  MG_REGISTER_OP(r, OpDefBuilder("Split")
+                        .Input("split_dim: int32")
+                        .Input("value: T")
+                        .Output("output: num_split * T")
+                        .Attr("num_split: int >= 1")
+                        .Attr("T: type")
+                        .SetShapeFn([](InferenceContext* c) { return SplitShape(c, false); }));
+  MG_REGISTER_OP(r, OpDefBuilder("SplitV")
+                        .Input("value: T")
+                        .Input("size_splits: Tlen")
+                        .Input("split_dim: int32")
+                        .Output("output: num_split * T")
+                        .Attr("num_split: int >= 1")
+                        .Attr("T: type")
+                        .Attr("Tlen: {int8, int32, int64} = int64")
+                        .SetShapeFn([](InferenceContext* c) { return SplitShape(c, true); }));
+  MG_REGISTER_OP(r, OpDefBuilder("Unpack")
+                        .Input("value: T")
+                        .Output("output: num * T")
+                        .Attr("num: int >= 0")
+                        .Attr("T: type")
+                        .Attr("axis: int = 0")
+                        .SetShapeFn(UnpackShape));
+  MG_REGISTER_OP(r, OpDefBuilder("ShapeN")
+                        .Input("input: N * T")
+                        .Output("output: N * out_type")
+                        .Attr("N: int >= 1")
+                        .Attr("T: type")
+                        .Attr("out_type: {int32, int64} = int32")
+                        .SetShapeFn([](InferenceContext* c) {
+                          for (int i = 0; i < c->num_outputs(); ++i) {
+                            c->set_output(i, PartialShape({c->input(i).rank()}));
+                          }
+                          return absl::OkStatus();
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("Range")
+                        .Input("start: Tidx")
+                        .Input("limit: Tidx")
+                        .Input("delta: Tidx")
+                        .Output("output: Tidx")
+                        .Attr("Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, "
+                              "uint16, uint32} = int32")
+                        .SetShapeFn(RangeShape));
+  MG_REGISTER_OP(r, OpDefBuilder("OneHot")
+                        .Input("indices: TI")
+                        .Input("depth: int32")
+                        .Input("on_value: T")
+                        .Input("off_value: T")
+                        .Output("output: T")
+                        .Attr("axis: int = -1")
+                        .Attr("T: type")
+                        .Attr("TI: {uint8, int8, int32, int64} = int64")
+                        .SetShapeFn(OneHotShape));
+  MG_REGISTER_OP(r, OpDefBuilder("PreventGradient")
+                        .Input("input: T")
+                        .Output("output: T")
+                        .Attr("T: type")
+                        .Attr("message: string = \"\"")
+                        .SetShapeFn(shape_fn::Unchanged));
 }
 
 }  // namespace minigraph

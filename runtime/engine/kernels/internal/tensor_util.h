@@ -19,6 +19,9 @@ absl::StatusOr<std::vector<int64_t>> IntsFromTensor(const Tensor& t, absl::strin
 // A TensorShape from an int vector tensor (Fill dims, random op shapes).
 absl::StatusOr<TensorShape> ShapeFromTensor(const Tensor& t, absl::string_view what);
 
+// `axis` in [-rank, rank) made non-negative, or InvalidArgument naming `op`.
+absl::StatusOr<int64_t> CanonicalAxis(int64_t axis, int rank, absl::string_view op);
+
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_TENSOR_UTIL_H_
