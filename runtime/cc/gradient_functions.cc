@@ -218,16 +218,22 @@ void RegisterMath(GradientRegistry* r) {
   }
 }
 
-// The window attrs of a convolution or pool (strides, padding, ...), for
-// the op that computes its gradient.
-std::map<std::string, AttrValue> WindowAttrs(const NodeDef& node) {
+// The attrs `names` of `node` that it sets.
+std::map<std::string, AttrValue> CopyAttrs(const NodeDef& node,
+                                           std::initializer_list<const char*> names) {
   std::map<std::string, AttrValue> attrs;
-  for (const char* name :
-       {"strides", "padding", "explicit_paddings", "dilations", "data_format", "ksize"}) {
+  for (const char* name : names) {
     auto it = node.attr().find(name);
     if (it != node.attr().end()) attrs[name] = it->second;
   }
   return attrs;
+}
+
+// The window attrs of a convolution or pool (strides, padding, ...), for
+// the op that computes its gradient.
+std::map<std::string, AttrValue> WindowAttrs(const NodeDef& node) {
+  return CopyAttrs(node,
+                   {"strides", "padding", "explicit_paddings", "dilations", "data_format", "ksize"});
 }
 
 void RegisterNn(GradientRegistry* r) {
@@ -316,6 +322,113 @@ void RegisterArray(GradientRegistry* r) {
     *dx = {Output(), ops::Sum(s, flat, ops::Const<int32_t>(s, 0))};
     return absl::OkStatus();
   });
+  // TensorFlow's array_grad.py.
+  for (const char* op : {"ExpandDims", "Squeeze"}) {
+    r->Register(op, [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      *dx = {ops::Reshape(s, dy[0], ops::Shape(s, s.GetInputs(op)[0])), Output()};
+      dx->resize(s.GetInputs(op).size());
+      return absl::OkStatus();
+    });
+  }
+  r->Register("Transpose", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {ops::Transpose(s, dy[0], ops::InvertPermutation(s, s.GetInputs(op)[1])), Output()};
+    return absl::OkStatus();
+  });
+  r->Register("Slice", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    // Pad dy back: `begin` before, the rest after, per dim.
+    const Grads in = s.GetInputs(op);
+    const DataType index = BaseType(in[1].dtype());
+    Output column = ops::Const<int32_t>(s, {-1, 1});
+    Output after = ops::Sub(s, ops::Sub(s, ops::Shape(s, in[0], index), ops::Shape(s, op.output(0), index)),
+                            in[1]);
+    Output paddings = ops::ConcatV2(
+        s, {ops::Reshape(s, in[1], column), ops::Reshape(s, after, column)},
+        ops::Const<int32_t>(s, 1));
+    *dx = {ops::Pad(s, dy[0], paddings), Output(), Output()};
+    return absl::OkStatus();
+  });
+  r->Register("StridedSlice", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    auto attrs = CopyAttrs(s.GetNodeDef(op), {"begin_mask", "end_mask", "ellipsis_mask",
+                                               "new_axis_mask", "shrink_axis_mask"});
+    Output shape = ops::Shape(s, in[0], BaseType(in[1].dtype()));
+    *dx = {s.AddOp("StridedSliceGrad", {{shape}, {in[1]}, {in[2]}, {in[3]}, {dy[0]}}, attrs)
+               .output(0),
+           Output(), Output(), Output()};
+    return absl::OkStatus();
+  });
+  r->Register("StridedSliceGrad",
+              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                const Grads in = s.GetInputs(op);
+                auto attrs = CopyAttrs(s.GetNodeDef(op), {"begin_mask", "end_mask", "ellipsis_mask",
+                                                           "new_axis_mask", "shrink_axis_mask"});
+                *dx = {Output(), Output(), Output(), Output(),
+                       s.AddOp("StridedSlice", {{dy[0]}, {in[1]}, {in[2]}, {in[3]}}, attrs)
+                           .output(0)};
+                return absl::OkStatus();
+              });
+  r->Register("Tile", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    // dy as [m0, d0, m1, d1, ...], summed over the m's.
+    const Grads in = s.GetInputs(op);
+    Output shape = ops::Shape(s, in[0], BaseType(in[1].dtype()));
+    Output split = ops::Reshape(
+        s, ops::Transpose(s, ops::Pack(s, {in[1], shape}), ops::Const<int32_t>(s, {1, 0})),
+        ops::Const<int32_t>(s, {-1}));
+    Output axes = ops::Range(s, ops::Const<int32_t>(s, 0), ops::Size(s, split),
+                             ops::Const<int32_t>(s, 2));
+    *dx = {ops::Sum(s, ops::Reshape(s, dy[0], split), axes), Output()};
+    return absl::OkStatus();
+  });
+  for (const char* op : {"Pad", "PadV2"}) {
+    r->Register(op, [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      const DataType index = BaseType(in[1].dtype());
+      Tensor zero(index, TensorShape({2})), first_column(index, TensorShape({2}));
+      for (int i = 0; i < 2; ++i) {
+        if (index == DT_INT32) {
+          zero.data<int32_t>()[i] = 0;
+          first_column.data<int32_t>()[i] = i == 0 ? -1 : 1;
+        } else {
+          zero.data<int64_t>()[i] = 0;
+          first_column.data<int64_t>()[i] = i == 0 ? -1 : 1;
+        }
+      }
+      Output before = ops::Reshape(
+          s, ops::Slice(s, in[1], ops::Const(s, zero), ops::Const(s, first_column)),
+          ops::Const<int32_t>(s, {-1}));
+      *dx = {ops::Slice(s, dy[0], before, ops::Shape(s, in[0], index)), Output()};
+      dx->resize(in.size());
+      return absl::OkStatus();
+    });
+  }
+  r->Register("ReverseV2", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {ops::ReverseV2(s, dy[0], s.GetInputs(op)[1]), Output()};
+    return absl::OkStatus();
+  });
+  r->Register("Split", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {Output(), ops::ConcatV2(s, dy, s.GetInputs(op)[0])};
+    return absl::OkStatus();
+  });
+  r->Register("SplitV", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {ops::ConcatV2(s, dy, s.GetInputs(op)[2]), Output(), Output()};
+    return absl::OkStatus();
+  });
+  r->Register("Unpack", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    int64_t axis = 0;
+    MG_RETURN_IF_ERROR(GetNodeAttr(s.GetNodeDef(op), "axis", &axis));
+    *dx = {ops::Pack(s, dy, axis)};
+    return absl::OkStatus();
+  });
+  r->Register("PreventGradient",
+              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                std::string message;
+                GetNodeAttr(s.GetNodeDef(op), "message", &message).IgnoreError();
+                return absl::InvalidArgumentError(absl::StrCat(
+                    "Gradient explicitly disabled for '", op.name(), "'. Reason: ", message));
+              });
+  for (const char* op : {"Range", "OneHot", "ShapeN", "InvertPermutation"}) {
+    r->RegisterNoGradient(op);
+  }
   r->Register("Reshape", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     *dx = {ops::Reshape(s, dy[0], ops::Shape(s, s.GetInputs(op)[0])), Output()};
     return absl::OkStatus();

@@ -1,5 +1,7 @@
 // Every gradient function against central finite differences on random
 // float64 inputs (relative error <= 1e-6), broadcasting included.
+#include "runtime/cc/gradients.h"
+
 #include <cmath>
 #include <functional>
 #include <random>
@@ -9,7 +11,6 @@
 #include "core/tensor_types.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "runtime/cc/gradients.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/variables.h"
 #include "session/session.h"
@@ -28,8 +29,8 @@ Tensor Random(const TensorShape& shape, std::mt19937* rng, double lo, double hi)
 }
 
 // Checks d(sum(y * w))/d(inputs) for y = build(inputs) and random w.
-void CheckGradients(const Build& build, std::vector<Tensor> inputs, double lo = -2,
-                    double hi = 2, std::vector<bool> differentiable = {}) {
+void CheckGradients(const Build& build, std::vector<Tensor> inputs, double lo = -2, double hi = 2,
+                    std::vector<bool> differentiable = {}) {
   std::mt19937 rng(17);
   Scope root = Scope::NewRootScope();
   std::vector<Output> xs;
@@ -105,18 +106,22 @@ using Binary = Output (*)(const Scope&, Output, Output);
 
 TEST(GradientsTest, BinaryOpsWithBroadcasting) {
   const std::vector<std::pair<TensorShape, TensorShape>> shapes = {
-      {TensorShape({2, 3}), TensorShape({2, 3})}, {TensorShape({2, 3}), TensorShape({3})},
-      {TensorShape({4, 1}), TensorShape({1, 3})}, {TensorShape(), TensorShape({2, 2})}};
+      {TensorShape({2, 3}), TensorShape({2, 3})},
+      {TensorShape({2, 3}), TensorShape({3})},
+      {TensorShape({4, 1}), TensorShape({1, 3})},
+      {TensorShape(), TensorShape({2, 2})}};
   const std::vector<std::pair<const char*, Binary>> ops_list = {
-      {"Add", &ops::Add}, {"AddV2", &ops::AddV2}, {"Sub", &ops::Sub}, {"Mul", &ops::Mul},
-      {"RealDiv", &ops::RealDiv}, {"Maximum", &ops::Maximum}, {"Minimum", &ops::Minimum},
-      {"SquaredDifference", &ops::SquaredDifference}};
+      {"Add", &ops::Add},         {"AddV2", &ops::AddV2},
+      {"Sub", &ops::Sub},         {"Mul", &ops::Mul},
+      {"RealDiv", &ops::RealDiv}, {"Maximum", &ops::Maximum},
+      {"Minimum", &ops::Minimum}, {"SquaredDifference", &ops::SquaredDifference}};
   for (const auto& [name, fn] : ops_list) {
     for (const auto& [a, b] : shapes) {
       SCOPED_TRACE(absl::StrCat(name, " ", a.DebugString(), " ", b.DebugString()));
       const bool div = name == std::string("RealDiv");
-      CheckGradients([fn](const Scope& s, const std::vector<Output>& x) { return fn(s, x[0], x[1]); },
-                     {Random(a, &Rng(), div ? 0.5 : -2, 2), Random(b, &Rng(), div ? 0.5 : -2, 2)});
+      CheckGradients(
+          [fn](const Scope& s, const std::vector<Output>& x) { return fn(s, x[0], x[1]); },
+          {Random(a, &Rng(), div ? 0.5 : -2, 2), Random(b, &Rng(), div ? 0.5 : -2, 2)});
     }
   }
 }
@@ -126,11 +131,11 @@ TEST(GradientsTest, UnaryOps) {
     Output (*fn)(const Scope&, Output);
     double lo, hi;
   };
-  for (const Case& c : {Case{&ops::Neg, -2, 2}, Case{&ops::Square, -2, 2}, Case{&ops::Sqrt, 0.5, 3},
-                        Case{&ops::Exp, -2, 2}, Case{&ops::Log, 0.5, 3}, Case{&ops::Reciprocal, 0.5, 3},
-                        Case{&ops::Sigmoid, -3, 3}, Case{&ops::Tanh, -2, 2}, Case{&ops::Relu, 0.1, 2},
-                        Case{&ops::Identity, -2, 2}, Case{&ops::Softmax, -2, 2},
-                        Case{&ops::LogSoftmax, -2, 2}}) {
+  for (const Case& c :
+       {Case{&ops::Neg, -2, 2}, Case{&ops::Square, -2, 2}, Case{&ops::Sqrt, 0.5, 3},
+        Case{&ops::Exp, -2, 2}, Case{&ops::Log, 0.5, 3}, Case{&ops::Reciprocal, 0.5, 3},
+        Case{&ops::Sigmoid, -3, 3}, Case{&ops::Tanh, -2, 2}, Case{&ops::Relu, 0.1, 2},
+        Case{&ops::Identity, -2, 2}, Case{&ops::Softmax, -2, 2}, Case{&ops::LogSoftmax, -2, 2}}) {
     CheckGradients([&](const Scope& s, const std::vector<Output>& x) { return c.fn(s, x[0]); },
                    {R({3, 4}, c.lo, c.hi)});
   }
@@ -149,8 +154,9 @@ TEST(GradientsTest, MatMulAllTransposesAndBiasAdd) {
           {ta ? R({4, 3}) : R({3, 4}), tb ? R({2, 4}) : R({4, 2})});
     }
   }
-  CheckGradients([](const Scope& s, const std::vector<Output>& x) { return ops::BiasAdd(s, x[0], x[1]); },
-                 {R({3, 4}), R({4})});
+  CheckGradients(
+      [](const Scope& s, const std::vector<Output>& x) { return ops::BiasAdd(s, x[0], x[1]); },
+      {R({3, 4}), R({4})});
 }
 
 // Conv2D (both inputs, every padding, strides, dilations), MaxPool and
@@ -198,6 +204,84 @@ TEST(GradientsTest, ConvolutionsAndPools) {
                                          {1, 2, 2, 1}, "SAME");
       },
       {R({2, 5, 4, 3}), R({2, 3, 2, 2})});
+}
+
+// The slicing ops' gradients against finite differences; outputs a graph
+// does not use (Split's, Unstack's) get zeros.
+TEST(GradientsTest, SlicingOps) {
+  using Fn = std::function<Output(const Scope&, Output)>;
+  const std::vector<std::pair<std::string, Fn>> cases = {
+      {"ExpandDims",
+       [](const Scope& s, Output x) { return ops::ExpandDims(s, x, ops::Const<int32_t>(s, 1)); }},
+      {"Squeeze",
+       [](const Scope& s, Output x) {
+         return ops::Squeeze(s, ops::Reshape(s, x, ops::Const<int32_t>(s, {1, 3, 1, 4})));
+       }},
+      {"Transpose",
+       [](const Scope& s, Output x) {
+         return ops::Transpose(s, x, ops::Const<int32_t>(s, {1, 0}));
+       }},
+      {"Slice",
+       [](const Scope& s, Output x) {
+         return ops::Slice(s, x, ops::Const<int64_t>(s, {1, 1}), ops::Const<int64_t>(s, {-1, 2}));
+       }},
+      {"StridedSlice",
+       [](const Scope& s, Output x) {  // x[::-2, 1:, tf.newaxis]
+         return ops::StridedSlice(s, x, ops::Const<int32_t>(s, {0, 1, 0}),
+                                  ops::Const<int32_t>(s, {0, 0, 0}),
+                                  ops::Const<int32_t>(s, {-2, 1, 1}),
+                                  {.begin_mask = 1, .end_mask = 3, .new_axis_mask = 4});
+       }},
+      {"StridedSlice shrink",
+       [](const Scope& s, Output x) {  // x[-1, ...]
+         return ops::StridedSlice(s, x, ops::Const<int32_t>(s, {-1, 0}),
+                                  ops::Const<int32_t>(s, {0, 0}), ops::Const<int32_t>(s, {1, 1}),
+                                  {.ellipsis_mask = 2, .shrink_axis_mask = 1});
+       }},
+      {"Tile",
+       [](const Scope& s, Output x) {
+         return ops::Tile(s, x, ops::Const<int32_t>(s, {2, 3}));
+       }},
+      {"Pad",
+       [](const Scope& s, Output x) {
+         return ops::Pad(s, x, ops::Const<int32_t>(s, {1, 0, 2, 1}, TensorShape({2, 2})));
+       }},
+      {"PadV2",
+       [](const Scope& s, Output x) {
+         return ops::PadV2(s, x, ops::Const<int64_t>(s, {0, 2, 1, 1}, TensorShape({2, 2})),
+                           ops::Const<double>(s, 7.0));
+       }},
+      {"ReverseV2",
+       [](const Scope& s, Output x) {
+         return ops::ReverseV2(s, x, ops::Const<int32_t>(s, {0, 1}));
+       }},
+      {"Split",
+       [](const Scope& s, Output x) { return ops::Split(s, ops::Const<int32_t>(s, 1), x, 2)[1]; }},
+      {"SplitV",
+       [](const Scope& s, Output x) {
+         auto parts =
+             ops::SplitV(s, x, ops::Const<int32_t>(s, {1, -1}), ops::Const<int32_t>(s, 0), 2);
+         return ops::Mul(s, parts[1], parts[1]);
+       }},
+      {"Unstack",
+       [](const Scope& s, Output x) {
+         auto rows = ops::Unstack(s, x, 4, 1);
+         return ops::Mul(s, rows[0], rows[3]);
+       }},
+  };
+  for (const auto& [name, fn] : cases) {
+    SCOPED_TRACE(name);
+    CheckGradients([&](const Scope& s, const std::vector<Output>& x) { return fn(s, x[0]); },
+                   {R({3, 4})});
+  }
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE);
+  Output y = ops::PreventGradient(root.WithOpName("guard"), x, "not differentiable here");
+  std::vector<Output> grads;
+  EXPECT_THAT(AddSymbolicGradients(root, {ops::Square(root, y)}, {x}, &grads),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Gradient explicitly disabled for 'guard'. Reason: not "
+                                 "differentiable here")));
 }
 
 TEST(GradientsTest, Reductions) {
@@ -249,7 +333,9 @@ TEST(GradientsTest, ArrayOps) {
       },
       {R({4})});
   CheckGradients(
-      [](const Scope& s, const std::vector<Output>& x) { return ops::Pack(s, {x[0], x[1]}, 1); },
+      [](const Scope& s, const std::vector<Output>& x) {
+        return ops::Pack(s, {x[0], x[1]}, 1);
+      },
       {R({2, 3}), R({2, 3})});
   CheckGradients(
       [](const Scope& s, const std::vector<Output>& x) {
@@ -268,7 +354,9 @@ TEST(GradientsTest, ArrayOps) {
       },
       {R({3}), R({3})});
   CheckGradients(
-      [](const Scope& s, const std::vector<Output>& x) { return ops::AddN(s, {x[0], x[1], x[0]}); },
+      [](const Scope& s, const std::vector<Output>& x) {
+        return ops::AddN(s, {x[0], x[1], x[0]});
+      },
       {R({2, 2}), R({2, 2})});
   CheckGradients(
       [](const Scope& s, const std::vector<Output>& x) {
@@ -288,8 +376,9 @@ TEST(GradientsTest, StopGradientUnrelatedInputsAndMissingGradients) {
   ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
   ASSERT_OK(sess->Create(*root.ToGraphDef()));
   std::vector<Tensor> out;
-  ASSERT_OK(sess->Run({{"x", Tensor::Vector<double>({1, 2})}, {"z", Tensor::Vector<double>({0, 0})}},
-                      {grads[0].name(), grads[1].name()}, {}, &out));
+  ASSERT_OK(
+      sess->Run({{"x", Tensor::Vector<double>({1, 2})}, {"z", Tensor::Vector<double>({0, 0})}},
+                {grads[0].name(), grads[1].name()}, {}, &out));
   EXPECT_EQ(out[0].SummarizeValue(4), "2 4");  // d(x^2)/dx only
   EXPECT_EQ(out[1].SummarizeValue(4), "0 0");  // y does not depend on z
 
@@ -331,11 +420,11 @@ TEST(GradientsTest, CondBackpropagatesThroughTheBranchTaken) {
     if (taken) {
       EXPECT_EQ(*out[0].data<double>(), 0.5 * (1 + 4));
       EXPECT_EQ(out[1].SummarizeValue(4), "1 -2");  // 2wx
-      EXPECT_EQ(*out[2].data<double>(), 5.0);    // sum of x^2
+      EXPECT_EQ(*out[2].data<double>(), 5.0);       // sum of x^2
     } else {
       EXPECT_EQ(*out[0].data<double>(), 3 * (1 - 2) + 2 * 0.5);
       EXPECT_EQ(out[1].SummarizeValue(4), "3 3");
-      EXPECT_EQ(*out[2].data<double>(), 2.0);    // w is added to both elements
+      EXPECT_EQ(*out[2].data<double>(), 2.0);  // w is added to both elements
     }
   }
 

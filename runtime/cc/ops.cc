@@ -161,6 +161,67 @@ Output AvgPool(const Scope& s, Output input, const std::vector<int64_t>& ksize,
   return One(s, "AvgPool", {{input}}, PoolAttrs(ksize, strides, padding));
 }
 
+namespace {
+std::vector<Output> All(const Operation& op) {
+  std::vector<Output> out;
+  for (int i = 0; i < op.num_outputs(); ++i) out.push_back(op.output(i));
+  return out;
+}
+}  // namespace
+
+Output ExpandDims(const Scope& s, Output x, Output axis) {
+  return One(s, "ExpandDims", {{x}, {axis}});
+}
+Output Squeeze(const Scope& s, Output x, const std::vector<int64_t>& axes) {
+  return One(s, "Squeeze", {{x}}, {{"squeeze_dims", A(axes)}});
+}
+Output Transpose(const Scope& s, Output x, Output perm) {
+  return One(s, "Transpose", {{x}, {perm}});
+}
+Output InvertPermutation(const Scope& s, Output x) { return One(s, "InvertPermutation", {{x}}); }
+Output Slice(const Scope& s, Output x, Output begin, Output size) {
+  return One(s, "Slice", {{x}, {begin}, {size}});
+}
+Output StridedSlice(const Scope& s, Output x, Output begin, Output end, Output strides,
+                    const StridedSliceOptions& o) {
+  return One(s, "StridedSlice", {{x}, {begin}, {end}, {strides}},
+             {{"begin_mask", A(o.begin_mask)},
+              {"end_mask", A(o.end_mask)},
+              {"ellipsis_mask", A(o.ellipsis_mask)},
+              {"new_axis_mask", A(o.new_axis_mask)},
+              {"shrink_axis_mask", A(o.shrink_axis_mask)}});
+}
+Output Tile(const Scope& s, Output x, Output multiples) {
+  return One(s, "Tile", {{x}, {multiples}});
+}
+Output Pad(const Scope& s, Output x, Output paddings) { return One(s, "Pad", {{x}, {paddings}}); }
+Output PadV2(const Scope& s, Output x, Output paddings, Output constant_values) {
+  return One(s, "PadV2", {{x}, {paddings}, {constant_values}});
+}
+Output ReverseV2(const Scope& s, Output x, Output axis) {
+  return One(s, "ReverseV2", {{x}, {axis}});
+}
+std::vector<Output> Split(const Scope& s, Output axis, Output value, int64_t num_split) {
+  return All(s.AddOp("Split", {{axis}, {value}}, {{"num_split", A(num_split)}}));
+}
+std::vector<Output> SplitV(const Scope& s, Output value, Output size_splits, Output axis,
+                           int64_t num_split) {
+  return All(s.AddOp("SplitV", {{value}, {size_splits}, {axis}}, {{"num_split", A(num_split)}}));
+}
+std::vector<Output> Unstack(const Scope& s, Output value, int64_t num, int64_t axis) {
+  return All(s.AddOp("Unpack", {{value}}, {{"num", A(num)}, {"axis", A(axis)}}));
+}
+Output Range(const Scope& s, Output start, Output limit, Output delta) {
+  return One(s, "Range", {{start}, {limit}, {delta}});
+}
+Output OneHot(const Scope& s, Output indices, Output depth, Output on_value, Output off_value,
+              int64_t axis) {
+  return One(s, "OneHot", {{indices}, {depth}, {on_value}, {off_value}}, {{"axis", A(axis)}});
+}
+Output PreventGradient(const Scope& s, Output x, const std::string& message) {
+  return One(s, "PreventGradient", {{x}}, {{"message", A(message)}});
+}
+
 Output BiasAdd(const Scope& s, Output value, Output bias) {
   return One(s, "BiasAdd", {{value}, {bias}});
 }

@@ -60,6 +60,35 @@ Output Reshape(const Scope& s, Output x, Output shape);
 Output Cast(const Scope& s, Output x, DataType dtype);
 Output Pack(const Scope& s, const std::vector<Output>& values, int64_t axis = 0);
 Output ConcatV2(const Scope& s, const std::vector<Output>& values, Output axis);
+Output ExpandDims(const Scope& s, Output x, Output axis);
+// Drops the dims in `axes` (each must be 1), or every dim of size 1.
+Output Squeeze(const Scope& s, Output x, const std::vector<int64_t>& axes = {});
+Output Transpose(const Scope& s, Output x, Output perm);
+Output InvertPermutation(const Scope& s, Output x);
+// x[begin : begin + size] per dim; a size of -1 takes the rest.
+Output Slice(const Scope& s, Output x, Output begin, Output size);
+// Python's x[...] (tf.strided_slice): bit i of a mask applies to index i.
+struct StridedSliceOptions {
+  int64_t begin_mask = 0, end_mask = 0, ellipsis_mask = 0, new_axis_mask = 0,
+          shrink_axis_mask = 0;
+};
+Output StridedSlice(const Scope& s, Output x, Output begin, Output end, Output strides,
+                    const StridedSliceOptions& options = {});
+Output Tile(const Scope& s, Output x, Output multiples);
+// `paddings`: [rank, 2] (before, after) per dim; PadV2 pads with a scalar.
+Output Pad(const Scope& s, Output x, Output paddings);
+Output PadV2(const Scope& s, Output x, Output paddings, Output constant_values);
+Output ReverseV2(const Scope& s, Output x, Output axis);
+std::vector<Output> Split(const Scope& s, Output axis, Output value, int64_t num_split);
+std::vector<Output> SplitV(const Scope& s, Output value, Output size_splits, Output axis,
+                           int64_t num_split);
+// tf.unstack (the op is Unpack).
+std::vector<Output> Unstack(const Scope& s, Output value, int64_t num, int64_t axis = 0);
+Output Range(const Scope& s, Output start, Output limit, Output delta);
+Output OneHot(const Scope& s, Output indices, Output depth, Output on_value, Output off_value,
+              int64_t axis = -1);
+// Passes `x` through; asking for its gradient fails with `message`.
+Output PreventGradient(const Scope& s, Output x, const std::string& message = "");
 Output Gather(const Scope& s, Output params, Output indices);
 Output GatherV2(const Scope& s, Output params, Output indices, Output axis);
 Output Select(const Scope& s, Output condition, Output t, Output e);

@@ -155,16 +155,19 @@ AttrValue MakeAttrValue(const Tensor& value) {
 }
 AttrValue MakeAttrValue(const std::vector<int64_t>& value) {
   AttrValue a;
+  a.mutable_list();  // an empty list is still a list
   for (int64_t v : value) a.mutable_list()->add_i(v);
   return a;
 }
 AttrValue MakeAttrValue(const std::vector<DataType>& value) {
   AttrValue a;
+  a.mutable_list();
   for (DataType v : value) a.mutable_list()->add_type(v);
   return a;
 }
 AttrValue MakeAttrValue(const std::vector<std::string>& value) {
   AttrValue a;
+  a.mutable_list();
   for (const auto& v : value) a.mutable_list()->add_s(v);
   return a;
 }
