@@ -109,6 +109,34 @@ void RegisterMath(GradientRegistry* r) {
                             ops::Neg(s, ops::RealDiv(s, ops::Mul(s, g, x), ops::Square(s, y))));
     });
   });
+  r->Register("Div", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
+      return std::make_pair(ops::Div(s, g, y),
+                            ops::Neg(s, ops::Div(s, ops::Mul(s, g, x), ops::Square(s, y))));
+    });
+  });
+  r->Register("DivNoNan", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
+      return std::make_pair(
+          ops::DivNoNan(s, g, y),
+          ops::Mul(s, g, ops::DivNoNan(s, ops::DivNoNan(s, ops::Neg(s, x), y), y)));
+    });
+  });
+  r->Register("FloorMod", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
+      return std::make_pair(g, ops::Mul(s, ops::Neg(s, g), ops::FloorDiv(s, x, y)));
+    });
+  });
+  r->Register("Rsqrt", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {s.AddOp("RsqrtGrad", {{op.output(0)}, {dy[0]}}).output(0)};
+    return absl::OkStatus();
+  });
+  r->Register("Log1p", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    Output x = s.GetInputs(op)[0];
+    *dx = {ops::Mul(s, dy[0], ops::Reciprocal(s, ops::Add(s, Scalar(s, BaseType(x.dtype()), 1), x)))};
+    return absl::OkStatus();
+  });
+  for (const char* op : {"Round", "FloorDiv", "ArgMin", "All", "Any"}) r->RegisterNoGradient(op);
   r->Register("SquaredDifference", [](const Scope& s, const Operation& op, const Grads& dy,
                                       Grads* dx) {
     return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
@@ -239,6 +267,23 @@ std::map<std::string, AttrValue> WindowAttrs(const NodeDef& node) {
 void RegisterNn(GradientRegistry* r) {
   r->Register("Relu", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     *dx = {s.AddOp("ReluGrad", {{dy[0]}, {s.GetInputs(op)[0]}}).output(0)};
+    return absl::OkStatus();
+  });
+  for (const char* name : {"Softplus", "Relu6"}) {
+    r->Register(name, [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      *dx = {s.AddOp(absl::StrCat(s.GetNodeDef(op).op(), "Grad"), {{dy[0]}, {s.GetInputs(op)[0]}})
+                 .output(0)};
+      return absl::OkStatus();
+    });
+  }
+  r->Register("Elu", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {s.AddOp("EluGrad", {{dy[0]}, {op.output(0)}}).output(0)};
+    return absl::OkStatus();
+  });
+  r->Register("LeakyRelu", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {s.AddOp("LeakyReluGrad", {{dy[0]}, {s.GetInputs(op)[0]}},
+                   CopyAttrs(s.GetNodeDef(op), {"alpha"}))
+               .output(0)};
     return absl::OkStatus();
   });
   r->Register("BiasAdd", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {

@@ -7,6 +7,7 @@
 #include <random>
 #include <tuple>
 
+#include "absl/strings/match.h"
 #include "core/status_matchers.h"
 #include "core/tensor_types.h"
 #include "gmock/gmock.h"
@@ -114,11 +115,12 @@ TEST(GradientsTest, BinaryOpsWithBroadcasting) {
       {"Add", &ops::Add},         {"AddV2", &ops::AddV2},
       {"Sub", &ops::Sub},         {"Mul", &ops::Mul},
       {"RealDiv", &ops::RealDiv}, {"Maximum", &ops::Maximum},
-      {"Minimum", &ops::Minimum}, {"SquaredDifference", &ops::SquaredDifference}};
+      {"Minimum", &ops::Minimum}, {"SquaredDifference", &ops::SquaredDifference},
+      {"Div", &ops::Div},         {"DivNoNan", &ops::DivNoNan}};
   for (const auto& [name, fn] : ops_list) {
     for (const auto& [a, b] : shapes) {
       SCOPED_TRACE(absl::StrCat(name, " ", a.DebugString(), " ", b.DebugString()));
-      const bool div = name == std::string("RealDiv");
+      const bool div = absl::StrContains(name, "Div");
       CheckGradients(
           [fn](const Scope& s, const std::vector<Output>& x) { return fn(s, x[0], x[1]); },
           {Random(a, &Rng(), div ? 0.5 : -2, 2), Random(b, &Rng(), div ? 0.5 : -2, 2)});
@@ -135,13 +137,28 @@ TEST(GradientsTest, UnaryOps) {
        {Case{&ops::Neg, -2, 2}, Case{&ops::Square, -2, 2}, Case{&ops::Sqrt, 0.5, 3},
         Case{&ops::Exp, -2, 2}, Case{&ops::Log, 0.5, 3}, Case{&ops::Reciprocal, 0.5, 3},
         Case{&ops::Sigmoid, -3, 3}, Case{&ops::Tanh, -2, 2}, Case{&ops::Relu, 0.1, 2},
-        Case{&ops::Identity, -2, 2}, Case{&ops::Softmax, -2, 2}, Case{&ops::LogSoftmax, -2, 2}}) {
+        Case{&ops::Identity, -2, 2}, Case{&ops::Softmax, -2, 2}, Case{&ops::LogSoftmax, -2, 2},
+        Case{&ops::Rsqrt, 0.5, 3}, Case{&ops::Log1p, -0.5, 3}, Case{&ops::Softplus, -3, 3},
+        Case{&ops::Elu, -2, -0.1}, Case{&ops::Elu, 0.1, 2}, Case{&ops::Relu6, 0.1, 5.9},
+        Case{&ops::Relu6, 6.1, 8}}) {
     CheckGradients([&](const Scope& s, const std::vector<Output>& x) { return c.fn(s, x[0]); },
                    {R({3, 4}, c.lo, c.hi)});
   }
   // Relu's negative side has zero gradient.
   CheckGradients([](const Scope& s, const std::vector<Output>& x) { return ops::Relu(s, x[0]); },
                  {R({5}, -3, -0.1)});
+}
+
+TEST(GradientsTest, LeakyReluAndFloorMod) {
+  for (double lo : {-2.0, 0.1}) {
+    CheckGradients(
+        [](const Scope& s, const std::vector<Output>& x) { return ops::LeakyRelu(s, x[0], 0.3f); },
+        {R({3, 4}, lo, lo + 1.9)});
+  }
+  // x in (0.1, 0.9) and y in (1, 2): no discontinuity of floor(x / y) near.
+  CheckGradients(
+      [](const Scope& s, const std::vector<Output>& x) { return ops::FloorMod(s, x[0], x[1]); },
+      {R({2, 3}, 0.1, 0.9), R({3}, 1, 2)});
 }
 
 TEST(GradientsTest, MatMulAllTransposesAndBiasAdd) {

@@ -84,6 +84,10 @@ MG_BINARY(AddV2)
 MG_BINARY(Sub)
 MG_BINARY(Mul)
 MG_BINARY(RealDiv)
+MG_BINARY(Div)
+MG_BINARY(DivNoNan)
+MG_BINARY(FloorDiv)
+MG_BINARY(FloorMod)
 MG_BINARY(Maximum)
 MG_BINARY(Minimum)
 MG_BINARY(SquaredDifference)
@@ -107,6 +111,12 @@ MG_UNARY(Reciprocal)
 MG_UNARY(Sigmoid)
 MG_UNARY(Tanh)
 MG_UNARY(Relu)
+MG_UNARY(Rsqrt)
+MG_UNARY(Log1p)
+MG_UNARY(Round)
+MG_UNARY(Softplus)
+MG_UNARY(Elu)
+MG_UNARY(Relu6)
 MG_UNARY(Softmax)
 MG_UNARY(LogSoftmax)
 #undef MG_UNARY
@@ -247,6 +257,18 @@ MG_REDUCTION(Prod)
 
 Output ArgMax(const Scope& s, Output x, Output dimension, DataType out_type) {
   return One(s, "ArgMax", {{x}, {dimension}}, {{"output_type", A(out_type)}});
+}
+Output ArgMin(const Scope& s, Output x, Output dimension, DataType out_type) {
+  return One(s, "ArgMin", {{x}, {dimension}}, {{"output_type", A(out_type)}});
+}
+Output All(const Scope& s, Output x, Output axes, bool keep_dims) {
+  return One(s, "All", {{x}, {axes}}, {{"keep_dims", A(keep_dims)}});
+}
+Output Any(const Scope& s, Output x, Output axes, bool keep_dims) {
+  return One(s, "Any", {{x}, {axes}}, {{"keep_dims", A(keep_dims)}});
+}
+Output LeakyRelu(const Scope& s, Output x, float alpha) {
+  return One(s, "LeakyRelu", {{x}}, {{"alpha", A(alpha)}});
 }
 
 #define MG_RANDOM(NAME)                                                              \

@@ -104,6 +104,12 @@ Output AddV2(const Scope& s, Output x, Output y);
 Output Sub(const Scope& s, Output x, Output y);
 Output Mul(const Scope& s, Output x, Output y);
 Output RealDiv(const Scope& s, Output x, Output y);
+// Div truncates integers; FloorDiv and FloorMod round toward -inf (the
+// remainder takes the divisor's sign); DivNoNan gives 0 where y is 0.
+Output Div(const Scope& s, Output x, Output y);
+Output DivNoNan(const Scope& s, Output x, Output y);
+Output FloorDiv(const Scope& s, Output x, Output y);
+Output FloorMod(const Scope& s, Output x, Output y);
 Output Maximum(const Scope& s, Output x, Output y);
 Output Minimum(const Scope& s, Output x, Output y);
 Output SquaredDifference(const Scope& s, Output x, Output y);
@@ -123,6 +129,14 @@ Output Reciprocal(const Scope& s, Output x);
 Output Sigmoid(const Scope& s, Output x);
 Output Tanh(const Scope& s, Output x);
 Output Relu(const Scope& s, Output x);
+Output Rsqrt(const Scope& s, Output x);
+Output Log1p(const Scope& s, Output x);
+// Half to even, as TensorFlow's.
+Output Round(const Scope& s, Output x);
+Output Softplus(const Scope& s, Output x);
+Output Elu(const Scope& s, Output x);
+Output Relu6(const Scope& s, Output x);
+Output LeakyRelu(const Scope& s, Output x, float alpha = 0.2f);
 Output AddN(const Scope& s, const std::vector<Output>& inputs);
 
 Output MatMul(const Scope& s, Output a, Output b, bool transpose_a = false,
@@ -167,6 +181,10 @@ Output Max(const Scope& s, Output x, Output axes, bool keep_dims = false);
 Output Min(const Scope& s, Output x, Output axes, bool keep_dims = false);
 Output Prod(const Scope& s, Output x, Output axes, bool keep_dims = false);
 Output ArgMax(const Scope& s, Output x, Output dimension, DataType out_type = DT_INT64);
+Output ArgMin(const Scope& s, Output x, Output dimension, DataType out_type = DT_INT64);
+// Logical and / or of bools over `axes`.
+Output All(const Scope& s, Output x, Output axes, bool keep_dims = false);
+Output Any(const Scope& s, Output x, Output axes, bool keep_dims = false);
 
 Output RandomUniform(const Scope& s, Output shape, DataType dtype, int64_t seed = 0,
                      int64_t seed2 = 0);

@@ -4,13 +4,64 @@
 #include "runtime/engine/kernels/standard_kernels.h"
 
 namespace minigraph {
+namespace {
+
+// LeakyRelu and its gradient (gradients, features): the slope `alpha` is an
+// attr, so these are not plain functors.
+template <typename T>
+class LeakyReluOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("alpha", &alpha_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    Tensor* y;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &y));
+    const T a = static_cast<T>(alpha_);
+    Evaluate(ctx, y->flat<T>(), x.flat<T>().unaryExpr([a](T v) { return v > T(0) ? v : v * a; }));
+    return absl::OkStatus();
+  }
+
+ private:
+  float alpha_ = 0.2f;
+};
+
+template <typename T>
+class LeakyReluGradOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("alpha", &alpha_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& g = ctx->input(0);
+    const Tensor& f = ctx->input(1);
+    if (g.shape() != f.shape()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("LeakyReluGrad inputs must have the same shape, got ",
+                       g.shape().DebugString(), " and ", f.shape().DebugString()));
+    }
+    Tensor* dx;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, g.shape(), &dx));
+    const T a = static_cast<T>(alpha_);
+    Evaluate(ctx, dx->flat<T>(), g.flat<T>().binaryExpr(f.flat<T>(), [a](T gv, T fv) {
+      return fv > T(0) ? gv : gv * a;
+    }));
+    return absl::OkStatus();
+  }
+
+ private:
+  float alpha_ = 0.2f;
+};
+
+}  // namespace
 
 void RegisterUnaryKernels(KernelRegistry* r) {
   using namespace Eigen::internal;  // NOLINT: scalar_*_op functors
-  r->Register("Neg", TypedFactory<UnaryKernelFor<scalar_opposite_op>::Op, float, double, int32_t,
-                                  int64_t>());
-  r->Register("Square", TypedFactory<UnaryKernelFor<scalar_square_op>::Op, float, double,
-                                     int32_t, int64_t>());
+  r->Register(
+      "Neg",
+      TypedFactory<UnaryKernelFor<scalar_opposite_op>::Op, float, double, int32_t, int64_t>());
+  r->Register(
+      "Square",
+      TypedFactory<UnaryKernelFor<scalar_square_op>::Op, float, double, int32_t, int64_t>());
   r->Register("Sqrt", TypedFactory<UnaryKernelFor<scalar_sqrt_op>::Op, float, double>());
   r->Register("Exp", TypedFactory<UnaryKernelFor<scalar_exp_op>::Op, float, double>());
   r->Register("Log", TypedFactory<UnaryKernelFor<scalar_log_op>::Op, float, double>());
@@ -18,8 +69,8 @@ void RegisterUnaryKernels(KernelRegistry* r) {
   r->Register("Tanh", TypedFactory<UnaryKernelFor<scalar_tanh_op>::Op, float, double>());
   r->Register("Reciprocal", TypedFactory<UnaryKernelFor<scalar_inverse_op>::Op, float, double>());
   r->Register("Floor", TypedFactory<UnaryKernelFor<scalar_floor_op>::Op, float, double>());
-  r->Register("Relu", TypedFactory<UnaryKernelFor<functor::relu>::Op, float, double, int32_t,
-                                   int64_t>());
+  r->Register("Relu",
+              TypedFactory<UnaryKernelFor<functor::relu>::Op, float, double, int32_t, int64_t>());
   r->Register("ReluGrad", TypedFactory<SameShapeBinaryKernelFor<functor::relu_grad>::Op, float,
                                        double, int32_t, int64_t>());
   r->Register("SigmoidGrad",
@@ -28,6 +79,23 @@ void RegisterUnaryKernels(KernelRegistry* r) {
               TypedFactory<SameShapeBinaryKernelFor<functor::tanh_grad>::Op, float, double>());
   r->Register("SqrtGrad",
               TypedFactory<SameShapeBinaryKernelFor<functor::sqrt_grad>::Op, float, double>());
+  r->Register("Rsqrt", TypedFactory<UnaryKernelFor<functor::rsqrt>::Op, float, double>());
+  r->Register("RsqrtGrad",
+              TypedFactory<SameShapeBinaryKernelFor<functor::rsqrt_grad>::Op, float, double>());
+  r->Register("Log1p", TypedFactory<UnaryKernelFor<functor::log1p>::Op, float, double>());
+  r->Register("Round", TypedFactory<UnaryKernelFor<functor::round_half_even>::Op, float, double,
+                                    int32_t, int64_t>());
+  r->Register("Softplus", TypedFactory<UnaryKernelFor<functor::softplus>::Op, float, double>());
+  r->Register("SoftplusGrad",
+              TypedFactory<SameShapeBinaryKernelFor<functor::softplus_grad>::Op, float, double>());
+  r->Register("Elu", TypedFactory<UnaryKernelFor<functor::elu>::Op, float, double>());
+  r->Register("EluGrad",
+              TypedFactory<SameShapeBinaryKernelFor<functor::elu_grad>::Op, float, double>());
+  r->Register("Relu6", TypedFactory<UnaryKernelFor<functor::relu6>::Op, float, double>());
+  r->Register("Relu6Grad",
+              TypedFactory<SameShapeBinaryKernelFor<functor::relu6_grad>::Op, float, double>());
+  r->Register("LeakyRelu", TypedFactory<LeakyReluOp, float, double>());
+  r->Register("LeakyReluGrad", TypedFactory<LeakyReluGradOp, float, double>());
 }
 
 }  // namespace minigraph

@@ -25,11 +25,12 @@ Tensor Random(const TensorShape& shape, std::mt19937* rng) {
 
 TEST(MatMulTest, AllTransposesAgainstTripleLoop) {
   std::mt19937 rng(1);
-  for (auto [m, k, n] : {std::array<int64_t, 3>{3, 4, 5}, {1, 1, 1}, {0, 3, 2}, {2, 0, 3},
-                         {64, 96, 80}}) {
+  for (auto [m, k, n] :
+       {std::array<int64_t, 3>{3, 4, 5}, {1, 1, 1}, {0, 3, 2}, {2, 0, 3}, {64, 96, 80}}) {
     for (bool ta : {false, true}) {
       for (bool tb : {false, true}) {
-        SCOPED_TRACE(testing::Message() << m << "x" << k << "x" << n << " ta=" << ta << " tb=" << tb);
+        SCOPED_TRACE(testing::Message()
+                     << m << "x" << k << "x" << n << " ta=" << ta << " tb=" << tb);
         Tensor a = Random<double>(ta ? TensorShape({k, m}) : TensorShape({m, k}), &rng);
         Tensor b = Random<double>(tb ? TensorShape({n, k}) : TensorShape({k, n}), &rng);
         ASSERT_OK_AND_ASSIGN(auto out, RunKernel("MatMul", {{a}, {b}},
@@ -41,7 +42,8 @@ TEST(MatMulTest, AllTransposesAgainstTripleLoop) {
         for (int64_t i = 0; i < m; ++i) {
           for (int64_t j = 0; j < n; ++j) {
             double s = 0;
-            for (int64_t p = 0; p < k; ++p) s += (ta ? A(p, i) : A(i, p)) * (tb ? B(j, p) : B(p, j));
+            for (int64_t p = 0; p < k; ++p)
+              s += (ta ? A(p, i) : A(i, p)) * (tb ? B(j, p) : B(p, j));
             want.matrix<double>()(i, j) = s;
           }
         }
@@ -58,14 +60,18 @@ TEST(MatMulTest, AllTransposesAgainstTripleLoop) {
 Tensor RefReduce(const Tensor& x, std::set<int> axes, bool keep, const std::string& op) {
   std::vector<int64_t> out_dims;
   for (int d = 0; d < x.dims(); ++d) {
-    if (!axes.count(d)) out_dims.push_back(x.dim_size(d));
-    else if (keep) out_dims.push_back(1);
+    if (!axes.count(d))
+      out_dims.push_back(x.dim_size(d));
+    else if (keep)
+      out_dims.push_back(1);
   }
   Tensor out(DT_DOUBLE, *TensorShape::Build(out_dims));
   std::vector<double> acc(out.NumElements()), count(out.NumElements(), 0);
   for (auto& a : acc) {
-    a = op == "Max" ? -std::numeric_limits<double>::infinity()
-                    : op == "Min" ? std::numeric_limits<double>::infinity() : op == "Prod" ? 1 : 0;
+    a = op == "Max"    ? -std::numeric_limits<double>::infinity()
+        : op == "Min"  ? std::numeric_limits<double>::infinity()
+        : op == "Prod" ? 1
+                       : 0;
   }
   for (int64_t i = 0; i < x.NumElements(); ++i) {
     int64_t rem = i, o = 0, stride = 1;
@@ -114,9 +120,10 @@ TEST(ReductionTest, EveryAxisSetAgainstReference) {
           continue;  // identity of an empty max is -inf in both, compared below
         }
         for (bool keep : {false, true}) {
-          SCOPED_TRACE(testing::Message() << op << " " << shape.DebugString() << " mask=" << mask
-                                          << " keep=" << keep);
-          ASSERT_OK_AND_ASSIGN(auto out, RunKernel(op, {{x}, {axes_t}}, {{"keep_dims", MakeAttrValue(keep)}}));
+          SCOPED_TRACE(testing::Message()
+                       << op << " " << shape.DebugString() << " mask=" << mask << " keep=" << keep);
+          ASSERT_OK_AND_ASSIGN(
+              auto out, RunKernel(op, {{x}, {axes_t}}, {{"keep_dims", MakeAttrValue(keep)}}));
           Tensor want = RefReduce(x, axes, keep, op);
           ASSERT_EQ(out[0].shape(), want.shape());
           for (int64_t i = 0; i < want.NumElements(); ++i) {
@@ -170,8 +177,9 @@ TEST(ArgMaxTest, AlongEachAxis) {
       }
     }
   }
-  EXPECT_THAT(RunKernel("ArgMax", {{Tensor(DT_FLOAT, TensorShape({2, 0}))}, {Tensor::Scalar<int32_t>(1)}}),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("empty")));
+  EXPECT_THAT(
+      RunKernel("ArgMax", {{Tensor(DT_FLOAT, TensorShape({2, 0}))}, {Tensor::Scalar<int32_t>(1)}}),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("empty")));
 }
 
 TEST(NnKernelsTest, BiasAddAndGrad) {
@@ -224,7 +232,8 @@ TEST(NnKernelsTest, SoftmaxLogSoftmaxAndCrossEntropy) {
   ASSERT_OK_AND_ASSIGN(auto x, RunKernel("SoftmaxCrossEntropyWithLogits", {{logits}, {labels}}));
   ExpectTensorNear<double>(x[0], loss, 1e-12);
   ExpectTensorNear<double>(x[1], backprop, 1e-12);
-  ASSERT_OK_AND_ASSIGN(auto sx, RunKernel("SparseSoftmaxCrossEntropyWithLogits", {{logits}, {sparse}}));
+  ASSERT_OK_AND_ASSIGN(auto sx,
+                       RunKernel("SparseSoftmaxCrossEntropyWithLogits", {{logits}, {sparse}}));
   ExpectTensorNear<double>(sx[0], loss, 1e-12);
   ExpectTensorNear<double>(sx[1], backprop, 1e-12);
   sparse.flat<int64_t>()(2) = 7;
@@ -275,6 +284,67 @@ TEST(RandomKernelsTest, SeededDeterministicAndInRange) {
   ASSERT_OK_AND_ASSIGN(auto a, RunKernel("RandomUniform", {{shape}}, attrs));
   ASSERT_OK_AND_ASSIGN(auto c, RunKernel("RandomUniform", {{shape}}, other));
   EXPECT_NE(a[0].tensor_data(), c[0].tensor_data());
+}
+
+// The division family's signs (TensorFlow's: floor division and modulo
+// follow the divisor), integer division by zero, Round half to even, and
+// the activations' values.
+TEST(MathKernelsTest, DivisionRoundingAndActivations) {
+  auto ints = [](std::initializer_list<int32_t> v) { return Tensor::Vector<int32_t>(v); };
+  auto values = [](const Tensor& t) {
+    std::vector<double> v;
+    for (int64_t i = 0; i < t.NumElements(); ++i) {
+      v.push_back(t.dtype() == DT_INT32 ? t.data<int32_t>()[i] : t.data<double>()[i]);
+    }
+    return v;
+  };
+  const Tensor a = ints({7, -7, 7, -7}), b = ints({2, 2, -2, -2});
+  ASSERT_OK_AND_ASSIGN(auto out, RunKernel("Div", {{a}, {b}}));
+  EXPECT_THAT(values(out[0]), ::testing::ElementsAre(3, -3, -3, 3));
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("FloorDiv", {{a}, {b}}));
+  EXPECT_THAT(values(out[0]), ::testing::ElementsAre(3, -4, -4, 3));
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("FloorMod", {{a}, {b}}));
+  EXPECT_THAT(values(out[0]), ::testing::ElementsAre(1, 1, -1, -1));
+  EXPECT_THAT(RunKernel("FloorDiv", {{a}, {ints({1, 0, 1, 1})}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Integer division by zero")));
+  const Tensor x = Tensor::Vector<double>({-7.5, 7.5, 2.5, -0.5});
+  const Tensor y = Tensor::Vector<double>({2, 2, 0, -2});
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("FloorMod", {{x}, {Tensor::Vector<double>({2, -2, 2, 2})}}));
+  EXPECT_THAT(values(out[0]), ::testing::ElementsAre(0.5, -0.5, 0.5, 1.5));
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("DivNoNan", {{x}, {y}}));
+  EXPECT_THAT(values(out[0]), ::testing::ElementsAre(-3.75, 3.75, 0, 0.25));
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("Round", {{x}}));
+  EXPECT_THAT(values(out[0]), ::testing::ElementsAre(-8, 8, 2, -0));
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("Softplus", {{Tensor::Vector<double>({-100, 0, 100})}}));
+  EXPECT_NEAR(values(out[0])[0], std::exp(-100.0), 1e-50);
+  EXPECT_NEAR(values(out[0])[1], std::log(2.0), 1e-12);
+  EXPECT_EQ(values(out[0])[2], 100);
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("Relu6", {{Tensor::Vector<double>({-1, 3, 9})}}));
+  EXPECT_THAT(values(out[0]), ::testing::ElementsAre(0, 3, 6));
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("Elu", {{Tensor::Vector<double>({-1, 2})}}));
+  EXPECT_NEAR(values(out[0])[0], std::expm1(-1.0), 1e-12);
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("LeakyRelu", {{Tensor::Vector<double>({-1, 2})}},
+                                      {{"alpha", MakeAttrValue(0.25f)}}));
+  EXPECT_THAT(values(out[0]), ::testing::ElementsAre(-0.25, 2));
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("Rsqrt", {{Tensor::Vector<double>({4})}}));
+  EXPECT_THAT(values(out[0]), ::testing::ElementsAre(0.5));
+}
+
+TEST(MathKernelsTest, ArgMinAllAny) {
+  Tensor x(DT_FLOAT, TensorShape({2, 3}));
+  const float v[] = {3, 1, 2, -1, 5, -1};
+  std::copy(v, v + 6, x.data<float>());
+  ASSERT_OK_AND_ASSIGN(auto out, RunKernel("ArgMin", {{x}, {Tensor::Scalar<int32_t>(1)}}));
+  EXPECT_EQ(out[0].data<int64_t>()[0], 1);
+  EXPECT_EQ(out[0].data<int64_t>()[1], 0);  // the first of equal minima
+  Tensor b(DT_BOOL, TensorShape({2, 2}));
+  const bool bv[] = {true, false, true, true};
+  std::copy(bv, bv + 4, b.data<bool>());
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("All", {{b}, {Tensor::Scalar<int32_t>(1)}}));
+  EXPECT_FALSE(out[0].data<bool>()[0]);
+  EXPECT_TRUE(out[0].data<bool>()[1]);
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("Any", {{b}, {Tensor::Vector<int32_t>({0, 1})}}));
+  EXPECT_TRUE(out[0].data<bool>()[0]);
 }
 
 }  // namespace

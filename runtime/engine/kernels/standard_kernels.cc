@@ -7,6 +7,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   RegisterSliceKernels(r);
   RegisterAddKernels(r);
   RegisterMulKernels(r);
+  RegisterDivKernels(r);
   RegisterMaxMinKernels(r);
   RegisterCompareKernels(r);
   RegisterUnaryKernels(r);

@@ -24,6 +24,7 @@ void RegisterArrayKernels(KernelRegistry* r);
 void RegisterSliceKernels(KernelRegistry* r);
 void RegisterAddKernels(KernelRegistry* r);
 void RegisterMulKernels(KernelRegistry* r);
+void RegisterDivKernels(KernelRegistry* r);
 void RegisterMaxMinKernels(KernelRegistry* r);
 void RegisterCompareKernels(KernelRegistry* r);
 void RegisterUnaryKernels(KernelRegistry* r);

@@ -34,8 +34,8 @@ absl::Status ReductionShape(InferenceContext* c) {
   const PartialShape& in = c->input(0);
   const Tensor* axes = c->input_tensor(1);
   if (!in.rank_known() || axes == nullptr) {
-    c->set_output(0, keep_dims && in.rank_known() ? PartialShape::UnknownOfRank(in.rank())
-                                                  : PartialShape());
+    c->set_output(
+        0, keep_dims && in.rank_known() ? PartialShape::UnknownOfRank(in.rank()) : PartialShape());
     return absl::OkStatus();
   }
   std::set<int64_t> reduce;
@@ -60,11 +60,8 @@ absl::Status ReductionShape(InferenceContext* c) {
 }
 
 void Unary(OpRegistry* r, const char* name, const char* types) {
-  MG_REGISTER_OP(r, OpDefBuilder(name)
-                        .Input("x: T")
-                        .Output("y: T")
-                        .Attr(types)
-                        .SetShapeFn(shape_fn::Unchanged));
+  MG_REGISTER_OP(r, OpDefBuilder(name).Input("x: T").Output("y: T").Attr(types).SetShapeFn(
+                        shape_fn::Unchanged));
 }
 
 void Binary(OpRegistry* r, const char* name, const char* types, bool bool_out = false) {
@@ -83,6 +80,8 @@ void RegisterMathOps(OpRegistry* r) {
     Binary(r, op, kNumeric);
   }
   Binary(r, "RealDiv", kFloat);
+  Binary(r, "DivNoNan", kFloat);
+  for (const char* op : {"Div", "FloorDiv", "FloorMod"}) Binary(r, op, kNumeric);
   Binary(r, "Pow", kNumeric);  // kernels for float and double
   Binary(r, "SquaredDifference", kNumeric);
   for (const char* op : {"Greater", "Less", "GreaterEqual", "LessEqual"}) {
@@ -106,17 +105,16 @@ void RegisterMathOps(OpRegistry* r) {
                         .SetShapeFn(shape_fn::Unchanged));
   Unary(r, "Neg", kNumeric);
   Unary(r, "Square", kNumeric);
-  for (const char* op : {"Sqrt", "Exp", "Log", "Sigmoid", "Tanh", "Reciprocal", "Floor"}) {
+  for (const char* op :
+       {"Sqrt", "Exp", "Log", "Sigmoid", "Tanh", "Reciprocal", "Floor", "Rsqrt", "Log1p"}) {
     Unary(r, op, kFloat);
   }
+  Unary(r, "Round", kNumeric);
   // Gradient helpers: y and dy in, dx out.
-  for (const char* op : {"SigmoidGrad", "TanhGrad", "SqrtGrad"}) {
-    MG_REGISTER_OP(r, OpDefBuilder(op)
-                          .Input("y: T")
-                          .Input("dy: T")
-                          .Output("z: T")
-                          .Attr(kFloat)
-                          .SetShapeFn(shape_fn::MergeAllInputs));
+  for (const char* op : {"SigmoidGrad", "TanhGrad", "SqrtGrad", "RsqrtGrad"}) {
+    MG_REGISTER_OP(
+        r, OpDefBuilder(op).Input("y: T").Input("dy: T").Output("z: T").Attr(kFloat).SetShapeFn(
+               shape_fn::MergeAllInputs));
   }
   MG_REGISTER_OP(r, OpDefBuilder("AddN")
                         .Input("inputs: N * T")
@@ -144,32 +142,43 @@ void RegisterMathOps(OpRegistry* r) {
                           .Attr("Tidx: {int32, int64} = int32")
                           .SetShapeFn(ReductionShape));
   }
-  MG_REGISTER_OP(r, OpDefBuilder("ArgMax")
-                        .Input("input: T")
-                        .Input("dimension: Tidx")
-                        .Output("output: output_type")
-                        .Attr(kNumeric)
-                        .Attr("Tidx: {int32, int64} = int32")
-                        .Attr("output_type: {int32, int64} = int64")
-                        .SetShapeFn([](InferenceContext* c) {
-                          const PartialShape& in = c->input(0);
-                          const Tensor* d = c->input_tensor(1);
-                          if (!in.rank_known() || d == nullptr || d->NumElements() != 1) {
-                            c->set_output(0, PartialShape());
+  for (const char* op : {"All", "Any"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Input("input: bool")
+                          .Input("reduction_indices: Tidx")
+                          .Output("output: bool")
+                          .Attr("keep_dims: bool = false")
+                          .Attr("Tidx: {int32, int64} = int32")
+                          .SetShapeFn(ReductionShape));
+  }
+  for (const char* arg_op : {"ArgMax", "ArgMin"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(arg_op)
+                          .Input("input: T")
+                          .Input("dimension: Tidx")
+                          .Output("output: output_type")
+                          .Attr(kNumeric)
+                          .Attr("Tidx: {int32, int64} = int32")
+                          .Attr("output_type: {int32, int64} = int64")
+                          .SetShapeFn([](InferenceContext* c) {
+                            const PartialShape& in = c->input(0);
+                            const Tensor* d = c->input_tensor(1);
+                            if (!in.rank_known() || d == nullptr || d->NumElements() != 1) {
+                              c->set_output(0, PartialShape());
+                              return absl::OkStatus();
+                            }
+                            int64_t axis = d->dtype() == DT_INT32 ? d->data<int32_t>()[0]
+                                                                  : d->data<int64_t>()[0];
+                            if (axis < 0) axis += in.rank();
+                            if (axis < 0 || axis >= in.rank()) {
+                              return c->Error(
+                                  absl::StrCat("dimension is out of range for ", in.DebugString()));
+                            }
+                            std::vector<int64_t> dims = in.dims();
+                            dims.erase(dims.begin() + axis);
+                            c->set_output(0, PartialShape(dims));
                             return absl::OkStatus();
-                          }
-                          int64_t axis = d->dtype() == DT_INT32 ? d->data<int32_t>()[0]
-                                                                : d->data<int64_t>()[0];
-                          if (axis < 0) axis += in.rank();
-                          if (axis < 0 || axis >= in.rank()) {
-                            return c->Error(absl::StrCat("ArgMax dimension is out of range for ",
-                                                         in.DebugString()));
-                          }
-                          std::vector<int64_t> dims = in.dims();
-                          dims.erase(dims.begin() + axis);
-                          c->set_output(0, PartialShape(dims));
-                          return absl::OkStatus();
-                        }));
+                          }));
+  }
 }
 
 }  // namespace minigraph

@@ -74,7 +74,8 @@ absl::Status BiasAddShape(InferenceContext* c) {
   MG_ASSIGN_OR_RETURN(PartialShape bias, c->WithRank(1, 1));
   const PartialShape& x = c->input(0);
   if (x.rank_known()) {
-    if (x.rank() < 2) return c->Error(absl::StrCat("BiasAdd input must have rank >= 2, got ", x.DebugString()));
+    if (x.rank() < 2)
+      return c->Error(absl::StrCat("BiasAdd input must have rank >= 2, got ", x.DebugString()));
     const int64_t last = x.dim(x.rank() - 1);
     if (last >= 0 && bias.dim(0) >= 0 && last != bias.dim(0)) {
       return c->Error(absl::StrCat("BiasAdd bias of shape ", bias.DebugString(),
@@ -97,8 +98,8 @@ absl::Status XentShape(InferenceContext* c, bool sparse) {
     MG_ASSIGN_OR_RETURN(PartialShape labels, c->WithRank(1, 2));
     auto merged = PartialShape::Merge(logits, labels);
     if (!merged.ok()) {
-      return c->Error(absl::StrCat("logits and labels must have the same shape: ",
-                                   merged.status().message()));
+      return c->Error(
+          absl::StrCat("logits and labels must have the same shape: ", merged.status().message()));
     }
     logits = *merged;
   }
@@ -111,11 +112,12 @@ absl::Status XentShape(InferenceContext* c, bool sparse) {
 
 void RegisterNnOps(OpRegistry* r) {
   for (const char* op : {"Relu", "Softmax", "LogSoftmax"}) {
-    MG_REGISTER_OP(r, OpDefBuilder(op)
-                          .Input(op == std::string("Relu") ? "features: T" : "logits: T")
-                          .Output(op == std::string("Relu") ? "activations: T" : "softmax: T")
-                          .Attr(op == std::string("Relu") ? "T: {float, double, int32, int64}" : kFloat)
-                          .SetShapeFn(shape_fn::Unchanged));
+    MG_REGISTER_OP(
+        r, OpDefBuilder(op)
+               .Input(op == std::string("Relu") ? "features: T" : "logits: T")
+               .Output(op == std::string("Relu") ? "activations: T" : "softmax: T")
+               .Attr(op == std::string("Relu") ? "T: {float, double, int32, int64}" : kFloat)
+               .SetShapeFn(shape_fn::Unchanged));
   }
   MG_REGISTER_OP(r, OpDefBuilder("ReluGrad")
                         .Input("gradients: T")
@@ -243,6 +245,37 @@ void RegisterNnOps(OpRegistry* r) {
                         .Attr(kNhwcNchw)
                         .Attr("T: {half, bfloat16, float, double}")
                         .SetShapeFn([](InferenceContext* c) { return ShapeFromInput(c, 0); }));
+  // Activations (features in, activations out) and their gradients
+  // ((gradients, features) or, for Elu, (gradients, outputs)).
+  for (const char* op : {"Softplus", "Elu", "Relu6"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Input("features: T")
+                          .Output("activations: T")
+                          .Attr(kFloat)
+                          .SetShapeFn(shape_fn::Unchanged));
+  }
+  for (const char* op : {"SoftplusGrad", "EluGrad", "Relu6Grad"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Input("gradients: T")
+                          .Input(absl::StrCat(
+                              absl::string_view(op) == "EluGrad" ? "outputs" : "features", ": T"))
+                          .Output("backprops: T")
+                          .Attr(kFloat)
+                          .SetShapeFn(shape_fn::MergeAllInputs));
+  }
+  MG_REGISTER_OP(r, OpDefBuilder("LeakyRelu")
+                        .Input("features: T")
+                        .Output("activations: T")
+                        .Attr("alpha: float = 0.2")
+                        .Attr("T: {half, bfloat16, float, double} = float")
+                        .SetShapeFn(shape_fn::Unchanged));
+  MG_REGISTER_OP(r, OpDefBuilder("LeakyReluGrad")
+                        .Input("gradients: T")
+                        .Input("features: T")
+                        .Output("backprops: T")
+                        .Attr("alpha: float = 0.2")
+                        .Attr("T: {half, bfloat16, float, double} = float")
+                        .SetShapeFn(shape_fn::MergeAllInputs));
 }
 
 }  // namespace minigraph

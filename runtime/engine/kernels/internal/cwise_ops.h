@@ -7,8 +7,11 @@
 #ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_CWISE_OPS_H_
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_CWISE_OPS_H_
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernel_registry.h"
@@ -80,6 +83,101 @@ struct relu_grad {
   T operator()(const T& g, const T& f) const { return f > T(0) ? g : T(0); }
 };
 
+// Division family (TensorFlow's cwise_ops.h): integer division by zero is
+// checked before these run (IntDivKernelFor).
+template <typename T>
+struct div_no_nan {
+  T operator()(const T& a, const T& b) const { return b == T(0) ? T(0) : a / b; }
+};
+template <typename T>
+struct floor_div {
+  T operator()(const T& a, const T& b) const {
+    if constexpr (std::is_integral_v<T>) {
+      if ((a < 0) != (b < 0)) {
+        const T abs_a = a < 0 ? -a : a, abs_b = b < 0 ? -b : b;
+        return -((abs_a + abs_b - 1) / abs_b);
+      }
+      return a / b;
+    } else {
+      return std::floor(a / b);
+    }
+  }
+};
+template <typename T>
+struct floor_mod {
+  T operator()(const T& a, const T& b) const {
+    if constexpr (std::is_integral_v<T>) {
+      const T m = a % b;
+      return (m != 0 && ((b < 0) != (m < 0))) ? m + b : m;
+    } else {
+      const T m = std::fmod(a, b);
+      return (m != 0 && ((b < 0) != (m < 0))) ? m + b : m;
+    }
+  }
+};
+template <typename T>
+struct truncate_div {
+  T operator()(const T& a, const T& b) const { return a / b; }
+};
+// Unary math and activations.
+template <typename T>
+struct rsqrt {
+  T operator()(const T& a) const { return T(1) / std::sqrt(a); }
+};
+template <typename T>
+struct log1p {
+  T operator()(const T& a) const { return std::log1p(a); }
+};
+// Round half to even, as TensorFlow's Round.
+template <typename T>
+struct round_half_even {
+  T operator()(const T& a) const {
+    if constexpr (std::is_integral_v<T>) {
+      return a;
+    } else {
+      return std::nearbyint(a);
+    }
+  }
+};
+// TensorFlow's numerically stable softplus: x for large x, exp(x) for
+// very negative x, log1p(exp(x)) between.
+template <typename T>
+struct softplus {
+  T operator()(const T& x) const {
+    const T threshold = std::log(std::numeric_limits<T>::epsilon()) + T(2);
+    if (x > -threshold) return x;
+    if (x < threshold) return std::exp(x);
+    return std::log1p(std::exp(x));
+  }
+};
+template <typename T>
+struct elu {
+  T operator()(const T& x) const { return x < T(0) ? std::expm1(x) : x; }
+};
+template <typename T>
+struct relu6 {
+  T operator()(const T& x) const { return std::min(std::max(x, T(0)), T(6)); }
+};
+template <typename T>
+struct rsqrt_grad {
+  T operator()(const T& y, const T& dy) const { return dy * T(-0.5) * y * y * y; }
+};
+// (gradients, features)
+template <typename T>
+struct softplus_grad {
+  T operator()(const T& g, const T& f) const { return g / (T(1) + std::exp(-f)); }
+};
+// (gradients, outputs)
+template <typename T>
+struct elu_grad {
+  T operator()(const T& g, const T& y) const { return y < T(0) ? g * (y + T(1)) : g; }
+};
+// (gradients, features)
+template <typename T>
+struct relu6_grad {
+  T operator()(const T& g, const T& f) const { return f > T(0) && f < T(6) ? g : T(0); }
+};
+
 }  // namespace functor
 
 // z = F(x, y) with broadcasting. Tout is T, or bool for comparisons.
@@ -124,14 +222,18 @@ struct BinaryKernelFor {
       // one instantiation (rank 4 padded with a leading 1): each rank costs a
       // full set of Eigen broadcast expressions per op and dtype.
       switch (b.result_shape().size()) {
-        case 2: return Broadcast<2>(ctx, x, y, b, z);
-        case 3: return Broadcast<3>(ctx, x, y, b, z);
+        case 2:
+          return Broadcast<2>(ctx, x, y, b, z);
+        case 3:
+          return Broadcast<3>(ctx, x, y, b, z);
         case 4:
-        case 5: return Broadcast<5>(ctx, x, y, b, z);
+        case 5:
+          return Broadcast<5>(ctx, x, y, b, z);
         default:
-          return absl::UnimplementedError(absl::StrCat(
-              "broadcasting ", x.shape().DebugString(), " with ", y.shape().DebugString(),
-              " needs ", b.result_shape().size(), " dimensions after merging; at most 5 are supported"));
+          return absl::UnimplementedError(
+              absl::StrCat("broadcasting ", x.shape().DebugString(), " with ",
+                           y.shape().DebugString(), " needs ", b.result_shape().size(),
+                           " dimensions after merging; at most 5 are supported"));
       }
     }
 
@@ -154,6 +256,27 @@ struct BinaryKernelFor {
   };
 };
 
+// A division whose integer form fails on a zero divisor (TensorFlow's
+// "Integer division by zero") instead of trapping.
+template <template <typename> class F>
+struct IntDivKernelFor {
+  template <typename T>
+  class Op : public BinaryKernelFor<F>::template Op<T> {
+   public:
+    using BinaryKernelFor<F>::template Op<T>::Op;
+    absl::Status Compute(OpKernelContext* ctx) const override {
+      if constexpr (std::is_integral_v<T>) {
+        const Tensor& y = ctx->input(1);
+        const T* p = y.data<T>();
+        if (std::find(p, p + y.NumElements(), T(0)) != p + y.NumElements()) {
+          return absl::InvalidArgumentError("Integer division by zero");
+        }
+      }
+      return BinaryKernelFor<F>::template Op<T>::Compute(ctx);
+    }
+  };
+};
+
 // Binary ops whose inputs must have the same shape (gradient helpers).
 template <template <typename> class F>
 struct SameShapeBinaryKernelFor {
@@ -165,9 +288,9 @@ struct SameShapeBinaryKernelFor {
       const Tensor& a = ctx->input(0);
       const Tensor& b = ctx->input(1);
       if (a.shape() != b.shape()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            type_string(), " inputs must have the same shape, got ", a.shape().DebugString(),
-            " and ", b.shape().DebugString()));
+        return absl::InvalidArgumentError(
+            absl::StrCat(type_string(), " inputs must have the same shape, got ",
+                         a.shape().DebugString(), " and ", b.shape().DebugString()));
       }
       Tensor* out;
       MG_RETURN_IF_ERROR(ctx->allocate_output(0, a.shape(), &out));

@@ -1,0 +1,23 @@
+// Div, DivNoNan, FloorDiv and FloorMod, with broadcasting (TensorFlow's
+// semantics: floor division and modulo take the divisor's sign; integer
+// division by zero is an error).
+#include "core/tensor_types.h"
+#include "runtime/engine/kernels/internal/cwise_ops.h"
+#include "runtime/engine/kernels/standard_kernels.h"
+
+namespace minigraph {
+
+void RegisterDivKernels(KernelRegistry* r) {
+  r->Register(
+      "Div",
+      TypedFactory<IntDivKernelFor<functor::truncate_div>::Op, float, double, int32_t, int64_t>());
+  r->Register("DivNoNan", TypedFactory<BinaryKernelFor<functor::div_no_nan>::Op, float, double>());
+  r->Register(
+      "FloorDiv",
+      TypedFactory<IntDivKernelFor<functor::floor_div>::Op, float, double, int32_t, int64_t>());
+  r->Register(
+      "FloorMod",
+      TypedFactory<IntDivKernelFor<functor::floor_mod>::Op, float, double, int32_t, int64_t>());
+}
+
+}  // namespace minigraph
