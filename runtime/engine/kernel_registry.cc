@@ -9,6 +9,11 @@ void KernelRegistry::Register(const std::string& op, KernelFactory factory) {
   factories_[op] = std::move(factory);
 }
 
+bool KernelRegistry::HasKernel(const std::string& op) const {
+  absl::MutexLock l(&mu_);
+  return factories_.contains(op);
+}
+
 absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(const Node& node) const {
   KernelFactory factory;
   {

@@ -40,6 +40,8 @@ class KernelRegistry {
   // Returns NotFound naming the node and op when no kernel is registered,
   // or the factory's error with the node name.
   absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const Node& node) const;
+  // Whether a kernel is registered for `op` (for some dtypes at least).
+  bool HasKernel(const std::string& op) const;
 
  private:
   mutable absl::Mutex mu_;

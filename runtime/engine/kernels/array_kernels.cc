@@ -461,7 +461,8 @@ class BroadcastGradientArgsOp : public OpKernel {
 void RegisterArrayKernels(KernelRegistry* r) {
   r->Register("Const", MakeFactory<ConstOp>());
   r->Register("Placeholder", MakeFactory<PlaceholderOp>());
-  for (const char* op : {"Identity", "StopGradient", "Snapshot", "PlaceholderWithDefault"}) {
+  for (const char* op :
+       {"Identity", "StopGradient", "Snapshot", "PlaceholderWithDefault", "PreventGradient"}) {
     r->Register(op, MakeFactory<ForwardOp>());
   }
   r->Register("NoOp", MakeFactory<NoOp>());
