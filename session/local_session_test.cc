@@ -170,6 +170,23 @@ TEST(LocalSessionTest, BuiltAndImportedGraphsAgree) {
   EXPECT_EQ(x[0].SummarizeValue(10), "4.5 9");
 }
 
+// A graph from before TensorFlow 1.0 names its variables' op "Variable".
+TEST(LocalSessionTest, LegacyVariableOpRuns) {
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<float>(3));
+  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  for (NodeDef& n : *def.mutable_node()) {
+    if (n.op() == "VariableV2") n.set_op("Variable");
+  }
+  ASSERT_OK_AND_ASSIGN(auto s, NewSession(SessionOptions()));
+  ASSERT_OK(s->Create(def));
+  std::vector<Tensor> out;
+  EXPECT_THAT(s->Run({}, {"v/read"}, {}, &out),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("uninitialized value v")));
+  ASSERT_OK(s->Run({}, {}, {"v/Assign"}, &out));
+  EXPECT_EQ(Scalar<float>(s.get(), "v/read"), 3.0f);
+}
+
 TEST(LocalSessionTest, LifecycleErrors) {
   ASSERT_OK_AND_ASSIGN(auto s, NewSession(SessionOptions()));
   std::vector<Tensor> out;

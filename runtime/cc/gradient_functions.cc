@@ -241,7 +241,7 @@ void RegisterMath(GradientRegistry* r) {
                          "GreaterEqual", "LessEqual", "Equal", "LogicalAnd", "LogicalNot",
                          "ArgMax", "Where", "BroadcastGradientArgs", "RandomUniform",
                          "RandomStandardNormal", "TruncatedNormal", "Const", "Placeholder",
-                         "IsVariableInitialized", "VariableV2"}) {
+                         "IsVariableInitialized", "VariableV2", "Variable"}) {
     r->RegisterNoGradient(op);
   }
 }

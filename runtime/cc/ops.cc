@@ -460,5 +460,13 @@ Output ApplyAdam(const Scope& s, Output var, Output m, Output v, Output beta1_po
              {{"use_nesterov", A(use_nesterov)}});
 }
 
+Output ApplyRMSProp(const Scope& s, Output var, Output ms, Output mom, Output lr, Output rho,
+                    Output momentum, Output epsilon, Output grad) {
+  return One(s, "ApplyRMSProp", {{var}, {ms}, {mom}, {lr}, {rho}, {momentum}, {epsilon}, {grad}});
+}
+Output ApplyAdagrad(const Scope& s, Output var, Output accum, Output lr, Output grad) {
+  return One(s, "ApplyAdagrad", {{var}, {accum}, {lr}, {grad}});
+}
+
 }  // namespace ops
 }  // namespace minigraph

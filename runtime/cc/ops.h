@@ -261,6 +261,9 @@ Output ApplyMomentum(const Scope& s, Output var, Output accum, Output lr, Output
 Output ApplyAdam(const Scope& s, Output var, Output m, Output v, Output beta1_power,
                  Output beta2_power, Output lr, Output beta1, Output beta2, Output epsilon,
                  Output grad, bool use_nesterov = false);
+Output ApplyRMSProp(const Scope& s, Output var, Output ms, Output mom, Output lr, Output rho,
+                    Output momentum, Output epsilon, Output grad);
+Output ApplyAdagrad(const Scope& s, Output var, Output accum, Output lr, Output grad);
 
 }  // namespace ops
 }  // namespace minigraph

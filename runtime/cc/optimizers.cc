@@ -37,15 +37,16 @@ Output Optimizer::Hyper(const Scope& scope, const std::string& name, DataType dt
 }
 
 Variable Optimizer::CreateSlot(const Scope& root, const Variable& var,
-                               const std::string& slot_name) {
-  // Zeros through Fill, so the graph does not carry a constant the size of
-  // the variable.
+                               const std::string& slot_name, double init) {
+  // A Fill, so the graph does not carry a constant the size of the
+  // variable.
   const PartialShape& shape = var.ref().shape();
   Tensor dims(DT_INT64, TensorShape({shape.rank()}));
   for (int i = 0; i < shape.rank(); ++i) dims.data<int64_t>()[i] = shape.dim(i);
   const Scope s = root.NewSubScope(absl::StrCat(var.name(), "/", slot_name, "/Initializer"));
-  Output zeros = ops::Fill(s, ops::Const(s, dims), Hyper(s, "zero", var.dtype(), 0));
-  return Variable::Create(root, absl::StrCat(var.name(), "/", slot_name), zeros,
+  Output value = ops::Fill(s, ops::Const(s, dims),
+                           Hyper(s, init == 0 ? "zero" : "value", var.dtype(), init));
+  return Variable::Create(root, absl::StrCat(var.name(), "/", slot_name), value,
                           {.trainable = false});
 }
 
@@ -163,6 +164,44 @@ std::vector<Operation> AdamOptimizer::Finish(const Scope& scope,
   Output b2 = ops::Assign(after.WithOpName("Assign_1"), beta2_power_.ref(),
                           ops::Mul(after, beta2_power_.value(), h[2]));
   return {b1.op(), b2.op()};
+}
+
+absl::Status RMSPropOptimizer::Prepare(const Scope& root, const Scope& scope,
+                                       const std::vector<Variable>& vars) {
+  for (const Variable& v : vars) {
+    if (!slots_.count(v.name())) {
+      slots_.emplace(v.name(), std::make_pair(CreateSlot(root, v, name(), 1.0),
+                                              CreateSlot(root, v, name() + "_1")));
+    }
+    if (!hyper_.count(v.dtype())) {
+      hyper_[v.dtype()] = {Hyper(scope, "learning_rate", v.dtype(), lr_),
+                           Hyper(scope, "decay", v.dtype(), decay_),
+                           Hyper(scope, "momentum", v.dtype(), momentum_),
+                           Hyper(scope, "epsilon", v.dtype(), epsilon_)};
+    }
+  }
+  return absl::OkStatus();
+}
+
+Output RMSPropOptimizer::ApplyDense(const Scope& scope, Output grad, const Variable& var) {
+  const std::vector<Output>& h = hyper_.at(var.dtype());
+  const auto& [rms, mom] = slots_.at(var.name());
+  return ops::ApplyRMSProp(scope.WithOpName("ApplyRMSProp"), var.ref(), rms.ref(), mom.ref(),
+                           h[0], h[1], h[2], h[3], grad);
+}
+
+absl::Status AdagradOptimizer::Prepare(const Scope& root, const Scope& scope,
+                                       const std::vector<Variable>& vars) {
+  for (const Variable& v : vars) {
+    if (!accum_.count(v.name())) accum_.emplace(v.name(), CreateSlot(root, v, name(), init_));
+    if (!lr_t_.count(v.dtype())) lr_t_[v.dtype()] = Hyper(scope, "learning_rate", v.dtype(), lr_);
+  }
+  return absl::OkStatus();
+}
+
+Output AdagradOptimizer::ApplyDense(const Scope& scope, Output grad, const Variable& var) {
+  return ops::ApplyAdagrad(scope.WithOpName("ApplyAdagrad"), var.ref(), accum_.at(var.name()).ref(),
+                           lr_t_.at(var.dtype()), grad);
 }
 
 }  // namespace minigraph

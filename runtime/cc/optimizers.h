@@ -59,8 +59,9 @@ class Optimizer {
                                         const std::vector<Operation>& updates) {
     return {};
   }
-  // A zero-initialized slot variable named "<var>/<slot_name>".
-  Variable CreateSlot(const Scope& root, const Variable& var, const std::string& slot_name);
+  // A slot variable named "<var>/<slot_name>", every element `init`.
+  Variable CreateSlot(const Scope& root, const Variable& var, const std::string& slot_name,
+                      double init = 0);
   // A scalar constant of `dtype`.
   static Output Hyper(const Scope& scope, const std::string& name, DataType dtype, double v);
 
@@ -115,6 +116,42 @@ class AdamOptimizer : public Optimizer {
   std::map<std::string, std::pair<Variable, Variable>> slots_;
   Variable beta1_power_, beta2_power_;
   std::map<DataType, std::vector<Output>> hyper_;  // lr, beta1, beta2, epsilon
+};
+
+// TensorFlow 1.x's RMSPropOptimizer (not centered): slots "<var>/RMSProp"
+// (the mean square, starting at 1 as in TensorFlow 1.x) and
+// "<var>/RMSProp_1" (the momentum), so checkpoints match TensorFlow's.
+class RMSPropOptimizer : public Optimizer {
+ public:
+  explicit RMSPropOptimizer(double learning_rate, double decay = 0.9, double momentum = 0.0,
+                            double epsilon = 1e-10, std::string name = "RMSProp")
+      : Optimizer(std::move(name)), lr_(learning_rate), decay_(decay), momentum_(momentum),
+        epsilon_(epsilon) {}
+
+ private:
+  absl::Status Prepare(const Scope& root, const Scope& scope,
+                       const std::vector<Variable>& vars) override;
+  Output ApplyDense(const Scope& scope, Output grad, const Variable& var) override;
+  const double lr_, decay_, momentum_, epsilon_;
+  std::map<std::string, std::pair<Variable, Variable>> slots_;  // rms, momentum
+  std::map<DataType, std::vector<Output>> hyper_;               // lr, decay, momentum, epsilon
+};
+
+// TensorFlow's AdagradOptimizer: slot "<var>/Adagrad" starting at
+// `initial_accumulator_value`.
+class AdagradOptimizer : public Optimizer {
+ public:
+  explicit AdagradOptimizer(double learning_rate, double initial_accumulator_value = 0.1,
+                            std::string name = "Adagrad")
+      : Optimizer(std::move(name)), lr_(learning_rate), init_(initial_accumulator_value) {}
+
+ private:
+  absl::Status Prepare(const Scope& root, const Scope& scope,
+                       const std::vector<Variable>& vars) override;
+  Output ApplyDense(const Scope& scope, Output grad, const Variable& var) override;
+  const double lr_, init_;
+  std::map<std::string, Variable> accum_;
+  std::map<DataType, Output> lr_t_;
 };
 
 }  // namespace minigraph

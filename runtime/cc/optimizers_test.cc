@@ -118,6 +118,46 @@ TEST(OptimizersTest, AdamFirstThreeStepsAndSlotNames) {
   }
 }
 
+TEST(OptimizersTest, RMSPropFirstThreeStepsAndSlotNames) {
+  Fixture f;
+  RMSPropOptimizer opt(0.01, 0.9, 0.5, 1e-10);
+  ASSERT_OK_AND_ASSIGN(Operation train, opt.Minimize(f.root, f.loss, {}, &f.step));
+  f.Start(train);
+  EXPECT_EQ(f.Value("w/RMSProp/read"), "1 1");  // TensorFlow 1.x starts the mean square at 1
+  EXPECT_EQ(f.Value("w/RMSProp_1/read"), "0 0");
+  double w[2] = {1.0, -2.0}, ms[2] = {1, 1}, mom[2] = {0, 0};
+  for (int step = 1; step <= 3; ++step) {
+    for (int i = 0; i < 2; ++i) {
+      const double g = 2 * w[i];
+      ms[i] += (g * g - ms[i]) * (1 - 0.9);
+      mom[i] = mom[i] * 0.5 + g * 0.01 / std::sqrt(ms[i] + 1e-10);
+      w[i] -= mom[i];
+    }
+    auto got = f.Step();
+    EXPECT_NEAR(got[0], w[0], 1e-12) << "step " << step;
+    EXPECT_NEAR(got[1], w[1], 1e-12);
+  }
+}
+
+TEST(OptimizersTest, AdagradFirstThreeStepsAndSlotNames) {
+  Fixture f;
+  AdagradOptimizer opt(0.1, 0.1);
+  ASSERT_OK_AND_ASSIGN(Operation train, opt.Minimize(f.root, f.loss, {}, &f.step));
+  f.Start(train);
+  EXPECT_EQ(f.Value("w/Adagrad/read"), "0.1 0.1");
+  double w[2] = {1.0, -2.0}, accum[2] = {0.1, 0.1};
+  for (int step = 1; step <= 3; ++step) {
+    for (int i = 0; i < 2; ++i) {
+      const double g = 2 * w[i];
+      accum[i] += g * g;
+      w[i] -= g * 0.1 / std::sqrt(accum[i]);
+    }
+    auto got = f.Step();
+    EXPECT_NEAR(got[0], w[0], 1e-12) << "step " << step;
+    EXPECT_NEAR(got[1], w[1], 1e-12);
+  }
+}
+
 TEST(OptimizersTest, NothingToOptimizeIsAnError) {
   Scope root = Scope::NewRootScope();
   Output loss = ops::Const(root, 1.0f);

@@ -124,6 +124,7 @@ class IsVariableInitializedOp : public OpKernel {
 
 void RegisterStateKernels(KernelRegistry* r) {
   r->Register("VariableV2", MakeFactory<VariableOp>());
+  r->Register("Variable", MakeFactory<VariableOp>());
   r->Register("Assign", MakeFactory<AssignOp>());
   r->Register("AssignAdd",
               TypedFactory<AssignUpdateFor<true>::Op, float, double, int32_t, int64_t>());

@@ -21,16 +21,16 @@ class LockedVars {
   ~LockedVars() {
     for (auto it = vars_.rbegin(); it != vars_.rend(); ++it) (*it)->mu()->Unlock();
   }
-  absl::StatusOr<std::vector<Tensor*>> Check(const OpKernel& k, const Tensor& grad)
-      ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  absl::StatusOr<std::vector<Tensor*>> Check(const OpKernel& k,
+                                             const Tensor& grad) ABSL_NO_THREAD_SAFETY_ANALYSIS {
     std::vector<Tensor*> out;
     for (Var* v : vars_) {
       if (!v->is_initialized()) return UninitializedError(v->name());
       if (v->value().shape() != grad.shape()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            k.type_string(), ": variable '", v->name(), "' has shape ",
-            v->value().shape().DebugString(), " but the gradient has shape ",
-            grad.shape().DebugString()));
+        return absl::InvalidArgumentError(
+            absl::StrCat(k.type_string(), ": variable '", v->name(), "' has shape ",
+                         v->value().shape().DebugString(), " but the gradient has shape ",
+                         grad.shape().DebugString()));
       }
       out.push_back(v->mutable_value());
     }
@@ -128,8 +128,7 @@ class ApplyAdamOp : public OpKernel {
       Evaluate(ctx, m, m + (g - m) * (T(1) - beta1));
       Evaluate(ctx, v, v + (g.square() - v) * (T(1) - beta2));
       if (nesterov_) {
-        Evaluate(ctx, var,
-                 var - ((g * (T(1) - beta1) + m * beta1) * alpha) / (v.sqrt() + epsilon));
+        Evaluate(ctx, var, var - ((g * (T(1) - beta1) + m * beta1) * alpha) / (v.sqrt() + epsilon));
       } else {
         Evaluate(ctx, var, var - (m * alpha) / (v.sqrt() + epsilon));
       }
@@ -142,12 +141,70 @@ class ApplyAdamOp : public OpKernel {
   bool nesterov_ = false;
 };
 
+// ms += (grad^2 - ms) * (1 - rho); mom = mom * momentum + grad * lr /
+// sqrt(ms + epsilon); var -= mom.
+template <typename T>
+class ApplyRMSPropOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_RETURN_IF_ERROR(CheckScalars(ctx, *this, {3, 4, 5, 6}));
+    const Tensor& grad = ctx->input(7);
+    {
+      LockedVars locked(ctx, {0, 1, 2});
+      MG_ASSIGN_OR_RETURN(std::vector<Tensor*> vars, locked.Check(*this, grad));
+      auto var = vars[0]->flat<T>();
+      auto ms = vars[1]->flat<T>();
+      auto mom = vars[2]->flat<T>();
+      auto g = grad.flat<T>();
+      const T lr = ctx->input(3).scalar<T>()();
+      const T rho = ctx->input(4).scalar<T>()();
+      const T momentum = ctx->input(5).scalar<T>()();
+      const T epsilon = ctx->input(6).scalar<T>()();
+      Evaluate(ctx, ms, ms + (g.square() - ms) * (T(1) - rho));
+      Evaluate(ctx, mom, mom * momentum + (g * lr) / (ms + epsilon).sqrt());
+      Evaluate(ctx, var, var - mom);
+    }
+    ctx->set_output_ref(0, ctx->input_ref(0));
+    return absl::OkStatus();
+  }
+};
+
+// accum += grad^2 (when update_slots); var -= grad * lr / sqrt(accum).
+template <typename T>
+class ApplyAdagradOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("update_slots", &update_slots_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_RETURN_IF_ERROR(CheckScalars(ctx, *this, {2}));
+    const Tensor& grad = ctx->input(3);
+    {
+      LockedVars locked(ctx, {0, 1});
+      MG_ASSIGN_OR_RETURN(std::vector<Tensor*> vars, locked.Check(*this, grad));
+      auto var = vars[0]->flat<T>();
+      auto accum = vars[1]->flat<T>();
+      auto g = grad.flat<T>();
+      const T lr = ctx->input(2).scalar<T>()();
+      if (update_slots_) Evaluate(ctx, accum, accum + g.square());
+      Evaluate(ctx, var, var - g * lr * accum.rsqrt());
+    }
+    ctx->set_output_ref(0, ctx->input_ref(0));
+    return absl::OkStatus();
+  }
+
+ private:
+  bool update_slots_ = true;
+};
+
 }  // namespace
 
 void RegisterTrainingKernels(KernelRegistry* r) {
   r->Register("ApplyGradientDescent", TypedFactory<ApplyGradientDescentOp, float, double>());
   r->Register("ApplyMomentum", TypedFactory<ApplyMomentumOp, float, double>());
   r->Register("ApplyAdam", TypedFactory<ApplyAdamOp, float, double>());
+  r->Register("ApplyRMSProp", TypedFactory<ApplyRMSPropOp, float, double>());
+  r->Register("ApplyAdagrad", TypedFactory<ApplyAdagradOp, float, double>());
 }
 
 }  // namespace minigraph

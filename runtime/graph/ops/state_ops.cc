@@ -26,8 +26,8 @@ absl::Status AssignShape(InferenceContext* c) {
 absl::Status UpdateShape(InferenceContext* c) {
   auto merged = PartialShape::Merge(c->input(0), c->input(1));
   if (!merged.ok()) {
-    return c->Error(absl::StrCat("update shape does not match the variable: ",
-                                 merged.status().message()));
+    return c->Error(
+        absl::StrCat("update shape does not match the variable: ", merged.status().message()));
   }
   c->set_output(0, *merged);
   return absl::OkStatus();
@@ -36,18 +36,21 @@ absl::Status UpdateShape(InferenceContext* c) {
 }  // namespace
 
 void RegisterStateOps(OpRegistry* r) {
-  MG_REGISTER_OP(r, OpDefBuilder("VariableV2")
-                        .Output("ref: Ref(dtype)")
-                        .Attr("shape: shape")
-                        .Attr("dtype: type")
-                        .Attr("container: string = \"\"")
-                        .Attr("shared_name: string = \"\"")
-                        .SetIsStateful()
-                        .SetShapeFn([](InferenceContext* c) {
-                          MG_ASSIGN_OR_RETURN(PartialShape s, c->GetAttr<PartialShape>("shape"));
-                          c->set_output(0, s);
-                          return absl::OkStatus();
-                        }));
+  // Variable is VariableV2's name before TensorFlow 1.0's graphs.
+  for (const char* op : {"VariableV2", "Variable"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Output("ref: Ref(dtype)")
+                          .Attr("shape: shape")
+                          .Attr("dtype: type")
+                          .Attr("container: string = \"\"")
+                          .Attr("shared_name: string = \"\"")
+                          .SetIsStateful()
+                          .SetShapeFn([](InferenceContext* c) {
+                            MG_ASSIGN_OR_RETURN(PartialShape s, c->GetAttr<PartialShape>("shape"));
+                            c->set_output(0, s);
+                            return absl::OkStatus();
+                          }));
+  }
   MG_REGISTER_OP(r, OpDefBuilder("Assign")
                         .Input("ref: Ref(T)")
                         .Input("value: T")

@@ -17,15 +17,15 @@ ShapeFn ApplyShape(std::vector<int> same, std::vector<int> scalars) {
     for (int i : same) {
       auto merged = PartialShape::Merge(s, c->input(i));
       if (!merged.ok()) {
-        return c->Error(absl::StrCat("input ", i, " must have the variable's shape: ",
-                                     merged.status().message()));
+        return c->Error(absl::StrCat(
+            "input ", i, " must have the variable's shape: ", merged.status().message()));
       }
       s = *merged;
     }
     for (int i : scalars) {
       if (c->input(i).rank_known() && c->input(i).rank() != 0) {
-        return c->Error(absl::StrCat("input ", i, " must be a scalar, got shape ",
-                                     c->input(i).DebugString()));
+        return c->Error(
+            absl::StrCat("input ", i, " must be a scalar, got shape ", c->input(i).DebugString()));
       }
     }
     c->set_output(0, s);
@@ -71,6 +71,29 @@ void RegisterTrainingOps(OpRegistry* r) {
                         .Attr("use_locking: bool = false")
                         .Attr("use_nesterov: bool = false")
                         .SetShapeFn(ApplyShape({1, 2, 9}, {3, 4, 5, 6, 7, 8})));
+  MG_REGISTER_OP(r, OpDefBuilder("ApplyRMSProp")
+                        .Input("var: Ref(T)")
+                        .Input("ms: Ref(T)")
+                        .Input("mom: Ref(T)")
+                        .Input("lr: T")
+                        .Input("rho: T")
+                        .Input("momentum: T")
+                        .Input("epsilon: T")
+                        .Input("grad: T")
+                        .Output("out: Ref(T)")
+                        .Attr(kFloat)
+                        .Attr("use_locking: bool = false")
+                        .SetShapeFn(ApplyShape({1, 2, 7}, {3, 4, 5, 6})));
+  MG_REGISTER_OP(r, OpDefBuilder("ApplyAdagrad")
+                        .Input("var: Ref(T)")
+                        .Input("accum: Ref(T)")
+                        .Input("lr: T")
+                        .Input("grad: T")
+                        .Output("out: Ref(T)")
+                        .Attr(kFloat)
+                        .Attr("use_locking: bool = false")
+                        .Attr("update_slots: bool = true")
+                        .SetShapeFn(ApplyShape({1, 3}, {2})));
 }
 
 }  // namespace minigraph
