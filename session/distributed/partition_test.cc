@@ -202,53 +202,65 @@ TEST(PartitionTest, AfterAPsRestartsTheMasterRegistersItsPartitionsAgain) {
   EXPECT_EQ(Scalar(s.get(), "y", {{"x", Tensor::Scalar<float>(4)}}), 4.0f);
 }
 
+// A worker waiting in WaitForSession with an hour's recovery_wait (a test
+// would time out if the wait were not woken), and the chief that prepares
+// the model.
+struct WaitingWorker {
+  explicit WaitingWorker(const std::string& target) : target(target) {
+    SessionManager::Options o;
+    o.env = &env;
+    o.ready_op = {"report:0"};
+    o.recovery_wait = absl::Hours(1);
+    auto m = SessionManager::Create(ScaleGraph(), o);
+    EXPECT_OK(m.status());
+    sm = *std::move(m);
+    // No cancel: with one, the wait would look at it every 50 ms, and each
+    // look counts as a sleep. A test that fails before Join aborts (the
+    // waiter cannot be stopped) rather than hang.
+    thread = std::thread([this] { session = sm->WaitForSession(this->target); });
+  }
+  absl::Status PrepareAsChief() {
+    SessionManager::PrepareOptions p;
+    p.init_op = {"init"};
+    p.config.env = &env;
+    return sm->PrepareSession(target, p).status();
+  }
+  // The worker's session, once its wait ended.
+  absl::StatusOr<std::unique_ptr<Session>>& Join() {
+    thread.join();
+    return session;
+  }
+
+  const std::string target;
+  SleepSignalEnv env{Env::Default()};
+  std::unique_ptr<SessionManager> sm;
+  absl::StatusOr<std::unique_ptr<Session>> session;
+  std::thread thread;
+};
+
 // Beyond TensorFlow: a worker waiting for the chief sleeps on a long poll
-// to the ps that holds the variables (an hour's recovery_wait: the test
-// would time out if it slept it) and wakes when the chief initializes them.
+// to the ps that holds the variables and wakes when the chief initializes
+// them.
 TEST(PartitionTest, AWaitingWorkerWakesWhenTheChiefInitializesThePs) {
   Cluster c = StartCluster();
-  GraphDef g = ScaleGraph();
-  SleepSignalEnv env(Env::Default());
-  SessionManager::Options o;
-  o.env = &env;
-  o.ready_op = {"report:0"};
-  o.recovery_wait = absl::Hours(1);
-  ASSERT_OK_AND_ASSIGN(auto sm, SessionManager::Create(g, o));
-  absl::StatusOr<std::unique_ptr<Session>> worker;
-  std::thread waiter([&] { worker = sm->WaitForSession(c.worker->target()); });
-  env.WaitForSleeps(1);  // not ready: asleep on the watch
-  SessionManager::PrepareOptions p;
-  p.init_op = {"init"};
-  p.config.env = &env;
-  ASSERT_OK_AND_ASSIGN(auto chief, sm->PrepareSession(c.worker->target(), p));
-  waiter.join();
-  ASSERT_OK(worker.status());
-  EXPECT_EQ(Scalar(worker->get(), "v/read:0"), 1.0f);
+  WaitingWorker w(c.worker->target());
+  w.env.WaitForSleeps(1);  // not ready: asleep on the watch
+  ASSERT_OK(w.PrepareAsChief());
+  ASSERT_OK(w.Join().status());
+  EXPECT_EQ(Scalar(w.session->get(), "v/read:0"), 1.0f);
 }
 
 // ... and when the ps it could not reach comes up, it wakes to look again.
 TEST(PartitionTest, AWaitingWorkerWakesWhenItsPsComesUp) {
   Cluster c = StartCluster();
   c.ps.reset();
-  GraphDef g = ScaleGraph();
-  SleepSignalEnv env(Env::Default());
-  SessionManager::Options o;
-  o.env = &env;
-  o.ready_op = {"report:0"};
-  o.recovery_wait = absl::Hours(1);
-  ASSERT_OK_AND_ASSIGN(auto sm, SessionManager::Create(g, o));
-  absl::StatusOr<std::unique_ptr<Session>> worker;
-  std::thread waiter([&] { worker = sm->WaitForSession(c.worker->target()); });
-  env.WaitForSleeps(1);  // the ps is unreachable: asleep on the watch
+  WaitingWorker w(c.worker->target());
+  w.env.WaitForSleeps(1);  // the ps is unreachable: asleep on the watch
   ASSERT_OK_AND_ASSIGN(c.ps, Server::Create(c.ps_options));
-  env.WaitForSleeps(2);  // woke, found the model uninitialized, asleep again
-  SessionManager::PrepareOptions p;
-  p.init_op = {"init"};
-  p.config.env = &env;
-  ASSERT_OK_AND_ASSIGN(auto chief, sm->PrepareSession(c.worker->target(), p));
-  waiter.join();
-  ASSERT_OK(worker.status());
-  EXPECT_EQ(Scalar(worker->get(), "v/read:0"), 1.0f);
+  w.env.WaitForSleeps(2);  // woke, found the model uninitialized, asleep again
+  ASSERT_OK(w.PrepareAsChief());
+  ASSERT_OK(w.Join().status());
+  EXPECT_EQ(Scalar(w.session->get(), "v/read:0"), 1.0f);
 }
 
 // TensorFlow's sharded Saver across tasks: each ps saves the variables it

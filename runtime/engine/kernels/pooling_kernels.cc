@@ -109,37 +109,6 @@ class PoolBase : public OpKernel {
 };
 
 template <typename T>
-class MaxPoolOp : public PoolBase {
- public:
-  using PoolBase::PoolBase;
-  absl::Status Compute(OpKernelContext* ctx) const override {
-    const Tensor& x = ctx->input(0);
-    MG_ASSIGN_OR_RETURN(PoolGeometry g, Geometry(x.shape()));
-    Tensor* y;
-    MG_RETURN_IF_ERROR(
-        ctx->allocate_output(0, TensorShape({g.batch, g.out_rows, g.out_cols, g.depth}), &y));
-    if (y->NumElements() == 0) return absl::OkStatus();
-    const T* in = x.data<T>();
-    T* out = y->data<T>();
-    ForEachOutputRow(ctx, g, [&](int64_t n, int64_t orow) {
-      for (int64_t ocol = 0; ocol < g.out_cols; ++ocol) {
-        T* o = out + g.out_index(n, orow, ocol);
-        std::fill(o, o + g.depth, std::numeric_limits<T>::lowest());
-        int64_t r0, r1, c0, c1;
-        g.Window(orow, ocol, &r0, &r1, &c0, &c1);
-        for (int64_t r = r0; r < r1; ++r) {
-          for (int64_t c = c0; c < c1; ++c) {
-            const T* v = in + g.in_index(n, r, c);
-            for (int64_t d = 0; d < g.depth; ++d) o[d] = std::max(o[d], v[d]);
-          }
-        }
-      }
-    });
-    return absl::OkStatus();
-  }
-};
-
-template <typename T>
 class MaxPoolGradOp : public PoolBase {
  public:
   using PoolBase::PoolBase;
@@ -185,8 +154,9 @@ class MaxPoolGradOp : public PoolBase {
   }
 };
 
-template <typename T>
-class AvgPoolOp : public PoolBase {
+// MaxPool (kMax) and AvgPool: one pass over each window, depth innermost.
+template <typename T, bool kMax>
+class PoolOp : public PoolBase {
  public:
   using PoolBase::PoolBase;
   absl::Status Compute(OpKernelContext* ctx) const override {
@@ -201,22 +171,28 @@ class AvgPoolOp : public PoolBase {
     ForEachOutputRow(ctx, g, [&](int64_t n, int64_t orow) {
       for (int64_t ocol = 0; ocol < g.out_cols; ++ocol) {
         T* o = out + g.out_index(n, orow, ocol);
-        std::fill(o, o + g.depth, T(0));
+        std::fill(o, o + g.depth, kMax ? std::numeric_limits<T>::lowest() : T(0));
         int64_t r0, r1, c0, c1;
         g.Window(orow, ocol, &r0, &r1, &c0, &c1);
         for (int64_t r = r0; r < r1; ++r) {
           for (int64_t c = c0; c < c1; ++c) {
             const T* v = in + g.in_index(n, r, c);
-            for (int64_t d = 0; d < g.depth; ++d) o[d] += v[d];
+            for (int64_t d = 0; d < g.depth; ++d) o[d] = kMax ? std::max(o[d], v[d]) : o[d] + v[d];
           }
         }
-        const T count = static_cast<T>(std::max<int64_t>(1, (r1 - r0) * (c1 - c0)));
-        for (int64_t d = 0; d < g.depth; ++d) o[d] /= count;
+        if (!kMax) {
+          const T count = static_cast<T>(std::max<int64_t>(1, (r1 - r0) * (c1 - c0)));
+          for (int64_t d = 0; d < g.depth; ++d) o[d] /= count;
+        }
       }
     });
     return absl::OkStatus();
   }
 };
+template <typename T>
+using MaxPoolOp = PoolOp<T, true>;
+template <typename T>
+using AvgPoolOp = PoolOp<T, false>;
 
 template <typename T>
 class AvgPoolGradOp : public PoolBase {

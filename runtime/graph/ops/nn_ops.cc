@@ -66,6 +66,23 @@ absl::Status ShapeFromInput(InferenceContext* c, int i) {
 constexpr char kConvPadding[] = "padding: {\"SAME\", \"VALID\", \"EXPLICIT\"}";
 constexpr char kNhwcNchw[] = "data_format: {\"NHWC\", \"NCHW\"} = \"NHWC\"";
 
+// Conv2D's and its backprops' definition: `inputs`, one output, and the
+// window attrs they share.
+OpDefBuilder ConvDef(const char* name, std::initializer_list<const char*> inputs,
+                     const char* types) {
+  OpDefBuilder b(name);
+  for (const char* in : inputs) b.Input(in);
+  b.Output("output: T")
+      .Attr(types)
+      .Attr("strides: list(int)")
+      .Attr("use_cudnn_on_gpu: bool = true")
+      .Attr(kConvPadding)
+      .Attr("explicit_paddings: list(int) = []")
+      .Attr(kNhwcNchw)
+      .Attr("dilations: list(int) = [1, 1, 1, 1]");
+  return b;
+}
+
 absl::Status BiasAddShape(InferenceContext* c) {
   MG_ASSIGN_OR_RETURN(std::string format, c->GetAttr<std::string>("data_format"));
   if (format != "NHWC") {
@@ -160,44 +177,17 @@ void RegisterNnOps(OpRegistry* r) {
                         .SetShapeFn([](InferenceContext* c) { return XentShape(c, true); }));
   // Convolutions and pools, NHWC (TensorFlow's CPU kernels' only layout);
   // the dtype lists are TensorFlow's, the kernels float and double.
-  MG_REGISTER_OP(r, OpDefBuilder("Conv2D")
-                        .Input("input: T")
-                        .Input("filter: T")
-                        .Output("output: T")
-                        .Attr("T: {half, bfloat16, float, double, int32}")
-                        .Attr("strides: list(int)")
-                        .Attr("use_cudnn_on_gpu: bool = true")
-                        .Attr(kConvPadding)
-                        .Attr("explicit_paddings: list(int) = []")
-                        .Attr(kNhwcNchw)
-                        .Attr("dilations: list(int) = [1, 1, 1, 1]")
-                        .SetShapeFn(Conv2DShape));
-  MG_REGISTER_OP(r, OpDefBuilder("Conv2DBackpropInput")
-                        .Input("input_sizes: int32")
-                        .Input("filter: T")
-                        .Input("out_backprop: T")
-                        .Output("output: T")
-                        .Attr("T: {half, bfloat16, float, double, int32}")
-                        .Attr("strides: list(int)")
-                        .Attr("use_cudnn_on_gpu: bool = true")
-                        .Attr(kConvPadding)
-                        .Attr("explicit_paddings: list(int) = []")
-                        .Attr(kNhwcNchw)
-                        .Attr("dilations: list(int) = [1, 1, 1, 1]")
-                        .SetShapeFn([](InferenceContext* c) { return ShapeFromInput(c, 0); }));
-  MG_REGISTER_OP(r, OpDefBuilder("Conv2DBackpropFilter")
-                        .Input("input: T")
-                        .Input("filter_sizes: int32")
-                        .Input("out_backprop: T")
-                        .Output("output: T")
-                        .Attr("T: {half, bfloat16, float, double}")
-                        .Attr("strides: list(int)")
-                        .Attr("use_cudnn_on_gpu: bool = true")
-                        .Attr(kConvPadding)
-                        .Attr("explicit_paddings: list(int) = []")
-                        .Attr(kNhwcNchw)
-                        .Attr("dilations: list(int) = [1, 1, 1, 1]")
-                        .SetShapeFn([](InferenceContext* c) { return ShapeFromInput(c, 1); }));
+  MG_REGISTER_OP(
+      r, ConvDef("Conv2D", {"input: T", "filter: T"}, "T: {half, bfloat16, float, double, int32}")
+             .SetShapeFn(Conv2DShape));
+  MG_REGISTER_OP(
+      r, ConvDef("Conv2DBackpropInput", {"input_sizes: int32", "filter: T", "out_backprop: T"},
+                 "T: {half, bfloat16, float, double, int32}")
+             .SetShapeFn([](InferenceContext* c) { return ShapeFromInput(c, 0); }));
+  MG_REGISTER_OP(
+      r, ConvDef("Conv2DBackpropFilter", {"input: T", "filter_sizes: int32", "out_backprop: T"},
+                 "T: {half, bfloat16, float, double}")
+             .SetShapeFn([](InferenceContext* c) { return ShapeFromInput(c, 1); }));
   MG_REGISTER_OP(r, OpDefBuilder("MaxPool")
                         .Input("input: T")
                         .Output("output: T")
