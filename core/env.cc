@@ -1,5 +1,6 @@
 #include "core/env.h"
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "core/path.h"
 #include "core/status_macros.h"
@@ -8,6 +9,10 @@ namespace minigraph {
 
 bool Env::SleepUnlessNotified(const absl::Notification& n, int64_t micros) {
   return n.WaitForNotificationWithTimeout(absl::Microseconds(micros));
+}
+
+absl::StatusOr<std::unique_ptr<DirectoryWatch>> Env::WatchDirectory(const std::string& dir) {
+  return absl::UnimplementedError(absl::StrCat("this Env cannot watch ", dir));
 }
 
 absl::StatusOr<std::string> ReadFileToString(Env* env, const std::string& path) {

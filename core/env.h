@@ -29,6 +29,8 @@
 
 namespace minigraph {
 
+class DirectoryWatch;
+
 // Reads a file from front to back. Thread-compatible.
 class SequentialFile {
  public:
@@ -122,6 +124,24 @@ class Env {
   // clock.
   virtual bool SleepUnlessNotified(const absl::Notification& n, int64_t micros);
   double NowSeconds() { return NowMicros() * 1e-6; }
+
+  // A watch on the entries of `dir` (inotify on Linux), so a loop waiting
+  // for a file sleeps until one appears instead of polling. Unimplemented
+  // where this Env cannot watch (the default; in-memory files; a fake
+  // clock, whose sleeps must stay fake): callers then poll. NotFound for a
+  // missing directory.
+  virtual absl::StatusOr<std::unique_ptr<DirectoryWatch>> WatchDirectory(const std::string& dir);
+};
+
+// Changes to a directory's entries: created, written, renamed in or out,
+// deleted (Env::WatchDirectory).
+class DirectoryWatch {
+ public:
+  virtual ~DirectoryWatch() = default;
+  // Waits until an entry changed since the watch was made (or since the
+  // last Wait that returned true), or `micros` passed on the real clock.
+  // Returns whether something changed.
+  virtual bool Wait(int64_t micros) = 0;
 };
 
 // Forwards every call to another Env; subclasses override what they change.
@@ -184,6 +204,9 @@ class EnvWrapper : public Env {
   }
   bool SleepUnlessNotified(const absl::Notification& n, int64_t micros) override {
     return target_->SleepUnlessNotified(n, micros);
+  }
+  absl::StatusOr<std::unique_ptr<DirectoryWatch>> WatchDirectory(const std::string& dir) override {
+    return target_->WatchDirectory(dir);
   }
 
  private:

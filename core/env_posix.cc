@@ -2,12 +2,16 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <climits>
 #include <cstring>
 #include <ctime>
 
@@ -79,8 +83,7 @@ class PosixRandomAccessFile : public RandomAccessFile {
   PosixRandomAccessFile(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
   ~PosixRandomAccessFile() override { close(fd_); }
 
-  absl::StatusOr<absl::string_view> Read(uint64_t offset, size_t n,
-                                         char* scratch) const override {
+  absl::StatusOr<absl::string_view> Read(uint64_t offset, size_t n, char* scratch) const override {
     size_t got = 0;
     while (got < n) {
       ssize_t r = pread(fd_, scratch + got, n - got, static_cast<off_t>(offset + got));
@@ -183,6 +186,32 @@ class PosixFileLock : public FileLock {
   const int fd_;
 };
 
+// inotify: the kernel queues the directory's events on a descriptor, and
+// Wait polls it. (No library here offers this; it is a few system calls.)
+class InotifyWatch : public DirectoryWatch {
+ public:
+  explicit InotifyWatch(int fd) : fd_(fd) {}
+  ~InotifyWatch() override { close(fd_); }
+  bool Wait(int64_t micros) override {
+    struct pollfd p = {fd_, POLLIN, 0};
+    const int ms =
+        static_cast<int>(std::min<int64_t>((std::max<int64_t>(micros, 0) + 999) / 1000, INT32_MAX));
+    int r;
+    do {
+      r = poll(&p, 1, ms);
+    } while (r < 0 && errno == EINTR);
+    if (r <= 0) return false;
+    // Drain what is queued: one Wait per batch of changes.
+    char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+    while (read(fd_, buf, sizeof(buf)) > 0) {
+    }
+    return true;
+  }
+
+ private:
+  const int fd_;
+};
+
 class PosixEnv : public Env {
  public:
   absl::StatusOr<std::unique_ptr<FileLock>> LockFile(const std::string& path) override {
@@ -214,8 +243,7 @@ class PosixEnv : public Env {
     return std::unique_ptr<RandomAccessFile>(new PosixRandomAccessFile(path, fd));
   }
 
-  absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
-      const std::string& path) override {
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
     return OpenForWrite(path, O_TRUNC);
   }
 
@@ -310,6 +338,18 @@ class PosixEnv : public Env {
     return static_cast<uint64_t>(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
   }
 
+  absl::StatusOr<std::unique_ptr<DirectoryWatch>> WatchDirectory(const std::string& dir) override {
+    const int fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (fd < 0) return IoError("inotify_init1 for", dir, errno);
+    if (inotify_add_watch(fd, dir.c_str(),
+                          IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_CLOSE_WRITE | IN_DELETE |
+                              IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR) < 0) {
+      const int err = errno;
+      close(fd);
+      return IoError("inotify_add_watch", dir, err);
+    }
+    return std::unique_ptr<DirectoryWatch>(new InotifyWatch(fd));
+  }
   void SleepForMicroseconds(int64_t micros) override {
     if (micros <= 0) return;
     struct timespec ts;

@@ -217,4 +217,24 @@ TEST_F(FaultInjectionEnvTest, FailOnceFailsOnlyTheChosenOperation) {
 }
 
 }  // namespace
+// A directory watch wakes a waiter when a file appears (an hour's wait:
+// the test would time out otherwise) and times out when nothing changes.
+TEST(EnvTest, DirectoryWatchWakesOnANewFile) {
+  Env* env = Env::Default();
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = JoinPath(tmp != nullptr ? tmp : "/tmp", "watched");
+  ASSERT_OK(env->CreateDir(dir));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<DirectoryWatch> watch, env->WatchDirectory(dir));
+  EXPECT_FALSE(watch->Wait(1000));  // nothing yet
+  std::thread writer([&] { ASSERT_OK(WriteStringToFile(env, JoinPath(dir, "checkpoint"), "x")); });
+  EXPECT_TRUE(watch->Wait(int64_t{3600} * 1'000'000));
+  writer.join();
+  EXPECT_THAT(env->WatchDirectory(JoinPath(dir, "missing")).status(),
+              StatusIs(absl::StatusCode::kNotFound, ::testing::HasSubstr("missing")));
+  FakeClockEnv fake(env);
+  EXPECT_THAT(fake.WatchDirectory(dir).status(), StatusIs(absl::StatusCode::kUnimplemented));
+  MemEnv mem;
+  EXPECT_THAT(mem.WatchDirectory("/").status(), StatusIs(absl::StatusCode::kUnimplemented));
+}
+
 }  // namespace minigraph

@@ -26,6 +26,11 @@ class MemEnv : public EnvWrapper {
   // `clock` (not owned, must outlive this) supplies NowMicros and sleeping.
   explicit MemEnv(Env* clock = Env::Default()) : EnvWrapper(clock) {}
 
+  // Its files are not the clock's: waiting loops poll.
+  absl::StatusOr<std::unique_ptr<DirectoryWatch>> WatchDirectory(const std::string& dir) override {
+    return absl::UnimplementedError("in-memory files cannot be watched");
+  }
+
   absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(
       const std::string& path) override;
   absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
@@ -90,8 +95,27 @@ class SleepSignalEnv : public EnvWrapper {
     Count();
     return EnvWrapper::SleepUnlessNotified(n, micros);
   }
+  // A wait on a directory watch counts as a sleep too.
+  absl::StatusOr<std::unique_ptr<DirectoryWatch>> WatchDirectory(const std::string& dir) override {
+    absl::StatusOr<std::unique_ptr<DirectoryWatch>> w = EnvWrapper::WatchDirectory(dir);
+    if (!w.ok()) return w.status();
+    return std::unique_ptr<DirectoryWatch>(new CountingWatch(this, *std::move(w)));
+  }
 
  private:
+  class CountingWatch : public DirectoryWatch {
+   public:
+    CountingWatch(SleepSignalEnv* env, std::unique_ptr<DirectoryWatch> w)
+        : env_(env), w_(std::move(w)) {}
+    bool Wait(int64_t micros) override {
+      env_->Count();
+      return w_->Wait(micros);
+    }
+
+   private:
+    SleepSignalEnv* const env_;
+    const std::unique_ptr<DirectoryWatch> w_;
+  };
   void Count() {
     absl::MutexLock l(&mu_);
     ++sleeps_;
@@ -121,6 +145,10 @@ class FakeClockEnv : public EnvWrapper {
     ++sleeps_;
     slept_micros_ += micros > 0 ? micros : 0;
     if (micros > 0) now_ += micros;
+  }
+  // A watch would wait on the real clock: waiting loops poll instead.
+  absl::StatusOr<std::unique_ptr<DirectoryWatch>> WatchDirectory(const std::string& dir) override {
+    return absl::UnimplementedError("a fake clock's waits cannot watch directories");
   }
   // Sleeps (advancing the clock) unless `n` is already notified.
   bool SleepUnlessNotified(const absl::Notification& n, int64_t micros) override {

@@ -155,16 +155,34 @@ absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> SessionManager::Restor
     MG_RETURN_IF_ERROR(options.saver->Restore(sess.get(), options.checkpoint_filename_with_path));
     return std::make_pair(std::move(sess), true);
   }
-  // Poll for the state file, counting nominal (not wall-clock) time.
+  // Poll for the state file, counting nominal (not wall-clock) time; or,
+  // with wake_on_state_change, sleep on a watch of the directory (taken
+  // before each look, so a checkpoint written during it is not missed).
   Env* env = options_.env;
+  std::unique_ptr<DirectoryWatch> watch;
+  auto try_watch = [&] {
+    if (watch != nullptr || !options.wait_for_checkpoint || !options_.wake_on_state_change) return;
+    absl::StatusOr<std::unique_ptr<DirectoryWatch>> w = env->WatchDirectory(options.checkpoint_dir);
+    if (w.ok()) watch = *std::move(w);  // else poll (no such directory yet, no inotify)
+  };
+  try_watch();
   absl::Duration waited = absl::ZeroDuration();
   MG_ASSIGN_OR_RETURN(std::optional<CheckpointState> ckpt,
                       GetCheckpointState(env, options.checkpoint_dir));
   while (!ckpt || ckpt->model_checkpoint_path().empty()) {
     if (options.wait_for_checkpoint && waited < options.max_wait) {
       MG_LOG(INFO) << "Waiting for checkpoint to be available.";
-      env->SleepForMicroseconds(absl::ToInt64Microseconds(options_.recovery_wait));
-      waited += options_.recovery_wait;
+      const int64_t micros = absl::ToInt64Microseconds(options_.recovery_wait);
+      if (watch != nullptr) {
+        const uint64_t start = env->NowMicros();
+        // Woken early, the time actually waited counts.
+        waited += watch->Wait(micros) ? absl::Microseconds(env->NowMicros() - start)
+                                      : options_.recovery_wait;
+      } else {
+        env->SleepForMicroseconds(micros);
+        waited += options_.recovery_wait;
+      }
+      try_watch();
       MG_ASSIGN_OR_RETURN(ckpt, GetCheckpointState(env, options.checkpoint_dir));
     } else {
       return std::make_pair(std::move(sess), false);

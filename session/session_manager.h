@@ -67,7 +67,8 @@ class SessionManager {
     // target's shared state changes (Session::WatchState: a variable gets
     // its first value, on this process's local:// target or on the tasks
     // of a grpc:// cluster) or recovery_wait passes, whichever comes first,
-    // instead of always recovery_wait. Same attempts, results and messages;
+    // instead of always recovery_wait; and wait_for_checkpoint sleeps on a
+    // watch of the checkpoint directory (Env::WatchDirectory, inotify). Same attempts, results and messages;
     // a worker just starts milliseconds after its chief's model is ready.
     // Where the session cannot watch (a TensorFlow server) it polls as
     // TensorFlow does. false = TensorFlow's fixed sleep.

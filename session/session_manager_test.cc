@@ -3,6 +3,7 @@
 // All waiting runs on a fake clock.
 #include "session/session_manager.h"
 
+#include <cstdlib>
 #include <thread>
 
 #include "core/logging.h"
@@ -724,6 +725,46 @@ TEST(SessionManagerWaitTest, X6_CheckpointAppearingDuringTheWaitIsPickedUp) {
   EXPECT_EQ(clock.sleeps(), 2);
   std::vector<Tensor> out;
   ASSERT_OK(sess->Run({}, {"v/read"}, {}, &out));
+  EXPECT_EQ(*out[0].data<int32_t>(), 9);
+}
+
+// Beyond TensorFlow (wake_on_state_change): a restart waiting for its
+// checkpoint sleeps on a watch of the directory (an hour's recovery_wait:
+// the test would time out if it slept it) and restores as soon as the
+// checkpoint is saved.
+TEST(SessionManagerWaitTest, WaitForCheckpointWakesWhenTheCheckpointIsSaved) {
+  SetMinLogLevel(LogLevel::kError);
+  SleepSignalEnv env(Env::Default());
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = JoinPath(tmp != nullptr ? tmp : "/tmp", "wait_for_checkpoint");
+  ASSERT_OK(env.CreateDir(dir));
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Scalar<int32_t>(9));
+  ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {}, &env));
+  SessionManager::Options o;
+  o.env = &env;
+  o.recovery_wait = absl::Hours(1);
+  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  ASSERT_OK_AND_ASSIGN(auto sm, SessionManager::Create(*root.ToGraphDef(), o));
+  SessionManager::PrepareOptions p;
+  p.config.env = &env;
+  p.saver = saver.get();
+  p.checkpoint_dir = dir;
+  p.wait_for_checkpoint = true;
+  p.max_wait = absl::Hours(2);
+  absl::StatusOr<std::unique_ptr<Session>> restarted;
+  std::thread waiter([&] { restarted = sm->PrepareSession("", p); });
+  env.WaitForSleeps(1);  // no checkpoint yet: asleep on the directory
+  SessionOptions so;
+  so.env = &env;
+  ASSERT_OK_AND_ASSIGN(auto s, NewSession(so));
+  ASSERT_OK(s->Create(*root.ToGraphDef()));
+  ASSERT_OK(s->Run({}, {}, {v.initializer().name()}, nullptr));
+  ASSERT_OK(saver->Save(s.get(), JoinPath(dir, "model")).status());
+  waiter.join();
+  ASSERT_OK(restarted.status());
+  std::vector<Tensor> out;
+  ASSERT_OK((*restarted)->Run({}, {"v/read"}, {}, &out));
   EXPECT_EQ(*out[0].data<int32_t>(), 9);
 }
 
