@@ -20,20 +20,22 @@ void Gemm(const OpKernelContext* ctx, const T* a, const T* b, T* c, int64_t m, i
     if (!accumulate) std::fill(c, c + m * n, T(0));
     return;
   }
-  if (ctx->eigen_device().numThreads() > 1 && m * n * k >= kParallelFlops) {
-    using In = Eigen::TensorMap<Eigen::Tensor<const T, 2, Eigen::RowMajor>, Eigen::Unaligned>;
-    using Out = Eigen::TensorMap<Eigen::Tensor<T, 2, Eigen::RowMajor>, Eigen::Unaligned>;
-    In A(a, ta ? k : m, ta ? m : k);
-    In B(b, tb ? n : k, tb ? k : n);
-    Out C(c, m, n);
-    Eigen::array<Eigen::IndexPair<Eigen::DenseIndex>, 1> dims = {
-        Eigen::IndexPair<Eigen::DenseIndex>(ta ? 0 : 1, tb ? 1 : 0)};
-    if (accumulate) {
-      C.device(ctx->eigen_device()) += A.contract(B, dims);
-    } else {
+  // Large float32 products on several threads: the tensor contraction on
+  // the intra-op pool (float only, and not accumulating: each would be
+  // another instantiation of Eigen's contraction, the costliest code in the
+  // build).
+  if constexpr (std::is_same_v<T, float>) {
+    if (!accumulate && ctx->eigen_device().numThreads() > 1 && m * n * k >= kParallelFlops) {
+      using In = Eigen::TensorMap<Eigen::Tensor<const T, 2, Eigen::RowMajor>, Eigen::Unaligned>;
+      using Out = Eigen::TensorMap<Eigen::Tensor<T, 2, Eigen::RowMajor>, Eigen::Unaligned>;
+      In A(a, ta ? k : m, ta ? m : k);
+      In B(b, tb ? n : k, tb ? k : n);
+      Out C(c, m, n);
+      Eigen::array<Eigen::IndexPair<Eigen::DenseIndex>, 1> dims = {
+          Eigen::IndexPair<Eigen::DenseIndex>(ta ? 0 : 1, tb ? 1 : 0)};
       C.device(ctx->eigen_device()) = A.contract(B, dims);
+      return;
     }
-    return;
   }
   using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   Eigen::Map<const Mat> A(a, ta ? k : m, ta ? m : k);

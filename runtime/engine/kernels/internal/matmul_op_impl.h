@@ -49,22 +49,15 @@ class MatMulOp : public OpKernel {
       return absl::OkStatus();
     }
     if (m * n == 0) return absl::OkStatus();
-    // Large float32 products on several threads: the tensor contraction on
-    // the intra-op pool.
-    if constexpr (std::is_same_v<T, float>) {
-      if (ctx->eigen_device().numThreads() > 1 && m * n * k >= kParallelFlops) {
-        Eigen::array<Eigen::IndexPair<Eigen::DenseIndex>, 1> dims = {
-            Eigen::IndexPair<Eigen::DenseIndex>(ta_ ? 0 : 1, tb_ ? 1 : 0)};
-        z.device(ctx->eigen_device()) = a.matrix<T>().contract(b.matrix<T>(), dims);
-        return absl::OkStatus();
-      }
-    }
-    // Otherwise Eigen's dense GEMM on this thread, whose packing is cheaper
-    // than the contraction's for small shapes. Other dtypes always take this
-    // path: compiling the contraction for double, int32 and int64 too tripled
-    // MatMul's build time for large products that training graphs (float32)
-    // do not have.
-    {
+    // float and double: the GEMM convolutions use too (one instantiation
+    // of Eigen's contraction in the build).
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+      Gemm(ctx, a.data<T>(), b.data<T>(), out->data<T>(), m, n, k, ta_, tb_, false);
+      return absl::OkStatus();
+    } else {
+      // Eigen's dense GEMM on this thread. The contraction is compiled for
+      // float only: for int32 and int64 it tripled MatMul's build time for
+      // large products that training graphs (float32) do not have.
       using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
       Eigen::Map<const Mat> A(a.data<T>(), a.dim_size(0), a.dim_size(1));
       Eigen::Map<const Mat> B(b.data<T>(), b.dim_size(0), b.dim_size(1));
