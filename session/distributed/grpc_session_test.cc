@@ -194,6 +194,23 @@ TEST(GrpcSessionTest, ResetClearsVariablesAndClosesSessions) {
               StatusIs(absl::StatusCode::kFailedPrecondition));
 }
 
+// Watching the state (our StateService) through a session the server no
+// longer knows is TensorFlow's Aborted "not found"; through a closed one,
+// Cancelled. WaitForSession then polls.
+TEST(GrpcSessionTest, WatchStateOnAGoneSessionIsAClearError) {
+  auto server = StartServer();
+  auto a = Connect(*server);
+  ASSERT_OK(a->Create(CounterGraph()));
+  ASSERT_OK(a->WatchState().status());
+  SessionOptions opts;
+  opts.target = server->target();
+  ASSERT_OK(GrpcSession::Reset(opts, {}));
+  EXPECT_THAT(a->WatchState().status(),
+              StatusIs(absl::StatusCode::kAborted, HasSubstr("is not found")));
+  a->Close().IgnoreError();  // Aborted too: the server forgot it
+  EXPECT_THAT(a->WatchState().status(), StatusIs(absl::StatusCode::kCancelled));
+}
+
 TEST(GrpcSessionTest, AnUnreachableServerIsUnavailableNamingTheAddress) {
   // A port that was free a moment ago: nothing listens there.
   int port;

@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/matmul_op.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 #include "runtime/graph/conv_util.h"
 #include "unsupported/Eigen/CXX11/Tensor"
@@ -161,14 +162,14 @@ void Col2Im(const OpKernelContext* ctx, const ConvGeometry& g, const T* patches,
       });
 }
 
-// A 4-element int32 shape input (input_sizes, filter_sizes).
+// A 4-element shape input (input_sizes, filter_sizes).
 absl::StatusOr<TensorShape> ShapeInput(const Tensor& t, const std::string& op, const char* what) {
-  if (t.dims() != 1 || t.NumElements() != 4 || t.dtype() != DT_INT32) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        op, ": ", what, " must be a 4-element int32 vector, got ", t.shape().DebugString()));
+  MG_ASSIGN_OR_RETURN(TensorShape s, ShapeFromTensor(t, absl::StrCat(op, ": ", what)));
+  if (s.dims() != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": ", what, " must have 4 elements, got ", s.dims()));
   }
-  std::vector<int64_t> dims(t.data<int32_t>(), t.data<int32_t>() + 4);
-  return TensorShape::Build(dims);
+  return s;
 }
 
 absl::Status CheckOutBackprop(const ConvGeometry& g, const Tensor& dy, const std::string& op) {

@@ -179,6 +179,22 @@ TEST(ConvKernelsTest, BadInputsNameTheNode) {
                 {{Ints({1, 4, 4, 1})}, {Random({2, 2, 1, 1}, 2)}, {Random({1, 2, 2, 1}, 3)}},
                 attrs),
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("out_backprop")));
+  EXPECT_THAT(RunKernel("Conv2DBackpropInput",
+                        {{Ints({1, 4, 4})}, {Random({2, 2, 1, 1}, 2)}, {Random({1, 3, 3, 1}, 3)}},
+                        attrs),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("must have 4 elements, got 3")));
+  std::map<std::string, AttrValue> pool = {
+      {"T", MakeAttrValue(DT_DOUBLE)},
+      {"ksize", MakeAttrValue(std::vector<int64_t>{1, 2, 2, 1})},
+      {"strides", MakeAttrValue(std::vector<int64_t>{1, 1, 1, 1})},
+      {"padding", MakeAttrValue("VALID")}};
+  EXPECT_THAT(RunKernel("AvgPoolGrad", {{Ints({1, -4, 4, 1})}, {Random({1, 3, 3, 1}, 3)}}, pool),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("orig_input_shape")));
+  EXPECT_THAT(RunKernel("MaxPoolGrad", {{Random({1, 4, 4, 1}, 1)}, {Random({1, 3, 3, 1}, 2)},
+                                        {Random({1, 2, 3, 1}, 3)}},
+                        pool),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("grad has shape")));
 }
 
 // Pools: a max ignores padding and sends its gradient to the first maximum

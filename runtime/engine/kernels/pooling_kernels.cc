@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 #include "runtime/graph/conv_util.h"
 #include "unsupported/Eigen/CXX11/Tensor"
@@ -201,13 +202,12 @@ class AvgPoolGradOp : public PoolBase {
   absl::Status Compute(OpKernelContext* ctx) const override {
     const Tensor& shape_in = ctx->input(0);
     const Tensor& grad = ctx->input(1);
-    if (shape_in.dims() != 1 || shape_in.NumElements() != 4 || shape_in.dtype() != DT_INT32) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          type_string(), " '", name(), "': orig_input_shape must be a 4-element int32 vector, got ",
-          shape_in.shape().DebugString()));
+    const std::string where = absl::StrCat(type_string(), " '", name(), "': orig_input_shape");
+    MG_ASSIGN_OR_RETURN(TensorShape shape, ShapeFromTensor(shape_in, where));
+    if (shape.dims() != 4) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " must have 4 elements, got ", shape.dims()));
     }
-    std::vector<int64_t> dims(shape_in.data<int32_t>(), shape_in.data<int32_t>() + 4);
-    MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
     MG_ASSIGN_OR_RETURN(PoolGeometry g, Geometry(shape));
     MG_RETURN_IF_ERROR(CheckGrad(g, grad));
     Tensor* dx;
