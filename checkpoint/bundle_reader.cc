@@ -35,9 +35,9 @@ absl::Status BundleReader::Init() {
   absl::Status exists = env_->FileExists(index);
   if (!exists.ok()) {
     if (env_->FileExists(prefix_).ok() && !env_->IsDirectory(prefix_).value_or(true)) {
-      return absl::UnimplementedError(absl::StrCat(
-          "checkpoint ", prefix_, " is in TensorFlow's V1 format (a single file, no ", index,
-          "), which minigraph does not read"));
+      return absl::UnimplementedError(
+          absl::StrCat("checkpoint ", prefix_, " is in TensorFlow's V1 format (a single file, no ",
+                       index, "), which minigraph does not read"));
     }
     return absl::NotFoundError(absl::StrCat("checkpoint index ", index, " not found"));
   }
@@ -47,25 +47,25 @@ absl::Status BundleReader::Init() {
         if (key.empty()) {
           BundleHeaderProto header;
           if (!header.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
-            return absl::DataLossError(absl::StrCat("checkpoint ", index,
-                                                    ": the header entry does not parse"));
+            return absl::DataLossError(
+                absl::StrCat("checkpoint ", index, ": the header entry does not parse"));
           }
           const VersionDef& v = header.version();
           bool bad = v.producer() < 0 || v.min_consumer() > kConsumerVersion;
           for (int b : v.bad_consumers()) bad |= b == kConsumerVersion;
           if (bad) {
-            return absl::UnimplementedError(absl::StrCat(
-                "checkpoint ", index, " has format version producer=", v.producer(),
-                " min_consumer=", v.min_consumer(), ", which this reader (version ",
-                kConsumerVersion, ") cannot read"));
+            return absl::UnimplementedError(
+                absl::StrCat("checkpoint ", index, " has format version producer=", v.producer(),
+                             " min_consumer=", v.min_consumer(), ", which this reader (version ",
+                             kConsumerVersion, ") cannot read"));
           }
           if (header.endianness() != BundleHeaderProto::LITTLE) {
             return absl::UnimplementedError(absl::StrCat(
                 "checkpoint ", index, " was written on a big-endian machine; not supported"));
           }
           if (header.num_shards() <= 0) {
-            return absl::DataLossError(absl::StrCat("checkpoint ", index, " has ",
-                                                    header.num_shards(), " shards"));
+            return absl::DataLossError(
+                absl::StrCat("checkpoint ", index, " has ", header.num_shards(), " shards"));
           }
           num_shards_ = header.num_shards();
           have_header = true;
@@ -90,7 +90,8 @@ absl::Status BundleReader::Init() {
           }
           if (entry.offset() < 0 || entry.size() < 0) return bad("has a negative offset or size");
           auto shape = TensorShape::FromProto(entry.shape());
-          if (!shape.ok()) return bad(absl::StrCat("has an invalid shape: ", shape.status().message()));
+          if (!shape.ok())
+            return bad(absl::StrCat("has an invalid shape: ", shape.status().message()));
           if (DataTypeCanUseMemcpy(entry.dtype())) {
             uint64_t want;
             if (__builtin_mul_overflow(static_cast<uint64_t>(shape->num_elements()),
@@ -130,10 +131,10 @@ absl::Status BundleReader::Init() {
     if (e.slices_size() > 0) continue;
     const uint64_t end = static_cast<uint64_t>(e.offset()) + static_cast<uint64_t>(e.size());
     if (end > data_sizes_[e.shard_id()]) {
-      return absl::DataLossError(absl::StrCat(
-          "checkpoint ", prefix_, ": tensor \"", key, "\" spans bytes [", e.offset(), ", ", end,
-          ") but ", DataFilename(prefix_, e.shard_id(), num_shards_), " has only ",
-          data_sizes_[e.shard_id()], " bytes (truncated?)"));
+      return absl::DataLossError(
+          absl::StrCat("checkpoint ", prefix_, ": tensor \"", key, "\" spans bytes [", e.offset(),
+                       ", ", end, ") but ", DataFilename(prefix_, e.shard_id(), num_shards_),
+                       " has only ", data_sizes_[e.shard_id()], " bytes (truncated?)"));
     }
   }
   return absl::OkStatus();
@@ -142,8 +143,7 @@ absl::Status BundleReader::Init() {
 absl::StatusOr<const BundleEntryProto*> BundleReader::GetEntry(absl::string_view key) const {
   auto it = entries_.find(std::string(key));
   if (it == entries_.end()) {
-    return absl::NotFoundError(
-        absl::StrCat("Key ", key, " not found in checkpoint ", prefix_));
+    return absl::NotFoundError(absl::StrCat("Key ", key, " not found in checkpoint ", prefix_));
   }
   return &it->second;
 }
@@ -153,8 +153,8 @@ absl::StatusOr<TensorShape> BundleReader::GetShape(absl::string_view key) const 
   return TensorShape::FromProto(e->shape());
 }
 
-absl::Status BundleReader::ReadBytes(const BundleEntryProto& e, absl::string_view key,
-                                     char* dst, bool verify_crc) const {
+absl::Status BundleReader::ReadBytes(const BundleEntryProto& e, absl::string_view key, char* dst,
+                                     bool verify_crc) const {
   const RandomAccessFile& file = *data_files_[e.shard_id()];
   uint32_t crc = 0;
   uint64_t done = 0;
@@ -163,26 +163,28 @@ absl::Status BundleReader::ReadBytes(const BundleEntryProto& e, absl::string_vie
     const size_t chunk = static_cast<size_t>(std::min<uint64_t>(kReadChunk, n - done));
     MG_ASSIGN_OR_RETURN(absl::string_view got, file.Read(e.offset() + done, chunk, dst + done));
     if (got.size() != chunk) {
-      return absl::DataLossError(absl::StrCat(
-          "checkpoint ", prefix_, ": tensor \"", key, "\" is truncated in ",
-          DataFilename(prefix_, e.shard_id(), num_shards_)));
+      return absl::DataLossError(absl::StrCat("checkpoint ", prefix_, ": tensor \"", key,
+                                              "\" is truncated in ",
+                                              DataFilename(prefix_, e.shard_id(), num_shards_)));
     }
     if (verify_crc) crc = crc32c::Extend(crc, dst + done, chunk);
     done += chunk;
   }
   if (verify_crc && crc32c::Unmask(e.crc32c()) != crc) {
-    return absl::DataLossError(absl::StrCat(
-        "Checksum does not match for tensor \"", key, "\" in ",
-        DataFilename(prefix_, e.shard_id(), num_shards_), ": stored ", e.crc32c(),
-        ", computed ", crc32c::Mask(crc)));
+    return absl::DataLossError(absl::StrCat("Checksum does not match for tensor \"", key, "\" in ",
+                                            DataFilename(prefix_, e.shard_id(), num_shards_),
+                                            ": stored ", e.crc32c(), ", computed ",
+                                            crc32c::Mask(crc)));
   }
   return absl::OkStatus();
 }
 
-absl::Status BundleReader::ReadStrings(const BundleEntryProto& e, absl::string_view key,
-                                       Tensor* dst) const {
+absl::StatusOr<std::string> BundleReader::ReadStrings(const BundleEntryProto& e,
+                                                      absl::string_view key, int64_t n) const {
   // The entry's crc covers the lengths (as fixed-width integers), their
   // masked crc and the string bytes, not the varint bytes: checked below.
+  // Nothing per string is allocated until every check has passed, so a
+  // corrupt entry costs its own bytes once, not a std::string per element.
   std::string buf(static_cast<size_t>(e.size()), '\0');
   MG_RETURN_IF_ERROR(ReadBytes(e, key, buf.data(), /*verify_crc=*/false));
   const std::string file = DataFilename(prefix_, e.shard_id(), num_shards_);
@@ -191,21 +193,20 @@ absl::Status BundleReader::ReadStrings(const BundleEntryProto& e, absl::string_v
         absl::StrCat("checkpoint ", prefix_, ": string tensor \"", key, "\" in ", file, " ", why));
   };
   absl::string_view in(buf);
-  const int64_t n = dst->NumElements();
-  std::vector<uint64_t> lengths(n);
   uint32_t length_crc = 0;
   uint64_t total = 0;
   for (int64_t i = 0; i < n; ++i) {
-    if (!GetVarint64(&in, &lengths[i])) return corrupt("has a malformed length");
+    uint64_t length;
+    if (!GetVarint64(&in, &length)) return corrupt("has a malformed length");
     char le[8];
-    if (lengths[i] <= 0xFFFFFFFFu) {
-      EncodeFixed32(le, static_cast<uint32_t>(lengths[i]));
+    if (length <= 0xFFFFFFFFu) {
+      EncodeFixed32(le, static_cast<uint32_t>(length));
       length_crc = crc32c::Extend(length_crc, le, 4);
     } else {
-      EncodeFixed64(le, lengths[i]);
+      EncodeFixed64(le, length);
       length_crc = crc32c::Extend(length_crc, le, 8);
     }
-    if (__builtin_add_overflow(total, lengths[i], &total)) return corrupt("has bad lengths");
+    if (__builtin_add_overflow(total, length, &total)) return corrupt("has bad lengths");
   }
   uint32_t stored;
   if (!GetFixed32(&in, &stored)) return corrupt("is truncated");
@@ -216,16 +217,26 @@ absl::Status BundleReader::ReadStrings(const BundleEntryProto& e, absl::string_v
   uint32_t crc = crc32c::Extend(length_crc, in.data() - 4, 4);
   crc = crc32c::Extend(crc, in.data(), in.size());
   if (crc32c::Unmask(e.crc32c()) != crc) {
-    return absl::DataLossError(absl::StrCat("Checksum does not match for tensor \"", key,
-                                            "\" in ", file, ": stored ", e.crc32c(),
-                                            ", computed ", crc32c::Mask(crc)));
+    return absl::DataLossError(absl::StrCat("Checksum does not match for tensor \"", key, "\" in ",
+                                            file, ": stored ", e.crc32c(), ", computed ",
+                                            crc32c::Mask(crc)));
   }
-  std::string* out = dst->data<std::string>();
+  return buf;
+}
+
+// `buf` is what ReadStrings returned for `n` strings: decodes the lengths a
+// second time rather than keeping them (8 bytes per element) from the first.
+static void DecodeStrings(absl::string_view buf, int64_t n, std::string* out) {
+  absl::string_view bytes = buf;
+  uint64_t length;
+  for (int64_t i = 0; i < n; ++i) GetVarint64(&bytes, &length);
+  bytes.remove_prefix(4);  // the lengths' checksum
+  absl::string_view lengths = buf;
   for (int64_t i = 0; i < n; ++i) {
-    out[i].assign(in.data(), lengths[i]);
-    in.remove_prefix(lengths[i]);
+    GetVarint64(&lengths, &length);
+    out[i].assign(bytes.data(), length);
+    bytes.remove_prefix(length);
   }
-  return absl::OkStatus();
 }
 
 absl::StatusOr<const BundleEntryProto*> BundleReader::ReadableEntry(absl::string_view key) const {
@@ -256,12 +267,20 @@ absl::Status BundleReader::ReadInto(absl::string_view key, Tensor* dst) const {
     if (e->size() == 0) return absl::OkStatus();
     return ReadBytes(*e, key, static_cast<char*>(dst->raw_data()), /*verify_crc=*/true);
   }
-  return ReadStrings(*e, key, dst);
+  MG_ASSIGN_OR_RETURN(std::string buf, ReadStrings(*e, key, dst->NumElements()));
+  DecodeStrings(buf, dst->NumElements(), dst->data<std::string>());
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Tensor> BundleReader::Lookup(absl::string_view key, Allocator* allocator) const {
   MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, ReadableEntry(key));
   MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(e->shape()));
+  if (e->dtype() == DT_STRING) {  // verified before the strings are allocated
+    MG_ASSIGN_OR_RETURN(std::string buf, ReadStrings(*e, key, shape.num_elements()));
+    MG_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(e->dtype(), shape, allocator));
+    DecodeStrings(buf, t.NumElements(), t.data<std::string>());
+    return t;
+  }
   MG_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(e->dtype(), shape, allocator));
   MG_RETURN_IF_ERROR(ReadInto(key, &t));
   return t;

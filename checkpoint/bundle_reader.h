@@ -69,7 +69,9 @@ class BundleReader {
   absl::StatusOr<const BundleEntryProto*> ReadableEntry(absl::string_view key) const;
   absl::Status ReadBytes(const BundleEntryProto& e, absl::string_view key, char* dst,
                          bool verify_crc) const;
-  absl::Status ReadStrings(const BundleEntryProto& e, absl::string_view key, Tensor* dst) const;
+  // Reads and verifies a string entry of `n` elements; returns its bytes.
+  absl::StatusOr<std::string> ReadStrings(const BundleEntryProto& e, absl::string_view key,
+                                          int64_t n) const;
 
   Env* const env_;
   const std::string prefix_;

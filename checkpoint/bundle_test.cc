@@ -10,6 +10,9 @@
 #include "checkpoint/bundle_writer.h"
 #include "checkpoint/naming.h"
 #include "checkpoint/table.h"
+#include "core/allocator.h"
+#include "core/coding.h"
+#include "core/crc32c.h"
 #include "core/mem_env.h"
 #include "core/status_matchers.h"
 #include "core/tensor_types.h"
@@ -19,6 +22,7 @@
 namespace minigraph {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::AnyOf;
 using ::testing::HasSubstr;
 
@@ -50,10 +54,9 @@ bool SameTensor(const Tensor& a, const Tensor& b) {
 }
 
 TEST(BundleTest, RoundTripsEveryDtypeAndShape) {
-  const std::vector<DataType> dtypes = {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_UINT8, DT_INT16,
-                                        DT_INT8, DT_STRING, DT_COMPLEX64, DT_INT64, DT_BOOL,
-                                        DT_BFLOAT16, DT_UINT16, DT_COMPLEX128, DT_HALF,
-                                        DT_UINT32, DT_UINT64};
+  const std::vector<DataType> dtypes = {
+      DT_FLOAT, DT_DOUBLE, DT_INT32,    DT_UINT8,  DT_INT16,      DT_INT8, DT_STRING, DT_COMPLEX64,
+      DT_INT64, DT_BOOL,   DT_BFLOAT16, DT_UINT16, DT_COMPLEX128, DT_HALF, DT_UINT32, DT_UINT64};
   const std::vector<TensorShape> shapes = {TensorShape(), TensorShape({0}), TensorShape({5}),
                                            TensorShape({3, 0, 2}), TensorShape({17, 3})};
   std::mt19937 rng(11);
@@ -171,8 +174,9 @@ TEST(BundleTest, HeaderAndEntryValidation) {
   BundleEntryProto bad_size = e;
   bad_size.set_size(7);
   WriteIndex(&env, "/h/m", header, {{"a", bad_size}});
-  EXPECT_THAT(BundleReader::Open(&env, "/h/m"),
-              StatusIs(absl::StatusCode::kDataLoss, AllOf(HasSubstr("\"a\""), HasSubstr("size 7"))));
+  EXPECT_THAT(
+      BundleReader::Open(&env, "/h/m"),
+      StatusIs(absl::StatusCode::kDataLoss, AllOf(HasSubstr("\"a\""), HasSubstr("size 7"))));
   BundleEntryProto past_end = e;
   past_end.set_offset(4);
   WriteIndex(&env, "/h/m", header, {{"a", past_end}});
@@ -184,8 +188,8 @@ TEST(BundleTest, HeaderAndEntryValidation) {
   sliced.add_slices()->add_extent();
   WriteIndex(&env, "/h/m", header, {{"a", e}, {"part", sliced}});
   ASSERT_OK_AND_ASSIGN(auto r, BundleReader::Open(&env, "/h/m"));
-  EXPECT_THAT(r->Lookup("part"),
-              StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("\"part\" in checkpoint /h/m is partitioned")));
+  EXPECT_THAT(r->Lookup("part"), StatusIs(absl::StatusCode::kUnimplemented,
+                                          HasSubstr("\"part\" in checkpoint /h/m is partitioned")));
   e.set_crc32c(12345);
   WriteIndex(&env, "/h/m", header, {{"a", e}});
   ASSERT_OK_AND_ASSIGN(r, BundleReader::Open(&env, "/h/m"));
@@ -235,8 +239,8 @@ class BundleCorruptionTest : public ::testing::Test {
 
 TEST_F(BundleCorruptionTest, EveryFlippedByteIsCaughtOrHarmless) {
   ASSERT_EQ(ReadAll(), 4);
-  for (const auto& [path, original] :
-       {std::make_pair(MetaFilename("/c/m"), index_), std::make_pair(DataFilename("/c/m", 0, 1), data_)}) {
+  for (const auto& [path, original] : {std::make_pair(MetaFilename("/c/m"), index_),
+                                       std::make_pair(DataFilename("/c/m", 0, 1), data_)}) {
     for (size_t i = 0; i < original.size(); ++i) {
       std::string bad = original;
       bad[i] ^= 0x5a;
@@ -249,8 +253,8 @@ TEST_F(BundleCorruptionTest, EveryFlippedByteIsCaughtOrHarmless) {
 }
 
 TEST_F(BundleCorruptionTest, EveryTruncationIsCaught) {
-  for (const auto& [path, original] :
-       {std::make_pair(MetaFilename("/c/m"), index_), std::make_pair(DataFilename("/c/m", 0, 1), data_)}) {
+  for (const auto& [path, original] : {std::make_pair(MetaFilename("/c/m"), index_),
+                                       std::make_pair(DataFilename("/c/m", 0, 1), data_)}) {
     for (size_t len = 0; len < original.size(); ++len) {
       ASSERT_OK(WriteStringToFile(&env_, path, original.substr(0, len)));
       SCOPED_TRACE(testing::Message() << path << " truncated to " << len);
@@ -261,16 +265,132 @@ TEST_F(BundleCorruptionTest, EveryTruncationIsCaught) {
   EXPECT_EQ(ReadAll(), 4);
 }
 
+TEST_F(BundleCorruptionTest, RandomMutationsOfTheIndexNeverCrash) {
+  // Random values (not only flips), half of them in the footer's varints,
+  // which no checksum covers. (A handle claiming 2^40 bytes, which ended in
+  // bad_alloc, is pinned by the next test.)
+  std::mt19937 rng(17);
+  const std::string path = MetaFilename("/c/m");
+  for (int round = 0; round < 3000; ++round) {
+    std::string bad = index_;
+    const int mutations = 1 + rng() % 3;
+    for (int m = 0; m < mutations; ++m) {
+      // Half of them in the footer, the only bytes no checksum covers.
+      const size_t at = rng() % 2 ? rng() % bad.size() : bad.size() - 48 + rng() % 40;
+      bad[at] = static_cast<char>(rng());
+    }
+    ASSERT_OK(WriteStringToFile(&env_, path, bad));
+    SCOPED_TRACE(testing::Message() << "round " << round);
+    ReadAll();
+  }
+}
+
+// Replaces the table's index block (and footer) in `index` with one entry
+// pointing at a data block [offset, +size).
+std::string WithDataBlockHandle(const std::string& index, uint64_t offset, uint64_t size) {
+  absl::string_view footer = absl::string_view(index).substr(index.size() - 48);
+  uint64_t meta_offset, meta_size, index_offset, index_size;
+  EXPECT_TRUE(GetVarint64(&footer, &meta_offset) && GetVarint64(&footer, &meta_size) &&
+              GetVarint64(&footer, &index_offset) && GetVarint64(&footer, &index_size));
+  std::string block;
+  PutVarint32(&block, 0);  // shared key bytes
+  PutVarint32(&block, 1);  // non-shared key bytes
+  std::string handle;
+  PutVarint64(&handle, offset);
+  PutVarint64(&handle, size);
+  PutVarint32(&block, handle.size());
+  block += "~" + handle;
+  PutFixed32(&block, 0);  // restart offsets
+  PutFixed32(&block, 1);  // restart count
+  block.push_back(0);     // no compression
+  PutFixed32(&block, crc32c::Mask(crc32c::Value(block.data(), block.size())));
+  std::string out = index.substr(0, index_offset) + block;
+  std::string new_footer;
+  PutVarint64(&new_footer, meta_offset);
+  PutVarint64(&new_footer, meta_size);
+  PutVarint64(&new_footer, index_offset);
+  PutVarint64(&new_footer, block.size() - 5);
+  new_footer.resize(40, '\0');
+  return out + new_footer + index.substr(index.size() - 8);
+}
+
+TEST_F(BundleCorruptionTest, BlockHandlesAreCheckedAgainstTheFileBeforeAllocating) {
+  const std::string path = MetaFilename("/c/m");
+  // The footer's index block handle claims 2^40 bytes.
+  std::string bad = index_;
+  std::string footer;
+  PutVarint64(&footer, 0);
+  PutVarint64(&footer, 1);
+  PutVarint64(&footer, 0);
+  PutVarint64(&footer, uint64_t{1} << 40);
+  footer.resize(40, '\0');
+  bad.replace(bad.size() - 48, 40, footer);
+  ASSERT_OK(WriteStringToFile(&env_, path, bad));
+  EXPECT_THAT(BundleReader::Open(&env_, "/c/m"),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       AllOf(HasSubstr(path), HasSubstr("the footer's index block"),
+                             HasSubstr("reaches past"))));
+  // The index block is intact (checksum and all) but names a 2^40-byte data block.
+  ASSERT_OK(WriteStringToFile(&env_, path, WithDataBlockHandle(index_, 0, uint64_t{1} << 40)));
+  EXPECT_THAT(
+      BundleReader::Open(&env_, "/c/m"),
+      StatusIs(absl::StatusCode::kDataLoss, AllOf(HasSubstr(path), HasSubstr("a data block"))));
+  // Shorter than a footer.
+  ASSERT_OK(WriteStringToFile(&env_, path, index_.substr(0, 20)));
+  EXPECT_THAT(BundleReader::Open(&env_, "/c/m"),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("shorter than a table footer")));
+}
+
+// Counts what tensors ask for.
+class CountingAllocator : public Allocator {
+ public:
+  std::string Name() const override { return "counting"; }
+  void* Allocate(size_t bytes) override {
+    allocated += bytes;
+    return MallocAllocator()->Allocate(bytes);
+  }
+  void Deallocate(void* p, size_t bytes) override { MallocAllocator()->Deallocate(p, bytes); }
+  std::atomic<size_t> allocated{0};
+};
+
+TEST(BundleTest, CorruptStringTensorIsRejectedBeforeItsStringsAreAllocated) {
+  // A million empty strings: 1 MB on disk, 32 MB as std::strings.
+  MemEnv env;
+  const int64_t n = 1 << 20;
+  {
+    ASSERT_OK_AND_ASSIGN(auto w, BundleWriter::Create(&env, "/s/m"));
+    ASSERT_OK(w->Add("names", Tensor(DT_STRING, TensorShape({n}))));
+    ASSERT_OK(w->Finish());
+  }
+  const std::string data_path = DataFilename("/s/m", 0, 1);
+  ASSERT_OK_AND_ASSIGN(std::string data, ReadFileToString(&env, data_path));
+  data[data.size() - 1] ^= 1;  // the lengths' checksum
+  ASSERT_OK(WriteStringToFile(&env, data_path, data));
+  ASSERT_OK_AND_ASSIGN(auto r, BundleReader::Open(&env, "/s/m"));
+  CountingAllocator counting;
+  EXPECT_THAT(r->Lookup("names", &counting),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       AllOf(HasSubstr("names"), HasSubstr("length checksum"))));
+  EXPECT_EQ(counting.allocated.load(), 0u);
+  data[data.size() - 1] ^= 1;
+  ASSERT_OK(WriteStringToFile(&env, data_path, data));
+  ASSERT_OK_AND_ASSIGN(r, BundleReader::Open(&env, "/s/m"));
+  ASSERT_OK_AND_ASSIGN(Tensor t, r->Lookup("names", &counting));
+  EXPECT_EQ(t.NumElements(), n);
+  EXPECT_EQ(counting.allocated.load(), n * sizeof(std::string));
+}
+
 TEST(BundleTest, DeleteStaleTempFilesRemovesOnlyWhatInterruptedSavesLeft) {
   FakeClockEnv clock(Env::Default());
   MemEnv env(&clock);
   ASSERT_OK(env.CreateDir("/ckpt/model-5_temp_1a2b"));
   ASSERT_OK(env.CreateDir("/ckpt/notes_temp_dir"));
   // Left by saves killed an hour ago.
-  for (const char* p : {"/ckpt/model-5.index.tempstate123", "/ckpt/model-5.data-00000-of-00001.tempstate9",
-                        "/ckpt/model-5_temp_1a2b/part-00000-of-00002.index",
-                        "/ckpt/model-5_temp_1a2b/part-00001-of-00002.data-00000-of-00001.tempstate7",
-                        "/ckpt/notes_temp_dir/todo.txt"}) {
+  for (const char* p :
+       {"/ckpt/model-5.index.tempstate123", "/ckpt/model-5.data-00000-of-00001.tempstate9",
+        "/ckpt/model-5_temp_1a2b/part-00000-of-00002.index",
+        "/ckpt/model-5_temp_1a2b/part-00001-of-00002.data-00000-of-00001.tempstate7",
+        "/ckpt/notes_temp_dir/todo.txt"}) {
     ASSERT_OK(WriteStringToFile(&env, p, "x"));
   }
   // Finished checkpoints and unrelated files, just as old.
@@ -283,9 +403,10 @@ TEST(BundleTest, DeleteStaleTempFilesRemovesOnlyWhatInterruptedSavesLeft) {
   ASSERT_OK(WriteStringToFile(&env, "/ckpt/model-6.index.tempstate55", "x"));
   ASSERT_OK_AND_ASSIGN(std::vector<std::string> deleted,
                        DeleteStaleTempFiles(&env, "/ckpt", absl::Hours(1)));
-  EXPECT_THAT(deleted, ::testing::UnorderedElementsAre(
-                           "/ckpt/model-5.index.tempstate123",
-                           "/ckpt/model-5.data-00000-of-00001.tempstate9", "/ckpt/model-5_temp_1a2b"));
+  EXPECT_THAT(deleted,
+              ::testing::UnorderedElementsAre("/ckpt/model-5.index.tempstate123",
+                                              "/ckpt/model-5.data-00000-of-00001.tempstate9",
+                                              "/ckpt/model-5_temp_1a2b"));
   EXPECT_THAT(env.GetChildren("/ckpt"),
               IsOkAndHolds(::testing::UnorderedElementsAre(
                   "model-4.index", "model-4.data-00000-of-00001", "checkpoint", "events.out",

@@ -3,6 +3,8 @@
 #include <memory>
 
 #include "absl/strings/str_cat.h"
+#include "core/coding.h"
+#include "core/crc32c.h"
 #include "core/status_macros.h"
 #include "leveldb/env.h"
 #include "leveldb/iterator.h"
@@ -62,6 +64,97 @@ absl::Status FromLevelDb(const leveldb::Status& s, const std::string& path) {
   return absl::DataLossError(msg);  // corruption, bad magic, bad block type, ...
 }
 
+// LevelDB's reader allocates a block's size before it reads the block, so a
+// corrupt footer or index entry claiming a 2^40-byte block ends the process
+// with std::bad_alloc. LevelDB's block parser is not in its public headers,
+// so the few lines below check every block handle against the file first:
+// the footer's two handles, then each data block handle in the index block.
+constexpr size_t kFooterSize = 48;       // two padded handles + 8-byte magic
+constexpr size_t kBlockTrailerSize = 5;  // type byte + masked crc32c
+constexpr uint64_t kTableMagic = 0xdb4775248b80fb57ull;
+
+struct Handle {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+};
+
+bool DecodeHandle(absl::string_view* in, Handle* h) {
+  return GetVarint64(in, &h->offset) && GetVarint64(in, &h->size);
+}
+
+absl::Status CheckHandle(const Handle& h, uint64_t limit, absl::string_view what,
+                         const std::string& path) {
+  uint64_t end;
+  if (__builtin_add_overflow(h.offset, h.size, &end) ||
+      __builtin_add_overflow(end, kBlockTrailerSize, &end) || end > limit) {
+    return absl::DataLossError(absl::StrCat("checkpoint index ", path, ": ", what, " [", h.offset,
+                                            ", +", h.size, ") reaches past the table's ", limit,
+                                            " bytes of blocks (corrupt or truncated)"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckBlockHandles(const minigraph::RandomAccessFile& file, uint64_t size,
+                               const std::string& path) {
+  if (size < kFooterSize) {
+    return absl::DataLossError(absl::StrCat("checkpoint index ", path, " is ", size,
+                                            " bytes, shorter than a table footer (", kFooterSize,
+                                            "); truncated?"));
+  }
+  const uint64_t limit = size - kFooterSize;
+  char footer_buf[kFooterSize];
+  MG_ASSIGN_OR_RETURN(absl::string_view footer, file.Read(limit, kFooterSize, footer_buf));
+  if (footer.size() != kFooterSize ||
+      DecodeFixed64(footer.data() + kFooterSize - 8) != kTableMagic) {
+    return absl::DataLossError(
+        absl::StrCat("checkpoint index ", path, " does not end with a table footer (bad magic)"));
+  }
+  Handle meta, index;
+  if (!DecodeHandle(&footer, &meta) || !DecodeHandle(&footer, &index)) {
+    return absl::DataLossError(
+        absl::StrCat("checkpoint index ", path, ": the footer's block handles do not parse"));
+  }
+  MG_RETURN_IF_ERROR(CheckHandle(meta, limit, "the footer's metaindex block", path));
+  MG_RETURN_IF_ERROR(CheckHandle(index, limit, "the footer's index block", path));
+
+  // The index block is within the file, so reading it allocates at most the
+  // file's size. Its crc is checked first: without it, the parse below could
+  // only call a corrupt block malformed.
+  std::string block(index.size + kBlockTrailerSize, '\0');
+  MG_ASSIGN_OR_RETURN(absl::string_view got, file.Read(index.offset, block.size(), block.data()));
+  auto corrupt = [&](absl::string_view why) {
+    return absl::DataLossError(absl::StrCat("checkpoint index ", path, ": the index block ", why));
+  };
+  if (got.size() != block.size()) return corrupt("is truncated");
+  if (crc32c::Unmask(DecodeFixed32(got.data() + index.size + 1)) !=
+      crc32c::Value(got.data(), index.size + 1)) {
+    return corrupt("fails its checksum");
+  }
+  // Block layout: entries, then num_restarts fixed32 offsets, then
+  // num_restarts. Each entry: varint32 shared, non_shared and value lengths,
+  // the key's non-shared bytes, the value (a data block handle).
+  absl::string_view contents = got.substr(0, index.size);
+  if (contents.size() < 4) return corrupt("is shorter than its restart count");
+  const uint64_t restarts = DecodeFixed32(contents.data() + contents.size() - 4);
+  if (restarts * 4 + 4 > contents.size()) return corrupt("has a bad restart count");
+  absl::string_view entries = contents.substr(0, contents.size() - 4 - restarts * 4);
+  while (!entries.empty()) {
+    uint64_t shared, non_shared, value_size;
+    if (!GetVarint64(&entries, &shared) || !GetVarint64(&entries, &non_shared) ||
+        !GetVarint64(&entries, &value_size) || non_shared > entries.size() ||
+        value_size > entries.size() - non_shared) {
+      return corrupt("has a malformed entry");
+    }
+    entries.remove_prefix(non_shared);
+    absl::string_view value = entries.substr(0, value_size);
+    entries.remove_prefix(value_size);
+    Handle data;
+    if (!DecodeHandle(&value, &data)) return corrupt("has a malformed block handle");
+    MG_RETURN_IF_ERROR(CheckHandle(data, limit, "a data block", path));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 struct TableWriter::Rep {
@@ -97,8 +190,8 @@ absl::Status TableWriter::Add(absl::string_view key, absl::string_view value) {
     return absl::FailedPreconditionError(absl::StrCat("table ", r.name, " is already finished"));
   }
   if (r.has_entries && key <= r.last_key) {
-    return absl::InvalidArgumentError(absl::StrCat("table ", r.name, ": key \"", key,
-                                                   "\" is not after \"", r.last_key, "\""));
+    return absl::InvalidArgumentError(
+        absl::StrCat("table ", r.name, ": key \"", key, "\" is not after \"", r.last_key, "\""));
   }
   // TensorFlow's TableBuilder flushes the current block before an entry of
   // at least two blocks, so the big entry starts a block of its own.
@@ -127,6 +220,7 @@ absl::Status ReadTable(
     const std::function<absl::Status(absl::string_view, absl::string_view)>& visit) {
   MG_ASSIGN_OR_RETURN(uint64_t size, env->GetFileSize(path));
   MG_ASSIGN_OR_RETURN(auto raw, env->NewRandomAccessFile(path));
+  MG_RETURN_IF_ERROR(CheckBlockHandles(*raw, size, path));
   RandomAccessAdapter file(std::move(raw));
   leveldb::Options options;
   options.paranoid_checks = true;  // verify the index block's crc too
