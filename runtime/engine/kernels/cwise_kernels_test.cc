@@ -64,6 +64,8 @@ const std::vector<std::pair<TensorShape, TensorShape>>& ShapePairs() {
       {TensorShape({0, 3}), TensorShape({3})},
       {TensorShape({2, 0}), TensorShape({1, 1})},
       {TensorShape({200, 300}), TensorShape({300})},  // big enough for the intra-op pool
+      {TensorShape({70000}), TensorShape()},           // a scalar, split across the pool
+      {TensorShape({2, 1, 2, 1, 2, 1}), TensorShape({1, 3, 1, 3, 1, 3})},  // rank 6 merged
   };
   return *pairs;
 }

@@ -13,6 +13,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernel_registry.h"
 #include "runtime/engine/kernels/internal/bcast.h"
@@ -201,57 +202,93 @@ struct BinaryKernelFor {
       MG_ASSIGN_OR_RETURN(BCast b, BCast::Make(x.shape(), y.shape()));
       MG_RETURN_IF_ERROR(ctx->allocate_output(0, b.output_shape(), &z));
       if (z->NumElements() == 0) return absl::OkStatus();
-      auto out = z->flat<Tout>();
-      if (x.NumElements() == 1 && y.NumElements() == z->NumElements()) {
-        auto yf = y.flat<T>();
-        Evaluate(ctx, out, yf.constant(x.flat<T>()(0)).binaryExpr(yf, F<T>()));
-        return absl::OkStatus();
-      }
-      if (y.NumElements() == 1 && x.NumElements() == z->NumElements()) {
-        auto xf = x.flat<T>();
-        Evaluate(ctx, out, xf.binaryExpr(xf.constant(y.flat<T>()(0)), F<T>()));
-        return absl::OkStatus();
-      }
+      const int64_t n = z->NumElements();
       // Equal element counts: nothing is broadcast (shapes differ only by
       // dims of size 1), so the flat expression serves.
-      if (x.NumElements() == z->NumElements() && y.NumElements() == z->NumElements()) {
-        Evaluate(ctx, out, x.flat<T>().binaryExpr(y.flat<T>(), F<T>()));
+      if (x.NumElements() == n && y.NumElements() == n) {
+        Evaluate(ctx, z->flat<Tout>(), x.flat<T>().binaryExpr(y.flat<T>(), F<T>()));
         return absl::OkStatus();
       }
-      // After merging, a real broadcast has rank 2 or more. Ranks 4 and 5 share
-      // one instantiation (rank 4 padded with a leading 1): each rank costs a
-      // full set of Eigen broadcast expressions per op and dtype.
-      switch (b.result_shape().size()) {
-        case 2:
-          return Broadcast<2>(ctx, x, y, b, z);
-        case 3:
-          return Broadcast<3>(ctx, x, y, b, z);
-        case 4:
-        case 5:
-          return Broadcast<5>(ctx, x, y, b, z);
-        default:
-          return absl::UnimplementedError(
-              absl::StrCat("broadcasting ", x.shape().DebugString(), " with ",
-                           y.shape().DebugString(), " needs ", b.result_shape().size(),
-                           " dimensions after merging; at most 5 are supported"));
+      // A scalar with a tensor: one row of n.
+      if ((x.NumElements() == 1 && y.NumElements() == n) ||
+          (y.NumElements() == 1 && x.NumElements() == n)) {
+        const bool x_moves = x.NumElements() == n;
+        const T* xp = x.data<T>();
+        const T* yp = y.data<T>();
+        Tout* zp = z->data<Tout>();
+        ctx->eigen_device().parallelFor(
+            n, Eigen::TensorOpCost(sizeof(T), sizeof(Tout), 1),
+            [&](Eigen::Index begin, Eigen::Index end) {
+              Row(x_moves ? xp + begin : xp, x_moves, x_moves ? yp : yp + begin, !x_moves,
+                  zp + begin, end - begin);
+            });
+        return absl::OkStatus();
       }
+      Broadcast(ctx, x, y, b, z);
+      return absl::OkStatus();
     }
 
    private:
-    // `b`'s merged dims, padded with leading 1s to rank N.
-    template <int N>
-    static absl::Status Broadcast(OpKernelContext* ctx, const Tensor& x, const Tensor& y,
-                                  const BCast& b, Tensor* z) {
-      const size_t pad = N - b.result_shape().size();
-      auto dims = [pad](const BCast::Vec& v) {
-        std::array<Eigen::DenseIndex, N> a;
-        for (size_t i = 0; i < N; ++i) a[i] = i < pad ? 1 : v[i - pad];
-        return a;
+    // A real broadcast (rank >= 2 after merging): a loop over the output's
+    // rows (its last merged dimension), each row's x and y offsets computed
+    // from the row index. Written by hand rather than with Eigen's broadcast
+    // expressions, which were compiled once per rank, op and dtype and made
+    // most of the element-wise kernels' compile time; this is one function
+    // per op and dtype, for any rank, and its inner loops are the contiguous
+    // and scalar cases the compiler vectorizes (`omp simd`, -fopenmp-simd).
+    static void Broadcast(OpKernelContext* ctx, const Tensor& x, const Tensor& y, const BCast& b,
+                          Tensor* z) {
+      const BCast::Vec& dims = b.result_shape();
+      const int rank = static_cast<int>(dims.size());
+      // Element strides of x and y along each merged dim; 0 where broadcast.
+      absl::InlinedVector<int64_t, 6> x_strides(rank), y_strides(rank);
+      int64_t xs = 1, ys = 1;
+      for (int d = rank - 1; d >= 0; --d) {
+        x_strides[d] = b.x_reshape()[d] == 1 ? 0 : xs;
+        y_strides[d] = b.y_reshape()[d] == 1 ? 0 : ys;
+        xs *= b.x_reshape()[d];
+        ys *= b.y_reshape()[d];
+      }
+      const int64_t inner = dims[rank - 1];
+      const T* xp = x.data<T>();
+      const T* yp = y.data<T>();
+      Tout* zp = z->data<Tout>();
+      auto rows = [&](Eigen::Index begin, Eigen::Index end) {
+        for (int64_t row = begin; row < end; ++row) {
+          int64_t xo = 0, yo = 0, rest = row;
+          for (int d = rank - 2; d >= 0; --d) {
+            const int64_t i = rest % dims[d];
+            rest /= dims[d];
+            xo += i * x_strides[d];
+            yo += i * y_strides[d];
+          }
+          Row(xp + xo, x_strides[rank - 1] != 0, yp + yo, y_strides[rank - 1] != 0,
+              zp + row * inner, inner);
+        }
       };
-      auto xt = x.shaped<T, N>(dims(b.x_reshape())).broadcast(dims(b.x_bcast()));
-      auto yt = y.shaped<T, N>(dims(b.y_reshape())).broadcast(dims(b.y_bcast()));
-      Evaluate(ctx, z->shaped<Tout, N>(dims(b.result_shape())), xt.binaryExpr(yt, F<T>()));
-      return absl::OkStatus();
+      const double bytes = static_cast<double>(inner) * sizeof(T);
+      ctx->eigen_device().parallelFor(z->NumElements() / inner,
+                                      Eigen::TensorOpCost(2 * bytes, bytes, inner), rows);
+    }
+
+    // z[j] = F(x[j or 0], y[j or 0]) for j < n.
+    static void Row(const T* __restrict x, bool x_moves, const T* __restrict y, bool y_moves,
+                    Tout* __restrict z, int64_t n) {
+      const F<T> f;
+      if (x_moves && y_moves) {
+#pragma omp simd
+        for (int64_t j = 0; j < n; ++j) z[j] = f(x[j], y[j]);
+      } else if (y_moves) {
+        const T a = x[0];
+#pragma omp simd
+        for (int64_t j = 0; j < n; ++j) z[j] = f(a, y[j]);
+      } else if (x_moves) {
+        const T c = y[0];
+#pragma omp simd
+        for (int64_t j = 0; j < n; ++j) z[j] = f(x[j], c);
+      } else {
+        std::fill(z, z + n, static_cast<Tout>(f(x[0], y[0])));
+      }
     }
   };
 };
