@@ -181,6 +181,88 @@ struct relu6_grad {
 
 }  // namespace functor
 
+// The loops of the binary element-wise kernels, one instantiation per op
+// and dtype. Written by hand rather than as Eigen expressions: Eigen compiled
+// each op and dtype once per broadcast rank and operand kind (flat, scalar,
+// rank 2, 3, 5), which made most of the element-wise kernels' compile time.
+// The inner loops are contiguous or scalar-operand loops that the compiler
+// vectorizes (`omp simd`, built with -fopenmp-simd), split across the step's
+// thread pool by Eigen's cost model.
+template <template <typename> class F, typename T, typename Tout>
+struct BinaryLoops {
+  // A real broadcast (any rank >= 2 after merging): a loop over the output's
+  // rows (its last merged dimension), each row's x and y offsets computed
+  // from the row index.
+  static void Broadcast(OpKernelContext* ctx, const Tensor& x, const Tensor& y, const BCast& b,
+                        Tensor* z) {
+    const BCast::Vec& dims = b.result_shape();
+    const int rank = static_cast<int>(dims.size());
+    // Element strides of x and y along each merged dim; 0 where broadcast.
+    absl::InlinedVector<int64_t, 6> x_strides(rank), y_strides(rank);
+    int64_t xs = 1, ys = 1;
+    for (int d = rank - 1; d >= 0; --d) {
+      x_strides[d] = b.x_reshape()[d] == 1 ? 0 : xs;
+      y_strides[d] = b.y_reshape()[d] == 1 ? 0 : ys;
+      xs *= b.x_reshape()[d];
+      ys *= b.y_reshape()[d];
+    }
+    const int64_t inner = dims[rank - 1];
+    const T* xp = x.data<T>();
+    const T* yp = y.data<T>();
+    Tout* zp = z->data<Tout>();
+    auto rows = [&](Eigen::Index begin, Eigen::Index end) {
+      for (int64_t row = begin; row < end; ++row) {
+        int64_t xo = 0, yo = 0, rest = row;
+        for (int d = rank - 2; d >= 0; --d) {
+          const int64_t i = rest % dims[d];
+          rest /= dims[d];
+          xo += i * x_strides[d];
+          yo += i * y_strides[d];
+        }
+        Row(xp + xo, x_strides[rank - 1] != 0, yp + yo, y_strides[rank - 1] != 0, zp + row * inner,
+            inner);
+      }
+    };
+    const double bytes = static_cast<double>(inner) * sizeof(T);
+    ctx->eigen_device().parallelFor(z->NumElements() / inner,
+                                    Eigen::TensorOpCost(2 * bytes, bytes, inner), rows);
+  }
+
+  // One row of all of z's elements, split across the step's thread pool.
+  static void Flat(OpKernelContext* ctx, const Tensor& x, bool x_moves, const Tensor& y,
+                   bool y_moves, Tensor* z) {
+    const T* xp = x.data<T>();
+    const T* yp = y.data<T>();
+    Tout* zp = z->data<Tout>();
+    ctx->eigen_device().parallelFor(
+        z->NumElements(), Eigen::TensorOpCost(2 * sizeof(T), sizeof(Tout), 1),
+        [&](Eigen::Index begin, Eigen::Index end) {
+          Row(x_moves ? xp + begin : xp, x_moves, y_moves ? yp + begin : yp, y_moves, zp + begin,
+              end - begin);
+        });
+  }
+
+  // z[j] = F(x[j or 0], y[j or 0]) for j < n.
+  static void Row(const T* __restrict x, bool x_moves, const T* __restrict y, bool y_moves,
+                  Tout* __restrict z, int64_t n) {
+    const F<T> f;
+    if (x_moves && y_moves) {
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) z[j] = f(x[j], y[j]);
+    } else if (y_moves) {
+      const T a = x[0];
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) z[j] = f(a, y[j]);
+    } else if (x_moves) {
+      const T c = y[0];
+#pragma omp simd
+      for (int64_t j = 0; j < n; ++j) z[j] = f(x[j], c);
+    } else {
+      std::fill(z, z + n, static_cast<Tout>(f(x[0], y[0])));
+    }
+  }
+};
+
 // z = F(x, y) with broadcasting. Tout is T, or bool for comparisons.
 template <template <typename> class F, bool kBoolOut = false>
 struct BinaryKernelFor {
@@ -189,6 +271,7 @@ struct BinaryKernelFor {
    public:
     using OpKernel::OpKernel;
     using Tout = std::conditional_t<kBoolOut, bool, T>;
+    using Loops = BinaryLoops<F, T, Tout>;
 
     absl::Status Compute(OpKernelContext* ctx) const override {
       const Tensor& x = ctx->input(0);
@@ -196,99 +279,22 @@ struct BinaryKernelFor {
       Tensor* z;
       if (x.shape() == y.shape()) {
         MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &z));
-        Evaluate(ctx, z->flat<Tout>(), x.flat<T>().binaryExpr(y.flat<T>(), F<T>()));
+        Loops::Flat(ctx, x, true, y, true, z);
         return absl::OkStatus();
       }
       MG_ASSIGN_OR_RETURN(BCast b, BCast::Make(x.shape(), y.shape()));
       MG_RETURN_IF_ERROR(ctx->allocate_output(0, b.output_shape(), &z));
       if (z->NumElements() == 0) return absl::OkStatus();
+      // Equal element counts (shapes that differ only by dims of size 1), or
+      // a scalar with a tensor: one row of n.
       const int64_t n = z->NumElements();
-      // Equal element counts: nothing is broadcast (shapes differ only by
-      // dims of size 1), so the flat expression serves.
-      if (x.NumElements() == n && y.NumElements() == n) {
-        Evaluate(ctx, z->flat<Tout>(), x.flat<T>().binaryExpr(y.flat<T>(), F<T>()));
+      if ((x.NumElements() == n || x.NumElements() == 1) &&
+          (y.NumElements() == n || y.NumElements() == 1)) {
+        Loops::Flat(ctx, x, x.NumElements() == n, y, y.NumElements() == n, z);
         return absl::OkStatus();
       }
-      // A scalar with a tensor: one row of n.
-      if ((x.NumElements() == 1 && y.NumElements() == n) ||
-          (y.NumElements() == 1 && x.NumElements() == n)) {
-        const bool x_moves = x.NumElements() == n;
-        const T* xp = x.data<T>();
-        const T* yp = y.data<T>();
-        Tout* zp = z->data<Tout>();
-        ctx->eigen_device().parallelFor(
-            n, Eigen::TensorOpCost(sizeof(T), sizeof(Tout), 1),
-            [&](Eigen::Index begin, Eigen::Index end) {
-              Row(x_moves ? xp + begin : xp, x_moves, x_moves ? yp : yp + begin, !x_moves,
-                  zp + begin, end - begin);
-            });
-        return absl::OkStatus();
-      }
-      Broadcast(ctx, x, y, b, z);
+      Loops::Broadcast(ctx, x, y, b, z);
       return absl::OkStatus();
-    }
-
-   private:
-    // A real broadcast (rank >= 2 after merging): a loop over the output's
-    // rows (its last merged dimension), each row's x and y offsets computed
-    // from the row index. Written by hand rather than with Eigen's broadcast
-    // expressions, which were compiled once per rank, op and dtype and made
-    // most of the element-wise kernels' compile time; this is one function
-    // per op and dtype, for any rank, and its inner loops are the contiguous
-    // and scalar cases the compiler vectorizes (`omp simd`, -fopenmp-simd).
-    static void Broadcast(OpKernelContext* ctx, const Tensor& x, const Tensor& y, const BCast& b,
-                          Tensor* z) {
-      const BCast::Vec& dims = b.result_shape();
-      const int rank = static_cast<int>(dims.size());
-      // Element strides of x and y along each merged dim; 0 where broadcast.
-      absl::InlinedVector<int64_t, 6> x_strides(rank), y_strides(rank);
-      int64_t xs = 1, ys = 1;
-      for (int d = rank - 1; d >= 0; --d) {
-        x_strides[d] = b.x_reshape()[d] == 1 ? 0 : xs;
-        y_strides[d] = b.y_reshape()[d] == 1 ? 0 : ys;
-        xs *= b.x_reshape()[d];
-        ys *= b.y_reshape()[d];
-      }
-      const int64_t inner = dims[rank - 1];
-      const T* xp = x.data<T>();
-      const T* yp = y.data<T>();
-      Tout* zp = z->data<Tout>();
-      auto rows = [&](Eigen::Index begin, Eigen::Index end) {
-        for (int64_t row = begin; row < end; ++row) {
-          int64_t xo = 0, yo = 0, rest = row;
-          for (int d = rank - 2; d >= 0; --d) {
-            const int64_t i = rest % dims[d];
-            rest /= dims[d];
-            xo += i * x_strides[d];
-            yo += i * y_strides[d];
-          }
-          Row(xp + xo, x_strides[rank - 1] != 0, yp + yo, y_strides[rank - 1] != 0,
-              zp + row * inner, inner);
-        }
-      };
-      const double bytes = static_cast<double>(inner) * sizeof(T);
-      ctx->eigen_device().parallelFor(z->NumElements() / inner,
-                                      Eigen::TensorOpCost(2 * bytes, bytes, inner), rows);
-    }
-
-    // z[j] = F(x[j or 0], y[j or 0]) for j < n.
-    static void Row(const T* __restrict x, bool x_moves, const T* __restrict y, bool y_moves,
-                    Tout* __restrict z, int64_t n) {
-      const F<T> f;
-      if (x_moves && y_moves) {
-#pragma omp simd
-        for (int64_t j = 0; j < n; ++j) z[j] = f(x[j], y[j]);
-      } else if (y_moves) {
-        const T a = x[0];
-#pragma omp simd
-        for (int64_t j = 0; j < n; ++j) z[j] = f(a, y[j]);
-      } else if (x_moves) {
-        const T c = y[0];
-#pragma omp simd
-        for (int64_t j = 0; j < n; ++j) z[j] = f(x[j], c);
-      } else {
-        std::fill(z, z + n, static_cast<Tout>(f(x[0], y[0])));
-      }
     }
   };
 };
@@ -331,7 +337,7 @@ struct SameShapeBinaryKernelFor {
       }
       Tensor* out;
       MG_RETURN_IF_ERROR(ctx->allocate_output(0, a.shape(), &out));
-      Evaluate(ctx, out->flat<T>(), a.flat<T>().binaryExpr(b.flat<T>(), F<T>()));
+      BinaryLoops<F, T, T>::Flat(ctx, a, true, b, true, out);
       return absl::OkStatus();
     }
   };
