@@ -115,6 +115,9 @@ class Env {
   // or another (POSIX flock; a dead process's locks are released). NotFound
   // for a missing path.
   virtual absl::StatusOr<std::unique_ptr<FileLock>> LockFile(const std::string& path) = 0;
+  // Like LockFile, but when another holder has the lock, returns
+  // FailedPrecondition at once instead of waiting.
+  virtual absl::StatusOr<std::unique_ptr<FileLock>> TryLockFile(const std::string& path) = 0;
 
   // Microseconds since the Unix epoch.
   virtual uint64_t NowMicros() = 0;
@@ -197,6 +200,9 @@ class EnvWrapper : public Env {
   absl::Status SyncDir(const std::string& dir) override { return target_->SyncDir(dir); }
   absl::StatusOr<std::unique_ptr<FileLock>> LockFile(const std::string& path) override {
     return target_->LockFile(path);
+  }
+  absl::StatusOr<std::unique_ptr<FileLock>> TryLockFile(const std::string& path) override {
+    return target_->TryLockFile(path);
   }
   uint64_t NowMicros() override { return target_->NowMicros(); }
   void SleepForMicroseconds(int64_t micros) override {

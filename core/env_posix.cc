@@ -229,6 +229,21 @@ class PosixEnv : public Env {
     return std::unique_ptr<FileLock>(new PosixFileLock(fd));
   }
 
+  absl::StatusOr<std::unique_ptr<FileLock>> TryLockFile(const std::string& path) override {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return IoError("lock", path, errno);
+    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      if (err == EINTR) continue;
+      close(fd);
+      if (err == EWOULDBLOCK) {
+        return absl::FailedPreconditionError(absl::StrCat(path, " is locked by another holder"));
+      }
+      return IoError("lock", path, err);
+    }
+    return std::unique_ptr<FileLock>(new PosixFileLock(fd));
+  }
+
   absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(
       const std::string& path) override {
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -106,6 +106,17 @@ TEST_P(EnvContractTest, LargeAppendsBypassTheBuffer) {
   EXPECT_EQ(data, "head" + big + "tail");
 }
 
+TEST_P(EnvContractTest, TryLockFileFailsAtOnceWhileAnotherHolds) {
+  EXPECT_THAT(env_->TryLockFile(P("missing")), StatusIs(absl::StatusCode::kNotFound));
+  ASSERT_OK(WriteStringToFile(env_, P("lock"), ""));
+  ASSERT_OK_AND_ASSIGN(auto held, env_->TryLockFile(P("lock")));
+  // A second holder in this process is excluded as another process would be.
+  EXPECT_THAT(env_->TryLockFile(P("lock")),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr(P("lock"))));
+  held.reset();
+  EXPECT_OK(env_->TryLockFile(P("lock")).status());
+}
+
 INSTANTIATE_TEST_SUITE_P(PosixAndMem, EnvContractTest, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& i) {
                            return i.param ? "Posix" : "Mem";

@@ -45,8 +45,7 @@ class MemSequentialFile : public SequentialFile {
 class MemRandomAccessFile : public RandomAccessFile {
  public:
   explicit MemRandomAccessFile(std::shared_ptr<FileState> f) : file_(std::move(f)) {}
-  absl::StatusOr<absl::string_view> Read(uint64_t offset, size_t n,
-                                         char* scratch) const override {
+  absl::StatusOr<absl::string_view> Read(uint64_t offset, size_t n, char* scratch) const override {
     absl::MutexLock l(&file_->mu);
     if (offset >= file_->data.size()) return absl::string_view(scratch, 0);
     const size_t got = std::min<uint64_t>(n, file_->data.size() - offset);
@@ -105,8 +104,7 @@ void MemEnv::AddParentDirs(const std::string& path) {
   }
 }
 
-absl::StatusOr<std::unique_ptr<SequentialFile>> MemEnv::NewSequentialFile(
-    const std::string& path) {
+absl::StatusOr<std::unique_ptr<SequentialFile>> MemEnv::NewSequentialFile(const std::string& path) {
   auto f = Find(path);
   if (f == nullptr) return NotFound("open", path);
   return std::unique_ptr<SequentialFile>(new MemSequentialFile(std::move(f)));
@@ -119,8 +117,7 @@ absl::StatusOr<std::unique_ptr<RandomAccessFile>> MemEnv::NewRandomAccessFile(
   return std::unique_ptr<RandomAccessFile>(new MemRandomAccessFile(std::move(f)));
 }
 
-absl::StatusOr<std::unique_ptr<WritableFile>> MemEnv::NewWritableFile(
-    const std::string& path) {
+absl::StatusOr<std::unique_ptr<WritableFile>> MemEnv::NewWritableFile(const std::string& path) {
   const std::string p = Normalize(path);
   auto f = std::make_shared<FileState>();
   absl::MutexLock l(&mu_);
@@ -132,8 +129,7 @@ absl::StatusOr<std::unique_ptr<WritableFile>> MemEnv::NewWritableFile(
   return std::unique_ptr<WritableFile>(new MemWritableFile(p, std::move(f), target()));
 }
 
-absl::StatusOr<std::unique_ptr<WritableFile>> MemEnv::NewAppendableFile(
-    const std::string& path) {
+absl::StatusOr<std::unique_ptr<WritableFile>> MemEnv::NewAppendableFile(const std::string& path) {
   const std::string p = Normalize(path);
   absl::MutexLock l(&mu_);
   auto& f = files_[p];
@@ -262,6 +258,17 @@ absl::StatusOr<std::unique_ptr<FileLock>> MemEnv::LockFile(const std::string& pa
   if (!files_.count(p) && !dirs_.count(p)) return NotFound("lock", p);
   auto free = [this, &p]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return !locked_.count(p); };
   mu_.Await(absl::Condition(&free));
+  locked_.insert(p);
+  return std::unique_ptr<FileLock>(new MemFileLock(&mu_, &locked_, p));
+}
+
+absl::StatusOr<std::unique_ptr<FileLock>> MemEnv::TryLockFile(const std::string& path) {
+  const std::string p = Normalize(path);
+  absl::MutexLock l(&mu_);
+  if (!files_.count(p) && !dirs_.count(p)) return NotFound("lock", p);
+  if (locked_.count(p)) {
+    return absl::FailedPreconditionError(absl::StrCat(p, " is locked by another holder"));
+  }
   locked_.insert(p);
   return std::unique_ptr<FileLock>(new MemFileLock(&mu_, &locked_, p));
 }

@@ -50,6 +50,7 @@ class MemEnv : public EnvWrapper {
   absl::Status RenameFile(const std::string& src, const std::string& target) override;
   absl::Status SyncDir(const std::string& dir) override;
   absl::StatusOr<std::unique_ptr<FileLock>> LockFile(const std::string& path) override;
+  absl::StatusOr<std::unique_ptr<FileLock>> TryLockFile(const std::string& path) override;
 
   // The contents of one file, shared by its name and its open handles.
   struct FileState {
