@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "checkpoint/naming.h"
 #include "checkpoint/table.h"
@@ -20,6 +22,18 @@ constexpr size_t kReadChunk = size_t{8} << 20;
 // >= kTensorBundleMinProducer = 0).
 constexpr int kConsumerVersion = 1;
 
+// "P.index", "P.data-00000-of-00001" or "P.meta" -> "P".
+std::optional<std::string> PrefixOfCheckpointFile(absl::string_view path) {
+  for (absl::string_view suffix : {".index", ".meta"}) {
+    if (absl::EndsWith(path, suffix)) return std::string(path.substr(0, path.size() - suffix.size()));
+  }
+  const size_t dot = path.rfind(".data-");
+  if (dot != absl::string_view::npos && IsDataFilenameOf(path.substr(0, dot), path)) {
+    return std::string(path.substr(0, dot));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 BundleReader::~BundleReader() = default;
@@ -34,6 +48,13 @@ absl::Status BundleReader::Init() {
   const std::string index = MetaFilename(prefix_);
   absl::Status exists = env_->FileExists(index);
   if (!exists.ok()) {
+    // A file of the checkpoint given instead of its prefix.
+    if (std::optional<std::string> stripped = PrefixOfCheckpointFile(prefix_);
+        stripped.has_value() && env_->FileExists(MetaFilename(*stripped)).ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          prefix_, " is a file of checkpoint ", *stripped,
+          "; pass the checkpoint's prefix (without .index, .data-* or .meta): ", *stripped));
+    }
     if (env_->FileExists(prefix_).ok() && !env_->IsDirectory(prefix_).value_or(true)) {
       return absl::UnimplementedError(
           absl::StrCat("checkpoint ", prefix_, " is in TensorFlow's V1 format (a single file, no ",

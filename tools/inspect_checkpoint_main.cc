@@ -1,15 +1,17 @@
 // Lists, prints and verifies checkpoints in TensorFlow's V2 format.
 //
 //   inspect_checkpoint --prefix=/logs/model-300            # one line per tensor
-//   inspect_checkpoint --prefix=/logs/model-300 --tensor=layer1/weight
+//   inspect_checkpoint --prefix=/logs/model-300 --tensor=layer1/weight [--full]
 //   inspect_checkpoint --prefix=/logs/model-300 --verify   # read all, check every crc
 //   inspect_checkpoint --dir=/logs                          # the checkpoint state
 #include <cstdio>
 #include <iostream>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "checkpoint/bundle_reader.h"
@@ -24,7 +26,9 @@ ABSL_FLAG(bool, verify, false,
           "With --prefix: read every tensor and check every crc; exit 1 naming each bad one");
 ABSL_FLAG(std::string, dir, "",
           "Print the checkpoint state (the `checkpoint` file) of a directory");
-ABSL_FLAG(int, max_values, 20, "With --tensor: values shown before summarizing");
+ABSL_FLAG(int, max_values, 20, "With --tensor: values shown before summarizing (>= 1)");
+ABSL_FLAG(bool, full, false,
+          "With --tensor: print every value, and strings whole (one per line, C-escaped)");
 
 namespace minigraph {
 namespace {
@@ -65,13 +69,26 @@ int PrintTensor(const std::string& prefix, const std::string& key) {
   if (!reader.ok()) return Fail(reader.status());
   auto t = (*reader)->Lookup(key);
   if (!t.ok()) return Fail(t.status());
-  std::printf("%s\t%s\t%s\n%s\n", key.c_str(), DataTypeName(t->dtype()).c_str(),
-              t->shape().DebugString().c_str(),
-              t->SummarizeValue(absl::GetFlag(FLAGS_max_values)).c_str());
+  std::printf("%s\t%s\t%s\n", key.c_str(), DataTypeName(t->dtype()).c_str(),
+              t->shape().DebugString().c_str());
+  if (!absl::GetFlag(FLAGS_full)) {
+    std::printf("%s\n", t->SummarizeValue(absl::GetFlag(FLAGS_max_values)).c_str());
+  } else if (t->dtype() == DT_STRING) {
+    for (int64_t i = 0; i < t->NumElements(); ++i) {
+      std::printf("\"%s\"\n", absl::CHexEscape(t->data<std::string>()[i]).c_str());
+    }
+  } else {
+    std::printf("%s\n", t->SummarizeValue(t->NumElements()).c_str());
+  }
   return 0;
 }
 
 int PrintState(const std::string& dir) {
+  if (absl::StatusOr<bool> is_dir = Env::Default()->IsDirectory(dir); !is_dir.ok() || !*is_dir) {
+    return Fail(is_dir.ok()
+                    ? absl::InvalidArgumentError(absl::StrCat(dir, " is not a directory"))
+                    : absl::NotFoundError(absl::StrCat("directory ", dir, " does not exist")));
+  }
   auto state = GetCheckpointState(Env::Default(), dir);
   if (!state.ok()) return Fail(state.status());
   if (!state->has_value()) {
@@ -99,18 +116,39 @@ int PrintState(const std::string& dir) {
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Lists, prints and verifies TensorFlow V2 checkpoints.\n"
-      "  inspect_checkpoint --prefix=P [--tensor=KEY | --verify]\n"
+      "  inspect_checkpoint --prefix=P [--tensor=KEY [--max_values=N | --full] | --verify]\n"
       "  inspect_checkpoint --dir=D");
-  absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  auto usage_error = [](const std::string& why) {
+    std::fprintf(stderr, "inspect_checkpoint: %s (see --help)\n", why.c_str());
+    return 2;
+  };
+  if (rest.size() > 1) {
+    return usage_error(
+        absl::StrCat("unexpected argument \"", rest[1], "\"; flags take the form --name=value"));
+  }
   const std::string prefix = absl::GetFlag(FLAGS_prefix);
   const std::string dir = absl::GetFlag(FLAGS_dir);
+  const std::string tensor = absl::GetFlag(FLAGS_tensor);
+  const bool verify = absl::GetFlag(FLAGS_verify);
+  if (!dir.empty() && !prefix.empty()) {
+    return usage_error(
+        "--dir prints a directory's checkpoint state and --prefix one checkpoint; "
+        "give one of them");
+  }
+  if (dir.empty() && prefix.empty()) return usage_error("give --prefix or --dir");
+  if (!dir.empty() && (!tensor.empty() || verify)) {
+    return usage_error("--tensor and --verify read one checkpoint: use them with --prefix");
+  }
+  if (verify && !tensor.empty()) {
+    return usage_error("--verify checks every tensor and --tensor prints one; give one of them");
+  }
+  if (absl::GetFlag(FLAGS_max_values) < 1) {
+    return usage_error(absl::StrCat("--max_values must be at least 1, got ",
+                                    absl::GetFlag(FLAGS_max_values),
+                                    "; --full prints every value"));
+  }
   if (!dir.empty()) return minigraph::PrintState(dir);
-  if (prefix.empty()) {
-    std::fprintf(stderr, "inspect_checkpoint: give --prefix or --dir (see --help)\n");
-    return 2;
-  }
-  if (!absl::GetFlag(FLAGS_tensor).empty()) {
-    return minigraph::PrintTensor(prefix, absl::GetFlag(FLAGS_tensor));
-  }
+  if (!tensor.empty()) return minigraph::PrintTensor(prefix, tensor);
   return minigraph::ListOrVerify(prefix);
 }

@@ -30,6 +30,38 @@ out=$("$chief_worker" --processes --logdir="$TEST_TMPDIR/cwp" --workers=2 --step
 echo "$out" | grep -q "after the workers: global_step 10," || fail "chief_worker_demo --processes: $out"
 echo "$out" | grep -q "all processes finished; ps stopped" || fail "chief_worker_demo --processes: $out"
 
+# inspect_checkpoint's everyday mistakes, on the chief's checkpoint: each is
+# an error that says what to do, with exit code 2 for a usage error.
+expect_error() {  # expect_error CODE SUBSTRING ARGS...
+  local code="$1" want="$2"; shift 2
+  local got=0
+  "$inspect" "$@" >"$TEST_TMPDIR/out" 2>"$TEST_TMPDIR/err" || got=$?
+  [ "$got" -eq "$code" ] || fail "inspect_checkpoint $* exited $got, not $code: $(cat "$TEST_TMPDIR/err")"
+  grep -qF -- "$want" "$TEST_TMPDIR/err" ||
+    fail "inspect_checkpoint $*: expected \"$want\" in: $(cat "$TEST_TMPDIR/err")"
+}
+ck=$(ls "$TEST_TMPDIR/cw"/*.index | sort -V | tail -n 1)
+ck="${ck%.index}"
+"$inspect" --prefix="$ck" | grep -q "global_step" || fail "listing $ck"
+expect_error 1 "pass the checkpoint's prefix (without .index, .data-* or .meta): $ck" --prefix="$ck.index"
+expect_error 1 "pass the checkpoint's prefix" --prefix="$ck.data-00000-of-00001"
+expect_error 1 "checkpoint index $TEST_TMPDIR/nothing/here.index not found" \
+  --prefix="$TEST_TMPDIR/nothing/here"
+expect_error 1 "directory $TEST_TMPDIR/no_such_dir does not exist" --dir="$TEST_TMPDIR/no_such_dir"
+expect_error 2 "--max_values must be at least 1, got 0" --prefix="$ck" --tensor=global_step --max_values=0
+expect_error 2 "--max_values must be at least 1, got -1" --prefix="$ck" --tensor=global_step --max_values=-1
+expect_error 2 "give one of them" --prefix="$ck" --tensor=global_step --verify
+expect_error 2 "give one of them" --prefix="$ck" --dir="$TEST_TMPDIR/cw"
+expect_error 2 "use them with --prefix" --dir="$TEST_TMPDIR/cw" --verify
+expect_error 2 'unexpected argument "stray"' --prefix="$ck" stray
+expect_error 2 "give --prefix or --dir"
+# --full prints every value where the default summarizes after --max_values.
+key=$("$inspect" --prefix="$ck" | awk -F'\t' '$2 == "DT_FLOAT" && $4 > 12 {print $1; exit}')
+[ -n "$key" ] || fail "no float tensor over 3 values in $ck"
+"$inspect" --prefix="$ck" --tensor="$key" --max_values=3 | tail -n 1 | grep -qE '^[^ ]+ [^ ]+ [^ ]+\.\.\.$' ||
+  fail "--max_values=3 did not show 3 values and ...: $("$inspect" --prefix="$ck" --tensor="$key" --max_values=3)"
+"$inspect" --prefix="$ck" --tensor="$key" --full | tail -n 1 | grep -q '\.\.\.$' && fail "--full summarized"
+
 shared="${MG_SHARED_TESTDATA:-}"
 if [ -z "$shared" ] || [ ! -d "$shared" ]; then
   echo "shared test data not found (MG_SHARED_TESTDATA); skipping the TensorFlow checkpoint checks"
