@@ -17,18 +17,24 @@
 //   train --cluster=$C --job_name=ps --task_index=0 &
 //   train --cluster=$C --job_name=worker --task_index=0 --logdir=/tmp/run &   # chief
 //   train --cluster=$C --job_name=worker --task_index=1 --logdir=/tmp/run
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <random>
 #include <thread>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/naming.h"
@@ -65,6 +71,11 @@ ABSL_FLAG(double, recovery_wait_secs, 30,
           "How long a waiting worker sleeps between looks at the model (TensorFlow's 30 s)");
 namespace minigraph {
 namespace {
+
+// Larger batches would not fit in memory as one step's activations.
+constexpr int kMaxBatch = 1 << 16;
+// In --logdir, held by the chief while it trains.
+constexpr char kLockFile[] = "train.lock";
 
 std::atomic<int> signal_received{0};
 void OnSignal(int sig) { signal_received.store(sig); }
@@ -127,8 +138,8 @@ absl::Status Build(Model* m, DeviceFunction device_fn) {
       Output act = ops::Relu(root, ops::BiasAdd(root, conv, b.value()));
       return ops::MaxPool(root, act, {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
     };
-    Output h1 = conv_layer("conv1", images, 1, 8, 1);   // 14x14x8
-    Output h2 = conv_layer("conv2", h1, 8, 16, 2);      // 7x7x16
+    Output h1 = conv_layer("conv1", images, 1, 8, 1);  // 14x14x8
+    Output h2 = conv_layer("conv2", h1, 8, 16, 2);     // 7x7x16
     Output flat = ops::Reshape(root, h2, ops::Const<int32_t>(root, {-1, 7 * 7 * 16}));
     Variable w = weights("dense/weights", {7 * 7 * 16, m->classes}, 3);
     Variable b = zeros("dense/bias", m->classes);
@@ -224,6 +235,71 @@ int ServePs(const ServerOptions& options) {
   return 0;
 }
 
+// Every flag's range, checked before any work: a value out of range is an
+// error that names the flag, never a silent default or a crash later.
+absl::Status CheckFlags(const std::vector<char*>& rest) {
+  auto bad = [](absl::string_view flag, const auto& value, absl::string_view want) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--", flag, "=", value, " is out of range: ", want));
+  };
+  if (rest.size() > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("unexpected argument \"", rest[1], "\"; flags take the form --name=value"));
+  }
+  const int batch = absl::GetFlag(FLAGS_batch);
+  if (batch < 1 || batch > kMaxBatch) {
+    return bad("batch", batch, absl::StrCat("give 1 to ", kMaxBatch, " examples per step"));
+  }
+  if (absl::GetFlag(FLAGS_steps) < 0)
+    return bad("steps", absl::GetFlag(FLAGS_steps), "must be >= 0");
+  const double lr = absl::GetFlag(FLAGS_learning_rate);
+  if (!std::isfinite(lr) || lr <= 0) return bad("learning_rate", lr, "must be finite and > 0");
+  if (absl::GetFlag(FLAGS_save_every) < 0) {
+    return bad("save_every", absl::GetFlag(FLAGS_save_every), "must be >= 0 (0: only at the end)");
+  }
+  if (absl::GetFlag(FLAGS_max_to_keep) < 0) {
+    return bad("max_to_keep", absl::GetFlag(FLAGS_max_to_keep), "must be >= 0 (0: keep all)");
+  }
+  const int threads = absl::GetFlag(FLAGS_threads);
+  if (threads < 1 || threads > 1024) return bad("threads", threads, "give 1 to 1024");
+  const int workers = absl::GetFlag(FLAGS_workers);
+  if (workers < 0 || workers > 1024) return bad("workers", workers, "give 0 to 1024");
+  const double wait = absl::GetFlag(FLAGS_recovery_wait_secs);
+  if (!std::isfinite(wait) || wait <= 0) {
+    return bad("recovery_wait_secs", wait, "must be finite and > 0");
+  }
+  return absl::OkStatus();
+}
+
+// One chief per log directory: two trainings in one directory would restore
+// and overwrite each other's checkpoints. The lock file holds the holder's
+// pid; creating it is also the check, before any work, that the directory is
+// writable.
+absl::StatusOr<std::unique_ptr<FileLock>> LockLogdir(Env* env, const std::string& logdir) {
+  const std::string path = JoinPath(logdir, kLockFile);
+  if (!env->FileExists(path).ok()) {
+    if (absl::Status s = WriteStringToFile(env, path, ""); !s.ok()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("log directory ", logdir,
+                       " is not writable (checkpoints could not be saved): ", s.message()));
+    }
+  }
+  absl::StatusOr<std::unique_ptr<FileLock>> lock = env->TryLockFile(path);
+  if (absl::IsFailedPrecondition(lock.status())) {
+    std::string pid(absl::StripAsciiWhitespace(ReadFileToString(env, path).value_or("")));
+    return absl::FailedPreconditionError(
+        absl::StrCat("log directory ", logdir, " in use by pid ", pid.empty() ? "(unknown)" : pid,
+                     " (it holds ", path, "); give each training its own --logdir"));
+  }
+  if (!lock.ok()) return lock.status();
+  if (absl::Status s = WriteStringToFile(env, path, absl::StrCat(getpid(), "\n")); !s.ok()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("log directory ", logdir,
+                     " is not writable (checkpoints could not be saved): ", s.message()));
+  }
+  return lock;
+}
+
 int Run() {
   std::string logdir = absl::GetFlag(FLAGS_logdir);
   std::string target = absl::GetFlag(FLAGS_target);
@@ -275,8 +351,12 @@ int Run() {
   std::signal(SIGINT, OnSignal);
   SetMinLogLevel(LogLevel::kWarning);
   Env* env = Env::Default();
+  std::unique_ptr<FileLock> logdir_lock;
   if (chief) {
     if (absl::Status s = env->CreateDir(logdir); !s.ok()) return Fail(s);
+    auto lock = LockLogdir(env, logdir);
+    if (!lock.ok()) return Fail(lock.status());
+    logdir_lock = *std::move(lock);
   }
   Model m;
   if (absl::Status s = Build(&m, device_fn); !s.ok()) return Fail(s);
@@ -384,8 +464,23 @@ int Run() {
   };
   Tensor x(DT_FLOAT, TensorShape({batch, m.inputs}));
   Tensor labels(DT_INT64, TensorShape({batch}));
+  float loss = 0;
+  int64_t mine = 0;  // steps this process ran
   const int64_t save_every = absl::GetFlag(FLAGS_save_every);
+  // TensorFlow's NanTensorHook stops on a non-finite loss; a step's update
+  // can make the model diverge after its own loss was finite, so the loss
+  // of the model about to be saved is checked too (one forward pass).
+  auto diverged = [&](float value, int64_t at) {
+    return absl::InternalError(absl::StrCat("loss is ", value, " at step ", at, " (", mine,
+                                            " steps into this run); stopped ",
+                                            "without saving, the checkpoints in ", logdir,
+                                            " are as they were. Lower --learning_rate?"));
+  };
   auto save = [&](int64_t at) -> absl::Status {
+    std::vector<Tensor> check;
+    Batch(m, seed, at, &x, &labels);
+    MG_RETURN_IF_ERROR((*session)->Run({{"x", x}, {"labels", labels}}, {"loss"}, {}, &check));
+    if (const float l = *check[0].data<float>(); !std::isfinite(l)) return diverged(l, at);
     return m.saver->Save(session->get(), JoinPath(logdir, "model.ckpt"), {.global_step = at})
         .status();
   };
@@ -393,8 +488,6 @@ int Run() {
   // is read back with every step, and a save happens when it crosses a
   // multiple of --save_every.
   const bool shared = num_workers > 0 || in_cluster;
-  float loss = 0;
-  int64_t mine = 0;
   int64_t last_saved = step;
   auto last_print = std::chrono::steady_clock::now();
   int64_t printed_step = step;
@@ -412,6 +505,12 @@ int Run() {
     ++mine;
     step = shared ? std::max(step + 1, *out[1].data<int64_t>()) : step + 1;
     loss = *out[0].data<float>();
+    if (!std::isfinite(loss)) {
+      // TensorFlow's NanTensorHook: stop before a save puts the diverged
+      // model over the good checkpoints.
+      join_workers();
+      return Fail(diverged(loss, step));
+    }
     const auto now = std::chrono::steady_clock::now();
     const double since = std::chrono::duration<double>(now - last_print).count();
     if (since >= 1.0) {
@@ -461,6 +560,10 @@ int main(int argc, char** argv) {
       "Trains a model with checkpoints, resuming from the newest one.\n"
       "  train --logdir=D [--model=mlp|linear|cnn] [--steps=N] [--save_every=N] "
       "[--optimizer=sgd|momentum|adam]");
-  absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  if (absl::Status s = minigraph::CheckFlags(rest); !s.ok()) {
+    std::fprintf(stderr, "train: %s (see --help)\n", std::string(s.message()).c_str());
+    return 2;
+  }
   return minigraph::Run();
 }

@@ -106,6 +106,50 @@ awk -v l="$loss" 'BEGIN { exit !(l != "" && l < 2.0) }' || fail "cnn loss did no
 grep -q "restored step 400" "$TEST_TMPDIR/cnn2.log" || fail "cnn did not restore: $(cat "$TEST_TMPDIR/cnn2.log")"
 echo "cnn: loss $loss after 400 steps, restored at 400"
 
+# Bad flags: an error naming the flag and exit code 2, before any work.
+for bad in --batch=-1 --batch=0 --batch=100000000 --learning_rate=nan --learning_rate=inf \
+           --learning_rate=-1 --steps=-1 --save_every=-5 --max_to_keep=-3 --threads=-4 \
+           --workers=-1 --recovery_wait_secs=0; do
+  rc=0
+  "$train" --logdir="$TEST_TMPDIR/badflags" "$bad" >"$TEST_TMPDIR/bad.log" 2>&1 || rc=$?
+  [ "$rc" -eq 2 ] || fail "train $bad exited $rc: $(cat "$TEST_TMPDIR/bad.log")"
+  grep -qF -- "${bad%%=*}=" "$TEST_TMPDIR/bad.log" || fail "train $bad: flag not named: $(cat "$TEST_TMPDIR/bad.log")"
+done
+rc=0
+"$train" --logdir="$TEST_TMPDIR/badflags" stray >"$TEST_TMPDIR/bad.log" 2>&1 || rc=$?
+[ "$rc" -eq 2 ] && grep -q 'unexpected argument "stray"' "$TEST_TMPDIR/bad.log" ||
+  fail "stray argument: $rc $(cat "$TEST_TMPDIR/bad.log")"
+[ ! -e "$TEST_TMPDIR/badflags" ] || fail "a bad flag still created the log directory"
+echo "bad flags: 13 refused"
+
+# One chief per log directory: a second train on it is refused, naming the
+# first one's pid; the first is not disturbed.
+lk="$TEST_TMPDIR/locked"
+"$train" --logdir="$lk" --model=linear --steps=100000000 --save_every=1000000 >"$TEST_TMPDIR/lk1.log" 2>&1 &
+pid=$!
+wait_for "grep -q 'initialized from scratch' '$TEST_TMPDIR/lk1.log'" || fail "first locked run did not start"
+rc=0
+"$train" --logdir="$lk" --model=linear --steps=10 >"$TEST_TMPDIR/lk2.log" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || fail "a second train on one logdir exited $rc: $(cat "$TEST_TMPDIR/lk2.log")"
+grep -q "log directory $lk in use by pid $pid" "$TEST_TMPDIR/lk2.log" || fail "lock message: $(cat "$TEST_TMPDIR/lk2.log")"
+kill -TERM "$pid"
+wait "$pid" || fail "the first run did not exit 0 on SIGTERM: $(cat "$TEST_TMPDIR/lk1.log")"
+"$train" --logdir="$lk" --model=linear --steps=10 >"$TEST_TMPDIR/lk3.log" 2>&1 || fail "lock not released: $(cat "$TEST_TMPDIR/lk3.log")"
+echo "logdir lock: second run refused while pid $pid trained"
+
+# A diverging run (non-finite loss) stops before it saves over good checkpoints.
+nan="$TEST_TMPDIR/nan"
+"$train" --logdir="$nan" --model=linear --steps=20 --save_every=10 >"$TEST_TMPDIR/nan1.log" 2>&1 || fail "nan setup run"
+before=$(ls -l --time-style=+%s.%N "$nan" | grep -v train.lock)
+rc=0
+"$train" --logdir="$nan" --model=linear --steps=500 --save_every=1 --learning_rate=1e38 >"$TEST_TMPDIR/nan2.log" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] || fail "a diverging run exited $rc: $(cat "$TEST_TMPDIR/nan2.log")"
+grep -qE "loss is (nan|inf|-inf|-nan) at step [0-9]+ .*stopped without saving" "$TEST_TMPDIR/nan2.log" ||
+  fail "non-finite loss message: $(cat "$TEST_TMPDIR/nan2.log")"
+after=$(ls -l --time-style=+%s.%N "$nan" | grep -v train.lock)
+[ "$before" = "$after" ] || fail "a diverging run changed the checkpoints: $before // $after"
+echo "non-finite loss: $(grep -oE 'loss is [^ ]+ at step [0-9]+' "$TEST_TMPDIR/nan2.log"), checkpoints untouched"
+
 # Corruption: flip a byte of the newest data file.
 data="$ref/model.ckpt-1000.data-00000-of-00001"
 printf '\xff' | dd of="$data" bs=1 seek=20 conv=notrunc status=none
