@@ -59,6 +59,26 @@ absl::StatusOr<std::optional<CheckpointState>> GetCheckpointState(
   for (std::string& p : *state.mutable_all_model_checkpoint_paths()) {
     if (!IsAbsolutePath(p)) p = JoinPath(dir, p);
   }
+  // Absolute paths that point out of `dir` (the directory was copied or
+  // moved): a checkpoint of the same name beside the state file wins, so a
+  // copy neither restores from nor, through retention, deletes the original
+  // run's files. (TensorFlow follows the paths as written.)
+  absl::string_view here = dir;
+  while (here.size() > 1 && here.back() == '/') here.remove_suffix(1);
+  auto relocate = [&](std::string* p) {
+    if (Dirname(*p) == here) return;
+    std::string beside = JoinPath(dir, Basename(*p));
+    if (!CheckpointExists(env, beside)) {
+      MG_LOG(WARNING) << path << " names " << *p << ", outside " << dir << ", and no checkpoint "
+                      << beside << " is beside it";
+      return;
+    }
+    MG_LOG(WARNING) << path << " names " << *p << ", outside " << dir
+                    << " (a copied or moved directory?); using " << beside;
+    *p = std::move(beside);
+  };
+  relocate(state.mutable_model_checkpoint_path());
+  for (std::string& p : *state.mutable_all_model_checkpoint_paths()) relocate(&p);
   return state;
 }
 
@@ -80,9 +100,9 @@ absl::Status UpdateCheckpointState(Env* env, const std::string& save_dir,
     all_paths.push_back(model);
   }
   if (!timestamps.empty() && timestamps.size() != all_paths.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Checkpoint timestamps, if provided, must match checkpoint paths (got ",
-        all_paths.size(), " paths and ", timestamps.size(), " timestamps)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Checkpoint timestamps, if provided, must match checkpoint paths (got ",
+                     all_paths.size(), " paths and ", timestamps.size(), " timestamps)"));
   }
   if (!IsAbsolutePath(save_dir)) {
     if (!IsAbsolutePath(model)) model = RelativeTo(model, save_dir);

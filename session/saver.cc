@@ -197,7 +197,7 @@ absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& sav
     MG_RETURN_IF_ERROR(UpdateCheckpointState(
         env_, save_dir.empty() ? "." : save_dir, model_checkpoint_path, last_checkpoints(), {},
         std::nullopt, options.latest_filename, save_relative_paths_));
-    MaybeDeleteOldCheckpoints();
+    MaybeDeleteOldCheckpoints(save_dir);
   }
   if (options.meta_graph != nullptr) {
     MG_RETURN_IF_ERROR(AtomicWriteFile(env_, MetaGraphFilename(checkpoint_file),
@@ -266,13 +266,22 @@ void Saver::RecordLastCheckpoint(const std::string& path) {
   }
 }
 
-void Saver::MaybeDeleteOldCheckpoints() {
+void Saver::MaybeDeleteOldCheckpoints(absl::string_view save_dir) {
   if (to_delete_.empty()) return;
   auto [path, time] = to_delete_.front();
   to_delete_.erase(to_delete_.begin());
   if (time > next_checkpoint_time_) {
     // Kept for good (keep_checkpoint_every_n_hours): no longer tracked.
     next_checkpoint_time_ += def_.keep_checkpoint_every_n_hours() * 3600.0;
+    return;
+  }
+  // Retention deletes only in the directory it saves to: a state file that
+  // names checkpoints elsewhere (a copied log directory) must not make a
+  // copy delete the original run's files.
+  while (save_dir.size() > 1 && save_dir.back() == '/') save_dir.remove_suffix(1);
+  if (Dirname(path) != save_dir) {
+    MG_LOG(WARNING) << "Not deleting old checkpoint " << path << ": it is outside "
+                    << (save_dir.empty() ? "." : save_dir) << ", where this Saver saves";
     return;
   }
   RemoveCheckpoint(env_, path);

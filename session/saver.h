@@ -113,7 +113,7 @@ class Saver {
  private:
   Saver(SaverDef def, Env* env, const SaverOptions& options);
   void RecordLastCheckpoint(const std::string& path);
-  void MaybeDeleteOldCheckpoints();
+  void MaybeDeleteOldCheckpoints(absl::string_view save_dir);
 
   SaverDef def_;
   Env* env_;  // Not owned.

@@ -192,6 +192,41 @@ TEST_F(SaverTest, MaxToKeepEvictsAfterWritingTheState) {
   EXPECT_THAT(again->last_checkpoints(), ElementsAre("/logs/model-4", "/logs/model-5"));
 }
 
+TEST_F(SaverTest, ACopiedLogDirectoryNeverTouchesTheOriginal) {
+  Build({.max_to_keep = 2});
+  ASSERT_OK(mem_.CreateDir("/src"));
+  auto s = NewSess();
+  RunTargets(s.get(), {init_.name()});
+  for (int step = 1; step <= 2; ++step) {
+    ASSERT_OK(saver_->Save(s.get(), "/src/model", {.global_step = step}).status());
+  }
+  // `cp -r /src /dst`: the state file's absolute paths still name /src.
+  ASSERT_OK(mem_.CreateDir("/dst"));
+  ASSERT_OK_AND_ASSIGN(std::vector<std::string> files, mem_.GetChildren("/src"));
+  for (const std::string& f : files) {
+    ASSERT_OK_AND_ASSIGN(std::string bytes, ReadFileToString(&mem_, "/src/" + f));
+    ASSERT_OK(WriteStringToFile(&mem_, "/dst/" + f, bytes));
+  }
+  // The checkpoints beside the copied state file win.
+  ASSERT_OK_AND_ASSIGN(auto state, GetCheckpointState(&mem_, "/dst"));
+  EXPECT_EQ(state->model_checkpoint_path(), "/dst/model-2");
+  EXPECT_THAT(state->all_model_checkpoint_paths(), ElementsAre("/dst/model-1", "/dst/model-2"));
+  EXPECT_THAT(LatestCheckpoint(&mem_, "/dst"), IsOkAndHolds(std::optional<std::string>("/dst/model-2")));
+  // Training on in the copy evicts the copy's checkpoints, not the original's.
+  auto copy = Saver::FromSaverDef(saver_->saver_def(), &clock_);
+  copy->RecoverLastCheckpoints({state->all_model_checkpoint_paths().begin(),
+                                state->all_model_checkpoint_paths().end()});
+  ASSERT_OK(copy->Save(s.get(), "/dst/model", {.global_step = 3}).status());
+  EXPECT_FALSE(CheckpointExists(&mem_, "/dst/model-1"));
+  EXPECT_TRUE(CheckpointExists(&mem_, "/src/model-1"));
+  // Even a Saver told to track the original's paths does not delete them.
+  auto stale = Saver::FromSaverDef(saver_->saver_def(), &clock_);
+  stale->RecoverLastCheckpoints({"/src/model-1", "/src/model-2"});
+  ASSERT_OK(stale->Save(s.get(), "/dst/model", {.global_step = 4}).status());
+  EXPECT_TRUE(CheckpointExists(&mem_, "/src/model-1"));
+  EXPECT_TRUE(CheckpointExists(&mem_, "/src/model-2"));
+}
+
 TEST_F(SaverTest, KeepCheckpointEveryNHoursPreservesOnFakeClock) {
   Build({.max_to_keep = 1, .keep_checkpoint_every_n_hours = 1.0f});
   ASSERT_OK(mem_.CreateDir("/logs"));
