@@ -37,6 +37,7 @@
 #include "session/scaffold.h"
 #include "session/targets.h"
 #include "tools/cluster_flags.h"
+#include "tools/flag_checks.h"
 
 extern char** environ;
 
@@ -120,6 +121,12 @@ int RunProcesses() {
   return failed == 0 ? 0 : 1;
 }
 
+int CannotCreate(const absl::Status& s) {
+  std::fprintf(stderr, "chief_worker_demo: cannot create --logdir: %s\n",
+               std::string(s.message()).c_str());
+  return 1;
+}
+
 // One task of --processes.
 int RunTask() {
   SetMinLogLevel(LogLevel::kWarning);
@@ -155,7 +162,7 @@ int RunTask() {
   std::vector<Tensor> out;
   if (task == 0) {
     const std::string logdir = absl::GetFlag(FLAGS_logdir);
-    MG_CHECK(Env::Default()->CreateDir(logdir).ok());
+    if (absl::Status s = Env::Default()->CreateDir(logdir); !s.ok()) return CannotCreate(s);
     // The ps may not be up yet: an unreachable task is retried for a minute.
     auto chief = CreateChiefSession(*scaffold, target, logdir, {}, recovery_wait);
     for (int i = 0; i < 600 && absl::IsUnavailable(chief.status()); ++i) {
@@ -195,7 +202,7 @@ int Run() {
   if (ClusterFlagsGiven()) return RunTask();
   SetMinLogLevel(LogLevel::kWarning);
   const std::string logdir = absl::GetFlag(FLAGS_logdir);
-  MG_CHECK(Env::Default()->CreateDir(logdir).ok());
+  if (absl::Status s = Env::Default()->CreateDir(logdir); !s.ok()) return CannotCreate(s);
   auto server = LocalServer::Create("chief_worker_demo");
   MG_CHECK(server.ok());
   const std::string target = (*server)->target();
@@ -248,6 +255,10 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "One chief and N workers sharing a model through SessionManager on a local:// target.\n"
       "  chief_worker_demo [--logdir=D] [--workers=4] [--steps=100] [--processes]");
-  absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  absl::Status s = minigraph::NoPositionalArguments(rest);
+  if (s.ok()) s = minigraph::FlagInRange("workers", absl::GetFlag(FLAGS_workers), 1, 256);
+  if (s.ok()) s = minigraph::FlagInRange("steps", absl::GetFlag(FLAGS_steps), 0, 1 << 30);
+  if (!s.ok()) return minigraph::UsageError("chief_worker_demo", s);
   return minigraph::Run();
 }

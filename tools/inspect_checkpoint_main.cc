@@ -17,6 +17,7 @@
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/checkpoint_state.h"
 #include "core/env.h"
+#include "tools/flag_checks.h"
 
 ABSL_FLAG(std::string, prefix, "",
           "Checkpoint prefix P (files P.index and P.data-*): list its tensors as "
@@ -120,12 +121,10 @@ int main(int argc, char** argv) {
       "  inspect_checkpoint --dir=D");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   auto usage_error = [](const std::string& why) {
-    std::fprintf(stderr, "inspect_checkpoint: %s (see --help)\n", why.c_str());
-    return 2;
+    return minigraph::UsageError("inspect_checkpoint", absl::InvalidArgumentError(why));
   };
-  if (rest.size() > 1) {
-    return usage_error(
-        absl::StrCat("unexpected argument \"", rest[1], "\"; flags take the form --name=value"));
+  if (absl::Status s = minigraph::NoPositionalArguments(rest); !s.ok()) {
+    return minigraph::UsageError("inspect_checkpoint", s);
   }
   const std::string prefix = absl::GetFlag(FLAGS_prefix);
   const std::string dir = absl::GetFlag(FLAGS_dir);

@@ -27,10 +27,12 @@
 #include "core/env.h"
 #include "core/logging.h"
 #include "core/path.h"
+#include "core/status_macros.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/variables.h"
 #include "session/saver.h"
 #include "session/session.h"
+#include "tools/flag_checks.h"
 
 ABSL_FLAG(int, size_mb, 1024, "Total checkpoint size in MiB (float32 tensors)");
 ABSL_FLAG(int, tensors, 100, "Number of tensors, of mixed sizes");
@@ -70,17 +72,37 @@ std::vector<int64_t> MixedSizes(int n, int64_t total, std::mt19937* rng) {
   return sizes;
 }
 
+int Fail(const absl::Status& s) {
+  std::fprintf(stderr, "restore_bench: %s\n", std::string(s.ToString()).c_str());
+  return 1;
+}
+
+absl::Status CheckFlags(const std::vector<char*>& rest) {
+  MG_RETURN_IF_ERROR(NoPositionalArguments(rest));
+  MG_RETURN_IF_ERROR(FlagInRange("size_mb", absl::GetFlag(FLAGS_size_mb), 1, 1 << 20));
+  // At least one float per tensor.
+  MG_RETURN_IF_ERROR(FlagInRange<int64_t>(
+      "tensors", absl::GetFlag(FLAGS_tensors), 1,
+      std::min<int64_t>(10'000'000, int64_t{absl::GetFlag(FLAGS_size_mb)} << 18)));
+  MG_RETURN_IF_ERROR(FlagInRange("repeats", absl::GetFlag(FLAGS_repeats), 1, 1000));
+  return FlagInRange("threads", absl::GetFlag(FLAGS_threads), 0, 1024);
+}
+
 int Run() {
   SetMinLogLevel(LogLevel::kWarning);
   Env* env = Env::Default();
   const int64_t bytes = int64_t{absl::GetFlag(FLAGS_size_mb)} << 20;
   const int n = absl::GetFlag(FLAGS_tensors);
-  const int repeats = std::max(1, absl::GetFlag(FLAGS_repeats));
+  const int repeats = absl::GetFlag(FLAGS_repeats);
   int threads = absl::GetFlag(FLAGS_threads);
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::string dir = absl::GetFlag(FLAGS_dir);
   if (dir.empty()) dir = absl::StrCat("/tmp/restore_bench.", getpid());
-  MG_CHECK(env->CreateDir(dir).ok());
+  if (absl::Status s = env->CreateDir(dir); !s.ok()) {
+    std::fprintf(stderr, "restore_bench: cannot create --dir: %s\n",
+                 std::string(s.message()).c_str());
+    return 1;
+  }
   const std::string prefix = JoinPath(dir, "bench");
 
   std::mt19937 rng(1234);
@@ -91,18 +113,18 @@ int Run() {
   std::vector<Variable> vars;
   {
     auto writer = BundleWriter::Create(env, prefix);
-    MG_CHECK(writer.ok()) << writer.status();
+    if (!writer.ok()) return Fail(writer.status());
     for (int i = 0; i < n; ++i) {
       Tensor t(DT_FLOAT, TensorShape({sizes[i]}));
       float* f = t.data<float>();
       for (int64_t j = 0; j < sizes[i]; ++j) f[j] = static_cast<float>((j * 2654435761u) % 1000);
       const std::string name = absl::StrFormat("layer%03d/weights", i);
-      MG_CHECK((*writer)->Add(name, t).ok());
+      if (absl::Status st = (*writer)->Add(name, t); !st.ok()) return Fail(st);
       // Initial values are Fill ops, so the graph stays small.
       Output zeros = ops::Fill(root, ops::Const<int64_t>(root, {sizes[i]}), ops::Const(root, 0.0f));
       vars.push_back(Variable::Create(root, name, zeros));
     }
-    MG_CHECK((*writer)->Finish().ok());
+    if (absl::Status st = (*writer)->Finish(); !st.ok()) return Fail(st);
   }
   auto saver = Saver::Create(root);
   MG_CHECK(saver.ok()) << saver.status();
@@ -190,6 +212,9 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Measures checkpoint restore throughput against plain pread() of the same bytes.\n"
       "  restore_bench [--size_mb=1024] [--tensors=100] [--repeats=5] [--threads=N] [--dir=D]");
-  absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  if (absl::Status s = minigraph::CheckFlags(rest); !s.ok()) {
+    return minigraph::UsageError("restore_bench", s);
+  }
   return minigraph::Run();
 }

@@ -62,6 +62,26 @@ key=$("$inspect" --prefix="$ck" | awk -F'\t' '$2 == "DT_FLOAT" && $4 > 12 {print
   fail "--max_values=3 did not show 3 values and ...: $("$inspect" --prefix="$ck" --tensor="$key" --max_values=3)"
 "$inspect" --prefix="$ck" --tensor="$key" --full | tail -n 1 | grep -q '\.\.\.$' && fail "--full summarized"
 
+# restore_bench and chief_worker_demo: out-of-range flags and directories
+# they cannot create are errors that say so.
+expect_tool_error() {  # expect_tool_error TOOL CODE SUBSTRING ARGS...
+  local tool="$1" code="$2" want="$3"; shift 3
+  local got=0
+  "$tool" "$@" >"$TEST_TMPDIR/out" 2>"$TEST_TMPDIR/err" || got=$?
+  [ "$got" -eq "$code" ] || fail "$(basename "$tool") $* exited $got, not $code: $(cat "$TEST_TMPDIR/err")"
+  grep -qF -- "$want" "$TEST_TMPDIR/err" ||
+    fail "$(basename "$tool") $*: expected \"$want\" in: $(cat "$TEST_TMPDIR/err")"
+}
+for bad in --tensors=0 --tensors=-1 --size_mb=0 --repeats=0 --threads=-4; do
+  expect_tool_error "$bench" 2 "${bad%%=*}=" "$bad" --dir="$TEST_TMPDIR/rb"
+done
+expect_tool_error "$bench" 2 "--tensors=300000 is out of range: give 1 to 262144" --size_mb=1 --tensors=300000
+touch "$TEST_TMPDIR/a_file"
+expect_tool_error "$bench" 1 "cannot create --dir" --size_mb=1 --tensors=1 --dir="$TEST_TMPDIR/a_file/sub"
+expect_tool_error "$chief_worker" 2 "--workers=-1 is out of range" --workers=-1
+expect_tool_error "$chief_worker" 2 'unexpected argument "extra"' extra
+expect_tool_error "$chief_worker" 1 "cannot create --logdir" --logdir="$TEST_TMPDIR/a_file/sub"
+
 shared="${MG_SHARED_TESTDATA:-}"
 if [ -z "$shared" ] || [ ! -d "$shared" ]; then
   echo "shared test data not found (MG_SHARED_TESTDATA); skipping the TensorFlow checkpoint checks"

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -49,6 +50,7 @@
 #include "session/saver.h"
 #include "session/session_manager.h"
 #include "tools/cluster_flags.h"
+#include "tools/flag_checks.h"
 
 ABSL_FLAG(std::string, logdir, "", "Checkpoint directory (required)");
 ABSL_FLAG(std::string, target, "", "Session target: \"\" or local://NAME");
@@ -238,37 +240,16 @@ int ServePs(const ServerOptions& options) {
 // Every flag's range, checked before any work: a value out of range is an
 // error that names the flag, never a silent default or a crash later.
 absl::Status CheckFlags(const std::vector<char*>& rest) {
-  auto bad = [](absl::string_view flag, const auto& value, absl::string_view want) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--", flag, "=", value, " is out of range: ", want));
-  };
-  if (rest.size() > 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("unexpected argument \"", rest[1], "\"; flags take the form --name=value"));
-  }
-  const int batch = absl::GetFlag(FLAGS_batch);
-  if (batch < 1 || batch > kMaxBatch) {
-    return bad("batch", batch, absl::StrCat("give 1 to ", kMaxBatch, " examples per step"));
-  }
-  if (absl::GetFlag(FLAGS_steps) < 0)
-    return bad("steps", absl::GetFlag(FLAGS_steps), "must be >= 0");
-  const double lr = absl::GetFlag(FLAGS_learning_rate);
-  if (!std::isfinite(lr) || lr <= 0) return bad("learning_rate", lr, "must be finite and > 0");
-  if (absl::GetFlag(FLAGS_save_every) < 0) {
-    return bad("save_every", absl::GetFlag(FLAGS_save_every), "must be >= 0 (0: only at the end)");
-  }
-  if (absl::GetFlag(FLAGS_max_to_keep) < 0) {
-    return bad("max_to_keep", absl::GetFlag(FLAGS_max_to_keep), "must be >= 0 (0: keep all)");
-  }
-  const int threads = absl::GetFlag(FLAGS_threads);
-  if (threads < 1 || threads > 1024) return bad("threads", threads, "give 1 to 1024");
-  const int workers = absl::GetFlag(FLAGS_workers);
-  if (workers < 0 || workers > 1024) return bad("workers", workers, "give 0 to 1024");
-  const double wait = absl::GetFlag(FLAGS_recovery_wait_secs);
-  if (!std::isfinite(wait) || wait <= 0) {
-    return bad("recovery_wait_secs", wait, "must be finite and > 0");
-  }
-  return absl::OkStatus();
+  MG_RETURN_IF_ERROR(NoPositionalArguments(rest));
+  MG_RETURN_IF_ERROR(FlagInRange("batch", absl::GetFlag(FLAGS_batch), 1, kMaxBatch));
+  MG_RETURN_IF_ERROR(FlagInRange<int64_t>("steps", absl::GetFlag(FLAGS_steps), 0, INT64_MAX));
+  MG_RETURN_IF_ERROR(FlagInRange("learning_rate", absl::GetFlag(FLAGS_learning_rate), 1e-30, 1e38));
+  MG_RETURN_IF_ERROR(
+      FlagInRange<int64_t>("save_every", absl::GetFlag(FLAGS_save_every), 0, INT64_MAX));
+  MG_RETURN_IF_ERROR(FlagInRange("max_to_keep", absl::GetFlag(FLAGS_max_to_keep), 0, INT_MAX));
+  MG_RETURN_IF_ERROR(FlagInRange("threads", absl::GetFlag(FLAGS_threads), 1, 1024));
+  MG_RETURN_IF_ERROR(FlagInRange("workers", absl::GetFlag(FLAGS_workers), 0, 1024));
+  return FlagInRange("recovery_wait_secs", absl::GetFlag(FLAGS_recovery_wait_secs), 1e-3, 86400.0);
 }
 
 // One chief per log directory: two trainings in one directory would restore
@@ -562,8 +543,7 @@ int main(int argc, char** argv) {
       "[--optimizer=sgd|momentum|adam]");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   if (absl::Status s = minigraph::CheckFlags(rest); !s.ok()) {
-    std::fprintf(stderr, "train: %s (see --help)\n", std::string(s.message()).c_str());
-    return 2;
+    return minigraph::UsageError("train", s);
   }
   return minigraph::Run();
 }

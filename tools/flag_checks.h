@@ -1,0 +1,41 @@
+// Checks for the tools' command lines: a stray argument or a flag out of its
+// range is an error that names it, never a silent default or a crash later.
+//
+//   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+//   absl::Status s = NoPositionalArguments(rest);
+//   if (s.ok()) s = FlagInRange("batch", absl::GetFlag(FLAGS_batch), 1, 65536);
+//   if (!s.ok()) return UsageError("train", s);   // exit code 2
+
+#ifndef MINIGRAPH_TOOLS_FLAG_CHECKS_H_
+#define MINIGRAPH_TOOLS_FLAG_CHECKS_H_
+
+#include <cmath>
+#include <type_traits>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+
+namespace minigraph {
+
+// InvalidArgument naming the first argument ParseCommandLine left over.
+absl::Status NoPositionalArguments(const std::vector<char*>& rest);
+
+// InvalidArgument "--flag=value is out of range: give lo to hi" unless
+// lo <= value <= hi (and, for floating point, value is finite).
+template <typename T>
+absl::Status FlagInRange(absl::string_view flag, T value, T lo, T hi) {
+  bool ok = lo <= value && value <= hi;
+  if constexpr (std::is_floating_point_v<T>) ok = ok && std::isfinite(value);
+  if (ok) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("--", flag, "=", value, " is out of range: give ", lo, " to ", hi));
+}
+
+// Prints "<tool>: <message> (see --help)" and returns exit code 2.
+int UsageError(absl::string_view tool, const absl::Status& s);
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_TOOLS_FLAG_CHECKS_H_
