@@ -1,6 +1,8 @@
 #include "session/session_manager.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
@@ -55,19 +57,19 @@ absl::Status RunOp(Session* s, const std::vector<std::string>& op,
 absl::StatusOr<std::unique_ptr<SessionManager>> SessionManager::Create(GraphDef graph,
                                                                        Options options) {
   if (!options.ready_for_local_init_op.empty() && options.local_init_op.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "If you pass a ready_for_local_init_op you must also pass a local_init_op , "
-        "ready_for_local_init_op [",
-        OpString(options.ready_for_local_init_op), "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("If you pass a ready_for_local_init_op you must also pass a local_init_op , "
+                     "ready_for_local_init_op [",
+                     OpString(options.ready_for_local_init_op), "]"));
   }
   for (const auto* op : {&options.ready_op, &options.ready_for_local_init_op}) {
     const char* what = op == &options.ready_op ? "ready_op" : "ready_for_local_init_op";
     for (const std::string& name : *op) {
       if (!absl::StrContains(name, ':') && !absl::StartsWith(name, "^")) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            what, " \"", name, "\" is a bare node name; pass the tensor \"", name,
-            ":0\" (Output::tensor_name()) to check what it reports, or \"^", name,
-            "\" to run the op, which reports nothing and so always counts as ready"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, " \"", name, "\" is a bare node name; pass the tensor \"", name,
+                         ":0\" (Output::tensor_name()) to check what it reports, or \"^", name,
+                         "\" to run the op, which reports nothing and so always counts as ready"));
       }
     }
   }
@@ -90,8 +92,8 @@ absl::Status SessionManager::CheckEnv(const SessionOptions& config, const Saver*
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<Session>> SessionManager::NewSessionOn(
-    const std::string& master, SessionOptions config) const {
+absl::StatusOr<std::unique_ptr<Session>> SessionManager::NewSessionOn(const std::string& master,
+                                                                      SessionOptions config) const {
   config.target = master;
   config.env = options_.env;
   MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> s, NewSession(config));
@@ -99,8 +101,9 @@ absl::StatusOr<std::unique_ptr<Session>> SessionManager::NewSessionOn(
   return s;
 }
 
-absl::StatusOr<std::optional<std::string>> SessionManager::Ready(
-    const std::vector<std::string>& op, Session* session, absl::string_view what) {
+absl::StatusOr<std::optional<std::string>> SessionManager::Ready(const std::vector<std::string>& op,
+                                                                 Session* session,
+                                                                 absl::string_view what) {
   if (op.empty()) return std::nullopt;
   std::vector<Tensor> out;
   absl::Status s = RunOp(session, op, {}, RunOptions(), &out);
@@ -129,9 +132,9 @@ absl::StatusOr<std::optional<std::string>> SessionManager::Ready(
 
 absl::StatusOr<std::optional<std::string>> SessionManager::TryRunLocalInitOp(Session* session) {
   if (options_.local_init_op.empty()) return std::nullopt;
-  MG_ASSIGN_OR_RETURN(std::optional<std::string> not_ready,
-                      Ready(options_.ready_for_local_init_op, session,
-                            "Model not ready for local init"));
+  MG_ASSIGN_OR_RETURN(
+      std::optional<std::string> not_ready,
+      Ready(options_.ready_for_local_init_op, session, "Model not ready for local init"));
   if (not_ready) return not_ready;
   MG_LOG(INFO) << "Running local_init_op.";
   MG_RETURN_IF_ERROR(RunOp(session, options_.local_init_op, options_.local_init_feed_dict,
@@ -185,13 +188,90 @@ absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> SessionManager::Restor
       try_watch();
       MG_ASSIGN_OR_RETURN(ckpt, GetCheckpointState(env, options.checkpoint_dir));
     } else {
+      if (options.strict) MG_RETURN_IF_ERROR(CheckNothingToRestore(options.checkpoint_dir));
       return std::make_pair(std::move(sess), false);
     }
   }
-  MG_RETURN_IF_ERROR(options.saver->Restore(sess.get(), ckpt->model_checkpoint_path()));
-  options.saver->RecoverLastCheckpoints({ckpt->all_model_checkpoint_paths().begin(),
-                                         ckpt->all_model_checkpoint_paths().end()});
+  MG_ASSIGN_OR_RETURN(std::string restored, RestoreNewestValid(sess.get(), *ckpt, options));
+  options.saver->RecoverLastCheckpoints(
+      {ckpt->all_model_checkpoint_paths().begin(), ckpt->all_model_checkpoint_paths().end()});
+  if (options.restored_from != nullptr) *options.restored_from = std::move(restored);
   return std::make_pair(std::move(sess), true);
+}
+
+absl::StatusOr<std::string> SessionManager::RestoreNewestValid(Session* sess,
+                                                               const CheckpointState& state,
+                                                               const PrepareOptions& options) {
+  const std::string& newest = state.model_checkpoint_path();
+  if (!options.fallback_to_valid_checkpoint) {
+    MG_RETURN_IF_ERROR(options.saver->Restore(sess, newest));
+    return newest;
+  }
+  // Newest first: the state file's model path, then its list backwards.
+  std::vector<std::string> candidates = {newest};
+  for (int i = state.all_model_checkpoint_paths_size() - 1; i >= 0; --i) {
+    const std::string& p = state.all_model_checkpoint_paths(i);
+    if (std::find(candidates.begin(), candidates.end(), p) == candidates.end()) {
+      candidates.push_back(p);
+    }
+  }
+  std::vector<std::string> reasons;
+  absl::StatusCode first_code = absl::StatusCode::kOk;
+  for (const std::string& candidate : candidates) {
+    absl::Status s = options.saver->Restore(sess, candidate);
+    if (s.ok()) {
+      if (candidate != newest) {
+        MG_LOG(WARNING) << "Restored " << candidate << ", an older checkpoint: the newest, "
+                        << newest << ", could not be restored (" << reasons.front() << ")";
+      }
+      return candidate;
+    }
+    // Only what is wrong with a checkpoint moves on to an older one; a
+    // session or cluster failure would fail them all the same.
+    const bool checkpoint_problem = absl::IsDataLoss(s) || absl::IsNotFound(s) ||
+                                    absl::IsInvalidArgument(s) || absl::IsOutOfRange(s) ||
+                                    absl::IsUnimplemented(s);
+    if (!checkpoint_problem) return s;
+    if (first_code == absl::StatusCode::kOk) first_code = s.code();
+    // The first line is the reason; the Saver's advice after it is the same
+    // for every candidate.
+    absl::string_view message = s.message();
+    if (const size_t original = message.find("Original error:\n\n");
+        original != absl::string_view::npos) {
+      message.remove_prefix(original + 17);
+    }
+    const std::string reason(message.substr(0, message.find('\n')));
+    MG_LOG(WARNING) << "Skipping checkpoint " << candidate << ": " << reason;
+    reasons.push_back(absl::StrCat(candidate, ": ", reason));
+  }
+  return absl::Status(
+      first_code,
+      absl::StrCat("No checkpoint in ", options.checkpoint_dir, " could be restored (",
+                   candidates.size(), " tried, newest first): ", absl::StrJoin(reasons, "; ")));
+}
+
+absl::Status SessionManager::CheckNothingToRestore(const std::string& dir) const {
+  Env* env = options_.env;
+  absl::StatusOr<std::vector<std::string>> children = env->GetChildren(dir);
+  if (!children.ok()) return absl::OkStatus();  // no directory: nothing to lose
+  std::vector<std::string> found;
+  for (const std::string& f : *children) {
+    if (f == kDefaultLatestFilename || absl::EndsWith(f, ".index") ||
+        absl::StrContains(f, ".data-")) {
+      found.push_back(f);
+    }
+  }
+  if (found.empty()) return absl::OkStatus();
+  std::sort(found.begin(), found.end());
+  constexpr size_t kShown = 5;
+  const size_t n = found.size();
+  if (n > kShown) found.resize(kShown);
+  return absl::FailedPreconditionError(absl::StrCat(
+      "strict: ", dir, " holds ", n, " checkpoint file(s) (", absl::StrJoin(found, ", "),
+      n > kShown ? ", ..." : "",
+      ") but no state file naming a checkpoint to restore; refusing to initialize from "
+      "scratch over them. Restore one explicitly (checkpoint_filename_with_path), repair or "
+      "remove the state file, or move the files away"));
 }
 
 absl::StatusOr<std::unique_ptr<Session>> SessionManager::PrepareSession(
@@ -269,8 +349,7 @@ absl::StatusOr<std::unique_ptr<Session>> SessionManager::WaitForSession(
   const absl::Notification never;
   const absl::Notification& stop = cancel != nullptr ? *cancel : never;
   const auto cancelled = [&master] {
-    return absl::CancelledError(
-        absl::StrCat("WaitForSession on \"", master, "\" was cancelled"));
+    return absl::CancelledError(absl::StrCat("WaitForSession on \"", master, "\" was cancelled"));
   };
   while (true) {
     if (stop.HasBeenNotified()) return cancelled();

@@ -52,6 +52,8 @@
 
 namespace minigraph {
 
+class CheckpointState;  // checkpoint/proto/checkpoint_state.proto
+
 class SessionManager {
  public:
   struct Options {
@@ -87,6 +89,20 @@ class SessionManager {
     SessionOptions config = {};
     std::vector<std::pair<std::string, Tensor>> init_feed_dict = {};
     std::function<absl::Status(Session*)> init_fn = {};
+    // Beyond TensorFlow (both off by default):
+    // When the newest checkpoint of checkpoint_dir cannot be restored
+    // (missing files, DataLoss, truncated, a key or shape the graph does not
+    // match), try the older ones of the state file, newest first. Each one
+    // skipped is logged with its reason; restoring an older one is a WARNING
+    // naming both. With none restorable, the error lists every reason.
+    bool fallback_to_valid_checkpoint = false;
+    // Never initialize from scratch while checkpoint_dir holds a state file
+    // or checkpoint files that name no restorable checkpoint (the "my run
+    // restarted from step 0" accident): FailedPrecondition naming them.
+    bool strict = false;
+    // If set, receives the prefix of the checkpoint restored, or "" when the
+    // model was not restored. Not owned.
+    std::string* restored_from = nullptr;
   };
 
   struct RecoverResult {
@@ -141,6 +157,14 @@ class SessionManager {
   // (session, restored)
   absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> RestoreCheckpoint(
       const std::string& master, const PrepareOptions& options);
+  // Restores the state file's newest checkpoint into `sess`, or with
+  // fallback_to_valid_checkpoint the newest one that restores. Returns the
+  // prefix restored.
+  absl::StatusOr<std::string> RestoreNewestValid(Session* sess, const CheckpointState& state,
+                                                 const PrepareOptions& options);
+  // FailedPrecondition when `dir` holds a state file or checkpoint files
+  // (PrepareOptions::strict).
+  absl::Status CheckNothingToRestore(const std::string& dir) const;
   // Ready: OK(nullopt). Not ready: OK(message). Other errors propagate.
   absl::StatusOr<std::optional<std::string>> Ready(const std::vector<std::string>& op,
                                                    Session* session, absl::string_view what);

@@ -18,12 +18,14 @@
 #include "session/targets.h"
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/checkpoint_state.h"
+#include "checkpoint/naming.h"
 #include "core/path.h"
 #include "tests/testing/shared_testdata.h"
 
 namespace minigraph {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -1294,6 +1296,126 @@ TEST(TargetsTest, LocalTargetsShareStateAndBadTargetsAreErrors) {
   so.target = "grpc://localhost:2222";
   EXPECT_THAT(NewSession(so), StatusIs(absl::StatusCode::kFailedPrecondition,
                                        HasSubstr("//session/distributed:grpc_session")));
+}
+
+}  // namespace
+}  // namespace minigraph
+
+namespace minigraph {
+namespace {
+
+// Beyond TensorFlow: PrepareOptions::fallback_to_valid_checkpoint and
+// PrepareOptions::strict.
+class RecoveryOptionsTest : public SessionManagerTest {
+ protected:
+  // v (int32) saved as 1, 2, 3 at steps 1, 2, 3 in /ckpt.
+  void SetUp() override {
+    ASSERT_OK(env_.CreateDir("/ckpt"));
+    v_ = Variable::Create(root_, "v", Tensor::Scalar<int32_t>(0));
+    ops::Assign(root_.WithOpName("set"), v_.ref(),
+                ops::Placeholder(root_.WithOpName("value"), DT_INT32));
+    init_ = GlobalVariablesInitializer(root_);
+    ASSERT_OK_AND_ASSIGN(saver_, Saver::Create(root_, {}, &env_));
+    SessionManager::Options o = Opts();
+    o.ready_op = {ReportUninitializedVariables(root_).tensor_name()};
+    sm_ = Make(root_, o);
+    ASSERT_OK_AND_ASSIGN(auto s, sm_->PrepareSession("", Prepare()));
+    for (int step = 1; step <= 3; ++step) {
+      std::vector<Tensor> out;
+      ASSERT_OK(s->Run({{"value", Tensor::Scalar<int32_t>(step)}}, {}, {"set"}, &out));
+      ASSERT_OK(saver_->Save(s.get(), "/ckpt/model", {.global_step = step}).status());
+    }
+  }
+  SessionManager::PrepareOptions Prepare() {
+    SessionManager::PrepareOptions p = Prep();
+    p.init_op = {init_.name()};
+    p.saver = saver_.get();
+    p.checkpoint_dir = "/ckpt";
+    p.restored_from = &restored_from_;
+    return p;
+  }
+  void Corrupt(const std::string& prefix) {
+    const std::string data = DataFilename(prefix, 0, 1);
+    ASSERT_OK_AND_ASSIGN(std::string bytes, ReadFileToString(&env_, data));
+    bytes[0] ^= 1;
+    ASSERT_OK(WriteStringToFile(&env_, data, bytes));
+  }
+
+  Scope root_ = Scope::NewRootScope();
+  Variable v_;
+  Operation init_;
+  std::unique_ptr<Saver> saver_;
+  std::unique_ptr<SessionManager> sm_;
+  std::string restored_from_;
+};
+
+TEST_F(RecoveryOptionsTest, FallsBackToTheNewestCheckpointThatRestores) {
+  Corrupt("/ckpt/model-3");
+  ASSERT_OK(env_.DeleteFile(MetaFilename("/ckpt/model-2")));
+  // TensorFlow's behaviour stays the default: the corrupt newest one stops it.
+  EXPECT_THAT(sm_->PrepareSession("", Prepare()),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("model-3")));
+  SessionManager::PrepareOptions p = Prepare();
+  p.fallback_to_valid_checkpoint = true;
+  ASSERT_OK_AND_ASSIGN(auto s, sm_->PrepareSession("", p));
+  EXPECT_EQ(Value(s.get(), "v/read"), "1");
+  EXPECT_EQ(restored_from_, "/ckpt/model-1");
+  // With none left, every reason is listed.
+  Corrupt("/ckpt/model-1");
+  EXPECT_THAT(sm_->PrepareSession("", p),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       AllOf(HasSubstr("No checkpoint in /ckpt could be restored (3 tried"),
+                             HasSubstr("/ckpt/model-3: Checksum does not match"),
+                             HasSubstr("/ckpt/model-2: The passed save_path is not a valid"),
+                             HasSubstr("/ckpt/model-1: Checksum does not match"))));
+}
+
+TEST_F(RecoveryOptionsTest, FallbackSkipsACheckpointOfAnotherShape) {
+  // A newest checkpoint whose v is a vector: the graph's scalar cannot take it.
+  {
+    Scope other = Scope::NewRootScope();
+    Variable::Create(other, "v", Tensor::Vector<int32_t>({7, 7}));
+    ASSERT_OK_AND_ASSIGN(auto other_saver, Saver::Create(other, {}, &env_));
+    SessionOptions o;
+    o.env = &env_;
+    ASSERT_OK_AND_ASSIGN(auto s, NewSession(o));
+    ASSERT_OK(s->Create(*other.ToGraphDef()));
+    std::vector<Tensor> out;
+    ASSERT_OK(s->Run({}, {}, {"v/Assign"}, &out));
+    ASSERT_OK(other_saver->Save(s.get(), "/ckpt/model", {.global_step = 4}).status());
+  }
+  ASSERT_OK(UpdateCheckpointState(&env_, "/ckpt", "/ckpt/model-4",
+                                  {"/ckpt/model-2", "/ckpt/model-3", "/ckpt/model-4"}, {},
+                                  std::nullopt, "checkpoint", false));
+  SessionManager::PrepareOptions p = Prepare();
+  p.fallback_to_valid_checkpoint = true;
+  ASSERT_OK_AND_ASSIGN(auto s, sm_->PrepareSession("", p));
+  EXPECT_EQ(Value(s.get(), "v/read"), "3");
+  EXPECT_EQ(restored_from_, "/ckpt/model-3");
+  p.fallback_to_valid_checkpoint = false;
+  EXPECT_THAT(sm_->PrepareSession("", p), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST_F(RecoveryOptionsTest, StrictRefusesToInitializeOverCheckpointFiles) {
+  ASSERT_OK(env_.DeleteFile("/ckpt/checkpoint"));
+  // TensorFlow's behaviour: no state file, so a fresh start.
+  ASSERT_OK_AND_ASSIGN(auto s, sm_->PrepareSession("", Prepare()));
+  EXPECT_EQ(Value(s.get(), "v/read"), "0");
+  EXPECT_EQ(restored_from_, "");
+  SessionManager::PrepareOptions p = Prepare();
+  p.strict = true;
+  EXPECT_THAT(sm_->PrepareSession("", p),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       AllOf(HasSubstr("strict: /ckpt holds 6 checkpoint file(s)"),
+                             HasSubstr("model-1.data-00000-of-00001"),
+                             HasSubstr("refusing to initialize from scratch"))));
+  // A state file that does not parse counts too.
+  ASSERT_OK(WriteStringToFile(&env_, "/ckpt/checkpoint", "not a state file {"));
+  EXPECT_THAT(sm_->PrepareSession("", p), StatusIs(absl::StatusCode::kFailedPrecondition));
+  // An empty directory is a fresh start, strict or not.
+  ASSERT_OK(env_.CreateDir("/empty"));
+  p.checkpoint_dir = "/empty";
+  EXPECT_OK(sm_->PrepareSession("", p).status());
 }
 
 }  // namespace
