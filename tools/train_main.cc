@@ -69,6 +69,12 @@ ABSL_FLAG(int, workers, 0,
           "Worker threads that wait for the chief (SessionManager::WaitForSession) and train "
           "the shared model with it; needs --target=local://NAME");
 
+ABSL_FLAG(bool, fallback_to_valid_checkpoint, false,
+          "When the newest checkpoint cannot be restored (missing, corrupt, truncated, another "
+          "shape), restore the newest one that can, warning which and why");
+ABSL_FLAG(bool, strict, false,
+          "Refuse to start from scratch while --logdir holds checkpoint files that no state file "
+          "names (instead of silently restarting from step 0)");
 ABSL_FLAG(double, recovery_wait_secs, 30,
           "How long a waiting worker sleeps between looks at the model (TensorFlow's 30 s)");
 namespace minigraph {
@@ -352,6 +358,10 @@ int Run() {
   prepare.init_op = {m.init.name()};
   prepare.saver = m.saver.get();
   prepare.checkpoint_dir = logdir;
+  prepare.fallback_to_valid_checkpoint = absl::GetFlag(FLAGS_fallback_to_valid_checkpoint);
+  prepare.strict = absl::GetFlag(FLAGS_strict);
+  std::string restored_from;
+  prepare.restored_from = &restored_from;
   prepare.config.intra_op_threads = absl::GetFlag(FLAGS_threads);
   prepare.config.inter_op_threads = 1;
 
@@ -364,7 +374,6 @@ int Run() {
     session = (*sm)->WaitForSession(target, prepare.config);
     if (!session.ok()) return Fail(session.status());
   } else {
-    auto latest = LatestCheckpoint(env, logdir);
     session = (*sm)->PrepareSession(target, prepare);
     // In a cluster the ps may come up after the chief: an unreachable task
     // is retried (every --recovery_wait_secs, for up to 10 minutes), as
@@ -381,11 +390,11 @@ int Run() {
     if (!session.ok()) return Fail(session.status());
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (latest.ok() && latest->has_value()) {
+    if (!restored_from.empty()) {
       uint64_t bytes = 0;
       const std::vector<std::string> files =
           env->GetChildren(logdir).value_or(std::vector<std::string>());
-      const std::string base(Basename(**latest));
+      const std::string base(Basename(restored_from));
       for (const std::string& f : files) {
         if (IsDataFilenameOf(base, f)) bytes += env->GetFileSize(JoinPath(logdir, f)).value_or(0);
       }
@@ -400,7 +409,7 @@ int Run() {
         restored = *gs[0].data<int64_t>();
       }
       std::printf("restored step %lld from %s in %.1f ms (%.2f MB, %.2f GB/s)\n",
-                  static_cast<long long>(restored), (*latest)->c_str(), ms, bytes / 1e6,
+                  static_cast<long long>(restored), restored_from.c_str(), ms, bytes / 1e6,
                   bytes / 1e9 / (ms / 1e3));
     } else {
       std::printf("initialized from scratch\n");

@@ -160,4 +160,26 @@ grep -q "DATA_LOSS" "$TEST_TMPDIR/corrupt.log" || fail "not DataLoss: $(cat "$TE
 grep -q "Checksum does not match for tensor" "$TEST_TMPDIR/corrupt.log" || fail "no tensor named"
 grep -q "model.ckpt-1000.data-00000-of-00001" "$TEST_TMPDIR/corrupt.log" || fail "no file named"
 echo "corruption: $(grep -o 'Checksum does not match for tensor "[^"]*"' "$TEST_TMPDIR/corrupt.log")"
+
+# --fallback_to_valid_checkpoint: the corrupt newest checkpoint is skipped
+# with a warning naming both; training resumes from 990 and, being
+# deterministic, saves a step 1000 identical to the uninterrupted run's.
+"$train" --logdir="$ref" "${flags[@]}" --fallback_to_valid_checkpoint >"$TEST_TMPDIR/fallback.log" 2>&1 ||
+  fail "fallback run failed: $(cat "$TEST_TMPDIR/fallback.log")"
+grep -q "Skipping checkpoint $ref/model.ckpt-1000: Checksum does not match" "$TEST_TMPDIR/fallback.log" ||
+  fail "no skip warning: $(cat "$TEST_TMPDIR/fallback.log")"
+grep -q "Restored $ref/model.ckpt-990, an older checkpoint: the newest, $ref/model.ckpt-1000" "$TEST_TMPDIR/fallback.log" ||
+  fail "no fallback warning: $(cat "$TEST_TMPDIR/fallback.log")"
+grep -q "^restored step 990 from $ref/model.ckpt-990" "$TEST_TMPDIR/fallback.log" || fail "did not report step 990"
+cmp -s "$ref/model.ckpt-1000.data-00000-of-00001" "$run/model.ckpt-1000.data-00000-of-00001" ||
+  fail "the step 1000 trained again from 990 differs"
+echo "fallback: skipped the corrupt model.ckpt-1000, resumed at 990, step 1000 identical again"
+
+# --strict: checkpoint files but no state file is an error, not step 0.
+rm "$ref/checkpoint"
+rc=0
+"$train" --logdir="$ref" "${flags[@]}" --strict >"$TEST_TMPDIR/strict.log" 2>&1 || rc=$?
+[ "$rc" -eq 1 ] && grep -q "strict: $ref holds .* checkpoint file(s)" "$TEST_TMPDIR/strict.log" ||
+  fail "strict: $rc $(cat "$TEST_TMPDIR/strict.log")"
+echo "strict: refused to start from scratch; $ref $(grep -o "holds [0-9]* checkpoint file(s)" "$TEST_TMPDIR/strict.log")"
 echo "PASS"
