@@ -25,7 +25,8 @@ constexpr int kConsumerVersion = 1;
 // "P.index", "P.data-00000-of-00001" or "P.meta" -> "P".
 std::optional<std::string> PrefixOfCheckpointFile(absl::string_view path) {
   for (absl::string_view suffix : {".index", ".meta"}) {
-    if (absl::EndsWith(path, suffix)) return std::string(path.substr(0, path.size() - suffix.size()));
+    if (absl::EndsWith(path, suffix))
+      return std::string(path.substr(0, path.size() - suffix.size()));
   }
   const size_t dot = path.rfind(".data-");
   if (dot != absl::string_view::npos && IsDataFilenameOf(path.substr(0, dot), path)) {
@@ -296,13 +297,21 @@ absl::Status BundleReader::ReadInto(absl::string_view key, Tensor* dst) const {
 absl::StatusOr<Tensor> BundleReader::Lookup(absl::string_view key, Allocator* allocator) const {
   MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, ReadableEntry(key));
   MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(e->shape()));
+  auto create = [&]() -> absl::StatusOr<Tensor> {
+    absl::StatusOr<Tensor> t = Tensor::Create(e->dtype(), shape, allocator);
+    if (!t.ok()) {
+      return absl::Status(t.status().code(), absl::StrCat("tensor \"", key, "\" in checkpoint ",
+                                                          prefix_, ": ", t.status().message()));
+    }
+    return t;
+  };
   if (e->dtype() == DT_STRING) {  // verified before the strings are allocated
     MG_ASSIGN_OR_RETURN(std::string buf, ReadStrings(*e, key, shape.num_elements()));
-    MG_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(e->dtype(), shape, allocator));
+    MG_ASSIGN_OR_RETURN(Tensor t, create());
     DecodeStrings(buf, t.NumElements(), t.data<std::string>());
     return t;
   }
-  MG_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(e->dtype(), shape, allocator));
+  MG_ASSIGN_OR_RETURN(Tensor t, create());
   MG_RETURN_IF_ERROR(ReadInto(key, &t));
   return t;
 }

@@ -1,7 +1,9 @@
 #include "core/allocator.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <map>
 
@@ -79,8 +81,7 @@ class HugePageAllocator : public Allocator {
     // so the kernel can back the whole range with 2 MiB pages.
     const size_t len = RoundUp(bytes);
     const size_t map_len = len + kHugePage;
-    void* raw = mmap(nullptr, map_len, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void* raw = mmap(nullptr, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (raw == MAP_FAILED) return nullptr;
     const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
     const uintptr_t aligned = (start + kHugePage - 1) & ~(kHugePage - 1);
@@ -93,9 +94,7 @@ class HugePageAllocator : public Allocator {
     return p;
   }
 
-  static size_t RoundUp(size_t bytes) {
-    return (bytes + kHugePage - 1) & ~(kHugePage - 1);
-  }
+  static size_t RoundUp(size_t bytes) { return (bytes + kHugePage - 1) & ~(kHugePage - 1); }
 
   absl::Mutex mu_;
   std::multimap<size_t, void*> cache_ ABSL_GUARDED_BY(mu_);
@@ -124,5 +123,18 @@ Allocator* MallocAllocator() {
   static Allocator* const a = new MallocAllocatorImpl;
   return a;
 }
+
+namespace {
+size_t PhysicalMemory() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page)
+                               : size_t{1} << 40;
+}
+std::atomic<size_t> max_tensor_bytes{PhysicalMemory()};
+}  // namespace
+
+size_t MaxTensorBytes() { return max_tensor_bytes.load(std::memory_order_relaxed); }
+void SetMaxTensorBytes(size_t bytes) { max_tensor_bytes.store(bytes, std::memory_order_relaxed); }
 
 }  // namespace minigraph

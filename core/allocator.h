@@ -47,6 +47,14 @@ Allocator* MallocAllocator();
 // buffers (0: every large buffer is unmapped when freed).
 std::unique_ptr<Allocator> NewHugePageAllocator(size_t cache_bytes);
 
+// The largest tensor buffer minigraph allocates, in bytes. A larger request
+// is ResourceExhausted before anything is allocated, so a corrupt size field
+// or a graph that asks for terabytes fails cleanly instead of ending the
+// process. Default: the machine's physical memory. Tools set it from
+// --max_tensor_bytes; fuzzers set it low.
+size_t MaxTensorBytes();
+void SetMaxTensorBytes(size_t bytes);
+
 // Buffers of at least this many bytes are mmap'ed with MADV_HUGEPAGE.
 inline constexpr size_t kHugeAllocationThreshold = size_t{1} << 20;
 

@@ -45,8 +45,7 @@ std::string ElementString(const T& v) {
   } else if constexpr (std::is_same_v<T, complex64> || std::is_same_v<T, complex128>) {
     return absl::StrCat("(", v.real(), ",", v.imag(), ")");
   } else if constexpr (std::is_same_v<T, std::string>) {
-    return absl::StrCat("\"", absl::CHexEscape(v.size() > 64 ? v.substr(0, 64) + "..." : v),
-                        "\"");
+    return absl::StrCat("\"", absl::CHexEscape(v.size() > 64 ? v.substr(0, 64) + "..." : v), "\"");
   } else if constexpr (std::is_same_v<T, ResourceHandle>) {
     return absl::StrCat("<resource ", v.container(), "/", v.name(), ">");
   } else if constexpr (std::is_same_v<T, Variant>) {
@@ -58,8 +57,9 @@ std::string ElementString(const T& v) {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<TensorBuffer>> TensorBuffer::Create(
-    Allocator* allocator, DataType dtype, int64_t num_elements) {
+absl::StatusOr<std::shared_ptr<TensorBuffer>> TensorBuffer::Create(Allocator* allocator,
+                                                                   DataType dtype,
+                                                                   int64_t num_elements) {
   const size_t elem = DataTypeSize(dtype);
   if (elem == 0) {
     return absl::InvalidArgumentError(
@@ -70,15 +70,20 @@ absl::StatusOr<std::shared_ptr<TensorBuffer>> TensorBuffer::Create(
     return absl::ResourceExhaustedError(absl::StrCat(
         "tensor of ", num_elements, " ", DataTypeString(dtype), " elements is too large"));
   }
+  if (bytes > MaxTensorBytes()) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "a tensor of ", num_elements, " ", DataTypeString(dtype), " elements needs ", bytes,
+        " bytes, more than the limit of ", MaxTensorBytes(), " (max_tensor_bytes)"));
+  }
   void* data = allocator->Allocate(bytes);
   if (data == nullptr) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "out of memory allocating ", bytes, " bytes from allocator ", allocator->Name()));
+    return absl::ResourceExhaustedError(absl::StrCat("out of memory allocating ", bytes,
+                                                     " bytes from allocator ", allocator->Name()));
   }
   switch (dtype) {
-#define MG_CASE(T)                                 \
-  case DataTypeToEnum<T>::value:                   \
-    ConstructElements<T>(data, num_elements);      \
+#define MG_CASE(T)                            \
+  case DataTypeToEnum<T>::value:              \
+    ConstructElements<T>(data, num_elements); \
     break;
     MG_CALL_ALL_TYPES(MG_CASE)
 #undef MG_CASE
@@ -91,9 +96,9 @@ absl::StatusOr<std::shared_ptr<TensorBuffer>> TensorBuffer::Create(
 
 TensorBuffer::~TensorBuffer() {
   switch (dtype_) {
-#define MG_CASE(T)                                \
-  case DataTypeToEnum<T>::value:                  \
-    DestroyElements<T>(data_, num_elements_);     \
+#define MG_CASE(T)                            \
+  case DataTypeToEnum<T>::value:              \
+    DestroyElements<T>(data_, num_elements_); \
     break;
     MG_CALL_ALL_TYPES(MG_CASE)
 #undef MG_CASE
@@ -129,9 +134,8 @@ absl::string_view Tensor::tensor_data() const {
 absl::StatusOr<Tensor> Tensor::Reshaped(const TensorShape& shape) const {
   if (shape.num_elements() != NumElements()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "cannot reshape a tensor of shape ", shape_.DebugString(), " (",
-        NumElements(), " elements) to ", shape.DebugString(), " (",
-        shape.num_elements(), " elements)"));
+        "cannot reshape a tensor of shape ", shape_.DebugString(), " (", NumElements(),
+        " elements) to ", shape.DebugString(), " (", shape.num_elements(), " elements)"));
   }
   return Tensor(dtype_, shape, buf_);
 }
@@ -142,14 +146,14 @@ std::string Tensor::SummarizeValue(int64_t max_entries) const {
   const int64_t shown = std::min(n, max_entries);
   std::string out;
   switch (dtype_) {
-#define MG_CASE(T)                                           \
-  case DataTypeToEnum<T>::value: {                           \
-    const T* p = static_cast<const T*>(raw_data());          \
-    for (int64_t i = 0; i < shown; ++i) {                    \
-      if (i > 0) out += ' ';                                 \
-      out += ElementString<T>(p[i]);                         \
-    }                                                        \
-    break;                                                   \
+#define MG_CASE(T)                                  \
+  case DataTypeToEnum<T>::value: {                  \
+    const T* p = static_cast<const T*>(raw_data()); \
+    for (int64_t i = 0; i < shown; ++i) {           \
+      if (i > 0) out += ' ';                        \
+      out += ElementString<T>(p[i]);                \
+    }                                               \
+    break;                                          \
   }
     MG_CALL_ALL_TYPES(MG_CASE)
 #undef MG_CASE
@@ -161,8 +165,7 @@ std::string Tensor::SummarizeValue(int64_t max_entries) const {
 }
 
 std::string Tensor::DebugString(int max_entries) const {
-  return absl::StrCat("Tensor<type: ", DataTypeString(dtype_),
-                      " shape: ", shape_.DebugString(),
+  return absl::StrCat("Tensor<type: ", DataTypeString(dtype_), " shape: ", shape_.DebugString(),
                       " values: ", SummarizeValue(max_entries), ">");
 }
 

@@ -63,6 +63,23 @@ TEST(TensorTest, LargeBuffersComeFromHugePagesAndAreAligned) {
   EXPECT_EQ(t.data<float>()[(1 << 20) - 1], 1.0f);
 }
 
+TEST(TensorTest, MaxTensorBytesRefusesBeforeAllocating) {
+  const size_t saved = MaxTensorBytes();
+  EXPECT_GE(saved, size_t{1} << 30);  // the machine's memory by default
+  SetMaxTensorBytes(4096);
+  EXPECT_OK(Tensor::Create(DT_FLOAT, TensorShape({1024})).status());
+  EXPECT_THAT(Tensor::Create(DT_FLOAT, TensorShape({1025})),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("1025 float elements needs 4100 bytes, more than the limit of "
+                                 "4096 (max_tensor_bytes)")));
+  // A TensorProto asking for a terabyte of zeros is refused, not attempted.
+  TensorProto huge;
+  huge.set_dtype(DT_FLOAT);
+  huge.mutable_tensor_shape()->add_dim()->set_size(int64_t{1} << 38);
+  EXPECT_THAT(TensorFromProto(huge), StatusIs(absl::StatusCode::kResourceExhausted));
+  SetMaxTensorBytes(saved);
+}
+
 TEST(TensorTest, BadDtypeAndRankAccessAreErrors) {
   Tensor t(DT_INT32, TensorShape({2, 2}));
   EXPECT_THAT(t.TryFlat<float>(),
