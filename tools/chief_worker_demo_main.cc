@@ -259,6 +259,7 @@ int main(int argc, char** argv) {
   absl::Status s = minigraph::NoPositionalArguments(rest);
   if (s.ok()) s = minigraph::FlagInRange("workers", absl::GetFlag(FLAGS_workers), 1, 256);
   if (s.ok()) s = minigraph::FlagInRange("steps", absl::GetFlag(FLAGS_steps), 0, 1 << 30);
+  if (s.ok()) s = minigraph::ApplyMaxTensorBytes();
   if (!s.ok()) return minigraph::UsageError("chief_worker_demo", s);
   return minigraph::Run();
 }

@@ -4,6 +4,7 @@
 //   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
 //   absl::Status s = NoPositionalArguments(rest);
 //   if (s.ok()) s = FlagInRange("batch", absl::GetFlag(FLAGS_batch), 1, 65536);
+//   if (s.ok()) s = ApplyMaxTensorBytes();
 //   if (!s.ok()) return UsageError("train", s);   // exit code 2
 
 #ifndef MINIGRAPH_TOOLS_FLAG_CHECKS_H_
@@ -32,6 +33,10 @@ absl::Status FlagInRange(absl::string_view flag, T value, T lo, T hi) {
   return absl::InvalidArgumentError(
       absl::StrCat("--", flag, "=", value, " is out of range: give ", lo, " to ", hi));
 }
+
+// Applies --max_tensor_bytes (defined here, so every tool has it): the
+// largest tensor a graph or checkpoint may make this process allocate.
+absl::Status ApplyMaxTensorBytes();
 
 // Prints "<tool>: <message> (see --help)" and returns exit code 2.
 int UsageError(absl::string_view tool, const absl::Status& s);

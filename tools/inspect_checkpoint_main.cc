@@ -126,6 +126,9 @@ int main(int argc, char** argv) {
   if (absl::Status s = minigraph::NoPositionalArguments(rest); !s.ok()) {
     return minigraph::UsageError("inspect_checkpoint", s);
   }
+  if (absl::Status s = minigraph::ApplyMaxTensorBytes(); !s.ok()) {
+    return minigraph::UsageError("inspect_checkpoint", s);
+  }
   const std::string prefix = absl::GetFlag(FLAGS_prefix);
   const std::string dir = absl::GetFlag(FLAGS_dir);
   const std::string tensor = absl::GetFlag(FLAGS_tensor);

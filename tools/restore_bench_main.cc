@@ -213,8 +213,8 @@ int main(int argc, char** argv) {
       "Measures checkpoint restore throughput against plain pread() of the same bytes.\n"
       "  restore_bench [--size_mb=1024] [--tensors=100] [--repeats=5] [--threads=N] [--dir=D]");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
-  if (absl::Status s = minigraph::CheckFlags(rest); !s.ok()) {
-    return minigraph::UsageError("restore_bench", s);
-  }
+  absl::Status s = minigraph::CheckFlags(rest);
+  if (s.ok()) s = minigraph::ApplyMaxTensorBytes();
+  if (!s.ok()) return minigraph::UsageError("restore_bench", s);
   return minigraph::Run();
 }

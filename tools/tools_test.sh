@@ -61,6 +61,9 @@ key=$("$inspect" --prefix="$ck" | awk -F'\t' '$2 == "DT_FLOAT" && $4 > 12 {print
 "$inspect" --prefix="$ck" --tensor="$key" --max_values=3 | tail -n 1 | grep -qE '^[^ ]+ [^ ]+ [^ ]+\.\.\.$' ||
   fail "--max_values=3 did not show 3 values and ...: $("$inspect" --prefix="$ck" --tensor="$key" --max_values=3)"
 "$inspect" --prefix="$ck" --tensor="$key" --full | tail -n 1 | grep -q '\.\.\.$' && fail "--full summarized"
+# A tensor over --max_tensor_bytes is refused before it is allocated, naming it.
+expect_error 1 "tensor \"$key\" in checkpoint $ck: a tensor of" --prefix="$ck" --tensor="$key" --max_tensor_bytes=8
+expect_error 2 "--max_tensor_bytes=-1 is out of range" --prefix="$ck" --max_tensor_bytes=-1
 
 # restore_bench and chief_worker_demo: out-of-range flags and directories
 # they cannot create are errors that say so.

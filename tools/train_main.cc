@@ -551,8 +551,8 @@ int main(int argc, char** argv) {
       "  train --logdir=D [--model=mlp|linear|cnn] [--steps=N] [--save_every=N] "
       "[--optimizer=sgd|momentum|adam]");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
-  if (absl::Status s = minigraph::CheckFlags(rest); !s.ok()) {
-    return minigraph::UsageError("train", s);
-  }
+  absl::Status s = minigraph::CheckFlags(rest);
+  if (s.ok()) s = minigraph::ApplyMaxTensorBytes();
+  if (!s.ok()) return minigraph::UsageError("train", s);
   return minigraph::Run();
 }
