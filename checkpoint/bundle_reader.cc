@@ -287,7 +287,10 @@ absl::Status BundleReader::ReadInto(absl::string_view key, Tensor* dst) const {
   }
   if (DataTypeCanUseMemcpy(e->dtype())) {
     if (e->size() == 0) return absl::OkStatus();
-    return ReadBytes(*e, key, static_cast<char*>(dst->raw_data()), /*verify_crc=*/true);
+    MG_RETURN_IF_ERROR(
+        ReadBytes(*e, key, static_cast<char*>(dst->raw_data()), /*verify_crc=*/true));
+    tensor::NormalizeBools(dst);
+    return absl::OkStatus();
   }
   MG_ASSIGN_OR_RETURN(std::string buf, ReadStrings(*e, key, dst->NumElements()));
   DecodeStrings(buf, dst->NumElements(), dst->data<std::string>());

@@ -194,5 +194,11 @@ Tensor DeepCopy(const Tensor& t) {
   return out;
 }
 
+void NormalizeBools(Tensor* t) {
+  if (t->dtype() != DT_BOOL) return;
+  auto* p = static_cast<uint8_t*>(t->raw_data());
+  for (int64_t i = 0; i < t->NumElements(); ++i) p[i] = p[i] != 0;
+}
+
 }  // namespace tensor
 }  // namespace minigraph

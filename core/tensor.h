@@ -180,6 +180,10 @@ class Tensor {
 namespace tensor {
 // A tensor with the same dtype, shape and values in new memory.
 Tensor DeepCopy(const Tensor& t);
+// For a DT_BOOL tensor whose bytes came from outside (a file, a proto):
+// makes every nonzero byte 1, since a bool byte other than 0 or 1 is
+// undefined behaviour to read. Any other dtype is left alone.
+void NormalizeBools(Tensor* t);
 }  // namespace tensor
 
 // Implementation details follow. Clients should ignore.

@@ -131,6 +131,7 @@ absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto, Allocator* allo
           t.TotalBytes()));
     }
     std::memcpy(t.raw_data(), content.data(), content.size());
+    tensor::NormalizeBools(&t);
     return t;
   }
   switch (dtype) {

@@ -238,6 +238,18 @@ TEST(TensorProtoTest, HalfUsesBitPatternsInHalfVal) {
   EXPECT_EQ(p.half_val(1), 0xc000);
 }
 
+TEST(TensorProtoTest, BoolBytesOtherThanZeroAndOneReadAsTrue) {
+  // Found by tensor_proto_fuzzer (tests/fuzz/regressions): reading a bool
+  // byte 45 was undefined behaviour.
+  TensorProto p;
+  p.set_dtype(DT_BOOL);
+  p.mutable_tensor_shape()->add_dim()->set_size(3);
+  p.set_tensor_content(std::string("\x2d\x00\x01", 3));
+  ASSERT_OK_AND_ASSIGN(Tensor t, TensorFromProto(p));
+  EXPECT_EQ(t.SummarizeValue(3), "1 0 1");
+  EXPECT_EQ(static_cast<const uint8_t*>(t.raw_data())[0], 1);
+}
+
 TEST(TensorProtoTest, BadProtosAreInvalidArgument) {
   TensorProto p;
   p.set_dtype(DT_FLOAT);

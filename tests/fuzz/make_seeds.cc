@@ -1,0 +1,168 @@
+// Writes the fuzzers' seed corpora, OUT/<fuzzer>/<seed>: checkpoints,
+// state files, TensorProtos and GraphDefs written here by minigraph, and,
+// when SHARED_TESTDATA is given, the ones TensorFlow wrote there.
+//
+//   make_seeds OUT [SHARED_TESTDATA]
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "checkpoint/bundle_writer.h"
+#include "checkpoint/naming.h"
+#include "core/env.h"
+#include "core/path.h"
+#include "core/status_macros.h"
+#include "core/proto/meta_graph.pb.h"
+#include "core/tensor_proto.h"
+#include "runtime/cc/ops.h"
+#include "runtime/cc/optimizers.h"
+#include "runtime/cc/variables.h"
+#include "session/saver.h"
+
+namespace minigraph {
+namespace {
+
+Env* const env = Env::Default();
+
+absl::Status Put(const std::string& out, const std::string& fuzzer, const std::string& name,
+                 const std::string& bytes) {
+  const std::string dir = JoinPath(out, fuzzer);
+  absl::Status s = env->CreateDir(dir);
+  if (!s.ok() && !env->IsDirectory(dir).value_or(false)) return s;
+  return WriteStringToFile(env, JoinPath(dir, name), bytes);
+}
+
+// The bundle fuzzer's input: a 4-byte little-endian index length, the
+// index, the single data shard.
+absl::Status PutBundle(const std::string& out, const std::string& name,
+                       const std::string& prefix) {
+  MG_ASSIGN_OR_RETURN(std::string index, ReadFileToString(env, MetaFilename(prefix)));
+  MG_ASSIGN_OR_RETURN(std::string data, ReadFileToString(env, DataFilename(prefix, 0, 1)));
+  std::string bytes(4, '\0');
+  for (int i = 0; i < 4; ++i) bytes[i] = static_cast<char>(index.size() >> (8 * i));
+  return Put(out, "bundle_reader_fuzzer", name, bytes + index + data);
+}
+
+std::vector<Tensor> SampleTensors() {
+  std::vector<Tensor> t;
+  t.push_back(Tensor::Vector<float>({1.5f, -2, 0, 3e10f}));
+  t.push_back(Tensor::Scalar<int64_t>(42));
+  t.push_back(Tensor::Vector<std::string>({"ab", "", std::string(300, 'x')}));
+  t.push_back(Tensor(DT_DOUBLE, TensorShape({0, 2})));
+  t.push_back(Tensor::Vector<int32_t>({1, 2, 3, 4, 5, 6}));
+  t.push_back(Tensor::Vector<bool>({true, false}));
+  return t;
+}
+
+absl::Status Run(const std::string& out, const std::string& shared) {
+  MG_RETURN_IF_ERROR(env->CreateDir(out));
+  // Checkpoints.
+  const std::string tmp = JoinPath(out, "tmp");
+  MG_RETURN_IF_ERROR(env->CreateDir(tmp));
+  {
+    MG_ASSIGN_OR_RETURN(auto w, BundleWriter::Create(env, JoinPath(tmp, "c")));
+    std::vector<Tensor> tensors = SampleTensors();
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      MG_RETURN_IF_ERROR(w->Add(absl::StrCat("t", i), tensors[i]));
+    }
+    MG_RETURN_IF_ERROR(w->Finish());
+    MG_RETURN_IF_ERROR(PutBundle(out, "minigraph", JoinPath(tmp, "c")));
+  }
+  // State files.
+  MG_RETURN_IF_ERROR(Put(out, "checkpoint_state_fuzzer", "minigraph",
+                         "model_checkpoint_path: \"model.ckpt-5\"\n"
+                         "all_model_checkpoint_paths: \"model.ckpt-4\"\n"
+                         "all_model_checkpoint_paths: \"/elsewhere/model.ckpt-5\"\n"
+                         "all_model_checkpoint_timestamps: 1700000000.5\n"
+                         "last_preserved_timestamp: 1699999999\n"));
+  // TensorProtos, both encodings.
+  std::vector<Tensor> tensors = SampleTensors();
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    TensorProto content, field;
+    TensorToProto(tensors[i], &content);
+    TensorToProtoField(tensors[i], &field);
+    MG_RETURN_IF_ERROR(
+        Put(out, "tensor_proto_fuzzer", absl::StrCat("content", i), content.SerializeAsString()));
+    MG_RETURN_IF_ERROR(
+        Put(out, "tensor_proto_fuzzer", absl::StrCat("field", i), field.SerializeAsString()));
+  }
+  // A training graph: MatMul, BiasAdd, Relu, cross entropy, its gradients,
+  // SGD and a Saver.
+  {
+    Scope root = Scope::NewRootScope();
+    Output x = ops::Const<float>(root, {1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
+    Variable w = Variable::Create(root, "w", Tensor::Vector<float>({.1f, .2f, .3f, .4f, .5f, .6f})
+                                                 .Reshaped(TensorShape({3, 2}))
+                                                 .value());
+    Variable b = Variable::Create(root, "b", Tensor::Vector<float>({0, 0}));
+    Output logits = ops::Relu(root, ops::BiasAdd(root, ops::MatMul(root, x, w.value()), b.value()));
+    Output loss = ops::Mean(
+        root, ops::SparseSoftmaxCrossEntropyWithLogits(root, logits, ops::Const<int64_t>(root, {0, 1}))
+                  .loss,
+        ops::Const<int32_t>(root, 0));
+    GradientDescentOptimizer sgd(0.1);
+    MG_RETURN_IF_ERROR(sgd.Minimize(root, loss).status());
+    GlobalVariablesInitializer(root);
+    MG_RETURN_IF_ERROR(Saver::Create(root).status());
+    MG_ASSIGN_OR_RETURN(GraphDef g, root.ToGraphDef());
+    MG_RETURN_IF_ERROR(Put(out, "graph_fuzzer", "train", g.SerializeAsString()));
+  }
+  // TensorFlow's files.
+  int n = 0;
+  if (!shared.empty() && env->IsDirectory(shared).value_or(false)) {
+    std::vector<std::string> stack = {shared};
+    while (!stack.empty()) {
+      const std::string dir = stack.back();
+      stack.pop_back();
+      for (const std::string& f : env->GetChildren(dir).value_or(std::vector<std::string>())) {
+        const std::string p = JoinPath(dir, f);
+        if (env->IsDirectory(p).value_or(false)) {
+          stack.push_back(p);
+        } else if (absl::EndsWith(f, ".index")) {
+          const std::string prefix = p.substr(0, p.size() - 6);
+          if (env->FileExists(DataFilename(prefix, 0, 1)).ok()) {
+            MG_RETURN_IF_ERROR(PutBundle(out, absl::StrCat("tf", n++), prefix));
+          }
+        } else if (f == "checkpoint") {
+          MG_ASSIGN_OR_RETURN(std::string text, ReadFileToString(env, p));
+          MG_RETURN_IF_ERROR(Put(out, "checkpoint_state_fuzzer", absl::StrCat("tf", n++), text));
+        } else if (absl::EndsWith(f, ".meta")) {
+          MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(env, p));
+          MetaGraphDef meta;
+          if (meta.ParseFromString(bytes)) {
+            MG_RETURN_IF_ERROR(
+                Put(out, "graph_fuzzer", absl::StrCat("tf", n++), meta.graph_def().SerializeAsString()));
+            for (const NodeDef& node : meta.graph_def().node()) {
+              auto it = node.attr().find("value");
+              if (node.op() == "Const" && it != node.attr().end() && n < 200) {
+                MG_RETURN_IF_ERROR(Put(out, "tensor_proto_fuzzer", absl::StrCat("tf", n++),
+                                       it->second.tensor().SerializeAsString()));
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  std::printf("make_seeds: wrote seeds to %s (%d from %s)\n", out.c_str(), n,
+              shared.empty() ? "nowhere" : shared.c_str());
+  return absl::OkStatus();
+}
+
+}  // namespace
+}  // namespace minigraph
+
+int main(int argc, char** argv) {
+  if (argc < 2 || argc > 3) {
+    std::fprintf(stderr, "usage: make_seeds OUT [SHARED_TESTDATA]\n");
+    return 2;
+  }
+  absl::Status s = minigraph::Run(argv[1], argc == 3 ? argv[2] : "");
+  if (!s.ok()) {
+    std::fprintf(stderr, "make_seeds: %s\n", std::string(s.ToString()).c_str());
+    return 1;
+  }
+  return 0;
+}

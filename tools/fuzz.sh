@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Fuzzes minigraph's input parsers with libFuzzer (clang, ASan, UBSan;
+# --config=fuzz): the checkpoint reader, the `checkpoint` state-file parser,
+# TensorProto -> Tensor, and GraphDef import with one executor step.
+#
+#   tools/fuzz.sh [SECONDS_EACH] [FUZZER...]      (default: 30 s, all four)
+#
+# Corpora grow in $MG_FUZZ_DIR (default /var/cache/minigraph-fuzz, outside
+# the clone like Bazel's disk cache); seeds are written afresh from
+# ../shared/testdata and from files minigraph writes (tests/fuzz/make_seeds).
+# Inputs that once crashed are kept in tests/fuzz/regressions/<fuzzer>/ and
+# replayed first. A finding is saved in $MG_FUZZ_DIR/findings/<fuzzer>/ and
+# fails the run.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+
+seconds="${1:-30}"
+[ $# -gt 0 ] && shift
+fuzzers=("$@")
+if [ ${#fuzzers[@]} -eq 0 ]; then
+  fuzzers=(bundle_reader_fuzzer checkpoint_state_fuzzer tensor_proto_fuzzer graph_fuzzer)
+fi
+work="${MG_FUZZ_DIR:-/var/cache/minigraph-fuzz}"
+mkdir -p "$work" || exit 1
+
+targets=()
+for f in "${fuzzers[@]}"; do targets+=("//tests/fuzz:$f"); done
+bazel build --config=fuzz --symlink_prefix=/ "${targets[@]}" || exit 1
+bazel build //tests/fuzz:make_seeds || exit 1
+fuzz_bin="$(bazel info --config=fuzz bazel-bin 2>/dev/null)/tests/fuzz"
+make_seeds="$(bazel info bazel-bin 2>/dev/null)/tests/fuzz/make_seeds"
+
+seeds=$(mktemp -d)
+trap 'rm -rf "$seeds"' EXIT
+shared="$(cd .. && pwd)/shared/testdata"
+[ -d "$shared" ] || shared=""
+"$make_seeds" "$seeds/out" $shared >/dev/null || exit 1
+
+# -malloc_limit_mb makes any single allocation over 1 GiB a finding (an
+# allocation bomb); the fuzzers cap tensors far below it.
+opts=(-timeout=10 -rss_limit_mb=2560 -malloc_limit_mb=1024 -print_final_stats=1)
+failed=0
+for f in "${fuzzers[@]}"; do
+  corpus="$work/corpus/$f"
+  findings="$work/findings/$f"
+  mkdir -p "$corpus" "$findings"
+  regressions="tests/fuzz/regressions/$f"
+  if [ -d "$regressions" ] && [ -n "$(ls -A "$regressions")" ]; then
+    if ! "$fuzz_bin/$f" "${opts[@]}" "$regressions"/* >"$work/$f.regressions.log" 2>&1; then
+      echo "fuzz: $f: an input in $regressions fails again (log: $work/$f.regressions.log)"
+      failed=1
+      continue
+    fi
+  fi
+  "$fuzz_bin/$f" "${opts[@]}" -max_total_time="$seconds" -artifact_prefix="$findings/" \
+    "$corpus" "$seeds/out/$f" >"$work/$f.log" 2>&1
+  rc=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$f.log" | tail -n 1)
+  if [ "$rc" -ne 0 ]; then
+    echo "fuzz: $f FAILED after ${execs:-?} executions: $(grep -m 1 -E 'ERROR|SUMMARY|Timeout|malloc' "$work/$f.log")"
+    echo "  the input is in $findings, the log is $work/$f.log"
+    failed=1
+  else
+    echo "fuzz: $f: ${execs:-?} executions in ${seconds} s: no crash, leak, hang or allocation bomb ($(ls "$corpus" | wc -l) corpus inputs)"
+  fi
+done
+exit "$failed"
