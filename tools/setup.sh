@@ -18,6 +18,8 @@ PACKAGES=(
   libgrpc++-dev        # gRPC 1.51: processes on a network (session/distributed)
   protobuf-compiler-grpc  # grpc_cpp_plugin, run by the service genrules
   openssl              # the TLS tests make their certificates with it
+  clang-14             # the fuzzers (tools/fuzz.sh, --config=fuzz): libFuzzer
+  libclang-rt-14-dev   # libFuzzer, ASan and UBSan runtimes
 )
 
 missing=()

@@ -28,14 +28,22 @@ bazel test //... --nocache_test_results --show_progress --show_progress_rate_lim
   "${args[@]}" "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 
+# The fuzzers, bounded ($MG_FUZZ_SECONDS each, default 30; 0 skips them):
+# any crash, leak, hang or allocation bomb fails the suite.
+fuzz_seconds="${MG_FUZZ_SECONDS:-30}"
+fuzz_failed=0
+if [ "$fuzz_seconds" -gt 0 ]; then
+  tools/fuzz.sh "$fuzz_seconds" || fuzz_failed=1
+fi
+
 total=$(bazel query 'tests(//...) except attr(tags, manual, //...)' 2>/dev/null | wc -l)
 failed=$(grep -cE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FLAKY)' "$log" || true)
 if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
   failed=$total  # the build itself failed
 fi
-# The layer check counts as one more test.
-total=$((total + 1))
-failed=$((failed + layers_failed))
-[ "$layers_failed" -eq 0 ] || rc=1
+# The layer check and the fuzz run count as one more test each.
+total=$((total + 2))
+failed=$((failed + layers_failed + fuzz_failed))
+[ "$layers_failed" -eq 0 ] && [ "$fuzz_failed" -eq 0 ] || rc=1
 echo "tests: $((total - failed)) passed, $failed failed"
 exit "$rc"
