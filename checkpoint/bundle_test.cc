@@ -390,12 +390,14 @@ TEST(BundleTest, DeleteStaleTempFilesRemovesOnlyWhatInterruptedSavesLeft) {
        {"/ckpt/model-5.index.tempstate123", "/ckpt/model-5.data-00000-of-00001.tempstate9",
         "/ckpt/model-5_temp_1a2b/part-00000-of-00002.index",
         "/ckpt/model-5_temp_1a2b/part-00001-of-00002.data-00000-of-00001.tempstate7",
+        "/ckpt/checkpoint.tmp8812735", "/ckpt/model-5.meta.tmp42",
         "/ckpt/notes_temp_dir/todo.txt"}) {
     ASSERT_OK(WriteStringToFile(&env, p, "x"));
   }
   // Finished checkpoints and unrelated files, just as old.
   for (const char* p : {"/ckpt/model-4.index", "/ckpt/model-4.data-00000-of-00001",
-                        "/ckpt/checkpoint", "/ckpt/events.out"}) {
+                        "/ckpt/checkpoint", "/ckpt/events.out", "/ckpt/data.tmp5",
+                        "/ckpt/checkpoint.tmpfile"}) {
     ASSERT_OK(WriteStringToFile(&env, p, "x"));
   }
   clock.AdvanceMicros(3600'000'000);
@@ -406,10 +408,13 @@ TEST(BundleTest, DeleteStaleTempFilesRemovesOnlyWhatInterruptedSavesLeft) {
   EXPECT_THAT(deleted,
               ::testing::UnorderedElementsAre("/ckpt/model-5.index.tempstate123",
                                               "/ckpt/model-5.data-00000-of-00001.tempstate9",
+                                              "/ckpt/checkpoint.tmp8812735",
+                                              "/ckpt/model-5.meta.tmp42",
                                               "/ckpt/model-5_temp_1a2b"));
   EXPECT_THAT(env.GetChildren("/ckpt"),
               IsOkAndHolds(::testing::UnorderedElementsAre(
                   "model-4.index", "model-4.data-00000-of-00001", "checkpoint", "events.out",
+                  "data.tmp5", "checkpoint.tmpfile",
                   "model-6.index.tempstate55", "notes_temp_dir")));
   // Nothing is old enough for a longer age; a missing directory is NotFound.
   EXPECT_THAT(DeleteStaleTempFiles(&env, "/ckpt", absl::Hours(2)),

@@ -2,6 +2,8 @@
 
 #include <random>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "checkpoint/naming.h"
 #include "checkpoint/table.h"
@@ -52,8 +54,7 @@ std::string EncodeStrings(const Tensor& t, uint32_t* crc) {
 
 }  // namespace
 
-BundleWriter::BundleWriter(Env* env, std::string prefix)
-    : env_(env), prefix_(std::move(prefix)) {}
+BundleWriter::BundleWriter(Env* env, std::string prefix) : env_(env), prefix_(std::move(prefix)) {}
 
 absl::StatusOr<std::unique_ptr<BundleWriter>> BundleWriter::Create(Env* env, std::string prefix) {
   std::unique_ptr<BundleWriter> w(new BundleWriter(env, std::move(prefix)));
@@ -107,8 +108,8 @@ absl::Status BundleWriter::Add(absl::string_view key, const Tensor& t) {
   }
   entry.set_crc32c(crc32c::Mask(crc));
   if (!status_.ok()) {
-    status_ = AddContext(status_, absl::StrCat("writing tensor \"", key, "\" of checkpoint ",
-                                               prefix_));
+    status_ =
+        AddContext(status_, absl::StrCat("writing tensor \"", key, "\" of checkpoint ", prefix_));
     return status_;
   }
   offset_ += entry.size();
@@ -161,6 +162,23 @@ absl::Status BundleWriter::Finish() {
   return absl::OkStatus();
 }
 
+namespace {
+
+// AtomicWriteFile's temporary "<file>.tmp<digits>" for the state file or a
+// .meta file (checkpoint_state.cc), left behind when a kill came between its
+// write and its rename.
+bool IsAtomicWriteTemp(absl::string_view name) {
+  const size_t tmp = name.rfind(".tmp");
+  if (tmp == absl::string_view::npos || tmp + 4 == name.size()) return false;
+  for (char c : name.substr(tmp + 4)) {
+    if (!absl::ascii_isdigit(c)) return false;
+  }
+  const absl::string_view file = name.substr(0, tmp);
+  return file == "checkpoint" || absl::EndsWith(file, ".meta");
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<std::string>> DeleteStaleTempFiles(Env* env, const std::string& dir,
                                                               absl::Duration min_age) {
   MG_ASSIGN_OR_RETURN(std::vector<std::string> children, env->GetChildren(dir));
@@ -172,7 +190,7 @@ absl::StatusOr<std::vector<std::string>> DeleteStaleTempFiles(Env* env, const st
   std::vector<std::string> deleted;
   for (const std::string& name : children) {
     const std::string path = JoinPath(dir, name);
-    if (name.find(kTempStateSuffix) != std::string::npos) {
+    if (name.find(kTempStateSuffix) != std::string::npos || IsAtomicWriteTemp(name)) {
       absl::StatusOr<bool> is_dir = env->IsDirectory(path);
       absl::StatusOr<uint64_t> mtime = env->GetModificationTimeMicros(path);
       if (is_dir.ok() && !*is_dir && mtime.ok() && stale(*mtime) && env->DeleteFile(path).ok()) {

@@ -63,8 +63,9 @@ class BundleWriter {
 };
 
 // What saves killed part-way leave in `dir`: "<file>.tempstate<random>"
-// files, and sharded saves' "<prefix>_temp_<hex>" directories holding only
-// "part-*" files. Deletes those nothing has modified for `min_age` by the
+// files, the state file's or a .meta file's "<file>.tmp<digits>"
+// (AtomicWriteFile), and sharded saves' "<prefix>_temp_<hex>" directories
+// holding only "part-*" files. Deletes those nothing has modified for `min_age` by the
 // Env's clock (a save in progress keeps its files fresh) and returns their
 // paths; every other entry is left alone. A process killed mid-save would
 // otherwise leave a checkpoint's worth of bytes behind on every crash.

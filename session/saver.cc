@@ -194,9 +194,16 @@ absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& sav
   const std::string model_checkpoint_path = out[0].data<std::string>()[0];
   if (options.write_state) {
     RecordLastCheckpoint(model_checkpoint_path);
-    MG_RETURN_IF_ERROR(UpdateCheckpointState(
-        env_, save_dir.empty() ? "." : save_dir, model_checkpoint_path, last_checkpoints(), {},
-        std::nullopt, options.latest_filename, save_relative_paths_));
+    if (absl::Status s = UpdateCheckpointState(
+            env_, save_dir.empty() ? "." : save_dir, model_checkpoint_path, last_checkpoints(), {},
+            std::nullopt, options.latest_filename, save_relative_paths_);
+        !s.ok()) {
+      return absl::Status(
+          s.code(),
+          absl::StrCat("checkpoint ", model_checkpoint_path, " was written, but the state file ",
+                       JoinPath(save_dir.empty() ? "." : save_dir, options.latest_filename),
+                       " could not be updated, so a restart will not find it: ", s.message()));
+    }
     MaybeDeleteOldCheckpoints(save_dir);
   }
   if (options.meta_graph != nullptr) {

@@ -4,6 +4,7 @@
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/naming.h"
 #include "core/logging.h"
+#include "core/fault_injection_env.h"
 #include "core/mem_env.h"
 #include "core/path.h"
 #include "core/status_matchers.h"
@@ -309,6 +310,18 @@ TEST_F(SaverTest, SaveErrors) {
   Scope empty = Scope::NewRootScope();
   EXPECT_THAT(Saver::Create(empty), StatusIs(absl::StatusCode::kInvalidArgument,
                                              HasSubstr("No variables to save")));
+  // The state file cannot be replaced (the disk filled up after the bundle
+  // was written): the error says the checkpoint itself was written.
+  ASSERT_OK(mem_.CreateDir("/full"));
+  FaultInjectionEnv faults(&mem_);
+  auto saver = Saver::FromSaverDef(saver_->saver_def(), &faults);
+  faults.FailOnce(FaultInjectionEnv::Op::kRename, 0);  // the state file's rename
+  absl::Status full = saver->Save(s.get(), "/full/m", {.global_step = 3}).status();
+  EXPECT_FALSE(full.ok());
+  EXPECT_THAT(std::string(full.message()),
+              HasSubstr("checkpoint /full/m-3 was written, but the state file /full/checkpoint "
+                        "could not be updated, so a restart will not find it"));
+  EXPECT_TRUE(CheckpointExists(&mem_, "/full/m-3"));
 }
 
 TEST_F(SaverTest, ShardedSaveWritesShardsAndMerges) {
