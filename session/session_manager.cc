@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "checkpoint/checkpoint_state.h"
 #include "core/logging.h"
 #include "core/status_macros.h"
@@ -53,6 +54,21 @@ absl::Status RunOp(Session* s, const std::vector<std::string>& op,
 }
 
 }  // namespace
+
+namespace {
+int CountVariables(const GraphDef& graph) {
+  int n = 0;
+  for (const NodeDef& node : graph.node()) {
+    n += node.op() == "VariableV2" || node.op() == "Variable" || node.op() == "VarHandleOp";
+  }
+  return n;
+}
+}  // namespace
+
+SessionManager::SessionManager(GraphDef graph, Options options)
+    : graph_(std::move(graph)),
+      options_(std::move(options)),
+      num_variables_(CountVariables(graph_)) {}
 
 absl::StatusOr<std::unique_ptr<SessionManager>> SessionManager::Create(GraphDef graph,
                                                                        Options options) {
@@ -340,6 +356,70 @@ absl::StatusOr<SessionManager::RecoverResult> SessionManager::RecoverSession(
   return result;
 }
 
+absl::StatusOr<std::pair<std::unique_ptr<Session>, SessionManager::ReadinessReport>>
+SessionManager::Attempt(const std::string& master, const SessionOptions& config,
+                        std::unique_ptr<StateWatch>* watch) {
+  ReadinessReport report;
+  report.num_variables = num_variables_;
+  auto not_ready = [&](absl::string_view by, std::string message) {
+    report.reported_by = std::string(by);
+    constexpr absl::string_view kNames = "Variables not initialized: ";
+    if (absl::StartsWith(message, kNames)) {
+      report.uninitialized = absl::StrSplit(message.substr(kNames.size()), ", ");
+    }
+    report.message = std::move(message);
+    // Names known and fewer than the graph's variables: someone initialized
+    // the others.
+    report.chief_seen = !report.uninitialized.empty() &&
+                        static_cast<int>(report.uninitialized.size()) < num_variables_;
+  };
+  absl::StatusOr<std::unique_ptr<Session>> sess = NewSessionOn(master, config);
+  if (!sess.ok()) {
+    // A server in another process that cannot be reached yet (a worker
+    // started before its ps) is a model not ready yet, as TensorFlow's
+    // MonitoredSession treats Unavailable.
+    if (!absl::IsUnavailable(sess.status())) return sess.status();
+    not_ready("server", absl::StrCat("server unreachable: ", sess.status().message()));
+    return std::make_pair(std::unique_ptr<Session>(), std::move(report));
+  }
+  // Target "": each session has its own state, which no one else changes.
+  if (watch != nullptr && options_.wake_on_state_change && !master.empty()) {
+    absl::StatusOr<std::unique_ptr<StateWatch>> w = (*sess)->WatchState();
+    if (w.ok()) *watch = *std::move(w);  // else: poll
+  }
+  absl::Status s = [&]() -> absl::Status {
+    MG_ASSIGN_OR_RETURN(std::optional<std::string> local, TryRunLocalInitOp(sess->get()));
+    if (local) {
+      not_ready("ready_for_local_init_op", *std::move(local));
+      return absl::OkStatus();
+    }
+    MG_ASSIGN_OR_RETURN(std::optional<std::string> model,
+                        Ready(options_.ready_op, sess->get(), "Model not ready"));
+    if (model) not_ready("ready_op", *std::move(model));
+    return absl::OkStatus();
+  }();
+  if (s.ok() && report.reported_by.empty()) {
+    report.ready = true;
+    report.chief_seen = true;
+    return std::make_pair(*std::move(sess), std::move(report));
+  }
+  (*sess)->Close().IgnoreError();  // _safe_close
+  if (!s.ok()) {
+    if (!absl::IsUnavailable(s)) return s;
+    not_ready("server", absl::StrCat("server unreachable: ", s.message()));
+  }
+  return std::make_pair(std::unique_ptr<Session>(), std::move(report));
+}
+
+absl::StatusOr<SessionManager::ReadinessReport> SessionManager::CheckReady(
+    const std::string& master, SessionOptions config) {
+  MG_RETURN_IF_ERROR(CheckEnv(config, nullptr));
+  MG_ASSIGN_OR_RETURN(auto attempt, Attempt(master, config, nullptr));
+  if (attempt.first != nullptr) attempt.first->Close().IgnoreError();
+  attempt.second.attempts = 1;
+  return std::move(attempt.second);
+}
+
 absl::StatusOr<std::unique_ptr<Session>> SessionManager::WaitForSession(
     const std::string& master, SessionOptions config, std::optional<absl::Duration> max_wait,
     const absl::Notification* cancel) {
@@ -351,52 +431,45 @@ absl::StatusOr<std::unique_ptr<Session>> SessionManager::WaitForSession(
   const auto cancelled = [&master] {
     return absl::CancelledError(absl::StrCat("WaitForSession on \"", master, "\" was cancelled"));
   };
+  // A change of state is logged (and reported) at once; the same state
+  // again at most once a minute, instead of once per attempt.
+  constexpr int64_t kRepeatMicros = 60'000'000;
+  std::string last_state;
+  uint64_t last_logged = 0;
+  int attempts = 0;
   while (true) {
     if (stop.HasBeenNotified()) return cancelled();
-    std::optional<std::string> not_ready_local;
-    std::optional<std::string> not_ready;
     // Taken before the checks, so a change during them wakes the sleep.
     std::unique_ptr<StateWatch> watch;
-    // One attempt: a ready session, or null with the reasons set.
-    auto attempt = [&]() -> absl::StatusOr<std::unique_ptr<Session>> {
-      MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> sess, NewSessionOn(master, config));
-      // Target "": each session has its own state, which no one else
-      // changes.
-      if (options_.wake_on_state_change && !master.empty()) {
-        absl::StatusOr<std::unique_ptr<StateWatch>> w = sess->WatchState();
-        if (w.ok()) watch = *std::move(w);  // else: poll
-      }
-      absl::Status s = [&]() -> absl::Status {
-        MG_ASSIGN_OR_RETURN(not_ready_local, TryRunLocalInitOp(sess.get()));
-        if (not_ready_local) return absl::OkStatus();
-        MG_ASSIGN_OR_RETURN(not_ready, Ready(options_.ready_op, sess.get(), "Model not ready"));
-        return absl::OkStatus();
-      }();
-      if (s.ok() && !not_ready_local && !not_ready) return sess;
-      sess->Close().IgnoreError();  // _safe_close
-      MG_RETURN_IF_ERROR(s);
-      return std::unique_ptr<Session>();
-    };
-    absl::StatusOr<std::unique_ptr<Session>> sess = attempt();
-    if (sess.ok() && *sess != nullptr) return *std::move(sess);
-    if (!sess.ok()) {
-      // A server in another process that cannot be reached yet (a worker
-      // started before its ps) is a model not ready yet, as TensorFlow's
-      // MonitoredSession treats Unavailable: wait and try again.
-      if (!absl::IsUnavailable(sess.status())) return sess.status();
-      not_ready = absl::StrCat("server unreachable: ", sess.status().message());
-    }
+    MG_ASSIGN_OR_RETURN(auto attempt, Attempt(master, config, &watch));
+    ReadinessReport& report = attempt.second;
+    report.attempts = ++attempts;
+    const uint64_t now = env->NowMicros();
+    report.waited = absl::Microseconds(now - start);
     if (max_wait.has_value()) {
-      const absl::Duration elapsed = absl::Microseconds(env->NowMicros() - start);
-      const absl::Duration remaining = std::max(absl::ZeroDuration(), *max_wait - elapsed);
-      if (remaining - options_.recovery_wait < absl::ZeroDuration()) {
-        return absl::DeadlineExceededError(
-            absl::StrCat("Session was not ready after waiting ",
-                         static_cast<int64_t>(absl::ToDoubleSeconds(*max_wait)), " secs."));
-      }
+      report.deadline_left = std::max(absl::ZeroDuration(), *max_wait - report.waited);
     }
-    MG_LOG(INFO) << "Waiting for model to be ready.  Ready_for_local_init_op:  "
-                 << not_ready_local.value_or("None") << ", ready: " << not_ready.value_or("None");
+    if (report.ready) {
+      if (options_.on_readiness && attempts > 1) options_.on_readiness(report);
+      return std::move(attempt.first);
+    }
+    if (max_wait.has_value() &&
+        *report.deadline_left - options_.recovery_wait < absl::ZeroDuration()) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("Session was not ready after waiting ",
+                       static_cast<int64_t>(absl::ToDoubleSeconds(*max_wait)), " secs."));
+    }
+    const std::string state = absl::StrCat(report.reported_by, ": ", report.message);
+    if (state != last_state || now - last_logged >= kRepeatMicros) {
+      last_state = state;
+      last_logged = now;
+      MG_LOG(INFO) << "Waiting for model to be ready.  Ready_for_local_init_op:  "
+                   << (report.reported_by == "ready_for_local_init_op" ? report.message : "None")
+                   << ", ready: "
+                   << (report.reported_by != "ready_for_local_init_op" ? report.message : "None")
+                   << " (" << report.ToString() << ")";
+      if (options_.on_readiness) options_.on_readiness(report);
+    }
     const int64_t wait_micros = absl::ToInt64Microseconds(options_.recovery_wait);
     if (watch == nullptr) {
       if (env->SleepUnlessNotified(stop, wait_micros)) return cancelled();
@@ -420,6 +493,34 @@ absl::StatusOr<std::unique_ptr<Session>> SessionManager::WaitForSession(
     watch.reset();  // before `changed` goes
     if (was_cancelled) return cancelled();
   }
+}
+
+std::string SessionManager::ReadinessReport::ToString() const {
+  std::string out;
+  if (ready) {
+    absl::StrAppend(&out, "ready");
+  } else {
+    absl::StrAppend(&out, "not ready (", reported_by, "): ");
+    if (!uninitialized.empty()) {
+      constexpr size_t kShown = 5;
+      std::vector<std::string> shown(
+          uninitialized.begin(), uninitialized.begin() + std::min(kShown, uninitialized.size()));
+      absl::StrAppend(&out, uninitialized.size(), " of ", num_variables,
+                      " variables uninitialized (", absl::StrJoin(shown, ", "),
+                      uninitialized.size() > kShown ? ", ..." : "", ")");
+    } else {
+      absl::StrAppend(&out, message);
+    }
+    absl::StrAppend(&out,
+                    chief_seen ? "; the chief has been at work" : "; no sign of the chief yet");
+  }
+  if (attempts > 0) absl::StrAppend(&out, "; attempt ", attempts);
+  absl::StrAppend(&out, "; waited ", absl::FormatDuration(absl::Trunc(waited, absl::Seconds(1))));
+  if (deadline_left.has_value()) {
+    absl::StrAppend(&out, ", ", absl::FormatDuration(absl::Trunc(*deadline_left, absl::Seconds(1))),
+                    " left");
+  }
+  return out;
 }
 
 }  // namespace minigraph

@@ -56,6 +56,30 @@ class CheckpointState;  // checkpoint/proto/checkpoint_state.proto
 
 class SessionManager {
  public:
+  // Beyond TensorFlow: what a readiness check found, instead of the opaque
+  // "Waiting for model to be ready" line.
+  struct ReadinessReport {
+    bool ready = false;
+    // The check that said not ready: "ready_for_local_init_op", "ready_op",
+    // or "server" (unreachable); empty when ready.
+    std::string reported_by;
+    // The variables it named as uninitialized, in its order (empty when it
+    // gave only a message, as an assert-style ready op does).
+    std::vector<std::string> uninitialized;
+    int num_variables = 0;  // the graph's variables
+    // Its text, in TensorFlow's words ("Variables not initialized: w, b").
+    std::string message;
+    // Whether anyone (the chief) has initialized part of the model: fewer
+    // variables are uninitialized than the graph has.
+    bool chief_seen = false;
+    int attempts = 0;
+    absl::Duration waited = absl::ZeroDuration();
+    std::optional<absl::Duration> deadline_left;  // nullopt: no deadline
+    // One status line: "not ready (ready_op): 2 of 3 variables uninitialized
+    // (w, b); the chief has been at work; waited 12s, 48s left".
+    std::string ToString() const;
+  };
+
   struct Options {
     std::vector<std::string> local_init_op = {};
     std::vector<std::string> ready_op = {};
@@ -70,11 +94,15 @@ class SessionManager {
     // its first value, on this process's local:// target or on the tasks
     // of a grpc:// cluster) or recovery_wait passes, whichever comes first,
     // instead of always recovery_wait; and wait_for_checkpoint sleeps on a
-    // watch of the checkpoint directory (Env::WatchDirectory, inotify). Same attempts, results and messages;
-    // a worker just starts milliseconds after its chief's model is ready.
-    // Where the session cannot watch (a TensorFlow server) it polls as
-    // TensorFlow does. false = TensorFlow's fixed sleep.
+    // watch of the checkpoint directory (Env::WatchDirectory, inotify). Same attempts, results and
+    // messages; a worker just starts milliseconds after its chief's model is ready. Where the
+    // session cannot watch (a TensorFlow server) it polls as TensorFlow does. false = TensorFlow's
+    // fixed sleep.
     bool wake_on_state_change = true;
+    // Beyond TensorFlow: WaitForSession reports each change of readiness
+    // (and, while nothing changes, once a minute; and once when ready) here,
+    // and logs it on the same schedule instead of a line per attempt.
+    std::function<void(const ReadinessReport&)> on_readiness = {};
   };
 
   struct PrepareOptions {
@@ -132,21 +160,25 @@ class SessionManager {
 
   // Creates sessions on `master` until local_init_op and ready_op say the
   // model is ready (someone else initializes it), sleeping recovery_wait
-  // between attempts (or less: Options::wake_on_state_change). Returns DeadlineExceeded "Session was not ready after
-  // waiting N secs." when less than recovery_wait would remain after a
-  // sleep. `max_wait` nullopt = forever. Returns Cancelled as soon as
-  // `cancel` (not owned; may be null) is notified, even mid-sleep. A server
-  // that cannot be reached (Unavailable: a worker started before its ps)
-  // counts as not ready yet, as in TensorFlow's MonitoredSession; other
-  // errors end the wait.
+  // between attempts (or less: Options::wake_on_state_change). Returns DeadlineExceeded "Session
+  // was not ready after waiting N secs." when less than recovery_wait would remain after a sleep.
+  // `max_wait` nullopt = forever. Returns Cancelled as soon as `cancel` (not owned; may be null) is
+  // notified, even mid-sleep. A server that cannot be reached (Unavailable: a worker started before
+  // its ps) counts as not ready yet, as in TensorFlow's MonitoredSession; other errors end the
+  // wait.
   absl::StatusOr<std::unique_ptr<Session>> WaitForSession(
       const std::string& master, SessionOptions config = {},
       std::optional<absl::Duration> max_wait = std::nullopt,
       const absl::Notification* cancel = nullptr);
 
+  // Beyond TensorFlow: one attempt of WaitForSession, without waiting: a
+  // session on `master`, local_init_op run if ready_for_local_init_op allows
+  // it (as each of WaitForSession's attempts does), ready_op checked, the
+  // session closed. Errors other than an unreachable server propagate.
+  absl::StatusOr<ReadinessReport> CheckReady(const std::string& master, SessionOptions config = {});
+
  private:
-  SessionManager(GraphDef graph, Options options)
-      : graph_(std::move(graph)), options_(std::move(options)) {}
+  SessionManager(GraphDef graph, Options options);
 
   // REQUIRES: CheckEnv(config) is OK.
   absl::StatusOr<std::unique_ptr<Session>> NewSessionOn(const std::string& master,
@@ -165,6 +197,11 @@ class SessionManager {
   // FailedPrecondition when `dir` holds a state file or checkpoint files
   // (PrepareOptions::strict).
   absl::Status CheckNothingToRestore(const std::string& dir) const;
+  // One readiness attempt: the ready session (report.ready), or null and
+  // why. `watch` (may be null) receives a watch of the target's state taken
+  // before the checks when waiting can use one.
+  absl::StatusOr<std::pair<std::unique_ptr<Session>, ReadinessReport>> Attempt(
+      const std::string& master, const SessionOptions& config, std::unique_ptr<StateWatch>* watch);
   // Ready: OK(nullopt). Not ready: OK(message). Other errors propagate.
   absl::StatusOr<std::optional<std::string>> Ready(const std::vector<std::string>& op,
                                                    Session* session, absl::string_view what);
@@ -172,6 +209,7 @@ class SessionManager {
 
   const GraphDef graph_;
   const Options options_;
+  const int num_variables_;  // the graph's variable nodes, for chief_seen
 };
 
 }  // namespace minigraph

@@ -1420,3 +1420,72 @@ TEST_F(RecoveryOptionsTest, StrictRefusesToInitializeOverCheckpointFiles) {
 
 }  // namespace
 }  // namespace minigraph
+
+namespace minigraph {
+namespace {
+
+// Beyond TensorFlow: SessionManager::ReadinessReport, CheckReady and the
+// throttled wait log (Options::on_readiness).
+TEST_F(SessionManagerTest, CheckReadyReportsWhatIsMissingWithoutWaiting) {
+  Scope root = Scope::NewRootScope();
+  Variable w = Variable::Create(root, "w", Tensor::Scalar<int32_t>(1));
+  Variable::Create(root, "b", Tensor::Scalar<int32_t>(2));
+  Variable::Create(root, "c", Tensor::Scalar<int32_t>(3));
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  auto sm = Make(root, o);
+  ASSERT_OK_AND_ASSIGN(auto server, LocalServer::Create("check_ready"));
+  SessionOptions config;
+  config.env = &env_;
+  ASSERT_OK_AND_ASSIGN(SessionManager::ReadinessReport r, sm->CheckReady(server->target(), config));
+  EXPECT_FALSE(r.ready);
+  EXPECT_EQ(r.reported_by, "ready_op");
+  EXPECT_THAT(r.uninitialized, ::testing::ElementsAre("w", "b", "c"));
+  EXPECT_EQ(r.message, "Variables not initialized: w, b, c");
+  EXPECT_FALSE(r.chief_seen);
+  EXPECT_EQ(clock_.sleeps(), 0);  // it did not wait
+  // The chief initializes one variable: it has been at work.
+  ASSERT_OK_AND_ASSIGN(auto chief, NewSession([&] {
+                         SessionOptions c = config;
+                         c.target = server->target();
+                         return c;
+                       }()));
+  ASSERT_OK(chief->Create(*root.ToGraphDef()));
+  std::vector<Tensor> out;
+  ASSERT_OK(chief->Run({}, {}, {"w/Assign"}, &out));
+  ASSERT_OK_AND_ASSIGN(r, sm->CheckReady(server->target(), config));
+  EXPECT_THAT(r.uninitialized, ::testing::ElementsAre("b", "c"));
+  EXPECT_TRUE(r.chief_seen);
+  EXPECT_EQ(r.ToString(),
+            "not ready (ready_op): 2 of 3 variables uninitialized (b, c); the chief has been at "
+            "work; attempt 1; waited 0");
+  ASSERT_OK(chief->Run({}, {}, {"b/Assign", "c/Assign"}, &out));
+  ASSERT_OK_AND_ASSIGN(r, sm->CheckReady(server->target(), config));
+  EXPECT_TRUE(r.ready);
+}
+
+TEST_F(SessionManagerTest, TheWaitReportsAChangeOnceThenOnceAMinute) {
+  Scope root = Scope::NewRootScope();
+  Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));
+  SessionManager::Options o = Opts();
+  o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
+  o.recovery_wait = absl::Seconds(1);
+  std::vector<SessionManager::ReadinessReport> reports;
+  o.on_readiness = [&](const SessionManager::ReadinessReport& r) { reports.push_back(r); };
+  auto sm = Make(root, o);
+  // 150 attempts a second apart, all "v is uninitialized": reported at 0,
+  // 60 and 120 s, not 150 times.
+  EXPECT_THAT(sm->WaitForSession("", SessionOptions(), absl::Seconds(150)),
+              StatusIs(absl::StatusCode::kDeadlineExceeded));
+  ASSERT_EQ(reports.size(), 3u);
+  EXPECT_EQ(reports[0].attempts, 1);
+  EXPECT_EQ(reports[1].waited, absl::Seconds(60));
+  EXPECT_EQ(reports[2].waited, absl::Seconds(120));
+  EXPECT_EQ(reports[2].deadline_left, absl::Seconds(30));
+  EXPECT_EQ(reports[2].ToString(),
+            "not ready (ready_op): 1 of 1 variables uninitialized (v); no sign of the chief yet; "
+            "attempt 121; waited 2m, 30s left");
+}
+
+}  // namespace
+}  // namespace minigraph

@@ -352,6 +352,11 @@ int Run() {
   SessionManager::Options sm_options;
   sm_options.ready_op = {m.ready.tensor_name()};
   sm_options.recovery_wait = absl::Seconds(absl::GetFlag(FLAGS_recovery_wait_secs));
+  // Waiting workers print why, on a change and then once a minute.
+  sm_options.on_readiness = [](const SessionManager::ReadinessReport& r) {
+    std::printf("waiting for the model: %s\n", r.ToString().c_str());
+    std::fflush(stdout);
+  };
   auto sm = SessionManager::Create(*graph, sm_options);
   if (!sm.ok()) return Fail(sm.status());
   SessionManager::PrepareOptions prepare;

@@ -79,6 +79,9 @@ TEST(ClusterTrainTest, WorkerAndChiefStartedBeforeThePsWaitThenTrainTogether) {
   // for the ps; the ps comes last.
   auto worker = StartTask(c, "worker", 1, {"--steps=400"});
   ASSERT_OK(worker->WaitForLine("waiting for the chief", kTimeout));
+  // It says why it waits, once: nothing serves the cluster yet.
+  ASSERT_OK(worker->WaitForLine("waiting for the model: not ready (server): server unreachable",
+                                kTimeout));
   auto chief = StartTask(c, "worker", 0, {"--logdir=" + logdir, "--steps=400"});
   ASSERT_OK(chief->WaitForLine("chief waiting for the cluster", kTimeout));
   auto ps = StartTask(c, "ps", 0);
