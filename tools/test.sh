@@ -28,6 +28,17 @@ bazel test //... --nocache_test_results --show_progress --show_progress_rate_lim
   "${args[@]}" "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 
+# The same tests again under AddressSanitizer and UndefinedBehaviorSanitizer
+# (--config=asan; MG_SANITIZERS=0 skips them).
+asan_rc=0
+asan_log=$(mktemp)
+trap 'rm -f "$log" "$asan_log"' EXIT
+if [ "${MG_SANITIZERS:-1}" != 0 ]; then
+  bazel test --config=asan //... --nocache_test_results --show_progress \
+    --show_progress_rate_limit=30 "${args[@]}" "$@" 2>&1 | tee "$asan_log"
+  asan_rc=${PIPESTATUS[0]}
+fi
+
 # The fuzzers, bounded ($MG_FUZZ_SECONDS each, default 30; 0 skips them):
 # any crash, leak, hang or allocation bomb fails the suite.
 fuzz_seconds="${MG_FUZZ_SECONDS:-30}"
@@ -40,6 +51,13 @@ total=$(bazel query 'tests(//...) except attr(tags, manual, //...)' 2>/dev/null 
 failed=$(grep -cE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FLAKY)' "$log" || true)
 if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
   failed=$total  # the build itself failed
+fi
+if [ "${MG_SANITIZERS:-1}" != 0 ]; then
+  asan_failed=$(grep -cE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FLAKY)' "$asan_log" || true)
+  if [ "$asan_rc" -ne 0 ] && [ "$asan_failed" -eq 0 ]; then asan_failed=$total; fi
+  total=$((total * 2))
+  failed=$((failed + asan_failed))
+  [ "$asan_rc" -eq 0 ] || rc=1
 fi
 # The layer check and the fuzz run count as one more test each.
 total=$((total + 2))

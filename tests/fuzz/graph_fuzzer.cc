@@ -12,11 +12,17 @@
 #include "core/allocator.h"
 #include "core/logging.h"
 #include "core/mem_env.h"
+#include "google/protobuf/stubs/logging.h"
 #include "session/session.h"
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  minigraph::SetMinLogLevel(minigraph::LogLevel::kFatal);
+  google::protobuf::SetLogHandler(nullptr);
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace minigraph;
-  SetMinLogLevel(LogLevel::kError);
   SetMaxTensorBytes(size_t{16} << 20);
   GraphDef def;
   if (!def.ParseFromArray(data, static_cast<int>(size))) return 0;

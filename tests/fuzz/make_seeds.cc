@@ -13,8 +13,8 @@
 #include "checkpoint/naming.h"
 #include "core/env.h"
 #include "core/path.h"
-#include "core/status_macros.h"
 #include "core/proto/meta_graph.pb.h"
+#include "core/status_macros.h"
 #include "core/tensor_proto.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/optimizers.h"
@@ -36,8 +36,7 @@ absl::Status Put(const std::string& out, const std::string& fuzzer, const std::s
 
 // The bundle fuzzer's input: a 4-byte little-endian index length, the
 // index, the single data shard.
-absl::Status PutBundle(const std::string& out, const std::string& name,
-                       const std::string& prefix) {
+absl::Status PutBundle(const std::string& out, const std::string& name, const std::string& prefix) {
   MG_ASSIGN_OR_RETURN(std::string index, ReadFileToString(env, MetaFilename(prefix)));
   MG_ASSIGN_OR_RETURN(std::string data, ReadFileToString(env, DataFilename(prefix, 0, 1)));
   std::string bytes(4, '\0');
@@ -93,14 +92,16 @@ absl::Status Run(const std::string& out, const std::string& shared) {
   {
     Scope root = Scope::NewRootScope();
     Output x = ops::Const<float>(root, {1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
-    Variable w = Variable::Create(root, "w", Tensor::Vector<float>({.1f, .2f, .3f, .4f, .5f, .6f})
-                                                 .Reshaped(TensorShape({3, 2}))
-                                                 .value());
+    Variable w = Variable::Create(root, "w",
+                                  Tensor::Vector<float>({.1f, .2f, .3f, .4f, .5f, .6f})
+                                      .Reshaped(TensorShape({3, 2}))
+                                      .value());
     Variable b = Variable::Create(root, "b", Tensor::Vector<float>({0, 0}));
     Output logits = ops::Relu(root, ops::BiasAdd(root, ops::MatMul(root, x, w.value()), b.value()));
     Output loss = ops::Mean(
-        root, ops::SparseSoftmaxCrossEntropyWithLogits(root, logits, ops::Const<int64_t>(root, {0, 1}))
-                  .loss,
+        root,
+        ops::SparseSoftmaxCrossEntropyWithLogits(root, logits, ops::Const<int64_t>(root, {0, 1}))
+            .loss,
         ops::Const<int32_t>(root, 0));
     GradientDescentOptimizer sgd(0.1);
     MG_RETURN_IF_ERROR(sgd.Minimize(root, loss).status());
@@ -132,8 +133,8 @@ absl::Status Run(const std::string& out, const std::string& shared) {
           MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(env, p));
           MetaGraphDef meta;
           if (meta.ParseFromString(bytes)) {
-            MG_RETURN_IF_ERROR(
-                Put(out, "graph_fuzzer", absl::StrCat("tf", n++), meta.graph_def().SerializeAsString()));
+            MG_RETURN_IF_ERROR(Put(out, "graph_fuzzer", absl::StrCat("tf", n++),
+                                   meta.graph_def().SerializeAsString()));
             for (const NodeDef& node : meta.graph_def().node()) {
               auto it = node.attr().find("value");
               if (node.op() == "Const" && it != node.attr().end() && n < 200) {
