@@ -4,19 +4,29 @@
 //   inspect_checkpoint --prefix=/logs/model-300 --tensor=layer1/weight [--full]
 //   inspect_checkpoint --prefix=/logs/model-300 --verify   # read all, check every crc
 //   inspect_checkpoint --dir=/logs                          # the checkpoint state
+//   inspect_checkpoint --prefix=/logs/model-300 --diff=model.meta   # before restoring
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <set>
 #include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "checkpoint/bundle_reader.h"
+#include "checkpoint/checkpoint_diff.h"
 #include "checkpoint/checkpoint_state.h"
 #include "core/env.h"
+#include "core/proto/meta_graph.pb.h"
+#include "core/status_macros.h"
+#include "google/protobuf/text_format.h"
 #include "tools/flag_checks.h"
 
 ABSL_FLAG(std::string, prefix, "",
@@ -27,6 +37,10 @@ ABSL_FLAG(bool, verify, false,
           "With --prefix: read every tensor and check every crc; exit 1 naming each bad one");
 ABSL_FLAG(std::string, dir, "",
           "Print the checkpoint state (the `checkpoint` file) of a directory");
+ABSL_FLAG(std::string, diff, "",
+          "With --prefix: compare the checkpoint with the variables of this graph (a .meta, or a "
+          "GraphDef, binary or text .pbtxt): missing, unused and mismatched tensors, with rename "
+          "hints; exit 1 when a restore would fail");
 ABSL_FLAG(int, max_values, 20, "With --tensor: values shown before summarizing (>= 1)");
 ABSL_FLAG(bool, full, false,
           "With --tensor: print every value, and strings whole (one per line, C-escaped)");
@@ -84,6 +98,119 @@ int PrintTensor(const std::string& prefix, const std::string& key) {
   return 0;
 }
 
+// What the graph in `path` restores: the keys, dtypes and shapes its Saver's
+// SaveV2 node writes, or, without a Saver, its variables under the names
+// TensorFlow's default Saver gives them.
+absl::StatusOr<std::vector<ExpectedTensor>> GraphVariables(const std::string& path) {
+  MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(Env::Default(), path));
+  GraphDef graph;
+  bool parsed = false;
+  if (absl::EndsWith(path, ".meta")) {
+    MetaGraphDef meta;
+    parsed = meta.ParseFromString(bytes);
+    graph = meta.graph_def();
+  } else if (absl::EndsWith(path, ".pbtxt") || absl::EndsWith(path, ".txt")) {
+    parsed = google::protobuf::TextFormat::ParseFromString(bytes, &graph);
+  } else {
+    parsed = graph.ParseFromString(bytes) ||
+             google::protobuf::TextFormat::ParseFromString(bytes, &graph);
+  }
+  if (!parsed) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path,
+        " is not a graph: neither a MetaGraphDef (.meta) nor a GraphDef (binary, or text "
+        "in .pbtxt)"));
+  }
+  // With a Saver in the graph, its SaveV2 node says exactly which key each
+  // tensor is saved under (partitioned variables: one key for their parts,
+  // whose full shape leads "shape_and_slices").
+  std::map<std::string, const NodeDef*> by_name;
+  for (const NodeDef& node : graph.node()) by_name[node.name()] = &node;
+  auto const_strings = [&](absl::string_view input) {
+    std::vector<std::string> out;
+    auto it = by_name.find(std::string(input.substr(0, input.find(':'))));
+    if (it == by_name.end() || it->second->op() != "Const") return out;
+    auto value = it->second->attr().find("value");
+    if (value == it->second->attr().end()) return out;
+    for (const std::string& v : value->second.tensor().string_val()) out.push_back(v);
+    return out;
+  };
+  for (const NodeDef& node : graph.node()) {
+    if (node.op() != "SaveV2" || node.input_size() < 3) continue;
+    const std::vector<std::string> keys = const_strings(node.input(1));
+    const std::vector<std::string> slices = const_strings(node.input(2));
+    auto dtypes = node.attr().find("dtypes");
+    if (keys.empty() || slices.size() != keys.size() || dtypes == node.attr().end() ||
+        dtypes->second.list().type_size() != static_cast<int>(keys.size())) {
+      continue;
+    }
+    std::vector<ExpectedTensor> saved;
+    std::set<std::string> seen;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (!seen.insert(keys[i]).second) continue;
+      ExpectedTensor e;
+      e.key = keys[i];
+      e.dtype = static_cast<DataType>(dtypes->second.list().type(static_cast<int>(i)));
+      if (!slices[i].empty()) {  // "235 100 0,235:0,100": the full shape first
+        std::vector<int64_t> dims;
+        for (absl::string_view d : absl::StrSplit(slices[i].substr(0, slices[i].rfind(' ')), ' ')) {
+          int64_t v;
+          if (absl::SimpleAtoi(d, &v)) dims.push_back(v);
+        }
+        absl::StatusOr<TensorShape> shape = TensorShape::Build(dims);
+        if (shape.ok()) e.shape = *shape;
+      } else {
+        // The saved tensor's variable (through its "/read" Identity).
+        std::string var(node.input(static_cast<int>(i) + 3));
+        var = var.substr(0, var.find(':'));
+        auto it = by_name.find(var);
+        while (it != by_name.end() && it->second->op() == "Identity" &&
+               it->second->input_size() > 0) {
+          it = by_name.find(it->second->input(0).substr(0, it->second->input(0).find(':')));
+        }
+        if (it != by_name.end()) {
+          if (auto a = it->second->attr().find("shape"); a != it->second->attr().end()) {
+            absl::StatusOr<TensorShape> shape = TensorShape::FromProto(a->second.shape());
+            if (shape.ok() && !a->second.shape().unknown_rank()) e.shape = *shape;
+          }
+        }
+      }
+      saved.push_back(std::move(e));
+    }
+    return saved;
+  }
+  std::vector<ExpectedTensor> vars;
+  for (const NodeDef& node : graph.node()) {
+    if (node.op() != "VariableV2" && node.op() != "Variable" && node.op() != "VarHandleOp") {
+      continue;
+    }
+    ExpectedTensor e;
+    e.key = node.name();
+    if (auto it = node.attr().find("dtype"); it != node.attr().end()) e.dtype = it->second.type();
+    if (auto it = node.attr().find("shape"); it != node.attr().end()) {
+      const TensorShapeProto& p = it->second.shape();
+      bool known = !p.unknown_rank();
+      for (const auto& d : p.dim()) known = known && d.size() >= 0;
+      if (known) {
+        absl::StatusOr<TensorShape> shape = TensorShape::FromProto(p);
+        if (shape.ok()) e.shape = *shape;
+      }
+    }
+    vars.push_back(std::move(e));
+  }
+  return vars;
+}
+
+int Diff(const std::string& prefix, const std::string& graph_path) {
+  auto vars = GraphVariables(graph_path);
+  if (!vars.ok()) return Fail(vars.status());
+  auto reader = BundleReader::Open(Env::Default(), prefix);
+  if (!reader.ok()) return Fail(reader.status());
+  const CheckpointDiff d = DiffCheckpoint(**reader, *vars);
+  std::printf("%s", d.ToString(**reader).c_str());
+  return d.compatible() ? 0 : 1;
+}
+
 int PrintState(const std::string& dir) {
   if (absl::StatusOr<bool> is_dir = Env::Default()->IsDirectory(dir); !is_dir.ok() || !*is_dir) {
     return Fail(is_dir.ok()
@@ -118,6 +245,7 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Lists, prints and verifies TensorFlow V2 checkpoints.\n"
       "  inspect_checkpoint --prefix=P [--tensor=KEY [--max_values=N | --full] | --verify]\n"
+      "  inspect_checkpoint --prefix=P --diff=GRAPH\n"
       "  inspect_checkpoint --dir=D");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   auto usage_error = [](const std::string& why) {
@@ -142,6 +270,12 @@ int main(int argc, char** argv) {
   if (!dir.empty() && (!tensor.empty() || verify)) {
     return usage_error("--tensor and --verify read one checkpoint: use them with --prefix");
   }
+  const std::string diff = absl::GetFlag(FLAGS_diff);
+  if (!diff.empty() && (verify || !tensor.empty() || !dir.empty())) {
+    return usage_error(
+        "--diff compares one checkpoint (--prefix) with a graph; it does not go "
+        "with --tensor, --verify or --dir");
+  }
   if (verify && !tensor.empty()) {
     return usage_error("--verify checks every tensor and --tensor prints one; give one of them");
   }
@@ -151,6 +285,7 @@ int main(int argc, char** argv) {
                                     "; --full prints every value"));
   }
   if (!dir.empty()) return minigraph::PrintState(dir);
+  if (!diff.empty()) return minigraph::Diff(prefix, diff);
   if (!tensor.empty()) return minigraph::PrintTensor(prefix, tensor);
   return minigraph::ListOrVerify(prefix);
 }

@@ -65,6 +65,29 @@ key=$("$inspect" --prefix="$ck" | awk -F'\t' '$2 == "DT_FLOAT" && $4 > 12 {print
 expect_error 1 "tensor \"$key\" in checkpoint $ck: a tensor of" --prefix="$ck" --tensor="$key" --max_tensor_bytes=8
 expect_error 2 "--max_tensor_bytes=-1 is out of range" --prefix="$ck" --max_tensor_bytes=-1
 
+# --diff: what a restore of this checkpoint into a graph would find.
+var() {  # var NAME DTYPE DIMS...: a VariableV2 node in GraphDef text
+  local name="$1" dtype="$2"; shift 2
+  local dims=""
+  for d in "$@"; do dims="$dims dim { size: $d }"; done
+  echo "node { name: \"$name\" op: \"VariableV2\" attr { key: \"dtype\" value { type: $dtype } } attr { key: \"shape\" value { shape {$dims } } } }"
+}
+{ var w DT_FLOAT 4; var global_step DT_INT64; } >"$TEST_TMPDIR/same.pbtxt"
+"$inspect" --prefix="$ck" --diff="$TEST_TMPDIR/same.pbtxt" | grep -q "2 tensors expected, 2 in the checkpoint: 0 missing, 0 mismatched, 0 unused; a restore would succeed" ||
+  fail "--diff of a matching graph: $("$inspect" --prefix="$ck" --diff="$TEST_TMPDIR/same.pbtxt")"
+{ var model/w DT_FLOAT 4; var global_step DT_INT32; var lr DT_FLOAT; } >"$TEST_TMPDIR/other.pbtxt"
+rc=0
+"$inspect" --prefix="$ck" --diff="$TEST_TMPDIR/other.pbtxt" >"$TEST_TMPDIR/diff" || rc=$?
+[ "$rc" -eq 1 ] || fail "--diff of a graph that would not restore exited $rc"
+grep -qP '^missing\tmodel/w\tfloat \[4\]\tmaybe renamed from "w" \(same dtype and shape\)$' "$TEST_TMPDIR/diff" ||
+  fail "--diff rename hint: $(cat "$TEST_TMPDIR/diff")"
+grep -qP '^mismatch\tglobal_step\tmodel int32 \[\], checkpoint int64 \[\]$' "$TEST_TMPDIR/diff" ||
+  fail "--diff dtype mismatch: $(cat "$TEST_TMPDIR/diff")"
+grep -qP '^missing\tlr\tfloat \[\]$' "$TEST_TMPDIR/diff" || fail "--diff missing lr: $(cat "$TEST_TMPDIR/diff")"
+echo "not a graph" >"$TEST_TMPDIR/bad.meta"
+expect_error 1 "is not a graph" --prefix="$ck" --diff="$TEST_TMPDIR/bad.meta"
+expect_error 2 "--diff compares one checkpoint" --prefix="$ck" --diff="$TEST_TMPDIR/same.pbtxt" --verify
+
 # restore_bench and chief_worker_demo: out-of-range flags and directories
 # they cannot create are errors that say so.
 expect_tool_error() {  # expect_tool_error TOOL CODE SUBSTRING ARGS...
@@ -104,6 +127,10 @@ echo "$out" | grep -qP '^global_step\tDT_INT32\t\[\]\t4\t0\t5688\t061fa008$' || 
 "$inspect" --prefix="$prefix" --tensor=global_step | grep -q "^779049$" || fail "global_step value"
 "$inspect" --prefix="$prefix" --verify | grep -q "10 tensors, 0 bad" || fail "verify of a good checkpoint"
 "$inspect" --dir="$work" | grep -q "model_checkpoint_path.*checkpoint-779049.*present" || fail "--dir"
+# The graph TensorFlow saved with the checkpoint restores it exactly.
+cp "$src"/checkpoint-779049.meta "$work"/
+"$inspect" --prefix="$prefix" --diff="$prefix.meta" | grep -q "10 tensors expected, 10 in the checkpoint: 0 missing, 0 mismatched, 0 unused" ||
+  fail "--diff with TensorFlow's own .meta: $("$inspect" --prefix="$prefix" --diff="$prefix.meta")"
 
 # Flip one byte inside layer1/weight (offset 5772, 5520 bytes).
 printf '\xff' | dd of="$prefix.data-00000-of-00001" bs=1 seek=6000 conv=notrunc status=none
