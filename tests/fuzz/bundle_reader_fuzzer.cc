@@ -9,17 +9,7 @@
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/naming.h"
 #include "core/allocator.h"
-#include "core/logging.h"
 #include "core/mem_env.h"
-#include "google/protobuf/stubs/logging.h"
-
-// Parse errors are expected by the thousand: keep the fuzzer's output to
-// its own lines and findings.
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  minigraph::SetMinLogLevel(minigraph::LogLevel::kFatal);
-  google::protobuf::SetLogHandler(nullptr);
-  return 0;
-}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace minigraph;

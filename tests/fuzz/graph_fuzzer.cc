@@ -10,16 +10,8 @@
 #include <vector>
 
 #include "core/allocator.h"
-#include "core/logging.h"
 #include "core/mem_env.h"
-#include "google/protobuf/stubs/logging.h"
 #include "session/session.h"
-
-extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  minigraph::SetMinLogLevel(minigraph::LogLevel::kFatal);
-  google::protobuf::SetLogHandler(nullptr);
-  return 0;
-}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace minigraph;
