@@ -17,9 +17,9 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/checkpoint_diff.h"
 #include "checkpoint/checkpoint_state.h"
@@ -224,11 +224,14 @@ int PrintState(const std::string& dir) {
     return 1;
   }
   const CheckpointState& s = **state;
-  std::printf("model_checkpoint_path\t%s\t%s\n", s.model_checkpoint_path().c_str(),
+  // Paths are printed C-escaped: a NUL or a newline in one would otherwise
+  // cut or split the line.
+  std::printf("model_checkpoint_path\t%s\t%s\n",
+              absl::CEscape(s.model_checkpoint_path()).c_str(),
               CheckpointExists(Env::Default(), s.model_checkpoint_path()) ? "present" : "MISSING");
   for (int i = 0; i < s.all_model_checkpoint_paths_size(); ++i) {
     const std::string& p = s.all_model_checkpoint_paths(i);
-    std::printf("all_model_checkpoint_paths\t%s\t%s", p.c_str(),
+    std::printf("all_model_checkpoint_paths\t%s\t%s", absl::CEscape(p).c_str(),
                 CheckpointExists(Env::Default(), p) ? "present" : "MISSING");
     if (i < s.all_model_checkpoint_timestamps_size()) {
       std::printf("\t%.6f", s.all_model_checkpoint_timestamps(i));

@@ -65,6 +65,12 @@ key=$("$inspect" --prefix="$ck" | awk -F'\t' '$2 == "DT_FLOAT" && $4 > 12 {print
 expect_error 1 "tensor \"$key\" in checkpoint $ck: a tensor of" --prefix="$ck" --tensor="$key" --max_tensor_bytes=8
 expect_error 2 "--max_tensor_bytes=-1 is out of range" --prefix="$ck" --max_tensor_bytes=-1
 
+# A state file naming a path with a NUL byte: printed escaped, not cut.
+mkdir -p "$TEST_TMPDIR/nul"
+printf 'model_checkpoint_path: "model\\000evil"\n' >"$TEST_TMPDIR/nul/checkpoint"
+"$inspect" --dir="$TEST_TMPDIR/nul" | grep -qF 'model\000evil' ||
+  fail "NUL in a state path: $("$inspect" --dir="$TEST_TMPDIR/nul" | od -c | head -5)"
+
 # --diff: what a restore of this checkpoint into a graph would find.
 var() {  # var NAME DTYPE DIMS...: a VariableV2 node in GraphDef text
   local name="$1" dtype="$2"; shift 2

@@ -193,3 +193,17 @@ TEST(GraphTest, RealTensorFlowMetaGraphLoads) {
 
 }  // namespace
 }  // namespace minigraph
+
+namespace minigraph {
+namespace {
+
+TEST(PartialShapeTest, AHugeRankIsSummarizedInMessages) {
+  PartialShape huge(std::vector<int64_t>(5000, 1));
+  const std::string s = huge.DebugString();
+  EXPECT_LT(s.size(), 100u);
+  EXPECT_EQ(s, "[1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,... (5000 dimensions)]");
+  EXPECT_EQ(PartialShape({2, -1}).DebugString(), "[2,?]");
+}
+
+}  // namespace
+}  // namespace minigraph

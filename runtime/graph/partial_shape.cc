@@ -34,10 +34,17 @@ bool PartialShape::IsCompatibleWith(const TensorShape& s) const {
 
 std::string PartialShape::DebugString() const {
   if (!known_) return "?";
-  return absl::StrCat("[", absl::StrJoin(dims_, ",", [](std::string* out, int64_t d) {
-                        absl::StrAppend(out, d < 0 ? "?" : absl::StrCat(d));
-                      }),
-                      "]");
+  // A shape of thousands of dimensions (a corrupt or hostile graph) would
+  // make every message that names it kilobytes long: show the first ones.
+  constexpr size_t kShown = 16;
+  const size_t shown = std::min(dims_.size(), kShown);
+  std::string out = absl::StrCat(
+      "[",
+      absl::StrJoin(dims_.begin(), dims_.begin() + shown, ",", [](std::string* out, int64_t d) {
+        absl::StrAppend(out, d < 0 ? "?" : absl::StrCat(d));
+      }));
+  if (shown < dims_.size()) absl::StrAppend(&out, ",... (", dims_.size(), " dimensions)");
+  return out + "]";
 }
 
 void PartialShape::AsProto(TensorShapeProto* p) const {
@@ -53,8 +60,8 @@ absl::StatusOr<PartialShape> PartialShape::Merge(const PartialShape& a, const Pa
   if (!a.known_) return b;
   if (!b.known_) return a;
   auto incompatible = [&]() {
-    return absl::InvalidArgumentError(absl::StrCat("shapes ", a.DebugString(), " and ",
-                                                   b.DebugString(), " are incompatible"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("shapes ", a.DebugString(), " and ", b.DebugString(), " are incompatible"));
   };
   if (a.rank() != b.rank()) return incompatible();
   std::vector<int64_t> dims(a.rank());
@@ -65,8 +72,7 @@ absl::StatusOr<PartialShape> PartialShape::Merge(const PartialShape& a, const Pa
   return PartialShape(std::move(dims));
 }
 
-absl::StatusOr<PartialShape> PartialShape::Broadcast(const PartialShape& a,
-                                                     const PartialShape& b) {
+absl::StatusOr<PartialShape> PartialShape::Broadcast(const PartialShape& a, const PartialShape& b) {
   if (!a.known_ || !b.known_) return PartialShape();
   const int rank = std::max(a.rank(), b.rank());
   std::vector<int64_t> dims(rank);
@@ -83,8 +89,8 @@ absl::StatusOr<PartialShape> PartialShape::Broadcast(const PartialShape& a,
     } else if (da == db) {
       dims[i] = da;
     } else {
-      return absl::InvalidArgumentError(absl::StrCat("incompatible shapes for broadcasting: ",
-                                                     a.DebugString(), " and ", b.DebugString()));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "incompatible shapes for broadcasting: ", a.DebugString(), " and ", b.DebugString()));
     }
   }
   return PartialShape(std::move(dims));
