@@ -118,6 +118,11 @@ class Env {
   // Like LockFile, but when another holder has the lock, returns
   // FailedPrecondition at once instead of waiting.
   virtual absl::StatusOr<std::unique_ptr<FileLock>> TryLockFile(const std::string& path) = 0;
+  // A shared lock on `path`: any number of shared holders at once, none
+  // while someone holds the exclusive lock (LockFile, TryLockFile), which in
+  // turn waits for or fails on every shared holder. Waits for the exclusive
+  // holder to release.
+  virtual absl::StatusOr<std::unique_ptr<FileLock>> LockFileShared(const std::string& path) = 0;
 
   // Microseconds since the Unix epoch.
   virtual uint64_t NowMicros() = 0;
@@ -203,6 +208,9 @@ class EnvWrapper : public Env {
   }
   absl::StatusOr<std::unique_ptr<FileLock>> TryLockFile(const std::string& path) override {
     return target_->TryLockFile(path);
+  }
+  absl::StatusOr<std::unique_ptr<FileLock>> LockFileShared(const std::string& path) override {
+    return target_->LockFileShared(path);
   }
   uint64_t NowMicros() override { return target_->NowMicros(); }
   void SleepForMicroseconds(int64_t micros) override {

@@ -229,6 +229,19 @@ class PosixEnv : public Env {
     return std::unique_ptr<FileLock>(new PosixFileLock(fd));
   }
 
+  absl::StatusOr<std::unique_ptr<FileLock>> LockFileShared(const std::string& path) override {
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return IoError("lock", path, errno);
+    while (flock(fd, LOCK_SH) != 0) {
+      if (errno != EINTR) {
+        const int err = errno;
+        close(fd);
+        return IoError("lock", path, err);
+      }
+    }
+    return std::unique_ptr<FileLock>(new PosixFileLock(fd));
+  }
+
   absl::StatusOr<std::unique_ptr<FileLock>> TryLockFile(const std::string& path) override {
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return IoError("lock", path, errno);

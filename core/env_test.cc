@@ -115,6 +115,16 @@ TEST_P(EnvContractTest, TryLockFileFailsAtOnceWhileAnotherHolds) {
               StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr(P("lock"))));
   held.reset();
   EXPECT_OK(env_->TryLockFile(P("lock")).status());
+  // Shared holders coexist and keep the exclusive lock out until the last
+  // one goes.
+  ASSERT_OK_AND_ASSIGN(auto reader1, env_->LockFileShared(P("lock")));
+  ASSERT_OK_AND_ASSIGN(auto reader2, env_->LockFileShared(P("lock")));
+  EXPECT_THAT(env_->TryLockFile(P("lock")), StatusIs(absl::StatusCode::kFailedPrecondition));
+  reader1.reset();
+  EXPECT_THAT(env_->TryLockFile(P("lock")), StatusIs(absl::StatusCode::kFailedPrecondition));
+  reader2.reset();
+  EXPECT_OK(env_->TryLockFile(P("lock")).status());
+  EXPECT_THAT(env_->LockFileShared(P("missing")), StatusIs(absl::StatusCode::kNotFound));
 }
 
 INSTANTIATE_TEST_SUITE_P(PosixAndMem, EnvContractTest, ::testing::Bool(),

@@ -237,16 +237,21 @@ namespace {
 
 class MemFileLock : public FileLock {
  public:
-  MemFileLock(absl::Mutex* mu, std::set<std::string>* locked, std::string path)
+  MemFileLock(absl::Mutex* mu, std::map<std::string, int>* locked, std::string path)
       : mu_(mu), locked_(locked), path_(std::move(path)) {}
   ~MemFileLock() override {
     absl::MutexLock l(mu_);
-    locked_->erase(path_);
+    auto it = locked_->find(path_);
+    if (it->second > 1) {
+      --it->second;  // one shared holder fewer
+    } else {
+      locked_->erase(it);
+    }
   }
 
  private:
   absl::Mutex* const mu_;
-  std::set<std::string>* const locked_;
+  std::map<std::string, int>* const locked_;
   const std::string path_;
 };
 
@@ -258,7 +263,7 @@ absl::StatusOr<std::unique_ptr<FileLock>> MemEnv::LockFile(const std::string& pa
   if (!files_.count(p) && !dirs_.count(p)) return NotFound("lock", p);
   auto free = [this, &p]() ABSL_NO_THREAD_SAFETY_ANALYSIS { return !locked_.count(p); };
   mu_.Await(absl::Condition(&free));
-  locked_.insert(p);
+  locked_[p] = -1;
   return std::unique_ptr<FileLock>(new MemFileLock(&mu_, &locked_, p));
 }
 
@@ -269,7 +274,20 @@ absl::StatusOr<std::unique_ptr<FileLock>> MemEnv::TryLockFile(const std::string&
   if (locked_.count(p)) {
     return absl::FailedPreconditionError(absl::StrCat(p, " is locked by another holder"));
   }
-  locked_.insert(p);
+  locked_[p] = -1;
+  return std::unique_ptr<FileLock>(new MemFileLock(&mu_, &locked_, p));
+}
+
+absl::StatusOr<std::unique_ptr<FileLock>> MemEnv::LockFileShared(const std::string& path) {
+  const std::string p = Normalize(path);
+  absl::MutexLock l(&mu_);
+  if (!files_.count(p) && !dirs_.count(p)) return NotFound("lock", p);
+  auto shareable = [this, &p]() ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    auto it = locked_.find(p);
+    return it == locked_.end() || it->second > 0;
+  };
+  mu_.Await(absl::Condition(&shareable));
+  ++locked_[p];
   return std::unique_ptr<FileLock>(new MemFileLock(&mu_, &locked_, p));
 }
 

@@ -51,6 +51,7 @@ class MemEnv : public EnvWrapper {
   absl::Status SyncDir(const std::string& dir) override;
   absl::StatusOr<std::unique_ptr<FileLock>> LockFile(const std::string& path) override;
   absl::StatusOr<std::unique_ptr<FileLock>> TryLockFile(const std::string& path) override;
+  absl::StatusOr<std::unique_ptr<FileLock>> LockFileShared(const std::string& path) override;
 
   // The contents of one file, shared by its name and its open handles.
   struct FileState {
@@ -66,7 +67,8 @@ class MemEnv : public EnvWrapper {
   absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<FileState>> files_ ABSL_GUARDED_BY(mu_);
   std::set<std::string> dirs_ ABSL_GUARDED_BY(mu_);
-  std::set<std::string> locked_ ABSL_GUARDED_BY(mu_);
+  // Held locks: -1 exclusive, n > 0 that many shared holders.
+  std::map<std::string, int> locked_ ABSL_GUARDED_BY(mu_);
 };
 
 // An EnvWrapper that tells when a waiting loop goes to sleep, then sleeps
