@@ -63,6 +63,7 @@ absl::Status BundleReader::Init() {
     }
     return absl::NotFoundError(absl::StrCat("checkpoint index ", index, " not found"));
   }
+  MG_RETURN_IF_ERROR(TakeLease());
   bool have_header = false;
   MG_RETURN_IF_ERROR(table::ReadTable(
       env_, index, [&](absl::string_view key, absl::string_view value) -> absl::Status {
@@ -158,6 +159,21 @@ absl::Status BundleReader::Init() {
                        ", ", end, ") but ", DataFilename(prefix_, e.shard_id(), num_shards_),
                        " has only ", data_sizes_[e.shard_id()], " bytes (truncated?)"));
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BundleReader::TakeLease() {
+  const std::string path = LeaseFilename(prefix_);
+  if (!env_->FileExists(path).ok()) return absl::OkStatus();  // not a leased checkpoint
+  absl::StatusOr<std::unique_ptr<FileLock>> lock = env_->LockFileShared(path);
+  if (!lock.ok()) return absl::OkStatus();  // deleted meanwhile: the index check below says
+  lease_ = *std::move(lock);
+  // Retention may have deleted the checkpoint while this waited for the lock.
+  if (!env_->FileExists(MetaFilename(prefix_)).ok()) {
+    lease_.reset();
+    return absl::NotFoundError(absl::StrCat("checkpoint index ", MetaFilename(prefix_),
+                                            " not found (deleted by retention just now)"));
   }
   return absl::OkStatus();
 }

@@ -64,6 +64,10 @@ class BundleReader {
  private:
   BundleReader(Env* env, std::string prefix) : env_(env), prefix_(std::move(prefix)) {}
   absl::Status Init();
+  // When the checkpoint has a lease file (LeaseFilename: its Saver was asked
+  // for leases), a shared lock on it for the reader's life, so retention
+  // leaves the checkpoint in place meanwhile. Readers never create files.
+  absl::Status TakeLease();
   // The entry of `key` if this reader can read it (not sliced, a supported
   // dtype), else NotFound or Unimplemented naming the key.
   absl::StatusOr<const BundleEntryProto*> ReadableEntry(absl::string_view key) const;
@@ -80,6 +84,7 @@ class BundleReader {
   std::vector<std::string> keys_;
   std::vector<std::unique_ptr<RandomAccessFile>> data_files_;
   std::vector<uint64_t> data_sizes_;
+  std::unique_ptr<FileLock> lease_;
 };
 
 }  // namespace minigraph

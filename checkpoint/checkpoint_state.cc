@@ -166,7 +166,19 @@ std::string MetaGraphFilename(const std::string& prefix, const std::string& suff
   return absl::StrCat(p.substr(0, p.size() - ShardSuffixLength(p)), ".", suffix);
 }
 
-void RemoveCheckpoint(Env* env, const std::string& prefix) {
+bool RemoveCheckpoint(Env* env, const std::string& prefix) {
+  // Held until the files are gone: a reader that opens the lease meanwhile
+  // waits, then finds no index.
+  std::unique_ptr<FileLock> lease;
+  const std::string lease_path = LeaseFilename(prefix);
+  if (env->FileExists(lease_path).ok()) {
+    absl::StatusOr<std::unique_ptr<FileLock>> lock = env->TryLockFile(lease_path);
+    if (absl::IsFailedPrecondition(lock.status())) {
+      MG_LOG(INFO) << "Not deleting " << prefix << " yet: a reader holds " << lease_path;
+      return false;
+    }
+    if (lock.ok()) lease = *std::move(lock);
+  }
   std::vector<std::string> doomed = {MetaGraphFilename(prefix), MetaFilename(prefix)};
   const std::string dir(Dirname(prefix));
   absl::StatusOr<std::vector<std::string>> children = env->GetChildren(dir.empty() ? "." : dir);
@@ -176,10 +188,12 @@ void RemoveCheckpoint(Env* env, const std::string& prefix) {
       if (IsDataFilenameOf(base, c)) doomed.push_back(JoinPath(dir, c));
     }
   }
+  doomed.push_back(lease_path);  // last: the index is gone before the lease
   for (const std::string& f : doomed) {
     absl::Status s = env->DeleteFile(f);
     if (!s.ok() && !absl::IsNotFound(s)) MG_LOG(WARNING) << "Ignoring: " << s;
   }
+  return true;
 }
 
 }  // namespace minigraph

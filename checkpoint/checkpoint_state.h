@@ -58,9 +58,10 @@ absl::StatusOr<std::optional<std::string>> LatestCheckpoint(
 // "<prefix without -?????-of-NNNNN>.meta".
 std::string MetaGraphFilename(const std::string& prefix, const std::string& suffix = "meta");
 
-// Deletes a checkpoint's index, data files and meta graph; files already
-// gone are skipped (logged).
-void RemoveCheckpoint(Env* env, const std::string& prefix);
+// Deletes a checkpoint's index, data files, meta graph and lease file;
+// files already gone are skipped (logged). Returns false, deleting nothing,
+// while a reader holds its lease (LeaseFilename): call again later.
+bool RemoveCheckpoint(Env* env, const std::string& prefix);
 
 // Writes `contents` to `path` through a temporary file, sync, rename and a
 // sync of the directory.

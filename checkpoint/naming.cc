@@ -28,4 +28,6 @@ bool IsDataFilenameOf(absl::string_view prefix, absl::string_view filename) {
   return true;
 }
 
+std::string LeaseFilename(absl::string_view prefix) { return absl::StrCat(prefix, ".lease"); }
+
 }  // namespace minigraph

@@ -21,6 +21,12 @@ inline constexpr char kTempStateSuffix[] = ".tempstate";
 // True for a data file name of `prefix` ("<prefix>.data-NNNNN-of-NNNNN").
 bool IsDataFilenameOf(absl::string_view prefix, absl::string_view filename);
 
+// "<prefix>.lease", written beside a checkpoint by a Saver with
+// SaverOptions::lease_checkpoints: readers hold a shared lock on it while
+// they read, and retention deletes the checkpoint only when it can take the
+// exclusive lock (minigraph's, not TensorFlow's: TensorFlow has no leases).
+std::string LeaseFilename(absl::string_view prefix);
+
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_CHECKPOINT_NAMING_H_

@@ -46,7 +46,8 @@ Saver::Saver(SaverDef def, Env* env, const SaverOptions& options)
       env_(env),
       stale_temp_age_(options.delete_stale_temp_files_after),
       save_relative_paths_(options.save_relative_paths),
-      pad_step_number_(options.pad_step_number) {
+      pad_step_number_(options.pad_step_number),
+      lease_checkpoints_(options.lease_checkpoints) {
   next_checkpoint_time_ = env_->NowSeconds() + def_.keep_checkpoint_every_n_hours() * 3600.0;
 }
 
@@ -192,6 +193,9 @@ absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& sav
       session->Run({{def_.filename_tensor_name(), Tensor::Scalar<std::string>(checkpoint_file)}},
                    {def_.save_tensor_name()}, {}, &out));
   const std::string model_checkpoint_path = out[0].data<std::string>()[0];
+  if (lease_checkpoints_) {
+    MG_RETURN_IF_ERROR(WriteStringToFile(env_, LeaseFilename(model_checkpoint_path), ""));
+  }
   if (options.write_state) {
     RecordLastCheckpoint(model_checkpoint_path);
     if (absl::Status s = UpdateCheckpointState(
@@ -274,6 +278,12 @@ void Saver::RecordLastCheckpoint(const std::string& path) {
 }
 
 void Saver::MaybeDeleteOldCheckpoints(absl::string_view save_dir) {
+  // Checkpoints a reader held at an earlier save go once their lease has.
+  std::vector<std::string> leased = std::move(leased_);
+  leased_.clear();
+  for (const std::string& path : leased) {
+    if (!RemoveCheckpoint(env_, path)) leased_.push_back(path);
+  }
   if (to_delete_.empty()) return;
   auto [path, time] = to_delete_.front();
   to_delete_.erase(to_delete_.begin());
@@ -291,7 +301,7 @@ void Saver::MaybeDeleteOldCheckpoints(absl::string_view save_dir) {
                     << (save_dir.empty() ? "." : save_dir) << ", where this Saver saves";
     return;
   }
-  RemoveCheckpoint(env_, path);
+  if (!RemoveCheckpoint(env_, path)) leased_.push_back(path);  // a reader holds it
 }
 
 void Saver::RecoverLastCheckpoints(const std::vector<std::string>& paths) {

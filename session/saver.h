@@ -58,6 +58,13 @@ struct SaverOptions {
   // untouched for this long are deleted (DeleteStaleTempFiles in
   // checkpoint/bundle_writer.h); InfiniteDuration() keeps them.
   absl::Duration delete_stale_temp_files_after = absl::Hours(1);
+  // Beyond TensorFlow: each checkpoint gets a lease file (LeaseFilename in
+  // checkpoint/naming.h). Readers (BundleReader, so every restore) hold a
+  // shared lock on it while they read, and retention leaves a checkpoint in
+  // place while any reader does, deleting it at a later save once none does:
+  // an evaluator restoring while the trainer saves with max_to_keep = 1 never
+  // has its checkpoint deleted under it.
+  bool lease_checkpoints = false;
 };
 
 struct SaveOptions {
@@ -79,8 +86,9 @@ class Saver {
                                                         Env* env = Env::Default());
   // A saver for a graph that already has its save/restore ops (for instance
   // one loaded from a MetaGraphDef). Of `options`, only what is not in a
-  // SaverDef is used: save_relative_paths, pad_step_number and
-  // delete_stale_temp_files_after (as TensorFlow's Saver(saver_def=...)).
+  // SaverDef is used: save_relative_paths, pad_step_number,
+  // delete_stale_temp_files_after and lease_checkpoints (as TensorFlow's
+  // Saver(saver_def=...)).
   static std::unique_ptr<Saver> FromSaverDef(const SaverDef& def, Env* env = Env::Default(),
                                              const SaverOptions& options = {});
 
@@ -120,8 +128,11 @@ class Saver {
   const absl::Duration stale_temp_age_;
   const bool save_relative_paths_;
   const bool pad_step_number_;
+  const bool lease_checkpoints_;
   std::vector<std::pair<std::string, double>> last_checkpoints_;
   std::vector<std::pair<std::string, double>> to_delete_;
+  // Old checkpoints retention could not delete yet: a reader held them.
+  std::vector<std::string> leased_;
   double next_checkpoint_time_;
 };
 

@@ -1,10 +1,13 @@
 #include "session/saver.h"
 
+#include <atomic>
+#include <thread>
+
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/naming.h"
-#include "core/logging.h"
 #include "core/fault_injection_env.h"
+#include "core/logging.h"
 #include "core/mem_env.h"
 #include "core/path.h"
 #include "core/status_matchers.h"
@@ -12,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/variables.h"
+#include "session/session_manager.h"
 #include "tests/testing/shared_testdata.h"
 
 namespace minigraph {
@@ -83,8 +87,8 @@ TEST_F(SaverTest, GraphUsesTensorFlowsNames) {
   EXPECT_EQ(meta.saver_def().restore_op_name(), "save/restore_all");
   std::set<std::string> names;
   for (const NodeDef& n : meta.graph_def().node()) names.insert(n.name());
-  for (const char* n : {"save/SaveV2", "save/SaveV2/tensor_names", "save/RestoreV2",
-                        "save/Assign", "save/Assign_1"}) {
+  for (const char* n : {"save/SaveV2", "save/SaveV2/tensor_names", "save/RestoreV2", "save/Assign",
+                        "save/Assign_1"}) {
     EXPECT_TRUE(names.count(n)) << n;
   }
 }
@@ -185,8 +189,8 @@ TEST_F(SaverTest, MaxToKeepEvictsAfterWritingTheState) {
   EXPECT_TRUE(CheckpointExists(&mem_, "/logs/model-3"));
   // A restarted trainer recovers the list and keeps evicting in order.
   auto again = Saver::FromSaverDef(saver_->saver_def(), &clock_);
-  again->RecoverLastCheckpoints({state->all_model_checkpoint_paths().begin(),
-                                 state->all_model_checkpoint_paths().end()});
+  again->RecoverLastCheckpoints(
+      {state->all_model_checkpoint_paths().begin(), state->all_model_checkpoint_paths().end()});
   EXPECT_THAT(again->last_checkpoints(), ElementsAre("/logs/model-3", "/logs/model-4"));
   ASSERT_OK(again->Save(s.get(), "/logs/model", {.global_step = 5}).status());
   EXPECT_FALSE(CheckpointExists(&mem_, "/logs/model-3"));
@@ -212,11 +216,12 @@ TEST_F(SaverTest, ACopiedLogDirectoryNeverTouchesTheOriginal) {
   ASSERT_OK_AND_ASSIGN(auto state, GetCheckpointState(&mem_, "/dst"));
   EXPECT_EQ(state->model_checkpoint_path(), "/dst/model-2");
   EXPECT_THAT(state->all_model_checkpoint_paths(), ElementsAre("/dst/model-1", "/dst/model-2"));
-  EXPECT_THAT(LatestCheckpoint(&mem_, "/dst"), IsOkAndHolds(std::optional<std::string>("/dst/model-2")));
+  EXPECT_THAT(LatestCheckpoint(&mem_, "/dst"),
+              IsOkAndHolds(std::optional<std::string>("/dst/model-2")));
   // Training on in the copy evicts the copy's checkpoints, not the original's.
   auto copy = Saver::FromSaverDef(saver_->saver_def(), &clock_);
-  copy->RecoverLastCheckpoints({state->all_model_checkpoint_paths().begin(),
-                                state->all_model_checkpoint_paths().end()});
+  copy->RecoverLastCheckpoints(
+      {state->all_model_checkpoint_paths().begin(), state->all_model_checkpoint_paths().end()});
   ASSERT_OK(copy->Save(s.get(), "/dst/model", {.global_step = 3}).status());
   EXPECT_FALSE(CheckpointExists(&mem_, "/dst/model-1"));
   EXPECT_TRUE(CheckpointExists(&mem_, "/src/model-1"));
@@ -226,6 +231,60 @@ TEST_F(SaverTest, ACopiedLogDirectoryNeverTouchesTheOriginal) {
   ASSERT_OK(stale->Save(s.get(), "/dst/model", {.global_step = 4}).status());
   EXPECT_TRUE(CheckpointExists(&mem_, "/src/model-1"));
   EXPECT_TRUE(CheckpointExists(&mem_, "/src/model-2"));
+}
+
+TEST_F(SaverTest, RetentionWaitsForReadersOfLeasedCheckpoints) {
+  Build({.max_to_keep = 1, .lease_checkpoints = true});
+  ASSERT_OK(mem_.CreateDir("/logs"));
+  auto s = NewSess();
+  RunTargets(s.get(), {init_.name()});
+  ASSERT_OK(saver_->Save(s.get(), "/logs/model", {.global_step = 1}).status());
+  EXPECT_TRUE(mem_.FileExists("/logs/model-1.lease").ok());
+  {
+    // An evaluator reads model-1 while the trainer saves model-2.
+    ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(&mem_, "/logs/model-1"));
+    ASSERT_OK(saver_->Save(s.get(), "/logs/model", {.global_step = 2}).status());
+    EXPECT_TRUE(CheckpointExists(&mem_, "/logs/model-1"));
+    ASSERT_OK(reader->Lookup("v").status());
+  }
+  // Its lease gone, model-1 goes at the next save, with model-2.
+  ASSERT_OK(saver_->Save(s.get(), "/logs/model", {.global_step = 3}).status());
+  EXPECT_FALSE(CheckpointExists(&mem_, "/logs/model-1"));
+  EXPECT_FALSE(mem_.FileExists("/logs/model-1.lease").ok());
+  EXPECT_FALSE(CheckpointExists(&mem_, "/logs/model-2"));
+  EXPECT_TRUE(CheckpointExists(&mem_, "/logs/model-3"));
+}
+
+TEST_F(SaverTest, AnEvaluatorRestoringWhileTheTrainerSavesNeverFails) {
+  Build({.max_to_keep = 1, .lease_checkpoints = true});
+  ASSERT_OK(mem_.CreateDir("/logs"));
+  auto trainer = NewSess();
+  RunTargets(trainer.get(), {init_.name()});
+  ASSERT_OK(saver_->Save(trainer.get(), "/logs/model", {.global_step = 0}).status());
+  SessionManager::Options o;
+  o.env = &mem_;
+  ASSERT_OK_AND_ASSIGN(auto sm, SessionManager::Create(*root_.ToGraphDef(), o));
+  auto evaluator_saver = Saver::FromSaverDef(saver_->saver_def(), &mem_);
+  std::atomic<bool> done{false};
+  std::thread saving([&] {
+    for (int step = 1; step <= 200; ++step) {
+      EXPECT_OK(saver_->Save(trainer.get(), "/logs/model", {.global_step = step}).status());
+    }
+    done = true;
+  });
+  int restores = 0;
+  while (!done.load()) {
+    SessionManager::PrepareOptions p;
+    p.saver = evaluator_saver.get();
+    p.checkpoint_dir = "/logs";
+    p.config.env = &mem_;
+    absl::StatusOr<SessionManager::RecoverResult> r = sm->RecoverSession("", p);
+    ASSERT_OK(r.status()) << "after " << restores << " restores";
+    EXPECT_TRUE(r->initialized);
+    ++restores;
+  }
+  saving.join();
+  EXPECT_GT(restores, 0);
 }
 
 TEST_F(SaverTest, KeepCheckpointEveryNHoursPreservesOnFakeClock) {
@@ -267,7 +326,8 @@ TEST_F(SaverTest, RestoreErrorsNameTheCheckpointKeyAndShapes) {
                        AllOf(HasSubstr("Key w not found in checkpoint /logs/other"),
                              HasSubstr("a Variable name or other graph key that is missing"))));
   // Restore only v into the [3] variable from the [2] checkpoint.
-  ASSERT_OK_AND_ASSIGN(auto v_only, Saver::Create(root_, {.var_list = {v_}, .name = "save_v"}, &clock_));
+  ASSERT_OK_AND_ASSIGN(auto v_only,
+                       Saver::Create(root_, {.var_list = {v_}, .name = "save_v"}, &clock_));
   auto s3 = NewSess();
   EXPECT_THAT(v_only->Restore(s3.get(), path),
               StatusIs(absl::StatusCode::kInvalidArgument,
@@ -308,8 +368,8 @@ TEST_F(SaverTest, SaveErrors) {
   EXPECT_THAT(saver_->Save(s.get(), "/logs/m", {.latest_filename = "a/b"}),
               StatusIs(absl::StatusCode::kInvalidArgument));
   Scope empty = Scope::NewRootScope();
-  EXPECT_THAT(Saver::Create(empty), StatusIs(absl::StatusCode::kInvalidArgument,
-                                             HasSubstr("No variables to save")));
+  EXPECT_THAT(Saver::Create(empty),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("No variables to save")));
   // The state file cannot be replaced (the disk filled up after the bundle
   // was written): the error says the checkpoint itself was written.
   ASSERT_OK(mem_.CreateDir("/full"));

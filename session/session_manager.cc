@@ -208,7 +208,23 @@ absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> SessionManager::Restor
       return std::make_pair(std::move(sess), false);
     }
   }
-  MG_ASSIGN_OR_RETURN(std::string restored, RestoreNewestValid(sess.get(), *ckpt, options));
+  absl::StatusOr<std::string> newest = RestoreNewestValid(sess.get(), *ckpt, options);
+  // The newest checkpoint went while this restored it (a trainer saving
+  // meanwhile, its retention deleting): the state file names a newer one by
+  // now; take that, a few times at most. (TensorFlow fails here.)
+  for (int retry = 0;
+       retry < 3 && (absl::IsNotFound(newest.status()) || absl::IsInvalidArgument(newest.status()));
+       ++retry) {
+    absl::StatusOr<std::optional<CheckpointState>> again =
+        GetCheckpointState(env, options.checkpoint_dir);
+    if (!again.ok() || !again->has_value() ||
+        (*again)->model_checkpoint_path() == ckpt->model_checkpoint_path()) {
+      break;
+    }
+    ckpt = **again;
+    newest = RestoreNewestValid(sess.get(), *ckpt, options);
+  }
+  MG_ASSIGN_OR_RETURN(std::string restored, std::move(newest));
   options.saver->RecoverLastCheckpoints(
       {ckpt->all_model_checkpoint_paths().begin(), ckpt->all_model_checkpoint_paths().end()});
   if (options.restored_from != nullptr) *options.restored_from = std::move(restored);
