@@ -4,11 +4,14 @@
 //   inspect_checkpoint --prefix=/logs/model-300 --tensor=layer1/weight [--full]
 //   inspect_checkpoint --prefix=/logs/model-300 --verify   # read all, check every crc
 //   inspect_checkpoint --dir=/logs                          # the checkpoint state
+//   inspect_checkpoint --dir=/logs --repair_state [--write]  # rebuild a lost state file
 //   inspect_checkpoint --prefix=/logs/model-300 --diff=model.meta   # before restoring
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <map>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -24,6 +27,7 @@
 #include "checkpoint/checkpoint_diff.h"
 #include "checkpoint/checkpoint_state.h"
 #include "core/env.h"
+#include "core/path.h"
 #include "core/proto/meta_graph.pb.h"
 #include "core/status_macros.h"
 #include "google/protobuf/text_format.h"
@@ -41,6 +45,11 @@ ABSL_FLAG(std::string, diff, "",
           "With --prefix: compare the checkpoint with the variables of this graph (a .meta, or a "
           "GraphDef, binary or text .pbtxt): missing, unused and mismatched tensors, with rename "
           "hints; exit 1 when a restore would fail");
+ABSL_FLAG(bool, repair_state, false,
+          "With --dir: rebuild the `checkpoint` state file from the complete checkpoints in the "
+          "directory (newest by step, then time), with relative paths; prints it, and writes it "
+          "(atomically) only with --write");
+ABSL_FLAG(bool, write, false, "With --repair_state: write the rebuilt state file");
 ABSL_FLAG(int, max_values, 20, "With --tensor: values shown before summarizing (>= 1)");
 ABSL_FLAG(bool, full, false,
           "With --tensor: print every value, and strings whole (one per line, C-escaped)");
@@ -211,6 +220,71 @@ int Diff(const std::string& prefix, const std::string& graph_path) {
   return d.compatible() ? 0 : 1;
 }
 
+// The step a checkpoint's name ends with ("model.ckpt-300" -> 300), or -1.
+int64_t StepOf(absl::string_view prefix) {
+  const size_t dash = prefix.rfind('-');
+  int64_t step;
+  if (dash == absl::string_view::npos || !absl::SimpleAtoi(prefix.substr(dash + 1), &step)) {
+    return -1;
+  }
+  return step;
+}
+
+int RepairState(const std::string& dir) {
+  Env* env = Env::Default();
+  auto children = env->GetChildren(dir);
+  if (!children.ok()) return Fail(children.status());
+  struct Found {
+    std::string name;
+    int64_t step;
+    uint64_t mtime;
+  };
+  std::vector<Found> found;
+  for (const std::string& f : *children) {
+    if (!absl::EndsWith(f, ".index")) continue;
+    const std::string name = f.substr(0, f.size() - 6);
+    // Complete: the index reads and every data file is there and long
+    // enough (BundleReader::Open checks both).
+    auto reader = BundleReader::Open(env, JoinPath(dir, name));
+    if (!reader.ok()) {
+      std::fprintf(stderr, "skipping %s: %s\n", name.c_str(),
+                   std::string(reader.status().message()).c_str());
+      continue;
+    }
+    found.push_back(
+        {name, StepOf(name), env->GetModificationTimeMicros(JoinPath(dir, f)).value_or(0)});
+  }
+  if (found.empty()) {
+    return Fail(absl::NotFoundError(absl::StrCat("no complete checkpoint in ", dir)));
+  }
+  std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
+    return std::tie(a.step, a.mtime, a.name) < std::tie(b.step, b.mtime, b.name);
+  });
+  std::vector<std::string> paths;
+  std::vector<double> timestamps;
+  CheckpointState state;
+  for (const Found& f : found) {
+    paths.push_back(f.name);
+    timestamps.push_back(f.mtime * 1e-6);
+    state.add_all_model_checkpoint_paths(f.name);
+    state.add_all_model_checkpoint_timestamps(f.mtime * 1e-6);
+  }
+  state.set_model_checkpoint_path(paths.back());
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(state, &text);
+  std::printf("%s", text.c_str());
+  if (!absl::GetFlag(FLAGS_write)) {
+    std::printf("# dry run: %zu checkpoints found; --write replaces %s with the above\n",
+                found.size(), JoinPath(dir, kDefaultLatestFilename).c_str());
+    return 0;
+  }
+  absl::Status s = UpdateCheckpointState(env, dir, paths.back(), paths, timestamps, std::nullopt,
+                                         kDefaultLatestFilename, /*save_relative_paths=*/true);
+  if (!s.ok()) return Fail(s);
+  std::printf("# wrote %s\n", JoinPath(dir, kDefaultLatestFilename).c_str());
+  return 0;
+}
+
 int PrintState(const std::string& dir) {
   if (absl::StatusOr<bool> is_dir = Env::Default()->IsDirectory(dir); !is_dir.ok() || !*is_dir) {
     return Fail(is_dir.ok()
@@ -226,8 +300,7 @@ int PrintState(const std::string& dir) {
   const CheckpointState& s = **state;
   // Paths are printed C-escaped: a NUL or a newline in one would otherwise
   // cut or split the line.
-  std::printf("model_checkpoint_path\t%s\t%s\n",
-              absl::CEscape(s.model_checkpoint_path()).c_str(),
+  std::printf("model_checkpoint_path\t%s\t%s\n", absl::CEscape(s.model_checkpoint_path()).c_str(),
               CheckpointExists(Env::Default(), s.model_checkpoint_path()) ? "present" : "MISSING");
   for (int i = 0; i < s.all_model_checkpoint_paths_size(); ++i) {
     const std::string& p = s.all_model_checkpoint_paths(i);
@@ -249,7 +322,7 @@ int main(int argc, char** argv) {
       "Lists, prints and verifies TensorFlow V2 checkpoints.\n"
       "  inspect_checkpoint --prefix=P [--tensor=KEY [--max_values=N | --full] | --verify]\n"
       "  inspect_checkpoint --prefix=P --diff=GRAPH\n"
-      "  inspect_checkpoint --dir=D");
+      "  inspect_checkpoint --dir=D [--repair_state [--write]]");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
   auto usage_error = [](const std::string& why) {
     return minigraph::UsageError("inspect_checkpoint", absl::InvalidArgumentError(why));
@@ -287,6 +360,11 @@ int main(int argc, char** argv) {
                                     absl::GetFlag(FLAGS_max_values),
                                     "; --full prints every value"));
   }
+  if ((absl::GetFlag(FLAGS_repair_state) && dir.empty()) ||
+      (absl::GetFlag(FLAGS_write) && !absl::GetFlag(FLAGS_repair_state))) {
+    return usage_error("--repair_state works on a directory (--dir); --write goes with it");
+  }
+  if (!dir.empty() && absl::GetFlag(FLAGS_repair_state)) return minigraph::RepairState(dir);
   if (!dir.empty()) return minigraph::PrintState(dir);
   if (!diff.empty()) return minigraph::Diff(prefix, diff);
   if (!tensor.empty()) return minigraph::PrintTensor(prefix, tensor);

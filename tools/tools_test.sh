@@ -71,6 +71,22 @@ printf 'model_checkpoint_path: "model\\000evil"\n' >"$TEST_TMPDIR/nul/checkpoint
 "$inspect" --dir="$TEST_TMPDIR/nul" | grep -qF 'model\000evil' ||
   fail "NUL in a state path: $("$inspect" --dir="$TEST_TMPDIR/nul" | od -c | head -5)"
 
+# --repair_state: a lost state file rebuilt from the complete checkpoints.
+rep="$TEST_TMPDIR/repair"
+mkdir -p "$rep"
+cp "$TEST_TMPDIR/cw"/model-* "$rep"/
+newest=$(ls "$rep"/*.index | sort -V | tail -n 1)
+newest=$(basename "${newest%.index}")
+printf 'garbage' >"$rep/model-99.index"  # an incomplete checkpoint is skipped
+out=$("$inspect" --dir="$rep" --repair_state 2>&1)
+echo "$out" | grep -q "^model_checkpoint_path: \"$newest\"$" || fail "--repair_state: $out"
+echo "$out" | grep -q "skipping model-99" || fail "--repair_state did not skip the bad checkpoint: $out"
+[ ! -e "$rep/checkpoint" ] || fail "--repair_state without --write wrote"
+"$inspect" --dir="$rep" --repair_state --write >/dev/null 2>&1 || fail "--repair_state --write"
+"$inspect" --dir="$rep" | grep -q "^model_checkpoint_path.$rep/$newest.present$" ||
+  fail "repaired state: $("$inspect" --dir="$rep")"
+expect_error 2 "--repair_state works on a directory" --prefix="$ck" --repair_state
+
 # --diff: what a restore of this checkpoint into a graph would find.
 var() {  # var NAME DTYPE DIMS...: a VariableV2 node in GraphDef text
   local name="$1" dtype="$2"; shift 2
