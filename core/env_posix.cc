@@ -215,37 +215,21 @@ class InotifyWatch : public DirectoryWatch {
 class PosixEnv : public Env {
  public:
   absl::StatusOr<std::unique_ptr<FileLock>> LockFile(const std::string& path) override {
-    // flock belongs to the open file description, so two opens in one
-    // process exclude each other as two processes do.
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return IoError("lock", path, errno);
-    while (flock(fd, LOCK_EX) != 0) {
-      if (errno != EINTR) {
-        const int err = errno;
-        close(fd);
-        return IoError("lock", path, err);
-      }
-    }
-    return std::unique_ptr<FileLock>(new PosixFileLock(fd));
+    return Flock(path, LOCK_EX);
   }
-
   absl::StatusOr<std::unique_ptr<FileLock>> LockFileShared(const std::string& path) override {
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return IoError("lock", path, errno);
-    while (flock(fd, LOCK_SH) != 0) {
-      if (errno != EINTR) {
-        const int err = errno;
-        close(fd);
-        return IoError("lock", path, err);
-      }
-    }
-    return std::unique_ptr<FileLock>(new PosixFileLock(fd));
+    return Flock(path, LOCK_SH);
+  }
+  absl::StatusOr<std::unique_ptr<FileLock>> TryLockFile(const std::string& path) override {
+    return Flock(path, LOCK_EX | LOCK_NB);
   }
 
-  absl::StatusOr<std::unique_ptr<FileLock>> TryLockFile(const std::string& path) override {
+  // flock belongs to the open file description, so two opens in one
+  // process exclude each other as two processes do.
+  static absl::StatusOr<std::unique_ptr<FileLock>> Flock(const std::string& path, int op) {
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return IoError("lock", path, errno);
-    while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    while (flock(fd, op) != 0) {
       const int err = errno;
       if (err == EINTR) continue;
       close(fd);
