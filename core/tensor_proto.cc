@@ -5,6 +5,7 @@
 
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
+#include "core/allocator.h"
 #include "core/status_macros.h"
 
 namespace minigraph {
@@ -24,18 +25,16 @@ void AppendTo(google::protobuf::RepeatedPtrField<M>* field, const M& e) {
   *field->Add() = e;
 }
 
-#define MG_PROTO_FIELD(T, FIELD, TO_FIELD, FROM_FIELD)                       \
-  template <>                                                               \
-  struct ProtoField<T> {                                                    \
-    static constexpr int kValuesPerElement = 1;                             \
-    static int Size(const TensorProto& p) { return p.FIELD##_size(); }      \
-    static T Get(const TensorProto& p, int i) {                             \
-      const auto v = p.FIELD(i);                                            \
-      return FROM_FIELD;                                                    \
-    }                                                                       \
-    static void Add(const T& e, TensorProto* p) {                          \
-      AppendTo(p->mutable_##FIELD(), TO_FIELD);                             \
-    }                                                                       \
+#define MG_PROTO_FIELD(T, FIELD, TO_FIELD, FROM_FIELD)                                        \
+  template <>                                                                                 \
+  struct ProtoField<T> {                                                                      \
+    static constexpr int kValuesPerElement = 1;                                               \
+    static int Size(const TensorProto& p) { return p.FIELD##_size(); }                        \
+    static T Get(const TensorProto& p, int i) {                                               \
+      const auto v = p.FIELD(i);                                                              \
+      return FROM_FIELD;                                                                      \
+    }                                                                                         \
+    static void Add(const T& e, TensorProto* p) { AppendTo(p->mutable_##FIELD(), TO_FIELD); } \
   }
 
 MG_PROTO_FIELD(float, float_val, e, v);
@@ -58,22 +57,61 @@ MG_PROTO_FIELD(ResourceHandle, resource_handle_val, e, ResourceHandle(v));
 MG_PROTO_FIELD(Variant, variant_val, e, Variant(v));
 #undef MG_PROTO_FIELD
 
-#define MG_PROTO_COMPLEX_FIELD(T, FIELD)                                   \
-  template <>                                                             \
-  struct ProtoField<T> {                                                  \
-    static constexpr int kValuesPerElement = 2;                           \
-    static int Size(const TensorProto& p) { return p.FIELD##_size() / 2; } \
-    static T Get(const TensorProto& p, int i) {                           \
-      return T(p.FIELD(2 * i), p.FIELD(2 * i + 1));                       \
-    }                                                                     \
-    static void Add(const T& e, TensorProto* p) {                         \
-      p->add_##FIELD(e.real());                                           \
-      p->add_##FIELD(e.imag());                                           \
-    }                                                                     \
+#define MG_PROTO_COMPLEX_FIELD(T, FIELD)                                                        \
+  template <>                                                                                   \
+  struct ProtoField<T> {                                                                        \
+    static constexpr int kValuesPerElement = 2;                                                 \
+    static int Size(const TensorProto& p) { return p.FIELD##_size() / 2; }                      \
+    static T Get(const TensorProto& p, int i) { return T(p.FIELD(2 * i), p.FIELD(2 * i + 1)); } \
+    static void Add(const T& e, TensorProto* p) {                                               \
+      p->add_##FIELD(e.real());                                                                 \
+      p->add_##FIELD(e.imag());                                                                 \
+    }                                                                                           \
   }
 MG_PROTO_COMPLEX_FIELD(complex64, scomplex_val);
 MG_PROTO_COMPLEX_FIELD(complex128, dcomplex_val);
 #undef MG_PROTO_COMPLEX_FIELD
+
+// The heap bytes an element read from the typed field `i` owns beyond
+// sizeof(T): a string's bytes; for resource handles and variants, what the
+// proto occupies in memory (SpaceUsedLong), as the element copies it.
+int64_t ElementHeapBytes(const TensorProto& p, DataType dtype, int i) {
+  switch (dtype) {
+    case DT_STRING:
+      return static_cast<int64_t>(p.string_val(i).size());
+    case DT_RESOURCE:
+      return static_cast<int64_t>(p.resource_handle_val(i).SpaceUsedLong());
+    case DT_VARIANT:
+      return static_cast<int64_t>(p.variant_val(i).SpaceUsedLong());
+    default:
+      return 0;
+  }
+}
+
+// The typed field fills a tensor by repeating its last value: for elements
+// that own heap memory, a few bytes of proto can ask for gigabytes (found by
+// tensor_proto_fuzzer). ResourceExhausted when the filled tensor would hold
+// more than MaxTensorBytes().
+absl::Status CheckFilledBytes(const TensorProto& p, DataType dtype, int64_t n) {
+  const int in_n = dtype == DT_STRING     ? p.string_val_size()
+                   : dtype == DT_RESOURCE ? p.resource_handle_val_size()
+                   : dtype == DT_VARIANT  ? p.variant_val_size()
+                                          : 0;
+  if (in_n <= 0 || n == 0) return absl::OkStatus();
+  const int64_t given = std::min<int64_t>(n, in_n);
+  uint64_t bytes = 0;
+  for (int i = 0; i < given; ++i) bytes += ElementHeapBytes(p, dtype, i);
+  uint64_t fill;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(n - given),
+                             static_cast<uint64_t>(ElementHeapBytes(p, dtype, given - 1)), &fill) ||
+      __builtin_add_overflow(bytes, fill, &bytes) || bytes > MaxTensorBytes()) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("TensorProto of ", n, " ", DataTypeString(dtype), " elements (", in_n,
+                     " given, the last repeated) would hold more than the limit of ",
+                     MaxTensorBytes(), " bytes (max_tensor_bytes)"));
+  }
+  return absl::OkStatus();
+}
 
 template <typename T>
 void FillFromField(const TensorProto& proto, Tensor* t) {
@@ -116,28 +154,30 @@ absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto, Allocator* allo
   if (!shape.ok()) {
     return AddContext(shape.status(), "TensorProto has an invalid shape");
   }
+  if (proto.tensor_content().empty()) {
+    MG_RETURN_IF_ERROR(CheckFilledBytes(proto, dtype, shape->num_elements()));
+  }
   MG_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(dtype, *shape, allocator));
   const std::string& content = proto.tensor_content();
   if (!content.empty()) {
     if (!DataTypeCanUseMemcpy(dtype)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "TensorProto of dtype ", DataTypeName(dtype),
-          " uses tensor_content, which minigraph reads only for fixed-size types"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("TensorProto of dtype ", DataTypeName(dtype),
+                       " uses tensor_content, which minigraph reads only for fixed-size types"));
     }
     if (content.size() != t.TotalBytes()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "TensorProto tensor_content has ", content.size(), " bytes, but ",
-          DataTypeName(dtype), " shape ", shape->DebugString(), " needs ",
-          t.TotalBytes()));
+          "TensorProto tensor_content has ", content.size(), " bytes, but ", DataTypeName(dtype),
+          " shape ", shape->DebugString(), " needs ", t.TotalBytes()));
     }
     std::memcpy(t.raw_data(), content.data(), content.size());
     tensor::NormalizeBools(&t);
     return t;
   }
   switch (dtype) {
-#define MG_CASE(T)                     \
-  case DataTypeToEnum<T>::value:       \
-    FillFromField<T>(proto, &t);       \
+#define MG_CASE(T)               \
+  case DataTypeToEnum<T>::value: \
+    FillFromField<T>(proto, &t); \
     break;
     MG_CALL_ALL_TYPES(MG_CASE)
 #undef MG_CASE
@@ -161,9 +201,9 @@ void TensorToProto(const Tensor& t, TensorProto* proto) {
 void TensorToProtoField(const Tensor& t, TensorProto* proto) {
   SetHeader(t, proto);
   switch (t.dtype()) {
-#define MG_CASE(T)                     \
-  case DataTypeToEnum<T>::value:       \
-    AddToField<T>(t, proto);           \
+#define MG_CASE(T)               \
+  case DataTypeToEnum<T>::value: \
+    AddToField<T>(t, proto);     \
     break;
     MG_CALL_ALL_TYPES(MG_CASE)
 #undef MG_CASE

@@ -250,6 +250,26 @@ TEST(TensorProtoTest, BoolBytesOtherThanZeroAndOneReadAsTrue) {
   EXPECT_EQ(static_cast<const uint8_t*>(t.raw_data())[0], 1);
 }
 
+TEST(TensorProtoTest, RepeatingAHeavyLastValuePastTheLimitIsRefused) {
+  // Found by tensor_proto_fuzzer (an out-of-memory): a typed field fills the
+  // tensor by repeating its last value, so a few bytes of proto could ask
+  // for gigabytes of strings, resource handles or variants.
+  const size_t saved = MaxTensorBytes();
+  SetMaxTensorBytes(size_t{1} << 20);
+  TensorProto p;
+  p.set_dtype(DT_STRING);
+  p.mutable_tensor_shape()->add_dim()->set_size(1000);
+  p.add_string_val(std::string(4096, 'x'));  // 4 MB once repeated
+  EXPECT_THAT(TensorFromProto(p),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("TensorProto of 1000 string elements (1 given, the last "
+                                 "repeated) would hold more than the limit of 1048576 bytes")));
+  p.mutable_tensor_shape()->mutable_dim(0)->set_size(100);  // 400 KB: fine
+  ASSERT_OK_AND_ASSIGN(Tensor t, TensorFromProto(p));
+  EXPECT_EQ(t.data<std::string>()[99].size(), 4096u);
+  SetMaxTensorBytes(saved);
+}
+
 TEST(TensorProtoTest, BadProtosAreInvalidArgument) {
   TensorProto p;
   p.set_dtype(DT_FLOAT);
