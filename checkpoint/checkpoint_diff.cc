@@ -44,25 +44,25 @@ CheckpointDiff DiffCheckpoint(const BundleReader& reader,
     }
   }
   for (const std::string& key : reader.keys()) {
-    if (!used.count(key)) d.unused.push_back(key);
+    if (used.count(key)) continue;
+    absl::StatusOr<TensorShape> shape = reader.GetShape(key);
+    d.unused.push_back({key, (*reader.GetEntry(key))->dtype(),
+                        shape.ok() ? std::optional<TensorShape>(*shape) : std::nullopt});
   }
   // Rename hints: the unused key of the same dtype and shape whose name is
   // most alike; each key suggested once.
   std::set<std::string> suggested;
   for (CheckpointDiff::Missing& m : d.missing) {
     size_t best = 0;
-    for (const std::string& key : d.unused) {
-      if (suggested.count(key)) continue;
-      const BundleEntryProto* entry = *reader.GetEntry(key);
-      absl::StatusOr<TensorShape> shape = reader.GetShape(key);
-      if (entry->dtype() != m.expected.dtype || !shape.ok() ||
-          (m.expected.shape && *shape != *m.expected.shape)) {
+    for (const CheckpointDiff::Unused& u : d.unused) {
+      if (suggested.count(u.key) || u.dtype != m.expected.dtype || !u.shape ||
+          (m.expected.shape && *u.shape != *m.expected.shape)) {
         continue;
       }
-      const size_t score = CommonSuffix(key, m.expected.key);
+      const size_t score = CommonSuffix(u.key, m.expected.key);
       if (score > best) {
         best = score;
-        m.renamed_from = key;
+        m.renamed_from = u.key;
       }
     }
     if (!m.renamed_from.empty()) suggested.insert(m.renamed_from);
@@ -70,7 +70,7 @@ CheckpointDiff DiffCheckpoint(const BundleReader& reader,
   return d;
 }
 
-std::string CheckpointDiff::ToString(const BundleReader& reader) const {
+std::string CheckpointDiff::ToString() const {
   std::string out;
   for (const Missing& m : missing) {
     absl::StrAppend(&out, "missing\t", m.expected.key, "\t",
@@ -85,13 +85,8 @@ std::string CheckpointDiff::ToString(const BundleReader& reader) const {
                     Describe(m.expected.dtype, m.expected.shape), ", checkpoint ",
                     Describe(m.dtype, m.shape), "\n");
   }
-  for (const std::string& key : unused) {
-    const BundleEntryProto* entry = *reader.GetEntry(key);
-    absl::StatusOr<TensorShape> shape = reader.GetShape(key);
-    absl::StrAppend(
-        &out, "unused\t", key, "\t",
-        Describe(entry->dtype(), shape.ok() ? std::optional<TensorShape>(*shape) : std::nullopt),
-        "\n");
+  for (const Unused& u : unused) {
+    absl::StrAppend(&out, "unused\t", u.key, "\t", Describe(u.dtype, u.shape), "\n");
   }
   absl::StrAppend(&out, expected, " tensors expected, ", keys,
                   " in the checkpoint: ", missing.size(), " missing, ", mismatched.size(),

@@ -40,8 +40,13 @@ struct CheckpointDiff {
     DataType dtype = DT_INVALID;  // the checkpoint's
     TensorShape shape;
   };
+  struct Unused {
+    std::string key;  // a checkpoint key nothing expects
+    DataType dtype = DT_INVALID;
+    std::optional<TensorShape> shape;
+  };
   std::vector<Missing> missing;
-  std::vector<std::string> unused;  // checkpoint keys nothing expects
+  std::vector<Unused> unused;
   std::vector<Mismatch> mismatched;
   int expected = 0, keys = 0;
 
@@ -50,7 +55,7 @@ struct CheckpointDiff {
   bool compatible() const { return missing.empty() && mismatched.empty(); }
   // One line per finding (tab-separated: missing|unused|mismatch, key,
   // details), then a summary line.
-  std::string ToString(const BundleReader& reader) const;
+  std::string ToString() const;
 };
 
 CheckpointDiff DiffCheckpoint(const BundleReader& reader,

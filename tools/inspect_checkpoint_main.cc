@@ -216,7 +216,7 @@ int Diff(const std::string& prefix, const std::string& graph_path) {
   auto reader = BundleReader::Open(Env::Default(), prefix);
   if (!reader.ok()) return Fail(reader.status());
   const CheckpointDiff d = DiffCheckpoint(**reader, *vars);
-  std::printf("%s", d.ToString(**reader).c_str());
+  std::printf("%s", d.ToString().c_str());
   return d.compatible() ? 0 : 1;
 }
 
