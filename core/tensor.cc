@@ -57,9 +57,9 @@ std::string ElementString(const T& v) {
 
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<TensorBuffer>> TensorBuffer::Create(Allocator* allocator,
-                                                                   DataType dtype,
-                                                                   int64_t num_elements) {
+absl::StatusOr<tensor_internal::BufferRef> TensorBuffer::Create(Allocator* allocator,
+                                                                DataType dtype,
+                                                                int64_t num_elements) {
   const size_t elem = DataTypeSize(dtype);
   if (elem == 0) {
     return absl::InvalidArgumentError(
@@ -90,8 +90,7 @@ absl::StatusOr<std::shared_ptr<TensorBuffer>> TensorBuffer::Create(Allocator* al
     default:
       break;
   }
-  return std::shared_ptr<TensorBuffer>(
-      new TensorBuffer(allocator, dtype, num_elements, data, bytes));
+  return tensor_internal::BufferRef(new TensorBuffer(allocator, dtype, num_elements, data, bytes));
 }
 
 TensorBuffer::~TensorBuffer() {

@@ -16,10 +16,11 @@
 #define MINIGRAPH_CORE_TENSOR_H_
 
 #include <array>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -39,14 +40,52 @@ namespace minigraph {
 template <typename T, int NDIMS = 1, typename IndexType = std::ptrdiff_t>
 struct TTypes;
 
+class TensorBuffer;
+
+namespace tensor_internal {
+
+// An owning reference to a TensorBuffer, whose count lives in the buffer (as
+// TensorFlow's TensorBuffer is core::RefCounted). Unlike std::shared_ptr,
+// whose use_count() is a relaxed load, IsUnique() acquires: a writer that
+// finds itself the only holder (Var::mutable_value) is ordered after every
+// other holder's last read of the buffer, which a release on each drop
+// publishes.
+class BufferRef {
+ public:
+  BufferRef() = default;
+  // Adopts a new buffer's initial count of one.
+  explicit BufferRef(TensorBuffer* adopted) : buf_(adopted) {}
+  BufferRef(const BufferRef& other);
+  BufferRef(BufferRef&& other) noexcept : buf_(std::exchange(other.buf_, nullptr)) {}
+  BufferRef& operator=(BufferRef other) noexcept {
+    std::swap(buf_, other.buf_);
+    return *this;
+  }
+  ~BufferRef();
+
+  TensorBuffer* get() const { return buf_; }
+  TensorBuffer* operator->() const { return buf_; }
+  bool operator==(const BufferRef& other) const { return buf_ == other.buf_; }
+  bool operator!=(std::nullptr_t) const { return buf_ != nullptr; }
+  bool operator==(std::nullptr_t) const { return buf_ == nullptr; }
+  explicit operator bool() const { return buf_ != nullptr; }
+  // True when this is the only reference. REQUIRES: non-null.
+  bool IsUnique() const;
+
+ private:
+  TensorBuffer* buf_ = nullptr;
+};
+
+}  // namespace tensor_internal
+
 // The memory behind one or more Tensors. Constructs and destroys the
 // elements of non-memcpy types (strings, resource handles, variants).
 class TensorBuffer {
  public:
   // Returns ResourceExhausted when the allocator is out of memory and
   // InvalidArgument for a dtype a Tensor cannot hold.
-  static absl::StatusOr<std::shared_ptr<TensorBuffer>> Create(
-      Allocator* allocator, DataType dtype, int64_t num_elements);
+  static absl::StatusOr<tensor_internal::BufferRef> Create(Allocator* allocator, DataType dtype,
+                                                           int64_t num_elements);
   ~TensorBuffer();
   TensorBuffer(const TensorBuffer&) = delete;
   TensorBuffer& operator=(const TensorBuffer&) = delete;
@@ -55,6 +94,8 @@ class TensorBuffer {
   size_t size() const { return bytes_; }
 
  private:
+  friend class tensor_internal::BufferRef;
+
   TensorBuffer(Allocator* a, DataType dtype, int64_t n, void* data, size_t bytes)
       : allocator_(a), dtype_(dtype), num_elements_(n), data_(data), bytes_(bytes) {}
 
@@ -63,7 +104,22 @@ class TensorBuffer {
   const int64_t num_elements_;
   void* const data_;
   const size_t bytes_;
+  std::atomic<int64_t> refs_{1};
 };
+
+namespace tensor_internal {
+
+inline BufferRef::BufferRef(const BufferRef& other) : buf_(other.buf_) {
+  if (buf_ != nullptr) buf_->refs_.fetch_add(1, std::memory_order_relaxed);
+}
+
+inline BufferRef::~BufferRef() {
+  if (buf_ != nullptr && buf_->refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete buf_;
+}
+
+inline bool BufferRef::IsUnique() const { return buf_->refs_.load(std::memory_order_acquire) == 1; }
+
+}  // namespace tensor_internal
 
 class Tensor {
  public:
@@ -103,7 +159,7 @@ class Tensor {
 
   // True when no other Tensor shares this buffer, so it may be updated in
   // place without other holders seeing the change.
-  bool RefCountIsOne() const { return buf_ != nullptr && buf_.use_count() == 1; }
+  bool RefCountIsOne() const { return buf_ != nullptr && buf_.IsUnique(); }
 
   bool SharesBufferWith(const Tensor& other) const {
     return buf_ != nullptr && buf_ == other.buf_;
@@ -164,7 +220,7 @@ class Tensor {
   std::string SummarizeValue(int64_t max_entries) const;
 
  private:
-  Tensor(DataType dtype, const TensorShape& shape, std::shared_ptr<TensorBuffer> buf)
+  Tensor(DataType dtype, const TensorShape& shape, tensor_internal::BufferRef buf)
       : dtype_(dtype), shape_(shape), buf_(std::move(buf)) {}
 
   template <typename T>
@@ -174,7 +230,7 @@ class Tensor {
 
   DataType dtype_ = DT_INVALID;
   TensorShape shape_;
-  std::shared_ptr<TensorBuffer> buf_;
+  tensor_internal::BufferRef buf_;
 };
 
 namespace tensor {
