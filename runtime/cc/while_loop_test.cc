@@ -125,6 +125,27 @@ TEST_P(WhileLoopTest, RunsTheGraphTensorFlowsPythonWrites) {
   EXPECT_EQ(Fetch<int32_t>(s.get(), "while/Exit"), 10);
 }
 
+TEST_P(WhileLoopTest, AnExitLiveInSeveralIterationsFailsTheStep) {
+  // Wired to the Switch's true side, the Exit delivers a value in every
+  // iteration but the last, on several threads at once with a pool: the
+  // step fails instead of keeping whichever value came last (found by
+  // ThreadSanitizer as two threads writing one fetch).
+  GraphDef def;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kPythonWhileLoop, &def));
+  for (NodeDef& node : *def.mutable_node()) {
+    if (node.name() == "while/Exit") node.set_input(0, "while/Switch:1");
+  }
+  SessionOptions opts;
+  opts.inter_op_threads = GetParam();
+  ASSERT_OK_AND_ASSIGN(auto s, NewSession(opts));
+  ASSERT_OK(s->Create(def));
+  std::vector<Tensor> got;
+  EXPECT_THAT(s->Run({}, {"while/Exit"}, {}, &got),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("fetched tensor 'while/Exit:0'"),
+                             HasSubstr("produced more than once in one step"))));
+}
+
 TEST_P(WhileLoopTest, MutatedLoopGraphsFailCleanlyOrRun) {
   // 300 random damages to TensorFlow's loop graph (an input rewired to any
   // output of any node, an Enter's frame or constness changed, the Merge's

@@ -10,6 +10,7 @@
 #include <chrono>
 #endif
 
+#include "absl/container/fixed_array.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
@@ -103,12 +104,17 @@ Eigen::ThreadPoolInterface* BlockingPool() {
 }
 
 struct StepState {
+  explicit StepState(size_t num_fetches) : fetched(num_fetches) {
+    for (std::atomic<bool>& f : fetched) f.store(false, std::memory_order_relaxed);
+  }
+
   const Executor::Args* args;
   // The step's pool: args->pool, or the blocking pool for a plan with
   // blocking nodes and no pool given; null runs every node inline.
   Eigen::ThreadPoolInterface* pool = nullptr;
   std::vector<Tensor>* fetches;
-  absl::InlinedVector<char, 8> fetched;  // per fetch; written by different threads
+  // Per fetch: set by the one node output that delivers it, from any thread.
+  absl::FixedArray<std::atomic<bool>, 8> fetched;
   Frame root;
   std::atomic<int> outstanding{0};
   std::atomic<bool> cancelled{false};
@@ -188,10 +194,9 @@ absl::Status Plan::Run(const Args& args, std::vector<Tensor>* fetches) const {
   }
   if (items_.empty()) return absl::OkStatus();
 
-  StepState state;
+  StepState state(fetch_from_feed_.size());
   state.args = &args;
   state.fetches = fetches;
-  state.fetched.assign(fetch_from_feed_.size(), false);
   state.step = args.step;
   state.step.cancelled = &state.cancelled;
   if (args.timeout > absl::ZeroDuration()) state.deadline = absl::Now() + args.timeout;
@@ -235,7 +240,7 @@ absl::Status Plan::Run(const Args& args, std::vector<Tensor>* fetches) const {
     // Every node that could run has run. A fetch still missing sits behind
     // a loop that never delivered it: a malformed graph, not a hang.
     for (size_t k = 0; k < state.fetched.size(); ++k) {
-      if (fetch_from_feed_[k] < 0 && !state.fetched[k]) {
+      if (fetch_from_feed_[k] < 0 && !state.fetched[k].load(std::memory_order_relaxed)) {
         for (const Item& item : items_) {
           for (const auto& [output, fetch] : item.fetches) {
             if (fetch == static_cast<int>(k)) {
@@ -374,12 +379,20 @@ absl::Status Plan::Fetch(StepState* state, const Item& item, TensorValue* output
           "fetched tensor '", item.node->name(), ":", output,
           "' was not computed: it is on the untaken side of a Switch"));
     }
+    // A second value for one fetch (an Exit live in two iterations of a
+    // malformed loop, possibly on two threads at once) fails the step, as
+    // TensorFlow's "Retval[i] has already been set" does.
+    if (state->fetched[fetch].exchange(true, std::memory_order_relaxed)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "fetched tensor '", item.node->name(), ":", output,
+          "' was produced more than once in one step (a while loop's Exit live in more than "
+          "one iteration?)"));
+    }
     if (v.ref != nullptr) {
       MG_ASSIGN_OR_RETURN((*state->fetches)[fetch], v.ref->Read());
     } else {
       (*state->fetches)[fetch] = v.tensor;
     }
-    state->fetched[fetch] = true;
   }
   return absl::OkStatus();
 }
