@@ -30,4 +30,10 @@ bool IsDataFilenameOf(absl::string_view prefix, absl::string_view filename) {
 
 std::string LeaseFilename(absl::string_view prefix) { return absl::StrCat(prefix, ".lease"); }
 
+std::string DirectoryLeaseFilename(absl::string_view dir) {
+  while (dir.size() > 1 && dir.back() == '/') dir.remove_suffix(1);
+  if (dir.empty()) return "checkpoint.lease";
+  return absl::StrCat(dir, dir.back() == '/' ? "" : "/", "checkpoint.lease");
+}
+
 }  // namespace minigraph

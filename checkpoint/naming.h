@@ -27,6 +27,13 @@ bool IsDataFilenameOf(absl::string_view prefix, absl::string_view filename);
 // exclusive lock (minigraph's, not TensorFlow's: TensorFlow has no leases).
 std::string LeaseFilename(absl::string_view prefix);
 
+// "<dir>/checkpoint.lease", written by such a Saver beside its state file.
+// A restore holds a shared lock on it from reading the state file until it
+// has read the checkpoint the state names, and retention deletes only while
+// it holds the exclusive lock: a checkpoint cannot go between a reader
+// choosing it and the reader taking its lease.
+std::string DirectoryLeaseFilename(absl::string_view dir);
+
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_CHECKPOINT_NAMING_H_

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "checkpoint/bundle_reader.h"
 #include "checkpoint/bundle_writer.h"
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/naming.h"
@@ -161,7 +162,19 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
   def.set_restore_op_name(restore_all.name());
   MG_RETURN_IF_ERROR(scope.status());
   scope.SetSaverDef(def);
-  return std::unique_ptr<Saver>(new Saver(def, env, options));
+  auto saver = std::unique_ptr<Saver>(new Saver(def, env, options));
+  // What a restore needs, for the error that lists every difference.
+  for (const Variable& v : vars) {
+    ExpectedTensor& e = saver->expected_.emplace_back();
+    e.key = v.name();
+    e.dtype = v.dtype();
+    const NodeDef& node = scope.GetNodeDef(v.ref().op());
+    if (auto it = node.attr().find("shape"); it != node.attr().end()) {
+      absl::StatusOr<TensorShape> shape = TensorShape::FromProto(it->second.shape());
+      if (shape.ok()) e.shape = *std::move(shape);  // else unknown: any shape
+    }
+  }
+  return saver;
 }
 
 std::unique_ptr<Saver> Saver::FromSaverDef(const SaverDef& def, Env* env,
@@ -195,6 +208,10 @@ absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& sav
   const std::string model_checkpoint_path = out[0].data<std::string>()[0];
   if (lease_checkpoints_) {
     MG_RETURN_IF_ERROR(WriteStringToFile(env_, LeaseFilename(model_checkpoint_path), ""));
+    const std::string dir_lease = DirectoryLeaseFilename(save_dir);
+    if (!env_->FileExists(dir_lease).ok()) {
+      MG_RETURN_IF_ERROR(WriteStringToFile(env_, dir_lease, ""));
+    }
   }
   if (options.write_state) {
     RecordLastCheckpoint(model_checkpoint_path);
@@ -242,21 +259,31 @@ absl::Status Saver::Restore(Session* session, const std::string& save_path) {
   absl::Status s =
       session->Run({{def_.filename_tensor_name(), Tensor::Scalar<std::string>(save_path)}}, {},
                    {def_.restore_op_name()}, &out);
+  if (!absl::IsNotFound(s) && !absl::IsInvalidArgument(s)) return s;
+  // TensorFlow's text names the first problem; every other one follows.
+  const std::string all = DescribeDifferences(save_path);
   if (absl::IsNotFound(s)) {
     return absl::NotFoundError(absl::StrCat(
         "Restoring from checkpoint failed. This is most likely due to a Variable name or other "
         "graph key that is missing from the checkpoint. Please ensure that you have not altered "
         "the graph expected based on the checkpoint. Original error:\n\n",
-        s.message()));
+        s.message(), all));
   }
-  if (absl::IsInvalidArgument(s)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Restoring from checkpoint failed. This is most likely due to a mismatch between the "
-        "current graph and the graph from the checkpoint. Please ensure that you have not "
-        "altered the graph expected based on the checkpoint. Original error:\n\n",
-        s.message()));
-  }
-  return s;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "Restoring from checkpoint failed. This is most likely due to a mismatch between the "
+      "current graph and the graph from the checkpoint. Please ensure that you have not "
+      "altered the graph expected based on the checkpoint. Original error:\n\n",
+      s.message(), all));
+}
+
+std::string Saver::DescribeDifferences(const std::string& save_path) const {
+  if (expected_.empty()) return "";  // a Saver from a SaverDef: no variables known
+  absl::StatusOr<std::unique_ptr<BundleReader>> reader = BundleReader::Open(env_, save_path);
+  if (!reader.ok()) return "";
+  const CheckpointDiff diff = DiffCheckpoint(**reader, expected_);
+  if (diff.compatible()) return "";
+  return absl::StrCat("\n\nEvery difference between this Saver's variables and ", save_path, ":\n",
+                      diff.ToString());
 }
 
 std::vector<std::string> Saver::last_checkpoints() const {
@@ -278,12 +305,30 @@ void Saver::RecordLastCheckpoint(const std::string& path) {
 }
 
 void Saver::MaybeDeleteOldCheckpoints(absl::string_view save_dir) {
+  // With leases, deleting waits while a restore is between reading the
+  // state file and taking its checkpoint's lease (DirectoryLeaseFilename):
+  // whatever would go now goes at a later save instead.
+  std::unique_ptr<FileLock> dir_lock;
+  bool may_delete = true;
+  if (lease_checkpoints_) {
+    absl::StatusOr<std::unique_ptr<FileLock>> lock =
+        env_->TryLockFile(DirectoryLeaseFilename(save_dir));
+    if (lock.ok()) {
+      dir_lock = *std::move(lock);
+    } else if (absl::IsFailedPrecondition(lock.status())) {
+      may_delete = false;  // a restore is choosing
+    } else {
+      MG_LOG(WARNING) << "Deleting old checkpoints without the directory lease: "
+                      << lock.status().message();
+    }
+  }
+  auto remove = [&](const std::string& path) {
+    if (!may_delete || !RemoveCheckpoint(env_, path)) leased_.push_back(path);
+  };
   // Checkpoints a reader held at an earlier save go once their lease has.
   std::vector<std::string> leased = std::move(leased_);
   leased_.clear();
-  for (const std::string& path : leased) {
-    if (!RemoveCheckpoint(env_, path)) leased_.push_back(path);
-  }
+  for (const std::string& path : leased) remove(path);
   if (to_delete_.empty()) return;
   auto [path, time] = to_delete_.front();
   to_delete_.erase(to_delete_.begin());
@@ -301,7 +346,7 @@ void Saver::MaybeDeleteOldCheckpoints(absl::string_view save_dir) {
                     << (save_dir.empty() ? "." : save_dir) << ", where this Saver saves";
     return;
   }
-  if (!RemoveCheckpoint(env_, path)) leased_.push_back(path);  // a reader holds it
+  remove(path);  // or later, while a reader holds it
 }
 
 void Saver::RecoverLastCheckpoints(const std::vector<std::string>& paths) {

@@ -25,6 +25,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "checkpoint/checkpoint_diff.h"
 #include "core/env.h"
 #include "core/proto/meta_graph.pb.h"
 #include "core/proto/saver_def.pb.h"
@@ -122,6 +123,9 @@ class Saver {
   Saver(SaverDef def, Env* env, const SaverOptions& options);
   void RecordLastCheckpoint(const std::string& path);
   void MaybeDeleteOldCheckpoints(absl::string_view save_dir);
+  // After a failed restore: each missing, mismatched and unused tensor (as
+  // inspect_checkpoint --diff), or "" when that cannot be said.
+  std::string DescribeDifferences(const std::string& save_path) const;
 
   SaverDef def_;
   Env* env_;  // Not owned.
@@ -134,6 +138,8 @@ class Saver {
   // Old checkpoints retention could not delete yet: a reader held them.
   std::vector<std::string> leased_;
   double next_checkpoint_time_;
+  // The variables a restore assigns (empty for FromSaverDef).
+  std::vector<ExpectedTensor> expected_;
 };
 
 }  // namespace minigraph

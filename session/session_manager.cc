@@ -9,6 +9,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "checkpoint/checkpoint_state.h"
+#include "checkpoint/naming.h"
 #include "core/logging.h"
 #include "core/status_macros.h"
 #include "session/targets.h"
@@ -206,6 +207,21 @@ absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> SessionManager::Restor
     } else {
       if (options.strict) MG_RETURN_IF_ERROR(CheckNothingToRestore(options.checkpoint_dir));
       return std::make_pair(std::move(sess), false);
+    }
+  }
+  // A Saver with leases deletes nothing while the directory's lease is
+  // shared: held from choosing the checkpoint (the state file, read again
+  // under it) until it is restored, it closes the gap between a reader
+  // choosing a checkpoint and taking that checkpoint's own lease.
+  std::unique_ptr<FileLock> dir_lease;
+  if (const std::string path = DirectoryLeaseFilename(options.checkpoint_dir);
+      env->FileExists(path).ok()) {
+    absl::StatusOr<std::unique_ptr<FileLock>> lock = env->LockFileShared(path);
+    if (lock.ok()) {
+      dir_lease = *std::move(lock);
+      MG_ASSIGN_OR_RETURN(std::optional<CheckpointState> now,
+                          GetCheckpointState(env, options.checkpoint_dir));
+      if (now && !now->model_checkpoint_path().empty()) ckpt = std::move(now);
     }
   }
   absl::StatusOr<std::string> newest = RestoreNewestValid(sess.get(), *ckpt, options);
