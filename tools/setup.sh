@@ -19,7 +19,8 @@ PACKAGES=(
   protobuf-compiler-grpc  # grpc_cpp_plugin, run by the service genrules
   openssl              # the TLS tests make their certificates with it
   clang-14             # the fuzzers (tools/fuzz.sh, --config=fuzz): libFuzzer
-  libclang-rt-14-dev   # libFuzzer, ASan and UBSan runtimes
+  libclang-rt-14-dev   # libFuzzer, ASan, UBSan and TSan runtimes
+  dpkg-dev             # dpkg-source: Abseil's source for --config=tsan (tools/tsan_absl.sh)
 )
 
 missing=()

@@ -122,7 +122,8 @@ TEST(GradientsTest, BinaryOpsWithBroadcasting) {
       SCOPED_TRACE(absl::StrCat(name, " ", a.DebugString(), " ", b.DebugString()));
       const bool div = absl::StrContains(name, "Div");
       CheckGradients(
-          [fn](const Scope& s, const std::vector<Output>& x) { return fn(s, x[0], x[1]); },
+          // An init-capture: C++17 cannot capture a structured binding.
+          [fn = fn](const Scope& s, const std::vector<Output>& x) { return fn(s, x[0], x[1]); },
           {Random(a, &Rng(), div ? 0.5 : -2, 2), Random(b, &Rng(), div ? 0.5 : -2, 2)});
     }
   }
@@ -188,7 +189,8 @@ TEST(GradientsTest, ConvolutionsAndPools) {
   for (const auto& [padding, strides, options] : cases) {
     SCOPED_TRACE(padding);
     CheckGradients(
-        [&](const Scope& s, const std::vector<Output>& x) {
+        [strides = strides, padding = padding, options = options](const Scope& s,
+                                                                  const std::vector<Output>& x) {
           return ops::Conv2D(s, x[0], x[1], strides, padding, options);
         },
         {R({2, 5, 4, 3}), R({2, 3, 3, 2})});
@@ -288,7 +290,7 @@ TEST(GradientsTest, SlicingOps) {
   };
   for (const auto& [name, fn] : cases) {
     SCOPED_TRACE(name);
-    CheckGradients([&](const Scope& s, const std::vector<Output>& x) { return fn(s, x[0]); },
+    CheckGradients([fn = fn](const Scope& s, const std::vector<Output>& x) { return fn(s, x[0]); },
                    {R({3, 4})});
   }
   Scope root = Scope::NewRootScope();
