@@ -21,6 +21,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -30,11 +31,11 @@
 #include "core/env.h"
 #include "core/status_macros.h"
 #include "core/tensor.h"
-#include "runtime/graph/graph.h"
-#include "runtime/graph/node_def_util.h"
 #include "runtime/engine/rendezvous.h"
 #include "runtime/engine/resource_mgr.h"
 #include "runtime/engine/variable.h"
+#include "runtime/graph/graph.h"
+#include "runtime/graph/node_def_util.h"
 
 namespace Eigen {
 struct ThreadPoolDevice;
@@ -143,6 +144,11 @@ class OpKernelContext {
   }
 
   const Eigen::ThreadPoolDevice& eigen_device() const { return *step_->device; }
+  // Runs fn(begin, end) over [0, n), split across the step's intra-op
+  // threads by Eigen's cost model (the costs are per index). For kernels
+  // written without Eigen expressions, which then need not parse Eigen.
+  void ParallelFor(int64_t n, double bytes_loaded, double bytes_stored, double cycles,
+                   const std::function<void(int64_t, int64_t)>& fn) const;
   ResourceMgr* resource_manager() const { return step_->resource_mgr; }
   Env* env() const { return step_->env != nullptr ? step_->env : Env::Default(); }
   int64_t step_id() const { return step_->step_id; }

@@ -100,8 +100,10 @@ Tensor RefReduce(const Tensor& x, std::set<int> axes, bool keep, const std::stri
 
 TEST(ReductionTest, EveryAxisSetAgainstReference) {
   std::mt19937 rng(2);
-  for (const TensorShape& shape : {TensorShape({5}), TensorShape({3, 4}), TensorShape({2, 3, 4}),
-                                   TensorShape({2, 1, 3, 2, 2}), TensorShape({2, 0, 3})}) {
+  // (The last shape alternates reduced and kept axes up to six times.)
+  for (const TensorShape& shape :
+       {TensorShape({5}), TensorShape({3, 4}), TensorShape({2, 3, 4}), TensorShape({2, 1, 3, 2, 2}),
+        TensorShape({2, 0, 3}), TensorShape({2, 3, 2, 3, 2, 3})}) {
     Tensor x = Random<double>(shape, &rng);
     const int r = shape.dims();
     for (int mask = 0; mask < (1 << r); ++mask) {
@@ -141,6 +143,28 @@ TEST(ReductionTest, EveryAxisSetAgainstReference) {
   Tensor x(DT_FLOAT, TensorShape({2}));
   EXPECT_THAT(RunKernel("Sum", {{x}, {Tensor::Scalar<int32_t>(3)}}),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("out of range")));
+}
+
+TEST(ReductionTest, MaxAndMinPropagateNaNAsTensorFlow) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor x = Tensor::Vector<float>({1, nan, 3});
+  for (const char* op : {"Max", "Min"}) {
+    ASSERT_OK_AND_ASSIGN(auto out, RunKernel(op, {{x}, {Tensor::Scalar<int32_t>(0)}}));
+    EXPECT_TRUE(std::isnan(out[0].scalar<float>()())) << op;
+  }
+  // An empty integer mean is 0, not a division by zero.
+  ASSERT_OK_AND_ASSIGN(auto out, RunKernel("Mean", {{Tensor(DT_INT32, TensorShape({0}))},
+                                                    {Tensor::Scalar<int32_t>(0)}}));
+  EXPECT_EQ(out[0].scalar<int32_t>()(), 0);
+}
+
+TEST(ReductionTest, LongRowsSumAccurately) {
+  // 2^25 float ones: one running float total stops growing at 2^24; the
+  // row's blocked partial sums keep it exact.
+  Tensor x(DT_FLOAT, TensorShape({1 << 25}));
+  std::fill(x.data<float>(), x.data<float>() + x.NumElements(), 1.0f);
+  ASSERT_OK_AND_ASSIGN(auto out, RunKernel("Sum", {{x}, {Tensor::Scalar<int32_t>(0)}}));
+  EXPECT_EQ(out[0].scalar<float>()(), static_cast<float>(1 << 25));
 }
 
 TEST(ReductionTest, IntegerAndFloatTypes) {

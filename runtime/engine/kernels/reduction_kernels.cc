@@ -39,24 +39,41 @@ class ArgOp : public OpKernel {
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
     if (out->NumElements() == 0) return absl::OkStatus();
-    auto in = x.shaped<T, 3>({outer, x.dim_size(axis), inner});
-    if constexpr (kMin) {
-      return Write(ctx, out, in.argmin(1), outer, inner);
+    const T* in = x.data<T>();
+    const int64_t n = x.dim_size(axis);
+    if (out_type_ == DT_INT64) {
+      Write(ctx, in, outer, n, inner, out->data<int64_t>());
     } else {
-      return Write(ctx, out, in.argmax(1), outer, inner);
+      Write(ctx, in, outer, n, inner, out->data<int32_t>());
     }
+    return absl::OkStatus();
   }
 
  private:
+  // out[o][i] = the first k of in[o][k][i]'s extreme over k < n (NaN never
+  // wins after the first element, which a comparison with it cannot beat).
   template <typename Idx>
-  absl::Status Write(OpKernelContext* ctx, Tensor* out, const Idx& idx, int64_t outer,
-                     int64_t inner) const {
-    if (out_type_ == DT_INT64) {
-      Evaluate(ctx, out->shaped<int64_t, 2>({outer, inner}), idx.template cast<int64_t>());
-    } else {
-      Evaluate(ctx, out->shaped<int32_t, 2>({outer, inner}), idx.template cast<int32_t>());
-    }
-    return absl::OkStatus();
+  static void Write(const OpKernelContext* ctx, const T* in, int64_t outer, int64_t n,
+                    int64_t inner, Idx* out) {
+    ctx->ParallelFor(outer, n * inner * sizeof(T), inner * sizeof(Idx), n * inner,
+                     [&](int64_t begin, int64_t end) {
+                       std::vector<T> best(inner);
+                       for (int64_t o = begin; o < end; ++o) {
+                         const T* block = in + o * n * inner;
+                         Idx* dst = out + o * inner;
+                         std::copy(block, block + inner, best.begin());
+                         std::fill(dst, dst + inner, Idx(0));
+                         for (int64_t k = 1; k < n; ++k) {
+                           const T* row = block + k * inner;
+                           for (int64_t i = 0; i < inner; ++i) {
+                             if (kMin ? row[i] < best[i] : row[i] > best[i]) {
+                               best[i] = row[i];
+                               dst[i] = static_cast<Idx>(k);
+                             }
+                           }
+                         }
+                       }
+                     });
   }
 
   DataType out_type_ = DT_INT64;
@@ -71,20 +88,18 @@ using ArgMinOp = ArgOp<T, true>;
 
 void RegisterReductionKernels(KernelRegistry* r) {
   using kernels_internal::ReductionFor;
-  using namespace Eigen::internal;  // NOLINT: reducers
-  r->Register("Sum", TypedFactory<ReductionFor<SumReducer>::Op, float, double, int32_t, int64_t>());
+  namespace reducers = kernels_internal::reducers;
+  r->Register("Sum",
+              TypedFactory<ReductionFor<reducers::Sum>::Op, float, double, int32_t, int64_t>());
   r->Register("Mean",
-              TypedFactory<ReductionFor<MeanReducer>::Op, float, double, int32_t, int64_t>());
+              TypedFactory<ReductionFor<reducers::Mean>::Op, float, double, int32_t, int64_t>());
   r->Register("ArgMax", TypedFactory<ArgMaxOp, float, double, int32_t, int64_t>());
   r->Register("ArgMin", TypedFactory<ArgMinOp, float, double, int32_t, int64_t>());
-  // All and Any: the min and max of bools.
   r->Register("All", [](OpKernelConstruction* c) {
-    return kernel_registry_internal::Build<
-        kernels_internal::ReductionOp<bool, Eigen::internal::MinReducer<bool>>>(c);
+    return kernel_registry_internal::Build<kernels_internal::ReductionOp<bool, reducers::All>>(c);
   });
   r->Register("Any", [](OpKernelConstruction* c) {
-    return kernel_registry_internal::Build<
-        kernels_internal::ReductionOp<bool, Eigen::internal::MaxReducer<bool>>>(c);
+    return kernel_registry_internal::Build<kernels_internal::ReductionOp<bool, reducers::Any>>(c);
   });
 }
 

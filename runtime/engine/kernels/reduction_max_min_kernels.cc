@@ -6,10 +6,13 @@ namespace minigraph {
 
 void RegisterMaxMinProdKernels(KernelRegistry* r) {
   using kernels_internal::ReductionFor;
-  using namespace Eigen::internal;  // NOLINT: reducers
-  r->Register("Max", TypedFactory<ReductionFor<MaxReducer>::Op, float, double, int32_t, int64_t>());
-  r->Register("Min", TypedFactory<ReductionFor<MinReducer>::Op, float, double, int32_t, int64_t>());
-  r->Register("Prod", TypedFactory<ReductionFor<ProdReducer>::Op, float, double, int32_t, int64_t>());
+  namespace reducers = kernels_internal::reducers;
+  r->Register("Max",
+              TypedFactory<ReductionFor<reducers::Max>::Op, float, double, int32_t, int64_t>());
+  r->Register("Min",
+              TypedFactory<ReductionFor<reducers::Min>::Op, float, double, int32_t, int64_t>());
+  r->Register("Prod",
+              TypedFactory<ReductionFor<reducers::Prod>::Op, float, double, int32_t, int64_t>());
 }
 
 }  // namespace minigraph

@@ -1,24 +1,226 @@
-// Sum, Mean, Max, Min and Prod over any set of axes: one kernel template,
-// instantiated per reducer in reduction_*_kernels.cc.
+// Sum, Mean, Max, Min, Prod, All and Any over any set of axes: one kernel
+// template, instantiated per reducer in reduction_*_kernels.cc.
 //
-// Adjacent axes that are all reduced or all kept are merged first, so every
-// reduction becomes one of a few Eigen reductions of rank <= 4.
+// Adjacent axes that are all reduced or all kept are merged first, so the
+// input is a few alternating groups of reduced and kept dimensions, whose
+// last group is contiguous in memory. The loops are written by hand rather
+// than as Eigen reductions: Eigen compiled every reducer and dtype once per
+// rank and device, which made these files the slowest of the build. The
+// innermost loop (a contiguous row reduced to one value, or a row combined
+// into a row of the output) is vectorized with `omp simd`.
 #ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_REDUCTION_OPS_H_
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_REDUCTION_OPS_H_
 
 #include <algorithm>
-#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <type_traits>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
-#include "core/tensor_types.h"
-#include "runtime/engine/kernels/internal/eigen_util.h"
 #include "runtime/engine/kernel_registry.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
+#include "runtime/engine/op_kernel.h"
 
 namespace minigraph {
 namespace kernels_internal {
 
-template <typename T, typename Reducer>
+// The reducers: an identity, an associative combination, and what becomes
+// of the combined value given how many elements went into it.
+namespace reducers {
+
+template <typename T>
+struct Sum {
+  static T Identity() { return T(0); }
+  static T Combine(T a, T b) { return a + b; }
+  static T Finalize(T acc, int64_t) { return acc; }
+};
+
+template <typename T>
+struct Mean : Sum<T> {
+  // An empty float mean is NaN, as TensorFlow's; an empty integer mean is
+  // 0 rather than a division by zero.
+  static T Finalize(T acc, int64_t count) {
+    if constexpr (std::is_integral_v<T>) {
+      return count == 0 ? T(0) : static_cast<T>(acc / static_cast<T>(count));
+    } else {
+      return acc / static_cast<T>(count);
+    }
+  }
+};
+
+template <typename T>
+struct Prod {
+  static T Identity() { return T(1); }
+  static T Combine(T a, T b) { return a * b; }
+  static T Finalize(T acc, int64_t) { return acc; }
+};
+
+// Max and Min propagate NaN, as TensorFlow's do; an empty one is -inf or
+// +inf (the lowest or highest integer).
+template <typename T>
+struct Max {
+  static T Identity() {
+    if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
+    return std::numeric_limits<T>::lowest();
+  }
+  static T Combine(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) return a > b || a != a ? a : b;
+    return a > b ? a : b;
+  }
+  static T Finalize(T acc, int64_t) { return acc; }
+};
+
+template <typename T>
+struct Min {
+  static T Identity() {
+    if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
+    return std::numeric_limits<T>::max();
+  }
+  static T Combine(T a, T b) {
+    if constexpr (std::is_floating_point_v<T>) return a < b || a != a ? a : b;
+    return a < b ? a : b;
+  }
+  static T Finalize(T acc, int64_t) { return acc; }
+};
+
+struct All {
+  static bool Identity() { return true; }
+  static bool Combine(bool a, bool b) { return a && b; }
+  static bool Finalize(bool acc, int64_t) { return acc; }
+};
+
+struct Any {
+  static bool Identity() { return false; }
+  static bool Combine(bool a, bool b) { return a || b; }
+  static bool Finalize(bool acc, int64_t) { return acc; }
+};
+
+}  // namespace reducers
+
+// The loops of one reduction: `in` as groups of merged dimensions, each
+// reduced or kept, the last contiguous; `out` holds the kept ones in order.
+template <typename T, typename R>
+class ReductionLoops {
+ public:
+  ReductionLoops(const T* in, const std::vector<int64_t>& groups, const std::vector<bool>& reduced,
+                 T* out)
+      : in_(in), out_(out), groups_(groups), reduced_(reduced) {
+    const int n = static_cast<int>(groups.size());
+    in_stride_.assign(n, 1);
+    out_stride_.assign(n, 1);
+    for (int d = n - 2; d >= 0; --d) {
+      in_stride_[d] = in_stride_[d + 1] * groups[d + 1];
+      out_stride_[d] = out_stride_[d + 1] * (reduced[d + 1] ? 1 : groups[d + 1]);
+    }
+  }
+
+  // Combines the input into `out` (which holds R's identity), split across
+  // the step's threads so that no two write one output element.
+  void Run(const OpKernelContext* ctx) const {
+    const int n = static_cast<int>(groups_.size());
+    if (!reduced_[0]) {
+      // Each index of the first (kept) group owns its block of the output.
+      ctx->ParallelFor(groups_[0], static_cast<double>(in_stride_[0]) * sizeof(T),
+                       static_cast<double>(out_stride_[0]) * sizeof(T), in_stride_[0],
+                       [&](int64_t begin, int64_t end) {
+                         for (int64_t i = begin; i < end; ++i) {
+                           Reduce(in_ + i * in_stride_[0], 1, out_ + i * out_stride_[0]);
+                         }
+                       });
+    } else if (n == 1) {
+      // Everything into one value: partial results per block, then combined.
+      const int64_t total = groups_[0];
+      const int64_t blocks = std::max<int64_t>(1, std::min<int64_t>(64, total / 16384));
+      const int64_t per = (total + blocks - 1) / blocks;
+      // (Not a std::vector: a vector<bool>'s bits would share words.)
+      std::unique_ptr<T[]> partial(new T[blocks]);
+      std::fill(partial.get(), partial.get() + blocks, R::Identity());
+      ctx->ParallelFor(blocks, per * sizeof(T), sizeof(T), per, [&](int64_t begin, int64_t end) {
+        for (int64_t b = begin; b < end; ++b) {
+          const int64_t lo = b * per, hi = std::min(total, lo + per);
+          if (lo < hi) partial[b] = ReduceRow(in_ + lo, hi - lo);
+        }
+      });
+      T acc = R::Identity();
+      for (int64_t b = 0; b < blocks; ++b) acc = R::Combine(acc, partial[b]);
+      out_[0] = R::Combine(out_[0], acc);
+    } else if (n == 2) {
+      // Reduced rows into one kept row: split the columns.
+      const int64_t rows = groups_[0], cols = groups_[1];
+      ctx->ParallelFor(cols, rows * sizeof(T), sizeof(T), rows, [&](int64_t begin, int64_t end) {
+        for (int64_t r = 0; r < rows; ++r) {
+          CombineRow(in_ + r * cols + begin, out_ + begin, end - begin);
+        }
+      });
+    } else {
+      // A reduced group, then a kept one: each index of the kept group owns
+      // its block of the output.
+      ctx->ParallelFor(groups_[1], groups_[0] * static_cast<double>(in_stride_[1]) * sizeof(T),
+                       static_cast<double>(out_stride_[1]) * sizeof(T), groups_[0] * in_stride_[1],
+                       [&](int64_t begin, int64_t end) {
+                         for (int64_t r = 0; r < groups_[0]; ++r) {
+                           for (int64_t i = begin; i < end; ++i) {
+                             Reduce(in_ + r * in_stride_[0] + i * in_stride_[1], 2,
+                                    out_ + i * out_stride_[1]);
+                           }
+                         }
+                       });
+    }
+  }
+
+ private:
+  // Combines the block of groups d.. at `in` into the output block at `out`.
+  void Reduce(const T* in, int d, T* out) const {
+    const int n = static_cast<int>(groups_.size());
+    if (d == n - 1) {
+      if (reduced_[d]) {
+        *out = R::Combine(*out, ReduceRow(in, groups_[d]));
+      } else {
+        CombineRow(in, out, groups_[d]);
+      }
+      return;
+    }
+    for (int64_t i = 0; i < groups_[d]; ++i) {
+      Reduce(in + i * in_stride_[d], d + 1, reduced_[d] ? out : out + i * out_stride_[d]);
+    }
+  }
+
+  // One contiguous row to one value, in blocks of 1024 combined in order
+  // (closer to a pairwise sum than one running total).
+  static T ReduceRow(const T* __restrict in, int64_t n) {
+    T total = R::Identity();
+    for (int64_t lo = 0; lo < n; lo += 1024) {
+      const int64_t hi = std::min(n, lo + 1024);
+      T acc = R::Identity();
+      if constexpr (std::is_same_v<R, reducers::Sum<T>> || std::is_same_v<R, reducers::Mean<T>>) {
+#pragma omp simd reduction(+ : acc)
+        for (int64_t j = lo; j < hi; ++j) acc += in[j];
+      } else {
+        for (int64_t j = lo; j < hi; ++j) acc = R::Combine(acc, in[j]);
+      }
+      total = R::Combine(total, acc);
+    }
+    return total;
+  }
+
+  // out[j] = R(out[j], in[j]) for j < n.
+  static void CombineRow(const T* __restrict in, T* __restrict out, int64_t n) {
+#pragma omp simd
+    for (int64_t j = 0; j < n; ++j) out[j] = R::Combine(out[j], in[j]);
+  }
+
+  const T* in_;
+  T* out_;
+  const std::vector<int64_t>& groups_;
+  const std::vector<bool>& reduced_;
+  absl::InlinedVector<int64_t, 4> in_stride_, out_stride_;
+};
+
+template <typename T, typename R>
 class ReductionOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -40,11 +242,13 @@ class ReductionOp : public OpKernel {
     // Merged groups: sizes and whether each is reduced.
     std::vector<int64_t> group;
     std::vector<bool> group_reduced;
+    int64_t count = 1;  // elements combined into each output
     for (int d = 0; d < x.dims(); ++d) {
       if (!reduced[d]) {
         out_dims.push_back(x.dim_size(d));
-      } else if (keep_dims_) {
-        out_dims.push_back(1);
+      } else {
+        count *= x.dim_size(d);
+        if (keep_dims_) out_dims.push_back(1);
       }
       if (x.dim_size(d) == 1) continue;  // size 1: neither reduced nor kept matters
       if (!group.empty() && group_reduced.back() == reduced[d]) {
@@ -57,59 +261,29 @@ class ReductionOp : public OpKernel {
     MG_ASSIGN_OR_RETURN(TensorShape out_shape, TensorShape::Build(out_dims));
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, out_shape, &out));
-    auto flat_out = out->flat<T>();
+    T* o = out->data<T>();
+    const int64_t n = out->NumElements();
     const bool any_reduced =
         std::find(group_reduced.begin(), group_reduced.end(), true) != group_reduced.end();
     if (x.NumElements() == 0 || !any_reduced) {
-      if (x.NumElements() == out->NumElements()) {
+      if (x.NumElements() == n) {
         // Nothing to combine (only size-1 or no axes reduced).
-        Evaluate(ctx, flat_out, x.flat<T>());
+        std::copy(x.data<T>(), x.data<T>() + n, o);
       } else {
-        // Reducing over an empty axis: every output is the reducer's identity.
-        Reducer reducer;
-        auto accum = reducer.initialize();
-        Evaluate(ctx, flat_out, flat_out.constant(reducer.finalize(accum)));
+        // Reducing over an empty axis: every output is the empty result.
+        std::fill(o, o + n, R::Finalize(R::Identity(), 0));
       }
       return absl::OkStatus();
     }
-    const bool first_reduced = group_reduced[0];
-    switch (group.size()) {
-      case 1: return Reduce<1, 1>(ctx, x, group, {0}, out);
-      case 2: return first_reduced ? Reduce<2, 1>(ctx, x, group, {0}, out)
-                                   : Reduce<2, 1>(ctx, x, group, {1}, out);
-      // Three groups take the four-group reduction with a trailing group of
-      // size 1, so each reducer and dtype compiles one reduction fewer.
-      case 3: group.push_back(1);
-              [[fallthrough]];
-      case 4: return first_reduced ? Reduce<4, 2>(ctx, x, group, {0, 2}, out)
-                                   : Reduce<4, 2>(ctx, x, group, {1, 3}, out);
-      default:
-        return absl::UnimplementedError(absl::StrCat(
-            "reducing ", x.shape().DebugString(), " over these axes alternates reduced and kept "
-            "dimensions more than 4 times; not supported"));
-    }
-  }
-
- private:
-  template <int N, int R>
-  static absl::Status Reduce(OpKernelContext* ctx, const Tensor& x,
-                             const std::vector<int64_t>& group, std::array<int, R> axes,
-                             Tensor* out) {
-    Eigen::array<int, R> reduce_dims;
-    for (int i = 0; i < R; ++i) reduce_dims[i] = axes[i];
-    auto in = x.shaped<T, N>(group);
-    auto flat_out = out->flat<T>();
-    constexpr int kOutRank = N - R;
-    if constexpr (kOutRank == 0) {
-      auto scalar = out->shaped<T, 1>({1});
-      Evaluate(ctx, scalar, in.reduce(reduce_dims, Reducer()).reshape(Eigen::array<int, 1>{1}));
-    } else {
-      Eigen::array<Eigen::DenseIndex, 1> flat_dims{flat_out.size()};
-      Evaluate(ctx, flat_out, in.reduce(reduce_dims, Reducer()).reshape(flat_dims));
+    std::fill(o, o + n, R::Identity());
+    ReductionLoops<T, R>(x.data<T>(), group, group_reduced, o).Run(ctx);
+    if constexpr (std::is_same_v<R, reducers::Mean<T>>) {
+      for (int64_t i = 0; i < n; ++i) o[i] = R::Finalize(o[i], count);
     }
     return absl::OkStatus();
   }
 
+ private:
   bool keep_dims_ = false;
 };
 
