@@ -1,5 +1,4 @@
 // Add, AddV2, Sub (with broadcasting) and AddN.
-#include "core/tensor_types.h"
 #include "runtime/engine/kernels/internal/cwise_ops.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
@@ -26,9 +25,20 @@ class AddNOp : public OpKernel {
     }
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, x0.shape(), &out));
-    auto o = out->flat<T>();
-    Evaluate(ctx, o, x0.flat<T>() + ctx->input(1).flat<T>());
-    for (int i = 2; i < ctx->num_inputs(); ++i) Evaluate(ctx, o, o + ctx->input(i).flat<T>());
+    T* o = out->data<T>();
+    const int inputs = ctx->num_inputs();
+    // Each chunk of the output summed over every input while it is in cache.
+    ctx->ParallelFor(out->NumElements(), inputs * sizeof(T), sizeof(T), inputs,
+                     [&](int64_t begin, int64_t end) {
+                       const T* x = ctx->input(0).data<T>();
+                       std::copy(x + begin, x + end, o + begin);
+                       for (int i = 1; i < inputs; ++i) {
+                         const T* __restrict in = ctx->input(i).data<T>();
+                         T* __restrict dst = o;
+#pragma omp simd
+                         for (int64_t j = begin; j < end; ++j) dst[j] += in[j];
+                       }
+                     });
     return absl::OkStatus();
   }
 };
@@ -36,13 +46,11 @@ class AddNOp : public OpKernel {
 }  // namespace
 
 void RegisterAddKernels(KernelRegistry* r) {
-  using Eigen::internal::scalar_difference_op;
-  using Eigen::internal::scalar_sum_op;
-  auto add = TypedFactory<BinaryKernelFor<scalar_sum_op>::Op, float, double, int32_t, int64_t>();
+  auto add = TypedFactory<BinaryKernelFor<functor::add>::Op, float, double, int32_t, int64_t>();
   r->Register("Add", add);
   r->Register("AddV2", add);
-  r->Register("Sub", TypedFactory<BinaryKernelFor<scalar_difference_op>::Op, float, double,
-                                  int32_t, int64_t>());
+  r->Register("Sub",
+              TypedFactory<BinaryKernelFor<functor::sub>::Op, float, double, int32_t, int64_t>());
   r->Register("AddN", TypedFactory<AddNOp, float, double, int32_t, int64_t>());
 }
 

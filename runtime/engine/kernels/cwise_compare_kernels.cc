@@ -1,5 +1,5 @@
-// Comparisons (Greater, GreaterEqual, Less, LessEqual, Equal) and logical
-// kernels (LogicalAnd, LogicalNot), with broadcasting; bool outputs.
+// Comparisons (Greater, GreaterEqual, Less, LessEqual, Equal) and
+// LogicalAnd, with broadcasting; bool outputs. (LogicalNot is unary.)
 #include "runtime/engine/kernels/internal/cwise_ops.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
@@ -18,9 +18,6 @@ void RegisterCompareKernels(KernelRegistry* r) {
                                     int32_t, int64_t, bool>());
   r->Register("LogicalAnd", [](OpKernelConstruction* c) {
     return kernel_registry_internal::Build<BinaryKernelFor<functor::logical_and, true>::Op<bool>>(c);
-  });
-  r->Register("LogicalNot", [](OpKernelConstruction* c) {
-    return kernel_registry_internal::Build<UnaryKernelFor<functor::logical_not>::Op<bool>>(c);
   });
 }
 

@@ -1,6 +1,5 @@
 // Unary math and activation kernels, and their gradient helpers.
-#include "core/tensor_types.h"
-#include "runtime/engine/kernels/internal/cwise_ops.h"
+#include "runtime/engine/kernels/internal/cwise_unary_ops.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
 namespace minigraph {
@@ -96,6 +95,9 @@ void RegisterUnaryKernels(KernelRegistry* r) {
               TypedFactory<SameShapeBinaryKernelFor<functor::relu6_grad>::Op, float, double>());
   r->Register("LeakyRelu", TypedFactory<LeakyReluOp, float, double>());
   r->Register("LeakyReluGrad", TypedFactory<LeakyReluGradOp, float, double>());
+  r->Register("LogicalNot", [](OpKernelConstruction* c) {
+    return kernel_registry_internal::Build<UnaryKernelFor<functor::logical_not>::Op<bool>>(c);
+  });
 }
 
 }  // namespace minigraph

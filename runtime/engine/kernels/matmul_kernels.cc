@@ -1,6 +1,7 @@
 // MatMul for float and double, and MatMul's registration (which picks the
 // kernel built for the node's dtype; int32 and int64 are built in
 // matmul_int_kernels.cc).
+#include "runtime/engine/kernels/internal/eigen_util.h"
 #include "runtime/engine/kernels/internal/matmul_op_impl.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 

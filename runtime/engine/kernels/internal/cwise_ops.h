@@ -1,7 +1,9 @@
-// Element-wise kernels: glue between OpKernelContext and Eigen functors,
-// with NumPy broadcasting for binary ops.
+// Binary element-wise kernels, with NumPy broadcasting, and the scalar
+// functors of the element-wise ops. No Eigen: the loops are written by hand
+// (BinaryLoops), so the files of these kernels do not parse it. The unary
+// kernels, which use Eigen's vectorized math, are in cwise_unary_ops.h.
 //
-//   registry->Register("Add", TypedFactory<BinaryKernelFor<Eigen::internal::scalar_sum_op>::Op,
+//   registry->Register("Add", TypedFactory<BinaryKernelFor<functor::add>::Op,
 //                                          float, double, int32_t, int64_t>());
 
 #ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_CWISE_OPS_H_
@@ -17,13 +19,38 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernel_registry.h"
 #include "runtime/engine/kernels/internal/bcast.h"
-#include "runtime/engine/kernels/internal/eigen_util.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/op_kernel.h"
 
 namespace minigraph {
 namespace functor {
 
-// Functors Eigen lacks. Each is a plain scalar function object.
+// Plain scalar function objects.
+template <typename T>
+struct add {
+  T operator()(const T& a, const T& b) const { return a + b; }
+};
+template <typename T>
+struct sub {
+  T operator()(const T& a, const T& b) const { return a - b; }
+};
+template <typename T>
+struct mul {
+  T operator()(const T& a, const T& b) const { return a * b; }
+};
+template <typename T>
+struct quotient {
+  T operator()(const T& a, const T& b) const { return a / b; }
+};
+// Maximum and Minimum propagate NaN, as TensorFlow's do.
+template <typename T>
+struct maximum {
+  T operator()(const T& a, const T& b) const { return a > b || a != a ? a : b; }
+};
+template <typename T>
+struct minimum {
+  T operator()(const T& a, const T& b) const { return a < b || a != a ? a : b; }
+};
 template <typename T>
 struct squared_difference {
   T operator()(const T& a, const T& b) const { return (a - b) * (a - b); }
@@ -210,7 +237,7 @@ struct BinaryLoops {
     const T* xp = x.data<T>();
     const T* yp = y.data<T>();
     Tout* zp = z->data<Tout>();
-    auto rows = [&](Eigen::Index begin, Eigen::Index end) {
+    auto rows = [&](int64_t begin, int64_t end) {
       for (int64_t row = begin; row < end; ++row) {
         int64_t xo = 0, yo = 0, rest = row;
         for (int d = rank - 2; d >= 0; --d) {
@@ -224,8 +251,7 @@ struct BinaryLoops {
       }
     };
     const double bytes = static_cast<double>(inner) * sizeof(T);
-    ctx->eigen_device().parallelFor(z->NumElements() / inner,
-                                    Eigen::TensorOpCost(2 * bytes, bytes, inner), rows);
+    ctx->ParallelFor(z->NumElements() / inner, 2 * bytes, bytes, inner, rows);
   }
 
   // One row of all of z's elements, split across the step's thread pool.
@@ -234,9 +260,8 @@ struct BinaryLoops {
     const T* xp = x.data<T>();
     const T* yp = y.data<T>();
     Tout* zp = z->data<Tout>();
-    ctx->eigen_device().parallelFor(
-        z->NumElements(), Eigen::TensorOpCost(2 * sizeof(T), sizeof(Tout), 1),
-        [&](Eigen::Index begin, Eigen::Index end) {
+    ctx->ParallelFor(
+        z->NumElements(), 2 * sizeof(T), sizeof(Tout), 1, [&](int64_t begin, int64_t end) {
           Row(x_moves ? xp + begin : xp, x_moves, y_moves ? yp + begin : yp, y_moves, zp + begin,
               end - begin);
         });
@@ -338,23 +363,6 @@ struct SameShapeBinaryKernelFor {
       Tensor* out;
       MG_RETURN_IF_ERROR(ctx->allocate_output(0, a.shape(), &out));
       BinaryLoops<F, T, T>::Flat(ctx, a, true, b, true, out);
-      return absl::OkStatus();
-    }
-  };
-};
-
-// y = F(x).
-template <template <typename> class F>
-struct UnaryKernelFor {
-  template <typename T>
-  class Op : public OpKernel {
-   public:
-    using OpKernel::OpKernel;
-    absl::Status Compute(OpKernelContext* ctx) const override {
-      const Tensor& x = ctx->input(0);
-      Tensor* y;
-      MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &y));
-      Evaluate(ctx, y->flat<T>(), x.flat<T>().unaryExpr(F<T>()));
       return absl::OkStatus();
     }
   };

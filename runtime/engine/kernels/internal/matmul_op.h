@@ -1,7 +1,8 @@
-// MatMul: an Eigen tensor contraction on the intra-op pool when large, Eigen's
-// dense GEMM otherwise. The kernel template is instantiated once per dtype,
-// in matmul_float_kernels.cc and matmul_int_kernels.cc (the extern template
-// declarations below keep every other file from instantiating it again).
+// MatMul: for float and double an Eigen tensor contraction on the intra-op
+// pool when large, Eigen's dense GEMM otherwise; for integers a plain loop.
+// The kernel template is instantiated once per dtype, in matmul_kernels.cc
+// and matmul_int_kernels.cc (the extern template declarations below keep
+// every other file from instantiating it again).
 
 #ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_MATMUL_OP_H_
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_MATMUL_OP_H_

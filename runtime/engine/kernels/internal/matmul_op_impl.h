@@ -4,16 +4,38 @@
 #ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_MATMUL_OP_IMPL_H_
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_MATMUL_OP_IMPL_H_
 
+#include <algorithm>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
-#include "core/tensor_types.h"
 #include "runtime/engine/kernel_registry.h"
-#include "runtime/engine/kernels/internal/eigen_util.h"
 #include "runtime/engine/kernels/internal/matmul_op.h"
 
 namespace minigraph {
 namespace kernels_internal {
+
+// C = op(A) * op(B) for integers, as Gemm's arguments, wrapping around on
+// overflow. A plain loop over the output's rows on this thread: integer
+// products are rare in training graphs, and Eigen's GEMM for int32 and
+// int64 cost more build time than their use warrants.
+template <typename T>
+void IntMatMul(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
+  using U = std::make_unsigned_t<T>;
+  std::fill(c, c + m * n, T(0));
+  for (int64_t i = 0; i < m; ++i) {
+    U* __restrict row = reinterpret_cast<U*>(c + i * n);
+    for (int64_t p = 0; p < k; ++p) {
+      const U aip = static_cast<U>(ta ? a[p * m + i] : a[i * k + p]);
+      if (tb) {
+        for (int64_t j = 0; j < n; ++j) row[j] += aip * static_cast<U>(b[j * k + p]);
+      } else {
+        const T* __restrict brow = b + p * n;
+#pragma omp simd
+        for (int64_t j = 0; j < n; ++j) row[j] += aip * static_cast<U>(brow[j]);
+      }
+    }
+  }
+}
 
 // Below this many multiply-adds a product runs on one thread.
 constexpr int64_t kParallelFlops = int64_t{1} << 22;
@@ -43,9 +65,8 @@ class MatMulOp : public OpKernel {
     }
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({m, n}), &out));
-    auto z = out->matrix<T>();
     if (k == 0) {
-      z.setZero();
+      std::fill(out->data<T>(), out->data<T>() + m * n, T(0));
       return absl::OkStatus();
     }
     if (m * n == 0) return absl::OkStatus();
@@ -55,22 +76,7 @@ class MatMulOp : public OpKernel {
       Gemm(ctx, a.data<T>(), b.data<T>(), out->data<T>(), m, n, k, ta_, tb_, false);
       return absl::OkStatus();
     } else {
-      // Eigen's dense GEMM on this thread. The contraction is compiled for
-      // float only: for int32 and int64 it tripled MatMul's build time for
-      // large products that training graphs (float32) do not have.
-      using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-      Eigen::Map<const Mat> A(a.data<T>(), a.dim_size(0), a.dim_size(1));
-      Eigen::Map<const Mat> B(b.data<T>(), b.dim_size(0), b.dim_size(1));
-      Eigen::Map<Mat> Z(out->data<T>(), m, n);
-      if (!ta_ && !tb_) {
-        Z.noalias() = A * B;
-      } else if (!ta_) {
-        Z.noalias() = A * B.transpose();
-      } else if (!tb_) {
-        Z.noalias() = A.transpose() * B;
-      } else {
-        Z.noalias() = A.transpose() * B.transpose();
-      }
+      IntMatMul(a.data<T>(), b.data<T>(), out->data<T>(), m, n, k, ta_, tb_);
       return absl::OkStatus();
     }
   }

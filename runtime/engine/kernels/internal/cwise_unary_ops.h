@@ -1,0 +1,33 @@
+// Unary element-wise kernels: Eigen's functors (with their vectorized math)
+// or those of cwise_ops.h, evaluated as Eigen expressions.
+
+#ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_CWISE_UNARY_OPS_H_
+#define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_CWISE_UNARY_OPS_H_
+
+#include "core/tensor_types.h"
+#include "runtime/engine/kernels/internal/cwise_ops.h"
+#include "runtime/engine/kernels/internal/eigen_util.h"
+#include "runtime/engine/op_kernel.h"
+
+namespace minigraph {
+
+// y = F(x).
+template <template <typename> class F>
+struct UnaryKernelFor {
+  template <typename T>
+  class Op : public OpKernel {
+   public:
+    using OpKernel::OpKernel;
+    absl::Status Compute(OpKernelContext* ctx) const override {
+      const Tensor& x = ctx->input(0);
+      Tensor* y;
+      MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &y));
+      Evaluate(ctx, y->flat<T>(), x.flat<T>().unaryExpr(F<T>()));
+      return absl::OkStatus();
+    }
+  };
+};
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_CWISE_UNARY_OPS_H_
