@@ -1,12 +1,13 @@
 // Kernels for constants, placeholders, shapes, reshaping, joining and
 // gathering.
+#include <algorithm>
 #include <cstring>
 
+#include "Eigen/Core"  // half and bfloat16 conversions (Cast)
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "core/tensor_types.h"
 #include "runtime/engine/kernels/internal/bcast.h"
-#include "runtime/engine/kernels/internal/eigen_util.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 #include "runtime/graph/shape_inference.h"
 
@@ -103,7 +104,7 @@ class FillOp : public OpKernel {
     }
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
-    Evaluate(ctx, out->flat<T>(), out->flat<T>().constant(value.scalar<T>()()));
+    std::fill_n(out->data<T>(), out->NumElements(), *value.data<T>());
     return absl::OkStatus();
   }
 };
@@ -117,7 +118,7 @@ struct ConstantLike {
     absl::Status Compute(OpKernelContext* ctx) const override {
       Tensor* out;
       MG_RETURN_IF_ERROR(ctx->allocate_output(0, ctx->input(0).shape(), &out));
-      Evaluate(ctx, out->flat<T>(), out->flat<T>().constant(static_cast<T>(kValue)));
+      std::fill_n(out->data<T>(), out->NumElements(), static_cast<T>(kValue));
       return absl::OkStatus();
     }
   };
@@ -132,7 +133,7 @@ class ShapeOp : public OpKernel {
     const Tensor& x = ctx->input(0);
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({x.dims()}), &out));
-    for (int i = 0; i < x.dims(); ++i) out->flat<T>()(i) = static_cast<T>(x.dim_size(i));
+    for (int i = 0; i < x.dims(); ++i) out->data<T>()[i] = static_cast<T>(x.dim_size(i));
     return absl::OkStatus();
   }
 };
@@ -144,7 +145,7 @@ class SizeOp : public OpKernel {
   absl::Status Compute(OpKernelContext* ctx) const override {
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape(), &out));
-    out->scalar<T>()() = static_cast<T>(ctx->input(0).NumElements());
+    *out->data<T>() = static_cast<T>(ctx->input(0).NumElements());
     return absl::OkStatus();
   }
 };
@@ -219,9 +220,9 @@ class CastOp : public OpKernel {
     Tensor* y;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &y));
     switch (dst_) {
-#define MG_CASE(D)                                                                 \
-  case DataTypeToEnum<D>::value:                                                   \
-    Evaluate(ctx, y->flat<D>(), x.flat<Src>().template cast<D>());                 \
+#define MG_CASE(D)                                              \
+  case DataTypeToEnum<D>::value:                                \
+    Convert(ctx, x.data<Src>(), y->data<D>(), x.NumElements()); \
     break;
       MG_CASE(float) MG_CASE(double) MG_CASE(int32_t) MG_CASE(int64_t) MG_CASE(bool)
       MG_CASE(uint8_t) MG_CASE(half) MG_CASE(bfloat16)
@@ -233,6 +234,15 @@ class CastOp : public OpKernel {
   }
 
  private:
+  // y[i] = x[i] as D, as Eigen's cast converts (so 16-bit floats too).
+  template <typename D>
+  static void Convert(const OpKernelContext* ctx, const Src* __restrict x, D* __restrict y,
+                      int64_t n) {
+    ctx->ParallelFor(n, sizeof(Src), sizeof(D), 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) y[i] = Eigen::internal::cast<Src, D>(x[i]);
+    });
+  }
+
   DataType dst_;
 };
 
@@ -393,14 +403,18 @@ class SelectOp : public OpKernel {
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, t.shape(), &out));
     if (cond.shape() == t.shape()) {
-      Evaluate(ctx, out->flat<T>(), cond.flat<bool>().select(t.flat<T>(), e.flat<T>()));
+      const bool* c = cond.data<bool>();
+      const T* tp = t.data<T>();
+      const T* ep = e.data<T>();
+      T* o = out->data<T>();
+      for (int64_t i = 0; i < out->NumElements(); ++i) o[i] = c[i] ? tp[i] : ep[i];
     } else if (cond.dims() == 0) {
-      ctx->set_output(0, cond.scalar<bool>()() ? t : e);
+      ctx->set_output(0, *cond.data<bool>() ? t : e);
     } else if (cond.dims() == 1 && t.dims() >= 1 && cond.dim_size(0) == t.dim_size(0)) {
       const int64_t rows = t.dim_size(0);
       const int64_t row = rows == 0 ? 0 : t.NumElements() / rows;
       for (int64_t r = 0; r < rows; ++r) {
-        CopyElements(cond.flat<bool>()(r) ? t : e, r * row, out, r * row, row);
+        CopyElements(cond.data<bool>()[r] ? t : e, r * row, out, r * row, row);
       }
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -450,7 +464,7 @@ class BroadcastGradientArgsOp : public OpKernel {
       Tensor* out;
       MG_RETURN_IF_ERROR(
           ctx->allocate_output(k, TensorShape({static_cast<int64_t>(v.size())}), &out));
-      for (size_t i = 0; i < v.size(); ++i) out->flat<T>()(i) = static_cast<T>(v[i]);
+      for (size_t i = 0; i < v.size(); ++i) out->data<T>()[i] = static_cast<T>(v[i]);
     }
     return absl::OkStatus();
   }

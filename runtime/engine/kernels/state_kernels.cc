@@ -2,8 +2,6 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "core/tensor_types.h"
-#include "runtime/engine/kernels/internal/eigen_util.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
 namespace minigraph {
@@ -92,12 +90,15 @@ struct AssignUpdateFor {
               type_string(), " requires shapes of both tensors to match. lhs shape= ",
               v->value().shape().DebugString(), " rhs shape= ", rhs.shape().DebugString()));
         }
-        auto dst = v->mutable_value()->flat<T>();
-        if (kAdd) {
-          Evaluate(ctx, dst, dst + rhs.flat<T>());
-        } else {
-          Evaluate(ctx, dst, dst - rhs.flat<T>());
-        }
+        T* __restrict dst = v->mutable_value()->data<T>();
+        const T* __restrict src = rhs.data<T>();
+        ctx->ParallelFor(rhs.NumElements(), 2 * sizeof(T), sizeof(T), 1,
+                         [&](int64_t begin, int64_t end) {
+#pragma omp simd
+                           for (int64_t i = begin; i < end; ++i) {
+                             dst[i] = kAdd ? dst[i] + src[i] : dst[i] - src[i];
+                           }
+                         });
       }
       ctx->set_output_ref(0, v);
       return absl::OkStatus();
