@@ -188,6 +188,7 @@ bool RemoveCheckpoint(Env* env, const std::string& prefix) {
       if (IsDataFilenameOf(base, c)) doomed.push_back(JoinPath(dir, c));
     }
   }
+  doomed.push_back(UnrecordedMarkerFilename(prefix));
   doomed.push_back(lease_path);  // last: the index is gone before the lease
   for (const std::string& f : doomed) {
     absl::Status s = env->DeleteFile(f);

@@ -30,6 +30,10 @@ bool IsDataFilenameOf(absl::string_view prefix, absl::string_view filename) {
 
 std::string LeaseFilename(absl::string_view prefix) { return absl::StrCat(prefix, ".lease"); }
 
+std::string UnrecordedMarkerFilename(absl::string_view prefix) {
+  return absl::StrCat(prefix, ".unrecorded");
+}
+
 std::string DirectoryLeaseFilename(absl::string_view dir) {
   while (dir.size() > 1 && dir.back() == '/') dir.remove_suffix(1);
   if (dir.empty()) return "checkpoint.lease";

@@ -27,6 +27,12 @@ bool IsDataFilenameOf(absl::string_view prefix, absl::string_view filename);
 // exclusive lock (minigraph's, not TensorFlow's: TensorFlow has no leases).
 std::string LeaseFilename(absl::string_view prefix);
 
+// "<prefix>.unrecorded", written by a Saver before it saves a checkpoint it
+// will record in the state file and deleted once the state file names it: a
+// complete checkpoint that still has one was saved by a process killed
+// before it recorded it (minigraph's; TensorFlow never deletes those).
+std::string UnrecordedMarkerFilename(absl::string_view prefix);
+
 // "<dir>/checkpoint.lease", written by such a Saver beside its state file.
 // A restore holds a shared lock on it from reading the state file until it
 // has read the checkpoint the state names, and retention deletes only while

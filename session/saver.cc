@@ -4,9 +4,11 @@
 #include <map>
 #include <random>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/bundle_writer.h"
 #include "checkpoint/checkpoint_state.h"
@@ -201,6 +203,9 @@ absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& sav
     return absl::InvalidArgumentError(
         absl::StrCat("Parent directory of ", save_path, " doesn't exist, can't save."));
   }
+  // Until the state file names it (UnrecordedCheckpoints).
+  const std::string marker = UnrecordedMarkerFilename(checkpoint_file);
+  if (options.write_state) MG_RETURN_IF_ERROR(WriteStringToFile(env_, marker, ""));
   std::vector<Tensor> out;
   MG_RETURN_IF_ERROR(
       session->Run({{def_.filename_tensor_name(), Tensor::Scalar<std::string>(checkpoint_file)}},
@@ -225,6 +230,14 @@ absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& sav
                        JoinPath(save_dir.empty() ? "." : save_dir, options.latest_filename),
                        " could not be updated, so a restart will not find it: ", s.message()));
     }
+    // Recorded now: this one, and those RecoverLastCheckpoints adopted.
+    recorded_markers_.push_back(marker);
+    for (const std::string& m : recorded_markers_) {
+      if (absl::Status s = env_->DeleteFile(m); !s.ok() && !absl::IsNotFound(s)) {
+        MG_LOG(WARNING) << "Ignoring: " << s;
+      }
+    }
+    recorded_markers_.clear();
     MaybeDeleteOldCheckpoints(save_dir);
   }
   if (options.meta_graph != nullptr) {
@@ -298,7 +311,9 @@ void Saver::RecordLastCheckpoint(const std::string& path) {
                                          [&](const auto& e) { return e.first == path; }),
                           last_checkpoints_.end());
   last_checkpoints_.emplace_back(path, env_->NowSeconds());
-  if (static_cast<int>(last_checkpoints_.size()) > def_.max_to_keep()) {
+  // (More than one over only after RecoverLastCheckpoints tracked an
+  // unrecorded checkpoint; TensorFlow's list is never more than one over.)
+  while (static_cast<int>(last_checkpoints_.size()) > def_.max_to_keep()) {
     to_delete_.push_back(last_checkpoints_.front());
     last_checkpoints_.erase(last_checkpoints_.begin());
   }
@@ -329,34 +344,72 @@ void Saver::MaybeDeleteOldCheckpoints(absl::string_view save_dir) {
   std::vector<std::string> leased = std::move(leased_);
   leased_.clear();
   for (const std::string& path : leased) remove(path);
-  if (to_delete_.empty()) return;
-  auto [path, time] = to_delete_.front();
-  to_delete_.erase(to_delete_.begin());
-  if (time > next_checkpoint_time_) {
-    // Kept for good (keep_checkpoint_every_n_hours): no longer tracked.
-    next_checkpoint_time_ += def_.keep_checkpoint_every_n_hours() * 3600.0;
-    return;
-  }
-  // Retention deletes only in the directory it saves to: a state file that
-  // names checkpoints elsewhere (a copied log directory) must not make a
-  // copy delete the original run's files.
   while (save_dir.size() > 1 && save_dir.back() == '/') save_dir.remove_suffix(1);
-  if (Dirname(path) != save_dir) {
-    MG_LOG(WARNING) << "Not deleting old checkpoint " << path << ": it is outside "
-                    << (save_dir.empty() ? "." : save_dir) << ", where this Saver saves";
-    return;
+  std::vector<std::pair<std::string, double>> evicted = std::move(to_delete_);
+  to_delete_.clear();
+  for (const auto& [path, time] : evicted) {
+    if (time > next_checkpoint_time_) {
+      // Kept for good (keep_checkpoint_every_n_hours): no longer tracked.
+      next_checkpoint_time_ += def_.keep_checkpoint_every_n_hours() * 3600.0;
+      continue;
+    }
+    // Retention deletes only in the directory it saves to: a state file
+    // that names checkpoints elsewhere (a copied log directory) must not
+    // make a copy delete the original run's files.
+    if (Dirname(path) != save_dir) {
+      MG_LOG(WARNING) << "Not deleting old checkpoint " << path << ": it is outside "
+                      << (save_dir.empty() ? "." : save_dir) << ", where this Saver saves";
+      continue;
+    }
+    remove(path);  // or later, while a reader holds it
   }
-  remove(path);  // or later, while a reader holds it
 }
 
 void Saver::RecoverLastCheckpoints(const std::vector<std::string>& paths) {
   std::vector<std::pair<std::string, double>> found;
-  for (const std::string& p : paths) {
+  auto track = [&](const std::string& p) {
     absl::StatusOr<uint64_t> mtime = env_->GetModificationTimeMicros(MetaFilename(p));
     if (!mtime.ok()) mtime = env_->GetModificationTimeMicros(p);
     if (mtime.ok()) found.emplace_back(p, *mtime * 1e-6);
+  };
+  for (const std::string& p : paths) track(p);
+  if (!paths.empty()) {
+    for (const std::string& p : UnrecordedCheckpoints(paths)) {
+      MG_LOG(WARNING) << "Tracking " << p << ", which a save killed before it updated the state "
+                      << "file left behind; retention will delete it in turn";
+      track(p);
+      recorded_markers_.push_back(UnrecordedMarkerFilename(p));
+    }
   }
   SetLastCheckpointsWithTime(std::move(found));
+}
+
+std::vector<std::string> Saver::UnrecordedCheckpoints(
+    const std::vector<std::string>& recorded) const {
+  // Only checkpoints with a marker: one without (written by TensorFlow,
+  // copied in, or left out of a state file edited to roll back) is the
+  // user's to keep.
+  const std::string dir(Dirname(recorded.back()));
+  absl::StatusOr<std::vector<std::string>> children = env_->GetChildren(dir.empty() ? "." : dir);
+  if (!children.ok()) return {};
+  std::vector<std::pair<uint64_t, std::string>> found;
+  for (const std::string& child : *children) {
+    absl::string_view name = child;
+    if (!absl::ConsumeSuffix(&name, ".unrecorded")) continue;
+    const std::string prefix = JoinPath(dir, name);
+    if (absl::c_linear_search(recorded, prefix)) continue;
+    if (!CheckpointExists(env_, prefix)) {
+      // Killed before the checkpoint was complete: its temporary files go
+      // with DeleteStaleTempFiles, the marker now.
+      env_->DeleteFile(JoinPath(dir, child)).IgnoreError();
+      continue;
+    }
+    found.emplace_back(env_->GetModificationTimeMicros(MetaFilename(prefix)).value_or(0), prefix);
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (auto& [time, prefix] : found) out.push_back(std::move(prefix));
+  return out;
 }
 
 void Saver::SetLastCheckpointsWithTime(std::vector<std::pair<std::string, double>> checkpoints) {

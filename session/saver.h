@@ -115,7 +115,11 @@ class Saver {
   // Tracked checkpoints, oldest first.
   std::vector<std::string> last_checkpoints() const;
   // Tracks the existing ones among `paths`, with their files' times (after
-  // a restart, from GetCheckpointState().all_model_checkpoint_paths).
+  // a restart, from GetCheckpointState().all_model_checkpoint_paths, oldest
+  // first). Beyond TensorFlow, which never deletes them: also tracks the
+  // complete checkpoints in the directory of `paths` that a Save killed
+  // before it updated the state file left behind (UnrecordedMarkerFilename
+  // in checkpoint/naming.h), so that retention deletes them in turn.
   void RecoverLastCheckpoints(const std::vector<std::string>& paths);
   void SetLastCheckpointsWithTime(std::vector<std::pair<std::string, double>> checkpoints);
 
@@ -126,6 +130,9 @@ class Saver {
   // After a failed restore: each missing, mismatched and unused tensor (as
   // inspect_checkpoint --diff), or "" when that cannot be said.
   std::string DescribeDifferences(const std::string& save_path) const;
+  // The unrecorded checkpoints RecoverLastCheckpoints tracks, oldest first.
+  // REQUIRES: `recorded` is not empty.
+  std::vector<std::string> UnrecordedCheckpoints(const std::vector<std::string>& recorded) const;
 
   SaverDef def_;
   Env* env_;  // Not owned.
@@ -138,6 +145,8 @@ class Saver {
   // Old checkpoints retention could not delete yet: a reader held them.
   std::vector<std::string> leased_;
   double next_checkpoint_time_;
+  // Markers of checkpoints the next state file records.
+  std::vector<std::string> recorded_markers_;
   // The variables a restore assigns (empty for FromSaverDef).
   std::vector<ExpectedTensor> expected_;
 };

@@ -197,6 +197,48 @@ TEST_F(SaverTest, MaxToKeepEvictsAfterWritingTheState) {
   EXPECT_THAT(again->last_checkpoints(), ElementsAre("/logs/model-4", "/logs/model-5"));
 }
 
+TEST_F(SaverTest, RetentionDeletesWhatAKilledSaveNeverRecorded) {
+  Build({.max_to_keep = 2});
+  ASSERT_OK(mem_.CreateDir("/logs"));
+  auto s = NewSess();
+  RunTargets(s.get(), {init_.name()});
+  // model-0 and model-9: checkpoints nothing tracks that are the user's
+  // (kept for good, copied in, or left out of an edited state file).
+  for (int step : {0, 9}) {
+    ASSERT_OK(
+        saver_->Save(s.get(), "/logs/model", {.global_step = step, .write_state = false}).status());
+  }
+  for (int step = 1; step <= 2; ++step) {
+    ASSERT_OK(saver_->Save(s.get(), "/logs/model", {.global_step = step}).status());
+  }
+  EXPECT_FALSE(mem_.FileExists("/logs/model-2.unrecorded").ok());  // recorded
+  // model-3 complete, but the trainer was killed before the state file
+  // named it; model-4's save was killed before its checkpoint was complete.
+  ASSERT_OK(
+      saver_->Save(s.get(), "/logs/model", {.global_step = 3, .write_state = false}).status());
+  ASSERT_OK(WriteStringToFile(&mem_, "/logs/model-3.unrecorded", ""));
+  ASSERT_OK(WriteStringToFile(&mem_, "/logs/model-4.unrecorded", ""));
+  ASSERT_OK_AND_ASSIGN(auto state, GetCheckpointState(&mem_, "/logs"));
+  ASSERT_THAT(state->all_model_checkpoint_paths(), ElementsAre("/logs/model-1", "/logs/model-2"));
+  // The restarted trainer tracks it, after the recorded ones...
+  auto again = Saver::FromSaverDef(saver_->saver_def(), &clock_);
+  again->RecoverLastCheckpoints(
+      {state->all_model_checkpoint_paths().begin(), state->all_model_checkpoint_paths().end()});
+  EXPECT_THAT(again->last_checkpoints(),
+              ElementsAre("/logs/model-1", "/logs/model-2", "/logs/model-3"));
+  EXPECT_FALSE(mem_.FileExists("/logs/model-4.unrecorded").ok());
+  // ...and retention deletes it in turn (TensorFlow would keep it forever).
+  ASSERT_OK(again->Save(s.get(), "/logs/model", {.global_step = 5}).status());
+  EXPECT_THAT(again->last_checkpoints(), ElementsAre("/logs/model-3", "/logs/model-5"));
+  EXPECT_FALSE(mem_.FileExists("/logs/model-3.unrecorded").ok());
+  EXPECT_FALSE(CheckpointExists(&mem_, "/logs/model-1"));
+  EXPECT_FALSE(CheckpointExists(&mem_, "/logs/model-2"));
+  ASSERT_OK(again->Save(s.get(), "/logs/model", {.global_step = 6}).status());
+  EXPECT_FALSE(CheckpointExists(&mem_, "/logs/model-3"));
+  EXPECT_TRUE(CheckpointExists(&mem_, "/logs/model-0"));
+  EXPECT_TRUE(CheckpointExists(&mem_, "/logs/model-9"));
+}
+
 TEST_F(SaverTest, ACopiedLogDirectoryNeverTouchesTheOriginal) {
   Build({.max_to_keep = 2});
   ASSERT_OK(mem_.CreateDir("/src"));
