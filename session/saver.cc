@@ -207,9 +207,13 @@ absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& sav
   const std::string marker = UnrecordedMarkerFilename(checkpoint_file);
   if (options.write_state) MG_RETURN_IF_ERROR(WriteStringToFile(env_, marker, ""));
   std::vector<Tensor> out;
-  MG_RETURN_IF_ERROR(
-      session->Run({{def_.filename_tensor_name(), Tensor::Scalar<std::string>(checkpoint_file)}},
-                   {def_.save_tensor_name()}, {}, &out));
+  if (absl::Status s = session->Run(
+          {{def_.filename_tensor_name(), Tensor::Scalar<std::string>(checkpoint_file)}},
+          {def_.save_tensor_name()}, {}, &out);
+      !s.ok()) {
+    if (options.write_state) env_->DeleteFile(marker).IgnoreError();
+    return s;
+  }
   const std::string model_checkpoint_path = out[0].data<std::string>()[0];
   if (lease_checkpoints_) {
     MG_RETURN_IF_ERROR(WriteStringToFile(env_, LeaseFilename(model_checkpoint_path), ""));

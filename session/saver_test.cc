@@ -435,6 +435,8 @@ TEST_F(SaverTest, SaveErrors) {
               HasSubstr("checkpoint /full/m-3 was written, but the state file /full/checkpoint "
                         "could not be updated, so a restart will not find it"));
   EXPECT_TRUE(CheckpointExists(&mem_, "/full/m-3"));
+  // Its marker stays, so that a restarted trainer's retention deletes it.
+  EXPECT_TRUE(mem_.FileExists("/full/m-3.unrecorded").ok());
 }
 
 TEST_F(SaverTest, ShardedSaveWritesShardsAndMerges) {
