@@ -39,12 +39,11 @@ if [ "${MG_SANITIZERS:-1}" != 0 ]; then
   asan_rc=${PIPESTATUS[0]}
 fi
 
-# The tests of the concurrent paths once more under ThreadSanitizer
-# (--config=tsan), with Abseil compiled from its Debian source so that the
-# sanitizer sees its Mutex (tools/tsan_absl.sh). Tests tagged "notsan" start
-# gRPC servers: Debian's gRPC is not instrumented, so the
-# sanitizer cannot see its synchronization and reports every handoff through
-# it. MG_SANITIZERS=0 skips this with ASan.
+# The tests once more under ThreadSanitizer (--config=tsan), with Abseil
+# compiled from its Debian source so that the sanitizer sees its Mutex
+# (tools/tsan_absl.sh). Tests tagged "notsan" start gRPC servers: Debian's
+# gRPC is not instrumented, so the sanitizer cannot see its synchronization
+# and reports every handoff through it. MG_SANITIZERS=0 skips this with ASan.
 tsan_rc=0
 tsan_log=$(mktemp)
 trap 'rm -f "$log" "$asan_log" "$tsan_log"' EXIT

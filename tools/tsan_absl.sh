@@ -11,7 +11,6 @@ root="${MG_TSAN_DIR:-/var/cache/minigraph-tsan}"
 repo="$root/com_google_absl"
 # The source of the installed libabsl-dev, Debian's patches applied.
 debian_version=$(dpkg-query -W -f='${source:Version}' libabsl-dev)
-version=${debian_version%%-*}
 marker="$repo/.assembled-$debian_version-$(cat third_party/absl_tsan/* third_party/absl/absl/*/BUILD | md5sum | cut -c1-12)"
 [ -f "$marker" ] && exit 0
 
