@@ -165,6 +165,7 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
   MG_RETURN_IF_ERROR(scope.status());
   scope.SetSaverDef(def);
   auto saver = std::unique_ptr<Saver>(new Saver(def, env, options));
+  for (const Variable& v : vars) saver->snapshot_names_.push_back(v.ref().tensor_name());
   // What a restore needs, for the error that lists every difference.
   for (const Variable& v : vars) {
     ExpectedTensor& e = saver->expected_.emplace_back();
@@ -184,8 +185,14 @@ std::unique_ptr<Saver> Saver::FromSaverDef(const SaverDef& def, Env* env,
   return std::unique_ptr<Saver>(new Saver(def, env, options));
 }
 
-absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& save_path,
-                                        const SaveOptions& options) {
+Saver::~Saver() {
+  if (absl::StatusOr<std::string> last = Wait(); !last.ok()) {
+    MG_LOG(ERROR) << "Asynchronous save failed: " << last.status();
+  }
+}
+
+absl::StatusOr<std::string> Saver::CheckpointFile(const std::string& save_path,
+                                                  const SaveOptions& options) const {
   if (absl::StrContains(options.latest_filename, "/")) {
     return absl::InvalidArgumentError("'latest_filename' must not contain path components");
   }
@@ -203,17 +210,64 @@ absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& sav
     return absl::InvalidArgumentError(
         absl::StrCat("Parent directory of ", save_path, " doesn't exist, can't save."));
   }
+  return checkpoint_file;
+}
+
+absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& save_path,
+                                        const SaveOptions& options) {
+  MG_RETURN_IF_ERROR(Wait().status());
+  MG_ASSIGN_OR_RETURN(std::string checkpoint_file, CheckpointFile(save_path, options));
+  return WriteAndCommit(session, save_path, checkpoint_file, options, {});
+}
+
+absl::StatusOr<std::string> Saver::SaveAsync(Session* session, const std::string& save_path,
+                                             const SaveOptions& options) {
+  if (snapshot_names_.empty()) {
+    return absl::FailedPreconditionError(
+        "SaveAsync needs to know the saved variables, and this Saver was made from a SaverDef "
+        "(Saver::FromSaverDef); use Save");
+  }
+  MG_RETURN_IF_ERROR(Wait().status());
+  MG_ASSIGN_OR_RETURN(std::string checkpoint_file, CheckpointFile(save_path, options));
+  std::vector<Tensor> values;
+  MG_RETURN_IF_ERROR(session->Run({}, snapshot_names_, {}, &values));
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  feeds.reserve(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    feeds.emplace_back(snapshot_names_[i], std::move(values[i]));
+  }
+  // The caller's meta graph may be gone before the background save uses it.
+  std::shared_ptr<const MetaGraphDef> meta;
+  if (options.meta_graph != nullptr) meta = std::make_shared<MetaGraphDef>(*options.meta_graph);
+  in_flight_ = std::thread([this, session, save_path, checkpoint_file, options, meta,
+                            feeds = std::move(feeds)]() mutable {
+    SaveOptions with_meta = options;
+    with_meta.meta_graph = meta.get();
+    async_result_ =
+        WriteAndCommit(session, save_path, checkpoint_file, with_meta, std::move(feeds));
+  });
+  return checkpoint_file;
+}
+
+absl::StatusOr<std::string> Saver::Wait() {
+  if (in_flight_.joinable()) in_flight_.join();
+  return std::exchange(async_result_, std::string());
+}
+
+absl::StatusOr<std::string> Saver::WriteAndCommit(
+    Session* session, const std::string& save_path, const std::string& checkpoint_file,
+    const SaveOptions& options, std::vector<std::pair<std::string, Tensor>> feeds) {
+  const std::string save_dir(Dirname(save_path));
   // Until the state file names it (UnrecordedCheckpoints).
   const std::string marker = UnrecordedMarkerFilename(checkpoint_file);
   if (options.write_state) MG_RETURN_IF_ERROR(WriteStringToFile(env_, marker, ""));
+  feeds.emplace_back(def_.filename_tensor_name(), Tensor::Scalar<std::string>(checkpoint_file));
   std::vector<Tensor> out;
-  if (absl::Status s = session->Run(
-          {{def_.filename_tensor_name(), Tensor::Scalar<std::string>(checkpoint_file)}},
-          {def_.save_tensor_name()}, {}, &out);
-      !s.ok()) {
+  if (absl::Status s = session->Run(feeds, {def_.save_tensor_name()}, {}, &out); !s.ok()) {
     if (options.write_state) env_->DeleteFile(marker).IgnoreError();
     return s;
   }
+  feeds.clear();  // the snapshot's buffers go back to the variables
   const std::string model_checkpoint_path = out[0].data<std::string>()[0];
   if (lease_checkpoints_) {
     MG_RETURN_IF_ERROR(WriteStringToFile(env_, LeaseFilename(model_checkpoint_path), ""));
@@ -223,9 +277,10 @@ absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& sav
     }
   }
   if (options.write_state) {
+    absl::MutexLock l(&mu_);
     RecordLastCheckpoint(model_checkpoint_path);
     if (absl::Status s = UpdateCheckpointState(
-            env_, save_dir.empty() ? "." : save_dir, model_checkpoint_path, last_checkpoints(), {},
+            env_, save_dir.empty() ? "." : save_dir, model_checkpoint_path, TrackedPaths(), {},
             std::nullopt, options.latest_filename, save_relative_paths_);
         !s.ok()) {
       return absl::Status(
@@ -304,6 +359,11 @@ std::string Saver::DescribeDifferences(const std::string& save_path) const {
 }
 
 std::vector<std::string> Saver::last_checkpoints() const {
+  absl::MutexLock l(&mu_);
+  return TrackedPaths();
+}
+
+std::vector<std::string> Saver::TrackedPaths() const {
   std::vector<std::string> out;
   for (const auto& [p, t] : last_checkpoints_) out.push_back(p);
   return out;
@@ -371,6 +431,7 @@ void Saver::MaybeDeleteOldCheckpoints(absl::string_view save_dir) {
 
 void Saver::RecoverLastCheckpoints(const std::vector<std::string>& paths) {
   std::vector<std::pair<std::string, double>> found;
+  std::vector<std::string> markers;
   auto track = [&](const std::string& p) {
     absl::StatusOr<uint64_t> mtime = env_->GetModificationTimeMicros(MetaFilename(p));
     if (!mtime.ok()) mtime = env_->GetModificationTimeMicros(p);
@@ -382,10 +443,12 @@ void Saver::RecoverLastCheckpoints(const std::vector<std::string>& paths) {
       MG_LOG(WARNING) << "Tracking " << p << ", which a save killed before it updated the state "
                       << "file left behind; retention will delete it in turn";
       track(p);
-      recorded_markers_.push_back(UnrecordedMarkerFilename(p));
+      markers.push_back(UnrecordedMarkerFilename(p));
     }
   }
-  SetLastCheckpointsWithTime(std::move(found));
+  absl::MutexLock l(&mu_);
+  last_checkpoints_ = std::move(found);
+  recorded_markers_.insert(recorded_markers_.end(), markers.begin(), markers.end());
 }
 
 std::vector<std::string> Saver::UnrecordedCheckpoints(
@@ -417,6 +480,7 @@ std::vector<std::string> Saver::UnrecordedCheckpoints(
 }
 
 void Saver::SetLastCheckpointsWithTime(std::vector<std::pair<std::string, double>> checkpoints) {
+  absl::MutexLock l(&mu_);
   last_checkpoints_ = std::move(checkpoints);
 }
 

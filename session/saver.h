@@ -12,7 +12,17 @@
 // "save/SaveV2", "save/control_dependency" (the save tensor), "save/RestoreV2",
 // "save/Assign", "save/Assign_1", ... and "save/restore_all". A sharded saver
 // writes its shards in parallel under "<prefix>_temp/part-*" and merges them
-// ("save/MergeV2Checkpoints", save tensor "save/Identity"). Thread-compatible.
+// ("save/MergeV2Checkpoints", save tensor "save/Identity").
+//
+// Beyond TensorFlow, SaveAsync saves without making the training loop wait
+// for the disk:
+//   MG_RETURN_IF_ERROR(saver->SaveAsync(session, "/logs/model.ckpt", {.global_step = s})
+//                          .status());   // returns once the snapshot is taken
+//   ... more steps ...
+//   MG_RETURN_IF_ERROR(saver->Wait().status());  // before closing the session
+//
+// Thread-compatible: call it from one thread at a time (the background save
+// of SaveAsync is the Saver's own business).
 
 #ifndef MINIGRAPH_SESSION_SAVER_H_
 #define MINIGRAPH_SESSION_SAVER_H_
@@ -20,10 +30,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "checkpoint/checkpoint_diff.h"
 #include "core/env.h"
@@ -78,6 +91,11 @@ struct SaveOptions {
 
 class Saver {
  public:
+  // Waits for an in-flight SaveAsync (its error, if any, is logged).
+  ~Saver();
+  Saver(const Saver&) = delete;
+  Saver& operator=(const Saver&) = delete;
+
   // Adds the save/restore subgraph to `scope`'s graph. Returns
   // InvalidArgument "No variables to save" for an empty list unless
   // allow_empty, or the builder's error. `env` (not owned) must outlive the
@@ -103,8 +121,35 @@ class Saver {
   // its directory (before deleting any evicted checkpoint). Returns
   // InvalidArgument when the directory does not exist or latest_filename
   // has a path component, or the save op's error.
+  // First returns the error of an earlier SaveAsync not yet reported, if
+  // any, without saving (and waits for one still in flight).
   absl::StatusOr<std::string> Save(Session* session, const std::string& save_path,
                                    const SaveOptions& options = {});
+
+  // Beyond TensorFlow: Save without the wait for the disk. Takes a snapshot
+  // of the saved variables now, in one Run that fetches them: the snapshot
+  // shares their buffers, and a step that updates a variable afterwards
+  // copies the buffer first (Var::mutable_value), so the snapshot keeps
+  // this step's values at the cost of one copy of each variable updated
+  // while the save runs. The snapshot is then written and committed (all
+  // that Save does: state file, retention, meta graph) on a background
+  // thread, by the same save ops with the snapshot fed in place of the
+  // variables, so the files are those Save would write. Returns the
+  // checkpoint prefix it will write.
+  //
+  // At most one save is in flight: a call while one is waits for it first.
+  // The error of a failed background save is returned once, by the next
+  // call to SaveAsync or Save (which then do not save) or by Wait(). Until
+  // Wait() returns, `session` must stay open; the `checkpoint` state file
+  // names the new checkpoint only once it is complete, so a crash during
+  // the background save leaves the previous one the newest. Returns
+  // FailedPrecondition for a Saver made by FromSaverDef (its variables are
+  // not known; use Save), or Save's errors for bad arguments, at once.
+  absl::StatusOr<std::string> SaveAsync(Session* session, const std::string& save_path,
+                                        const SaveOptions& options = {});
+  // Waits for the in-flight SaveAsync, if any, and returns the prefix it
+  // wrote or its error (reported once); "" when there is nothing to report.
+  absl::StatusOr<std::string> Wait();
 
   // Restores every saved variable from `save_path`. Returns InvalidArgument
   // "The passed save_path is not a valid checkpoint: P" when P does not
@@ -113,20 +158,32 @@ class Saver {
   absl::Status Restore(Session* session, const std::string& save_path);
 
   // Tracked checkpoints, oldest first.
-  std::vector<std::string> last_checkpoints() const;
+  std::vector<std::string> last_checkpoints() const ABSL_LOCKS_EXCLUDED(mu_);
   // Tracks the existing ones among `paths`, with their files' times (after
   // a restart, from GetCheckpointState().all_model_checkpoint_paths, oldest
   // first). Beyond TensorFlow, which never deletes them: also tracks the
   // complete checkpoints in the directory of `paths` that a Save killed
   // before it updated the state file left behind (UnrecordedMarkerFilename
   // in checkpoint/naming.h), so that retention deletes them in turn.
-  void RecoverLastCheckpoints(const std::vector<std::string>& paths);
-  void SetLastCheckpointsWithTime(std::vector<std::pair<std::string, double>> checkpoints);
+  void RecoverLastCheckpoints(const std::vector<std::string>& paths) ABSL_LOCKS_EXCLUDED(mu_);
+  void SetLastCheckpointsWithTime(std::vector<std::pair<std::string, double>> checkpoints)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   Saver(SaverDef def, Env* env, const SaverOptions& options);
-  void RecordLastCheckpoint(const std::string& path);
-  void MaybeDeleteOldCheckpoints(absl::string_view save_dir);
+  // The checkpoint prefix a save to `save_path` writes, or Save's
+  // InvalidArgument for bad arguments.
+  absl::StatusOr<std::string> CheckpointFile(const std::string& save_path,
+                                             const SaveOptions& options) const;
+  // Runs the save ops (with `feeds` besides the filename) and commits.
+  absl::StatusOr<std::string> WriteAndCommit(Session* session, const std::string& save_path,
+                                             const std::string& checkpoint_file,
+                                             const SaveOptions& options,
+                                             std::vector<std::pair<std::string, Tensor>> feeds)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  std::vector<std::string> TrackedPaths() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RecordLastCheckpoint(const std::string& path) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void MaybeDeleteOldCheckpoints(absl::string_view save_dir) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // After a failed restore: each missing, mismatched and unused tensor (as
   // inspect_checkpoint --diff), or "" when that cannot be said.
   std::string DescribeDifferences(const std::string& save_path) const;
@@ -140,15 +197,25 @@ class Saver {
   const bool save_relative_paths_;
   const bool pad_step_number_;
   const bool lease_checkpoints_;
-  std::vector<std::pair<std::string, double>> last_checkpoints_;
-  std::vector<std::pair<std::string, double>> to_delete_;
+  // The retention state, which a SaveAsync's background thread updates.
+  mutable absl::Mutex mu_;
+  std::vector<std::pair<std::string, double>> last_checkpoints_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::pair<std::string, double>> to_delete_ ABSL_GUARDED_BY(mu_);
   // Old checkpoints retention could not delete yet: a reader held them.
-  std::vector<std::string> leased_;
-  double next_checkpoint_time_;
+  std::vector<std::string> leased_ ABSL_GUARDED_BY(mu_);
+  double next_checkpoint_time_ ABSL_GUARDED_BY(mu_);
   // Markers of checkpoints the next state file records.
-  std::vector<std::string> recorded_markers_;
+  std::vector<std::string> recorded_markers_ ABSL_GUARDED_BY(mu_);
   // The variables a restore assigns (empty for FromSaverDef).
   std::vector<ExpectedTensor> expected_;
+  // The tensors SaveAsync fetches and feeds: each saved variable's output
+  // ("w:0"), in the save ops' order (empty for FromSaverDef).
+  std::vector<std::string> snapshot_names_;
+  // The running SaveAsync (joinable while one is in flight) and the result
+  // of the last one, until reported. Touched only by the caller's thread;
+  // the background thread sets async_result_ before it ends.
+  std::thread in_flight_;
+  absl::StatusOr<std::string> async_result_ = std::string();
 };
 
 }  // namespace minigraph

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <thread>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/naming.h"
@@ -25,6 +27,71 @@ using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
+
+// Passes everything to MemEnv; while closed, a writer of a checkpoint data
+// file waits at the gate, so a test can hold a save in the middle without
+// sleeping. Counts the data files being written at once.
+class GatedEnv : public EnvWrapper {
+ public:
+  using EnvWrapper::EnvWrapper;
+  void Close() ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock l(&mu_);
+    closed_ = true;
+  }
+  void Open() ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock l(&mu_);
+    closed_ = false;
+  }
+  // Returns once a writer waits at the closed gate.
+  void AwaitWriter() ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock l(&mu_);
+    mu_.Await(absl::Condition(
+        +[](int* waiting) { return *waiting > 0; }, &waiting_));
+  }
+  int max_writing() ABSL_LOCKS_EXCLUDED(mu_) {
+    absl::MutexLock l(&mu_);
+    return max_writing_;
+  }
+
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
+    if (!absl::StrContains(path, ".data-")) return EnvWrapper::NewWritableFile(path);
+    {
+      absl::MutexLock l(&mu_);
+      ++waiting_;
+      mu_.Await(absl::Condition(
+          +[](bool* closed) { return !*closed; }, &closed_));
+      --waiting_;
+      max_writing_ = std::max(max_writing_, ++writing_);
+    }
+    MG_ASSIGN_OR_RETURN(std::unique_ptr<WritableFile> file, EnvWrapper::NewWritableFile(path));
+    return std::unique_ptr<WritableFile>(new Counted(std::move(file), this));
+  }
+
+ private:
+  class Counted : public WritableFile {
+   public:
+    Counted(std::unique_ptr<WritableFile> base, GatedEnv* env)
+        : base_(std::move(base)), env_(env) {}
+    ~Counted() override {
+      absl::MutexLock l(&env_->mu_);
+      --env_->writing_;
+    }
+    absl::Status Append(absl::string_view data) override { return base_->Append(data); }
+    absl::Status Flush() override { return base_->Flush(); }
+    absl::Status Sync() override { return base_->Sync(); }
+    absl::Status Close() override { return base_->Close(); }
+
+   private:
+    std::unique_ptr<WritableFile> base_;
+    GatedEnv* env_;
+  };
+
+  absl::Mutex mu_;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  int waiting_ ABSL_GUARDED_BY(mu_) = 0;
+  int writing_ ABSL_GUARDED_BY(mu_) = 0;
+  int max_writing_ ABSL_GUARDED_BY(mu_) = 0;
+};
 
 class SaverTest : public ::testing::Test {
  protected:
@@ -70,7 +137,8 @@ class SaverTest : public ::testing::Test {
   // Files in memory (mem_), time from a fake clock that mem_ reads.
   FakeClockEnv fake_time_{Env::Default()};
   MemEnv mem_{&fake_time_};
-  Env& clock_ = mem_;
+  GatedEnv gate_{&mem_};
+  Env& clock_ = gate_;
   Scope root_ = Scope::NewRootScope();
   Variable v_, w_;
   Operation init_;
@@ -481,6 +549,164 @@ TEST_F(SaverTest, SavesCleanUpWhatKilledSavesLeftBehind) {
     // The checkpoints themselves are untouched.
     EXPECT_THAT(saver_->last_checkpoints(), ElementsAre(dir + "/model-4", dir + "/model-5"));
     EXPECT_OK(mem_.FileExists(dir + "/model-4.index"));
+  }
+}
+
+// SaveAsync returns once it has the snapshot; steps that run while the
+// snapshot is written do not change what is written, and the state file
+// names the checkpoint only once it is complete.
+TEST_F(SaverTest, SaveAsyncWritesTheSnapshotWhileStepsGoOn) {
+  Build();
+  ops::AssignAdd(root_.WithOpName("add_v"), v_.ref(), ops::Const<float>(root_, {10, 10, 10}));
+  ASSERT_OK(mem_.CreateDir("/logs"));
+  auto a = InitializedAndSet();
+  ASSERT_OK(saver_->Save(a.get(), "/logs/model", {.global_step = 1}).status());
+  gate_.Close();
+  ASSERT_OK_AND_ASSIGN(std::string path,
+                       saver_->SaveAsync(a.get(), "/logs/model", {.global_step = 2}));
+  EXPECT_EQ(path, "/logs/model-2");
+  gate_.AwaitWriter();  // the background save is now in the middle
+  for (int i = 0; i < 3; ++i) RunTargets(a.get(), {"add_v"});
+  EXPECT_EQ(Value(a.get(), "v/read"), "34 35 36");
+  ASSERT_OK_AND_ASSIGN(auto latest, LatestCheckpoint(&mem_, "/logs"));
+  EXPECT_EQ(latest, std::optional<std::string>("/logs/model-1"));
+  EXPECT_THAT(saver_->last_checkpoints(), ElementsAre("/logs/model-1"));
+  gate_.Open();
+  EXPECT_THAT(saver_->Wait(), IsOkAndHolds("/logs/model-2"));
+  EXPECT_THAT(saver_->Wait(), IsOkAndHolds(""));  // reported once
+  ASSERT_OK_AND_ASSIGN(latest, LatestCheckpoint(&mem_, "/logs"));
+  EXPECT_EQ(latest, std::optional<std::string>("/logs/model-2"));
+  EXPECT_THAT(saver_->last_checkpoints(), ElementsAre("/logs/model-1", "/logs/model-2"));
+  EXPECT_FALSE(mem_.FileExists("/logs/model-2.unrecorded").ok());
+  auto b = NewSess();
+  ASSERT_OK(saver_->Restore(b.get(), path));
+  EXPECT_EQ(Value(b.get(), "v/read"), "4 5 6");
+  EXPECT_EQ(Value(b.get(), "w/read"), "7");
+  // The variable the step updated kept its own copy.
+  EXPECT_EQ(Value(a.get(), "v/read"), "34 35 36");
+}
+
+// Byte for byte what Save writes, sharded too; at most one save in flight,
+// whatever the caller does.
+TEST_F(SaverTest, SaveAsyncWritesWhatSaveWritesOneAtATime) {
+  for (int shards : {0, 2}) {
+    Build({.max_to_keep = 3, .num_shards = shards});
+    ops::AssignAdd(root_.WithOpName("add_v"), v_.ref(), ops::Const<float>(root_, {1, 1, 1}));
+    ASSERT_OK_AND_ASSIGN(
+        std::unique_ptr<Saver> async,
+        Saver::Create(root_, {.max_to_keep = 3, .num_shards = shards, .name = "async"}, &clock_));
+    const std::string sync_dir = absl::StrCat("/sync", shards);
+    const std::string async_dir = absl::StrCat("/async", shards);
+    ASSERT_OK(mem_.CreateDir(sync_dir));
+    ASSERT_OK(mem_.CreateDir(async_dir));
+    auto a = InitializedAndSet();
+    for (int step = 1; step <= 8; ++step) {
+      RunTargets(a.get(), {"add_v"});
+      ASSERT_OK(saver_->Save(a.get(), sync_dir + "/model", {.global_step = step}).status());
+      ASSERT_OK(async->SaveAsync(a.get(), async_dir + "/model", {.global_step = step}).status());
+    }
+    EXPECT_THAT(async->Wait(), IsOkAndHolds(async_dir + "/model-8"));
+    ASSERT_OK_AND_ASSIGN(std::vector<std::string> files, mem_.GetChildren(sync_dir));
+    ASSERT_OK_AND_ASSIGN(std::vector<std::string> async_files, mem_.GetChildren(async_dir));
+    EXPECT_THAT(async_files, ::testing::UnorderedElementsAreArray(files));
+    for (const std::string& f : files) {
+      if (f == "checkpoint") continue;
+      ASSERT_OK_AND_ASSIGN(std::string want, ReadFileToString(&mem_, JoinPath(sync_dir, f)));
+      ASSERT_OK_AND_ASSIGN(std::string got, ReadFileToString(&mem_, JoinPath(async_dir, f)));
+      EXPECT_EQ(got, want) << f;
+    }
+    ASSERT_OK_AND_ASSIGN(auto state, GetCheckpointState(&mem_, async_dir));
+    EXPECT_THAT(
+        state->all_model_checkpoint_paths(),
+        ElementsAre(async_dir + "/model-6", async_dir + "/model-7", async_dir + "/model-8"));
+  }
+  // One save's data files at a time (a sharded save writes its shards at
+  // once: at most 2).
+  EXPECT_LE(gate_.max_writing(), 2);
+}
+
+TEST_F(SaverTest, SaveAsyncReportsABackgroundErrorOnce) {
+  // The background save's state file cannot be written (the session writes
+  // the bundle through mem_, the saver its state file through `faults`).
+  FaultInjectionEnv faults(&mem_);
+  SessionOptions opts;
+  opts.env = &mem_;
+  Build();
+  auto saver = Saver::Create(root_, {.name = "async"}, &faults);
+  ASSERT_OK(saver.status());
+  auto s = NewSession(opts);
+  ASSERT_OK(s.status());
+  ASSERT_OK((*s)->Create(*root_.ToGraphDef()));
+  RunTargets(s->get(), {init_.name()});
+  ASSERT_OK(mem_.CreateDir("/logs"));
+  faults.FailOnce(FaultInjectionEnv::Op::kRename, 0);
+  ASSERT_OK((*saver)->SaveAsync(s->get(), "/logs/m", {.global_step = 1}).status());
+  EXPECT_THAT((*saver)->Wait(), StatusIs(absl::StatusCode::kUnavailable,
+                                         HasSubstr("checkpoint /logs/m-1 was written, but the "
+                                                   "state file /logs/checkpoint could not be")));
+  EXPECT_THAT((*saver)->Wait(), IsOkAndHolds(""));
+  // Reported by the next call instead, which then does not save.
+  faults.FailOnce(FaultInjectionEnv::Op::kRename, 0);
+  ASSERT_OK((*saver)->SaveAsync(s->get(), "/logs/m", {.global_step = 2}).status());
+  EXPECT_THAT((*saver)->SaveAsync(s->get(), "/logs/m", {.global_step = 3}),
+              StatusIs(absl::StatusCode::kUnavailable, HasSubstr("/logs/m-2 was written")));
+  EXPECT_FALSE(CheckpointExists(&mem_, "/logs/m-3"));
+  ASSERT_OK((*saver)->SaveAsync(s->get(), "/logs/m", {.global_step = 4}).status());
+  EXPECT_THAT((*saver)->Save(s->get(), "/logs/m", {.global_step = 5}), IsOkAndHolds("/logs/m-5"));
+  EXPECT_THAT((*saver)->last_checkpoints(),
+              ElementsAre("/logs/m-1", "/logs/m-2", "/logs/m-4", "/logs/m-5"));
+  // Arguments are checked at once; an uninitialized variable fails the snapshot.
+  EXPECT_THAT((*saver)->SaveAsync(s->get(), "/missing/m"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Parent directory")));
+  auto fresh = NewSession(opts);
+  ASSERT_OK((*fresh)->Create(*root_.ToGraphDef()));
+  EXPECT_THAT((*saver)->SaveAsync(fresh->get(), "/logs/m"),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("uninitialized value")));
+  // A Saver from a SaverDef does not know its variables.
+  auto from_def = Saver::FromSaverDef(saver_->saver_def(), &clock_);
+  EXPECT_THAT(from_def->SaveAsync(s->get(), "/logs/m"),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("use Save")));
+}
+
+// The process dies at every point of an asynchronous save (each mutating
+// file operation in turn) while the training step goes on: after the
+// crash, the state file names a checkpoint that restores, either the one
+// before or the snapshot, never a mixture.
+TEST(SaverAsyncCrashTest, AKillDuringAnAsyncSaveLeavesARestorableCheckpoint) {
+  bool reached_the_end = false;
+  for (int k = 0; !reached_the_end; ++k) {
+    ASSERT_LT(k, 200) << "the save never completed";
+    MemEnv mem;
+    FaultInjectionEnv env(&mem);
+    Scope root = Scope::NewRootScope();
+    Variable v = Variable::Create(root, "v", Tensor::Vector<float>({1, 2, 3}));
+    ops::AssignAdd(root.WithOpName("step"), v.ref(), ops::Const<float>(root, {1, 1, 1}));
+    Operation init = GlobalVariablesInitializer(root);
+    ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {}, &env));
+    SessionOptions opts;
+    opts.env = &env;
+    ASSERT_OK_AND_ASSIGN(auto s, NewSession(opts));
+    ASSERT_OK(s->Create(*root.ToGraphDef()));
+    std::vector<Tensor> out;
+    ASSERT_OK(s->Run({}, {}, {init.name()}, &out));
+    ASSERT_OK(mem.CreateDir("/logs"));
+    ASSERT_OK(saver->Save(s.get(), "/logs/model", {.global_step = 1}).status());  // v = 1 2 3
+    ASSERT_OK(s->Run({}, {}, {"step"}, &out));                                    // v = 2 3 4
+    env.FailAfter(k);
+    ASSERT_OK(saver->SaveAsync(s.get(), "/logs/model", {.global_step = 2}).status());
+    ASSERT_OK(s->Run({}, {}, {"step"}, &out));  // v = 3 4 5, not saved
+    reached_the_end = saver->Wait().ok();
+    env.SimulateCrash();
+    env.ClearFaults();
+    ASSERT_OK_AND_ASSIGN(std::optional<std::string> latest, LatestCheckpoint(&env, "/logs"));
+    ASSERT_TRUE(latest.has_value()) << "after op " << k;
+    ASSERT_OK_AND_ASSIGN(auto fresh, NewSession(opts));
+    ASSERT_OK(fresh->Create(*root.ToGraphDef()));
+    ASSERT_OK(saver->Restore(fresh.get(), *latest)) << "after op " << k;
+    ASSERT_OK(fresh->Run({}, {"v"}, {}, &out));
+    EXPECT_EQ(out[0].SummarizeValue(3), *latest == "/logs/model-2" ? "2 3 4" : "1 2 3")
+        << *latest << " after op " << k;
+    if (reached_the_end) EXPECT_EQ(*latest, "/logs/model-2");
   }
 }
 

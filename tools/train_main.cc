@@ -30,6 +30,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -63,6 +64,9 @@ ABSL_FLAG(std::string, optimizer, "sgd", "sgd, momentum, adam, rmsprop or adagra
 ABSL_FLAG(double, learning_rate, 0.01, "Learning rate");
 ABSL_FLAG(int64_t, save_every, 100, "Save a checkpoint every this many steps (0: only at the end)");
 ABSL_FLAG(int, max_to_keep, 5, "Checkpoints kept");
+ABSL_FLAG(bool, async_save, false,
+          "Write the periodic checkpoints in the background (Saver::SaveAsync): the step goes on "
+          "while a snapshot of the variables is written; the final save waits");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the initial weights and of the data");
 ABSL_FLAG(int, threads, 1, "Intra-op threads (1 keeps runs bitwise reproducible)");
 ABSL_FLAG(int, workers, 0,
@@ -371,6 +375,11 @@ int Run() {
   prepare.config.inter_op_threads = 1;
 
   absl::StatusOr<std::unique_ptr<Session>> session;
+  // An asynchronous save still running uses the session: finish it first,
+  // whatever path leaves this function.
+  absl::Cleanup finish_saves = [&] {
+    if (absl::StatusOr<std::string> last = m.saver->Wait(); !last.ok()) Fail(last.status());
+  };
   const auto t0 = std::chrono::steady_clock::now();
   if (!chief) {
     // A worker: the chief prepares the model; wait until it is ready.
@@ -471,13 +480,18 @@ int Run() {
                                             "without saving, the checkpoints in ", logdir,
                                             " are as they were. Lower --learning_rate?"));
   };
-  auto save = [&](int64_t at) -> absl::Status {
+  // The periodic saves are asynchronous with --async_save; the last one
+  // (and Save) waits for any still running, and reports its error.
+  auto save = [&](int64_t at, bool periodic) -> absl::Status {
     std::vector<Tensor> check;
     Batch(m, seed, at, &x, &labels);
     MG_RETURN_IF_ERROR((*session)->Run({{"x", x}, {"labels", labels}}, {"loss"}, {}, &check));
     if (const float l = *check[0].data<float>(); !std::isfinite(l)) return diverged(l, at);
-    return m.saver->Save(session->get(), JoinPath(logdir, "model.ckpt"), {.global_step = at})
-        .status();
+    const std::string prefix = JoinPath(logdir, "model.ckpt");
+    if (periodic && absl::GetFlag(FLAGS_async_save)) {
+      return m.saver->SaveAsync(session->get(), prefix, {.global_step = at}).status();
+    }
+    return m.saver->Save(session->get(), prefix, {.global_step = at}).status();
   };
   // Others (threads, worker processes) move the shared global_step too: it
   // is read back with every step, and a save happens when it crosses a
@@ -521,12 +535,12 @@ int Run() {
         std::printf("worker stopped on signal after %lld steps\n", static_cast<long long>(mine));
         return 0;
       }
-      if (absl::Status s = save(step); !s.ok()) return Fail(s);
+      if (absl::Status s = save(step, false); !s.ok()) return Fail(s);
       std::printf("saved checkpoint at step %lld on signal\n", static_cast<long long>(step));
       return 0;
     }
     if (chief && save_every > 0 && step / save_every > last_saved / save_every && step < steps) {
-      if (absl::Status s = save(step); !s.ok()) return Fail(s);
+      if (absl::Status s = save(step, true); !s.ok()) return Fail(s);
       last_saved = step;
     }
   }
@@ -540,7 +554,7 @@ int Run() {
     std::vector<Tensor> gs;
     if ((*session)->Run({}, {"global_step/read"}, {}, &gs).ok()) step = *gs[0].data<int64_t>();
   }
-  if (absl::Status s = save(step); !s.ok()) return Fail(s);
+  if (absl::Status s = save(step, false); !s.ok()) return Fail(s);
   std::printf("done: step %lld loss %.4f (this process ran %lld steps), saved %s\n",
               static_cast<long long>(step), loss, static_cast<long long>(mine),
               JoinPath(logdir, absl::StrCat("model.ckpt-", step)).c_str());

@@ -22,50 +22,58 @@ ref="$TEST_TMPDIR/reference"
 "$train" --logdir="$ref" "${flags[@]}" >"$TEST_TMPDIR/ref.log" || fail "reference run failed"
 grep -q "initialized from scratch" "$TEST_TMPDIR/ref.log" || fail "reference did not start fresh"
 
-# Crash at 20 points, chosen by a seeded generator: half when the index of
-# checkpoint K appears (sometimes before the state file names it), half while
-# a save is in progress (a ".tempstate" file exists). Each restart must
+# Crash at `kills` points, chosen by a seeded generator: half when the index
+# of checkpoint K appears (sometimes before the state file names it), half
+# while a save is in progress (a ".tempstate" file exists). Each restart must
 # restore the checkpoint the state file named when the process died, never
-# an older one, and never fail.
-run="$TEST_TMPDIR/crashy"
-last=0
-RANDOM=20261129
-for i in $(seq 1 20); do
-  # The restart begins at the state file's step; K lies ahead of it.
-  k=$(( last + 10 * (1 + RANDOM % 4) ))
-  [ "$k" -lt 990 ] || break
-  # Temporary files a killed save left behind do not count.
-  ls "$run" 2>/dev/null | grep tempstate >"$TEST_TMPDIR/stale" || true
-  "$train" --logdir="$run" "${flags[@]}" >"$TEST_TMPDIR/run_$i.log" 2>&1 &
-  pid=$!
-  wait_for "grep -q -e 'restored step' -e 'initialized' '$TEST_TMPDIR/run_$i.log' || ! kill -0 $pid 2>/dev/null" ||
-    fail "run $i did not start"
-  if [ $(( i % 2 )) -eq 0 ]; then
-    cond="ls '$run' 2>/dev/null | grep tempstate | grep -qvxF -f '$TEST_TMPDIR/stale'"
-  else
-    cond="[ -e '$run/model.ckpt-$k.index' ]"
-  fi
-  wait_for "$cond || ! kill -0 $pid 2>/dev/null" || fail "kill point $i never came"
-  kill -KILL "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
-  grep -q "^done" "$TEST_TMPDIR/run_$i.log" && fail "run $i finished before it was killed"
-  if [ "$last" -gt 0 ]; then
-    grep -q "restored step" "$TEST_TMPDIR/run_$i.log" || fail "restart $i did not restore: $(cat "$TEST_TMPDIR/run_$i.log")"
-    restored=$(sed -n 's/^restored step \([0-9]*\) .*/\1/p' "$TEST_TMPDIR/run_$i.log")
-    [ "$restored" -ge "$last" ] || fail "went backwards: restored $restored, the state file named $last"
-  fi
-  # What the state file names after the crash is what the restart must reach.
-  if [ -e "$run/checkpoint" ]; then
-    last=$(sed -n 's/^model_checkpoint_path: ".*-\([0-9]*\)"$/\1/p' "$run/checkpoint")
-  fi
-done
-echo "crash/resume: $i kills survived"
-"$train" --logdir="$run" "${flags[@]}" >"$TEST_TMPDIR/final.log" 2>&1 || fail "final run failed: $(cat "$TEST_TMPDIR/final.log")"
-grep -q "restored step" "$TEST_TMPDIR/final.log" || fail "final run did not restore"
-for f in model.ckpt-1000.index model.ckpt-1000.data-00000-of-00001; do
-  cmp -s "$ref/$f" "$run/$f" || fail "$f differs from the uninterrupted run's"
-done
-echo "crash/resume: final checkpoint bitwise identical"
+# an older one, and never fail; the run's final checkpoint must be bitwise
+# the uninterrupted run's.
+crash_loop() {
+  local run="$1" kills="$2" seed="$3"
+  shift 3
+  local last=0 i k pid cond restored
+  RANDOM=$seed
+  for i in $(seq 1 "$kills"); do
+    # The restart begins at the state file's step; K lies ahead of it.
+    k=$(( last + 10 * (1 + RANDOM % 4) ))
+    [ "$k" -lt 990 ] || break
+    # Temporary files a killed save left behind do not count.
+    ls "$run" 2>/dev/null | grep tempstate >"$TEST_TMPDIR/stale" || true
+    "$train" --logdir="$run" "${flags[@]}" "$@" >"$TEST_TMPDIR/run_$i.log" 2>&1 &
+    pid=$!
+    wait_for "grep -q -e 'restored step' -e 'initialized' '$TEST_TMPDIR/run_$i.log' || ! kill -0 $pid 2>/dev/null" ||
+      fail "run $i did not start"
+    if [ $(( i % 2 )) -eq 0 ]; then
+      cond="ls '$run' 2>/dev/null | grep tempstate | grep -qvxF -f '$TEST_TMPDIR/stale'"
+    else
+      cond="[ -e '$run/model.ckpt-$k.index' ]"
+    fi
+    wait_for "$cond || ! kill -0 $pid 2>/dev/null" || fail "kill point $i never came"
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    grep -q "^done" "$TEST_TMPDIR/run_$i.log" && fail "run $i finished before it was killed"
+    if [ "$last" -gt 0 ]; then
+      grep -q "restored step" "$TEST_TMPDIR/run_$i.log" || fail "restart $i did not restore: $(cat "$TEST_TMPDIR/run_$i.log")"
+      restored=$(sed -n 's/^restored step \([0-9]*\) .*/\1/p' "$TEST_TMPDIR/run_$i.log")
+      [ "$restored" -ge "$last" ] || fail "went backwards: restored $restored, the state file named $last"
+    fi
+    # What the state file names after the crash is what the restart must reach.
+    if [ -e "$run/checkpoint" ]; then
+      last=$(sed -n 's/^model_checkpoint_path: ".*-\([0-9]*\)"$/\1/p' "$run/checkpoint")
+    fi
+  done
+  echo "crash/resume $*: $i kills survived"
+  "$train" --logdir="$run" "${flags[@]}" "$@" >"$TEST_TMPDIR/final.log" 2>&1 || fail "final run failed: $(cat "$TEST_TMPDIR/final.log")"
+  grep -q "restored step" "$TEST_TMPDIR/final.log" || fail "final run did not restore"
+  for f in model.ckpt-1000.index model.ckpt-1000.data-00000-of-00001; do
+    cmp -s "$ref/$f" "$run/$f" || fail "$f differs from the uninterrupted run's"
+  done
+  echo "crash/resume $*: final checkpoint bitwise identical"
+}
+crash_loop "$TEST_TMPDIR/crashy" 20 20261129
+# Killed during asynchronous saves (the snapshot being written while the
+# steps go on): the same guarantees, and the same bytes as synchronous saves.
+crash_loop "$TEST_TMPDIR/crashy_async" 12 20261201 --async_save
 
 # SIGTERM: save at the current step, exit 0; the next start restores it.
 term="$TEST_TMPDIR/term"
@@ -171,7 +179,7 @@ grep -q "Skipping checkpoint $ref/model.ckpt-1000: Checksum does not match" "$TE
 grep -q "Restored $ref/model.ckpt-990, an older checkpoint: the newest, $ref/model.ckpt-1000" "$TEST_TMPDIR/fallback.log" ||
   fail "no fallback warning: $(cat "$TEST_TMPDIR/fallback.log")"
 grep -q "^restored step 990 from $ref/model.ckpt-990" "$TEST_TMPDIR/fallback.log" || fail "did not report step 990"
-cmp -s "$ref/model.ckpt-1000.data-00000-of-00001" "$run/model.ckpt-1000.data-00000-of-00001" ||
+cmp -s "$ref/model.ckpt-1000.data-00000-of-00001" "$TEST_TMPDIR/crashy/model.ckpt-1000.data-00000-of-00001" ||
   fail "the step 1000 trained again from 990 differs"
 echo "fallback: skipped the corrupt model.ckpt-1000, resumed at 990, step 1000 identical again"
 
