@@ -27,6 +27,10 @@ Tensor Strings(const std::vector<std::string>& v) {
   return t;
 }
 
+// What a save writes for `v`: a ref variable's reference, a resource
+// variable's read.
+Output SavedTensor(const Variable& v) { return v.is_resource() ? v.value() : v.ref(); }
+
 // A SaveV2 named `name` of `vars` to `prefix` (a string tensor).
 Operation AddSave(const Scope& s, const std::string& name, Output prefix,
                   const std::vector<Variable>& vars) {
@@ -34,7 +38,7 @@ Operation AddSave(const Scope& s, const std::string& name, Output prefix,
   std::vector<Output> values;
   for (const Variable& v : vars) {
     names.push_back(v.name());
-    values.push_back(v.ref());
+    values.push_back(SavedTensor(v));
   }
   Output tensor_names = ops::Const(s.WithOpName(name + "/tensor_names"), Strings(names));
   Output slices = ops::Const(s.WithOpName(name + "/shape_and_slices"),
@@ -155,9 +159,11 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
                                 Strings(std::vector<std::string>(names.size())))}},
                    {{"dtypes", dtypes_attr}});
     for (size_t i = 0; i < restores[r].second.size(); ++i) {
-      assigns.push_back(ops::Assign(on.WithOpName("Assign"), restores[r].second[i].ref(),
-                                    restore.output(static_cast<int>(i)))
-                            .op());
+      const Variable& v = restores[r].second[i];
+      const Output value = restore.output(static_cast<int>(i));
+      assigns.push_back(
+          v.is_resource() ? ops::AssignVariableOp(on.WithOpName("AssignVariableOp"), v.ref(), value)
+                          : ops::Assign(on.WithOpName("Assign"), v.ref(), value).op());
     }
   }
   Operation restore_all = ops::Group(s.WithOpName("restore_all"), assigns);
@@ -165,7 +171,7 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
   MG_RETURN_IF_ERROR(scope.status());
   scope.SetSaverDef(def);
   auto saver = std::unique_ptr<Saver>(new Saver(def, env, options));
-  for (const Variable& v : vars) saver->snapshot_names_.push_back(v.ref().tensor_name());
+  for (const Variable& v : vars) saver->snapshot_names_.push_back(SavedTensor(v).tensor_name());
   // What a restore needs, for the error that lists every difference.
   for (const Variable& v : vars) {
     ExpectedTensor& e = saver->expected_.emplace_back();

@@ -208,8 +208,8 @@ class Saver {
   std::vector<std::string> recorded_markers_ ABSL_GUARDED_BY(mu_);
   // The variables a restore assigns (empty for FromSaverDef).
   std::vector<ExpectedTensor> expected_;
-  // The tensors SaveAsync fetches and feeds: each saved variable's output
-  // ("w:0"), in the save ops' order (empty for FromSaverDef).
+  // The tensors SaveAsync fetches and feeds: what the save ops read of each
+  // variable ("w:0", or "r/Read/ReadVariableOp:0"; empty for FromSaverDef).
   std::vector<std::string> snapshot_names_;
   // The running SaveAsync (joinable while one is in flight) and the result
   // of the last one, until reported. Touched only by the caller's thread;

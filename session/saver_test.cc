@@ -710,6 +710,77 @@ TEST(SaverAsyncCrashTest, AKillDuringAnAsyncSaveLeavesARestorableCheckpoint) {
   }
 }
 
+// Resource variables save their reads and restore through
+// AssignVariableOp; the checkpoint is keyed by variable name, so a ref
+// variable's checkpoint restores into a resource variable and back, as in
+// TensorFlow.
+TEST(SaverResourceTest, ResourceVariablesSaveRestoreAndMixWithRefVariables) {
+  MemEnv mem;
+  ASSERT_OK(mem.CreateDir("/logs"));
+  SessionOptions opts;
+  opts.env = &mem;
+  struct Model {
+    Scope root = Scope::NewRootScope();
+    Variable v, w;
+    Operation init;
+    std::unique_ptr<Saver> saver;
+    std::unique_ptr<Session> session;
+  };
+  auto build = [&](bool resource) {
+    auto m = std::make_unique<Model>();
+    m->v = Variable::Create(m->root, "v", Tensor::Vector<float>({1, 2, 3}),
+                            {.use_resource = resource});
+    m->w = Variable::Create(m->root, "w", Tensor::Scalar<int64_t>(7), {.use_resource = resource});
+    Output ten = ops::Const<float>(m->root, {10, 10, 10});
+    if (resource) {
+      ops::AssignAddVariableOp(m->root.WithOpName("bump"), m->v.ref(), ten);
+    } else {
+      ops::AssignAdd(m->root.WithOpName("bump"), m->v.ref(), ten);
+    }
+    m->init = GlobalVariablesInitializer(m->root);
+    auto saver = Saver::Create(m->root, {}, &mem);
+    EXPECT_OK(saver.status());
+    m->saver = *std::move(saver);
+    auto s = NewSession(opts);
+    EXPECT_OK(s.status());
+    m->session = *std::move(s);
+    EXPECT_OK(m->session->Create(*m->root.ToGraphDef()));
+    return m;
+  };
+  auto value = [](Model& m, const Variable& v) {
+    std::vector<Tensor> out;
+    absl::Status s = m.session->Run({}, {v.value().name()}, {}, &out);
+    return s.ok() ? out[0].SummarizeValue(3) : std::string(s.message());
+  };
+  std::vector<Tensor> out;
+  auto res = build(true);
+  ASSERT_OK(res->session->Run({}, {}, {res->init.name()}, &out));
+  ASSERT_OK_AND_ASSIGN(std::string path,
+                       res->saver->Save(res->session.get(), "/logs/res", {.global_step = 1}));
+  ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(&mem, path));
+  EXPECT_THAT(reader->keys(), ElementsAre("v", "w"));
+  // An asynchronous save snapshots the reads.
+  ASSERT_OK(res->saver->SaveAsync(res->session.get(), "/logs/res", {.global_step = 2}).status());
+  ASSERT_OK(res->session->Run({}, {}, {"bump"}, &out));
+  ASSERT_OK(res->saver->Wait().status());
+
+  auto fresh = build(true);
+  EXPECT_THAT(value(*fresh, fresh->v), HasSubstr("Could not find variable v"));
+  ASSERT_OK(fresh->saver->Restore(fresh->session.get(), "/logs/res-2"));
+  EXPECT_EQ(value(*fresh, fresh->v), "1 2 3");
+  EXPECT_EQ(value(*fresh, fresh->w), "7");
+
+  auto ref = build(false);
+  ASSERT_OK(ref->saver->Restore(ref->session.get(), path));
+  EXPECT_EQ(value(*ref, ref->v), "1 2 3");
+  ASSERT_OK(ref->session->Run({}, {}, {"bump"}, &out));
+  ASSERT_OK_AND_ASSIGN(std::string from_ref,
+                       ref->saver->Save(ref->session.get(), "/logs/ref", {.global_step = 3}));
+  ASSERT_OK(fresh->saver->Restore(fresh->session.get(), from_ref));
+  EXPECT_EQ(value(*fresh, fresh->v), "11 12 13");
+  EXPECT_EQ(value(*fresh, fresh->w), "7");
+}
+
 TEST_F(SaverTest, RestoresTensorFlowCheckpointExactly) {
   MG_REQUIRE_SHARED_TESTDATA(dir);
   const std::string prefix = JoinPath(

@@ -408,13 +408,18 @@ TEST_F(SessionManagerTest, testPrepareSessionWithReadyForLocalInitOp) {
 // through the initializer guard while the globals stay uninitialized.
 TEST_F(SessionManagerTest, testPrepareSessionWithPartialInitOp) {
   // v = 1, w = v (local), x = 3 * v (local), and the same again as v_res,
-  // w_res, x_res: the spec turns resource variables off for the whole
-  // suite, so all six are ref variables.
+  // w_res, x_res. The spec turns resource variables off for its suite, so
+  // there all six are ref variables; here the _res ones are resource
+  // variables (VarHandleOp, VarIsInitializedOp in the guard), the half of
+  // the test TensorFlow runs with resource variables on.
   Scope root = Scope::NewRootScope();
-  const VariableOptions local = {.trainable = false, .collections = {kLocalVariables}};
   std::vector<std::string> local_init;
-  for (const std::string suffix : {"", "_res"}) {
-    Variable v = Variable::Create(root, "v" + suffix, Tensor::Scalar<int32_t>(1));
+  for (const bool res : {false, true}) {
+    const std::string suffix = res ? "_res" : "";
+    const VariableOptions global = {.use_resource = res};
+    const VariableOptions local = {
+        .trainable = false, .collections = {kLocalVariables}, .use_resource = res};
+    Variable v = Variable::Create(root, "v" + suffix, Tensor::Scalar<int32_t>(1), global);
     Variable w = Variable::Create(root, "w" + suffix, v.InitializedValue(root), local);
     Variable x = Variable::Create(
         root, "x" + suffix,
@@ -426,13 +431,15 @@ TEST_F(SessionManagerTest, testPrepareSessionWithPartialInitOp) {
   o.local_init_op = local_init;
   auto sm = Make(root, o);
   ASSERT_OK_AND_ASSIGN(auto sess, sm->PrepareSession("", Prep()));
-  for (const std::string suffix : {"", "_res"}) {
-    EXPECT_FALSE(IsInit(sess.get(), "v" + suffix));
-    EXPECT_TRUE(IsInit(sess.get(), "w" + suffix));
-    EXPECT_TRUE(IsInit(sess.get(), "x" + suffix));
-    EXPECT_EQ(Value(sess.get(), "w" + suffix + "/read"), "1");
-    EXPECT_EQ(Value(sess.get(), "x" + suffix + "/read"), "3");
-  }
+  EXPECT_FALSE(IsInit(sess.get(), "v"));
+  EXPECT_TRUE(IsInit(sess.get(), "w"));
+  EXPECT_TRUE(IsInit(sess.get(), "x"));
+  EXPECT_EQ(Value(sess.get(), "w/read"), "1");
+  EXPECT_EQ(Value(sess.get(), "x/read"), "3");
+  EXPECT_THAT(Value(sess.get(), "v_res/Read/ReadVariableOp"),
+              HasSubstr("Could not find variable v_res"));
+  EXPECT_EQ(Value(sess.get(), "w_res/Read/ReadVariableOp"), "1");
+  EXPECT_EQ(Value(sess.get(), "x_res/Read/ReadVariableOp"), "3");
 }
 
 // T9: an init_op that contains a while loop initializes the model.

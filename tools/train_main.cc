@@ -64,6 +64,9 @@ ABSL_FLAG(std::string, optimizer, "sgd", "sgd, momentum, adam, rmsprop or adagra
 ABSL_FLAG(double, learning_rate, 0.01, "Learning rate");
 ABSL_FLAG(int64_t, save_every, 100, "Save a checkpoint every this many steps (0: only at the end)");
 ABSL_FLAG(int, max_to_keep, 5, "Checkpoints kept");
+ABSL_FLAG(bool, resource_variables, false,
+          "Build the model's variables (and the optimizer's slots) as resource variables, as "
+          "TensorFlow 2 does: VarHandleOp, ReadVariableOp, ResourceApply*");
 ABSL_FLAG(bool, async_save, false,
           "Write the periodic checkpoints in the background (Saver::SaveAsync): the step goes on "
           "while a snapshot of the variables is written; the final save waits");
@@ -109,6 +112,7 @@ absl::Status Build(Model* m, DeviceFunction device_fn) {
   const int batch = absl::GetFlag(FLAGS_batch);
   const int64_t seed = static_cast<int64_t>(absl::GetFlag(FLAGS_seed));
   const Scope root = device_fn ? m->root.WithDeviceFunction(device_fn) : m->root;
+  const bool resource = absl::GetFlag(FLAGS_resource_variables);
   m->inputs = kind == "linear" ? 16 : 784;
   m->classes = kind == "linear" ? 4 : 10;
   auto weights = [&](const std::string& name, std::vector<int64_t> dims, int64_t op_seed) {
@@ -117,12 +121,12 @@ absl::Status Build(Model* m, DeviceFunction device_fn) {
     Output shape = ops::Const(root, shape_value);
     Output init = ops::Mul(root, ops::TruncatedNormal(root, shape, DT_FLOAT, seed, op_seed),
                            ops::Const(root, 0.05f));
-    return Variable::Create(root, name, init);
+    return Variable::Create(root, name, init, {.use_resource = resource});
   };
   auto zeros = [&](const std::string& name, int64_t n) {
     Tensor t(DT_FLOAT, TensorShape({n}));
     std::fill_n(t.data<float>(), t.NumElements(), 0.0f);
-    return Variable::Create(root, name, t);
+    return Variable::Create(root, name, t, {.use_resource = resource});
   };
   Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT, PartialShape({batch, m->inputs}));
   Output labels = ops::Placeholder(root.WithOpName("labels"), DT_INT64, PartialShape({batch}));

@@ -89,6 +89,8 @@ void RegisterMath(GradientRegistry* r) {
   r->Register("Identity", identity);
   r->Register("Snapshot", identity);
   r->Register("PlaceholderWithDefault", identity);
+  // TensorFlow's _ReadGrad: the read's gradient is the variable's.
+  r->Register("ReadVariableOp", identity);
   for (const char* op : {"Add", "AddV2"}) {
     r->Register(op, [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
       return BinaryGrad(s, op, dy, dx, [](Output, Output, Output g) { return std::make_pair(g, g); });
@@ -237,11 +239,32 @@ void RegisterMath(GradientRegistry* r) {
       return absl::OkStatus();
     });
   }
-  for (const char* op : {"Shape", "Size", "Rank", "ZerosLike", "OnesLike", "Greater", "Less",
-                         "GreaterEqual", "LessEqual", "Equal", "LogicalAnd", "LogicalNot",
-                         "ArgMax", "Where", "BroadcastGradientArgs", "RandomUniform",
-                         "RandomStandardNormal", "TruncatedNormal", "Const", "Placeholder",
-                         "IsVariableInitialized", "VariableV2", "Variable"}) {
+  for (const char* op : {"Shape",
+                         "Size",
+                         "Rank",
+                         "ZerosLike",
+                         "OnesLike",
+                         "Greater",
+                         "Less",
+                         "GreaterEqual",
+                         "LessEqual",
+                         "Equal",
+                         "LogicalAnd",
+                         "LogicalNot",
+                         "ArgMax",
+                         "Where",
+                         "BroadcastGradientArgs",
+                         "RandomUniform",
+                         "RandomStandardNormal",
+                         "TruncatedNormal",
+                         "Const",
+                         "Placeholder",
+                         "IsVariableInitialized",
+                         "VariableV2",
+                         "Variable",
+                         "VarHandleOp",
+                         "VarIsInitializedOp",
+                         "VariableShape"}) {
     r->RegisterNoGradient(op);
   }
 }

@@ -443,6 +443,25 @@ Output IsVariableInitialized(const Scope& s, Output ref) {
   return One(s, "IsVariableInitialized", {{ref}});
 }
 
+Output ReadVariableOp(const Scope& s, Output resource, DataType dtype) {
+  return One(s, "ReadVariableOp", {{resource}}, {{"dtype", A(dtype)}});
+}
+Operation AssignVariableOp(const Scope& s, Output resource, Output value) {
+  return s.AddOp("AssignVariableOp", {{resource}, {value}},
+                 {{"dtype", A(BaseType(value.dtype()))}});
+}
+Operation AssignAddVariableOp(const Scope& s, Output resource, Output value) {
+  return s.AddOp("AssignAddVariableOp", {{resource}, {value}},
+                 {{"dtype", A(BaseType(value.dtype()))}});
+}
+Operation AssignSubVariableOp(const Scope& s, Output resource, Output value) {
+  return s.AddOp("AssignSubVariableOp", {{resource}, {value}},
+                 {{"dtype", A(BaseType(value.dtype()))}});
+}
+Output VarIsInitializedOp(const Scope& s, Output resource) {
+  return One(s, "VarIsInitializedOp", {{resource}});
+}
+
 Output ApplyGradientDescent(const Scope& s, Output var, Output alpha, Output delta) {
   return One(s, "ApplyGradientDescent", {{var}, {alpha}, {delta}});
 }

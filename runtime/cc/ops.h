@@ -255,6 +255,13 @@ std::vector<Output> Cond(const Scope& s, Output pred, const std::vector<Output>&
 // anywhere else the scope's status becomes InvalidArgument.
 Output LoopInvariant(const Scope& loop_scope, Output outer);
 
+// Resource variables: `resource` is a VarHandleOp's output.
+Output ReadVariableOp(const Scope& s, Output resource, DataType dtype);
+Operation AssignVariableOp(const Scope& s, Output resource, Output value);
+Operation AssignAddVariableOp(const Scope& s, Output resource, Output value);
+Operation AssignSubVariableOp(const Scope& s, Output resource, Output value);
+Output VarIsInitializedOp(const Scope& s, Output resource);
+
 Output ApplyGradientDescent(const Scope& s, Output var, Output alpha, Output delta);
 Output ApplyMomentum(const Scope& s, Output var, Output accum, Output lr, Output grad,
                      Output momentum, bool use_nesterov = false);

@@ -1,13 +1,28 @@
 #include "runtime/cc/optimizers.h"
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "runtime/cc/gradients.h"
 #include "runtime/cc/ops.h"
+#include "runtime/graph/node_def_util.h"
 
 namespace minigraph {
 
 namespace {
+// TensorFlow's update `op` of a variable and its slots (`inputs` start
+// with them): Apply<op> on ref variables, Resource<op> on resource ones.
+Operation Apply(const Scope& scope, const std::string& op, const std::vector<Output>& inputs,
+                std::map<std::string, AttrValue> attrs = {}) {
+  const std::string type = inputs[0].dtype() == DT_RESOURCE ? "Resource" + op : op;
+  std::vector<std::vector<Output>> in;
+  for (const Output& i : inputs) in.push_back({i});
+  return scope.WithOpName(type).AddOp(type, in, attrs);
+}
+
 // `full` relative to `scope`'s prefix.
 std::string RelativeName(const Scope& scope, const std::string& full) {
   return scope.prefix().empty() ? full : full.substr(scope.prefix().size() + 1);
@@ -40,14 +55,14 @@ Variable Optimizer::CreateSlot(const Scope& root, const Variable& var,
                                const std::string& slot_name, double init) {
   // A Fill, so the graph does not carry a constant the size of the
   // variable.
-  const PartialShape& shape = var.ref().shape();
+  const PartialShape& shape = var.shape();
   Tensor dims(DT_INT64, TensorShape({shape.rank()}));
   for (int i = 0; i < shape.rank(); ++i) dims.data<int64_t>()[i] = shape.dim(i);
   const Scope s = root.NewSubScope(absl::StrCat(var.name(), "/", slot_name, "/Initializer"));
   Output value = ops::Fill(s, ops::Const(s, dims),
                            Hyper(s, init == 0 ? "zero" : "value", var.dtype(), init));
   return Variable::Create(root, absl::StrCat(var.name(), "/", slot_name), value,
-                          {.trainable = false});
+                          {.trainable = false, .use_resource = var.is_resource()});
 }
 
 absl::StatusOr<Operation> Optimizer::Minimize(const Scope& scope, Output loss,
@@ -75,7 +90,7 @@ absl::StatusOr<Operation> Optimizer::ApplyGradients(
   std::vector<Operation> updates;
   for (const auto& [grad, var] : grads_and_vars) {
     const Scope u = s.NewSubScope(absl::StrCat("update_", var.name()));
-    updates.push_back(ApplyDense(u, grad, var).op());
+    updates.push_back(ApplyDense(u, grad, var));
   }
   std::vector<Operation> deps = updates;
   for (const Operation& op : Finish(s, updates)) deps.push_back(op);
@@ -97,9 +112,9 @@ absl::Status GradientDescentOptimizer::Prepare(const Scope& root, const Scope& s
   return absl::OkStatus();
 }
 
-Output GradientDescentOptimizer::ApplyDense(const Scope& scope, Output grad, const Variable& var) {
-  return ops::ApplyGradientDescent(scope.WithOpName("ApplyGradientDescent"), var.ref(),
-                                   lr_t_.at(var.dtype()), grad);
+Operation GradientDescentOptimizer::ApplyDense(const Scope& scope, Output grad,
+                                               const Variable& var) {
+  return Apply(scope, "ApplyGradientDescent", {var.ref(), lr_t_.at(var.dtype()), grad});
 }
 
 absl::Status MomentumOptimizer::Prepare(const Scope& root, const Scope& scope,
@@ -114,10 +129,10 @@ absl::Status MomentumOptimizer::Prepare(const Scope& root, const Scope& scope,
   return absl::OkStatus();
 }
 
-Output MomentumOptimizer::ApplyDense(const Scope& scope, Output grad, const Variable& var) {
+Operation MomentumOptimizer::ApplyDense(const Scope& scope, Output grad, const Variable& var) {
   const auto& [lr, momentum] = hyper_.at(var.dtype());
-  return ops::ApplyMomentum(scope.WithOpName("ApplyMomentum"), var.ref(),
-                            accum_.at(var.name()).ref(), lr, grad, momentum, nesterov_);
+  return Apply(scope, "ApplyMomentum", {var.ref(), accum_.at(var.name()).ref(), lr, grad, momentum},
+               {{"use_nesterov", MakeAttrValue(nesterov_)}});
 }
 
 absl::Status AdamOptimizer::Prepare(const Scope& root, const Scope& scope,
@@ -148,11 +163,12 @@ absl::Status AdamOptimizer::Prepare(const Scope& root, const Scope& scope,
   return absl::OkStatus();
 }
 
-Output AdamOptimizer::ApplyDense(const Scope& scope, Output grad, const Variable& var) {
+Operation AdamOptimizer::ApplyDense(const Scope& scope, Output grad, const Variable& var) {
   const std::vector<Output>& h = hyper_.at(var.dtype());
   const auto& [m, v] = slots_.at(var.name());
-  return ops::ApplyAdam(scope.WithOpName("ApplyAdam"), var.ref(), m.ref(), v.ref(),
-                        beta1_power_.value(), beta2_power_.value(), h[0], h[1], h[2], h[3], grad);
+  return Apply(scope, "ApplyAdam",
+               {var.ref(), m.ref(), v.ref(), beta1_power_.value(), beta2_power_.value(), h[0], h[1],
+                h[2], h[3], grad});
 }
 
 std::vector<Operation> AdamOptimizer::Finish(const Scope& scope,
@@ -183,11 +199,11 @@ absl::Status RMSPropOptimizer::Prepare(const Scope& root, const Scope& scope,
   return absl::OkStatus();
 }
 
-Output RMSPropOptimizer::ApplyDense(const Scope& scope, Output grad, const Variable& var) {
+Operation RMSPropOptimizer::ApplyDense(const Scope& scope, Output grad, const Variable& var) {
   const std::vector<Output>& h = hyper_.at(var.dtype());
   const auto& [rms, mom] = slots_.at(var.name());
-  return ops::ApplyRMSProp(scope.WithOpName("ApplyRMSProp"), var.ref(), rms.ref(), mom.ref(),
-                           h[0], h[1], h[2], h[3], grad);
+  return Apply(scope, "ApplyRMSProp",
+               {var.ref(), rms.ref(), mom.ref(), h[0], h[1], h[2], h[3], grad});
 }
 
 absl::Status AdagradOptimizer::Prepare(const Scope& root, const Scope& scope,
@@ -199,9 +215,9 @@ absl::Status AdagradOptimizer::Prepare(const Scope& root, const Scope& scope,
   return absl::OkStatus();
 }
 
-Output AdagradOptimizer::ApplyDense(const Scope& scope, Output grad, const Variable& var) {
-  return ops::ApplyAdagrad(scope.WithOpName("ApplyAdagrad"), var.ref(), accum_.at(var.name()).ref(),
-                           lr_t_.at(var.dtype()), grad);
+Operation AdagradOptimizer::ApplyDense(const Scope& scope, Output grad, const Variable& var) {
+  return Apply(scope, "ApplyAdagrad",
+               {var.ref(), accum_.at(var.name()).ref(), lr_t_.at(var.dtype()), grad});
 }
 
 }  // namespace minigraph

@@ -53,13 +53,14 @@ class Optimizer {
   virtual absl::Status Prepare(const Scope& root, const Scope& scope,
                                const std::vector<Variable>& vars) = 0;
   // The update of one variable.
-  virtual Output ApplyDense(const Scope& scope, Output grad, const Variable& var) = 0;
+  virtual Operation ApplyDense(const Scope& scope, Output grad, const Variable& var) = 0;
   // Extra ops after all updates (Adam's beta powers); returns their ops.
   virtual std::vector<Operation> Finish(const Scope& scope,
                                         const std::vector<Operation>& updates) {
     return {};
   }
-  // A slot variable named "<var>/<slot_name>", every element `init`.
+  // A slot variable named "<var>/<slot_name>", every element `init`; a
+  // resource variable when `var` is one.
   Variable CreateSlot(const Scope& root, const Variable& var, const std::string& slot_name,
                       double init = 0);
   // A scalar constant of `dtype`.
@@ -77,7 +78,7 @@ class GradientDescentOptimizer : public Optimizer {
  private:
   absl::Status Prepare(const Scope& root, const Scope& scope,
                        const std::vector<Variable>& vars) override;
-  Output ApplyDense(const Scope& scope, Output grad, const Variable& var) override;
+  Operation ApplyDense(const Scope& scope, Output grad, const Variable& var) override;
   const double lr_;
   std::map<DataType, Output> lr_t_;
 };
@@ -92,7 +93,7 @@ class MomentumOptimizer : public Optimizer {
  private:
   absl::Status Prepare(const Scope& root, const Scope& scope,
                        const std::vector<Variable>& vars) override;
-  Output ApplyDense(const Scope& scope, Output grad, const Variable& var) override;
+  Operation ApplyDense(const Scope& scope, Output grad, const Variable& var) override;
   const double lr_, momentum_;
   const bool nesterov_;
   std::map<std::string, Variable> accum_;
@@ -109,7 +110,7 @@ class AdamOptimizer : public Optimizer {
  private:
   absl::Status Prepare(const Scope& root, const Scope& scope,
                        const std::vector<Variable>& vars) override;
-  Output ApplyDense(const Scope& scope, Output grad, const Variable& var) override;
+  Operation ApplyDense(const Scope& scope, Output grad, const Variable& var) override;
   std::vector<Operation> Finish(const Scope& scope,
                                 const std::vector<Operation>& updates) override;
   const double lr_, beta1_, beta2_, epsilon_;
@@ -131,7 +132,7 @@ class RMSPropOptimizer : public Optimizer {
  private:
   absl::Status Prepare(const Scope& root, const Scope& scope,
                        const std::vector<Variable>& vars) override;
-  Output ApplyDense(const Scope& scope, Output grad, const Variable& var) override;
+  Operation ApplyDense(const Scope& scope, Output grad, const Variable& var) override;
   const double lr_, decay_, momentum_, epsilon_;
   std::map<std::string, std::pair<Variable, Variable>> slots_;  // rms, momentum
   std::map<DataType, std::vector<Output>> hyper_;               // lr, decay, momentum, epsilon
@@ -148,7 +149,7 @@ class AdagradOptimizer : public Optimizer {
  private:
   absl::Status Prepare(const Scope& root, const Scope& scope,
                        const std::vector<Variable>& vars) override;
-  Output ApplyDense(const Scope& scope, Output grad, const Variable& var) override;
+  Operation ApplyDense(const Scope& scope, Output grad, const Variable& var) override;
   const double lr_, init_;
   std::map<std::string, Variable> accum_;
   std::map<DataType, Output> lr_t_;

@@ -1,6 +1,10 @@
 // Optimizers: the first steps against TensorFlow's update equations worked by
 // hand, slot names, and an MLP whose loss falls under gradient descent.
+#include "runtime/cc/optimizers.h"
+
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <random>
 
 #include "core/status_matchers.h"
@@ -8,7 +12,6 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/cc/ops.h"
-#include "runtime/cc/optimizers.h"
 #include "runtime/cc/variables.h"
 #include "session/session.h"
 
@@ -17,8 +20,9 @@ namespace {
 
 struct Fixture {
   // loss = sum(w^2), so the gradient is 2w.
-  Fixture() {
-    w = Variable::Create(root, "w", Tensor::Vector<double>({1.0, -2.0}));
+  explicit Fixture(bool use_resource = false) {
+    w = Variable::Create(root, "w", Tensor::Vector<double>({1.0, -2.0}),
+                         {.use_resource = use_resource});
     loss = ops::Sum(root.WithOpName("loss"), ops::Square(root, w.value()),
                     ops::Const<int32_t>(root, 0));
     step = GetOrCreateGlobalStep(root);
@@ -36,7 +40,7 @@ struct Fixture {
   std::vector<double> Step() {
     std::vector<Tensor> out;
     EXPECT_OK(session->Run({}, {}, {train.name()}, &out));
-    EXPECT_OK(session->Run({}, {"w/read"}, {}, &out));
+    EXPECT_OK(session->Run({}, {w.value().name()}, {}, &out));
     return {out[0].data<double>()[0], out[0].data<double>()[1]};
   }
   std::string Value(const std::string& name) {
@@ -155,6 +159,42 @@ TEST(OptimizersTest, AdagradFirstThreeStepsAndSlotNames) {
     auto got = f.Step();
     EXPECT_NEAR(got[0], w[0], 1e-12) << "step " << step;
     EXPECT_NEAR(got[1], w[1], 1e-12);
+  }
+}
+
+// Every optimizer updates a resource variable (ResourceApply*, resource
+// slots) exactly as it updates a ref variable.
+TEST(OptimizersTest, ResourceVariablesTrainExactlyAsRefVariables) {
+  using Make = std::function<std::unique_ptr<Optimizer>()>;
+  const std::vector<std::pair<std::string, Make>> optimizers = {
+      {"ResourceApplyGradientDescent",
+       [] { return std::make_unique<GradientDescentOptimizer>(0.1); }},
+      {"ResourceApplyMomentum", [] { return std::make_unique<MomentumOptimizer>(0.1, 0.9, true); }},
+      {"ResourceApplyAdam", [] { return std::make_unique<AdamOptimizer>(0.1); }},
+      {"ResourceApplyRMSProp", [] { return std::make_unique<RMSPropOptimizer>(0.1); }},
+      {"ResourceApplyAdagrad", [] { return std::make_unique<AdagradOptimizer>(0.1); }},
+  };
+  for (const auto& [op, make] : optimizers) {
+    Fixture ref(false), res(true);
+    std::unique_ptr<Optimizer> a = make(), b = make();
+    ASSERT_OK_AND_ASSIGN(Operation ta, a->Minimize(ref.root, ref.loss, {}, &ref.step));
+    ASSERT_OK_AND_ASSIGN(Operation tb, b->Minimize(res.root, res.loss, {}, &res.step));
+    ref.Start(ta);
+    res.Start(tb);
+    ASSERT_OK_AND_ASSIGN(GraphDef def, res.root.ToGraphDef());
+    int updates = 0, slots = 0;
+    for (const NodeDef& n : def.node()) {
+      updates += n.op() == op;
+      slots += n.op() == "VarHandleOp" && n.name() != "w";
+    }
+    EXPECT_EQ(updates, 1) << op;
+    if (op != "ResourceApplyGradientDescent") {
+      EXPECT_GT(slots, 0) << op << ": slots are resource variables too";
+    }
+    for (int step = 1; step <= 5; ++step) {
+      EXPECT_EQ(ref.Step(), res.Step()) << op << " step " << step;
+    }
+    EXPECT_EQ(res.Value("global_step/read"), "5");
   }
 }
 

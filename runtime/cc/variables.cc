@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
+#include "runtime/graph/node_def_util.h"
 
 namespace minigraph {
 namespace {
@@ -10,6 +11,13 @@ namespace {
 std::string OpName(const std::string& tensor_name) {
   const size_t colon = tensor_name.rfind(':');
   return colon == std::string::npos ? tensor_name : tensor_name.substr(0, colon);
+}
+
+// The dtype of the variable behind a VarHandleOp's output.
+DataType HandleDtype(const Scope& scope, const Output& handle) {
+  const auto& attr = scope.GetNodeDef(handle.op()).attr();
+  auto it = attr.find("dtype");
+  return it == attr.end() ? DT_INVALID : it->second.type();
 }
 
 }  // namespace
@@ -25,13 +33,35 @@ Variable Variable::Create(const Scope& scope, absl::string_view name, Output ini
     return v;
   }
   const PartialShape shape = options.validate_shape ? initial_value.shape() : PartialShape();
-  v.ref_ = ops::VariableV2(scope.WithOpName(name), shape, BaseType(initial_value.dtype()),
-                           options.container, options.shared_name);
-  const Scope inside = scope.InsideOp(v.ref_.op());
+  const DataType dtype = BaseType(initial_value.dtype());
+  v.shape_ = shape;
   v.initial_value_ = initial_value;
-  v.initializer_ = ops::Assign(inside.WithOpName("Assign"), v.ref_, initial_value,
-                               options.validate_shape);
-  v.value_ = ops::Identity(inside.WithOpName("read"), v.ref_);
+  if (options.use_resource) {
+    // TensorFlow's ResourceVariable: the handle is shared under the
+    // variable's full name, so sessions and restores find it by name.
+    const std::string full = scope.UniqueName(name);
+    v.ref_ = scope.WithOpName(name)
+                 .AddOp("VarHandleOp", {},
+                        {{"dtype", MakeAttrValue(dtype)},
+                         {"shape", MakeAttrValue(shape)},
+                         {"container", MakeAttrValue(options.container)},
+                         {"shared_name",
+                          MakeAttrValue(options.shared_name.empty() ? full : options.shared_name)}})
+                 .output(0);
+    const Scope inside = scope.InsideOp(v.ref_.op());
+    // (The op has no outputs; initializer() is what is used.)
+    v.initializer_ =
+        Output(ops::AssignVariableOp(inside.WithOpName("Assign"), v.ref_, initial_value), 0);
+    v.value_ =
+        ops::ReadVariableOp(inside.NewSubScope("Read").WithOpName("ReadVariableOp"), v.ref_, dtype);
+  } else {
+    v.ref_ = ops::VariableV2(scope.WithOpName(name), shape, dtype, options.container,
+                             options.shared_name);
+    const Scope inside = scope.InsideOp(v.ref_.op());
+    v.initializer_ =
+        ops::Assign(inside.WithOpName("Assign"), v.ref_, initial_value, options.validate_shape);
+    v.value_ = ops::Identity(inside.WithOpName("read"), v.ref_);
+  }
   if (!scope.ok()) return v;
   const std::string def = v.ToDef().SerializeAsString();
   for (const std::string& c : options.collections) scope.AddBytesToCollection(c, def);
@@ -58,6 +88,10 @@ absl::StatusOr<Variable> Variable::FromDef(const Scope& scope, const VariableDef
   v.ref_ = var.output(0);
   v.initializer_ = init.output(0);
   v.value_ = read.output(0);
+  if (auto it = scope.GetNodeDef(var).attr().find("shape");
+      it != scope.GetNodeDef(var).attr().end()) {
+    v.shape_ = PartialShape::FromProto(it->second.shape());
+  }
   if (!def.initial_value_name().empty()) {
     MG_ASSIGN_OR_RETURN(Operation iv, scope.FindOp(OpName(def.initial_value_name())));
     v.initial_value_ = iv.output(0);
@@ -67,6 +101,15 @@ absl::StatusOr<Variable> Variable::FromDef(const Scope& scope, const VariableDef
 
 Output Variable::InitializedValue(const Scope& scope) const {
   const Scope s = scope.NewSubScope("cond");
+  if (is_resource()) {
+    // The read runs only on the initialized side: the handle passes the
+    // Switch only there.
+    Output pred = ops::VarIsInitializedOp(s, ref_);
+    Output read =
+        ops::ReadVariableOp(s.WithOpName("read"), ops::Switch(s, ref_, pred).output_true, dtype());
+    Output initial = ops::Switch(s, initial_value_, pred).output_false;
+    return ops::Merge(s, {initial, read});
+  }
   Output pred = ops::IsVariableInitialized(s, ref_);
   Output read = ops::Identity(s.WithOpName("read"), ops::RefSwitch(s, ref_, pred).output_true);
   Output initial = ops::Switch(s, initial_value_, pred).output_false;
@@ -83,6 +126,7 @@ VariableDef Variable::ToDef() const {
                                std::to_string(initial_value_.index()));
   }
   def.set_trainable(trainable_);
+  def.set_is_resource(is_resource());
   return def;
 }
 
@@ -135,7 +179,9 @@ std::vector<Output> DefaultVariableRefs(const Scope& scope) {
   if (!refs.empty()) return refs;
   for (const Operation& op : scope.AllOps()) {
     const std::string& type = scope.GetNodeDef(op).op();
-    if (type == "VariableV2" || type == "Variable") refs.push_back(op.output(0));
+    if (type == "VariableV2" || type == "Variable" || type == "VarHandleOp") {
+      refs.push_back(op.output(0));
+    }
   }
   return refs;
 }
@@ -154,7 +200,8 @@ Output ReportUninitialized(const Scope& scope, const std::vector<Output>& refs) 
   std::vector<Output> is_init;
   Tensor names(DT_STRING, TensorShape({static_cast<int64_t>(refs.size())}));
   for (size_t i = 0; i < refs.size(); ++i) {
-    is_init.push_back(ops::IsVariableInitialized(s, refs[i]));
+    is_init.push_back(refs[i].dtype() == DT_RESOURCE ? ops::VarIsInitializedOp(s, refs[i])
+                                                     : ops::IsVariableInitialized(s, refs[i]));
     names.data<std::string>()[i] = refs[i].op().name();
   }
   Output mask = ops::LogicalNot(s, ops::Pack(s, is_init));
@@ -166,7 +213,12 @@ Output ReportUninitialized(const Scope& scope, const std::vector<Output>& refs) 
 
 Output AssertInitialized(const Scope& scope, const std::vector<Output>& refs) {
   std::vector<Output> ranks;
-  for (const Output& ref : refs) ranks.push_back(ops::Rank(scope, ref));
+  for (const Output& ref : refs) {
+    // A resource variable's read fails while it has no value.
+    ranks.push_back(ops::Rank(scope, ref.dtype() == DT_RESOURCE
+                                         ? ops::ReadVariableOp(scope, ref, HandleDtype(scope, ref))
+                                         : ref));
+  }
   if (ranks.size() == 1) return ranks[0];
   return ops::Pack(scope, ranks);
 }

@@ -1,9 +1,13 @@
 // TensorFlow 1.x variables in the graph-building API: the VariableV2 node,
 // its initializer and read, the collections, and the initializer and
-// readiness helpers the SessionManager relies on.
+// readiness helpers the SessionManager relies on. With use_resource, a
+// resource variable as TensorFlow 2 (and TensorFlow 1's use_resource=True)
+// builds it.
 //
 //   Variable w = Variable::Create(root, "w", ops::Const(root, init_tensor));
 //   // nodes: w (VariableV2), w/initial_value (when given a Tensor), w/Assign, w/read
+//   Variable r = Variable::Create(root, "r", init_tensor, {.use_resource = true});
+//   // nodes: r (VarHandleOp), r/Assign (AssignVariableOp), r/Read/ReadVariableOp
 //   Operation init = GlobalVariablesInitializer(root);          // "init"
 //   Output not_ready = ReportUninitializedVariables(root);       // 1-D string
 
@@ -25,7 +29,11 @@ struct VariableOptions {
   std::vector<std::string> collections = {kGlobalVariables};
   bool validate_shape = true;
   std::string container = {};
+  // Empty: the variable's own name.
   std::string shared_name = {};
+  // A resource variable: a VarHandleOp whose handle the reads, assignments
+  // and ResourceApply* updates take; a read is a snapshot.
+  bool use_resource = false;
 };
 
 class Variable {
@@ -43,14 +51,19 @@ class Variable {
   static absl::StatusOr<Variable> FromDef(const Scope& scope, const VariableDef& def);
 
   const std::string& name() const { return ref_.op().name(); }
-  // The VariableV2 output (a reference, for Assign and the Apply* ops).
+  // The VariableV2 output (a reference, for Assign and the Apply* ops), or
+  // for a resource variable the VarHandleOp's handle (for AssignVariableOp,
+  // the ResourceApply* ops and further reads).
   const Output& ref() const { return ref_; }
-  // NAME/read: the value.
+  bool is_resource() const { return ref_.dtype() == DT_RESOURCE; }
+  // NAME/read, or NAME/Read/ReadVariableOp: the value.
   const Output& value() const { return value_; }
   // NAME/Assign: sets the initial value.
   const Operation& initializer() const { return initializer_.op(); }
   const Output& initial_value() const { return initial_value_; }
-  DataType dtype() const { return BaseType(ref_.dtype()); }
+  DataType dtype() const { return value_.dtype(); }
+  // The declared shape.
+  const PartialShape& shape() const { return shape_; }
   // TensorFlow's initialized_value(): the variable's value if it is
   // initialized, else its initial value, as a cond under `scope`'s "cond"
   // name scope (IsVariableInitialized, RefSwitch, Switch, Merge). Reading it
@@ -61,6 +74,7 @@ class Variable {
 
  private:
   Output ref_, value_, initializer_, initial_value_;
+  PartialShape shape_;
   bool trainable_ = true;
 };
 
@@ -80,9 +94,10 @@ Operation LocalVariablesInitializer(const Scope& scope);
 
 // The op names of the variables in `vars` that are not initialized, as a 1-D
 // string tensor (empty when all are), built under the name scope
-// "report_uninitialized_variables" from IsVariableInitialized, Pack,
-// LogicalNot, Where and Gather. Without `vars`: global then local variables,
-// or, when both collections are empty, every VariableV2 op of the graph
+// "report_uninitialized_variables" from IsVariableInitialized (or
+// VarIsInitializedOp for resource variables), Pack, LogicalNot, Where and
+// Gather. Without `vars`: global then local variables, or, when both
+// collections are empty, every VariableV2 and VarHandleOp op of the graph
 // (TensorFlow's fallback for variables outside the collections).
 Output ReportUninitializedVariables(const Scope& scope, const std::vector<Variable>& vars);
 Output ReportUninitializedVariables(const Scope& scope);

@@ -1,12 +1,14 @@
 // Variables, their initializers, readiness reports and the optimizer kernels,
 // through a session.
+#include "runtime/cc/variables.h"
+
 #include <cmath>
 
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/cc/ops.h"
-#include "runtime/cc/variables.h"
+#include "runtime/graph/node_def_util.h"
 #include "session/session.h"
 
 namespace minigraph {
@@ -212,6 +214,97 @@ TEST_F(VariablesTest, VariableNeedsAFullyDefinedInitialShape) {
   Variable::Create(root_, "v", p);
   EXPECT_THAT(root_.status(), StatusIs(absl::StatusCode::kInvalidArgument,
                                        HasSubstr("fully defined shape")));
+}
+
+// Resource variables: TensorFlow's node names, reads that are snapshots,
+// the readiness report, and TensorFlow's errors.
+TEST_F(VariablesTest, ResourceVariablesFollowTensorFlow) {
+  Variable r =
+      Variable::Create(root_, "r", Tensor::Vector<float>({1, 2, 3}), {.use_resource = true});
+  Variable c = Variable::Create(root_.NewSubScope("layer"), "c", Tensor::Scalar<int64_t>(5),
+                                {.use_resource = true});
+  EXPECT_TRUE(r.is_resource());
+  EXPECT_EQ(r.name(), "r");
+  EXPECT_EQ(r.initializer().name(), "r/Assign");
+  EXPECT_EQ(r.value().name(), "r/Read/ReadVariableOp");
+  EXPECT_EQ(r.dtype(), DT_FLOAT);
+  EXPECT_EQ(r.value().shape().DebugString(), "[3]");
+  EXPECT_EQ(c.name(), "layer/c");
+  ASSERT_OK_AND_ASSIGN(GraphDef graph, root_.ToGraphDef());
+  for (const NodeDef& n : graph.node()) {
+    if (n.name() == "layer/c") {
+      EXPECT_EQ(n.op(), "VarHandleOp");
+      EXPECT_EQ(n.attr().at("shared_name").s(), "layer/c");
+    }
+  }
+  ASSERT_OK_AND_ASSIGN(Variable again, Variable::FromDef(root_, r.ToDef()));
+  EXPECT_TRUE(again.is_resource());
+  EXPECT_EQ(again.value().name(), "r/Read/ReadVariableOp");
+  EXPECT_EQ(again.shape().DebugString(), "[3]");
+  Output report = ReportUninitializedVariables(root_);
+  Operation add = ops::AssignAddVariableOp(root_.WithOpName("add"), r.ref(),
+                                           ops::Const<float>(root_, {10, 10, 10}));
+  ops::AssignAddVariableOp(root_.WithOpName("bad_add"), r.ref(), ops::Const<float>(root_, {1, 1}));
+  Output initialized_or_initial = r.InitializedValue(root_);
+  Output gathered =
+      ops::Identity(root_.WithOpName("gathered"),
+                    root_
+                        .AddOp("ResourceGather", {{r.ref()}, {ops::Const<int32_t>(root_, {2, 0})}},
+                               {{"dtype", MakeAttrValue(DT_FLOAT)}})
+                        .output(0));
+  Output shape = root_.AddOp("VariableShape", {{r.ref()}}).output(0);
+  root_.AddOp("DestroyResourceOp", {{c.ref()}}, {{"ignore_lookup_error", MakeAttrValue(false)}});
+  Start();
+
+  // Before initialization there is no variable: TensorFlow's text.
+  EXPECT_THAT(Strings(Fetch(report.name())), ElementsAre("r", "layer/c"));
+  EXPECT_EQ(Fetch(initialized_or_initial.name()).SummarizeValue(3), "1 2 3");
+  std::vector<Tensor> out;
+  EXPECT_THAT(session_->Run({}, {r.value().name()}, {}, &out),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("Could not find variable r. This could mean that the variable has "
+                                 "been deleted. In TF1, it can also mean the variable is "
+                                 "uninitialized. Debug info: container=localhost, status error "
+                                 "message=Resource localhost/r/N10tensorflow3VarE does not "
+                                 "exist.")));
+  EXPECT_THAT(Run({add.name()}), StatusIs(absl::StatusCode::kFailedPrecondition,
+                                          HasSubstr("Could not find variable r")));
+  ASSERT_OK(Run({r.initializer().name()}));
+  EXPECT_THAT(Strings(Fetch(report.name())), ElementsAre("layer/c"));
+  ASSERT_OK(Run({c.initializer().name()}));
+  EXPECT_THAT(Strings(Fetch(report.name())), ElementsAre());
+
+  // A read is a snapshot: an update after it leaves the fetched value alone.
+  Tensor before = Fetch(r.value().name());
+  ASSERT_OK(Run({add.name()}));
+  EXPECT_EQ(before.SummarizeValue(3), "1 2 3");
+  EXPECT_EQ(Fetch(r.value().name()).SummarizeValue(3), "11 12 13");
+  EXPECT_EQ(Fetch(initialized_or_initial.name()).SummarizeValue(3), "11 12 13");
+  EXPECT_EQ(Fetch(gathered.name()).SummarizeValue(2), "13 11");
+  EXPECT_EQ(Fetch(shape.name()).SummarizeValue(1), "3");
+  EXPECT_THAT(Run({"bad_add"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Cannot update variable with shape [3] using a "
+                                 "Tensor with shape [2], shapes must be equal.")));
+
+  // Destroyed: gone for every reader; destroying it again is NotFound.
+  ASSERT_OK(Run({"DestroyResourceOp"}));
+  EXPECT_THAT(Strings(Fetch(report.name())), ElementsAre("layer/c"));
+  EXPECT_THAT(Run({"DestroyResourceOp"}),
+              StatusIs(absl::StatusCode::kNotFound,
+                       HasSubstr("Resource localhost/layer/c/N10tensorflow3VarE does not exist.")));
+}
+
+TEST_F(VariablesTest, ResourceReadsCheckTheDtype) {
+  Variable r = Variable::Create(root_, "r", Tensor::Scalar<float>(1), {.use_resource = true});
+  Output wrong = ops::ReadVariableOp(root_.WithOpName("wrong"), r.ref(), DT_INT32);
+  Start();
+  ASSERT_OK(Run({r.initializer().name()}));
+  std::vector<Tensor> out;
+  EXPECT_THAT(session_->Run({}, {wrong.name()}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Trying to read variable r with wrong dtype. Expected int32 got "
+                                 "float")));
 }
 
 }  // namespace

@@ -182,7 +182,8 @@ absl::Status Plan::Run(const Args& args, std::vector<Tensor>* fetches) const {
           "cannot feed a ", DataTypeString(t.dtype()), " tensor to '", feeds_[i].ToString(),
           "', which is ", DataTypeString(feed_types_[i])));
     }
-    if (!feed_shapes_[i].IsCompatibleWith(t.shape())) {
+    // (A handle's inferred shape is its variable's: any handle is a scalar.)
+    if (feed_types_[i] != DT_RESOURCE && !feed_shapes_[i].IsCompatibleWith(t.shape())) {
       return absl::InvalidArgumentError(absl::StrCat(
           "cannot feed a value of shape ", t.shape().DebugString(), " to '",
           feeds_[i].ToString(), "', which has shape ", feed_shapes_[i].DebugString()));

@@ -16,6 +16,32 @@ void OpKernelContext::ParallelFor(int64_t n, double bytes_loaded, double bytes_s
                              [&fn](Eigen::Index begin, Eigen::Index end) { fn(begin, end); });
 }
 
+absl::StatusOr<Var*> OpKernelContext::input_var(int i) const {
+  if (inputs_[i].ref != nullptr) return inputs_[i].ref;
+  const Tensor& t = inputs_[i].tensor;
+  if (t.dtype() != DT_RESOURCE || t.NumElements() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("input ", i, " must be a variable or a resource handle, got ",
+                     DataTypeString(t.dtype()), " ", t.shape().DebugString()));
+  }
+  return LookupVar(resource_manager(), t.data<ResourceHandle>()[0]);
+}
+
+absl::StatusOr<Tensor> OpKernelContext::read_variable(int i, DataType dtype) const {
+  MG_ASSIGN_OR_RETURN(Var * v, input_var(i));
+  absl::ReaderMutexLock l(v->mu());
+  if (!v->is_initialized()) {
+    if (inputs_[i].ref != nullptr) return UninitializedError(v->name());
+    return VarNotFoundError(inputs_[i].tensor.data<ResourceHandle>()[0]);
+  }
+  if (v->dtype() != dtype) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Trying to read variable ", v->name(), " with wrong dtype. Expected ",
+                     DataTypeString(dtype), " got ", DataTypeString(v->dtype())));
+  }
+  return v->value();
+}
+
 absl::Status OpKernelContext::allocate_output(int i, const TensorShape& shape, Tensor** out) {
   MG_ASSIGN_OR_RETURN(outputs_[i].tensor,
                       Tensor::Create(BaseType(expected_output_dtype(i)), shape, step_->allocator));

@@ -129,6 +129,14 @@ class OpKernelContext {
   }
   // The variable behind a Ref(T) input.
   Var* input_ref(int i) const { return inputs_[i].ref; }
+  // The variable behind input `i`: a Ref(T) input's, or the one the
+  // resource handle in it names (LookupVar's FailedPrecondition when there
+  // is none).
+  absl::StatusOr<Var*> input_var(int i) const;
+  // A snapshot of the value of input_var(i) (later updates copy first):
+  // FailedPrecondition as LookupVar when it has no value, InvalidArgument
+  // when its dtype is not `dtype`.
+  absl::StatusOr<Tensor> read_variable(int i, DataType dtype) const;
   DataType input_dtype(int i) const { return kernel_->node().input_type(i); }
   DataType expected_output_dtype(int i) const { return kernel_->node().output_type(i); }
 

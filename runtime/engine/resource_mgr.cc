@@ -40,6 +40,25 @@ void ResourceMgr::Cleanup(absl::string_view container) {
   ChangedLocked();
 }
 
+bool ResourceMgr::DeleteVar(absl::string_view container, absl::string_view name) {
+  std::unique_ptr<Var> var;
+  {
+    absl::MutexLock l(&mu_);
+    auto it = vars_.find({ContainerOrDefault(container), std::string(name)});
+    if (it == vars_.end()) return false;
+    var = std::move(it->second);
+    vars_.erase(it);
+    ChangedLocked();
+  }
+  {
+    absl::MutexLock l(var->mu());
+    var->Reset();
+  }
+  absl::MutexLock l(&mu_);
+  deleted_.push_back(std::move(var));
+  return true;
+}
+
 std::vector<std::pair<std::string, std::string>> ResourceMgr::VarNames() const {
   absl::MutexLock l(&mu_);
   std::vector<std::pair<std::string, std::string>> out;
@@ -66,6 +85,35 @@ int64_t ResourceMgr::Watch(uint64_t seen, std::function<void(uint64_t)> fn) {
 void ResourceMgr::Unwatch(int64_t id) {
   absl::MutexLock l(&mu_);
   watches_.erase(id);
+}
+
+Tensor MakeVarHandle(absl::string_view container, absl::string_view name, DataType dtype,
+                     const PartialShape& shape) {
+  Tensor t = Tensor::Scalar<ResourceHandle>(ResourceHandle());
+  ResourceHandle& h = t.data<ResourceHandle>()[0];
+  h.set_device("/job:localhost/replica:0/task:0/device:CPU:0");
+  h.set_container(ContainerOrDefault(container));
+  h.set_name(std::string(name));
+  h.set_maybe_type_name("N10tensorflow3VarE");  // TensorFlow's, as its errors print it
+  ResourceHandleProto::DtypeAndShape* ds = h.add_dtypes_and_shapes();
+  ds->set_dtype(dtype);
+  shape.AsProto(ds->mutable_shape());
+  return t;
+}
+
+absl::Status VarNotFoundError(const ResourceHandle& handle) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "Could not find variable ", handle.name(),
+      ". This could mean that the variable has been deleted. In TF1, it can also mean the "
+      "variable is uninitialized. Debug info: container=",
+      handle.container(), ", status error message=Resource ", handle.container(), "/",
+      handle.name(), "/N10tensorflow3VarE does not exist."));
+}
+
+absl::StatusOr<Var*> LookupVar(ResourceMgr* rm, const ResourceHandle& handle) {
+  Var* v = rm->FindVar(handle.container(), handle.name());
+  if (v == nullptr) return VarNotFoundError(handle);
+  return v;
 }
 
 void ResourceMgr::Changed() {

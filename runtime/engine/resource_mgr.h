@@ -20,6 +20,8 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "core/tensor.h"
+#include "core/types.h"
 #include "runtime/engine/variable.h"
 
 namespace minigraph {
@@ -39,6 +41,11 @@ class ResourceMgr {
   Var* FindVar(absl::string_view container, absl::string_view name) const;
   // Drops every variable of `container`.
   void Cleanup(absl::string_view container);
+  // Forgets one variable (DestroyResourceOp): later lookups do not find it.
+  // Returns false when there is none. Its value is freed at once; the Var
+  // itself stays until the manager goes, so a step that still holds the
+  // pointer sees an uninitialized variable, never freed memory.
+  bool DeleteVar(absl::string_view container, absl::string_view name);
   // (container, name) of every variable, sorted.
   std::vector<std::pair<std::string, std::string>> VarNames() const;
 
@@ -66,7 +73,21 @@ class ResourceMgr {
   std::map<int64_t, std::function<void(uint64_t)>> watches_ ABSL_GUARDED_BY(mu_);
   std::map<std::pair<std::string, std::string>, std::unique_ptr<Var>> vars_
       ABSL_GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<Var>> deleted_ ABSL_GUARDED_BY(mu_);
 };
+
+// A resource variable's handle, as VarHandleOp outputs it: a scalar
+// DT_RESOURCE naming the variable (container "" is kDefaultContainer).
+Tensor MakeVarHandle(absl::string_view container, absl::string_view name, DataType dtype,
+                     const PartialShape& shape);
+
+// The variable a handle names in `rm`, or FailedPrecondition with
+// TensorFlow's text ("Could not find variable NAME. ... Resource
+// localhost/NAME/N10tensorflow3VarE does not exist.") when there is none or
+// it has no value yet, which ReportUninitializedVariables' users recognize.
+absl::StatusOr<Var*> LookupVar(ResourceMgr* rm, const ResourceHandle& handle);
+// The same error, for a handle whose variable exists but has no value.
+absl::Status VarNotFoundError(const ResourceHandle& handle);
 
 }  // namespace minigraph
 

@@ -55,6 +55,12 @@ class Var {
     initialized_ = true;
   }
 
+  // Back to no value (a deleted resource variable).
+  void Reset() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    tensor_ = Tensor();
+    initialized_ = false;
+  }
+
   // Returns the value, or FailedPrecondition with TensorFlow's text
   // "Attempting to use uninitialized value NAME". Takes the lock.
   absl::StatusOr<Tensor> Read() const ABSL_LOCKS_EXCLUDED(mu_);

@@ -37,6 +37,9 @@ class InferenceContext {
   const NodeDef& node_def() const { return *node_; }
   int num_inputs() const { return static_cast<int>(input_shapes_.size()); }
   int num_outputs() const { return static_cast<int>(output_shapes_.size()); }
+  // For a DT_RESOURCE input or output, the shape is that of the variable
+  // the handle names (TensorFlow's "handle data"), as VarHandleOp's `shape`
+  // attr declares it; the handle itself is always a scalar.
   const PartialShape& input(int i) const { return input_shapes_[i]; }
   DataType input_type(int i) const { return input_types_[i]; }
   const Tensor* input_tensor(int i) const { return input_tensors_[i]; }

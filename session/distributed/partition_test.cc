@@ -12,6 +12,7 @@
 #include "gtest/gtest.h"
 #include "runtime/cc/gradients.h"
 #include "runtime/cc/ops.h"
+#include "runtime/cc/optimizers.h"
 #include "runtime/cc/variables.h"
 #include "session/distributed/cluster.h"
 #include "session/distributed/grpc_session.h"
@@ -177,6 +178,54 @@ TEST(PartitionTest, GradientDescentWithVariablesOnTwoPsTasks) {
   EXPECT_LT(last, 1e-4f);
   EXPECT_NEAR(Scalar(sess.get(), "w/read:0"), 2.0f, 0.02f);
   EXPECT_NEAR(Scalar(sess.get(), "b/read:0"), 1.0f, 0.02f);
+}
+
+// Resource variables on two ps tasks: every op that takes a handle (the
+// reads, the ResourceApplyGradientDescent) runs in the variable's task.
+TEST(PartitionTest, ResourceVariablesTrainOnTheirPsTasks) {
+  Cluster c = StartCluster(/*num_ps=*/2);
+  Scope root = Scope::NewRootScope();
+  Scope s = root.WithDeviceFunction(ReplicaDeviceSetter(2, "/job:worker/task:0"));
+  Variable w = Variable::Create(s, "w", Tensor::Scalar<float>(0), {.use_resource = true});
+  Variable b = Variable::Create(s, "b", Tensor::Scalar<float>(0), {.use_resource = true});
+  Output x = ops::Placeholder(s.WithOpName("x"), DT_FLOAT);
+  Output t = ops::Placeholder(s.WithOpName("t"), DT_FLOAT);
+  Output err = ops::Sub(s, ops::Add(s, ops::Mul(s, w.value(), x), b.value()), t);
+  Output loss = ops::Square(s.WithOpName("loss"), err);
+  GradientDescentOptimizer sgd(0.1);
+  ASSERT_OK_AND_ASSIGN(Operation train, sgd.Minimize(s, loss));
+  ops::Identity(s.WithOpName("report"), ReportUninitializedVariables(s));
+  GlobalVariablesInitializer(s);
+  ASSERT_OK_AND_ASSIGN(GraphDef g, root.ToGraphDef());
+  std::map<std::string, std::string> device;
+  for (const NodeDef& n : g.node()) device[n.name()] = n.device();
+  EXPECT_EQ(device["w"], "/job:ps/task:0");
+  EXPECT_EQ(device["b"], "/job:ps/task:1");
+
+  auto sess = Connect(*c.worker);
+  ASSERT_OK(sess->Create(g));
+  std::vector<Tensor> out;
+  ASSERT_OK(sess->Run({}, {"report"}, {}, &out));
+  EXPECT_EQ(out[0].NumElements(), 2);
+  ASSERT_OK(sess->Run({}, {}, {"init"}, nullptr));
+  ASSERT_OK(sess->Run({}, {"report"}, {}, &out));
+  EXPECT_EQ(out[0].NumElements(), 0);
+  float last = 0;
+  for (int step = 0; step < 200; ++step) {
+    for (float xv : {0.0f, 1.0f}) {
+      ASSERT_OK(
+          sess->Run({{"x", Tensor::Scalar<float>(xv)}, {"t", Tensor::Scalar<float>(2 * xv + 1)}},
+                    {"loss"}, {train.name()}, &out));
+      last = *out[0].data<float>();
+    }
+  }
+  EXPECT_LT(last, 1e-4f);
+  EXPECT_NEAR(Scalar(sess.get(), w.value().name()), 2.0f, 0.02f);
+  EXPECT_NEAR(Scalar(sess.get(), b.value().name()), 1.0f, 0.02f);
+  // The variables live on the ps tasks: a second client sees them.
+  auto other = Connect(*c.worker);
+  ASSERT_OK(other->Create(g));
+  EXPECT_NEAR(Scalar(other.get(), w.value().name()), 2.0f, 0.02f);
 }
 
 // A ps that restarts has lost its partitions and its variables: the master

@@ -190,4 +190,17 @@ rc=0
 [ "$rc" -eq 1 ] && grep -q "strict: $ref holds .* checkpoint file(s)" "$TEST_TMPDIR/strict.log" ||
   fail "strict: $rc $(cat "$TEST_TMPDIR/strict.log")"
 echo "strict: refused to start from scratch; $ref $(grep -o "holds [0-9]* checkpoint file(s)" "$TEST_TMPDIR/strict.log")"
+# Resource variables (TensorFlow 2's VarHandleOp, ReadVariableOp,
+# ResourceApplyAdam): the same bytes as ref variables, and each restores the
+# other's checkpoints.
+for r in false true; do
+  "$train" --logdir="$TEST_TMPDIR/res_$r" --model=mlp --optimizer=adam --steps=40 --save_every=20 \
+    --resource_variables=$r >"$TEST_TMPDIR/res_$r.log" 2>&1 || fail "resource_variables=$r: $(cat "$TEST_TMPDIR/res_$r.log")"
+done
+cmp -s "$TEST_TMPDIR/res_false/model.ckpt-40.data-00000-of-00001" "$TEST_TMPDIR/res_true/model.ckpt-40.data-00000-of-00001" ||
+  fail "resource variables trained differently"
+"$train" --logdir="$TEST_TMPDIR/res_false" --model=mlp --optimizer=adam --steps=60 --resource_variables \
+  >"$TEST_TMPDIR/res_mix.log" 2>&1 && grep -q "^restored step 40" "$TEST_TMPDIR/res_mix.log" ||
+  fail "resource variables did not restore a ref-variable checkpoint: $(cat "$TEST_TMPDIR/res_mix.log")"
+echo "resource variables: checkpoints identical to ref variables', restored across"
 echo "PASS"

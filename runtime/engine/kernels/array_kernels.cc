@@ -330,24 +330,32 @@ class ConcatOp : public OpKernel {
   bool axis_first_ = false;
 };
 
-// Gather (axis 0) and GatherV2 (axis input; batch_dims 0).
+// Gather (axis 0), GatherV2 (axis input; batch_dims 0) and ResourceGather
+// (axis 0 of a resource variable's value; batch_dims 0).
 template <typename Index>
 class GatherOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Init(OpKernelConstruction* c) {
     v2_ = c->def().op() == "GatherV2";
-    if (v2_) {
+    resource_ = c->def().op() == "ResourceGather";
+    if (resource_) MG_RETURN_IF_ERROR(c->GetAttr("dtype", &dtype_));
+    if (v2_ || resource_) {
       int64_t batch_dims;
       MG_RETURN_IF_ERROR(c->GetAttr("batch_dims", &batch_dims));
       if (batch_dims != 0) {
-        return absl::UnimplementedError("GatherV2 with batch_dims != 0 is not supported");
+        return absl::UnimplementedError(
+            absl::StrCat(c->def().op(), " with batch_dims != 0 is not supported"));
       }
     }
     return absl::OkStatus();
   }
   absl::Status Compute(OpKernelContext* ctx) const override {
-    const Tensor& params = ctx->input(0);
+    Tensor snapshot;
+    if (resource_) {
+      MG_ASSIGN_OR_RETURN(snapshot, ctx->read_variable(0, dtype_));
+    }
+    const Tensor& params = resource_ ? snapshot : ctx->input(0);
     const Tensor& indices = ctx->input(1);
     int64_t axis = 0;
     if (v2_) {
@@ -385,6 +393,8 @@ class GatherOp : public OpKernel {
 
  private:
   bool v2_ = false;
+  bool resource_ = false;
+  DataType dtype_ = DT_INVALID;
 };
 
 template <typename T>
@@ -497,6 +507,7 @@ void RegisterArrayKernels(KernelRegistry* r) {
   auto gather = TypedFactory<GatherOp, int32_t, int64_t>("Tindices");
   r->Register("Gather", gather);
   r->Register("GatherV2", gather);
+  r->Register("ResourceGather", gather);
   r->Register("Select", TypedFactory<SelectOp, float, double, int32_t, int64_t, bool>());
   r->Register("Where", TypedFactory<WhereOp, bool, float, double, int32_t, int64_t>());
   r->Register("BroadcastGradientArgs",

@@ -121,6 +121,187 @@ class IsVariableInitializedOp : public OpKernel {
   }
 };
 
+// Resource variables. The variable itself is created by the first
+// AssignVariableOp (TensorFlow's LookupOrCreate), so before initialization
+// there is none and reads fail with TensorFlow's "Could not find variable".
+
+class VarHandleOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    std::string container, shared_name;
+    DataType dtype;
+    PartialShape shape;
+    MG_RETURN_IF_ERROR(c->GetAttr("container", &container));
+    MG_RETURN_IF_ERROR(c->GetAttr("shared_name", &shared_name));
+    MG_RETURN_IF_ERROR(c->GetAttr("dtype", &dtype));
+    MG_RETURN_IF_ERROR(c->GetAttr("shape", &shape));
+    // As VariableV2: without a shared name, the variable is the node's own.
+    handle_ =
+        MakeVarHandle(container, shared_name.empty() ? c->def().name() : shared_name, dtype, shape);
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    ctx->set_output(0, handle_);
+    return absl::OkStatus();
+  }
+
+ private:
+  Tensor handle_;
+};
+
+class ReadVariableOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("dtype", &dtype_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(Tensor value, ctx->read_variable(0, dtype_));
+    ctx->set_output(0, std::move(value));
+    return absl::OkStatus();
+  }
+
+ private:
+  DataType dtype_;
+};
+
+const ResourceHandle* HandleOf(const OpKernelContext* ctx, int i) {
+  const Tensor& t = ctx->input(i);
+  return t.dtype() == DT_RESOURCE && t.NumElements() == 1 ? &t.data<ResourceHandle>()[0] : nullptr;
+}
+
+absl::Status NotAHandle(const OpKernelContext* ctx, int i) {
+  return absl::InvalidArgumentError(absl::StrCat(
+      "input ", i, " must be a scalar resource handle, got ", DataTypeString(ctx->input(i).dtype()),
+      " ", ctx->input(i).shape().DebugString()));
+}
+
+class AssignVariableOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("dtype", &dtype_));
+    if (c->def().attr().count("validate_shape")) {
+      MG_RETURN_IF_ERROR(c->GetAttr("validate_shape", &validate_));
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const ResourceHandle* h = HandleOf(ctx, 0);
+    if (h == nullptr) return NotAHandle(ctx, 0);
+    PartialShape declared;
+    if (h->dtypes_and_shapes_size() > 0) {
+      declared = PartialShape::FromProto(h->dtypes_and_shapes(0).shape());
+    }
+    MG_ASSIGN_OR_RETURN(Var * v, ctx->resource_manager()->LookupOrCreateVar(
+                                     h->container(), h->name(), dtype_, declared));
+    const Tensor& value = ctx->input(1);
+    absl::MutexLock l(v->mu());
+    if (validate_ && !v->declared_shape().IsCompatibleWith(value.shape())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Trying to assign to variable ", h->name(), " with shape ",
+                       v->declared_shape().DebugString(), " a value of incompatible shape ",
+                       value.shape().DebugString()));
+    }
+    // No copy: the variable shares the buffer, and an in-place update
+    // copies it first while anyone else holds it (Var::mutable_value).
+    v->set_value(value);
+    return absl::OkStatus();
+  }
+
+ private:
+  DataType dtype_;
+  bool validate_ = false;
+};
+
+template <bool kAdd>
+struct AssignUpdateVariableFor {
+  template <typename T>
+  class Op : public OpKernel {
+   public:
+    using OpKernel::OpKernel;
+    absl::Status Compute(OpKernelContext* ctx) const override {
+      if (HandleOf(ctx, 0) == nullptr) return NotAHandle(ctx, 0);
+      MG_ASSIGN_OR_RETURN(Var * v, ctx->input_var(0));
+      const Tensor& rhs = ctx->input(1);
+      absl::MutexLock l(v->mu());
+      if (!v->is_initialized()) return VarNotFoundError(*HandleOf(ctx, 0));
+      if (v->dtype() != rhs.dtype()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(type_string(), ": variable ", v->name(), " has dtype ",
+                         DataTypeString(v->dtype()), ", the value ", DataTypeString(rhs.dtype())));
+      }
+      if (v->value().shape() != rhs.shape()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Cannot update variable with shape ", v->value().shape().DebugString(),
+            " using a Tensor with shape ", rhs.shape().DebugString(), ", shapes must be equal."));
+      }
+      T* __restrict dst = v->mutable_value()->data<T>();
+      const T* __restrict src = rhs.data<T>();
+      ctx->ParallelFor(rhs.NumElements(), 2 * sizeof(T), sizeof(T), 1,
+                       [&](int64_t begin, int64_t end) {
+#pragma omp simd
+                         for (int64_t i = begin; i < end; ++i) {
+                           dst[i] = kAdd ? dst[i] + src[i] : dst[i] - src[i];
+                         }
+                       });
+      return absl::OkStatus();
+    }
+  };
+};
+
+class VarIsInitializedOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const ResourceHandle* h = HandleOf(ctx, 0);
+    if (h == nullptr) return NotAHandle(ctx, 0);
+    bool init = false;
+    if (Var* v = ctx->resource_manager()->FindVar(h->container(), h->name()); v != nullptr) {
+      absl::ReaderMutexLock l(v->mu());
+      init = v->is_initialized();
+    }
+    ctx->set_output(0, Tensor::Scalar<bool>(init));
+    return absl::OkStatus();
+  }
+};
+
+template <typename Index>
+class VariableShapeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    if (HandleOf(ctx, 0) == nullptr) return NotAHandle(ctx, 0);
+    MG_ASSIGN_OR_RETURN(Var * v, ctx->input_var(0));
+    absl::ReaderMutexLock l(v->mu());
+    if (!v->is_initialized()) return VarNotFoundError(*HandleOf(ctx, 0));
+    const TensorShape& s = v->value().shape();
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({s.dims()}), &out));
+    for (int d = 0; d < s.dims(); ++d) out->data<Index>()[d] = static_cast<Index>(s.dim_size(d));
+    return absl::OkStatus();
+  }
+};
+
+class DestroyResourceOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    return c->GetAttr("ignore_lookup_error", &ignore_lookup_error_);
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const ResourceHandle* h = HandleOf(ctx, 0);
+    if (h == nullptr) return NotAHandle(ctx, 0);
+    if (!ctx->resource_manager()->DeleteVar(h->container(), h->name()) && !ignore_lookup_error_) {
+      return absl::NotFoundError(absl::StrCat("Resource ", h->container(), "/", h->name(),
+                                              "/N10tensorflow3VarE does not exist."));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  bool ignore_lookup_error_ = true;
+};
+
 }  // namespace
 
 void RegisterStateKernels(KernelRegistry* r) {
@@ -132,6 +313,18 @@ void RegisterStateKernels(KernelRegistry* r) {
   r->Register("AssignSub",
               TypedFactory<AssignUpdateFor<false>::Op, float, double, int32_t, int64_t>());
   r->Register("IsVariableInitialized", MakeFactory<IsVariableInitializedOp>());
+  r->Register("VarHandleOp", MakeFactory<VarHandleOp>());
+  r->Register("ReadVariableOp", MakeFactory<ReadVariableOp>());
+  r->Register("AssignVariableOp", MakeFactory<AssignVariableOp>());
+  r->Register(
+      "AssignAddVariableOp",
+      TypedFactory<AssignUpdateVariableFor<true>::Op, float, double, int32_t, int64_t>("dtype"));
+  r->Register(
+      "AssignSubVariableOp",
+      TypedFactory<AssignUpdateVariableFor<false>::Op, float, double, int32_t, int64_t>("dtype"));
+  r->Register("VarIsInitializedOp", MakeFactory<VarIsInitializedOp>());
+  r->Register("VariableShape", TypedFactory<VariableShapeOp, int32_t, int64_t>("out_type"));
+  r->Register("DestroyResourceOp", MakeFactory<DestroyResourceOp>());
 }
 
 }  // namespace minigraph

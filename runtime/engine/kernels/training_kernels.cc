@@ -3,7 +3,9 @@
 // pass over the elements (ForEachElement) rather than one Eigen expression
 // per slot: one read of each slot instead of several, and no Eigen to
 // compile.
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -24,22 +26,47 @@ void ForEachElement(const OpKernelContext* ctx, int64_t n, double bytes, const F
   });
 }
 
-// Locks the variables of Ref inputs `refs` (in order), checks they are
-// initialized and shaped like `grad`, and returns their writable tensors.
+// Locks the variables of inputs `inputs` (Ref(T) inputs, or resource
+// handles in the Resource* forms), in order, each once; checks they are
+// initialized, of the gradient's dtype and shape, and returns their
+// writable tensors.
 class LockedVars {
  public:
-  LockedVars(OpKernelContext* ctx, std::initializer_list<int> refs) {
-    for (int i : refs) vars_.push_back(ctx->input_ref(i));
-    for (Var* v : vars_) v->mu()->Lock();
+  LockedVars(OpKernelContext* ctx, std::initializer_list<int> inputs) {
+    for (int i : inputs) {
+      absl::StatusOr<Var*> v = ctx->input_var(i);
+      if (!v.ok()) {
+        status_ = v.status();
+        return;
+      }
+      vars_.push_back(*v);
+      handles_.push_back(ctx->input_ref(i) == nullptr ? &ctx->input(i).data<ResourceHandle>()[0]
+                                                      : nullptr);
+    }
+    for (Var* v : vars_) {
+      if (std::find(locked_.begin(), locked_.end(), v) != locked_.end()) continue;
+      v->mu()->Lock();
+      locked_.push_back(v);
+    }
   }
   ~LockedVars() {
-    for (auto it = vars_.rbegin(); it != vars_.rend(); ++it) (*it)->mu()->Unlock();
+    for (auto it = locked_.rbegin(); it != locked_.rend(); ++it) (*it)->mu()->Unlock();
   }
   absl::StatusOr<std::vector<Tensor*>> Check(const OpKernel& k,
                                              const Tensor& grad) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+    MG_RETURN_IF_ERROR(status_);
     std::vector<Tensor*> out;
-    for (Var* v : vars_) {
-      if (!v->is_initialized()) return UninitializedError(v->name());
+    for (size_t i = 0; i < vars_.size(); ++i) {
+      Var* v = vars_[i];
+      if (!v->is_initialized()) {
+        return handles_[i] != nullptr ? VarNotFoundError(*handles_[i])
+                                      : UninitializedError(v->name());
+      }
+      if (v->dtype() != grad.dtype()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            k.type_string(), ": variable '", v->name(), "' has dtype ", DataTypeString(v->dtype()),
+            " but the gradient is ", DataTypeString(grad.dtype())));
+      }
       if (v->value().shape() != grad.shape()) {
         return absl::InvalidArgumentError(
             absl::StrCat(k.type_string(), ": variable '", v->name(), "' has shape ",
@@ -52,8 +79,16 @@ class LockedVars {
   }
 
  private:
+  absl::Status status_;
   std::vector<Var*> vars_;
+  std::vector<const ResourceHandle*> handles_;  // null for a Ref(T) input
+  std::vector<Var*> locked_;
 };
+
+// The ref forms output their variable; the resource forms have no output.
+void ForwardRef(OpKernelContext* ctx) {
+  if (ctx->num_outputs() > 0) ctx->set_output_ref(0, ctx->input_ref(0));
+}
 
 absl::Status CheckScalars(const OpKernelContext* ctx, const OpKernel& k,
                           std::initializer_list<int> inputs) {
@@ -83,7 +118,7 @@ class ApplyGradientDescentOp : public OpKernel {
       ForEachElement(ctx, delta.NumElements(), 2 * sizeof(T),
                      [=](int64_t i) { var[i] -= d[i] * alpha; });
     }
-    ctx->set_output_ref(0, ctx->input_ref(0));
+    ForwardRef(ctx);
     return absl::OkStatus();
   }
 };
@@ -116,7 +151,7 @@ class ApplyMomentumOp : public OpKernel {
         });
       }
     }
-    ctx->set_output_ref(0, ctx->input_ref(0));
+    ForwardRef(ctx);
     return absl::OkStatus();
   }
 
@@ -162,7 +197,7 @@ class ApplyAdamOp : public OpKernel {
         });
       }
     }
-    ctx->set_output_ref(0, ctx->input_ref(0));
+    ForwardRef(ctx);
     return absl::OkStatus();
   }
 
@@ -196,7 +231,7 @@ class ApplyRMSPropOp : public OpKernel {
         var[i] -= mom[i];
       });
     }
-    ctx->set_output_ref(0, ctx->input_ref(0));
+    ForwardRef(ctx);
     return absl::OkStatus();
   }
 };
@@ -224,7 +259,7 @@ class ApplyAdagradOp : public OpKernel {
       ForEachElement(ctx, grad.NumElements(), 3 * sizeof(T),
                      [=](int64_t i) { var[i] -= g[i] * lr * (T(1) / std::sqrt(accum[i])); });
     }
-    ctx->set_output_ref(0, ctx->input_ref(0));
+    ForwardRef(ctx);
     return absl::OkStatus();
   }
 
@@ -235,11 +270,14 @@ class ApplyAdagradOp : public OpKernel {
 }  // namespace
 
 void RegisterTrainingKernels(KernelRegistry* r) {
-  r->Register("ApplyGradientDescent", TypedFactory<ApplyGradientDescentOp, float, double>());
-  r->Register("ApplyMomentum", TypedFactory<ApplyMomentumOp, float, double>());
-  r->Register("ApplyAdam", TypedFactory<ApplyAdamOp, float, double>());
-  r->Register("ApplyRMSProp", TypedFactory<ApplyRMSPropOp, float, double>());
-  r->Register("ApplyAdagrad", TypedFactory<ApplyAdagradOp, float, double>());
+  for (const char* prefix : {"", "Resource"}) {
+    const std::string p = prefix;
+    r->Register(p + "ApplyGradientDescent", TypedFactory<ApplyGradientDescentOp, float, double>());
+    r->Register(p + "ApplyMomentum", TypedFactory<ApplyMomentumOp, float, double>());
+    r->Register(p + "ApplyAdam", TypedFactory<ApplyAdamOp, float, double>());
+    r->Register(p + "ApplyRMSProp", TypedFactory<ApplyRMSPropOp, float, double>());
+    r->Register(p + "ApplyAdagrad", TypedFactory<ApplyAdagradOp, float, double>());
+  }
 }
 
 }  // namespace minigraph

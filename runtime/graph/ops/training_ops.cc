@@ -8,11 +8,11 @@
 namespace minigraph {
 namespace {
 
-constexpr char kFloat[] = "T: {float, double}";
-
-// Inputs `same` must all have the variable's shape; `scalars` must be scalars.
-ShapeFn ApplyShape(std::vector<int> same, std::vector<int> scalars) {
-  return [same, scalars](InferenceContext* c) -> absl::Status {
+// Of the inputs (the variable and its slots first), `same` must all have
+// the variable's shape and `scalars` must be scalars. In the resource form
+// the variables' shapes are those their handles carry.
+ShapeFn ApplyShape(bool resource, std::vector<int> same, std::vector<int> scalars) {
+  return [=](InferenceContext* c) -> absl::Status {
     PartialShape s = c->input(0);
     for (int i : same) {
       auto merged = PartialShape::Merge(s, c->input(i));
@@ -28,72 +28,45 @@ ShapeFn ApplyShape(std::vector<int> same, std::vector<int> scalars) {
             absl::StrCat("input ", i, " must be a scalar, got shape ", c->input(i).DebugString()));
       }
     }
-    c->set_output(0, s);
+    if (!resource) c->set_output(0, s);
     return absl::OkStatus();
   };
+}
+
+// Registers TensorFlow's pair of definitions for one update: `name`, whose
+// variable and slots (`vars`) are Ref(T) inputs and which outputs the
+// variable, and "Resource<name>", where they are resource handles (resource
+// variables) and which has no output. `inputs` are the other inputs, of
+// type T; `same` and `scalars` index all inputs, `vars` first.
+void RegisterApply(OpRegistry* r, const std::string& name, const std::vector<std::string>& vars,
+                   const std::vector<std::string>& inputs, const std::vector<std::string>& attrs,
+                   const std::vector<int>& same, const std::vector<int>& scalars) {
+  for (bool resource : {false, true}) {
+    OpDefBuilder b(resource ? "Resource" + name : name);
+    for (const std::string& v : vars) b.Input(v + (resource ? ": resource" : ": Ref(T)"));
+    for (const std::string& in : inputs) b.Input(in + ": T");
+    if (!resource) b.Output("out: Ref(T)");
+    b.Attr("T: {float, double}").Attr("use_locking: bool = false");
+    for (const std::string& a : attrs) b.Attr(a);
+    if (resource) b.SetIsStateful();
+    b.SetShapeFn(ApplyShape(resource, same, scalars));
+    MG_REGISTER_OP(r, b);
+  }
 }
 
 }  // namespace
 
 void RegisterTrainingOps(OpRegistry* r) {
-  MG_REGISTER_OP(r, OpDefBuilder("ApplyGradientDescent")
-                        .Input("var: Ref(T)")
-                        .Input("alpha: T")
-                        .Input("delta: T")
-                        .Output("out: Ref(T)")
-                        .Attr(kFloat)
-                        .Attr("use_locking: bool = false")
-                        .SetShapeFn(ApplyShape({2}, {1})));
-  MG_REGISTER_OP(r, OpDefBuilder("ApplyMomentum")
-                        .Input("var: Ref(T)")
-                        .Input("accum: Ref(T)")
-                        .Input("lr: T")
-                        .Input("grad: T")
-                        .Input("momentum: T")
-                        .Output("out: Ref(T)")
-                        .Attr(kFloat)
-                        .Attr("use_locking: bool = false")
-                        .Attr("use_nesterov: bool = false")
-                        .SetShapeFn(ApplyShape({1, 3}, {2, 4})));
-  MG_REGISTER_OP(r, OpDefBuilder("ApplyAdam")
-                        .Input("var: Ref(T)")
-                        .Input("m: Ref(T)")
-                        .Input("v: Ref(T)")
-                        .Input("beta1_power: T")
-                        .Input("beta2_power: T")
-                        .Input("lr: T")
-                        .Input("beta1: T")
-                        .Input("beta2: T")
-                        .Input("epsilon: T")
-                        .Input("grad: T")
-                        .Output("out: Ref(T)")
-                        .Attr(kFloat)
-                        .Attr("use_locking: bool = false")
-                        .Attr("use_nesterov: bool = false")
-                        .SetShapeFn(ApplyShape({1, 2, 9}, {3, 4, 5, 6, 7, 8})));
-  MG_REGISTER_OP(r, OpDefBuilder("ApplyRMSProp")
-                        .Input("var: Ref(T)")
-                        .Input("ms: Ref(T)")
-                        .Input("mom: Ref(T)")
-                        .Input("lr: T")
-                        .Input("rho: T")
-                        .Input("momentum: T")
-                        .Input("epsilon: T")
-                        .Input("grad: T")
-                        .Output("out: Ref(T)")
-                        .Attr(kFloat)
-                        .Attr("use_locking: bool = false")
-                        .SetShapeFn(ApplyShape({1, 2, 7}, {3, 4, 5, 6})));
-  MG_REGISTER_OP(r, OpDefBuilder("ApplyAdagrad")
-                        .Input("var: Ref(T)")
-                        .Input("accum: Ref(T)")
-                        .Input("lr: T")
-                        .Input("grad: T")
-                        .Output("out: Ref(T)")
-                        .Attr(kFloat)
-                        .Attr("use_locking: bool = false")
-                        .Attr("update_slots: bool = true")
-                        .SetShapeFn(ApplyShape({1, 3}, {2})));
+  RegisterApply(r, "ApplyGradientDescent", {"var"}, {"alpha", "delta"}, {}, {2}, {1});
+  RegisterApply(r, "ApplyMomentum", {"var", "accum"}, {"lr", "grad", "momentum"},
+                {"use_nesterov: bool = false"}, {1, 3}, {2, 4});
+  RegisterApply(r, "ApplyAdam", {"var", "m", "v"},
+                {"beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"},
+                {"use_nesterov: bool = false"}, {1, 2, 9}, {3, 4, 5, 6, 7, 8});
+  RegisterApply(r, "ApplyRMSProp", {"var", "ms", "mom"},
+                {"lr", "rho", "momentum", "epsilon", "grad"}, {}, {1, 2, 7}, {3, 4, 5, 6});
+  RegisterApply(r, "ApplyAdagrad", {"var", "accum"}, {"lr", "grad"}, {"update_slots: bool = true"},
+                {1, 3}, {2});
 }
 
 }  // namespace minigraph

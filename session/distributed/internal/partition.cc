@@ -84,10 +84,13 @@ absl::StatusOr<std::vector<std::string>> PlaceGraph(const Graph& graph,
     for (int i = 0; i < node.num_inputs(); ++i) {
       const Node::Input& in = node.inputs()[i];
       // A ref input, or an Identity of a ref (a variable's "read", which
-      // TensorFlow colocates through "_class").
+      // TensorFlow colocates through "_class"), or a resource handle: the
+      // variable it names lives in its VarHandleOp's task.
       const bool reads_ref = node.type_string() == "Identity" &&
                              IsRefType(graph.node(in.src).output_type(in.src_output));
-      if (IsRefType(node.input_type(i)) || reads_ref) groups.Union(node.id(), in.src);
+      if (IsRefType(node.input_type(i)) || reads_ref || node.input_type(i) == DT_RESOURCE) {
+        groups.Union(node.id(), in.src);
+      }
     }
     auto cls = node.def().attr().find("_class");
     if (cls != node.def().attr().end()) {
