@@ -469,6 +469,32 @@ void RegisterArray(GradientRegistry* r) {
       return absl::OkStatus();
     });
   }
+  r->Register("BroadcastTo", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    // Summed over the broadcast axes, back to the input's shape.
+    const Grads in = s.GetInputs(op);
+    Output shape = ops::Shape(s, in[0], BaseType(in[1].dtype()));
+    Output axes = ops::BroadcastGradientArgs(s, shape, in[1]).r0;
+    *dx = {ops::Reshape(s, ops::Sum(s, dy[0], axes, /*keep_dims=*/true), shape), Output()};
+    return absl::OkStatus();
+  });
+  for (const char* name : {"DynamicStitch", "ParallelDynamicStitch"}) {
+    r->Register(name, [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      // TensorFlow's: each data input gets the rows its indices name.
+      const Grads in = s.GetInputs(op);
+      const size_t n = in.size() / 2;
+      dx->assign(in.size(), Output());
+      for (size_t i = 0; i < n; ++i) (*dx)[n + i] = ops::Gather(s, dy[0], in[i]);
+      return absl::OkStatus();
+    });
+  }
+  r->Register("Cumsum", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    // The sum the other way round.
+    const Grads in = s.GetInputs(op);
+    auto attrs = CopyAttrs(s.GetNodeDef(op), {"exclusive", "reverse"});
+    attrs["reverse"].set_b(!attrs["reverse"].b());
+    *dx = {s.AddOp("Cumsum", {{dy[0]}, {in[1]}}, attrs).output(0), Output()};
+    return absl::OkStatus();
+  });
   r->Register("ReverseV2", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     *dx = {ops::ReverseV2(s, dy[0], s.GetInputs(op)[1]), Output()};
     return absl::OkStatus();

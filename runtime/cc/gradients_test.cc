@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/variables.h"
+#include "runtime/graph/node_def_util.h"
 #include "session/session.h"
 
 namespace minigraph {
@@ -478,6 +479,35 @@ TEST(GradientsTest, CondBackpropagatesThroughTheBranchTaken) {
       });
   EXPECT_THAT(AddSymbolicGradients(root, {looped[0]}, {x}, &grads),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("op type Exit")));
+}
+
+TEST(GradientsTest, BroadcastToCumsumAndDynamicStitch) {
+  CheckGradients(
+      [](const Scope& s, const std::vector<Output>& x) {
+        return ops::Square(
+            s, s.AddOp("BroadcastTo", {{x[0]}, {ops::Const<int32_t>(s, {2, 3, 4})}}).output(0));
+      },
+      {R({3, 1})});
+  for (bool exclusive : {false, true}) {
+    for (bool reverse : {false, true}) {
+      CheckGradients(
+          [&](const Scope& s, const std::vector<Output>& x) {
+            return ops::Square(s, s.AddOp("Cumsum", {{x[0]}, {ops::Const<int32_t>(s, 1)}},
+                                          {{"exclusive", MakeAttrValue(exclusive)},
+                                           {"reverse", MakeAttrValue(reverse)}})
+                                      .output(0));
+          },
+          {R({2, 5})});
+    }
+  }
+  CheckGradients(
+      [](const Scope& s, const std::vector<Output>& x) {
+        return ops::Square(s, s.AddOp("DynamicStitch", {{ops::Const<int32_t>(s, {3, 0}),
+                                                         ops::Const<int32_t>(s, {1, 2})},
+                                                        {x[0], x[1]}})
+                                  .output(0));
+      },
+      {R({2, 3}), R({2, 3})});
 }
 
 }  // namespace

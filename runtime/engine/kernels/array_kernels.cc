@@ -480,6 +480,110 @@ class BroadcastGradientArgsOp : public OpKernel {
   }
 };
 
+class BroadcastToOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& in = ctx->input(0);
+    MG_ASSIGN_OR_RETURN(TensorShape shape, ShapeFromTensor(ctx->input(1), "BroadcastTo shape"));
+    absl::StatusOr<BCast> b = BCast::Make(in.shape(), shape);
+    if (!b.ok() || b->output_shape() != shape) {
+      return absl::InvalidArgumentError(absl::StrCat("Unable to broadcast tensor of shape ",
+                                                     in.shape().DebugString(),
+                                                     " to tensor of shape ", shape.DebugString()));
+    }
+    if (in.shape() == shape) {
+      ctx->set_output(0, in);
+      return absl::OkStatus();
+    }
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
+    if (out->NumElements() == 0) return absl::OkStatus();
+    // Over BCast's merged dimensions: the input's stride is 0 along each
+    // broadcast one. Rows of the last dimension are copied whole when it is
+    // not broadcast, else its one element is repeated.
+    const BCast::Vec& dims = b->x_reshape();
+    const BCast::Vec& reps = b->x_bcast();
+    const int rank = static_cast<int>(dims.size());
+    std::vector<int64_t> out_dims(rank), in_stride(rank);
+    int64_t stride = 1;
+    for (int d = rank - 1; d >= 0; --d) {
+      out_dims[d] = dims[d] * reps[d];
+      in_stride[d] = reps[d] > 1 ? 0 : stride;
+      stride *= dims[d];
+    }
+    const int64_t row = out_dims[rank - 1];
+    const bool repeat = in_stride[rank - 1] == 0;
+    std::vector<int64_t> at(rank, 0);
+    for (int64_t o = 0; o < out->NumElements(); o += row) {
+      int64_t src = 0;
+      for (int d = 0; d < rank - 1; ++d) src += at[d] * in_stride[d];
+      if (repeat) {
+        for (int64_t j = 0; j < row; ++j) CopyElements(in, src, out, o + j, 1);
+      } else {
+        CopyElements(in, src, out, o, row);
+      }
+      for (int d = rank - 2; d >= 0 && ++at[d] == out_dims[d]; --d) at[d] = 0;
+    }
+    return absl::OkStatus();
+  }
+};
+
+// merged[indices[m][i], ...] = data[m][i, ...], later entries winning;
+// rows no index names are zero.
+class DynamicStitchOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const int n = ctx->num_inputs() / 2;
+    const Tensor& idx0 = ctx->input(0);
+    const Tensor& data0 = ctx->input(n);
+    if (data0.dims() < idx0.dims()) {
+      return absl::InvalidArgumentError("DynamicStitch: data[0] has lower rank than indices[0]");
+    }
+    std::vector<int64_t> inner(data0.shape().dim_sizes().begin() + idx0.dims(),
+                               data0.shape().dim_sizes().end());
+    int64_t max_index = -1;
+    for (int m = 0; m < n; ++m) {
+      const Tensor& idx = ctx->input(m);
+      const Tensor& data = ctx->input(n + m);
+      std::vector<int64_t> want(idx.shape().dim_sizes().begin(), idx.shape().dim_sizes().end());
+      want.insert(want.end(), inner.begin(), inner.end());
+      if (std::vector<int64_t>(data.shape().dim_sizes().begin(), data.shape().dim_sizes().end()) !=
+          want) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "DynamicStitch: data[", m, "].shape = ", data.shape().DebugString(),
+            " does not start with indices[", m, "].shape = ", idx.shape().DebugString(),
+            " followed by the shape of data[0]'s rows"));
+      }
+      for (int64_t i = 0; i < idx.NumElements(); ++i) {
+        const int32_t v = idx.data<int32_t>()[i];
+        if (v < 0) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("DynamicStitch: indices[", m, "][", i, "] = ", v, " is negative"));
+        }
+        max_index = std::max<int64_t>(max_index, v);
+      }
+    }
+    std::vector<int64_t> dims = {max_index + 1};
+    dims.insert(dims.end(), inner.begin(), inner.end());
+    MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
+    if (DataTypeCanUseMemcpy(out->dtype()) && out->TotalBytes() > 0) {
+      std::memset(out->raw_data(), 0, out->TotalBytes());
+    }
+    const int64_t row = Product(inner, 0, static_cast<int>(inner.size()));
+    for (int m = 0; m < n; ++m) {
+      const Tensor& idx = ctx->input(m);
+      for (int64_t i = 0; i < idx.NumElements(); ++i) {
+        CopyElements(ctx->input(n + m), i * row, out, idx.data<int32_t>()[i] * row, row);
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
 }  // namespace
 
 void RegisterArrayKernels(KernelRegistry* r) {
@@ -508,6 +612,9 @@ void RegisterArrayKernels(KernelRegistry* r) {
   r->Register("Gather", gather);
   r->Register("GatherV2", gather);
   r->Register("ResourceGather", gather);
+  r->Register("BroadcastTo", MakeFactory<BroadcastToOp>());
+  r->Register("DynamicStitch", MakeFactory<DynamicStitchOp>());
+  r->Register("ParallelDynamicStitch", MakeFactory<DynamicStitchOp>());
   r->Register("Select", TypedFactory<SelectOp, float, double, int32_t, int64_t, bool>());
   r->Register("Where", TypedFactory<WhereOp, bool, float, double, int32_t, int64_t>());
   r->Register("BroadcastGradientArgs",

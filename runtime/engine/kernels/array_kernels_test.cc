@@ -140,5 +140,36 @@ TEST(ArrayKernelsTest, PlaceholderWithDefaultAndIdentityForward) {
   EXPECT_EQ(Run1("PlaceholderWithDefault", {{x}}, {{"shape", shape}}), "[2] 0 1");
 }
 
+TEST(ArrayKernelsTest, BroadcastTo) {
+  const Tensor x = Iota(DT_FLOAT, TensorShape({3}));
+  EXPECT_EQ(Run1("BroadcastTo", {{x}, {Tensor::Vector<int32_t>({2, 3})}}), "[2,3] 0 1 2 0 1 2");
+  EXPECT_EQ(Run1("BroadcastTo",
+                 {{Iota(DT_FLOAT, TensorShape({2, 1}))}, {Tensor::Vector<int64_t>({2, 2, 3})}}),
+            "[2,2,3] 0 0 0 1 1 1 0 0 0 1 1 1");
+  EXPECT_EQ(Run1("BroadcastTo",
+                 {{Iota(DT_STRING, TensorShape({1, 2}))}, {Tensor::Vector<int32_t>({2, 2})}}),
+            "[2,2] \"a\" \"b\" \"a\" \"b\"");
+  EXPECT_THAT(Run1("BroadcastTo", {{x}, {Tensor::Vector<int32_t>({2})}}),
+              HasSubstr("cannot broadcast [3] to [2]"));
+}
+
+TEST(ArrayKernelsTest, DynamicStitchLaterEntriesWin) {
+  // indices [0, 2], [[1], [2]]; data [[1,2],[3,4]], [[[5,6]],[[7,8]]].
+  Tensor d0(DT_FLOAT, TensorShape({2, 2})), d1(DT_FLOAT, TensorShape({2, 1, 2}));
+  for (int i = 0; i < 4; ++i) {
+    d0.data<float>()[i] = static_cast<float>(1 + i);
+    d1.data<float>()[i] = static_cast<float>(5 + i);
+  }
+  Tensor i1(DT_INT32, TensorShape({2, 1}));
+  i1.data<int32_t>()[0] = 1;
+  i1.data<int32_t>()[1] = 2;
+  EXPECT_EQ(Run1("DynamicStitch", {{Tensor::Vector<int32_t>({0, 2}), i1}, {d0, d1}}),
+            "[3,2] 1 2 5 6 7 8");
+  EXPECT_THAT(Run1("DynamicStitch", {{Tensor::Vector<int32_t>({0, -1})}, {d0}}),
+              HasSubstr("indices[0][1] = -1 is negative"));
+  EXPECT_THAT(Run1("DynamicStitch", {{Tensor::Vector<int32_t>({0, 1, 2})}, {d0}}),
+              HasSubstr("does not start with indices[0].shape"));
+}
+
 }  // namespace
 }  // namespace minigraph

@@ -2,7 +2,11 @@
 // has no kernel body: the executor forwards its first live input. Enter,
 // Exit, NextIteration and LoopCond forward their input (a variable
 // reference stays a reference); the executor moves the value between frames
-// and iterations.
+// and iterations. Assert (TensorFlow files it with logging) fails a step.
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
@@ -50,9 +54,47 @@ class ForwardOp : public OpKernel {
   }
 };
 
+// TensorFlow's Assert: fails the step with InvalidArgument "assertion
+// failed: [d0] [d1] ..." (each data tensor summarized) when the condition
+// is false.
+class AssertOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("summarize", &summarize_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& cond = ctx->input(0);
+    if (cond.dims() != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("In[0] should be a scalar: ", cond.shape().DebugString()));
+    }
+    if (*cond.data<bool>()) return absl::OkStatus();
+    std::string msg = "assertion failed: ";
+    for (int i = 1; i < ctx->num_inputs(); ++i) {
+      absl::StrAppend(&msg, i > 1 ? " " : "", "[", Summarize(ctx->input(i)), "]");
+    }
+    return absl::InvalidArgumentError(msg);
+  }
+
+ private:
+  // As TensorFlow prints data in an assertion: strings unquoted (C-escaped).
+  std::string Summarize(const Tensor& t) const {
+    if (t.dtype() != DT_STRING) return t.SummarizeValue(summarize_);
+    std::string out;
+    const int64_t n = std::min<int64_t>(t.NumElements(), summarize_);
+    for (int64_t i = 0; i < n; ++i) {
+      absl::StrAppend(&out, i > 0 ? " " : "", absl::CEscape(t.data<std::string>()[i]));
+    }
+    if (n < t.NumElements()) out += "...";
+    return out;
+  }
+
+  int64_t summarize_ = 3;
+};
+
 }  // namespace
 
 void RegisterControlFlowKernels(KernelRegistry* r) {
+  r->Register("Assert", MakeFactory<AssertOp>());
   r->Register("Switch", MakeFactory<SwitchOp>());
   r->Register("RefSwitch", MakeFactory<SwitchOp>());
   r->Register("Merge", MakeFactory<MergeOp>());

@@ -5,6 +5,7 @@
 #include <random>
 #include <set>
 
+#include "absl/strings/str_cat.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -369,6 +370,68 @@ TEST(MathKernelsTest, ArgMinAllAny) {
   EXPECT_TRUE(out[0].data<bool>()[1]);
   ASSERT_OK_AND_ASSIGN(out, RunKernel("Any", {{b}, {Tensor::Vector<int32_t>({0, 1})}}));
   EXPECT_TRUE(out[0].data<bool>()[0]);
+}
+
+// Cumsum and Cumprod on every axis, with exclusive and reverse, against a
+// direct loop.
+TEST(MathKernelsTest, ScansOnEveryAxisAgainstReference) {
+  std::mt19937 rng(5);
+  const Tensor x = Random<double>(TensorShape({2, 3, 4}), &rng);
+  for (const char* op : {"Cumsum", "Cumprod"}) {
+    const bool prod = std::string(op) == "Cumprod";
+    for (int axis = -3; axis < 3; ++axis) {
+      for (bool exclusive : {false, true}) {
+        for (bool reverse : {false, true}) {
+          SCOPED_TRACE(
+              absl::StrCat(op, " axis ", axis, " exclusive ", exclusive, " reverse ", reverse));
+          ASSERT_OK_AND_ASSIGN(auto out, RunKernel(op, {{x}, {Tensor::Scalar<int32_t>(axis)}},
+                                                   {{"exclusive", MakeAttrValue(exclusive)},
+                                                    {"reverse", MakeAttrValue(reverse)}}));
+          const int a = (axis + 3) % 3;
+          const int64_t dims[3] = {2, 3, 4};
+          for (int64_t i = 0; i < 24; ++i) {
+            int64_t at[3] = {i / 12, (i / 4) % 3, i % 4};
+            double want = prod ? 1 : 0;
+            for (int64_t k = 0; k < dims[a]; ++k) {
+              const bool take = reverse ? (exclusive ? k > at[a] : k >= at[a])
+                                        : (exclusive ? k < at[a] : k <= at[a]);
+              if (!take) continue;
+              int64_t src[3] = {at[0], at[1], at[2]};
+              src[a] = k;
+              const double v = x.data<double>()[src[0] * 12 + src[1] * 4 + src[2]];
+              want = prod ? want * v : want + v;
+            }
+            ASSERT_NEAR(out[0].data<double>()[i], want, 1e-12) << "element " << i;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_THAT(RunKernel("Cumsum", {{x}, {Tensor::Scalar<int32_t>(3)}}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+TEST(MathKernelsTest, InTopKAndAssertFollowTensorFlow) {
+  Tensor p(DT_FLOAT, TensorShape({3, 4}));
+  const float v[] = {0.1f, 0.5f, 0.5f, 0.2f,  // ties with the 2nd largest count as in
+                     1,    2,    3,    4,    1, std::nanf(""), 0, 0};
+  std::copy(v, v + 12, p.data<float>());
+  ASSERT_OK_AND_ASSIGN(auto out, RunKernel("InTopKV2", {{p},
+                                                        {Tensor::Vector<int32_t>({2, 0, 1})},
+                                                        {Tensor::Scalar<int32_t>(1)}}));
+  EXPECT_EQ(out[0].SummarizeValue(3), "1 0 0");
+  ASSERT_OK_AND_ASSIGN(
+      out, RunKernel("InTopKV2",
+                     {{p}, {Tensor::Vector<int64_t>({3, 1, 7})}, {Tensor::Scalar<int64_t>(3)}}));
+  EXPECT_EQ(out[0].SummarizeValue(3), "1 1 0");  // out of range: false
+  EXPECT_OK(
+      RunKernel("Assert", {{Tensor::Scalar<bool>(true)}, {Tensor::Scalar<float>(1)}}).status());
+  Tensor msg = Tensor::Scalar<std::string>("x must be positive, got");
+  EXPECT_THAT(RunKernel("Assert", {{Tensor::Scalar<bool>(false)},
+                                   {msg, Tensor::Vector<float>({-1, 2, 3, 4})}})
+                  .status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("assertion failed: [x must be positive, got] [-1 2 3...]")));
 }
 
 }  // namespace

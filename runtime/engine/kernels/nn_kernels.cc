@@ -1,4 +1,6 @@
 // BiasAdd, Softmax, LogSoftmax and the cross-entropy losses.
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "core/tensor_types.h"
 #include "runtime/engine/kernels/internal/eigen_util.h"
@@ -178,6 +180,47 @@ class SparseSoftmaxXentOp : public OpKernel {
   }
 };
 
+// TensorFlow's InTopKV2: row b is in when fewer than k predictions are
+// strictly greater than the target's; false for a target out of range or
+// a non-finite prediction.
+template <typename Index>
+class InTopKOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& p = ctx->input(0);
+    const Tensor& targets = ctx->input(1);
+    const Tensor& k_in = ctx->input(2);
+    if (p.dims() != 2) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("predictions must be 2-dimensional, got ", p.shape().DebugString()));
+    }
+    if (targets.dims() != 1 || targets.dim_size(0) != p.dim_size(0)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("First dimension of predictions ", p.dim_size(0),
+                       " must match length of targets ", targets.shape().DebugString()));
+    }
+    if (k_in.NumElements() != 1) return absl::InvalidArgumentError("k must be a scalar");
+    const int64_t k = static_cast<int64_t>(k_in.data<Index>()[0]);
+    const int64_t rows = p.dim_size(0), classes = p.dim_size(1);
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({rows}), &out));
+    const float* pred = p.data<float>();
+    for (int64_t b = 0; b < rows; ++b) {
+      const Index t = targets.data<Index>()[b];
+      bool in = false;
+      if (t >= 0 && t < classes && std::isfinite(pred[b * classes + t])) {
+        const float target = pred[b * classes + t];
+        int64_t more = 0;
+        for (int64_t i = 0; i < classes && more < k; ++i) more += pred[b * classes + i] > target;
+        in = more < k;
+      }
+      out->data<bool>()[b] = in;
+    }
+    return absl::OkStatus();
+  }
+};
+
 }  // namespace
 
 void RegisterNnKernels(KernelRegistry* r) {
@@ -186,6 +229,7 @@ void RegisterNnKernels(KernelRegistry* r) {
   r->Register("Softmax", TypedFactory<SoftmaxFor<false>::Op, float, double>());
   r->Register("LogSoftmax", TypedFactory<SoftmaxFor<true>::Op, float, double>());
   r->Register("SoftmaxCrossEntropyWithLogits", TypedFactory<SoftmaxXentOp, float, double>());
+  r->Register("InTopKV2", TypedFactory<InTopKOp, int32_t, int64_t>());
   r->Register("SparseSoftmaxCrossEntropyWithLogits",
               TypedFactory<SparseSoftmaxXentOp, float, double>());
 }

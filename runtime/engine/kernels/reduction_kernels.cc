@@ -1,6 +1,7 @@
 // Sum, Mean, ArgMax, ArgMin, All and Any.
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/reduction_ops.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
 namespace minigraph {
@@ -84,6 +85,67 @@ using ArgMaxOp = ArgOp<T, false>;
 template <typename T>
 using ArgMinOp = ArgOp<T, true>;
 
+// Cumsum and Cumprod along `axis`: out[i] = x[0] op ... op x[i] (or up
+// to x[i-1] with exclusive; from the end with reverse).
+template <bool kProd>
+struct ScanFor {
+  template <typename T>
+  class Op : public OpKernel {
+   public:
+    using OpKernel::OpKernel;
+    absl::Status Init(OpKernelConstruction* c) {
+      MG_RETURN_IF_ERROR(c->GetAttr("exclusive", &exclusive_));
+      return c->GetAttr("reverse", &reverse_);
+    }
+    absl::Status Compute(OpKernelContext* ctx) const override {
+      const Tensor& x = ctx->input(0);
+      MG_ASSIGN_OR_RETURN(std::vector<int64_t> a, IntsFromTensor(ctx->input(1), "axis"));
+      if (a.size() != 1 || ctx->input(1).dims() != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(type_string(),
+                                                       ": axis must be a scalar, got shape ",
+                                                       ctx->input(1).shape().DebugString()));
+      }
+      if (x.dims() == 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(type_string(), " needs a tensor of rank >= 1"));
+      }
+      MG_ASSIGN_OR_RETURN(int64_t axis, CanonicalAxis(a[0], x.dims(), type_string()));
+      Tensor* out;
+      MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &out));
+      const auto& d = x.shape().dim_sizes();
+      int64_t outer = 1, inner = 1;
+      for (int i = 0; i < axis; ++i) outer *= d[i];
+      for (int i = static_cast<int>(axis) + 1; i < x.dims(); ++i) inner *= d[i];
+      const int64_t n = d[axis];
+      const T* in = x.data<T>();
+      T* o = out->data<T>();
+      const bool exclusive = exclusive_, reverse = reverse_;
+      ctx->ParallelFor(outer, 2.0 * n * inner * sizeof(T), n * inner * sizeof(T), n * inner,
+                       [=](int64_t begin, int64_t end) {
+                         std::vector<T> acc(inner);
+                         for (int64_t b = begin; b < end; ++b) {
+                           std::fill(acc.begin(), acc.end(), kProd ? T(1) : T(0));
+                           for (int64_t s = 0; s < n; ++s) {
+                             const int64_t k = reverse ? n - 1 - s : s;
+                             const T* src = in + (b * n + k) * inner;
+                             T* dst = o + (b * n + k) * inner;
+                             for (int64_t i = 0; i < inner; ++i) {
+                               const T next = kProd ? acc[i] * src[i] : acc[i] + src[i];
+                               dst[i] = exclusive ? acc[i] : next;
+                               acc[i] = next;
+                             }
+                           }
+                         }
+                       });
+      return absl::OkStatus();
+    }
+
+   private:
+    bool exclusive_ = false;
+    bool reverse_ = false;
+  };
+};
+
 }  // namespace
 
 void RegisterReductionKernels(KernelRegistry* r) {
@@ -94,6 +156,8 @@ void RegisterReductionKernels(KernelRegistry* r) {
   r->Register("Mean",
               TypedFactory<ReductionFor<reducers::Mean>::Op, float, double, int32_t, int64_t>());
   r->Register("ArgMax", TypedFactory<ArgMaxOp, float, double, int32_t, int64_t>());
+  r->Register("Cumsum", TypedFactory<ScanFor<false>::Op, float, double, int32_t, int64_t>());
+  r->Register("Cumprod", TypedFactory<ScanFor<true>::Op, float, double, int32_t, int64_t>());
   r->Register("ArgMin", TypedFactory<ArgMinOp, float, double, int32_t, int64_t>());
   r->Register("All", [](OpKernelConstruction* c) {
     return kernel_registry_internal::Build<kernels_internal::ReductionOp<bool, reducers::All>>(c);

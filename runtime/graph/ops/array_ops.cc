@@ -352,6 +352,56 @@ absl::Status FillShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+absl::Status BroadcastToShape(InferenceContext* c) {
+  std::vector<int64_t> dims;
+  if (!ConstInts(c, 1, &dims)) return FillShape(c);  // the rank, if known
+  auto b = PartialShape::Broadcast(c->input(0), PartialShape(dims));
+  if (!b.ok() || (c->input(0).rank_known() && c->input(0).rank() > static_cast<int>(dims.size()))) {
+    return c->Error(absl::StrCat("cannot broadcast ", c->input(0).DebugString(), " to ",
+                                 PartialShape(dims).DebugString()));
+  }
+  c->set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
+// The stitched output: [max index + 1] + data[i].shape[indices[i].rank:],
+// the first dimension known only for constant indices.
+absl::Status DynamicStitchShape(InferenceContext* c) {
+  const int n = c->num_inputs() / 2;
+  int64_t max_index = -1;
+  bool all_const = true;
+  PartialShape inner;
+  for (int i = 0; i < n; ++i) {
+    const PartialShape& idx = c->input(i);
+    const PartialShape& data = c->input(n + i);
+    if (idx.rank_known() && data.rank_known()) {
+      if (data.rank() < idx.rank()) {
+        return c->Error(absl::StrCat("data[", i, "] has rank ", data.rank(), ", less than indices[",
+                                     i, "]'s ", idx.rank()));
+      }
+      auto merged = PartialShape::Merge(
+          inner,
+          PartialShape(std::vector<int64_t>(data.dims().begin() + idx.rank(), data.dims().end())));
+      if (!merged.ok()) return c->Error(merged.status().message());
+      inner = *merged;
+    }
+    std::vector<int64_t> values;
+    if (ConstInts(c, i, &values)) {
+      for (int64_t v : values) max_index = std::max(max_index, v);
+    } else {
+      all_const = false;
+    }
+  }
+  if (!inner.rank_known()) {
+    c->set_output(0, PartialShape());
+    return absl::OkStatus();
+  }
+  std::vector<int64_t> dims = {all_const ? max_index + 1 : -1};
+  dims.insert(dims.end(), inner.dims().begin(), inner.dims().end());
+  c->set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
 absl::Status ShapeShape(InferenceContext* c) {
   const PartialShape& in = c->input(0);
   c->set_output(0, PartialShape({in.rank_known() ? in.rank() : -1}));
@@ -541,6 +591,22 @@ void RegisterArrayOps(OpRegistry* r) {
                           .Output("y: T")
                           .Attr("T: {float, double, int32, int64, bool}")
                           .SetShapeFn(shape_fn::Unchanged));
+  }
+  MG_REGISTER_OP(r, OpDefBuilder("BroadcastTo")
+                        .Input("input: T")
+                        .Input("shape: Tidx")
+                        .Output("output: T")
+                        .Attr("T: type")
+                        .Attr("Tidx: {int32, int64} = int32")
+                        .SetShapeFn(BroadcastToShape));
+  for (const char* op : {"DynamicStitch", "ParallelDynamicStitch"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Input("indices: N * int32")
+                          .Input("data: N * T")
+                          .Output("merged: T")
+                          .Attr("N: int >= 1")
+                          .Attr("T: type")
+                          .SetShapeFn(DynamicStitchShape));
   }
   MG_REGISTER_OP(r, OpDefBuilder("Shape")
                         .Input("input: T")

@@ -115,6 +115,15 @@ void RegisterControlFlowOps(OpRegistry* r) {
                         .Input("input: bool")
                         .Output("output: bool")
                         .SetShapeFn(LoopCondShape));
+  // Fails the step with "assertion failed: [data...]" when `condition` is
+  // false (TensorFlow's logging op).
+  MG_REGISTER_OP(r, OpDefBuilder("Assert")
+                        .Input("condition: bool")
+                        .Input("data: T")
+                        .Attr("T: list(type)")
+                        .Attr("summarize: int = 3")
+                        .SetIsStateful()
+                        .SetShapeFn(shape_fn::Unknown));
 }
 
 }  // namespace minigraph

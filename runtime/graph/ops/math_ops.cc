@@ -151,6 +151,17 @@ void RegisterMathOps(OpRegistry* r) {
                           .Attr("Tidx: {int32, int64} = int32")
                           .SetShapeFn(ReductionShape));
   }
+  for (const char* op : {"Cumsum", "Cumprod"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Input("x: T")
+                          .Input("axis: Tidx")
+                          .Output("out: T")
+                          .Attr("exclusive: bool = false")
+                          .Attr("reverse: bool = false")
+                          .Attr(kNumeric)
+                          .Attr("Tidx: {int32, int64} = int32")
+                          .SetShapeFn(shape_fn::Unchanged));
+  }
   for (const char* arg_op : {"ArgMax", "ArgMin"}) {
     MG_REGISTER_OP(r, OpDefBuilder(arg_op)
                           .Input("input: T")

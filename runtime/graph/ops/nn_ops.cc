@@ -266,6 +266,26 @@ void RegisterNnOps(OpRegistry* r) {
                         .Attr("alpha: float = 0.2")
                         .Attr("T: {half, bfloat16, float, double} = float")
                         .SetShapeFn(shape_fn::MergeAllInputs));
+  // Whether each target is among the k largest predictions of its row
+  // (ties counted as TensorFlow does: a target tied with the k-th is in).
+  MG_REGISTER_OP(
+      r, OpDefBuilder("InTopKV2")
+             .Input("predictions: float")
+             .Input("targets: T")
+             .Input("k: T")
+             .Output("precision: bool")
+             .Attr("T: {int32, int64} = int32")
+             .SetShapeFn([](InferenceContext* c) {
+               MG_ASSIGN_OR_RETURN(PartialShape p, c->WithRank(0, 2));
+               MG_ASSIGN_OR_RETURN(PartialShape t, c->WithRank(1, 1));
+               auto rows = PartialShape::Merge(PartialShape({p.dim(0)}), t);
+               if (!rows.ok()) {
+                 return c->Error(absl::StrCat("predictions ", p.DebugString(), " and targets ",
+                                              t.DebugString(), " disagree on the batch"));
+               }
+               c->set_output(0, *rows);
+               return absl::OkStatus();
+             }));
 }
 
 }  // namespace minigraph
