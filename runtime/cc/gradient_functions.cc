@@ -469,6 +469,23 @@ void RegisterArray(GradientRegistry* r) {
       return absl::OkStatus();
     });
   }
+  for (const char* v : {"", "V2", "V3"}) {
+    const std::string grad_op = absl::StrCat("FusedBatchNormGrad", v);
+    r->Register(absl::StrCat("FusedBatchNorm", v), [grad_op](const Scope& s, const Operation& op,
+                                                             const Grads& dy, Grads* dx) {
+      // TensorFlow's: from the reserve spaces (the batch statistics in
+      // training, the given ones in inference); the statistics outputs
+      // pass no gradient.
+      const Grads in = s.GetInputs(op);
+      std::vector<std::vector<Output>> args = {
+          {dy[0]}, {in[0]}, {in[1]}, {op.output(3)}, {op.output(4)}};
+      if (op.num_outputs() == 6) args.push_back({op.output(5)});
+      Operation g = s.AddOp(grad_op, args,
+                            CopyAttrs(s.GetNodeDef(op), {"epsilon", "data_format", "is_training"}));
+      *dx = {g.output(0), g.output(1), g.output(2), Output(), Output()};
+      return absl::OkStatus();
+    });
+  }
   r->Register("BroadcastTo", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     // Summed over the broadcast axes, back to the input's shape.
     const Grads in = s.GetInputs(op);

@@ -510,5 +510,74 @@ TEST(GradientsTest, BroadcastToCumsumAndDynamicStitch) {
       {R({2, 3}), R({2, 3})});
 }
 
+// FusedBatchNormV3's gradient (FusedBatchNormGradV3 from the reserve
+// spaces) against finite differences, training and inference, both data
+// formats. The kernels are float only, as TensorFlow's: central
+// differences with a wide step, and a looser tolerance.
+TEST(GradientsTest, FusedBatchNormInTrainingAndInference) {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> d(-2, 2);
+  auto random = [&](std::vector<int64_t> dims, float lo, float hi) {
+    Tensor t(DT_FLOAT, TensorShape(dims));
+    std::uniform_real_distribution<float> u(lo, hi);
+    for (int64_t i = 0; i < t.NumElements(); ++i) t.data<float>()[i] = u(rng);
+    return t;
+  };
+  for (const char* format : {"NHWC", "NCHW"}) {
+    for (bool training : {true, false}) {
+      SCOPED_TRACE(absl::StrCat(format, training ? " training" : " inference"));
+      const bool nchw = std::string(format) == "NCHW";
+      const std::vector<int64_t> xdims =
+          nchw ? std::vector<int64_t>{2, 3, 2, 2} : std::vector<int64_t>{2, 2, 2, 3};
+      std::vector<Tensor> inputs = {random(xdims, -2, 2), random({3}, 0.5, 1.5), random({3}, -1, 1),
+                                    random({3}, -0.5, 0.5), random({3}, 0.5, 1.5)};
+      Scope root = Scope::NewRootScope();
+      std::vector<Output> in;
+      for (int k = 0; k < 5; ++k) {
+        in.push_back(ops::Placeholder(root.WithOpName(absl::StrCat("in", k)), DT_FLOAT));
+      }
+      Operation bn = root.AddOp("FusedBatchNormV3", {{in[0]}, {in[1]}, {in[2]}, {in[3]}, {in[4]}},
+                                {{"is_training", MakeAttrValue(training)},
+                                 {"epsilon", MakeAttrValue(0.001f)},
+                                 {"data_format", MakeAttrValue(std::string(format))}});
+      Tensor w = random(xdims, 0.5, 1.5);
+      Output loss = ops::Sum(root.WithOpName("loss"),
+                             ops::Reshape(root, ops::Mul(root, bn.output(0), ops::Const(root, w)),
+                                          ops::Const<int32_t>(root, {-1})),
+                             ops::Const<int32_t>(root, 0));
+      std::vector<Output> grads;
+      ASSERT_OK(AddSymbolicGradients(root, {loss}, {in[0], in[1], in[2]}, &grads));
+      ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+      ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
+      ASSERT_OK(sess->Create(def));
+      auto feeds = [&](const std::vector<Tensor>& v) {
+        std::vector<std::pair<std::string, Tensor>> f;
+        for (int k = 0; k < 5; ++k) f.push_back({absl::StrCat("in", k), v[k]});
+        return f;
+      };
+      std::vector<Tensor> analytic;
+      ASSERT_OK(sess->Run(feeds(inputs), {grads[0].name(), grads[1].name(), grads[2].name()}, {},
+                          &analytic));
+      for (int k = 0; k < 3; ++k) {
+        for (int64_t j = 0; j < inputs[k].NumElements(); ++j) {
+          double loss_at[2];
+          for (int side = 0; side < 2; ++side) {
+            std::vector<Tensor> moved = inputs;
+            moved[k] = tensor::DeepCopy(inputs[k]);
+            moved[k].data<float>()[j] += side == 0 ? 1e-2f : -1e-2f;
+            std::vector<Tensor> out;
+            ASSERT_OK(sess->Run(feeds(moved), {"loss"}, {}, &out));
+            loss_at[side] = *out[0].data<float>();
+          }
+          const double numeric = (loss_at[0] - loss_at[1]) / 2e-2;
+          const double got = analytic[k].data<float>()[j];
+          ASSERT_NEAR(got, numeric, 1e-2 * std::max(1.0, std::abs(numeric)))
+              << "input " << k << " element " << j;
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace minigraph

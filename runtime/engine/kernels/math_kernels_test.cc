@@ -434,5 +434,58 @@ TEST(MathKernelsTest, InTopKAndAssertFollowTensorFlow) {
                        HasSubstr("assertion failed: [x must be positive, got] [-1 2 3...]")));
 }
 
+// FusedBatchNorm against a direct computation: training statistics (the
+// unbiased variance out, the biased one used and kept), running averages,
+// inference with given statistics, NCHW.
+TEST(MathKernelsTest, FusedBatchNormForward) {
+  std::mt19937 rng(3);
+  Tensor x = Random<float>(TensorShape({2, 3, 1, 2}), &rng);  // NHWC: C = 2, 6 per channel
+  const Tensor scale = Tensor::Vector<float>({1.5f, 0.5f});
+  const Tensor offset = Tensor::Vector<float>({0.25f, -1.0f});
+  const Tensor mean = Tensor::Vector<float>({0.1f, -0.2f});
+  const Tensor var = Tensor::Vector<float>({2.0f, 0.5f});
+  double m[2] = {0, 0}, v[2] = {0, 0};
+  for (int64_t i = 0; i < 12; ++i) m[i % 2] += x.data<float>()[i] / 6;
+  for (int64_t i = 0; i < 12; ++i) {
+    v[i % 2] += (x.data<float>()[i] - m[i % 2]) * (x.data<float>()[i] - m[i % 2]) / 6;
+  }
+  ASSERT_OK_AND_ASSIGN(auto out,
+                       RunKernel("FusedBatchNormV3", {{x}, {scale}, {offset}, {mean}, {var}},
+                                 {{"epsilon", MakeAttrValue(0.01f)},
+                                  {"exponential_avg_factor", MakeAttrValue(0.25f)}}));
+  ASSERT_EQ(out.size(), 6u);
+  for (int64_t i = 0; i < 12; ++i) {
+    const int c = i % 2;
+    const double want =
+        (x.data<float>()[i] - m[c]) / std::sqrt(v[c] + 0.01) * scale.data<float>()[c] +
+        offset.data<float>()[c];
+    EXPECT_NEAR(out[0].data<float>()[i], want, 1e-5) << i;
+  }
+  for (int c = 0; c < 2; ++c) {
+    EXPECT_NEAR(out[1].data<float>()[c], 0.75 * mean.data<float>()[c] + 0.25 * m[c], 1e-6);
+    EXPECT_NEAR(out[2].data<float>()[c], 0.75 * var.data<float>()[c] + 0.25 * v[c] * 6 / 5, 1e-6);
+    EXPECT_NEAR(out[3].data<float>()[c], m[c], 1e-6);
+    EXPECT_NEAR(out[4].data<float>()[c], v[c], 1e-6);
+  }
+  EXPECT_EQ(out[5].NumElements(), 0);
+  // Inference, channels first: x as [2, 2, 3, 1] with the given statistics.
+  Tensor xc(DT_FLOAT, TensorShape({2, 2, 3, 1}));
+  std::copy(x.data<float>(), x.data<float>() + 12, xc.data<float>());
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("FusedBatchNorm", {{xc}, {scale}, {offset}, {mean}, {var}},
+                                      {{"is_training", MakeAttrValue(false)},
+                                       {"data_format", MakeAttrValue(std::string("NCHW"))}}));
+  for (int64_t i = 0; i < 12; ++i) {
+    const int c = (i / 3) % 2;
+    const double want = (xc.data<float>()[i] - mean.data<float>()[c]) /
+                            std::sqrt(var.data<float>()[c] + 1e-4) * scale.data<float>()[c] +
+                        offset.data<float>()[c];
+    EXPECT_NEAR(out[0].data<float>()[i], want, 1e-5) << i;
+  }
+  EXPECT_THAT(RunKernel("FusedBatchNormV3",
+                        {{x}, {Tensor::Vector<float>({1, 2, 3})}, {offset}, {mean}, {var}})
+                  .status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("scale")));
+}
+
 }  // namespace
 }  // namespace minigraph

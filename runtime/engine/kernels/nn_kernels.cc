@@ -1,6 +1,10 @@
 // BiasAdd, Softmax, LogSoftmax and the cross-entropy losses.
+#include <algorithm>
 #include <cmath>
+#include <string>
+#include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/tensor_types.h"
 #include "runtime/engine/kernels/internal/eigen_util.h"
@@ -221,6 +225,217 @@ class InTopKOp : public OpKernel {
   }
 };
 
+// x viewed as [outer, channels, inner]: NHWC is [N*H*W, C, 1], NCHW is
+// [N, C, H*W] (and the same for 5-D data).
+struct ChannelLayout {
+  int64_t outer = 1, channels = 1, inner = 1;
+  int64_t per_channel() const { return outer * inner; }
+  int64_t at(int64_t o, int64_t c, int64_t i) const { return (o * channels + c) * inner + i; }
+};
+
+absl::StatusOr<ChannelLayout> BatchNormLayout(const Tensor& x, bool channels_first,
+                                              const std::string& op) {
+  if (x.dims() != 4 && x.dims() != 5) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": input must be 4- or 5-dimensional, got ", x.shape().DebugString()));
+  }
+  ChannelLayout l;
+  const int c = channels_first ? 1 : x.dims() - 1;
+  l.channels = x.dim_size(c);
+  for (int d = 0; d < c; ++d) l.outer *= x.dim_size(d);
+  for (int d = c + 1; d < x.dims(); ++d) l.inner *= x.dim_size(d);
+  return l;
+}
+
+absl::Status CheckChannelVector(const Tensor& t, int64_t channels, const std::string& op,
+                                const char* name) {
+  if (t.dims() != 1 || t.dim_size(0) != channels) {
+    return absl::InvalidArgumentError(absl::StrCat(op, ": ", name, " must be a vector of ",
+                                                   channels, " (the channels of x), got ",
+                                                   t.shape().DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+// TensorFlow's FusedBatchNorm, V2 and V3 on float data. Training: the batch
+// statistics normalize x, batch_variance is their unbiased variance (or,
+// with exponential_avg_factor < 1, the running averages with the given
+// mean and variance), the reserve spaces keep the batch mean and biased
+// variance for the gradient. Inference: the given statistics normalize x.
+// Sums accumulate in double.
+class FusedBatchNormOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("epsilon", &epsilon_));
+    MG_RETURN_IF_ERROR(c->GetAttr("is_training", &training_));
+    if (c->def().attr().count("exponential_avg_factor")) {
+      MG_RETURN_IF_ERROR(c->GetAttr("exponential_avg_factor", &factor_));
+    }
+    std::string format;
+    MG_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
+    channels_first_ = absl::StartsWith(format, "NC");
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    MG_ASSIGN_OR_RETURN(ChannelLayout l, BatchNormLayout(x, channels_first_, type_string()));
+    const int64_t C = l.channels;
+    MG_RETURN_IF_ERROR(CheckChannelVector(ctx->input(1), C, type_string(), "scale"));
+    MG_RETURN_IF_ERROR(CheckChannelVector(ctx->input(2), C, type_string(), "offset"));
+    const bool need_stats = !training_ || factor_ != 1.0f;
+    if (need_stats) {
+      MG_RETURN_IF_ERROR(CheckChannelVector(ctx->input(3), C, type_string(), "mean"));
+      MG_RETURN_IF_ERROR(CheckChannelVector(ctx->input(4), C, type_string(), "variance"));
+    }
+    const float* in = x.data<float>();
+    const float* scale = ctx->input(1).data<float>();
+    const float* offset = ctx->input(2).data<float>();
+    std::vector<double> mean(C), var(C);  // what normalizes x (variance biased)
+    const int64_t n = l.per_channel();
+    if (training_) {
+      for (int64_t o = 0; o < l.outer; ++o) {
+        for (int64_t c = 0; c < C; ++c) {
+          for (int64_t i = 0; i < l.inner; ++i) mean[c] += in[l.at(o, c, i)];
+        }
+      }
+      for (double& m : mean) m /= std::max<int64_t>(n, 1);
+      for (int64_t o = 0; o < l.outer; ++o) {
+        for (int64_t c = 0; c < C; ++c) {
+          for (int64_t i = 0; i < l.inner; ++i) {
+            const double d = in[l.at(o, c, i)] - mean[c];
+            var[c] += d * d;
+          }
+        }
+      }
+      for (double& v : var) v /= std::max<int64_t>(n, 1);
+    } else {
+      for (int64_t c = 0; c < C; ++c) {
+        mean[c] = ctx->input(3).data<float>()[c];
+        var[c] = ctx->input(4).data<float>()[c];
+      }
+    }
+    Tensor* y;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &y));
+    std::vector<float> mul(C), add(C);
+    for (int64_t c = 0; c < C; ++c) {
+      mul[c] = static_cast<float>(scale[c] / std::sqrt(var[c] + epsilon_));
+      add[c] = static_cast<float>(offset[c] - mean[c] * mul[c]);
+    }
+    float* out = y->data<float>();
+    for (int64_t o = 0; o < l.outer; ++o) {
+      for (int64_t c = 0; c < C; ++c) {
+        for (int64_t i = 0; i < l.inner; ++i) {
+          out[l.at(o, c, i)] = in[l.at(o, c, i)] * mul[c] + add[c];
+        }
+      }
+    }
+    Tensor* outs[5];
+    for (int k = 1; k <= 4; ++k) {
+      MG_RETURN_IF_ERROR(ctx->allocate_output(k, TensorShape({C}), &outs[k]));
+    }
+    const double bessel = n > 1 ? static_cast<double>(n) / (n - 1) : 1.0;
+    for (int64_t c = 0; c < C; ++c) {
+      double batch_mean = mean[c], batch_var = training_ ? var[c] * bessel : var[c];
+      if (training_ && factor_ != 1.0f) {
+        batch_mean = (1.0 - factor_) * ctx->input(3).data<float>()[c] + factor_ * batch_mean;
+        batch_var = (1.0 - factor_) * ctx->input(4).data<float>()[c] + factor_ * batch_var;
+      }
+      outs[1]->data<float>()[c] = static_cast<float>(batch_mean);
+      outs[2]->data<float>()[c] = static_cast<float>(batch_var);
+      outs[3]->data<float>()[c] = static_cast<float>(mean[c]);
+      outs[4]->data<float>()[c] = static_cast<float>(var[c]);
+    }
+    if (ctx->num_outputs() == 6) {
+      Tensor* unused;
+      MG_RETURN_IF_ERROR(ctx->allocate_output(5, TensorShape({0}), &unused));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  float epsilon_ = 1e-4f;
+  float factor_ = 1.0f;
+  bool training_ = true;
+  bool channels_first_ = false;
+};
+
+// Its gradient, from the reserve spaces (the batch mean and biased
+// variance; in inference the population statistics).
+class FusedBatchNormGradOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("epsilon", &epsilon_));
+    MG_RETURN_IF_ERROR(c->GetAttr("is_training", &training_));
+    std::string format;
+    MG_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
+    channels_first_ = absl::StartsWith(format, "NC");
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& dy_t = ctx->input(0);
+    const Tensor& x_t = ctx->input(1);
+    if (dy_t.shape() != x_t.shape()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(type_string(), ": y_backprop ", dy_t.shape().DebugString(), " and x ",
+                       x_t.shape().DebugString(), " must have the same shape"));
+    }
+    MG_ASSIGN_OR_RETURN(ChannelLayout l, BatchNormLayout(x_t, channels_first_, type_string()));
+    const int64_t C = l.channels;
+    MG_RETURN_IF_ERROR(CheckChannelVector(ctx->input(2), C, type_string(), "scale"));
+    MG_RETURN_IF_ERROR(CheckChannelVector(ctx->input(3), C, type_string(), "reserve_space_1"));
+    MG_RETURN_IF_ERROR(CheckChannelVector(ctx->input(4), C, type_string(), "reserve_space_2"));
+    const float* dy = dy_t.data<float>();
+    const float* x = x_t.data<float>();
+    const float* scale = ctx->input(2).data<float>();
+    const float* mean = ctx->input(3).data<float>();
+    const float* var = ctx->input(4).data<float>();
+    const int64_t n = l.per_channel();
+    std::vector<double> sum_dy(C), sum_dy_xc(C), inv_std(C);
+    for (int64_t c = 0; c < C; ++c) inv_std[c] = 1.0 / std::sqrt(double{var[c]} + epsilon_);
+    for (int64_t o = 0; o < l.outer; ++o) {
+      for (int64_t c = 0; c < C; ++c) {
+        for (int64_t i = 0; i < l.inner; ++i) {
+          const int64_t k = l.at(o, c, i);
+          sum_dy[c] += dy[k];
+          sum_dy_xc[c] += dy[k] * (double{x[k]} - mean[c]);
+        }
+      }
+    }
+    Tensor *dx_t, *dscale, *doffset, *r1, *r2;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, x_t.shape(), &dx_t));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(1, TensorShape({C}), &dscale));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(2, TensorShape({C}), &doffset));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(3, TensorShape({0}), &r1));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(4, TensorShape({0}), &r2));
+    float* dx = dx_t->data<float>();
+    for (int64_t o = 0; o < l.outer; ++o) {
+      for (int64_t c = 0; c < C; ++c) {
+        for (int64_t i = 0; i < l.inner; ++i) {
+          const int64_t k = l.at(o, c, i);
+          double g = dy[k];
+          if (training_ && n > 0) {
+            const double xc = double{x[k]} - mean[c];
+            g -= sum_dy[c] / n + xc * inv_std[c] * inv_std[c] * sum_dy_xc[c] / n;
+          }
+          dx[k] = static_cast<float>(g * scale[c] * inv_std[c]);
+        }
+      }
+    }
+    for (int64_t c = 0; c < C; ++c) {
+      dscale->data<float>()[c] = static_cast<float>(sum_dy_xc[c] * inv_std[c]);
+      doffset->data<float>()[c] = static_cast<float>(sum_dy[c]);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  float epsilon_ = 1e-4f;
+  bool training_ = true;
+  bool channels_first_ = false;
+};
+
 }  // namespace
 
 void RegisterNnKernels(KernelRegistry* r) {
@@ -230,6 +445,10 @@ void RegisterNnKernels(KernelRegistry* r) {
   r->Register("LogSoftmax", TypedFactory<SoftmaxFor<true>::Op, float, double>());
   r->Register("SoftmaxCrossEntropyWithLogits", TypedFactory<SoftmaxXentOp, float, double>());
   r->Register("InTopKV2", TypedFactory<InTopKOp, int32_t, int64_t>());
+  for (const char* v : {"", "V2", "V3"}) {
+    r->Register(absl::StrCat("FusedBatchNorm", v), MakeFactory<FusedBatchNormOp>());
+    r->Register(absl::StrCat("FusedBatchNormGrad", v), MakeFactory<FusedBatchNormGradOp>());
+  }
   r->Register("SparseSoftmaxCrossEntropyWithLogits",
               TypedFactory<SparseSoftmaxXentOp, float, double>());
 }

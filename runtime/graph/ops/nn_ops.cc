@@ -1,4 +1,5 @@
 // Neural-network ops: activations, bias, softmax and cross entropy.
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/graph/conv_util.h"
 #include "runtime/graph/op_def_builder.h"
@@ -122,6 +123,52 @@ absl::Status XentShape(InferenceContext* c, bool sparse) {
   }
   c->set_output(0, PartialShape({logits.dim(0)}));
   c->set_output(1, logits);
+  return absl::OkStatus();
+}
+
+// The channel axis of a batch-norm data_format (-1 when unknown).
+int ChannelAxis(const InferenceContext* c, int rank) {
+  absl::StatusOr<std::string> f = c->GetAttr<std::string>("data_format");
+  if (!f.ok()) return -1;
+  return absl::StartsWith(*f, "NC") ? 1 : rank - 1;
+}
+
+// y like x; every other output [C], C being x's channels (or the scale's).
+absl::Status BatchNormOutputs(InferenceContext* c, int x_input, int first_vector_output) {
+  const PartialShape& x = c->input(x_input);
+  if (x.rank_known() && x.rank() != 4 && x.rank() != 5) {
+    return c->Error(absl::StrCat("x must be 4- or 5-dimensional, got ", x.DebugString()));
+  }
+  int64_t channels = -1;
+  if (x.rank_known()) channels = x.dim(ChannelAxis(c, x.rank()));
+  const PartialShape& scale = c->input(2);
+  if (scale.rank_known()) {
+    if (scale.rank() != 1) {
+      return c->Error(absl::StrCat("scale must be 1-dimensional, got ", scale.DebugString()));
+    }
+    auto merged = PartialShape::Merge(PartialShape({channels}), scale);
+    if (!merged.ok()) {
+      return c->Error(absl::StrCat("scale ", scale.DebugString(), " does not match the ", channels,
+                                   " channels of x ", x.DebugString()));
+    }
+    channels = merged->dim(0);
+  }
+  c->set_output(0, x);
+  for (int i = first_vector_output; i < c->num_outputs(); ++i)
+    c->set_output(i, PartialShape({channels}));
+  return absl::OkStatus();
+}
+
+absl::Status FusedBatchNormShape(InferenceContext* c) {
+  MG_RETURN_IF_ERROR(BatchNormOutputs(c, 0, 1));
+  if (c->num_outputs() == 6) c->set_output(5, PartialShape());  // unused on the CPU
+  return absl::OkStatus();
+}
+
+absl::Status FusedBatchNormGradShape(InferenceContext* c) {
+  MG_RETURN_IF_ERROR(BatchNormOutputs(c, 1, 1));
+  c->set_output(3, PartialShape({0}));
+  c->set_output(4, PartialShape({0}));
   return absl::OkStatus();
 }
 
@@ -286,6 +333,54 @@ void RegisterNnOps(OpRegistry* r) {
                c->set_output(0, *rows);
                return absl::OkStatus();
              }));
+  // Batch normalization (TensorFlow's fused kernels, on the CPU): V1 has
+  // every input in T; V2 and V3 keep scale, offset and the statistics in U.
+  // V3 adds a reserve space the CPU leaves empty.
+  for (int version : {1, 2, 3}) {
+    const std::string suffix = version == 1 ? "" : absl::StrCat("V", version);
+    const std::string u = version == 1 ? "T" : "U";
+    OpDefBuilder fwd("FusedBatchNorm" + suffix);
+    fwd.Input("x: T")
+        .Input("scale: " + u)
+        .Input("offset: " + u)
+        .Input("mean: " + u)
+        .Input("variance: " + u)
+        .Output("y: T")
+        .Output("batch_mean: " + u)
+        .Output("batch_variance: " + u)
+        .Output("reserve_space_1: " + u)
+        .Output("reserve_space_2: " + u);
+    if (version == 3) fwd.Output("reserve_space_3: " + u);
+    fwd.Attr("T: {float}");
+    if (version > 1) fwd.Attr("U: {float}");
+    fwd.Attr("epsilon: float = 0.0001")
+        .Attr("exponential_avg_factor: float = 1.0")
+        .Attr(version == 3 ? "data_format: {\"NHWC\", \"NCHW\", \"NDHWC\", \"NCDHW\"} = \"NHWC\""
+                           : kNhwcNchw)
+        .Attr("is_training: bool = true")
+        .SetShapeFn(FusedBatchNormShape);
+    MG_REGISTER_OP(r, fwd);
+    OpDefBuilder grad("FusedBatchNormGrad" + suffix);
+    grad.Input("y_backprop: T")
+        .Input("x: T")
+        .Input("scale: " + std::string(version == 1 ? "T" : "float"))
+        .Input("reserve_space_1: " + u)
+        .Input("reserve_space_2: " + u);
+    if (version == 3) grad.Input("reserve_space_3: " + u);
+    grad.Output("x_backprop: T")
+        .Output("scale_backprop: " + u)
+        .Output("offset_backprop: " + u)
+        .Output(absl::StrCat("reserve_space_", version == 3 ? 4 : 3, ": ", u))
+        .Output(absl::StrCat("reserve_space_", version == 3 ? 5 : 4, ": ", u))
+        .Attr("T: {float}");
+    if (version > 1) grad.Attr("U: {float}");
+    grad.Attr("epsilon: float = 0.0001")
+        .Attr(version == 3 ? "data_format: {\"NHWC\", \"NCHW\", \"NDHWC\", \"NCDHW\"} = \"NHWC\""
+                           : kNhwcNchw)
+        .Attr("is_training: bool = true")
+        .SetShapeFn(FusedBatchNormGradShape);
+    MG_REGISTER_OP(r, grad);
+  }
 }
 
 }  // namespace minigraph
