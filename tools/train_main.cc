@@ -60,7 +60,7 @@ ABSL_FLAG(std::string, model, "mlp",
           "convolutions with ReLU and 2x2 max pools, 8 and 16 channels, then 784-10)");
 ABSL_FLAG(int64_t, steps, 1000, "Train until global_step reaches this");
 ABSL_FLAG(int, batch, 32, "Examples per step");
-ABSL_FLAG(std::string, optimizer, "sgd", "sgd, momentum, adam, rmsprop or adagrad");
+ABSL_FLAG(std::string, optimizer, "sgd", "sgd, momentum, adam, rmsprop, adagrad, adadelta or ftrl");
 ABSL_FLAG(double, learning_rate, 0.01, "Learning rate");
 ABSL_FLAG(int64_t, save_every, 100, "Save a checkpoint every this many steps (0: only at the end)");
 ABSL_FLAG(int, max_to_keep, 5, "Checkpoints kept");
@@ -181,9 +181,14 @@ absl::Status Build(Model* m, DeviceFunction device_fn) {
     opt = std::make_unique<RMSPropOptimizer>(lr);
   } else if (opt_name == "adagrad") {
     opt = std::make_unique<AdagradOptimizer>(lr);
+  } else if (opt_name == "adadelta") {
+    opt = std::make_unique<AdadeltaOptimizer>(lr);
+  } else if (opt_name == "ftrl") {
+    opt = std::make_unique<FtrlOptimizer>(lr);
   } else {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--optimizer must be sgd, momentum, adam, rmsprop or adagrad, got ", opt_name));
+        "--optimizer must be sgd, momentum, adam, rmsprop, adagrad, adadelta or ftrl, got ",
+        opt_name));
   }
   MG_ASSIGN_OR_RETURN(m->train, opt->Minimize(root, m->loss, {}, &step));
   m->init = GlobalVariablesInitializer(root);

@@ -220,4 +220,58 @@ Operation AdagradOptimizer::ApplyDense(const Scope& scope, Output grad, const Va
                {var.ref(), accum_.at(var.name()).ref(), lr_t_.at(var.dtype()), grad});
 }
 
+absl::Status AdadeltaOptimizer::Prepare(const Scope& root, const Scope& scope,
+                                        const std::vector<Variable>& vars) {
+  for (const Variable& v : vars) {
+    if (!slots_.count(v.name())) {
+      slots_.emplace(v.name(), std::make_pair(CreateSlot(root, v, name()),
+                                              CreateSlot(root, v, name() + "_1")));
+    }
+    if (!hyper_.count(v.dtype())) {
+      hyper_[v.dtype()] = {Hyper(scope, "lr", v.dtype(), lr_), Hyper(scope, "rho", v.dtype(), rho_),
+                           Hyper(scope, "epsilon", v.dtype(), epsilon_)};
+    }
+  }
+  return absl::OkStatus();
+}
+
+Operation AdadeltaOptimizer::ApplyDense(const Scope& scope, Output grad, const Variable& var) {
+  const std::vector<Output>& h = hyper_.at(var.dtype());
+  const auto& [accum, update] = slots_.at(var.name());
+  return Apply(scope, "ApplyAdadelta",
+               {var.ref(), accum.ref(), update.ref(), h[0], h[1], h[2], grad});
+}
+
+absl::Status FtrlOptimizer::Prepare(const Scope& root, const Scope& scope,
+                                    const std::vector<Variable>& vars) {
+  if (lr_power_ > 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("learning_rate_power must be <= 0, got ", lr_power_));
+  }
+  if (init_ <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("initial_accumulator_value must be positive, got ", init_));
+  }
+  for (const Variable& v : vars) {
+    if (!slots_.count(v.name())) {
+      slots_.emplace(v.name(), std::make_pair(CreateSlot(root, v, name(), init_),
+                                              CreateSlot(root, v, name() + "_1")));
+    }
+    if (!hyper_.count(v.dtype())) {
+      hyper_[v.dtype()] = {Hyper(scope, "learning_rate", v.dtype(), lr_),
+                           Hyper(scope, "l1_regularization_strength", v.dtype(), l1_),
+                           Hyper(scope, "l2_regularization_strength", v.dtype(), l2_),
+                           Hyper(scope, "learning_rate_power", v.dtype(), lr_power_)};
+    }
+  }
+  return absl::OkStatus();
+}
+
+Operation FtrlOptimizer::ApplyDense(const Scope& scope, Output grad, const Variable& var) {
+  const std::vector<Output>& h = hyper_.at(var.dtype());
+  const auto& [accum, linear] = slots_.at(var.name());
+  return Apply(scope, "ApplyFtrl",
+               {var.ref(), accum.ref(), linear.ref(), grad, h[0], h[1], h[2], h[3]});
+}
+
 }  // namespace minigraph

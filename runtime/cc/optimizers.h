@@ -155,6 +155,48 @@ class AdagradOptimizer : public Optimizer {
   std::map<DataType, Output> lr_t_;
 };
 
+// TensorFlow's AdadeltaOptimizer: slots "<var>/Adadelta" (the mean square
+// gradient) and "<var>/Adadelta_1" (the mean square update).
+class AdadeltaOptimizer : public Optimizer {
+ public:
+  explicit AdadeltaOptimizer(double learning_rate = 0.001, double rho = 0.95, double epsilon = 1e-8,
+                             std::string name = "Adadelta")
+      : Optimizer(std::move(name)), lr_(learning_rate), rho_(rho), epsilon_(epsilon) {}
+
+ private:
+  absl::Status Prepare(const Scope& root, const Scope& scope,
+                       const std::vector<Variable>& vars) override;
+  Operation ApplyDense(const Scope& scope, Output grad, const Variable& var) override;
+  const double lr_, rho_, epsilon_;
+  std::map<std::string, std::pair<Variable, Variable>> slots_;  // accum, accum_update
+  std::map<DataType, std::vector<Output>> hyper_;               // lr, rho, epsilon
+};
+
+// TensorFlow's FtrlOptimizer (FTRL-Proximal): slots "<var>/Ftrl" (the
+// accumulator, starting at `initial_accumulator_value`) and "<var>/Ftrl_1"
+// (the linear term).
+class FtrlOptimizer : public Optimizer {
+ public:
+  explicit FtrlOptimizer(double learning_rate, double learning_rate_power = -0.5,
+                         double initial_accumulator_value = 0.1,
+                         double l1_regularization_strength = 0.0,
+                         double l2_regularization_strength = 0.0, std::string name = "Ftrl")
+      : Optimizer(std::move(name)),
+        lr_(learning_rate),
+        lr_power_(learning_rate_power),
+        init_(initial_accumulator_value),
+        l1_(l1_regularization_strength),
+        l2_(l2_regularization_strength) {}
+
+ private:
+  absl::Status Prepare(const Scope& root, const Scope& scope,
+                       const std::vector<Variable>& vars) override;
+  Operation ApplyDense(const Scope& scope, Output grad, const Variable& var) override;
+  const double lr_, lr_power_, init_, l1_, l2_;
+  std::map<std::string, std::pair<Variable, Variable>> slots_;  // accum, linear
+  std::map<DataType, std::vector<Output>> hyper_;               // lr, l1, l2, lr_power
+};
+
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_CC_OPTIMIZERS_H_

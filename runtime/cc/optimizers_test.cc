@@ -18,6 +18,8 @@
 namespace minigraph {
 namespace {
 
+using ::testing::HasSubstr;
+
 struct Fixture {
   // loss = sum(w^2), so the gradient is 2w.
   explicit Fixture(bool use_resource = false) {
@@ -173,6 +175,9 @@ TEST(OptimizersTest, ResourceVariablesTrainExactlyAsRefVariables) {
       {"ResourceApplyAdam", [] { return std::make_unique<AdamOptimizer>(0.1); }},
       {"ResourceApplyRMSProp", [] { return std::make_unique<RMSPropOptimizer>(0.1); }},
       {"ResourceApplyAdagrad", [] { return std::make_unique<AdagradOptimizer>(0.1); }},
+      {"ResourceApplyAdadelta", [] { return std::make_unique<AdadeltaOptimizer>(0.5); }},
+      {"ResourceApplyFtrl",
+       [] { return std::make_unique<FtrlOptimizer>(0.1, -0.5, 0.1, 0.01, 0.02); }},
   };
   for (const auto& [op, make] : optimizers) {
     Fixture ref(false), res(true);
@@ -196,6 +201,59 @@ TEST(OptimizersTest, ResourceVariablesTrainExactlyAsRefVariables) {
     }
     EXPECT_EQ(res.Value("global_step/read"), "5");
   }
+}
+
+TEST(OptimizersTest, AdadeltaFirstThreeStepsAndSlotNames) {
+  Fixture f;
+  AdadeltaOptimizer opt(0.5, 0.9, 1e-6);
+  ASSERT_OK_AND_ASSIGN(Operation train, opt.Minimize(f.root, f.loss, {}, &f.step));
+  f.Start(train);
+  EXPECT_EQ(f.Value("w/Adadelta/read"), "0 0");
+  EXPECT_EQ(f.Value("w/Adadelta_1/read"), "0 0");
+  double w[2] = {1.0, -2.0}, accum[2] = {0, 0}, update_sq[2] = {0, 0};
+  for (int step = 1; step <= 3; ++step) {
+    for (int i = 0; i < 2; ++i) {
+      const double g = 2 * w[i];
+      accum[i] = accum[i] * 0.9 + g * g * 0.1;
+      const double update = std::sqrt(update_sq[i] + 1e-6) / std::sqrt(accum[i] + 1e-6) * g;
+      update_sq[i] = update_sq[i] * 0.9 + update * update * 0.1;
+      w[i] -= 0.5 * update;
+    }
+    auto got = f.Step();
+    EXPECT_NEAR(got[0], w[0], 1e-12);
+    EXPECT_NEAR(got[1], w[1], 1e-12);
+  }
+}
+
+TEST(OptimizersTest, FtrlFirstThreeStepsWithAndWithoutPowerHalf) {
+  for (double power : {-0.5, -0.25}) {
+    Fixture f;
+    FtrlOptimizer opt(0.3, power, 0.1, 0.05, 0.1);
+    ASSERT_OK_AND_ASSIGN(Operation train, opt.Minimize(f.root, f.loss, {}, &f.step));
+    f.Start(train);
+    EXPECT_EQ(f.Value("w/Ftrl/read"), "0.1 0.1");
+    EXPECT_EQ(f.Value("w/Ftrl_1/read"), "0 0");
+    double w[2] = {1.0, -2.0}, accum[2] = {0.1, 0.1}, linear[2] = {0, 0};
+    for (int step = 1; step <= 3; ++step) {
+      for (int i = 0; i < 2; ++i) {
+        const double g = 2 * w[i];
+        const double next = accum[i] + g * g;
+        linear[i] += g - (std::pow(next, -power) - std::pow(accum[i], -power)) / 0.3 * w[i];
+        const double quadratic = std::pow(next, -power) / 0.3 + 2 * 0.1;
+        w[i] = std::abs(linear[i]) > 0.05
+                   ? ((linear[i] > 0 ? 1 : -1) * 0.05 - linear[i]) / quadratic
+                   : 0.0;
+        accum[i] = next;
+      }
+      auto got = f.Step();
+      EXPECT_NEAR(got[0], w[0], 1e-12) << power;
+      EXPECT_NEAR(got[1], w[1], 1e-12) << power;
+    }
+  }
+  Fixture f;
+  FtrlOptimizer bad(0.1, 0.5);
+  EXPECT_THAT(bad.Minimize(f.root, f.loss).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("learning_rate_power")));
 }
 
 TEST(OptimizersTest, NothingToOptimizeIsAnError) {

@@ -267,6 +267,99 @@ class ApplyAdagradOp : public OpKernel {
   bool update_slots_ = true;
 };
 
+// accum = accum * rho + grad^2 * (1 - rho); update = sqrt(accum_update +
+// epsilon) / sqrt(accum + epsilon) * grad; accum_update = accum_update * rho
+// + update^2 * (1 - rho); var -= update * lr.
+template <typename T>
+class ApplyAdadeltaOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_RETURN_IF_ERROR(CheckScalars(ctx, *this, {3, 4, 5}));
+    const Tensor& grad = ctx->input(6);
+    {
+      LockedVars locked(ctx, {0, 1, 2});
+      MG_ASSIGN_OR_RETURN(std::vector<Tensor*> vars, locked.Check(*this, grad));
+      T* __restrict var = vars[0]->data<T>();
+      T* __restrict accum = vars[1]->data<T>();
+      T* __restrict accum_update = vars[2]->data<T>();
+      const T* __restrict g = grad.data<T>();
+      const T lr = *ctx->input(3).data<T>();
+      const T rho = *ctx->input(4).data<T>();
+      const T epsilon = *ctx->input(5).data<T>();
+      ForEachElement(ctx, grad.NumElements(), 4 * sizeof(T), [=](int64_t i) {
+        accum[i] = accum[i] * rho + g[i] * g[i] * (T(1) - rho);
+        const T update =
+            std::sqrt(accum_update[i] + epsilon) / std::sqrt(accum[i] + epsilon) * g[i];
+        accum_update[i] = accum_update[i] * rho + update * update * (T(1) - rho);
+        var[i] -= update * lr;
+      });
+    }
+    ForwardRef(ctx);
+    return absl::OkStatus();
+  }
+};
+
+// TensorFlow's FTRL-Proximal: accum_new = accum + grad^2; linear += grad -
+// (accum_new^-p - accum^-p) / lr * var (p = lr_power; with
+// multiply_linear_by_lr, linear += grad * lr - (...) * var); var = (sign(linear)
+// * l1 - linear) / (accum_new^-p / lr + 2 * l2) where |linear| > l1, else 0
+// (l1 and 2 * l2 scaled by lr with multiply_linear_by_lr).
+template <typename T>
+class ApplyFtrlOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    return c->GetAttr("multiply_linear_by_lr", &multiply_);
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_RETURN_IF_ERROR(CheckScalars(ctx, *this, {4, 5, 6, 7}));
+    const Tensor& grad = ctx->input(3);
+    const T lr = *ctx->input(4).data<T>();
+    const T l1 = *ctx->input(5).data<T>();
+    const T l2 = *ctx->input(6).data<T>();
+    const T lr_power = *ctx->input(7).data<T>();
+    if (!(lr > T(0))) {
+      return absl::InvalidArgumentError(absl::StrCat(type_string(), ": lr is not positive: ", lr));
+    }
+    if (l1 < T(0) || l2 < T(0) || lr_power > T(0)) {
+      return absl::InvalidArgumentError(absl::StrCat(type_string(), ": l1 (", l1, ") and l2 (", l2,
+                                                     ") must be >= 0 and lr_power (", lr_power,
+                                                     ") <= 0"));
+    }
+    {
+      LockedVars locked(ctx, {0, 1, 2});
+      MG_ASSIGN_OR_RETURN(std::vector<Tensor*> vars, locked.Check(*this, grad));
+      T* __restrict var = vars[0]->data<T>();
+      T* __restrict accum = vars[1]->data<T>();
+      T* __restrict linear = vars[2]->data<T>();
+      const T* __restrict g = grad.data<T>();
+      const bool multiply = multiply_;
+      const bool sqrt_power = lr_power == T(-0.5);
+      ForEachElement(ctx, grad.NumElements(), 5 * sizeof(T), [=](int64_t i) {
+        const T new_accum = accum[i] + g[i] * g[i];
+        const T old_root = sqrt_power ? std::sqrt(accum[i]) : std::pow(accum[i], -lr_power);
+        const T new_root = sqrt_power ? std::sqrt(new_accum) : std::pow(new_accum, -lr_power);
+        if (multiply) {
+          linear[i] += g[i] * lr - (new_root - old_root) * var[i];
+        } else {
+          linear[i] += g[i] - (new_root - old_root) / lr * var[i];
+        }
+        const T l1_eff = multiply ? l1 * lr : l1;
+        const T quadratic = multiply ? new_root + T(2) * l2 * lr : new_root / lr + T(2) * l2;
+        const T sign = linear[i] > T(0) ? T(1) : (linear[i] < T(0) ? T(-1) : T(0));
+        var[i] = std::abs(linear[i]) > l1_eff ? (sign * l1_eff - linear[i]) / quadratic : T(0);
+        accum[i] = new_accum;
+      });
+    }
+    ForwardRef(ctx);
+    return absl::OkStatus();
+  }
+
+ private:
+  bool multiply_ = false;
+};
+
 }  // namespace
 
 void RegisterTrainingKernels(KernelRegistry* r) {
@@ -277,6 +370,8 @@ void RegisterTrainingKernels(KernelRegistry* r) {
     r->Register(p + "ApplyAdam", TypedFactory<ApplyAdamOp, float, double>());
     r->Register(p + "ApplyRMSProp", TypedFactory<ApplyRMSPropOp, float, double>());
     r->Register(p + "ApplyAdagrad", TypedFactory<ApplyAdagradOp, float, double>());
+    r->Register(p + "ApplyAdadelta", TypedFactory<ApplyAdadeltaOp, float, double>());
+    r->Register(p + "ApplyFtrl", TypedFactory<ApplyFtrlOp, float, double>());
   }
 }
 

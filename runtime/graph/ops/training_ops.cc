@@ -67,6 +67,10 @@ void RegisterTrainingOps(OpRegistry* r) {
                 {"lr", "rho", "momentum", "epsilon", "grad"}, {}, {1, 2, 7}, {3, 4, 5, 6});
   RegisterApply(r, "ApplyAdagrad", {"var", "accum"}, {"lr", "grad"}, {"update_slots: bool = true"},
                 {1, 3}, {2});
+  RegisterApply(r, "ApplyAdadelta", {"var", "accum", "accum_update"},
+                {"lr", "rho", "epsilon", "grad"}, {}, {1, 2, 6}, {3, 4, 5});
+  RegisterApply(r, "ApplyFtrl", {"var", "accum", "linear"}, {"grad", "lr", "l1", "l2", "lr_power"},
+                {"multiply_linear_by_lr: bool = false"}, {1, 2, 3}, {4, 5, 6, 7});
 }
 
 }  // namespace minigraph
