@@ -486,6 +486,41 @@ void RegisterArray(GradientRegistry* r) {
       return absl::OkStatus();
     });
   }
+  for (const char* name : {"BatchMatMul", "BatchMatMulV2"}) {
+    r->Register(name, [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      // TensorFlow's: the two products by the other input (adjoints as
+      // the flags say), then summed over the batch dimensions each input
+      // was broadcast along.
+      const Grads in = s.GetInputs(op);
+      const NodeDef& node = s.GetNodeDef(op);
+      const bool ax = node.attr().at("adj_x").b(), ay = node.attr().at("adj_y").b();
+      const std::string type = node.op();
+      auto mm = [&](Output a, Output b, bool adj_a, bool adj_b) {
+        return s
+            .AddOp(type, {{a}, {b}},
+                   {{"adj_x", MakeAttrValue(adj_a)}, {"adj_y", MakeAttrValue(adj_b)}})
+            .output(0);
+      };
+      Output gx, gy;
+      if (!ax) {
+        gx = ay ? mm(dy[0], in[1], false, false) : mm(dy[0], in[1], false, true);
+        gy = ay ? mm(dy[0], in[0], true, false) : mm(in[0], dy[0], true, false);
+      } else {
+        gx = ay ? mm(in[1], dy[0], true, true) : mm(in[1], dy[0], false, true);
+        gy = ay ? mm(dy[0], in[0], true, true) : mm(in[0], dy[0], false, false);
+      }
+      Output sx = ops::Shape(s, in[0]), sy = ops::Shape(s, in[1]);
+      auto batch = [&](Output shape) {
+        Output len = ops::Reshape(s, ops::Sub(s, ops::Size(s, shape), ops::Const<int32_t>(s, 2)),
+                                  ops::Const<int32_t>(s, {1}));
+        return ops::Slice(s, shape, ops::Const<int32_t>(s, {0}), len);
+      };
+      auto axes = ops::BroadcastGradientArgs(s, batch(sx), batch(sy));
+      *dx = {ops::Reshape(s, ops::Sum(s, gx, axes.r0), sx),
+             ops::Reshape(s, ops::Sum(s, gy, axes.r1), sy)};
+      return absl::OkStatus();
+    });
+  }
   r->Register("BroadcastTo", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     // Summed over the broadcast axes, back to the input's shape.
     const Grads in = s.GetInputs(op);

@@ -579,5 +579,22 @@ TEST(GradientsTest, FusedBatchNormInTrainingAndInference) {
   }
 }
 
+TEST(GradientsTest, BatchMatMulEveryAdjointWithBroadcasting) {
+  for (bool ax : {false, true}) {
+    for (bool ay : {false, true}) {
+      SCOPED_TRACE(absl::StrCat("adj_x ", ax, " adj_y ", ay));
+      // x [2, 1, 3, 4] (or its adjoint), y [3, 4, 5]: batch [2, 3].
+      CheckGradients(
+          [&](const Scope& s, const std::vector<Output>& x) {
+            return s
+                .AddOp("BatchMatMulV2", {{x[0]}, {x[1]}},
+                       {{"adj_x", MakeAttrValue(ax)}, {"adj_y", MakeAttrValue(ay)}})
+                .output(0);
+          },
+          {ax ? R({2, 1, 4, 3}) : R({2, 1, 3, 4}), ay ? R({3, 5, 4}) : R({3, 4, 5})});
+    }
+  }
+}
+
 }  // namespace
 }  // namespace minigraph

@@ -487,5 +487,31 @@ TEST(MathKernelsTest, FusedBatchNormForward) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("scale")));
 }
 
+// BatchMatMulV2 against a triple loop per batch, with broadcasting; V1
+// refuses batch dimensions that differ.
+TEST(MathKernelsTest, BatchMatMulAgainstReference) {
+  std::mt19937 rng(9);
+  const Tensor x = Random<double>(TensorShape({2, 1, 3, 4}), &rng);
+  const Tensor y = Random<double>(TensorShape({3, 5, 4}), &rng);  // used adjoint
+  ASSERT_OK_AND_ASSIGN(auto out,
+                       RunKernel("BatchMatMulV2", {{x}, {y}}, {{"adj_y", MakeAttrValue(true)}}));
+  ASSERT_EQ(out[0].shape().DebugString(), "[2,3,3,5]");
+  for (int a = 0; a < 2; ++a) {
+    for (int b = 0; b < 3; ++b) {
+      for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 5; ++j) {
+          double want = 0;
+          for (int k = 0; k < 4; ++k) {
+            want += x.data<double>()[(a * 3 + i) * 4 + k] * y.data<double>()[(b * 5 + j) * 4 + k];
+          }
+          EXPECT_NEAR(out[0].data<double>()[((a * 3 + b) * 3 + i) * 5 + j], want, 1e-12);
+        }
+      }
+    }
+  }
+  EXPECT_THAT(RunKernel("BatchMatMul", {{x}, {y}}, {{"adj_y", MakeAttrValue(true)}}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("do not match")));
+}
+
 }  // namespace
 }  // namespace minigraph

@@ -12,6 +12,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   RegisterCompareKernels(r);
   RegisterUnaryKernels(r);
   RegisterMatMulKernels(r);
+  RegisterBatchMatMulKernels(r);
   RegisterReductionKernels(r);
   RegisterMaxMinProdKernels(r);
   RegisterNnKernels(r);

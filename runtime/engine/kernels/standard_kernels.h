@@ -29,6 +29,7 @@ void RegisterMaxMinKernels(KernelRegistry* r);
 void RegisterCompareKernels(KernelRegistry* r);
 void RegisterUnaryKernels(KernelRegistry* r);
 void RegisterMatMulKernels(KernelRegistry* r);
+void RegisterBatchMatMulKernels(KernelRegistry* r);
 void RegisterReductionKernels(KernelRegistry* r);
 void RegisterMaxMinProdKernels(KernelRegistry* r);
 void RegisterNnKernels(KernelRegistry* r);

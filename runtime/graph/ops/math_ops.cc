@@ -29,6 +29,46 @@ absl::Status MatMulShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// [..., m, k] x [..., k, n] -> [broadcast(...), m, n] (V1: equal batch
+// dimensions), each matrix adjoint (transposed) when adj_x / adj_y.
+absl::Status BatchMatMulShape(InferenceContext* c) {
+  const PartialShape& x = c->input(0);
+  const PartialShape& y = c->input(1);
+  if (!x.rank_known() || !y.rank_known()) {
+    c->set_output(0, PartialShape());
+    return absl::OkStatus();
+  }
+  if (x.rank() < 2 || y.rank() < 2) {
+    return c->Error(absl::StrCat("inputs must be at least 2-dimensional, got ", x.DebugString(),
+                                 " and ", y.DebugString()));
+  }
+  MG_ASSIGN_OR_RETURN(bool adj_x, c->GetAttr<bool>("adj_x"));
+  MG_ASSIGN_OR_RETURN(bool adj_y, c->GetAttr<bool>("adj_y"));
+  const int rx = x.rank(), ry = y.rank();
+  const int64_t m = x.dim(adj_x ? rx - 1 : rx - 2), kx = x.dim(adj_x ? rx - 2 : rx - 1);
+  const int64_t ky = y.dim(adj_y ? ry - 1 : ry - 2), n = y.dim(adj_y ? ry - 2 : ry - 1);
+  if (kx >= 0 && ky >= 0 && kx != ky) {
+    return c->Error(absl::StrCat("inner dimensions differ: x is ", x.DebugString(),
+                                 adj_x ? " (adjoint)" : "", ", y is ", y.DebugString(),
+                                 adj_y ? " (adjoint)" : ""));
+  }
+  const PartialShape bx(std::vector<int64_t>(x.dims().begin(), x.dims().end() - 2));
+  const PartialShape by(std::vector<int64_t>(y.dims().begin(), y.dims().end() - 2));
+  absl::StatusOr<PartialShape> batch = c->node_def().op() == "BatchMatMul"
+                                           ? PartialShape::Merge(bx, by)
+                                           : PartialShape::Broadcast(bx, by);
+  if (!batch.ok()) {
+    return c->Error(absl::StrCat("batch dimensions ", bx.DebugString(), " and ", by.DebugString(),
+                                 " do not ",
+                                 c->node_def().op() == "BatchMatMul" ? "match" : "broadcast"));
+  }
+  std::vector<int64_t> dims = batch->dims();
+  dims.push_back(m);
+  dims.push_back(n);
+  c->set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
 absl::Status ReductionShape(InferenceContext* c) {
   MG_ASSIGN_OR_RETURN(bool keep_dims, c->GetAttr<bool>("keep_dims"));
   const PartialShape& in = c->input(0);
@@ -132,6 +172,16 @@ void RegisterMathOps(OpRegistry* r) {
                         .Attr("transpose_b: bool = false")
                         .Attr(kNumeric)
                         .SetShapeFn(MatMulShape));
+  for (const char* op : {"BatchMatMul", "BatchMatMulV2"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Input("x: T")
+                          .Input("y: T")
+                          .Output("output: T")
+                          .Attr("T: {float, double}")
+                          .Attr("adj_x: bool = false")
+                          .Attr("adj_y: bool = false")
+                          .SetShapeFn(BatchMatMulShape));
+  }
   for (const char* op : {"Sum", "Mean", "Max", "Min", "Prod"}) {
     MG_REGISTER_OP(r, OpDefBuilder(op)
                           .Input("input: T")

@@ -1,0 +1,98 @@
+// BatchMatMul and BatchMatMulV2: one GEMM per matrix of the (broadcast)
+// batch, on the same GEMM as MatMul.
+#include <algorithm>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/engine/kernels/internal/matmul_op.h"
+#include "runtime/engine/kernels/standard_kernels.h"
+
+namespace minigraph {
+namespace {
+
+template <typename T>
+class BatchMatMulOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("adj_x", &adj_x_));
+    MG_RETURN_IF_ERROR(c->GetAttr("adj_y", &adj_y_));
+    broadcast_ = c->def().op() != "BatchMatMul";
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
+    if (x.dims() < 2 || y.dims() < 2) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("In[0] and In[1] must be at least 2-dimensional: ", x.shape().DebugString(),
+                       " ", y.shape().DebugString()));
+    }
+    const int rx = x.dims(), ry = y.dims();
+    const int64_t m = x.dim_size(adj_x_ ? rx - 1 : rx - 2);
+    const int64_t k = x.dim_size(adj_x_ ? rx - 2 : rx - 1);
+    const int64_t ky = y.dim_size(adj_y_ ? ry - 1 : ry - 2);
+    const int64_t n = y.dim_size(adj_y_ ? ry - 2 : ry - 1);
+    if (k != ky) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Matrix size-incompatible: In[0]: ", x.shape().DebugString(),
+                       ", In[1]: ", y.shape().DebugString()));
+    }
+    // The batch: x's and y's leading dimensions, padded with 1s to one rank
+    // and broadcast (V1: they must be equal).
+    const int rank = std::max(rx, ry) - 2;
+    std::vector<int64_t> bx(rank, 1), by(rank, 1), batch(rank);
+    for (int d = 0; d < rx - 2; ++d) bx[rank - (rx - 2) + d] = x.dim_size(d);
+    for (int d = 0; d < ry - 2; ++d) by[rank - (ry - 2) + d] = y.dim_size(d);
+    for (int d = 0; d < rank; ++d) {
+      const bool same = bx[d] == by[d];
+      if (!same && (!broadcast_ || (bx[d] != 1 && by[d] != 1))) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(broadcast_ ? "In[0] and In[1] must have compatible batch dimensions: "
+                                    : "In[0] and In[1] must have the same batch dimensions: ",
+                         x.shape().DebugString(), " vs. ", y.shape().DebugString()));
+      }
+      batch[d] = std::max(bx[d], by[d]);
+    }
+    std::vector<int64_t> dims = batch;
+    dims.push_back(m);
+    dims.push_back(n);
+    MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
+    if (out->NumElements() == 0) return absl::OkStatus();
+    int64_t count = 1;
+    for (int64_t b : batch) count *= b;
+    std::vector<int64_t> at(rank, 0);
+    for (int64_t b = 0; b < count; ++b) {
+      int64_t ix = 0, iy = 0;
+      for (int d = 0; d < rank; ++d) {
+        ix = ix * bx[d] + (bx[d] == 1 ? 0 : at[d]);
+        iy = iy * by[d] + (by[d] == 1 ? 0 : at[d]);
+      }
+      T* c = out->data<T>() + b * m * n;
+      if (k == 0) {
+        std::fill(c, c + m * n, T(0));
+      } else {
+        kernels_internal::Gemm<T>(ctx, x.data<T>() + ix * m * k, y.data<T>() + iy * k * n, c, m, n,
+                                  k, adj_x_, adj_y_, /*accumulate=*/false);
+      }
+      for (int d = rank - 1; d >= 0 && ++at[d] == batch[d]; --d) at[d] = 0;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  bool adj_x_ = false;
+  bool adj_y_ = false;
+  bool broadcast_ = true;
+};
+
+}  // namespace
+
+void RegisterBatchMatMulKernels(KernelRegistry* r) {
+  r->Register("BatchMatMul", TypedFactory<BatchMatMulOp, float, double>());
+  r->Register("BatchMatMulV2", TypedFactory<BatchMatMulOp, float, double>());
+}
+
+}  // namespace minigraph
