@@ -521,6 +521,12 @@ void RegisterArray(GradientRegistry* r) {
       return absl::OkStatus();
     });
   }
+  r->Register("LRN", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {s.AddOp("LRNGrad", {{dy[0]}, {s.GetInputs(op)[0]}, {op.output(0)}},
+                   CopyAttrs(s.GetNodeDef(op), {"depth_radius", "bias", "alpha", "beta"}))
+               .output(0)};
+    return absl::OkStatus();
+  });
   r->Register("BroadcastTo", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     // Summed over the broadcast axes, back to the input's shape.
     const Grads in = s.GetInputs(op);

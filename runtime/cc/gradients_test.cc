@@ -596,5 +596,58 @@ TEST(GradientsTest, BatchMatMulEveryAdjointWithBroadcasting) {
   }
 }
 
+// LRN's gradient (LRNGrad) against finite differences (float kernels: a
+// wide step and a looser tolerance), and its value against the formula.
+TEST(GradientsTest, LocalResponseNormalization) {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> u(-2, 2);
+  Tensor x(DT_FLOAT, TensorShape({1, 2, 1, 5}));
+  for (int64_t i = 0; i < x.NumElements(); ++i) x.data<float>()[i] = u(rng);
+  Scope root = Scope::NewRootScope();
+  Output in = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  Output y = root.AddOp("LRN", {{in}},
+                        {{"depth_radius", MakeAttrValue(int64_t{1})},
+                         {"bias", MakeAttrValue(2.0f)},
+                         {"alpha", MakeAttrValue(0.5f)},
+                         {"beta", MakeAttrValue(0.75f)}})
+                 .output(0);
+  Tensor w(DT_FLOAT, x.shape());
+  for (int64_t i = 0; i < w.NumElements(); ++i) w.data<float>()[i] = 0.5f + 0.1f * i;
+  Output loss = ops::Sum(
+      root.WithOpName("loss"),
+      ops::Reshape(root, ops::Mul(root, y, ops::Const(root, w)), ops::Const<int32_t>(root, {-1})),
+      ops::Const<int32_t>(root, 0));
+  std::vector<Output> grads;
+  ASSERT_OK(AddSymbolicGradients(root, {loss}, {in}, &grads));
+  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
+  ASSERT_OK(sess->Create(def));
+  std::vector<Tensor> out;
+  ASSERT_OK(sess->Run({{"x", x}}, {y.name(), grads[0].name()}, {}, &out));
+  for (int64_t r = 0; r < 2; ++r) {
+    for (int64_t i = 0; i < 5; ++i) {
+      double sum = 0;
+      for (int64_t k = std::max<int64_t>(0, i - 1); k < std::min<int64_t>(5, i + 2); ++k) {
+        sum += x.data<float>()[r * 5 + k] * x.data<float>()[r * 5 + k];
+      }
+      EXPECT_NEAR(out[0].data<float>()[r * 5 + i],
+                  x.data<float>()[r * 5 + i] * std::pow(2.0 + 0.5 * sum, -0.75), 1e-5);
+    }
+  }
+  for (int64_t j = 0; j < x.NumElements(); ++j) {
+    double at[2];
+    for (int side = 0; side < 2; ++side) {
+      Tensor moved = tensor::DeepCopy(x);
+      moved.data<float>()[j] += side == 0 ? 1e-2f : -1e-2f;
+      std::vector<Tensor> l;
+      ASSERT_OK(sess->Run({{"x", moved}}, {"loss"}, {}, &l));
+      at[side] = *l[0].data<float>();
+    }
+    const double numeric = (at[0] - at[1]) / 2e-2;
+    EXPECT_NEAR(out[1].data<float>()[j], numeric, 5e-3 * std::max(1.0, std::abs(numeric)))
+        << "element " << j;
+  }
+}
+
 }  // namespace
 }  // namespace minigraph

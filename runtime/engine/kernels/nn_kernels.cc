@@ -436,6 +436,100 @@ class FusedBatchNormGradOp : public OpKernel {
   bool channels_first_ = false;
 };
 
+// TensorFlow's LRN and LRNGrad over the last dimension of 4-D float data.
+struct LrnParams {
+  int64_t radius = 5;
+  float bias = 1, alpha = 1, beta = 0.5f;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("depth_radius", &radius));
+    MG_RETURN_IF_ERROR(c->GetAttr("bias", &bias));
+    MG_RETURN_IF_ERROR(c->GetAttr("alpha", &alpha));
+    MG_RETURN_IF_ERROR(c->GetAttr("beta", &beta));
+    if (radius < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("depth_radius must be >= 0, got ", radius));
+    }
+    return absl::OkStatus();
+  }
+  // bias + alpha * the sum of squares of row[begin..end), end exclusive.
+  double Norm(const float* row, int64_t i, int64_t depth) const {
+    double sum = 0;
+    for (int64_t k = std::max<int64_t>(0, i - radius); k < std::min(depth, i + radius + 1); ++k) {
+      sum += double{row[k]} * row[k];
+    }
+    return bias + alpha * sum;
+  }
+};
+
+class LrnOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return p_.Init(c); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    if (x.dims() != 4) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input must be 4-dimensional, got ", x.shape().DebugString()));
+    }
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &out));
+    const int64_t depth = x.dim_size(3);
+    const int64_t rows = depth == 0 ? 0 : x.NumElements() / depth;
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* in = x.data<float>() + r * depth;
+      float* o = out->data<float>() + r * depth;
+      for (int64_t i = 0; i < depth; ++i) {
+        o[i] = static_cast<float>(in[i] * std::pow(p_.Norm(in, i, depth), -double{p_.beta}));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  LrnParams p_;
+};
+
+class LrnGradOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return p_.Init(c); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& dy = ctx->input(0);
+    const Tensor& x = ctx->input(1);
+    const Tensor& y = ctx->input(2);
+    if (x.dims() != 4 || dy.shape() != x.shape() || y.shape() != x.shape()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "LRNGrad inputs must be 4-dimensional and of one shape, got ", dy.shape().DebugString(),
+          ", ", x.shape().DebugString(), ", ", y.shape().DebugString()));
+    }
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &out));
+    const int64_t depth = x.dim_size(3);
+    const int64_t rows = depth == 0 ? 0 : x.NumElements() / depth;
+    std::vector<double> acc(depth);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* in = x.data<float>() + r * depth;
+      const float* o = y.data<float>() + r * depth;
+      const float* g = dy.data<float>() + r * depth;
+      std::fill(acc.begin(), acc.end(), 0.0);
+      for (int64_t i = 0; i < depth; ++i) {
+        const double norm = p_.Norm(in, i, depth);
+        const int64_t end = std::min(depth, i + p_.radius + 1);
+        for (int64_t k = std::max<int64_t>(0, i - p_.radius); k < end; ++k) {
+          double d = -2.0 * p_.alpha * p_.beta * in[k] * o[i] / norm;
+          if (k == i) d += std::pow(norm, -double{p_.beta});
+          acc[k] += d * g[i];
+        }
+      }
+      for (int64_t k = 0; k < depth; ++k)
+        out->data<float>()[r * depth + k] = static_cast<float>(acc[k]);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  LrnParams p_;
+};
+
 }  // namespace
 
 void RegisterNnKernels(KernelRegistry* r) {
@@ -445,6 +539,8 @@ void RegisterNnKernels(KernelRegistry* r) {
   r->Register("LogSoftmax", TypedFactory<SoftmaxFor<true>::Op, float, double>());
   r->Register("SoftmaxCrossEntropyWithLogits", TypedFactory<SoftmaxXentOp, float, double>());
   r->Register("InTopKV2", TypedFactory<InTopKOp, int32_t, int64_t>());
+  r->Register("LRN", MakeFactory<LrnOp>());
+  r->Register("LRNGrad", MakeFactory<LrnGradOp>());
   for (const char* v : {"", "V2", "V3"}) {
     r->Register(absl::StrCat("FusedBatchNorm", v), MakeFactory<FusedBatchNormOp>());
     r->Register(absl::StrCat("FusedBatchNormGrad", v), MakeFactory<FusedBatchNormGradOp>());

@@ -381,6 +381,39 @@ void RegisterNnOps(OpRegistry* r) {
         .SetShapeFn(FusedBatchNormGradShape);
     MG_REGISTER_OP(r, grad);
   }
+  // Local response normalization over the depth (last) dimension of 4-D
+  // data: out = x / (bias + alpha * sum of x^2 within depth_radius)^beta.
+  MG_REGISTER_OP(r, OpDefBuilder("LRN")
+                        .Input("input: T")
+                        .Output("output: T")
+                        .Attr("depth_radius: int = 5")
+                        .Attr("bias: float = 1.0")
+                        .Attr("alpha: float = 1.0")
+                        .Attr("beta: float = 0.5")
+                        .Attr("T: {float} = DT_FLOAT")
+                        .SetShapeFn([](InferenceContext* c) {
+                          MG_ASSIGN_OR_RETURN(PartialShape x, c->WithRank(0, 4));
+                          c->set_output(0, x);
+                          return absl::OkStatus();
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("LRNGrad")
+                        .Input("input_grads: T")
+                        .Input("input_image: T")
+                        .Input("output_image: T")
+                        .Output("output: T")
+                        .Attr("depth_radius: int = 5")
+                        .Attr("bias: float = 1.0")
+                        .Attr("alpha: float = 1.0")
+                        .Attr("beta: float = 0.5")
+                        .Attr("T: {float} = DT_FLOAT")
+                        .SetShapeFn([](InferenceContext* c) {
+                          MG_ASSIGN_OR_RETURN(PartialShape x, c->WithRank(1, 4));
+                          auto merged = PartialShape::Merge(x, c->input(0));
+                          if (merged.ok()) merged = PartialShape::Merge(*merged, c->input(2));
+                          if (!merged.ok()) return c->Error(merged.status().message());
+                          c->set_output(0, *merged);
+                          return absl::OkStatus();
+                        }));
 }
 
 }  // namespace minigraph
