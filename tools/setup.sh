@@ -15,6 +15,7 @@ PACKAGES=(
   libbenchmark-dev     # Google Benchmark
   libleveldb-dev       # the .index table
   libisal-dev          # crc32c (crc32_iscsi)
+  libre2-dev           # RE2: the string ops' regular expressions (TensorFlow's syntax)
   libgrpc++-dev        # gRPC 1.51: processes on a network (session/distributed)
   protobuf-compiler-grpc  # grpc_cpp_plugin, run by the service genrules
   openssl              # the TLS tests make their certificates with it

@@ -171,5 +171,60 @@ TEST(ArrayKernelsTest, DynamicStitchLaterEntriesWin) {
               HasSubstr("does not start with indices[0].shape"));
 }
 
+// AsString's formats, and RE2 matching and rewriting as TensorFlow's
+// string ops do it.
+TEST(StringKernelsTest, AsStringAndRegularExpressions) {
+  auto strings = [](const Tensor& t) {
+    std::vector<std::string> v;
+    for (int64_t i = 0; i < t.NumElements(); ++i) v.push_back(t.data<std::string>()[i]);
+    return v;
+  };
+  ASSERT_OK_AND_ASSIGN(auto out, RunKernel("AsString", {{Tensor::Vector<float>({1.5f, -2})}}));
+  EXPECT_THAT(strings(out[0]), ::testing::ElementsAre("1.500000", "-2.000000"));
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("AsString", {{Tensor::Vector<double>({1234.5})}},
+                                      {{"scientific", MakeAttrValue(true)},
+                                       {"precision", MakeAttrValue(int64_t{2})}}));
+  EXPECT_THAT(strings(out[0]), ::testing::ElementsAre("1.23e+03"));
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("AsString", {{Tensor::Vector<int64_t>({7, -42})}},
+                                      {{"width", MakeAttrValue(int64_t{4})},
+                                       {"fill", MakeAttrValue(std::string("0"))}}));
+  EXPECT_THAT(strings(out[0]), ::testing::ElementsAre("0007", "-042"));
+  Tensor b(DT_BOOL, TensorShape({2}));
+  b.data<bool>()[0] = true;
+  b.data<bool>()[1] = false;
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("AsString", {{b}}));
+  EXPECT_THAT(strings(out[0]), ::testing::ElementsAre("true", "false"));
+  EXPECT_THAT(RunKernel("AsString", {{Tensor::Vector<int32_t>({1})}},
+                        {{"precision", MakeAttrValue(int64_t{2})}})
+                  .status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("only for floats")));
+
+  Tensor words(DT_STRING, TensorShape({3}));
+  words.data<std::string>()[0] = "Hello, World";
+  words.data<std::string>()[1] = "abc123";
+  words.data<std::string>()[2] = "";
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("StaticRegexFullMatch", {{words}},
+                                      {{"pattern", MakeAttrValue(std::string("[a-z]+\\d*"))}}));
+  EXPECT_EQ(out[0].SummarizeValue(3), "0 1 0");
+  ASSERT_OK_AND_ASSIGN(
+      out, RunKernel("RegexFullMatch", {{words}, {Tensor::Scalar<std::string>(".*o.*")}}));
+  EXPECT_EQ(out[0].SummarizeValue(3), "1 0 0");
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("StaticRegexReplace", {{words}},
+                                      {{"pattern", MakeAttrValue(std::string("[[:punct:]]"))},
+                                       {"rewrite", MakeAttrValue(std::string(""))}}));
+  EXPECT_THAT(strings(out[0]), ::testing::ElementsAre("Hello World", "abc123", ""));
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("RegexReplace",
+                                      {{words},
+                                       {Tensor::Scalar<std::string>("(l+)")},
+                                       {Tensor::Scalar<std::string>("<\\1>")}},
+                                      {{"replace_global", MakeAttrValue(false)}}));
+  EXPECT_THAT(strings(out[0]), ::testing::ElementsAre("He<ll>o, World", "abc123", ""));
+  EXPECT_THAT(
+      RunKernel("StaticRegexFullMatch", {{words}},
+                {{"pattern", MakeAttrValue(std::string("(unclosed"))}})
+          .status(),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Invalid pattern: (unclosed")));
+}
+
 }  // namespace
 }  // namespace minigraph

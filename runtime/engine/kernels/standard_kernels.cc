@@ -25,6 +25,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   RegisterSaveRestoreKernels(r);
   RegisterSummaryKernels(r);
   RegisterSendRecvKernels(r);
+  RegisterStringKernels(r);
 }
 
 namespace {

@@ -17,6 +17,7 @@ OpRegistry* MutableStandardOps() {
     RegisterIoOps(r);
     RegisterSummaryOps(r);
     RegisterSendRecvOps(r);
+    RegisterStringOps(r);
     return r;
   }();
   return registry;

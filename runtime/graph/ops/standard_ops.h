@@ -34,6 +34,7 @@ void RegisterControlFlowOps(OpRegistry* r);
 void RegisterIoOps(OpRegistry* r);
 void RegisterSummaryOps(OpRegistry* r);
 void RegisterSendRecvOps(OpRegistry* r);
+void RegisterStringOps(OpRegistry* r);
 
 }  // namespace minigraph
 

@@ -1,0 +1,220 @@
+// AsString, and the regular-expression ops over RE2 (the library
+// TensorFlow uses, so patterns mean what they mean there).
+#include <cstdio>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "re2/re2.h"
+#include "runtime/engine/kernels/standard_kernels.h"
+
+namespace minigraph {
+namespace {
+
+// TensorFlow's AsString: a printf format built from the attrs ("%" fill
+// width "." precision, then d, lld, f, e or g); bools print as true/false.
+class AsStringOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    DataType dtype;
+    int64_t precision, width;
+    bool scientific, shortest;
+    std::string fill;
+    MG_RETURN_IF_ERROR(c->GetAttr("T", &dtype));
+    MG_RETURN_IF_ERROR(c->GetAttr("precision", &precision));
+    MG_RETURN_IF_ERROR(c->GetAttr("scientific", &scientific));
+    MG_RETURN_IF_ERROR(c->GetAttr("shortest", &shortest));
+    MG_RETURN_IF_ERROR(c->GetAttr("width", &width));
+    MG_RETURN_IF_ERROR(c->GetAttr("fill", &fill));
+    const bool is_float = dtype == DT_FLOAT || dtype == DT_DOUBLE;
+    if (scientific && shortest) {
+      return absl::InvalidArgumentError("Cannot select both scientific and shortest notation");
+    }
+    if ((scientific || shortest || precision > -1) && !is_float) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "scientific, shortest and precision are only for floats; got ", DataTypeString(dtype)));
+    }
+    if (fill.size() > 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Fill string must be one or fewer characters: ", fill));
+    }
+    // The fill is a printf flag: ' ', '+', '-', '0' or '#'.
+    if (!fill.empty() && std::string(" +-0#").find(fill[0]) == std::string::npos) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Fill argument not supported: \"", fill, "\""));
+    }
+    format_ = "%" + fill;
+    if (width > -1) absl::StrAppend(&format_, width);
+    if (precision > -1) absl::StrAppend(&format_, ".", precision);
+    switch (dtype) {
+      case DT_INT32:
+        format_ += "d";
+        break;
+      case DT_INT64:
+        format_ += "lld";
+        break;
+      case DT_FLOAT:
+      case DT_DOUBLE:
+        format_ += shortest ? "g" : scientific ? "e" : "f";
+        break;
+      case DT_BOOL:
+      case DT_STRING:
+        format_ += "s";
+        break;
+      default:
+        return NoKernelForType(c, dtype);
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& in = ctx->input(0);
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, in.shape(), &out));
+    std::string* o = out->data<std::string>();
+    for (int64_t i = 0; i < in.NumElements(); ++i) {
+      switch (in.dtype()) {
+        case DT_INT32:
+          o[i] = Format(in.data<int32_t>()[i]);
+          break;
+        case DT_INT64:
+          o[i] = Format(static_cast<long long>(in.data<int64_t>()[i]));
+          break;
+        case DT_FLOAT:
+          o[i] = Format(static_cast<double>(in.data<float>()[i]));
+          break;
+        case DT_DOUBLE:
+          o[i] = Format(in.data<double>()[i]);
+          break;
+        case DT_BOOL:
+          o[i] = Format(in.data<bool>()[i] ? "true" : "false");
+          break;
+        default:
+          o[i] = Format(in.data<std::string>()[i].c_str());
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  template <typename V>
+  std::string Format(V v) const {
+    const int n = std::snprintf(nullptr, 0, format_.c_str(), v);
+    std::string s(n > 0 ? n : 0, '\0');
+    if (n > 0) std::snprintf(s.data(), s.size() + 1, format_.c_str(), v);
+    return s;
+  }
+
+  std::string format_;
+};
+
+absl::StatusOr<std::unique_ptr<RE2>> Compile(const std::string& pattern) {
+  auto re = std::make_unique<RE2>(pattern, RE2::Quiet);
+  if (!re->ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Invalid pattern: ", pattern, ", error: ", re->error()));
+  }
+  return re;
+}
+
+// RegexFullMatch (pattern an input) and StaticRegexFullMatch (an attr).
+class RegexFullMatchOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    if (c->def().op() != "StaticRegexFullMatch") return absl::OkStatus();
+    std::string pattern;
+    MG_RETURN_IF_ERROR(c->GetAttr("pattern", &pattern));
+    MG_ASSIGN_OR_RETURN(re_, Compile(pattern));
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    std::unique_ptr<RE2> dynamic;
+    const RE2* re = re_.get();
+    if (re == nullptr) {
+      const Tensor& p = ctx->input(1);
+      if (p.dims() != 0) return absl::InvalidArgumentError("Pattern must be scalar");
+      MG_ASSIGN_OR_RETURN(dynamic, Compile(p.data<std::string>()[0]));
+      re = dynamic.get();
+    }
+    const Tensor& in = ctx->input(0);
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, in.shape(), &out));
+    for (int64_t i = 0; i < in.NumElements(); ++i) {
+      out->data<bool>()[i] = RE2::FullMatch(in.data<std::string>()[i], *re);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  std::unique_ptr<RE2> re_;
+};
+
+// RegexReplace (pattern and rewrite inputs) and StaticRegexReplace (attrs):
+// every match, or the first with replace_global false.
+class RegexReplaceOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("replace_global", &global_));
+    if (c->def().op() != "StaticRegexReplace") return absl::OkStatus();
+    std::string pattern;
+    MG_RETURN_IF_ERROR(c->GetAttr("pattern", &pattern));
+    MG_RETURN_IF_ERROR(c->GetAttr("rewrite", &rewrite_));
+    MG_ASSIGN_OR_RETURN(re_, Compile(pattern));
+    return CheckRewrite(*re_, rewrite_);
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    std::unique_ptr<RE2> dynamic;
+    const RE2* re = re_.get();
+    std::string rewrite = rewrite_;
+    if (re == nullptr) {
+      if (ctx->input(1).dims() != 0 || ctx->input(2).dims() != 0) {
+        return absl::InvalidArgumentError("Pattern and rewrite must be scalars");
+      }
+      MG_ASSIGN_OR_RETURN(dynamic, Compile(ctx->input(1).data<std::string>()[0]));
+      re = dynamic.get();
+      rewrite = ctx->input(2).data<std::string>()[0];
+      MG_RETURN_IF_ERROR(CheckRewrite(*re, rewrite));
+    }
+    const Tensor& in = ctx->input(0);
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, in.shape(), &out));
+    for (int64_t i = 0; i < in.NumElements(); ++i) {
+      std::string s = in.data<std::string>()[i];
+      if (global_) {
+        RE2::GlobalReplace(&s, *re, rewrite);
+      } else {
+        RE2::Replace(&s, *re, rewrite);
+      }
+      out->data<std::string>()[i] = std::move(s);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  static absl::Status CheckRewrite(const RE2& re, const std::string& rewrite) {
+    std::string error;
+    if (!re.CheckRewriteString(rewrite, &error)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Invalid rewrite pattern: ", rewrite, ": ", error));
+    }
+    return absl::OkStatus();
+  }
+
+  bool global_ = true;
+  std::string rewrite_;
+  std::unique_ptr<RE2> re_;
+};
+
+}  // namespace
+
+void RegisterStringKernels(KernelRegistry* r) {
+  r->Register("AsString", MakeFactory<AsStringOp>());
+  r->Register("RegexFullMatch", MakeFactory<RegexFullMatchOp>());
+  r->Register("StaticRegexFullMatch", MakeFactory<RegexFullMatchOp>());
+  r->Register("RegexReplace", MakeFactory<RegexReplaceOp>());
+  r->Register("StaticRegexReplace", MakeFactory<RegexReplaceOp>());
+}
+
+}  // namespace minigraph

@@ -1,0 +1,47 @@
+// String ops: formatting numbers, and matching and rewriting with regular
+// expressions in RE2's syntax (TensorFlow's).
+#include "runtime/graph/op_def_builder.h"
+#include "runtime/graph/ops/internal/op_macros.h"
+#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/shape_inference.h"
+
+namespace minigraph {
+
+void RegisterStringOps(OpRegistry* r) {
+  MG_REGISTER_OP(r, OpDefBuilder("AsString")
+                        .Input("input: T")
+                        .Output("output: string")
+                        .Attr("T: {float, double, int32, int64, bool, string}")
+                        .Attr("precision: int = -1")
+                        .Attr("scientific: bool = false")
+                        .Attr("shortest: bool = false")
+                        .Attr("width: int = -1")
+                        .Attr("fill: string = \"\"")
+                        .SetShapeFn(shape_fn::Unchanged));
+  MG_REGISTER_OP(r, OpDefBuilder("RegexFullMatch")
+                        .Input("input: string")
+                        .Input("pattern: string")
+                        .Output("output: bool")
+                        .SetShapeFn(shape_fn::Unchanged));
+  MG_REGISTER_OP(r, OpDefBuilder("StaticRegexFullMatch")
+                        .Input("input: string")
+                        .Output("output: bool")
+                        .Attr("pattern: string")
+                        .SetShapeFn(shape_fn::Unchanged));
+  MG_REGISTER_OP(r, OpDefBuilder("RegexReplace")
+                        .Input("input: string")
+                        .Input("pattern: string")
+                        .Input("rewrite: string")
+                        .Output("output: string")
+                        .Attr("replace_global: bool = true")
+                        .SetShapeFn(shape_fn::Unchanged));
+  MG_REGISTER_OP(r, OpDefBuilder("StaticRegexReplace")
+                        .Input("input: string")
+                        .Output("output: string")
+                        .Attr("pattern: string")
+                        .Attr("rewrite: string")
+                        .Attr("replace_global: bool = true")
+                        .SetShapeFn(shape_fn::Unchanged));
+}
+
+}  // namespace minigraph
