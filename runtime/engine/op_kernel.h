@@ -164,6 +164,9 @@ class OpKernelContext {
   const std::atomic<bool>* cancelled_flag() const { return step_->cancelled; }
   bool cancelled() const { return step_->cancelled != nullptr && step_->cancelled->load(); }
   const OpKernel& kernel() const { return *kernel_; }
+  // The step's facilities, for a kernel that runs a graph of its own (a
+  // function call) within this step.
+  const StepContext& step_context() const { return *step_; }
 
  private:
   const OpKernel* kernel_;

@@ -38,6 +38,7 @@ const Node* Graph::FindNode(absl::string_view name) const {
 absl::Status Graph::Build(const OpRegistry* ops) {
   const int n = def_.node_size();
   nodes_.resize(n);
+  for (Node& node : nodes_) node.graph_ = this;
   // Names first, and every unknown op at once, so one error lists them all.
   std::map<std::string, std::vector<std::string>> unknown;
   for (int i = 0; i < n; ++i) {

@@ -61,9 +61,13 @@ class Node {
   const PartialShape& output_shape(int i) const { return output_shapes_[i]; }
   // Input `i` comes from a NextIteration into this Merge: a loop's back edge.
   bool IsBackEdge(int i) const;
+  // The graph the node belongs to (its function library, for kernels that
+  // call functions).
+  const class Graph& graph() const { return *graph_; }
 
  private:
   friend class Graph;
+  const class Graph* graph_ = nullptr;
   int id_ = -1;
   NodeDef def_;
   const OpRegistrationData* op_ = nullptr;
@@ -85,6 +89,9 @@ bool IsNextIteration(const Node& n);
 
 class Graph {
  public:
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
   // `ops` (not owned) must outlive the graph.
   static absl::StatusOr<std::unique_ptr<Graph>> Create(const GraphDef& def,
                                                       const OpRegistry* ops);
@@ -98,6 +105,7 @@ class Graph {
   const std::vector<int>& topological_order() const { return topo_; }
   // The GraphDef this graph was built from, with default attrs added.
   const GraphDef& graph_def() const { return def_; }
+  const FunctionDefLibrary& library() const { return def_.library(); }
 
  private:
   Graph() = default;

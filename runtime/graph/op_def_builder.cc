@@ -185,9 +185,9 @@ absl::Status ParseAttr(absl::string_view spec, OpDef::AttrDef* attr) {
     type = strings ? "string" : "type";
   }
   static constexpr absl::string_view kTypes[] = {
-      "string", "int", "float", "bool", "type", "shape", "tensor",
-      "list(string)", "list(int)", "list(float)", "list(bool)", "list(type)",
-      "list(shape)", "list(tensor)"};
+      "string",     "int",         "float",        "bool",      "type",        "shape",
+      "tensor",     "func",        "list(string)", "list(int)", "list(float)", "list(bool)",
+      "list(type)", "list(shape)", "list(tensor)", "list(func)"};
   if (std::find(std::begin(kTypes), std::end(kTypes), type) == std::end(kTypes)) {
     return absl::InvalidArgumentError(absl::StrCat("unknown attr type in \"", spec, "\""));
   }

@@ -26,6 +26,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   RegisterSummaryKernels(r);
   RegisterSendRecvKernels(r);
   RegisterStringKernels(r);
+  RegisterFunctionalKernels(r);
 }
 
 namespace {

@@ -43,6 +43,7 @@ void RegisterSaveRestoreKernels(KernelRegistry* r);
 void RegisterSummaryKernels(KernelRegistry* r);
 void RegisterSendRecvKernels(KernelRegistry* r);
 void RegisterStringKernels(KernelRegistry* r);
+void RegisterFunctionalKernels(KernelRegistry* r);
 
 // _Recv kernels run in this process so far, and the seconds they took
 // (waiting for the value and moving it), for benchmarks.

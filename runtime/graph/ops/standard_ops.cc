@@ -18,6 +18,7 @@ OpRegistry* MutableStandardOps() {
     RegisterSummaryOps(r);
     RegisterSendRecvOps(r);
     RegisterStringOps(r);
+    RegisterFunctionalOps(r);
     return r;
   }();
   return registry;

@@ -1,0 +1,222 @@
+// PartitionedCall, StatefulPartitionedCall, If, StatelessIf, While and
+// StatelessWhile: each function they call is instantiated once, when the
+// kernel is made, into a graph with its own kernels and executor, and runs
+// inside the caller's step on the calling thread (the session's variables,
+// files and intra-op threads; no inter-op pool, so a call never waits for a
+// thread its own step holds).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/engine/executor.h"
+#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/graph/function.h"
+#include "runtime/graph/ops/standard_ops.h"
+
+namespace minigraph {
+namespace {
+
+class FunctionRunner {
+ public:
+  static absl::StatusOr<std::unique_ptr<FunctionRunner>> Create(const Graph& caller,
+                                                                const NameAttrList& call) {
+    auto r = std::unique_ptr<FunctionRunner>(new FunctionRunner);
+    MG_ASSIGN_OR_RETURN(r->f_, InstantiateFunction(caller.library(), call, StandardOps()));
+    absl::StatusOr<std::unique_ptr<Graph>> graph = Graph::Create(r->f_.graph, StandardOps());
+    if (!graph.ok()) {
+      return absl::Status(graph.status().code(), absl::StrCat("in function '", r->f_.name,
+                                                              "': ", graph.status().message()));
+    }
+    r->graph_ = *std::move(graph);
+    std::vector<const OpKernel*> kernels;
+    for (const Node& node : r->graph_->nodes()) {
+      absl::StatusOr<std::unique_ptr<OpKernel>> k = GlobalKernelRegistry()->CreateKernel(node);
+      if (!k.ok()) {
+        return absl::Status(k.status().code(),
+                            absl::StrCat("in function '", r->f_.name, "': ", k.status().message()));
+      }
+      kernels.push_back(k->get());
+      r->kernels_.push_back(*std::move(k));
+    }
+    std::vector<TensorId> feeds, fetches;
+    for (const std::string& a : r->f_.args) {
+      MG_ASSIGN_OR_RETURN(feeds.emplace_back(), ParseTensorName(a));
+    }
+    for (const std::string& t : r->f_.rets) {
+      MG_ASSIGN_OR_RETURN(fetches.emplace_back(), ParseTensorName(t));
+    }
+    MG_ASSIGN_OR_RETURN(r->executor_,
+                        Executor::Create(r->graph_.get(), kernels, feeds, fetches, r->f_.targets));
+    return r;
+  }
+
+  const FunctionGraph& function() const { return f_; }
+
+  // Runs the function on `args` within `ctx`'s step.
+  absl::Status Run(OpKernelContext* ctx, std::vector<Tensor> args,
+                   std::vector<Tensor>* rets) const {
+    if (args.size() != f_.arg_types.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "function '", f_.name, "' takes ", f_.arg_types.size(), " arguments, got ", args.size()));
+    }
+    Executor::Args run;
+    run.feeds = std::move(args);
+    run.step = ctx->step_context();
+    absl::Status s = executor_->Run(run, rets);
+    if (!s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("in function '", f_.name, "': ", s.message()));
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  FunctionRunner() = default;
+  FunctionGraph f_;
+  std::unique_ptr<Graph> graph_;
+  std::vector<std::unique_ptr<OpKernel>> kernels_;
+  std::unique_ptr<Executor> executor_;
+};
+
+absl::StatusOr<std::unique_ptr<FunctionRunner>> RunnerFor(OpKernelConstruction* c,
+                                                          const std::string& attr) {
+  auto it = c->def().attr().find(attr);
+  if (it == c->def().attr().end() || it->second.value_case() != AttrValue::kFunc) {
+    return absl::InvalidArgumentError(absl::StrCat("attr '", attr, "' must name a function"));
+  }
+  return FunctionRunner::Create(c->node().graph(), it->second.func());
+}
+
+std::vector<Tensor> Inputs(const OpKernelContext* ctx, int from) {
+  std::vector<Tensor> v;
+  for (int i = from; i < ctx->num_inputs(); ++i) v.push_back(ctx->input(i));
+  return v;
+}
+
+absl::Status SetOutputs(OpKernelContext* ctx, const FunctionRunner& f, std::vector<Tensor> rets) {
+  if (static_cast<int>(rets.size()) != ctx->num_outputs()) {
+    return absl::InvalidArgumentError(absl::StrCat("function '", f.function().name, "' returned ",
+                                                   rets.size(), " values for ", ctx->num_outputs(),
+                                                   " outputs"));
+  }
+  for (int i = 0; i < ctx->num_outputs(); ++i) {
+    if (rets[i].dtype() != ctx->expected_output_dtype(i)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "function '", f.function().name, "' returned ", DataTypeString(rets[i].dtype()),
+          " for output ", i, ", which is ", DataTypeString(ctx->expected_output_dtype(i))));
+    }
+    ctx->set_output(i, std::move(rets[i]));
+  }
+  return absl::OkStatus();
+}
+
+// TensorFlow's truth of a condition: a scalar's value (a string: not
+// empty); any other tensor: whether it has elements.
+absl::StatusOr<bool> ToBool(const Tensor& t) {
+  if (t.dims() > 0) return t.NumElements() > 0;
+  switch (t.dtype()) {
+    case DT_BOOL:
+      return *t.data<bool>();
+    case DT_FLOAT:
+      return *t.data<float>() != 0;
+    case DT_DOUBLE:
+      return *t.data<double>() != 0;
+    case DT_INT32:
+      return *t.data<int32_t>() != 0;
+    case DT_INT64:
+      return *t.data<int64_t>() != 0;
+    case DT_STRING:
+      return !t.data<std::string>()->empty();
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot take the truth of a ", DataTypeString(t.dtype()), " scalar"));
+  }
+}
+
+class PartitionedCallOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_ASSIGN_OR_RETURN(f_, RunnerFor(c, "f"));
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    std::vector<Tensor> rets;
+    MG_RETURN_IF_ERROR(f_->Run(ctx, Inputs(ctx, 0), &rets));
+    return SetOutputs(ctx, *f_, std::move(rets));
+  }
+
+ private:
+  std::unique_ptr<FunctionRunner> f_;
+};
+
+class IfOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_ASSIGN_OR_RETURN(then_, RunnerFor(c, "then_branch"));
+    MG_ASSIGN_OR_RETURN(else_, RunnerFor(c, "else_branch"));
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(bool cond, ToBool(ctx->input(0)));
+    const FunctionRunner& branch = cond ? *then_ : *else_;
+    std::vector<Tensor> rets;
+    MG_RETURN_IF_ERROR(branch.Run(ctx, Inputs(ctx, 1), &rets));
+    return SetOutputs(ctx, branch, std::move(rets));
+  }
+
+ private:
+  std::unique_ptr<FunctionRunner> then_, else_;
+};
+
+// cond(values) decides whether body(values) replaces the values again.
+class WhileOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_ASSIGN_OR_RETURN(cond_, RunnerFor(c, "cond"));
+    MG_ASSIGN_OR_RETURN(body_, RunnerFor(c, "body"));
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    std::vector<Tensor> values = Inputs(ctx, 0);
+    for (;;) {
+      if (ctx->cancelled()) return absl::CancelledError("the step was cancelled");
+      std::vector<Tensor> c;
+      MG_RETURN_IF_ERROR(cond_->Run(ctx, values, &c));
+      if (c.size() != 1) {
+        return absl::InvalidArgumentError(absl::StrCat("While condition '", cond_->function().name,
+                                                       "' must return one value, returned ",
+                                                       c.size()));
+      }
+      MG_ASSIGN_OR_RETURN(bool go_on, ToBool(c[0]));
+      if (!go_on) break;
+      std::vector<Tensor> next;
+      MG_RETURN_IF_ERROR(body_->Run(ctx, values, &next));
+      if (next.size() != values.size()) {
+        return absl::InvalidArgumentError(absl::StrCat("While body '", body_->function().name,
+                                                       "' returned ", next.size(), " values for ",
+                                                       values.size(), " loop variables"));
+      }
+      values = std::move(next);
+    }
+    return SetOutputs(ctx, *body_, std::move(values));
+  }
+
+ private:
+  std::unique_ptr<FunctionRunner> cond_, body_;
+};
+
+}  // namespace
+
+void RegisterFunctionalKernels(KernelRegistry* r) {
+  r->Register("PartitionedCall", MakeFactory<PartitionedCallOp>());
+  r->Register("StatefulPartitionedCall", MakeFactory<PartitionedCallOp>());
+  r->Register("If", MakeFactory<IfOp>());
+  r->Register("StatelessIf", MakeFactory<IfOp>());
+  r->Register("While", MakeFactory<WhileOp>());
+  r->Register("StatelessWhile", MakeFactory<WhileOp>());
+}
+
+}  // namespace minigraph

@@ -1,0 +1,54 @@
+// The functions of a GraphDef's library (TensorFlow 2's tf.function bodies,
+// If branches, While conditions and bodies), turned into graphs a session's
+// executor runs: one Placeholder per argument, named after it, the body's
+// nodes with their inputs rewritten from the FunctionDef's
+// "node:output_arg:index" form to tensor names, the results as tensors to
+// fetch and the control results as nodes to run.
+//
+//   MG_ASSIGN_OR_RETURN(FunctionGraph f, InstantiateFunction(graph.library(), call,
+//   StandardOps()));
+//   // feed f.args, fetch f.rets, run f.targets
+//
+// Thread-compatible.
+
+#ifndef MINIGRAPH_RUNTIME_GRAPH_FUNCTION_H_
+#define MINIGRAPH_RUNTIME_GRAPH_FUNCTION_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "core/proto/attr_value.pb.h"
+#include "core/proto/function.pb.h"
+#include "core/proto/graph.pb.h"
+#include "runtime/graph/op_registry.h"
+
+namespace minigraph {
+
+struct FunctionGraph {
+  std::string name;
+  // The body; its library is the caller's, for nested calls.
+  GraphDef graph;
+  // Argument tensors to feed ("x:0"), in the signature's order, and their
+  // dtypes.
+  std::vector<std::string> args;
+  std::vector<DataType> arg_types;
+  // Result tensors to fetch, in the signature's order, and their dtypes.
+  std::vector<std::string> rets;
+  std::vector<DataType> ret_types;
+  // Nodes that must run (the control results).
+  std::vector<std::string> targets;
+};
+
+// Instantiates `call.name` with `call.attr` (which resolve type attrs and
+// "$placeholder" attrs). NotFound naming the function; InvalidArgument
+// naming the function and node for an input or result that does not
+// resolve; Unimplemented for list-valued arguments (number_attr,
+// type_list_attr) and for a node whose op is itself a function of the
+// library (call it through PartitionedCall).
+absl::StatusOr<FunctionGraph> InstantiateFunction(const FunctionDefLibrary& library,
+                                                  const NameAttrList& call, const OpRegistry* ops);
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_RUNTIME_GRAPH_FUNCTION_H_

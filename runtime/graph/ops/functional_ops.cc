@@ -1,0 +1,71 @@
+// Calls of the graph's library functions: PartitionedCall (TensorFlow 2's
+// tf.function calls), If and While with function branches and bodies.
+#include <string>
+
+#include "runtime/graph/op_def_builder.h"
+#include "runtime/graph/ops/internal/op_macros.h"
+#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/shape_inference.h"
+
+namespace minigraph {
+namespace {
+
+// Results of known shape where the node lists them (output_shapes).
+absl::Status OutputShapes(InferenceContext* c) {
+  auto it = c->node_def().attr().find("output_shapes");
+  const bool known =
+      it != c->node_def().attr().end() && it->second.list().shape_size() == c->num_outputs();
+  for (int i = 0; i < c->num_outputs(); ++i) {
+    c->set_output(i, known ? PartialShape::FromProto(it->second.list().shape(i)) : PartialShape());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterFunctionalOps(OpRegistry* r) {
+  for (const char* op : {"PartitionedCall", "StatefulPartitionedCall"}) {
+    OpDefBuilder b(op);
+    b.Input("args: Tin")
+        .Output("output: Tout")
+        .Attr("Tin: list(type) >= 0")
+        .Attr("Tout: list(type) >= 0")
+        .Attr("f: func")
+        .Attr("config: string = \"\"")
+        .Attr("config_proto: string = \"\"")
+        .Attr("executor_type: string = \"\"")
+        .SetShapeFn(shape_fn::Unknown);
+    if (std::string(op) == "StatefulPartitionedCall") b.SetIsStateful();
+    MG_REGISTER_OP(r, b);
+  }
+  for (const char* op : {"If", "StatelessIf"}) {
+    OpDefBuilder b(op);
+    b.Input("cond: Tcond")
+        .Input("input: Tin")
+        .Output("output: Tout")
+        .Attr("Tcond: type")
+        .Attr("Tin: list(type) >= 0")
+        .Attr("Tout: list(type) >= 0")
+        .Attr("then_branch: func")
+        .Attr("else_branch: func")
+        .Attr("output_shapes: list(shape) = []")
+        .SetShapeFn(OutputShapes);
+    if (std::string(op) == "If") b.SetIsStateful();
+    MG_REGISTER_OP(r, b);
+  }
+  for (const char* op : {"While", "StatelessWhile"}) {
+    OpDefBuilder b(op);
+    b.Input("input: T")
+        .Output("output: T")
+        .Attr("T: list(type) >= 0")
+        .Attr("cond: func")
+        .Attr("body: func")
+        .Attr("output_shapes: list(shape) = []")
+        .Attr("parallel_iterations: int = 10")
+        .SetShapeFn(OutputShapes);
+    if (std::string(op) == "While") b.SetIsStateful();
+    MG_REGISTER_OP(r, b);
+  }
+}
+
+}  // namespace minigraph

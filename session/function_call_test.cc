@@ -1,0 +1,563 @@
+// Graphs whose nodes call functions of their library, as TensorFlow 2 writes
+// them: StatefulPartitionedCall (with a resource variable passed in), If
+// and While with function branches and bodies, a call inside a function,
+// and the errors for what does not resolve.
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "session/session.h"
+
+namespace minigraph {
+namespace {
+
+using ::testing::HasSubstr;
+
+// z = 2 * x + y; is_small(i, acc) = i < 10; step(i, acc) = (i + 1, acc * 2);
+// neg(x) = -x; same(x) = x; read_plus_one(v) = v + 1 for a resource v;
+// twice(x, y) calls scale_add(scale_add(x, y), y).
+constexpr char kLibrary[] = R"pb(
+  library {
+    function {
+      signature {
+        name: "scale_add"
+        input_arg { name: "x" type: DT_FLOAT }
+        input_arg { name: "y" type: DT_FLOAT }
+        output_arg { name: "z" type: DT_FLOAT }
+      }
+      node_def {
+        name: "two"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_FLOAT }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_FLOAT
+              tensor_shape {}
+              float_val: 2
+            }
+          }
+        }
+      }
+      node_def {
+        name: "mul"
+        op: "Mul"
+        input: "x"
+        input: "two:output:0"
+        attr {
+          key: "T"
+          value { type: DT_FLOAT }
+        }
+      }
+      node_def {
+        name: "add"
+        op: "AddV2"
+        input: "mul:z:0"
+        input: "y"
+        attr {
+          key: "T"
+          value { type: DT_FLOAT }
+        }
+      }
+      ret { key: "z" value: "add:z:0" }
+    }
+    function {
+      signature {
+        name: "is_small"
+        input_arg { name: "i" type: DT_INT32 }
+        input_arg { name: "acc" type: DT_FLOAT }
+        output_arg { name: "b" type: DT_BOOL }
+      }
+      node_def {
+        name: "ten"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT32 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT32
+              tensor_shape {}
+              int_val: 10
+            }
+          }
+        }
+      }
+      node_def {
+        name: "less"
+        op: "Less"
+        input: "i"
+        input: "ten:output:0"
+        attr {
+          key: "T"
+          value { type: DT_INT32 }
+        }
+      }
+      ret { key: "b" value: "less:z:0" }
+    }
+    function {
+      signature {
+        name: "step"
+        input_arg { name: "i" type: DT_INT32 }
+        input_arg { name: "acc" type: DT_FLOAT }
+        output_arg { name: "i_next" type: DT_INT32 }
+        output_arg { name: "acc_next" type: DT_FLOAT }
+      }
+      node_def {
+        name: "one"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT32 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT32
+              tensor_shape {}
+              int_val: 1
+            }
+          }
+        }
+      }
+      node_def {
+        name: "inc"
+        op: "AddV2"
+        input: "i"
+        input: "one:output:0"
+        attr {
+          key: "T"
+          value { type: DT_INT32 }
+        }
+      }
+      node_def {
+        name: "dbl"
+        op: "AddV2"
+        input: "acc"
+        input: "acc"
+        attr {
+          key: "T"
+          value { type: DT_FLOAT }
+        }
+      }
+      ret { key: "i_next" value: "inc:z:0" }
+      ret { key: "acc_next" value: "dbl:z:0" }
+    }
+    function {
+      signature {
+        name: "neg"
+        input_arg { name: "x" type: DT_FLOAT }
+        output_arg { name: "y" type: DT_FLOAT }
+      }
+      node_def {
+        name: "n"
+        op: "Neg"
+        input: "x"
+        attr {
+          key: "T"
+          value { type: DT_FLOAT }
+        }
+      }
+      ret { key: "y" value: "n:y:0" }
+    }
+    function {
+      signature {
+        name: "same"
+        input_arg { name: "x" type: DT_FLOAT }
+        output_arg { name: "y" type: DT_FLOAT }
+      }
+      ret { key: "y" value: "x" }
+    }
+    function {
+      signature {
+        name: "read_plus_one"
+        input_arg { name: "v" type: DT_RESOURCE }
+        output_arg { name: "y" type: DT_FLOAT }
+        is_stateful: true
+      }
+      node_def {
+        name: "read"
+        op: "ReadVariableOp"
+        input: "v"
+        attr {
+          key: "dtype"
+          value { type: DT_FLOAT }
+        }
+      }
+      node_def {
+        name: "one"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_FLOAT }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_FLOAT
+              tensor_shape {}
+              float_val: 1
+            }
+          }
+        }
+      }
+      node_def {
+        name: "add"
+        op: "AddV2"
+        input: "read:value:0"
+        input: "one:output:0"
+        attr {
+          key: "T"
+          value { type: DT_FLOAT }
+        }
+      }
+      ret { key: "y" value: "add:z:0" }
+    }
+    function {
+      signature {
+        name: "twice"
+        input_arg { name: "x" type: DT_FLOAT }
+        input_arg { name: "y" type: DT_FLOAT }
+        output_arg { name: "z" type: DT_FLOAT }
+      }
+      node_def {
+        name: "first"
+        op: "PartitionedCall"
+        input: "x"
+        input: "y"
+        attr {
+          key: "Tin"
+          value { list { type: [ DT_FLOAT, DT_FLOAT ] } }
+        }
+        attr {
+          key: "Tout"
+          value { list { type: DT_FLOAT } }
+        }
+        attr {
+          key: "f"
+          value { func { name: "scale_add" } }
+        }
+      }
+      node_def {
+        name: "second"
+        op: "PartitionedCall"
+        input: "first:output:0"
+        input: "y"
+        attr {
+          key: "Tin"
+          value { list { type: [ DT_FLOAT, DT_FLOAT ] } }
+        }
+        attr {
+          key: "Tout"
+          value { list { type: DT_FLOAT } }
+        }
+        attr {
+          key: "f"
+          value { func { name: "scale_add" } }
+        }
+      }
+      ret { key: "z" value: "second:output:0" }
+    }
+  }
+)pb";
+
+constexpr char kNodes[] = R"pb(
+  node {
+    name: "x"
+    op: "Placeholder"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+  }
+  node {
+    name: "y"
+    op: "Placeholder"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+  }
+  node {
+    name: "p"
+    op: "Placeholder"
+    attr {
+      key: "dtype"
+      value { type: DT_BOOL }
+    }
+  }
+  node {
+    name: "call"
+    op: "StatefulPartitionedCall"
+    input: "x"
+    input: "y"
+    attr {
+      key: "Tin"
+      value { list { type: [ DT_FLOAT, DT_FLOAT ] } }
+    }
+    attr {
+      key: "Tout"
+      value { list { type: DT_FLOAT } }
+    }
+    attr {
+      key: "f"
+      value { func { name: "scale_add" } }
+    }
+  }
+  node {
+    name: "nested"
+    op: "PartitionedCall"
+    input: "x"
+    input: "y"
+    attr {
+      key: "Tin"
+      value { list { type: [ DT_FLOAT, DT_FLOAT ] } }
+    }
+    attr {
+      key: "Tout"
+      value { list { type: DT_FLOAT } }
+    }
+    attr {
+      key: "f"
+      value { func { name: "twice" } }
+    }
+  }
+  node {
+    name: "if"
+    op: "If"
+    input: "p"
+    input: "x"
+    attr {
+      key: "Tcond"
+      value { type: DT_BOOL }
+    }
+    attr {
+      key: "Tin"
+      value { list { type: DT_FLOAT } }
+    }
+    attr {
+      key: "Tout"
+      value { list { type: DT_FLOAT } }
+    }
+    attr {
+      key: "then_branch"
+      value { func { name: "same" } }
+    }
+    attr {
+      key: "else_branch"
+      value { func { name: "neg" } }
+    }
+  }
+  node {
+    name: "i0"
+    op: "Const"
+    attr {
+      key: "dtype"
+      value { type: DT_INT32 }
+    }
+    attr {
+      key: "value"
+      value {
+        tensor {
+          dtype: DT_INT32
+          tensor_shape {}
+          int_val: 3
+        }
+      }
+    }
+  }
+  node {
+    name: "loop"
+    op: "StatelessWhile"
+    input: "i0"
+    input: "x"
+    attr {
+      key: "T"
+      value { list { type: [ DT_INT32, DT_FLOAT ] } }
+    }
+    attr {
+      key: "cond"
+      value { func { name: "is_small" } }
+    }
+    attr {
+      key: "body"
+      value { func { name: "step" } }
+    }
+  }
+  node {
+    name: "v"
+    op: "VarHandleOp"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+    attr {
+      key: "shape"
+      value { shape {} }
+    }
+    attr {
+      key: "shared_name"
+      value { s: "v" }
+    }
+  }
+  node {
+    name: "init"
+    op: "AssignVariableOp"
+    input: "v"
+    input: "x"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+  }
+  node {
+    name: "read_call"
+    op: "StatefulPartitionedCall"
+    input: "v"
+    attr {
+      key: "Tin"
+      value { list { type: DT_RESOURCE } }
+    }
+    attr {
+      key: "Tout"
+      value { list { type: DT_FLOAT } }
+    }
+    attr {
+      key: "f"
+      value { func { name: "read_plus_one" } }
+    }
+  }
+)pb";
+
+GraphDef Parse(const std::string& text) {
+  GraphDef def;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def));
+  return def;
+}
+
+TEST(FunctionCallTest, CallsIfAndWhileRunTheirFunctions) {
+  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
+  ASSERT_OK(sess->Create(Parse(std::string(kLibrary) + kNodes)));
+  const std::vector<std::pair<std::string, Tensor>> feeds = {{"x", Tensor::Scalar<float>(1.5f)},
+                                                             {"y", Tensor::Scalar<float>(10)},
+                                                             {"p", Tensor::Scalar<bool>(false)}};
+  std::vector<Tensor> out;
+  ASSERT_OK(sess->Run(feeds, {"call:0", "nested:0", "if:0", "loop:0", "loop:1"}, {}, &out));
+  EXPECT_EQ(*out[0].data<float>(), 13.0f);           // 2 * 1.5 + 10
+  EXPECT_EQ(*out[1].data<float>(), 2 * 13.0f + 10);  // scale_add twice
+  EXPECT_EQ(*out[2].data<float>(), -1.5f);           // else: neg
+  EXPECT_EQ(*out[3].data<int32_t>(), 10);            // 3 -> 10: seven doublings
+  EXPECT_EQ(*out[4].data<float>(), 1.5f * 128);
+  ASSERT_OK(sess->Run({{"x", Tensor::Scalar<float>(4)}, {"p", Tensor::Scalar<bool>(true)}},
+                      {"if:0"}, {}, &out));
+  EXPECT_EQ(*out[0].data<float>(), 4.0f);  // then: same
+  // A resource variable of the session, read inside a function.
+  EXPECT_THAT(sess->Run({}, {"read_call:0"}, {}, &out),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("in function 'read_plus_one': Could not find variable v")));
+  ASSERT_OK(sess->Run({{"x", Tensor::Scalar<float>(41)}}, {}, {"init"}, &out));
+  ASSERT_OK(sess->Run({}, {"read_call:0"}, {}, &out));
+  EXPECT_EQ(*out[0].data<float>(), 42.0f);
+}
+
+TEST(FunctionCallTest, WhatDoesNotResolveIsAnErrorNamingIt) {
+  auto create = [](const std::string& text) {
+    absl::StatusOr<std::unique_ptr<Session>> sess = NewSession(SessionOptions());
+    EXPECT_OK(sess.status());
+    return (*sess)->Create(Parse(text));
+  };
+  const std::string call_missing = std::string(kLibrary) + R"pb(
+    node {
+      name: "call"
+      op: "PartitionedCall"
+      attr {
+        key: "Tin"
+        value { list {} }
+      }
+      attr {
+        key: "Tout"
+        value { list { type: DT_FLOAT } }
+      }
+      attr {
+        key: "f"
+        value { func { name: "nope" } }
+      }
+    })pb";
+  EXPECT_THAT(create(call_missing),
+              StatusIs(absl::StatusCode::kNotFound,
+                       HasSubstr("function 'nope' is not in the graph's function library")));
+  const std::string bad_body = R"pb(
+    library {
+      function {
+        signature {
+          name: "f"
+          input_arg { name: "x" type: DT_FLOAT }
+          output_arg { name: "y" type: DT_FLOAT }
+        }
+        node_def { name: "u" op: "NoSuchOp" input: "x" }
+        ret { key: "y" value: "u:y:0" }
+      }
+      function {
+        signature {
+          name: "g"
+          input_arg { name: "x" type: DT_FLOAT }
+          output_arg { name: "y" type: DT_FLOAT }
+        }
+        node_def {
+          name: "n"
+          op: "Neg"
+          input: "x"
+          attr {
+            key: "T"
+            value { type: DT_FLOAT }
+          }
+        }
+        ret { key: "y" value: "n:nope:0" }
+      }
+    }
+    node {
+      name: "x"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "call"
+      op: "PartitionedCall"
+      input: "x"
+      attr {
+        key: "Tin"
+        value { list { type: DT_FLOAT } }
+      }
+      attr {
+        key: "Tout"
+        value { list { type: DT_FLOAT } }
+      }
+      attr {
+        key: "f"
+        value { func { name: "F" } }
+      }
+    })pb";
+  std::string unknown_op = bad_body;
+  unknown_op.replace(unknown_op.find("\"F\""), 3, "\"f\"");
+  EXPECT_THAT(create(unknown_op),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("function 'f', node 'u'")));
+  std::string bad_ret = bad_body;
+  bad_ret.replace(bad_ret.find("\"F\""), 3, "\"g\"");
+  EXPECT_THAT(create(bad_ret), StatusIs(absl::StatusCode::kInvalidArgument,
+                                        HasSubstr("node 'n' has no output argument 'nope'")));
+}
+
+}  // namespace
+}  // namespace minigraph
