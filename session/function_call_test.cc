@@ -469,6 +469,112 @@ TEST(FunctionCallTest, CallsIfAndWhileRunTheirFunctions) {
   EXPECT_EQ(*out[0].data<float>(), 42.0f);
 }
 
+// A While whose condition never turns false ends at the step's deadline,
+// on one thread as on several.
+TEST(FunctionCallTest, AWhileThatNeverEndsStopsAtTheDeadline) {
+  // kLibrary's functions and one more, merged (a text proto sets a message
+  // field once).
+  GraphDef def = Parse(kLibrary);
+  const std::string forever = R"pb(
+    library {
+      function {
+        signature {
+          name: "always"
+          input_arg { name: "i" type: DT_INT32 }
+          input_arg { name: "acc" type: DT_FLOAT }
+          output_arg { name: "b" type: DT_BOOL }
+        }
+        node_def {
+          name: "t"
+          op: "Const"
+          attr {
+            key: "dtype"
+            value { type: DT_BOOL }
+          }
+          attr {
+            key: "value"
+            value {
+              tensor {
+                dtype: DT_BOOL
+                tensor_shape {}
+                bool_val: true
+              }
+            }
+          }
+        }
+        ret { key: "b" value: "t:output:0" }
+      }
+    }
+    node {
+      name: "i0"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_INT32 }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_INT32
+            tensor_shape {}
+            int_val: 0
+          }
+        }
+      }
+    }
+    node {
+      name: "acc0"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_FLOAT
+            tensor_shape {}
+            float_val: 1
+          }
+        }
+      }
+    }
+    node {
+      name: "loop"
+      op: "While"
+      input: "i0"
+      input: "acc0"
+      attr {
+        key: "T"
+        value { list { type: [ DT_INT32, DT_FLOAT ] } }
+      }
+      attr {
+        key: "cond"
+        value { func { name: "always" } }
+      }
+      attr {
+        key: "body"
+        value { func { name: "step" } }
+      }
+    })pb";
+  for (int threads : {1, 2}) {
+    SessionOptions options;
+    options.inter_op_threads = threads;
+    ASSERT_OK_AND_ASSIGN(auto sess, NewSession(options));
+    GraphDef merged = def;
+    ASSERT_TRUE(google::protobuf::TextFormat::MergeFromString(forever, &merged));
+    ASSERT_OK(sess->Create(merged));
+    RunOptions run;
+    run.timeout_in_ms = 50;
+    std::vector<Tensor> out;
+    EXPECT_THAT(sess->Run(run, {}, {"loop:0"}, {}, &out),
+                StatusIs(absl::StatusCode::kDeadlineExceeded))
+        << threads << " threads";
+  }
+}
+
 TEST(FunctionCallTest, WhatDoesNotResolveIsAnErrorNamingIt) {
   auto create = [](const std::string& text) {
     absl::StatusOr<std::unique_ptr<Session>> sess = NewSession(SessionOptions());
@@ -553,6 +659,87 @@ TEST(FunctionCallTest, WhatDoesNotResolveIsAnErrorNamingIt) {
   unknown_op.replace(unknown_op.find("\"F\""), 3, "\"f\"");
   EXPECT_THAT(create(unknown_op),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("function 'f', node 'u'")));
+  // f calls g calls f.
+  const std::string recursive = R"pb(
+    library {
+      function {
+        signature {
+          name: "f"
+          input_arg { name: "x" type: DT_FLOAT }
+          output_arg { name: "y" type: DT_FLOAT }
+        }
+        node_def {
+          name: "c"
+          op: "PartitionedCall"
+          input: "x"
+          attr {
+            key: "Tin"
+            value { list { type: DT_FLOAT } }
+          }
+          attr {
+            key: "Tout"
+            value { list { type: DT_FLOAT } }
+          }
+          attr {
+            key: "f"
+            value { func { name: "g" } }
+          }
+        }
+        ret { key: "y" value: "c:output:0" }
+      }
+      function {
+        signature {
+          name: "g"
+          input_arg { name: "x" type: DT_FLOAT }
+          output_arg { name: "y" type: DT_FLOAT }
+        }
+        node_def {
+          name: "c"
+          op: "PartitionedCall"
+          input: "x"
+          attr {
+            key: "Tin"
+            value { list { type: DT_FLOAT } }
+          }
+          attr {
+            key: "Tout"
+            value { list { type: DT_FLOAT } }
+          }
+          attr {
+            key: "f"
+            value { func { name: "f" } }
+          }
+        }
+        ret { key: "y" value: "c:output:0" }
+      }
+    }
+    node {
+      name: "x"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "call"
+      op: "PartitionedCall"
+      input: "x"
+      attr {
+        key: "Tin"
+        value { list { type: DT_FLOAT } }
+      }
+      attr {
+        key: "Tout"
+        value { list { type: DT_FLOAT } }
+      }
+      attr {
+        key: "f"
+        value { func { name: "f" } }
+      }
+    })pb";
+  EXPECT_THAT(create(recursive), StatusIs(absl::StatusCode::kInvalidArgument,
+                                          HasSubstr("function 'f' calls itself (through f -> g)")));
   std::string bad_ret = bad_body;
   bad_ret.replace(bad_ret.find("\"F\""), 3, "\"g\"");
   EXPECT_THAT(create(bad_ret), StatusIs(absl::StatusCode::kInvalidArgument,

@@ -140,7 +140,10 @@ struct StepState {
   }
   void FailTimedOut() {
     Fail(absl::DeadlineExceededError(
-        absl::StrCat("step timed out after ", absl::FormatDuration(args->timeout))));
+        args->timeout > absl::ZeroDuration()
+            ? absl::StrCat("step timed out after ", absl::FormatDuration(args->timeout))
+            : std::string("step timed out (the deadline of the step that called this function "
+                          "passed)")));
   }
 };
 
@@ -200,7 +203,12 @@ absl::Status Plan::Run(const Args& args, std::vector<Tensor>* fetches) const {
   state.fetches = fetches;
   state.step = args.step;
   state.step.cancelled = &state.cancelled;
-  if (args.timeout > absl::ZeroDuration()) state.deadline = absl::Now() + args.timeout;
+  // A function's step keeps the deadline of the step that calls it.
+  state.deadline = args.step.deadline;
+  if (args.timeout > absl::ZeroDuration()) {
+    state.deadline = std::min(state.deadline, absl::Now() + args.timeout);
+  }
+  state.step.deadline = state.deadline;
   state.root.iterations.push_back(NewIteration(&state.root, 0));
   Iteration* root_iter = state.root.iterations.front().get();
   root_iter->outstanding_ops = static_cast<int>(initial_ready_.size());
@@ -228,7 +236,7 @@ absl::Status Plan::Run(const Args& args, std::vector<Tensor>* fetches) const {
     NodeDone(&state);
   }
 
-  if (args.timeout > absl::ZeroDuration()) {
+  if (state.deadline != absl::InfiniteFuture()) {
     if (!state.done.WaitForNotificationWithDeadline(state.deadline)) {
       state.FailTimedOut();
       state.done.WaitForNotification();

@@ -27,6 +27,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "core/allocator.h"
 #include "core/env.h"
 #include "core/status_macros.h"
@@ -103,6 +104,9 @@ struct StepContext {
   Allocator* allocator = nullptr;
   int64_t step_id = 0;
   const std::atomic<bool>* cancelled = nullptr;
+  // Past it the step fails with DeadlineExceeded (InfiniteFuture: none).
+  // Kernels that loop (While) check it.
+  absl::Time deadline = absl::InfiniteFuture();
   // Where _Send and _Recv meet; null in a step without them.
   Rendezvous* rendezvous = nullptr;
 };

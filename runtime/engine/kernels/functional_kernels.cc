@@ -4,11 +4,15 @@
 // inside the caller's step on the calling thread (the session's variables,
 // files and intra-op threads; no inter-op pool, so a call never waits for a
 // thread its own step holds).
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "runtime/engine/executor.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 #include "runtime/graph/function.h"
@@ -21,6 +25,16 @@ class FunctionRunner {
  public:
   static absl::StatusOr<std::unique_ptr<FunctionRunner>> Create(const Graph& caller,
                                                                 const NameAttrList& call) {
+    // Instantiating a body makes the kernels of the calls in it, which
+    // instantiate theirs: a function that reaches itself would never end.
+    static thread_local std::vector<std::string> instantiating;
+    if (std::find(instantiating.begin(), instantiating.end(), call.name()) != instantiating.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "function '", call.name(), "' calls itself (through ",
+          absl::StrJoin(instantiating, " -> "), "); recursive functions are not supported"));
+    }
+    instantiating.push_back(call.name());
+    absl::Cleanup pop = [] { instantiating.pop_back(); };
     auto r = std::unique_ptr<FunctionRunner>(new FunctionRunner);
     MG_ASSIGN_OR_RETURN(r->f_, InstantiateFunction(caller.library(), call, StandardOps()));
     absl::StatusOr<std::unique_ptr<Graph>> graph = Graph::Create(r->f_.graph, StandardOps());
@@ -183,6 +197,10 @@ class WhileOp : public OpKernel {
     std::vector<Tensor> values = Inputs(ctx, 0);
     for (;;) {
       if (ctx->cancelled()) return absl::CancelledError("the step was cancelled");
+      if (absl::Now() > ctx->step_context().deadline) {
+        return absl::DeadlineExceededError(
+            absl::StrCat("step timed out in While (condition '", cond_->function().name, "')"));
+      }
       std::vector<Tensor> c;
       MG_RETURN_IF_ERROR(cond_->Run(ctx, values, &c));
       if (c.size() != 1) {
