@@ -16,6 +16,7 @@
 #include "core/proto/meta_graph.pb.h"
 #include "core/status_macros.h"
 #include "core/tensor_proto.h"
+#include "google/protobuf/text_format.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/optimizers.h"
 #include "runtime/cc/variables.h"
@@ -23,6 +24,245 @@
 
 namespace minigraph {
 namespace {
+
+// 2 * x + y through a call; If on a constant; a While from 0 to 3.
+constexpr char kFunctionGraph[] = R"pb(
+  library {
+    function {
+      signature {
+        name: "scale_add"
+        input_arg { name: "x" type: DT_FLOAT }
+        input_arg { name: "y" type: DT_FLOAT }
+        output_arg { name: "z" type: DT_FLOAT }
+      }
+      node_def {
+        name: "mul"
+        op: "Mul"
+        input: "x"
+        input: "x"
+        attr {
+          key: "T"
+          value { type: DT_FLOAT }
+        }
+      }
+      node_def {
+        name: "add"
+        op: "AddV2"
+        input: "mul:z:0"
+        input: "y"
+        attr {
+          key: "T"
+          value { type: DT_FLOAT }
+        }
+      }
+      ret { key: "z" value: "add:z:0" }
+    }
+    function {
+      signature {
+        name: "small"
+        input_arg { name: "i" type: DT_INT32 }
+        output_arg { name: "b" type: DT_BOOL }
+      }
+      node_def {
+        name: "three"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT32 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT32
+              tensor_shape {}
+              int_val: 3
+            }
+          }
+        }
+      }
+      node_def {
+        name: "less"
+        op: "Less"
+        input: "i"
+        input: "three:output:0"
+        attr {
+          key: "T"
+          value { type: DT_INT32 }
+        }
+      }
+      ret { key: "b" value: "less:z:0" }
+    }
+    function {
+      signature {
+        name: "inc"
+        input_arg { name: "i" type: DT_INT32 }
+        output_arg { name: "j" type: DT_INT32 }
+      }
+      node_def {
+        name: "one"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT32 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT32
+              tensor_shape {}
+              int_val: 1
+            }
+          }
+        }
+      }
+      node_def {
+        name: "add"
+        op: "AddV2"
+        input: "i"
+        input: "one:output:0"
+        attr {
+          key: "T"
+          value { type: DT_INT32 }
+        }
+      }
+      ret { key: "j" value: "add:z:0" }
+    }
+    function {
+      signature {
+        name: "neg"
+        input_arg { name: "x" type: DT_FLOAT }
+        output_arg { name: "y" type: DT_FLOAT }
+      }
+      node_def {
+        name: "n"
+        op: "Neg"
+        input: "x"
+        attr {
+          key: "T"
+          value { type: DT_FLOAT }
+        }
+      }
+      ret { key: "y" value: "n:y:0" }
+    }
+  }
+  node {
+    name: "x"
+    op: "Const"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+    attr {
+      key: "value"
+      value {
+        tensor {
+          dtype: DT_FLOAT
+          tensor_shape {}
+          float_val: 1.5
+        }
+      }
+    }
+  }
+  node {
+    name: "t"
+    op: "Const"
+    attr {
+      key: "dtype"
+      value { type: DT_BOOL }
+    }
+    attr {
+      key: "value"
+      value {
+        tensor {
+          dtype: DT_BOOL
+          tensor_shape {}
+          bool_val: false
+        }
+      }
+    }
+  }
+  node {
+    name: "i0"
+    op: "Const"
+    attr {
+      key: "dtype"
+      value { type: DT_INT32 }
+    }
+    attr {
+      key: "value"
+      value {
+        tensor {
+          dtype: DT_INT32
+          tensor_shape {}
+          int_val: 0
+        }
+      }
+    }
+  }
+  node {
+    name: "call"
+    op: "StatefulPartitionedCall"
+    input: "x"
+    input: "x"
+    attr {
+      key: "Tin"
+      value { list { type: [ DT_FLOAT, DT_FLOAT ] } }
+    }
+    attr {
+      key: "Tout"
+      value { list { type: DT_FLOAT } }
+    }
+    attr {
+      key: "f"
+      value { func { name: "scale_add" } }
+    }
+  }
+  node {
+    name: "if"
+    op: "If"
+    input: "t"
+    input: "call"
+    attr {
+      key: "Tcond"
+      value { type: DT_BOOL }
+    }
+    attr {
+      key: "Tin"
+      value { list { type: DT_FLOAT } }
+    }
+    attr {
+      key: "Tout"
+      value { list { type: DT_FLOAT } }
+    }
+    attr {
+      key: "then_branch"
+      value { func { name: "neg" } }
+    }
+    attr {
+      key: "else_branch"
+      value { func { name: "neg" } }
+    }
+  }
+  node {
+    name: "loop"
+    op: "While"
+    input: "i0"
+    attr {
+      key: "T"
+      value { list { type: DT_INT32 } }
+    }
+    attr {
+      key: "cond"
+      value { func { name: "small" } }
+    }
+    attr {
+      key: "body"
+      value { func { name: "inc" } }
+    }
+  }
+)pb";
 
 Env* const env = Env::Default();
 
@@ -109,6 +349,31 @@ absl::Status Run(const std::string& out, const std::string& shared) {
     MG_RETURN_IF_ERROR(Saver::Create(root).status());
     MG_ASSIGN_OR_RETURN(GraphDef g, root.ToGraphDef());
     MG_RETURN_IF_ERROR(Put(out, "graph_fuzzer", "train", g.SerializeAsString()));
+  }
+  // The same with resource variables (VarHandleOp, ResourceApplyAdam).
+  {
+    Scope root = Scope::NewRootScope();
+    Output x = ops::Const<float>(root, {1, 2, 3, 4}, TensorShape({2, 2}));
+    Variable w = Variable::Create(
+        root, "w",
+        Tensor::Vector<float>({.1f, .2f, .3f, .4f}).Reshaped(TensorShape({2, 2})).value(),
+        {.use_resource = true});
+    Output loss = ops::Sum(root, ops::Square(root, ops::MatMul(root, x, w.value())),
+                           ops::Const<int32_t>(root, {0, 1}));
+    AdamOptimizer adam(0.1);
+    MG_RETURN_IF_ERROR(adam.Minimize(root, loss).status());
+    GlobalVariablesInitializer(root);
+    ReportUninitializedVariables(root);
+    MG_ASSIGN_OR_RETURN(GraphDef g, root.ToGraphDef());
+    MG_RETURN_IF_ERROR(Put(out, "graph_fuzzer", "resource", g.SerializeAsString()));
+  }
+  // Function calls: StatefulPartitionedCall, If and While over a library.
+  {
+    GraphDef g;
+    if (!google::protobuf::TextFormat::ParseFromString(kFunctionGraph, &g)) {
+      return absl::InternalError("the function seed does not parse");
+    }
+    MG_RETURN_IF_ERROR(Put(out, "graph_fuzzer", "functions", g.SerializeAsString()));
   }
   // TensorFlow's files.
   int n = 0;
