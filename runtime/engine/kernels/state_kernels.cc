@@ -7,30 +7,36 @@
 namespace minigraph {
 namespace {
 
+// What names a variable and says what it holds: the attrs of VariableV2 and
+// VarHandleOp. Without a shared name the variable is the node's own.
+struct VariableAttrs {
+  DataType dtype;
+  std::string container, shared_name;
+  PartialShape shape;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("dtype", &dtype));
+    MG_RETURN_IF_ERROR(c->GetAttr("container", &container));
+    MG_RETURN_IF_ERROR(c->GetAttr("shared_name", &shared_name));
+    MG_RETURN_IF_ERROR(c->GetAttr("shape", &shape));
+    if (shared_name.empty()) shared_name = c->def().name();
+    if (!IsSupportedTensorType(dtype)) return NoKernelForType(c, dtype);
+    return absl::OkStatus();
+  }
+};
+
 class VariableOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
-  absl::Status Init(OpKernelConstruction* c) {
-    MG_RETURN_IF_ERROR(c->GetAttr("dtype", &dtype_));
-    MG_RETURN_IF_ERROR(c->GetAttr("container", &container_));
-    MG_RETURN_IF_ERROR(c->GetAttr("shared_name", &shared_name_));
-    MG_RETURN_IF_ERROR(c->GetAttr("shape", &shape_));
-    if (shared_name_.empty()) shared_name_ = c->def().name();
-    if (!IsSupportedTensorType(dtype_)) return NoKernelForType(c, dtype_);
-    return absl::OkStatus();
-  }
+  absl::Status Init(OpKernelConstruction* c) { return a_.Init(c); }
   absl::Status Compute(OpKernelContext* ctx) const override {
-    MG_ASSIGN_OR_RETURN(Var * v,
-                        ctx->resource_manager()->LookupOrCreateVar(container_, shared_name_, dtype_,
-                                                                   shape_));
+    MG_ASSIGN_OR_RETURN(Var * v, ctx->resource_manager()->LookupOrCreateVar(
+                                     a_.container, a_.shared_name, a_.dtype, a_.shape));
     ctx->set_output_ref(0, v);
     return absl::OkStatus();
   }
 
  private:
-  DataType dtype_;
-  std::string container_, shared_name_;
-  PartialShape shape_;
+  VariableAttrs a_;
 };
 
 class AssignOp : public OpKernel {
@@ -129,16 +135,9 @@ class VarHandleOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Init(OpKernelConstruction* c) {
-    std::string container, shared_name;
-    DataType dtype;
-    PartialShape shape;
-    MG_RETURN_IF_ERROR(c->GetAttr("container", &container));
-    MG_RETURN_IF_ERROR(c->GetAttr("shared_name", &shared_name));
-    MG_RETURN_IF_ERROR(c->GetAttr("dtype", &dtype));
-    MG_RETURN_IF_ERROR(c->GetAttr("shape", &shape));
-    // As VariableV2: without a shared name, the variable is the node's own.
-    handle_ =
-        MakeVarHandle(container, shared_name.empty() ? c->def().name() : shared_name, dtype, shape);
+    VariableAttrs a;
+    MG_RETURN_IF_ERROR(a.Init(c));
+    handle_ = MakeVarHandle(a.container, a.shared_name, a.dtype, a.shape);
     return absl::OkStatus();
   }
   absl::Status Compute(OpKernelContext* ctx) const override {

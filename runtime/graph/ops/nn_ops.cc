@@ -383,29 +383,25 @@ void RegisterNnOps(OpRegistry* r) {
   }
   // Local response normalization over the depth (last) dimension of 4-D
   // data: out = x / (bias + alpha * sum of x^2 within depth_radius)^beta.
-  MG_REGISTER_OP(r, OpDefBuilder("LRN")
-                        .Input("input: T")
-                        .Output("output: T")
-                        .Attr("depth_radius: int = 5")
-                        .Attr("bias: float = 1.0")
-                        .Attr("alpha: float = 1.0")
-                        .Attr("beta: float = 0.5")
-                        .Attr("T: {float} = DT_FLOAT")
+  auto lrn_attrs = [](OpDefBuilder b) {
+    b.Attr("depth_radius: int = 5")
+        .Attr("bias: float = 1.0")
+        .Attr("alpha: float = 1.0")
+        .Attr("beta: float = 0.5")
+        .Attr("T: {float} = DT_FLOAT");
+    return b;
+  };
+  MG_REGISTER_OP(r, lrn_attrs(OpDefBuilder("LRN").Input("input: T").Output("output: T"))
                         .SetShapeFn([](InferenceContext* c) {
                           MG_ASSIGN_OR_RETURN(PartialShape x, c->WithRank(0, 4));
                           c->set_output(0, x);
                           return absl::OkStatus();
                         }));
-  MG_REGISTER_OP(r, OpDefBuilder("LRNGrad")
-                        .Input("input_grads: T")
-                        .Input("input_image: T")
-                        .Input("output_image: T")
-                        .Output("output: T")
-                        .Attr("depth_radius: int = 5")
-                        .Attr("bias: float = 1.0")
-                        .Attr("alpha: float = 1.0")
-                        .Attr("beta: float = 0.5")
-                        .Attr("T: {float} = DT_FLOAT")
+  MG_REGISTER_OP(r, lrn_attrs(OpDefBuilder("LRNGrad")
+                                  .Input("input_grads: T")
+                                  .Input("input_image: T")
+                                  .Input("output_image: T")
+                                  .Output("output: T"))
                         .SetShapeFn([](InferenceContext* c) {
                           MG_ASSIGN_OR_RETURN(PartialShape x, c->WithRank(1, 4));
                           auto merged = PartialShape::Merge(x, c->input(0));
