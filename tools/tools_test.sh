@@ -6,6 +6,7 @@ set -euo pipefail
 inspect="$1"
 bench="$2"
 chief_worker="$3"
+run_graph="$4"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 help=$("$inspect" --help 2>&1 || true)
@@ -120,6 +121,45 @@ expect_tool_error() {  # expect_tool_error TOOL CODE SUBSTRING ARGS...
   grep -qF -- "$want" "$TEST_TMPDIR/err" ||
     fail "$(basename "$tool") $*: expected \"$want\" in: $(cat "$TEST_TMPDIR/err")"
 }
+# run_graph: a graph that reads the checkpoint's w runs here; its output on
+# an .npy input of ones is w itself. What it lacks is listed, exit 1.
+{ var w DT_FLOAT 4; var global_step DT_INT64
+  echo 'node { name: "w/read" op: "Identity" input: "w" attr { key: "T" value { type: DT_FLOAT } } }'
+  echo 'node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } attr { key: "shape" value { shape { dim { size: 4 } } } } }'
+  echo 'node { name: "y" op: "Mul" input: "w/read" input: "x" attr { key: "T" value { type: DT_FLOAT } } }'
+} >"$TEST_TMPDIR/model.pbtxt"
+"$run_graph" "$TEST_TMPDIR/model.pbtxt" --checkpoint="$ck" | grep -q "every op known; 2 variables restored from $ck" ||
+  fail "run_graph check: $("$run_graph" "$TEST_TMPDIR/model.pbtxt" --checkpoint="$ck" 2>&1)"
+# ones.npy: NumPy's format 1.0, a header padded to 64 bytes, four float32 1s.
+header="{'descr': '<f4', 'fortran_order': False, 'shape': (4,), }"
+while [ $(( (10 + ${#header} + 1) % 64 )) -ne 0 ]; do header="$header "; done
+{ printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $(( ${#header} + 1 )))\\x00"; printf '%s\n' "$header"
+  for _ in 1 2 3 4; do printf '\x00\x00\x80\x3f'; done; } >"$TEST_TMPDIR/ones.npy"
+"$run_graph" "$TEST_TMPDIR/model.pbtxt" --checkpoint="$ck" --fetch=y:0,w:0 --input=x="$TEST_TMPDIR/ones.npy" >"$TEST_TMPDIR/run"
+y=$(sed -n '/^y:0: float \[4\]$/{n;p}' "$TEST_TMPDIR/run")
+w=$(sed -n '/^w:0: float \[4\]$/{n;p}' "$TEST_TMPDIR/run")
+[ -n "$y" ] && [ "$y" = "$w" ] || fail "run_graph --fetch: $(cat "$TEST_TMPDIR/run")"
+{ cat "$TEST_TMPDIR/model.pbtxt"
+  echo 'node { name: "f1" op: "Frobnicate" input: "x" }'
+  echo 'node { name: "f2" op: "Frobnicate" input: "x" }'
+} >"$TEST_TMPDIR/unknown.pbtxt"
+rc=0
+"$run_graph" "$TEST_TMPDIR/unknown.pbtxt" --checkpoint="$ck" >"$TEST_TMPDIR/run" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "1 ops minigraph does not have, in 2 nodes: Frobnicate (2 nodes)" "$TEST_TMPDIR/run" ||
+  fail "run_graph with an unknown op: $rc $(cat "$TEST_TMPDIR/run")"
+rc=0
+"$run_graph" "$TEST_TMPDIR/other.pbtxt" --checkpoint="$ck" >"$TEST_TMPDIR/run" || rc=$?
+[ "$rc" -eq 1 ] && grep -qP '^missing\tlr\tfloat \[\]$' "$TEST_TMPDIR/run" ||
+  fail "run_graph with variables the checkpoint lacks: $rc $(cat "$TEST_TMPDIR/run")"
+rc=0
+"$run_graph" "$TEST_TMPDIR/model.pbtxt" >"$TEST_TMPDIR/run" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "has 2 variables and no checkpoint goes with it" "$TEST_TMPDIR/run" ||
+  fail "run_graph without a checkpoint: $rc $(cat "$TEST_TMPDIR/run")"
+head -c 20 "$TEST_TMPDIR/ones.npy" >"$TEST_TMPDIR/short.npy"
+expect_tool_error "$run_graph" 1 "is not a .npy file NumPy writes" "$TEST_TMPDIR/model.pbtxt" --checkpoint="$ck" --fetch=y:0 --input=x="$TEST_TMPDIR/short.npy"
+expect_tool_error "$run_graph" 2 "give the graph" --checkpoint="$ck"
+echo "run_graph: checked, ran, and listed what is missing"
+
 for bad in --tensors=0 --tensors=-1 --size_mb=0 --repeats=0 --threads=-4; do
   expect_tool_error "$bench" 2 "${bad%%=*}=" "$bad" --dir="$TEST_TMPDIR/rb"
 done
@@ -153,6 +193,8 @@ echo "$out" | grep -qP '^global_step\tDT_INT32\t\[\]\t4\t0\t5688\t061fa008$' || 
 cp "$src"/checkpoint-779049.meta "$work"/
 "$inspect" --prefix="$prefix" --diff="$prefix.meta" | grep -q "10 tensors expected, 10 in the checkpoint: 0 missing, 0 mismatched, 0 unused" ||
   fail "--diff with TensorFlow's own .meta: $("$inspect" --prefix="$prefix" --diff="$prefix.meta")"
+"$run_graph" "$prefix.meta" | grep -q "191 nodes, 0 functions, every op known; 10 variables restored from $prefix$" ||
+  fail "run_graph on TensorFlow's own .meta: $("$run_graph" "$prefix.meta" 2>&1)"
 
 # Flip one byte inside layer1/weight (offset 5772, 5520 bytes).
 printf '\xff' | dd of="$prefix.data-00000-of-00001" bs=1 seek=6000 conv=notrunc status=none

@@ -1,0 +1,144 @@
+#include "tools/graph_files.h"
+
+#include <map>
+#include <set>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "core/env.h"
+#include "core/path.h"
+#include "core/proto/meta_graph.pb.h"
+#include "core/status_macros.h"
+#include "google/protobuf/text_format.h"
+
+namespace minigraph {
+
+absl::StatusOr<GraphFile> LoadGraphFile(const std::string& path) {
+  Env* env = Env::Default();
+  GraphFile out;
+  if (env->IsDirectory(path).value_or(false)) {
+    const std::string pb = JoinPath(path, "saved_model.pb");
+    MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(env, pb));
+    SavedModel model;
+    if (!model.ParseFromString(bytes) || model.meta_graphs_size() == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(pb, " is not a SavedModel"));
+    }
+    // The serving graph, else the first.
+    const MetaGraphDef* meta = &model.meta_graphs(0);
+    for (const MetaGraphDef& m : model.meta_graphs()) {
+      for (const std::string& tag : m.meta_info_def().tags()) {
+        if (tag == "serve") meta = &m;
+      }
+    }
+    out.graph = meta->graph_def();
+    if (meta->has_saver_def()) out.saver = meta->saver_def();
+    out.default_checkpoint = JoinPath(JoinPath(path, "variables"), "variables");
+    return out;
+  }
+  MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(env, path));
+  bool parsed = false;
+  if (absl::EndsWith(path, ".meta")) {
+    MetaGraphDef meta;
+    parsed = meta.ParseFromString(bytes);
+    out.graph = meta.graph_def();
+    if (meta.has_saver_def()) out.saver = meta.saver_def();
+    out.default_checkpoint = path.substr(0, path.size() - 5);
+  } else if (absl::EndsWith(path, ".pbtxt") || absl::EndsWith(path, ".txt")) {
+    parsed = google::protobuf::TextFormat::ParseFromString(bytes, &out.graph);
+  } else {
+    parsed = out.graph.ParseFromString(bytes) ||
+             google::protobuf::TextFormat::ParseFromString(bytes, &out.graph);
+  }
+  if (!parsed) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path,
+        " is not a graph: neither a MetaGraphDef (.meta) nor a GraphDef (binary, or text "
+        "in .pbtxt), nor a SavedModel directory"));
+  }
+  return out;
+}
+
+std::vector<ExpectedTensor> GraphVariables(const GraphDef& graph) {
+  // With a Saver in the graph, its SaveV2 node says exactly which key each
+  // tensor is saved under (partitioned variables: one key for their parts,
+  // whose full shape leads "shape_and_slices").
+  std::map<std::string, const NodeDef*> by_name;
+  for (const NodeDef& node : graph.node()) by_name[node.name()] = &node;
+  auto const_strings = [&](absl::string_view input) {
+    std::vector<std::string> out;
+    auto it = by_name.find(std::string(input.substr(0, input.find(':'))));
+    if (it == by_name.end() || it->second->op() != "Const") return out;
+    auto value = it->second->attr().find("value");
+    if (value == it->second->attr().end()) return out;
+    for (const std::string& v : value->second.tensor().string_val()) out.push_back(v);
+    return out;
+  };
+  for (const NodeDef& node : graph.node()) {
+    if (node.op() != "SaveV2" || node.input_size() < 3) continue;
+    const std::vector<std::string> keys = const_strings(node.input(1));
+    const std::vector<std::string> slices = const_strings(node.input(2));
+    auto dtypes = node.attr().find("dtypes");
+    if (keys.empty() || slices.size() != keys.size() || dtypes == node.attr().end() ||
+        dtypes->second.list().type_size() != static_cast<int>(keys.size())) {
+      continue;
+    }
+    std::vector<ExpectedTensor> saved;
+    std::set<std::string> seen;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (!seen.insert(keys[i]).second) continue;
+      ExpectedTensor e;
+      e.key = keys[i];
+      e.dtype = static_cast<DataType>(dtypes->second.list().type(static_cast<int>(i)));
+      if (!slices[i].empty()) {  // "235 100 0,235:0,100": the full shape first
+        std::vector<int64_t> dims;
+        for (absl::string_view d : absl::StrSplit(slices[i].substr(0, slices[i].rfind(' ')), ' ')) {
+          int64_t v;
+          if (absl::SimpleAtoi(d, &v)) dims.push_back(v);
+        }
+        absl::StatusOr<TensorShape> shape = TensorShape::Build(dims);
+        if (shape.ok()) e.shape = *shape;
+      } else {
+        // The saved tensor's variable (through its "/read" Identity).
+        std::string var(node.input(static_cast<int>(i) + 3));
+        var = var.substr(0, var.find(':'));
+        auto it = by_name.find(var);
+        while (it != by_name.end() && it->second->op() == "Identity" &&
+               it->second->input_size() > 0) {
+          it = by_name.find(it->second->input(0).substr(0, it->second->input(0).find(':')));
+        }
+        if (it != by_name.end()) {
+          if (auto a = it->second->attr().find("shape"); a != it->second->attr().end()) {
+            absl::StatusOr<TensorShape> shape = TensorShape::FromProto(a->second.shape());
+            if (shape.ok() && !a->second.shape().unknown_rank()) e.shape = *shape;
+          }
+        }
+      }
+      saved.push_back(std::move(e));
+    }
+    return saved;
+  }
+  std::vector<ExpectedTensor> vars;
+  for (const NodeDef& node : graph.node()) {
+    if (node.op() != "VariableV2" && node.op() != "Variable" && node.op() != "VarHandleOp") {
+      continue;
+    }
+    ExpectedTensor e;
+    e.key = node.name();
+    if (auto it = node.attr().find("dtype"); it != node.attr().end()) e.dtype = it->second.type();
+    if (auto it = node.attr().find("shape"); it != node.attr().end()) {
+      const TensorShapeProto& p = it->second.shape();
+      bool known = !p.unknown_rank();
+      for (const auto& d : p.dim()) known = known && d.size() >= 0;
+      if (known) {
+        absl::StatusOr<TensorShape> shape = TensorShape::FromProto(p);
+        if (shape.ok()) e.shape = *shape;
+      }
+    }
+    vars.push_back(std::move(e));
+  }
+  return vars;
+}
+
+}  // namespace minigraph

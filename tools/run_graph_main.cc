@@ -1,0 +1,354 @@
+// Checks that a TensorFlow graph runs here, and runs it.
+//
+//   run_graph model.ckpt-300.meta          # every op known, graph valid,
+//                                          # variables restored: exit 0, else 1
+//   run_graph graph.pbtxt --checkpoint=/logs/model-300
+//   run_graph export_dir                   # a SavedModel (TensorFlow 1's layout)
+//   run_graph model.meta --fetch=logits:0 --input=x=batch.npy
+//
+// GRAPH is a MetaGraphDef (.meta; its checkpoint is the prefix beside it), a
+// GraphDef (binary, or text in .pbtxt; --checkpoint names its checkpoint) or
+// a SavedModel directory (variables/variables). Without --fetch it checks
+// everything a run needs and lists what is missing: unknown ops with their
+// counts (in the graph and in its functions), what makes the graph invalid,
+// variables the checkpoint lacks or holds with another dtype or shape. With
+// --fetch it restores the variables, feeds each Placeholder the .npy file
+// --input gives (or random values of its declared shape, unknown dimensions
+// 1) and prints the fetched tensors.
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "checkpoint/bundle_reader.h"
+#include "checkpoint/checkpoint_diff.h"
+#include "checkpoint/checkpoint_state.h"
+#include "core/env.h"
+#include "core/status_macros.h"
+#include "core/tensor_proto.h"
+#include "runtime/graph/ops/standard_ops.h"
+#include "session/saver.h"
+#include "session/session.h"
+#include "tools/flag_checks.h"
+#include "tools/graph_files.h"
+
+ABSL_FLAG(std::string, checkpoint, "",
+          "The checkpoint prefix to restore (default: the one that goes with GRAPH)");
+ABSL_FLAG(std::vector<std::string>, fetch, {}, "Tensors to compute and print, e.g. logits:0");
+ABSL_FLAG(std::vector<std::string>, input, {},
+          "Placeholder values as NAME=FILE.npy (little-endian, C order: float32/64, int32/64, "
+          "bool, uint8)");
+ABSL_FLAG(int, max_values, 20, "Values printed per fetched tensor (>= 1)");
+ABSL_FLAG(uint64_t, seed, 1, "Seed of the random values for Placeholders without --input");
+
+namespace minigraph {
+namespace {
+
+int Fail(const absl::Status& s) {
+  std::fprintf(stderr, "run_graph: %s\n", std::string(s.ToString()).c_str());
+  return 1;
+}
+
+// A NumPy .npy file (format 1.0 to 3.0) as a tensor. NumPy documents the
+// format (numpy.lib.format); no library here reads it, hence this.
+absl::StatusOr<Tensor> ReadNpy(const std::string& path) {
+  MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(Env::Default(), path));
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, " is not a .npy file NumPy writes: ", why));
+  };
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) return bad("no magic");
+  const int major = static_cast<unsigned char>(bytes[6]);
+  size_t header_len, at;
+  if (major == 1) {
+    header_len = static_cast<unsigned char>(bytes[8]) | static_cast<unsigned char>(bytes[9]) << 8;
+    at = 10;
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) return bad("truncated header");
+    header_len = 0;
+    for (int i = 0; i < 4; ++i)
+      header_len |= size_t{static_cast<unsigned char>(bytes[8 + i])} << (8 * i);
+    at = 12;
+  } else {
+    return bad(absl::StrCat("version ", major));
+  }
+  if (bytes.size() < at + header_len) return bad("truncated header");
+  const std::string header = bytes.substr(at, header_len);
+  at += header_len;
+  auto field = [&](absl::string_view key) -> std::string {
+    const size_t k = header.find(absl::StrCat("'", key, "'"));
+    if (k == std::string::npos) return "";
+    size_t v = header.find(':', k);
+    if (v == std::string::npos) return "";
+    ++v;
+    while (v < header.size() && header[v] == ' ') ++v;
+    if (header[v] == '(') return header.substr(v + 1, header.find(')', v) - v - 1);
+    const size_t end = header.find_first_of(",}", v);
+    return std::string(absl::StripAsciiWhitespace(header.substr(v, end - v)));
+  };
+  if (field("fortran_order") != "False") return bad("only C order is supported");
+  const std::map<std::string, DataType> kinds = {{"'<f4'", DT_FLOAT}, {"'<f8'", DT_DOUBLE},
+                                                 {"'<i4'", DT_INT32}, {"'<i8'", DT_INT64},
+                                                 {"'|b1'", DT_BOOL},  {"'|u1'", DT_UINT8}};
+  auto kind = kinds.find(field("descr"));
+  if (kind == kinds.end()) return bad(absl::StrCat("dtype ", field("descr"), " is not supported"));
+  std::vector<int64_t> dims;
+  for (absl::string_view d : absl::StrSplit(field("shape"), ',', absl::SkipWhitespace())) {
+    int64_t v;
+    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(d), &v) || v < 0) {
+      return bad(absl::StrCat("shape (", field("shape"), ")"));
+    }
+    dims.push_back(v);
+  }
+  MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
+  MG_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(kind->second, shape));
+  if (bytes.size() - at != t.TotalBytes()) {
+    return absl::DataLossError(absl::StrCat(path, " holds ", bytes.size() - at, " bytes of data, ",
+                                            "its header says ", t.TotalBytes()));
+  }
+  if (t.TotalBytes() > 0) std::memcpy(t.raw_data(), bytes.data() + at, t.TotalBytes());
+  return t;
+}
+
+// Values of the declared shape (unknown dimensions 1).
+absl::StatusOr<Tensor> RandomFor(const NodeDef& placeholder, std::mt19937_64* rng) {
+  auto dtype = placeholder.attr().find("dtype");
+  if (dtype == placeholder.attr().end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Placeholder '", placeholder.name(), "' has no dtype"));
+  }
+  const DataType dt = dtype->second.type();
+  std::vector<int64_t> dims;
+  if (auto it = placeholder.attr().find("shape"); it != placeholder.attr().end()) {
+    for (const auto& d : it->second.shape().dim()) dims.push_back(d.size() < 0 ? 1 : d.size());
+  }
+  MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
+  MG_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(dt, shape));
+  std::uniform_real_distribution<double> u(0, 1);
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    switch (dt) {
+      case DT_FLOAT:
+        t.data<float>()[i] = static_cast<float>(u(*rng));
+        break;
+      case DT_DOUBLE:
+        t.data<double>()[i] = u(*rng);
+        break;
+      case DT_INT32:
+        t.data<int32_t>()[i] = static_cast<int32_t>((*rng)() % 10);
+        break;
+      case DT_INT64:
+        t.data<int64_t>()[i] = static_cast<int64_t>((*rng)() % 10);
+        break;
+      case DT_BOOL:
+        t.data<bool>()[i] = false;
+        break;
+      case DT_STRING:
+        break;
+      default:
+        return absl::UnimplementedError(absl::StrCat("no random values for Placeholder '",
+                                                     placeholder.name(), "' of ",
+                                                     DataTypeString(dt), "; give --input"));
+    }
+  }
+  return t;
+}
+
+// For a graph without a Saver: a restore of every variable under its op
+// name (TensorFlow's default Saver's keys), fed the prefix at
+// "run_graph/prefix", run as "run_graph/restore_all".
+void AddRestore(const std::vector<ExpectedTensor>& vars, GraphDef* g) {
+  auto add = [&](const std::string& name, const std::string& op) {
+    NodeDef* n = g->add_node();
+    n->set_name(name);
+    n->set_op(op);
+    return n;
+  };
+  auto strings = [&](const std::string& name, const std::vector<std::string>& v) {
+    NodeDef* n = add(name, "Const");
+    Tensor t(DT_STRING, TensorShape({static_cast<int64_t>(v.size())}));
+    for (size_t i = 0; i < v.size(); ++i) t.data<std::string>()[i] = v[i];
+    (*n->mutable_attr())["dtype"].set_type(DT_STRING);
+    TensorToProto(t, (*n->mutable_attr())["value"].mutable_tensor());
+  };
+  (*add("run_graph/prefix", "Placeholder")->mutable_attr())["dtype"].set_type(DT_STRING);
+  std::vector<std::string> keys;
+  AttrValue dtypes;
+  for (const ExpectedTensor& v : vars) {
+    keys.push_back(v.key);
+    dtypes.mutable_list()->add_type(v.dtype);
+  }
+  strings("run_graph/tensor_names", keys);
+  strings("run_graph/shape_and_slices", std::vector<std::string>(keys.size()));
+  NodeDef* restore = add("run_graph/RestoreV2", "RestoreV2");
+  restore->add_input("run_graph/prefix");
+  restore->add_input("run_graph/tensor_names");
+  restore->add_input("run_graph/shape_and_slices");
+  (*restore->mutable_attr())["dtypes"] = dtypes;
+  std::map<std::string, std::string> op_of;
+  for (const NodeDef& n : g->node()) op_of[n.name()] = n.op();
+  for (size_t i = 0; i < vars.size(); ++i) {
+    const bool resource = op_of[vars[i].key] == "VarHandleOp";
+    NodeDef* assign =
+        add(absl::StrCat("run_graph/assign_", i), resource ? "AssignVariableOp" : "Assign");
+    assign->add_input(vars[i].key);
+    assign->add_input(absl::StrCat("run_graph/RestoreV2:", i));
+    (*assign->mutable_attr())[resource ? "dtype" : "T"].set_type(vars[i].dtype);
+    if (!resource) (*assign->mutable_attr())["validate_shape"].set_b(false);
+  }
+  NodeDef* all = add("run_graph/restore_all", "NoOp");
+  for (size_t i = 0; i < vars.size(); ++i) all->add_input(absl::StrCat("^run_graph/assign_", i));
+}
+
+int Run(const std::string& path) {
+  absl::StatusOr<GraphFile> file = LoadGraphFile(path);
+  if (!file.ok()) return Fail(file.status());
+  // 1. Every op known, in the graph and in its functions.
+  std::map<std::string, int> unknown;
+  auto check = [&](const NodeDef& n) {
+    if (!StandardOps()->LookUp(n.op()).ok()) ++unknown[n.op()];
+  };
+  std::set<std::string> functions;
+  for (const FunctionDef& f : file->graph.library().function())
+    functions.insert(f.signature().name());
+  for (const NodeDef& n : file->graph.node()) check(n);
+  for (const FunctionDef& f : file->graph.library().function()) {
+    for (const NodeDef& n : f.node_def()) {
+      if (!functions.count(n.op())) check(n);
+    }
+  }
+  if (!unknown.empty()) {
+    std::vector<std::string> list;
+    int nodes = 0;
+    for (const auto& [op, count] : unknown) {
+      list.push_back(absl::StrCat(op, " (", count, count == 1 ? " node)" : " nodes)"));
+      nodes += count;
+    }
+    std::printf("%s: %zu ops minigraph does not have, in %d nodes: %s\n", path.c_str(),
+                unknown.size(), nodes, absl::StrJoin(list, ", ").c_str());
+    return 1;
+  }
+  // 2. The checkpoint, and what it must hold.
+  const std::vector<ExpectedTensor> vars = GraphVariables(file->graph);
+  std::string prefix = absl::GetFlag(FLAGS_checkpoint);
+  if (prefix.empty() && !file->default_checkpoint.empty() &&
+      CheckpointExists(Env::Default(), file->default_checkpoint)) {
+    prefix = file->default_checkpoint;
+  }
+  if (!vars.empty() && prefix.empty()) {
+    std::printf("%s has %zu variables and no checkpoint goes with it: give --checkpoint=PREFIX\n",
+                path.c_str(), vars.size());
+    return 1;
+  }
+  if (!prefix.empty()) {
+    auto reader = BundleReader::Open(Env::Default(), prefix);
+    if (!reader.ok()) return Fail(reader.status());
+    const CheckpointDiff d = DiffCheckpoint(**reader, vars);
+    if (!d.compatible()) {
+      std::printf("%s", d.ToString().c_str());
+      return 1;
+    }
+  }
+  // 3. The graph valid, and the variables restored.
+  GraphDef graph = file->graph;
+  const bool own_restore = !file->saver && !vars.empty();
+  if (own_restore) AddRestore(vars, &graph);
+  auto session = NewSession(SessionOptions());
+  if (!session.ok()) return Fail(session.status());
+  if (absl::Status s = (*session)->Create(graph); !s.ok()) {
+    std::printf("%s is not a valid graph: %s\n", path.c_str(), std::string(s.message()).c_str());
+    return 1;
+  }
+  if (!vars.empty()) {
+    absl::Status s;
+    if (own_restore) {
+      std::vector<Tensor> out;
+      s = (*session)->Run({{"run_graph/prefix", Tensor::Scalar<std::string>(prefix)}}, {},
+                          {"run_graph/restore_all"}, &out);
+    } else {
+      s = Saver::FromSaverDef(*file->saver)->Restore(session->get(), prefix);
+    }
+    if (!s.ok()) {
+      std::printf("restoring %s failed: %s\n", prefix.c_str(), std::string(s.message()).c_str());
+      return 1;
+    }
+  }
+  std::printf("%s: %d nodes, %d functions, every op known; %zu variables restored%s%s\n",
+              path.c_str(), graph.node_size(), file->graph.library().function_size(), vars.size(),
+              prefix.empty() ? "" : " from ", prefix.c_str());
+  const std::vector<std::string> fetches = absl::GetFlag(FLAGS_fetch);
+  if (fetches.empty()) return 0;
+  // 4. Run: inputs from .npy files, random values for other Placeholders.
+  std::map<std::string, Tensor> given;
+  for (const std::string& in : absl::GetFlag(FLAGS_input)) {
+    std::vector<std::string> kv = absl::StrSplit(in, absl::MaxSplits('=', 1));
+    if (kv.size() != 2 || kv[0].empty()) {
+      return UsageError("run_graph", absl::InvalidArgumentError(
+                                         absl::StrCat("--input=", in, " is not NAME=FILE.npy")));
+    }
+    absl::StatusOr<Tensor> t = ReadNpy(kv[1]);
+    if (!t.ok()) return Fail(t.status());
+    given[kv[0]] = *std::move(t);
+  }
+  std::mt19937_64 rng(absl::GetFlag(FLAGS_seed));
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  for (const NodeDef& n : file->graph.node()) {
+    if (n.op() != "Placeholder") continue;
+    if (auto it = given.find(n.name()); it != given.end()) {
+      feeds.emplace_back(n.name(), it->second);
+      given.erase(it);
+      continue;
+    }
+    absl::StatusOr<Tensor> t = RandomFor(n, &rng);
+    if (!t.ok()) return Fail(t.status());
+    std::printf("%s: random %s %s\n", n.name().c_str(), DataTypeString(t->dtype()).c_str(),
+                t->shape().DebugString().c_str());
+    feeds.emplace_back(n.name(), *std::move(t));
+  }
+  if (!given.empty()) {
+    return UsageError("run_graph", absl::InvalidArgumentError(
+                                       absl::StrCat("--input names ", given.begin()->first,
+                                                    ", which is not a Placeholder of the graph")));
+  }
+  std::vector<Tensor> out;
+  if (absl::Status s = (*session)->Run(feeds, fetches, {}, &out); !s.ok()) return Fail(s);
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    std::printf("%s: %s %s\n%s\n", fetches[i].c_str(), DataTypeString(out[i].dtype()).c_str(),
+                out[i].shape().DebugString().c_str(),
+                out[i].SummarizeValue(absl::GetFlag(FLAGS_max_values)).c_str());
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace minigraph
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "Checks that a TensorFlow graph runs here (every op known, the graph valid, its "
+      "variables restored), and runs it.\n"
+      "  run_graph GRAPH [--checkpoint=PREFIX] [--fetch=T:0,...] [--input=NAME=FILE.npy,...]\n"
+      "GRAPH: a .meta, a GraphDef (binary or .pbtxt) or a SavedModel directory.");
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  absl::Status s;
+  if (rest.size() != 2) {
+    s = absl::InvalidArgumentError(rest.size() < 2
+                                       ? "give the graph: run_graph GRAPH"
+                                       : absl::StrCat("unexpected argument \"", rest[2], "\""));
+  }
+  if (s.ok()) s = minigraph::FlagInRange("max_values", absl::GetFlag(FLAGS_max_values), 1, 1 << 30);
+  if (s.ok()) s = minigraph::ApplyMaxTensorBytes();
+  if (!s.ok()) return minigraph::UsageError("run_graph", s);
+  return minigraph::Run(rest[1]);
+}
