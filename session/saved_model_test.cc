@@ -1,0 +1,92 @@
+// LoadSavedModel on a SavedModel in TensorFlow 1's layout written here: tag
+// sets, the restore, the main op, signatures, and what goes wrong.
+#include "session/saved_model.h"
+
+#include "core/mem_env.h"
+#include "core/path.h"
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/cc/ops.h"
+#include "runtime/cc/variables.h"
+#include "session/saver.h"
+
+namespace minigraph {
+namespace {
+
+using ::testing::HasSubstr;
+
+class SavedModelTest : public ::testing::Test {
+ protected:
+  // y = x * w, w = [2, 3] in the checkpoint (a resource variable); a local
+  // counter that the main op initializes.
+  void SetUp() override {
+    options_.env = &mem_;
+    Scope root = Scope::NewRootScope();
+    Variable w = Variable::Create(root, "w", Tensor::Vector<float>({0, 0}), {.use_resource = true});
+    Variable counter = Variable::Create(root, "counter", Tensor::Scalar<int64_t>(7),
+                                        {.trainable = false, .collections = {kLocalVariables}});
+    Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT, PartialShape({2}));
+    ops::Mul(root.WithOpName("y"), x, w.value());
+    ops::AssignVariableOp(root.WithOpName("set_w"), w.ref(), ops::Const<float>(root, {2, 3}));
+    Operation init = GlobalVariablesInitializer(root);
+    Operation main_op = LocalVariablesInitializer(root);
+    ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {}, &mem_));
+    ASSERT_OK_AND_ASSIGN(auto sess, NewSession(options_));
+    ASSERT_OK(sess->Create(*root.ToGraphDef()));
+    std::vector<Tensor> out;
+    ASSERT_OK(sess->Run({}, {}, {init.name()}, &out));
+    ASSERT_OK(sess->Run({}, {}, {"set_w"}, &out));
+    ASSERT_OK(mem_.CreateDir("/model"));
+    ASSERT_OK(mem_.CreateDir("/model/variables"));
+    ASSERT_OK(
+        saver->Save(sess.get(), "/model/variables/variables", {.write_state = false}).status());
+    ASSERT_OK_AND_ASSIGN(MetaGraphDef meta, root.ToMetaGraphDef());
+    meta.mutable_meta_info_def()->add_tags("serve");
+    SignatureDef& sig = (*meta.mutable_signature_def())["serving_default"];
+    (*sig.mutable_inputs())["x"].set_name("x:0");
+    (*sig.mutable_outputs())["y"].set_name("y:0");
+    sig.set_method_name("tensorflow/serving/predict");
+    (*meta.mutable_collection_def())["saved_model_main_op"].mutable_node_list()->add_value(
+        main_op.name());
+    SavedModel model;
+    *model.add_meta_graphs() = meta;
+    ASSERT_OK(WriteStringToFile(&mem_, "/model/saved_model.pb", model.SerializeAsString()));
+  }
+
+  MemEnv mem_{Env::Default()};
+  SessionOptions options_;
+};
+
+TEST_F(SavedModelTest, LoadsRestoresInitializesAndRunsSignatures) {
+  ASSERT_OK_AND_ASSIGN(SavedModelBundle model, LoadSavedModel(options_, "/model", {"serve"}));
+  ASSERT_OK_AND_ASSIGN(auto out,
+                       model.Run("serving_default", {{"x", Tensor::Vector<float>({1, 10})}}));
+  EXPECT_EQ(out.at("y").SummarizeValue(2), "2 30");
+  std::vector<Tensor> counter;
+  ASSERT_OK(model.session->Run({}, {"counter/read"}, {}, &counter));  // the main op ran
+  EXPECT_EQ(counter[0].SummarizeValue(1), "7");
+  EXPECT_THAT(model.Run("predict", {}),
+              StatusIs(absl::StatusCode::kNotFound,
+                       HasSubstr("no signature 'predict'; the model has: serving_default")));
+  EXPECT_THAT(model.Run("serving_default", {}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("needs input 'x' (x:0)")));
+  EXPECT_THAT(model.Run("serving_default", {{"z", Tensor::Vector<float>({1, 1})}}),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("has no input 'z'")));
+}
+
+TEST_F(SavedModelTest, WhatGoesWrongSaysWhat) {
+  EXPECT_THAT(LoadSavedModel(options_, "/model", {"serve", "gpu"}).status(),
+              StatusIs(absl::StatusCode::kNotFound,
+                       HasSubstr("Could not find meta graph def matching supplied tags: { gpu "
+                                 "serve }. The SavedModel in /model has: { serve }")));
+  EXPECT_THAT(LoadSavedModel(options_, "/nowhere", {"serve"}).status(),
+              StatusIs(absl::StatusCode::kNotFound,
+                       HasSubstr("SavedModel not found in export directory: /nowhere")));
+  ASSERT_OK(WriteStringToFile(&mem_, "/model/saved_model.pb", "\\xff not a proto"));
+  EXPECT_THAT(LoadSavedModel(options_, "/model", {"serve"}).status(),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("is not a SavedModel")));
+}
+
+}  // namespace
+}  // namespace minigraph
