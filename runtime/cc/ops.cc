@@ -281,6 +281,56 @@ MG_RANDOM(RandomStandardNormal)
 MG_RANDOM(TruncatedNormal)
 #undef MG_RANDOM
 
+FusedBatchNormOutputs FusedBatchNormV3(const Scope& s, Output x, Output scale, Output offset,
+                                       Output mean, Output variance,
+                                       const FusedBatchNormOptions& options) {
+  Operation op = s.AddOp("FusedBatchNormV3", {{x}, {scale}, {offset}, {mean}, {variance}},
+                         {{"epsilon", A(options.epsilon)},
+                          {"is_training", A(options.is_training)},
+                          {"exponential_avg_factor", A(options.exponential_avg_factor)},
+                          {"data_format", A(options.data_format)}});
+  return {op.output(0), op.output(1), op.output(2)};
+}
+Output LRN(const Scope& s, Output input, int64_t depth_radius, float bias, float alpha,
+           float beta) {
+  return One(s, "LRN", {{input}},
+             {{"depth_radius", A(depth_radius)},
+              {"bias", A(bias)},
+              {"alpha", A(alpha)},
+              {"beta", A(beta)}});
+}
+Output Dropout(const Scope& s, Output x, float rate, int64_t seed, int64_t seed2) {
+  const Scope d = s.NewSubScope("dropout");
+  const DataType dt = BaseType(x.dtype());
+  Tensor r(dt, TensorShape()), scale(dt, TensorShape());
+  if (dt == DT_DOUBLE) {
+    *r.data<double>() = rate;
+    *scale.data<double>() = 1.0 / (1.0 - rate);
+  } else {
+    *r.data<float>() = rate;
+    *scale.data<float>() = 1.0f / (1.0f - rate);
+  }
+  Output random = RandomUniform(d, Shape(d, x), dt, seed, seed2);
+  Output keep = Cast(d, GreaterEqual(d, random, Const(d, r)), dt);
+  return Mul(d, Mul(d, x, Const(d, scale)), keep);
+}
+Output BatchMatMulV2(const Scope& s, Output x, Output y, bool adj_x, bool adj_y) {
+  return One(s, "BatchMatMulV2", {{x}, {y}}, {{"adj_x", A(adj_x)}, {"adj_y", A(adj_y)}});
+}
+Output BroadcastTo(const Scope& s, Output input, Output shape) {
+  return One(s, "BroadcastTo", {{input}, {shape}});
+}
+Output Cumsum(const Scope& s, Output x, Output axis, bool exclusive, bool reverse) {
+  return One(s, "Cumsum", {{x}, {axis}}, {{"exclusive", A(exclusive)}, {"reverse", A(reverse)}});
+}
+Output InTopKV2(const Scope& s, Output predictions, Output targets, Output k) {
+  return One(s, "InTopKV2", {{predictions}, {targets}, {k}});
+}
+Operation Assert(const Scope& s, Output condition, const std::vector<Output>& data,
+                 int64_t summarize) {
+  return s.AddOp("Assert", {{condition}, data}, {{"summarize", A(summarize)}});
+}
+
 SwitchOutputs Switch(const Scope& s, Output data, Output pred) {
   Operation op = s.AddOp("Switch", {{data}, {pred}});
   return {op.output(0), op.output(1)};

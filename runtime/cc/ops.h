@@ -174,6 +174,41 @@ Output MaxPool(const Scope& s, Output input, const std::vector<int64_t>& ksize,
 Output AvgPool(const Scope& s, Output input, const std::vector<int64_t>& ksize,
                const std::vector<int64_t>& strides, const std::string& padding);
 
+// Batch normalization (tf.compat.v1.nn.fused_batch_norm, NHWC): in training
+// y normalizes x by its batch statistics and batch_mean / batch_variance
+// are those (the variance unbiased) or, with exponential_avg_factor < 1,
+// running averages with `mean` and `variance`; in inference y uses `mean`
+// and `variance`.
+struct FusedBatchNormOptions {
+  float epsilon = 0.001f;
+  bool is_training = true;
+  float exponential_avg_factor = 1.0f;
+  std::string data_format = "NHWC";
+};
+struct FusedBatchNormOutputs {
+  Output y, batch_mean, batch_variance;
+};
+FusedBatchNormOutputs FusedBatchNormV3(const Scope& s, Output x, Output scale, Output offset,
+                                       Output mean, Output variance,
+                                       const FusedBatchNormOptions& options = {});
+// Local response normalization over the depth of NHWC data.
+Output LRN(const Scope& s, Output input, int64_t depth_radius = 5, float bias = 1.0f,
+           float alpha = 1.0f, float beta = 0.5f);
+// TensorFlow 2's tf.nn.dropout: each element kept with probability 1 - rate
+// and scaled by 1 / (1 - rate), else 0 (RandomUniform, GreaterEqual, Cast,
+// Mul: differentiable as TensorFlow's).
+Output Dropout(const Scope& s, Output x, float rate, int64_t seed = 0, int64_t seed2 = 0);
+// Batched matrix products, batch dimensions broadcast; adj_* transposes.
+Output BatchMatMulV2(const Scope& s, Output x, Output y, bool adj_x = false, bool adj_y = false);
+Output BroadcastTo(const Scope& s, Output input, Output shape);
+Output Cumsum(const Scope& s, Output x, Output axis, bool exclusive = false, bool reverse = false);
+// Whether each target is in its row's k largest predictions.
+Output InTopKV2(const Scope& s, Output predictions, Output targets, Output k);
+// Fails the step with "assertion failed: [data...]" when `condition` is
+// false.
+Operation Assert(const Scope& s, Output condition, const std::vector<Output>& data,
+                 int64_t summarize = 3);
+
 // Reductions over `axes` (an int32/int64 scalar or vector).
 Output Sum(const Scope& s, Output x, Output axes, bool keep_dims = false);
 Output Mean(const Scope& s, Output x, Output axes, bool keep_dims = false);

@@ -310,5 +310,55 @@ TEST(OptimizersTest, MlpLossFallsMonotonicallyUnderGradientDescent) {
   EXPECT_EQ(*out[0].data<int64_t>(), 50);
 }
 
+// A small CNN the way TensorFlow's Python builds one, in the C++ API:
+// Conv2D, FusedBatchNormV3 (training), ReLU, MaxPool, Dropout, a dense
+// layer, Adam, all on resource variables. Its loss on a fixed batch falls.
+TEST(OptimizersTest, SmallCnnWithBatchNormAndDropoutTrains) {
+  Scope root = Scope::NewRootScope();
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal(0, 1);
+  auto random = [&](std::vector<int64_t> dims, float scale) {
+    Tensor t(DT_FLOAT, TensorShape(dims));
+    for (int64_t i = 0; i < t.NumElements(); ++i) t.data<float>()[i] = normal(rng) * scale;
+    return t;
+  };
+  const VariableOptions res = {.use_resource = true};
+  Variable filter = Variable::Create(root, "conv/kernel", random({3, 3, 1, 4}, 0.3f), res);
+  Variable gamma = Variable::Create(root, "bn/gamma", Tensor::Vector<float>({1, 1, 1, 1}), res);
+  Variable beta = Variable::Create(root, "bn/beta", Tensor::Vector<float>({0, 0, 0, 0}), res);
+  Variable dense = Variable::Create(root, "dense/kernel", random({64, 3}, 0.1f), res);
+  Tensor images = random({8, 8, 8, 1}, 1);
+  Tensor labels(DT_INT64, TensorShape({8}));
+  for (int i = 0; i < 8; ++i) labels.data<int64_t>()[i] = i % 3;
+  Output x = ops::Const(root, images);
+  Output conv = ops::Conv2D(root, x, filter.value(), {1, 1, 1, 1}, "SAME");
+  Output empty = ops::Const(root, Tensor(DT_FLOAT, TensorShape({0})));
+  auto bn = ops::FusedBatchNormV3(root, conv, gamma.value(), beta.value(), empty, empty);
+  Output pooled = ops::MaxPool(root, ops::Relu(root, bn.y), {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");
+  Output dropped = ops::Dropout(root, pooled, 0.1f, /*seed=*/7, /*seed2=*/1);
+  Output flat = ops::Reshape(root, dropped, ops::Const<int32_t>(root, {8, 64}));
+  Output logits = ops::MatMul(root, flat, dense.value());
+  Output loss = ops::Mean(
+      root.WithOpName("loss"),
+      ops::SparseSoftmaxCrossEntropyWithLogits(root, logits, ops::Const(root, labels)).loss,
+      ops::Const<int32_t>(root, 0));
+  AdamOptimizer adam(0.05);
+  ASSERT_OK_AND_ASSIGN(Operation train, adam.Minimize(root, loss));
+  Operation init = GlobalVariablesInitializer(root);
+  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  int batch_norm_grads = 0;
+  for (const NodeDef& n : def.node()) batch_norm_grads += n.op() == "FusedBatchNormGradV3";
+  EXPECT_EQ(batch_norm_grads, 1);
+  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
+  ASSERT_OK(sess->Create(def));
+  std::vector<Tensor> out;
+  ASSERT_OK(sess->Run({}, {}, {init.name()}, &out));
+  ASSERT_OK(sess->Run({}, {"loss"}, {}, &out));
+  const float first = *out[0].data<float>();
+  for (int step = 0; step < 60; ++step) ASSERT_OK(sess->Run({}, {}, {train.name()}, &out));
+  ASSERT_OK(sess->Run({}, {"loss"}, {}, &out));
+  EXPECT_LT(*out[0].data<float>(), first * 0.5f) << "from " << first;
+}
+
 }  // namespace
 }  // namespace minigraph
