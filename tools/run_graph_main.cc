@@ -5,6 +5,7 @@
 //   run_graph graph.pbtxt --checkpoint=/logs/model-300
 //   run_graph export_dir                   # a SavedModel (TensorFlow 1's layout)
 //   run_graph model.meta --fetch=logits:0 --input=x=batch.npy
+//   run_graph export_dir --signature=serving_default --input=images=batch.npy
 //
 // GRAPH is a MetaGraphDef (.meta; its checkpoint is the prefix beside it), a
 // GraphDef (binary, or text in .pbtxt; --checkpoint names its checkpoint) or
@@ -39,6 +40,7 @@
 #include "core/status_macros.h"
 #include "core/tensor_proto.h"
 #include "runtime/graph/ops/standard_ops.h"
+#include "session/saved_model.h"
 #include "session/saver.h"
 #include "session/session.h"
 #include "tools/flag_checks.h"
@@ -50,6 +52,10 @@ ABSL_FLAG(std::vector<std::string>, fetch, {}, "Tensors to compute and print, e.
 ABSL_FLAG(std::vector<std::string>, input, {},
           "Placeholder values as NAME=FILE.npy (little-endian, C order: float32/64, int32/64, "
           "bool, uint8)");
+ABSL_FLAG(std::string, signature, "",
+          "With a SavedModel directory: run this SignatureDef (e.g. serving_default), its "
+          "inputs given by key with --input, printing its outputs by key");
+ABSL_FLAG(std::vector<std::string>, tags, {"serve"}, "With --signature: the meta graph's tags");
 ABSL_FLAG(int, max_values, 20, "Values printed per fetched tensor (>= 1)");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the random values for Placeholders without --input");
 
@@ -211,7 +217,64 @@ void AddRestore(const std::vector<ExpectedTensor>& vars, GraphDef* g) {
   for (size_t i = 0; i < vars.size(); ++i) all->add_input(absl::StrCat("^run_graph/assign_", i));
 }
 
+// --input as NAME -> tensor; InvalidArgument for a malformed entry.
+absl::StatusOr<std::map<std::string, Tensor>> Inputs() {
+  std::map<std::string, Tensor> given;
+  for (const std::string& in : absl::GetFlag(FLAGS_input)) {
+    std::vector<std::string> kv = absl::StrSplit(in, absl::MaxSplits('=', 1));
+    if (kv.size() != 2 || kv[0].empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("--input=", in, " is not NAME=FILE.npy"));
+    }
+    MG_ASSIGN_OR_RETURN(given[kv[0]], ReadNpy(kv[1]));
+  }
+  return given;
+}
+
+void Print(const std::string& name, const Tensor& t) {
+  std::printf("%s: %s %s\n%s\n", name.c_str(), DataTypeString(t.dtype()).c_str(),
+              t.shape().DebugString().c_str(),
+              t.SummarizeValue(absl::GetFlag(FLAGS_max_values)).c_str());
+}
+
+// A SavedModel's signature, through LoadSavedModel; inputs not given get
+// random values of their declared dtype and shape.
+int RunSignature(const std::string& dir, const std::string& signature) {
+  const std::vector<std::string> tag_list = absl::GetFlag(FLAGS_tags);
+  absl::StatusOr<SavedModelBundle> model = LoadSavedModel(
+      SessionOptions(), dir, std::set<std::string>(tag_list.begin(), tag_list.end()));
+  if (!model.ok()) return Fail(model.status());
+  absl::StatusOr<std::map<std::string, Tensor>> inputs = Inputs();
+  if (!inputs.ok()) return UsageError("run_graph", inputs.status());
+  auto sig = model->meta_graph.signature_def().find(signature);
+  if (sig != model->meta_graph.signature_def().end()) {
+    std::mt19937_64 rng(absl::GetFlag(FLAGS_seed));
+    for (const auto& [key, info] : sig->second.inputs()) {
+      if (inputs->count(key)) continue;
+      NodeDef as_placeholder;
+      as_placeholder.set_name(key);
+      (*as_placeholder.mutable_attr())["dtype"].set_type(info.dtype());
+      *(*as_placeholder.mutable_attr())["shape"].mutable_shape() = info.tensor_shape();
+      absl::StatusOr<Tensor> t = RandomFor(as_placeholder, &rng);
+      if (!t.ok()) return Fail(t.status());
+      std::printf("%s: random %s %s\n", key.c_str(), DataTypeString(t->dtype()).c_str(),
+                  t->shape().DebugString().c_str());
+      (*inputs)[key] = *std::move(t);
+    }
+  }
+  absl::StatusOr<std::map<std::string, Tensor>> out = model->Run(signature, *inputs);
+  if (!out.ok()) return Fail(out.status());
+  for (const auto& [key, t] : *out) Print(key, t);
+  return 0;
+}
+
 int Run(const std::string& path) {
+  if (const std::string sig = absl::GetFlag(FLAGS_signature); !sig.empty()) {
+    if (!Env::Default()->IsDirectory(path).value_or(false)) {
+      return UsageError("run_graph", absl::InvalidArgumentError(
+                                         "--signature runs a SavedModel: give its directory"));
+    }
+    return RunSignature(path, sig);
+  }
   absl::StatusOr<GraphFile> file = LoadGraphFile(path);
   if (!file.ok()) return Fail(file.status());
   // 1. Every op known, in the graph and in its functions.
@@ -290,17 +353,14 @@ int Run(const std::string& path) {
   const std::vector<std::string> fetches = absl::GetFlag(FLAGS_fetch);
   if (fetches.empty()) return 0;
   // 4. Run: inputs from .npy files, random values for other Placeholders.
-  std::map<std::string, Tensor> given;
-  for (const std::string& in : absl::GetFlag(FLAGS_input)) {
-    std::vector<std::string> kv = absl::StrSplit(in, absl::MaxSplits('=', 1));
-    if (kv.size() != 2 || kv[0].empty()) {
-      return UsageError("run_graph", absl::InvalidArgumentError(
-                                         absl::StrCat("--input=", in, " is not NAME=FILE.npy")));
-    }
-    absl::StatusOr<Tensor> t = ReadNpy(kv[1]);
-    if (!t.ok()) return Fail(t.status());
-    given[kv[0]] = *std::move(t);
+  absl::StatusOr<std::map<std::string, Tensor>> inputs = Inputs();
+  if (!inputs.ok()) {
+    return absl::IsInvalidArgument(inputs.status()) &&
+                   absl::StrContains(inputs.status().message(), "is not NAME=FILE.npy")
+               ? UsageError("run_graph", inputs.status())
+               : Fail(inputs.status());
   }
+  std::map<std::string, Tensor> given = *std::move(inputs);
   std::mt19937_64 rng(absl::GetFlag(FLAGS_seed));
   std::vector<std::pair<std::string, Tensor>> feeds;
   for (const NodeDef& n : file->graph.node()) {
@@ -323,11 +383,7 @@ int Run(const std::string& path) {
   }
   std::vector<Tensor> out;
   if (absl::Status s = (*session)->Run(feeds, fetches, {}, &out); !s.ok()) return Fail(s);
-  for (size_t i = 0; i < fetches.size(); ++i) {
-    std::printf("%s: %s %s\n%s\n", fetches[i].c_str(), DataTypeString(out[i].dtype()).c_str(),
-                out[i].shape().DebugString().c_str(),
-                out[i].SummarizeValue(absl::GetFlag(FLAGS_max_values)).c_str());
-  }
+  for (size_t i = 0; i < fetches.size(); ++i) Print(fetches[i], out[i]);
   return 0;
 }
 

@@ -158,6 +158,7 @@ rc=0
 head -c 20 "$TEST_TMPDIR/ones.npy" >"$TEST_TMPDIR/short.npy"
 expect_tool_error "$run_graph" 1 "is not a .npy file NumPy writes" "$TEST_TMPDIR/model.pbtxt" --checkpoint="$ck" --fetch=y:0 --input=x="$TEST_TMPDIR/short.npy"
 expect_tool_error "$run_graph" 2 "give the graph" --checkpoint="$ck"
+expect_tool_error "$run_graph" 2 "--signature runs a SavedModel: give its directory" "$TEST_TMPDIR/model.pbtxt" --signature=serving_default
 echo "run_graph: checked, ran, and listed what is missing"
 
 for bad in --tensors=0 --tensors=-1 --size_mb=0 --repeats=0 --threads=-4; do
