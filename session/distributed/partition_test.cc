@@ -9,6 +9,7 @@
 #include "core/mem_env.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "runtime/cc/gradients.h"
 #include "runtime/cc/ops.h"
@@ -226,6 +227,66 @@ TEST(PartitionTest, ResourceVariablesTrainOnTheirPsTasks) {
   auto other = Connect(*c.worker);
   ASSERT_OK(other->Create(g));
   EXPECT_NEAR(Scalar(other.get(), w.value().name()), 2.0f, 0.02f);
+}
+
+// A function call placed on the ps, its input sent from the worker: each
+// partition carries the graph's function library.
+TEST(PartitionTest, FunctionCallsRunInTheirTask) {
+  Cluster c = StartCluster();
+  GraphDef g;
+  ASSERT_TRUE(
+      google::protobuf::TextFormat::ParseFromString(R"pb(
+                                                      library {
+                                                        function {
+                                                          signature {
+                                                            name: "twice"
+                                                            input_arg { name: "x" type: DT_FLOAT }
+                                                            output_arg { name: "y" type: DT_FLOAT }
+                                                          }
+                                                          node_def {
+                                                            name: "add"
+                                                            op: "AddV2"
+                                                            input: "x"
+                                                            input: "x"
+                                                            attr {
+                                                              key: "T"
+                                                              value { type: DT_FLOAT }
+                                                            }
+                                                          }
+                                                          ret { key: "y" value: "add:z:0" }
+                                                        }
+                                                      }
+                                                      node {
+                                                        name: "x"
+                                                        op: "Placeholder"
+                                                        device: "/job:worker/task:0"
+                                                        attr {
+                                                          key: "dtype"
+                                                          value { type: DT_FLOAT }
+                                                        }
+                                                      }
+                                                      node {
+                                                        name: "call"
+                                                        op: "PartitionedCall"
+                                                        input: "x"
+                                                        device: "/job:ps/task:0"
+                                                        attr {
+                                                          key: "Tin"
+                                                          value { list { type: DT_FLOAT } }
+                                                        }
+                                                        attr {
+                                                          key: "Tout"
+                                                          value { list { type: DT_FLOAT } }
+                                                        }
+                                                        attr {
+                                                          key: "f"
+                                                          value { func { name: "twice" } }
+                                                        }
+                                                      })pb",
+                                                    &g));
+  auto sess = Connect(*c.worker);
+  ASSERT_OK(sess->Create(g));
+  EXPECT_EQ(Scalar(sess.get(), "call:0", {{"x", Tensor::Scalar<float>(21)}}), 42.0f);
 }
 
 // A ps that restarts has lost its partitions and its variables: the master

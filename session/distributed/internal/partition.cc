@@ -189,7 +189,11 @@ absl::StatusOr<std::vector<Partition>> PartitionGraph(
   std::map<std::string, Partition> parts;
   auto part = [&](const std::string& device) -> Partition& {
     Partition& p = parts[device];
-    p.device = device;
+    if (p.device.empty()) {
+      p.device = device;
+      // Function calls in the partition find their functions here.
+      *p.graph.mutable_library() = graph.library();
+    }
     return p;
   };
   auto incarnation = [&](const std::string& device) {
