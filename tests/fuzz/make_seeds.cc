@@ -21,132 +21,14 @@
 #include "runtime/cc/optimizers.h"
 #include "runtime/cc/variables.h"
 #include "session/saver.h"
+#include "tests/testing/function_library.h"
 
 namespace minigraph {
 namespace {
 
-// 2 * x + y through a call; If on a constant; a While from 0 to 3.
-constexpr char kFunctionGraph[] = R"pb(
-  library {
-    function {
-      signature {
-        name: "scale_add"
-        input_arg { name: "x" type: DT_FLOAT }
-        input_arg { name: "y" type: DT_FLOAT }
-        output_arg { name: "z" type: DT_FLOAT }
-      }
-      node_def {
-        name: "mul"
-        op: "Mul"
-        input: "x"
-        input: "x"
-        attr {
-          key: "T"
-          value { type: DT_FLOAT }
-        }
-      }
-      node_def {
-        name: "add"
-        op: "AddV2"
-        input: "mul:z:0"
-        input: "y"
-        attr {
-          key: "T"
-          value { type: DT_FLOAT }
-        }
-      }
-      ret { key: "z" value: "add:z:0" }
-    }
-    function {
-      signature {
-        name: "small"
-        input_arg { name: "i" type: DT_INT32 }
-        output_arg { name: "b" type: DT_BOOL }
-      }
-      node_def {
-        name: "three"
-        op: "Const"
-        attr {
-          key: "dtype"
-          value { type: DT_INT32 }
-        }
-        attr {
-          key: "value"
-          value {
-            tensor {
-              dtype: DT_INT32
-              tensor_shape {}
-              int_val: 3
-            }
-          }
-        }
-      }
-      node_def {
-        name: "less"
-        op: "Less"
-        input: "i"
-        input: "three:output:0"
-        attr {
-          key: "T"
-          value { type: DT_INT32 }
-        }
-      }
-      ret { key: "b" value: "less:z:0" }
-    }
-    function {
-      signature {
-        name: "inc"
-        input_arg { name: "i" type: DT_INT32 }
-        output_arg { name: "j" type: DT_INT32 }
-      }
-      node_def {
-        name: "one"
-        op: "Const"
-        attr {
-          key: "dtype"
-          value { type: DT_INT32 }
-        }
-        attr {
-          key: "value"
-          value {
-            tensor {
-              dtype: DT_INT32
-              tensor_shape {}
-              int_val: 1
-            }
-          }
-        }
-      }
-      node_def {
-        name: "add"
-        op: "AddV2"
-        input: "i"
-        input: "one:output:0"
-        attr {
-          key: "T"
-          value { type: DT_INT32 }
-        }
-      }
-      ret { key: "j" value: "add:z:0" }
-    }
-    function {
-      signature {
-        name: "neg"
-        input_arg { name: "x" type: DT_FLOAT }
-        output_arg { name: "y" type: DT_FLOAT }
-      }
-      node_def {
-        name: "n"
-        op: "Neg"
-        input: "x"
-        attr {
-          key: "T"
-          value { type: DT_FLOAT }
-        }
-      }
-      ret { key: "y" value: "n:y:0" }
-    }
-  }
+// Calls of tests/testing/function_library.h's functions: scale_add through
+// StatefulPartitionedCall, If on a constant, a While from 0 to 10.
+constexpr char kFunctionCalls[] = R"pb(
   node {
     name: "x"
     op: "Const"
@@ -238,7 +120,7 @@ constexpr char kFunctionGraph[] = R"pb(
     }
     attr {
       key: "then_branch"
-      value { func { name: "neg" } }
+      value { func { name: "same" } }
     }
     attr {
       key: "else_branch"
@@ -249,17 +131,18 @@ constexpr char kFunctionGraph[] = R"pb(
     name: "loop"
     op: "While"
     input: "i0"
+    input: "x"
     attr {
       key: "T"
-      value { list { type: DT_INT32 } }
+      value { list { type: [ DT_INT32, DT_FLOAT ] } }
     }
     attr {
       key: "cond"
-      value { func { name: "small" } }
+      value { func { name: "is_small" } }
     }
     attr {
       key: "body"
-      value { func { name: "inc" } }
+      value { func { name: "step" } }
     }
   }
 )pb";
@@ -370,7 +253,8 @@ absl::Status Run(const std::string& out, const std::string& shared) {
   // Function calls: StatefulPartitionedCall, If and While over a library.
   {
     GraphDef g;
-    if (!google::protobuf::TextFormat::ParseFromString(kFunctionGraph, &g)) {
+    if (!google::protobuf::TextFormat::ParseFromString(kFunctionLibraryText, &g) ||
+        !google::protobuf::TextFormat::MergeFromString(kFunctionCalls, &g)) {
       return absl::InternalError("the function seed does not parse");
     }
     MG_RETURN_IF_ERROR(Put(out, "graph_fuzzer", "functions", g.SerializeAsString()));
