@@ -217,14 +217,22 @@ void AddRestore(const std::vector<ExpectedTensor>& vars, GraphDef* g) {
   for (size_t i = 0; i < vars.size(); ++i) all->add_input(absl::StrCat("^run_graph/assign_", i));
 }
 
-// --input as NAME -> tensor; InvalidArgument for a malformed entry.
+// InvalidArgument naming an --input that is not NAME=FILE.
+absl::Status CheckInputFlags() {
+  for (const std::string& in : absl::GetFlag(FLAGS_input)) {
+    std::vector<std::string> kv = absl::StrSplit(in, absl::MaxSplits('=', 1));
+    if (kv.size() != 2 || kv[0].empty() || kv[1].empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("--input=", in, " is not NAME=FILE.npy"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+// --input as NAME -> tensor (CheckInputFlags passed).
 absl::StatusOr<std::map<std::string, Tensor>> Inputs() {
   std::map<std::string, Tensor> given;
   for (const std::string& in : absl::GetFlag(FLAGS_input)) {
     std::vector<std::string> kv = absl::StrSplit(in, absl::MaxSplits('=', 1));
-    if (kv.size() != 2 || kv[0].empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("--input=", in, " is not NAME=FILE.npy"));
-    }
     MG_ASSIGN_OR_RETURN(given[kv[0]], ReadNpy(kv[1]));
   }
   return given;
@@ -244,7 +252,7 @@ int RunSignature(const std::string& dir, const std::string& signature) {
       SessionOptions(), dir, std::set<std::string>(tag_list.begin(), tag_list.end()));
   if (!model.ok()) return Fail(model.status());
   absl::StatusOr<std::map<std::string, Tensor>> inputs = Inputs();
-  if (!inputs.ok()) return UsageError("run_graph", inputs.status());
+  if (!inputs.ok()) return Fail(inputs.status());
   auto sig = model->meta_graph.signature_def().find(signature);
   if (sig != model->meta_graph.signature_def().end()) {
     std::mt19937_64 rng(absl::GetFlag(FLAGS_seed));
@@ -354,12 +362,7 @@ int Run(const std::string& path) {
   if (fetches.empty()) return 0;
   // 4. Run: inputs from .npy files, random values for other Placeholders.
   absl::StatusOr<std::map<std::string, Tensor>> inputs = Inputs();
-  if (!inputs.ok()) {
-    return absl::IsInvalidArgument(inputs.status()) &&
-                   absl::StrContains(inputs.status().message(), "is not NAME=FILE.npy")
-               ? UsageError("run_graph", inputs.status())
-               : Fail(inputs.status());
-  }
+  if (!inputs.ok()) return Fail(inputs.status());
   std::map<std::string, Tensor> given = *std::move(inputs);
   std::mt19937_64 rng(absl::GetFlag(FLAGS_seed));
   std::vector<std::pair<std::string, Tensor>> feeds;
@@ -404,6 +407,7 @@ int main(int argc, char** argv) {
                                        : absl::StrCat("unexpected argument \"", rest[2], "\""));
   }
   if (s.ok()) s = minigraph::FlagInRange("max_values", absl::GetFlag(FLAGS_max_values), 1, 1 << 30);
+  if (s.ok()) s = minigraph::CheckInputFlags();
   if (s.ok()) s = minigraph::ApplyMaxTensorBytes();
   if (!s.ok()) return minigraph::UsageError("run_graph", s);
   return minigraph::Run(rest[1]);

@@ -158,6 +158,7 @@ rc=0
 head -c 20 "$TEST_TMPDIR/ones.npy" >"$TEST_TMPDIR/short.npy"
 expect_tool_error "$run_graph" 1 "is not a .npy file NumPy writes" "$TEST_TMPDIR/model.pbtxt" --checkpoint="$ck" --fetch=y:0 --input=x="$TEST_TMPDIR/short.npy"
 expect_tool_error "$run_graph" 2 "give the graph" --checkpoint="$ck"
+expect_tool_error "$run_graph" 2 "--input=x is not NAME=FILE.npy" "$TEST_TMPDIR/model.pbtxt" --input=x
 expect_tool_error "$run_graph" 2 "--signature runs a SavedModel: give its directory" "$TEST_TMPDIR/model.pbtxt" --signature=serving_default
 echo "run_graph: checked, ran, and listed what is missing"
 
