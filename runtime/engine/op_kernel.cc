@@ -27,13 +27,15 @@ absl::StatusOr<Var*> OpKernelContext::input_var(int i) const {
   return LookupVar(resource_manager(), t.data<ResourceHandle>()[0]);
 }
 
+absl::Status OpKernelContext::uninitialized_error(int i, const Var& v) const {
+  if (inputs_[i].ref != nullptr) return UninitializedError(v.name());
+  return VarNotFoundError(inputs_[i].tensor.data<ResourceHandle>()[0]);
+}
+
 absl::StatusOr<Tensor> OpKernelContext::read_variable(int i, DataType dtype) const {
   MG_ASSIGN_OR_RETURN(Var * v, input_var(i));
   absl::ReaderMutexLock l(v->mu());
-  if (!v->is_initialized()) {
-    if (inputs_[i].ref != nullptr) return UninitializedError(v->name());
-    return VarNotFoundError(inputs_[i].tensor.data<ResourceHandle>()[0]);
-  }
+  if (!v->is_initialized()) return uninitialized_error(i, *v);
   if (v->dtype() != dtype) {
     return absl::InvalidArgumentError(
         absl::StrCat("Trying to read variable ", v->name(), " with wrong dtype. Expected ",

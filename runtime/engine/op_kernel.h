@@ -141,6 +141,10 @@ class OpKernelContext {
   // FailedPrecondition as LookupVar when it has no value, InvalidArgument
   // when its dtype is not `dtype`.
   absl::StatusOr<Tensor> read_variable(int i, DataType dtype) const;
+  // The error for input_var(i) having no value, in TensorFlow's text for
+  // its kind: "Attempting to use uninitialized value NAME" for a Ref(T)
+  // input, LookupVar's "Could not find variable NAME ..." for a handle.
+  absl::Status uninitialized_error(int i, const Var& v) const;
   DataType input_dtype(int i) const { return kernel_->node().input_type(i); }
   DataType expected_output_dtype(int i) const { return kernel_->node().output_type(i); }
 

@@ -79,6 +79,9 @@ class AssignOp : public OpKernel {
   bool validate_ = true;
 };
 
+// AssignAdd/AssignSub (a Ref(T) input, which they output) and
+// AssignAdd/SubVariableOp (a resource handle, no output): in place, the
+// buffer copied first while anyone else holds it.
 template <bool kAdd>
 struct AssignUpdateFor {
   template <typename T>
@@ -86,15 +89,26 @@ struct AssignUpdateFor {
    public:
     using OpKernel::OpKernel;
     absl::Status Compute(OpKernelContext* ctx) const override {
-      Var* v = ctx->input_ref(0);
+      MG_ASSIGN_OR_RETURN(Var * v, ctx->input_var(0));
+      const bool ref = ctx->input_ref(0) != nullptr;
       const Tensor& rhs = ctx->input(1);
       {
         absl::MutexLock l(v->mu());
-        if (!v->is_initialized()) return UninitializedError(v->name());
-        if (v->value().shape() != rhs.shape()) {
+        if (!v->is_initialized()) return ctx->uninitialized_error(0, *v);
+        if (v->dtype() != rhs.dtype()) {
           return absl::InvalidArgumentError(absl::StrCat(
-              type_string(), " requires shapes of both tensors to match. lhs shape= ",
-              v->value().shape().DebugString(), " rhs shape= ", rhs.shape().DebugString()));
+              type_string(), ": variable ", v->name(), " has dtype ", DataTypeString(v->dtype()),
+              ", the value ", DataTypeString(rhs.dtype())));
+        }
+        if (v->value().shape() != rhs.shape()) {
+          // Each kind's TensorFlow text.
+          return absl::InvalidArgumentError(
+              ref ? absl::StrCat(
+                        type_string(), " requires shapes of both tensors to match. lhs shape= ",
+                        v->value().shape().DebugString(), " rhs shape= ", rhs.shape().DebugString())
+                  : absl::StrCat("Cannot update variable with shape ",
+                                 v->value().shape().DebugString(), " using a Tensor with shape ",
+                                 rhs.shape().DebugString(), ", shapes must be equal."));
         }
         T* __restrict dst = v->mutable_value()->data<T>();
         const T* __restrict src = rhs.data<T>();
@@ -106,7 +120,7 @@ struct AssignUpdateFor {
                            }
                          });
       }
-      ctx->set_output_ref(0, v);
+      if (ref) ctx->set_output_ref(0, v);
       return absl::OkStatus();
     }
   };
@@ -212,42 +226,6 @@ class AssignVariableOp : public OpKernel {
   bool validate_ = false;
 };
 
-template <bool kAdd>
-struct AssignUpdateVariableFor {
-  template <typename T>
-  class Op : public OpKernel {
-   public:
-    using OpKernel::OpKernel;
-    absl::Status Compute(OpKernelContext* ctx) const override {
-      if (HandleOf(ctx, 0) == nullptr) return NotAHandle(ctx, 0);
-      MG_ASSIGN_OR_RETURN(Var * v, ctx->input_var(0));
-      const Tensor& rhs = ctx->input(1);
-      absl::MutexLock l(v->mu());
-      if (!v->is_initialized()) return VarNotFoundError(*HandleOf(ctx, 0));
-      if (v->dtype() != rhs.dtype()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(type_string(), ": variable ", v->name(), " has dtype ",
-                         DataTypeString(v->dtype()), ", the value ", DataTypeString(rhs.dtype())));
-      }
-      if (v->value().shape() != rhs.shape()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Cannot update variable with shape ", v->value().shape().DebugString(),
-            " using a Tensor with shape ", rhs.shape().DebugString(), ", shapes must be equal."));
-      }
-      T* __restrict dst = v->mutable_value()->data<T>();
-      const T* __restrict src = rhs.data<T>();
-      ctx->ParallelFor(rhs.NumElements(), 2 * sizeof(T), sizeof(T), 1,
-                       [&](int64_t begin, int64_t end) {
-#pragma omp simd
-                         for (int64_t i = begin; i < end; ++i) {
-                           dst[i] = kAdd ? dst[i] + src[i] : dst[i] - src[i];
-                         }
-                       });
-      return absl::OkStatus();
-    }
-  };
-};
-
 class VarIsInitializedOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -272,7 +250,7 @@ class VariableShapeOp : public OpKernel {
     if (HandleOf(ctx, 0) == nullptr) return NotAHandle(ctx, 0);
     MG_ASSIGN_OR_RETURN(Var * v, ctx->input_var(0));
     absl::ReaderMutexLock l(v->mu());
-    if (!v->is_initialized()) return VarNotFoundError(*HandleOf(ctx, 0));
+    if (!v->is_initialized()) return ctx->uninitialized_error(0, *v);
     const TensorShape& s = v->value().shape();
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({s.dims()}), &out));
@@ -315,12 +293,10 @@ void RegisterStateKernels(KernelRegistry* r) {
   r->Register("VarHandleOp", MakeFactory<VarHandleOp>());
   r->Register("ReadVariableOp", MakeFactory<ReadVariableOp>());
   r->Register("AssignVariableOp", MakeFactory<AssignVariableOp>());
-  r->Register(
-      "AssignAddVariableOp",
-      TypedFactory<AssignUpdateVariableFor<true>::Op, float, double, int32_t, int64_t>("dtype"));
-  r->Register(
-      "AssignSubVariableOp",
-      TypedFactory<AssignUpdateVariableFor<false>::Op, float, double, int32_t, int64_t>("dtype"));
+  r->Register("AssignAddVariableOp",
+              TypedFactory<AssignUpdateFor<true>::Op, float, double, int32_t, int64_t>("dtype"));
+  r->Register("AssignSubVariableOp",
+              TypedFactory<AssignUpdateFor<false>::Op, float, double, int32_t, int64_t>("dtype"));
   r->Register("VarIsInitializedOp", MakeFactory<VarIsInitializedOp>());
   r->Register("VariableShape", TypedFactory<VariableShapeOp, int32_t, int64_t>("out_type"));
   r->Register("DestroyResourceOp", MakeFactory<DestroyResourceOp>());

@@ -32,7 +32,7 @@ void ForEachElement(const OpKernelContext* ctx, int64_t n, double bytes, const F
 // writable tensors.
 class LockedVars {
  public:
-  LockedVars(OpKernelContext* ctx, std::initializer_list<int> inputs) {
+  LockedVars(OpKernelContext* ctx, std::initializer_list<int> inputs) : ctx_(ctx), inputs_(inputs) {
     for (int i : inputs) {
       absl::StatusOr<Var*> v = ctx->input_var(i);
       if (!v.ok()) {
@@ -40,8 +40,6 @@ class LockedVars {
         return;
       }
       vars_.push_back(*v);
-      handles_.push_back(ctx->input_ref(i) == nullptr ? &ctx->input(i).data<ResourceHandle>()[0]
-                                                      : nullptr);
     }
     for (Var* v : vars_) {
       if (std::find(locked_.begin(), locked_.end(), v) != locked_.end()) continue;
@@ -58,10 +56,7 @@ class LockedVars {
     std::vector<Tensor*> out;
     for (size_t i = 0; i < vars_.size(); ++i) {
       Var* v = vars_[i];
-      if (!v->is_initialized()) {
-        return handles_[i] != nullptr ? VarNotFoundError(*handles_[i])
-                                      : UninitializedError(v->name());
-      }
+      if (!v->is_initialized()) return ctx_->uninitialized_error(inputs_[i], *v);
       if (v->dtype() != grad.dtype()) {
         return absl::InvalidArgumentError(absl::StrCat(
             k.type_string(), ": variable '", v->name(), "' has dtype ", DataTypeString(v->dtype()),
@@ -79,9 +74,10 @@ class LockedVars {
   }
 
  private:
+  const OpKernelContext* ctx_;
+  const std::vector<int> inputs_;
   absl::Status status_;
-  std::vector<Var*> vars_;
-  std::vector<const ResourceHandle*> handles_;  // null for a Ref(T) input
+  std::vector<Var*> vars_;  // of inputs_, in order
   std::vector<Var*> locked_;
 };
 
