@@ -16,6 +16,10 @@ void OpKernelContext::ParallelFor(int64_t n, double bytes_loaded, double bytes_s
                              [&fn](Eigen::Index begin, Eigen::Index end) { fn(begin, end); });
 }
 
+int OpKernelContext::intra_op_threads() const {
+  return step_->device == nullptr ? 1 : step_->device->numThreads();
+}
+
 absl::StatusOr<Var*> OpKernelContext::input_var(int i) const {
   if (inputs_[i].ref != nullptr) return inputs_[i].ref;
   const Tensor& t = inputs_[i].tensor;

@@ -165,6 +165,8 @@ class OpKernelContext {
   // written without Eigen expressions, which then need not parse Eigen.
   void ParallelFor(int64_t n, double bytes_loaded, double bytes_stored, double cycles,
                    const std::function<void(int64_t, int64_t)>& fn) const;
+  // The number of threads ParallelFor may use (1 without a pool).
+  int intra_op_threads() const;
   ResourceMgr* resource_manager() const { return step_->resource_mgr; }
   Env* env() const { return step_->env != nullptr ? step_->env : Env::Default(); }
   int64_t step_id() const { return step_->step_id; }

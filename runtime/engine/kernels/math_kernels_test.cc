@@ -26,8 +26,16 @@ Tensor Random(const TensorShape& shape, std::mt19937* rng) {
 
 TEST(MatMulTest, AllTransposesAgainstTripleLoop) {
   std::mt19937 rng(1);
-  for (auto [m, k, n] :
-       {std::array<int64_t, 3>{3, 4, 5}, {1, 1, 1}, {0, 3, 2}, {2, 0, 3}, {64, 96, 80}}) {
+  // The last two are large enough to be split across the two intra-op
+  // threads: by rows of the output (taller than wide, the last share
+  // partial), then by columns.
+  for (auto [m, k, n] : {std::array<int64_t, 3>{3, 4, 5},
+                         {1, 1, 1},
+                         {0, 3, 2},
+                         {2, 0, 3},
+                         {64, 96, 80},
+                         {200, 150, 170},
+                         {40, 700, 160}}) {
     for (bool ta : {false, true}) {
       for (bool tb : {false, true}) {
         SCOPED_TRACE(testing::Message()

@@ -1,7 +1,7 @@
 // MatMul for float and double, and MatMul's registration (which picks the
 // kernel built for the node's dtype; int32 and int64 are built in
 // matmul_int_kernels.cc).
-#include "runtime/engine/kernels/internal/eigen_util.h"
+#include "Eigen/Core"
 #include "runtime/engine/kernels/internal/matmul_op_impl.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
@@ -13,46 +13,74 @@ template absl::StatusOr<std::unique_ptr<OpKernel>> NewMatMulKernel<float>(
 template absl::StatusOr<std::unique_ptr<OpKernel>> NewMatMulKernel<double>(
     OpKernelConstruction* c);
 
+namespace {
+
+template <typename T>
+using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T>
+using ConstMatMap = Eigen::Map<const Mat<T>, Eigen::Unaligned, Eigen::OuterStride<>>;
+
+// C += op(A) * op(B) on this thread, for row-major blocks whose rows are
+// `lda`, `ldb` and `ldc` elements apart. Every product, whole or one
+// thread's share, goes through these four expressions: Eigen's GEMM is the
+// costliest code in the build, so it is instantiated once per layout and
+// dtype (assigning would add four more; zeroing C first costs one pass over
+// it, which is what Eigen does itself for a product of this size).
+template <typename T>
+void GemmAccumulate(const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int64_t ldc, int64_t m,
+                    int64_t n, int64_t k, bool ta, bool tb) {
+  ConstMatMap<T> A(a, ta ? k : m, ta ? m : k, Eigen::OuterStride<>(lda));
+  ConstMatMap<T> B(b, tb ? n : k, tb ? k : n, Eigen::OuterStride<>(ldb));
+  Eigen::Map<Mat<T>, Eigen::Unaligned, Eigen::OuterStride<>> C(c, m, n, Eigen::OuterStride<>(ldc));
+  if (!ta && !tb) C.noalias() += A * B;
+  if (!ta && tb) C.noalias() += A * B.transpose();
+  if (ta && !tb) C.noalias() += A.transpose() * B;
+  if (ta && tb) C.noalias() += A.transpose() * B.transpose();
+}
+
+// Rows (or columns) of C per thread's share are multiples of this, so the
+// shares stay aligned with GEMM's register blocks.
+constexpr int64_t kGemmShareAlign = 16;
+
+}  // namespace
+
 template <typename T>
 void Gemm(const OpKernelContext* ctx, const T* a, const T* b, T* c, int64_t m, int64_t n,
           int64_t k, bool ta, bool tb, bool accumulate) {
   if (m == 0 || n == 0) return;
-  if (k == 0) {
-    if (!accumulate) std::fill(c, c + m * n, T(0));
+  if (!accumulate) std::fill(c, c + m * n, T(0));
+  if (k == 0) return;
+  const int64_t lda = ta ? m : k, ldb = tb ? k : n;
+  const int threads = ctx->intra_op_threads();
+  if (threads <= 1 || m * n * k < kParallelFlops) {
+    GemmAccumulate(a, lda, b, ldb, c, n, m, n, k, ta, tb);
     return;
   }
-  // Large float32 products on several threads: the tensor contraction on
-  // the intra-op pool (float only, and not accumulating: each would be
-  // another instantiation of Eigen's contraction, the costliest code in the
-  // build).
-  if constexpr (std::is_same_v<T, float>) {
-    if (!accumulate && ctx->eigen_device().numThreads() > 1 && m * n * k >= kParallelFlops) {
-      using In = Eigen::TensorMap<Eigen::Tensor<const T, 2, Eigen::RowMajor>, Eigen::Unaligned>;
-      using Out = Eigen::TensorMap<Eigen::Tensor<T, 2, Eigen::RowMajor>, Eigen::Unaligned>;
-      In A(a, ta ? k : m, ta ? m : k);
-      In B(b, tb ? n : k, tb ? k : n);
-      Out C(c, m, n);
-      Eigen::array<Eigen::IndexPair<Eigen::DenseIndex>, 1> dims = {
-          Eigen::IndexPair<Eigen::DenseIndex>(ta ? 0 : 1, tb ? 1 : 0)};
-      C.device(ctx->eigen_device()) = A.contract(B, dims);
-      return;
+  // A large product on the intra-op pool: C is cut into row blocks (or
+  // column blocks when it is wider than tall), each a product of its own
+  // with the matching rows of op(A) (columns of op(B)). A few shares per
+  // thread even out threads that start late.
+  const bool by_rows = m >= n;
+  const int64_t extent = by_rows ? m : n;
+  int64_t share = (extent + 4 * threads - 1) / (4 * threads);
+  share =
+      std::max(kGemmShareAlign, (share + kGemmShareAlign - 1) / kGemmShareAlign * kGemmShareAlign);
+  const int64_t shares = (extent + share - 1) / share;
+  const double flops_per_share = 2.0 * static_cast<double>(share) * (by_rows ? n : m) * k;
+  ctx->ParallelFor(shares, 0, 0, flops_per_share, [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i) {
+      const int64_t begin = i * share, size = std::min(share, extent - begin);
+      if (by_rows) {
+        // Rows [begin, begin + size) of op(A): rows of A, or columns
+        // of A when it is stored transposed.
+        GemmAccumulate(a + (ta ? begin : begin * k), lda, b, ldb, c + begin * n, n, size, n, k, ta,
+                       tb);
+      } else {
+        // Columns [begin, begin + size) of op(B) and C.
+        GemmAccumulate(a, lda, b + (tb ? begin * k : begin), ldb, c + begin, n, m, size, k, ta, tb);
+      }
     }
-  }
-  using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-  Eigen::Map<const Mat> A(a, ta ? k : m, ta ? m : k);
-  Eigen::Map<const Mat> B(b, tb ? n : k, tb ? k : n);
-  Eigen::Map<Mat> C(c, m, n);
-  if (!accumulate) {
-    if (!ta && !tb) C.noalias() = A * B;
-    if (!ta && tb) C.noalias() = A * B.transpose();
-    if (ta && !tb) C.noalias() = A.transpose() * B;
-    if (ta && tb) C.noalias() = A.transpose() * B.transpose();
-  } else {
-    if (!ta && !tb) C.noalias() += A * B;
-    if (!ta && tb) C.noalias() += A * B.transpose();
-    if (ta && !tb) C.noalias() += A.transpose() * B;
-    if (ta && tb) C.noalias() += A.transpose() * B.transpose();
-  }
+  });
 }
 
 template void Gemm<float>(const OpKernelContext*, const float*, const float*, float*, int64_t,

@@ -1,5 +1,6 @@
-// MatMul: for float and double an Eigen tensor contraction on the intra-op
-// pool when large, Eigen's dense GEMM otherwise; for integers a plain loop.
+// MatMul: for float and double Eigen's dense GEMM, a large product split
+// into row (or column) blocks across the intra-op pool; for integers a
+// plain loop.
 // The kernel template is instantiated once per dtype, in matmul_kernels.cc
 // and matmul_int_kernels.cc (the extern template declarations below keep
 // every other file from instantiating it again).

@@ -70,8 +70,8 @@ class MatMulOp : public OpKernel {
       return absl::OkStatus();
     }
     if (m * n == 0) return absl::OkStatus();
-    // float and double: the GEMM convolutions use too (one instantiation
-    // of Eigen's contraction in the build).
+    // float and double: the GEMM convolutions use too (Eigen's GEMM is
+    // instantiated in matmul_kernels.cc only).
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       Gemm(ctx, a.data<T>(), b.data<T>(), out->data<T>(), m, n, k, ta_, tb_, false);
       return absl::OkStatus();
