@@ -119,6 +119,37 @@ void BM_MatMulEigen(benchmark::State& state) {
 }
 BENCHMARK(BM_MatMulEigen)->Arg(1)->Arg(2)->UseRealTime()->Unit(benchmark::kMillisecond);
 
+constexpr int kUnarySize = 1 << 20;
+
+// An element-wise op with vectorized math (Tanh) over 4 MiB of floats.
+void BM_TanhSession(benchmark::State& state) {
+  Scope root = Scope::NewRootScope();
+  Tensor a(DT_FLOAT, TensorShape({kUnarySize}));
+  a.flat<float>().setRandom();
+  ops::Tanh(root.WithOpName("t"), ops::Const(root, a));
+  auto s = MakeSession(root, 1, state.range(0));
+  RunOrDie(s.get(), {"t"});
+  for (auto _ : state) RunOrDie(s.get(), {"t"});
+  state.SetBytesProcessed(state.iterations() * 2LL * kUnarySize * sizeof(float));
+}
+BENCHMARK(BM_TanhSession)->Arg(1)->Arg(2)->UseRealTime();
+
+// The same with Eigen called directly: the floor.
+void BM_TanhEigen(benchmark::State& state) {
+  const int threads = state.range(0);
+  Eigen::ThreadPool pool(threads);
+  Eigen::ThreadPoolDevice device(&pool, threads);
+  Eigen::Tensor<float, 1, Eigen::RowMajor> a(kUnarySize);
+  a.setRandom();
+  for (auto _ : state) {
+    Eigen::Tensor<float, 1, Eigen::RowMajor> fresh(kUnarySize);
+    fresh.device(device) = a.tanh();
+    benchmark::DoNotOptimize(fresh.data());
+  }
+  state.SetBytesProcessed(state.iterations() * 2LL * kUnarySize * sizeof(float));
+}
+BENCHMARK(BM_TanhEigen)->Arg(1)->Arg(2)->UseRealTime();
+
 // 64 independent 256x256 MatMuls: inter-op parallelism (intra-op off).
 void BM_WideMatMuls(benchmark::State& state) {
   Scope root = Scope::NewRootScope();

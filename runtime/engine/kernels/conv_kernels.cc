@@ -15,7 +15,6 @@
 #include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 #include "runtime/graph/conv_util.h"
-#include "unsupported/Eigen/CXX11/Tensor"
 
 namespace minigraph {
 namespace {
@@ -98,15 +97,14 @@ void ForEachPatchRow(const OpKernelContext* ctx, const ConvGeometry& g, int64_t 
                      const F& f) {
   const int64_t per_image = g.patches_per_image();
   const double bytes_per_row = static_cast<double>(g.patch_size()) * 8;
-  ctx->eigen_device().parallelFor((last - first) * per_image,
-                                  Eigen::TensorOpCost(bytes_per_row, bytes_per_row, g.patch_size()),
-                                  [&](Eigen::Index begin, Eigen::Index end) {
-                                    for (Eigen::Index r = begin; r < end; ++r) {
-                                      const int64_t image = first + r / per_image;
-                                      const int64_t p = r % per_image;
-                                      f(r, image, p / g.out_cols, p % g.out_cols);
-                                    }
-                                  });
+  ctx->ParallelFor((last - first) * per_image, bytes_per_row, bytes_per_row, g.patch_size(),
+                   [&](int64_t begin, int64_t end) {
+                     for (int64_t r = begin; r < end; ++r) {
+                       const int64_t image = first + r / per_image;
+                       const int64_t p = r % per_image;
+                       f(r, image, p / g.out_cols, p % g.out_cols);
+                     }
+                   });
 }
 
 // Patch rows of images [first, last) into `patches` (row-major, one row of
@@ -139,27 +137,25 @@ void Col2Im(const OpKernelContext* ctx, const ConvGeometry& g, const T* patches,
             int64_t last, T* input_grad) {
   const int64_t k = g.patch_size();
   const double cost = static_cast<double>(g.patches_per_image() * k);
-  ctx->eigen_device().parallelFor(
-      last - first, Eigen::TensorOpCost(cost * 8, cost * 8, cost),
-      [&](Eigen::Index begin, Eigen::Index end) {
-        for (Eigen::Index i = begin; i < end; ++i) {
-          const int64_t n = first + i;
-          const T* row = patches + i * g.patches_per_image() * k;
-          for (int64_t orow = 0; orow < g.out_rows; ++orow) {
-            for (int64_t ocol = 0; ocol < g.out_cols; ++ocol) {
-              for (int64_t kr = 0; kr < g.k_rows; ++kr) {
-                const int64_t ir = orow * g.stride_rows - g.pad_rows + kr * g.dil_rows;
-                for (int64_t kc = 0; kc < g.k_cols; ++kc, row += g.depth) {
-                  const int64_t ic = ocol * g.stride_cols - g.pad_cols + kc * g.dil_cols;
-                  if (ir < 0 || ir >= g.in_rows || ic < 0 || ic >= g.in_cols) continue;
-                  T* dst = input_grad + ((n * g.in_rows + ir) * g.in_cols + ic) * g.depth;
-                  for (int64_t d = 0; d < g.depth; ++d) dst[d] += row[d];
-                }
-              }
+  ctx->ParallelFor(last - first, cost * 8, cost * 8, cost, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const int64_t n = first + i;
+      const T* row = patches + i * g.patches_per_image() * k;
+      for (int64_t orow = 0; orow < g.out_rows; ++orow) {
+        for (int64_t ocol = 0; ocol < g.out_cols; ++ocol) {
+          for (int64_t kr = 0; kr < g.k_rows; ++kr) {
+            const int64_t ir = orow * g.stride_rows - g.pad_rows + kr * g.dil_rows;
+            for (int64_t kc = 0; kc < g.k_cols; ++kc, row += g.depth) {
+              const int64_t ic = ocol * g.stride_cols - g.pad_cols + kc * g.dil_cols;
+              if (ir < 0 || ir >= g.in_rows || ic < 0 || ic >= g.in_cols) continue;
+              T* dst = input_grad + ((n * g.in_rows + ir) * g.in_cols + ic) * g.depth;
+              for (int64_t d = 0; d < g.depth; ++d) dst[d] += row[d];
             }
           }
         }
-      });
+      }
+    }
+  });
 }
 
 // A 4-element shape input (input_sizes, filter_sizes).

@@ -1,7 +1,6 @@
 // Div, DivNoNan, FloorDiv and FloorMod, with broadcasting (TensorFlow's
 // semantics: floor division and modulo take the divisor's sign; integer
 // division by zero is an error).
-#include "core/tensor_types.h"
 #include "runtime/engine/kernels/internal/cwise_ops.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 

@@ -17,7 +17,8 @@ class LeakyReluOp : public OpKernel {
     Tensor* y;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &y));
     const T a = static_cast<T>(alpha_);
-    Evaluate(ctx, y->flat<T>(), x.flat<T>().unaryExpr([a](T v) { return v > T(0) ? v : v * a; }));
+    UnaryEvaluate(ctx, x.data<T>(), y->data<T>(), x.NumElements(),
+                  [a](T v) { return v > T(0) ? v : v * a; });
     return absl::OkStatus();
   }
 
@@ -41,9 +42,8 @@ class LeakyReluGradOp : public OpKernel {
     Tensor* dx;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, g.shape(), &dx));
     const T a = static_cast<T>(alpha_);
-    Evaluate(ctx, dx->flat<T>(), g.flat<T>().binaryExpr(f.flat<T>(), [a](T gv, T fv) {
-      return fv > T(0) ? gv : gv * a;
-    }));
+    BinaryEvaluate(ctx, g.data<T>(), f.data<T>(), dx->data<T>(), g.NumElements(),
+                   [a](T gv, T fv) { return fv > T(0) ? gv : gv * a; });
     return absl::OkStatus();
   }
 

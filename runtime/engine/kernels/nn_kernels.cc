@@ -6,14 +6,30 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "core/tensor_types.h"
-#include "runtime/engine/kernels/internal/eigen_util.h"
+#include "runtime/engine/kernels/internal/array_eval.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
 namespace minigraph {
 namespace {
 
-using Index = Eigen::DenseIndex;
+// The kernels below work row by row on [rows, c] views of their inputs
+// (c: the last dimension), each row an Eigen array, the rows split across
+// the step's pool.
+
+// Splits rows [0, rows) of c elements across the pool; `per_element` is
+// the cost of one element in cycles.
+void ForEachRow(const OpKernelContext* ctx, int64_t rows, int64_t c, size_t element_bytes,
+                double per_element, const std::function<void(int64_t)>& f) {
+  const double bytes = static_cast<double>(c) * element_bytes;
+  ctx->ParallelFor(rows, 2 * bytes, bytes, per_element * c, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) f(r);
+  });
+}
+
+// Roughly the cycles of one vectorized exp (Eigen's own estimate).
+template <typename T>
+constexpr double kExpCost =
+    Eigen::internal::functor_traits<Eigen::internal::scalar_exp_op<T>>::Cost;
 
 template <typename T>
 class BiasAddOp : public OpKernel {
@@ -29,11 +45,15 @@ class BiasAddOp : public OpKernel {
     }
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &out));
-    const Index c = bias.dim_size(0);
-    const Index rows = c == 0 ? 0 : x.NumElements() / c;
+    const int64_t c = bias.dim_size(0);
+    const int64_t rows = c == 0 ? 0 : x.NumElements() / c;
     if (rows * c == 0) return absl::OkStatus();
-    auto b = bias.shaped<T, 2>({1, c}).broadcast(Eigen::array<Index, 2>{rows, 1});
-    Evaluate(ctx, out->shaped<T, 2>({rows, c}), x.shaped<T, 2>({rows, c}) + b);
+    const T* xp = x.data<T>();
+    T* yp = out->data<T>();
+    ConstArrayMap<T> b(bias.data<T>(), c);
+    ForEachRow(ctx, rows, c, sizeof(T), 1, [&](int64_t r) {
+      ArrayMap<T>(yp + r * c, c) = ConstArrayMap<T>(xp + r * c, c) + b;
+    });
     return absl::OkStatus();
   }
 };
@@ -48,15 +68,19 @@ class BiasAddGradOp : public OpKernel {
       return absl::InvalidArgumentError(
           absl::StrCat("BiasAddGrad input must have rank >= 2, got ", g.shape().DebugString()));
     }
-    const Index c = g.dim_size(g.dims() - 1);
-    const Index rows = c == 0 ? 0 : g.NumElements() / c;
+    const int64_t c = g.dim_size(g.dims() - 1);
+    const int64_t rows = c == 0 ? 0 : g.NumElements() / c;
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({c}), &out));
-    if (rows == 0) {
-      out->flat<T>().setZero();
-      return absl::OkStatus();
-    }
-    Evaluate(ctx, out->flat<T>(), g.shaped<T, 2>({rows, c}).sum(Eigen::array<int, 1>{0}));
+    // The column sums, the columns split across the pool, each share summed
+    // row after row (contiguous, vectorized).
+    const T* gp = g.data<T>();
+    T* op = out->data<T>();
+    ctx->ParallelFor(c, rows * sizeof(T), sizeof(T), rows, [&](int64_t begin, int64_t end) {
+      ArrayMap<T> sum(op + begin, end - begin);
+      sum.setZero();
+      for (int64_t r = 0; r < rows; ++r) sum += ConstArrayMap<T>(gp + r * c + begin, end - begin);
+    });
     return absl::OkStatus();
   }
 };
@@ -73,51 +97,40 @@ struct SoftmaxFor {
       if (x.dims() < 1) return absl::InvalidArgumentError("Softmax logits must have rank >= 1");
       Tensor* out;
       MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &out));
-      const Index c = x.dim_size(x.dims() - 1);
-      const Index rows = c == 0 ? 0 : x.NumElements() / c;
+      const int64_t c = x.dim_size(x.dims() - 1);
+      const int64_t rows = c == 0 ? 0 : x.NumElements() / c;
       if (rows == 0) return absl::OkStatus();
-      auto logits = x.shaped<T, 2>({rows, c});
-      auto y = out->shaped<T, 2>({rows, c});
-      const Eigen::array<int, 1> along_class{1};
-      const Eigen::array<Index, 2> by_class{1, c};
-      auto shifted = logits - logits.maximum(along_class).reshape(Eigen::array<Index, 2>{rows, 1})
-                                  .broadcast(by_class);
-      Evaluate(ctx, y, shifted);
-      if (kLog) {
-        auto log_sum = y.exp().sum(along_class).log().reshape(Eigen::array<Index, 2>{rows, 1});
-        Tensor tmp(DataTypeToEnum<T>::value, TensorShape({rows, 1}));
-        Evaluate(ctx, tmp.matrix<T>(), log_sum);
-        Evaluate(ctx, y, y - tmp.matrix<T>().broadcast(by_class));
-      } else {
-        Evaluate(ctx, y, y.exp());
-        Tensor tmp(DataTypeToEnum<T>::value, TensorShape({rows, 1}));
-        Evaluate(ctx, tmp.matrix<T>(), y.sum(along_class).reshape(Eigen::array<Index, 2>{rows, 1}));
-        Evaluate(ctx, y, y / tmp.matrix<T>().broadcast(by_class));
-      }
+      const T* xp = x.data<T>();
+      T* yp = out->data<T>();
+      ForEachRow(ctx, rows, c, sizeof(T), kExpCost<T> + 3, [&](int64_t r) {
+        ConstArrayMap<T> logits(xp + r * c, c);
+        ArrayMap<T> y(yp + r * c, c);
+        y = logits - logits.maxCoeff();
+        if (kLog) {
+          y -= std::log(y.exp().sum());
+        } else {
+          y = y.exp();
+          y /= y.sum();
+        }
+      });
       return absl::OkStatus();
     }
   };
 };
 
-// Computes loss and backprop from logits and dense labels (both [B, C]).
-template <typename T>
-void Xent(const OpKernelContext* ctx, typename TTypes<T, 2>::Tensor logits,
-          typename TTypes<T, 2>::Tensor labels, typename TTypes<T>::Vec loss,
-          typename TTypes<T, 2>::Tensor backprop) {
-  const Index b = logits.dimension(0), c = logits.dimension(1);
-  const Eigen::array<int, 1> along_class{1};
-  const Eigen::array<Index, 2> col{b, 1};
-  const Eigen::array<Index, 2> by_class{1, c};
-  // backprop = logits - max(logits): the shifted logits, for now.
-  Evaluate(ctx, backprop, logits - logits.maximum(along_class).reshape(col).broadcast(by_class));
-  Tensor sum_exp(DataTypeToEnum<T>::value, TensorShape({b, 1}));
-  auto s = sum_exp.matrix<T>();
-  Evaluate(ctx, s, backprop.exp().sum(along_class).reshape(col));
-  // loss = sum(labels * (log(sum_exp) - shifted))
-  Evaluate(ctx, loss,
-           (labels * (s.log().broadcast(by_class) - backprop)).sum(along_class));
-  // backprop = softmax - labels
-  Evaluate(ctx, backprop, backprop.exp() / s.broadcast(by_class) - labels);
+// One row of the softmax cross-entropy: the logits are shifted by their
+// maximum, `labels.Loss` gives the row's loss from them and
+// log(sum(exp(shifted))), and `labels.Subtract` takes the row's labels from
+// its softmax, which is the backprop.
+template <typename T, typename Labels>
+void XentRow(const T* logits_row, int64_t c, T* loss, T* backprop_row, const Labels& labels) {
+  ConstArrayMap<T> logits(logits_row, c);
+  ArrayMap<T> bp(backprop_row, c);
+  bp = logits - logits.maxCoeff();  // the shifted logits, for now
+  const T sum_exp = bp.exp().sum();
+  *loss = labels.Loss(bp, std::log(sum_exp));
+  bp = bp.exp() / sum_exp;
+  labels.Subtract(bp);
 }
 
 template <typename T>
@@ -132,15 +145,30 @@ class SoftmaxXentOp : public OpKernel {
           "logits and labels must be same-shaped matrices: logits ", logits.shape().DebugString(),
           ", labels ", labels.shape().DebugString()));
     }
+    const int64_t b = logits.dim_size(0), c = logits.dim_size(1);
     Tensor *loss, *backprop;
-    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({logits.dim_size(0)}), &loss));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({b}), &loss));
     MG_RETURN_IF_ERROR(ctx->allocate_output(1, logits.shape(), &backprop));
-    if (logits.NumElements() == 0) {
-      loss->flat<T>().setZero();
+    if (c == 0) {
+      std::fill(loss->data<T>(), loss->data<T>() + b, T(0));
       return absl::OkStatus();
     }
-    Xent<T>(ctx, logits.tensor<T, 2>(), labels.tensor<T, 2>(), loss->vec<T>(),
-            backprop->matrix<T>());
+    // Dense labels: loss = sum(labels * (log(sum_exp) - shifted)).
+    struct DenseLabels {
+      const T* row;
+      int64_t c;
+      T Loss(const ArrayMap<T>& shifted, T log_sum_exp) const {
+        return (ConstArrayMap<T>(row, c) * (log_sum_exp - shifted)).sum();
+      }
+      void Subtract(ArrayMap<T>& bp) const { bp -= ConstArrayMap<T>(row, c); }
+    };
+    const T* lp = logits.data<T>();
+    const T* yp = labels.data<T>();
+    T* lossp = loss->data<T>();
+    T* bpp = backprop->data<T>();
+    ForEachRow(ctx, b, c, sizeof(T), 2 * kExpCost<T> + 6, [&](int64_t r) {
+      XentRow(lp + r * c, c, lossp + r, bpp + r * c, DenseLabels{yp + r * c, c});
+    });
     return absl::OkStatus();
   }
 };
@@ -157,29 +185,36 @@ class SparseSoftmaxXentOp : public OpKernel {
           "logits must be [batch, classes] and labels [batch]: logits ",
           logits.shape().DebugString(), ", labels ", labels.shape().DebugString()));
     }
-    const Index b = logits.dim_size(0), c = logits.dim_size(1);
+    const int64_t b = logits.dim_size(0), c = logits.dim_size(1);
     std::vector<int64_t> label(b);
-    for (Index i = 0; i < b; ++i) {
-      label[i] = labels.dtype() == DT_INT32 ? labels.flat<int32_t>()(i) : labels.flat<int64_t>()(i);
+    for (int64_t i = 0; i < b; ++i) {
+      label[i] = labels.dtype() == DT_INT32 ? labels.data<int32_t>()[i] : labels.data<int64_t>()[i];
       if (label[i] < 0 || label[i] >= c) {
         return absl::InvalidArgumentError(absl::StrCat(
             "Received a label value of ", label[i], " which is outside the valid range of [0, ",
             c, ").  Label values: example ", i));
       }
     }
-    Tensor dense(DataTypeToEnum<T>::value, logits.shape());
-    auto d = dense.matrix<T>();
-    d.setZero();
-    for (Index i = 0; i < b; ++i) d(i, label[i]) = T(1);
     Tensor *loss, *backprop;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({b}), &loss));
     MG_RETURN_IF_ERROR(ctx->allocate_output(1, logits.shape(), &backprop));
-    if (logits.NumElements() == 0) {
-      loss->flat<T>().setZero();
-      return absl::OkStatus();
-    }
-    Xent<T>(ctx, logits.tensor<T, 2>(), dense.tensor<T, 2>(), loss->vec<T>(),
-            backprop->matrix<T>());
+    if (c == 0) return absl::OkStatus();  // then b is 0 too: no label is valid
+    // One label per row: loss = log(sum_exp) - shifted[label], as
+    // TensorFlow computes it (no product with a one-hot row, so a class
+    // whose logit is -inf does not make the loss NaN).
+    struct SparseLabel {
+      int64_t label;
+      T Loss(const ArrayMap<T>& shifted, T log_sum_exp) const {
+        return log_sum_exp - shifted[label];
+      }
+      void Subtract(ArrayMap<T>& bp) const { bp[label] -= T(1); }
+    };
+    const T* lp = logits.data<T>();
+    T* lossp = loss->data<T>();
+    T* bpp = backprop->data<T>();
+    ForEachRow(ctx, b, c, sizeof(T), 2 * kExpCost<T> + 4, [&](int64_t r) {
+      XentRow(lp + r * c, c, lossp + r, bpp + r * c, SparseLabel{label[r]});
+    });
     return absl::OkStatus();
   }
 };

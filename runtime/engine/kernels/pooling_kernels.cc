@@ -13,7 +13,6 @@
 #include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 #include "runtime/graph/conv_util.h"
-#include "unsupported/Eigen/CXX11/Tensor"
 
 namespace minigraph {
 namespace {
@@ -78,12 +77,9 @@ class PoolBase : public OpKernel {
   template <typename F>
   static void ForEachOutputRow(const OpKernelContext* ctx, const PoolGeometry& g, const F& f) {
     const double cost = static_cast<double>(g.out_cols * g.k_rows * g.k_cols * g.depth);
-    ctx->eigen_device().parallelFor(g.batch * g.out_rows, Eigen::TensorOpCost(cost, cost, cost),
-                                    [&](Eigen::Index begin, Eigen::Index end) {
-                                      for (Eigen::Index i = begin; i < end; ++i) {
-                                        f(i / g.out_rows, i % g.out_rows);
-                                      }
-                                    });
+    ctx->ParallelFor(g.batch * g.out_rows, cost, cost, cost, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) f(i / g.out_rows, i % g.out_rows);
+    });
   }
   // Calls f(n) for every image, on the step's pool (a gradient: windows of
   // one image overlap, so one thread sums an image).
@@ -91,10 +87,9 @@ class PoolBase : public OpKernel {
   static void ForEachImage(const OpKernelContext* ctx, const PoolGeometry& g, const F& f) {
     const double cost =
         static_cast<double>(g.out_rows * g.out_cols * g.k_rows * g.k_cols * g.depth);
-    ctx->eigen_device().parallelFor(g.batch, Eigen::TensorOpCost(cost, cost, cost),
-                                    [&](Eigen::Index begin, Eigen::Index end) {
-                                      for (Eigen::Index n = begin; n < end; ++n) f(n);
-                                    });
+    ctx->ParallelFor(g.batch, cost, cost, cost, [&](int64_t begin, int64_t end) {
+      for (int64_t n = begin; n < end; ++n) f(n);
+    });
   }
   absl::Status CheckGrad(const PoolGeometry& g, const Tensor& grad) const {
     const TensorShape want({g.batch, g.out_rows, g.out_cols, g.depth});

@@ -3,8 +3,6 @@
 #include <cstring>
 #include <string>
 
-#include "core/tensor_types.h"
-
 namespace minigraph {
 namespace {
 

@@ -1,12 +1,11 @@
 // Unary element-wise kernels: Eigen's functors (with their vectorized math)
-// or those of cwise_ops.h, evaluated as Eigen expressions.
+// or those of cwise_ops.h, evaluated as Eigen Array expressions.
 
 #ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_CWISE_UNARY_OPS_H_
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_CWISE_UNARY_OPS_H_
 
-#include "core/tensor_types.h"
+#include "runtime/engine/kernels/internal/array_eval.h"
 #include "runtime/engine/kernels/internal/cwise_ops.h"
-#include "runtime/engine/kernels/internal/eigen_util.h"
 #include "runtime/engine/op_kernel.h"
 
 namespace minigraph {
@@ -22,7 +21,7 @@ struct UnaryKernelFor {
       const Tensor& x = ctx->input(0);
       Tensor* y;
       MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &y));
-      Evaluate(ctx, y->flat<T>(), x.flat<T>().unaryExpr(F<T>()));
+      UnaryEvaluate(ctx, x.data<T>(), y->data<T>(), x.NumElements(), F<T>());
       return absl::OkStatus();
     }
   };
