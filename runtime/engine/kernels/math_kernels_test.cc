@@ -278,6 +278,14 @@ TEST(NnKernelsTest, SoftmaxLogSoftmaxAndCrossEntropy) {
   ASSERT_OK_AND_ASSIGN(big, big.Reshaped(TensorShape({1, 2})));
   ASSERT_OK_AND_ASSIGN(auto sb, RunKernel("Softmax", {{big}}));
   EXPECT_EQ(sb[0].SummarizeValue(4), "1 0");
+  // A class masked out with a -inf logit leaves the sparse loss finite
+  // (log(1 + e) - 1 for the label's logit 1 against 0).
+  Tensor masked = Tensor::Vector<float>({0, -std::numeric_limits<float>::infinity(), 1});
+  ASSERT_OK_AND_ASSIGN(masked, masked.Reshaped(TensorShape({1, 3})));
+  ASSERT_OK_AND_ASSIGN(auto mx, RunKernel("SparseSoftmaxCrossEntropyWithLogits",
+                                          {{masked}, {Tensor::Vector<int32_t>({2})}}));
+  EXPECT_NEAR(mx[0].flat<float>()(0), std::log1p(std::exp(1.0f)) - 1.0f, 1e-6);
+  EXPECT_EQ(mx[1].flat<float>()(1), 0.0f);
 }
 
 TEST(RandomKernelsTest, SeededDeterministicAndInRange) {
