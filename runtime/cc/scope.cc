@@ -1,5 +1,6 @@
 #include "runtime/cc/scope.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include "absl/container/flat_hash_map.h"
@@ -16,6 +17,9 @@ struct Scope::Graph {
   GraphDef def;
   absl::Status status;
   absl::flat_hash_set<std::string> names;
+  // For each name UniqueName has given out, the next suffix to try, so
+  // that the n-th "Const" costs one lookup rather than n.
+  absl::flat_hash_map<std::string, int> next_suffix;
   absl::flat_hash_map<std::string, Tensor> consts;  // node name -> value
   absl::flat_hash_map<std::string, Operation> ops_by_name;
   absl::flat_hash_map<std::string, int> node_index;
@@ -26,6 +30,11 @@ struct Scope::Graph {
   bool has_saver_def = false;
 };
 
+const std::string& Operation::name() const {
+  static const std::string* const empty = new std::string();
+  return node_ == nullptr ? *empty : node_->name;
+}
+
 std::string Output::name() const {
   return index_ == 0 ? op_.name() : absl::StrCat(op_.name(), ":", index_);
 }
@@ -33,12 +42,12 @@ std::string Output::name() const {
 std::string Output::tensor_name() const { return absl::StrCat(op_.name(), ":", index_); }
 
 DataType Output::dtype() const {
-  return index_ < op_.num_outputs() ? op_.types_[index_] : DT_INVALID;
+  return index_ < op_.num_outputs() ? op_.node_->types[index_] : DT_INVALID;
 }
 
 const PartialShape& Output::shape() const {
   static const PartialShape* const unknown = new PartialShape();
-  return index_ < op_.num_outputs() ? op_.shapes_[index_] : *unknown;
+  return index_ < op_.num_outputs() ? op_.node_->shapes[index_] : *unknown;
 }
 
 Scope Scope::NewRootScope(const OpRegistry* ops) {
@@ -202,9 +211,13 @@ std::vector<Operation> Scope::AllOps() const { return graph_->ops_in_order; }
 std::string Scope::UniqueName(absl::string_view base) const {
   const std::string full = prefix_.empty() ? std::string(base) : absl::StrCat(prefix_, "/", base);
   if (!graph_->names.contains(full)) return full;
-  for (int i = 1;; ++i) {
+  int& next = graph_->next_suffix[full];
+  for (int i = std::max(next, 1);; ++i) {
     std::string candidate = absl::StrCat(full, "_", i);
-    if (!graph_->names.contains(candidate)) return candidate;
+    if (!graph_->names.contains(candidate)) {
+      next = i + 1;
+      return candidate;
+    }
   }
 }
 
@@ -322,9 +335,8 @@ Operation Scope::AddOp(absl::string_view op_type, const std::vector<std::vector<
   g.names.insert(name);
   *g.def.add_node() = node;
   Operation result;
-  result.name_ = name;
-  result.types_ = out_types;
-  result.shapes_ = ctx.outputs();
+  result.node_ = std::make_shared<const Operation::Node>(
+      Operation::Node{name, std::move(out_types), ctx.outputs()});
   g.ops_by_name[name] = result;
   g.node_index[name] = g.def.node_size() - 1;
   g.ops_in_order.push_back(result);

@@ -35,21 +35,25 @@ namespace minigraph {
 
 class Scope;
 
-// A node in a graph under construction.
+// A node in a graph under construction: a handle, cheap to copy (every
+// Output holds one), to what the Scope recorded when it added the node.
 class Operation {
  public:
   Operation() = default;
-  const std::string& name() const { return name_; }
-  bool valid() const { return !name_.empty(); }
-  int num_outputs() const { return static_cast<int>(types_.size()); }
+  const std::string& name() const;
+  bool valid() const { return node_ != nullptr; }
+  int num_outputs() const { return node_ == nullptr ? 0 : static_cast<int>(node_->types.size()); }
   class Output output(int i) const;
 
  private:
   friend class Scope;
   friend class Output;
-  std::string name_;
-  std::vector<DataType> types_;
-  std::vector<PartialShape> shapes_;
+  struct Node {
+    std::string name;
+    std::vector<DataType> types;
+    std::vector<PartialShape> shapes;
+  };
+  std::shared_ptr<const Node> node_;
 };
 
 // One output of an Operation.
