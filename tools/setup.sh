@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages that minigraph's build needs. Idempotent: when
 # everything is present it installs nothing and returns in well under a second.
+#   tools/setup.sh              the build and the tests
+#   tools/setup.sh bench        also what tools/bench.sh needs (gnuplot, python3)
+#   tools/setup.sh bench peers  also the peers it measures (PyTorch, NumPy)
 set -euo pipefail
 
 PACKAGES=(
@@ -23,6 +26,16 @@ PACKAGES=(
   libclang-rt-14-dev   # libFuzzer, ASan, UBSan and TSan runtimes
   dpkg-dev             # dpkg-source: Abseil's source for --config=tsan (tools/tsan_absl.sh)
 )
+
+for group in "$@"; do
+  case "$group" in
+    bench) PACKAGES+=(gnuplot-nox python3) ;;
+    # Without OpenBLAS, Debian's PyTorch uses the reference BLAS (~6x slower
+    # at GEMM).
+    peers) PACKAGES+=(python3-numpy python3-torch libopenblas0-pthread) ;;
+    *) echo "setup: unknown package group $group (bench, peers)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${PACKAGES[@]}"; do

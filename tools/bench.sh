@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Runs every benchmark, and the peers this machine can run, in one go; prints
+# one table of same-run ratios against the speed goals, writes it as JSON
+# (OUT/bench.json) and draws PNG plots with gnuplot (OUT/restore.png,
+# OUT/mlp.png). docs/benchmarks.md shows the latest.
+#
+#   tools/bench.sh [--out DIR] [--no-peers] [--quick]
+#
+#   --out DIR    where the raw outputs, bench.json and the plots go
+#                (default: bench_out in the work tree, which git ignores)
+#   --no-peers   skip PyTorch and NumPy (then the packages are not installed)
+#   --quick      fewer repetitions and no 1 GiB run: a check that it all runs
+#
+# The peers come from ../shared/bench (eigen_mlp.cc, peers_ckpt.py,
+# torch_overhead.py); without that directory only minigraph's own figures
+# are taken. The MLP and its hand-fused peer run in alternating rounds, so a
+# drift of the machine's speed affects both sides of the ratio alike.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+out=bench_out
+peers=1
+quick=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --out) out="$2"; shift 2 ;;
+    --out=*) out="${1#--out=}"; shift ;;
+    --no-peers) peers=0; shift ;;
+    --quick) quick=1; shift ;;
+    *) echo "bench: unknown argument $1 (see the top of tools/bench.sh)" >&2; exit 2 ;;
+  esac
+done
+
+if [ "$peers" = 1 ]; then tools/setup.sh bench peers; else tools/setup.sh bench; fi
+mkdir -p "$out"
+rm -f "$out"/*.json "$out"/*.jsonl "$out"/*.txt "$out"/*.dat "$out"/*.png
+shared="$(cd .. && pwd)/shared/bench"
+[ -d "$shared" ] || echo "bench: $shared not found: no peers, no hand-fused MLP"
+
+echo "bench: building"
+bazel build --show_progress --show_progress_rate_limit=15 //core:crc32c_benchmark \
+  //session:local_session_benchmark //session:mlp_benchmark //tools:restore_bench
+bin=bazel-bin
+# Debian's Python, which has the packages setup.sh installs (a python3 found
+# first on the PATH, e.g. pyenv's, may not).
+py=/usr/bin/python3
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/minigraph_bench.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+if [ "$quick" = 1 ]; then
+  sizes=(64 256); reps=3; rounds=1; gbench=(--benchmark_repetitions=3)
+else
+  sizes=(64 256 1024); reps=5; rounds=3; gbench=(--benchmark_repetitions=5)
+fi
+gbench+=(--benchmark_report_aggregates_only=true --benchmark_format=json)
+
+# 1. Restore, warm cache: each size and thread count in a fresh process, so
+# the first restore is a fresh process's first.
+for t in 1 2; do
+  for s in "${sizes[@]}"; do
+    echo "bench: restore ${s} MiB, ${t} thread(s)"
+    "$bin/tools/restore_bench" --size_mb="$s" --threads="$t" --repeats="$reps" \
+      --dir="$tmp/restore" 2>/dev/null | tail -n 1 >> "$out/restore.jsonl"
+  done
+done
+# 2, 3. Cold restore and durable save (the files on this machine's disk).
+echo "bench: cold restore and durable save, 256 MiB"
+"$bin/tools/restore_bench" --size_mb=256 --repeats="$reps" --cold --save \
+  --dir="$tmp/cold" 2>/dev/null | tail -n 1 > "$out/cold_save.json"
+# 4. Many small tensors.
+echo "bench: 20,000 tensors of 1 KiB"
+"$bin/tools/restore_bench" --tensors=20000 --tensor_kb=1 --repeats="$reps" \
+  --dir="$tmp/small" 2>/dev/null | tail -n 1 > "$out/small.json"
+
+# 5. The MLP step against the hand-fused Eigen step, alternating rounds.
+if [ -f "$shared/eigen_mlp.cc" ]; then
+  g++ -O3 -march=native -DNDEBUG -I/usr/include/eigen3 "$shared/eigen_mlp.cc" -o "$tmp/eigen_mlp"
+  g++ -O3 -march=native -DNDEBUG -fopenmp -I/usr/include/eigen3 "$shared/eigen_mlp.cc" \
+    -o "$tmp/eigen_mlp_omp"
+fi
+for r in $(seq 1 "$rounds"); do
+  echo "bench: MLP round $r of $rounds"
+  "$bin/session/mlp_benchmark" --benchmark_filter='BM_MlpTrainStep/' "${gbench[@]}" \
+    > "$out/mlp_$r.json" 2>/dev/null
+  if [ -x "$tmp/eigen_mlp" ]; then
+    "$tmp/eigen_mlp" 2000 5 > "$out/eigen_mlp_t1_$r.txt"
+    OMP_NUM_THREADS=2 "$tmp/eigen_mlp_omp" 2000 5 > "$out/eigen_mlp_t2_$r.txt"
+  fi
+done
+
+# Executor-level pairs (a session against Eigen called directly) and crc32c.
+echo "bench: MatMul and Tanh against Eigen, crc32c"
+"$bin/session/local_session_benchmark" --benchmark_filter='MatMul(Session|Eigen)|Tanh' \
+  "${gbench[@]}" > "$out/micro.json" 2>/dev/null
+"$bin/core/crc32c_benchmark" "${gbench[@]}" > "$out/crc.json" 2>/dev/null
+
+# Peers: PyTorch and NumPy at the same sizes, and PyTorch's MLP.
+if [ "$peers" = 1 ] && [ -f "$shared/peers_ckpt.py" ] &&
+  "$py" -c 'import torch, numpy' 2>/dev/null; then
+  for s in "${sizes[@]}"; do
+    echo "bench: peers ${s} MiB"
+    "$py" "$shared/peers_ckpt.py" --gib="$(awk "BEGIN { print $s / 1024 }")" \
+      --reps="$reps" --dir="$tmp/peers" > "$out/peers_$s.txt" 2>&1 || true
+    rm -rf "$tmp/peers"
+  done
+  for t in 1 2; do
+    "$py" "$shared/torch_overhead.py" --threads="$t" > "$out/torch_mlp_t$t.txt" 2>&1 || true
+  done
+fi
+
+"$py" tools/bench_report.py "$out" | tee "$out/table.txt"
+gnuplot -e "out='$out'" tools/bench_plots.gp
+echo "bench: plots $out/restore.png $out/mlp.png"

@@ -1,0 +1,224 @@
+#!/usr/bin/env python3
+"""Assembles the raw outputs tools/bench.sh collected in OUT into one table
+of same-run ratios against the speed goals, OUT/bench.json, and the data
+files the gnuplot scripts plot.
+
+  tools/bench_report.py OUT
+
+Raw inputs (each optional; a missing one is reported as not measured):
+  restore.jsonl      restore_bench JSON lines (warm, per size and threads)
+  cold_save.json     restore_bench --cold --save
+  small.json         restore_bench --tensors=20000 --tensor_kb=1
+  mlp_*.json         mlp_benchmark --benchmark_format=json, per round
+  eigen_mlp_*.txt    ../shared/bench/eigen_mlp output, per round and threads
+  micro.json         local_session_benchmark (MatMul and Tanh against Eigen)
+  crc.json           crc32c_benchmark
+  peers_*.txt        ../shared/bench/peers_ckpt.py output, per size
+  torch_mlp_*.txt    ../shared/bench/torch_overhead.py output, per threads
+"""
+import glob
+import json
+import os
+import re
+import statistics
+import sys
+
+
+def load_json_lines(path):
+    if not os.path.exists(path):
+        return []
+    rows = []
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith("{"):
+                rows.append(json.loads(line))
+    return rows
+
+
+def load_benchmark(path):
+    """Google Benchmark JSON -> {name: benchmark row} for the medians."""
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        data = json.load(f)
+    out = {}
+    for b in data.get("benchmarks", []):
+        if b.get("aggregate_name", "median") == "median":
+            out[b.get("run_name", b["name"])] = b
+    return out
+
+
+def eigen_mlp_rate(path):
+    """steps/s from one eigen_mlp output file, or None."""
+    if not os.path.exists(path):
+        return None
+    m = re.search(r"train\s+([\d.]+) steps/s", open(path).read())
+    return float(m.group(1)) if m else None
+
+
+def peers_rates(path):
+    """{method: GB/s} from one peers_ckpt.py output file."""
+    out = {}
+    if not os.path.exists(path):
+        return out
+    for line in open(path):
+        m = re.match(r"(.{44}) +([\d.]+) GB/s", line)
+        if m:
+            out[m.group(1).strip()] = float(m.group(2))
+    return out
+
+
+def torch_mlp_rate(path):
+    if not os.path.exists(path):
+        return None
+    m = re.search(r"train step \(fwd\+bwd\+SGD\):\s+([\d.]+) steps/s", open(path).read())
+    return float(m.group(1)) if m else None
+
+
+def main():
+    out_dir = sys.argv[1]
+    p = lambda name: os.path.join(out_dir, name)
+    goals = []  # (goal, measured, ">=" or "<=", target, met or None, detail)
+    supporting = []  # (figure, value): measured beside the goals
+
+    def goal(name, value, target, detail, higher_is_better=True):
+        op = ">=" if higher_is_better else "<="
+        if value is None:
+            goals.append((name, None, op, target, None, detail or "not measured"))
+            return
+        met = value >= target if higher_is_better else value <= target
+        goals.append((name, value, op, target, met, detail))
+
+    # 1. Warm restore: session vs pread, per size and threads, first and
+    # repeated.
+    restore = load_json_lines(p("restore.jsonl"))
+    for r in sorted(restore, key=lambda r: (r["threads"], r["size_mb"])):
+        where = "%d MiB, %d thread%s" % (r["size_mb"], r["threads"], "s" if r["threads"] > 1 else "")
+        goal("restore (warm) vs pread, " + where, r["session_ratio"], 1.0,
+             "%.2f vs %.2f GB/s" % (r["session_gbps"], r["baseline_gbps"]))
+        goal("first restore in a fresh process vs pread, " + where, r["session_first_ratio"], 1.0,
+             "%.2f vs %.2f GB/s" % (r["session_first_gbps"], r["baseline_gbps"]))
+
+    # 2 and 3. Cold restore and durable save.
+    cs = load_json_lines(p("cold_save.json"))
+    cs = cs[-1] if cs else {}
+    goal("cold restore vs best plain cold read", cs.get("cold_session_ratio"), 0.9,
+         cs and "%.2f vs %.2f GB/s (%s)" % (cs["cold_session_gbps"], cs["cold_baseline_gbps"],
+                                           cs["cold_baseline"]))
+    goal("durable save vs plain write + fdatasync", cs.get("save_ratio"), 0.9,
+         cs and "%.2f vs %.2f GB/s" % (cs["save_gbps"], cs["save_baseline_gbps"]))
+
+    # 4. Many small tensors.
+    small = load_json_lines(p("small.json"))
+    small = small[-1] if small else {}
+    goal("restore overhead per 1 KiB tensor (20,000), us", small.get("session_overhead_us_per_tensor"),
+         5.0, small and "session %.3f GB/s, pread %.3f GB/s" % (small["session_gbps"],
+                                                                small["baseline_gbps"]),
+         higher_is_better=False)
+
+    # 5. The MLP step against the hand-fused Eigen step, interleaved rounds.
+    ours = {1: [], 2: []}
+    adam = {1: [], 2: []}
+    for f in sorted(glob.glob(p("mlp_*.json"))):
+        for name, b in load_benchmark(f).items():
+            m = re.match(r"BM_MlpTrainStep/adam:(\d)/threads:(\d)", name)
+            if m:
+                rate = 1e9 / b["real_time"] if b.get("time_unit") == "ns" else b["steps_per_s"]
+                (adam if m.group(1) == "1" else ours)[int(m.group(2))].append(rate)
+    eigen = {1: [], 2: []}
+    for t in (1, 2):
+        for f in sorted(glob.glob(p("eigen_mlp_t%d_*.txt" % t))):
+            r = eigen_mlp_rate(f)
+            if r:
+                eigen[t].append(r)
+    torch_rate = {t: torch_mlp_rate(p("torch_mlp_t%d.txt" % t)) for t in (1, 2)}
+    med = lambda v: statistics.median(v) if v else None
+    o, e = med(ours[1]), med(eigen[1])
+    goal("MLP SGD step vs hand-fused Eigen, 1 thread", o / e if o and e else None, 0.8,
+         o and e and "%.0f vs %.0f steps/s" % (o, e))
+    o, e = med(ours[2]), med(eigen[2])
+    if o and e:
+        supporting.append(("MLP SGD step vs hand-fused Eigen, 2 threads", o / e))
+
+    # Supporting figures (no goal in the issue): executor-level ratios.
+    micro = load_benchmark(p("micro.json"))
+
+    def pair(a, b, label):
+        if a in micro and b in micro:
+            supporting.append((label, micro[b]["real_time"] / micro[a]["real_time"]))
+
+    for t in (1, 2):
+        pair("BM_MatMulSession/%d/real_time" % t, "BM_MatMulEigen/%d/real_time" % t,
+             "MatMul 1024^2 in a session vs Eigen directly, %d thread(s)" % t)
+        pair("BM_TanhSession/%d/real_time" % t, "BM_TanhEigen/%d/real_time" % t,
+             "Tanh over 1M floats in a session vs Eigen directly, %d thread(s)" % t)
+    crc = load_benchmark(p("crc.json"))
+    for name, b in sorted(crc.items()):
+        if "bytes_per_second" in b:
+            supporting.append(("%s GB/s" % name, b["bytes_per_second"] / 1e9))
+
+    # Peers at each size: torch.load and np.load per tensor.
+    peers = {}
+    for f in glob.glob(p("peers_*.txt")):
+        size = int(re.search(r"peers_(\d+)\.txt", f).group(1))
+        peers[size] = peers_rates(f)
+
+    # The table.
+    print("%-58s %10s %8s  %s" % ("goal (same-run ratio)", "measured", "target", "status"))
+    print("-" * 100)
+    for name, value, op, target, met, detail in goals:
+        status = "not measured" if met is None else ("met" if met else "NOT MET")
+        shown = "-" if value is None else "%.2f" % value
+        print("%-58s %10s %8s  %s  (%s)" % (name, shown, "%s %.1f" % (op, target), status,
+                                             detail or ""))
+    if supporting:
+        print("\nsupporting figures")
+        for label, v in supporting:
+            print("  %-70s %.2f" % (label, v))
+    if peers:
+        print("\npeers (GB/s, same run)")
+        for size in sorted(peers):
+            for k, v in sorted(peers[size].items()):
+                print("  %5d MiB  %-44s %.2f" % (size, k, v))
+    if any(torch_rate.values()):
+        print("\nPyTorch MLP steps/s: " + ", ".join(
+            "%d thread(s) %.0f" % (t, r) for t, r in torch_rate.items() if r))
+
+    report = {
+        "goals": [
+            {"goal": n, "measured": v, "target": "%s %g" % (op, t), "met": m, "detail": d or ""}
+            for n, v, op, t, m, d in goals
+        ],
+        "supporting": [{"figure": l, "value": v} for l, v in supporting],
+        "restore": restore,
+        "cold_save": cs,
+        "small_tensors": small,
+        "mlp_steps_per_s": {"minigraph_sgd": ours, "minigraph_adam": adam, "eigen_hand_fused": eigen,
+                            "pytorch": torch_rate},
+        "peers_gbps": peers,
+    }
+    with open(p("bench.json"), "w") as f:
+        json.dump(report, f, indent=1, sort_keys=True)
+
+    # Data for the plots: restore GB/s against size, per threads.
+    with open(p("restore.dat"), "w") as f:
+        f.write("# size_mb threads session first pread torch_load np_load\n")
+        for r in sorted(restore, key=lambda r: (r["threads"], r["size_mb"])):
+            pr = peers.get(int(r["size_mb"]), {})
+            f.write("%g %d %.3f %.3f %.3f %s %s\n" % (
+                r["size_mb"], r["threads"], r["session_gbps"], r["session_first_gbps"],
+                r["baseline_gbps"], pr.get("torch.load", "NaN"),
+                pr.get("np.load per tensor (.npy)", "NaN")))
+    with open(p("mlp.dat"), "w") as f:
+        f.write("# threads minigraph_sgd minigraph_adam eigen pytorch\n")
+        for t in (1, 2):
+            vals = [med(ours[t]), med(adam[t]), med(eigen[t]), torch_rate[t]]
+            f.write("%d %s\n" % (t, " ".join("NaN" if v is None else "%.1f" % v for v in vals)))
+    met = [g[4] for g in goals]
+    print("\n%d goal(s) met, %d not met, %d not measured; %s" % (
+        met.count(True), met.count(False), met.count(None), p("bench.json")))
+
+
+if __name__ == "__main__":
+    main()
