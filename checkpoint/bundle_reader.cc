@@ -179,7 +179,7 @@ absl::Status BundleReader::TakeLease() {
 }
 
 absl::StatusOr<const BundleEntryProto*> BundleReader::GetEntry(absl::string_view key) const {
-  auto it = entries_.find(std::string(key));
+  auto it = entries_.find(key);
   if (it == entries_.end()) {
     return absl::NotFoundError(absl::StrCat("Key ", key, " not found in checkpoint ", prefix_));
   }
@@ -311,6 +311,68 @@ absl::Status BundleReader::ReadInto(absl::string_view key, Tensor* dst) const {
   MG_ASSIGN_OR_RETURN(std::string buf, ReadStrings(*e, key, dst->NumElements()));
   DecodeStrings(buf, dst->NumElements(), dst->data<std::string>());
   return absl::OkStatus();
+}
+
+void BundleReader::ReadRunInto(absl::Span<const absl::string_view> keys,
+                               absl::Span<Tensor* const> dsts,
+                               absl::Span<absl::Status> status) const {
+  const size_t n = keys.size();
+  // The entries, if they form one run: fixed-size dtypes, one shard, each
+  // starting where the previous one ends.
+  std::vector<const BundleEntryProto*> entries(n);
+  bool run = n > 1;
+  for (size_t i = 0; run && i < n; ++i) {
+    absl::StatusOr<const BundleEntryProto*> e = ReadableEntry(keys[i]);
+    run = e.ok() && DataTypeCanUseMemcpy((*e)->dtype()) &&
+          (i == 0 || ((*e)->shard_id() == entries[0]->shard_id() &&
+                      (*e)->offset() == entries[i - 1]->offset() + entries[i - 1]->size()));
+    if (run) entries[i] = *e;
+  }
+  if (!run) {
+    for (size_t i = 0; i < n; ++i) status[i] = ReadInto(keys[i], dsts[i]);
+    return;
+  }
+  const uint64_t begin = entries[0]->offset();
+  const uint64_t size = entries[n - 1]->offset() + entries[n - 1]->size() - begin;
+  std::unique_ptr<char[]> buf(new char[size]);
+  absl::Status read = [&]() -> absl::Status {
+    const RandomAccessFile& file = *data_files_[entries[0]->shard_id()];
+    MG_ASSIGN_OR_RETURN(absl::string_view got, file.Read(begin, size, buf.get()));
+    if (got.size() != size) {
+      return absl::DataLossError(absl::StrCat(
+          "checkpoint ", prefix_, ": tensors \"", keys[0], "\" to \"", keys[n - 1],
+          "\" are truncated in ", DataFilename(prefix_, entries[0]->shard_id(), num_shards_)));
+    }
+    if (got.data() != buf.get()) std::memcpy(buf.get(), got.data(), size);
+    return absl::OkStatus();
+  }();
+  for (size_t i = 0; i < n; ++i) {
+    if (!read.ok()) {
+      status[i] = read;
+      continue;
+    }
+    const BundleEntryProto& e = *entries[i];
+    status[i] = [&]() -> absl::Status {
+      MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(e.shape()));
+      if (dsts[i]->dtype() != e.dtype() || dsts[i]->shape() != shape) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "tensor \"", keys[i], "\" in checkpoint ", prefix_, " is ", DataTypeString(e.dtype()),
+            " ", shape.DebugString(), ", but the destination is ", DataTypeString(dsts[i]->dtype()),
+            " ", dsts[i]->shape().DebugString()));
+      }
+      const char* src = buf.get() + (e.offset() - begin);
+      const uint32_t crc = crc32c::Value(src, e.size());
+      if (crc32c::Unmask(e.crc32c()) != crc) {
+        return absl::DataLossError(
+            absl::StrCat("Checksum does not match for tensor \"", keys[i], "\" in ",
+                         DataFilename(prefix_, e.shard_id(), num_shards_), ": stored ", e.crc32c(),
+                         ", computed ", crc32c::Mask(crc)));
+      }
+      if (e.size() > 0) std::memcpy(dsts[i]->raw_data(), src, e.size());
+      tensor::NormalizeBools(dsts[i]);
+      return absl::OkStatus();
+    }();
+  }
 }
 
 absl::StatusOr<Tensor> BundleReader::Lookup(absl::string_view key, Allocator* allocator) const {

@@ -21,6 +21,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "checkpoint/proto/tensor_bundle.pb.h"
 #include "core/allocator.h"
 #include "core/env.h"
@@ -43,7 +44,7 @@ class BundleReader {
   int num_shards() const { return num_shards_; }
   // Every tensor key, sorted bytewise.
   const std::vector<std::string>& keys() const { return keys_; }
-  bool Contains(absl::string_view key) const { return entries_.count(std::string(key)) > 0; }
+  bool Contains(absl::string_view key) const { return entries_.find(key) != entries_.end(); }
 
   // The entry of `key`, or NotFound naming the key and checkpoint.
   absl::StatusOr<const BundleEntryProto*> GetEntry(absl::string_view key) const;
@@ -58,6 +59,15 @@ class BundleReader {
   // Reads `key` straight into `dst`'s buffer. REQUIRES: `dst` has the
   // entry's dtype and shape (else InvalidArgument naming both).
   absl::Status ReadInto(absl::string_view key, Tensor* dst) const;
+
+  // Reads keys[i] into dsts[i] for every i, as ReadInto does, and sets
+  // (*status)[i] to each one's outcome. When the entries are of fixed-size
+  // dtypes and lie back to back in one data file, in this order, their bytes
+  // come in one file read (a checkpoint of many small tensors then costs a
+  // system call per run of them, not per tensor); otherwise each is read by
+  // ReadInto. REQUIRES: the three have the same size.
+  void ReadRunInto(absl::Span<const absl::string_view> keys, absl::Span<Tensor* const> dsts,
+                   absl::Span<absl::Status> status) const;
 
   ~BundleReader();
 
@@ -80,7 +90,7 @@ class BundleReader {
   Env* const env_;
   const std::string prefix_;
   int num_shards_ = 0;
-  std::map<std::string, BundleEntryProto> entries_;
+  std::map<std::string, BundleEntryProto, std::less<>> entries_;
   std::vector<std::string> keys_;
   std::vector<std::unique_ptr<RandomAccessFile>> data_files_;
   std::vector<uint64_t> data_sizes_;

@@ -87,6 +87,128 @@ TEST(BundleTest, RoundTripsEveryDtypeAndShape) {
   EXPECT_THAT(files, ::testing::UnorderedElementsAre("model.index", "model.data-00000-of-00001"));
 }
 
+// An Env whose file `path`, once Shrink() is called, reads as if it ended
+// at `size` (a file truncated after a reader opened it).
+class ShortReadEnv : public EnvWrapper {
+ public:
+  ShortReadEnv(Env* base, std::string path, uint64_t size)
+      : EnvWrapper(base), path_(std::move(path)), size_(size) {}
+  void Shrink() { shrunk_ = true; }
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& path) override {
+    MG_ASSIGN_OR_RETURN(auto f, target()->NewRandomAccessFile(path));
+    if (path != path_) return f;
+    return std::unique_ptr<RandomAccessFile>(new File(std::move(f), this));
+  }
+
+ private:
+  class File : public RandomAccessFile {
+   public:
+    File(std::unique_ptr<RandomAccessFile> f, const ShortReadEnv* env)
+        : f_(std::move(f)), env_(env) {}
+    absl::StatusOr<absl::string_view> Read(uint64_t offset, size_t n,
+                                           char* scratch) const override {
+      if (env_->shrunk_)
+        n = offset >= env_->size_ ? 0 : std::min<uint64_t>(n, env_->size_ - offset);
+      return f_->Read(offset, n, scratch);
+    }
+
+   private:
+    std::unique_ptr<RandomAccessFile> f_;
+    const ShortReadEnv* env_;
+  };
+  const std::string path_;
+  const uint64_t size_;
+  std::atomic<bool> shrunk_{false};
+};
+
+// ReadRunInto: tensors stored back to back come in one read and each is
+// still checked on its own (its crc, its destination); anything else (out of
+// order, a string between them) is read one by one with the same results.
+TEST(BundleTest, ReadRunIntoReadsNeighboursTogetherAndChecksEach) {
+  MemEnv env;
+  std::mt19937 rng(3);
+  std::vector<std::string> keys;
+  std::vector<Tensor> saved;
+  ASSERT_OK_AND_ASSIGN(auto w, BundleWriter::Create(&env, "/r/m"));
+  for (int i = 0; i < 5; ++i) {
+    keys.push_back(absl::StrCat("a", i));
+    saved.push_back(RandomTensor(i == 4 ? DT_BOOL : DT_FLOAT, TensorShape({i + 1, 3}), &rng));
+    ASSERT_OK(w->Add(keys.back(), saved.back()));
+  }
+  keys.push_back("s");
+  saved.push_back(Tensor::Vector<std::string>({"x", "yz"}));
+  ASSERT_OK(w->Add("s", saved.back()));
+  ASSERT_OK(w->Finish());
+
+  auto read = [&](const std::vector<int>& which, std::vector<Tensor>* out) {
+    auto r = BundleReader::Open(&env, "/r/m");
+    EXPECT_OK(r.status());
+    std::vector<absl::string_view> ks;
+    std::vector<Tensor*> dsts;
+    out->clear();
+    for (int i : which) out->emplace_back(saved[i].dtype(), saved[i].shape());
+    for (size_t k = 0; k < which.size(); ++k) {
+      ks.push_back(keys[which[k]]);
+      dsts.push_back(&(*out)[k]);
+    }
+    std::vector<absl::Status> status(which.size());
+    if (r.ok()) (*r)->ReadRunInto(ks, dsts, absl::MakeSpan(status));
+    return status;
+  };
+  std::vector<Tensor> got;
+  for (const std::vector<int>& which :
+       {std::vector<int>{0, 1, 2, 3, 4}, {1, 0}, {3, 4, 5}, {2}, {4, 5, 0}}) {
+    std::vector<absl::Status> status = read(which, &got);
+    for (size_t k = 0; k < which.size(); ++k) {
+      ASSERT_OK(status[k]);
+      EXPECT_TRUE(SameTensor(got[k], saved[which[k]])) << keys[which[k]];
+    }
+  }
+
+  // A flipped byte in a2: DataLoss for a2 alone.
+  ASSERT_OK_AND_ASSIGN(auto r, BundleReader::Open(&env, "/r/m"));
+  ASSERT_OK_AND_ASSIGN(const BundleEntryProto* e2, r->GetEntry("a2"));
+  const std::string data_file = DataFilename("/r/m", 0, 1);
+  ASSERT_OK_AND_ASSIGN(std::string data, ReadFileToString(&env, data_file));
+  std::string bad = data;
+  bad[e2->offset() + 5] ^= 0x40;
+  ASSERT_OK(WriteStringToFile(&env, data_file, bad));
+  std::vector<absl::Status> status = read({0, 1, 2, 3, 4}, &got);
+  for (int k : {0, 1, 3, 4}) EXPECT_OK(status[k]);
+  EXPECT_THAT(status[2], StatusIs(absl::StatusCode::kDataLoss,
+                                  HasSubstr("Checksum does not match for tensor \"a2\"")));
+
+  ASSERT_OK(WriteStringToFile(&env, data_file, data));
+
+  // The data file cut inside a4 after the reader checked it (another
+  // process truncating it): every tensor of the run is DataLoss.
+  ASSERT_OK_AND_ASSIGN(const BundleEntryProto* e4, r->GetEntry("a4"));
+  ShortReadEnv shrinking(&env, data_file, e4->offset() + 2);
+  ASSERT_OK_AND_ASSIGN(auto r3, BundleReader::Open(&shrinking, "/r/m"));
+  shrinking.Shrink();
+  std::vector<Tensor> all;
+  std::vector<Tensor*> all_dsts;
+  for (int i = 0; i < 5; ++i) all.emplace_back(saved[i].dtype(), saved[i].shape());
+  for (Tensor& t : all) all_dsts.push_back(&t);
+  status.assign(5, absl::OkStatus());
+  r3->ReadRunInto({"a0", "a1", "a2", "a3", "a4"}, all_dsts, absl::MakeSpan(status));
+  for (const absl::Status& s : status) {
+    EXPECT_THAT(s, StatusIs(absl::StatusCode::kDataLoss,
+                            HasSubstr("tensors \"a0\" to \"a4\" are truncated")));
+  }
+
+  // A destination of the wrong shape: InvalidArgument for that one.
+  auto r2 = *BundleReader::Open(&env, "/r/m");
+  std::vector<Tensor> dst = {Tensor(DT_FLOAT, TensorShape({1, 3})),
+                             Tensor(DT_FLOAT, TensorShape({3, 2}))};
+  status.assign(2, absl::OkStatus());
+  r2->ReadRunInto({"a0", "a1"}, {&dst[0], &dst[1]}, absl::MakeSpan(status));
+  EXPECT_OK(status[0]);
+  EXPECT_THAT(status[1], StatusIs(absl::StatusCode::kInvalidArgument,
+                                  HasSubstr("but the destination is float [3,2]")));
+}
+
 TEST(BundleTest, WriterArgumentErrors) {
   MemEnv env;
   ASSERT_OK_AND_ASSIGN(auto w, BundleWriter::Create(&env, "/c/m"));

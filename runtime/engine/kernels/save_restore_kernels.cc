@@ -58,6 +58,11 @@ class SaveV2Op : public OpKernel {
   }
 };
 
+// RestoreV2 reads tensors below this size in runs of neighbours in the
+// data file, each run up to kRunBytes in one read.
+constexpr int64_t kSmallTensorBytes = 64 << 10;
+constexpr int64_t kRunBytes = 1 << 20;
+
 class RestoreV2Op : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -71,7 +76,7 @@ class RestoreV2Op : public OpKernel {
     MG_ASSIGN_OR_RETURN(auto reader, BundleReader::Open(ctx->env(), prefix));
     // Allocate every output first (and check keys and dtypes), then read.
     std::vector<Tensor*> outs(n);
-    std::vector<int64_t> bytes(n);
+    std::vector<int64_t> bytes(n), offset(n), shard(n);
     for (int64_t i = 0; i < n; ++i) {
       const std::string& key = names.flat<std::string>()(i);
       MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, reader->GetEntry(key));
@@ -84,20 +89,66 @@ class RestoreV2Op : public OpKernel {
       MG_ASSIGN_OR_RETURN(TensorShape shape, reader->GetShape(key));
       MG_RETURN_IF_ERROR(ctx->allocate_output(static_cast<int>(i), shape, &outs[i]));
       bytes[i] = e->size();
+      offset[i] = static_cast<int64_t>(e->offset());
+      // Strings are decoded, not copied: read one by one.
+      shard[i] = e->dtype() == DT_STRING ? -1 - i : e->shard_id();
     }
-    std::vector<int64_t> order(n);
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return bytes[a] > bytes[b]; });
+    // Units of work for the pool: each large tensor alone, and the small
+    // ones in runs of neighbours in the data file (one read per run),
+    // largest units first.
+    std::vector<int64_t> by_offset;
+    for (int64_t i = 0; i < n; ++i) {
+      if (bytes[i] < kSmallTensorBytes) by_offset.push_back(i);
+    }
+    std::sort(by_offset.begin(), by_offset.end(), [&](int64_t a, int64_t b) {
+      return std::make_pair(shard[a], offset[a]) < std::make_pair(shard[b], offset[b]);
+    });
+    struct Unit {
+      int64_t bytes;
+      std::vector<int64_t> items;
+    };
+    std::vector<Unit> units;
+    for (int64_t i = 0; i < n; ++i) {
+      if (bytes[i] >= kSmallTensorBytes) units.push_back({bytes[i], {i}});
+    }
+    const size_t large = units.size();
+    for (int64_t i : by_offset) {
+      if (units.size() > large) {
+        Unit& run = units.back();
+        const int64_t j = run.items.back();
+        if (shard[j] == shard[i] && offset[j] + bytes[j] == offset[i] &&
+            run.bytes + bytes[i] <= kRunBytes) {
+          run.bytes += bytes[i];
+          run.items.push_back(i);
+          continue;
+        }
+      }
+      units.push_back({bytes[i], {i}});
+    }
+    std::stable_sort(units.begin(), units.end(),
+                     [](const Unit& a, const Unit& b) { return a.bytes > b.bytes; });
+    const int64_t num_units = static_cast<int64_t>(units.size());
     std::atomic<int64_t> next{0};
     std::vector<absl::Status> status(n);
     auto work = [&] {
-      for (int64_t k = next.fetch_add(1); k < n; k = next.fetch_add(1)) {
-        const int64_t i = order[k];
-        status[i] = reader->ReadInto(names.flat<std::string>()(i), outs[i]);
+      std::vector<absl::string_view> keys;
+      std::vector<Tensor*> dsts;
+      std::vector<absl::Status> got;
+      for (int64_t u = next.fetch_add(1); u < num_units; u = next.fetch_add(1)) {
+        const std::vector<int64_t>& items = units[u].items;
+        keys.clear();
+        dsts.clear();
+        for (int64_t i : items) {
+          keys.push_back(names.data<std::string>()[i]);
+          dsts.push_back(outs[i]);
+        }
+        got.assign(items.size(), absl::OkStatus());
+        reader->ReadRunInto(keys, dsts, absl::MakeSpan(got));
+        for (size_t k = 0; k < items.size(); ++k) status[items[k]] = std::move(got[k]);
       }
     };
     const Eigen::ThreadPoolDevice& d = ctx->eigen_device();
-    const int helpers = static_cast<int>(std::min<int64_t>(d.numThreads(), n) - 1);
+    const int helpers = static_cast<int>(std::min<int64_t>(d.numThreads(), num_units) - 1);
     absl::BlockingCounter done(std::max(helpers, 0));
     for (int h = 0; h < helpers; ++h) {
       d.enqueueNoNotification([&] {
