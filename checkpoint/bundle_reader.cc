@@ -208,13 +208,26 @@ absl::Status BundleReader::ReadBytes(const BundleEntryProto& e, absl::string_vie
     if (verify_crc) crc = crc32c::Extend(crc, dst + done, chunk);
     done += chunk;
   }
-  if (verify_crc && crc32c::Unmask(e.crc32c()) != crc) {
-    return absl::DataLossError(absl::StrCat("Checksum does not match for tensor \"", key, "\" in ",
-                                            DataFilename(prefix_, e.shard_id(), num_shards_),
-                                            ": stored ", e.crc32c(), ", computed ",
-                                            crc32c::Mask(crc)));
-  }
-  return absl::OkStatus();
+  return verify_crc ? CheckCrc(e, key, crc) : absl::OkStatus();
+}
+
+absl::Status BundleReader::CheckCrc(const BundleEntryProto& e, absl::string_view key,
+                                    uint32_t crc) const {
+  if (crc32c::Unmask(e.crc32c()) == crc) return absl::OkStatus();
+  return absl::DataLossError(absl::StrCat("Checksum does not match for tensor \"", key, "\" in ",
+                                          DataFilename(prefix_, e.shard_id(), num_shards_),
+                                          ": stored ", e.crc32c(), ", computed ",
+                                          crc32c::Mask(crc)));
+}
+
+absl::Status BundleReader::CheckDestination(const BundleEntryProto& e, absl::string_view key,
+                                            const Tensor& dst) const {
+  MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(e.shape()));
+  if (dst.dtype() == e.dtype() && dst.shape() == shape) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("tensor \"", key, "\" in checkpoint ", prefix_, " is ",
+                   DataTypeString(e.dtype()), " ", shape.DebugString(), ", but the destination is ",
+                   DataTypeString(dst.dtype()), " ", dst.shape().DebugString()));
 }
 
 absl::StatusOr<std::string> BundleReader::ReadStrings(const BundleEntryProto& e,
@@ -294,13 +307,7 @@ absl::StatusOr<const BundleEntryProto*> BundleReader::ReadableEntry(absl::string
 
 absl::Status BundleReader::ReadInto(absl::string_view key, Tensor* dst) const {
   MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, ReadableEntry(key));
-  MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(e->shape()));
-  if (dst->dtype() != e->dtype() || dst->shape() != shape) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tensor \"", key, "\" in checkpoint ", prefix_, " is ", DataTypeString(e->dtype()), " ",
-        shape.DebugString(), ", but the destination is ", DataTypeString(dst->dtype()), " ",
-        dst->shape().DebugString()));
-  }
+  MG_RETURN_IF_ERROR(CheckDestination(*e, key, *dst));
   if (DataTypeCanUseMemcpy(e->dtype())) {
     if (e->size() == 0) return absl::OkStatus();
     MG_RETURN_IF_ERROR(
@@ -353,21 +360,9 @@ void BundleReader::ReadRunInto(absl::Span<const absl::string_view> keys,
     }
     const BundleEntryProto& e = *entries[i];
     status[i] = [&]() -> absl::Status {
-      MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(e.shape()));
-      if (dsts[i]->dtype() != e.dtype() || dsts[i]->shape() != shape) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "tensor \"", keys[i], "\" in checkpoint ", prefix_, " is ", DataTypeString(e.dtype()),
-            " ", shape.DebugString(), ", but the destination is ", DataTypeString(dsts[i]->dtype()),
-            " ", dsts[i]->shape().DebugString()));
-      }
+      MG_RETURN_IF_ERROR(CheckDestination(e, keys[i], *dsts[i]));
       const char* src = buf.get() + (e.offset() - begin);
-      const uint32_t crc = crc32c::Value(src, e.size());
-      if (crc32c::Unmask(e.crc32c()) != crc) {
-        return absl::DataLossError(
-            absl::StrCat("Checksum does not match for tensor \"", keys[i], "\" in ",
-                         DataFilename(prefix_, e.shard_id(), num_shards_), ": stored ", e.crc32c(),
-                         ", computed ", crc32c::Mask(crc)));
-      }
+      MG_RETURN_IF_ERROR(CheckCrc(e, keys[i], crc32c::Value(src, e.size())));
       if (e.size() > 0) std::memcpy(dsts[i]->raw_data(), src, e.size());
       tensor::NormalizeBools(dsts[i]);
       return absl::OkStatus();

@@ -83,6 +83,11 @@ class BundleReader {
   absl::StatusOr<const BundleEntryProto*> ReadableEntry(absl::string_view key) const;
   absl::Status ReadBytes(const BundleEntryProto& e, absl::string_view key, char* dst,
                          bool verify_crc) const;
+  // DataLoss naming `key` unless `crc` is the entry's.
+  absl::Status CheckCrc(const BundleEntryProto& e, absl::string_view key, uint32_t crc) const;
+  // InvalidArgument naming `key` unless `dst` has the entry's dtype and shape.
+  absl::Status CheckDestination(const BundleEntryProto& e, absl::string_view key,
+                                const Tensor& dst) const;
   // Reads and verifies a string entry of `n` elements; returns its bytes.
   absl::StatusOr<std::string> ReadStrings(const BundleEntryProto& e, absl::string_view key,
                                           int64_t n) const;
