@@ -86,7 +86,7 @@ class RestoreV2Op : public OpKernel {
             " does not equal original dtype ", DataTypeString(e->dtype()), " in checkpoint ",
             prefix));
       }
-      MG_ASSIGN_OR_RETURN(TensorShape shape, reader->GetShape(key));
+      MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(e->shape()));
       MG_RETURN_IF_ERROR(ctx->allocate_output(static_cast<int>(i), shape, &outs[i]));
       bytes[i] = e->size();
       offset[i] = static_cast<int64_t>(e->offset());
