@@ -6,7 +6,7 @@
 set terminal pngcairo size 1100,480 font ",10"
 set datafile missing "NaN"
 set grid
-set key top left
+set key below
 
 set output out."/restore.png"
 set multiplot layout 1,2 title "Checkpoint restore, warm page cache (GB/s, higher is better)"
