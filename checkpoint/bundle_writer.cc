@@ -1,6 +1,7 @@
 #include "checkpoint/bundle_writer.h"
 
 #include <random>
+#include <thread>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -14,6 +15,11 @@
 
 namespace minigraph {
 namespace {
+
+// Tensors at least this large have their crc32c computed on a second
+// thread while they are written (below it, starting a thread costs more
+// than the crc: 1 MiB takes about 40 µs at ISA-L's speed here).
+constexpr size_t kParallelCrcBytes = size_t{4} << 20;
 
 std::string TempName(const std::string& final_name) {
   static thread_local std::mt19937_64 rng(std::random_device{}());
@@ -102,8 +108,17 @@ absl::Status BundleWriter::Add(absl::string_view key, const Tensor& t) {
     entry.set_size(static_cast<int64_t>(payload.size()));
   } else {
     const absl::string_view bytes = t.tensor_data();
-    crc = crc32c::Value(bytes.data(), bytes.size());
-    status_ = data_->Append(bytes);
+    if (bytes.size() >= kParallelCrcBytes) {
+      // The crc on a second thread while this one writes the same bytes:
+      // both only read the tensor, and each is about as fast as the other,
+      // so a large tensor costs the longer of the two instead of the sum.
+      std::thread crc_thread([&] { crc = crc32c::Value(bytes.data(), bytes.size()); });
+      status_ = data_->Append(bytes);
+      crc_thread.join();
+    } else {
+      crc = crc32c::Value(bytes.data(), bytes.size());
+      status_ = data_->Append(bytes);
+    }
     entry.set_size(static_cast<int64_t>(bytes.size()));
   }
   entry.set_crc32c(crc32c::Mask(crc));
