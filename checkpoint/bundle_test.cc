@@ -209,6 +209,33 @@ TEST(BundleTest, ReadRunIntoReadsNeighboursTogetherAndChecksEach) {
                                   HasSubstr("but the destination is float [3,2]")));
 }
 
+// A tensor large enough that the writer computes its crc on a second thread
+// while writing it: the stored crc is the bytes', and a flipped byte is
+// caught.
+TEST(BundleTest, LargeTensorCrcComputedWhileWriting) {
+  MemEnv env;
+  std::mt19937 rng(8);
+  Tensor big = RandomTensor(DT_FLOAT, TensorShape({5 << 18}), &rng);  // 5 MiB
+  ASSERT_OK_AND_ASSIGN(auto w, BundleWriter::Create(&env, "/big/m"));
+  ASSERT_OK(w->Add("small", Tensor::Scalar<int32_t>(1)));
+  ASSERT_OK(w->Add("big", big));
+  ASSERT_OK(w->Finish());
+  ASSERT_OK_AND_ASSIGN(auto r, BundleReader::Open(&env, "/big/m"));
+  ASSERT_OK_AND_ASSIGN(const BundleEntryProto* e, r->GetEntry("big"));
+  const absl::string_view bytes = big.tensor_data();
+  EXPECT_EQ(crc32c::Unmask(e->crc32c()), crc32c::Value(bytes.data(), bytes.size()));
+  ASSERT_OK_AND_ASSIGN(Tensor got, r->Lookup("big"));
+  EXPECT_TRUE(SameTensor(got, big));
+
+  const std::string data_file = DataFilename("/big/m", 0, 1);
+  ASSERT_OK_AND_ASSIGN(std::string data, ReadFileToString(&env, data_file));
+  data[e->offset() + 3 * (1 << 20)] ^= 1;
+  ASSERT_OK(WriteStringToFile(&env, data_file, data));
+  ASSERT_OK_AND_ASSIGN(auto r2, BundleReader::Open(&env, "/big/m"));
+  EXPECT_THAT(r2->Lookup("big").status(),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("Checksum does not match")));
+}
+
 TEST(BundleTest, WriterArgumentErrors) {
   MemEnv env;
   ASSERT_OK_AND_ASSIGN(auto w, BundleWriter::Create(&env, "/c/m"));
