@@ -49,11 +49,12 @@ def load_benchmark(path):
     return out
 
 
-def eigen_mlp_rate(path):
-    """steps/s from one eigen_mlp output file, or None."""
+def steps_per_s(path, pattern):
+    """The steps/s that `pattern`'s one group matches in a peer's output
+    file (eigen_mlp, torch_overhead.py), or None."""
     if not os.path.exists(path):
         return None
-    m = re.search(r"train\s+([\d.]+) steps/s", open(path).read())
+    m = re.search(pattern, open(path).read())
     return float(m.group(1)) if m else None
 
 
@@ -67,13 +68,6 @@ def peers_rates(path):
         if m:
             out[m.group(1).strip()] = float(m.group(2))
     return out
-
-
-def torch_mlp_rate(path):
-    if not os.path.exists(path):
-        return None
-    m = re.search(r"train step \(fwd\+bwd\+SGD\):\s+([\d.]+) steps/s", open(path).read())
-    return float(m.group(1)) if m else None
 
 
 def main():
@@ -129,10 +123,12 @@ def main():
     eigen = {1: [], 2: []}
     for t in (1, 2):
         for f in sorted(glob.glob(p("eigen_mlp_t%d_*.txt" % t))):
-            r = eigen_mlp_rate(f)
+            r = steps_per_s(f, r"train\s+([\d.]+) steps/s")
             if r:
                 eigen[t].append(r)
-    torch_rate = {t: torch_mlp_rate(p("torch_mlp_t%d.txt" % t)) for t in (1, 2)}
+    torch_rate = {t: steps_per_s(p("torch_mlp_t%d.txt" % t),
+                                 r"train step \(fwd\+bwd\+SGD\):\s+([\d.]+) steps/s")
+                  for t in (1, 2)}
     med = lambda v: statistics.median(v) if v else None
     o, e = med(ours[1]), med(eigen[1])
     goal("MLP SGD step vs hand-fused Eigen, 1 thread", o / e if o and e else None, 0.8,

@@ -3,7 +3,6 @@
 // the intra-op pool, largest first, each straight into its output buffer.
 #include <algorithm>
 #include <atomic>
-#include <numeric>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
