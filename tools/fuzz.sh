@@ -3,7 +3,11 @@
 # --config=fuzz): the checkpoint reader, the `checkpoint` state-file parser,
 # TensorProto -> Tensor, and GraphDef import with one executor step.
 #
-#   tools/fuzz.sh [SECONDS_EACH] [FUZZER...]      (default: 30 s, all four)
+#   tools/fuzz.sh [--runs=N] [SECONDS_EACH] [FUZZER...]
+#
+# Each fuzzer runs for SECONDS_EACH (default 30) or, with --runs, until it
+# has executed N inputs, whichever comes first (a campaign: --runs=10000000
+# 86400).
 #
 # Corpora grow in $MG_FUZZ_DIR (default /var/cache/minigraph-fuzz, outside
 # the clone like Bazel's disk cache); seeds are written afresh from
@@ -14,7 +18,22 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
+runs=""
+case "${1:-}" in
+  --runs=*)
+    runs="${1#--runs=}"
+    shift
+    if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]]; then
+      echo "fuzz: --runs wants a positive number of executions, not '$runs'" >&2
+      exit 2
+    fi
+    ;;
+esac
 seconds="${1:-30}"
+if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
+  echo "fuzz: SECONDS_EACH must be a positive number of seconds, not '$seconds'" >&2
+  exit 2
+fi
 [ $# -gt 0 ] && shift
 fuzzers=("$@")
 if [ ${#fuzzers[@]} -eq 0 ]; then
@@ -39,6 +58,7 @@ shared="$(cd .. && pwd)/shared/testdata"
 # -malloc_limit_mb makes any single allocation over 1 GiB a finding (an
 # allocation bomb); the fuzzers cap tensors far below it.
 opts=(-timeout=10 -rss_limit_mb=2560 -malloc_limit_mb=1024 -print_final_stats=1)
+[ -n "$runs" ] && opts+=(-runs="$runs")
 failed=0
 for f in "${fuzzers[@]}"; do
   corpus="$work/corpus/$f"
@@ -52,6 +72,7 @@ for f in "${fuzzers[@]}"; do
       continue
     fi
   fi
+  start=$SECONDS
   "$fuzz_bin/$f" "${opts[@]}" -max_total_time="$seconds" -artifact_prefix="$findings/" \
     "$corpus" "$seeds/out/$f" >"$work/$f.log" 2>&1
   rc=$?
@@ -61,7 +82,7 @@ for f in "${fuzzers[@]}"; do
     echo "  the input is in $findings, the log is $work/$f.log"
     failed=1
   else
-    echo "fuzz: $f: ${execs:-?} executions in ${seconds} s: no crash, leak, hang or allocation bomb ($(ls "$corpus" | wc -l) corpus inputs)"
+    echo "fuzz: $f: ${execs:-?} executions in $((SECONDS - start)) s: no crash, leak, hang or allocation bomb ($(ls "$corpus" | wc -l) corpus inputs)"
   fi
 done
 exit "$failed"

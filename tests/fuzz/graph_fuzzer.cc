@@ -15,7 +15,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace minigraph;
-  SetMaxTensorBytes(size_t{16} << 20);
+  SetMaxTensorBytes(size_t{1} << 20);
   GraphDef def;
   if (!def.ParseFromArray(data, static_cast<int>(size))) return 0;
   if (def.node_size() > 200) return 0;  // keep each input's step short
