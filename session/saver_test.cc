@@ -1,6 +1,7 @@
 #include "session/saver.h"
 
 #include <atomic>
+#include <cstring>
 #include <thread>
 
 #include "absl/strings/match.h"
@@ -177,6 +178,51 @@ TEST_F(SaverTest, SaveAndRestoreRoundTrip) {
   EXPECT_EQ(Value(b.get(), "w/read"), "7");
   ASSERT_OK_AND_ASSIGN(auto latest, LatestCheckpoint(&mem_, "/logs"));
   EXPECT_EQ(latest, std::optional<std::string>("/logs/model-12"));
+}
+
+// RestoreV2 reads small tensors in runs, carves the mid-size ones (under
+// the huge-page threshold) from one shared buffer and allocates the large
+// ones alone: every kind comes back exact, and stays writable after the
+// restore (and, under ASan, the shared buffer goes with the session).
+TEST_F(SaverTest, RestoresSmallMidSizeAndLargeTensorsExactly) {
+  root_ = Scope::NewRootScope();
+  std::vector<int64_t> sizes;
+  for (int i = 0; i < 30; ++i) sizes.push_back(1000 + i);   // 4 KiB: runs
+  for (int i = 0; i < 12; ++i) sizes.push_back(50000 + i);  // 200 KiB: shared buffer
+  sizes.push_back(400000);                                  // 1.6 MiB: alone
+  std::vector<Variable> vars;
+  std::vector<Tensor> values;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    Tensor t(DT_FLOAT, TensorShape({sizes[i]}));
+    for (int64_t j = 0; j < sizes[i]; ++j) t.data<float>()[j] = static_cast<float>(i * 7919 + j);
+    values.push_back(t);
+    vars.push_back(Variable::Create(root_, absl::StrCat("v", i), t));
+  }
+  Output one = ops::Const<float>(root_, 1.0f);
+  ops::AssignAdd(root_.WithOpName("bump"), vars[35].ref(),
+                 ops::Fill(root_, ops::Const<int64_t>(root_, {sizes[35]}), one));
+  init_ = GlobalVariablesInitializer(root_);
+  ASSERT_OK_AND_ASSIGN(saver_, Saver::Create(root_, {}, &clock_));
+  ASSERT_OK(mem_.CreateDir("/logs"));
+  auto a = NewSess();
+  RunTargets(a.get(), {init_.name()});
+  ASSERT_OK_AND_ASSIGN(std::string path, saver_->Save(a.get(), "/logs/model"));
+  a.reset();
+
+  auto b = NewSess();
+  ASSERT_OK(saver_->Restore(b.get(), path));
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    std::vector<Tensor> out;
+    ASSERT_OK(b->Run({}, {absl::StrCat("v", i, "/read")}, {}, &out));
+    ASSERT_EQ(out[0].NumElements(), sizes[i]) << i;
+    EXPECT_EQ(std::memcmp(out[0].data<float>(), values[i].data<float>(), sizes[i] * sizeof(float)),
+              0)
+        << "variable v" << i;
+  }
+  RunTargets(b.get(), {"bump"});
+  std::vector<Tensor> out;
+  ASSERT_OK(b->Run({}, {"v35/read"}, {}, &out));
+  EXPECT_EQ(out[0].data<float>()[49999], values[35].data<float>()[49999] + 1);
 }
 
 // saver.py: `save_relative_paths` stores the state file's paths relative to
