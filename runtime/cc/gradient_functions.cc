@@ -249,6 +249,10 @@ void RegisterMath(GradientRegistry* r) {
                          "GreaterEqual",
                          "LessEqual",
                          "Equal",
+                         "NotEqual",
+                         "Unique",
+                         "UniqueWithCounts",
+                         "ConcatOffset",
                          "LogicalAnd",
                          "LogicalNot",
                          "ArgMax",
@@ -597,6 +601,20 @@ void RegisterArray(GradientRegistry* r) {
     *dx = {Output(), ops::Select(s, in[0], dy[0], zeros), ops::Select(s, in[0], zeros, dy[0])};
     return absl::OkStatus();
   });
+  // TensorFlow's _SelectGradV2: each branch gets dy where it was taken,
+  // summed down to its own shape.
+  r->Register("SelectV2", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    Output zeros = ops::ZerosLike(s, dy[0]);
+    Output out_shape = ops::Shape(s, op.output(0));
+    auto branch = [&](Output x, Output g) {
+      Output axes = ops::BroadcastGradientArgs(s, ops::Shape(s, x), out_shape).r0;
+      return ReduceTo(s, g, x, axes);
+    };
+    *dx = {Output(), branch(in[1], ops::SelectV2(s, in[0], dy[0], zeros)),
+           branch(in[2], ops::SelectV2(s, in[0], zeros, dy[0]))};
+    return absl::OkStatus();
+  });
   r->Register("Pack", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     int64_t axis = 0;
     MG_RETURN_IF_ERROR(GetNodeAttr(s.GetNodeDef(op), "axis", &axis));
@@ -640,6 +658,29 @@ void RegisterArray(GradientRegistry* r) {
       return absl::OkStatus();
     });
   }
+  // TensorFlow's _UnsortedSegmentSumGrad: each data row gets its segment's
+  // gradient; rows with a negative id (dropped by the sum) get zeros.
+  r->Register("UnsortedSegmentSum", [](const Scope& s, const Operation& op, const Grads& dy,
+                                       Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    Output ids = ops::Reshape(s, in[1], ops::Const<int32_t>(s, {-1}));
+    Output zero = ops::Cast(s, ops::Const<int32_t>(s, 0), BaseType(in[1].dtype()));
+    Output rows = ops::GatherV2(s, dy[0], ops::Maximum(s, ids, zero), ops::Const<int32_t>(s, 0));
+    Output kept = ops::Select(s, ops::GreaterEqual(s, ids, zero), rows, ops::ZerosLike(s, rows));
+    *dx = {ops::Reshape(s, kept, ops::Shape(s, in[0])), Output(), Output()};
+    return absl::OkStatus();
+  });
+  // TensorFlow's _SparseSegmentSumGrad: data row indices[i] gets segment
+  // segment_ids[i]'s gradient, summed over the i that pick it.
+  r->Register("SparseSegmentSum",
+              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                const Grads in = s.GetInputs(op);
+                Output zero = ops::Const<int32_t>(s, 0);
+                Output rows = ops::GatherV2(s, ops::Shape(s, in[0]), zero, zero);
+                Output picked = ops::GatherV2(s, dy[0], in[2], zero);
+                *dx = {ops::UnsortedSegmentSum(s, picked, in[1], rows), Output(), Output()};
+                return absl::OkStatus();
+              });
   for (const char* name : {"Gather", "GatherV2"}) {
     const bool v2 = name == std::string("GatherV2");
     r->Register(name, [v2](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {

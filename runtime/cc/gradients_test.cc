@@ -367,6 +367,39 @@ TEST(GradientsTest, ArrayOps) {
         return ops::Gather(s, x[0], ops::Const<int32_t>(s, {2, 0, 2}));
       },
       {R({4, 3})});
+  // Each row gets its segment's gradient; a row with a negative id (dropped
+  // by the sum) gets zeros. 1-D and 2-D segment ids.
+  CheckGradients(
+      [](const Scope& s, const std::vector<Output>& x) {
+        return ops::UnsortedSegmentSum(s, x[0], ops::Const<int32_t>(s, {2, -1, 0, 2}),
+                                       ops::Const<int32_t>(s, 3));
+      },
+      {R({4, 3})});
+  CheckGradients(
+      [](const Scope& s, const std::vector<Output>& x) {
+        Tensor ids(DT_INT64, TensorShape({2, 2}));
+        const int64_t v[] = {0, 1, 1, -1};
+        std::copy(v, v + 4, ids.data<int64_t>());
+        return ops::UnsortedSegmentSum(s, x[0], ops::Const(s, ids), ops::Const<int32_t>(s, 2));
+      },
+      {R({2, 2, 3})});
+  // Row 2 is picked twice, row 1 never.
+  CheckGradients(
+      [](const Scope& s, const std::vector<Output>& x) {
+        return ops::SparseSegmentSum(s, x[0], ops::Const<int32_t>(s, {2, 0, 2, 3}),
+                                     ops::Const<int64_t>(s, {0, 0, 1, 3}));
+      },
+      {R({4, 3})});
+  // SelectV2 broadcasts: a [3,1] condition, a [1,4] then, a [3,4] else.
+  CheckGradients(
+      [](const Scope& s, const std::vector<Output>& x) {
+        Tensor c(DT_BOOL, TensorShape({3, 1}));
+        c.data<bool>()[0] = true;
+        c.data<bool>()[1] = false;
+        c.data<bool>()[2] = true;
+        return ops::SelectV2(s, ops::Const(s, c), x[0], x[1]);
+      },
+      {R({1, 4}), R({3, 4})});
   CheckGradients(
       [](const Scope& s, const std::vector<Output>& x) {
         Output cond = ops::Const(s, Tensor::Vector<bool>({true, false, true}));

@@ -71,7 +71,23 @@ Output GatherV2(const Scope& s, Output params, Output indices, Output axis) {
 Output Select(const Scope& s, Output condition, Output t, Output e) {
   return One(s, "Select", {{condition}, {t}, {e}});
 }
+Output SelectV2(const Scope& s, Output condition, Output t, Output e) {
+  return One(s, "SelectV2", {{condition}, {t}, {e}});
+}
 Output Where(const Scope& s, Output x) { return One(s, "Where", {{x}}); }
+Output GatherNd(const Scope& s, Output params, Output indices) {
+  return One(s, "GatherNd", {{params}, {indices}});
+}
+UniqueOutputs Unique(const Scope& s, Output x) {
+  Operation op = s.AddOp("Unique", {{x}});
+  return {op.output(0), op.output(1)};
+}
+Output UnsortedSegmentSum(const Scope& s, Output data, Output segment_ids, Output num_segments) {
+  return One(s, "UnsortedSegmentSum", {{data}, {segment_ids}, {num_segments}});
+}
+Output SparseSegmentSum(const Scope& s, Output data, Output indices, Output segment_ids) {
+  return One(s, "SparseSegmentSum", {{data}, {indices}, {segment_ids}});
+}
 BroadcastGradientArgsOutputs BroadcastGradientArgs(const Scope& s, Output s0, Output s1) {
   Operation op = s.AddOp("BroadcastGradientArgs", {{s0}, {s1}});
   return {op.output(0), op.output(1)};
@@ -96,6 +112,7 @@ MG_BINARY(Less)
 MG_BINARY(GreaterEqual)
 MG_BINARY(LessEqual)
 MG_BINARY(Equal)
+MG_BINARY(NotEqual)
 MG_BINARY(LogicalAnd)
 #undef MG_BINARY
 

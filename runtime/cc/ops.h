@@ -92,7 +92,19 @@ Output PreventGradient(const Scope& s, Output x, const std::string& message = ""
 Output Gather(const Scope& s, Output params, Output indices);
 Output GatherV2(const Scope& s, Output params, Output indices, Output axis);
 Output Select(const Scope& s, Output condition, Output t, Output e);
+// Select with condition, t and e broadcast together (numpy's where).
+Output SelectV2(const Scope& s, Output condition, Output t, Output e);
 Output Where(const Scope& s, Output x);
+// params[indices[i..., :]]: index tuples into params's leading dims.
+Output GatherNd(const Scope& s, Output params, Output indices);
+struct UniqueOutputs {
+  Output y, idx;
+};
+UniqueOutputs Unique(const Scope& s, Output x);
+// Sums of data's rows by segment id (negative ids dropped).
+Output UnsortedSegmentSum(const Scope& s, Output data, Output segment_ids, Output num_segments);
+// output[segment_ids[i]] += data[indices[i]], segment_ids sorted.
+Output SparseSegmentSum(const Scope& s, Output data, Output indices, Output segment_ids);
 struct BroadcastGradientArgsOutputs {
   Output r0, r1;
 };
@@ -118,6 +130,7 @@ Output Less(const Scope& s, Output x, Output y);
 Output GreaterEqual(const Scope& s, Output x, Output y);
 Output LessEqual(const Scope& s, Output x, Output y);
 Output Equal(const Scope& s, Output x, Output y);
+Output NotEqual(const Scope& s, Output x, Output y);
 Output LogicalAnd(const Scope& s, Output x, Output y);
 Output LogicalNot(const Scope& s, Output x);
 Output Neg(const Scope& s, Output x);

@@ -254,6 +254,7 @@ TEST_F(VariablesTest, ResourceVariablesFollowTensorFlow) {
                         .output(0));
   Output shape = root_.AddOp("VariableShape", {{r.ref()}}).output(0);
   root_.AddOp("DestroyResourceOp", {{c.ref()}}, {{"ignore_lookup_error", MakeAttrValue(false)}});
+  Operation no_copy = root_.WithOpName("no_copy").AddOp("DisableCopyOnRead", {{r.ref()}});
   Start();
 
   // Before initialization there is no variable: TensorFlow's text.
@@ -269,7 +270,12 @@ TEST_F(VariablesTest, ResourceVariablesFollowTensorFlow) {
                                  "exist.")));
   EXPECT_THAT(Run({add.name()}), StatusIs(absl::StatusCode::kFailedPrecondition,
                                           HasSubstr("Could not find variable r")));
+  // Keras's DisableCopyOnRead: nothing to do for a read that is a snapshot,
+  // but the variable must exist.
+  EXPECT_THAT(Run({no_copy.name()}), StatusIs(absl::StatusCode::kFailedPrecondition,
+                                              HasSubstr("Could not find variable r")));
   ASSERT_OK(Run({r.initializer().name()}));
+  ASSERT_OK(Run({no_copy.name()}));
   EXPECT_THAT(Strings(Fetch(report.name())), ElementsAre("layer/c"));
   ASSERT_OK(Run({c.initializer().name()}));
   EXPECT_THAT(Strings(Fetch(report.name())), ElementsAre());

@@ -14,29 +14,6 @@
 namespace minigraph {
 namespace {
 
-// Copies `n` elements between tensors of one dtype, at element offsets.
-void CopyElements(const Tensor& src, int64_t src_off, Tensor* dst, int64_t dst_off, int64_t n) {
-  if (n == 0) return;
-  if (DataTypeCanUseMemcpy(src.dtype())) {
-    const size_t e = DataTypeSize(src.dtype());
-    std::memcpy(static_cast<char*>(dst->raw_data()) + dst_off * e,
-                static_cast<const char*>(src.raw_data()) + src_off * e, n * e);
-    return;
-  }
-  switch (src.dtype()) {
-#define MG_CASE(T)                                                                   \
-  case DataTypeToEnum<T>::value:                                                     \
-    std::copy_n(src.data<T>() + src_off, n, dst->data<T>() + dst_off);               \
-    break;
-    MG_CASE(std::string)
-    MG_CASE(ResourceHandle)
-    MG_CASE(Variant)
-#undef MG_CASE
-    default:
-      break;
-  }
-}
-
 int64_t Product(absl::Span<const int64_t> dims, int begin, int end) {
   int64_t p = 1;
   for (int i = begin; i < end; ++i) p *= dims[i];
@@ -436,6 +413,118 @@ class SelectOp : public OpKernel {
   }
 };
 
+// Writes `in` broadcast by `b` (BCast::Make(in.shape(), out->shape())) into
+// `out`, allocated with b's output shape.
+void BroadcastInto(const Tensor& in, const BCast& b, Tensor* out) {
+  if (out->NumElements() == 0) return;
+  // Over BCast's merged dimensions: the input's stride is 0 along each
+  // broadcast one. Rows of the last dimension are copied whole when it is
+  // not broadcast, else its one element is repeated.
+  const BCast::Vec& dims = b.x_reshape();
+  const BCast::Vec& reps = b.x_bcast();
+  const int rank = static_cast<int>(dims.size());
+  std::vector<int64_t> out_dims(rank), in_stride(rank);
+  int64_t stride = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    out_dims[d] = dims[d] * reps[d];
+    in_stride[d] = reps[d] > 1 ? 0 : stride;
+    stride *= dims[d];
+  }
+  const int64_t row = out_dims[rank - 1];
+  const bool repeat = in_stride[rank - 1] == 0;
+  std::vector<int64_t> at(rank, 0);
+  for (int64_t o = 0; o < out->NumElements(); o += row) {
+    int64_t src = 0;
+    for (int d = 0; d < rank - 1; ++d) src += at[d] * in_stride[d];
+    if (repeat) {
+      for (int64_t j = 0; j < row; ++j) CopyElements(in, src, out, o + j, 1);
+    } else {
+      CopyElements(in, src, out, o, row);
+    }
+    for (int d = rank - 2; d >= 0 && ++at[d] == out_dims[d]; --d) at[d] = 0;
+  }
+}
+
+// SelectV2: condition, then and else broadcast together (numpy's where).
+template <typename T>
+class SelectV2Op : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& cond = ctx->input(0);
+    const Tensor& t = ctx->input(1);
+    const Tensor& e = ctx->input(2);
+    absl::StatusOr<BCast> te = BCast::Make(t.shape(), e.shape());
+    absl::StatusOr<BCast> all =
+        te.ok() ? BCast::Make(cond.shape(), te->output_shape()) : te.status();
+    if (!all.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("condition ", cond.shape().DebugString(), ", then ", t.shape().DebugString(),
+                       ", and else ", e.shape().DebugString(), " must be broadcastable"));
+    }
+    const TensorShape& shape = all->output_shape();
+    std::vector<Tensor> expanded;
+    auto expand = [&](const Tensor& x) -> absl::StatusOr<const Tensor*> {
+      if (x.shape() == shape) return &x;
+      MG_ASSIGN_OR_RETURN(BCast b, BCast::Make(x.shape(), shape));
+      MG_ASSIGN_OR_RETURN(Tensor tmp, ctx->allocate_temp(x.dtype(), shape));
+      BroadcastInto(x, b, &tmp);
+      expanded.push_back(std::move(tmp));
+      return &expanded.back();
+    };
+    expanded.reserve(3);
+    MG_ASSIGN_OR_RETURN(const Tensor* c, expand(cond));
+    MG_ASSIGN_OR_RETURN(const Tensor* tt, expand(t));
+    MG_ASSIGN_OR_RETURN(const Tensor* ee, expand(e));
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
+    const bool* cp = c->data<bool>();
+    const T* tp = tt->data<T>();
+    const T* ep = ee->data<T>();
+    T* o = out->data<T>();
+    for (int64_t i = 0; i < out->NumElements(); ++i) o[i] = cp[i] ? tp[i] : ep[i];
+    return absl::OkStatus();
+  }
+};
+
+// ConcatOffset: where each input of a Concat starts in its output (the
+// Concat gradient's slice offsets).
+template <typename Index>
+class ConcatOffsetOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> axis_v, IntsFromTensor(ctx->input(0), "concat_dim"));
+    if (axis_v.size() != 1) return absl::InvalidArgumentError("concat_dim must be a scalar");
+    const int n = ctx->num_inputs() - 1;
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> first, IntsFromTensor(ctx->input(1), "shape"));
+    const int rank = static_cast<int>(first.size());
+    MG_ASSIGN_OR_RETURN(int64_t axis, CanonicalAxis(axis_v[0], rank, "ConcatOffset"));
+    int64_t offset = 0;
+    for (int i = 0; i < n; ++i) {
+      MG_ASSIGN_OR_RETURN(std::vector<int64_t> shape, IntsFromTensor(ctx->input(1 + i), "shape"));
+      if (static_cast<int>(shape.size()) != rank) {
+        return absl::InvalidArgumentError(absl::StrCat("input ", i, " should contain ", rank,
+                                                       " elements, but got ", shape.size()));
+      }
+      Tensor* out;
+      MG_RETURN_IF_ERROR(ctx->allocate_output(i, TensorShape({rank}), &out));
+      for (int d = 0; d < rank; ++d) {
+        if (d == axis) {
+          out->data<Index>()[d] = static_cast<Index>(offset);
+          offset += shape[d];
+        } else if (shape[d] != first[d]) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("input[", i, ",", d, "] mismatch: ", first[d], " vs. ", shape[d]));
+        } else {
+          out->data<Index>()[d] = 0;
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
 template <typename T>
 class WhereOp : public OpKernel {
  public:
@@ -498,33 +587,7 @@ class BroadcastToOp : public OpKernel {
     }
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
-    if (out->NumElements() == 0) return absl::OkStatus();
-    // Over BCast's merged dimensions: the input's stride is 0 along each
-    // broadcast one. Rows of the last dimension are copied whole when it is
-    // not broadcast, else its one element is repeated.
-    const BCast::Vec& dims = b->x_reshape();
-    const BCast::Vec& reps = b->x_bcast();
-    const int rank = static_cast<int>(dims.size());
-    std::vector<int64_t> out_dims(rank), in_stride(rank);
-    int64_t stride = 1;
-    for (int d = rank - 1; d >= 0; --d) {
-      out_dims[d] = dims[d] * reps[d];
-      in_stride[d] = reps[d] > 1 ? 0 : stride;
-      stride *= dims[d];
-    }
-    const int64_t row = out_dims[rank - 1];
-    const bool repeat = in_stride[rank - 1] == 0;
-    std::vector<int64_t> at(rank, 0);
-    for (int64_t o = 0; o < out->NumElements(); o += row) {
-      int64_t src = 0;
-      for (int d = 0; d < rank - 1; ++d) src += at[d] * in_stride[d];
-      if (repeat) {
-        for (int64_t j = 0; j < row; ++j) CopyElements(in, src, out, o + j, 1);
-      } else {
-        CopyElements(in, src, out, o, row);
-      }
-      for (int d = rank - 2; d >= 0 && ++at[d] == out_dims[d]; --d) at[d] = 0;
-    }
+    BroadcastInto(in, *b, out);
     return absl::OkStatus();
   }
 };
@@ -616,6 +679,8 @@ void RegisterArrayKernels(KernelRegistry* r) {
   r->Register("DynamicStitch", MakeFactory<DynamicStitchOp>());
   r->Register("ParallelDynamicStitch", MakeFactory<DynamicStitchOp>());
   r->Register("Select", TypedFactory<SelectOp, float, double, int32_t, int64_t, bool>());
+  r->Register("SelectV2", TypedFactory<SelectV2Op, float, double, int32_t, int64_t, bool>());
+  r->Register("ConcatOffset", TypedFactory<ConcatOffsetOp, int32_t, int64_t>("shape_type"));
   r->Register("Where", TypedFactory<WhereOp, bool, float, double, int32_t, int64_t>());
   r->Register("BroadcastGradientArgs",
               TypedFactory<BroadcastGradientArgsOp, int32_t, int64_t>());

@@ -86,6 +86,114 @@ TEST(ArrayKernelsTest, Concat) {
   EXPECT_THAT(Run1("ConcatV2", {{a, b}, {Tensor::Scalar<int32_t>(0)}}), HasSubstr("Concat"));
 }
 
+Tensor Ints(DataType dt, const TensorShape& shape, std::initializer_list<int64_t> v) {
+  Tensor t(dt, shape);
+  int64_t i = 0;
+  for (int64_t x : v) {
+    if (dt == DT_INT32)
+      t.data<int32_t>()[i++] = static_cast<int32_t>(x);
+    else
+      t.data<int64_t>()[i++] = x;
+  }
+  return t;
+}
+
+TEST(ArrayKernelsTest, GatherNdPicksElementsAndSlicesByIndexTuples) {
+  Tensor params = Iota(DT_FLOAT, TensorShape({2, 3}));
+  EXPECT_EQ(Run1("GatherNd", {{params}, {Ints(DT_INT32, TensorShape({2, 2}), {1, 2, 0, 0})}}),
+            "[2] 5 0");
+  EXPECT_EQ(Run1("GatherNd", {{params}, {Ints(DT_INT64, TensorShape({1, 1}), {1})}}),
+            "[1,3] 3 4 5");
+  EXPECT_EQ(Run1("GatherNd", {{params}, {Ints(DT_INT32, TensorShape({2, 1, 2}), {0, 1, 1, 0})}}),
+            "[2,1] 1 3");
+  EXPECT_EQ(Run1("GatherNd", {{Iota(DT_STRING, TensorShape({3}))},
+                              {Ints(DT_INT32, TensorShape({2, 1}), {2, 0})}}),
+            "[2] \"c\" \"a\"");
+  EXPECT_EQ(Run1("GatherNd", {{params}, {Tensor(DT_INT32, TensorShape({0, 2}))}}), "[0] ");
+  // An index tuple of length 0 takes the whole of params.
+  EXPECT_EQ(Run1("GatherNd", {{params}, {Tensor(DT_INT32, TensorShape({1, 0}))}}),
+            "[1,2,3] 0 1 2 3 4 5");
+  EXPECT_THAT(Run1("GatherNd", {{params}, {Ints(DT_INT32, TensorShape({2, 2}), {0, 0, 2, 0})}}),
+              HasSubstr("indices[1] = [2, 0] does not index into param shape [2,3]"));
+  EXPECT_THAT(Run1("GatherNd", {{params}, {Ints(DT_INT32, TensorShape({1, 3}), {0, 0, 0})}}),
+              HasSubstr("must be <= params rank; saw: 3 vs. 2"));
+}
+
+TEST(ArrayKernelsTest, UniqueKeepsFirstAppearanceOrder) {
+  // TensorFlow's documented example.
+  Tensor x = Ints(DT_INT32, TensorShape({9}), {1, 1, 2, 4, 4, 4, 7, 8, 8});
+  ASSERT_OK_AND_ASSIGN(auto out, RunKernel("Unique", {{x}}));
+  EXPECT_EQ(out[0].SummarizeValue(10), "1 2 4 7 8");
+  EXPECT_EQ(out[1].dtype(), DT_INT32);
+  EXPECT_EQ(out[1].SummarizeValue(10), "0 0 1 2 2 2 3 4 4");
+  Tensor words(DT_STRING, TensorShape({4}));
+  for (int i = 0; i < 4; ++i) words.data<std::string>()[i] = i % 2 ? "b" : "a";
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("Unique", {{words}}, {{"out_idx", MakeAttrValue(DT_INT64)}}));
+  EXPECT_EQ(out[0].SummarizeValue(10), "\"a\" \"b\"");
+  EXPECT_EQ(out[1].dtype(), DT_INT64);
+  EXPECT_EQ(out[1].SummarizeValue(10), "0 1 0 1");
+  EXPECT_EQ(Run1("Unique", {{Tensor(DT_FLOAT, TensorShape({0}))}}), "[0] ");
+  EXPECT_THAT(Run1("Unique", {{Iota(DT_FLOAT, TensorShape({2, 2}))}}), HasSubstr("1-D"));
+}
+
+TEST(ArrayKernelsTest, UnsortedSegmentSumAddsRowsBySegmentAndDropsNegativeIds) {
+  // TensorFlow's documented example.
+  Tensor data = Ints(DT_INT32, TensorShape({3, 4}), {1, 2, 3, 4, 5, 6, 7, 8, 4, 3, 2, 1});
+  EXPECT_EQ(Run1("UnsortedSegmentSum",
+                 {{data}, {Tensor::Vector<int32_t>({0, 1, 0})}, {Tensor::Scalar<int32_t>(2)}}),
+            "[2,4] 5 5 5 5 5 6 7 8");
+  EXPECT_EQ(Run1("UnsortedSegmentSum", {{Iota(DT_FLOAT, TensorShape({4}))},
+                                        {Tensor::Vector<int64_t>({2, -1, 2, 0})},
+                                        {Tensor::Scalar<int64_t>(4)}}),
+            "[4] 3 0 2 0");
+  EXPECT_EQ(Run1("UnsortedSegmentSum", {{Iota(DT_FLOAT, TensorShape({2, 2, 2}))},
+                                        {Ints(DT_INT32, TensorShape({2, 2}), {1, 1, 0, -1})},
+                                        {Tensor::Scalar<int32_t>(2)}}),
+            "[2,2] 4 5 2 4");
+  EXPECT_THAT(Run1("UnsortedSegmentSum",
+                   {{data}, {Tensor::Vector<int32_t>({0, 2, 0})}, {Tensor::Scalar<int32_t>(2)}}),
+              HasSubstr("segment_ids[1] = 2 is out of range [0, 2)"));
+  EXPECT_THAT(Run1("UnsortedSegmentSum",
+                   {{data}, {Tensor::Vector<int32_t>({0, 1})}, {Tensor::Scalar<int32_t>(2)}}),
+              HasSubstr("is not a prefix of data shape [3,4]"));
+}
+
+TEST(ArrayKernelsTest, UniqueWithCountsCountsEachValue) {
+  Tensor x = Ints(DT_INT64, TensorShape({6}), {4, 1, 4, 4, 2, 1});
+  ASSERT_OK_AND_ASSIGN(auto out, RunKernel("UniqueWithCounts", {{x}}));
+  EXPECT_EQ(out[0].SummarizeValue(10), "4 1 2");
+  EXPECT_EQ(out[1].SummarizeValue(10), "0 1 0 0 2 1");
+  EXPECT_EQ(out[2].dtype(), DT_INT32);
+  EXPECT_EQ(out[2].SummarizeValue(10), "3 2 1");
+}
+
+TEST(ArrayKernelsTest, SelectV2BroadcastsAllThree) {
+  Tensor c(DT_BOOL, TensorShape({2, 1}));
+  c.data<bool>()[0] = true;
+  c.data<bool>()[1] = false;
+  Tensor t = Iota(DT_FLOAT, TensorShape({1, 3}));
+  EXPECT_EQ(Run1("SelectV2", {{c}, {t}, {Tensor::Scalar<float>(-1)}}), "[2,3] 0 1 2 -1 -1 -1");
+  EXPECT_EQ(Run1("SelectV2", {{Tensor::Scalar<bool>(false)}, {t}, {Tensor::Scalar<float>(7)}}),
+            "[1,3] 7 7 7");
+  EXPECT_THAT(Run1("SelectV2", {{Tensor::Vector<bool>({true, false})}, {t}, {t}}),
+              HasSubstr("incompatible shapes for broadcasting: [2] and [1,3]"));
+}
+
+TEST(ArrayKernelsTest, ConcatOffsetGivesEachInputsStart) {
+  auto out =
+      RunKernel("ConcatOffset", {{Tensor::Scalar<int32_t>(1)},
+                                 {Tensor::Vector<int32_t>({2, 3}), Tensor::Vector<int32_t>({2, 5}),
+                                  Tensor::Vector<int32_t>({2, 1})}});
+  ASSERT_OK(out.status());
+  EXPECT_EQ((*out)[0].SummarizeValue(10), "0 0");
+  EXPECT_EQ((*out)[1].SummarizeValue(10), "0 3");
+  EXPECT_EQ((*out)[2].SummarizeValue(10), "0 8");
+  EXPECT_THAT(
+      Run1("ConcatOffset", {{Tensor::Scalar<int32_t>(1)},
+                            {Tensor::Vector<int32_t>({2, 3}), Tensor::Vector<int32_t>({4, 5})}}),
+      HasSubstr("input[1,0] mismatch: 2 vs. 4"));
+}
+
 TEST(ArrayKernelsTest, GatherAndGatherV2) {
   Tensor params = Iota(DT_FLOAT, TensorShape({3, 2}));
   EXPECT_EQ(Run1("Gather", {{params}, {Tensor::Vector<int32_t>({2, 0, 2})}}), "[3,2] 4 5 0 1 4 5");
@@ -224,6 +332,22 @@ TEST(StringKernelsTest, AsStringAndRegularExpressions) {
                 {{"pattern", MakeAttrValue(std::string("(unclosed"))}})
           .status(),
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Invalid pattern: (unclosed")));
+}
+
+TEST(ArrayKernelsTest, StringLowerLowersAsciiAndRefusesWhatItCannotLower) {
+  Tensor words(DT_STRING, TensorShape({2}));
+  words.data<std::string>()[0] = "Hello, WORLD 42";
+  words.data<std::string>()[1] = "";
+  ASSERT_OK_AND_ASSIGN(auto out, RunKernel("StringLower", {{words}}));
+  EXPECT_EQ(out[0].SummarizeValue(2), "\"hello, world 42\" \"\"");
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("StringLower", {{words}},
+                                      {{"encoding", MakeAttrValue(std::string("utf-8"))}}));
+  EXPECT_EQ(out[0].SummarizeValue(1), "\"hello, world 42\"...");
+  words.data<std::string>()[1] = "\xc3\x84pfel";  // "Äpfel"
+  EXPECT_THAT(
+      RunKernel("StringLower", {{words}}, {{"encoding", MakeAttrValue(std::string("utf-8"))}})
+          .status(),
+      StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("element 1 has non-ASCII")));
 }
 
 }  // namespace

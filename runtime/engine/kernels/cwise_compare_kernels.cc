@@ -1,4 +1,4 @@
-// Comparisons (Greater, GreaterEqual, Less, LessEqual, Equal) and
+// Comparisons (Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual) and
 // LogicalAnd, with broadcasting; bool outputs. (LogicalNot is unary.)
 #include "runtime/engine/kernels/internal/cwise_ops.h"
 #include "runtime/engine/kernels/standard_kernels.h"
@@ -15,7 +15,9 @@ void RegisterCompareKernels(KernelRegistry* r) {
   r->Register("LessEqual", TypedFactory<BinaryKernelFor<functor::less_equal, true>::Op, float,
                                         double, int32_t, int64_t>());
   r->Register("Equal", TypedFactory<BinaryKernelFor<functor::equal_to, true>::Op, float, double,
-                                    int32_t, int64_t, bool>());
+                                    int32_t, int64_t, bool, std::string>());
+  r->Register("NotEqual", TypedFactory<BinaryKernelFor<functor::not_equal_to, true>::Op, float,
+                                       double, int32_t, int64_t, bool, std::string>());
   r->Register("LogicalAnd", [](OpKernelConstruction* c) {
     return kernel_registry_internal::Build<BinaryKernelFor<functor::logical_and, true>::Op<bool>>(c);
   });

@@ -125,6 +125,26 @@ TEST(CwiseKernelsTest, Comparisons) {
   CheckBinary<int32_t, bool>("GreaterEqual", [](int32_t a, int32_t b) { return a >= b; }, -2, 2);
   CheckBinary<int32_t, bool>("LessEqual", [](int32_t a, int32_t b) { return a <= b; }, -2, 2);
   CheckBinary<int64_t, bool>("Equal", [](int64_t a, int64_t b) { return a == b; }, -2, 2);
+  CheckBinary<int32_t, bool>(
+      "NotEqual", [](int32_t a, int32_t b) { return a != b; }, -2, 2);
+}
+
+// Feature columns compare string inputs with "" (to_sparse_input).
+TEST(CwiseKernelsTest, StringEqualityBroadcasts) {
+  Tensor words(DT_STRING, TensorShape({3, 1}));
+  words.data<std::string>()[0] = "us";
+  words.data<std::string>()[2] = "de";
+  Tensor empty(DT_STRING, TensorShape({}));
+  ASSERT_OK_AND_ASSIGN(auto ne, RunKernel("NotEqual", {{words}, {empty}}));
+  EXPECT_EQ(ne[0].shape().DebugString(), "[3,1]");
+  EXPECT_EQ(ne[0].SummarizeValue(10), "1 0 1");
+  ASSERT_OK_AND_ASSIGN(auto eq, RunKernel("Equal", {{words}, {words}}));
+  EXPECT_EQ(eq[0].SummarizeValue(10), "1 1 1");
+  Tensor row(DT_STRING, TensorShape({2}));
+  row.data<std::string>()[0] = "us";
+  ASSERT_OK_AND_ASSIGN(eq, RunKernel("Equal", {{words}, {row}}));
+  EXPECT_EQ(eq[0].shape().DebugString(), "[3,2]");
+  EXPECT_EQ(eq[0].SummarizeValue(10), "1 0 0 1 0 0");
 }
 
 TEST(CwiseKernelsTest, Logical) {

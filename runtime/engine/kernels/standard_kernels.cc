@@ -5,6 +5,8 @@ namespace minigraph {
 void RegisterStandardKernels(KernelRegistry* r) {
   RegisterArrayKernels(r);
   RegisterSliceKernels(r);
+  RegisterSegmentKernels(r);
+  RegisterSparseKernels(r);
   RegisterAddKernels(r);
   RegisterMulKernels(r);
   RegisterDivKernels(r);

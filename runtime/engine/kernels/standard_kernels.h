@@ -22,6 +22,8 @@ void RegisterStandardKernels(KernelRegistry* r);
 
 void RegisterArrayKernels(KernelRegistry* r);
 void RegisterSliceKernels(KernelRegistry* r);
+void RegisterSegmentKernels(KernelRegistry* r);
+void RegisterSparseKernels(KernelRegistry* r);
 void RegisterAddKernels(KernelRegistry* r);
 void RegisterMulKernels(KernelRegistry* r);
 void RegisterDivKernels(KernelRegistry* r);

@@ -259,6 +259,17 @@ class VariableShapeOp : public OpKernel {
   }
 };
 
+class DisableCopyOnReadOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(Var * v, ctx->input_var(0));
+    absl::ReaderMutexLock l(v->mu());
+    if (!v->is_initialized()) return ctx->uninitialized_error(0, *v);
+    return absl::OkStatus();
+  }
+};
+
 class DestroyResourceOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -300,6 +311,7 @@ void RegisterStateKernels(KernelRegistry* r) {
   r->Register("VarIsInitializedOp", MakeFactory<VarIsInitializedOp>());
   r->Register("VariableShape", TypedFactory<VariableShapeOp, int32_t, int64_t>("out_type"));
   r->Register("DestroyResourceOp", MakeFactory<DestroyResourceOp>());
+  r->Register("DisableCopyOnRead", MakeFactory<DisableCopyOnReadOp>());
 }
 
 }  // namespace minigraph

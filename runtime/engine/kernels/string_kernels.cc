@@ -4,12 +4,51 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "re2/re2.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
 namespace minigraph {
 namespace {
+
+// StringLower: ASCII letters lowered. With encoding "utf-8" TensorFlow
+// lowers every Unicode letter (through ICU, which we do not link): ASCII
+// text is the same, and other text fails rather than come back half done.
+class StringLowerOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("encoding", &encoding_));
+    if (!encoding_.empty() && encoding_ != "utf-8") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("StringLower: encoding must be \"\" or \"utf-8\", not \"", encoding_, "\""));
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& in = ctx->input(0);
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, in.shape(), &out));
+    for (int64_t i = 0; i < in.NumElements(); ++i) {
+      const std::string& s = in.data<std::string>()[i];
+      if (!encoding_.empty()) {
+        for (char ch : s) {
+          if (static_cast<unsigned char>(ch) >= 0x80) {
+            return absl::UnimplementedError(
+                absl::StrCat("StringLower with encoding utf-8: element ", i,
+                             " has non-ASCII characters, which minigraph cannot lower (no ICU)"));
+          }
+        }
+      }
+      out->data<std::string>()[i] = absl::AsciiStrToLower(s);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string encoding_;
+};
 
 // TensorFlow's AsString: a printf format built from the attrs ("%" fill
 // width "." precision, then d, lld, f, e or g); bools print as true/false.
@@ -211,6 +250,7 @@ class RegexReplaceOp : public OpKernel {
 
 void RegisterStringKernels(KernelRegistry* r) {
   r->Register("AsString", MakeFactory<AsStringOp>());
+  r->Register("StringLower", MakeFactory<StringLowerOp>());
   r->Register("RegexFullMatch", MakeFactory<RegexFullMatchOp>());
   r->Register("StaticRegexFullMatch", MakeFactory<RegexFullMatchOp>());
   r->Register("RegexReplace", MakeFactory<RegexReplaceOp>());

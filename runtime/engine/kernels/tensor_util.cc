@@ -1,5 +1,8 @@
 #include "runtime/engine/kernels/internal/tensor_util.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 
@@ -10,11 +13,15 @@ absl::StatusOr<std::vector<int64_t>> IntsFromTensor(const Tensor& t, absl::strin
     return absl::InvalidArgumentError(
         absl::StrCat(what, " must be a vector, got shape ", t.shape().DebugString()));
   }
-  std::vector<int64_t> out;
+  return FlatInts(t, what);
+}
+
+absl::StatusOr<std::vector<int64_t>> FlatInts(const Tensor& t, absl::string_view what) {
+  std::vector<int64_t> out(t.NumElements());
   if (t.dtype() == DT_INT32) {
-    for (int64_t i = 0; i < t.NumElements(); ++i) out.push_back(t.data<int32_t>()[i]);
+    std::copy_n(t.data<int32_t>(), out.size(), out.begin());
   } else if (t.dtype() == DT_INT64) {
-    for (int64_t i = 0; i < t.NumElements(); ++i) out.push_back(t.data<int64_t>()[i]);
+    std::copy_n(t.data<int64_t>(), out.size(), out.begin());
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat(what, " must be int32 or int64, got ", DataTypeString(t.dtype())));
@@ -35,6 +42,28 @@ absl::StatusOr<int64_t> CanonicalAxis(int64_t axis, int rank, absl::string_view 
         absl::StrCat(op, " axis ", axis, " is out of range for rank ", rank));
   }
   return axis < 0 ? axis + rank : axis;
+}
+
+void CopyElements(const Tensor& src, int64_t src_off, Tensor* dst, int64_t dst_off, int64_t n) {
+  if (n == 0) return;
+  if (DataTypeCanUseMemcpy(src.dtype())) {
+    const size_t e = DataTypeSize(src.dtype());
+    std::memcpy(static_cast<char*>(dst->raw_data()) + dst_off * e,
+                static_cast<const char*>(src.raw_data()) + src_off * e, n * e);
+    return;
+  }
+  switch (src.dtype()) {
+#define MG_CASE(T)                                                     \
+  case DataTypeToEnum<T>::value:                                       \
+    std::copy_n(src.data<T>() + src_off, n, dst->data<T>() + dst_off); \
+    break;
+    MG_CASE(std::string)
+    MG_CASE(ResourceHandle)
+    MG_CASE(Variant)
+#undef MG_CASE
+    default:
+      break;
+  }
 }
 
 }  // namespace minigraph

@@ -536,6 +536,46 @@ absl::Status GatherShapeImpl(InferenceContext* c, int64_t axis) {
   return absl::OkStatus();
 }
 
+// [num_segments] + data's dims after segment_ids's.
+absl::Status UnsortedSegmentShape(InferenceContext* c) {
+  const PartialShape& data = c->input(0);
+  const PartialShape& ids = c->input(1);
+  if (!data.rank_known() || !ids.rank_known()) {
+    c->set_output(0, PartialShape());
+    return absl::OkStatus();
+  }
+  if (ids.rank() > data.rank()) {
+    return c->Error(absl::StrCat("segment_ids of shape ", ids.DebugString(),
+                                 " has more dims than data of shape ", data.DebugString()));
+  }
+  std::vector<int64_t> num;
+  std::vector<int64_t> dims = {ConstInts(c, 2, &num) && num.size() == 1 ? num[0] : -1};
+  dims.insert(dims.end(), data.dims().begin() + ids.rank(), data.dims().end());
+  c->set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
+// GatherNd: indices's dims but the last, then params's dims after the
+// index tuples' length.
+absl::Status GatherNdShape(InferenceContext* c) {
+  const PartialShape& params = c->input(0);
+  const PartialShape& indices = c->input(1);
+  if (!params.rank_known() || !indices.rank_known() || indices.rank() == 0 ||
+      indices.dims().back() < 0) {
+    c->set_output(0, PartialShape());
+    return absl::OkStatus();
+  }
+  const int64_t k = indices.dims().back();
+  if (k > params.rank()) {
+    return c->Error(absl::StrCat("index innermost dimension length must be <= params rank; saw: ",
+                                 k, " vs. ", params.rank()));
+  }
+  std::vector<int64_t> dims(indices.dims().begin(), indices.dims().end() - 1);
+  dims.insert(dims.end(), params.dims().begin() + k, params.dims().end());
+  c->set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
 absl::Status SelectShape(InferenceContext* c) {
   auto merged = PartialShape::Merge(c->input(1), c->input(2));
   if (!merged.ok()) {
@@ -689,6 +729,72 @@ void RegisterArrayOps(OpRegistry* r) {
                             return absl::OkStatus();
                           }
                           return GatherShapeImpl(c, axis[0]);
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("UnsortedSegmentSum")
+                        .Input("data: T")
+                        .Input("segment_ids: Tindices")
+                        .Input("num_segments: Tnumsegments")
+                        .Output("output: T")
+                        .Attr("T: {float, double, int32, int64}")
+                        .Attr("Tindices: {int32, int64}")
+                        .Attr("Tnumsegments: {int32, int64} = int32")
+                        .SetShapeFn(UnsortedSegmentShape));
+  MG_REGISTER_OP(r, OpDefBuilder("SelectV2")
+                        .Input("condition: bool")
+                        .Input("t: T")
+                        .Input("e: T")
+                        .Output("output: T")
+                        .Attr("T: type")
+                        .SetShapeFn([](InferenceContext* c) {
+                          MG_ASSIGN_OR_RETURN(PartialShape te,
+                                              PartialShape::Broadcast(c->input(1), c->input(2)));
+                          MG_ASSIGN_OR_RETURN(PartialShape all,
+                                              PartialShape::Broadcast(c->input(0), te));
+                          c->set_output(0, std::move(all));
+                          return absl::OkStatus();
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("ConcatOffset")
+                        .Input("concat_dim: int32")
+                        .Input("shape: N * shape_type")
+                        .Output("offset: N * shape_type")
+                        .Attr("N: int >= 2")
+                        .Attr("shape_type: {int32, int64} = int32")
+                        .SetShapeFn([](InferenceContext* c) {
+                          for (int i = 1; i < c->num_inputs(); ++i) {
+                            c->set_output(i - 1, c->input(i));
+                          }
+                          return absl::OkStatus();
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("GatherNd")
+                        .Input("params: Tparams")
+                        .Input("indices: Tindices")
+                        .Output("output: Tparams")
+                        .Attr("Tparams: type")
+                        .Attr("Tindices: {int32, int64}")
+                        .SetShapeFn(GatherNdShape));
+  MG_REGISTER_OP(r, OpDefBuilder("UniqueWithCounts")
+                        .Input("x: T")
+                        .Output("y: T")
+                        .Output("idx: out_idx")
+                        .Output("count: out_idx")
+                        .Attr("T: type")
+                        .Attr("out_idx: {int32, int64} = int32")
+                        .SetShapeFn([](InferenceContext* c) {
+                          c->set_output(0, PartialShape({-1}));
+                          c->set_output(1, c->input(0));
+                          c->set_output(2, PartialShape({-1}));
+                          return absl::OkStatus();
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("Unique")
+                        .Input("x: T")
+                        .Output("y: T")
+                        .Output("idx: out_idx")
+                        .Attr("T: type")
+                        .Attr("out_idx: {int32, int64} = int32")
+                        .SetShapeFn([](InferenceContext* c) {
+                          c->set_output(0, PartialShape({-1}));
+                          c->set_output(1, c->input(0));
+                          return absl::OkStatus();
                         }));
   MG_REGISTER_OP(r, OpDefBuilder("Select")
                         .Input("condition: bool")

@@ -127,13 +127,15 @@ void RegisterMathOps(OpRegistry* r) {
   for (const char* op : {"Greater", "Less", "GreaterEqual", "LessEqual"}) {
     Binary(r, op, kNumeric, /*bool_out=*/true);
   }
-  MG_REGISTER_OP(r, OpDefBuilder("Equal")
-                        .Input("x: T")
-                        .Input("y: T")
-                        .Output("z: bool")
-                        .Attr("T: {float, double, int32, int64, bool}")
-                        .Attr("incompatible_shape_error: bool = true")
-                        .SetShapeFn(shape_fn::BroadcastBinary));
+  for (const char* op : {"Equal", "NotEqual"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Input("x: T")
+                          .Input("y: T")
+                          .Output("z: bool")
+                          .Attr("T: {float, double, int32, int64, bool, string}")
+                          .Attr("incompatible_shape_error: bool = true")
+                          .SetShapeFn(shape_fn::BroadcastBinary));
+  }
   MG_REGISTER_OP(r, OpDefBuilder("LogicalAnd")
                         .Input("x: bool")
                         .Input("y: bool")

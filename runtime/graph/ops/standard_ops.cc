@@ -18,6 +18,7 @@ OpRegistry* MutableStandardOps() {
     RegisterSummaryOps(r);
     RegisterSendRecvOps(r);
     RegisterStringOps(r);
+    RegisterSparseOps(r);
     RegisterFunctionalOps(r);
     return r;
   }();

@@ -35,6 +35,7 @@ void RegisterIoOps(OpRegistry* r);
 void RegisterSummaryOps(OpRegistry* r);
 void RegisterSendRecvOps(OpRegistry* r);
 void RegisterStringOps(OpRegistry* r);
+void RegisterSparseOps(OpRegistry* r);
 void RegisterFunctionalOps(OpRegistry* r);
 
 }  // namespace minigraph

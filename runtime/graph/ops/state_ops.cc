@@ -154,6 +154,12 @@ void RegisterStateOps(OpRegistry* r) {
                           c->set_output(0, PartialShape(dims));
                           return absl::OkStatus();
                         }));
+  // Turns off a copy-on-read mode TensorFlow's variables have and ours do
+  // not need (a read here is a snapshot); fails for a missing variable.
+  MG_REGISTER_OP(r, OpDefBuilder("DisableCopyOnRead")
+                        .Input("resource: resource")
+                        .SetIsStateful()
+                        .SetShapeFn(shape_fn::Unknown));
   MG_REGISTER_OP(r, OpDefBuilder("DestroyResourceOp")
                         .Input("resource: resource")
                         .Attr("ignore_lookup_error: bool = true")

@@ -8,6 +8,11 @@
 namespace minigraph {
 
 void RegisterStringOps(OpRegistry* r) {
+  MG_REGISTER_OP(r, OpDefBuilder("StringLower")
+                        .Input("input: string")
+                        .Output("output: string")
+                        .Attr("encoding: string = \"\"")
+                        .SetShapeFn(shape_fn::Unchanged));
   MG_REGISTER_OP(r, OpDefBuilder("AsString")
                         .Input("input: T")
                         .Output("output: string")

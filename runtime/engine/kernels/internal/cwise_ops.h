@@ -81,6 +81,10 @@ struct equal_to {
   bool operator()(const T& a, const T& b) const { return a == b; }
 };
 template <typename T>
+struct not_equal_to {
+  bool operator()(const T& a, const T& b) const { return a != b; }
+};
+template <typename T>
 struct logical_and {
   bool operator()(const T& a, const T& b) const { return a && b; }
 };

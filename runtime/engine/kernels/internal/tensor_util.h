@@ -16,11 +16,18 @@ namespace minigraph {
 // Reads the int32 or int64 elements of a 1-D (or scalar) tensor.
 absl::StatusOr<std::vector<int64_t>> IntsFromTensor(const Tensor& t, absl::string_view what);
 
+// Reads the int32 or int64 elements of a tensor of any shape, row-major.
+absl::StatusOr<std::vector<int64_t>> FlatInts(const Tensor& t, absl::string_view what);
+
 // A TensorShape from an int vector tensor (Fill dims, random op shapes).
 absl::StatusOr<TensorShape> ShapeFromTensor(const Tensor& t, absl::string_view what);
 
 // `axis` in [-rank, rank) made non-negative, or InvalidArgument naming `op`.
 absl::StatusOr<int64_t> CanonicalAxis(int64_t axis, int rank, absl::string_view op);
+
+// Copies `n` elements between tensors of one dtype, at element offsets
+// (memcpy for plain types, element copies for strings and handles).
+void CopyElements(const Tensor& src, int64_t src_off, Tensor* dst, int64_t dst_off, int64_t n);
 
 }  // namespace minigraph
 

@@ -1,0 +1,193 @@
+// Indexing by tuples and by segment: GatherNd, Unique and
+// UnsortedSegmentSum (what feature columns and embedding lookups build).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
+#include "runtime/engine/kernels/standard_kernels.h"
+
+namespace minigraph {
+namespace {
+
+// "[2,0]" for element `i` of a tensor of shape `dims` (an index's position).
+std::string Position(absl::Span<const int64_t> dims, int64_t i) {
+  std::vector<int64_t> pos(dims.size());
+  for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
+    pos[d] = dims[d] > 0 ? i % dims[d] : 0;
+    i = dims[d] > 0 ? i / dims[d] : 0;
+  }
+  return absl::StrCat("[", absl::StrJoin(pos, ","), "]");
+}
+
+// output[i...] = params[indices[i..., :]]: each index tuple of length k
+// picks a slice of params's trailing rank - k dims.
+template <typename Index>
+class GatherNdOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& params = ctx->input(0);
+    const Tensor& indices = ctx->input(1);
+    if (indices.dims() < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "GatherNd indices must be at least 1-D, got shape ", indices.shape().DebugString()));
+    }
+    const auto pd = params.shape().dim_sizes();
+    const auto id = indices.shape().dim_sizes();
+    const int64_t k = id.back();
+    if (k > params.dims()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "GatherNd: index innermost dimension length must be <= params rank; saw: ", k, " vs. ",
+          params.dims()));
+    }
+    std::vector<int64_t> dims(id.begin(), id.end() - 1);
+    const std::vector<int64_t> batch = dims;
+    dims.insert(dims.end(), pd.begin() + k, pd.end());
+    MG_ASSIGN_OR_RETURN(TensorShape out_shape, TensorShape::Build(dims));
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, out_shape, &out));
+    int64_t slice = 1;
+    for (size_t d = k; d < pd.size(); ++d) slice *= pd[d];
+    int64_t n = 1;
+    for (int64_t b : batch) n *= b;
+    const Index* idx = indices.data<Index>();
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t offset = 0;
+      for (int64_t d = 0; d < k; ++d) {
+        const Index v = idx[i * k + d];
+        if (v < 0 || v >= pd[d]) {
+          std::vector<Index> tuple(idx + i * k, idx + (i + 1) * k);
+          return absl::InvalidArgumentError(
+              absl::StrCat("indices", Position(batch, i), " = [", absl::StrJoin(tuple, ", "),
+                           "] does not index into param shape ", params.shape().DebugString()));
+        }
+        offset = offset * pd[d] + v;
+      }
+      CopyElements(params, offset * slice, out, i * slice, slice);
+    }
+    return absl::OkStatus();
+  }
+};
+
+// y: the distinct elements of the vector x in order of first appearance;
+// idx[i]: the position of x[i] in y; UniqueWithCounts adds count[j], how
+// often y[j] occurs in x.
+template <typename T>
+class UniqueOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    with_counts_ = c->def().op() == "UniqueWithCounts";
+    return c->GetAttr("out_idx", &out_idx_);
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    if (x.dims() != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Unique expects a 1-D vector, got shape ", x.shape().DebugString()));
+    }
+    const int64_t n = x.NumElements();
+    const T* xs = x.data<T>();
+    Tensor* idx;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(1, x.shape(), &idx));
+    absl::flat_hash_map<T, int64_t> first;
+    first.reserve(n);
+    std::vector<int64_t> order;
+    for (int64_t i = 0; i < n; ++i) {
+      auto [it, fresh] = first.try_emplace(xs[i], static_cast<int64_t>(order.size()));
+      if (fresh) order.push_back(i);
+      if (out_idx_ == DT_INT32) {
+        idx->data<int32_t>()[i] = static_cast<int32_t>(it->second);
+      } else {
+        idx->data<int64_t>()[i] = it->second;
+      }
+    }
+    Tensor* y;
+    MG_RETURN_IF_ERROR(
+        ctx->allocate_output(0, TensorShape({static_cast<int64_t>(order.size())}), &y));
+    for (size_t j = 0; j < order.size(); ++j) y->data<T>()[j] = xs[order[j]];
+    if (with_counts_) {
+      std::vector<int64_t> counts(order.size());
+      for (int64_t i = 0; i < n; ++i) {
+        ++counts[out_idx_ == DT_INT32 ? idx->data<int32_t>()[i] : idx->data<int64_t>()[i]];
+      }
+      Tensor* count;
+      MG_RETURN_IF_ERROR(ctx->allocate_output(2, y->shape(), &count));
+      for (size_t j = 0; j < counts.size(); ++j) {
+        if (out_idx_ == DT_INT32) {
+          count->data<int32_t>()[j] = static_cast<int32_t>(counts[j]);
+        } else {
+          count->data<int64_t>()[j] = counts[j];
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  bool with_counts_ = false;
+  DataType out_idx_ = DT_INT32;
+};
+
+// output[s, ...] = sum of data[i..., ...] over the i with segment_ids[i...]
+// == s; negative ids are dropped, as in TensorFlow.
+template <typename T>
+class UnsortedSegmentSumOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& data = ctx->input(0);
+    const Tensor& ids_t = ctx->input(1);
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> num, IntsFromTensor(ctx->input(2), "num_segments"));
+    if (num.size() != 1 || num[0] < 0) {
+      return absl::InvalidArgumentError(
+          "UnsortedSegmentSum: num_segments must be a non-negative scalar");
+    }
+    const auto dd = data.shape().dim_sizes();
+    const auto sd = ids_t.shape().dim_sizes();
+    if (sd.size() > dd.size() || !std::equal(sd.begin(), sd.end(), dd.begin())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("UnsortedSegmentSum: segment_ids shape ", ids_t.shape().DebugString(),
+                       " is not a prefix of data shape ", data.shape().DebugString()));
+    }
+    std::vector<int64_t> dims = {num[0]};
+    dims.insert(dims.end(), dd.begin() + sd.size(), dd.end());
+    MG_ASSIGN_OR_RETURN(TensorShape out_shape, TensorShape::Build(dims));
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, out_shape, &out));
+    T* o = out->data<T>();
+    std::fill(o, o + out->NumElements(), T(0));
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> ids, FlatInts(ids_t, "segment_ids"));
+    const int64_t inner = ids.empty() ? 0 : data.NumElements() / static_cast<int64_t>(ids.size());
+    const T* in = data.data<T>();
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const int64_t s = ids[i];
+      if (s < 0) continue;
+      if (s >= num[0]) {
+        return absl::InvalidArgumentError(absl::StrCat("segment_ids", Position(sd, i), " = ", s,
+                                                       " is out of range [0, ", num[0], ")"));
+      }
+      T* dst = o + s * inner;
+      const T* src = in + i * inner;
+      for (int64_t j = 0; j < inner; ++j) dst[j] += src[j];
+    }
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+void RegisterSegmentKernels(KernelRegistry* r) {
+  r->Register("GatherNd", TypedFactory<GatherNdOp, int32_t, int64_t>("Tindices"));
+  auto unique = TypedFactory<UniqueOp, float, double, int32_t, int64_t, std::string>();
+  r->Register("Unique", unique);
+  r->Register("UniqueWithCounts", unique);
+  r->Register("UnsortedSegmentSum",
+              TypedFactory<UnsortedSegmentSumOp, float, double, int32_t, int64_t>());
+}
+
+}  // namespace minigraph

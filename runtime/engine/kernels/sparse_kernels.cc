@@ -1,0 +1,291 @@
+// Kernels over SparseTensors given as (indices [N, rank] int64, values [N],
+// dense_shape [rank]): SparseToDense, SparseReshape, SparseFillEmptyRows and
+// SparseSegmentSum, the pieces feature columns and embedding lookups build.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
+#include "runtime/engine/kernels/standard_kernels.h"
+
+namespace minigraph {
+namespace {
+
+Tensor Int64Vector(const std::vector<int64_t>& v) {
+  Tensor t(DT_INT64, TensorShape({static_cast<int64_t>(v.size())}));
+  std::copy(v.begin(), v.end(), t.data<int64_t>());
+  return t;
+}
+
+// dense = default_value everywhere but at sparse_indices, which get
+// sparse_values (one value for all of them when it is a scalar).
+template <typename T>
+class SparseToDenseOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("validate_indices", &validate_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& indices_t = ctx->input(0);
+    const Tensor& values = ctx->input(2);
+    const Tensor& default_value = ctx->input(3);
+    if (indices_t.dims() > 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "SparseToDense: sparse_indices should be a scalar, vector, or matrix, got shape ",
+          indices_t.shape().DebugString()));
+    }
+    MG_ASSIGN_OR_RETURN(TensorShape shape, ShapeFromTensor(ctx->input(1), "output_shape"));
+    const int64_t n = indices_t.dims() == 0 ? 1 : indices_t.dim_size(0);
+    const int64_t rank = indices_t.dims() == 2 ? indices_t.dim_size(1) : 1;
+    if (rank != shape.dims()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SparseToDense: sparse_indices of shape ", indices_t.shape().DebugString(),
+                       " do not index into output_shape ", shape.DebugString()));
+    }
+    if (values.NumElements() != 1 && values.NumElements() != n) {
+      return absl::InvalidArgumentError(absl::StrCat("SparseToDense: sparse_values has ",
+                                                     values.NumElements(),
+                                                     " elements; expected 1 or ", n));
+    }
+    if (default_value.NumElements() != 1) {
+      return absl::InvalidArgumentError("SparseToDense: default_value should be a scalar");
+    }
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> idx, FlatInts(indices_t, "sparse_indices"));
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
+    T* o = out->data<T>();
+    std::fill(o, o + out->NumElements(), default_value.data<T>()[0]);
+    const auto dims = shape.dim_sizes();
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t* at = idx.data() + i * rank;
+      int64_t flat = 0;
+      bool in_bounds = true;
+      for (int64_t d = 0; d < rank; ++d) {
+        in_bounds = in_bounds && at[d] >= 0 && at[d] < dims[d];
+        flat = flat * dims[d] + at[d];
+      }
+      if (!in_bounds) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("indices[", i, "] = [", absl::StrJoin(at, at + rank, ","),
+                         "] is out of bounds: need 0 <= index < ", shape.DebugString()));
+      }
+      if (validate_ && i > 0) {
+        const int64_t* prev = at - rank;
+        const bool less = std::lexicographical_compare(prev, at, at, at + rank);
+        if (!less) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("indices[", i, "] = [", absl::StrJoin(at, at + rank, ","), "] is ",
+                           std::equal(prev, at, at) ? "repeated" : "out of order",
+                           ". Many sparse ops require sorted indices."));
+        }
+      }
+      o[flat] = values.data<T>()[values.NumElements() == 1 ? 0 : i];
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  bool validate_ = true;
+};
+
+// The same dense positions under a new dense shape (one dim may be -1).
+class SparseReshapeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& indices = ctx->input(0);
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> in_shape,
+                        IntsFromTensor(ctx->input(1), "input_shape"));
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> out_shape, IntsFromTensor(ctx->input(2), "new_shape"));
+    const int64_t rank = static_cast<int64_t>(in_shape.size());
+    if (indices.dims() != 2 || indices.dim_size(1) != rank) {
+      return absl::InvalidArgumentError(absl::StrCat("SparseReshape: input_indices of shape ",
+                                                     indices.shape().DebugString(),
+                                                     " do not match input_shape of rank ", rank));
+    }
+    int64_t dense = 1, known = 1, unknown = -1;
+    for (int64_t d : in_shape) dense *= d;
+    for (size_t d = 0; d < out_shape.size(); ++d) {
+      if (out_shape[d] == -1) {
+        if (unknown >= 0) {
+          return absl::InvalidArgumentError("SparseReshape: only one output dimension may be -1");
+        }
+        unknown = static_cast<int64_t>(d);
+      } else if (out_shape[d] < 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("SparseReshape: size ", d, " must be non-negative, not ", out_shape[d]));
+      } else {
+        known *= out_shape[d];
+      }
+    }
+    if (unknown >= 0) {
+      if (known == 0 || dense % known != 0) {
+        return absl::InvalidArgumentError(absl::StrCat("SparseReshape: input has ", dense,
+                                                       " dense values, which do not fill shape [",
+                                                       absl::StrJoin(out_shape, ","), "]"));
+      }
+      out_shape[unknown] = dense / known;
+      known = dense;
+    }
+    if (known != dense) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Input to reshape is a SparseTensor with ", dense,
+                       " dense values, but the requested shape has ", known));
+    }
+    const int64_t n = indices.dim_size(0);
+    const int64_t out_rank = static_cast<int64_t>(out_shape.size());
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({n, out_rank}), &out));
+    const int64_t* in = indices.data<int64_t>();
+    int64_t* o = out->data<int64_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t flat = 0;
+      for (int64_t d = 0; d < rank; ++d) flat = flat * in_shape[d] + in[i * rank + d];
+      for (int64_t d = out_rank - 1; d >= 0; --d) {
+        o[i * out_rank + d] = out_shape[d] > 0 ? flat % out_shape[d] : 0;
+        flat = out_shape[d] > 0 ? flat / out_shape[d] : 0;
+      }
+    }
+    ctx->set_output(1, Int64Vector(out_shape));
+    return absl::OkStatus();
+  }
+};
+
+// Rows of a 2-D SparseTensor with no entry get one, (row, 0) =
+// default_value; entries stay in row order, each row's in input order.
+template <typename T>
+class SparseFillEmptyRowsOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& indices = ctx->input(0);
+    const Tensor& values = ctx->input(1);
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> shape, IntsFromTensor(ctx->input(2), "dense_shape"));
+    const Tensor& default_value = ctx->input(3);
+    if (indices.dims() != 2 || shape.empty() ||
+        indices.dim_size(1) != static_cast<int64_t>(shape.size())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SparseFillEmptyRows: indices of shape ", indices.shape().DebugString(),
+                       " do not match dense_shape of rank ", shape.size()));
+    }
+    const int64_t n = indices.dim_size(0), rank = indices.dim_size(1), rows = shape[0];
+    if (values.dims() != 1 || values.NumElements() != n || default_value.NumElements() != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SparseFillEmptyRows: values must be a vector of ", n,
+                       " elements and default_value a scalar"));
+    }
+    if (rows < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SparseFillEmptyRows: dense_shape[0] must be non-negative, not ", rows));
+    }
+    // Outputs and scratch through the allocator, so a huge dense_shape is
+    // ResourceExhausted (max_tensor_bytes), not a failed std::vector.
+    Tensor* empty;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(2, TensorShape({rows}), &empty));
+    MG_ASSIGN_OR_RETURN(Tensor count_t, ctx->allocate_temp(DT_INT64, TensorShape({rows})));
+    MG_ASSIGN_OR_RETURN(Tensor start_t, ctx->allocate_temp(DT_INT64, TensorShape({rows + 1})));
+    int64_t* count = count_t.data<int64_t>();
+    int64_t* start = start_t.data<int64_t>();
+    std::fill(count, count + rows, 0);
+    const int64_t* in = indices.data<int64_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t r = in[i * rank];
+      if (r < 0 || r >= rows) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("indices(", i, ", 0) is invalid: ", r,
+                         r < 0 ? " < 0" : " >= ", r < 0 ? "" : absl::StrCat(rows)));
+      }
+      ++count[r];
+    }
+    start[0] = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      empty->data<bool>()[r] = count[r] == 0;
+      start[r + 1] = start[r] + std::max<int64_t>(count[r], 1);
+    }
+    const int64_t m = start[rows];
+    Tensor *out_idx, *out_val, *reverse;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({m, rank}), &out_idx));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(1, TensorShape({m}), &out_val));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(3, TensorShape({n}), &reverse));
+    int64_t* oi = out_idx->data<int64_t>();
+    T* ov = out_val->data<T>();
+    for (int64_t r = 0; r < rows; ++r) {
+      if (count[r] > 0) continue;
+      std::fill(oi + start[r] * rank, oi + (start[r] + 1) * rank, 0);
+      oi[start[r] * rank] = r;
+      ov[start[r]] = default_value.data<T>()[0];
+    }
+    int64_t* next = start;  // each row's next free slot; start[] is not needed again
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t at = next[in[i * rank]]++;
+      std::copy_n(in + i * rank, rank, oi + at * rank);
+      ov[at] = values.data<T>()[i];
+      reverse->data<int64_t>()[i] = at;
+    }
+    return absl::OkStatus();
+  }
+};
+
+// output[s] = sum of data[indices[i]] over the i with segment_ids[i] == s;
+// segment_ids sorted, the output has max(segment_ids) + 1 rows.
+template <typename T>
+class SparseSegmentSumOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& data = ctx->input(0);
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> indices, IntsFromTensor(ctx->input(1), "indices"));
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> ids, IntsFromTensor(ctx->input(2), "segment_ids"));
+    if (data.dims() < 1) {
+      return absl::InvalidArgumentError("SparseSegmentSum: data must be at least 1-D");
+    }
+    if (indices.size() != ids.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("SparseSegmentSum: segment_ids and indices should have same size, got ",
+                       ids.size(), " and ", indices.size()));
+    }
+    const int64_t rows = ids.empty() ? 0 : ids.back() + 1;
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (ids[i] < 0 || (i > 0 && ids[i] < ids[i - 1])) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "SparseSegmentSum: segment ids are not increasing: segment_ids[", i, "] = ", ids[i]));
+      }
+      if (indices[i] < 0 || indices[i] >= data.dim_size(0)) {
+        return absl::InvalidArgumentError(absl::StrCat("SparseSegmentSum: indices[", i,
+                                                       "] = ", indices[i], " is out of range [0, ",
+                                                       data.dim_size(0), ")"));
+      }
+    }
+    std::vector<int64_t> dims = {rows};
+    dims.insert(dims.end(), data.shape().dim_sizes().begin() + 1, data.shape().dim_sizes().end());
+    MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
+    T* o = out->data<T>();
+    std::fill(o, o + out->NumElements(), T(0));
+    const int64_t inner = data.dim_size(0) > 0 ? data.NumElements() / data.dim_size(0) : 0;
+    const T* in = data.data<T>();
+    for (size_t i = 0; i < ids.size(); ++i) {
+      T* dst = o + ids[i] * inner;
+      const T* src = in + indices[i] * inner;
+      for (int64_t j = 0; j < inner; ++j) dst[j] += src[j];
+    }
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+void RegisterSparseKernels(KernelRegistry* r) {
+  r->Register("SparseToDense",
+              TypedFactory<SparseToDenseOp, float, double, int32_t, int64_t, bool, std::string>());
+  r->Register("SparseReshape", MakeFactory<SparseReshapeOp>());
+  r->Register(
+      "SparseFillEmptyRows",
+      TypedFactory<SparseFillEmptyRowsOp, float, double, int32_t, int64_t, bool, std::string>());
+  r->Register("SparseSegmentSum",
+              TypedFactory<SparseSegmentSumOp, float, double, int32_t, int64_t>());
+}
+
+}  // namespace minigraph
