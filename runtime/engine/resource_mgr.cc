@@ -37,7 +37,32 @@ void ResourceMgr::Cleanup(absl::string_view container) {
   for (auto it = vars_.begin(); it != vars_.end();) {
     it = it->first.first == c ? vars_.erase(it) : std::next(it);
   }
+  for (auto it = resources_.begin(); it != resources_.end();) {
+    it = it->first.first == c ? resources_.erase(it) : std::next(it);
+  }
   ChangedLocked();
+}
+
+absl::StatusOr<std::shared_ptr<Resource>> ResourceMgr::LookupOrCreateResource(
+    absl::string_view container, absl::string_view name,
+    const std::function<std::unique_ptr<Resource>()>& create) {
+  absl::MutexLock l(&mu_);
+  auto key = std::make_pair(ContainerOrDefault(container), std::string(name));
+  auto it = resources_.find(key);
+  if (it != resources_.end()) return it->second;
+  std::shared_ptr<Resource> r = create();
+  if (r == nullptr) {
+    return absl::InternalError(absl::StrCat("could not create resource ", key.first, "/", name));
+  }
+  resources_.emplace(std::move(key), r);
+  return r;
+}
+
+std::shared_ptr<Resource> ResourceMgr::FindResource(absl::string_view container,
+                                                    absl::string_view name) const {
+  absl::MutexLock l(&mu_);
+  auto it = resources_.find(std::make_pair(ContainerOrDefault(container), std::string(name)));
+  return it == resources_.end() ? nullptr : it->second;
 }
 
 bool ResourceMgr::DeleteVar(absl::string_view container, absl::string_view name) {

@@ -26,6 +26,15 @@
 
 namespace minigraph {
 
+// State other than a variable that a graph shares by (container, name): a
+// lookup table. Kernels subclass it and find it again by dynamic cast.
+class Resource {
+ public:
+  virtual ~Resource() = default;
+  // TensorFlow's type name as its errors print it (e.g. a table's).
+  virtual std::string TypeName() const = 0;
+};
+
 class ResourceMgr {
  public:
   // TensorFlow's default container for an empty `container` attr.
@@ -46,6 +55,15 @@ class ResourceMgr {
   // itself stays until the manager goes, so a step that still holds the
   // pointer sees an uninitialized variable, never freed memory.
   bool DeleteVar(absl::string_view container, absl::string_view name);
+  // The resource named (container, name), made by `create` on first use
+  // (`create` runs with the manager's lock held). The caller checks its type
+  // (dynamic_pointer_cast): another kind of resource may have the name.
+  absl::StatusOr<std::shared_ptr<Resource>> LookupOrCreateResource(
+      absl::string_view container, absl::string_view name,
+      const std::function<std::unique_ptr<Resource>()>& create);
+  // nullptr when absent.
+  std::shared_ptr<Resource> FindResource(absl::string_view container, absl::string_view name) const;
+
   // (container, name) of every variable, sorted.
   std::vector<std::pair<std::string, std::string>> VarNames() const;
 
@@ -74,6 +92,8 @@ class ResourceMgr {
   std::map<std::pair<std::string, std::string>, std::unique_ptr<Var>> vars_
       ABSL_GUARDED_BY(mu_);
   std::vector<std::unique_ptr<Var>> deleted_ ABSL_GUARDED_BY(mu_);
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<Resource>> resources_
+      ABSL_GUARDED_BY(mu_);
 };
 
 // A resource variable's handle, as VarHandleOp outputs it: a scalar

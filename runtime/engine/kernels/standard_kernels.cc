@@ -7,6 +7,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   RegisterSliceKernels(r);
   RegisterSegmentKernels(r);
   RegisterSparseKernels(r);
+  RegisterLookupKernels(r);
   RegisterAddKernels(r);
   RegisterMulKernels(r);
   RegisterDivKernels(r);

@@ -24,6 +24,7 @@ void RegisterArrayKernels(KernelRegistry* r);
 void RegisterSliceKernels(KernelRegistry* r);
 void RegisterSegmentKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
+void RegisterLookupKernels(KernelRegistry* r);
 void RegisterAddKernels(KernelRegistry* r);
 void RegisterMulKernels(KernelRegistry* r);
 void RegisterDivKernels(KernelRegistry* r);

@@ -19,6 +19,7 @@ OpRegistry* MutableStandardOps() {
     RegisterSendRecvOps(r);
     RegisterStringOps(r);
     RegisterSparseOps(r);
+    RegisterLookupOps(r);
     RegisterFunctionalOps(r);
     return r;
   }();

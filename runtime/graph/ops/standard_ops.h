@@ -36,6 +36,7 @@ void RegisterSummaryOps(OpRegistry* r);
 void RegisterSendRecvOps(OpRegistry* r);
 void RegisterStringOps(OpRegistry* r);
 void RegisterSparseOps(OpRegistry* r);
+void RegisterLookupOps(OpRegistry* r);
 void RegisterFunctionalOps(OpRegistry* r);
 
 }  // namespace minigraph

@@ -1,0 +1,354 @@
+// Lookup tables: HashTableV2 (filled once by InitializeTableV2 or
+// LookupTableImportV2, then read-only) and MutableHashTableV2, keyed by int64
+// or string, with scalar values. A table lives in the session's
+// ResourceMgr under (container, shared_name), like a resource variable.
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "runtime/engine/kernels/standard_kernels.h"
+
+namespace minigraph {
+namespace {
+
+// TensorFlow's type name of a table, as its "does not exist" errors print it.
+constexpr char kLookupTypeName[] = "N10tensorflow6lookup15LookupInterfaceE";
+
+class LookupTable : public Resource {
+ public:
+  LookupTable(DataType key, DataType value, bool is_mutable)
+      : key_dtype_(key), value_dtype_(value), mutable_(is_mutable) {}
+  std::string TypeName() const override { return kLookupTypeName; }
+
+  DataType key_dtype() const { return key_dtype_; }
+  DataType value_dtype() const { return value_dtype_; }
+  bool is_mutable() const { return mutable_; }
+
+  // values[i] = table[keys[i]], or default_value (a scalar) when absent.
+  virtual absl::Status Find(const Tensor& keys, const Tensor& default_value, Tensor* values) = 0;
+  // A HashTable's one filling: again with the same entries is a no-op.
+  virtual absl::Status Initialize(const Tensor& keys, const Tensor& values) = 0;
+  virtual absl::Status Insert(const Tensor& keys, const Tensor& values) = 0;
+  // Replaces every entry (a MutableHashTable's restore).
+  virtual absl::Status Import(const Tensor& keys, const Tensor& values) = 0;
+  virtual std::pair<Tensor, Tensor> Export() = 0;
+  virtual int64_t Size() = 0;
+
+ private:
+  const DataType key_dtype_, value_dtype_;
+  const bool mutable_;
+};
+
+template <typename K, typename V>
+class HashTable final : public LookupTable {
+ public:
+  using LookupTable::LookupTable;
+
+  absl::Status Find(const Tensor& keys, const Tensor& default_value, Tensor* values) override {
+    absl::ReaderMutexLock l(&mu_);
+    if (!is_mutable() && !initialized_) {
+      return absl::FailedPreconditionError("Table not initialized.");
+    }
+    const K* k = keys.data<K>();
+    V* v = values->data<V>();
+    const V& dflt = default_value.data<V>()[0];
+    for (int64_t i = 0; i < keys.NumElements(); ++i) {
+      auto it = map_.find(k[i]);
+      v[i] = it == map_.end() ? dflt : it->second;
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Initialize(const Tensor& keys, const Tensor& values) override {
+    absl::MutexLock l(&mu_);
+    if (initialized_) {
+      bool same = keys.NumElements() == static_cast<int64_t>(map_.size());
+      for (int64_t i = 0; same && i < keys.NumElements(); ++i) {
+        auto it = map_.find(keys.data<K>()[i]);
+        same = it != map_.end() && it->second == values.data<V>()[i];
+      }
+      if (!same) {
+        return absl::FailedPreconditionError("Table was already initialized with different data.");
+      }
+      return absl::OkStatus();
+    }
+    MG_RETURN_IF_ERROR(InsertLocked(keys, values, /*overwrite=*/false));
+    initialized_ = true;
+    return absl::OkStatus();
+  }
+
+  absl::Status Insert(const Tensor& keys, const Tensor& values) override {
+    absl::MutexLock l(&mu_);
+    return InsertLocked(keys, values, /*overwrite=*/true);
+  }
+
+  absl::Status Import(const Tensor& keys, const Tensor& values) override {
+    absl::MutexLock l(&mu_);
+    map_.clear();
+    MG_RETURN_IF_ERROR(InsertLocked(keys, values, /*overwrite=*/true));
+    initialized_ = true;
+    return absl::OkStatus();
+  }
+
+  std::pair<Tensor, Tensor> Export() override {
+    absl::ReaderMutexLock l(&mu_);
+    const int64_t n = static_cast<int64_t>(map_.size());
+    Tensor keys(key_dtype(), TensorShape({n})), values(value_dtype(), TensorShape({n}));
+    int64_t i = 0;
+    for (const auto& [k, v] : map_) {
+      keys.data<K>()[i] = k;
+      values.data<V>()[i++] = v;
+    }
+    return {keys, values};
+  }
+
+  int64_t Size() override {
+    absl::ReaderMutexLock l(&mu_);
+    return static_cast<int64_t>(map_.size());
+  }
+
+ private:
+  absl::Status InsertLocked(const Tensor& keys, const Tensor& values, bool overwrite)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    for (int64_t i = 0; i < keys.NumElements(); ++i) {
+      const K& k = keys.data<K>()[i];
+      const V& v = values.data<V>()[i];
+      auto [it, fresh] = map_.try_emplace(k, v);
+      if (fresh || it->second == v) continue;
+      if (overwrite) {
+        it->second = v;
+        continue;
+      }
+      return absl::FailedPreconditionError(
+          absl::StrCat("HashTable has different value for same key. Key ", Show(k), " has ",
+                       Show(it->second), " and trying to add value ", Show(v)));
+    }
+    return absl::OkStatus();
+  }
+  template <typename T>
+  static std::string Show(const T& x) {
+    if constexpr (std::is_same_v<T, std::string>) {
+      return x;
+    } else {
+      return absl::StrCat(x);
+    }
+  }
+
+  absl::Mutex mu_;
+  absl::flat_hash_map<K, V> map_ ABSL_GUARDED_BY(mu_);
+  bool initialized_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+template <typename K>
+std::unique_ptr<LookupTable> NewTableFor(DataType value, bool is_mutable) {
+  switch (value) {
+#define MG_CASE(V)               \
+  case DataTypeToEnum<V>::value: \
+    return std::make_unique<HashTable<K, V>>(DataTypeToEnum<K>::value, value, is_mutable);
+    MG_CASE(int64_t)
+    MG_CASE(int32_t)
+    MG_CASE(float)
+    MG_CASE(double)
+    MG_CASE(bool)
+    MG_CASE(std::string)
+#undef MG_CASE
+    default:
+      return nullptr;
+  }
+}
+
+std::unique_ptr<LookupTable> NewTable(DataType key, DataType value, bool is_mutable) {
+  if (key == DT_INT64) return NewTableFor<int64_t>(value, is_mutable);
+  if (key == DT_STRING) return NewTableFor<std::string>(value, is_mutable);
+  return nullptr;
+}
+
+// HashTableV2 and MutableHashTableV2: the table's handle; the table itself
+// is made on the first run.
+class TableOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    mutable_ = c->def().op() == "MutableHashTableV2";
+    MG_RETURN_IF_ERROR(c->GetAttr("key_dtype", &key_dtype_));
+    MG_RETURN_IF_ERROR(c->GetAttr("value_dtype", &value_dtype_));
+    MG_RETURN_IF_ERROR(c->GetAttr("container", &container_));
+    MG_RETURN_IF_ERROR(c->GetAttr("shared_name", &name_));
+    // Without a shared_name the table is the node's, by its name. (Without
+    // use_node_name_sharing TensorFlow makes it private to the kernel
+    // instance; that differs only between sessions sharing a local://
+    // target, which here share it.)
+    if (name_.empty()) name_ = c->def().name();
+    if (NewTable(key_dtype_, value_dtype_, mutable_) == nullptr) {
+      return absl::UnimplementedError(absl::StrCat(c->def().op(), " '", c->def().name(),
+                                                   "': no table from ", DataTypeString(key_dtype_),
+                                                   " to ", DataTypeString(value_dtype_),
+                                                   " (keys: int64 or string; values: int64, int32, "
+                                                   "float, double, bool or string)"));
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(
+        std::shared_ptr<Resource> r,
+        ctx->resource_manager()->LookupOrCreateResource(container_, name_, [&] {
+          return std::unique_ptr<Resource>(NewTable(key_dtype_, value_dtype_, mutable_));
+        }));
+    auto* table = dynamic_cast<LookupTable*>(r.get());
+    if (table == nullptr || table->key_dtype() != key_dtype_ ||
+        table->value_dtype() != value_dtype_ || table->is_mutable() != mutable_) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "resource ", name_, " exists and is not a ", DataTypeString(key_dtype_), " -> ",
+          DataTypeString(value_dtype_), " ", mutable_ ? "MutableHashTable" : "HashTable"));
+    }
+    Tensor t = Tensor::Scalar<ResourceHandle>(ResourceHandle());
+    ResourceHandle& h = t.data<ResourceHandle>()[0];
+    h.set_device("/job:localhost/replica:0/task:0/device:CPU:0");
+    h.set_container(container_.empty() ? ResourceMgr::kDefaultContainer : container_);
+    h.set_name(name_);
+    h.set_maybe_type_name(kLookupTypeName);
+    ctx->set_output(0, std::move(t));
+    return absl::OkStatus();
+  }
+
+ private:
+  bool mutable_ = false;
+  DataType key_dtype_ = DT_INVALID, value_dtype_ = DT_INVALID;
+  std::string container_, name_;
+};
+
+// The table input 0 names, with its key and value dtypes checked against
+// the tensors `keys` and `values` (either may be null).
+absl::StatusOr<LookupTable*> TableOf(OpKernelContext* ctx, const Tensor* keys, const Tensor* values,
+                                     std::shared_ptr<Resource>* hold) {
+  const Tensor& t = ctx->input(0);
+  if (t.dtype() != DT_RESOURCE || t.NumElements() != 1) {
+    return absl::InvalidArgumentError("table_handle must be a scalar resource handle");
+  }
+  const ResourceHandle& h = t.data<ResourceHandle>()[0];
+  *hold = ctx->resource_manager()->FindResource(h.container(), h.name());
+  auto* table = dynamic_cast<LookupTable*>(hold->get());
+  if (table == nullptr) {
+    return absl::NotFoundError(absl::StrCat("Resource ", h.container(), "/", h.name(), "/",
+                                            kLookupTypeName, " does not exist."));
+  }
+  if (keys != nullptr && keys->dtype() != table->key_dtype()) {
+    return absl::InvalidArgumentError(absl::StrCat("Key must be type ",
+                                                   DataTypeString(table->key_dtype()), " but got ",
+                                                   DataTypeString(keys->dtype())));
+  }
+  if (values != nullptr && values->dtype() != table->value_dtype()) {
+    return absl::InvalidArgumentError(absl::StrCat("Value must be type ",
+                                                   DataTypeString(table->value_dtype()),
+                                                   " but got ", DataTypeString(values->dtype())));
+  }
+  return table;
+}
+
+class LookupTableFindOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& keys = ctx->input(1);
+    const Tensor& dflt = ctx->input(2);
+    std::shared_ptr<Resource> hold;
+    MG_ASSIGN_OR_RETURN(LookupTable * table, TableOf(ctx, &keys, &dflt, &hold));
+    if (dflt.NumElements() != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("default_value must be a scalar, got shape ", dflt.shape().DebugString()));
+    }
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, keys.shape(), &out));
+    return table->Find(keys, dflt, out);
+  }
+};
+
+// InitializeTableV2, LookupTableInsertV2 and LookupTableImportV2.
+class LookupTableFillOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    const std::string& op = c->def().op();
+    kind_ = op == "InitializeTableV2" ? kInit : op == "LookupTableInsertV2" ? kInsert : kImport;
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& keys = ctx->input(1);
+    const Tensor& values = ctx->input(2);
+    std::shared_ptr<Resource> hold;
+    MG_ASSIGN_OR_RETURN(LookupTable * table, TableOf(ctx, &keys, &values, &hold));
+    if (keys.shape() != values.shape()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("keys and values must have the same shape, got ", keys.shape().DebugString(),
+                       " and ", values.shape().DebugString()));
+    }
+    switch (kind_) {
+      case kInit:
+        if (table->is_mutable()) {
+          return absl::InvalidArgumentError(
+              "InitializeTableV2 needs a HashTable, not a MutableHashTable");
+        }
+        return table->Initialize(keys, values);
+      case kInsert:
+        if (!table->is_mutable()) {
+          return absl::UnimplementedError("Insert not supported by InitializableLookupTable");
+        }
+        return table->Insert(keys, values);
+      case kImport:
+        return table->is_mutable() ? table->Import(keys, values) : table->Initialize(keys, values);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  enum Kind { kInit, kInsert, kImport } kind_ = kInit;
+};
+
+class LookupTableExportOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    std::shared_ptr<Resource> hold;
+    MG_ASSIGN_OR_RETURN(LookupTable * table, TableOf(ctx, nullptr, nullptr, &hold));
+    if (ctx->expected_output_dtype(0) != table->key_dtype() ||
+        ctx->expected_output_dtype(1) != table->value_dtype()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "LookupTableExportV2 exports ", DataTypeString(ctx->expected_output_dtype(0)), " -> ",
+          DataTypeString(ctx->expected_output_dtype(1)), " from a table of ",
+          DataTypeString(table->key_dtype()), " -> ", DataTypeString(table->value_dtype())));
+    }
+    auto [keys, values] = table->Export();
+    ctx->set_output(0, std::move(keys));
+    ctx->set_output(1, std::move(values));
+    return absl::OkStatus();
+  }
+};
+
+class LookupTableSizeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    std::shared_ptr<Resource> hold;
+    MG_ASSIGN_OR_RETURN(LookupTable * table, TableOf(ctx, nullptr, nullptr, &hold));
+    ctx->set_output(0, Tensor::Scalar<int64_t>(table->Size()));
+    return absl::OkStatus();
+  }
+};
+
+}  // namespace
+
+void RegisterLookupKernels(KernelRegistry* r) {
+  r->Register("HashTableV2", MakeFactory<TableOp>());
+  r->Register("MutableHashTableV2", MakeFactory<TableOp>());
+  r->Register("LookupTableFindV2", MakeFactory<LookupTableFindOp>());
+  r->Register("InitializeTableV2", MakeFactory<LookupTableFillOp>());
+  r->Register("LookupTableInsertV2", MakeFactory<LookupTableFillOp>());
+  r->Register("LookupTableImportV2", MakeFactory<LookupTableFillOp>());
+  r->Register("LookupTableExportV2", MakeFactory<LookupTableExportOp>());
+  r->Register("LookupTableSizeV2", MakeFactory<LookupTableSizeOp>());
+}
+
+}  // namespace minigraph

@@ -1,0 +1,70 @@
+// Lookup tables (tf.lookup): a table is a resource; the ops take its handle.
+#include "runtime/graph/op_def_builder.h"
+#include "runtime/graph/ops/internal/op_macros.h"
+#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/shape_inference.h"
+
+namespace minigraph {
+
+void RegisterLookupOps(OpRegistry* r) {
+  for (const char* op : {"HashTableV2", "MutableHashTableV2"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Output("table_handle: resource")
+                          .Attr("container: string = \"\"")
+                          .Attr("shared_name: string = \"\"")
+                          .Attr("use_node_name_sharing: bool = false")
+                          .Attr("key_dtype: type")
+                          .Attr("value_dtype: type")
+                          .SetIsStateful()
+                          .SetShapeFn(shape_fn::Scalar));
+  }
+  MG_REGISTER_OP(r, OpDefBuilder("InitializeTableV2")
+                        .Input("table_handle: resource")
+                        .Input("keys: Tkey")
+                        .Input("values: Tval")
+                        .Attr("Tkey: type")
+                        .Attr("Tval: type")
+                        .SetIsStateful()
+                        .SetShapeFn(shape_fn::Unknown));
+  MG_REGISTER_OP(r, OpDefBuilder("LookupTableFindV2")
+                        .Input("table_handle: resource")
+                        .Input("keys: Tin")
+                        .Input("default_value: Tout")
+                        .Output("values: Tout")
+                        .Attr("Tin: type")
+                        .Attr("Tout: type")
+                        .SetIsStateful()
+                        .SetShapeFn([](InferenceContext* c) {
+                          c->set_output(0, c->input(1));
+                          return absl::OkStatus();
+                        }));
+  for (const char* op : {"LookupTableInsertV2", "LookupTableImportV2"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Input("table_handle: resource")
+                          .Input("keys: Tin")
+                          .Input("values: Tout")
+                          .Attr("Tin: type")
+                          .Attr("Tout: type")
+                          .SetIsStateful()
+                          .SetShapeFn(shape_fn::Unknown));
+  }
+  MG_REGISTER_OP(r, OpDefBuilder("LookupTableExportV2")
+                        .Input("table_handle: resource")
+                        .Output("keys: Tkeys")
+                        .Output("values: Tvalues")
+                        .Attr("Tkeys: type")
+                        .Attr("Tvalues: type")
+                        .SetIsStateful()
+                        .SetShapeFn([](InferenceContext* c) {
+                          c->set_output(0, PartialShape({-1}));
+                          c->set_output(1, PartialShape({-1}));
+                          return absl::OkStatus();
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("LookupTableSizeV2")
+                        .Input("table_handle: resource")
+                        .Output("size: int64")
+                        .SetIsStateful()
+                        .SetShapeFn(shape_fn::Scalar));
+}
+
+}  // namespace minigraph
