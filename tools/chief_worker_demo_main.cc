@@ -28,6 +28,8 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/synchronization/mutex.h"
+#include "checkpoint/bundle_reader.h"
+#include "checkpoint/checkpoint_state.h"
 #include "core/env.h"
 #include "core/logging.h"
 #include "runtime/cc/ops.h"
@@ -121,6 +123,21 @@ int RunProcesses() {
   return failed == 0 ? 0 : 1;
 }
 
+// The global step the chief's session starts from: the latest checkpoint's
+// in `logdir` (which CreateChiefSession restores), else 0 (init_op). Read
+// from the checkpoint, not from the session: the workers train from the
+// moment the model is ready, before the chief's first Run.
+int64_t StartingStep(const std::string& logdir) {
+  absl::StatusOr<std::optional<std::string>> latest = LatestCheckpoint(Env::Default(), logdir);
+  MG_CHECK(latest.ok()) << latest.status();
+  if (!latest->has_value()) return 0;
+  auto reader = BundleReader::Open(Env::Default(), **latest);
+  MG_CHECK(reader.ok()) << reader.status();
+  absl::StatusOr<Tensor> step = (*reader)->Lookup("global_step");
+  MG_CHECK(step.ok()) << step.status();
+  return *step->data<int64_t>();
+}
+
 int CannotCreate(const absl::Status& s) {
   std::fprintf(stderr, "chief_worker_demo: cannot create --logdir: %s\n",
                std::string(s.message()).c_str());
@@ -170,10 +187,8 @@ int RunTask() {
       chief = CreateChiefSession(*scaffold, target, logdir, {}, recovery_wait);
     }
     MG_CHECK(chief.ok()) << chief.status();
-    MG_CHECK((*chief)->Run({}, {"global_step/read", "w/read"}, {}, &out).ok());
-    const int64_t start = *out[0].data<int64_t>();
-    Say(me, "model ready on the ps at global_step " + out[0].SummarizeValue(1) +
-                ", w = " + out[1].SummarizeValue(4));
+    const int64_t start = StartingStep(logdir);
+    Say(me, "model ready on the ps at global_step " + std::to_string(start));
     // The workers train; the chief saves once they have done their steps.
     while (true) {
       MG_CHECK((*chief)->Run({}, {"global_step/read", "w/read"}, {}, &out).ok());

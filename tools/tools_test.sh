@@ -8,6 +8,21 @@ bench="$2"
 chief_worker="$3"
 run_graph="$4"
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# run SECONDS CMD...: CMD's output; a CMD still running after SECONDS is
+# killed and fails the test naming it, with what it printed (a hang here
+# once ended as Bazel's silent 300 s timeout).
+run() {
+  local limit="$1" out rc
+  shift
+  rc=0
+  out=$(timeout --kill-after=5 "$limit" "$@" 2>&1) || rc=$?
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    fail "hung for ${limit} s and was killed: $*
+$out"
+  fi
+  printf '%s\n' "$out"
+  return "$rc"
+}
 
 help=$("$inspect" --help 2>&1 || true)
 [[ "$help" == *"--prefix"* && "$help" == *"--verify"* ]] || fail "inspect_checkpoint --help: $help"
@@ -15,21 +30,26 @@ help=$("$bench" --help 2>&1 || true)
 [[ "$help" == *"--size_mb"* && "$help" == *"--repeats"* ]] || fail "restore_bench --help: $help"
 
 # restore_bench: the last line is the JSON object with every field.
-json=$("$bench" --size_mb=4 --tensors=10 --repeats=1 --dir="$TEST_TMPDIR/bench" 2>/dev/null | tail -n 1)
+json=$(run 120 "$bench" --size_mb=4 --tensors=10 --repeats=1 --dir="$TEST_TMPDIR/bench" | tail -n 1)
 for field in size_mb tensors threads baseline_gbps reader_gbps session_gbps reader_ratio session_ratio; do
   echo "$json" | grep -q "\"$field\":" || fail "restore_bench JSON lacks $field: $json"
 done
 
 # chief_worker_demo: workers train after the chief initializes; a second run
 # restores the chief's checkpoint and continues.
-out=$("$chief_worker" --logdir="$TEST_TMPDIR/cw" --workers=2 --steps=5)
+out=$(run 120 "$chief_worker" --logdir="$TEST_TMPDIR/cw" --workers=2 --steps=5)
 echo "$out" | grep -q "after the workers: global_step 10," || fail "chief_worker_demo: $out"
-out=$("$chief_worker" --logdir="$TEST_TMPDIR/cw" --workers=3 --steps=5)
+out=$(run 120 "$chief_worker" --logdir="$TEST_TMPDIR/cw" --workers=3 --steps=5)
 echo "$out" | grep -q "after the workers: global_step 25," || fail "chief_worker_demo rerun: $out"
 # The same as four processes on loopback: a ps, the chief, two workers.
-out=$("$chief_worker" --processes --logdir="$TEST_TMPDIR/cwp" --workers=2 --steps=5 2>&1)
+out=$(run 120 "$chief_worker" --processes --logdir="$TEST_TMPDIR/cwp" --workers=2 --steps=5)
 echo "$out" | grep -q "after the workers: global_step 10," || fail "chief_worker_demo --processes: $out"
 echo "$out" | grep -q "all processes finished; ps stopped" || fail "chief_worker_demo --processes: $out"
+# Again: the chief restores global_step 10 and waits for 10 more steps,
+# however far the workers got before its first Run.
+out=$(run 120 "$chief_worker" --processes --logdir="$TEST_TMPDIR/cwp" --workers=2 --steps=5)
+echo "$out" | grep -q "model ready on the ps at global_step 10$" || fail "chief_worker_demo --processes rerun: $out"
+echo "$out" | grep -q "after the workers: global_step 20," || fail "chief_worker_demo --processes rerun: $out"
 
 # inspect_checkpoint's everyday mistakes, on the chief's checkpoint: each is
 # an error that says what to do, with exit code 2 for a usage error.
