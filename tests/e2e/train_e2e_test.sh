@@ -22,6 +22,17 @@ ref="$TEST_TMPDIR/reference"
 "$train" --logdir="$ref" "${flags[@]}" >"$TEST_TMPDIR/ref.log" || fail "reference run failed"
 grep -q "initialized from scratch" "$TEST_TMPDIR/ref.log" || fail "reference did not start fresh"
 
+# True when directory $1 holds a save's temporary file not listed in $2.
+# Globbing, not `ls | grep`: the file lives for milliseconds, and a poll
+# that forks three processes misses most of them.
+new_tempstate() {
+  local f
+  for f in "$1"/*tempstate*; do
+    [ -e "$f" ] && ! grep -qxF "${f##*/}" "$2" && return 0
+  done
+  return 1
+}
+
 # Crash at `kills` points, chosen by a seeded generator: half when the index
 # of checkpoint K appears (sometimes before the state file names it), half
 # while a save is in progress (a ".tempstate" file exists). Each restart must
@@ -31,7 +42,7 @@ grep -q "initialized from scratch" "$TEST_TMPDIR/ref.log" || fail "reference did
 crash_loop() {
   local run="$1" kills="$2" seed="$3"
   shift 3
-  local last=0 i k pid cond restored
+  local last=0 killed=0 i k pid cond restored
   RANDOM=$seed
   for i in $(seq 1 "$kills"); do
     # The restart begins at the state file's step; K lies ahead of it.
@@ -44,14 +55,23 @@ crash_loop() {
     wait_for "grep -q -e 'restored step' -e 'initialized' '$TEST_TMPDIR/run_$i.log' || ! kill -0 $pid 2>/dev/null" ||
       fail "run $i did not start"
     if [ $(( i % 2 )) -eq 0 ]; then
-      cond="ls '$run' 2>/dev/null | grep tempstate | grep -qvxF -f '$TEST_TMPDIR/stale'"
+      cond="new_tempstate '$run' '$TEST_TMPDIR/stale'"
     else
       cond="[ -e '$run/model.ckpt-$k.index' ]"
     fi
     wait_for "$cond || ! kill -0 $pid 2>/dev/null" || fail "kill point $i never came"
     kill -KILL "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
-    grep -q "^done" "$TEST_TMPDIR/run_$i.log" && fail "run $i finished before it was killed"
+    if grep -q "^done" "$TEST_TMPDIR/run_$i.log"; then
+      # A save's temporary file lives for milliseconds, and polling can miss
+      # every one until the run ends: a kill point missed, not a failure
+      # (the run's checkpoints are checked all the same). An index file
+      # stays, so that kind of kill point cannot be missed.
+      [ $(( i % 2 )) -eq 0 ] || fail "run $i finished before it was killed"
+      echo "crash/resume $*: run $i saw no save in progress before it finished"
+    else
+      killed=$(( killed + 1 ))
+    fi
     if [ "$last" -gt 0 ]; then
       grep -q "restored step" "$TEST_TMPDIR/run_$i.log" || fail "restart $i did not restore: $(cat "$TEST_TMPDIR/run_$i.log")"
       restored=$(sed -n 's/^restored step \([0-9]*\) .*/\1/p' "$TEST_TMPDIR/run_$i.log")
@@ -62,7 +82,8 @@ crash_loop() {
       last=$(sed -n 's/^model_checkpoint_path: ".*-\([0-9]*\)"$/\1/p' "$run/checkpoint")
     fi
   done
-  echo "crash/resume $*: $i kills survived"
+  [ "$killed" -gt 0 ] || fail "no kill point was reached"
+  echo "crash/resume $*: $killed kills survived"
   "$train" --logdir="$run" "${flags[@]}" "$@" >"$TEST_TMPDIR/final.log" 2>&1 || fail "final run failed: $(cat "$TEST_TMPDIR/final.log")"
   grep -q "restored step" "$TEST_TMPDIR/final.log" || fail "final run did not restore"
   for f in model.ckpt-1000.index model.ckpt-1000.data-00000-of-00001; do
