@@ -72,8 +72,10 @@ for f in "${fuzzers[@]}"; do
       continue
     fi
   fi
+  dict=()
+  [ -f "$seeds/out/$f.dict" ] && dict=(-dict="$seeds/out/$f.dict")
   start=$SECONDS
-  "$fuzz_bin/$f" "${opts[@]}" -max_total_time="$seconds" -artifact_prefix="$findings/" \
+  "$fuzz_bin/$f" "${opts[@]}" "${dict[@]}" -max_total_time="$seconds" -artifact_prefix="$findings/" \
     "$corpus" "$seeds/out/$f" >"$work/$f.log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$f.log" | tail -n 1)

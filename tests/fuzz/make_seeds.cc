@@ -4,6 +4,8 @@
 //
 //   make_seeds OUT [SHARED_TESTDATA]
 #include <cstdio>
+#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,9 @@
 #include "runtime/cc/ops.h"
 #include "runtime/cc/optimizers.h"
 #include "runtime/cc/variables.h"
+#include "runtime/graph/node_def_util.h"
+#include "runtime/graph/op_registry.h"
+#include "runtime/graph/ops/standard_ops.h"
 #include "session/saver.h"
 #include "tests/testing/function_library.h"
 
@@ -250,6 +255,66 @@ absl::Status Run(const std::string& out, const std::string& shared) {
     MG_ASSIGN_OR_RETURN(GraphDef g, root.ToGraphDef());
     MG_RETURN_IF_ERROR(Put(out, "graph_fuzzer", "resource", g.SerializeAsString()));
   }
+  // What feature columns and Keras text layers use: a vocabulary table,
+  // string ops, unique ids, segment sums, SparseTensor ops, GatherNd and
+  // SelectV2 (every kernel here gets a graph that runs to start from).
+  {
+    Scope root = Scope::NewRootScope();
+    Tensor words(DT_STRING, TensorShape({3}));
+    words.data<std::string>()[0] = "Us";
+    words.data<std::string>()[1] = "de";
+    words.data<std::string>()[2] = "FR";
+    Output text = ops::Const(root, words);
+    Output lowered =
+        root.WithOpName("lower")
+            .AddOp("StringLower", {{text}}, {{"encoding", MakeAttrValue("utf-8")}})
+            .output(0);
+    auto table_attrs = [](DataType v) -> std::map<std::string, AttrValue> {
+      return {{"key_dtype", MakeAttrValue(DT_STRING)}, {"value_dtype", MakeAttrValue(v)}};
+    };
+    Output vocab = root.WithOpName("vocab").AddOp("HashTableV2", {}, table_attrs(DT_INT64)).output(0);
+    Operation init = root.WithOpName("vocab_init")
+                         .AddOp("InitializeTableV2", {{vocab},
+                                                      {lowered},
+                                                      {ops::Const<int64_t>(root, {0, 1, 2})}});
+    Output ids = root.WithOpName("ids")
+                     .WithControlDependencies({init})
+                     .AddOp("LookupTableFindV2",
+                            {{vocab}, {lowered}, {ops::Const<int64_t>(root, int64_t{-1})}})
+                     .output(0);
+    Output counts =
+        root.WithOpName("counts").AddOp("MutableHashTableV2", {}, table_attrs(DT_FLOAT)).output(0);
+    Operation insert = root.WithOpName("counts_insert")
+                           .AddOp("LookupTableInsertV2",
+                                  {{counts}, {lowered}, {ops::Const<float>(root, {1, 2, 3})}});
+    root.WithOpName("counts_export")
+        .WithControlDependencies({insert})
+        .AddOp("LookupTableExportV2", {{counts}},
+               {{"Tkeys", MakeAttrValue(DT_STRING)}, {"Tvalues", MakeAttrValue(DT_FLOAT)}});
+    root.WithOpName("counts_size").WithControlDependencies({insert}).AddOp("LookupTableSizeV2",
+                                                                            {{counts}});
+    Output emb = ops::Const<float>(root, {1, 2, 3, 4, 5, 6}, TensorShape({3, 2}));
+    Output segments = ops::Const<int32_t>(root, {0, 0, 1});
+    ops::SparseSegmentSum(root, emb, ids, segments);
+    ops::UnsortedSegmentSum(root, emb, segments, ops::Const<int32_t>(root, 2));
+    ops::Unique(root, ids);
+    ops::GatherNd(root, emb, ops::Const<int32_t>(root, {0, 1, 2, 0}, TensorShape({2, 2})));
+    ops::SelectV2(root, ops::NotEqual(root, lowered, text), ops::Const<float>(root, {1, 2, 3}),
+                  ops::Const<float>(root, 0.0f));
+    Output indices = ops::Const<int64_t>(root, {0, 0, 2, 1}, TensorShape({2, 2}));
+    Output values = ops::Const<float>(root, {7, 8});
+    Output dense_shape = ops::Const<int64_t>(root, {3, 2});
+    root.WithOpName("to_dense").AddOp(
+        "SparseToDense",
+        {{indices}, {dense_shape}, {values}, {ops::Const<float>(root, 0.0f)}});
+    root.WithOpName("fill_empty_rows")
+        .AddOp("SparseFillEmptyRows",
+               {{indices}, {values}, {dense_shape}, {ops::Const<float>(root, -1.0f)}});
+    root.WithOpName("reshape").AddOp(
+        "SparseReshape", {{indices}, {dense_shape}, {ops::Const<int64_t>(root, {-1})}});
+    MG_ASSIGN_OR_RETURN(GraphDef g, root.ToGraphDef());
+    MG_RETURN_IF_ERROR(Put(out, "graph_fuzzer", "feature_columns", g.SerializeAsString()));
+  }
   // Function calls: StatefulPartitionedCall, If and While over a library.
   {
     GraphDef g;
@@ -258,6 +323,20 @@ absl::Status Run(const std::string& out, const std::string& shared) {
       return absl::InternalError("the function seed does not parse");
     }
     MG_RETURN_IF_ERROR(Put(out, "graph_fuzzer", "functions", g.SerializeAsString()));
+  }
+  // graph_fuzzer's dictionary (libFuzzer's -dict): every op's name and its
+  // attrs' names, so that a mutation can turn one op into another.
+  {
+    std::set<std::string> words;
+    const OpRegistry* ops = StandardOps();
+    for (const std::string& name : ops->OpNames()) {
+      words.insert(name);
+      MG_ASSIGN_OR_RETURN(const OpRegistrationData* op, ops->LookUp(name));
+      for (const OpDef::AttrDef& attr : op->op_def.attr()) words.insert(attr.name());
+    }
+    std::string dict;
+    for (const std::string& w : words) absl::StrAppend(&dict, "\"", w, "\"\n");
+    MG_RETURN_IF_ERROR(WriteStringToFile(env, JoinPath(out, "graph_fuzzer.dict"), dict));
   }
   // TensorFlow's files.
   int n = 0;
