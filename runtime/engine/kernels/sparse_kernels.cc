@@ -105,7 +105,13 @@ class SparseReshapeOp : public OpKernel {
                                                      " do not match input_shape of rank ", rank));
     }
     int64_t dense = 1, known = 1, unknown = -1;
-    for (int64_t d : in_shape) dense *= d;
+    for (size_t d = 0; d < in_shape.size(); ++d) {
+      if (in_shape[d] < 0 || __builtin_mul_overflow(dense, in_shape[d], &dense)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("SparseReshape: input_shape [", absl::StrJoin(in_shape, ","),
+                         "] is not a shape (a negative size, or more than 2^63 values)"));
+      }
+    }
     for (size_t d = 0; d < out_shape.size(); ++d) {
       if (out_shape[d] == -1) {
         if (unknown >= 0) {
@@ -115,8 +121,10 @@ class SparseReshapeOp : public OpKernel {
       } else if (out_shape[d] < 0) {
         return absl::InvalidArgumentError(
             absl::StrCat("SparseReshape: size ", d, " must be non-negative, not ", out_shape[d]));
-      } else {
-        known *= out_shape[d];
+      } else if (__builtin_mul_overflow(known, out_shape[d], &known)) {
+        return absl::InvalidArgumentError(absl::StrCat("SparseReshape: new_shape [",
+                                                       absl::StrJoin(out_shape, ","),
+                                                       "] has more than 2^63 values"));
       }
     }
     if (unknown >= 0) {
@@ -141,7 +149,16 @@ class SparseReshapeOp : public OpKernel {
     int64_t* o = out->data<int64_t>();
     for (int64_t i = 0; i < n; ++i) {
       int64_t flat = 0;
-      for (int64_t d = 0; d < rank; ++d) flat = flat * in_shape[d] + in[i * rank + d];
+      for (int64_t d = 0; d < rank; ++d) {
+        const int64_t x = in[i * rank + d];
+        if (x < 0 || x >= in_shape[d]) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "SparseReshape: input_indices[", i, "] = [",
+              absl::StrJoin(absl::MakeConstSpan(in + i * rank, rank), ","),
+              "] lies outside input_shape [", absl::StrJoin(in_shape, ","), "]"));
+        }
+        flat = flat * in_shape[d] + x;
+      }
       for (int64_t d = out_rank - 1; d >= 0; --d) {
         o[i * out_rank + d] = out_shape[d] > 0 ? flat % out_shape[d] : 0;
         flat = out_shape[d] > 0 ? flat / out_shape[d] : 0;

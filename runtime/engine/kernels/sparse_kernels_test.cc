@@ -77,6 +77,21 @@ TEST(SparseKernelsTest, SparseReshape) {
               HasSubstr("SparseTensor with 6 dense values, but the requested shape has 8"));
   EXPECT_THAT(Out("SparseReshape", {{idx}, {in_shape}, {Tensor::Vector<int64_t>({-1, -1})}}),
               HasSubstr("only one output dimension may be -1"));
+  // An entry outside input_shape, and shapes that are not shapes.
+  EXPECT_THAT(Out("SparseReshape", {{I64(TensorShape({2, 2}), {0, 1, 2, 0})},
+                                    {in_shape},
+                                    {Tensor::Vector<int64_t>({6})}}),
+              HasSubstr("input_indices[1] = [2,0] lies outside input_shape [2,3]"));
+  EXPECT_THAT(Out("SparseReshape", {{idx}, {Tensor::Vector<int64_t>({2, -3})}, {in_shape}}),
+              HasSubstr("input_shape [2,-3] is not a shape"));
+  EXPECT_THAT(Out("SparseReshape", {{idx},
+                                    {Tensor::Vector<int64_t>({int64_t{1} << 40, int64_t{1} << 40})},
+                                    {in_shape}}),
+              HasSubstr("more than 2^63 values"));
+  EXPECT_THAT(Out("SparseReshape", {{idx},
+                                    {in_shape},
+                                    {Tensor::Vector<int64_t>({int64_t{1} << 40, int64_t{1} << 40})}}),
+              HasSubstr("new_shape [1099511627776,1099511627776] has more than 2^63 values"));
 }
 
 TEST(SparseKernelsTest, SparseFillEmptyRows) {
