@@ -26,6 +26,8 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <random>
 #include <thread>
 #include <vector>
@@ -35,6 +37,7 @@
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -105,9 +108,37 @@ struct Model {
   std::unique_ptr<Saver> saver;
 };
 
+// For tests: with MG_TEST_KILL_IN_SAVE=N in the environment, the process
+// SIGKILLs itself in the middle of its N-th save, just before the save
+// renames its data file into place (the data written under its temporary
+// name; the index and the state file not yet), as a crash there would.
+// Watching the directory for that moment from outside is a matter of luck:
+// a save's temporary files exist for about a millisecond.
+class KillInSaveEnv : public EnvWrapper {
+ public:
+  KillInSaveEnv(Env* target, int n) : EnvWrapper(target), left_(n) {}
+  absl::Status RenameFile(const std::string& src, const std::string& target) override {
+    if (absl::StrContains(src, kTempStateSuffix) && absl::StrContains(target, ".data-") &&
+        left_.fetch_sub(1) == 1) {
+      std::raise(SIGKILL);
+    }
+    return EnvWrapper::RenameFile(src, target);
+  }
+
+ private:
+  std::atomic<int> left_;
+};
+
+std::unique_ptr<Env> TestEnvFromEnvironment() {
+  const char* n = std::getenv("MG_TEST_KILL_IN_SAVE");
+  int saves = 0;
+  if (n == nullptr || !absl::SimpleAtoi(n, &saves) || saves < 1) return nullptr;
+  return std::make_unique<KillInSaveEnv>(Env::Default(), saves);
+}
+
 // `device_fn`: where nodes go (ReplicaDeviceSetter in a cluster); null
-// leaves them unplaced.
-absl::Status Build(Model* m, DeviceFunction device_fn) {
+// leaves them unplaced. `env` is the sessions' Env (the Saver's too).
+absl::Status Build(Model* m, DeviceFunction device_fn, Env* env) {
   const std::string kind = absl::GetFlag(FLAGS_model);
   const int batch = absl::GetFlag(FLAGS_batch);
   const int64_t seed = static_cast<int64_t>(absl::GetFlag(FLAGS_seed));
@@ -198,7 +229,7 @@ absl::Status Build(Model* m, DeviceFunction device_fn) {
   SaverOptions saver_options;
   saver_options.max_to_keep = absl::GetFlag(FLAGS_max_to_keep);
   saver_options.shard_by_device = device_fn != nullptr;
-  MG_ASSIGN_OR_RETURN(m->saver, Saver::Create(root, saver_options));
+  MG_ASSIGN_OR_RETURN(m->saver, Saver::Create(root, saver_options, env));
   return m->root.status();
 }
 
@@ -350,7 +381,8 @@ int Run() {
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
   SetMinLogLevel(LogLevel::kWarning);
-  Env* env = Env::Default();
+  const std::unique_ptr<Env> test_env = TestEnvFromEnvironment();
+  Env* env = test_env != nullptr ? test_env.get() : Env::Default();
   std::unique_ptr<FileLock> logdir_lock;
   if (chief) {
     if (absl::Status s = env->CreateDir(logdir); !s.ok()) return Fail(s);
@@ -359,10 +391,11 @@ int Run() {
     logdir_lock = *std::move(lock);
   }
   Model m;
-  if (absl::Status s = Build(&m, device_fn); !s.ok()) return Fail(s);
+  if (absl::Status s = Build(&m, device_fn, env); !s.ok()) return Fail(s);
   auto graph = m.root.ToGraphDef();
   if (!graph.ok()) return Fail(graph.status());
   SessionManager::Options sm_options;
+  sm_options.env = env;
   sm_options.ready_op = {m.ready.tensor_name()};
   sm_options.recovery_wait = absl::Seconds(absl::GetFlag(FLAGS_recovery_wait_secs));
   // Waiting workers print why, on a change and then once a minute.
@@ -382,6 +415,7 @@ int Run() {
   prepare.restored_from = &restored_from;
   prepare.config.intra_op_threads = absl::GetFlag(FLAGS_threads);
   prepare.config.inter_op_threads = 1;
+  prepare.config.env = env;
 
   absl::StatusOr<std::unique_ptr<Session>> session;
   // An asynchronous save still running uses the session: finish it first,
