@@ -510,9 +510,16 @@ class ConcatOffsetOp : public OpKernel {
       Tensor* out;
       MG_RETURN_IF_ERROR(ctx->allocate_output(i, TensorShape({rank}), &out));
       for (int d = 0; d < rank; ++d) {
+        if (shape[d] < 0) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("ConcatOffset: input ", i, " has a negative size ", shape[d]));
+        }
         if (d == axis) {
           out->data<Index>()[d] = static_cast<Index>(offset);
-          offset += shape[d];
+          if (__builtin_add_overflow(offset, shape[d], &offset)) {
+            return absl::InvalidArgumentError(
+                "ConcatOffset: the inputs' sizes along concat_dim add up past 2^63");
+          }
         } else if (shape[d] != first[d]) {
           return absl::InvalidArgumentError(
               absl::StrCat("input[", i, ",", d, "] mismatch: ", first[d], " vs. ", shape[d]));

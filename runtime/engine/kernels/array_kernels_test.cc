@@ -192,6 +192,19 @@ TEST(ArrayKernelsTest, ConcatOffsetGivesEachInputsStart) {
       Run1("ConcatOffset", {{Tensor::Scalar<int32_t>(1)},
                             {Tensor::Vector<int32_t>({2, 3}), Tensor::Vector<int32_t>({4, 5})}}),
       HasSubstr("input[1,0] mismatch: 2 vs. 4"));
+  EXPECT_THAT(
+      Run1("ConcatOffset", {{Tensor::Scalar<int32_t>(0)},
+                            {Tensor::Vector<int32_t>({2, 3}), Tensor::Vector<int32_t>({2, 3, 1})}}),
+      HasSubstr("input 1 should contain 2 elements, but got 3"));
+  EXPECT_THAT(
+      Run1("ConcatOffset", {{Tensor::Scalar<int32_t>(0)},
+                            {Tensor::Vector<int32_t>({2, 3}), Tensor::Vector<int32_t>({-2, 3})}}),
+      HasSubstr("input 1 has a negative size -2"));
+  const int64_t big = int64_t{1} << 62;
+  EXPECT_THAT(Run1("ConcatOffset", {{Tensor::Scalar<int32_t>(0)},
+                                    {Tensor::Vector<int64_t>({big}), Tensor::Vector<int64_t>({big}),
+                                     Tensor::Vector<int64_t>({big})}}),
+              HasSubstr("add up past 2^63"));
 }
 
 TEST(ArrayKernelsTest, GatherAndGatherV2) {
