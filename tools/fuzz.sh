@@ -58,7 +58,10 @@ shared="$(cd .. && pwd)/shared/testdata"
 # -malloc_limit_mb makes any single allocation over 1 GiB a finding (an
 # allocation bomb); the fuzzers cap tensors far below it.
 opts=(-timeout=10 -rss_limit_mb=2560 -malloc_limit_mb=1024 -print_final_stats=1)
-[ -n "$runs" ] && opts+=(-runs="$runs")
+# --runs bounds the campaign, not the replay of the regressions (where
+# libFuzzer's -runs would run each input that many times).
+campaign=()
+[ -n "$runs" ] && campaign=(-runs="$runs")
 failed=0
 for f in "${fuzzers[@]}"; do
   corpus="$work/corpus/$f"
@@ -75,7 +78,7 @@ for f in "${fuzzers[@]}"; do
   dict=()
   [ -f "$seeds/out/$f.dict" ] && dict=(-dict="$seeds/out/$f.dict")
   start=$SECONDS
-  "$fuzz_bin/$f" "${opts[@]}" "${dict[@]}" -max_total_time="$seconds" -artifact_prefix="$findings/" \
+  "$fuzz_bin/$f" "${opts[@]}" "${campaign[@]}" "${dict[@]}" -max_total_time="$seconds" -artifact_prefix="$findings/" \
     "$corpus" "$seeds/out/$f" >"$work/$f.log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$f.log" | tail -n 1)
