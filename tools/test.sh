@@ -20,6 +20,15 @@ fi
 layers_failed=0
 tools/check_layers.sh || layers_failed=1
 
+# The end of each failed test's log, so that a CI record shows why.
+show_failures() {
+  grep -oE '^FAIL: //[^ ]+.*\(see [^)]+\)' "$1" | sed -E 's/^FAIL: ([^ ]+).*\(see ([^)]+)\)/\1 \2/' |
+    while read -r target testlog; do
+      echo "---- the last 40 lines of $target's log ($testlog)"
+      tail -n 40 "$testlog" 2>/dev/null || echo "(the log is gone)"
+    done
+}
+
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 # Always run the tests: the disk cache would otherwise replay old results.
@@ -27,6 +36,7 @@ trap 'rm -f "$log"' EXIT
 bazel test //... --nocache_test_results --show_progress --show_progress_rate_limit=15 \
   "${args[@]}" "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
+show_failures "$log"
 
 # The same tests again under AddressSanitizer and UndefinedBehaviorSanitizer
 # (--config=asan; MG_SANITIZERS=0 skips them).
@@ -37,6 +47,7 @@ if [ "${MG_SANITIZERS:-1}" != 0 ]; then
   bazel test --config=asan //... --nocache_test_results --show_progress \
     --show_progress_rate_limit=30 "${args[@]}" "$@" 2>&1 | tee "$asan_log"
   asan_rc=${PIPESTATUS[0]}
+  show_failures "$asan_log"
 fi
 
 # The tests once more under ThreadSanitizer (--config=tsan), with Abseil
@@ -53,6 +64,7 @@ if [ "${MG_SANITIZERS:-1}" != 0 ]; then
       --nocache_test_results --show_progress --show_progress_rate_limit=30 "${args[@]}" "$@" \
       2>&1 | tee "$tsan_log"
     tsan_rc=${PIPESTATUS[0]}
+    show_failures "$tsan_log"
   else
     tsan_rc=1
   fi

@@ -39,6 +39,10 @@ crash_loop() {
   for i in $(seq 1 "$kills"); do
     # The restart begins at the state file's step; K lies ahead of it.
     k=$(( last + 10 * (1 + RANDOM % 4) ))
+    # A kill that came when K's index appeared but before the state file
+    # named it leaves that index behind; watching for it again would kill
+    # the restart at once, before it restored anything.
+    while [ -e "$run/model.ckpt-$k.index" ]; do k=$(( k + 10 )); done
     [ "$k" -lt 990 ] || break
     if [ $(( i % 2 )) -eq 0 ]; then
       # What earlier kills left behind does not count.
@@ -59,7 +63,7 @@ crash_loop() {
     grep -q "^done" "$TEST_TMPDIR/run_$i.log" && fail "run $i finished before it was killed"
     killed=$(( killed + 1 ))
     if [ "$last" -gt 0 ]; then
-      grep -q "restored step" "$TEST_TMPDIR/run_$i.log" || fail "restart $i did not restore: $(cat "$TEST_TMPDIR/run_$i.log")"
+      grep -q "restored step" "$TEST_TMPDIR/run_$i.log" || fail "restart $i (killed at $k) did not restore: $(cat "$TEST_TMPDIR/run_$i.log"); $(ls "$run")"
       restored=$(sed -n 's/^restored step \([0-9]*\) .*/\1/p' "$TEST_TMPDIR/run_$i.log")
       [ "$restored" -ge "$last" ] || fail "went backwards: restored $restored, the state file named $last"
     fi
