@@ -3,11 +3,13 @@
 # --config=fuzz): the checkpoint reader, the `checkpoint` state-file parser,
 # TensorProto -> Tensor, and GraphDef import with one executor step.
 #
-#   tools/fuzz.sh [--runs=N] [SECONDS_EACH] [FUZZER...]
+#   tools/fuzz.sh [--runs=N] [--max_len=BYTES] [SECONDS_EACH] [FUZZER...]
 #
 # Each fuzzer runs for SECONDS_EACH (default 30) or, with --runs, until it
 # has executed N inputs, whichever comes first (a campaign: --runs=10000000
-# 86400).
+# 86400). --max_len caps the inputs the campaign makes (libFuzzer's
+# -max_len): the checkpoint reader reaches the same code with 16 KB inputs as
+# with the ~1 MB TensorFlow checkpoints among its seeds, 50 times as fast.
 #
 # Corpora grow in $MG_FUZZ_DIR (default /var/cache/minigraph-fuzz, outside
 # the clone like Bazel's disk cache); seeds are written afresh from
@@ -19,16 +21,30 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
 runs=""
-case "${1:-}" in
-  --runs=*)
-    runs="${1#--runs=}"
-    shift
-    if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]]; then
-      echo "fuzz: --runs wants a positive number of executions, not '$runs'" >&2
+max_len=""
+while [[ "${1:-}" == --* ]]; do
+  case "$1" in
+    --runs=*)
+      runs="${1#--runs=}"
+      if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]]; then
+        echo "fuzz: --runs wants a positive number of executions, not '$runs'" >&2
+        exit 2
+      fi
+      ;;
+    --max_len=*)
+      max_len="${1#--max_len=}"
+      if ! [[ "$max_len" =~ ^[1-9][0-9]*$ ]]; then
+        echo "fuzz: --max_len wants a positive number of bytes, not '$max_len'" >&2
+        exit 2
+      fi
+      ;;
+    *)
+      echo "fuzz: unknown option $1 (known: --runs=N, --max_len=BYTES)" >&2
       exit 2
-    fi
-    ;;
-esac
+      ;;
+  esac
+  shift
+done
 seconds="${1:-30}"
 if ! [[ "$seconds" =~ ^[1-9][0-9]*$ ]]; then
   echo "fuzz: SECONDS_EACH must be a positive number of seconds, not '$seconds'" >&2
@@ -62,6 +78,7 @@ opts=(-timeout=10 -rss_limit_mb=2560 -malloc_limit_mb=1024 -print_final_stats=1)
 # libFuzzer's -runs would run each input that many times).
 campaign=()
 [ -n "$runs" ] && campaign=(-runs="$runs")
+[ -n "$max_len" ] && campaign+=(-max_len="$max_len")
 failed=0
 for f in "${fuzzers[@]}"; do
   corpus="$work/corpus/$f"
