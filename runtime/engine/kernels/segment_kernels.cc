@@ -1,5 +1,6 @@
-// Indexing by tuples and by segment: GatherNd, Unique and
-// UnsortedSegmentSum (what feature columns and embedding lookups build).
+// Indexing by tuples and by segment: GatherNd, Unique, UnsortedSegmentSum
+// and DenseBincount (what feature columns, embedding lookups and ragged
+// tensors build).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -179,6 +180,70 @@ class UnsortedSegmentSumOp : public OpKernel {
   }
 };
 
+// DenseBincount: output[v] counts (or sums the weights of) the elements equal
+// to v, for v in [0, size); larger values are left out, as in TensorFlow. A
+// 2-D input counts each row apart. Weights are either empty (all 1) or
+// shaped as the input; binary_output makes every count present 1.
+template <typename T>
+class DenseBincountOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("binary_output", &binary_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& weights = ctx->input(2);
+    if (input.dims() > 2) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Shape must be at most rank 2 but is rank ", input.dims()));
+    }
+    if (ctx->input(1).dims() != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Shape must be rank 0 but is rank ", ctx->input(1).dims()));
+    }
+    const bool weighted = weights.NumElements() > 0;
+    if (weighted && weights.shape() != input.shape()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "`weights` must be the same shape as `arr` or a length-0 `Tensor`, in which case it "
+          "acts as all weights equal to 1. Received ",
+          weights.shape().DebugString()));
+    }
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> size, FlatInts(ctx->input(1), "DenseBincount size"));
+    if (size[0] < 0) {
+      return absl::InvalidArgumentError(absl::StrCat("size (", size[0], ") must be non-negative"));
+    }
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> values, FlatInts(input, "DenseBincount input"));
+    for (int64_t v : values) {
+      if (v < 0) return absl::InvalidArgumentError("Input arr must be non-negative!");
+    }
+    const int64_t rows = input.dims() == 2 ? input.dim_size(0) : 1;
+    const int64_t cols = input.dims() == 2 ? input.dim_size(1) : input.NumElements();
+    MG_ASSIGN_OR_RETURN(TensorShape out_shape, input.dims() == 2
+                                                   ? TensorShape::Build({rows, size[0]})
+                                                   : TensorShape::Build({size[0]}));
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, out_shape, &out));
+    T* o = out->data<T>();
+    std::fill(o, o + out->NumElements(), T(0));
+    const T* w = weighted ? weights.data<T>() : nullptr;
+    for (int64_t i = 0; i < rows; ++i) {
+      T* row = o + i * size[0];
+      for (int64_t j = i * cols; j < (i + 1) * cols; ++j) {
+        const int64_t v = values[j];
+        if (v >= size[0]) continue;
+        if (binary_) {
+          row[v] = T(1);
+        } else {
+          row[v] += w != nullptr ? w[j] : T(1);
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  bool binary_ = false;
+};
+
 }  // namespace
 
 void RegisterSegmentKernels(KernelRegistry* r) {
@@ -188,6 +253,7 @@ void RegisterSegmentKernels(KernelRegistry* r) {
   r->Register("UniqueWithCounts", unique);
   r->Register("UnsortedSegmentSum",
               TypedFactory<UnsortedSegmentSumOp, float, double, int32_t, int64_t>());
+  r->Register("DenseBincount", TypedFactory<DenseBincountOp, float, double, int32_t, int64_t>());
 }
 
 }  // namespace minigraph

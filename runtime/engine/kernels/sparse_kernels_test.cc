@@ -1,4 +1,6 @@
-// SparseTensor kernels, against TensorFlow's documented examples.
+// SparseTensor and ragged-tensor kernels (and the two ops Keras'
+// TextVectorization builds them with), against TensorFlow's documented
+// examples.
 #include <string>
 #include <vector>
 
@@ -147,6 +149,137 @@ TEST(SparseKernelsTest, SparseSegmentSum) {
   EXPECT_THAT(Out("SparseSegmentSum",
                   {{c}, {Tensor::Vector<int32_t>({0, 3})}, {Tensor::Vector<int32_t>({0, 0})}}),
               HasSubstr("indices[1] = 3 is out of range [0, 3)"));
+}
+
+Tensor Strings(std::vector<std::string> v) {
+  Tensor t(DT_STRING, TensorShape({static_cast<int64_t>(v.size())}));
+  std::copy(v.begin(), v.end(), t.data<std::string>());
+  return t;
+}
+
+std::string Split(std::vector<std::string> in, const std::string& sep, int64_t maxsplit = -1) {
+  Tensor s(DT_STRING, TensorShape({}));
+  s.data<std::string>()[0] = sep;
+  auto out = RunKernel("StringSplitV2", {{Strings(std::move(in))}, {s}},
+                       {{"maxsplit", MakeAttrValue(maxsplit)}});
+  if (!out.ok()) return std::string(out.status().message());
+  return (*out)[0].SummarizeValue(100) + " | " + (*out)[1].SummarizeValue(100) + " | " +
+         (*out)[2].SummarizeValue(100);
+}
+
+TEST(SparseKernelsTest, StringSplitV2SplitsAsPythonDoes) {
+  // No separator: runs of whitespace, none kept at the ends.
+  EXPECT_EQ(Split({"a b  c", "", " d\t"}, ""), "0 0 0 1 0 2 2 0 | \"a\" \"b\" \"c\" \"d\" | 3 3");
+  // A separator: each occurrence splits, empty pieces kept.
+  EXPECT_EQ(Split({"1,,2", ""}, ","), "0 0 0 1 0 2 1 0 | \"1\" \"\" \"2\" \"\" | 2 3");
+  EXPECT_EQ(Split({"a<>b<>"}, "<>"), "0 0 0 1 0 2 | \"a\" \"b\" \"\" | 1 3");
+  // maxsplit: the rest is the last piece.
+  EXPECT_EQ(Split({"a,b,c"}, ",", 1), "0 0 0 1 | \"a\" \"b,c\" | 1 2");
+  EXPECT_EQ(Split({"a b  c"}, "", 1), "0 0 0 1 | \"a\" \"b  c\" | 1 2");
+  EXPECT_EQ(Split({"a b"}, "", 0), "0 0 | \"a b\" | 1 1");
+  EXPECT_EQ(Split({}, ","), " |  | 0 0");
+
+  Tensor matrix(DT_STRING, TensorShape({1, 1}));
+  Tensor sep(DT_STRING, TensorShape({}));
+  // Refused when the graph is built (the kernel says the same when the
+  // shapes were unknown then).
+  EXPECT_THAT(std::string(RunKernel("StringSplitV2", {{matrix}, {sep}}).status().message()),
+              HasSubstr("(StringSplitV2): input 0 must have rank 1, but has shape [1,1]"));
+  EXPECT_THAT(
+      std::string(
+          RunKernel("StringSplitV2", {{Strings({"a"})}, {Strings({",", ";"})}}).status().message()),
+      HasSubstr("(StringSplitV2): input 1 must have rank 0, but has shape [2]"));
+}
+
+std::string Bincount(const Tensor& in, int32_t size, const Tensor& weights, bool binary = false) {
+  auto out = RunKernel("DenseBincount", {{in}, {Tensor::Scalar<int32_t>(size)}, {weights}},
+                       {{"binary_output", MakeAttrValue(binary)}});
+  if (!out.ok()) return std::string(out.status().message());
+  return (*out)[0].shape().DebugString() + " " + (*out)[0].SummarizeValue(100);
+}
+
+TEST(SparseKernelsTest, DenseBincount) {
+  const Tensor in = Tensor::Vector<int32_t>({1, 1, 3, 5});
+  const Tensor none(DT_FLOAT, TensorShape({0}));
+  // Values at or past `size` are left out.
+  EXPECT_EQ(Bincount(in, 4, none), "[4] 0 2 0 1");
+  EXPECT_EQ(Bincount(in, 4, Tensor::Vector<float>({0.5, 1, 2, 3})), "[4] 0 1.5 0 2");
+  EXPECT_EQ(Bincount(in, 4, none, /*binary=*/true), "[4] 0 1 0 1");
+  EXPECT_EQ(Bincount(in, 0, none), "[0] ");
+  // A matrix counts each row apart.
+  Tensor rows(DT_INT32, TensorShape({2, 2}));
+  std::vector<int32_t> r = {0, 1, 1, 1};
+  std::copy(r.begin(), r.end(), rows.data<int32_t>());
+  EXPECT_EQ(Bincount(rows, 3, Tensor(DT_INT64, TensorShape({0}))), "[2,3] 1 1 0 0 2 0");
+
+  EXPECT_THAT(Bincount(Tensor::Vector<int32_t>({1, -1}), 4, none),
+              HasSubstr("Input arr must be non-negative!"));
+  EXPECT_THAT(Bincount(in, 4, Tensor::Vector<float>({1, 2})),
+              HasSubstr("`weights` must be the same shape as `arr` or a length-0 `Tensor`"));
+  EXPECT_THAT(Bincount(in, -2, none), HasSubstr("size (-2) must be non-negative"));
+}
+
+std::string ToTensor(const Tensor& shape, const Tensor& values, const Tensor& def,
+                     const std::vector<std::string>& types, std::vector<Tensor> partitions) {
+  AttrValue t;
+  for (const std::string& s : types) t.mutable_list()->add_s(s);
+  auto out =
+      RunKernel("RaggedTensorToTensor", {{shape}, {values}, {def}, std::move(partitions)},
+                {{"row_partition_types", t},
+                 {"num_row_partition_tensors", MakeAttrValue(static_cast<int64_t>(types.size()))}});
+  if (!out.ok()) return std::string(out.status().message());
+  return (*out)[0].shape().DebugString() + " " + (*out)[0].SummarizeValue(100);
+}
+
+TEST(SparseKernelsTest, RaggedTensorToTensor) {
+  // [[1, 2], [], [3]] as TextVectorization builds it, then as row splits.
+  const Tensor values = Tensor::Vector<int64_t>({1, 2, 3});
+  const Tensor zero = Tensor::Scalar<int64_t>(0);
+  const Tensor any = Tensor::Scalar<int64_t>(-1);
+  const std::vector<std::string> rowids = {"FIRST_DIM_SIZE", "VALUE_ROWIDS"};
+  const Tensor three = Tensor::Scalar<int64_t>(3);
+  const Tensor ids = Tensor::Vector<int64_t>({0, 0, 2});
+  EXPECT_EQ(ToTensor(any, values, zero, rowids, {three, ids}), "[3,2] 1 2 0 0 3 0");
+  EXPECT_EQ(ToTensor(any, values, zero, {"ROW_SPLITS"}, {Tensor::Vector<int64_t>({0, 2, 2, 3})}),
+            "[3,2] 1 2 0 0 3 0");
+  // `shape` cuts and pads; -1 keeps what the rows need.
+  EXPECT_EQ(ToTensor(Tensor::Vector<int64_t>({-1, 1}), values, zero, rowids, {three, ids}),
+            "[3,1] 1 0 3");
+  EXPECT_EQ(ToTensor(Tensor::Vector<int64_t>({2, 4}), values, Tensor::Scalar<int64_t>(9), rowids,
+                     {three, ids}),
+            "[2,4] 1 2 9 9 9 9 9 9");
+  // Two ragged dimensions: [[[1, 2]], [[3]]].
+  EXPECT_EQ(ToTensor(any, values, zero, {"ROW_SPLITS", "ROW_SPLITS"},
+                     {Tensor::Vector<int64_t>({0, 1, 2}), Tensor::Vector<int64_t>({0, 2, 3})}),
+            "[2,1,2] 1 2 3 0");
+  // Values with an inner dimension, and a default for each inner block.
+  const Tensor pairs = I64(TensorShape({2, 2}), {1, 2, 3, 4});
+  EXPECT_EQ(ToTensor(any, pairs, Tensor::Vector<int64_t>({7, 8}), rowids,
+                     {Tensor::Scalar<int64_t>(2), Tensor::Vector<int64_t>({1, 1})}),
+            "[2,2,2] 7 8 7 8 1 2 3 4");
+  // Strings.
+  EXPECT_EQ(ToTensor(any, Strings({"a", "b"}), Strings({""}), {"ROW_SPLITS"},
+                     {Tensor::Vector<int32_t>({0, 1, 2})}),
+            "[2,1] \"a\" \"b\"");
+
+  EXPECT_THAT(ToTensor(any, values, zero, rowids, {three, Tensor::Vector<int64_t>({0, 2, 1})}),
+              HasSubstr("(VALUE_ROWIDS) must be sorted and in [0, 3), has 1 at 2"));
+  EXPECT_THAT(ToTensor(any, values, zero, rowids, {three, Tensor::Vector<int64_t>({0, 3, 3})}),
+              HasSubstr("has 3 at 1"));
+  EXPECT_THAT(ToTensor(any, values, zero, {"ROW_SPLITS"}, {Tensor::Vector<int64_t>({1, 2, 3})}),
+              HasSubstr("(ROW_SPLITS) must start at 0"));
+  EXPECT_THAT(ToTensor(any, values, zero, {"ROW_SPLITS"}, {Tensor::Vector<int64_t>({0, 2, 1, 3})}),
+              HasSubstr("(ROW_SPLITS) decreases at 2"));
+  EXPECT_THAT(ToTensor(any, values, zero, {"ROW_SPLITS"}, {Tensor::Vector<int64_t>({0, 2})}),
+              HasSubstr("the row partitions hold 2 values, but values has 3"));
+  EXPECT_THAT(ToTensor(Tensor::Vector<int64_t>({3}), values, zero, rowids, {three, ids}),
+              HasSubstr("has rank 1, the ragged tensor has rank 2"));
+  EXPECT_THAT(ToTensor(any, values, Tensor::Vector<int64_t>({1, 2}), rowids, {three, ids}),
+              HasSubstr("default_value of shape [2] is neither one element"));
+  EXPECT_THAT(ToTensor(any, values, zero, {"VALUE_ROWIDS"}, {ids}),
+              HasSubstr("starts with VALUE_ROWIDS"));
+  EXPECT_THAT(ToTensor(any, values, zero, {"ROW_SPLITS", "FIRST_DIM_SIZE"}, {ids, three}),
+              HasSubstr("row_partition_types[1] is \"FIRST_DIM_SIZE\""));
 }
 
 }  // namespace

@@ -29,6 +29,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   RegisterSummaryKernels(r);
   RegisterSendRecvKernels(r);
   RegisterStringKernels(r);
+  RegisterRaggedKernels(r);
   RegisterFunctionalKernels(r);
 }
 

@@ -46,6 +46,7 @@ void RegisterSaveRestoreKernels(KernelRegistry* r);
 void RegisterSummaryKernels(KernelRegistry* r);
 void RegisterSendRecvKernels(KernelRegistry* r);
 void RegisterStringKernels(KernelRegistry* r);
+void RegisterRaggedKernels(KernelRegistry* r);
 void RegisterFunctionalKernels(KernelRegistry* r);
 
 // _Recv kernels run in this process so far, and the seconds they took

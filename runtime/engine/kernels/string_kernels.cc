@@ -1,11 +1,14 @@
-// AsString, and the regular-expression ops over RE2 (the library
-// TensorFlow uses, so patterns mean what they mean there).
+// AsString, StringSplitV2, and the regular-expression ops over RE2 (the
+// library TensorFlow uses, so patterns mean what they mean there).
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "re2/re2.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
@@ -48,6 +51,94 @@ class StringLowerOp : public OpKernel {
 
  private:
   std::string encoding_;
+};
+
+// Python's str.split, as TensorFlow's StringSplitV2 does it: with a
+// separator, every occurrence splits (",a,,b" gives "", "a", "", "b");
+// without one, runs of ASCII whitespace split and none is kept at either end.
+// After `maxsplit` splits (when > 0) the rest is one last piece.
+std::vector<absl::string_view> SplitV2(absl::string_view text, absl::string_view sep,
+                                       int64_t maxsplit) {
+  std::vector<absl::string_view> parts;
+  if (maxsplit == 0) {
+    parts.push_back(text);
+    return parts;
+  }
+  int64_t splits = 0;
+  if (sep.empty()) {
+    auto is_space = [](char ch) { return absl::ascii_isspace(static_cast<unsigned char>(ch)); };
+    auto skip_space = [&] {
+      while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
+    };
+    skip_space();
+    while (!text.empty()) {
+      size_t n = 0;
+      while (n < text.size() && !is_space(text[n])) ++n;
+      parts.push_back(text.substr(0, n));
+      text.remove_prefix(n);
+      skip_space();
+      if (maxsplit > 0 && ++splits == maxsplit) {
+        parts.push_back(text);
+        break;
+      }
+    }
+    return parts;
+  }
+  for (size_t at = text.find(sep); at != absl::string_view::npos; at = text.find(sep)) {
+    parts.push_back(text.substr(0, at));
+    text.remove_prefix(at + sep.size());
+    if (maxsplit > 0 && ++splits == maxsplit) break;
+  }
+  parts.push_back(text);
+  return parts;
+}
+
+// StringSplitV2: a 1-D batch of strings split into a SparseTensor (indices
+// [n, 2] of (row, position), values, shape [rows, longest row]).
+class StringSplitV2Op : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("maxsplit", &maxsplit_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& sep = ctx->input(1);
+    if (input.dims() != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input must be a vector, got shape: ", input.shape().DebugString()));
+    }
+    if (sep.dims() != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("sep must be a scalar, got shape: ", sep.shape().DebugString()));
+    }
+    const std::string& separator = sep.data<std::string>()[0];
+    const int64_t rows = input.NumElements();
+    std::vector<std::vector<absl::string_view>> split(rows);
+    int64_t total = 0, longest = 0;
+    for (int64_t i = 0; i < rows; ++i) {
+      split[i] = SplitV2(input.data<std::string>()[i], separator, maxsplit_);
+      total += static_cast<int64_t>(split[i].size());
+      longest = std::max(longest, static_cast<int64_t>(split[i].size()));
+    }
+    Tensor *indices, *values, *shape;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({total, 2}), &indices));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(1, TensorShape({total}), &values));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(2, TensorShape({2}), &shape));
+    int64_t* idx = indices->data<int64_t>();
+    std::string* val = values->data<std::string>();
+    for (int64_t i = 0, k = 0; i < rows; ++i) {
+      for (size_t j = 0; j < split[i].size(); ++j, ++k) {
+        idx[2 * k] = i;
+        idx[2 * k + 1] = static_cast<int64_t>(j);
+        val[k] = std::string(split[i][j]);
+      }
+    }
+    shape->data<int64_t>()[0] = rows;
+    shape->data<int64_t>()[1] = longest;
+    return absl::OkStatus();
+  }
+
+ private:
+  int64_t maxsplit_ = -1;
 };
 
 // TensorFlow's AsString: a printf format built from the attrs ("%" fill
@@ -251,6 +342,7 @@ class RegexReplaceOp : public OpKernel {
 void RegisterStringKernels(KernelRegistry* r) {
   r->Register("AsString", MakeFactory<AsStringOp>());
   r->Register("StringLower", MakeFactory<StringLowerOp>());
+  r->Register("StringSplitV2", MakeFactory<StringSplitV2Op>());
   r->Register("RegexFullMatch", MakeFactory<RegexFullMatchOp>());
   r->Register("StaticRegexFullMatch", MakeFactory<RegexFullMatchOp>());
   r->Register("RegexReplace", MakeFactory<RegexReplaceOp>());

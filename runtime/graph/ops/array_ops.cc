@@ -739,6 +739,74 @@ void RegisterArrayOps(OpRegistry* r) {
                         .Attr("Tindices: {int32, int64}")
                         .Attr("Tnumsegments: {int32, int64} = int32")
                         .SetShapeFn(UnsortedSegmentShape));
+  MG_REGISTER_OP(r, OpDefBuilder("DenseBincount")
+                        .Input("input: Tidx")
+                        .Input("size: Tidx")
+                        .Input("weights: T")
+                        .Output("output: T")
+                        .Attr("Tidx: {int32, int64}")
+                        .Attr("T: {int32, int64, float, double}")
+                        .Attr("binary_output: bool = false")
+                        .SetShapeFn([](InferenceContext* c) {
+                          const PartialShape& in = c->input(0);
+                          if (in.rank_known() && in.rank() > 2) {
+                            return c->Error(
+                                absl::StrCat("input must be at most rank 2, got rank ", in.rank()));
+                          }
+                          int64_t size = -1;
+                          if (const Tensor* t = c->input_tensor(1); t && t->NumElements() == 1) {
+                            size = t->dtype() == DT_INT32 ? t->data<int32_t>()[0]
+                                                          : t->data<int64_t>()[0];
+                          }
+                          if (!in.rank_known()) {
+                            c->set_output(0, PartialShape());
+                          } else if (in.rank() == 2) {
+                            c->set_output(0, PartialShape({in.dim(0), size}));
+                          } else {
+                            c->set_output(0, PartialShape({size}));
+                          }
+                          return absl::OkStatus();
+                        }));
+  MG_REGISTER_OP(
+      r, OpDefBuilder("RaggedTensorToTensor")
+             .Input("shape: Tshape")
+             .Input("values: T")
+             .Input("default_value: T")
+             .Input("row_partition_tensors: num_row_partition_tensors * Tindex")
+             .Output("result: T")
+             .Attr("T: type")
+             .Attr("Tindex: {int32, int64}")
+             .Attr("Tshape: {int32, int64}")
+             .Attr("num_row_partition_tensors: int")
+             .Attr("row_partition_types: list(string)")
+             .SetShapeFn([](InferenceContext* c) {
+               // The rank is the ragged rank plus the values' rank;
+               // dims come from `shape` where it gives them.
+               MG_ASSIGN_OR_RETURN(std::vector<std::string> types,
+                                   c->GetAttr<std::vector<std::string>>("row_partition_types"));
+               const PartialShape& values = c->input(1);
+               if (types.empty() || !values.rank_known()) {
+                 c->set_output(0, PartialShape());
+                 return absl::OkStatus();
+               }
+               const int ragged_rank =
+                   static_cast<int>(types.size()) - (types[0] == "FIRST_DIM_SIZE" ? 1 : 0);
+               std::vector<int64_t> dims(ragged_rank + values.rank(), -1);
+               for (int d = 1; d < values.rank(); ++d) {
+                 dims[ragged_rank + d] = values.dim(d);
+               }
+               const Tensor* shape = c->input_tensor(0);
+               if (shape != nullptr && shape->dims() == 1 &&
+                   shape->NumElements() == static_cast<int64_t>(dims.size())) {
+                 for (size_t d = 0; d < dims.size(); ++d) {
+                   const int64_t v = shape->dtype() == DT_INT32 ? shape->data<int32_t>()[d]
+                                                                : shape->data<int64_t>()[d];
+                   if (v >= 0) dims[d] = v;
+                 }
+               }
+               c->set_output(0, PartialShape(dims));
+               return absl::OkStatus();
+             }));
   MG_REGISTER_OP(r, OpDefBuilder("SelectV2")
                         .Input("condition: bool")
                         .Input("t: T")

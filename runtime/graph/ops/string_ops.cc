@@ -1,5 +1,5 @@
-// String ops: formatting numbers, and matching and rewriting with regular
-// expressions in RE2's syntax (TensorFlow's).
+// String ops: formatting numbers, splitting, and matching and rewriting with
+// regular expressions in RE2's syntax (TensorFlow's).
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/ops/standard_ops.h"
@@ -13,6 +13,21 @@ void RegisterStringOps(OpRegistry* r) {
                         .Output("output: string")
                         .Attr("encoding: string = \"\"")
                         .SetShapeFn(shape_fn::Unchanged));
+  MG_REGISTER_OP(r, OpDefBuilder("StringSplitV2")
+                        .Input("input: string")
+                        .Input("sep: string")
+                        .Output("indices: int64")
+                        .Output("values: string")
+                        .Output("shape: int64")
+                        .Attr("maxsplit: int = -1")
+                        .SetShapeFn([](InferenceContext* c) {
+                          MG_RETURN_IF_ERROR(c->WithRank(0, 1).status());
+                          MG_RETURN_IF_ERROR(c->WithRank(1, 0).status());
+                          c->set_output(0, PartialShape({-1, 2}));
+                          c->set_output(1, PartialShape({-1}));
+                          c->set_output(2, PartialShape({2}));
+                          return absl::OkStatus();
+                        }));
   MG_REGISTER_OP(r, OpDefBuilder("AsString")
                         .Input("input: T")
                         .Output("output: string")

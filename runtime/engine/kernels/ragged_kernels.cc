@@ -1,0 +1,224 @@
+// RaggedTensorToTensor: a ragged tensor (flat values plus one row partition
+// per ragged dimension) padded into a dense tensor, as TensorFlow's
+// RaggedTensor.to_tensor() builds it (Keras' TextVectorization ends so).
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
+#include "runtime/engine/kernels/standard_kernels.h"
+
+namespace minigraph {
+namespace {
+
+// One ragged dimension: which element of the dimension above each element
+// belongs to, given as row splits or as value row ids.
+struct Partition {
+  bool splits = false;  // ROW_SPLITS, else VALUE_ROWIDS
+  std::vector<int64_t> v;
+};
+
+class RaggedTensorToTensorOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("row_partition_types", &types_));
+    if (types_.empty()) return absl::InvalidArgumentError("row_partition_types is empty");
+    for (size_t i = 0; i < types_.size(); ++i) {
+      const std::string& t = types_[i];
+      if (t != "ROW_SPLITS" && t != "VALUE_ROWIDS" && (t != "FIRST_DIM_SIZE" || i > 0)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "row_partition_types[", i, "] is \"", t,
+            "\": each must be ROW_SPLITS or VALUE_ROWIDS, and FIRST_DIM_SIZE may come first"));
+      }
+    }
+    if (types_[0] == "VALUE_ROWIDS") {
+      return absl::InvalidArgumentError(
+          "row_partition_types starts with VALUE_ROWIDS: the first dimension's size must be "
+          "given first (FIRST_DIM_SIZE)");
+    }
+    if (types_.size() == 1 && types_[0] == "FIRST_DIM_SIZE") {
+      return absl::InvalidArgumentError(
+          "row_partition_types has FIRST_DIM_SIZE and no partition after it");
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& values = ctx->input(1);
+    const Tensor& default_value = ctx->input(2);
+    if (ctx->num_inputs() != 3 + static_cast<int>(types_.size())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("RaggedTensorToTensor has ", ctx->num_inputs() - 3,
+                       " row partition tensors for ", types_.size(), " row_partition_types"));
+    }
+    if (values.dims() < 1) {
+      return absl::InvalidArgumentError("RaggedTensorToTensor values must be at least 1-D");
+    }
+    // The rows, then each ragged dimension's partition.
+    const bool first_dim = types_[0] == "FIRST_DIM_SIZE";
+    int64_t rows;
+    std::vector<Partition> parts;
+    for (size_t i = 0; i < types_.size(); ++i) {
+      const std::string what = absl::StrCat("row_partition_tensors[", i, "] (", types_[i], ")");
+      MG_ASSIGN_OR_RETURN(std::vector<int64_t> v, IntsFromTensor(ctx->input(3 + i), what));
+      if (i == 0 && first_dim) {
+        if (v.size() != 1 || v[0] < 0) {
+          return absl::InvalidArgumentError(absl::StrCat(what, " must be one non-negative number"));
+        }
+        rows = v[0];
+        continue;
+      }
+      parts.push_back({types_[i] == "ROW_SPLITS", std::move(v)});
+    }
+    if (!first_dim) {
+      if (parts[0].v.empty()) {
+        return absl::InvalidArgumentError("row_partition_tensors[0] (ROW_SPLITS) is empty");
+      }
+      rows = static_cast<int64_t>(parts[0].v.size()) - 1;
+    }
+
+    // Check each partition against the dimension above it; the longest row
+    // of each ragged dimension is that dimension's size unless `shape` says.
+    const int ragged_rank = static_cast<int>(parts.size());
+    std::vector<int64_t> dims = {rows};
+    int64_t above = rows;
+    for (int k = 0; k < ragged_rank; ++k) {
+      const std::vector<int64_t>& v = parts[k].v;
+      const std::string what = absl::StrCat("row_partition_tensors[", k + (first_dim ? 1 : 0), "]");
+      int64_t longest = 0, count;
+      if (parts[k].splits) {
+        if (static_cast<int64_t>(v.size()) != above + 1 || v[0] != 0) {
+          return absl::InvalidArgumentError(absl::StrCat(what,
+                                                         " (ROW_SPLITS) must start at 0 and have ",
+                                                         above + 1, " entries, has ", v.size()));
+        }
+        for (int64_t r = 0; r < above; ++r) {
+          if (v[r + 1] < v[r]) {
+            return absl::InvalidArgumentError(
+                absl::StrCat(what, " (ROW_SPLITS) decreases at ", r + 1));
+          }
+          longest = std::max(longest, v[r + 1] - v[r]);
+        }
+        count = v.back();
+      } else {
+        int64_t run = 0;
+        for (size_t j = 0; j < v.size(); ++j) {
+          if (v[j] < 0 || v[j] >= above || (j > 0 && v[j] < v[j - 1])) {
+            return absl::InvalidArgumentError(
+                absl::StrCat(what, " (VALUE_ROWIDS) must be sorted and in [0, ", above, "), has ",
+                             v[j], " at ", j));
+          }
+          run = j > 0 && v[j] == v[j - 1] ? run + 1 : 1;
+          longest = std::max(longest, run);
+        }
+        count = static_cast<int64_t>(v.size());
+      }
+      dims.push_back(longest);
+      above = count;
+    }
+    if (above != values.dim_size(0)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the row partitions hold ", above, " values, but values has ",
+                       values.dim_size(0), " (shape ", values.shape().DebugString(), ")"));
+    }
+    int64_t inner = 1;
+    for (int d = 1; d < values.dims(); ++d) {
+      dims.push_back(values.dim_size(d));
+      inner *= values.dim_size(d);
+    }
+
+    // `shape`: -1 (or a scalar) leaves a dimension as found; a size cuts or
+    // pads it; an inner dimension must match the values'.
+    const Tensor& shape_t = ctx->input(0);
+    if (shape_t.dims() == 1) {
+      MG_ASSIGN_OR_RETURN(std::vector<int64_t> shape, IntsFromTensor(shape_t, "shape"));
+      if (shape.size() != dims.size()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("shape [", absl::StrJoin(shape, ","), "] has rank ", shape.size(),
+                         ", the ragged tensor has rank ", dims.size()));
+      }
+      for (size_t d = 0; d < dims.size(); ++d) {
+        if (shape[d] < 0) continue;
+        if (static_cast<int>(d) > ragged_rank && shape[d] != dims[d]) {
+          return absl::InvalidArgumentError(absl::StrCat("shape [", absl::StrJoin(shape, ","),
+                                                         "] asks for ", shape[d], " in dimension ",
+                                                         d, ", where values have ", dims[d]));
+        }
+        dims[d] = shape[d];
+      }
+    } else if (shape_t.dims() > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "shape must be a vector or a scalar, got shape ", shape_t.shape().DebugString()));
+    }
+
+    // default_value: one element, or one inner block.
+    const int64_t default_n = default_value.NumElements();
+    if (default_n != 1 && (default_value.dims() != values.dims() - 1 ||
+                           !std::equal(default_value.shape().dim_sizes().begin(),
+                                       default_value.shape().dim_sizes().end(),
+                                       values.shape().dim_sizes().begin() + 1))) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("default_value of shape ", default_value.shape().DebugString(),
+                       " is neither one element nor one element of values (shape ",
+                       values.shape().DebugString(), ")"));
+    }
+
+    MG_ASSIGN_OR_RETURN(TensorShape out_shape, TensorShape::Build(dims));
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, out_shape, &out));
+    const int64_t total = out->NumElements();
+    if (total == 0) return absl::OkStatus();
+    // Fill with the default, doubling what is filled.
+    const int64_t block = default_n == 1 ? 1 : inner;
+    CopyElements(default_value, 0, out, 0, block);
+    for (int64_t filled = block; filled < total;) {
+      const int64_t n = std::min(filled, total - filled);
+      CopyElements(*out, 0, out, filled, n);
+      filled += n;
+    }
+
+    // Where each element of each ragged dimension lands (in units of the
+    // dimension's cells; -1 when cut off), then the values' blocks.
+    std::vector<int64_t> at(rows);
+    for (int64_t r = 0; r < rows; ++r) at[r] = r < dims[0] ? r : -1;
+    for (int k = 0; k < ragged_rank; ++k) {
+      const std::vector<int64_t>& v = parts[k].v;
+      const int64_t width = dims[k + 1];
+      std::vector<int64_t> next;
+      auto place = [&](int64_t parent, int64_t pos) {
+        next.push_back(at[parent] < 0 || pos >= width ? -1 : at[parent] * width + pos);
+      };
+      if (parts[k].splits) {
+        next.reserve(v.back());
+        for (size_t r = 0; r + 1 < v.size(); ++r) {
+          for (int64_t pos = 0; pos < v[r + 1] - v[r]; ++pos) place(r, pos);
+        }
+      } else {
+        next.reserve(v.size());
+        for (size_t j = 0, pos = 0; j < v.size(); ++j) {
+          pos = j > 0 && v[j] == v[j - 1] ? pos + 1 : 0;
+          place(v[j], pos);
+        }
+      }
+      at = std::move(next);
+    }
+    for (size_t j = 0; j < at.size(); ++j) {
+      if (at[j] >= 0) CopyElements(values, j * inner, out, at[j] * inner, inner);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  std::vector<std::string> types_;
+};
+
+}  // namespace
+
+void RegisterRaggedKernels(KernelRegistry* r) {
+  r->Register("RaggedTensorToTensor", MakeFactory<RaggedTensorToTensorOp>());
+}
+
+}  // namespace minigraph
