@@ -256,6 +256,96 @@ TEST(OptimizersTest, FtrlFirstThreeStepsWithAndWithoutPowerHalf) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("learning_rate_power")));
 }
 
+// SparseApplyFtrl (what Estimators' linear models train with) updates only
+// the rows `indices` names, a repeated one once per occurrence, in order, by
+// ApplyFtrl's equations; a ref variable and a resource variable the same.
+TEST(OptimizersTest, SparseApplyFtrlUpdatesTheIndexedRowsInOrder) {
+  const double lr = 0.3, l1 = 0.05, l2 = 0.1, power = -0.5;
+  const std::vector<int64_t> indices = {2, 0, 2};
+  const std::vector<double> grads = {1.0, -0.5, 2.0, 0.25, -1.5, 0.75};
+  std::vector<double> w = {1.0, -2.0, 0.5, 0.5, 3.0, -1.0}, accum(6, 0.1), linear(6, 0.0);
+  for (size_t i = 0; i < indices.size(); ++i) {
+    for (int j = 0; j < 2; ++j) {
+      const int64_t k = indices[i] * 2 + j;
+      const double g = grads[i * 2 + j];
+      const double next = accum[k] + g * g;
+      linear[k] += g - (std::pow(next, -power) - std::pow(accum[k], -power)) / lr * w[k];
+      const double quadratic = std::pow(next, -power) / lr + 2 * l2;
+      w[k] =
+          std::abs(linear[k]) > l1 ? ((linear[k] > 0 ? 1 : -1) * l1 - linear[k]) / quadratic : 0.0;
+      accum[k] = next;
+    }
+  }
+  for (bool resource : {false, true}) {
+    Scope root = Scope::NewRootScope();
+    auto matrix = [](std::vector<double> v) {
+      Tensor t(DT_DOUBLE, TensorShape({3, 2}));
+      std::copy(v.begin(), v.end(), t.data<double>());
+      return t;
+    };
+    const VariableOptions opts{.use_resource = resource};
+    Variable var = Variable::Create(root, "var", matrix({1.0, -2.0, 0.5, 0.5, 3.0, -1.0}), opts);
+    Variable acc = Variable::Create(root, "accum", matrix(std::vector<double>(6, 0.1)), opts);
+    Variable lin = Variable::Create(root, "linear", matrix(std::vector<double>(6, 0.0)), opts);
+    Tensor g(DT_DOUBLE, TensorShape({3, 2}));
+    std::copy(grads.begin(), grads.end(), g.data<double>());
+    Operation update = root.AddOp(resource ? "ResourceSparseApplyFtrl" : "SparseApplyFtrl",
+                                  {{var.ref()},
+                                   {acc.ref()},
+                                   {lin.ref()},
+                                   {ops::Const(root, g)},
+                                   {ops::Const(root, Tensor::Vector<int64_t>({2, 0, 2}))},
+                                   {ops::Const(root, lr)},
+                                   {ops::Const(root, l1)},
+                                   {ops::Const(root, l2)},
+                                   {ops::Const(root, power)}},
+                                  {});
+    // An index past the rows, and a gradient whose rows are not the
+    // variable's, are errors that name them (run below).
+    Operation bad_index = root.AddOp(resource ? "ResourceSparseApplyFtrl" : "SparseApplyFtrl",
+                                     {{var.ref()},
+                                      {acc.ref()},
+                                      {lin.ref()},
+                                      {ops::Const(root, g)},
+                                      {ops::Const(root, Tensor::Vector<int32_t>({0, 3, 1}))},
+                                      {ops::Const(root, lr)},
+                                      {ops::Const(root, l1)},
+                                      {ops::Const(root, l2)},
+                                      {ops::Const(root, power)}},
+                                     {});
+    Operation bad_grad = root.AddOp(resource ? "ResourceSparseApplyFtrl" : "SparseApplyFtrl",
+                                    {{var.ref()},
+                                     {acc.ref()},
+                                     {lin.ref()},
+                                     {ops::Const(root, g)},
+                                     {ops::Const(root, Tensor::Vector<int32_t>({0, 1}))},
+                                     {ops::Const(root, lr)},
+                                     {ops::Const(root, l1)},
+                                     {ops::Const(root, l2)},
+                                     {ops::Const(root, power)}},
+                                    {});
+    Operation init = GlobalVariablesInitializer(root);
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, NewSession(SessionOptions()));
+    ASSERT_OK(session->Create(*root.ToGraphDef()));
+    std::vector<Tensor> out;
+    ASSERT_OK(session->Run({}, {}, {init.name()}, &out));
+    ASSERT_OK(session->Run({}, {}, {update.name()}, &out));
+    ASSERT_OK(session->Run({}, {var.value().name(), acc.value().name()}, {}, &out));
+    for (int k = 0; k < 6; ++k) {
+      EXPECT_NEAR(out[0].data<double>()[k], w[k], 1e-12) << "var element " << k << " " << resource;
+      EXPECT_NEAR(out[1].data<double>()[k], accum[k], 1e-12) << "accum element " << k;
+    }
+    EXPECT_EQ(out[0].data<double>()[2], 0.5) << "row 1 is not in indices";
+
+    EXPECT_THAT(session->Run({}, {}, {bad_index.name()}, &out),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("Index 3 at offset 1 in indices is out of range [0, 3)")));
+    EXPECT_THAT(session->Run({}, {}, {bad_grad.name()}, &out),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         HasSubstr("has shape [3,2] but the gradient of 2 rows has shape [3,2]")));
+  }
+}
+
 TEST(OptimizersTest, NothingToOptimizeIsAnError) {
   Scope root = Scope::NewRootScope();
   Output loss = ops::Const(root, 1.0f);

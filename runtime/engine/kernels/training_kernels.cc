@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
 namespace minigraph {
@@ -50,8 +51,11 @@ class LockedVars {
   ~LockedVars() {
     for (auto it = locked_.rbegin(); it != locked_.rend(); ++it) (*it)->mu()->Unlock();
   }
-  absl::StatusOr<std::vector<Tensor*>> Check(const OpKernel& k,
-                                             const Tensor& grad) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+  // With `sparse_rows` >= 0 the gradient holds that many rows of each
+  // variable (the sparse updates) rather than the whole of it.
+  absl::StatusOr<std::vector<Tensor*>> Check(const OpKernel& k, const Tensor& grad,
+                                             int64_t sparse_rows = -1)
+      ABSL_NO_THREAD_SAFETY_ANALYSIS {
     MG_RETURN_IF_ERROR(status_);
     std::vector<Tensor*> out;
     for (size_t i = 0; i < vars_.size(); ++i) {
@@ -62,11 +66,18 @@ class LockedVars {
             k.type_string(), ": variable '", v->name(), "' has dtype ", DataTypeString(v->dtype()),
             " but the gradient is ", DataTypeString(grad.dtype())));
       }
-      if (v->value().shape() != grad.shape()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(k.type_string(), ": variable '", v->name(), "' has shape ",
-                         v->value().shape().DebugString(), " but the gradient has shape ",
-                         grad.shape().DebugString()));
+      const TensorShape& shape = v->value().shape();
+      const bool fits = sparse_rows < 0
+                            ? shape == grad.shape()
+                            : shape.dims() >= 1 && grad.dims() == shape.dims() &&
+                                  grad.dim_size(0) == sparse_rows &&
+                                  std::equal(shape.dim_sizes().begin() + 1, shape.dim_sizes().end(),
+                                             grad.shape().dim_sizes().begin() + 1);
+      if (!fits) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            k.type_string(), ": variable '", v->name(), "' has shape ", shape.DebugString(),
+            " but the gradient", sparse_rows < 0 ? "" : absl::StrCat(" of ", sparse_rows, " rows"),
+            " has shape ", grad.shape().DebugString()));
       }
       out.push_back(v->mutable_value());
     }
@@ -296,11 +307,54 @@ class ApplyAdadeltaOp : public OpKernel {
   }
 };
 
-// TensorFlow's FTRL-Proximal: accum_new = accum + grad^2; linear += grad -
-// (accum_new^-p - accum^-p) / lr * var (p = lr_power; with
+// TensorFlow's FTRL-Proximal, one element: accum_new = accum + grad^2;
+// linear += grad - (accum_new^-p - accum^-p) / lr * var (p = lr_power; with
 // multiply_linear_by_lr, linear += grad * lr - (...) * var); var = (sign(linear)
 // * l1 - linear) / (accum_new^-p / lr + 2 * l2) where |linear| > l1, else 0
 // (l1 and 2 * l2 scaled by lr with multiply_linear_by_lr).
+template <typename T>
+struct FtrlStep {
+  T lr, l1, l2, lr_power;
+  bool multiply;
+
+  void operator()(T& var, T& accum, T& linear, T g) const {
+    const bool sqrt_power = lr_power == T(-0.5);
+    const T new_accum = accum + g * g;
+    const T old_root = sqrt_power ? std::sqrt(accum) : std::pow(accum, -lr_power);
+    const T new_root = sqrt_power ? std::sqrt(new_accum) : std::pow(new_accum, -lr_power);
+    if (multiply) {
+      linear += g * lr - (new_root - old_root) * var;
+    } else {
+      linear += g - (new_root - old_root) / lr * var;
+    }
+    const T l1_eff = multiply ? l1 * lr : l1;
+    const T quadratic = multiply ? new_root + T(2) * l2 * lr : new_root / lr + T(2) * l2;
+    const T sign = linear > T(0) ? T(1) : (linear < T(0) ? T(-1) : T(0));
+    var = std::abs(linear) > l1_eff ? (sign * l1_eff - linear) / quadratic : T(0);
+    accum = new_accum;
+  }
+};
+
+// Reads and checks FTRL's scalars (inputs first..first+3: lr, l1, l2,
+// lr_power).
+template <typename T>
+absl::StatusOr<FtrlStep<T>> FtrlScalars(const OpKernelContext* ctx, const OpKernel& k, int first,
+                                        bool multiply) {
+  MG_RETURN_IF_ERROR(CheckScalars(ctx, k, {first, first + 1, first + 2, first + 3}));
+  FtrlStep<T> step{*ctx->input(first).data<T>(), *ctx->input(first + 1).data<T>(),
+                   *ctx->input(first + 2).data<T>(), *ctx->input(first + 3).data<T>(), multiply};
+  if (!(step.lr > T(0))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(k.type_string(), ": lr is not positive: ", step.lr));
+  }
+  if (step.l1 < T(0) || step.l2 < T(0) || step.lr_power > T(0)) {
+    return absl::InvalidArgumentError(absl::StrCat(k.type_string(), ": l1 (", step.l1, ") and l2 (",
+                                                   step.l2, ") must be >= 0 and lr_power (",
+                                                   step.lr_power, ") <= 0"));
+  }
+  return step;
+}
+
 template <typename T>
 class ApplyFtrlOp : public OpKernel {
  public:
@@ -309,20 +363,8 @@ class ApplyFtrlOp : public OpKernel {
     return c->GetAttr("multiply_linear_by_lr", &multiply_);
   }
   absl::Status Compute(OpKernelContext* ctx) const override {
-    MG_RETURN_IF_ERROR(CheckScalars(ctx, *this, {4, 5, 6, 7}));
+    MG_ASSIGN_OR_RETURN(const FtrlStep<T> step, FtrlScalars<T>(ctx, *this, 4, multiply_));
     const Tensor& grad = ctx->input(3);
-    const T lr = *ctx->input(4).data<T>();
-    const T l1 = *ctx->input(5).data<T>();
-    const T l2 = *ctx->input(6).data<T>();
-    const T lr_power = *ctx->input(7).data<T>();
-    if (!(lr > T(0))) {
-      return absl::InvalidArgumentError(absl::StrCat(type_string(), ": lr is not positive: ", lr));
-    }
-    if (l1 < T(0) || l2 < T(0) || lr_power > T(0)) {
-      return absl::InvalidArgumentError(absl::StrCat(type_string(), ": l1 (", l1, ") and l2 (", l2,
-                                                     ") must be >= 0 and lr_power (", lr_power,
-                                                     ") <= 0"));
-    }
     {
       LockedVars locked(ctx, {0, 1, 2});
       MG_ASSIGN_OR_RETURN(std::vector<Tensor*> vars, locked.Check(*this, grad));
@@ -330,23 +372,60 @@ class ApplyFtrlOp : public OpKernel {
       T* __restrict accum = vars[1]->data<T>();
       T* __restrict linear = vars[2]->data<T>();
       const T* __restrict g = grad.data<T>();
-      const bool multiply = multiply_;
-      const bool sqrt_power = lr_power == T(-0.5);
-      ForEachElement(ctx, grad.NumElements(), 5 * sizeof(T), [=](int64_t i) {
-        const T new_accum = accum[i] + g[i] * g[i];
-        const T old_root = sqrt_power ? std::sqrt(accum[i]) : std::pow(accum[i], -lr_power);
-        const T new_root = sqrt_power ? std::sqrt(new_accum) : std::pow(new_accum, -lr_power);
-        if (multiply) {
-          linear[i] += g[i] * lr - (new_root - old_root) * var[i];
-        } else {
-          linear[i] += g[i] - (new_root - old_root) / lr * var[i];
+      ForEachElement(ctx, grad.NumElements(), 5 * sizeof(T),
+                     [=](int64_t i) { step(var[i], accum[i], linear[i], g[i]); });
+    }
+    ForwardRef(ctx);
+    return absl::OkStatus();
+  }
+
+ private:
+  bool multiply_ = false;
+};
+
+// SparseApplyFtrl: the update for the rows `indices` of the variables only,
+// row i of `grad` going to row indices[i]; a repeated index is updated once
+// per occurrence, in order, as in TensorFlow.
+template <typename T>
+class SparseApplyFtrlOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    return c->GetAttr("multiply_linear_by_lr", &multiply_);
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(const FtrlStep<T> step, FtrlScalars<T>(ctx, *this, 5, multiply_));
+    const Tensor& grad = ctx->input(3);
+    if (ctx->input(4).dims() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(type_string(),
+                                                     ": indices must be a vector, got shape ",
+                                                     ctx->input(4).shape().DebugString()));
+    }
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> indices,
+                        FlatInts(ctx->input(4), absl::StrCat(type_string(), " indices")));
+    {
+      LockedVars locked(ctx, {0, 1, 2});
+      MG_ASSIGN_OR_RETURN(std::vector<Tensor*> vars,
+                          locked.Check(*this, grad, static_cast<int64_t>(indices.size())));
+      const int64_t rows = vars[0]->dim_size(0);
+      const int64_t width = rows > 0 ? vars[0]->NumElements() / rows : 0;
+      for (size_t i = 0; i < indices.size(); ++i) {
+        if (indices[i] < 0 || indices[i] >= rows) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(type_string(), ": Index ", indices[i], " at offset ", i,
+                           " in indices is out of range [0, ", rows, ")"));
         }
-        const T l1_eff = multiply ? l1 * lr : l1;
-        const T quadratic = multiply ? new_root + T(2) * l2 * lr : new_root / lr + T(2) * l2;
-        const T sign = linear[i] > T(0) ? T(1) : (linear[i] < T(0) ? T(-1) : T(0));
-        var[i] = std::abs(linear[i]) > l1_eff ? (sign * l1_eff - linear[i]) / quadratic : T(0);
-        accum[i] = new_accum;
-      });
+      }
+      T* var = vars[0]->data<T>();
+      T* accum = vars[1]->data<T>();
+      T* linear = vars[2]->data<T>();
+      const T* g = grad.data<T>();
+      for (size_t i = 0; i < indices.size(); ++i) {
+        const int64_t row = indices[i] * width;
+        for (int64_t j = 0; j < width; ++j) {
+          step(var[row + j], accum[row + j], linear[row + j], g[i * width + j]);
+        }
+      }
     }
     ForwardRef(ctx);
     return absl::OkStatus();
@@ -368,6 +447,7 @@ void RegisterTrainingKernels(KernelRegistry* r) {
     r->Register(p + "ApplyAdagrad", TypedFactory<ApplyAdagradOp, float, double>());
     r->Register(p + "ApplyAdadelta", TypedFactory<ApplyAdadeltaOp, float, double>());
     r->Register(p + "ApplyFtrl", TypedFactory<ApplyFtrlOp, float, double>());
+    r->Register(p + "SparseApplyFtrl", TypedFactory<SparseApplyFtrlOp, float, double>());
   }
 }
 

@@ -71,6 +71,23 @@ void RegisterTrainingOps(OpRegistry* r) {
                 {"lr", "rho", "epsilon", "grad"}, {}, {1, 2, 6}, {3, 4, 5});
   RegisterApply(r, "ApplyFtrl", {"var", "accum", "linear"}, {"grad", "lr", "l1", "l2", "lr_power"},
                 {"multiply_linear_by_lr: bool = false"}, {1, 2, 3}, {4, 5, 6, 7});
+  // The sparse form: `grad` holds the rows `indices` of the variable.
+  for (bool resource : {false, true}) {
+    OpDefBuilder b(resource ? "ResourceSparseApplyFtrl" : "SparseApplyFtrl");
+    for (const char* v : {"var", "accum", "linear"}) {
+      b.Input(absl::StrCat(v, resource ? ": resource" : ": Ref(T)"));
+    }
+    b.Input("grad: T").Input("indices: Tindices");
+    for (const char* in : {"lr", "l1", "l2", "lr_power"}) b.Input(absl::StrCat(in, ": T"));
+    if (!resource) b.Output("out: Ref(T)");
+    b.Attr("T: {float, double}")
+        .Attr("Tindices: {int32, int64}")
+        .Attr("use_locking: bool = false")
+        .Attr("multiply_linear_by_lr: bool = false");
+    if (resource) b.SetIsStateful();
+    b.SetShapeFn(ApplyShape(resource, {1, 2}, {5, 6, 7, 8}));
+    MG_REGISTER_OP(r, b);
+  }
 }
 
 }  // namespace minigraph
