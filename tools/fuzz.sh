@@ -99,7 +99,10 @@ for f in "${fuzzers[@]}"; do
     "$corpus" "$seeds/out/$f" >"$work/$f.log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$f.log" | tail -n 1)
-  if [ "$rc" -ne 0 ]; then
+  if [ "$rc" -ne 0 ] && grep -q "libFuzzer: run interrupted" "$work/$f.log"; then
+    echo "fuzz: $f interrupted after ${execs:-?} executions, with nothing found"
+    failed=1
+  elif [ "$rc" -ne 0 ]; then
     echo "fuzz: $f FAILED after ${execs:-?} executions: $(grep -m 1 -E 'ERROR|SUMMARY|Timeout|malloc' "$work/$f.log")"
     echo "  the input is in $findings, the log is $work/$f.log"
     failed=1
