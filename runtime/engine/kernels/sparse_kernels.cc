@@ -1,12 +1,15 @@
 // Kernels over SparseTensors given as (indices [N, rank] int64, values [N],
-// dense_shape [rank]): SparseToDense, SparseReshape, SparseFillEmptyRows and
-// SparseSegmentSum, the pieces feature columns and embedding lookups build.
+// dense_shape [rank]): SparseToDense, SparseReshape, SparseFillEmptyRows,
+// SparseSegmentSum and SparseCross, the pieces feature columns and embedding
+// lookups build.
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "runtime/engine/kernels/internal/fingerprint.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
@@ -292,9 +295,194 @@ class SparseSegmentSumOp : public OpKernel {
   }
 };
 
+// SparseCross: for each row of the batch, every combination of one feature
+// from each column (the sparse inputs' then the dense inputs', the last
+// varying fastest), as TensorFlow's feature crosses. Joined with "_X_", or,
+// with hashed_output, FingerprintCat64 over the features' Fingerprint64 (an
+// int64 feature is its own fingerprint) from hash_key, mod num_buckets (or
+// mod 2^63 - 1 when it is 0).
+class SparseCrossOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("N", &n_));
+    MG_RETURN_IF_ERROR(c->GetAttr("hashed_output", &hashed_));
+    MG_RETURN_IF_ERROR(c->GetAttr("num_buckets", &buckets_));
+    int64_t key;
+    MG_RETURN_IF_ERROR(c->GetAttr("hash_key", &key));
+    hash_key_ = static_cast<uint64_t>(key);
+    DataType out_type;
+    MG_RETURN_IF_ERROR(c->GetAttr("out_type", &out_type));
+    if ((out_type == DT_INT64) != hashed_) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "SparseCross: out_type must be int64 with hashed_output and string without, got ",
+          DataTypeString(out_type)));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    // Each column: its features for each row (values index ranges) or a
+    // dense matrix.
+    struct Column {
+      const Tensor* values;
+      bool dense;
+      std::vector<int64_t> start, count;  // per row, sparse only
+      int64_t Count(int64_t b) const { return dense ? values->dim_size(1) : count[b]; }
+      int64_t Index(int64_t b, int64_t n) const {
+        return dense ? b * values->dim_size(1) + n : start[b] + n;
+      }
+    };
+    const int dense_n = ctx->num_inputs() - 3 * static_cast<int>(n_);
+    int64_t batch = 0;
+    if (n_ > 0) {
+      const Tensor& shape = ctx->input(2 * n_);
+      if (shape.dims() != 1 || shape.NumElements() != 2) {
+        return absl::InvalidArgumentError(absl::StrCat("shape should imply a 2D tensor, but got ",
+                                                       shape.shape().DebugString(),
+                                                       " at position 0"));
+      }
+      batch = shape.data<int64_t>()[0];
+    } else if (dense_n > 0) {
+      batch = ctx->input(3 * n_).dims() >= 1 ? ctx->input(3 * n_).dim_size(0) : 0;
+    }
+    if (batch < 0) return absl::InvalidArgumentError("SparseCross: negative batch size");
+    for (int i = n_; i < ctx->num_inputs(); ++i) {
+      const DataType t = ctx->input(i).dtype();
+      if ((i < 2 * n_ || i >= 3 * n_) && t != DT_INT64 && t != DT_STRING) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("SparseCross crosses int64 and string features, not ", DataTypeString(t),
+                         i < 2 * n_ ? absl::StrCat(" (values ", i - n_, ")")
+                                    : absl::StrCat(" (dense input ", i - 3 * n_, ")")));
+      }
+    }
+    std::vector<Column> columns;
+    for (int i = 0; i < n_; ++i) {
+      const Tensor& indices = ctx->input(i);
+      const Tensor& values = ctx->input(n_ + i);
+      const Tensor& shape = ctx->input(2 * n_ + i);
+      if (indices.dims() != 2 || indices.dim_size(1) != 2) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Input indices should be a matrix [n, 2] but received shape ",
+                         indices.shape().DebugString(), " at position ", i));
+      }
+      if (values.dims() != 1 || values.dim_size(0) != indices.dim_size(0)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Expected size of values to be ", indices.dim_size(0), " got shape ",
+                         values.shape().DebugString(), " at position ", i));
+      }
+      if (shape.dims() != 1 || shape.NumElements() != 2) {
+        return absl::InvalidArgumentError(absl::StrCat("shape should imply a 2D tensor, but got ",
+                                                       shape.shape().DebugString(), " at position ",
+                                                       i));
+      }
+      if (shape.data<int64_t>()[0] != batch) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Expected batch size ", batch, " got ", shape.data<int64_t>()[0], " at position ", i));
+      }
+      Column col{&values, false, std::vector<int64_t>(batch, 0), std::vector<int64_t>(batch, 0)};
+      const int64_t* idx = indices.data<int64_t>();
+      for (int64_t k = 0; k < indices.dim_size(0); ++k) {
+        const int64_t row = idx[2 * k];
+        if (row < 0 || row >= batch || (k > 0 && row < idx[2 * (k - 1)])) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("indices[", i, "] row ", row, " at ", k,
+                           " is out of order or outside the batch of ", batch));
+        }
+        if (col.count[row]++ == 0) col.start[row] = k;
+      }
+      columns.push_back(std::move(col));
+    }
+    for (int i = 0; i < dense_n; ++i) {
+      const Tensor& dense = ctx->input(3 * n_ + i);
+      if (dense.dims() != 2) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Dense inputs should be a matrix but received shape ",
+                         dense.shape().DebugString(), " at position ", i));
+      }
+      if (dense.dim_size(0) != batch) {
+        return absl::InvalidArgumentError(absl::StrCat("Expected batch size ", batch, " got ",
+                                                       dense.dim_size(0), " at dense tensor ", i));
+      }
+      columns.push_back({&dense, true, {}, {}});
+    }
+
+    // Output sizes: the product of the counts in each row.
+    std::vector<int64_t> crosses(batch, columns.empty() ? 0 : 1);
+    int64_t total = 0, widest = 0;
+    for (int64_t b = 0; b < batch; ++b) {
+      for (const Column& c : columns) {
+        const int64_t n = c.Count(b);
+        if (n != 0 && crosses[b] > std::numeric_limits<int64_t>::max() / n) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("SparseCross: row ", b, " has more crosses than fit in int64"));
+        }
+        crosses[b] *= n;
+      }
+      if (total > std::numeric_limits<int64_t>::max() - crosses[b]) {
+        return absl::InvalidArgumentError("SparseCross: more crosses than fit in int64");
+      }
+      total += crosses[b];
+      widest = std::max(widest, crosses[b]);
+    }
+    Tensor *indices_out, *values_out, *shape_out;
+    MG_ASSIGN_OR_RETURN(TensorShape indices_shape, TensorShape::Build({total, 2}));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, indices_shape, &indices_out));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(1, TensorShape({total}), &values_out));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(2, TensorShape({2}), &shape_out));
+    shape_out->data<int64_t>()[0] = batch;
+    shape_out->data<int64_t>()[1] = widest;
+
+    auto text = [](const Tensor& t, int64_t i) {
+      return t.dtype() == DT_STRING ? t.data<std::string>()[i]
+                                    : std::to_string(t.data<int64_t>()[i]);
+    };
+    auto fingerprint = [](const Tensor& t, int64_t i) {
+      return t.dtype() == DT_STRING ? Fingerprint64(t.data<std::string>()[i])
+                                    : static_cast<uint64_t>(t.data<int64_t>()[i]);
+    };
+    int64_t* out_idx = indices_out->data<int64_t>();
+    std::vector<int64_t> pick(columns.size());
+    for (int64_t b = 0, k = 0; b < batch; ++b) {
+      std::fill(pick.begin(), pick.end(), 0);
+      for (int64_t j = 0; j < crosses[b]; ++j, ++k) {
+        out_idx[2 * k] = b;
+        out_idx[2 * k + 1] = j;
+        if (hashed_) {
+          uint64_t h = hash_key_;
+          for (size_t c = 0; c < columns.size(); ++c) {
+            h = FingerprintCat64(h, fingerprint(*columns[c].values, columns[c].Index(b, pick[c])));
+          }
+          values_out->data<int64_t>()[k] = static_cast<int64_t>(
+              buckets_ > 0 ? h % static_cast<uint64_t>(buckets_)
+                           : h % static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
+        } else {
+          std::string& out = values_out->data<std::string>()[k];
+          for (size_t c = 0; c < columns.size(); ++c) {
+            if (c > 0) out += "_X_";
+            out += text(*columns[c].values, columns[c].Index(b, pick[c]));
+          }
+        }
+        // The next combination: the last column varies fastest.
+        for (int c = static_cast<int>(columns.size()) - 1; c >= 0; --c) {
+          if (++pick[c] < columns[c].Count(b)) break;
+          pick[c] = 0;
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  int64_t n_ = 0, buckets_ = 0;
+  bool hashed_ = false;
+  uint64_t hash_key_ = 0;
+};
+
 }  // namespace
 
 void RegisterSparseKernels(KernelRegistry* r) {
+  r->Register("SparseCross", MakeFactory<SparseCrossOp>());
   r->Register("SparseToDense",
               TypedFactory<SparseToDenseOp, float, double, int32_t, int64_t, bool, std::string>());
   r->Register("SparseReshape", MakeFactory<SparseReshapeOp>());

@@ -7,6 +7,7 @@
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/engine/kernels/internal/fingerprint.h"
 #include "runtime/engine/kernels/kernel_test_util.h"
 
 namespace minigraph {
@@ -280,6 +281,110 @@ TEST(SparseKernelsTest, RaggedTensorToTensor) {
               HasSubstr("starts with VALUE_ROWIDS"));
   EXPECT_THAT(ToTensor(any, values, zero, {"ROW_SPLITS", "FIRST_DIM_SIZE"}, {ids, three}),
               HasSubstr("row_partition_types[1] is \"FIRST_DIM_SIZE\""));
+}
+
+// Fingerprint64 against published FarmHash Fingerprint64 values, one or more
+// in each of its length classes (0-16, 17-32, 33-64, and the 64-byte loop).
+TEST(SparseKernelsTest, Fingerprint64IsFarmHashs) {
+  const std::vector<std::pair<std::string, uint64_t>> known = {
+      {"", 0x9ae16a3b2f90404fULL},
+      {"a", 0xb3454265b6df75e3ULL},
+      {"abcd", 0x1a5502de4a1f8101ULL},
+      {"abcdefgh", 0xfee9d22990c82909ULL},
+      {"0123456789=012345", 0x46a7416ed4861e3bULL},
+      {"C is as portable as Stonehedge!!", 0xb944f8a16261e414ULL},
+      {"Discard medicine more than two years old.", 0xe8f89ab6df9bdd25ULL},
+      {"How can you write a big system without C++?  -Paul Glick", 0x5a0a6efd52e84e2aULL},
+      {"For every action there is an equal and opposite government program.",
+       0x55182f8859eca4ceULL},
+      {"There is no reason for any individual to have a computer in their home. -Ken Olsen, 1977",
+       0x7e85d7b050ed2967ULL},
+      {"The fugacity of a constituent in a mixture of gases at a given temperature is "
+       "proportional to its mole fraction.  Lewis-Randall Rule",
+       0x098eff6958c5e91aULL},
+      // TensorFlow's own, from its StringToHashBucketFast test.
+      {"b", 11795596070477164822ULL},
+      {"d", 4470636696479570465ULL},
+  };
+  for (const auto& [s, want] : known) EXPECT_EQ(Fingerprint64(s), want) << "\"" << s << "\"";
+}
+
+TEST(SparseKernelsTest, StringToHashBucketFastIsTensorFlows) {
+  auto out = RunKernel("StringToHashBucketFast", {{Strings({"a", "b", "c", "d"})}},
+                       {{"num_buckets", MakeAttrValue(int64_t{10})}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].SummarizeValue(10), "9 2 2 5");  // TensorFlow's test
+}
+
+// A SparseTensor of strings, one row per entry of `rows`.
+std::vector<Tensor> SparseStrings(const std::vector<std::vector<std::string>>& rows) {
+  std::vector<int64_t> idx;
+  std::vector<std::string> vals;
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (size_t j = 0; j < rows[r].size(); ++j) {
+      idx.push_back(r);
+      idx.push_back(j);
+      vals.push_back(rows[r][j]);
+    }
+  }
+  size_t widest = 0;
+  for (const auto& r : rows) widest = std::max(widest, r.size());
+  return {
+      I64(TensorShape({static_cast<int64_t>(vals.size()), 2}), idx), Strings(vals),
+      Tensor::Vector<int64_t>({static_cast<int64_t>(rows.size()), static_cast<int64_t>(widest)})};
+}
+
+std::string Cross(const std::vector<std::vector<Tensor>>& sparse, const std::vector<Tensor>& dense,
+                  bool hashed, int64_t buckets = 0, int64_t key = 0xDECAFCAFFE) {
+  std::vector<Tensor> indices, values, shapes;
+  AttrValue sparse_types, dense_types;
+  sparse_types.mutable_list();  // set, if empty
+  dense_types.mutable_list();
+  for (const auto& s : sparse) {
+    indices.push_back(s[0]);
+    values.push_back(s[1]);
+    shapes.push_back(s[2]);
+    sparse_types.mutable_list()->add_type(s[1].dtype());
+  }
+  for (const Tensor& d : dense) dense_types.mutable_list()->add_type(d.dtype());
+  auto out = RunKernel("SparseCross", {indices, values, shapes, dense},
+                       {{"N", MakeAttrValue(static_cast<int64_t>(sparse.size()))},
+                        {"hashed_output", MakeAttrValue(hashed)},
+                        {"num_buckets", MakeAttrValue(buckets)},
+                        {"hash_key", MakeAttrValue(key)},
+                        {"sparse_types", sparse_types},
+                        {"dense_types", dense_types},
+                        {"out_type", MakeAttrValue(hashed ? DT_INT64 : DT_STRING)},
+                        {"internal_type", MakeAttrValue(hashed ? DT_INT64 : DT_STRING)}});
+  if (!out.ok()) return std::string(out.status().message());
+  return (*out)[0].SummarizeValue(100) + " | " + (*out)[1].SummarizeValue(100) + " | " +
+         (*out)[2].SummarizeValue(100);
+}
+
+TEST(SparseKernelsTest, SparseCrossAsTensorFlowCrossesFeatures) {
+  const auto fc1 = SparseStrings({{"batch1-FC1-F1"}});
+  const auto fc2 = SparseStrings({{"batch1-FC2-F1"}});
+  const auto fc3 = SparseStrings({{"batch1-FC3-F1"}});
+  // TensorFlow's test values for the hashed cross, with its default key and
+  // with that key + 1.
+  EXPECT_EQ(Cross({fc1, fc2, fc3}, {}, true), "0 0 | 1971693436396284976 | 1 1");
+  EXPECT_EQ(Cross({fc1, fc2, fc3}, {}, true, 0, 0xDECAFCAFFE + 1),
+            "0 0 | 4847552627144134031 | 1 1");
+
+  // Joined: every combination, the last column fastest, the sparse columns
+  // before the dense ones; a row some column has nothing in has no crosses.
+  Tensor dense(DT_INT64, TensorShape({3, 2}));
+  std::vector<int64_t> d = {11, 333, 55555, 999999, 7, 8};
+  std::copy(d.begin(), d.end(), dense.data<int64_t>());
+  EXPECT_EQ(Cross({SparseStrings({{"a"}, {"b", "c"}, {}})}, {dense}, false),
+            "0 0 0 1 1 0 1 1 1 2 1 3 | \"a_X_11\" \"a_X_333\" \"b_X_55555\" \"b_X_999999\" "
+            "\"c_X_55555\" \"c_X_999999\" | 3 4");
+
+  EXPECT_THAT(Cross({fc1, SparseStrings({{"x"}, {"y"}})}, {}, false),
+              HasSubstr("Expected batch size 1 got 2 at position 1"));
+  auto bad = SparseStrings({{"x"}, {"y"}});
+  bad[0] = I64(TensorShape({2, 2}), {1, 0, 0, 0});
+  EXPECT_THAT(Cross({bad}, {}, false), HasSubstr("is out of order or outside the batch of 2"));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// AsString, StringSplitV2, and the regular-expression ops over RE2 (the
+// AsString, StringSplitV2, StringToHashBucketFast, and the regular-expression ops over RE2 (the
 // library TensorFlow uses, so patterns mean what they mean there).
 #include <algorithm>
 #include <cstdio>
@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "re2/re2.h"
+#include "runtime/engine/kernels/internal/fingerprint.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
 namespace minigraph {
@@ -139,6 +140,27 @@ class StringSplitV2Op : public OpKernel {
 
  private:
   int64_t maxsplit_ = -1;
+};
+
+// StringToHashBucketFast: Fingerprint64(s) mod num_buckets, TensorFlow's
+// bucket for each string (categorical_column_with_hash_bucket).
+class StringToHashBucketFastOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("num_buckets", &buckets_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& in = ctx->input(0);
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, in.shape(), &out));
+    for (int64_t i = 0; i < in.NumElements(); ++i) {
+      out->data<int64_t>()[i] =
+          static_cast<int64_t>(Fingerprint64(in.data<std::string>()[i]) % buckets_);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  int64_t buckets_ = 1;
 };
 
 // TensorFlow's AsString: a printf format built from the attrs ("%" fill
@@ -343,6 +365,7 @@ void RegisterStringKernels(KernelRegistry* r) {
   r->Register("AsString", MakeFactory<AsStringOp>());
   r->Register("StringLower", MakeFactory<StringLowerOp>());
   r->Register("StringSplitV2", MakeFactory<StringSplitV2Op>());
+  r->Register("StringToHashBucketFast", MakeFactory<StringToHashBucketFastOp>());
   r->Register("RegexFullMatch", MakeFactory<RegexFullMatchOp>());
   r->Register("StaticRegexFullMatch", MakeFactory<RegexFullMatchOp>());
   r->Register("RegexReplace", MakeFactory<RegexReplaceOp>());

@@ -38,6 +38,29 @@ void RegisterSparseOps(OpRegistry* r) {
                           c->set_output(0, PartialShape(dims));
                           return absl::OkStatus();
                         }));
+  MG_REGISTER_OP(r, OpDefBuilder("SparseCross")
+                        .Input("indices: N * int64")
+                        .Input("values: sparse_types")
+                        .Input("shapes: N * int64")
+                        .Input("dense_inputs: dense_types")
+                        .Output("output_indices: int64")
+                        .Output("output_values: out_type")
+                        .Output("output_shape: int64")
+                        .Attr("N: int >= 0")
+                        .Attr("hashed_output: bool")
+                        .Attr("num_buckets: int >= 0")
+                        .Attr("hash_key: int")
+                        // TensorFlow's list({int64, string}): the kernel checks.
+                        .Attr("sparse_types: list(type) >= 0")
+                        .Attr("dense_types: list(type) >= 0")
+                        .Attr("out_type: {int64, string}")
+                        .Attr("internal_type: {int64, string}")
+                        .SetShapeFn([](InferenceContext* c) {
+                          c->set_output(0, PartialShape({-1, 2}));
+                          c->set_output(1, PartialShape({-1}));
+                          c->set_output(2, PartialShape({2}));
+                          return absl::OkStatus();
+                        }));
   MG_REGISTER_OP(r, OpDefBuilder("SparseReshape")
                         .Input("input_indices: int64")
                         .Input("input_shape: int64")

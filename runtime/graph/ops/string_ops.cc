@@ -28,6 +28,11 @@ void RegisterStringOps(OpRegistry* r) {
                           c->set_output(2, PartialShape({2}));
                           return absl::OkStatus();
                         }));
+  MG_REGISTER_OP(r, OpDefBuilder("StringToHashBucketFast")
+                        .Input("input: string")
+                        .Output("output: int64")
+                        .Attr("num_buckets: int >= 1")
+                        .SetShapeFn(shape_fn::Unchanged));
   MG_REGISTER_OP(r, OpDefBuilder("AsString")
                         .Input("input: T")
                         .Output("output: string")

@@ -1,0 +1,23 @@
+// TensorFlow's string fingerprints, which hashed feature crosses and hash
+// buckets are defined by: a model trained with TensorFlow puts a string in
+// the bucket its Fingerprint64 names, so these must be exactly the same.
+
+#ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_FINGERPRINT_H_
+#define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_FINGERPRINT_H_
+
+#include <cstdint>
+
+#include "absl/strings/string_view.h"
+
+namespace minigraph {
+
+// TensorFlow's Fingerprint64: FarmHash's Fingerprint64 (its "na" Hash64),
+// which is fixed for all time.
+uint64_t Fingerprint64(absl::string_view s);
+
+// TensorFlow's FingerprintCat64: combines two fingerprints, in order.
+uint64_t FingerprintCat64(uint64_t fp1, uint64_t fp2);
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_FINGERPRINT_H_
