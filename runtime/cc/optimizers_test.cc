@@ -289,41 +289,24 @@ TEST(OptimizersTest, SparseApplyFtrlUpdatesTheIndexedRowsInOrder) {
     Variable lin = Variable::Create(root, "linear", matrix(std::vector<double>(6, 0.0)), opts);
     Tensor g(DT_DOUBLE, TensorShape({3, 2}));
     std::copy(grads.begin(), grads.end(), g.data<double>());
-    Operation update = root.AddOp(resource ? "ResourceSparseApplyFtrl" : "SparseApplyFtrl",
-                                  {{var.ref()},
-                                   {acc.ref()},
-                                   {lin.ref()},
-                                   {ops::Const(root, g)},
-                                   {ops::Const(root, Tensor::Vector<int64_t>({2, 0, 2}))},
-                                   {ops::Const(root, lr)},
-                                   {ops::Const(root, l1)},
-                                   {ops::Const(root, l2)},
-                                   {ops::Const(root, power)}},
-                                  {});
+    auto sparse_ftrl = [&](const Tensor& rows) {
+      return root.AddOp(resource ? "ResourceSparseApplyFtrl" : "SparseApplyFtrl",
+                        {{var.ref()},
+                         {acc.ref()},
+                         {lin.ref()},
+                         {ops::Const(root, g)},
+                         {ops::Const(root, rows)},
+                         {ops::Const(root, lr)},
+                         {ops::Const(root, l1)},
+                         {ops::Const(root, l2)},
+                         {ops::Const(root, power)}},
+                        {});
+    };
+    Operation update = sparse_ftrl(Tensor::Vector<int64_t>({2, 0, 2}));
     // An index past the rows, and a gradient whose rows are not the
     // variable's, are errors that name them (run below).
-    Operation bad_index = root.AddOp(resource ? "ResourceSparseApplyFtrl" : "SparseApplyFtrl",
-                                     {{var.ref()},
-                                      {acc.ref()},
-                                      {lin.ref()},
-                                      {ops::Const(root, g)},
-                                      {ops::Const(root, Tensor::Vector<int32_t>({0, 3, 1}))},
-                                      {ops::Const(root, lr)},
-                                      {ops::Const(root, l1)},
-                                      {ops::Const(root, l2)},
-                                      {ops::Const(root, power)}},
-                                     {});
-    Operation bad_grad = root.AddOp(resource ? "ResourceSparseApplyFtrl" : "SparseApplyFtrl",
-                                    {{var.ref()},
-                                     {acc.ref()},
-                                     {lin.ref()},
-                                     {ops::Const(root, g)},
-                                     {ops::Const(root, Tensor::Vector<int32_t>({0, 1}))},
-                                     {ops::Const(root, lr)},
-                                     {ops::Const(root, l1)},
-                                     {ops::Const(root, l2)},
-                                     {ops::Const(root, power)}},
-                                    {});
+    Operation bad_index = sparse_ftrl(Tensor::Vector<int32_t>({0, 3, 1}));
+    Operation bad_grad = sparse_ftrl(Tensor::Vector<int32_t>({0, 1}));
     Operation init = GlobalVariablesInitializer(root);
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> session, NewSession(SessionOptions()));
     ASSERT_OK(session->Create(*root.ToGraphDef()));
