@@ -69,6 +69,8 @@ class RaggedTensorToTensorOp : public OpKernel {
           return absl::InvalidArgumentError(absl::StrCat(what, " must be one non-negative number"));
         }
         rows = v[0];
+        MG_RETURN_IF_ERROR(CheckScratchSize(
+            rows, sizeof(int64_t), absl::StrCat("RaggedTensorToTensor over ", rows, " rows")));
         continue;
       }
       parts.push_back({types_[i] == "ROW_SPLITS", std::move(v)});
@@ -103,6 +105,8 @@ class RaggedTensorToTensorOp : public OpKernel {
           longest = std::max(longest, v[r + 1] - v[r]);
         }
         count = v.back();
+        MG_RETURN_IF_ERROR(CheckScratchSize(
+            count, sizeof(int64_t), absl::StrCat(what, " (ROW_SPLITS) with ", count, " values")));
       } else {
         int64_t run = 0;
         for (size_t j = 0; j < v.size(); ++j) {

@@ -347,6 +347,10 @@ class SparseCrossOp : public OpKernel {
       batch = ctx->input(3 * n_).dims() >= 1 ? ctx->input(3 * n_).dim_size(0) : 0;
     }
     if (batch < 0) return absl::InvalidArgumentError("SparseCross: negative batch size");
+    // Per column, a start and a count for each row; one count of crosses.
+    MG_RETURN_IF_ERROR(
+        CheckScratchSize(batch, (2 * n_ + 1) * sizeof(int64_t),
+                         absl::StrCat("SparseCross over a batch of ", batch, " rows")));
     for (int i = n_; i < ctx->num_inputs(); ++i) {
       const DataType t = ctx->input(i).dtype();
       if ((i < 2 * n_ || i >= 3 * n_) && t != DT_INT64 && t != DT_STRING) {

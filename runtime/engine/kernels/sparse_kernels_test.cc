@@ -281,6 +281,12 @@ TEST(SparseKernelsTest, RaggedTensorToTensor) {
               HasSubstr("starts with VALUE_ROWIDS"));
   EXPECT_THAT(ToTensor(any, values, zero, {"ROW_SPLITS", "FIRST_DIM_SIZE"}, {ids, three}),
               HasSubstr("row_partition_types[1] is \"FIRST_DIM_SIZE\""));
+  // Sizes taken from values are checked before anything is allocated.
+  EXPECT_THAT(ToTensor(any, values, zero, rowids, {Tensor::Scalar<int64_t>(int64_t{1} << 60), ids}),
+              HasSubstr("RaggedTensorToTensor over 1152921504606846976 rows needs"));
+  EXPECT_THAT(ToTensor(any, values, zero, {"ROW_SPLITS", "VALUE_ROWIDS"},
+                       {Tensor::Vector<int64_t>({0, int64_t{1} << 60}), ids}),
+              HasSubstr("(ROW_SPLITS) with 1152921504606846976 values needs"));
 }
 
 // Fingerprint64 against published FarmHash Fingerprint64 values, one or more
@@ -385,6 +391,10 @@ TEST(SparseKernelsTest, SparseCrossAsTensorFlowCrossesFeatures) {
   auto bad = SparseStrings({{"x"}, {"y"}});
   bad[0] = I64(TensorShape({2, 2}), {1, 0, 0, 0});
   EXPECT_THAT(Cross({bad}, {}, false), HasSubstr("is out of order or outside the batch of 2"));
+  auto huge = SparseStrings({{"x"}});
+  huge[2] = Tensor::Vector<int64_t>({int64_t{1} << 60, 1});
+  EXPECT_THAT(Cross({huge}, {}, false),
+              HasSubstr("SparseCross over a batch of 1152921504606846976 rows needs"));
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "core/allocator.h"
 #include "core/status_macros.h"
 
 namespace minigraph {
@@ -34,6 +35,15 @@ absl::StatusOr<TensorShape> ShapeFromTensor(const Tensor& t, absl::string_view w
   auto s = TensorShape::Build(dims);
   if (!s.ok()) return AddContext(s.status(), what);
   return s;
+}
+
+absl::Status CheckScratchSize(int64_t count, size_t element_bytes, absl::string_view what) {
+  if (count < 0 || static_cast<uint64_t>(count) > MaxTensorBytes() / element_bytes) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat(what, " needs ", count, " entries of ", element_bytes,
+                     " bytes, more than the limit of ", MaxTensorBytes(), " (max_tensor_bytes)"));
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<int64_t> CanonicalAxis(int64_t axis, int rank, absl::string_view op) {

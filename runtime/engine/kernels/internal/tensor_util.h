@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "core/tensor.h"
@@ -24,6 +25,12 @@ absl::StatusOr<TensorShape> ShapeFromTensor(const Tensor& t, absl::string_view w
 
 // `axis` in [-rank, rank) made non-negative, or InvalidArgument naming `op`.
 absl::StatusOr<int64_t> CanonicalAxis(int64_t axis, int rank, absl::string_view op);
+
+// OK when `count` elements of `element_bytes` each (scratch a kernel sizes
+// from its inputs' values, not from a tensor it allocates) fit within
+// MaxTensorBytes(); else ResourceExhausted naming `what`, before anything is
+// allocated.
+absl::Status CheckScratchSize(int64_t count, size_t element_bytes, absl::string_view what);
 
 // Copies `n` elements between tensors of one dtype, at element offsets
 // (memcpy for plain types, element copies for strings and handles).
