@@ -49,7 +49,7 @@ std::string ElementString(const T& v) {
   } else if constexpr (std::is_same_v<T, ResourceHandle>) {
     return absl::StrCat("<resource ", v.container(), "/", v.name(), ">");
   } else if constexpr (std::is_same_v<T, Variant>) {
-    return absl::StrCat("<variant ", v.type_name(), ">");
+    return absl::StrCat("<variant ", v.TypeName(), ">");
   } else {
     return absl::StrCat(v);
   }

@@ -54,7 +54,7 @@ MG_PROTO_FIELD(bfloat16, half_val, Eigen::numext::bit_cast<uint16_t>(e),
                Eigen::numext::bit_cast<bfloat16>(static_cast<uint16_t>(v)));
 MG_PROTO_FIELD(std::string, string_val, e, std::string(v));
 MG_PROTO_FIELD(ResourceHandle, resource_handle_val, e, ResourceHandle(v));
-MG_PROTO_FIELD(Variant, variant_val, e, Variant(v));
+MG_PROTO_FIELD(Variant, variant_val, e.Encode(), Variant(v));
 #undef MG_PROTO_FIELD
 
 #define MG_PROTO_COMPLEX_FIELD(T, FIELD)                                                        \

@@ -139,7 +139,9 @@ void FillRandom(Tensor* t, std::mt19937* rng) {
       return;
     case DT_VARIANT:
       for (int64_t i = 0; i < t->NumElements(); ++i) {
-        t->flat<Variant>()(i).set_type_name(absl::StrCat("type", i));
+        VariantTensorDataProto v;
+        v.set_type_name(absl::StrCat("type", i));
+        t->flat<Variant>()(i) = Variant(v);
       }
       return;
     case DT_BOOL:
@@ -288,6 +290,49 @@ TEST(TensorProtoTest, BadProtosAreInvalidArgument) {
   s.set_dtype(DT_STRING);
   s.set_tensor_content("abcd");
   EXPECT_THAT(TensorFromProto(s), StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
+}  // namespace
+}  // namespace minigraph
+
+namespace minigraph {
+namespace {
+
+// A C++ object in a DT_VARIANT tensor: found again by type, shared by
+// copies, shown and encoded by its type name; an encoded value read from a
+// TensorProto comes back as it was written.
+class Counter : public VariantValue {
+ public:
+  explicit Counter(int n) : n(n) {}
+  std::string TypeName() const override { return "test::Counter"; }
+  std::string DebugString() const override { return absl::StrCat("Counter(", n, ")"); }
+  const int n;
+};
+
+TEST(VariantTest, HoldsObjectsAndEncodedValues) {
+  Tensor t(DT_VARIANT, TensorShape({2}));
+  EXPECT_TRUE(t.data<Variant>()[0].empty());
+  t.data<Variant>()[0] = Variant(std::make_shared<const Counter>(7));
+  const Counter* c = t.data<Variant>()[0].get<Counter>();
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->n, 7);
+  EXPECT_EQ(t.data<Variant>()[0].get<EncodedVariant>(), nullptr);
+  EXPECT_EQ(t.data<Variant>()[0].DebugString(), "Counter(7)");
+
+  Tensor copy = tensor::DeepCopy(t);
+  EXPECT_EQ(copy.data<Variant>()[0].get<Counter>(), c) << "immutable values are shared";
+  EXPECT_EQ(t.SummarizeValue(2), "<variant test::Counter> <variant >");
+
+  TensorProto proto;
+  TensorToProtoField(t, &proto);
+  ASSERT_EQ(proto.variant_val_size(), 2);
+  EXPECT_EQ(proto.variant_val(0).type_name(), "test::Counter");
+  proto.mutable_variant_val(1)->set_metadata("bytes");
+  ASSERT_OK_AND_ASSIGN(Tensor back, TensorFromProto(proto));
+  const EncodedVariant* e = back.data<Variant>()[1].get<EncodedVariant>();
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->proto().metadata(), "bytes");
+  EXPECT_EQ(back.data<Variant>()[1].Encode().metadata(), "bytes");
 }
 
 }  // namespace

@@ -19,6 +19,7 @@
 #include "core/proto/resource_handle.pb.h"
 #include "core/proto/tensor.pb.h"
 #include "core/proto/types.pb.h"
+#include "core/variant.h"
 
 // Eigen's 16-bit floats, declared only: code that computes with them
 // (kernels, conversions) includes "Eigen/Core" itself, and nothing else pays
@@ -34,10 +35,9 @@ using half = Eigen::half;
 using bfloat16 = Eigen::bfloat16;
 using complex64 = std::complex<float>;
 using complex128 = std::complex<double>;
-// Elements of DT_RESOURCE and DT_VARIANT tensors are held in their
-// serialized-proto form.
+// Elements of DT_RESOURCE tensors are held in their proto form; elements of
+// DT_VARIANT tensors are Variants (core/variant.h).
 using ResourceHandle = ResourceHandleProto;
-using Variant = VariantTensorDataProto;
 
 // Returns "DT_FLOAT" for DT_FLOAT, "DT_FLOAT_REF" for DT_FLOAT_REF, and
 // "DT_<number>" for a value outside the enum.
