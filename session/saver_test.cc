@@ -189,6 +189,55 @@ TEST_F(SaverTest, SaveAndRestoreRoundTrip) {
   EXPECT_EQ(latest, std::optional<std::string>("/logs/model-12"));
 }
 
+// A partitioned variable of one part (an Estimator's ".../part_0") saves
+// and restores with a shape_and_slices spec that covers the whole tensor
+// ("3 0,3"); TensorFlow stores it as a whole tensor, and so do we. A spec
+// for part of a tensor is Unimplemented; a spec whose shape is not the
+// tensor's, or that does not parse, is an error naming the tensor.
+TEST_F(SaverTest, WholeTensorSliceSpecsSaveAndRestoreAsWholeTensors) {
+  root_ = Scope::NewRootScope();
+  Output prefix = ops::Placeholder(root_.WithOpName("prefix"), DT_STRING);
+  Output spec = ops::Placeholder(root_.WithOpName("spec"), DT_STRING, PartialShape({1}));
+  Output names = ops::Const(root_, Tensor::Vector<std::string>({"x"}));
+  root_.WithOpName("save").AddOp(
+      "SaveV2", {{prefix}, {names}, {spec}, {ops::Const(root_, Tensor::Vector<float>({1, 2, 3}))}});
+  AttrValue dtypes;
+  dtypes.mutable_list()->add_type(DT_FLOAT);
+  root_.WithOpName("restore").AddOp("RestoreV2", {{prefix}, {names}, {spec}}, {{"dtypes", dtypes}});
+  ASSERT_OK(mem_.CreateDir("/ckpt"));
+  auto s = NewSess();
+  auto run = [&](const char* slice, const char* target) {
+    std::vector<Tensor> out;
+    absl::Status st =
+        s->Run({{"prefix:0", Tensor::Scalar<std::string>("/ckpt/x")},
+                {"spec:0", Tensor::Vector<std::string>({slice})}},
+               std::string(target) == "restore" ? std::vector<std::string>{"restore:0"}
+                                                : std::vector<std::string>{},
+               std::string(target) == "save" ? std::vector<std::string>{"save"}
+                                             : std::vector<std::string>{},
+               &out);
+    return st.ok() && !out.empty() ? absl::StatusOr<std::string>(out[0].SummarizeValue(10))
+                                   : absl::StatusOr<std::string>(st.ok() ? "" : st.ToString());
+  };
+  EXPECT_THAT(run("3 0,3", "save"), IsOkAndHolds(""));
+  ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(&mem_, "/ckpt/x"));
+  ASSERT_OK_AND_ASSIGN(Tensor stored, reader->Lookup("x"));
+  EXPECT_EQ(stored.SummarizeValue(10), "1 2 3") << "stored as the whole tensor";
+  EXPECT_THAT(run("3 -", "restore"), IsOkAndHolds("1 2 3"));
+  EXPECT_THAT(run("", "restore"), IsOkAndHolds("1 2 3"));
+  EXPECT_THAT(run("4 0,4", "restore"),
+              IsOkAndHolds(HasSubstr("tensor_name = x; shape in shape_and_slice spec [4] does "
+                                     "not match the shape stored in checkpoint: [3]")));
+  EXPECT_THAT(run("6 0,3", "save"),
+              IsOkAndHolds(HasSubstr("UNIMPLEMENTED: tensor \"x\" has shape_and_slices "
+                                     "\"6 0,3\", a part of a partitioned variable")));
+  EXPECT_THAT(run("4 0,4", "save"),
+              IsOkAndHolds(HasSubstr("tensor \"x\" has shape [3] but its shape_and_slices "
+                                     "\"4 0,4\" says [4]")));
+  EXPECT_THAT(run("3 0,3:-", "restore"),
+              IsOkAndHolds(HasSubstr("the slice has 2 dimensions, the shape 1")));
+}
+
 // RestoreV2 reads small tensors in runs, carves the mid-size ones (under
 // the huge-page threshold) from one shared buffer and allocates the large
 // ones alone: every kind comes back exact, and stays writable after the

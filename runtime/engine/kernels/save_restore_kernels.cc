@@ -3,9 +3,14 @@
 // the intra-op pool, largest first, each straight into its output buffer.
 #include <algorithm>
 #include <atomic>
+#include <optional>
+#include <utility>
+#include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/blocking_counter.h"
 #include "checkpoint/bundle_merge.h"
 #include "checkpoint/bundle_reader.h"
@@ -26,20 +31,64 @@ absl::StatusOr<std::string> ScalarString(const Tensor& t, absl::string_view what
   return t.flat<std::string>()(0);
 }
 
-absl::Status CheckNames(const Tensor& names, const Tensor& slices, int64_t n) {
+// A shape_and_slices entry, TensorFlow's "dim0 dim1 ... slice" with a slice
+// of "start,length" or "-" per dimension ("10 20 0,10:-"). Only slices that
+// cover the whole tensor are supported: they are what a partitioned variable
+// of one part (an Estimator's ".../part_0") saves, and TensorFlow stores them
+// as whole tensors. Returns the full shape, or nullopt for an empty entry.
+absl::StatusOr<std::optional<TensorShape>> ParseWholeSlice(absl::string_view name,
+                                                           absl::string_view spec) {
+  if (spec.empty()) return std::nullopt;
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tensor \"", name, "\" has shape_and_slices \"", spec, "\": ", why));
+  };
+  std::vector<absl::string_view> parts = absl::StrSplit(spec, ' ');
+  const absl::string_view slice = parts.back();
+  parts.pop_back();
+  TensorShape shape;
+  for (absl::string_view d : parts) {
+    int64_t dim;
+    if (!absl::SimpleAtoi(d, &dim) || !shape.AddDim(dim).ok())
+      return bad("a dimension is not a size");
+  }
+  std::vector<absl::string_view> dims = absl::StrSplit(slice, ':');
+  if (static_cast<int>(dims.size()) != shape.dims()) {
+    return bad(
+        absl::StrCat("the slice has ", dims.size(), " dimensions, the shape ", shape.dims()));
+  }
+  for (int i = 0; i < shape.dims(); ++i) {
+    if (dims[i] == "-") continue;
+    std::pair<absl::string_view, absl::string_view> sl = absl::StrSplit(dims[i], ',');
+    int64_t start, length;
+    if (!absl::SimpleAtoi(sl.first, &start) || !absl::SimpleAtoi(sl.second, &length)) {
+      return bad(absl::StrCat("dimension ", i, "'s slice is not \"start,length\" or \"-\""));
+    }
+    if (start != 0 || (length != -1 && length != shape.dim_size(i))) {
+      return absl::UnimplementedError(absl::StrCat(
+          "tensor \"", name, "\" has shape_and_slices \"", spec,
+          "\", a part of a partitioned variable; minigraph saves and restores whole tensors "
+          "(or slices that cover them) only"));
+    }
+  }
+  return shape;
+}
+
+// Checks the counts and parses every shape_and_slices entry.
+absl::StatusOr<std::vector<std::optional<TensorShape>>> CheckNames(const Tensor& names,
+                                                                   const Tensor& slices,
+                                                                   int64_t n) {
   if (names.NumElements() != n || slices.NumElements() != n) {
     return absl::InvalidArgumentError(absl::StrCat(
         "expected ", n, " tensor names and shape_and_slices, got ", names.NumElements(), " and ",
         slices.NumElements()));
   }
+  std::vector<std::optional<TensorShape>> shapes(n);
   for (int64_t i = 0; i < n; ++i) {
-    if (!slices.flat<std::string>()(i).empty()) {
-      return absl::UnimplementedError(absl::StrCat(
-          "tensor \"", names.flat<std::string>()(i), "\" has shape_and_slices \"",
-          slices.flat<std::string>()(i), "\"; minigraph saves and restores whole tensors only"));
-    }
+    MG_ASSIGN_OR_RETURN(
+        shapes[i], ParseWholeSlice(names.flat<std::string>()(i), slices.flat<std::string>()(i)));
   }
-  return absl::OkStatus();
+  return shapes;
 }
 
 class SaveV2Op : public OpKernel {
@@ -49,7 +98,17 @@ class SaveV2Op : public OpKernel {
     MG_ASSIGN_OR_RETURN(std::string prefix, ScalarString(ctx->input(0), "prefix"));
     const Tensor& names = ctx->input(1);
     const int64_t n = ctx->num_inputs() - 3;
-    MG_RETURN_IF_ERROR(CheckNames(names, ctx->input(2), n));
+    MG_ASSIGN_OR_RETURN(std::vector<std::optional<TensorShape>> whole,
+                        CheckNames(names, ctx->input(2), n));
+    for (int64_t i = 0; i < n; ++i) {
+      const Tensor& t = ctx->input(3 + i);
+      if (whole[i].has_value() && *whole[i] != t.shape()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "tensor \"", names.flat<std::string>()(i), "\" has shape ", t.shape().DebugString(),
+            " but its shape_and_slices \"", ctx->input(2).flat<std::string>()(i), "\" says ",
+            whole[i]->DebugString()));
+      }
+    }
     MG_ASSIGN_OR_RETURN(auto writer, BundleWriter::Create(ctx->env(), prefix));
     for (int64_t i = 0; i < n; ++i) {
       MG_RETURN_IF_ERROR(writer->Add(names.flat<std::string>()(i), ctx->input(3 + i)));
@@ -72,7 +131,8 @@ class RestoreV2Op : public OpKernel {
     MG_ASSIGN_OR_RETURN(std::string prefix, ScalarString(ctx->input(0), "prefix"));
     const Tensor& names = ctx->input(1);
     const int64_t n = static_cast<int64_t>(dtypes_.size());
-    MG_RETURN_IF_ERROR(CheckNames(names, ctx->input(2), n));
+    MG_ASSIGN_OR_RETURN(std::vector<std::optional<TensorShape>> whole,
+                        CheckNames(names, ctx->input(2), n));
     MG_ASSIGN_OR_RETURN(auto reader, BundleReader::Open(ctx->env(), prefix));
     // Check every key and dtype and allocate every output first, then read.
     std::vector<TensorShape> shapes(n);
@@ -90,6 +150,12 @@ class RestoreV2Op : public OpKernel {
                          " in checkpoint ", prefix));
       }
       MG_ASSIGN_OR_RETURN(shapes[i], TensorShape::FromProto(e.shape()));
+      if (whole[i].has_value() && *whole[i] != shapes[i]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "tensor_name = ", key, "; shape in shape_and_slice spec ", whole[i]->DebugString(),
+            " does not match the shape stored in checkpoint: ", shapes[i].DebugString(),
+            " (checkpoint ", prefix, ")"));
+      }
       bytes[i] = e.size();
       offset[i] = static_cast<int64_t>(e.offset());
       // Strings are decoded, not copied: read one by one.
