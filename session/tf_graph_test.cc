@@ -5,9 +5,16 @@
 // Restored through its own SaverDef, its forward pass matches the same
 // math done here from the checkpoint's tensors, and its training step runs
 // with all twelve summaries.
+//
+// And a TensorFlow 1.7 Estimator (DNNLinearCombinedClassifier, 2477 nodes):
+// its tf.data input pipeline (TextLineDataset -> ShuffleDataset ->
+// ParallelMapDataset over a DecodeCSV function -> RepeatDataset ->
+// BatchDataset), hash-table feature columns, and its FTRL + Adagrad
+// training step, from checkpoint 3760 on.
 #include <cmath>
 
 #include "checkpoint/bundle_reader.h"
+#include "core/mem_env.h"
 #include "core/path.h"
 #include "core/proto/meta_graph.pb.h"
 #include "core/proto/summary.pb.h"
@@ -77,6 +84,79 @@ TEST(TensorFlowGraphTest, RunsTdCheckersFromItsMetaGraphAndCheckpoint) {
   }
   ASSERT_OK(sess->Run({}, {"global_step:0"}, {}, &out));
   EXPECT_EQ(*out[0].data<int32_t>(), *step.data<int32_t>() + 1);
+}
+
+// One line of the Estimator's CSV: 20 columns of the types its DecodeCSV
+// record_defaults give (int32 0-2, string 3, float 4-5, int32 6-9, float
+// 10-16, string 17-19); the last is the label, "increase" or not.
+std::string IpoCsvLine(int i) {
+  static const char* const kCountries[] = {"Israel", "India", "Denmark", "Mexico"};
+  static const char* const kExchanges[] = {"NYSE", "NasdaqGM", "SEHK", "OB"};
+  static const char* const kIndustries[] = {"Consumer Finance", "Brewers", "Advertising",
+                                            "Application Software"};
+  return absl::StrCat(
+      1 + i % 28, ",", 1 + i % 12, ",", 2000 + i % 18, ",", kIndustries[i % 4], ",", 10.0 + i % 7,
+      ",", 0.25 * (i % 5), ",", 1 + (i * 7) % 28, ",", 1 + (i * 5) % 12, ",", 2001 + i % 17, ",",
+      (i * 37) % 400, ",", 1e6 * (1 + i % 9), ",", 0.1 * (i % 10), ",", 0.05 * (i % 3), ",",
+      1.5 * (i % 4), ",", 2.0 + i % 3, ",", 0.3 * (i % 6), ",", 0.01 * i, ",", kCountries[i % 4],
+      ",", kExchanges[(i / 4) % 4], ",", i % 3 == 0 ? "increase" : "decrease");
+}
+
+TEST(TensorFlowGraphTest, TrainsAnEstimatorThroughItsTfDataPipeline) {
+  MG_REQUIRE_SHARED_TESTDATA(dir);
+  const std::string base = JoinPath(dir, "tf_checkpoints/lcferrara4__IPOpredictor/data_model");
+  ASSERT_OK_AND_ASSIGN(std::string bytes,
+                       ReadFileToString(Env::Default(), JoinPath(base, "model.ckpt-3760.meta")));
+  MetaGraphDef meta;
+  ASSERT_TRUE(meta.ParseFromString(bytes));
+
+  // The session's files: the checkpoint, and the CSV file at the path the
+  // graph's TextLineDataset names ("./data/ipo_data.csv"), 100 rows.
+  MemEnv env;
+  for (const char* suffix : {".index", ".data-00000-of-00001"}) {
+    ASSERT_OK_AND_ASSIGN(
+        std::string file,
+        ReadFileToString(Env::Default(), JoinPath(base, "model.ckpt-3760") + suffix));
+    ASSERT_OK(WriteStringToFile(&env, std::string("/ckpt/model.ckpt-3760") + suffix, file));
+  }
+  std::string csv;
+  for (int i = 0; i < 100; ++i) absl::StrAppend(&csv, IpoCsvLine(i), "\n");
+  ASSERT_OK(WriteStringToFile(&env, "./data/ipo_data.csv", csv));
+
+  SessionOptions options;
+  options.env = &env;
+  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(options));
+  ASSERT_OK(sess->Create(meta.graph_def()));
+  std::vector<Tensor> out;
+  ASSERT_OK(sess->Run({{meta.saver_def().filename_tensor_name(),
+                        Tensor::Scalar<std::string>("/ckpt/model.ckpt-3760")}},
+                      {}, {meta.saver_def().restore_op_name()}, &out));
+  // The Estimator's Scaffold: local_init_op (tables, local variables), then
+  // the dataset initializer hook's MakeIterator.
+  ASSERT_OK(sess->Run({}, {}, {"group_deps_2", "MakeIterator"}, &out));
+  ASSERT_OK(sess->Run({}, {"concat:0"}, {}, &out));
+  EXPECT_EQ(out[0].NumElements(), 0) << "ready_op reports nothing uninitialized";
+
+  // 2 epochs of 100 rows in batches of 40: 5 steps, then the end.
+  for (int step = 0; step < 5; ++step) {
+    ASSERT_OK(sess->Run({}, {"head/weighted_loss/Sum:0", "head/predictions/probabilities:0"},
+                        {"AssignAdd"}, &out))
+        << "step " << step;
+    const float loss = *out[0].data<float>();
+    EXPECT_TRUE(std::isfinite(loss)) << "step " << step;
+    EXPECT_GT(loss, 0) << "step " << step;
+    const Tensor& p = out[1];
+    ASSERT_EQ(p.dims(), 2);
+    EXPECT_EQ(p.dim_size(0), 40) << "step " << step;
+    EXPECT_EQ(p.dim_size(1), 2);
+    for (int64_t r = 0; r < p.dim_size(0); ++r) {
+      EXPECT_NEAR(p.data<float>()[2 * r] + p.data<float>()[2 * r + 1], 1.0, 1e-5);
+    }
+  }
+  ASSERT_OK(sess->Run({}, {"global_step:0"}, {}, &out));
+  EXPECT_EQ(*out[0].data<int64_t>(), 3765);
+  EXPECT_TRUE(absl::IsOutOfRange(sess->Run({}, {}, {"AssignAdd"}, &out)))
+      << "the pipeline's two epochs are over";
 }
 
 }  // namespace

@@ -35,6 +35,16 @@ absl::Status Unknown(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+absl::Status OutputShapesAttr(InferenceContext* c) {
+  auto it = c->node_def().attr().find("output_shapes");
+  const bool known =
+      it != c->node_def().attr().end() && it->second.list().shape_size() == c->num_outputs();
+  for (int i = 0; i < c->num_outputs(); ++i) {
+    c->set_output(i, known ? PartialShape::FromProto(it->second.list().shape(i)) : PartialShape());
+  }
+  return absl::OkStatus();
+}
+
 absl::Status Scalar(InferenceContext* c) {
   c->set_output(0, PartialShape::Scalar());
   return absl::OkStatus();

@@ -77,6 +77,9 @@ absl::Status Unchanged(InferenceContext* c);
 absl::Status BroadcastBinary(InferenceContext* c);
 // All inputs merge to one shape, which is output 0's.
 absl::Status MergeAllInputs(InferenceContext* c);
+// Output i has the node's `output_shapes` attr's shape i, when the attr
+// lists one per output; otherwise every output's shape is unknown.
+absl::Status OutputShapesAttr(InferenceContext* c);
 }  // namespace shape_fn
 
 }  // namespace minigraph

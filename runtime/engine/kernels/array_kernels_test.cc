@@ -347,6 +347,58 @@ TEST(StringKernelsTest, AsStringAndRegularExpressions) {
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Invalid pattern: (unclosed")));
 }
 
+// DecodeCSV: RFC 4180 quoting, defaults for empty and na_value fields,
+// select_cols, and TensorFlow's messages for the records it refuses.
+TEST(StringKernelsTest, DecodeCsvParsesQuotesDefaultsAndSelectedColumns) {
+  auto records = [](std::vector<std::string> lines) {
+    Tensor t(DT_STRING, TensorShape({static_cast<int64_t>(lines.size())}));
+    for (size_t i = 0; i < lines.size(); ++i) t.data<std::string>()[i] = lines[i];
+    return t;
+  };
+  const Tensor d_int = Tensor::Vector<int32_t>({9});
+  const Tensor d_str = Tensor::Vector<std::string>({"dflt"});
+  const Tensor d_float = Tensor::Vector<float>({1.5f});
+  ASSERT_OK_AND_ASSIGN(auto out,
+                       RunKernel("DecodeCSV",
+                                 {{records({"1,\"a,\"\"b\"\"\",2.5", ",,", "7,x,", "NA,NA,-3e2"})},
+                                  {d_int, d_str, d_float}},
+                                 {{"na_value", MakeAttrValue(std::string("NA"))}}));
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].SummarizeValue(4), "1 9 7 9");
+  EXPECT_EQ(out[1].SummarizeValue(4), "\"a,\\\"b\\\"\" \"dflt\" \"x\" \"dflt\"");
+  EXPECT_EQ(out[2].SummarizeValue(4), "2.5 1.5 1.5 -300");
+
+  // Columns 1 and 3 of four, separated by '|', quotes as plain characters.
+  ASSERT_OK_AND_ASSIGN(
+      out,
+      RunKernel("DecodeCSV", {{records({"a|\"q\"|b|42"})}, {d_str, Tensor::Vector<int64_t>({0})}},
+                {{"field_delim", MakeAttrValue(std::string("|"))},
+                 {"use_quote_delim", MakeAttrValue(false)},
+                 {"select_cols", MakeAttrValue(std::vector<int64_t>{1, 3})}}));
+  EXPECT_EQ(*out[0].data<std::string>(), "\"q\"");
+  EXPECT_EQ(*out[1].data<int64_t>(), 42);
+
+  auto error = [&](const std::string& line, std::vector<Tensor> defaults) {
+    absl::StatusOr<std::vector<Tensor>> r =
+        RunKernel("DecodeCSV", {{records({"1,a,2", line})}, std::move(defaults)});
+    EXPECT_FALSE(r.ok()) << line;
+    const absl::string_view m = r.status().message();
+    return std::string(m.substr(0, m.find("\n")));  // without the node the session appends
+  };
+  EXPECT_EQ(error("1,a", {d_int, d_str, d_float}), "Expect 3 fields but have 2 in record 1");
+  EXPECT_EQ(error(",a,1", {Tensor(DT_INT32, TensorShape({0})), d_str, d_float}),
+            "Field 0 is required but missing in record 1!");
+  EXPECT_EQ(error("z,a,1", {d_int, d_str, d_float}), "Field 0 in record 1 is not a valid int32: z");
+  EXPECT_EQ(error("1,a,x1", {d_int, d_str, d_float}),
+            "Field 2 in record 1 is not a valid float: x1");
+  EXPECT_THAT(error("1,\"a\"b,2", {d_int, d_str, d_float}),
+              HasSubstr("Quoted field has to end with quote followed by delim or end"));
+  EXPECT_THAT(error("1,a\"b,2", {d_int, d_str, d_float}),
+              HasSubstr("Unquoted fields cannot have quotes/CRLFs inside"));
+  EXPECT_THAT(error("1,a,2", {d_int, d_str, Tensor::Vector<float>({1, 2})}),
+              HasSubstr("There should only be 1 default per field but field 2 has 2"));
+}
+
 TEST(ArrayKernelsTest, StringLowerLowersAsciiAndRefusesWhatItCannotLower) {
   Tensor words(DT_STRING, TensorShape({2}));
   words.data<std::string>()[0] = "Hello, WORLD 42";

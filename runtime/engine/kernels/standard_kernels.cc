@@ -31,6 +31,8 @@ void RegisterStandardKernels(KernelRegistry* r) {
   RegisterStringKernels(r);
   RegisterRaggedKernels(r);
   RegisterFunctionalKernels(r);
+  RegisterDatasetKernels(r);
+  RegisterDecodeCsvKernels(r);
 }
 
 namespace {

@@ -48,6 +48,8 @@ void RegisterSendRecvKernels(KernelRegistry* r);
 void RegisterStringKernels(KernelRegistry* r);
 void RegisterRaggedKernels(KernelRegistry* r);
 void RegisterFunctionalKernels(KernelRegistry* r);
+void RegisterDatasetKernels(KernelRegistry* r);
+void RegisterDecodeCsvKernels(KernelRegistry* r);
 
 // _Recv kernels run in this process so far, and the seconds they took
 // (waiting for the value and moving it), for benchmarks.

@@ -8,20 +8,6 @@
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
-namespace {
-
-// Results of known shape where the node lists them (output_shapes).
-absl::Status OutputShapes(InferenceContext* c) {
-  auto it = c->node_def().attr().find("output_shapes");
-  const bool known =
-      it != c->node_def().attr().end() && it->second.list().shape_size() == c->num_outputs();
-  for (int i = 0; i < c->num_outputs(); ++i) {
-    c->set_output(i, known ? PartialShape::FromProto(it->second.list().shape(i)) : PartialShape());
-  }
-  return absl::OkStatus();
-}
-
-}  // namespace
 
 void RegisterFunctionalOps(OpRegistry* r) {
   for (const char* op : {"PartitionedCall", "StatefulPartitionedCall"}) {
@@ -49,7 +35,7 @@ void RegisterFunctionalOps(OpRegistry* r) {
         .Attr("then_branch: func")
         .Attr("else_branch: func")
         .Attr("output_shapes: list(shape) = []")
-        .SetShapeFn(OutputShapes);
+        .SetShapeFn(shape_fn::OutputShapesAttr);
     if (std::string(op) == "If") b.SetIsStateful();
     MG_REGISTER_OP(r, b);
   }
@@ -62,7 +48,7 @@ void RegisterFunctionalOps(OpRegistry* r) {
         .Attr("body: func")
         .Attr("output_shapes: list(shape) = []")
         .Attr("parallel_iterations: int = 10")
-        .SetShapeFn(OutputShapes);
+        .SetShapeFn(shape_fn::OutputShapesAttr);
     if (std::string(op) == "While") b.SetIsStateful();
     MG_REGISTER_OP(r, b);
   }

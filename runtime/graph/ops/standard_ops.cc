@@ -21,6 +21,7 @@ OpRegistry* MutableStandardOps() {
     RegisterSparseOps(r);
     RegisterLookupOps(r);
     RegisterFunctionalOps(r);
+    RegisterDatasetOps(r);
     return r;
   }();
   return registry;

@@ -38,6 +38,7 @@ void RegisterStringOps(OpRegistry* r);
 void RegisterSparseOps(OpRegistry* r);
 void RegisterLookupOps(OpRegistry* r);
 void RegisterFunctionalOps(OpRegistry* r);
+void RegisterDatasetOps(OpRegistry* r);
 
 }  // namespace minigraph
 

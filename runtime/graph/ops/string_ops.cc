@@ -28,6 +28,23 @@ void RegisterStringOps(OpRegistry* r) {
                           c->set_output(2, PartialShape({2}));
                           return absl::OkStatus();
                         }));
+  // OUT_TYPE is list({float, double, int32, int64, string}) in TensorFlow;
+  // the kernel checks the element types.
+  MG_REGISTER_OP(r, OpDefBuilder("DecodeCSV")
+                        .Input("records: string")
+                        .Input("record_defaults: OUT_TYPE")
+                        .Output("output: OUT_TYPE")
+                        .Attr("OUT_TYPE: list(type)")
+                        .Attr("field_delim: string = \",\"")
+                        .Attr("use_quote_delim: bool = true")
+                        .Attr("na_value: string = \"\"")
+                        .Attr("select_cols: list(int) = []")
+                        .SetShapeFn([](InferenceContext* c) {
+                          for (int i = 0; i < c->num_outputs(); ++i) {
+                            c->set_output(i, c->input(0));
+                          }
+                          return absl::OkStatus();
+                        }));
   MG_REGISTER_OP(r, OpDefBuilder("StringToHashBucketFast")
                         .Input("input: string")
                         .Output("output: int64")

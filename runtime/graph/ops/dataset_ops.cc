@@ -1,0 +1,171 @@
+// tf.data: datasets (DT_VARIANT scalars made by the *Dataset ops), the
+// iterators that walk them (resources) and the ops between the two, with
+// TensorFlow's signatures, so that the input pipelines of TensorFlow 1.x
+// Estimators and of tf.data users import and run.
+#include <string>
+
+#include "runtime/graph/op_def_builder.h"
+#include "runtime/graph/ops/internal/op_macros.h"
+#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/shape_inference.h"
+
+namespace minigraph {
+namespace {
+
+// The attrs every dataset op carries: the types and shapes of its elements'
+// components.
+OpDefBuilder& ElementAttrs(OpDefBuilder& b) {
+  return b.Attr("output_types: list(type) >= 1")
+      .Attr("output_shapes: list(shape) >= 1")
+      .Attr("metadata: string = \"\"");
+}
+
+// A dataset op: its inputs are added by the caller; its output is the
+// dataset. Stateful, as in TensorFlow 1.x, so that no pass merges or folds
+// two of them.
+OpDefBuilder DatasetOp(const char* name) {
+  OpDefBuilder b(name);
+  b.Output("handle: variant").SetIsStateful().SetShapeFn(shape_fn::Scalar);
+  return b;
+}
+
+}  // namespace
+
+void RegisterDatasetOps(OpRegistry* r) {
+  {
+    OpDefBuilder b = DatasetOp("TextLineDataset");
+    b.Input("filenames: string")
+        .Input("compression_type: string")
+        .Input("buffer_size: int64")
+        .Attr("metadata: string = \"\"");
+    MG_REGISTER_OP(r, b);
+  }
+  {
+    OpDefBuilder b = DatasetOp("TensorSliceDataset");
+    b.Input("components: Toutput_types")
+        .Attr("Toutput_types: list(type) >= 1")
+        .Attr("output_shapes: list(shape) >= 1")
+        .Attr("is_files: bool = false")
+        .Attr("metadata: string = \"\"")
+        .Attr("replicate_on_split: bool = false");
+    MG_REGISTER_OP(r, b);
+  }
+  {
+    OpDefBuilder b = DatasetOp("TensorDataset");
+    b.Input("components: Toutput_types")
+        .Attr("Toutput_types: list(type) >= 1")
+        .Attr("output_shapes: list(shape) >= 1")
+        .Attr("metadata: string = \"\"");
+    MG_REGISTER_OP(r, b);
+  }
+  {
+    OpDefBuilder b = DatasetOp("ShuffleDataset");
+    b.Input("input_dataset: variant")
+        .Input("buffer_size: int64")
+        .Input("seed: int64")
+        .Input("seed2: int64")
+        .Attr("reshuffle_each_iteration: bool = true");
+    ElementAttrs(b);
+    MG_REGISTER_OP(r, b);
+  }
+  for (const char* op : {"MapDataset", "ParallelMapDataset", "ParallelMapDatasetV2"}) {
+    const std::string name = op;
+    OpDefBuilder b = DatasetOp(op);
+    b.Input("input_dataset: variant")
+        .Input("other_arguments: Targuments")
+        .Attr("f: func")
+        .Attr("Targuments: list(type) >= 0")
+        .Attr("use_inter_op_parallelism: bool = true")
+        .Attr("preserve_cardinality: bool = false");
+    if (name == "ParallelMapDataset") {
+      b.Input("num_parallel_calls: int32").Attr("sloppy: bool = false");
+    } else if (name == "ParallelMapDatasetV2") {
+      b.Input("num_parallel_calls: int64").Attr("deterministic: string = \"default\"");
+    }
+    ElementAttrs(b);
+    MG_REGISTER_OP(r, b);
+  }
+  {
+    OpDefBuilder b = DatasetOp("RepeatDataset");
+    b.Input("input_dataset: variant").Input("count: int64");
+    ElementAttrs(b);
+    MG_REGISTER_OP(r, b);
+  }
+  {
+    OpDefBuilder b = DatasetOp("TakeDataset");
+    b.Input("input_dataset: variant").Input("count: int64");
+    ElementAttrs(b);
+    MG_REGISTER_OP(r, b);
+  }
+  {
+    OpDefBuilder b = DatasetOp("SkipDataset");
+    b.Input("input_dataset: variant").Input("count: int64");
+    ElementAttrs(b);
+    MG_REGISTER_OP(r, b);
+  }
+  {
+    OpDefBuilder b = DatasetOp("BatchDataset");
+    b.Input("input_dataset: variant").Input("batch_size: int64");
+    ElementAttrs(b);
+    MG_REGISTER_OP(r, b);
+  }
+  {
+    OpDefBuilder b = DatasetOp("BatchDatasetV2");
+    b.Input("input_dataset: variant")
+        .Input("batch_size: int64")
+        .Input("drop_remainder: bool")
+        .Attr("parallel_copy: bool = false");
+    ElementAttrs(b);
+    MG_REGISTER_OP(r, b);
+  }
+  {
+    // Prefetching overlaps the pipeline with the step in TensorFlow; here
+    // elements are made when asked for, so it passes them through.
+    OpDefBuilder b = DatasetOp("PrefetchDataset");
+    b.Input("input_dataset: variant")
+        .Input("buffer_size: int64")
+        .Attr("slack_period: int = 0")
+        .Attr("legacy_autotune: bool = true")
+        .Attr("buffer_size_min: int = 0");
+    ElementAttrs(b);
+    MG_REGISTER_OP(r, b);
+  }
+
+  for (const char* op : {"Iterator", "IteratorV2"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Output("handle: resource")
+                          .Attr("shared_name: string")
+                          .Attr("container: string")
+                          .Attr("output_types: list(type) >= 1")
+                          .Attr("output_shapes: list(shape) >= 1")
+                          .SetIsStateful()
+                          .SetShapeFn(shape_fn::Scalar));
+  }
+  MG_REGISTER_OP(r, OpDefBuilder("MakeIterator")
+                        .Input("dataset: variant")
+                        .Input("iterator: resource")
+                        .SetIsStateful()
+                        .SetShapeFn(shape_fn::Unknown));
+  MG_REGISTER_OP(r, OpDefBuilder("IteratorGetNext")
+                        .Input("iterator: resource")
+                        .Output("components: output_types")
+                        .Attr("output_types: list(type) >= 1")
+                        .Attr("output_shapes: list(shape) >= 1")
+                        .SetIsStateful()
+                        .SetShapeFn(shape_fn::OutputShapesAttr));
+  MG_REGISTER_OP(r, OpDefBuilder("IteratorToStringHandle")
+                        .Input("resource_handle: resource")
+                        .Output("string_handle: string")
+                        .SetShapeFn(shape_fn::Scalar));
+  for (const char* op : {"IteratorFromStringHandle", "IteratorFromStringHandleV2"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Input("string_handle: string")
+                          .Output("resource_handle: resource")
+                          .Attr("output_types: list(type) >= 0 = []")
+                          .Attr("output_shapes: list(shape) >= 0 = []")
+                          .SetIsStateful()
+                          .SetShapeFn(shape_fn::Scalar));
+  }
+}
+
+}  // namespace minigraph

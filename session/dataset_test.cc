@@ -1,0 +1,322 @@
+// tf.data pipelines run in a session: sources (tensor slices, text files in
+// the session's Env), transformations (map through a library function with
+// a captured value, shuffle, repeat, take, skip, batch, prefetch), iterators
+// (made, exhausted, restarted, passed as string handles) and the errors a
+// user meets first.
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/allocator.h"
+#include "core/mem_env.h"
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "runtime/cc/ops.h"
+#include "runtime/cc/scope.h"
+#include "runtime/graph/node_def_util.h"
+#include "session/session.h"
+#include "tests/testing/function_library.h"
+
+namespace minigraph {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// output_types and output_shapes attrs for elements of `types`, each of
+// shape `shape`.
+std::map<std::string, AttrValue> Spec(std::vector<DataType> types, const PartialShape& shape) {
+  AttrValue shapes;
+  for (size_t i = 0; i < types.size(); ++i) shape.AsProto(shapes.mutable_list()->add_shape());
+  return {{"output_types", MakeAttrValue(types)}, {"output_shapes", shapes}};
+}
+
+Output Int64(const Scope& s, int64_t v) { return ops::Const(s, Tensor::Scalar<int64_t>(v)); }
+
+// The vector 0, 1, ..., n - 1.
+Tensor Iota(int64_t n) {
+  Tensor t(DT_INT64, TensorShape({n}));
+  for (int64_t i = 0; i < n; ++i) t.data<int64_t>()[i] = i;
+  return t;
+}
+
+// An iterator "it" over `dataset`, "make" (its initializer) and "next".
+void AddIterator(const Scope& root, Output dataset, std::vector<DataType> types,
+                 const PartialShape& shape) {
+  auto spec = Spec(types, shape);
+  spec["shared_name"] = MakeAttrValue(std::string());
+  spec["container"] = MakeAttrValue(std::string());
+  Operation it = root.WithOpName("it").AddOp("Iterator", {}, spec);
+  root.WithOpName("make").AddOp("MakeIterator", {{dataset}, {it.output(0)}});
+  root.WithOpName("next").AddOp("IteratorGetNext", {{it.output(0)}}, Spec(types, shape));
+}
+
+class DatasetTest : public ::testing::Test {
+ protected:
+  void Start(const Scope& root, const char* library = nullptr) {
+    ASSERT_OK_AND_ASSIGN(GraphDef g, root.ToGraphDef());
+    if (library != nullptr) {
+      GraphDef lib;
+      ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(library, &lib));
+      *g.mutable_library() = lib.library();
+    }
+    SessionOptions options;
+    options.env = &env_;
+    ASSERT_OK_AND_ASSIGN(session_, NewSession(options));
+    ASSERT_OK(session_->Create(g));
+  }
+
+  absl::Status Run(const std::vector<std::string>& targets) {
+    std::vector<Tensor> out;
+    return session_->Run({}, {}, targets, &out);
+  }
+
+  // Every element "next" gives until the end, component 0 as int64s.
+  std::vector<std::vector<int64_t>> Drain() {
+    std::vector<std::vector<int64_t>> rows;
+    for (;;) {
+      std::vector<Tensor> out;
+      absl::Status s = session_->Run({}, {"next:0"}, {}, &out);
+      if (absl::IsOutOfRange(s)) {
+        EXPECT_THAT(s.message(), HasSubstr("End of sequence"));
+        return rows;
+      }
+      EXPECT_OK(s);
+      if (!s.ok() || rows.size() > 1000) return rows;
+      rows.emplace_back(out[0].data<int64_t>(), out[0].data<int64_t>() + out[0].NumElements());
+    }
+  }
+
+  MemEnv env_;
+  std::unique_ptr<Session> session_;
+};
+
+TEST_F(DatasetTest, SlicesRepeatedAndBatchedWithTheRemainderLast) {
+  Scope root = Scope::NewRootScope();
+  Output slices =
+      root.AddOp("TensorSliceDataset", {{ops::Const(root, Iota(5))}},
+                 {{"output_shapes", Spec({DT_INT64}, PartialShape::Scalar()).at("output_shapes")}})
+          .output(0);
+  Output repeated = root.AddOp("RepeatDataset", {{slices}, {Int64(root, 2)}},
+                               Spec({DT_INT64}, PartialShape::Scalar()))
+                        .output(0);
+  Output batched = root.AddOp("BatchDataset", {{repeated}, {Int64(root, 4)}},
+                              Spec({DT_INT64}, PartialShape({-1})))
+                       .output(0);
+  AddIterator(root, batched, {DT_INT64}, PartialShape({-1}));
+  Start(root);
+
+  EXPECT_THAT(Run({"next"}), StatusIs(absl::StatusCode::kFailedPrecondition,
+                                      HasSubstr("iterator has not been initialized")));
+  ASSERT_OK(Run({"make"}));
+  using V = std::vector<int64_t>;
+  EXPECT_THAT(Drain(), ElementsAre(V{0, 1, 2, 3}, V{4, 0, 1, 2}, V{3, 4}));
+  EXPECT_TRUE(absl::IsOutOfRange(Run({"next"}))) << "stays at the end";
+  ASSERT_OK(Run({"make"}));
+  EXPECT_EQ(Drain().size(), 3u) << "MakeIterator starts over";
+}
+
+TEST_F(DatasetTest, DropRemainderTakeSkipAndPrefetch) {
+  Scope root = Scope::NewRootScope();
+  auto scalar = Spec({DT_INT64}, PartialShape::Scalar());
+  Output slices = root.AddOp("TensorSliceDataset", {{ops::Const(root, Iota(10))}},
+                             {{"output_shapes", scalar.at("output_shapes")}})
+                      .output(0);
+  Output skipped = root.AddOp("SkipDataset", {{slices}, {Int64(root, 3)}}, scalar).output(0);
+  Output taken = root.AddOp("TakeDataset", {{skipped}, {Int64(root, 5)}}, scalar).output(0);
+  Output prefetched = root.AddOp("PrefetchDataset", {{taken}, {Int64(root, -1)}}, scalar).output(0);
+  Output batched =
+      root.AddOp("BatchDatasetV2", {{prefetched}, {Int64(root, 2)}, {ops::Const(root, true)}},
+                 Spec({DT_INT64}, PartialShape({2})))
+          .output(0);
+  AddIterator(root, batched, {DT_INT64}, PartialShape({2}));
+  Start(root);
+  ASSERT_OK(Run({"make"}));
+  using V = std::vector<int64_t>;
+  EXPECT_THAT(Drain(), ElementsAre(V{3, 4}, V{5, 6})) << "7 is dropped with the remainder";
+}
+
+TEST_F(DatasetTest, ShuffleIsAPermutationFixedBySeedsAndNewEachEpoch) {
+  Scope root = Scope::NewRootScope();
+  auto scalar = Spec({DT_INT64}, PartialShape::Scalar());
+  const Tensor values = Iota(50);
+  Output slices = root.AddOp("TensorSliceDataset", {{ops::Const(root, values)}},
+                             {{"output_shapes", scalar.at("output_shapes")}})
+                      .output(0);
+  Output shuffled =
+      root.AddOp("ShuffleDataset",
+                 {{slices}, {Int64(root, 10)}, {Int64(root, 7)}, {Int64(root, 42)}}, scalar)
+          .output(0);
+  Output repeated = root.AddOp("RepeatDataset", {{shuffled}, {Int64(root, 2)}}, scalar).output(0);
+  Output batched = root.AddOp("BatchDataset", {{repeated}, {Int64(root, 50)}},
+                              Spec({DT_INT64}, PartialShape({-1})))
+                       .output(0);
+  AddIterator(root, batched, {DT_INT64}, PartialShape({-1}));
+  Start(root);
+  ASSERT_OK(Run({"make"}));
+  const std::vector<std::vector<int64_t>> epochs = Drain();
+  ASSERT_EQ(epochs.size(), 2u);
+  const std::vector<int64_t> iota(values.data<int64_t>(), values.data<int64_t>() + 50);
+  for (const std::vector<int64_t>& epoch : epochs) {
+    std::vector<int64_t> sorted = epoch;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, iota);
+    EXPECT_NE(epoch, iota) << "shuffled";
+    // A buffer of 10: no element comes out more than 9 places early.
+    for (int i = 0; i < 50; ++i) EXPECT_LE(epoch[i], i + 9) << i;
+  }
+  EXPECT_NE(epochs[0], epochs[1]) << "reshuffle_each_iteration";
+
+  // Seeds fix the orders: making the iterator again, or in a new session,
+  // repeats them (as TensorFlow 1.x does when seeds are set).
+  ASSERT_OK(Run({"make"}));
+  EXPECT_EQ(Drain(), epochs);
+  Start(root);
+  ASSERT_OK(Run({"make"}));
+  EXPECT_EQ(Drain(), epochs);
+}
+
+TEST_F(DatasetTest, TextLinesOfFilesInTheSessionsEnv) {
+  ASSERT_OK(WriteStringToFile(&env_, "/data/a.txt", "first\nsecond\r\n\nlast without newline"));
+  ASSERT_OK(WriteStringToFile(&env_, "/data/b.txt", "b1\n"));
+  Scope root = Scope::NewRootScope();
+  Output names = root.WithOpName("filenames")
+                     .AddOp("Placeholder", {}, {{"dtype", MakeAttrValue(DT_STRING)}})
+                     .output(0);
+  Output lines =
+      root.AddOp("TextLineDataset", {{names}, {ops::Const(root, std::string())}, {Int64(root, 4)}})
+          .output(0);
+  AddIterator(root, lines, {DT_STRING}, PartialShape::Scalar());
+  Start(root);
+
+  Tensor files(DT_STRING, TensorShape({2}));
+  files.data<std::string>()[0] = "/data/a.txt";
+  files.data<std::string>()[1] = "/data/b.txt";
+  std::vector<Tensor> out;
+  ASSERT_OK(session_->Run({{"filenames:0", files}}, {}, {"make"}, &out));
+  std::vector<std::string> got;
+  for (;;) {
+    absl::Status s = session_->Run({}, {"next:0"}, {}, &out);
+    if (!s.ok()) {
+      EXPECT_TRUE(absl::IsOutOfRange(s)) << s;
+      break;
+    }
+    got.push_back(*out[0].data<std::string>());
+  }
+  EXPECT_THAT(got, ElementsAre("first", "second", "", "last without newline", "b1"));
+
+  ASSERT_OK(session_->Run({{"filenames:0", Tensor::Scalar<std::string>("/data/missing.csv")}}, {},
+                          {"make"}, &out));
+  EXPECT_THAT(session_->Run({}, {"next:0"}, {}, &out),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("/data/missing.csv")));
+}
+
+TEST_F(DatasetTest, MapCallsALibraryFunctionWithACapturedValue) {
+  Scope root = Scope::NewRootScope();
+  auto scalar = Spec({DT_FLOAT}, PartialShape::Scalar());
+  Output slices = root.AddOp("TensorSliceDataset", {{ops::Const(root, {1.0f, 2.0f, 3.0f})}},
+                             {{"output_shapes", scalar.at("output_shapes")}})
+                      .output(0);
+  auto map_attrs = scalar;
+  map_attrs["f"].mutable_func()->set_name("scale_add");  // 2 * x + y
+  Output mapped = root.AddOp("ParallelMapDataset",
+                             {{slices}, {ops::Const(root, 0.5f)}, {ops::Const(root, 2)}}, map_attrs)
+                      .output(0);
+  AddIterator(root, mapped, {DT_FLOAT}, PartialShape::Scalar());
+  Start(root, kFunctionLibraryText);
+  ASSERT_OK(Run({"make"}));
+  std::vector<float> got;
+  std::vector<Tensor> out;
+  while (session_->Run({}, {"next:0"}, {}, &out).ok()) got.push_back(*out[0].data<float>());
+  EXPECT_THAT(got, ElementsAre(2.5f, 4.5f, 6.5f));
+}
+
+// A pipeline without end feeding a batch too large to fill: the step's
+// timeout stops it, and a batch past max_tensor_bytes is refused before it
+// is gathered in full.
+TEST_F(DatasetTest, EndlessPipelinesStopAtTheDeadlineOrTheMemoryLimit) {
+  Scope root = Scope::NewRootScope();
+  auto scalar = Spec({DT_INT64}, PartialShape::Scalar());
+  Output slices = root.AddOp("TensorSliceDataset", {{ops::Const(root, Iota(3))}},
+                             {{"output_shapes", scalar.at("output_shapes")}})
+                      .output(0);
+  Output forever = root.AddOp("RepeatDataset", {{slices}, {Int64(root, -1)}}, scalar).output(0);
+  Output batched = root.WithOpName("huge_batch")
+                       .AddOp("BatchDataset", {{forever}, {Int64(root, int64_t{1} << 60)}},
+                              Spec({DT_INT64}, PartialShape({-1})))
+                       .output(0);
+  AddIterator(root, batched, {DT_INT64}, PartialShape({-1}));
+  Start(root);
+  ASSERT_OK(Run({"make"}));
+  RunOptions timeout;
+  timeout.timeout_in_ms = 50;
+  std::vector<Tensor> out;
+  EXPECT_THAT(session_->Run(timeout, {}, {"next:0"}, {}, &out),
+              StatusIs(absl::StatusCode::kDeadlineExceeded, HasSubstr("huge_batch")));
+
+  const size_t limit = MaxTensorBytes();
+  SetMaxTensorBytes(1 << 20);
+  ASSERT_OK(Run({"make"}));
+  EXPECT_THAT(Run({"next"}), StatusIs(absl::StatusCode::kResourceExhausted,
+                                      HasSubstr("dataset 'huge_batch': its batch holds more "
+                                                "than 1048576 bytes (max_tensor_bytes)")));
+  SetMaxTensorBytes(limit);
+}
+
+TEST_F(DatasetTest, ErrorsNameTheDatasetTheIteratorOrTheFunction) {
+  Scope root = Scope::NewRootScope();
+  auto scalar = Spec({DT_FLOAT}, PartialShape::Scalar());
+  Output slices = root.WithOpName("slices")
+                      .AddOp("TensorSliceDataset", {{ops::Const(root, {1.0f, 2.0f})}},
+                             {{"output_shapes", scalar.at("output_shapes")}})
+                      .output(0);
+  // An iterator of int64 elements cannot walk float ones.
+  AddIterator(root, slices, {DT_INT64}, PartialShape::Scalar());
+  root.WithOpName("bad_batch")
+      .AddOp("BatchDataset", {{slices}, {Int64(root, 0)}}, Spec({DT_FLOAT}, PartialShape({-1})));
+  Operation string_handle =
+      root.WithOpName("handle").AddOp("IteratorToStringHandle", {{root.FindOp("it")->output(0)}});
+  Output parsed = root.WithOpName("from_handle")
+                      .AddOp("IteratorFromStringHandle", {{string_handle.output(0)}})
+                      .output(0);
+  root.WithOpName("next_from_handle")
+      .AddOp("IteratorGetNext", {{parsed}}, Spec({DT_INT64}, PartialShape::Scalar()));
+  Start(root);
+
+  EXPECT_THAT(Run({"make"}), StatusIs(absl::StatusCode::kInvalidArgument,
+                                      HasSubstr("dataset 'slices' has elements of types [float] "
+                                                "but iterator 'it' was made for [int64]")));
+  EXPECT_THAT(
+      Run({"bad_batch"}),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("BatchDataset 'bad_batch': batch_size must be greater than zero")));
+  // The string handle names the same iterator (not yet made).
+  EXPECT_THAT(Run({"next_from_handle"}), StatusIs(absl::StatusCode::kFailedPrecondition));
+  std::vector<Tensor> out;
+  EXPECT_THAT(
+      session_->Run({{"handle:0", Tensor::Scalar<std::string>("not a handle")}}, {},
+                    {"next_from_handle"}, &out),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("could not parse string_handle")));
+
+  // A map function that does not exist is named when the session is made.
+  Scope root2 = Scope::NewRootScope();
+  auto map_attrs = scalar;
+  map_attrs["f"].mutable_func()->set_name("no_such_function");
+  Output s2 = root2
+                  .AddOp("TensorSliceDataset", {{ops::Const(root2, {1.0f})}},
+                         {{"output_shapes", scalar.at("output_shapes")}})
+                  .output(0);
+  root2.WithOpName("map").AddOp("MapDataset", {{s2}, {}}, map_attrs);
+  ASSERT_OK_AND_ASSIGN(GraphDef g, root2.ToGraphDef());
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> s, NewSession(SessionOptions()));
+  absl::Status created = s->Create(g);
+  if (created.ok()) created = s->Run({}, {}, {"map"}, &out);
+  EXPECT_THAT(created, StatusIs(absl::StatusCode::kNotFound, HasSubstr("no_such_function")));
+}
+
+}  // namespace
+}  // namespace minigraph
