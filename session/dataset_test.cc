@@ -235,6 +235,110 @@ TEST_F(DatasetTest, MapCallsALibraryFunctionWithACapturedValue) {
   EXPECT_THAT(got, ElementsAre(2.5f, 4.5f, 6.5f));
 }
 
+// TensorFlow 1's make_one_shot_iterator(): the dataset comes from a
+// function of no arguments (here through OptimizeDataset and ModelDataset,
+// as TensorFlow 2 writes it), made on the iterator's first use only.
+constexpr char kDatasetFactory[] = R"pb(
+  library {
+    function {
+      signature {
+        name: "make_dataset"
+        output_arg { name: "handle" type: DT_VARIANT }
+        is_stateful: true
+      }
+      node_def {
+        name: "values"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT64 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT64
+              tensor_shape { dim { size: 3 } }
+              int64_val: [ 4, 5, 6 ]
+            }
+          }
+        }
+      }
+      node_def {
+        name: "none"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_STRING }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_STRING
+              tensor_shape { dim { size: 0 } }
+            }
+          }
+        }
+      }
+      node_def {
+        name: "slices"
+        op: "TensorSliceDataset"
+        input: "values:output:0"
+        attr {
+          key: "Toutput_types"
+          value { list { type: DT_INT64 } }
+        }
+        attr {
+          key: "output_shapes"
+          value { list { shape {} } }
+        }
+      }
+      node_def {
+        name: "optimized"
+        op: "OptimizeDataset"
+        input: "slices:handle:0"
+        input: "none:output:0"
+        attr {
+          key: "output_types"
+          value { list { type: DT_INT64 } }
+        }
+        attr {
+          key: "output_shapes"
+          value { list { shape {} } }
+        }
+      }
+      node_def {
+        name: "model"
+        op: "ModelDataset"
+        input: "optimized:handle:0"
+        attr {
+          key: "output_types"
+          value { list { type: DT_INT64 } }
+        }
+        attr {
+          key: "output_shapes"
+          value { list { shape {} } }
+        }
+      }
+      ret { key: "handle" value: "model:handle:0" }
+    }
+  }
+)pb";
+
+TEST_F(DatasetTest, OneShotIteratorMakesItsDatasetOnce) {
+  Scope root = Scope::NewRootScope();
+  auto spec = Spec({DT_INT64}, PartialShape::Scalar());
+  auto attrs = spec;
+  attrs["dataset_factory"].mutable_func()->set_name("make_dataset");
+  Operation it = root.WithOpName("it").AddOp("OneShotIterator", {}, attrs);
+  root.WithOpName("next").AddOp("IteratorGetNext", {{it.output(0)}}, spec);
+  Start(root, kDatasetFactory);
+  using V = std::vector<int64_t>;
+  EXPECT_THAT(Drain(), ElementsAre(V{4}, V{5}, V{6}));
+  EXPECT_TRUE(absl::IsOutOfRange(Run({"next"}))) << "one shot: it does not start over";
+}
+
 // A pipeline without end feeding a batch too large to fill: the step's
 // timeout stops it, and a batch past max_tensor_bytes is refused before it
 // is gathered in full.

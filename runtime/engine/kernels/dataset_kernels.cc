@@ -17,6 +17,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/cleanup/cleanup.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
@@ -614,7 +615,8 @@ class MapDatasetOp final : public DatasetOpKernel {
 
 // RepeatDataset (the input `count` times; forever when negative), TakeDataset
 // (its first `count` elements; all when negative), SkipDataset (all but the
-// first `count`; none when negative) and PrefetchDataset (all of them).
+// first `count`; none when negative). (The kernels of PrefetchDataset,
+// ModelDataset and OptimizeDataset(V2) output their input dataset itself.)
 class CountDataset final : public Dataset {
  public:
   enum Kind { kRepeat, kTake, kSkip };
@@ -713,12 +715,14 @@ class CountDatasetOp final : public DatasetOpKernel {
             : op == "SkipDataset" ? CountDataset::kSkip
                                   : CountDataset::kRepeat;
     prefetch_ = op == "PrefetchDataset";
+    passthrough_ = op == "ModelDataset" || absl::StartsWith(op, "OptimizeDataset");
     return absl::OkStatus();
   }
 
  protected:
   absl::StatusOr<std::shared_ptr<const Dataset>> MakeDataset(OpKernelContext* ctx) const override {
     MG_ASSIGN_OR_RETURN(std::shared_ptr<const Dataset> input, InputDataset(ctx, 0, true));
+    if (passthrough_) return input;
     MG_ASSIGN_OR_RETURN(int64_t count, ScalarInput(ctx, 1, prefetch_ ? "buffer_size" : "count"));
     if (prefetch_) {
       if (count < -1) {
@@ -734,6 +738,7 @@ class CountDatasetOp final : public DatasetOpKernel {
  private:
   CountDataset::Kind kind_ = CountDataset::kRepeat;
   bool prefetch_ = false;
+  bool passthrough_ = false;  // ModelDataset, OptimizeDataset(V2)
 };
 
 // Consecutive elements stacked into batches of `batch_size` (the last one
@@ -864,6 +869,11 @@ class IteratorResource final : public Resource {
     return absl::OkStatus();
   }
 
+  bool initialized() {
+    absl::MutexLock l(&mu_);
+    return it_ != nullptr;
+  }
+
   absl::Status GetNext(OpKernelContext* ctx, Element* out, bool* end, absl::string_view iterator) {
     // A map function that reads this same iterator would wait for itself.
     if (reader_.load() == std::this_thread::get_id()) {
@@ -921,7 +931,7 @@ absl::StatusOr<std::shared_ptr<IteratorResource>> IteratorInput(const OpKernelCo
 
 // Iterator and IteratorV2: the handle of the iterator named by shared_name
 // (or, without one, by the node), made on the first run.
-class IteratorOp final : public OpKernel {
+class IteratorOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Init(OpKernelConstruction* c) {
@@ -943,6 +953,7 @@ class IteratorOp final : public OpKernel {
           TypesString(dtypes_),
           it == nullptr ? "" : absl::StrCat(" (it yields ", TypesString(it->dtypes()), ")")));
     }
+    MG_RETURN_IF_ERROR(Prepare(ctx, it));
     Tensor t = Tensor::Scalar<ResourceHandle>(ResourceHandle());
     ResourceHandle& h = *t.data<ResourceHandle>();
     h.set_device("/job:localhost/replica:0/task:0/device:CPU:0");
@@ -953,10 +964,57 @@ class IteratorOp final : public OpKernel {
     return absl::OkStatus();
   }
 
+ protected:
+  // Runs before the handle is output.
+  virtual absl::Status Prepare(OpKernelContext* ctx, IteratorResource* it) const {
+    return absl::OkStatus();
+  }
+
+  const std::string& iterator_name() const { return name_; }
+
  private:
   std::string container_, name_;
   std::vector<DataType> dtypes_;
   std::vector<PartialShape> shapes_;
+};
+
+// OneShotIterator: an Iterator whose dataset dataset_factory makes, when the
+// iterator is first used (and again if its container was cleared).
+class OneShotIteratorOp final : public IteratorOp {
+ public:
+  using IteratorOp::IteratorOp;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(IteratorOp::Init(c));
+    absl::StatusOr<std::unique_ptr<FunctionRunner>> f = RunnerFor(c, "dataset_factory");
+    if (!f.ok()) {
+      return absl::Status(f.status().code(), absl::StrCat("OneShotIterator '", c->def().name(),
+                                                          "': ", f.status().message()));
+    }
+    factory_ = *std::move(f);
+    return absl::OkStatus();
+  }
+
+ protected:
+  absl::Status Prepare(OpKernelContext* ctx, IteratorResource* it) const override {
+    absl::MutexLock l(&mu_);
+    if (it->initialized()) return absl::OkStatus();
+    std::vector<Tensor> rets;
+    MG_RETURN_IF_ERROR(factory_->Run(ctx, {}, &rets));
+    std::shared_ptr<const Dataset> d;
+    if (rets.size() == 1 && rets[0].dtype() == DT_VARIANT && rets[0].dims() == 0) {
+      d = std::dynamic_pointer_cast<const Dataset>(rets[0].data<Variant>()->value());
+    }
+    if (d == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("OneShotIterator '", name(), "': dataset_factory '",
+                       factory_->function().name, "' must return one dataset"));
+    }
+    return it->Reset(*d, iterator_name());
+  }
+
+ private:
+  std::unique_ptr<FunctionRunner> factory_;
+  mutable absl::Mutex mu_;  // one factory call at a time
 };
 
 class MakeIteratorOp final : public OpKernel {
@@ -1062,6 +1120,10 @@ void RegisterDatasetKernels(KernelRegistry* r) {
   r->Register("TakeDataset", MakeFactory<CountDatasetOp>());
   r->Register("SkipDataset", MakeFactory<CountDatasetOp>());
   r->Register("PrefetchDataset", MakeFactory<CountDatasetOp>());
+  r->Register("ModelDataset", MakeFactory<CountDatasetOp>());
+  r->Register("OptimizeDataset", MakeFactory<CountDatasetOp>());
+  r->Register("OptimizeDatasetV2", MakeFactory<CountDatasetOp>());
+  r->Register("OneShotIterator", MakeFactory<OneShotIteratorOp>());
   r->Register("BatchDataset", MakeFactory<BatchDatasetOp>());
   r->Register("BatchDatasetV2", MakeFactory<BatchDatasetOp>());
   r->Register("Iterator", MakeFactory<IteratorOp>());

@@ -118,6 +118,39 @@ void RegisterDatasetOps(OpRegistry* r) {
     ElementAttrs(b);
     MG_REGISTER_OP(r, b);
   }
+  // tf.data's autotuning and graph rewrites (ModelDataset, OptimizeDataset,
+  // which TensorFlow 1.13+ and 2 put before every iterator) change how
+  // elements are made, not which: they pass them through.
+  {
+    OpDefBuilder b = DatasetOp("ModelDataset");
+    b.Input("input_dataset: variant")
+        .Attr("algorithm: int = 0")
+        .Attr("cpu_budget: int = 0")
+        .Attr("ram_budget: int = 0")
+        .Attr("output_types: list(type) >= 1")
+        .Attr("output_shapes: list(shape) >= 1");
+    MG_REGISTER_OP(r, b);
+  }
+  {
+    OpDefBuilder b = DatasetOp("OptimizeDataset");
+    b.Input("input_dataset: variant")
+        .Input("optimizations: string")
+        .Attr("output_types: list(type) >= 1")
+        .Attr("output_shapes: list(shape) >= 1")
+        .Attr("optimization_configs: list(string) = []");
+    MG_REGISTER_OP(r, b);
+  }
+  {
+    OpDefBuilder b = DatasetOp("OptimizeDatasetV2");
+    b.Input("input_dataset: variant")
+        .Input("optimizations_enabled: string")
+        .Input("optimizations_disabled: string")
+        .Input("optimizations_default: string")
+        .Attr("output_types: list(type) >= 1")
+        .Attr("output_shapes: list(shape) >= 1")
+        .Attr("optimization_configs: list(string) = []");
+    MG_REGISTER_OP(r, b);
+  }
   {
     // Prefetching overlaps the pipeline with the step in TensorFlow; here
     // elements are made when asked for, so it passes them through.
@@ -141,6 +174,17 @@ void RegisterDatasetOps(OpRegistry* r) {
                           .SetIsStateful()
                           .SetShapeFn(shape_fn::Scalar));
   }
+  // TensorFlow 1's make_one_shot_iterator(): the dataset comes from a
+  // function of no arguments, called on the first run.
+  MG_REGISTER_OP(r, OpDefBuilder("OneShotIterator")
+                        .Output("handle: resource")
+                        .Attr("dataset_factory: func")
+                        .Attr("output_types: list(type) >= 1")
+                        .Attr("output_shapes: list(shape) >= 1")
+                        .Attr("container: string = \"\"")
+                        .Attr("shared_name: string = \"\"")
+                        .SetIsStateful()
+                        .SetShapeFn(shape_fn::Scalar));
   MG_REGISTER_OP(r, OpDefBuilder("MakeIterator")
                         .Input("dataset: variant")
                         .Input("iterator: resource")
