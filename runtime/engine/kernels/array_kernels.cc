@@ -685,8 +685,10 @@ void RegisterArrayKernels(KernelRegistry* r) {
   r->Register("BroadcastTo", MakeFactory<BroadcastToOp>());
   r->Register("DynamicStitch", MakeFactory<DynamicStitchOp>());
   r->Register("ParallelDynamicStitch", MakeFactory<DynamicStitchOp>());
-  r->Register("Select", TypedFactory<SelectOp, float, double, int32_t, int64_t, bool>());
-  r->Register("SelectV2", TypedFactory<SelectV2Op, float, double, int32_t, int64_t, bool>());
+  r->Register("Select",
+              TypedFactory<SelectOp, float, double, int32_t, int64_t, bool, std::string>());
+  r->Register("SelectV2",
+              TypedFactory<SelectV2Op, float, double, int32_t, int64_t, bool, std::string>());
   r->Register("ConcatOffset", TypedFactory<ConcatOffsetOp, int32_t, int64_t>("shape_type"));
   r->Register("Where", TypedFactory<WhereOp, bool, float, double, int32_t, int64_t>());
   r->Register("BroadcastGradientArgs",
