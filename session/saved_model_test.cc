@@ -10,6 +10,7 @@
 #include "runtime/cc/ops.h"
 #include "runtime/cc/variables.h"
 #include "session/saver.h"
+#include "tests/testing/shared_testdata.h"
 
 namespace minigraph {
 namespace {
@@ -86,6 +87,41 @@ TEST_F(SavedModelTest, WhatGoesWrongSaysWhat) {
   ASSERT_OK(WriteStringToFile(&mem_, "/model/saved_model.pb", "\\xff not a proto"));
   EXPECT_THAT(LoadSavedModel(options_, "/model", {"serve"}).status(),
               StatusIs(absl::StatusCode::kDataLoss, HasSubstr("is not a SavedModel")));
+}
+
+// A Keras model saved by TensorFlow 2 (../shared/testdata): TextVectorization
+// (its string ops and vocabulary table), an Embedding, an LSTM (the CPU
+// implementation: a StatelessWhile over TensorLists inside the function
+// the signature calls) and a sigmoid, from raw text to a probability.
+TEST_F(SavedModelTest, RunsAKerasTextClassifierFromRawText) {
+  MG_REQUIRE_SHARED_TESTDATA(dir);
+  ASSERT_OK_AND_ASSIGN(
+      SavedModelBundle model,
+      LoadSavedModel(SessionOptions(),
+                     JoinPath(dir, "tf_checkpoints/MurphyAdam__flask-ai/sentiment_model"),
+                     {"serve"}));
+  Tensor text(DT_STRING, TensorShape({3}));
+  text.data<std::string>()[0] = "What a wonderful film, I loved every minute of it";
+  text.data<std::string>()[1] = "Terrible. Boring plot, awful acting, a waste of time";
+  text.data<std::string>()[2] = "";
+  ASSERT_OK_AND_ASSIGN(auto out,
+                       model.Run("serving_default", {{"text_vectorization_input", text}}));
+  const Tensor& p = out.at("activation_1");
+  ASSERT_EQ(p.shape(), TensorShape({3, 1}));
+  // The model applies a sigmoid twice (its last Dense layer's and an
+  // Activation layer's): probabilities lie in [0.5, sigmoid(1) = 0.731].
+  // The classifier is sure of both reviews, and unsure of no text.
+  const float* prob = p.data<float>();
+  EXPECT_GT(prob[0], 0.73f) << "the positive review";
+  EXPECT_LT(prob[1], 0.501f) << "the negative review";
+  EXPECT_GT(prob[2], prob[1]) << "no text";
+  EXPECT_LT(prob[2], prob[0]) << "no text";
+  // The same text alone gives the same probability (no state between runs).
+  ASSERT_OK_AND_ASSIGN(
+      auto again,
+      model.Run("serving_default", {{"text_vectorization_input",
+                                     Tensor::Vector<std::string>({text.data<std::string>()[1]})}}));
+  EXPECT_NEAR(again.at("activation_1").data<float>()[0], prob[1], 1e-6);
 }
 
 }  // namespace

@@ -232,6 +232,15 @@ TEST(ArrayKernelsTest, SelectThreeForms) {
   EXPECT_EQ(Run1("Select", {{cond}, {t}, {e}}), "[2,2] 0 -1 -1 3");
   EXPECT_EQ(Run1("Select", {{Tensor::Vector<bool>({false, true})}, {t}, {e}}), "[2,2] -1 -1 2 3");
   EXPECT_EQ(Run1("Select", {{Tensor::Scalar<bool>(true)}, {t}, {e}}), "[2,2] 0 1 2 3");
+  // Strings (a Keras model's save function picks file names this way).
+  EXPECT_EQ(Run1("Select", {{Tensor::Vector<bool>({true, false})},
+                            {Tensor::Vector<std::string>({"a", "b"})},
+                            {Tensor::Vector<std::string>({"x", "y"})}}),
+            "[2] \"a\" \"y\"");
+  EXPECT_EQ(Run1("SelectV2", {{Tensor::Vector<bool>({true, false})},
+                              {Tensor::Scalar<std::string>("a")},
+                              {Tensor::Vector<std::string>({"x", "y"})}}),
+            "[2] \"a\" \"y\"");
 }
 
 TEST(ArrayKernelsTest, WhereAndBroadcastGradientArgs) {
@@ -413,6 +422,97 @@ TEST(ArrayKernelsTest, StringLowerLowersAsciiAndRefusesWhatItCannotLower) {
       RunKernel("StringLower", {{words}}, {{"encoding", MakeAttrValue(std::string("utf-8"))}})
           .status(),
       StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("element 1 has non-ASCII")));
+}
+
+}  // namespace
+}  // namespace minigraph
+
+namespace minigraph {
+namespace {
+
+// TensorLists as Keras' recurrent layers use them: reserved, unstacked
+// from a tensor, read and written by index, stacked; items never set read
+// as zeros; TensorFlow's errors for what does not fit.
+TEST(ListKernelsTest, ReserveFromTensorGetSetPushPopAndStack) {
+  const std::map<std::string, AttrValue> f32 = {{"element_dtype", MakeAttrValue(DT_FLOAT)}};
+  auto with = [&](std::map<std::string, AttrValue> extra) {
+    extra.insert(f32.begin(), f32.end());
+    return extra;
+  };
+  const Tensor shape2 = Tensor::Vector<int32_t>({2});
+  ASSERT_OK_AND_ASSIGN(auto reserved,
+                       RunKernel("TensorListReserve", {{shape2}, {Tensor::Scalar<int32_t>(3)}},
+                                 with({{"shape_type", MakeAttrValue(DT_INT32)}})));
+  const Tensor list = reserved[0];
+  ASSERT_OK_AND_ASSIGN(auto len, RunKernel("TensorListLength", {{list}}));
+  EXPECT_EQ(*len[0].data<int32_t>(), 3);
+  ASSERT_OK_AND_ASSIGN(
+      auto set,
+      RunKernel("TensorListSetItem",
+                {{list}, {Tensor::Scalar<int32_t>(1)}, {Tensor::Vector<float>({5, 6})}}, f32));
+  const Tensor unset_shape = Tensor::Scalar<int32_t>(-1);
+  ASSERT_OK_AND_ASSIGN(
+      auto item,
+      RunKernel("TensorListGetItem", {{set[0]}, {Tensor::Scalar<int32_t>(1)}, {unset_shape}}, f32));
+  EXPECT_EQ(item[0].SummarizeValue(4), "5 6");
+  ASSERT_OK_AND_ASSIGN(
+      item,
+      RunKernel("TensorListGetItem", {{set[0]}, {Tensor::Scalar<int32_t>(0)}, {unset_shape}}, f32));
+  EXPECT_EQ(item[0].SummarizeValue(4), "0 0") << "never set: zeros of the element shape";
+  ASSERT_OK_AND_ASSIGN(item, RunKernel("TensorListGetItem",
+                                       {{list}, {Tensor::Scalar<int32_t>(1)}, {unset_shape}}, f32));
+  EXPECT_EQ(item[0].SummarizeValue(4), "0 0") << "the input list is unchanged";
+  ASSERT_OK_AND_ASSIGN(auto stacked,
+                       RunKernel("TensorListStack", {{set[0]}, {unset_shape}},
+                                 with({{"num_elements", MakeAttrValue(int64_t{3})}})));
+  EXPECT_EQ(stacked[0].shape(), TensorShape({3, 2}));
+  EXPECT_EQ(stacked[0].SummarizeValue(6), "0 0 5 6 0 0");
+
+  Tensor m(DT_FLOAT, TensorShape({2, 3}));
+  for (int i = 0; i < 6; ++i) m.data<float>()[i] = static_cast<float>(i);
+  ASSERT_OK_AND_ASSIGN(auto from,
+                       RunKernel("TensorListFromTensor", {{m}, {Tensor::Vector<int32_t>({-1})}},
+                                 with({{"shape_type", MakeAttrValue(DT_INT32)}})));
+  ASSERT_OK_AND_ASSIGN(
+      auto pushed,
+      RunKernel("TensorListPushBack", {{from[0]}, {Tensor::Vector<float>({9, 9, 9})}}, f32));
+  ASSERT_OK_AND_ASSIGN(stacked, RunKernel("TensorListStack", {{pushed[0]}, {unset_shape}}, f32));
+  EXPECT_EQ(stacked[0].SummarizeValue(9), "0 1 2 3 4 5 9 9 9");
+  ASSERT_OK_AND_ASSIGN(auto popped,
+                       RunKernel("TensorListPopBack", {{pushed[0]}, {unset_shape}}, f32));
+  EXPECT_EQ(popped[1].SummarizeValue(3), "9 9 9");
+  ASSERT_OK_AND_ASSIGN(len, RunKernel("TensorListLength", {{popped[0]}}));
+  EXPECT_EQ(*len[0].data<int32_t>(), 2);
+
+  auto error = [](const absl::StatusOr<std::vector<Tensor>>& r) {
+    EXPECT_FALSE(r.ok());
+    const absl::string_view m = r.status().message();
+    return std::string(m.substr(0, m.find("\n")));
+  };
+  EXPECT_EQ(error(RunKernel("TensorListGetItem",
+                            {{list}, {Tensor::Scalar<int32_t>(3)}, {unset_shape}}, f32)),
+            "Trying to access element 3 in a list with 3 elements.");
+  EXPECT_EQ(
+      error(RunKernel("TensorListSetItem",
+                      {{list}, {Tensor::Scalar<int32_t>(0)}, {Tensor::Vector<float>({1})}}, f32)),
+      "Tried to set a tensor with incompatible shape at a list index. Item element shape: "
+      "[1] list shape: [2]");
+  EXPECT_EQ(
+      error(RunKernel("TensorListGetItem", {{list}, {Tensor::Scalar<int32_t>(0)}, {unset_shape}},
+                      {{"element_dtype", MakeAttrValue(DT_INT32)}})),
+      "Invalid data types; op elements int32 but list elements float");
+  ASSERT_OK_AND_ASSIGN(auto unknown,
+                       RunKernel("TensorListReserve", {{unset_shape}, {Tensor::Scalar<int32_t>(2)}},
+                                 with({{"shape_type", MakeAttrValue(DT_INT32)}})));
+  EXPECT_EQ(error(RunKernel("TensorListStack", {{unknown[0]}, {unset_shape}}, f32)),
+            "Tried to stack list which only contains uninitialized tensors and has a "
+            "non-fully-defined element_shape: ?");
+  EXPECT_EQ(error(RunKernel("TensorListReserve", {{shape2}, {Tensor::Scalar<int32_t>(-1)}},
+                            with({{"shape_type", MakeAttrValue(DT_INT32)}}))),
+            "The num_elements to reserve must be a non negative number, but got -1");
+  EXPECT_EQ(error(RunKernel("TensorListPopBack", {{unknown[0]}, {unset_shape}}, f32)),
+            "Trying to read an uninitialized tensor but element_shape is not fully defined: "
+            "?");
 }
 
 }  // namespace

@@ -15,11 +15,22 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(const std::string& op_type,
                                               int intra_op_threads) {
   Scope root = Scope::NewRootScope();
   std::vector<std::vector<Output>> in;
+  // Variants (objects a kernel made: lists, datasets) are fed; a Const
+  // would hold only their encoding.
+  std::vector<TensorId> feeds;
+  std::vector<Tensor> feed_values;
   int k = 0;
   for (const auto& list : inputs) {
     in.emplace_back();
     for (const Tensor& t : list) {
-      in.back().push_back(ops::Const(root.WithOpName(absl::StrCat("input", k++)), t));
+      const std::string name = absl::StrCat("input", k++);
+      if (t.dtype() == DT_VARIANT) {
+        in.back().push_back(ops::Placeholder(root.WithOpName(name), DT_VARIANT));
+        feeds.push_back(TensorId{name, 0, false});
+        feed_values.push_back(t);
+      } else {
+        in.back().push_back(ops::Const(root.WithOpName(name), t));
+      }
     }
   }
   Operation op = root.WithOpName("op").AddOp(op_type, in, attrs);
@@ -34,7 +45,7 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(const std::string& op_type,
   }
   std::vector<TensorId> fetches;
   for (int i = 0; i < op.num_outputs(); ++i) fetches.push_back(TensorId{"op", i, false});
-  MG_ASSIGN_OR_RETURN(auto ex, Executor::Create(graph.get(), kernel_ptrs, {}, fetches, {"op"}));
+  MG_ASSIGN_OR_RETURN(auto ex, Executor::Create(graph.get(), kernel_ptrs, feeds, fetches, {"op"}));
   Eigen::ThreadPool pool(intra_op_threads);
   Eigen::ThreadPoolDevice device(&pool, intra_op_threads);
   ResourceMgr rm;
@@ -42,6 +53,7 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(const std::string& op_type,
   args.step.device = &device;
   args.step.resource_mgr = &rm;
   args.step.allocator = DefaultAllocator();
+  args.feeds = std::move(feed_values);
   std::vector<Tensor> out;
   MG_RETURN_IF_ERROR(ex->Run(args, &out));
   return out;

@@ -33,6 +33,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   RegisterFunctionalKernels(r);
   RegisterDatasetKernels(r);
   RegisterDecodeCsvKernels(r);
+  RegisterListKernels(r);
 }
 
 namespace {

@@ -22,6 +22,7 @@ OpRegistry* MutableStandardOps() {
     RegisterLookupOps(r);
     RegisterFunctionalOps(r);
     RegisterDatasetOps(r);
+    RegisterListOps(r);
     return r;
   }();
   return registry;

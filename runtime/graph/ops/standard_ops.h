@@ -39,6 +39,7 @@ void RegisterSparseOps(OpRegistry* r);
 void RegisterLookupOps(OpRegistry* r);
 void RegisterFunctionalOps(OpRegistry* r);
 void RegisterDatasetOps(OpRegistry* r);
+void RegisterListOps(OpRegistry* r);
 
 }  // namespace minigraph
 

@@ -1,0 +1,78 @@
+// TensorLists: the DT_VARIANT lists of tensors TensorFlow 2 builds
+// TensorArrays from (tf.TensorArray, Keras' recurrent layers, while loops
+// that gather a result per iteration), with TensorFlow's signatures.
+#include "runtime/graph/op_def_builder.h"
+#include "runtime/graph/ops/internal/op_macros.h"
+#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/shape_inference.h"
+
+namespace minigraph {
+
+void RegisterListOps(OpRegistry* r) {
+  MG_REGISTER_OP(r, OpDefBuilder("EmptyTensorList")
+                        .Input("element_shape: shape_type")
+                        .Input("max_num_elements: int32")
+                        .Output("handle: variant")
+                        .Attr("element_dtype: type")
+                        .Attr("shape_type: {int32, int64}")
+                        .SetShapeFn(shape_fn::Scalar));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorListReserve")
+                        .Input("element_shape: shape_type")
+                        .Input("num_elements: int32")
+                        .Output("handle: variant")
+                        .Attr("element_dtype: type")
+                        .Attr("shape_type: {int32, int64}")
+                        .SetShapeFn(shape_fn::Scalar));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorListFromTensor")
+                        .Input("tensor: element_dtype")
+                        .Input("element_shape: shape_type")
+                        .Output("output_handle: variant")
+                        .Attr("element_dtype: type")
+                        .Attr("shape_type: {int32, int64}")
+                        .SetShapeFn(shape_fn::Scalar));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorListLength")
+                        .Input("input_handle: variant")
+                        .Output("length: int32")
+                        .SetShapeFn(shape_fn::Scalar));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorListGetItem")
+                        .Input("input_handle: variant")
+                        .Input("index: int32")
+                        .Input("element_shape: int32")
+                        .Output("item: element_dtype")
+                        .Attr("element_dtype: type")
+                        .SetShapeFn(shape_fn::Unknown));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorListSetItem")
+                        .Input("input_handle: variant")
+                        .Input("index: int32")
+                        .Input("item: element_dtype")
+                        .Output("output_handle: variant")
+                        .Attr("element_dtype: type")
+                        .Attr("resize_if_index_out_of_bounds: bool = false")
+                        .SetShapeFn(shape_fn::Scalar));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorListPushBack")
+                        .Input("input_handle: variant")
+                        .Input("tensor: element_dtype")
+                        .Output("output_handle: variant")
+                        .Attr("element_dtype: type")
+                        .SetShapeFn(shape_fn::Scalar));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorListPopBack")
+                        .Input("input_handle: variant")
+                        .Input("element_shape: int32")
+                        .Output("output_handle: variant")
+                        .Output("tensor: element_dtype")
+                        .Attr("element_dtype: type")
+                        .SetShapeFn([](InferenceContext* c) {
+                          c->set_output(0, PartialShape::Scalar());
+                          c->set_output(1, PartialShape());
+                          return absl::OkStatus();
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorListStack")
+                        .Input("input_handle: variant")
+                        .Input("element_shape: int32")
+                        .Output("tensor: element_dtype")
+                        .Attr("element_dtype: type")
+                        .Attr("num_elements: int = -1")
+                        .SetShapeFn(shape_fn::Unknown));
+}
+
+}  // namespace minigraph
