@@ -911,6 +911,18 @@ class IteratorResource final : public Resource {
   std::atomic<std::thread::id> reader_{std::thread::id()};
 };
 
+// The iterator `h` names, or TensorFlow's NotFound.
+absl::StatusOr<std::shared_ptr<IteratorResource>> FindIterator(const OpKernelContext* ctx,
+                                                               const ResourceHandle& h) {
+  auto it = std::dynamic_pointer_cast<IteratorResource>(
+      ctx->resource_manager()->FindResource(h.container(), h.name()));
+  if (it == nullptr) {
+    return absl::NotFoundError(absl::StrCat("Resource ", h.container(), "/", h.name(), "/",
+                                            kIteratorTypeName, " does not exist."));
+  }
+  return it;
+}
+
 // The iterator input `i` names.
 absl::StatusOr<std::shared_ptr<IteratorResource>> IteratorInput(const OpKernelContext* ctx, int i) {
   const Tensor& t = ctx->input(i);
@@ -919,14 +931,7 @@ absl::StatusOr<std::shared_ptr<IteratorResource>> IteratorInput(const OpKernelCo
                                                    ctx->kernel().name(), "': input ", i,
                                                    " must be a scalar iterator handle"));
   }
-  const ResourceHandle& h = *t.data<ResourceHandle>();
-  auto it = std::dynamic_pointer_cast<IteratorResource>(
-      ctx->resource_manager()->FindResource(h.container(), h.name()));
-  if (it == nullptr) {
-    return absl::NotFoundError(absl::StrCat("Resource ", h.container(), "/", h.name(), "/",
-                                            kIteratorTypeName, " does not exist."));
-  }
-  return it;
+  return FindIterator(ctx, *t.data<ResourceHandle>());
 }
 
 // Iterator and IteratorV2: the handle of the iterator named by shared_name
@@ -1085,19 +1090,13 @@ class IteratorFromStringHandleOp final : public OpKernel {
           absl::StrCat("IteratorFromStringHandle '", name(),
                        "': could not parse string_handle as a valid ResourceHandle"));
     }
-    Tensor t = Tensor::Scalar<ResourceHandle>(h);
-    auto it = std::dynamic_pointer_cast<IteratorResource>(
-        ctx->resource_manager()->FindResource(h.container(), h.name()));
-    if (it == nullptr) {
-      return absl::NotFoundError(absl::StrCat("Resource ", h.container(), "/", h.name(), "/",
-                                              kIteratorTypeName, " does not exist."));
-    }
+    MG_ASSIGN_OR_RETURN(std::shared_ptr<IteratorResource> it, FindIterator(ctx, h));
     if (!dtypes_.empty() && it->dtypes() != dtypes_) {
       return absl::InvalidArgumentError(
           absl::StrCat("IteratorFromStringHandle '", name(), "': the iterator yields ",
                        TypesString(it->dtypes()), " but output_types is ", TypesString(dtypes_)));
     }
-    ctx->set_output(0, std::move(t));
+    ctx->set_output(0, Tensor::Scalar<ResourceHandle>(h));
     return absl::OkStatus();
   }
 

@@ -3,7 +3,9 @@
 // TensorFlow's signatures, so that the input pipelines of TensorFlow 1.x
 // Estimators and of tf.data users import and run.
 #include <string>
+#include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/ops/standard_ops.h"
@@ -85,27 +87,13 @@ void RegisterDatasetOps(OpRegistry* r) {
     ElementAttrs(b);
     MG_REGISTER_OP(r, b);
   }
-  {
-    OpDefBuilder b = DatasetOp("RepeatDataset");
-    b.Input("input_dataset: variant").Input("count: int64");
-    ElementAttrs(b);
-    MG_REGISTER_OP(r, b);
-  }
-  {
-    OpDefBuilder b = DatasetOp("TakeDataset");
-    b.Input("input_dataset: variant").Input("count: int64");
-    ElementAttrs(b);
-    MG_REGISTER_OP(r, b);
-  }
-  {
-    OpDefBuilder b = DatasetOp("SkipDataset");
-    b.Input("input_dataset: variant").Input("count: int64");
-    ElementAttrs(b);
-    MG_REGISTER_OP(r, b);
-  }
-  {
-    OpDefBuilder b = DatasetOp("BatchDataset");
-    b.Input("input_dataset: variant").Input("batch_size: int64");
+  // A dataset and one int64.
+  for (const auto& [op, arg] : {std::pair<const char*, const char*>{"RepeatDataset", "count"},
+                                {"TakeDataset", "count"},
+                                {"SkipDataset", "count"},
+                                {"BatchDataset", "batch_size"}}) {
+    OpDefBuilder b = DatasetOp(op);
+    b.Input("input_dataset: variant").Input(absl::StrCat(arg, ": int64"));
     ElementAttrs(b);
     MG_REGISTER_OP(r, b);
   }
