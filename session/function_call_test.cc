@@ -6,6 +6,7 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
+#include "runtime/graph/function.h"
 #include "session/session.h"
 #include "tests/testing/function_library.h"
 
@@ -320,6 +321,94 @@ TEST(FunctionCallTest, AWhileThatNeverEndsStopsAtTheDeadline) {
                 StatusIs(absl::StatusCode::kDeadlineExceeded))
         << threads << " threads";
   }
+}
+
+// Keras saves its LSTM both ways, tagged with one "api_implements": the
+// cuDNN version ("api_preferred_device": "GPU"), which a model traced on a
+// GPU machine calls, and the standard one for the CPU. As TensorFlow's
+// implementation selector does on a CPU, the call runs the CPU twin; the
+// GPU version (here with an op minigraph lacks) is never instantiated, and
+// run_graph's list of what a run needs leaves it out.
+TEST(FunctionCallTest, ACallOfAGpuImplementationRunsItsCpuTwin) {
+  const GraphDef def = Parse(R"pb(
+    library {
+      function {
+        signature {
+          name: "lstm_gpu"
+          input_arg { name: "x" type: DT_FLOAT }
+          output_arg { name: "y" type: DT_FLOAT }
+        }
+        attr {
+          key: "api_implements"
+          value { s: "lstm_0123" }
+        }
+        attr {
+          key: "api_preferred_device"
+          value { s: "GPU" }
+        }
+        node_def { name: "rnn" op: "CudnnRNN" input: "x" }
+        ret { key: "y" value: "rnn:output:0" }
+      }
+      function {
+        signature {
+          name: "lstm_cpu"
+          input_arg { name: "x" type: DT_FLOAT }
+          output_arg { name: "y" type: DT_FLOAT }
+        }
+        attr {
+          key: "api_implements"
+          value { s: "lstm_0123" }
+        }
+        attr {
+          key: "api_preferred_device"
+          value { s: "CPU" }
+        }
+        node_def {
+          name: "neg"
+          op: "Neg"
+          input: "x"
+          attr {
+            key: "T"
+            value { type: DT_FLOAT }
+          }
+        }
+        ret { key: "y" value: "neg:y:0" }
+      }
+    }
+    node {
+      name: "x"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "call"
+      op: "StatefulPartitionedCall"
+      input: "x"
+      attr {
+        key: "Tin"
+        value { list { type: DT_FLOAT } }
+      }
+      attr {
+        key: "Tout"
+        value { list { type: DT_FLOAT } }
+      }
+      attr {
+        key: "f"
+        value { func { name: "lstm_gpu" } }
+      }
+    })pb");
+  EXPECT_EQ(CpuImplementation(def.library(), "lstm_gpu"), "lstm_cpu");
+  EXPECT_EQ(CpuImplementation(def.library(), "lstm_cpu"), "lstm_cpu");
+  EXPECT_EQ(CpuImplementation(def.library(), "absent"), "absent");
+  EXPECT_THAT(ReachableFunctions(def), ::testing::ElementsAre("lstm_cpu"));
+  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
+  ASSERT_OK(sess->Create(def));
+  std::vector<Tensor> out;
+  ASSERT_OK(sess->Run({{"x", Tensor::Scalar<float>(2)}}, {"call:0"}, {}, &out));
+  EXPECT_EQ(*out[0].data<float>(), -2.0f);
 }
 
 TEST(FunctionCallTest, WhatDoesNotResolveIsAnErrorNamingIt) {

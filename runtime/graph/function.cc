@@ -1,6 +1,9 @@
 #include "runtime/graph/function.h"
 
+#include <vector>
+
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -154,6 +157,54 @@ absl::StatusOr<FunctionGraph> InstantiateFunction(const FunctionDefLibrary& libr
     out.targets.push_back(it == fdef->control_ret().end() ? c : it->second);
   }
   return out;
+}
+
+std::string CpuImplementation(const FunctionDefLibrary& library, const std::string& name) {
+  auto attr = [](const FunctionDef& f, const char* key) -> std::string {
+    auto it = f.attr().find(key);
+    return it == f.attr().end() ? std::string() : it->second.s();
+  };
+  const FunctionDef* called = nullptr;
+  for (const FunctionDef& f : library.function()) {
+    if (f.signature().name() == name) called = &f;
+  }
+  if (called == nullptr) return name;
+  const std::string api = attr(*called, "api_implements");
+  if (api.empty() || absl::AsciiStrToUpper(attr(*called, "api_preferred_device")) == "CPU") {
+    return name;
+  }
+  for (const FunctionDef& f : library.function()) {
+    if (attr(f, "api_implements") == api &&
+        absl::AsciiStrToUpper(attr(f, "api_preferred_device")) == "CPU") {
+      return f.signature().name();
+    }
+  }
+  return name;
+}
+
+std::set<std::string> ReachableFunctions(const GraphDef& graph) {
+  absl::flat_hash_map<std::string, const FunctionDef*> functions;
+  for (const FunctionDef& f : graph.library().function()) functions[f.signature().name()] = &f;
+  std::set<std::string> reached;
+  std::vector<std::string> todo;
+  auto reach = [&](const std::string& name) {
+    const std::string chosen = CpuImplementation(graph.library(), name);
+    if (functions.count(chosen) > 0 && reached.insert(chosen).second) todo.push_back(chosen);
+  };
+  auto scan = [&](const NodeDef& n) {
+    reach(n.op());
+    for (const auto& [key, value] : n.attr()) {
+      if (value.has_func()) reach(value.func().name());
+      for (const NameAttrList& f : value.list().func()) reach(f.name());
+    }
+  };
+  for (const NodeDef& n : graph.node()) scan(n);
+  while (!todo.empty()) {
+    const FunctionDef* f = functions[todo.back()];
+    todo.pop_back();
+    for (const NodeDef& n : f->node_def()) scan(n);
+  }
+  return reached;
 }
 
 }  // namespace minigraph

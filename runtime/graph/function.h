@@ -14,6 +14,7 @@
 #ifndef MINIGRAPH_RUNTIME_GRAPH_FUNCTION_H_
 #define MINIGRAPH_RUNTIME_GRAPH_FUNCTION_H_
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,22 @@ struct FunctionGraph {
 // library (call it through PartitionedCall).
 absl::StatusOr<FunctionGraph> InstantiateFunction(const FunctionDefLibrary& library,
                                                   const NameAttrList& call, const OpRegistry* ops);
+
+// TensorFlow's implementation selector (a Grappler pass run before a graph
+// executes): a function that declares "api_implements" is swapped for the
+// library function with the same "api_implements" whose
+// "api_preferred_device" is the device the call runs on. Keras traces its
+// LSTM and GRU layers both ways, the cuDNN version for a GPU and a standard
+// one (a While over TensorLists) for the CPU, and a model saved on a GPU
+// machine calls the cuDNN version. Returns the function to run on the CPU
+// for `name`: its CPU twin, or `name` itself.
+std::string CpuImplementation(const FunctionDefLibrary& library, const std::string& name);
+
+// The library functions a run of `graph` may call: those its nodes name (in
+// func attrs, or as their op), and those their bodies name in turn, each
+// after CpuImplementation. Functions only another device would run, and
+// gradient functions nothing calls, are not among them.
+std::set<std::string> ReachableFunctions(const GraphDef& graph);
 
 }  // namespace minigraph
 

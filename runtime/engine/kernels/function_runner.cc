@@ -13,7 +13,11 @@
 namespace minigraph {
 
 absl::StatusOr<std::unique_ptr<FunctionRunner>> FunctionRunner::Create(const Graph& caller,
-                                                                       const NameAttrList& call) {
+                                                                       const NameAttrList& asked) {
+  // The CPU's implementation of the function, as TensorFlow's
+  // implementation selector would choose it.
+  NameAttrList call = asked;
+  call.set_name(CpuImplementation(caller.library(), asked.name()));
   // Instantiating a body makes the kernels of the calls in it, which
   // instantiate theirs: a function that reaches itself would never end.
   static thread_local std::vector<std::string> instantiating;

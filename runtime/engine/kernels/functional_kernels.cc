@@ -2,13 +2,11 @@
 // StatelessWhile: each function they call is instantiated once, when the
 // kernel is made (internal/function_runner.h), and runs inside the caller's
 // step on the calling thread.
-#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "runtime/engine/kernels/internal/function_runner.h"
 #include "runtime/engine/kernels/standard_kernels.h"

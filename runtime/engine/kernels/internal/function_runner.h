@@ -29,8 +29,9 @@ namespace minigraph {
 
 class FunctionRunner {
  public:
-  // Instantiates `call` from `caller`'s library. InvalidArgument for a
-  // function that reaches itself; errors of instantiation and kernel
+  // Instantiates `call` from `caller`'s library (or the CPU implementation
+  // of it: CpuImplementation in runtime/graph/function.h). InvalidArgument
+  // for a function that reaches itself; errors of instantiation and kernel
   // creation name the function.
   static absl::StatusOr<std::unique_ptr<FunctionRunner>> Create(const Graph& caller,
                                                                 const NameAttrList& call);
