@@ -60,12 +60,14 @@ absl::StatusOr<GraphFile> LoadGraphFile(const std::string& path) {
   return out;
 }
 
-std::vector<ExpectedTensor> GraphVariables(const GraphDef& graph) {
-  // With a Saver in the graph, its SaveV2 node says exactly which key each
-  // tensor is saved under (partitioned variables: one key for their parts,
-  // whose full shape leads "shape_and_slices").
+namespace {
+
+// What the SaveV2 nodes among `nodes` write, when their names and slices
+// are constants among them (empty otherwise). Inputs may be "name",
+// "name:0" or, in a function body, "name:output:0".
+std::vector<ExpectedTensor> SavedTensors(const google::protobuf::RepeatedPtrField<NodeDef>& nodes) {
   std::map<std::string, const NodeDef*> by_name;
-  for (const NodeDef& node : graph.node()) by_name[node.name()] = &node;
+  for (const NodeDef& node : nodes) by_name[node.name()] = &node;
   auto const_strings = [&](absl::string_view input) {
     std::vector<std::string> out;
     auto it = by_name.find(std::string(input.substr(0, input.find(':'))));
@@ -75,7 +77,9 @@ std::vector<ExpectedTensor> GraphVariables(const GraphDef& graph) {
     for (const std::string& v : value->second.tensor().string_val()) out.push_back(v);
     return out;
   };
-  for (const NodeDef& node : graph.node()) {
+  std::vector<ExpectedTensor> saved;
+  std::set<std::string> seen;
+  for (const NodeDef& node : nodes) {
     if (node.op() != "SaveV2" || node.input_size() < 3) continue;
     const std::vector<std::string> keys = const_strings(node.input(1));
     const std::vector<std::string> slices = const_strings(node.input(2));
@@ -84,8 +88,6 @@ std::vector<ExpectedTensor> GraphVariables(const GraphDef& graph) {
         dtypes->second.list().type_size() != static_cast<int>(keys.size())) {
       continue;
     }
-    std::vector<ExpectedTensor> saved;
-    std::set<std::string> seen;
     for (size_t i = 0; i < keys.size(); ++i) {
       if (!seen.insert(keys[i]).second) continue;
       ExpectedTensor e;
@@ -117,7 +119,24 @@ std::vector<ExpectedTensor> GraphVariables(const GraphDef& graph) {
       }
       saved.push_back(std::move(e));
     }
-    return saved;
+  }
+  // A sharded Saver has one SaveV2 per device: the keys of all of them.
+  return saved;
+}
+
+}  // namespace
+
+std::vector<ExpectedTensor> GraphVariables(const GraphDef& graph) {
+  // With a Saver in the graph, its SaveV2 node says exactly which key each
+  // tensor is saved under (partitioned variables: one key for their parts,
+  // whose full shape leads "shape_and_slices"). TensorFlow 2 saves through
+  // a function (a SavedModel's "__inference__traced_save"): its SaveV2
+  // nodes say it there, under the object graph's names.
+  std::vector<ExpectedTensor> saved = SavedTensors(graph.node());
+  if (!saved.empty()) return saved;
+  for (const FunctionDef& f : graph.library().function()) {
+    saved = SavedTensors(f.node_def());
+    if (!saved.empty()) return saved;
   }
   std::vector<ExpectedTensor> vars;
   for (const NodeDef& node : graph.node()) {

@@ -31,8 +31,9 @@ struct GraphFile {
 absl::StatusOr<GraphFile> LoadGraphFile(const std::string& path);
 
 // What `graph` restores: the keys, dtypes and shapes its Saver's SaveV2
-// node writes, or, without a Saver, its variables under the names
-// TensorFlow's default Saver gives them (the op names).
+// nodes write (in the graph, or, for TensorFlow 2, in its save function),
+// or, without a Saver, its variables under the names TensorFlow's default
+// Saver gives them (the op names).
 std::vector<ExpectedTensor> GraphVariables(const GraphDef& graph);
 
 }  // namespace minigraph

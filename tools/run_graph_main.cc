@@ -39,6 +39,7 @@
 #include "core/env.h"
 #include "core/status_macros.h"
 #include "core/tensor_proto.h"
+#include "runtime/graph/function.h"
 #include "runtime/graph/ops/standard_ops.h"
 #include "session/saved_model.h"
 #include "session/saver.h"
@@ -290,11 +291,15 @@ int Run(const std::string& path) {
   auto check = [&](const NodeDef& n) {
     if (!StandardOps()->LookUp(n.op()).ok()) ++unknown[n.op()];
   };
+  // Only the functions a run may call count: not the cuDNN twins of Keras'
+  // recurrent layers, nor gradient functions nothing calls.
   std::set<std::string> functions;
   for (const FunctionDef& f : file->graph.library().function())
     functions.insert(f.signature().name());
+  const std::set<std::string> reachable = ReachableFunctions(file->graph);
   for (const NodeDef& n : file->graph.node()) check(n);
   for (const FunctionDef& f : file->graph.library().function()) {
+    if (!reachable.count(f.signature().name())) continue;
     for (const NodeDef& n : f.node_def()) {
       if (!functions.count(n.op())) check(n);
     }

@@ -218,6 +218,16 @@ cp "$src"/checkpoint-779049.meta "$work"/
 "$run_graph" "$prefix.meta" | grep -q "191 nodes, 0 functions, every op known; 10 variables restored from $prefix$" ||
   fail "run_graph on TensorFlow's own .meta: $("$run_graph" "$prefix.meta" 2>&1)"
 
+# The other graphs TensorFlow wrote: an Estimator with a tf.data pipeline,
+# and a Keras SavedModel (its cuDNN LSTM twins and its training functions
+# are not what a run needs; its variables restore by object-graph keys).
+ipo="$shared/tf_checkpoints/lcferrara4__IPOpredictor/data_model/model.ckpt-3760"
+"$run_graph" "$ipo.meta" | grep -q "2477 nodes, 1 functions, every op known; 87 variables restored from $ipo$" ||
+  fail "run_graph on the Estimator's .meta: $("$run_graph" "$ipo.meta" 2>&1)"
+keras="$shared/tf_checkpoints/MurphyAdam__flask-ai/sentiment_model"
+"$run_graph" "$keras" | grep -q "108 nodes, 329 functions, every op known; 48 variables restored from $keras/variables/variables$" ||
+  fail "run_graph on the Keras SavedModel: $("$run_graph" "$keras" 2>&1)"
+
 # Flip one byte inside layer1/weight (offset 5772, 5520 bytes).
 printf '\xff' | dd of="$prefix.data-00000-of-00001" bs=1 seek=6000 conv=notrunc status=none
 if "$inspect" --prefix="$prefix" --verify 2>"$TEST_TMPDIR/err"; then fail "verify passed a corrupt file"; fi
