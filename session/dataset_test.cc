@@ -359,8 +359,10 @@ TEST_F(DatasetTest, EndlessPipelinesStopAtTheDeadlineOrTheMemoryLimit) {
   RunOptions timeout;
   timeout.timeout_in_ms = 50;
   std::vector<Tensor> out;
-  EXPECT_THAT(session_->Run(timeout, {}, {"next:0"}, {}, &out),
-              StatusIs(absl::StatusCode::kDeadlineExceeded, HasSubstr("huge_batch")));
+  // Whichever loop of the pipeline sees the deadline first names itself.
+  EXPECT_THAT(
+      session_->Run(timeout, {}, {"next:0"}, {}, &out),
+      StatusIs(absl::StatusCode::kDeadlineExceeded, HasSubstr("step timed out in dataset '")));
 
   const size_t limit = MaxTensorBytes();
   SetMaxTensorBytes(1 << 20);
