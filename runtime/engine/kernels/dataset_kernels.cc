@@ -169,6 +169,12 @@ absl::Status ElementSpec(OpKernelConstruction* c, const char* types_attr,
   return absl::OkStatus();
 }
 
+// The dataset `t` holds, or null when it is not a variant scalar holding one.
+std::shared_ptr<const Dataset> DatasetIn(const Tensor& t) {
+  if (t.dtype() != DT_VARIANT || t.dims() != 0) return nullptr;
+  return std::dynamic_pointer_cast<const Dataset>(t.data<Variant>()->value());
+}
+
 // The base of every *Dataset kernel: reads the element spec, and outputs
 // the dataset MakeDataset returns as a variant scalar.
 class DatasetOpKernel : public OpKernel {
@@ -195,10 +201,7 @@ class DatasetOpKernel : public OpKernel {
   absl::StatusOr<std::shared_ptr<const Dataset>> InputDataset(const OpKernelContext* ctx, int i,
                                                               bool same_spec) const {
     const Tensor& t = ctx->input(i);
-    std::shared_ptr<const Dataset> d;
-    if (t.dtype() == DT_VARIANT && t.dims() == 0) {
-      d = std::dynamic_pointer_cast<const Dataset>(t.data<Variant>()->value());
-    }
+    std::shared_ptr<const Dataset> d = DatasetIn(t);
     if (d == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat(Where(), ": input ", i, " must be a dataset (a variant scalar), got ",
@@ -1005,10 +1008,7 @@ class OneShotIteratorOp final : public IteratorOp {
     if (it->initialized()) return absl::OkStatus();
     std::vector<Tensor> rets;
     MG_RETURN_IF_ERROR(factory_->Run(ctx, {}, &rets));
-    std::shared_ptr<const Dataset> d;
-    if (rets.size() == 1 && rets[0].dtype() == DT_VARIANT && rets[0].dims() == 0) {
-      d = std::dynamic_pointer_cast<const Dataset>(rets[0].data<Variant>()->value());
-    }
+    std::shared_ptr<const Dataset> d = rets.size() == 1 ? DatasetIn(rets[0]) : nullptr;
     if (d == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat("OneShotIterator '", name(), "': dataset_factory '",
@@ -1026,11 +1026,7 @@ class MakeIteratorOp final : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext* ctx) const override {
-    const Tensor& t = ctx->input(0);
-    std::shared_ptr<const Dataset> d;
-    if (t.dtype() == DT_VARIANT && t.dims() == 0) {
-      d = std::dynamic_pointer_cast<const Dataset>(t.data<Variant>()->value());
-    }
+    std::shared_ptr<const Dataset> d = DatasetIn(ctx->input(0));
     if (d == nullptr) {
       return absl::InvalidArgumentError(absl::StrCat(
           "MakeIterator '", name(), "': input 0 must be a dataset (a variant scalar)"));
