@@ -74,8 +74,11 @@ echo "bench: 20,000 tensors of 1 KiB"
 
 # 5. The MLP step against the hand-fused Eigen step, alternating rounds.
 if [ -f "$shared/eigen_mlp.cc" ]; then
-  g++ -O3 -march=native -DNDEBUG -I/usr/include/eigen3 "$shared/eigen_mlp.cc" -o "$tmp/eigen_mlp"
-  g++ -O3 -march=native -DNDEBUG -fopenmp -I/usr/include/eigen3 "$shared/eigen_mlp.cc" \
+  # The same compiler as minigraph's own build (.bazelrc), so the ratio
+  # compares code, not compilers.
+  clang++-14 -O3 -march=native -DNDEBUG -I/usr/include/eigen3 "$shared/eigen_mlp.cc" \
+    -o "$tmp/eigen_mlp"
+  clang++-14 -O3 -march=native -DNDEBUG -fopenmp -I/usr/include/eigen3 "$shared/eigen_mlp.cc" \
     -o "$tmp/eigen_mlp_omp"
 fi
 for r in $(seq 1 "$rounds"); do

@@ -8,7 +8,7 @@ set -euo pipefail
 
 PACKAGES=(
   bazel-bootstrap      # Bazel 4.2.3, the build tool
-  g++                  # the C++17 compiler Bazel's auto-configured toolchain finds
+  g++                  # libstdc++, which clang-14 compiles and links against
   libabsl-dev          # Abseil 20220623: Status, strings, synchronization, flags
   libprotobuf-dev      # protobuf runtime and headers
   protobuf-compiler    # protoc, run by the proto genrules
@@ -22,7 +22,7 @@ PACKAGES=(
   libgrpc++-dev        # gRPC 1.51: processes on a network (session/distributed)
   protobuf-compiler-grpc  # grpc_cpp_plugin, run by the service genrules
   openssl              # the TLS tests make their certificates with it
-  clang-14             # the fuzzers (tools/fuzz.sh, --config=fuzz): libFuzzer
+  clang-14             # the C++17 compiler (.bazelrc: --repo_env=CC=clang-14)
   libclang-rt-14-dev   # libFuzzer, ASan, UBSan and TSan runtimes
   dpkg-dev             # dpkg-source: Abseil's source for --config=tsan (tools/tsan_absl.sh)
 )
