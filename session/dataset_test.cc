@@ -1,6 +1,7 @@
-// tf.data pipelines run in a session: sources (tensor slices, text files in
-// the session's Env), transformations (map through a library function with
-// a captured value, shuffle, repeat, take, skip, batch, prefetch), iterators
+// tf.data pipelines run in a session: sources (tensor slices, ranges, text
+// and TFRecord files in the session's Env), transformations (map through a
+// library function with a captured value, filter, flat_map, interleave,
+// zip, concatenate, cache, shuffle, repeat, take, skip, batch, prefetch), iterators
 // (made, exhausted, restarted, passed as string handles) and the errors a
 // user meets first.
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "core/allocator.h"
 #include "core/mem_env.h"
 #include "core/status_matchers.h"
@@ -422,6 +424,308 @@ TEST_F(DatasetTest, ErrorsNameTheDatasetTheIteratorOrTheFunction) {
   absl::Status created = s->Create(g);
   if (created.ok()) created = s->Run({}, {}, {"map"}, &out);
   EXPECT_THAT(created, StatusIs(absl::StatusCode::kNotFound, HasSubstr("no_such_function")));
+}
+
+// Functions for the combining datasets: repeat6(x) is the dataset of x six
+// times (a dataset-valued function, for FlatMap and Interleave);
+// is_even(x) is x % 2 == 0 (a predicate, for Filter).
+constexpr char kComposeLibrary[] = R"pb(
+  library {
+    function {
+      signature {
+        name: "repeat6"
+        input_arg { name: "x" type: DT_INT64 }
+        output_arg { name: "handle" type: DT_VARIANT }
+        is_stateful: true
+      }
+      node_def {
+        name: "one"
+        op: "TensorDataset"
+        input: "x"
+        attr {
+          key: "Toutput_types"
+          value { list { type: DT_INT64 } }
+        }
+        attr {
+          key: "output_shapes"
+          value { list { shape {} } }
+        }
+      }
+      node_def {
+        name: "six"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT64 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT64
+              tensor_shape {}
+              int64_val: 6
+            }
+          }
+        }
+      }
+      node_def {
+        name: "repeated"
+        op: "RepeatDataset"
+        input: "one:handle:0"
+        input: "six:output:0"
+        attr {
+          key: "output_types"
+          value { list { type: DT_INT64 } }
+        }
+        attr {
+          key: "output_shapes"
+          value { list { shape {} } }
+        }
+      }
+      ret { key: "handle" value: "repeated:handle:0" }
+    }
+    function {
+      signature {
+        name: "is_even"
+        input_arg { name: "x" type: DT_INT64 }
+        output_arg { name: "keep" type: DT_BOOL }
+      }
+      node_def {
+        name: "two"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT64 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT64
+              tensor_shape {}
+              int64_val: 2
+            }
+          }
+        }
+      }
+      node_def {
+        name: "zero"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT64 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT64
+              tensor_shape {}
+              int64_val: 0
+            }
+          }
+        }
+      }
+      node_def {
+        name: "mod"
+        op: "FloorMod"
+        input: "x"
+        input: "two:output:0"
+        attr {
+          key: "T"
+          value { type: DT_INT64 }
+        }
+      }
+      node_def {
+        name: "even"
+        op: "Equal"
+        input: "mod:z:0"
+        input: "zero:output:0"
+        attr {
+          key: "T"
+          value { type: DT_INT64 }
+        }
+      }
+      ret { key: "keep" value: "even:z:0" }
+    }
+  }
+)pb";
+
+// RangeDataset(start, stop) of int64 scalars.
+Output Range(const Scope& s, int64_t start, int64_t stop) {
+  return s
+      .AddOp("RangeDataset", {{Int64(s, start)}, {Int64(s, stop)}, {Int64(s, 1)}},
+             Spec({DT_INT64}, PartialShape::Scalar()))
+      .output(0);
+}
+
+// A dataset-op's attrs for scalar int64 elements and the function `f` in
+// attr `attr`, with no captured values.
+std::map<std::string, AttrValue> WithFunction(const char* attr, const char* f) {
+  auto attrs = Spec({DT_INT64}, PartialShape::Scalar());
+  attrs[attr].mutable_func()->set_name(f);
+  attrs["Targuments"] = MakeAttrValue(std::vector<DataType>{});
+  return attrs;
+}
+
+std::vector<int64_t> Flat(const std::vector<std::vector<int64_t>>& rows) {
+  std::vector<int64_t> flat;
+  for (const auto& r : rows) flat.insert(flat.end(), r.begin(), r.end());
+  return flat;
+}
+
+TEST_F(DatasetTest, InterleaveFlatMapAndFilterInTensorFlowsOrder) {
+  Scope root = Scope::NewRootScope();
+  // tf.data's documented example: Dataset.range(1, 6).interleave(
+  //     lambda x: Dataset.from_tensors(x).repeat(6), cycle_length=2, block_length=4)
+  auto interleave = WithFunction("f", "repeat6");
+  Output interleaved =
+      root.WithOpName("interleave")
+          .AddOp("InterleaveDataset", {{Range(root, 1, 6)}, {}, {Int64(root, 2)}, {Int64(root, 4)}},
+                 interleave)
+          .output(0);
+  Output flat = root.AddOp("FlatMapDataset", {{Range(root, 1, 3)}, {}}, interleave).output(0);
+  Output evens =
+      root.AddOp("FilterDataset", {{Range(root, 0, 10)}, {}}, WithFunction("predicate", "is_even"))
+          .output(0);
+  Output all = root.AddOp("ConcatenateDataset", {{interleaved}, {flat}},
+                          Spec({DT_INT64}, PartialShape::Scalar()))
+                   .output(0);
+  all = root.AddOp("ConcatenateDataset", {{all}, {evens}}, Spec({DT_INT64}, PartialShape::Scalar()))
+            .output(0);
+  AddIterator(root, all, {DT_INT64}, PartialShape::Scalar());
+  Start(root, kComposeLibrary);
+  ASSERT_OK(Run({"make"}));
+  EXPECT_THAT(Flat(Drain()),
+              ElementsAre(1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 3, 3, 4, 4, 5,
+                          5, 5, 5, 5, 5,  // interleave, as TensorFlow's docs give it
+                          1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2,  // flat_map
+                          0, 2, 4, 6, 8));                     // filter
+}
+
+TEST_F(DatasetTest, ZipStopsAtTheShortestAndCacheKeepsAFinishedPass) {
+  ASSERT_OK(WriteStringToFile(&env_, "/data/lines.txt", "10\n20\n30\n"));
+  Scope root = Scope::NewRootScope();
+  auto lines_spec = Spec({DT_STRING}, PartialShape::Scalar());
+  Output lines = root.AddOp("TextLineDataset", {{ops::Const(root, std::string("/data/lines.txt"))},
+                                                {ops::Const(root, std::string())},
+                                                {Int64(root, 0)}})
+                     .output(0);
+  Output cached =
+      root.AddOp("CacheDataset", {{lines}, {ops::Const(root, std::string())}}, lines_spec)
+          .output(0);
+  Output twice = root.AddOp("RepeatDataset", {{cached}, {Int64(root, 2)}}, lines_spec).output(0);
+  auto pair = Spec({DT_INT64, DT_STRING}, PartialShape::Scalar());
+  pair["N"] = MakeAttrValue(int64_t{2});
+  Output zipped = root.AddOp("ZipDataset", {{Range(root, 0, 100), twice}}, pair).output(0);
+  AddIterator(root, zipped, {DT_INT64, DT_STRING}, PartialShape::Scalar());
+  Start(root);
+
+  auto next = [&](std::vector<std::string>* got) {
+    std::vector<Tensor> out;
+    absl::Status s = session_->Run({}, {"next:0", "next:1"}, {}, &out);
+    if (s.ok()) {
+      got->push_back(absl::StrCat(*out[0].data<int64_t>(), ":", *out[1].data<std::string>()));
+    }
+    return s;
+  };
+  ASSERT_OK(Run({"make"}));
+  std::vector<std::string> got;
+  for (int i = 0; i < 3; ++i) ASSERT_OK(next(&got));
+  // The second pass comes from the cache: without it, the repeat would
+  // open the file again.
+  ASSERT_OK(env_.DeleteFile("/data/lines.txt"));
+  absl::Status s;
+  while ((s = next(&got)).ok()) {
+  }
+  EXPECT_TRUE(absl::IsOutOfRange(s)) << s;
+  EXPECT_THAT(got, ElementsAre("0:10", "1:20", "2:30", "3:10", "4:20", "5:30"))
+      << "the zip ends with its shorter input";
+}
+
+// Three records ("hello", "", "tf.data") in TensorFlow's TFRecord format,
+// with checksums computed outside minigraph (a bitwise crc32c in Python).
+constexpr char kRecords[] =
+    "\x05\x00\x00\x00\x00\x00\x00\x00\xea\xb2\x04\x3e\x68\x65\x6c\x6c\x6f\xbb\x1f\x1c\x19\x00\x00"
+    "\x00\x00\x00\x00\x00\x00\x29\x03\x98\x07\xd8\xea\x82\xa2\x07\x00\x00\x00\x00\x00\x00\x00\xbb"
+    "\xd7\x9f\x11\x74\x66\x2e\x64\x61\x74\x61\xc7\x0a\xf2\x66";
+
+TEST_F(DatasetTest, TFRecordsAreCheckedAndNameTheFileAndOffsetWhenCorrupt) {
+  const std::string good(kRecords, sizeof(kRecords) - 1);
+  std::string bad_data = good;
+  bad_data[37 + 12 + 2] ^= 1;  // a byte of "tf.data", the record at 37
+  ASSERT_OK(WriteStringToFile(&env_, "/r/good.tfrecord", good));
+  ASSERT_OK(WriteStringToFile(&env_, "/r/bad_data.tfrecord", bad_data));
+  ASSERT_OK(WriteStringToFile(&env_, "/r/short.tfrecord", good.substr(0, good.size() - 3)));
+  ASSERT_OK(WriteStringToFile(&env_, "/r/bad_length.tfrecord", "\x06" + good.substr(1)));
+  Scope root = Scope::NewRootScope();
+  Output files = ops::Placeholder(root.WithOpName("files"), DT_STRING);
+  Output records =
+      root.AddOp("TFRecordDataset", {{files}, {ops::Const(root, std::string())}, {Int64(root, 4)}})
+          .output(0);
+  AddIterator(root, records, {DT_STRING}, PartialShape::Scalar());
+  Start(root);
+
+  auto read = [&](std::vector<std::string> names, std::vector<std::string>* got) {
+    Tensor t(DT_STRING, TensorShape({static_cast<int64_t>(names.size())}));
+    for (size_t i = 0; i < names.size(); ++i) t.data<std::string>()[i] = names[i];
+    std::vector<Tensor> out;
+    absl::Status s = session_->Run({{"files", t}}, {}, {"make"}, &out);
+    while (s.ok()) {
+      s = session_->Run({}, {"next:0"}, {}, &out);
+      if (s.ok()) got->push_back(*out[0].data<std::string>());
+    }
+    return s;
+  };
+  std::vector<std::string> got;
+  EXPECT_TRUE(absl::IsOutOfRange(read({"/r/good.tfrecord", "/r/good.tfrecord"}, &got)));
+  EXPECT_THAT(got, ElementsAre("hello", "", "tf.data", "hello", "", "tf.data"));
+  got.clear();
+  EXPECT_THAT(read({"/r/bad_data.tfrecord"}, &got),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       HasSubstr("corrupted record at 37 of /r/bad_data.tfrecord: the data's "
+                                 "checksum does not match")));
+  EXPECT_THAT(got, ElementsAre("hello", "")) << "the records before it";
+  EXPECT_THAT(read({"/r/short.tfrecord"}, &got),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       HasSubstr("corrupted record at 37 of /r/short.tfrecord")));
+  EXPECT_THAT(read({"/r/bad_length.tfrecord"}, &got),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       HasSubstr("at 0 of /r/bad_length.tfrecord: the length's checksum")));
+  EXPECT_THAT(read({"/r/missing.tfrecord"}, &got), StatusIs(absl::StatusCode::kNotFound));
+}
+
+TEST_F(DatasetTest, CombiningDatasetsCheckTheirArguments) {
+  Scope root = Scope::NewRootScope();
+  auto scalar = Spec({DT_INT64}, PartialShape::Scalar());
+  root.WithOpName("step0").AddOp("RangeDataset",
+                                 {{Int64(root, 0)}, {Int64(root, 5)}, {Int64(root, 0)}}, scalar);
+  root.WithOpName("cycle0").AddOp("InterleaveDataset",
+                                  {{Range(root, 0, 3)}, {}, {Int64(root, 0)}, {Int64(root, 1)}},
+                                  WithFunction("f", "repeat6"));
+  root.WithOpName("to_file").AddOp(
+      "CacheDataset", {{Range(root, 0, 3)}, {ops::Const(root, std::string("/tmp/cache"))}}, scalar);
+  // The predicate returns an int64, not a bool.
+  Output bad_filter =
+      root.WithOpName("bad_filter")
+          .AddOp("FilterDataset", {{Range(root, 0, 3)}, {}}, WithFunction("predicate", "repeat6"))
+          .output(0);
+  AddIterator(root, bad_filter, {DT_INT64}, PartialShape::Scalar());
+  Start(root, kComposeLibrary);
+  EXPECT_THAT(Run({"step0"}), StatusIs(absl::StatusCode::kInvalidArgument,
+                                       HasSubstr("RangeDataset 'step0': step must be a non-zero")));
+  EXPECT_THAT(Run({"cycle0"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("InterleaveDataset 'cycle0': cycle_length must be greater than "
+                                 "zero (or AUTOTUNE), got 0")));
+  EXPECT_THAT(Run({"to_file"}), StatusIs(absl::StatusCode::kUnimplemented,
+                                         HasSubstr("caching to a file ('/tmp/cache')")));
+  ASSERT_OK(Run({"make"}));
+  EXPECT_THAT(Run({"next"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("predicate 'repeat6' of dataset 'bad_filter' must return a scalar "
+                                 "bool, got 1 values: variant []")));
 }
 
 }  // namespace

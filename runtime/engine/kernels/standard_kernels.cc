@@ -32,6 +32,8 @@ void RegisterStandardKernels(KernelRegistry* r) {
   RegisterRaggedKernels(r);
   RegisterFunctionalKernels(r);
   RegisterDatasetKernels(r);
+  RegisterDatasetSourceKernels(r);
+  RegisterDatasetComposeKernels(r);
   RegisterDecodeCsvKernels(r);
   RegisterListKernels(r);
 }

@@ -49,6 +49,8 @@ void RegisterStringKernels(KernelRegistry* r);
 void RegisterRaggedKernels(KernelRegistry* r);
 void RegisterFunctionalKernels(KernelRegistry* r);
 void RegisterDatasetKernels(KernelRegistry* r);
+void RegisterDatasetSourceKernels(KernelRegistry* r);
+void RegisterDatasetComposeKernels(KernelRegistry* r);
 void RegisterDecodeCsvKernels(KernelRegistry* r);
 void RegisterListKernels(KernelRegistry* r);
 

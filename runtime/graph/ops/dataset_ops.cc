@@ -43,6 +43,23 @@ void RegisterDatasetOps(OpRegistry* r) {
     MG_REGISTER_OP(r, b);
   }
   {
+    OpDefBuilder b = DatasetOp("TFRecordDataset");
+    b.Input("filenames: string")
+        .Input("compression_type: string")
+        .Input("buffer_size: int64")
+        .Attr("metadata: string = \"\"");
+    MG_REGISTER_OP(r, b);
+  }
+  {
+    OpDefBuilder b = DatasetOp("RangeDataset");
+    b.Input("start: int64")
+        .Input("stop: int64")
+        .Input("step: int64")
+        .Attr("replicate_on_split: bool = false");
+    ElementAttrs(b);
+    MG_REGISTER_OP(r, b);
+  }
+  {
     OpDefBuilder b = DatasetOp("TensorSliceDataset");
     b.Input("components: Toutput_types")
         .Attr("Toutput_types: list(type) >= 1")
@@ -84,6 +101,37 @@ void RegisterDatasetOps(OpRegistry* r) {
     } else if (name == "ParallelMapDatasetV2") {
       b.Input("num_parallel_calls: int64").Attr("deterministic: string = \"default\"");
     }
+    ElementAttrs(b);
+    MG_REGISTER_OP(r, b);
+  }
+  // A function of each input element (and captured values): a predicate,
+  // or one that returns a dataset.
+  for (const char* op : {"FilterDataset", "FlatMapDataset", "InterleaveDataset"}) {
+    const std::string name = op;
+    OpDefBuilder b = DatasetOp(op);
+    b.Input("input_dataset: variant")
+        .Input("other_arguments: Targuments")
+        .Attr(name == "FilterDataset" ? "predicate: func" : "f: func")
+        .Attr("Targuments: list(type) >= 0");
+    if (name == "InterleaveDataset") b.Input("cycle_length: int64").Input("block_length: int64");
+    ElementAttrs(b);
+    MG_REGISTER_OP(r, b);
+  }
+  {
+    OpDefBuilder b = DatasetOp("ZipDataset");
+    b.Input("input_datasets: N * variant").Attr("N: int >= 1");
+    ElementAttrs(b);
+    MG_REGISTER_OP(r, b);
+  }
+  {
+    OpDefBuilder b = DatasetOp("ConcatenateDataset");
+    b.Input("input_dataset: variant").Input("another_dataset: variant");
+    ElementAttrs(b);
+    MG_REGISTER_OP(r, b);
+  }
+  {
+    OpDefBuilder b = DatasetOp("CacheDataset");
+    b.Input("input_dataset: variant").Input("filename: string");
     ElementAttrs(b);
     MG_REGISTER_OP(r, b);
   }

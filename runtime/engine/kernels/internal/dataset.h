@@ -1,0 +1,130 @@
+// What the tf.data kernels share (dataset_kernels.cc, the sources and the
+// transformations): a dataset is an immutable `Dataset` in a DT_VARIANT
+// scalar, made by its op from its inputs; a `DatasetIterator` walks one.
+// Elements are made when IteratorGetNext asks for them, inside that step
+// (its Env, variables, deadline and cancellation).
+
+#ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_DATASET_H_
+#define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_DATASET_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "core/tensor.h"
+#include "core/variant.h"
+#include "runtime/engine/op_kernel.h"
+#include "runtime/graph/partial_shape.h"
+
+namespace minigraph {
+namespace data {
+
+// One element: a tensor per component.
+using Element = std::vector<Tensor>;
+
+// Walks a dataset once. Not thread-safe: the iterator resource serializes.
+class DatasetIterator {
+ public:
+  virtual ~DatasetIterator() = default;
+  // The next element into `out`, or `*end` = true after the last (and on
+  // every later call).
+  virtual absl::Status GetNext(OpKernelContext* ctx, Element* out, bool* end) = 0;
+};
+
+class Dataset : public VariantValue, public std::enable_shared_from_this<Dataset> {
+ public:
+  Dataset(std::string node, std::vector<DataType> dtypes, std::vector<PartialShape> shapes)
+      : node_(std::move(node)), dtypes_(std::move(dtypes)), shapes_(std::move(shapes)) {}
+
+  // TensorFlow's name for the wrapper its dataset variants hold.
+  std::string TypeName() const override { return "tensorflow::DatasetVariantWrapper"; }
+  std::string DebugString() const override;
+
+  // The node that made the dataset, for messages.
+  const std::string& node() const { return node_; }
+  const std::vector<DataType>& dtypes() const { return dtypes_; }
+  const std::vector<PartialShape>& shapes() const { return shapes_; }
+
+  // A new iterator at the first element. It keeps the dataset alive.
+  virtual std::unique_ptr<DatasetIterator> MakeIterator() const = 0;
+
+ protected:
+  template <typename T>
+  std::shared_ptr<const T> self() const {
+    return std::static_pointer_cast<const T>(shared_from_this());
+  }
+
+ private:
+  const std::string node_;
+  const std::vector<DataType> dtypes_;
+  const std::vector<PartialShape> shapes_;
+};
+
+// "[int64, string]" and "[[2], ?]", for messages.
+std::string TypesString(const std::vector<DataType>& types);
+std::string ShapesString(const std::vector<PartialShape>& shapes);
+
+// Between elements of a loop that pulls many (a batch, a shuffle buffer,
+// skipped or filtered-out elements): a cancelled or timed-out step stops,
+// as While does.
+absl::Status CheckStep(const OpKernelContext* ctx, const std::string& dataset);
+
+// The bytes an element holds (strings: their sizes; each tensor: its
+// object and buffer header too), for the limits on what a batch, a shuffle
+// buffer or a cache gathers.
+size_t ElementBytes(const Element& e);
+
+// ResourceExhausted when `bytes` gathered by `dataset` pass max_tensor_bytes.
+absl::Status CheckGathered(size_t bytes, const std::string& dataset, absl::string_view what);
+
+// The element's dtypes and shapes against what `what` declares.
+absl::Status CheckElement(const Element& e, const std::vector<DataType>& dtypes,
+                          const std::vector<PartialShape>& shapes, absl::string_view what);
+
+// Reads the node's `types_attr` (output_types, or Toutput_types) and
+// output_shapes attrs; for an op without them (TextLineDataset), `dtypes`
+// and `shapes` stay as given.
+absl::Status ElementSpec(OpKernelConstruction* c, const char* types_attr,
+                         std::vector<DataType>* dtypes, std::vector<PartialShape>* shapes);
+
+// The dataset `t` holds, or null when it is not a variant scalar holding one.
+std::shared_ptr<const Dataset> DatasetIn(const Tensor& t);
+
+// The base of every *Dataset kernel: reads the element spec (output_types
+// and output_shapes, when the op has them), and outputs the dataset
+// MakeDataset returns as a variant scalar.
+class DatasetOpKernel : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c);
+  absl::Status Compute(OpKernelContext* ctx) const final;
+
+ protected:
+  virtual absl::StatusOr<std::shared_ptr<const Dataset>> MakeDataset(
+      OpKernelContext* ctx) const = 0;
+
+  // "ShuffleDataset 'shuffle'", for messages.
+  std::string Where() const;
+
+  // The dataset input `i` holds, checked against this node's element spec
+  // when `same_spec` (transformations that pass elements through).
+  absl::StatusOr<std::shared_ptr<const Dataset>> InputDataset(const OpKernelContext* ctx, int i,
+                                                              bool same_spec) const;
+
+  // A scalar int64 (or int32) input.
+  absl::StatusOr<int64_t> ScalarInput(const OpKernelContext* ctx, int i,
+                                      absl::string_view what) const;
+
+  std::vector<DataType> dtypes_;
+  std::vector<PartialShape> shapes_;
+};
+
+}  // namespace data
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_DATASET_H_
