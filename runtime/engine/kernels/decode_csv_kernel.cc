@@ -14,6 +14,27 @@
 namespace minigraph {
 namespace {
 
+// absl's parser for each numeric type DecodeCSV takes.
+bool Parse(absl::string_view s, int32_t* v) { return absl::SimpleAtoi(s, v); }
+bool Parse(absl::string_view s, int64_t* v) { return absl::SimpleAtoi(s, v); }
+bool Parse(absl::string_view s, float* v) { return absl::SimpleAtof(s, v); }
+bool Parse(absl::string_view s, double* v) { return absl::SimpleAtod(s, v); }
+
+// Record `i` of `out` from `field`, or from the default when the field is
+// missing; false when the field does not parse as a T.
+template <typename T>
+bool StoreNumber(const std::string& field, bool missing, const Tensor& dflt, int64_t i,
+                 Tensor* out) {
+  T v;
+  if (missing) {
+    v = *dflt.data<T>();
+  } else if (!Parse(field, &v)) {
+    return false;
+  }
+  out->data<T>()[i] = v;
+  return true;
+}
+
 class DecodeCsvOp final : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -144,46 +165,14 @@ class DecodeCsvOp final : public OpKernel {
           absl::StrCat("Field ", f, " in record ", i, " is not a valid ", type, ": ", field));
     };
     switch (types_[f]) {
-      case DT_INT32: {
-        int32_t v;
-        if (missing) {
-          v = *dflt.data<int32_t>();
-        } else if (!absl::SimpleAtoi(field, &v)) {
-          return bad("int32");
-        }
-        out->data<int32_t>()[i] = v;
-        return absl::OkStatus();
-      }
-      case DT_INT64: {
-        int64_t v;
-        if (missing) {
-          v = *dflt.data<int64_t>();
-        } else if (!absl::SimpleAtoi(field, &v)) {
-          return bad("int64");
-        }
-        out->data<int64_t>()[i] = v;
-        return absl::OkStatus();
-      }
-      case DT_FLOAT: {
-        float v;
-        if (missing) {
-          v = *dflt.data<float>();
-        } else if (!absl::SimpleAtof(field, &v)) {
-          return bad("float");
-        }
-        out->data<float>()[i] = v;
-        return absl::OkStatus();
-      }
-      case DT_DOUBLE: {
-        double v;
-        if (missing) {
-          v = *dflt.data<double>();
-        } else if (!absl::SimpleAtod(field, &v)) {
-          return bad("double");
-        }
-        out->data<double>()[i] = v;
-        return absl::OkStatus();
-      }
+      case DT_INT32:
+        return StoreNumber<int32_t>(field, missing, dflt, i, out) ? absl::OkStatus() : bad("int32");
+      case DT_INT64:
+        return StoreNumber<int64_t>(field, missing, dflt, i, out) ? absl::OkStatus() : bad("int64");
+      case DT_FLOAT:
+        return StoreNumber<float>(field, missing, dflt, i, out) ? absl::OkStatus() : bad("float");
+      case DT_DOUBLE:
+        return StoreNumber<double>(field, missing, dflt, i, out) ? absl::OkStatus() : bad("double");
       default:
         out->data<std::string>()[i] = missing ? *dflt.data<std::string>() : field;
         return absl::OkStatus();
