@@ -151,7 +151,10 @@ absl::Status BundleReader::Init() {
     data_sizes_.push_back(*size);
   }
   for (const auto& [key, e] : entries_) {
-    if (e.slices_size() > 0) continue;
+    if (e.slices_size() > 0) {
+      MG_RETURN_IF_ERROR(CheckSlices(key, e));
+      continue;
+    }
     const uint64_t end = static_cast<uint64_t>(e.offset()) + static_cast<uint64_t>(e.size());
     if (end > data_sizes_[e.shard_id()]) {
       return absl::DataLossError(
@@ -292,11 +295,6 @@ static void DecodeStrings(absl::string_view buf, int64_t n, std::string* out) {
 
 absl::StatusOr<const BundleEntryProto*> BundleReader::ReadableEntry(absl::string_view key) const {
   MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, GetEntry(key));
-  if (e->slices_size() > 0) {
-    return absl::UnimplementedError(absl::StrCat(
-        "tensor \"", key, "\" in checkpoint ", prefix_,
-        " is partitioned (saved in slices); minigraph does not read partitioned tensors"));
-  }
   if (!DataTypeCanUseMemcpy(e->dtype()) && e->dtype() != DT_STRING) {
     return absl::UnimplementedError(absl::StrCat("tensor \"", key, "\" in checkpoint ", prefix_,
                                                  " has dtype ", DataTypeName(e->dtype()),
@@ -308,6 +306,9 @@ absl::StatusOr<const BundleEntryProto*> BundleReader::ReadableEntry(absl::string
 absl::Status BundleReader::ReadInto(absl::string_view key, Tensor* dst) const {
   MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, ReadableEntry(key));
   MG_RETURN_IF_ERROR(CheckDestination(*e, key, *dst));
+  if (e->slices_size() > 0) {
+    return ReadSliceInto(*e, key, TensorSlice::Full(dst->dims()), dst);
+  }
   if (DataTypeCanUseMemcpy(e->dtype())) {
     if (e->size() == 0) return absl::OkStatus();
     MG_RETURN_IF_ERROR(
@@ -330,7 +331,7 @@ void BundleReader::ReadRunInto(absl::Span<const absl::string_view> keys,
   bool run = n > 1;
   for (size_t i = 0; run && i < n; ++i) {
     absl::StatusOr<const BundleEntryProto*> e = ReadableEntry(keys[i]);
-    run = e.ok() && DataTypeCanUseMemcpy((*e)->dtype()) &&
+    run = e.ok() && DataTypeCanUseMemcpy((*e)->dtype()) && (*e)->slices_size() == 0 &&
           (i == 0 || ((*e)->shard_id() == entries[0]->shard_id() &&
                       (*e)->offset() == entries[i - 1]->offset() + entries[i - 1]->size()));
     if (run) entries[i] = *e;
@@ -381,7 +382,7 @@ absl::StatusOr<Tensor> BundleReader::Lookup(absl::string_view key, Allocator* al
     }
     return t;
   };
-  if (e->dtype() == DT_STRING) {  // verified before the strings are allocated
+  if (e->dtype() == DT_STRING && e->slices_size() == 0) {  // verified before allocation
     MG_ASSIGN_OR_RETURN(std::string buf, ReadStrings(*e, key, shape.num_elements()));
     MG_ASSIGN_OR_RETURN(Tensor t, create());
     DecodeStrings(buf, t.NumElements(), t.data<std::string>());
@@ -390,6 +391,96 @@ absl::StatusOr<Tensor> BundleReader::Lookup(absl::string_view key, Allocator* al
   MG_ASSIGN_OR_RETURN(Tensor t, create());
   MG_RETURN_IF_ERROR(ReadInto(key, &t));
   return t;
+}
+
+absl::StatusOr<Tensor> BundleReader::LookupSlice(absl::string_view key, const TensorSlice& slice,
+                                                 Allocator* allocator) const {
+  MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, ReadableEntry(key));
+  MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(e->shape()));
+  if (absl::Status s = slice.CheckWithin(shape); !s.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("tensor \"", key, "\" in checkpoint ", prefix_, ": ", s.message()));
+  }
+  if (e->slices_size() == 0 && slice.Covers(shape)) return Lookup(key, allocator);
+  absl::StatusOr<Tensor> t = Tensor::Create(e->dtype(), slice.SliceShape(shape), allocator);
+  if (!t.ok()) {
+    return absl::Status(t.status().code(), absl::StrCat("tensor \"", key, "\" in checkpoint ",
+                                                        prefix_, ": ", t.status().message()));
+  }
+  if (e->slices_size() == 0) {
+    // A part of a whole tensor (a partitioned variable restored from a
+    // checkpoint of the unpartitioned one).
+    MG_ASSIGN_OR_RETURN(Tensor whole, Lookup(key, allocator));
+    TensorSlice region;
+    slice.Intersect(TensorSlice::Full(shape.dims()), shape, &region);
+    CopySliceRegion(whole, TensorSlice::Full(shape.dims()), region, shape, slice, &*t);
+    return t;
+  }
+  MG_RETURN_IF_ERROR(ReadSliceInto(*e, key, slice, &*t));
+  return t;
+}
+
+absl::Status BundleReader::CheckSlices(const std::string& key, const BundleEntryProto& e) const {
+  auto bad = [&](absl::string_view why) {
+    return absl::DataLossError(
+        absl::StrCat("checkpoint ", prefix_, ": partitioned tensor \"", key, "\" ", why));
+  };
+  absl::StatusOr<TensorShape> shape = TensorShape::FromProto(e.shape());
+  if (!shape.ok()) return bad(absl::StrCat("has an invalid shape: ", shape.status().message()));
+  std::vector<TensorSlice> slices;
+  for (const TensorSliceProto& proto : e.slices()) {
+    absl::StatusOr<TensorSlice> slice = TensorSlice::FromProto(proto);
+    if (!slice.ok()) return bad(slice.status().message());
+    if (absl::Status s = slice->CheckWithin(*shape); !s.ok()) return bad(s.message());
+    for (const TensorSlice& other : slices) {
+      TensorSlice overlap;
+      if (slice->Intersect(other, *shape, &overlap)) {
+        return bad(absl::StrCat("has overlapping slices \"", other.DebugString(), "\" and \"",
+                                slice->DebugString(), "\""));
+      }
+    }
+    const std::string slice_key = EncodeTensorNameSlice(key, *slice);
+    auto it = entries_.find(slice_key);
+    if (it == entries_.end()) {
+      return bad(absl::StrCat("lists slice \"", slice->DebugString(), "\", which is missing"));
+    }
+    const BundleEntryProto& part = it->second;
+    absl::StatusOr<TensorShape> part_shape = TensorShape::FromProto(part.shape());
+    if (part.dtype() != e.dtype() || part.slices_size() > 0 || !part_shape.ok() ||
+        *part_shape != slice->SliceShape(*shape)) {
+      return bad(absl::StrCat(
+          "has slice \"", slice->DebugString(), "\" stored as ", DataTypeName(part.dtype()), " ",
+          part_shape.ok() ? part_shape->DebugString() : "(invalid shape)", ", not ",
+          DataTypeName(e.dtype()), " ", slice->SliceShape(*shape).DebugString()));
+    }
+    slices.push_back(*std::move(slice));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BundleReader::ReadSliceInto(const BundleEntryProto& e, absl::string_view key,
+                                         const TensorSlice& slice, Tensor* dst) const {
+  const TensorShape shape = *TensorShape::FromProto(e.shape());  // checked by Open
+  // Open checked that the stored slices do not overlap, so they cover the
+  // request when their parts of it add up to it.
+  std::vector<std::pair<TensorSlice, TensorSlice>> parts;  // stored slice, region
+  int64_t covered = 0;
+  for (const TensorSliceProto& proto : e.slices()) {
+    TensorSlice stored = *TensorSlice::FromProto(proto), region;
+    if (!stored.Intersect(slice, shape, &region)) continue;
+    covered += region.SliceShape(shape).num_elements();
+    parts.emplace_back(std::move(stored), std::move(region));
+  }
+  if (covered != dst->NumElements()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Does not have sufficient slices for partitioned tensor ", key,
+        " to restore in slice_spec: ", slice.DebugString(), " (checkpoint ", prefix_, ")"));
+  }
+  for (const auto& [stored, region] : parts) {
+    MG_ASSIGN_OR_RETURN(Tensor part, Lookup(EncodeTensorNameSlice(key, stored)));
+    CopySliceRegion(part, stored, region, shape, slice, dst);
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace minigraph

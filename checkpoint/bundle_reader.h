@@ -5,6 +5,7 @@
 //   for (const std::string& key : reader->keys()) { ... }
 //   MG_ASSIGN_OR_RETURN(Tensor w, reader->Lookup("layer1/weight"));
 //   MG_RETURN_IF_ERROR(reader->ReadInto("layer1/weight", &existing));  // no copy
+//   MG_ASSIGN_OR_RETURN(Tensor rows, reader->LookupSlice("emb", *TensorSlice::Parse("0,5:-")));
 //
 // Open() reads and checks the whole index (every block crc, the header, and
 // every entry against its data file); tensor reads check the payload's
@@ -23,6 +24,7 @@
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "checkpoint/proto/tensor_bundle.pb.h"
+#include "checkpoint/tensor_slice.h"
 #include "core/allocator.h"
 #include "core/env.h"
 #include "core/tensor.h"
@@ -51,10 +53,18 @@ class BundleReader {
   absl::StatusOr<TensorShape> GetShape(absl::string_view key) const;
 
   // Reads `key` into a new tensor from `allocator`. Returns NotFound for an
-  // unknown key, Unimplemented for a partitioned (sliced) or variant entry,
-  // DataLoss when the bytes are short or their crc32c does not match.
+  // unknown key, Unimplemented for a variant entry, DataLoss when the bytes
+  // are short or their crc32c does not match. A partitioned tensor (saved
+  // in slices) comes assembled from its slices.
   absl::StatusOr<Tensor> Lookup(absl::string_view key,
                                 Allocator* allocator = DefaultAllocator()) const;
+
+  // Reads `slice` of `key`'s tensor, from the slices it was saved in or
+  // from the whole tensor. InvalidArgument when the slice does not fit the
+  // tensor's shape, or when the saved slices do not cover it ("Does not
+  // have sufficient slices for partitioned tensor ...", as TensorFlow says).
+  absl::StatusOr<Tensor> LookupSlice(absl::string_view key, const TensorSlice& slice,
+                                     Allocator* allocator = DefaultAllocator()) const;
 
   // Reads `key` straight into `dst`'s buffer. REQUIRES: `dst` has the
   // entry's dtype and shape (else InvalidArgument naming both).
@@ -88,6 +98,13 @@ class BundleReader {
   // InvalidArgument naming `key` unless `dst` has the entry's dtype and shape.
   absl::Status CheckDestination(const BundleEntryProto& e, absl::string_view key,
                                 const Tensor& dst) const;
+  // DataLoss naming `key` unless its slices are valid, apart and stored
+  // (with the full tensor's dtype and each slice's shape).
+  absl::Status CheckSlices(const std::string& key, const BundleEntryProto& e) const;
+  // Assembles `slice` of the partitioned tensor `key` (entry `e`) into
+  // `dst`, which has the slice's shape.
+  absl::Status ReadSliceInto(const BundleEntryProto& e, absl::string_view key,
+                             const TensorSlice& slice, Tensor* dst) const;
   // Reads and verifies a string entry of `n` elements; returns its bytes.
   absl::StatusOr<std::string> ReadStrings(const BundleEntryProto& e, absl::string_view key,
                                           int64_t n) const;

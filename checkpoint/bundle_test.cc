@@ -6,10 +6,12 @@
 #include <set>
 #include <thread>
 
+#include "checkpoint/bundle_merge.h"
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/bundle_writer.h"
 #include "checkpoint/naming.h"
 #include "checkpoint/table.h"
+#include "checkpoint/tensor_slice.h"
 #include "core/allocator.h"
 #include "core/coding.h"
 #include "core/crc32c.h"
@@ -336,14 +338,109 @@ TEST(BundleTest, HeaderAndEntryValidation) {
   sliced.mutable_shape()->add_dim()->set_size(4);
   sliced.add_slices()->add_extent();
   WriteIndex(&env, "/h/m", header, {{"a", e}, {"part", sliced}});
-  ASSERT_OK_AND_ASSIGN(auto r, BundleReader::Open(&env, "/h/m"));
-  EXPECT_THAT(r->Lookup("part"), StatusIs(absl::StatusCode::kUnimplemented,
-                                          HasSubstr("\"part\" in checkpoint /h/m is partitioned")));
+  EXPECT_THAT(
+      BundleReader::Open(&env, "/h/m"),
+      StatusIs(absl::StatusCode::kDataLoss,
+               HasSubstr("partitioned tensor \"part\" lists slice \"-\", which is missing")));
   e.set_crc32c(12345);
   WriteIndex(&env, "/h/m", header, {{"a", e}});
-  ASSERT_OK_AND_ASSIGN(r, BundleReader::Open(&env, "/h/m"));
+  ASSERT_OK_AND_ASSIGN(auto r, BundleReader::Open(&env, "/h/m"));
   EXPECT_THAT(r->Lookup("a"), StatusIs(absl::StatusCode::kDataLoss,
                                        HasSubstr("Checksum does not match for tensor \"a\"")));
+}
+
+// Slice keys as TensorFlow's checkpoint::EncodeTensorNameSlice makes them
+// (tensor_bundle_format.md §8: the V1 sample's key for a whole rank-2
+// tensor, and OrderedCode's examples).
+TEST(BundleSliceTest, SliceKeysAreTensorFlowsOrderedCode) {
+  auto key = [](absl::string_view name, absl::string_view spec) {
+    return EncodeTensorNameSlice(name, *TensorSlice::Parse(spec));
+  };
+  EXPECT_EQ(key("apply_gradients/trace/trace", "-:-"),
+            std::string("\x00"
+                        "apply_gradients/trace/trace"
+                        "\x00\x01\x01\x02\x80\x7f\x80\x7f",
+                        36));
+  EXPECT_EQ(key("w", "0,5:5,100"), std::string("\x00w\x00\x01\x01\x02\x80\x85\x85\xc0\x64", 11));
+  EXPECT_EQ(key("w", "4342338,1"), std::string("\x00w\x00\x01\x01\x01\xf0\x42\x42\x42\x81", 11))
+      << "0x424242 in four bytes";
+  EXPECT_EQ(key("a\xff", ""), std::string("\x00\x61\xff\x00\x00\x01\x00", 7))
+      << "0xff escaped; rank 0";
+  EXPECT_THAT(TensorSlice::Parse("0,5:x"),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("dimension 1 is \"x\"")));
+}
+
+// A partitioned tensor written in slices (here by two shards, merged as a
+// sharded save merges them) reads back whole or in any part, and its entry
+// is what TensorFlow's BundleWriter::AddSlice writes.
+TEST(BundleSliceTest, SlicesFromShardsMergeAndReadWholeOrInPart) {
+  MemEnv env;
+  ASSERT_OK(env.CreateDir("/s"));
+  const TensorShape full({4, 3});
+  auto rows = [](int first, int n) {
+    Tensor t(DT_FLOAT, TensorShape({n, 3}));
+    for (int i = 0; i < 3 * n; ++i) t.data<float>()[i] = 3 * first + i;
+    return t;
+  };
+  for (int shard = 0; shard < 2; ++shard) {
+    ASSERT_OK_AND_ASSIGN(auto w, BundleWriter::Create(&env, absl::StrCat("/s/part", shard)));
+    ASSERT_OK(w->AddSlice("m", full, *TensorSlice::Parse(shard == 0 ? "0,2:-" : "2,2:-"),
+                          rows(2 * shard, 2)));
+    if (shard == 0) {
+      EXPECT_THAT(w->AddSlice("m", full, *TensorSlice::Parse("0,2:-"), rows(0, 2)),
+                  StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("is added twice")));
+      EXPECT_THAT(w->AddSlice("m", full, *TensorSlice::Parse("3,2:-"), rows(0, 2)),
+                  StatusIs(absl::StatusCode::kInvalidArgument,
+                           HasSubstr("slice \"3,2:-\" reaches past the shape [4,3]")));
+      EXPECT_THAT(w->AddSlice("m", full, *TensorSlice::Parse("2,1:-"), rows(0, 2)),
+                  StatusIs(absl::StatusCode::kInvalidArgument,
+                           HasSubstr("has shape [1,3] but the tensor given for it [2,3]")));
+    }
+    ASSERT_OK(w->Finish());
+  }
+  // One shard alone does not cover the whole.
+  ASSERT_OK_AND_ASSIGN(auto half, BundleReader::Open(&env, "/s/part1"));
+  EXPECT_THAT(half->Lookup("m"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Does not have sufficient slices for partitioned tensor m to "
+                                 "restore in slice_spec: -:-")));
+  ASSERT_OK_AND_ASSIGN(Tensor last, half->LookupSlice("m", *TensorSlice::Parse("3,1:-")));
+  EXPECT_EQ(last.SummarizeValue(20), "9 10 11");
+
+  ASSERT_OK(MergeBundles(&env, {"/s/part0", "/s/part1"}, "/s/m", /*delete_old_dirs=*/false));
+  ASSERT_OK_AND_ASSIGN(auto r, BundleReader::Open(&env, "/s/m"));
+  ASSERT_OK_AND_ASSIGN(const BundleEntryProto* e, r->GetEntry("m"));
+  // dtype float, shape [4,3], slices {extent {length 2} extent {}} and
+  // {extent {start 2 length 2} extent {}}: no shard, offset, size or crc.
+  EXPECT_EQ(e->SerializeAsString(), std::string("\x08\x01\x12\x08\x12\x02\x08\x04\x12\x02\x08\x03"
+                                                "\x3a\x06\x0a\x02\x10\x02\x0a\x00"
+                                                "\x3a\x08\x0a\x04\x08\x02\x10\x02\x0a\x00",
+                                                30));
+  ASSERT_OK_AND_ASSIGN(Tensor whole, r->Lookup("m"));
+  EXPECT_EQ(whole.SummarizeValue(20), "0 1 2 3 4 5 6 7 8 9 10 11");
+  ASSERT_OK_AND_ASSIGN(Tensor middle, r->LookupSlice("m", *TensorSlice::Parse("1,2:1,2")));
+  EXPECT_EQ(middle.shape().DebugString(), "[2,2]");
+  EXPECT_EQ(middle.SummarizeValue(20), "4 5 7 8") << "rows 1-2, columns 1-2, across the shards";
+  Tensor into(DT_FLOAT, full);
+  ASSERT_OK(r->ReadInto("m", &into));
+  EXPECT_EQ(into.SummarizeValue(20), whole.SummarizeValue(20));
+
+  // Strings, and a part of a tensor that was saved whole.
+  ASSERT_OK_AND_ASSIGN(auto w, BundleWriter::Create(&env, "/s/str"));
+  ASSERT_OK(w->AddSlice("s", TensorShape({3}), *TensorSlice::Parse("1,2"),
+                        Tensor::Vector<std::string>({"b", "c"})));
+  ASSERT_OK(w->AddSlice("s", TensorShape({3}), *TensorSlice::Parse("0,1"),
+                        Tensor::Vector<std::string>({"a"})));
+  ASSERT_OK(w->Add("whole", Tensor::Vector<int64_t>({5, 6, 7})));
+  EXPECT_THAT(w->AddSlice("whole", TensorShape({3}), *TensorSlice::Parse("0,1"),
+                          Tensor::Vector<int64_t>({5})),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("follows the whole tensor")));
+  ASSERT_OK(w->Finish());
+  ASSERT_OK_AND_ASSIGN(r, BundleReader::Open(&env, "/s/str"));
+  ASSERT_OK_AND_ASSIGN(Tensor strings, r->Lookup("s"));
+  EXPECT_EQ(strings.SummarizeValue(10), "\"a\" \"b\" \"c\"");
+  ASSERT_OK_AND_ASSIGN(Tensor tail, r->LookupSlice("whole", *TensorSlice::Parse("1,2")));
+  EXPECT_EQ(tail.SummarizeValue(10), "6 7");
 }
 
 class BundleCorruptionTest : public ::testing::Test {

@@ -92,6 +92,49 @@ absl::Status BundleWriter::Add(absl::string_view key, const Tensor& t) {
     return absl::InvalidArgumentError(
         absl::StrCat("checkpoint ", prefix_, ": tensor \"", key, "\" is added twice"));
   }
+  return AddData(key, t);
+}
+
+absl::Status BundleWriter::AddSlice(absl::string_view key, const TensorShape& full_shape,
+                                    const TensorSlice& slice, const Tensor& t) {
+  MG_RETURN_IF_ERROR(status_);
+  auto bad = [&](absl::string_view why) {
+    return absl::InvalidArgumentError(absl::StrCat("checkpoint ", prefix_, ": slice \"",
+                                                   slice.DebugString(), "\" of tensor \"", key,
+                                                   "\" ", why));
+  };
+  if (absl::Status s = slice.CheckWithin(full_shape); !s.ok()) return bad(s.message());
+  if (t.shape() != slice.SliceShape(full_shape)) {
+    return bad(absl::StrCat("has shape ", slice.SliceShape(full_shape).DebugString(),
+                            " but the tensor given for it ", t.shape().DebugString()));
+  }
+  if (slice.Covers(full_shape)) return Add(key, t);
+  if (key.empty()) return Add(key, t);  // the error a whole tensor of that key gets
+  auto it = entries_.find(std::string(key));
+  if (it != entries_.end()) {
+    const BundleEntryProto& full = it->second;
+    if (full.slices_size() == 0) return bad("follows the whole tensor");
+    if (full.dtype() != t.dtype() || *TensorShape::FromProto(full.shape()) != full_shape) {
+      return bad(absl::StrCat("is ", DataTypeName(t.dtype()), " of ", full_shape.DebugString(),
+                              ", but earlier slices were ", DataTypeName(full.dtype()), " of ",
+                              TensorShape::FromProto(full.shape())->DebugString()));
+    }
+  }
+  const std::string slice_key = EncodeTensorNameSlice(key, slice);
+  if (entries_.count(slice_key)) return bad("is added twice");
+  MG_RETURN_IF_ERROR(AddData(slice_key, t));
+  // The full tensor's entry: dtype, shape and its slices, no data (shard
+  // id, offset, size and crc stay unset, as TensorFlow leaves them).
+  BundleEntryProto& full = entries_[std::string(key)];
+  if (full.slices_size() == 0) {
+    full.set_dtype(t.dtype());
+    full_shape.AsProto(full.mutable_shape());
+  }
+  slice.AsProto(full.add_slices());
+  return absl::OkStatus();
+}
+
+absl::Status BundleWriter::AddData(absl::string_view key, const Tensor& t) {
   if (!DataTypeCanUseMemcpy(t.dtype()) && t.dtype() != DT_STRING) {
     return absl::InvalidArgumentError(absl::StrCat("checkpoint ", prefix_, ": tensor \"", key,
                                                    "\" has dtype ", DataTypeName(t.dtype()),

@@ -25,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "checkpoint/proto/tensor_bundle.pb.h"
+#include "checkpoint/tensor_slice.h"
 #include "core/env.h"
 #include "core/tensor.h"
 
@@ -43,6 +44,15 @@ class BundleWriter {
   // variant), or the file's error. Errors are sticky.
   absl::Status Add(absl::string_view key, const Tensor& t);
 
+  // Adds `t` as slice `slice` of the tensor `key` of shape `full_shape`, as
+  // a partitioned variable's part saves (TensorFlow's BundleWriter::AddSlice):
+  // a slice that covers the whole tensor is added as the tensor; otherwise
+  // the slice's bytes go under EncodeTensorNameSlice(key, slice) and the
+  // entry of `key` lists the slice. InvalidArgument when `t` is not the
+  // slice's shape, the slice does not fit `full_shape`, or `key` was added
+  // whole or with another dtype or full shape.
+  absl::Status AddSlice(absl::string_view key, const TensorShape& full_shape,
+                        const TensorSlice& slice, const Tensor& t);
   // Writes the index and moves both files into place. FailedPrecondition
   // when called twice.
   absl::Status Finish();
@@ -51,6 +61,8 @@ class BundleWriter {
 
  private:
   BundleWriter(Env* env, std::string prefix);
+  // Appends `t`'s bytes and adds its entry under `key` (not yet present).
+  absl::Status AddData(absl::string_view key, const Tensor& t);
 
   Env* const env_;  // Not owned.
   const std::string prefix_;

@@ -228,14 +228,59 @@ TEST_F(SaverTest, WholeTensorSliceSpecsSaveAndRestoreAsWholeTensors) {
   EXPECT_THAT(run("4 0,4", "restore"),
               IsOkAndHolds(HasSubstr("tensor_name = x; shape in shape_and_slice spec [4] does "
                                      "not match the shape stored in checkpoint: [3]")));
-  EXPECT_THAT(run("6 0,3", "save"),
-              IsOkAndHolds(HasSubstr("UNIMPLEMENTED: tensor \"x\" has shape_and_slices "
-                                     "\"6 0,3\", a part of a partitioned variable")));
   EXPECT_THAT(run("4 0,4", "save"),
               IsOkAndHolds(HasSubstr("tensor \"x\" has shape [3] but its shape_and_slices "
                                      "\"4 0,4\" says [4]")));
   EXPECT_THAT(run("3 0,3:-", "restore"),
-              IsOkAndHolds(HasSubstr("the slice has 2 dimensions, the shape 1")));
+              IsOkAndHolds(HasSubstr("slice \"0,3:-\" has 2 dimensions but the shape [3] has 1")));
+  EXPECT_THAT(run("3 2,2", "restore"),
+              IsOkAndHolds(HasSubstr("slice \"2,2\" reaches past the shape [3] in dimension 0")));
+  // A part of a tensor of 6: the first 3, saved as a slice.
+  EXPECT_THAT(run("6 0,3", "save"), IsOkAndHolds(""));
+  EXPECT_THAT(run("6 0,3", "restore"), IsOkAndHolds("1 2 3"));
+  EXPECT_THAT(run("6 1,2", "restore"), IsOkAndHolds("2 3"));
+  EXPECT_THAT(run("", "restore"),
+              IsOkAndHolds(HasSubstr("Does not have sufficient slices for partitioned tensor x to "
+                                     "restore in slice_spec: -")));
+}
+
+// A partitioned variable of three parts (TensorFlow 1's
+// tf.get_variable(partitioner=...)): each part saves its rows under the
+// variable's name, and a restore takes any rows, across parts, or the whole.
+TEST_F(SaverTest, PartitionedVariablesSaveTheirPartsAndRestoreAnyRows) {
+  root_ = Scope::NewRootScope();
+  Output prefix = ops::Const(root_, Tensor::Scalar<std::string>("/ckpt/parts"));
+  Tensor part0(DT_FLOAT, TensorShape({2, 2})), part1(DT_FLOAT, TensorShape({1, 2})),
+      part2(DT_FLOAT, TensorShape({2, 2}));
+  for (int i = 0; i < 4; ++i) part0.data<float>()[i] = i;
+  for (int i = 0; i < 2; ++i) part1.data<float>()[i] = 4 + i;
+  for (int i = 0; i < 4; ++i) part2.data<float>()[i] = 6 + i;
+  root_.WithOpName("save").AddOp(
+      "SaveV2",
+      {{prefix},
+       {ops::Const(root_, Tensor::Vector<std::string>({"emb", "emb", "emb"}))},
+       {ops::Const(root_, Tensor::Vector<std::string>({"5 2 0,2:-", "5 2 2,1:-", "5 2 3,2:-"}))},
+       {ops::Const(root_, part0), ops::Const(root_, part1), ops::Const(root_, part2)}});
+  AttrValue dtypes;
+  for (int i = 0; i < 3; ++i) dtypes.mutable_list()->add_type(DT_FLOAT);
+  root_.WithOpName("restore").AddOp(
+      "RestoreV2",
+      {{prefix},
+       {ops::Const(root_, Tensor::Vector<std::string>({"emb", "emb", "emb"}))},
+       {ops::Const(root_, Tensor::Vector<std::string>({"", "5 2 1,3:-", "5 2 -:1,1"}))}},
+      {{"dtypes", dtypes}});
+  ASSERT_OK(mem_.CreateDir("/ckpt"));
+  auto s = NewSess();
+  std::vector<Tensor> out;
+  ASSERT_OK(s->Run({}, {}, {"save"}, &out));
+  ASSERT_OK(s->Run({}, {"restore:0", "restore:1", "restore:2"}, {}, &out));
+  EXPECT_EQ(out[0].shape().DebugString(), "[5,2]");
+  EXPECT_EQ(out[0].SummarizeValue(10), "0 1 2 3 4 5 6 7 8 9") << "the whole, from 3 parts";
+  EXPECT_EQ(out[1].SummarizeValue(10), "2 3 4 5 6 7") << "rows 1 to 3, across all 3 parts";
+  EXPECT_EQ(out[2].shape().DebugString(), "[5,1]");
+  EXPECT_EQ(out[2].SummarizeValue(10), "1 3 5 7 9") << "column 1";
+  ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(&mem_, "/ckpt/parts"));
+  EXPECT_EQ(reader->keys().size(), 4u) << "the full entry and one per part";
 }
 
 // RestoreV2 reads small tensors in runs, carves the mid-size ones (under

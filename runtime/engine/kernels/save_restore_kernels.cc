@@ -15,6 +15,7 @@
 #include "checkpoint/bundle_merge.h"
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/bundle_writer.h"
+#include "checkpoint/tensor_slice.h"
 #include "core/tensor_arena.h"
 #include "core/tensor_types.h"
 #include "runtime/engine/kernels/internal/eigen_util.h"
@@ -32,12 +33,18 @@ absl::StatusOr<std::string> ScalarString(const Tensor& t, absl::string_view what
 }
 
 // A shape_and_slices entry, TensorFlow's "dim0 dim1 ... slice" with a slice
-// of "start,length" or "-" per dimension ("10 20 0,10:-"). Only slices that
-// cover the whole tensor are supported: they are what a partitioned variable
-// of one part (an Estimator's ".../part_0") saves, and TensorFlow stores them
-// as whole tensors. Returns the full shape, or nullopt for an empty entry.
-absl::StatusOr<std::optional<TensorShape>> ParseWholeSlice(absl::string_view name,
-                                                           absl::string_view spec) {
+// of "start,length" or "-" per dimension ("10 20 0,5:-": rows 0 to 4 of a
+// [10,20] tensor, what one part of a partitioned variable saves).
+struct SliceSpec {
+  TensorShape full;
+  TensorSlice slice;
+  bool partial() const { return !slice.Covers(full); }
+};
+
+// The entry's full shape and slice, or nullopt for an empty entry (the
+// whole tensor, whatever its shape).
+absl::StatusOr<std::optional<SliceSpec>> ParseSliceSpec(absl::string_view name,
+                                                        absl::string_view spec) {
   if (spec.empty()) return std::nullopt;
   auto bad = [&](absl::string_view why) {
     return absl::InvalidArgumentError(
@@ -46,49 +53,36 @@ absl::StatusOr<std::optional<TensorShape>> ParseWholeSlice(absl::string_view nam
   std::vector<absl::string_view> parts = absl::StrSplit(spec, ' ');
   const absl::string_view slice = parts.back();
   parts.pop_back();
-  TensorShape shape;
+  SliceSpec s;
   for (absl::string_view d : parts) {
     int64_t dim;
-    if (!absl::SimpleAtoi(d, &dim) || !shape.AddDim(dim).ok())
+    if (!absl::SimpleAtoi(d, &dim) || !s.full.AddDim(dim).ok()) {
       return bad("a dimension is not a size");
-  }
-  std::vector<absl::string_view> dims = absl::StrSplit(slice, ':');
-  if (static_cast<int>(dims.size()) != shape.dims()) {
-    return bad(
-        absl::StrCat("the slice has ", dims.size(), " dimensions, the shape ", shape.dims()));
-  }
-  for (int i = 0; i < shape.dims(); ++i) {
-    if (dims[i] == "-") continue;
-    std::pair<absl::string_view, absl::string_view> sl = absl::StrSplit(dims[i], ',');
-    int64_t start, length;
-    if (!absl::SimpleAtoi(sl.first, &start) || !absl::SimpleAtoi(sl.second, &length)) {
-      return bad(absl::StrCat("dimension ", i, "'s slice is not \"start,length\" or \"-\""));
-    }
-    if (start != 0 || (length != -1 && length != shape.dim_size(i))) {
-      return absl::UnimplementedError(absl::StrCat(
-          "tensor \"", name, "\" has shape_and_slices \"", spec,
-          "\", a part of a partitioned variable; minigraph saves and restores whole tensors "
-          "(or slices that cover them) only"));
     }
   }
-  return shape;
+  absl::StatusOr<TensorSlice> parsed = TensorSlice::Parse(slice);
+  if (!parsed.ok()) return bad(parsed.status().message());
+  if (absl::Status within = parsed->CheckWithin(s.full); !within.ok()) {
+    return bad(within.message());
+  }
+  s.slice = *std::move(parsed);
+  return s;
 }
 
 // Checks the counts and parses every shape_and_slices entry.
-absl::StatusOr<std::vector<std::optional<TensorShape>>> CheckNames(const Tensor& names,
-                                                                   const Tensor& slices,
-                                                                   int64_t n) {
+absl::StatusOr<std::vector<std::optional<SliceSpec>>> CheckNames(const Tensor& names,
+                                                                 const Tensor& slices, int64_t n) {
   if (names.NumElements() != n || slices.NumElements() != n) {
     return absl::InvalidArgumentError(absl::StrCat(
         "expected ", n, " tensor names and shape_and_slices, got ", names.NumElements(), " and ",
         slices.NumElements()));
   }
-  std::vector<std::optional<TensorShape>> shapes(n);
+  std::vector<std::optional<SliceSpec>> specs(n);
   for (int64_t i = 0; i < n; ++i) {
     MG_ASSIGN_OR_RETURN(
-        shapes[i], ParseWholeSlice(names.flat<std::string>()(i), slices.flat<std::string>()(i)));
+        specs[i], ParseSliceSpec(names.flat<std::string>()(i), slices.flat<std::string>()(i)));
   }
-  return shapes;
+  return specs;
 }
 
 class SaveV2Op : public OpKernel {
@@ -98,20 +92,26 @@ class SaveV2Op : public OpKernel {
     MG_ASSIGN_OR_RETURN(std::string prefix, ScalarString(ctx->input(0), "prefix"));
     const Tensor& names = ctx->input(1);
     const int64_t n = ctx->num_inputs() - 3;
-    MG_ASSIGN_OR_RETURN(std::vector<std::optional<TensorShape>> whole,
+    MG_ASSIGN_OR_RETURN(std::vector<std::optional<SliceSpec>> specs,
                         CheckNames(names, ctx->input(2), n));
     for (int64_t i = 0; i < n; ++i) {
       const Tensor& t = ctx->input(3 + i);
-      if (whole[i].has_value() && *whole[i] != t.shape()) {
+      if (specs[i].has_value() && specs[i]->slice.SliceShape(specs[i]->full) != t.shape()) {
         return absl::InvalidArgumentError(absl::StrCat(
             "tensor \"", names.flat<std::string>()(i), "\" has shape ", t.shape().DebugString(),
             " but its shape_and_slices \"", ctx->input(2).flat<std::string>()(i), "\" says ",
-            whole[i]->DebugString()));
+            specs[i]->slice.SliceShape(specs[i]->full).DebugString()));
       }
     }
     MG_ASSIGN_OR_RETURN(auto writer, BundleWriter::Create(ctx->env(), prefix));
     for (int64_t i = 0; i < n; ++i) {
-      MG_RETURN_IF_ERROR(writer->Add(names.flat<std::string>()(i), ctx->input(3 + i)));
+      const std::string& key = names.flat<std::string>()(i);
+      if (specs[i].has_value()) {
+        MG_RETURN_IF_ERROR(
+            writer->AddSlice(key, specs[i]->full, specs[i]->slice, ctx->input(3 + i)));
+      } else {
+        MG_RETURN_IF_ERROR(writer->Add(key, ctx->input(3 + i)));
+      }
     }
     return writer->Finish();
   }
@@ -131,11 +131,12 @@ class RestoreV2Op : public OpKernel {
     MG_ASSIGN_OR_RETURN(std::string prefix, ScalarString(ctx->input(0), "prefix"));
     const Tensor& names = ctx->input(1);
     const int64_t n = static_cast<int64_t>(dtypes_.size());
-    MG_ASSIGN_OR_RETURN(std::vector<std::optional<TensorShape>> whole,
+    MG_ASSIGN_OR_RETURN(std::vector<std::optional<SliceSpec>> specs,
                         CheckNames(names, ctx->input(2), n));
     MG_ASSIGN_OR_RETURN(auto reader, BundleReader::Open(ctx->env(), prefix));
     // Check every key and dtype and allocate every output first, then read.
     std::vector<TensorShape> shapes(n);
+    std::vector<int64_t> partial;
     std::vector<int64_t> bytes(n), offset(n), shard(n);
     std::vector<size_t> tensor_bytes(n);
     size_t arena_bytes = 0;
@@ -150,11 +151,18 @@ class RestoreV2Op : public OpKernel {
                          " in checkpoint ", prefix));
       }
       MG_ASSIGN_OR_RETURN(shapes[i], TensorShape::FromProto(e.shape()));
-      if (whole[i].has_value() && *whole[i] != shapes[i]) {
+      if (specs[i].has_value() && specs[i]->full != shapes[i]) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "tensor_name = ", key, "; shape in shape_and_slice spec ", whole[i]->DebugString(),
+            "tensor_name = ", key, "; shape in shape_and_slice spec ", specs[i]->full.DebugString(),
             " does not match the shape stored in checkpoint: ", shapes[i].DebugString(),
             " (checkpoint ", prefix, ")"));
+      }
+      if (specs[i].has_value() && specs[i]->partial()) {
+        // A part of a partitioned variable: assembled from the slices that
+        // cover it, here; the whole tensors go the parallel way below.
+        partial.push_back(i);
+        bytes[i] = -1;
+        continue;
       }
       bytes[i] = e.size();
       offset[i] = static_cast<int64_t>(e.offset());
@@ -172,6 +180,7 @@ class RestoreV2Op : public OpKernel {
     std::vector<Tensor*> outs(n);
     absl::Status allocated;
     for (int64_t i = 0; i < n && allocated.ok(); ++i) {
+      if (bytes[i] < 0) continue;  // partial
       if (arena != nullptr && InArena(dtypes_[i], tensor_bytes[i])) {
         absl::StatusOr<Tensor> t = Tensor::Create(dtypes_[i], shapes[i], arena);
         allocated = t.status();
@@ -188,7 +197,7 @@ class RestoreV2Op : public OpKernel {
     // largest units first.
     std::vector<int64_t> by_offset;
     for (int64_t i = 0; i < n; ++i) {
-      if (bytes[i] < kSmallTensorBytes) by_offset.push_back(i);
+      if (bytes[i] >= 0 && bytes[i] < kSmallTensorBytes) by_offset.push_back(i);
     }
     std::sort(by_offset.begin(), by_offset.end(), [&](int64_t a, int64_t b) {
       return std::make_pair(shard[a], offset[a]) < std::make_pair(shard[b], offset[b]);
@@ -249,6 +258,11 @@ class RestoreV2Op : public OpKernel {
     work();
     done.Wait();
     for (const absl::Status& s : status) MG_RETURN_IF_ERROR(s);
+    for (int64_t i : partial) {
+      MG_ASSIGN_OR_RETURN(Tensor t,
+                          reader->LookupSlice(names.flat<std::string>()(i), specs[i]->slice));
+      ctx->set_output(static_cast<int>(i), std::move(t));
+    }
     for (size_t i = 0; i < in_arena.size(); ++i) {
       if (in_arena[i].IsInitialized()) ctx->set_output(static_cast<int>(i), std::move(in_arena[i]));
     }

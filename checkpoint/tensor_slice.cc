@@ -1,0 +1,249 @@
+#include "checkpoint/tensor_slice.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "core/types.h"
+
+namespace minigraph {
+
+TensorSlice TensorSlice::Full(int rank) {
+  TensorSlice s;
+  s.starts_.assign(rank, 0);
+  s.lengths_.assign(rank, kFullExtent);
+  return s;
+}
+
+absl::StatusOr<TensorSlice> TensorSlice::Parse(absl::string_view spec) {
+  TensorSlice s;
+  if (spec.empty()) return s;
+  for (absl::string_view d : absl::StrSplit(spec, ':')) {
+    if (d == "-") {
+      s.starts_.push_back(0);
+      s.lengths_.push_back(kFullExtent);
+      continue;
+    }
+    std::pair<absl::string_view, absl::string_view> sl = absl::StrSplit(d, ',');
+    int64_t start, length;
+    if (!absl::SimpleAtoi(sl.first, &start) || !absl::SimpleAtoi(sl.second, &length) || start < 0 ||
+        length < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("slice \"", spec, "\": dimension ", s.dims(), " is \"", d,
+                       "\", not \"start,length\" (both >= 0) or \"-\""));
+    }
+    s.starts_.push_back(start);
+    s.lengths_.push_back(length);
+  }
+  return s;
+}
+
+absl::StatusOr<TensorSlice> TensorSlice::FromProto(const TensorSliceProto& proto) {
+  TensorSlice s;
+  for (const TensorSliceProto::Extent& e : proto.extent()) {
+    const bool whole = e.has_length_case() == TensorSliceProto::Extent::HAS_LENGTH_NOT_SET;
+    if (e.start() < 0 || (!whole && e.length() < 0)) {
+      return absl::InvalidArgumentError(absl::StrCat("slice with a negative extent (dimension ",
+                                                     s.dims(), ": ", e.ShortDebugString(), ")"));
+    }
+    s.starts_.push_back(whole ? 0 : e.start());
+    s.lengths_.push_back(whole ? kFullExtent : e.length());
+  }
+  return s;
+}
+
+bool TensorSlice::IsFull() const {
+  for (int d = 0; d < dims(); ++d) {
+    if (!IsFullAt(d)) return false;
+  }
+  return true;
+}
+
+bool TensorSlice::Covers(const TensorShape& shape) const {
+  if (dims() != shape.dims()) return false;
+  for (int d = 0; d < dims(); ++d) {
+    if (!IsFullAt(d) && (starts_[d] != 0 || lengths_[d] != shape.dim_size(d))) return false;
+  }
+  return true;
+}
+
+absl::Status TensorSlice::CheckWithin(const TensorShape& shape) const {
+  if (dims() != shape.dims()) {
+    return absl::InvalidArgumentError(absl::StrCat("slice \"", DebugString(), "\" has ", dims(),
+                                                   " dimensions but the shape ",
+                                                   shape.DebugString(), " has ", shape.dims()));
+  }
+  for (int d = 0; d < dims(); ++d) {
+    if (!IsFullAt(d) &&
+        (starts_[d] > shape.dim_size(d) || lengths_[d] > shape.dim_size(d) - starts_[d])) {
+      return absl::InvalidArgumentError(absl::StrCat("slice \"", DebugString(),
+                                                     "\" reaches past the shape ",
+                                                     shape.DebugString(), " in dimension ", d));
+    }
+  }
+  return absl::OkStatus();
+}
+
+TensorShape TensorSlice::SliceShape(const TensorShape& shape) const {
+  std::vector<int64_t> dims(shape.dim_sizes().begin(), shape.dim_sizes().end());
+  for (int d = 0; d < this->dims(); ++d) {
+    if (!IsFullAt(d)) dims[d] = lengths_[d];
+  }
+  return TensorShape(dims);
+}
+
+bool TensorSlice::Intersect(const TensorSlice& other, const TensorShape& shape,
+                            TensorSlice* result) const {
+  TensorSlice r;
+  for (int d = 0; d < dims(); ++d) {
+    const int64_t a0 = start(d), a1 = IsFullAt(d) ? shape.dim_size(d) : a0 + length(d);
+    const int64_t b0 = other.start(d),
+                  b1 = other.IsFullAt(d) ? shape.dim_size(d) : b0 + other.length(d);
+    const int64_t lo = std::max(a0, b0), hi = std::min(a1, b1);
+    if (lo >= hi) return false;
+    r.starts_.push_back(lo);
+    r.lengths_.push_back(hi - lo);
+  }
+  *result = std::move(r);
+  return true;
+}
+
+void TensorSlice::AsProto(TensorSliceProto* proto) const {
+  proto->Clear();
+  for (int d = 0; d < dims(); ++d) {
+    TensorSliceProto::Extent* e = proto->add_extent();
+    if (IsFullAt(d)) continue;
+    e->set_start(starts_[d]);
+    e->set_length(lengths_[d]);
+  }
+}
+
+std::string TensorSlice::DebugString() const {
+  std::vector<std::string> parts;
+  for (int d = 0; d < dims(); ++d) {
+    parts.push_back(IsFullAt(d) ? "-" : absl::StrCat(starts_[d], ",", lengths_[d]));
+  }
+  return absl::StrJoin(parts, ":");
+}
+
+// TensorFlow's OrderedCode (tensorflow/core/lib/strings/ordered_code.cc),
+// the three writers its slice keys use. Written here because no library on
+// this machine has it; the layouts are in tensor_bundle_format.md §8.
+namespace {
+
+// A length byte, then the value's big-endian bytes without leading zeros.
+void WriteNumIncreasing(std::string* dest, uint64_t v) {
+  char buf[8];
+  int len = 0;
+  for (; v > 0; v >>= 8) buf[7 - len++] = static_cast<char>(v & 0xff);
+  dest->push_back(static_cast<char>(len));
+  dest->append(buf + 8 - len, len);
+}
+
+// The bytes with 0x00 as 00 ff and 0xff as ff 00, then 00 01.
+void WriteString(std::string* dest, absl::string_view s) {
+  for (char c : s) {
+    if (c == '\0') {
+      dest->append("\x00\xff", 2);
+    } else if (c == '\xff') {
+      dest->append("\xff\x00", 2);
+    } else {
+      dest->push_back(c);
+    }
+  }
+  dest->append("\x00\x01", 2);
+}
+
+// The value in the fewest bytes n for which it fits 7n - 1 bits, sign
+// extended, its first bits marking n.
+void WriteSignedNumIncreasing(std::string* dest, int64_t v) {
+  static constexpr unsigned char kHeader[11][2] = {{0, 0},    {0x80, 0},    {0xc0, 0},   {0xe0, 0},
+                                                   {0xf0, 0}, {0xf8, 0},    {0xfc, 0},   {0xfe, 0},
+                                                   {0xff, 0}, {0xff, 0x80}, {0xff, 0xc0}};
+  const uint64_t x = v < 0 ? ~static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  if (x < 64) {
+    dest->push_back(static_cast<char>(kHeader[1][0] ^ static_cast<unsigned char>(v)));
+    return;
+  }
+  int bits = 0;
+  for (uint64_t y = x; y > 0; y >>= 1) ++bits;
+  const int len = (bits + 7) / 7;  // the smallest n with bits <= 7n - 1
+  unsigned char buf[10];
+  const unsigned char sign = v < 0 ? 0xff : 0x00;
+  buf[0] = buf[1] = sign;
+  for (int i = 0; i < 8; ++i)
+    buf[2 + i] = static_cast<unsigned char>(static_cast<uint64_t>(v) >> (56 - 8 * i));
+  unsigned char* begin = buf + 10 - len;
+  begin[0] ^= kHeader[len][0];
+  begin[1] ^= kHeader[len][1];
+  dest->append(reinterpret_cast<const char*>(begin), len);
+}
+
+}  // namespace
+
+std::string EncodeTensorNameSlice(absl::string_view name, const TensorSlice& slice) {
+  std::string key;
+  WriteNumIncreasing(&key, 0);
+  WriteString(&key, name);
+  WriteNumIncreasing(&key, slice.dims());
+  for (int d = 0; d < slice.dims(); ++d) {
+    WriteSignedNumIncreasing(&key, slice.start(d));
+    WriteSignedNumIncreasing(&key, slice.length(d));
+  }
+  return key;
+}
+
+void CopySliceRegion(const Tensor& src, const TensorSlice& src_slice, const TensorSlice& region,
+                     const TensorShape& full_shape, const TensorSlice& dst_slice, Tensor* dst) {
+  const int rank = full_shape.dims();
+  const TensorShape src_shape = src_slice.SliceShape(full_shape);
+  const TensorShape dst_shape = dst_slice.SliceShape(full_shape);
+  // Row-major strides, and the region's origin within each tensor.
+  std::vector<int64_t> src_stride(rank, 1), dst_stride(rank, 1), len(rank);
+  int64_t src_at = 0, dst_at = 0;
+  for (int d = rank - 1; d >= 0; --d) {
+    if (d + 1 < rank) {
+      src_stride[d] = src_stride[d + 1] * src_shape.dim_size(d + 1);
+      dst_stride[d] = dst_stride[d + 1] * dst_shape.dim_size(d + 1);
+    }
+    const int64_t r0 = region.start(d);
+    len[d] = region.IsFullAt(d) ? full_shape.dim_size(d) : region.length(d);
+    src_at += (r0 - src_slice.start(d)) * src_stride[d];
+    dst_at += (r0 - dst_slice.start(d)) * dst_stride[d];
+  }
+  for (int64_t l : len) {
+    if (l == 0) return;
+  }
+  const int64_t run = rank == 0 ? 1 : len[rank - 1];
+  const bool strings = src.dtype() == DT_STRING;
+  const size_t elem = strings ? 0 : DataTypeSize(src.dtype());
+  const char* s = static_cast<const char*>(src.raw_data());
+  char* t = static_cast<char*>(dst->raw_data());
+  // Walk every run of the last dimension, as an odometer over the others.
+  std::vector<int64_t> at(rank > 0 ? rank - 1 : 0, 0);
+  for (;;) {
+    if (strings) {
+      for (int64_t i = 0; i < run; ++i) {
+        dst->data<std::string>()[dst_at + i] = src.data<std::string>()[src_at + i];
+      }
+    } else if (run > 0) {
+      std::memcpy(t + dst_at * elem, s + src_at * elem, run * elem);
+    }
+    int d = rank - 2;
+    for (; d >= 0; --d) {
+      src_at += src_stride[d];
+      dst_at += dst_stride[d];
+      if (++at[d] < len[d]) break;
+      src_at -= at[d] * src_stride[d];
+      dst_at -= at[d] * dst_stride[d];
+      at[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+}  // namespace minigraph
