@@ -585,6 +585,11 @@ int Run() {
     if (chief && save_every > 0 && step / save_every > last_saved / save_every && step < steps) {
       if (absl::Status s = save(step, true); !s.ok()) return Fail(s);
       last_saved = step;
+      // As TensorFlow's CheckpointSaverHook logs each save.
+      std::printf(absl::GetFlag(FLAGS_async_save) ? "saving checkpoint at step %lld\n"
+                                                  : "saved checkpoint at step %lld\n",
+                  static_cast<long long>(step));
+      std::fflush(stdout);
     }
   }
   join_workers();
