@@ -56,13 +56,6 @@ absl::StatusOr<TensorSlice> TensorSlice::FromProto(const TensorSliceProto& proto
   return s;
 }
 
-bool TensorSlice::IsFull() const {
-  for (int d = 0; d < dims(); ++d) {
-    if (!IsFullAt(d)) return false;
-  }
-  return true;
-}
-
 bool TensorSlice::Covers(const TensorShape& shape) const {
   if (dims() != shape.dims()) return false;
   for (int d = 0; d < dims(); ++d) {

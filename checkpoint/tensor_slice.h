@@ -38,8 +38,8 @@ class TensorSlice {
   int64_t start(int d) const { return starts_[d]; }
   int64_t length(int d) const { return lengths_[d]; }
   bool IsFullAt(int d) const { return lengths_[d] == kFullExtent; }
-  // True when every dimension is whole, or when every extent covers `shape`.
-  bool IsFull() const;
+  // True when the slice is the whole of a tensor of `shape` (each
+  // dimension whole, or from 0 to its size).
   bool Covers(const TensorShape& shape) const;
 
   // InvalidArgument naming the slice unless it has `shape`'s rank and lies
