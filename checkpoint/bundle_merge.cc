@@ -22,6 +22,11 @@ absl::Status MergeBundles(Env* env, const std::vector<std::string>& prefixes,
   std::vector<std::unique_ptr<BundleReader>> readers;
   for (const std::string& p : prefixes) {
     MG_ASSIGN_OR_RETURN(auto r, BundleReader::Open(env, p));
+    if (r->format_version() != 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "checkpoint ", p, " is in TensorFlow's V1 format; only V2 checkpoints merge into ",
+          merged_prefix));
+    }
     total_shards += r->num_shards();
     readers.push_back(std::move(r));
   }

@@ -56,12 +56,18 @@ absl::Status BundleReader::Init() {
           prefix_, " is a file of checkpoint ", *stripped,
           "; pass the checkpoint's prefix (without .index, .data-* or .meta): ", *stripped));
     }
-    if (env_->FileExists(prefix_).ok() && !env_->IsDirectory(prefix_).value_or(true)) {
-      return absl::UnimplementedError(
-          absl::StrCat("checkpoint ", prefix_, " is in TensorFlow's V1 format (a single file, no ",
-                       index, "), which minigraph does not read"));
+    MG_ASSIGN_OR_RETURN(std::vector<std::string> v1_files, V1CheckpointFiles(env_, prefix_));
+    if (!v1_files.empty()) {
+      MG_ASSIGN_OR_RETURN(v1_, V1Checkpoint::Open(env_, v1_files));
+      num_shards_ = static_cast<int>(v1_files.size());
+      entries_ = v1_->entries();
+      for (const auto& [key, e] : entries_) keys_.push_back(key);
+      return absl::OkStatus();
     }
-    return absl::NotFoundError(absl::StrCat("checkpoint index ", index, " not found"));
+    return absl::NotFoundError(absl::StrCat("checkpoint index ", index, " not found",
+                                            prefix_.find_first_of("*?[") == std::string::npos
+                                                ? ""
+                                                : ", and no file matches the pattern"));
   }
   MG_RETURN_IF_ERROR(TakeLease());
   bool have_header = false;
@@ -179,6 +185,14 @@ absl::Status BundleReader::TakeLease() {
                                             " not found (deleted by retention just now)"));
   }
   return absl::OkStatus();
+}
+
+std::vector<std::string> BundleReader::tensor_names() const {
+  std::vector<std::string> names;
+  for (const std::string& key : keys_) {
+    if (!IsSliceKey(key)) names.push_back(key);
+  }
+  return names;
 }
 
 absl::StatusOr<const BundleEntryProto*> BundleReader::GetEntry(absl::string_view key) const {
@@ -477,7 +491,8 @@ absl::Status BundleReader::ReadSliceInto(const BundleEntryProto& e, absl::string
         " to restore in slice_spec: ", slice.DebugString(), " (checkpoint ", prefix_, ")"));
   }
   for (const auto& [stored, region] : parts) {
-    MG_ASSIGN_OR_RETURN(Tensor part, Lookup(EncodeTensorNameSlice(key, stored)));
+    MG_ASSIGN_OR_RETURN(Tensor part, v1_ != nullptr ? v1_->ReadSlice(key, stored)
+                                                    : Lookup(EncodeTensorNameSlice(key, stored)));
     CopySliceRegion(part, stored, region, shape, slice, dst);
   }
   return absl::OkStatus();

@@ -1,5 +1,7 @@
 // Reads a checkpoint in TensorFlow's V2 format, written by BundleWriter or by
-// TensorFlow (SaveV2, tf.train.Saver, tf.train.Checkpoint, SavedModel).
+// TensorFlow (SaveV2, tf.train.Saver, tf.train.Checkpoint, SavedModel), or
+// in its V1 format (before 2016: a single file, or shard files named by a
+// pattern, and no ".index"; v1_checkpoint.h).
 //
 //   MG_ASSIGN_OR_RETURN(auto reader, BundleReader::Open(env, "/ckpt/model-5"));
 //   for (const std::string& key : reader->keys()) { ... }
@@ -25,6 +27,7 @@
 #include "absl/types/span.h"
 #include "checkpoint/proto/tensor_bundle.pb.h"
 #include "checkpoint/tensor_slice.h"
+#include "checkpoint/v1_checkpoint.h"
 #include "core/allocator.h"
 #include "core/env.h"
 #include "core/tensor.h"
@@ -33,9 +36,10 @@ namespace minigraph {
 
 class BundleReader {
  public:
-  // Returns NotFound when "<prefix>.index" or a data file is missing (and
-  // Unimplemented naming the file for a V1 checkpoint, a file `prefix`
-  // without an index); DataLoss for a corrupt or truncated index, a header
+  // A V2 checkpoint when "<prefix>.index" exists; else V1 when `prefix` is
+  // a file, or a pattern (`*`, `?`, `[...]` in its last component) matching
+  // files. Returns NotFound when there is neither, or a data file is
+  // missing; DataLoss for a corrupt or truncated index, a header
   // or entry that does not parse, a shard id out of range, an entry whose
   // size does not fit its dtype and shape or whose bytes lie past the end of
   // its data file; Unimplemented for a version or byte order this reader
@@ -43,9 +47,17 @@ class BundleReader {
   static absl::StatusOr<std::unique_ptr<BundleReader>> Open(Env* env, std::string prefix);
 
   const std::string& prefix() const { return prefix_; }
+  // 2, or 1 for TensorFlow's V1 format.
+  int format_version() const { return v1_ == nullptr ? 2 : 1; }
+  // The data files (V2) or the files (V1).
   int num_shards() const { return num_shards_; }
-  // Every tensor key, sorted bytewise.
+  // Every tensor key, sorted bytewise. (For V1, and V2 tensors
+  // saved in slices, their names; a V2 checkpoint also has a key per slice,
+  // 0x00 and the name in OrderedCode.)
   const std::vector<std::string>& keys() const { return keys_; }
+  // The tensors' names: keys() without the slice keys (what TensorFlow's
+  // CheckpointReader and list_variables show).
+  std::vector<std::string> tensor_names() const;
   bool Contains(absl::string_view key) const { return entries_.find(key) != entries_.end(); }
 
   // The entry of `key`, or NotFound naming the key and checkpoint.
@@ -117,6 +129,7 @@ class BundleReader {
   std::vector<std::unique_ptr<RandomAccessFile>> data_files_;
   std::vector<uint64_t> data_sizes_;
   std::unique_ptr<FileLock> lease_;
+  std::unique_ptr<V1Checkpoint> v1_;  // set for a V1 checkpoint
 };
 
 }  // namespace minigraph

@@ -128,7 +128,10 @@ absl::Status UpdateCheckpointState(Env* env, const std::string& save_dir,
 
 bool CheckpointExists(Env* env, const std::string& prefix) {
   if (env->FileExists(MetaFilename(prefix)).ok()) return true;
-  return env->FileExists(prefix).ok() && !env->IsDirectory(prefix).value_or(true);
+  if (env->FileExists(prefix).ok() && !env->IsDirectory(prefix).value_or(true)) return true;
+  // A sharded V1 checkpoint is recorded as the pattern of its files.
+  return prefix.find_first_of("*?[") != std::string::npos &&
+         !GetMatchingPaths(env, prefix).value_or(std::vector<std::string>()).empty();
 }
 
 absl::StatusOr<std::optional<std::string>> LatestCheckpoint(Env* env, const std::string& dir,

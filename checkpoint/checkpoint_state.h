@@ -47,7 +47,7 @@ absl::Status UpdateCheckpointState(Env* env, const std::string& save_dir,
                                    bool save_relative_paths = false);
 
 // True when `prefix` is a V2 checkpoint ("<prefix>.index" exists) or a V1
-// one (a file `prefix` exists).
+// one (a file `prefix` exists, or a pattern matching files).
 bool CheckpointExists(Env* env, const std::string& prefix);
 
 // TensorFlow's latest_checkpoint: the state's model_checkpoint_path if that

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "core/coding.h"
 #include "core/crc32c.h"
@@ -215,27 +216,64 @@ absl::Status TableWriter::Finish() {
   return FromLevelDb(s, r.name);
 }
 
-absl::Status ReadTable(
-    Env* env, const std::string& path,
-    const std::function<absl::Status(absl::string_view, absl::string_view)>& visit) {
+struct TableReader::Rep {
+  std::string path;
+  std::unique_ptr<RandomAccessAdapter> file;
+  std::unique_ptr<leveldb::Table> table;
+};
+
+TableReader::TableReader(std::unique_ptr<Rep> rep) : rep_(std::move(rep)) {}
+TableReader::~TableReader() = default;
+const std::string& TableReader::path() const { return rep_->path; }
+
+absl::StatusOr<std::unique_ptr<TableReader>> TableReader::Open(Env* env, const std::string& path) {
   MG_ASSIGN_OR_RETURN(uint64_t size, env->GetFileSize(path));
   MG_ASSIGN_OR_RETURN(auto raw, env->NewRandomAccessFile(path));
   MG_RETURN_IF_ERROR(CheckBlockHandles(*raw, size, path));
-  RandomAccessAdapter file(std::move(raw));
+  auto rep = std::make_unique<Rep>();
+  rep->path = path;
+  rep->file = std::make_unique<RandomAccessAdapter>(std::move(raw));
   leveldb::Options options;
   options.paranoid_checks = true;  // verify the index block's crc too
-  leveldb::Table* table_ptr = nullptr;
-  MG_RETURN_IF_ERROR(FromLevelDb(leveldb::Table::Open(options, &file, size, &table_ptr), path));
-  std::unique_ptr<leveldb::Table> table(table_ptr);
-  leveldb::ReadOptions read_options;
-  read_options.verify_checksums = true;
-  read_options.fill_cache = false;
-  std::unique_ptr<leveldb::Iterator> it(table->NewIterator(read_options));
+  leveldb::Table* table = nullptr;
+  MG_RETURN_IF_ERROR(
+      FromLevelDb(leveldb::Table::Open(options, rep->file.get(), size, &table), path));
+  rep->table.reset(table);
+  return std::unique_ptr<TableReader>(new TableReader(std::move(rep)));
+}
+
+static leveldb::ReadOptions CheckedReads() {
+  leveldb::ReadOptions options;
+  options.verify_checksums = true;
+  options.fill_cache = false;
+  return options;
+}
+
+absl::StatusOr<std::string> TableReader::Get(absl::string_view key) const {
+  std::unique_ptr<leveldb::Iterator> it(rep_->table->NewIterator(CheckedReads()));
+  const leveldb::Slice k(key.data(), key.size());
+  it->Seek(k);
+  if (it->Valid() && it->key() == k) return it->value().ToString();
+  MG_RETURN_IF_ERROR(FromLevelDb(it->status(), rep_->path));
+  return absl::NotFoundError(
+      absl::StrCat("table ", rep_->path, " has no key \"", absl::CHexEscape(key), "\""));
+}
+
+absl::Status TableReader::ForEach(
+    const std::function<absl::Status(absl::string_view, absl::string_view)>& visit) const {
+  std::unique_ptr<leveldb::Iterator> it(rep_->table->NewIterator(CheckedReads()));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     MG_RETURN_IF_ERROR(visit(absl::string_view(it->key().data(), it->key().size()),
                              absl::string_view(it->value().data(), it->value().size())));
   }
-  return FromLevelDb(it->status(), path);
+  return FromLevelDb(it->status(), rep_->path);
+}
+
+absl::Status ReadTable(
+    Env* env, const std::string& path,
+    const std::function<absl::Status(absl::string_view, absl::string_view)>& visit) {
+  MG_ASSIGN_OR_RETURN(std::unique_ptr<TableReader> table, TableReader::Open(env, path));
+  return table->ForEach(visit);
 }
 
 }  // namespace table

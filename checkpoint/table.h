@@ -48,6 +48,30 @@ class TableWriter {
   std::unique_ptr<Rep> rep_;
 };
 
+// A table open for reading: Open reads and checks the footer and the index
+// block; Get and ForEach read each data block they need and check its crc.
+// Safe for concurrent use.
+class TableReader {
+ public:
+  // NotFound when the file is missing, DataLoss naming it when it is
+  // truncated or its footer or index block is corrupt.
+  static absl::StatusOr<std::unique_ptr<TableReader>> Open(Env* env, const std::string& path);
+  ~TableReader();
+  const std::string& path() const;
+  // The value of `key`; NotFound when the table has no such key, DataLoss
+  // naming the file when the block that would hold it is corrupt.
+  absl::StatusOr<std::string> Get(absl::string_view key) const;
+  // Calls `visit` for every entry in key order; returns the first error of
+  // `visit` or of the file.
+  absl::Status ForEach(const std::function<absl::Status(absl::string_view key,
+                                                        absl::string_view value)>& visit) const;
+
+ private:
+  struct Rep;
+  explicit TableReader(std::unique_ptr<Rep> rep);
+  std::unique_ptr<Rep> rep_;
+};
+
 // Reads every entry of the table at `path` in key order, checking every
 // block's crc, and calls `visit` for each. Returns NotFound when the file is
 // missing, DataLoss naming the file when it is truncated or corrupt, or the

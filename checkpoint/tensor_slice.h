@@ -65,6 +65,9 @@ class TensorSlice {
 // TensorFlow's checkpoint::EncodeTensorNameSlice makes it (OrderedCode:
 // 0, the name, the rank, then each dimension's start and length).
 std::string EncodeTensorNameSlice(absl::string_view name, const TensorSlice& slice);
+// True for a key EncodeTensorNameSlice made (it starts with a 0x00 byte,
+// which no tensor name does).
+inline bool IsSliceKey(absl::string_view key) { return !key.empty() && key[0] == '\0'; }
 
 // Copies the elements in `region` (whole dimensions resolved against
 // `full_shape`) from `src`, which holds slice `src_slice` of the full

@@ -1,5 +1,9 @@
 #include "core/env.h"
 
+#include <fnmatch.h>
+
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "core/path.h"
@@ -42,6 +46,20 @@ absl::Status DeleteRecursively(Env* env, const std::string& dir) {
     MG_RETURN_IF_ERROR(DeleteRecursively(env, JoinPath(dir, c)));
   }
   return env->DeleteDir(dir);
+}
+
+absl::StatusOr<std::vector<std::string>> GetMatchingPaths(Env* env, const std::string& pattern) {
+  const std::string dir(Dirname(pattern));
+  const std::string base(Basename(pattern));
+  absl::StatusOr<std::vector<std::string>> children = env->GetChildren(dir.empty() ? "." : dir);
+  if (absl::IsNotFound(children.status())) return std::vector<std::string>{};
+  MG_RETURN_IF_ERROR(children.status());
+  std::vector<std::string> matches;
+  for (const std::string& c : *children) {
+    if (fnmatch(base.c_str(), c.c_str(), FNM_PERIOD) == 0) matches.push_back(JoinPath(dir, c));
+  }
+  std::sort(matches.begin(), matches.end());
+  return matches;
 }
 
 }  // namespace minigraph

@@ -127,6 +127,19 @@ TEST_P(EnvContractTest, TryLockFileFailsAtOnceWhileAnotherHolds) {
   EXPECT_THAT(env_->LockFileShared(P("missing")), StatusIs(absl::StatusCode::kNotFound));
 }
 
+TEST_P(EnvContractTest, GetMatchingPathsMatchesTheLastComponent) {
+  for (const char* name : {"m-00001-of-00002", "m-00000-of-00002", "m-00000-of-00003", ".m-1"}) {
+    ASSERT_OK(WriteStringToFile(env_, P(name), "x"));
+  }
+  EXPECT_THAT(GetMatchingPaths(env_, P("m-?????-of-00002")),
+              IsOkAndHolds(ElementsAre(P("m-00000-of-00002"), P("m-00001-of-00002"))));
+  EXPECT_THAT(GetMatchingPaths(env_, P("m-0000[0]-of-*")),
+              IsOkAndHolds(ElementsAre(P("m-00000-of-00002"), P("m-00000-of-00003"))));
+  EXPECT_THAT(GetMatchingPaths(env_, P("*")), IsOkAndHolds(::testing::SizeIs(3)));
+  EXPECT_THAT(GetMatchingPaths(env_, P("n-*")), IsOkAndHolds(::testing::IsEmpty()));
+  EXPECT_THAT(GetMatchingPaths(env_, P("missing/m-*")), IsOkAndHolds(::testing::IsEmpty()));
+}
+
 INSTANTIATE_TEST_SUITE_P(PosixAndMem, EnvContractTest, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& i) {
                            return i.param ? "Posix" : "Mem";

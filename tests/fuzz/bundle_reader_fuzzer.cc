@@ -1,7 +1,9 @@
 // Fuzzes the checkpoint reader: open, list, read every tensor (checking
 // every crc). Input: a 4-byte little-endian length N, N bytes of `.index`,
 // then the `.data-00000-of-00001` bytes (tools/fuzz.sh builds seeds so from
-// real checkpoints). Anything but a Status is a finding.
+// real checkpoints). The N bytes are also read as a V1 checkpoint file
+// (the same table container; make_seeds adds V1 seeds). Anything but a
+// Status is a finding.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -24,11 +26,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       !WriteStringToFile(&env, DataFilename("/f/c", 0, 1), rest.substr(index_size)).ok()) {
     return 0;
   }
-  auto reader = BundleReader::Open(&env, "/f/c");
-  if (!reader.ok()) return 0;
-  for (const std::string& key : (*reader)->keys()) {
-    (*reader)->GetShape(key).status().IgnoreError();
-    (*reader)->Lookup(key).status().IgnoreError();
-  }
+  auto read_all = [&](const std::string& prefix) {
+    auto reader = BundleReader::Open(&env, prefix);
+    if (!reader.ok()) return;
+    for (const std::string& key : (*reader)->keys()) {
+      (*reader)->GetShape(key).status().IgnoreError();
+      (*reader)->Lookup(key).status().IgnoreError();
+    }
+  };
+  read_all("/f/c");
+  if (WriteStringToFile(&env, "/f/v1", rest.substr(0, index_size)).ok()) read_all("/f/v1");
   return 0;
 }

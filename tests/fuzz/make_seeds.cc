@@ -13,6 +13,8 @@
 #include "absl/strings/str_cat.h"
 #include "checkpoint/bundle_writer.h"
 #include "checkpoint/naming.h"
+#include "checkpoint/tensor_slice.h"
+#include "checkpoint/v1_test_writer.h"
 #include "core/env.h"
 #include "core/path.h"
 #include "core/proto/meta_graph.pb.h"
@@ -196,6 +198,25 @@ absl::Status Run(const std::string& out, const std::string& shared) {
     }
     MG_RETURN_IF_ERROR(w->Finish());
     MG_RETURN_IF_ERROR(PutBundle(out, "minigraph", JoinPath(tmp, "c")));
+  }
+  {
+    // A V1 checkpoint: whole tensors and one in two slices, as the index
+    // part of a seed (the fuzzer reads those bytes as a V1 file too).
+    std::vector<V1Slice> slices;
+    std::vector<Tensor> tensors = SampleTensors();
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      slices.push_back({absl::StrCat("t", i), tensors[i].shape(),
+                        TensorSlice::Full(tensors[i].dims()), tensors[i]});
+    }
+    const Tensor rows = Tensor::Vector<float>({1, 2});
+    slices.push_back({"emb", TensorShape({4}), *TensorSlice::Parse("0,2"), rows});
+    slices.push_back({"emb", TensorShape({4}), *TensorSlice::Parse("2,2"), rows});
+    const std::string v1 = JoinPath(tmp, "v1");
+    MG_RETURN_IF_ERROR(WriteV1Checkpoint(env, v1, slices));
+    MG_ASSIGN_OR_RETURN(std::string file, ReadFileToString(env, v1));
+    std::string bytes(4, '\0');
+    for (int i = 0; i < 4; ++i) bytes[i] = static_cast<char>(file.size() >> (8 * i));
+    MG_RETURN_IF_ERROR(Put(out, "bundle_reader_fuzzer", "v1", bytes + file));
   }
   // State files.
   MG_RETURN_IF_ERROR(Put(out, "checkpoint_state_fuzzer", "minigraph",
