@@ -9,6 +9,8 @@
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/naming.h"
+#include "checkpoint/tensor_slice.h"
+#include "checkpoint/v1_test_writer.h"
 #include "core/fault_injection_env.h"
 #include "core/logging.h"
 #include "core/mem_env.h"
@@ -281,6 +283,139 @@ TEST_F(SaverTest, PartitionedVariablesSaveTheirPartsAndRestoreAnyRows) {
   EXPECT_EQ(out[2].SummarizeValue(10), "1 3 5 7 9") << "column 1";
   ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(&mem_, "/ckpt/parts"));
   EXPECT_EQ(reader->keys().size(), 4u) << "the full entry and one per part";
+  EXPECT_THAT(reader->tensor_names(), ElementsAre("emb"));
+}
+
+// A graph of tf.train.Saver(write_version=V1), as TensorFlow 0.x exported
+// it: one RestoreSlice per variable under save/restore_all, SaveSlices for
+// saving. It restores a sharded V1 checkpoint (recorded as the pattern of
+// its files), with a partitioned variable's part assembled across the
+// shards; RestoreV2 and Restore read the same files; saving says that
+// minigraph writes V2 only.
+TEST_F(SaverTest, VOneSaverGraphRestoresAVOneCheckpoint) {
+  Tensor emb(DT_FLOAT, TensorShape({4, 2}));
+  for (int i = 0; i < 8; ++i) emb.data<float>()[i] = i;
+  auto rows = [&](int from) {
+    Tensor t(DT_FLOAT, TensorShape({2, 2}));
+    for (int i = 0; i < 4; ++i) t.data<float>()[i] = from * 2 + i;
+    return t;
+  };
+  ASSERT_OK(WriteV1Checkpoint(&mem_, "/old/model.ckpt-7-00000-of-00002",
+                              {{"emb", TensorShape({4, 2}), *TensorSlice::Parse("0,2:-"), rows(0)},
+                               {"w", {}, TensorSlice::Full(0), Tensor::Scalar<int64_t>(70)}}));
+  ASSERT_OK(
+      WriteV1Checkpoint(&mem_, "/old/model.ckpt-7-00001-of-00002",
+                        {{"emb", TensorShape({4, 2}), *TensorSlice::Parse("2,2:-"), rows(2)}}));
+  const std::string pattern = "/old/model.ckpt-7-????\?-of-00002";
+
+  root_ = Scope::NewRootScope();
+  Variable part = Variable::Create(root_, "emb/part_1", Tensor(DT_FLOAT, TensorShape({3, 2})));
+  Variable w = Variable::Create(root_, "w", Tensor::Scalar<int64_t>(0));
+  const Scope save = root_.NewSubScope("save");
+  Output filename = ops::Const(save.WithOpName("Const"), Tensor::Scalar<std::string>("model"));
+  auto restore_slice = [&](const std::string& op, const std::string& name, const std::string& spec,
+                           DataType dt) {
+    AttrValue dtype;
+    dtype.set_type(dt);
+    return save.WithOpName(op).AddOp("RestoreSlice",
+                                     {{filename},
+                                      {ops::Const(save, Tensor::Scalar<std::string>(name))},
+                                      {ops::Const(save, Tensor::Scalar<std::string>(spec))}},
+                                     {{"dt", dtype}});
+  };
+  // The part holds rows 1 to 3 of emb: one row from each shard file.
+  Operation a1 =
+      ops::Assign(save.WithOpName("Assign"), part.ref(),
+                  Output(restore_slice("restore_slice", "emb", "4 2 1,3:-", DT_FLOAT), 0))
+          .op();
+  Operation a2 = ops::Assign(save.WithOpName("Assign_1"), w.ref(),
+                             Output(restore_slice("restore_slice_1", "w", "", DT_INT64), 0))
+                     .op();
+  Operation restore_all = ops::Group(save.WithOpName("restore_all"), {a1, a2});
+  AttrValue types;
+  types.mutable_list()->add_type(DT_FLOAT);
+  types.mutable_list()->add_type(DT_INT64);
+  Operation saved = save.WithOpName("SaveSlices")
+                        .AddOp("SaveSlices",
+                               {{filename},
+                                {ops::Const(save, Tensor::Vector<std::string>({"emb", "w"}))},
+                                {ops::Const(save, Tensor::Vector<std::string>({"4 2 1,3:-", ""}))},
+                                {part.value(), w.value()}},
+                               {{"T", types}});
+  AttrValue dt;
+  dt.set_type(DT_FLOAT);
+  root_.WithOpName("restore_v1")
+      .AddOp("Restore", {{filename}, {ops::Const(root_, Tensor::Scalar<std::string>("emb"))}},
+             {{"dt", dt}});
+  AttrValue dtypes;
+  dtypes.mutable_list()->add_type(DT_FLOAT);
+  root_.WithOpName("restore_v2")
+      .AddOp("RestoreV2",
+             {{filename},
+              {ops::Const(root_, Tensor::Vector<std::string>({"emb"}))},
+              {ops::Const(root_, Tensor::Vector<std::string>({"4 2 3,1:-"}))}},
+             {{"dtypes", dtypes}});
+  SaverDef def;
+  def.set_filename_tensor_name("save/Const:0");
+  // As TensorFlow's: the filename, once SaveSlices has run.
+  Output save_done = ops::Identity(
+      save.WithOpName("control_dependency").WithControlDependencies({saved}), filename);
+  def.set_save_tensor_name(save_done.name() + ":0");
+  def.set_restore_op_name(restore_all.name());
+  def.set_version(SaverDef::V1);
+  def.set_sharded(true);
+  auto s = NewSess();
+  ASSERT_OK(Saver::FromSaverDef(def, &clock_)->Restore(s.get(), pattern));
+  EXPECT_EQ(Value(s.get(), part.name()), "2 3 4 5 6 7");
+  EXPECT_EQ(Value(s.get(), w.name()), "70");
+
+  std::vector<Tensor> out;
+  ASSERT_OK(s->Run({{"save/Const:0", Tensor::Scalar<std::string>(pattern)}},
+                   {"restore_v1:0", "restore_v2:0"}, {}, &out));
+  EXPECT_EQ(out[0].SummarizeValue(10), "0 1 2 3 4 5 6 7") << "Restore: the whole tensor";
+  EXPECT_EQ(out[1].SummarizeValue(10), "6 7") << "RestoreV2: the last row";
+
+  EXPECT_THAT(Saver::FromSaverDef(def, &clock_)->Restore(s.get(), "/old/none-????\?-of-00002"),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("not a valid checkpoint: /old/none-????\?-of-00002")));
+  EXPECT_THAT(Saver::FromSaverDef(def, &clock_)->Save(s.get(), "/old/model.ckpt"),
+              StatusIs(absl::StatusCode::kUnimplemented,
+                       HasSubstr("node save/SaveSlices (SaveSlices) writes a checkpoint in "
+                                 "TensorFlow's V1 format, which minigraph reads but does not "
+                                 "write")));
+}
+
+TEST_F(SaverTest, RestoreSliceErrorsAreTensorFlows) {
+  ASSERT_OK(WriteV1Checkpoint(&mem_, "/old/model.ckpt",
+                              {{"w", {}, TensorSlice::Full(0), Tensor::Scalar<int64_t>(70)}}));
+  root_ = Scope::NewRootScope();
+  auto restore = [&](const std::string& op, const std::string& name, const std::string& spec,
+                     DataType dt) {
+    AttrValue dtype;
+    dtype.set_type(dt);
+    root_.WithOpName(op).AddOp("RestoreSlice",
+                               {{ops::Const(root_, Tensor::Scalar<std::string>("/old/model.ckpt"))},
+                                {ops::Const(root_, Tensor::Scalar<std::string>(name))},
+                                {ops::Const(root_, Tensor::Scalar<std::string>(spec))}},
+                               {{"dt", dtype}});
+  };
+  restore("missing", "v", "", DT_FLOAT);
+  restore("wrong_dtype", "w", "", DT_FLOAT);
+  restore("wrong_shape", "w", "3 -", DT_INT64);
+  auto s = NewSess();
+  std::vector<Tensor> out;
+  EXPECT_THAT(s->Run({}, {"missing:0"}, {}, &out),
+              StatusIs(absl::StatusCode::kNotFound,
+                       HasSubstr("Tensor name \"v\" not found in checkpoint files "
+                                 "/old/model.ckpt")));
+  EXPECT_THAT(s->Run({}, {"wrong_dtype:0"}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Expected to restore a tensor of type float, got a tensor of "
+                                 "type int64 instead: tensor_name = w")));
+  EXPECT_THAT(s->Run({}, {"wrong_shape:0"}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Shape in shape_and_slice spec [3] does not match the shape "
+                                 "stored in checkpoint: []")));
 }
 
 // RestoreV2 reads small tensors in runs, carves the mid-size ones (under

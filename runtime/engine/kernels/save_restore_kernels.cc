@@ -1,6 +1,6 @@
 // SaveV2, RestoreV2 and MergeV2Checkpoints over checkpoint/ (the one edge
-// from runtime to checkpoint). RestoreV2 reads its tensors in parallel on
-// the intra-op pool, largest first, each straight into its output buffer.
+// from runtime to checkpoint), and the V1-era Restore and RestoreSlice. RestoreV2 reads its tensors
+// in parallel on the intra-op pool, largest first, each straight into its output buffer.
 #include <algorithm>
 #include <atomic>
 #include <optional>
@@ -281,6 +281,67 @@ class RestoreV2Op : public OpKernel {
   std::vector<DataType> dtypes_;
 };
 
+// Restore and RestoreSlice: one tensor (or a slice of it) per op, as the
+// graphs of tf.train.Saver(write_version=V1) restore. They read V1
+// checkpoints (a file, or the pattern of a sharded one's files) and V2 ones.
+// Messages are TensorFlow's (save_restore_tensor.cc).
+class RestoreSliceOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("dt", &dtype_); }
+
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(std::string pattern, ScalarString(ctx->input(0), "file_pattern"));
+    MG_ASSIGN_OR_RETURN(std::string name, ScalarString(ctx->input(1), "tensor_name"));
+    std::string spec;
+    if (ctx->num_inputs() > 2) {
+      MG_ASSIGN_OR_RETURN(spec, ScalarString(ctx->input(2), "shape_and_slice"));
+    }
+    MG_ASSIGN_OR_RETURN(std::optional<SliceSpec> slice, ParseSliceSpec(name, spec));
+    MG_ASSIGN_OR_RETURN(auto reader, BundleReader::Open(ctx->env(), pattern));
+    if (!reader->Contains(name)) {
+      return absl::NotFoundError(
+          absl::StrCat("Tensor name \"", name, "\" not found in checkpoint files ", pattern));
+    }
+    const BundleEntryProto& e = **reader->GetEntry(name);
+    if (e.dtype() != dtype_) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Expected to restore a tensor of type ", DataTypeString(dtype_),
+          ", got a tensor of type ", DataTypeString(e.dtype()), " instead: tensor_name = ", name));
+    }
+    MG_ASSIGN_OR_RETURN(TensorShape stored, TensorShape::FromProto(e.shape()));
+    if (slice.has_value() && slice->full != stored) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Shape in shape_and_slice spec ", slice->full.DebugString(),
+                       " does not match the shape stored in checkpoint: ", stored.DebugString(),
+                       " (tensor_name = ", name, ", checkpoint ", pattern, ")"));
+    }
+    MG_ASSIGN_OR_RETURN(Tensor t, slice.has_value() && slice->partial()
+                                      ? reader->LookupSlice(name, slice->slice)
+                                      : reader->Lookup(name));
+    ctx->set_output(0, std::move(t));
+    return absl::OkStatus();
+  }
+
+ private:
+  DataType dtype_ = DT_INVALID;
+};
+
+// Save and SaveSlices write TensorFlow's V1 format, which TensorFlow itself
+// stopped writing in 1.0 and minigraph does not write: a V1-era graph
+// imports and restores, and saving it says how to save instead.
+class SaveV1Op : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    return absl::UnimplementedError(absl::StrCat(
+        "node ", name(), " (", type_string(),
+        ") writes a checkpoint in TensorFlow's V1 format, which minigraph reads but does not "
+        "write; save with a V2 Saver (tf.train.Saver's default since TensorFlow 1.0, "
+        "minigraph's Saver)"));
+  }
+};
+
 class MergeV2CheckpointsOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -339,6 +400,10 @@ void RegisterSaveRestoreKernels(KernelRegistry* r) {
   r->Register("ShardedFilename", MakeFactory<ShardedFilenameOp>());
   r->Register("SaveV2", MakeFactory<SaveV2Op>());
   r->Register("RestoreV2", MakeFactory<RestoreV2Op>());
+  r->Register("Restore", MakeFactory<RestoreSliceOp>());
+  r->Register("RestoreSlice", MakeFactory<RestoreSliceOp>());
+  r->Register("Save", MakeFactory<SaveV1Op>());
+  r->Register("SaveSlices", MakeFactory<SaveV1Op>());
   r->Register("MergeV2Checkpoints", MakeFactory<MergeV2CheckpointsOp>());
 }
 
