@@ -27,7 +27,8 @@ CheckpointDiff DiffCheckpoint(const BundleReader& reader,
                               const std::vector<ExpectedTensor>& expected) {
   CheckpointDiff d;
   d.expected = static_cast<int>(expected.size());
-  d.keys = static_cast<int>(reader.keys().size());
+  const std::vector<std::string> names = reader.tensor_names();
+  d.keys = static_cast<int>(names.size());
   std::set<std::string> used;
   for (const ExpectedTensor& e : expected) {
     absl::StatusOr<const BundleEntryProto*> entry = reader.GetEntry(e.key);
@@ -43,7 +44,7 @@ CheckpointDiff DiffCheckpoint(const BundleReader& reader,
       d.mismatched.push_back({e, (*entry)->dtype(), shape.value_or(TensorShape())});
     }
   }
-  for (const std::string& key : reader.keys()) {
+  for (const std::string& key : names) {
     if (used.count(key)) continue;
     absl::StatusOr<TensorShape> shape = reader.GetShape(key);
     d.unused.push_back({key, (*reader.GetEntry(key))->dtype(),

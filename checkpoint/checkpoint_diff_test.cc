@@ -1,6 +1,7 @@
 #include "checkpoint/checkpoint_diff.h"
 
 #include "checkpoint/bundle_writer.h"
+#include "checkpoint/tensor_slice.h"
 #include "core/mem_env.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
@@ -55,6 +56,25 @@ TEST(CheckpointDiffTest, MissingUnusedMismatchedAndRenameHints) {
   EXPECT_THAT(text, HasSubstr("unused\tother/kernel\tfloat [3,2]\n"));
   EXPECT_THAT(text, HasSubstr("4 tensors expected, 5 in the checkpoint: 2 missing, 2 mismatched, "
                               "3 unused; a restore would fail"));
+}
+
+// A partitioned tensor counts once, by its name: its slice entries are
+// neither tensors of the checkpoint nor unused.
+TEST(CheckpointDiffTest, PartitionedTensorsCountOnce) {
+  MemEnv env;
+  {
+    ASSERT_OK_AND_ASSIGN(auto w, BundleWriter::Create(&env, "/c/m"));
+    ASSERT_OK(w->AddSlice("emb", TensorShape({4, 2}), *TensorSlice::Parse("0,2:-"),
+                          Tensor(DT_FLOAT, TensorShape({2, 2}))));
+    ASSERT_OK(w->AddSlice("emb", TensorShape({4, 2}), *TensorSlice::Parse("2,2:-"),
+                          Tensor(DT_FLOAT, TensorShape({2, 2}))));
+    ASSERT_OK(w->Finish());
+  }
+  ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(&env, "/c/m"));
+  CheckpointDiff d = DiffCheckpoint(*reader, {{"emb", DT_FLOAT, TensorShape({4, 2})}});
+  EXPECT_TRUE(d.compatible());
+  EXPECT_THAT(d.unused, ::testing::IsEmpty());
+  EXPECT_THAT(d.ToString(), HasSubstr("1 tensors expected, 1 in the checkpoint: 0 missing"));
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// Lists, prints and verifies checkpoints in TensorFlow's V2 format.
+// Lists, prints and verifies checkpoints (TensorFlow's V2 format, and V1).
 //
 //   inspect_checkpoint --prefix=/logs/model-300            # one line per tensor
 //   inspect_checkpoint --prefix=/logs/model-300 --tensor=layer1/weight [--full]
@@ -22,10 +22,12 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/checkpoint_diff.h"
 #include "checkpoint/checkpoint_state.h"
+#include "checkpoint/tensor_slice.h"
 #include "core/env.h"
 #include "core/path.h"
 #include "core/proto/meta_graph.pb.h"
@@ -67,7 +69,8 @@ int ListOrVerify(const std::string& prefix) {
   auto reader = BundleReader::Open(Env::Default(), prefix);
   if (!reader.ok()) return Fail(reader.status());
   int bad = 0;
-  for (const std::string& key : (*reader)->keys()) {
+  const std::vector<std::string> names = (*reader)->tensor_names();
+  for (const std::string& key : names) {
     const BundleEntryProto* e = *(*reader)->GetEntry(key);
     if (absl::GetFlag(FLAGS_verify)) {
       absl::StatusOr<Tensor> t = (*reader)->Lookup(key);
@@ -79,12 +82,24 @@ int ListOrVerify(const std::string& prefix) {
       continue;
     }
     auto shape = (*reader)->GetShape(key);
+    if (e->slices_size() > 0) {
+      // Saved in slices (a partitioned variable, or any V1 tensor): where
+      // each slice lies is in the slices' own entries.
+      std::vector<std::string> slices;
+      for (const TensorSliceProto& p : e->slices()) {
+        slices.push_back(TensorSlice::FromProto(p)->DebugString());
+      }
+      std::printf("%s\t%s\t%s\tslices %s\n", key.c_str(), DataTypeName(e->dtype()).c_str(),
+                  shape.ok() ? shape->DebugString().c_str() : "?",
+                  absl::StrJoin(slices, " ").c_str());
+      continue;
+    }
     std::printf("%s\t%s\t%s\t%lld\t%d\t%lld\t%08x\n", key.c_str(), DataTypeName(e->dtype()).c_str(),
                 shape.ok() ? shape->DebugString().c_str() : "?", static_cast<long long>(e->size()),
                 e->shard_id(), static_cast<long long>(e->offset()), e->crc32c());
   }
   if (absl::GetFlag(FLAGS_verify)) {
-    std::printf("%s: %zu tensors, %d bad\n", prefix.c_str(), (*reader)->keys().size(), bad);
+    std::printf("%s: %zu tensors, %d bad\n", prefix.c_str(), names.size(), bad);
   }
   return bad == 0 ? 0 : 1;
 }
