@@ -463,9 +463,9 @@ absl::Status BundleReader::CheckSlices(const std::string& key, const BundleEntry
     if (part.dtype() != e.dtype() || part.slices_size() > 0 || !part_shape.ok() ||
         *part_shape != slice->SliceShape(*shape)) {
       return bad(absl::StrCat(
-          "has slice \"", slice->DebugString(), "\" stored as ", DataTypeName(part.dtype()), " ",
+          "has slice \"", slice->DebugString(), "\" stored as ", DataTypeString(part.dtype()), " ",
           part_shape.ok() ? part_shape->DebugString() : "(invalid shape)", ", not ",
-          DataTypeName(e.dtype()), " ", slice->SliceShape(*shape).DebugString()));
+          DataTypeString(e.dtype()), " ", slice->SliceShape(*shape).DebugString()));
     }
     slices.push_back(*std::move(slice));
   }

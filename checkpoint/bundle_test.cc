@@ -343,6 +343,41 @@ TEST(BundleTest, HeaderAndEntryValidation) {
       BundleReader::Open(&env, "/h/m"),
       StatusIs(absl::StatusCode::kDataLoss,
                HasSubstr("partitioned tensor \"part\" lists slice \"-\", which is missing")));
+  // Two slices over the same elements; a slice stored with another dtype
+  // or shape than the entry says.
+  BundleEntryProto halves = sliced;
+  halves.clear_slices();
+  for (const char* spec : {"0,2", "1,2"}) TensorSlice::Parse(spec)->AsProto(halves.add_slices());
+  BundleEntryProto part = e;  // float [2], 8 bytes at offset 0
+  WriteIndex(&env, "/h/m", header,
+             {{"part", halves},
+              {EncodeTensorNameSlice("part", *TensorSlice::Parse("0,2")), part},
+              {EncodeTensorNameSlice("part", *TensorSlice::Parse("1,2")), part}});
+  EXPECT_THAT(BundleReader::Open(&env, "/h/m"),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       HasSubstr("partitioned tensor \"part\" has overlapping slices \"0,2\" "
+                                 "and \"1,2\"")));
+  halves.clear_slices();
+  for (const char* spec : {"0,2", "2,2"}) TensorSlice::Parse(spec)->AsProto(halves.add_slices());
+  BundleEntryProto ints = part;
+  ints.set_dtype(DT_INT32);
+  WriteIndex(&env, "/h/m", header,
+             {{"part", halves},
+              {EncodeTensorNameSlice("part", *TensorSlice::Parse("0,2")), part},
+              {EncodeTensorNameSlice("part", *TensorSlice::Parse("2,2")), ints}});
+  EXPECT_THAT(BundleReader::Open(&env, "/h/m"),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       HasSubstr("has slice \"2,2\" stored as int32 [2], not float [2]")));
+  BundleEntryProto longer = part;
+  longer.mutable_shape()->mutable_dim(0)->set_size(1);
+  longer.set_size(4);
+  WriteIndex(&env, "/h/m", header,
+             {{"part", halves},
+              {EncodeTensorNameSlice("part", *TensorSlice::Parse("0,2")), part},
+              {EncodeTensorNameSlice("part", *TensorSlice::Parse("2,2")), longer}});
+  EXPECT_THAT(BundleReader::Open(&env, "/h/m"),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       HasSubstr("has slice \"2,2\" stored as float [1], not float [2]")));
   e.set_crc32c(12345);
   WriteIndex(&env, "/h/m", header, {{"a", e}});
   ASSERT_OK_AND_ASSIGN(auto r, BundleReader::Open(&env, "/h/m"));
