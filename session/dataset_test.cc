@@ -706,6 +706,8 @@ TEST_F(DatasetTest, CombiningDatasetsCheckTheirArguments) {
                                   WithFunction("f", "repeat6"));
   root.WithOpName("to_file").AddOp(
       "CacheDataset", {{Range(root, 0, 3)}, {ops::Const(root, std::string("/tmp/cache"))}}, scalar);
+  // Two int64 inputs zipped, declared as one component.
+  root.WithOpName("bad_zip").AddOp("ZipDataset", {{Range(root, 0, 3), Range(root, 0, 3)}}, scalar);
   // The predicate returns an int64, not a bool.
   Output bad_filter =
       root.WithOpName("bad_filter")
@@ -721,11 +723,32 @@ TEST_F(DatasetTest, CombiningDatasetsCheckTheirArguments) {
                                  "zero (or AUTOTUNE), got 0")));
   EXPECT_THAT(Run({"to_file"}), StatusIs(absl::StatusCode::kUnimplemented,
                                          HasSubstr("caching to a file ('/tmp/cache')")));
+  EXPECT_THAT(Run({"bad_zip"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("ZipDataset 'bad_zip': its output_types [int64] differ from its "
+                                 "inputs' components [int64, int64]")));
   ASSERT_OK(Run({"make"}));
   EXPECT_THAT(Run({"next"}),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("predicate 'repeat6' of dataset 'bad_filter' must return a scalar "
                                  "bool, got 1 values: variant []")));
+}
+
+// FlatMap's function must make a dataset of each element; a function that
+// returns a tensor fails the step that asks for an element, naming both.
+TEST_F(DatasetTest, FlatMapFunctionMustReturnADataset) {
+  Scope root = Scope::NewRootScope();
+  Output flat =
+      root.WithOpName("bad_flat_map")
+          .AddOp("FlatMapDataset", {{Range(root, 0, 3)}, {}}, WithFunction("f", "is_even"))
+          .output(0);
+  AddIterator(root, flat, {DT_INT64}, PartialShape::Scalar());
+  Start(root, kComposeLibrary);
+  ASSERT_OK(Run({"make"}));
+  EXPECT_THAT(Run({"next"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("function 'is_even' of dataset 'bad_flat_map' must return a "
+                                 "single dataset (a variant scalar), got 1 values: bool []")));
 }
 
 }  // namespace

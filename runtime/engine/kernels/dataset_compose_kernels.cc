@@ -3,6 +3,7 @@
 // ConcatenateDataset and CacheDataset (in memory), with TensorFlow's
 // element orders. Like the rest of tf.data here (dataset_kernels.cc), they
 // make elements inside the step that asks for them.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <thread>  // NOLINT(build/c++11): std::thread::hardware_concurrency

@@ -65,6 +65,48 @@ absl::StatusOr<FileSource> FileSourceInputs(const OpKernelContext* ctx, const st
   return s;
 }
 
+// An iterator over the elements of files, one file after the other;
+// subclasses read one file's elements.
+class FileIterator : public DatasetIterator {
+ public:
+  explicit FileIterator(const std::vector<std::string>* files) : files_(files) {}
+
+  absl::Status GetNext(OpKernelContext* ctx, Element* out, bool* end) final {
+    for (;;) {
+      if (!open_) {
+        if (next_file_ == files_->size()) {
+          *end = true;
+          return absl::OkStatus();
+        }
+        MG_RETURN_IF_ERROR(OpenFile(ctx, path()));
+        open_ = true;
+      }
+      bool file_done = false;
+      MG_RETURN_IF_ERROR(NextInFile(out, &file_done));
+      if (!file_done) {
+        *end = false;
+        return absl::OkStatus();
+      }
+      CloseFile();
+      open_ = false;
+      ++next_file_;
+    }
+  }
+
+ protected:
+  // The file being read.
+  const std::string& path() const { return (*files_)[next_file_]; }
+  virtual absl::Status OpenFile(OpKernelContext* ctx, const std::string& path) = 0;
+  // The next element of the open file, or `done` at its end.
+  virtual absl::Status NextInFile(Element* out, bool* done) = 0;
+  virtual void CloseFile() = 0;
+
+ private:
+  const std::vector<std::string>* const files_;  // owned by the dataset
+  size_t next_file_ = 0;
+  bool open_ = false;
+};
+
 // The lines of text files, in order, without their line ends ("\n" or
 // "\r\n"); a last line without one is a line too.
 class TextLineDataset final : public Dataset {
@@ -78,21 +120,23 @@ class TextLineDataset final : public Dataset {
   }
 
  private:
-  class Iterator final : public DatasetIterator {
+  class Iterator final : public FileIterator {
    public:
-    explicit Iterator(std::shared_ptr<const TextLineDataset> d) : d_(std::move(d)) {}
-    absl::Status GetNext(OpKernelContext* ctx, Element* out, bool* end) override {
+    explicit Iterator(std::shared_ptr<const TextLineDataset> d)
+        : FileIterator(&d->files_), d_(std::move(d)) {}
+
+   private:
+    absl::Status OpenFile(OpKernelContext* ctx, const std::string& path) override {
+      MG_ASSIGN_OR_RETURN(file_, ctx->env()->NewSequentialFile(path));
+      buf_.clear();
+      pos_ = 0;
+      eof_ = false;
+      return absl::OkStatus();
+    }
+    void CloseFile() override { file_.reset(); }
+
+    absl::Status NextInFile(Element* out, bool* done) override {
       for (;;) {
-        if (file_ == nullptr) {
-          if (next_file_ == d_->files_.size()) {
-            *end = true;
-            return absl::OkStatus();
-          }
-          MG_ASSIGN_OR_RETURN(file_, ctx->env()->NewSequentialFile(d_->files_[next_file_]));
-          buf_.clear();
-          pos_ = 0;
-          eof_ = false;
-        }
         const size_t nl = buf_.find('\n', pos_);
         if (nl != std::string::npos || (eof_ && pos_ < buf_.size())) {
           const size_t stop = nl != std::string::npos ? nl : buf_.size();
@@ -100,13 +144,12 @@ class TextLineDataset final : public Dataset {
           if (nl != std::string::npos && len > 0 && buf_[stop - 1] == '\r') --len;
           out->assign(1, Tensor::Scalar<std::string>(buf_.substr(pos_, len)));
           pos_ = stop + (nl != std::string::npos ? 1 : 0);
-          *end = false;
+          *done = false;
           return absl::OkStatus();
         }
         if (eof_) {
-          file_.reset();
-          ++next_file_;
-          continue;
+          *done = true;
+          return absl::OkStatus();
         }
         buf_.erase(0, pos_);
         pos_ = 0;
@@ -114,15 +157,15 @@ class TextLineDataset final : public Dataset {
         // the buffer without bound.
         if (buf_.size() > MaxTensorBytes()) {
           return absl::ResourceExhaustedError(
-              absl::StrCat("dataset '", d_->node(), "': a line of ", d_->files_[next_file_],
-                           " is longer than ", MaxTensorBytes(), " bytes (max_tensor_bytes)"));
+              absl::StrCat("dataset '", d_->node(), "': a line of ", path(), " is longer than ",
+                           MaxTensorBytes(), " bytes (max_tensor_bytes)"));
         }
         scratch_.resize(d_->buffer_size_);
         absl::StatusOr<absl::string_view> got = file_->Read(scratch_.size(), scratch_.data());
         if (!got.ok()) {
           return absl::Status(got.status().code(),
-                              absl::StrCat("dataset '", d_->node(), "': reading ",
-                                           d_->files_[next_file_], ": ", got.status().message()));
+                              absl::StrCat("dataset '", d_->node(), "': reading ", path(), ": ",
+                                           got.status().message()));
         }
         if (got->empty()) {
           eof_ = true;
@@ -132,9 +175,7 @@ class TextLineDataset final : public Dataset {
       }
     }
 
-   private:
     const std::shared_ptr<const TextLineDataset> d_;
-    size_t next_file_ = 0;
     std::unique_ptr<SequentialFile> file_;
     std::string buf_, scratch_;
     size_t pos_ = 0;
@@ -254,49 +295,42 @@ class TFRecordDataset final : public Dataset {
   }
 
  private:
-  class Iterator final : public DatasetIterator {
+  class Iterator final : public FileIterator {
    public:
-    explicit Iterator(std::shared_ptr<const TFRecordDataset> d) : d_(std::move(d)) {}
-    absl::Status GetNext(OpKernelContext* ctx, Element* out, bool* end) override {
-      for (;;) {
-        if (file_ == nullptr) {
-          if (next_file_ == d_->files_.size()) {
-            *end = true;
-            return absl::OkStatus();
-          }
-          const std::string& path = d_->files_[next_file_];
-          MG_ASSIGN_OR_RETURN(size_, ctx->env()->GetFileSize(path));
-          MG_ASSIGN_OR_RETURN(file_, ctx->env()->NewRandomAccessFile(path));
-          offset_ = 0;
-        }
-        if (offset_ == size_) {
-          file_.reset();
-          ++next_file_;
-          continue;
-        }
-        std::string record;
-        MG_RETURN_IF_ERROR(ReadRecord(&record));
-        out->assign(1, Tensor::Scalar<std::string>(std::move(record)));
-        *end = false;
-        return absl::OkStatus();
-      }
-    }
+    explicit Iterator(std::shared_ptr<const TFRecordDataset> d)
+        : FileIterator(&d->files_), d_(std::move(d)) {}
 
    private:
+    absl::Status OpenFile(OpKernelContext* ctx, const std::string& path) override {
+      MG_ASSIGN_OR_RETURN(size_, ctx->env()->GetFileSize(path));
+      MG_ASSIGN_OR_RETURN(file_, ctx->env()->NewRandomAccessFile(path));
+      offset_ = 0;
+      return absl::OkStatus();
+    }
+    void CloseFile() override { file_.reset(); }
+
+    absl::Status NextInFile(Element* out, bool* done) override {
+      *done = offset_ == size_;
+      if (*done) return absl::OkStatus();
+      std::string record;
+      MG_RETURN_IF_ERROR(ReadRecord(&record));
+      out->assign(1, Tensor::Scalar<std::string>(std::move(record)));
+      return absl::OkStatus();
+    }
+
     absl::Status Corrupt(uint64_t at, absl::string_view why) const {
       return absl::DataLossError(absl::StrCat("dataset '", d_->node(), "': corrupted record at ",
-                                              at, " of ", d_->files_[next_file_], ": ", why));
+                                              at, " of ", path(), ": ", why));
     }
 
     // `n` bytes at `offset_` into `dst`, read `chunk_` bytes at a time.
     absl::Status Read(size_t n, char* dst) {
-      const std::string& path = d_->files_[next_file_];
       for (size_t done = 0; done < n;) {
         const size_t want = std::min(n - done, d_->chunk_);
         absl::StatusOr<absl::string_view> got = file_->Read(offset_, want, dst + done);
         if (!got.ok()) {
           return absl::Status(got.status().code(),
-                              absl::StrCat("dataset '", d_->node(), "': reading ", path, ": ",
+                              absl::StrCat("dataset '", d_->node(), "': reading ", path(), ": ",
                                            got.status().message()));
         }
         if (got->size() != want) return Corrupt(offset_, "the file ends inside it");
@@ -322,8 +356,8 @@ class TFRecordDataset final : public Dataset {
       }
       if (length > MaxTensorBytes()) {
         return absl::ResourceExhaustedError(absl::StrCat(
-            "dataset '", d_->node(), "': the record at ", start, " of ", d_->files_[next_file_],
-            " holds ", length, " bytes, more than ", MaxTensorBytes(), " (max_tensor_bytes)"));
+            "dataset '", d_->node(), "': the record at ", start, " of ", path(), " holds ", length,
+            " bytes, more than ", MaxTensorBytes(), " (max_tensor_bytes)"));
       }
       record->resize(length);
       MG_RETURN_IF_ERROR(Read(length, record->data()));
@@ -342,7 +376,6 @@ class TFRecordDataset final : public Dataset {
     }
 
     const std::shared_ptr<const TFRecordDataset> d_;
-    size_t next_file_ = 0;
     std::unique_ptr<RandomAccessFile> file_;
     uint64_t size_ = 0, offset_ = 0;
   };
