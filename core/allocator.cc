@@ -1,5 +1,6 @@
 #include "core/allocator.h"
 
+#include <malloc.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -135,6 +136,12 @@ std::atomic<size_t> max_tensor_bytes{PhysicalMemory()};
 }  // namespace
 
 size_t MaxTensorBytes() { return max_tensor_bytes.load(std::memory_order_relaxed); }
+void RetainFreedMemory() {
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  mallopt(M_TOP_PAD, 64 << 20);
+}
+
 void SetMaxTensorBytes(size_t bytes) { max_tensor_bytes.store(bytes, std::memory_order_relaxed); }
 
 }  // namespace minigraph

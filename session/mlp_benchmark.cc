@@ -9,6 +9,7 @@
 #include <random>
 
 #include "benchmark/benchmark.h"
+#include "core/allocator.h"
 #include "core/env.h"
 #include "core/logging.h"
 #include "core/path.h"
@@ -26,6 +27,7 @@ namespace {
 // what a step feeds and runs.
 struct Mlp {
   Mlp(bool adam, int threads) {
+    RetainFreedMemory();  // as `train` does
     std::mt19937 rng(0);
     std::normal_distribution<float> normal(0.f, 1.f);
     Tensor x(DT_FLOAT, TensorShape({32, 784}));

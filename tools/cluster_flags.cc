@@ -1,7 +1,6 @@
 #include "tools/cluster_flags.h"
 
 #include <arpa/inet.h>
-#include <malloc.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -11,6 +10,7 @@
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
+#include "core/allocator.h"
 #include "core/env.h"
 #include "core/status_macros.h"
 #include "session/distributed/cluster.h"
@@ -46,12 +46,7 @@ bool ClusterFlagsGiven() {
 }
 
 void ApplyMemoryFlags() {
-  if (!absl::GetFlag(FLAGS_retain_freed_memory)) return;
-  // Buffers below 32 MiB (glibc's largest mmap threshold) come from the
-  // heap, and the heap is trimmed only past 1 GiB of free memory at its top.
-  mallopt(M_MMAP_THRESHOLD, 32 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  mallopt(M_TOP_PAD, 64 << 20);
+  if (absl::GetFlag(FLAGS_retain_freed_memory)) RetainFreedMemory();
 }
 
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags() {

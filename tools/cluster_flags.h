@@ -20,12 +20,12 @@ bool ClusterFlagsGiven();
 // have) and the Env's error for a file that cannot be read.
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags();
 
-// With --retain_freed_memory (the default), makes glibc keep freed memory
-// for the next allocation instead of returning it to the kernel: tensors
-// that cross the network are large and come and go every step, and fresh
-// pages cost a page fault each (about a third of RecvTensor's time on a
-// 64 MiB tensor). The process's memory stays at its peak, as TensorFlow's
-// allocators keep theirs. ServerOptionsFromFlags calls it.
+// With --retain_freed_memory (the default), RetainFreedMemory
+// (core/allocator.h): tensors that cross the network, and the copies a step
+// makes of variables an asynchronous save still reads, come and go every
+// step, and fresh pages cost a page fault each (about a third of
+// RecvTensor's time on a 64 MiB tensor). ServerOptionsFromFlags calls it;
+// `train` calls it in every mode.
 void ApplyMemoryFlags();
 
 // A TCP port on 127.0.0.1 that nothing listens on right now (the kernel's

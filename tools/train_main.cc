@@ -343,6 +343,9 @@ int Run() {
   bool chief = true;
   int task_index = 0;
   const bool in_cluster = ClusterFlagsGiven();
+  // Every step makes the same tensors again (and, with --async_save, copies
+  // of the variables a save still reads): reuse their pages.
+  ApplyMemoryFlags();
   if (in_cluster) {
     auto flags = ServerOptionsFromFlags();
     if (!flags.ok()) return Fail(flags.status());
