@@ -236,6 +236,13 @@ std::vector<std::string> Scope::GetCollection(const std::string& key) const {
   return b == graph_->bytes_collections.end() ? std::vector<std::string>() : b->second;
 }
 
+void Scope::EditCollection(const std::string& key,
+                           const std::function<void(std::string*)>& edit) const {
+  auto it = graph_->bytes_collections.find(key);
+  if (it == graph_->bytes_collections.end()) return;
+  for (std::string& bytes : it->second) edit(&bytes);
+}
+
 void Scope::SetSaverDef(const SaverDef& saver_def) const {
   graph_->saver_def = saver_def;
   graph_->has_saver_def = true;

@@ -143,6 +143,8 @@ class Scope {
   void AddToCollection(const std::string& key, const std::string& node_name) const;
   void AddBytesToCollection(const std::string& key, const std::string& bytes) const;
   std::vector<std::string> GetCollection(const std::string& key) const;
+  // Calls `edit` on every entry of the bytes collection `key`, in place.
+  void EditCollection(const std::string& key, const std::function<void(std::string*)>& edit) const;
   void SetSaverDef(const SaverDef& saver_def) const;
 
   // The operation named `name`, or NotFound.

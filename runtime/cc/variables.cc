@@ -130,6 +130,44 @@ VariableDef Variable::ToDef() const {
   return def;
 }
 
+absl::StatusOr<Variable> Variable::ReplaceInitialValue(const Scope& scope,
+                                                       Output initial_value) const {
+  if (BaseType(initial_value.dtype()) != dtype()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "variable '", name(), "' is ", DataTypeString(dtype()), "; its initial value cannot be ",
+        DataTypeString(BaseType(initial_value.dtype())), " ('", initial_value.name(), "')"));
+  }
+  if (!PartialShape::Merge(shape_, initial_value.shape()).ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("variable '", name(), "' has shape ", shape_.DebugString(),
+                     "; its initial value cannot have shape ", initial_value.shape().DebugString(),
+                     " ('", initial_value.name(), "')"));
+  }
+  Variable v = *this;
+  v.initial_value_ = initial_value;
+  if (is_resource()) {
+    v.initializer_ =
+        Output(ops::AssignVariableOp(scope.WithOpName("Assign"), ref_, initial_value), 0);
+  } else {
+    v.initializer_ = ops::Assign(scope.WithOpName("Assign"), ref_, initial_value,
+                                 /*validate_shape=*/shape_.IsFullyDefined());
+  }
+  MG_RETURN_IF_ERROR(scope.status());
+  const VariableDef def = v.ToDef();
+  for (const char* key : {kGlobalVariables, kLocalVariables, kTrainableVariables}) {
+    scope.EditCollection(key, [&](std::string* bytes) {
+      VariableDef old;
+      if (old.ParseFromString(*bytes) && old.variable_name() == def.variable_name()) {
+        VariableDef updated = old;  // keeps trainable and the rest
+        updated.set_initializer_name(def.initializer_name());
+        updated.set_initial_value_name(def.initial_value_name());
+        *bytes = updated.SerializeAsString();
+      }
+    });
+  }
+  return v;
+}
+
 std::vector<Variable> GetVariables(const Scope& scope, const std::string& collection) {
   std::vector<Variable> out;
   for (const std::string& bytes : scope.GetCollection(collection)) {

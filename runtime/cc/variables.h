@@ -72,6 +72,15 @@ class Variable {
   Output InitializedValue(const Scope& scope) const;
   VariableDef ToDef() const;
 
+  // Makes `initial_value` the variable's initial value, as TensorFlow's
+  // init_from_checkpoint does (`variable._initializer_op = assign(...)`): a
+  // new Assign (AssignVariableOp) of it under `scope`, recorded as the
+  // initializer in every collection that holds the variable, so the
+  // initializers built after this (GlobalVariablesInitializer) run it.
+  // Returns the variable with its new initializer; InvalidArgument when
+  // `initial_value` has another dtype, or a shape the variable cannot take.
+  absl::StatusOr<Variable> ReplaceInitialValue(const Scope& scope, Output initial_value) const;
+
  private:
   Output ref_, value_, initializer_, initial_value_;
   PartialShape shape_;

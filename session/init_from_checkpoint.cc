@@ -1,0 +1,113 @@
+#include "session/init_from_checkpoint.h"
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "checkpoint/bundle_reader.h"
+#include "checkpoint/checkpoint_state.h"
+#include "core/status_macros.h"
+#include "runtime/cc/ops.h"
+#include "runtime/cc/variables.h"
+#include "runtime/graph/node_def_util.h"
+
+namespace minigraph {
+namespace {
+
+Output Strings(const Scope& s, std::vector<std::string> values) {
+  Tensor t(DT_STRING, TensorShape({static_cast<int64_t>(values.size())}));
+  for (size_t i = 0; i < values.size(); ++i) t.data<std::string>()[i] = std::move(values[i]);
+  return ops::Const(s, t);
+}
+
+}  // namespace
+
+absl::Status InitFromCheckpoint(const Scope& scope, const std::string& ckpt_dir_or_file,
+                                const std::map<std::string, std::string>& assignment_map,
+                                Env* env) {
+  std::string prefix = ckpt_dir_or_file;
+  if (env->IsDirectory(prefix).value_or(false)) {
+    MG_ASSIGN_OR_RETURN(std::optional<std::string> latest, LatestCheckpoint(env, prefix));
+    if (!latest.has_value()) {
+      return absl::NotFoundError(absl::StrCat(
+          "Couldn't find 'checkpoint' file or checkpoints in given directory ", prefix));
+    }
+    prefix = *std::move(latest);
+  }
+  MG_ASSIGN_OR_RETURN(std::unique_ptr<BundleReader> reader, BundleReader::Open(env, prefix));
+  // TensorFlow's variable store: the variables by name.
+  std::map<std::string, Variable> vars;
+  for (const Variable& v : GlobalVariables(scope)) vars.emplace(v.name(), v);
+  for (const Variable& v : LocalVariables(scope)) vars.emplace(v.name(), v);
+
+  // Every (variable, checkpoint tensor) pair, checked before the graph
+  // changes. The resolution of scopes is TensorFlow's, quirks included.
+  std::vector<std::pair<Variable, std::string>> plan;
+  for (const auto& [in_ckpt, current] : assignment_map) {
+    if (auto it = vars.find(current); it != vars.end()) {
+      if (!reader->Contains(in_ckpt)) {
+        return absl::NotFoundError(absl::StrCat("Tensor ", in_ckpt, " is not found in ",
+                                                ckpt_dir_or_file, " checkpoint ", prefix));
+      }
+      plan.emplace_back(it->second, in_ckpt);
+      continue;
+    }
+    const size_t slash = current.rfind('/');
+    const std::string scopes = slash == std::string::npos ? "" : current.substr(0, slash);
+    if (!absl::EndsWith(in_ckpt, "/")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Assignment map with scope only name ", scopes, " should map to scope only ", in_ckpt,
+          ". Should be 'scope/': 'other_scope/'. (No variable is named '", current, "'.)"));
+    }
+    for (const auto& [name, var] : vars) {
+      if (!scopes.empty() && !absl::StartsWith(name, scopes + "/")) continue;
+      std::string full = name.substr(scopes.size());
+      if (current != "/") full = full.substr(1);
+      if (in_ckpt != "/") full = in_ckpt + full;
+      if (absl::EndsWith(full, "/")) full.pop_back();
+      if (!reader->Contains(full)) {
+        return absl::NotFoundError(
+            absl::StrCat("Tensor ", full, " (", name.substr(scopes.empty() ? 0 : scopes.size() + 1),
+                         " in ", in_ckpt, ") is not found in ", ckpt_dir_or_file, " checkpoint"));
+      }
+      plan.emplace_back(var, full);
+    }
+  }
+  for (const auto& [var, tensor] : plan) {
+    const BundleEntryProto& e = **reader->GetEntry(tensor);
+    MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(e.shape()));
+    if (!var.shape().IsCompatibleWith(shape)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Shape of variable ", var.name(), " (", var.shape().DebugString(),
+                       ") doesn't match with shape of tensor ", tensor, " (", shape.DebugString(),
+                       ") from checkpoint reader (", prefix, ")."));
+    }
+    if (e.dtype() != var.dtype()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "variable ", var.name(), " is ", DataTypeString(var.dtype()), ", but tensor ", tensor,
+          " in checkpoint ", prefix, " is ", DataTypeString(e.dtype())));
+    }
+  }
+
+  // One RestoreV2 per variable, as TensorFlow's _set_checkpoint_initializer.
+  for (const auto& [var, tensor] : plan) {
+    const std::string full = scope.UniqueName("checkpoint_initializer");
+    const std::string base = scope.prefix().empty() ? full : full.substr(scope.prefix().size() + 1);
+    const Scope s = scope.WithDevice(scope.GetNodeDef(var.ref().op()).device());
+    AttrValue dtypes;
+    dtypes.mutable_list()->add_type(var.dtype());
+    // The inputs go first, under NAME/, with NAME still free.
+    Output file = ops::Const(s.WithOpName(base + "/prefix"), Tensor::Scalar<std::string>(prefix));
+    Output names = Strings(s.WithOpName(base + "/tensor_names"), {tensor});
+    Output slices = Strings(s.WithOpName(base + "/shape_and_slices"), {""});
+    Operation restore =
+        s.WithOpName(base).AddOp("RestoreV2", {{file}, {names}, {slices}}, {{"dtypes", dtypes}});
+    MG_RETURN_IF_ERROR(scope.status());
+    MG_RETURN_IF_ERROR(var.ReplaceInitialValue(s.InsideOp(restore), restore.output(0)).status());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace minigraph
