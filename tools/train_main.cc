@@ -27,6 +27,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <random>
 #include <thread>
@@ -41,6 +42,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_split.h"
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/naming.h"
 #include "core/env.h"
@@ -51,6 +53,7 @@
 #include "runtime/cc/optimizers.h"
 #include "runtime/cc/variables.h"
 #include "session/distributed/server.h"
+#include "session/init_from_checkpoint.h"
 #include "session/saver.h"
 #include "session/session_manager.h"
 #include "tools/cluster_flags.h"
@@ -79,6 +82,14 @@ ABSL_FLAG(int, workers, 0,
           "Worker threads that wait for the chief (SessionManager::WaitForSession) and train "
           "the shared model with it; needs --target=local://NAME");
 
+ABSL_FLAG(std::string, warm_start_from, "",
+          "A checkpoint (prefix, or a directory: its latest) the model's trainable variables "
+          "start from when --logdir has no checkpoint of its own (Estimator's warm start, "
+          "tf.train.init_from_checkpoint); optimizer slots and global_step start afresh");
+ABSL_FLAG(std::string, warm_start_map, "",
+          "With --warm_start_from: TensorFlow's assignment_map as CHECKPOINT=VARIABLE pairs, "
+          "comma-separated, each a name or a scope ending in / (old_model/=layer1/); default: "
+          "every trainable variable from the tensor of its own name");
 ABSL_FLAG(bool, fallback_to_valid_checkpoint, false,
           "When the newest checkpoint cannot be restored (missing, corrupt, truncated, another "
           "shape), restore the newest one that can, warning which and why");
@@ -106,7 +117,28 @@ struct Model {
   Operation train, init;
   Output ready;  // the uninitialized variables' names (SessionManager's ready_op)
   std::unique_ptr<Saver> saver;
+  int warm_started = 0;  // assignment_map pairs, with --warm_start_from
 };
+
+// --warm_start_map, or every trainable variable by its own name.
+absl::StatusOr<std::map<std::string, std::string>> WarmStartMap(const Scope& root) {
+  std::map<std::string, std::string> map;
+  const std::string spec = absl::GetFlag(FLAGS_warm_start_map);
+  if (spec.empty()) {
+    for (const Variable& v : TrainableVariables(root)) map[v.name()] = v.name();
+    return map;
+  }
+  for (absl::string_view pair : absl::StrSplit(spec, ',')) {
+    std::vector<std::string> sides = absl::StrSplit(pair, '=');
+    if (sides.size() != 2 || sides[0].empty() || sides[1].empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--warm_start_map wants CHECKPOINT=VARIABLE pairs separated by commas, got '", pair,
+          "'"));
+    }
+    map[sides[0]] = sides[1];
+  }
+  return map;
+}
 
 // For tests: with MG_TEST_KILL_IN_SAVE=N in the environment, the process
 // SIGKILLs itself in the middle of its N-th save, just before the save
@@ -222,6 +254,12 @@ absl::Status Build(Model* m, DeviceFunction device_fn, Env* env) {
         opt_name));
   }
   MG_ASSIGN_OR_RETURN(m->train, opt->Minimize(root, m->loss, {}, &step));
+  if (const std::string from = absl::GetFlag(FLAGS_warm_start_from); !from.empty()) {
+    using AssignmentMap = std::map<std::string, std::string>;
+    MG_ASSIGN_OR_RETURN(AssignmentMap map, WarmStartMap(root));
+    MG_RETURN_IF_ERROR(InitFromCheckpoint(root, from, map, env));
+    m->warm_started = static_cast<int>(map.size());
+  }
   m->init = GlobalVariablesInitializer(root);
   m->ready = ReportUninitializedVariables(root);
   // In a cluster each ps task writes the shard of the variables it holds
@@ -472,7 +510,13 @@ int Run() {
                   static_cast<long long>(restored), restored_from.c_str(), ms, bytes / 1e6,
                   bytes / 1e9 / (ms / 1e3));
     } else {
-      std::printf("initialized from scratch\n");
+      if (m.warm_started > 0) {
+        std::printf("initialized from scratch, warm-started from %s (%d assignment%s)\n",
+                    absl::GetFlag(FLAGS_warm_start_from).c_str(), m.warm_started,
+                    m.warm_started == 1 ? "" : "s");
+      } else {
+        std::printf("initialized from scratch\n");
+      }
     }
   }
   std::fflush(stdout);
