@@ -120,23 +120,29 @@ struct Model {
   int warm_started = 0;  // assignment_map pairs, with --warm_start_from
 };
 
-// --warm_start_map, or every trainable variable by its own name.
-absl::StatusOr<std::map<std::string, std::string>> WarmStartMap(const Scope& root) {
+// --warm_start_map's pairs; InvalidArgument naming the flag when it is
+// malformed.
+absl::StatusOr<std::map<std::string, std::string>> ParseWarmStartMap() {
   std::map<std::string, std::string> map;
   const std::string spec = absl::GetFlag(FLAGS_warm_start_map);
-  if (spec.empty()) {
-    for (const Variable& v : TrainableVariables(root)) map[v.name()] = v.name();
-    return map;
-  }
+  if (spec.empty()) return map;
   for (absl::string_view pair : absl::StrSplit(spec, ',')) {
     std::vector<std::string> sides = absl::StrSplit(pair, '=');
     if (sides.size() != 2 || sides[0].empty() || sides[1].empty()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--warm_start_map wants CHECKPOINT=VARIABLE pairs separated by commas, got '", pair,
-          "'"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--warm_start_map=", spec,
+                       ": wants CHECKPOINT=VARIABLE pairs separated by commas, got '", pair, "'"));
     }
     map[sides[0]] = sides[1];
   }
+  return map;
+}
+
+// --warm_start_map, or every trainable variable by its own name.
+absl::StatusOr<std::map<std::string, std::string>> WarmStartMap(const Scope& root) {
+  MG_ASSIGN_OR_RETURN(auto map, ParseWarmStartMap());
+  if (!map.empty()) return map;
+  for (const Variable& v : TrainableVariables(root)) map[v.name()] = v.name();
   return map;
 }
 
@@ -337,6 +343,12 @@ absl::Status CheckFlags(const std::vector<char*>& rest) {
   MG_RETURN_IF_ERROR(FlagInRange("max_to_keep", absl::GetFlag(FLAGS_max_to_keep), 0, INT_MAX));
   MG_RETURN_IF_ERROR(FlagInRange("threads", absl::GetFlag(FLAGS_threads), 1, 1024));
   MG_RETURN_IF_ERROR(FlagInRange("workers", absl::GetFlag(FLAGS_workers), 0, 1024));
+  if (!absl::GetFlag(FLAGS_warm_start_map).empty() &&
+      absl::GetFlag(FLAGS_warm_start_from).empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--warm_start_map=", absl::GetFlag(FLAGS_warm_start_map), " needs --warm_start_from"));
+  }
+  MG_RETURN_IF_ERROR(ParseWarmStartMap().status());
   return FlagInRange("recovery_wait_secs", absl::GetFlag(FLAGS_recovery_wait_secs), 1e-3, 86400.0);
 }
 

@@ -130,7 +130,7 @@ echo "cnn: loss $loss after 400 steps, restored at 400"
 # Bad flags: an error naming the flag and exit code 2, before any work.
 for bad in --batch=-1 --batch=0 --batch=100000000 --learning_rate=nan --learning_rate=inf \
            --learning_rate=-1 --steps=-1 --save_every=-5 --max_to_keep=-3 --threads=-4 \
-           --workers=-1 --recovery_wait_secs=0; do
+           --workers=-1 --recovery_wait_secs=0 --warm_start_map=old/=new/; do
   rc=0
   "$train" --logdir="$TEST_TMPDIR/badflags" "$bad" >"$TEST_TMPDIR/bad.log" 2>&1 || rc=$?
   [ "$rc" -eq 2 ] || fail "train $bad exited $rc: $(cat "$TEST_TMPDIR/bad.log")"
@@ -141,7 +141,7 @@ rc=0
 [ "$rc" -eq 2 ] && grep -q 'unexpected argument "stray"' "$TEST_TMPDIR/bad.log" ||
   fail "stray argument: $rc $(cat "$TEST_TMPDIR/bad.log")"
 [ ! -e "$TEST_TMPDIR/badflags" ] || fail "a bad flag still created the log directory"
-echo "bad flags: 13 refused"
+echo "bad flags: 14 refused"
 
 # One chief per log directory: a second train on it is refused, naming the
 # first one's pid; the first is not disturbed.
