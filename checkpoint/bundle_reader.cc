@@ -6,6 +6,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "checkpoint/format_version.h"
 #include "checkpoint/naming.h"
 #include "checkpoint/table.h"
 #include "core/coding.h"
@@ -79,15 +80,8 @@ absl::Status BundleReader::Init() {
             return absl::DataLossError(
                 absl::StrCat("checkpoint ", index, ": the header entry does not parse"));
           }
-          const VersionDef& v = header.version();
-          bool bad = v.producer() < 0 || v.min_consumer() > kConsumerVersion;
-          for (int b : v.bad_consumers()) bad |= b == kConsumerVersion;
-          if (bad) {
-            return absl::UnimplementedError(
-                absl::StrCat("checkpoint ", index, " has format version producer=", v.producer(),
-                             " min_consumer=", v.min_consumer(), ", which this reader (version ",
-                             kConsumerVersion, ") cannot read"));
-          }
+          MG_RETURN_IF_ERROR(CheckFormatVersion(header.version(), kConsumerVersion,
+                                                absl::StrCat("checkpoint ", index)));
           if (header.endianness() != BundleHeaderProto::LITTLE) {
             return absl::UnimplementedError(absl::StrCat(
                 "checkpoint ", index, " was written on a big-endian machine; not supported"));
@@ -445,13 +439,8 @@ absl::Status BundleReader::CheckSlices(const std::string& key, const BundleEntry
   for (const TensorSliceProto& proto : e.slices()) {
     absl::StatusOr<TensorSlice> slice = TensorSlice::FromProto(proto);
     if (!slice.ok()) return bad(slice.status().message());
-    if (absl::Status s = slice->CheckWithin(*shape); !s.ok()) return bad(s.message());
-    for (const TensorSlice& other : slices) {
-      TensorSlice overlap;
-      if (slice->Intersect(other, *shape, &overlap)) {
-        return bad(absl::StrCat("has overlapping slices \"", other.DebugString(), "\" and \"",
-                                slice->DebugString(), "\""));
-      }
+    if (std::string why = SlicePlacementError(*slice, *shape, slices); !why.empty()) {
+      return bad(why);
     }
     const std::string slice_key = EncodeTensorNameSlice(key, *slice);
     auto it = entries_.find(slice_key);

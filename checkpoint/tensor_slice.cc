@@ -190,6 +190,19 @@ std::string EncodeTensorNameSlice(absl::string_view name, const TensorSlice& sli
   return key;
 }
 
+std::string SlicePlacementError(const TensorSlice& slice, const TensorShape& shape,
+                                const std::vector<TensorSlice>& others) {
+  if (absl::Status s = slice.CheckWithin(shape); !s.ok()) return std::string(s.message());
+  for (const TensorSlice& other : others) {
+    TensorSlice overlap;
+    if (slice.Intersect(other, shape, &overlap)) {
+      return absl::StrCat("has overlapping slices \"", other.DebugString(), "\" and \"",
+                          slice.DebugString(), "\"");
+    }
+  }
+  return "";
+}
+
 void CopySliceRegion(const Tensor& src, const TensorSlice& src_slice, const TensorSlice& region,
                      const TensorShape& full_shape, const TensorSlice& dst_slice, Tensor* dst) {
   const int rank = full_shape.dims();

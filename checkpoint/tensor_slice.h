@@ -61,6 +61,11 @@ class TensorSlice {
   std::vector<int64_t> starts_, lengths_;
 };
 
+// For a reader of saved slices: an error message unless `slice` lies within
+// `shape` and overlaps none of `others` (empty when it fits).
+std::string SlicePlacementError(const TensorSlice& slice, const TensorShape& shape,
+                                const std::vector<TensorSlice>& others);
+
 // The key a checkpoint stores slice `slice` of tensor `name` under, as
 // TensorFlow's checkpoint::EncodeTensorNameSlice makes it (OrderedCode:
 // 0, the name, the rank, then each dimension's start and length).

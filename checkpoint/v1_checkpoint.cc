@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "checkpoint/format_version.h"
 #include "checkpoint/proto/saved_tensor_slice.pb.h"
 #include "checkpoint/table.h"
 #include "checkpoint/tensor_slice.h"
@@ -82,14 +83,8 @@ absl::StatusOr<std::unique_ptr<V1Checkpoint>> V1Checkpoint::Open(
                        ": the table of contents (key \"\") is missing or does not parse"));
     }
     MG_RETURN_IF_ERROR(contents.status());
-    const VersionDef& v = sts.meta().versions();
-    bool bad_version = v.producer() < 0 || v.min_consumer() > kConsumerVersion;
-    for (int b : v.bad_consumers()) bad_version |= b == kConsumerVersion;
-    if (bad_version) {
-      return absl::UnimplementedError(absl::StrCat(
-          "V1 checkpoint ", file, " has format version producer=", v.producer(), " min_consumer=",
-          v.min_consumer(), ", which this reader (version ", kConsumerVersion, ") cannot read"));
-    }
+    MG_RETURN_IF_ERROR(CheckFormatVersion(sts.meta().versions(), kConsumerVersion,
+                                          absl::StrCat("V1 checkpoint ", file)));
     const int file_index = static_cast<int>(ckpt->files_.size());
     ckpt->files_.push_back(std::move(table));
     for (const SavedSliceMeta& meta : sts.meta().tensor()) {
@@ -118,17 +113,15 @@ absl::StatusOr<std::unique_ptr<V1Checkpoint>> V1Checkpoint::Open(
                                 first_file[name], " has it as ", DataTypeString(entry.dtype()), " ",
                                 TensorShape::FromProto(entry.shape())->DebugString()));
       }
+      std::vector<TensorSlice> placed;  // the slices other files listed
+      for (const TensorSliceProto& p : entry.slices()) placed.push_back(*TensorSlice::FromProto(p));
       for (const TensorSliceProto& proto : meta.slice()) {
         absl::StatusOr<TensorSlice> slice = TensorSlice::FromProto(proto);
         if (!slice.ok()) return bad(slice.status().message());
-        if (absl::Status s = slice->CheckWithin(*shape); !s.ok()) return bad(s.message());
-        for (const TensorSliceProto& other_proto : entry.slices()) {
-          TensorSlice other = *TensorSlice::FromProto(other_proto), overlap;
-          if (slice->Intersect(other, *shape, &overlap)) {
-            return bad(absl::StrCat("has overlapping slices \"", other.DebugString(), "\" and \"",
-                                    slice->DebugString(), "\""));
-          }
+        if (std::string why = SlicePlacementError(*slice, *shape, placed); !why.empty()) {
+          return bad(why);
         }
+        placed.push_back(*slice);
         ckpt->slice_file_[EncodeTensorNameSlice(name, *slice)] = file_index;
         slice->AsProto(entry.add_slices());
       }

@@ -14,16 +14,6 @@
 #include "runtime/graph/node_def_util.h"
 
 namespace minigraph {
-namespace {
-
-Output Strings(const Scope& s, std::vector<std::string> values) {
-  Tensor t(DT_STRING, TensorShape({static_cast<int64_t>(values.size())}));
-  for (size_t i = 0; i < values.size(); ++i) t.data<std::string>()[i] = std::move(values[i]);
-  return ops::Const(s, t);
-}
-
-}  // namespace
-
 absl::Status InitFromCheckpoint(const Scope& scope, const std::string& ckpt_dir_or_file,
                                 const std::map<std::string, std::string>& assignment_map,
                                 Env* env) {
@@ -100,8 +90,10 @@ absl::Status InitFromCheckpoint(const Scope& scope, const std::string& ckpt_dir_
     dtypes.mutable_list()->add_type(var.dtype());
     // The inputs go first, under NAME/, with NAME still free.
     Output file = ops::Const(s.WithOpName(base + "/prefix"), Tensor::Scalar<std::string>(prefix));
-    Output names = Strings(s.WithOpName(base + "/tensor_names"), {tensor});
-    Output slices = Strings(s.WithOpName(base + "/shape_and_slices"), {""});
+    Output names =
+        ops::Const(s.WithOpName(base + "/tensor_names"), Tensor::Vector<std::string>({tensor}));
+    Output slices =
+        ops::Const(s.WithOpName(base + "/shape_and_slices"), Tensor::Vector<std::string>({""}));
     Operation restore =
         s.WithOpName(base).AddOp("RestoreV2", {{file}, {names}, {slices}}, {{"dtypes", dtypes}});
     MG_RETURN_IF_ERROR(scope.status());
