@@ -11,6 +11,8 @@ Moving to upstream rules (proto_library + cc_proto_library) changes only
 this file.
 """
 
+load("//tools/build:cc.bzl", "cc_library")
+
 def mg_cc_proto_library(name, srcs, deps = [], visibility = None):
     proto_deps = [d + "_protos" for d in deps]
     native.filegroup(
@@ -30,7 +32,7 @@ def mg_cc_proto_library(name, srcs, deps = [], visibility = None):
         cmd = "$(location @com_google_protobuf//:protoc) -I. --cpp_out=$(GENDIR) " +
               " ".join([pkg + "/" + s for s in srcs]),
     )
-    native.cc_library(
+    cc_library(
         name = name,
         srcs = cc_srcs,
         hdrs = hdrs,
@@ -57,7 +59,7 @@ def mg_cc_grpc_library(name, srcs, deps = [], visibility = None):
               "--plugin=protoc-gen-grpc=$(location @com_github_grpc_grpc//:grpc_cpp_plugin) " +
               " ".join([pkg + "/" + s for s in srcs]),
     )
-    native.cc_library(
+    cc_library(
         name = name,
         srcs = cc_srcs,
         hdrs = hdrs,
