@@ -27,14 +27,16 @@ absl::Status InitFromCheckpoint(const Scope& scope, const std::string& ckpt_dir_
     prefix = *std::move(latest);
   }
   MG_ASSIGN_OR_RETURN(std::unique_ptr<BundleReader> reader, BundleReader::Open(env, prefix));
-  // TensorFlow's variable store: the variables by name.
-  std::map<std::string, Variable> vars;
-  for (const Variable& v : GlobalVariables(scope)) vars.emplace(v.name(), v);
-  for (const Variable& v : LocalVariables(scope)) vars.emplace(v.name(), v);
+  // TensorFlow's variable store: the variables by name, a partitioned
+  // variable's parts together under its full name.
+  std::map<std::string, std::vector<Variable>> vars;
+  for (const auto& list : {GlobalVariables(scope), LocalVariables(scope)}) {
+    for (const Variable& v : list) vars[v.checkpoint_key()].push_back(v);
+  }
 
   // Every (variable, checkpoint tensor) pair, checked before the graph
   // changes. The resolution of scopes is TensorFlow's, quirks included.
-  std::vector<std::pair<Variable, std::string>> plan;
+  std::vector<std::pair<std::vector<Variable>, std::string>> plan;
   for (const auto& [in_ckpt, current] : assignment_map) {
     if (auto it = vars.find(current); it != vars.end()) {
       if (!reader->Contains(in_ckpt)) {
@@ -65,39 +67,46 @@ absl::Status InitFromCheckpoint(const Scope& scope, const std::string& ckpt_dir_
       plan.emplace_back(var, full);
     }
   }
-  for (const auto& [var, tensor] : plan) {
+  for (const auto& [parts, tensor] : plan) {
+    const Variable& var = parts[0];
     const BundleEntryProto& e = **reader->GetEntry(tensor);
     MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(e.shape()));
-    if (!var.shape().IsCompatibleWith(shape)) {
+    const std::optional<SaveSliceInfo>& part = var.save_slice_info();
+    const PartialShape var_shape = part.has_value() ? PartialShape(part->full_shape) : var.shape();
+    if (!var_shape.IsCompatibleWith(shape)) {
       return absl::InvalidArgumentError(
-          absl::StrCat("Shape of variable ", var.name(), " (", var.shape().DebugString(),
+          absl::StrCat("Shape of variable ", var.checkpoint_key(), " (", var_shape.DebugString(),
                        ") doesn't match with shape of tensor ", tensor, " (", shape.DebugString(),
                        ") from checkpoint reader (", prefix, ")."));
     }
     if (e.dtype() != var.dtype()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "variable ", var.name(), " is ", DataTypeString(var.dtype()), ", but tensor ", tensor,
-          " in checkpoint ", prefix, " is ", DataTypeString(e.dtype())));
+          "variable ", var.checkpoint_key(), " is ", DataTypeString(var.dtype()), ", but tensor ",
+          tensor, " in checkpoint ", prefix, " is ", DataTypeString(e.dtype())));
     }
   }
 
-  // One RestoreV2 per variable, as TensorFlow's _set_checkpoint_initializer.
-  for (const auto& [var, tensor] : plan) {
-    const std::string full = scope.UniqueName("checkpoint_initializer");
-    const std::string base = scope.prefix().empty() ? full : full.substr(scope.prefix().size() + 1);
-    const Scope s = scope.WithDevice(scope.GetNodeDef(var.ref().op()).device());
-    AttrValue dtypes;
-    dtypes.mutable_list()->add_type(var.dtype());
-    // The inputs go first, under NAME/, with NAME still free.
-    Output file = ops::Const(s.WithOpName(base + "/prefix"), Tensor::Scalar<std::string>(prefix));
-    Output names =
-        ops::Const(s.WithOpName(base + "/tensor_names"), Tensor::Vector<std::string>({tensor}));
-    Output slices =
-        ops::Const(s.WithOpName(base + "/shape_and_slices"), Tensor::Vector<std::string>({""}));
-    Operation restore =
-        s.WithOpName(base).AddOp("RestoreV2", {{file}, {names}, {slices}}, {{"dtypes", dtypes}});
-    MG_RETURN_IF_ERROR(scope.status());
-    MG_RETURN_IF_ERROR(var.ReplaceInitialValue(s.InsideOp(restore), restore.output(0)).status());
+  // One RestoreV2 per variable (per part of a partitioned one, of its
+  // slice), as TensorFlow's _set_checkpoint_initializer.
+  for (const auto& [parts, tensor] : plan) {
+    for (const Variable& var : parts) {
+      const std::string full = scope.UniqueName("checkpoint_initializer");
+      const std::string base =
+          scope.prefix().empty() ? full : full.substr(scope.prefix().size() + 1);
+      const Scope s = scope.WithDevice(scope.GetNodeDef(var.ref().op()).device());
+      AttrValue dtypes;
+      dtypes.mutable_list()->add_type(var.dtype());
+      // The inputs go first, under NAME/, with NAME still free.
+      Output file = ops::Const(s.WithOpName(base + "/prefix"), Tensor::Scalar<std::string>(prefix));
+      Output names =
+          ops::Const(s.WithOpName(base + "/tensor_names"), Tensor::Vector<std::string>({tensor}));
+      Output slices = ops::Const(s.WithOpName(base + "/shape_and_slices"),
+                                 Tensor::Vector<std::string>({var.checkpoint_slice_spec()}));
+      Operation restore =
+          s.WithOpName(base).AddOp("RestoreV2", {{file}, {names}, {slices}}, {{"dtypes", dtypes}});
+      MG_RETURN_IF_ERROR(scope.status());
+      MG_RETURN_IF_ERROR(var.ReplaceInitialValue(s.InsideOp(restore), restore.output(0)).status());
+    }
   }
   return absl::OkStatus();
 }

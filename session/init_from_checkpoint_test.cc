@@ -16,6 +16,7 @@
 namespace minigraph {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -86,6 +87,31 @@ TEST_F(InitFromCheckpointTest, ScopeToScopeAndNameToName) {
     if (v.name() == "fresh") continue;
     EXPECT_THAT(v.initial_value().name(), HasSubstr("checkpoint_initializer")) << v.name();
   }
+}
+
+// A partitioned variable is found under its full name, and each part
+// restores its slice (TensorFlow's _set_variable_or_list_initializer), by
+// name or through a scope.
+TEST_F(InitFromCheckpointTest, PartitionedVariablesTakeTheirSlices) {
+  Scope root = Scope::NewRootScope();
+  const Scope encoder = root.NewSubScope("encoder");
+  ASSERT_OK_AND_ASSIGN(
+      PartitionedVariable w,
+      PartitionedVariable::Create(encoder, "w", Zeros(TensorShape({2, 3})), {1, 2}));
+  ASSERT_OK_AND_ASSIGN(PartitionedVariable bias,
+                       PartitionedVariable::Create(root, "bias", Zeros(TensorShape({2})), {2}));
+  ASSERT_OK(InitFromCheckpoint(root, "/pretrained/model.ckpt-7",
+                               {{"bert/encoder/", "encoder/"}, {"cls/bias", "bias"}}, &mem_));
+  EXPECT_THAT(Initialized(root, {w.parts()[0], w.parts()[1], bias.parts()[0], bias.parts()[1]}),
+              ElementsAre("1 2 4 5", "3 6", "-1", "-2"));
+
+  // The full shape is what must match.
+  Scope other = Scope::NewRootScope();
+  ASSERT_OK(PartitionedVariable::Create(other, "w", Zeros(TensorShape({3, 2})), {3, 1}).status());
+  EXPECT_THAT(
+      InitFromCheckpoint(other, "/pretrained/model.ckpt-7", {{"bert/encoder/w", "w"}}, &mem_)
+          .message(),
+      AllOf(HasSubstr("Shape of variable w ([3,2])"), HasSubstr("[2,3]")));
 }
 
 TEST_F(InitFromCheckpointTest, DirectoriesRootScopesAndResourceVariables) {

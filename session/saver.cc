@@ -5,6 +5,7 @@
 #include <random>
 
 #include "absl/algorithm/container.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -34,15 +35,15 @@ Output SavedTensor(const Variable& v) { return v.is_resource() ? v.value() : v.r
 // A SaveV2 named `name` of `vars` to `prefix` (a string tensor).
 Operation AddSave(const Scope& s, const std::string& name, Output prefix,
                   const std::vector<Variable>& vars) {
-  std::vector<std::string> names;
+  std::vector<std::string> names, specs;
   std::vector<Output> values;
   for (const Variable& v : vars) {
-    names.push_back(v.name());
+    names.push_back(v.checkpoint_key());
+    specs.push_back(v.checkpoint_slice_spec());
     values.push_back(SavedTensor(v));
   }
   Output tensor_names = ops::Const(s.WithOpName(name + "/tensor_names"), Strings(names));
-  Output slices = ops::Const(s.WithOpName(name + "/shape_and_slices"),
-                             Strings(std::vector<std::string>(names.size())));
+  Output slices = ops::Const(s.WithOpName(name + "/shape_and_slices"), Strings(specs));
   return s.WithOpName(name).AddOp("SaveV2", {{prefix}, {tensor_names}, {slices}, values});
 }
 
@@ -143,10 +144,11 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
   for (size_t r = 0; r < restores.size(); ++r) {
     const Scope on = s.WithDevice(restores[r].first);
     const std::string suffix = r == 0 ? "" : absl::StrCat("_", r);
-    std::vector<std::string> names;
+    std::vector<std::string> names, specs;
     AttrValue dtypes_attr;
     for (const Variable& v : restores[r].second) {
-      names.push_back(v.name());
+      names.push_back(v.checkpoint_key());
+      specs.push_back(v.checkpoint_slice_spec());
       dtypes_attr.mutable_list()->add_type(v.dtype());
     }
     Operation restore =
@@ -156,7 +158,7 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
                     {ops::Const(on.WithOpName("RestoreV2" + suffix + "/tensor_names"),
                                 Strings(names))},
                     {ops::Const(on.WithOpName("RestoreV2" + suffix + "/shape_and_slices"),
-                                Strings(std::vector<std::string>(names.size())))}},
+                                Strings(specs))}},
                    {{"dtypes", dtypes_attr}});
     for (size_t i = 0; i < restores[r].second.size(); ++i) {
       const Variable& v = restores[r].second[i];
@@ -173,7 +175,17 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
   auto saver = std::unique_ptr<Saver>(new Saver(def, env, options));
   for (const Variable& v : vars) saver->snapshot_names_.push_back(SavedTensor(v).tensor_name());
   // What a restore needs, for the error that lists every difference.
+  absl::flat_hash_set<std::string> partitioned;
   for (const Variable& v : vars) {
+    if (const std::optional<SaveSliceInfo>& part = v.save_slice_info(); part.has_value()) {
+      // A partitioned variable's parts: one tensor of the full shape.
+      if (!partitioned.insert(part->full_name).second) continue;
+      ExpectedTensor& e = saver->expected_.emplace_back();
+      e.key = part->full_name;
+      e.dtype = v.dtype();
+      e.shape = TensorShape(part->full_shape);
+      continue;
+    }
     ExpectedTensor& e = saver->expected_.emplace_back();
     e.key = v.name();
     e.dtype = v.dtype();

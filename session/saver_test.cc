@@ -1068,6 +1068,106 @@ TEST(SaverResourceTest, ResourceVariablesSaveRestoreAndMixWithRefVariables) {
   EXPECT_EQ(value(*fresh, fresh->w), "7");
 }
 
+// A partitioned variable's parts are saved as slices of one tensor, as
+// TensorFlow's Saver writes them: restorable into another partitioning, into
+// an unpartitioned variable, and from an unpartitioned one.
+TEST(SaverPartitionedTest, PartsAreSlicesOfOneTensorInAnyPartitioning) {
+  MemEnv mem;
+  ASSERT_OK(mem.CreateDir("/logs"));
+  SessionOptions opts;
+  opts.env = &mem;
+  Tensor full(DT_FLOAT, TensorShape({5, 2}));
+  for (int i = 0; i < 10; ++i) full.data<float>()[i] = static_cast<float>(i);
+  struct Model {
+    Scope root = Scope::NewRootScope();
+    Output value;
+    std::vector<Variable> vars;
+    Operation init;
+    std::unique_ptr<Saver> saver;
+    std::unique_ptr<Session> session;
+  };
+  // `parts` 0: an unpartitioned variable "emb"; otherwise that many parts.
+  auto build = [&](int parts, bool resource) {
+    auto m = std::make_unique<Model>();
+    if (parts == 0) {
+      Variable v = Variable::Create(m->root, "emb", full, {.use_resource = resource});
+      m->value = v.value();
+      m->vars = {v};
+    } else {
+      auto pv = PartitionedVariable::Create(m->root, "emb", full,
+                                            FixedSizePartitions(full.shape(), parts),
+                                            {.use_resource = resource});
+      EXPECT_OK(pv.status());
+      m->value = pv->AsTensor(m->root);
+      m->vars = pv->parts();
+    }
+    Variable::Create(m->root, "step", Tensor::Scalar<int64_t>(3));
+    m->init = GlobalVariablesInitializer(m->root);
+    auto saver = Saver::Create(m->root, {}, &mem);
+    EXPECT_OK(saver.status());
+    m->saver = *std::move(saver);
+    auto s = NewSession(opts);
+    EXPECT_OK(s.status());
+    m->session = *std::move(s);
+    EXPECT_OK(m->session->Create(*m->root.ToGraphDef()));
+    return m;
+  };
+  auto value = [](Model& m) {
+    std::vector<Tensor> out;
+    absl::Status s = m.session->Run({}, {m.value.name()}, {}, &out);
+    return s.ok() ? out[0].SummarizeValue(10) : std::string(s.message());
+  };
+  const std::string expected = "0 1 2 3 4 5 6 7 8 9";
+
+  auto three = build(3, false);
+  ASSERT_EQ(three->vars.size(), 3u);
+  EXPECT_EQ(three->vars[1].name(), "emb/part_1");
+  EXPECT_EQ(three->vars[1].checkpoint_slice_spec(), "5 2 2,2:0,2");
+  EXPECT_EQ(three->vars[1].shape().DebugString(), PartialShape({2, 2}).DebugString());
+  std::vector<Tensor> out;
+  ASSERT_OK(three->session->Run({}, {}, {three->init.name()}, &out));
+  EXPECT_EQ(value(*three), expected);
+  ASSERT_OK_AND_ASSIGN(std::string path,
+                       three->saver->Save(three->session.get(), "/logs/m", {.global_step = 1}));
+
+  // One tensor "emb" of the full shape, in three slices.
+  ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(&mem, path));
+  EXPECT_THAT(reader->tensor_names(), ElementsAre("emb", "step"));
+  ASSERT_OK_AND_ASSIGN(const BundleEntryProto* entry, reader->GetEntry("emb"));
+  EXPECT_EQ(entry->slices_size(), 3);
+  ASSERT_OK_AND_ASSIGN(Tensor whole, reader->Lookup("emb"));
+  EXPECT_EQ(whole.shape(), full.shape());
+  EXPECT_EQ(whole.SummarizeValue(10), expected);
+
+  for (auto [parts, resource] : {std::pair{2, false}, {5, true}, {0, false}, {1, true}}) {
+    SCOPED_TRACE(absl::StrCat(parts, " parts, resource ", resource));
+    auto other = build(parts, resource);
+    ASSERT_OK(other->saver->Restore(other->session.get(), path));
+    EXPECT_EQ(value(*other), expected);
+  }
+
+  // From an unpartitioned variable's checkpoint into parts.
+  auto single = build(0, false);
+  ASSERT_OK(single->session->Run({}, {}, {single->init.name()}, &out));
+  ASSERT_OK_AND_ASSIGN(std::string from_single,
+                       single->saver->Save(single->session.get(), "/logs/s", {.global_step = 1}));
+  auto two = build(2, false);
+  ASSERT_OK(two->saver->Restore(two->session.get(), from_single));
+  EXPECT_EQ(value(*two), expected);
+
+  // A checkpoint whose "emb" has another shape: the error names it.
+  Tensor other_full(DT_FLOAT, TensorShape({4, 2}));
+  {
+    auto m = std::make_unique<Model>();
+    ASSERT_OK(PartitionedVariable::Create(m->root, "emb", other_full, {2, 1}).status());
+    ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(m->root, {}, &mem));
+    ASSERT_OK_AND_ASSIGN(auto session, NewSession(opts));
+    ASSERT_OK(session->Create(*m->root.ToGraphDef()));
+    absl::Status s = saver->Restore(session.get(), path);
+    EXPECT_THAT(s.message(), AllOf(HasSubstr("emb"), HasSubstr("[5,2]"), HasSubstr("[4,2]")));
+  }
+}
+
 TEST_F(SaverTest, RestoresTensorFlowCheckpointExactly) {
   MG_REQUIRE_SHARED_TESTDATA(dir);
   const std::string prefix = JoinPath(

@@ -1,6 +1,9 @@
 #include "runtime/cc/variables.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/status_macros.h"
 #include "runtime/graph/node_def_util.h"
 
@@ -26,6 +29,7 @@ Variable Variable::Create(const Scope& scope, absl::string_view name, Output ini
                           const VariableOptions& options) {
   Variable v;
   v.trainable_ = options.trainable;
+  v.save_slice_info_ = options.save_slice_info;
   if (options.validate_shape && scope.ok() && !initial_value.shape().IsFullyDefined()) {
     scope.UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
         "variable '", scope.UniqueName(name), "' needs an initial value of fully defined shape, "
@@ -96,6 +100,9 @@ absl::StatusOr<Variable> Variable::FromDef(const Scope& scope, const VariableDef
     MG_ASSIGN_OR_RETURN(Operation iv, scope.FindOp(OpName(def.initial_value_name())));
     v.initial_value_ = iv.output(0);
   }
+  if (def.has_save_slice_info_def()) {
+    v.save_slice_info_ = SaveSliceInfo::FromProto(def.save_slice_info_def());
+  }
   return v;
 }
 
@@ -127,7 +134,152 @@ VariableDef Variable::ToDef() const {
   }
   def.set_trainable(trainable_);
   def.set_is_resource(is_resource());
+  if (save_slice_info_.has_value())
+    *def.mutable_save_slice_info_def() = save_slice_info_->ToProto();
   return def;
+}
+
+std::string SaveSliceInfo::Spec() const {
+  std::vector<std::string> slices;
+  for (size_t d = 0; d < var_offset.size() && d < var_shape.size(); ++d) {
+    slices.push_back(absl::StrCat(var_offset[d], ",", var_shape[d]));
+  }
+  return absl::StrCat(absl::StrJoin(full_shape, " "), " ", absl::StrJoin(slices, ":"));
+}
+
+SaveSliceInfoDef SaveSliceInfo::ToProto() const {
+  SaveSliceInfoDef def;
+  def.set_full_name(full_name);
+  for (int64_t d : full_shape) def.add_full_shape(d);
+  for (int64_t d : var_offset) def.add_var_offset(d);
+  for (int64_t d : var_shape) def.add_var_shape(d);
+  return def;
+}
+
+SaveSliceInfo SaveSliceInfo::FromProto(const SaveSliceInfoDef& def) {
+  return {def.full_name(),
+          {def.full_shape().begin(), def.full_shape().end()},
+          {def.var_offset().begin(), def.var_offset().end()},
+          {def.var_shape().begin(), def.var_shape().end()}};
+}
+
+namespace {
+
+Tensor Int64Vector(const std::vector<int64_t>& v) {
+  Tensor t(DT_INT64, TensorShape({static_cast<int64_t>(v.size())}));
+  std::copy(v.begin(), v.end(), t.data<int64_t>());
+  return t;
+}
+
+}  // namespace
+
+absl::StatusOr<PartitionedVariable> PartitionedVariable::Create(const Scope& scope,
+                                                                absl::string_view name,
+                                                                Output initial_value,
+                                                                const std::vector<int>& partitions,
+                                                                const VariableOptions& options) {
+  MG_RETURN_IF_ERROR(scope.status());
+  const PartialShape& init_shape = initial_value.shape();
+  const std::string full = scope.UniqueName(name);
+  if (!init_shape.IsFullyDefined()) {
+    return absl::InvalidArgumentError(absl::StrCat("partitioned variable '", full,
+                                                   "' needs an initial value of fully defined ",
+                                                   "shape, got ", init_shape.DebugString()));
+  }
+  const TensorShape shape(init_shape.dims());
+  const std::string what =
+      absl::StrCat("partitioned variable '", full, "' of shape ", shape.DebugString(),
+                   " with partitions [", absl::StrJoin(partitions, ", "), "]");
+  if (static_cast<int>(partitions.size()) != shape.dims()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": the partition list needs one entry per dimension"));
+  }
+  int axis = 0;
+  int num_parts = 1;
+  for (int d = 0; d < shape.dims(); ++d) {
+    if (partitions[d] < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": a dimension needs at least 1 part"));
+    }
+    if (partitions[d] == 1) continue;
+    if (num_parts > 1) {
+      // TensorFlow's rule too: "Can only slice a variable along one dimension".
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": a variable is partitioned along one dimension only"));
+    }
+    if (partitions[d] > shape.dim_size(d)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": dimension ", d, " has only ", shape.dim_size(d), " elements"));
+    }
+    axis = d;
+    num_parts = partitions[d];
+  }
+  if (options.save_slice_info.has_value()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": its options cannot carry a save_slice_info of their own"));
+  }
+
+  const Scope s = scope.NewSubScope(name);
+  PartitionedVariable pv;
+  pv.name_ = s.prefix();
+  pv.shape_ = shape;
+  pv.axis_ = axis;
+  const int64_t n = shape.dims() == 0 ? 1 : shape.dim_size(axis);
+  int64_t offset = 0;
+  for (int i = 0; i < num_parts; ++i) {
+    const int64_t len = n / num_parts + (i < n % num_parts ? 1 : 0);
+    SaveSliceInfo info;
+    info.full_name = pv.name_;
+    info.full_shape.assign(shape.dim_sizes().begin(), shape.dim_sizes().end());
+    info.var_offset.assign(shape.dims(), 0);
+    info.var_shape = info.full_shape;
+    if (shape.dims() > 0) {
+      info.var_offset[axis] = offset;
+      info.var_shape[axis] = len;
+    }
+    const std::string part = absl::StrCat("part_", i);
+    Output part_init = initial_value;
+    if (num_parts > 1) {
+      const std::string at = part + "/initial_value";
+      Output begin = ops::Const(s.WithOpName(at + "/begin"), Int64Vector(info.var_offset));
+      Output size = ops::Const(s.WithOpName(at + "/size"), Int64Vector(info.var_shape));
+      part_init = ops::Slice(s.WithOpName(at), initial_value, begin, size);
+    }
+    VariableOptions part_options = options;
+    part_options.save_slice_info = std::move(info);
+    pv.parts_.push_back(Variable::Create(s, part, part_init, part_options));
+    offset += len;
+  }
+  MG_RETURN_IF_ERROR(scope.status());
+  return pv;
+}
+
+absl::StatusOr<PartitionedVariable> PartitionedVariable::Create(const Scope& scope,
+                                                                absl::string_view name,
+                                                                const Tensor& initial_value,
+                                                                const std::vector<int>& partitions,
+                                                                const VariableOptions& options) {
+  const std::string full = scope.UniqueName(name);
+  const std::string base = scope.prefix().empty() ? full : full.substr(scope.prefix().size() + 1);
+  Output init = ops::Const(scope.WithOpName(absl::StrCat(base, "/initial_value")), initial_value);
+  return Create(scope, base, init, partitions, options);
+}
+
+Output PartitionedVariable::AsTensor(const Scope& scope) const {
+  const Scope s = scope.NewSubScope(name_ + "/ConcatPartitions");
+  if (parts_.size() == 1) return ops::Identity(s.WithOpName("concat"), parts_[0].value());
+  std::vector<Output> values;
+  for (const Variable& v : parts_) values.push_back(v.value());
+  return ops::ConcatV2(s.WithOpName("concat"), values,
+                       ops::Const(s.WithOpName("concat/axis"), static_cast<int32_t>(axis_)));
+}
+
+std::vector<int> FixedSizePartitions(const TensorShape& shape, int num_shards, int axis) {
+  std::vector<int> partitions(shape.dims(), 1);
+  if (axis >= 0 && axis < shape.dims()) {
+    partitions[axis] =
+        static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(num_shards, shape.dim_size(axis))));
+  }
+  return partitions;
 }
 
 absl::StatusOr<Variable> Variable::ReplaceInitialValue(const Scope& scope,

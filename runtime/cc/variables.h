@@ -14,6 +14,7 @@
 #ifndef MINIGRAPH_RUNTIME_CC_VARIABLES_H_
 #define MINIGRAPH_RUNTIME_CC_VARIABLES_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,23 @@
 #include "runtime/cc/scope.h"
 
 namespace minigraph {
+
+// What a part of a partitioned variable holds (TensorFlow's
+// Variable.SaveSliceInfo): the slice of the full tensor `full_name` at
+// `var_offset` with shape `var_shape`.
+struct SaveSliceInfo {
+  std::string full_name;
+  std::vector<int64_t> full_shape;
+  std::vector<int64_t> var_offset;
+  std::vector<int64_t> var_shape;
+
+  // The shape_and_slices entry savers write for the part, TensorFlow's
+  // SaveSliceInfo.spec: "10 4 3,3:0,4" (full shape, then start,length per
+  // dimension).
+  std::string Spec() const;
+  SaveSliceInfoDef ToProto() const;
+  static SaveSliceInfo FromProto(const SaveSliceInfoDef& def);
+};
 
 struct VariableOptions {
   bool trainable = true;
@@ -34,6 +52,8 @@ struct VariableOptions {
   // A resource variable: a VarHandleOp whose handle the reads, assignments
   // and ResourceApply* updates take; a read is a snapshot.
   bool use_resource = false;
+  // Set by PartitionedVariable::Create on each part.
+  std::optional<SaveSliceInfo> save_slice_info = std::nullopt;
 };
 
 class Variable {
@@ -64,6 +84,17 @@ class Variable {
   DataType dtype() const { return value_.dtype(); }
   // The declared shape.
   const PartialShape& shape() const { return shape_; }
+  // Set when this variable is a part of a partitioned variable.
+  const std::optional<SaveSliceInfo>& save_slice_info() const { return save_slice_info_; }
+  // The name of the tensor savers write the variable's value to (the full
+  // tensor's for a part), and its shape_and_slices entry ("" for a whole
+  // tensor).
+  const std::string& checkpoint_key() const {
+    return save_slice_info_.has_value() ? save_slice_info_->full_name : name();
+  }
+  std::string checkpoint_slice_spec() const {
+    return save_slice_info_.has_value() ? save_slice_info_->Spec() : "";
+  }
   // TensorFlow's initialized_value(): the variable's value if it is
   // initialized, else its initial value, as a cond under `scope`'s "cond"
   // name scope (IsVariableInitialized, RefSwitch, Switch, Merge). Reading it
@@ -85,7 +116,61 @@ class Variable {
   Output ref_, value_, initializer_, initial_value_;
   PartialShape shape_;
   bool trainable_ = true;
+  std::optional<SaveSliceInfo> save_slice_info_;
 };
+
+// TensorFlow's PartitionedVariable (get_variable with a partitioner): one
+// variable per part, NAME/part_0, NAME/part_1, ..., each holding a slice of
+// the full value along one dimension and recorded in the collections with
+// its SaveSliceInfo, so that a Saver writes the parts as slices of the one
+// checkpoint tensor NAME (restorable into any other partitioning, or into an
+// unpartitioned variable) and InitFromCheckpoint fills them from NAME.
+//
+//   PartitionedVariable emb = *PartitionedVariable::Create(
+//       root, "emb", init, FixedSizePartitions(init.shape(), 3));
+//   // emb/part_0 [4,8], emb/part_1 [3,8], emb/part_2 [3,8]
+//   Output full = emb.AsTensor(root);  // emb/ConcatPartitions/concat
+class PartitionedVariable {
+ public:
+  PartitionedVariable() = default;
+
+  // `initial_value` is the full value (fully defined shape); part i's
+  // initial value is its slice (a Slice of it, NAME/part_i/initial_value).
+  // `partitions[d]` is the number of parts along dimension d (TensorFlow's
+  // partition list: one per dimension, at most one of them above 1); a
+  // dimension of n elements in p parts gives the first n % p parts
+  // n / p + 1 elements and the others n / p. InvalidArgument names the
+  // variable when the list does not fit the shape.
+  static absl::StatusOr<PartitionedVariable> Create(const Scope& scope, absl::string_view name,
+                                                    Output initial_value,
+                                                    const std::vector<int>& partitions,
+                                                    const VariableOptions& options = {});
+  // Same, with a constant NAME/initial_value holding `initial_value`.
+  static absl::StatusOr<PartitionedVariable> Create(const Scope& scope, absl::string_view name,
+                                                    const Tensor& initial_value,
+                                                    const std::vector<int>& partitions,
+                                                    const VariableOptions& options = {});
+
+  // The full name, which is the checkpoint key: "emb".
+  const std::string& name() const { return name_; }
+  const std::vector<Variable>& parts() const { return parts_; }
+  const TensorShape& shape() const { return shape_; }
+  DataType dtype() const { return parts_.empty() ? DT_INVALID : parts_[0].dtype(); }
+  // The full value: the parts' values concatenated along the partitioned
+  // dimension, NAME/ConcatPartitions/concat (TensorFlow's as_tensor()).
+  Output AsTensor(const Scope& scope) const;
+
+ private:
+  std::string name_;
+  std::vector<Variable> parts_;
+  TensorShape shape_;
+  int axis_ = 0;
+};
+
+// TensorFlow's fixed_size_partitioner(num_shards, axis): the partition list
+// that splits `shape` into min(num_shards, shape.dim(axis)) parts along
+// `axis`.
+std::vector<int> FixedSizePartitions(const TensorShape& shape, int num_shards, int axis = 0);
 
 // The variables recorded in a collection (kGlobalVariables, ...), in
 // creation order.

@@ -14,6 +14,7 @@
 namespace minigraph {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -67,6 +68,58 @@ TEST_F(VariablesTest, NodesCollectionsAndMetaGraph) {
   EXPECT_EQ(def.snapshot_name(), "v/read:0");
   // A second "v" is uniquified, as in TensorFlow.
   EXPECT_EQ(Variable::Create(root_, "v", Tensor::Scalar<float>(0)).name(), "v_1");
+}
+
+TEST_F(VariablesTest, PartitionedVariablesFollowTensorFlow) {
+  Tensor init(DT_FLOAT, TensorShape({2, 7}));
+  for (int i = 0; i < 14; ++i) init.data<float>()[i] = static_cast<float>(i);
+  // TensorFlow's fixed_size_partitioner: at most one part per element.
+  EXPECT_THAT(FixedSizePartitions(init.shape(), 3, 1), ElementsAre(1, 3));
+  EXPECT_THAT(FixedSizePartitions(init.shape(), 3, 0), ElementsAre(2, 1));
+  Scope layer = root_.NewSubScope("layer");
+  ASSERT_OK_AND_ASSIGN(PartitionedVariable pv,
+                       PartitionedVariable::Create(layer, "emb", init, {1, 3}));
+  EXPECT_EQ(pv.name(), "layer/emb");
+  ASSERT_EQ(pv.parts().size(), 3u);
+  // 7 columns in 3 parts: 3, 2, 2.
+  std::vector<std::string> names, specs;
+  for (const Variable& v : pv.parts()) {
+    names.push_back(v.name());
+    specs.push_back(v.checkpoint_slice_spec());
+    EXPECT_EQ(v.checkpoint_key(), "layer/emb");
+  }
+  EXPECT_THAT(names, ElementsAre("layer/emb/part_0", "layer/emb/part_1", "layer/emb/part_2"));
+  EXPECT_THAT(specs, ElementsAre("2 7 0,2:0,3", "2 7 0,2:3,2", "2 7 0,2:5,2"));
+  Output full = pv.AsTensor(root_);
+  EXPECT_EQ(full.name(), "layer/emb/ConcatPartitions/concat");
+
+  // The collections carry each part's SaveSliceInfoDef, as TensorFlow's do.
+  std::vector<Variable> global = GlobalVariables(root_);
+  ASSERT_EQ(global.size(), 3u);
+  ASSERT_TRUE(global[2].save_slice_info().has_value());
+  EXPECT_THAT(global[2].save_slice_info()->var_offset, ElementsAre(0, 5));
+  const VariableDef def = global[2].ToDef();
+  EXPECT_EQ(def.save_slice_info_def().full_name(), "layer/emb");
+  EXPECT_THAT(def.save_slice_info_def().var_shape(), ElementsAre(2, 2));
+
+  Operation init_op = GlobalVariablesInitializer(root_);
+  Start();
+  ASSERT_OK(Run({init_op.name()}));
+  Tensor value = Fetch(full.name());
+  EXPECT_EQ(value.shape(), init.shape());
+  EXPECT_EQ(value.SummarizeValue(20), init.SummarizeValue(20));
+  EXPECT_EQ(Fetch("layer/emb/part_1/read").SummarizeValue(10), "3 4 10 11");
+
+  // Partition lists that do not fit say which variable and why.
+  Scope other = Scope::NewRootScope();
+  EXPECT_THAT(PartitionedVariable::Create(other, "a", init, {3}).status().message(),
+              AllOf(HasSubstr("'a'"), HasSubstr("one entry per dimension")));
+  EXPECT_THAT(PartitionedVariable::Create(other, "b", init, {2, 2}).status().message(),
+              HasSubstr("along one dimension only"));
+  EXPECT_THAT(PartitionedVariable::Create(other, "c", init, {3, 1}).status().message(),
+              HasSubstr("dimension 0 has only 2 elements"));
+  EXPECT_THAT(PartitionedVariable::Create(other, "d", init, {0, 1}).status().message(),
+              HasSubstr("at least 1 part"));
 }
 
 TEST_F(VariablesTest, ReportUninitializedVariablesFollowsTensorFlow) {
