@@ -1,7 +1,8 @@
 // tf.data pipelines run in a session: sources (tensor slices, ranges, text
 // and TFRecord files in the session's Env), transformations (map through a
 // library function with a captured value, filter, flat_map, interleave,
-// zip, concatenate, cache, shuffle, repeat, take, skip, batch, prefetch), iterators
+// zip, concatenate, cache, shuffle, repeat, take, skip, batch, padded batch,
+// prefetch, shuffle-and-repeat, map-and-batch), iterators
 // (made, exhausted, restarted, passed as string handles) and the errors a
 // user meets first.
 #include <algorithm>
@@ -26,6 +27,7 @@
 namespace minigraph {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -56,6 +58,67 @@ void AddIterator(const Scope& root, Output dataset, std::vector<DataType> types,
   root.WithOpName("make").AddOp("MakeIterator", {{dataset}, {it.output(0)}});
   root.WithOpName("next").AddOp("IteratorGetNext", {{it.output(0)}}, Spec(types, shape));
 }
+
+// iota(n) = range(n) as an int64 vector: Range(0, n, 1).
+constexpr char kIotaLibrary[] = R"pb(
+  library {
+    function {
+      signature {
+        name: "iota"
+        input_arg { name: "n" type: DT_INT64 }
+        output_arg { name: "r" type: DT_INT64 }
+      }
+      node_def {
+        name: "zero"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT64 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT64
+              tensor_shape {}
+              int64_val: 0
+            }
+          }
+        }
+      }
+      node_def {
+        name: "one"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT64 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT64
+              tensor_shape {}
+              int64_val: 1
+            }
+          }
+        }
+      }
+      node_def {
+        name: "range"
+        op: "Range"
+        input: "zero:output:0"
+        input: "n"
+        input: "one:output:0"
+        attr {
+          key: "Tidx"
+          value { type: DT_INT64 }
+        }
+      }
+      ret { key: "r" value: "range:output:0" }
+    }
+  }
+)pb";
 
 class DatasetTest : public ::testing::Test {
  protected:
@@ -180,6 +243,160 @@ TEST_F(DatasetTest, ShuffleIsAPermutationFixedBySeedsAndNewEachEpoch) {
   Start(root);
   ASSERT_OK(Run({"make"}));
   EXPECT_EQ(Drain(), epochs);
+}
+
+// padded_batch: each component padded to its padded shape (-1: the longest
+// in the batch) with its padding value; V2 drops a short last batch.
+TEST_F(DatasetTest, PaddedBatchPadsEachComponentToItsShape) {
+  Scope root = Scope::NewRootScope();
+  // Rows 0..n-1 for n = 1, 3, 2, 0, 2.
+  Tensor lengths(DT_INT64, TensorShape({5}));
+  const int64_t lens[] = {1, 3, 2, 0, 2};
+  for (int i = 0; i < 5; ++i) lengths.data<int64_t>()[i] = lens[i];
+  auto scalar = Spec({DT_INT64}, PartialShape::Scalar());
+  Output n = root.AddOp("TensorSliceDataset", {{ops::Const(root, lengths)}},
+                        {{"output_shapes", scalar.at("output_shapes")}})
+                 .output(0);
+  auto row_spec = Spec({DT_INT64}, PartialShape({-1}));
+  auto map_attrs = row_spec;
+  map_attrs["f"].mutable_func()->set_name("iota");
+  map_attrs["Targuments"] = MakeAttrValue(std::vector<DataType>{});
+  Output rows = root.AddOp("MapDataset", {{n}, {}}, map_attrs).output(0);
+  auto padded_spec = Spec({DT_INT64}, PartialShape({-1, -1}));
+  std::map<std::string, AttrValue> attrs = {{"Toutput_types", padded_spec.at("output_types")},
+                                            {"output_shapes", padded_spec.at("output_shapes")},
+                                            {"N", MakeAttrValue(int64_t{1})}};
+  Output batched = root.AddOp("PaddedBatchDataset",
+                              {{rows},
+                               {Int64(root, 2)},
+                               {ops::Const(root, Tensor::Vector<int64_t>({-1}))},
+                               {Int64(root, -7)}},
+                              attrs)
+                       .output(0);
+  AddIterator(root, batched, {DT_INT64}, PartialShape({-1, -1}));
+  Start(root, kIotaLibrary);
+  ASSERT_OK(Run({"make"}));
+  std::vector<std::vector<int64_t>> shapes, values;
+  for (;;) {
+    std::vector<Tensor> out;
+    if (!session_->Run({}, {"next:0"}, {}, &out).ok()) break;
+    shapes.emplace_back(out[0].shape().dim_sizes().begin(), out[0].shape().dim_sizes().end());
+    values.emplace_back(out[0].data<int64_t>(), out[0].data<int64_t>() + out[0].NumElements());
+  }
+  using V = std::vector<int64_t>;
+  EXPECT_THAT(shapes, ElementsAre(V{2, 3}, V{2, 2}, V{1, 2}));
+  EXPECT_THAT(values, ElementsAre(V{0, -7, -7, 0, 1, 2}, V{0, 1, -7, -7}, V{0, 1}));
+
+  // V2, a fixed padded length and drop_remainder; a row longer than the
+  // padded shape is an error that names the dataset.
+  Scope v2 = Scope::NewRootScope();
+  Output n2 = v2.AddOp("TensorSliceDataset", {{ops::Const(v2, lengths)}},
+                       {{"output_shapes", scalar.at("output_shapes")}})
+                  .output(0);
+  Output rows2 = v2.AddOp("MapDataset", {{n2}, {}}, map_attrs).output(0);
+  auto fixed = Spec({DT_INT64}, PartialShape({2, 4}));
+  Output batched2 = v2.WithOpName("padded")
+                        .AddOp("PaddedBatchDatasetV2",
+                               {{rows2},
+                                {Int64(v2, 2)},
+                                {ops::Const(v2, Tensor::Vector<int64_t>({4}))},
+                                {Int64(v2, 0)},
+                                {ops::Const(v2, true)}},
+                               {{"Toutput_types", fixed.at("output_types")},
+                                {"output_shapes", fixed.at("output_shapes")},
+                                {"N", MakeAttrValue(int64_t{1})}})
+                        .output(0);
+  AddIterator(v2, batched2, {DT_INT64}, PartialShape({2, 4}));
+  Start(v2, kIotaLibrary);
+  ASSERT_OK(Run({"make"}));
+  EXPECT_THAT(Drain(), ElementsAre(V{0, 0, 0, 0, 0, 1, 2, 0}, V{0, 1, 0, 0, 0, 0, 0, 0}));
+  // A row of 5 for a padded length of 4.
+  Tensor too_long(DT_INT64, TensorShape({1}));
+  too_long.data<int64_t>()[0] = 5;
+  std::vector<Tensor> out;
+  Scope bad = Scope::NewRootScope();
+  Output n3 = bad.AddOp("TensorSliceDataset", {{ops::Const(bad, too_long)}},
+                        {{"output_shapes", scalar.at("output_shapes")}})
+                  .output(0);
+  Output rows3 = bad.AddOp("MapDataset", {{n3}, {}}, map_attrs).output(0);
+  Output batched3 = bad.WithOpName("padded")
+                        .AddOp("PaddedBatchDatasetV2",
+                               {{rows3},
+                                {Int64(bad, 2)},
+                                {ops::Const(bad, Tensor::Vector<int64_t>({4}))},
+                                {Int64(bad, 0)},
+                                {ops::Const(bad, false)}},
+                               {{"Toutput_types", fixed.at("output_types")},
+                                {"output_shapes", fixed.at("output_shapes")},
+                                {"N", MakeAttrValue(int64_t{1})}})
+                        .output(0);
+  AddIterator(bad, batched3, {DT_INT64}, PartialShape({-1, 4}));
+  Start(bad, kIotaLibrary);
+  ASSERT_OK(Run({"make"}));
+  EXPECT_THAT(
+      session_->Run({}, {"next:0"}, {}, &out),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               AllOf(HasSubstr("'padded'"), HasSubstr("pad to a smaller size"), HasSubstr("[5]"))));
+}
+
+// TensorFlow 1's fused transformations: shuffle_and_repeat is shuffle then
+// repeat (a new order each epoch), map_and_batch is map then batch.
+TEST_F(DatasetTest, ShuffleAndRepeatAndMapAndBatch) {
+  Scope root = Scope::NewRootScope();
+  auto scalar = Spec({DT_INT64}, PartialShape::Scalar());
+  Output slices = root.AddOp("TensorSliceDataset", {{ops::Const(root, Iota(20))}},
+                             {{"output_shapes", scalar.at("output_shapes")}})
+                      .output(0);
+  Output shuffled =
+      root.AddOp(
+              "ShuffleAndRepeatDataset",
+              {{slices}, {Int64(root, 5)}, {Int64(root, 7)}, {Int64(root, 42)}, {Int64(root, 2)}},
+              scalar)
+          .output(0);
+  Output batched = root.AddOp("BatchDataset", {{shuffled}, {Int64(root, 20)}},
+                              Spec({DT_INT64}, PartialShape({-1})))
+                       .output(0);
+  AddIterator(root, batched, {DT_INT64}, PartialShape({-1}));
+  Start(root);
+  ASSERT_OK(Run({"make"}));
+  const std::vector<std::vector<int64_t>> epochs = Drain();
+  ASSERT_EQ(epochs.size(), 2u);
+  std::vector<int64_t> iota(20);
+  for (int i = 0; i < 20; ++i) iota[i] = i;
+  for (const std::vector<int64_t>& epoch : epochs) {
+    std::vector<int64_t> sorted = epoch;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, iota);
+  }
+  EXPECT_NE(epochs[0], epochs[1]) << "reshuffled each epoch";
+
+  Scope m = Scope::NewRootScope();
+  auto fscalar = Spec({DT_FLOAT}, PartialShape::Scalar());
+  Output floats = m.AddOp("TensorSliceDataset", {{ops::Const(m, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f})}},
+                          {{"output_shapes", fscalar.at("output_shapes")}})
+                      .output(0);
+  auto attrs = Spec({DT_FLOAT}, PartialShape({-1}));
+  attrs["f"].mutable_func()->set_name("scale_add");  // 2 * x + y
+  attrs["Targuments"] = MakeAttrValue(std::vector<DataType>{DT_FLOAT});
+  Output mb = m.WithOpName("map_and_batch")
+                  .AddOp("MapAndBatchDataset",
+                         {{floats},
+                          {ops::Const(m, 0.5f)},
+                          {Int64(m, 2)},
+                          {Int64(m, -1)},
+                          {ops::Const(m, false)}},
+                         attrs)
+                  .output(0);
+  AddIterator(m, mb, {DT_FLOAT}, PartialShape({-1}));
+  Start(m, kFunctionLibraryText);
+  ASSERT_OK(Run({"make"}));
+  std::vector<std::vector<float>> got;
+  std::vector<Tensor> out;
+  while (session_->Run({}, {"next:0"}, {}, &out).ok()) {
+    got.emplace_back(out[0].data<float>(), out[0].data<float>() + out[0].NumElements());
+  }
+  using F = std::vector<float>;
+  EXPECT_THAT(got, ElementsAre(F{2.5f, 4.5f}, F{6.5f, 8.5f}, F{10.5f}));
 }
 
 TEST_F(DatasetTest, TextLinesOfFilesInTheSessionsEnv) {

@@ -1,5 +1,6 @@
 // tf.data on the CPU: the transformations of one dataset (shuffle, map,
-// repeat, take, skip, batch, prefetch) and the iterators. What every
+// repeat, take, skip, batch, padded batch, prefetch, and TensorFlow's fused
+// shuffle-and-repeat and map-and-batch) and the iterators. What every
 // dataset kernel shares is in internal/dataset.h; the sources are in
 // dataset_source_kernels.cc, the datasets made of several datasets or of a
 // function's datasets in dataset_compose_kernels.cc. A map function runs in
@@ -456,6 +457,308 @@ class BatchDatasetOp final : public DatasetOpKernel {
   }
 };
 
+// Consecutive elements gathered into batches, each component padded to
+// `padded_shapes[c]` (a -1 dimension: the longest in the batch) with
+// `padding_values[c]` (PaddedBatchDataset, PaddedBatchDatasetV2).
+class PaddedBatchDataset final : public Dataset {
+ public:
+  PaddedBatchDataset(std::string node, std::vector<PartialShape> shapes,
+                     std::shared_ptr<const Dataset> input, int64_t batch_size,
+                     std::vector<PartialShape> padded_shapes, Element padding_values,
+                     bool drop_remainder)
+      : Dataset(std::move(node), input->dtypes(), std::move(shapes)),
+        input_(std::move(input)),
+        batch_size_(batch_size),
+        padded_shapes_(std::move(padded_shapes)),
+        padding_values_(std::move(padding_values)),
+        drop_remainder_(drop_remainder) {}
+  std::unique_ptr<DatasetIterator> MakeIterator() const override {
+    return std::make_unique<Iterator>(self<PaddedBatchDataset>());
+  }
+
+ private:
+  class Iterator final : public DatasetIterator {
+   public:
+    explicit Iterator(std::shared_ptr<const PaddedBatchDataset> d)
+        : d_(std::move(d)), input_(d_->input_->MakeIterator()) {}
+    absl::Status GetNext(OpKernelContext* ctx, Element* out, bool* end) override {
+      std::vector<Element> rows;
+      size_t bytes = 0;
+      while (!input_end_ && static_cast<int64_t>(rows.size()) < d_->batch_size_) {
+        MG_RETURN_IF_ERROR(CheckStep(ctx, d_->node()));
+        Element e;
+        MG_RETURN_IF_ERROR(input_->GetNext(ctx, &e, &input_end_));
+        if (input_end_) break;
+        bytes += ElementBytes(e);
+        MG_RETURN_IF_ERROR(CheckGathered(bytes, d_->node(), "batch"));
+        rows.push_back(std::move(e));
+      }
+      *end = rows.empty() ||
+             (d_->drop_remainder_ && static_cast<int64_t>(rows.size()) < d_->batch_size_);
+      if (*end) return absl::OkStatus();
+      out->clear();
+      for (size_t c = 0; c < d_->padded_shapes_.size(); ++c) {
+        MG_ASSIGN_OR_RETURN(Tensor batch, Component(rows, c));
+        out->push_back(std::move(batch));
+      }
+      return absl::OkStatus();
+    }
+
+   private:
+    absl::StatusOr<Tensor> Component(const std::vector<Element>& rows, size_t c) const {
+      const PartialShape& padded = d_->padded_shapes_[c];
+      // The padded shape: the declared dimensions, the longest for -1.
+      std::vector<int64_t> dims = padded.dims();
+      for (size_t r = 0; r < rows.size(); ++r) {
+        const Tensor& t = rows[r][c];
+        if (t.dims() != padded.rank()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("dataset '", d_->node(), "': component ", c, " of element ", r,
+                           " has shape ", t.shape().DebugString(),
+                           ", of another rank than its padded shape ", padded.DebugString()));
+        }
+        for (int i = 0; i < t.dims(); ++i) {
+          if (padded.dim(i) == -1) {
+            dims[i] = std::max(dims[i], t.shape().dim_size(i));
+          } else if (t.shape().dim_size(i) > padded.dim(i)) {
+            // TensorFlow's message, with what it is about.
+            return absl::InvalidArgumentError(
+                absl::StrCat("dataset '", d_->node(),
+                             "': Attempted to pad to a smaller size than the input "
+                             "element: component ",
+                             c, " of element ", r, " has shape ", t.shape().DebugString(),
+                             ", padded shape ", padded.DebugString()));
+          }
+        }
+      }
+      for (int64_t& d : dims) d = std::max<int64_t>(d, 0);
+      TensorShape shape;
+      MG_RETURN_IF_ERROR(shape.AddDim(static_cast<int64_t>(rows.size())));
+      for (int64_t d : dims) MG_RETURN_IF_ERROR(shape.AddDim(d));
+      const Tensor& pad = d_->padding_values_[c];
+      MG_ASSIGN_OR_RETURN(Tensor batch, Tensor::Create(pad.dtype(), shape));
+      // The padding everywhere (doubling copies), then each element's rows.
+      const int64_t total = batch.NumElements();
+      if (total > 0) CopyElements(pad, 0, &batch, 0, 1);
+      for (int64_t done = 1; done < total; done *= 2) {
+        CopyElements(batch, 0, &batch, done, std::min(done, total - done));
+      }
+      const int64_t slot = TensorShape(dims).num_elements();
+      for (size_t r = 0; r < rows.size(); ++r) {
+        const Tensor& t = rows[r][c];
+        if (t.dtype() != pad.dtype()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("dataset '", d_->node(), "': component ", c, " of element ", r, " is ",
+                           DataTypeString(t.dtype()), " but its padding value is ",
+                           DataTypeString(pad.dtype())));
+        }
+        const int64_t n = t.NumElements();
+        if (n == 0) continue;
+        const int rank = t.dims();
+        if (rank == 0) {
+          CopyElements(t, 0, &batch, static_cast<int64_t>(r) * slot, 1);
+          continue;
+        }
+        // Rows of the innermost dimension, at their padded offsets.
+        const int64_t row = t.shape().dim_size(rank - 1);
+        std::vector<int64_t> index(rank - 1, 0);
+        for (int64_t src = 0; src < n; src += row) {
+          int64_t dst = 0;
+          for (int i = 0; i < rank - 1; ++i) dst = dst * dims[i] + index[i];
+          dst = dst * dims[rank - 1];
+          CopyElements(t, src, &batch, static_cast<int64_t>(r) * slot + dst, row);
+          for (int i = rank - 2; i >= 0; --i) {
+            if (++index[i] < t.shape().dim_size(i)) break;
+            index[i] = 0;
+          }
+        }
+      }
+      return batch;
+    }
+
+    const std::shared_ptr<const PaddedBatchDataset> d_;
+    std::unique_ptr<DatasetIterator> input_;
+    bool input_end_ = false;
+  };
+
+  const std::shared_ptr<const Dataset> input_;
+  const int64_t batch_size_;
+  const std::vector<PartialShape> padded_shapes_;
+  const Element padding_values_;
+  const bool drop_remainder_;
+};
+
+class PaddedBatchDatasetOp final : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(data::ElementSpec(c, "Toutput_types", &dtypes_, &shapes_));
+    return c->GetAttr("N", &n_);
+  }
+
+ protected:
+  absl::StatusOr<std::shared_ptr<const Dataset>> MakeDataset(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(std::shared_ptr<const Dataset> input, InputDataset(ctx, 0, false));
+    MG_ASSIGN_OR_RETURN(int64_t batch_size, ScalarInput(ctx, 1, "batch_size"));
+    if (batch_size <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Where(), ": batch_size must be greater than zero, got ", batch_size));
+    }
+    if (static_cast<size_t>(n_) != input->dtypes().size()) {
+      return absl::InvalidArgumentError(absl::StrCat(Where(), ": ", n_,
+                                                     " padded shapes for elements of ",
+                                                     input->dtypes().size(), " components"));
+    }
+    std::vector<PartialShape> padded;
+    Element values;
+    for (int c = 0; c < n_; ++c) {
+      MG_ASSIGN_OR_RETURN(
+          std::vector<int64_t> dims,
+          IntsFromTensor(ctx->input(2 + c), absl::StrCat(Where(), " padded_shapes")));
+      for (int64_t d : dims) {
+        if (d < -1) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              Where(), ": padded shape ", c, " has dimension ", d, "; -1 means the longest"));
+        }
+      }
+      padded.emplace_back(std::move(dims));
+      const Tensor& value = ctx->input(2 + n_ + c);
+      if (value.dims() != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(Where(), ": padding value ", c,
+                                                       " must be a scalar, got shape ",
+                                                       value.shape().DebugString()));
+      }
+      if (value.dtype() != input->dtypes()[c]) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(Where(), ": padding value ", c, " is ", DataTypeString(value.dtype()),
+                         " but the input's component is ", DataTypeString(input->dtypes()[c])));
+      }
+      values.push_back(value);
+    }
+    bool drop_remainder = false;
+    if (ctx->num_inputs() > 2 + 2 * n_) {
+      const Tensor& t = ctx->input(2 + 2 * n_);
+      if (t.dims() != 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(Where(), ": drop_remainder must be a scalar"));
+      }
+      drop_remainder = *t.data<bool>();
+    }
+    return std::shared_ptr<const Dataset>(
+        std::make_shared<PaddedBatchDataset>(name(), shapes_, std::move(input), batch_size,
+                                             std::move(padded), std::move(values), drop_remainder));
+  }
+
+ private:
+  int64_t n_ = 0;
+};
+
+// dataset.shuffle(buffer_size, seed, reshuffle_each_iteration).repeat(count),
+// which is what TensorFlow documents ShuffleAndRepeatDataset to produce.
+class ShuffleAndRepeatDatasetOp final : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(DatasetOpKernel::Init(c));
+    if (c->def().attr().count("reshuffle_each_iteration") > 0) {
+      MG_RETURN_IF_ERROR(c->GetAttr("reshuffle_each_iteration", &reshuffle_));
+    }
+    return absl::OkStatus();
+  }
+
+ protected:
+  absl::StatusOr<std::shared_ptr<const Dataset>> MakeDataset(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(std::shared_ptr<const Dataset> input, InputDataset(ctx, 0, true));
+    MG_ASSIGN_OR_RETURN(int64_t buffer_size, ScalarInput(ctx, 1, "buffer_size"));
+    if (buffer_size <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Where(), ": buffer_size must be greater than zero, got ", buffer_size));
+    }
+    MG_ASSIGN_OR_RETURN(int64_t seed, ScalarInput(ctx, 2, "seed"));
+    MG_ASSIGN_OR_RETURN(int64_t seed2, ScalarInput(ctx, 3, "seed2"));
+    MG_ASSIGN_OR_RETURN(int64_t count, ScalarInput(ctx, 4, "count"));
+    if (seed == 0 && seed2 == 0) {
+      std::random_device rd;
+      seed = (static_cast<int64_t>(rd()) << 32) | rd();
+      seed2 = (static_cast<int64_t>(rd()) << 32) | rd();
+    }
+    auto shuffled = std::make_shared<ShuffleDataset>(name(), std::move(input), buffer_size, seed,
+                                                     seed2, reshuffle_);
+    return std::shared_ptr<const Dataset>(
+        std::make_shared<CountDataset>(name(), std::move(shuffled), CountDataset::kRepeat, count));
+  }
+
+ private:
+  bool reshuffle_ = true;
+};
+
+// dataset.map(f).batch(batch_size, drop_remainder), which is what TensorFlow's
+// MapAndBatchDataset (tf.contrib.data.map_and_batch, and tf.data's own
+// map-and-batch fusion) computes; num_parallel_calls is checked and, as
+// for ParallelMapDataset, the calls run one after another.
+class MapAndBatchDatasetOp final : public DatasetOpKernel {
+ public:
+  using DatasetOpKernel::DatasetOpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(DatasetOpKernel::Init(c));
+    absl::StatusOr<std::unique_ptr<FunctionRunner>> f = RunnerFor(c, "f");
+    if (!f.ok()) {
+      return absl::Status(f.status().code(), absl::StrCat(c->def().op(), " '", c->def().name(),
+                                                          "': ", f.status().message()));
+    }
+    f_ = *std::move(f);
+    // The map function's elements are the batches' rows.
+    for (const PartialShape& s : shapes_) {
+      if (!s.rank_known() || s.rank() == 0) {
+        row_shapes_.push_back(PartialShape());
+      } else {
+        row_shapes_.emplace_back(std::vector<int64_t>(s.dims().begin() + 1, s.dims().end()));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ protected:
+  absl::StatusOr<std::shared_ptr<const Dataset>> MakeDataset(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(std::shared_ptr<const Dataset> input, InputDataset(ctx, 0, false));
+    // other_arguments..., batch_size, num_parallel_calls, drop_remainder.
+    const int captured_end = ctx->num_inputs() - 3;
+    MG_ASSIGN_OR_RETURN(int64_t batch_size, ScalarInput(ctx, captured_end, "batch_size"));
+    if (batch_size <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Where(), ": batch_size must be greater than zero, got ", batch_size));
+    }
+    MG_ASSIGN_OR_RETURN(int64_t calls, ScalarInput(ctx, captured_end + 1, "num_parallel_calls"));
+    if (calls <= 0 && calls != -1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Where(), ": num_parallel_calls must be greater than zero (or AUTOTUNE), got ", calls));
+    }
+    const Tensor& drop = ctx->input(captured_end + 2);
+    if (drop.dims() != 0 || drop.dtype() != DT_BOOL) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Where(), ": drop_remainder must be a bool scalar"));
+    }
+    const size_t arity = f_->function().arg_types.size();
+    const size_t given = input->dtypes().size() + (captured_end - 1);
+    if (arity != given) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Where(), ": map function '", f_->function().name, "' takes ", arity,
+                       " arguments; the input's elements have ", input->dtypes().size(),
+                       " components and ", captured_end - 1, " values are captured"));
+    }
+    Element captured;
+    for (int i = 1; i < captured_end; ++i) captured.push_back(ctx->input(i));
+    auto mapped = std::make_shared<MapDataset>(name(), dtypes_, row_shapes_, std::move(input), f_,
+                                               std::move(captured));
+    return std::shared_ptr<const Dataset>(std::make_shared<BatchDataset>(
+        name(), shapes_, std::move(mapped), batch_size, *drop.data<bool>()));
+  }
+
+ private:
+  std::shared_ptr<const FunctionRunner> f_;
+  std::vector<PartialShape> row_shapes_;
+};
+
 // ---- Iterators -------------------------------------------------------------
 
 constexpr char kIteratorTypeName[] = "tensorflow::data::IteratorResource";
@@ -734,6 +1037,10 @@ void RegisterDatasetKernels(KernelRegistry* r) {
   r->Register("OneShotIterator", MakeFactory<OneShotIteratorOp>());
   r->Register("BatchDataset", MakeFactory<BatchDatasetOp>());
   r->Register("BatchDatasetV2", MakeFactory<BatchDatasetOp>());
+  r->Register("PaddedBatchDataset", MakeFactory<PaddedBatchDatasetOp>());
+  r->Register("PaddedBatchDatasetV2", MakeFactory<PaddedBatchDatasetOp>());
+  r->Register("ShuffleAndRepeatDataset", MakeFactory<ShuffleAndRepeatDatasetOp>());
+  r->Register("MapAndBatchDataset", MakeFactory<MapAndBatchDatasetOp>());
   r->Register("Iterator", MakeFactory<IteratorOp>());
   r->Register("IteratorV2", MakeFactory<IteratorOp>());
   r->Register("MakeIterator", MakeFactory<MakeIteratorOp>());

@@ -154,6 +154,45 @@ void RegisterDatasetOps(OpRegistry* r) {
     ElementAttrs(b);
     MG_REGISTER_OP(r, b);
   }
+  for (const char* op : {"PaddedBatchDataset", "PaddedBatchDatasetV2"}) {
+    OpDefBuilder b = DatasetOp(op);
+    b.Input("input_dataset: variant")
+        .Input("batch_size: int64")
+        .Input("padded_shapes: N * int64")
+        .Input("padding_values: Toutput_types");
+    if (std::string(op) == "PaddedBatchDatasetV2") {
+      b.Input("drop_remainder: bool").Attr("parallel_copy: bool = false");
+    }
+    b.Attr("Toutput_types: list(type) >= 1")
+        .Attr("output_shapes: list(shape) >= 1")
+        .Attr("N: int >= 1")
+        .Attr("metadata: string = \"\"");
+    MG_REGISTER_OP(r, b);
+  }
+  {
+    OpDefBuilder b = DatasetOp("ShuffleAndRepeatDataset");
+    b.Input("input_dataset: variant")
+        .Input("buffer_size: int64")
+        .Input("seed: int64")
+        .Input("seed2: int64")
+        .Input("count: int64")
+        .Attr("reshuffle_each_iteration: bool = true");
+    ElementAttrs(b);
+    MG_REGISTER_OP(r, b);
+  }
+  {
+    OpDefBuilder b = DatasetOp("MapAndBatchDataset");
+    b.Input("input_dataset: variant")
+        .Input("other_arguments: Targuments")
+        .Input("batch_size: int64")
+        .Input("num_parallel_calls: int64")
+        .Input("drop_remainder: bool")
+        .Attr("f: func")
+        .Attr("Targuments: list(type) >= 0")
+        .Attr("preserve_cardinality: bool = false");
+    ElementAttrs(b);
+    MG_REGISTER_OP(r, b);
+  }
   // tf.data's autotuning and graph rewrites (ModelDataset, OptimizeDataset,
   // which TensorFlow 1.13+ and 2 put before every iterator) change how
   // elements are made, not which: they pass them through.
