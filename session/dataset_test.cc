@@ -23,6 +23,7 @@
 #include "runtime/graph/node_def_util.h"
 #include "session/session.h"
 #include "tests/testing/function_library.h"
+#include "zlib.h"
 
 namespace minigraph {
 namespace {
@@ -911,6 +912,96 @@ TEST_F(DatasetTest, TFRecordsAreCheckedAndNameTheFileAndOffsetWhenCorrupt) {
               StatusIs(absl::StatusCode::kDataLoss,
                        HasSubstr("at 0 of /r/bad_length.tfrecord: the length's checksum")));
   EXPECT_THAT(read({"/r/missing.tfrecord"}, &got), StatusIs(absl::StatusCode::kNotFound));
+}
+
+// `data` compressed as a gzip member or a zlib stream, with zlib.
+std::string Deflate(const std::string& data, bool gzip) {
+  z_stream z{};
+  EXPECT_EQ(deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, gzip ? 16 + MAX_WBITS : MAX_WBITS, 8,
+                         Z_DEFAULT_STRATEGY),
+            Z_OK);
+  std::string out(deflateBound(&z, data.size()) + 32, '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return out;
+}
+
+// compression_type "ZLIB" and "GZIP", as TensorFlow writes and reads them:
+// records and lines come out as from the plain file; data that is cut short
+// or corrupt is DataLoss naming the file.
+TEST_F(DatasetTest, CompressedTFRecordsAndTextLines) {
+  const std::string records(kRecords, sizeof(kRecords) - 1);
+  ASSERT_OK(WriteStringToFile(&env_, "/z/r.zlib", Deflate(records, false)));
+  // Two gzip members read as one file, as zcat reads them.
+  ASSERT_OK(WriteStringToFile(
+      &env_, "/z/r.gz", Deflate(records.substr(0, 20), true) + Deflate(records.substr(20), true)));
+  const std::string gz = Deflate(records, true);
+  ASSERT_OK(WriteStringToFile(&env_, "/z/cut.gz", gz.substr(0, gz.size() - 10)));
+  std::string flipped = gz;
+  flipped[gz.size() / 2] ^= 0x55;
+  ASSERT_OK(WriteStringToFile(&env_, "/z/flipped.gz", flipped));
+  std::string lines;
+  for (int i = 0; i < 5000; ++i) absl::StrAppend(&lines, "line ", i, "\n");
+  ASSERT_OK(WriteStringToFile(&env_, "/z/lines.gz", Deflate(lines, true)));
+
+  Scope root = Scope::NewRootScope();
+  Output files = ops::Placeholder(root.WithOpName("files"), DT_STRING);
+  Output kind = ops::Placeholder(root.WithOpName("kind"), DT_STRING);
+  Output records_ds = root.WithOpName("records")
+                          .AddOp("TFRecordDataset", {{files}, {kind}, {Int64(root, 7)}})
+                          .output(0);
+  AddIterator(root, records_ds, {DT_STRING}, PartialShape::Scalar());
+  Output lines_ds = root.WithOpName("lines")
+                        .AddOp("TextLineDataset", {{files}, {kind}, {Int64(root, 100)}})
+                        .output(0);
+  auto spec = Spec({DT_STRING}, PartialShape::Scalar());
+  spec["shared_name"] = MakeAttrValue(std::string());
+  spec["container"] = MakeAttrValue(std::string());
+  Operation it = root.WithOpName("line_it").AddOp("Iterator", {}, spec);
+  root.WithOpName("make_lines").AddOp("MakeIterator", {{lines_ds}, {it.output(0)}});
+  root.WithOpName("next_line")
+      .AddOp("IteratorGetNext", {{it.output(0)}}, Spec({DT_STRING}, PartialShape::Scalar()));
+  Start(root);
+
+  auto read = [&](const std::string& file, const std::string& compression, bool text,
+                  std::vector<std::string>* got) {
+    std::vector<Tensor> out;
+    absl::Status s = session_->Run({{"files", Tensor::Scalar<std::string>(file)},
+                                    {"kind", Tensor::Scalar<std::string>(compression)}},
+                                   {}, {text ? "make_lines" : "make"}, &out);
+    while (s.ok()) {
+      s = session_->Run({}, {text ? "next_line:0" : "next:0"}, {}, &out);
+      if (s.ok()) got->push_back(*out[0].data<std::string>());
+    }
+    return s;
+  };
+  std::vector<std::string> got;
+  EXPECT_TRUE(absl::IsOutOfRange(read("/z/r.zlib", "ZLIB", false, &got)));
+  EXPECT_THAT(got, ElementsAre("hello", "", "tf.data"));
+  got.clear();
+  EXPECT_TRUE(absl::IsOutOfRange(read("/z/r.gz", "GZIP", false, &got)));
+  EXPECT_THAT(got, ElementsAre("hello", "", "tf.data"));
+  got.clear();
+  EXPECT_TRUE(absl::IsOutOfRange(read("/z/lines.gz", "GZIP", true, &got)));
+  ASSERT_EQ(got.size(), 5000u);
+  EXPECT_EQ(got[4321], "line 4321");
+
+  got.clear();
+  EXPECT_THAT(read("/z/cut.gz", "GZIP", false, &got),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       AllOf(HasSubstr("/z/cut.gz"), HasSubstr("ends early"))));
+  EXPECT_THAT(read("/z/flipped.gz", "GZIP", false, &got),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("/z/flipped.gz")));
+  EXPECT_THAT(read("/z/r.zlib", "GZIP", false, &got),
+              StatusIs(absl::StatusCode::kDataLoss, HasSubstr("compressed data is corrupt")));
+  EXPECT_THAT(read("/z/r.zlib", "LZ4", false, &got),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("compression_type 'LZ4' is not one of")));
 }
 
 TEST_F(DatasetTest, CombiningDatasetsCheckTheirArguments) {

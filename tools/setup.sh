@@ -18,6 +18,7 @@ PACKAGES=(
   libbenchmark-dev     # Google Benchmark
   libleveldb-dev       # the .index table
   libisal-dev          # crc32c (crc32_iscsi)
+  zlib1g-dev           # tf.data's ZLIB and GZIP files
   libre2-dev           # RE2: the string ops' regular expressions (TensorFlow's syntax)
   libgrpc++-dev        # gRPC 1.51: processes on a network (session/distributed)
   protobuf-compiler-grpc  # grpc_cpp_plugin, run by the service genrules

@@ -1,8 +1,11 @@
 // tf.data sources: datasets made from files (TextLineDataset,
 // TFRecordDataset), from tensors (TensorSliceDataset, TensorDataset) and
 // from a range of numbers (RangeDataset). Files are read through the
-// session's Env, a chunk at a time.
+// session's Env, a chunk at a time, and decompressed on the way when their
+// compression_type is "ZLIB" or "GZIP".
 #include <algorithm>
+#include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -16,6 +19,7 @@
 #include "runtime/engine/kernels/internal/dataset.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/standard_kernels.h"
+#include "zlib.h"
 
 namespace minigraph {
 namespace {
@@ -26,13 +30,128 @@ using data::DatasetOpKernel;
 using data::Element;
 using data::ElementSpec;
 
+enum class Compression { kNone, kZlib, kGzip };
+
 // The inputs every file dataset takes: filenames (a scalar or a vector of
-// strings), compression_type (only "", uncompressed) and buffer_size (the
-// read size; 0 for the default, 256 KiB as in TensorFlow).
+// strings), compression_type ("", "ZLIB" or "GZIP", as TensorFlow's) and
+// buffer_size (the read size; 0 for the default, 256 KiB as in TensorFlow).
 struct FileSource {
   std::vector<std::string> names;
+  Compression compression = Compression::kNone;
   size_t chunk = 0;
 };
+
+// The decompressed bytes of a ZLIB or GZIP file, inflated by zlib a chunk
+// at a time (a file of several gzip members reads as their concatenation,
+// as zcat reads it). Errors say what is wrong with the data; callers add
+// the dataset and the file.
+class Inflater {
+ public:
+  Inflater(std::unique_ptr<SequentialFile> file, Compression compression, size_t chunk)
+      : file_(std::move(file)), gzip_(compression == Compression::kGzip), chunk_(chunk) {}
+  ~Inflater() {
+    if (initialized_) inflateEnd(&z_);
+  }
+  Inflater(const Inflater&) = delete;
+  Inflater& operator=(const Inflater&) = delete;
+
+  absl::Status Init() {
+    // 16 + MAX_WBITS: a gzip header and trailer; MAX_WBITS: a zlib one.
+    if (inflateInit2(&z_, gzip_ ? 16 + MAX_WBITS : MAX_WBITS) != Z_OK) {
+      return absl::ResourceExhaustedError("zlib could not start inflating");
+    }
+    initialized_ = true;
+    return absl::OkStatus();
+  }
+
+  // Up to `n` bytes into `dst`; fewer only at the end of the data.
+  absl::StatusOr<size_t> Read(size_t n, char* dst) {
+    size_t done = 0;
+    while (done < n) {
+      MG_RETURN_IF_ERROR(Fill());
+      if (out_pos_ == out_.size()) break;  // the end
+      const size_t take = std::min(n - done, out_.size() - out_pos_);
+      std::memcpy(dst + done, out_.data() + out_pos_, take);
+      out_pos_ += take;
+      done += take;
+    }
+    return done;
+  }
+
+  // True when no byte is left.
+  absl::StatusOr<bool> AtEnd() {
+    MG_RETURN_IF_ERROR(Fill());
+    return out_pos_ == out_.size();
+  }
+
+ private:
+  // Makes out_ hold unread bytes, unless the data has ended.
+  absl::Status Fill() {
+    while (out_pos_ == out_.size()) {
+      if (z_.avail_in == 0 && !file_eof_) {
+        in_.resize(chunk_);
+        MG_ASSIGN_OR_RETURN(absl::string_view got, file_->Read(in_.size(), in_.data()));
+        if (got.empty()) {
+          file_eof_ = true;
+        } else {
+          if (got.data() != in_.data()) std::memmove(in_.data(), got.data(), got.size());
+          z_.next_in = reinterpret_cast<Bytef*>(in_.data());
+          z_.avail_in = static_cast<uInt>(got.size());
+        }
+      }
+      if (z_.avail_in == 0 && file_eof_) {
+        if (member_started_) {
+          return absl::DataLossError(absl::StrCat("the compressed data ends early, after ",
+                                                  z_.total_in, " bytes of a member"));
+        }
+        out_.clear();
+        out_pos_ = 0;
+        return absl::OkStatus();
+      }
+      if (stream_end_) {
+        // Another gzip member (or zlib stream) follows.
+        inflateReset(&z_);
+        stream_end_ = false;
+      }
+      member_started_ = true;
+      out_.resize(chunk_);
+      z_.next_out = reinterpret_cast<Bytef*>(out_.data());
+      z_.avail_out = static_cast<uInt>(out_.size());
+      const int ret = inflate(&z_, Z_NO_FLUSH);
+      out_.resize(out_.size() - z_.avail_out);
+      out_pos_ = 0;
+      if (ret == Z_STREAM_END) {
+        stream_end_ = true;
+        member_started_ = false;
+      } else if (ret != Z_OK && ret != Z_BUF_ERROR) {
+        return absl::DataLossError(absl::StrCat(
+            "the compressed data is corrupt (zlib: ", z_.msg != nullptr ? z_.msg : zError(ret),
+            ") after ", z_.total_in, " bytes of a member"));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  const std::unique_ptr<SequentialFile> file_;
+  const bool gzip_;
+  const size_t chunk_;
+  z_stream z_{};
+  bool initialized_ = false;
+  std::string in_, out_;
+  size_t out_pos_ = 0;
+  bool file_eof_ = false;
+  bool stream_end_ = false;
+  bool member_started_ = false;
+};
+
+// `path` as a stream of its decompressed bytes.
+absl::StatusOr<std::unique_ptr<Inflater>> OpenInflater(Env* env, const std::string& path,
+                                                       Compression compression, size_t chunk) {
+  MG_ASSIGN_OR_RETURN(std::unique_ptr<SequentialFile> file, env->NewSequentialFile(path));
+  auto inflater = std::make_unique<Inflater>(std::move(file), compression, chunk);
+  MG_RETURN_IF_ERROR(inflater->Init());
+  return inflater;
+}
 
 absl::StatusOr<FileSource> FileSourceInputs(const OpKernelContext* ctx, const std::string& where) {
   const Tensor& names = ctx->input(0);
@@ -46,9 +165,14 @@ absl::StatusOr<FileSource> FileSourceInputs(const OpKernelContext* ctx, const st
     return absl::InvalidArgumentError(absl::StrCat(where, ": compression_type must be a scalar"));
   }
   const std::string& kind = *compression.data<std::string>();
-  if (!kind.empty()) {
-    return absl::UnimplementedError(absl::StrCat(where, ": compression_type '", kind,
-                                                 "' is not supported (only uncompressed files)"));
+  FileSource s;
+  if (kind == "ZLIB") {
+    s.compression = Compression::kZlib;
+  } else if (kind == "GZIP") {
+    s.compression = Compression::kGzip;
+  } else if (!kind.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": compression_type '", kind,
+                                                   "' is not one of \"\", \"ZLIB\" and \"GZIP\""));
   }
   const Tensor& size = ctx->input(2);
   if (size.dims() != 0 || size.dtype() != DT_INT64) {
@@ -59,7 +183,6 @@ absl::StatusOr<FileSource> FileSourceInputs(const OpKernelContext* ctx, const st
     return absl::InvalidArgumentError(
         absl::StrCat(where, ": buffer_size must be >= 0, got ", buffer_size));
   }
-  FileSource s;
   s.names.assign(names.data<std::string>(), names.data<std::string>() + names.NumElements());
   s.chunk = buffer_size == 0 ? 256 << 10 : std::min<int64_t>(buffer_size, 16 << 20);
   return s;
@@ -111,9 +234,11 @@ class FileIterator : public DatasetIterator {
 // "\r\n"); a last line without one is a line too.
 class TextLineDataset final : public Dataset {
  public:
-  TextLineDataset(std::string node, std::vector<std::string> files, size_t buffer_size)
+  TextLineDataset(std::string node, std::vector<std::string> files, Compression compression,
+                  size_t buffer_size)
       : Dataset(std::move(node), {DT_STRING}, {PartialShape::Scalar()}),
         files_(std::move(files)),
+        compression_(compression),
         buffer_size_(buffer_size) {}
   std::unique_ptr<DatasetIterator> MakeIterator() const override {
     return std::make_unique<Iterator>(self<TextLineDataset>());
@@ -127,13 +252,29 @@ class TextLineDataset final : public Dataset {
 
    private:
     absl::Status OpenFile(OpKernelContext* ctx, const std::string& path) override {
-      MG_ASSIGN_OR_RETURN(file_, ctx->env()->NewSequentialFile(path));
+      if (d_->compression_ == Compression::kNone) {
+        MG_ASSIGN_OR_RETURN(file_, ctx->env()->NewSequentialFile(path));
+      } else {
+        MG_ASSIGN_OR_RETURN(inflater_,
+                            OpenInflater(ctx->env(), path, d_->compression_, d_->buffer_size_));
+      }
       buf_.clear();
       pos_ = 0;
       eof_ = false;
       return absl::OkStatus();
     }
-    void CloseFile() override { file_.reset(); }
+    void CloseFile() override {
+      file_.reset();
+      inflater_.reset();
+    }
+
+    // The next bytes of the file (decompressed); none at its end.
+    absl::StatusOr<absl::string_view> ReadChunk() {
+      scratch_.resize(d_->buffer_size_);
+      if (inflater_ == nullptr) return file_->Read(scratch_.size(), scratch_.data());
+      MG_ASSIGN_OR_RETURN(size_t n, inflater_->Read(scratch_.size(), scratch_.data()));
+      return absl::string_view(scratch_.data(), n);
+    }
 
     absl::Status NextInFile(Element* out, bool* done) override {
       for (;;) {
@@ -160,8 +301,7 @@ class TextLineDataset final : public Dataset {
               absl::StrCat("dataset '", d_->node(), "': a line of ", path(), " is longer than ",
                            MaxTensorBytes(), " bytes (max_tensor_bytes)"));
         }
-        scratch_.resize(d_->buffer_size_);
-        absl::StatusOr<absl::string_view> got = file_->Read(scratch_.size(), scratch_.data());
+        absl::StatusOr<absl::string_view> got = ReadChunk();
         if (!got.ok()) {
           return absl::Status(got.status().code(),
                               absl::StrCat("dataset '", d_->node(), "': reading ", path(), ": ",
@@ -177,12 +317,14 @@ class TextLineDataset final : public Dataset {
 
     const std::shared_ptr<const TextLineDataset> d_;
     std::unique_ptr<SequentialFile> file_;
+    std::unique_ptr<Inflater> inflater_;  // instead of file_ when compressed
     std::string buf_, scratch_;
     size_t pos_ = 0;
     bool eof_ = false;
   };
 
   const std::vector<std::string> files_;
+  const Compression compression_;
   const size_t buffer_size_;
 };
 
@@ -193,8 +335,8 @@ class TextLineDatasetOp final : public DatasetOpKernel {
  protected:
   absl::StatusOr<std::shared_ptr<const Dataset>> MakeDataset(OpKernelContext* ctx) const override {
     MG_ASSIGN_OR_RETURN(FileSource files, FileSourceInputs(ctx, Where()));
-    return std::shared_ptr<const Dataset>(
-        std::make_shared<TextLineDataset>(name(), std::move(files.names), files.chunk));
+    return std::shared_ptr<const Dataset>(std::make_shared<TextLineDataset>(
+        name(), std::move(files.names), files.compression, files.chunk));
   }
 };
 
@@ -286,9 +428,11 @@ class TensorsDatasetOp final : public DatasetOpKernel {
 // early or fails a checksum is DataLoss naming the file and the offset.
 class TFRecordDataset final : public Dataset {
  public:
-  TFRecordDataset(std::string node, std::vector<std::string> files, size_t chunk)
+  TFRecordDataset(std::string node, std::vector<std::string> files, Compression compression,
+                  size_t chunk)
       : Dataset(std::move(node), {DT_STRING}, {PartialShape::Scalar()}),
         files_(std::move(files)),
+        compression_(compression),
         chunk_(chunk) {}
   std::unique_ptr<DatasetIterator> MakeIterator() const override {
     return std::make_unique<Iterator>(self<TFRecordDataset>());
@@ -302,15 +446,31 @@ class TFRecordDataset final : public Dataset {
 
    private:
     absl::Status OpenFile(OpKernelContext* ctx, const std::string& path) override {
+      offset_ = 0;
+      if (d_->compression_ != Compression::kNone) {
+        // The decompressed size is known only at the end.
+        size_ = std::numeric_limits<uint64_t>::max();
+        MG_ASSIGN_OR_RETURN(inflater_,
+                            OpenInflater(ctx->env(), path, d_->compression_, d_->chunk_));
+        return absl::OkStatus();
+      }
       MG_ASSIGN_OR_RETURN(size_, ctx->env()->GetFileSize(path));
       MG_ASSIGN_OR_RETURN(file_, ctx->env()->NewRandomAccessFile(path));
-      offset_ = 0;
       return absl::OkStatus();
     }
-    void CloseFile() override { file_.reset(); }
+    void CloseFile() override {
+      file_.reset();
+      inflater_.reset();
+    }
 
     absl::Status NextInFile(Element* out, bool* done) override {
-      *done = offset_ == size_;
+      if (inflater_ != nullptr) {
+        absl::StatusOr<bool> end = inflater_->AtEnd();
+        if (!end.ok()) return Decompressing(end.status());
+        *done = *end;
+      } else {
+        *done = offset_ == size_;
+      }
       if (*done) return absl::OkStatus();
       std::string record;
       MG_RETURN_IF_ERROR(ReadRecord(&record));
@@ -323,8 +483,21 @@ class TFRecordDataset final : public Dataset {
                                               at, " of ", path(), ": ", why));
     }
 
-    // `n` bytes at `offset_` into `dst`, read `chunk_` bytes at a time.
+    absl::Status Decompressing(const absl::Status& s) const {
+      return absl::Status(s.code(), absl::StrCat("dataset '", d_->node(), "': reading ", path(),
+                                                 " at ", offset_, ": ", s.message()));
+    }
+
+    // `n` bytes at `offset_` (of the decompressed data) into `dst`, read
+    // `chunk_` bytes at a time.
     absl::Status Read(size_t n, char* dst) {
+      if (inflater_ != nullptr) {
+        absl::StatusOr<size_t> got = inflater_->Read(n, dst);
+        if (!got.ok()) return Decompressing(got.status());
+        if (*got != n) return Corrupt(offset_, "the file ends inside it");
+        offset_ += n;
+        return absl::OkStatus();
+      }
       for (size_t done = 0; done < n;) {
         const size_t want = std::min(n - done, d_->chunk_);
         absl::StatusOr<absl::string_view> got = file_->Read(offset_, want, dst + done);
@@ -377,10 +550,14 @@ class TFRecordDataset final : public Dataset {
 
     const std::shared_ptr<const TFRecordDataset> d_;
     std::unique_ptr<RandomAccessFile> file_;
+    std::unique_ptr<Inflater> inflater_;  // instead of file_ when compressed
+    // size_ is the largest uint64 for compressed data, whose checks are
+    // made when its bytes are read.
     uint64_t size_ = 0, offset_ = 0;
   };
 
   const std::vector<std::string> files_;
+  const Compression compression_;
   const size_t chunk_;
 };
 
@@ -391,8 +568,8 @@ class TFRecordDatasetOp final : public DatasetOpKernel {
  protected:
   absl::StatusOr<std::shared_ptr<const Dataset>> MakeDataset(OpKernelContext* ctx) const override {
     MG_ASSIGN_OR_RETURN(FileSource files, FileSourceInputs(ctx, Where()));
-    return std::shared_ptr<const Dataset>(
-        std::make_shared<TFRecordDataset>(name(), std::move(files.names), files.chunk));
+    return std::shared_ptr<const Dataset>(std::make_shared<TFRecordDataset>(
+        name(), std::move(files.names), files.compression, files.chunk));
   }
 };
 
