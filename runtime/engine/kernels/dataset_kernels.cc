@@ -146,6 +146,31 @@ class ShuffleDatasetOp final : public DatasetOpKernel {
   bool reshuffle_ = true;
 };
 
+// num_parallel_calls: at least 1, or -1 (tf.data.AUTOTUNE).
+absl::Status CheckParallelCalls(int64_t calls, const std::string& where) {
+  if (calls > 0 || calls == -1) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      where, ": num_parallel_calls must be greater than zero (or AUTOTUNE), got ", calls));
+}
+
+// The values a map function captures (inputs 1 to `captured_end` - 1),
+// after checking that with an element of `input` they are f's arguments.
+absl::StatusOr<Element> CapturedArguments(const OpKernelContext* ctx, const Dataset& input,
+                                          const FunctionRunner& f, int captured_end,
+                                          const std::string& where) {
+  const size_t arity = f.function().arg_types.size();
+  const size_t given = input.dtypes().size() + (captured_end - 1);
+  if (arity != given) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": map function '", f.function().name, "' takes ", arity,
+                     " arguments; the input's elements have ", input.dtypes().size(),
+                     " components and ", captured_end - 1, " values are captured"));
+  }
+  Element captured;
+  for (int i = 1; i < captured_end; ++i) captured.push_back(ctx->input(i));
+  return captured;
+}
+
 // f(element..., captured...) for each element of the input.
 class MapDataset final : public Dataset {
  public:
@@ -208,22 +233,10 @@ class MapDatasetOp final : public DatasetOpKernel {
     const int captured_end = parallel_ ? ctx->num_inputs() - 1 : ctx->num_inputs();
     if (parallel_) {
       MG_ASSIGN_OR_RETURN(int64_t calls, ScalarInput(ctx, captured_end, "num_parallel_calls"));
-      // -1 is tf.data.AUTOTUNE.
-      if (calls <= 0 && calls != -1) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            Where(), ": num_parallel_calls must be greater than zero (or AUTOTUNE), got ", calls));
-      }
+      MG_RETURN_IF_ERROR(CheckParallelCalls(calls, Where()));
     }
-    const size_t arity = f_->function().arg_types.size();
-    const size_t given = input->dtypes().size() + (captured_end - 1);
-    if (arity != given) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(Where(), ": map function '", f_->function().name, "' takes ", arity,
-                       " arguments; the input's elements have ", input->dtypes().size(),
-                       " components and ", captured_end - 1, " values are captured"));
-    }
-    Element captured;
-    for (int i = 1; i < captured_end; ++i) captured.push_back(ctx->input(i));
+    MG_ASSIGN_OR_RETURN(Element captured,
+                        CapturedArguments(ctx, *input, *f_, captured_end, Where()));
     return std::shared_ptr<const Dataset>(std::make_shared<MapDataset>(
         name(), dtypes_, shapes_, std::move(input), f_, std::move(captured)));
   }
@@ -361,6 +374,26 @@ class CountDatasetOp final : public DatasetOpKernel {
   bool passthrough_ = false;  // ModelDataset, OptimizeDataset(V2)
 };
 
+// The next up to `batch_size` elements of `input` into `rows` (none once
+// `*input_end`); `*end` when there is no batch to make of them (none, or
+// fewer than batch_size with drop_remainder).
+absl::Status GatherRows(OpKernelContext* ctx, DatasetIterator* input, int64_t batch_size,
+                        bool drop_remainder, const std::string& node, bool* input_end,
+                        std::vector<Element>* rows, bool* end) {
+  size_t bytes = 0;
+  while (!*input_end && static_cast<int64_t>(rows->size()) < batch_size) {
+    MG_RETURN_IF_ERROR(CheckStep(ctx, node));
+    Element e;
+    MG_RETURN_IF_ERROR(input->GetNext(ctx, &e, input_end));
+    if (*input_end) break;
+    bytes += ElementBytes(e);
+    MG_RETURN_IF_ERROR(CheckGathered(bytes, node, "batch"));
+    rows->push_back(std::move(e));
+  }
+  *end = rows->empty() || (drop_remainder && static_cast<int64_t>(rows->size()) < batch_size);
+  return absl::OkStatus();
+}
+
 // Consecutive elements stacked into batches of `batch_size` (the last one
 // smaller, unless drop_remainder).
 class BatchDataset final : public Dataset {
@@ -382,18 +415,8 @@ class BatchDataset final : public Dataset {
         : d_(std::move(d)), input_(d_->input_->MakeIterator()) {}
     absl::Status GetNext(OpKernelContext* ctx, Element* out, bool* end) override {
       std::vector<Element> rows;
-      size_t bytes = 0;
-      while (!input_end_ && static_cast<int64_t>(rows.size()) < d_->batch_size_) {
-        MG_RETURN_IF_ERROR(CheckStep(ctx, d_->node()));
-        Element e;
-        MG_RETURN_IF_ERROR(input_->GetNext(ctx, &e, &input_end_));
-        if (input_end_) break;
-        bytes += ElementBytes(e);
-        MG_RETURN_IF_ERROR(CheckGathered(bytes, d_->node(), "batch"));
-        rows.push_back(std::move(e));
-      }
-      *end = rows.empty() ||
-             (d_->drop_remainder_ && static_cast<int64_t>(rows.size()) < d_->batch_size_);
+      MG_RETURN_IF_ERROR(GatherRows(ctx, input_.get(), d_->batch_size_, d_->drop_remainder_,
+                                    d_->node(), &input_end_, &rows, end));
       if (*end) return absl::OkStatus();
       out->clear();
       for (size_t c = 0; c < rows[0].size(); ++c) {
@@ -483,18 +506,8 @@ class PaddedBatchDataset final : public Dataset {
         : d_(std::move(d)), input_(d_->input_->MakeIterator()) {}
     absl::Status GetNext(OpKernelContext* ctx, Element* out, bool* end) override {
       std::vector<Element> rows;
-      size_t bytes = 0;
-      while (!input_end_ && static_cast<int64_t>(rows.size()) < d_->batch_size_) {
-        MG_RETURN_IF_ERROR(CheckStep(ctx, d_->node()));
-        Element e;
-        MG_RETURN_IF_ERROR(input_->GetNext(ctx, &e, &input_end_));
-        if (input_end_) break;
-        bytes += ElementBytes(e);
-        MG_RETURN_IF_ERROR(CheckGathered(bytes, d_->node(), "batch"));
-        rows.push_back(std::move(e));
-      }
-      *end = rows.empty() ||
-             (d_->drop_remainder_ && static_cast<int64_t>(rows.size()) < d_->batch_size_);
+      MG_RETURN_IF_ERROR(GatherRows(ctx, input_.get(), d_->batch_size_, d_->drop_remainder_,
+                                    d_->node(), &input_end_, &rows, end));
       if (*end) return absl::OkStatus();
       out->clear();
       for (size_t c = 0; c < d_->padded_shapes_.size(); ++c) {
@@ -729,25 +742,14 @@ class MapAndBatchDatasetOp final : public DatasetOpKernel {
           absl::StrCat(Where(), ": batch_size must be greater than zero, got ", batch_size));
     }
     MG_ASSIGN_OR_RETURN(int64_t calls, ScalarInput(ctx, captured_end + 1, "num_parallel_calls"));
-    if (calls <= 0 && calls != -1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          Where(), ": num_parallel_calls must be greater than zero (or AUTOTUNE), got ", calls));
-    }
+    MG_RETURN_IF_ERROR(CheckParallelCalls(calls, Where()));
     const Tensor& drop = ctx->input(captured_end + 2);
     if (drop.dims() != 0 || drop.dtype() != DT_BOOL) {
       return absl::InvalidArgumentError(
           absl::StrCat(Where(), ": drop_remainder must be a bool scalar"));
     }
-    const size_t arity = f_->function().arg_types.size();
-    const size_t given = input->dtypes().size() + (captured_end - 1);
-    if (arity != given) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(Where(), ": map function '", f_->function().name, "' takes ", arity,
-                       " arguments; the input's elements have ", input->dtypes().size(),
-                       " components and ", captured_end - 1, " values are captured"));
-    }
-    Element captured;
-    for (int i = 1; i < captured_end; ++i) captured.push_back(ctx->input(i));
+    MG_ASSIGN_OR_RETURN(Element captured,
+                        CapturedArguments(ctx, *input, *f_, captured_end, Where()));
     auto mapped = std::make_shared<MapDataset>(name(), dtypes_, row_shapes_, std::move(input), f_,
                                                std::move(captured));
     return std::shared_ptr<const Dataset>(std::make_shared<BatchDataset>(
