@@ -134,8 +134,9 @@ VariableDef Variable::ToDef() const {
   }
   def.set_trainable(trainable_);
   def.set_is_resource(is_resource());
-  if (save_slice_info_.has_value())
+  if (save_slice_info_.has_value()) {
     *def.mutable_save_slice_info_def() = save_slice_info_->ToProto();
+  }
   return def;
 }
 
@@ -187,6 +188,10 @@ absl::StatusOr<PartitionedVariable> PartitionedVariable::Create(const Scope& sco
                                                    "shape, got ", init_shape.DebugString()));
   }
   const TensorShape shape(init_shape.dims());
+  if (shape.dims() == 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("partitioned variable '", full, "': a scalar cannot be partitioned"));
+  }
   const std::string what =
       absl::StrCat("partitioned variable '", full, "' of shape ", shape.DebugString(),
                    " with partitions [", absl::StrJoin(partitions, ", "), "]");
@@ -223,7 +228,7 @@ absl::StatusOr<PartitionedVariable> PartitionedVariable::Create(const Scope& sco
   pv.name_ = s.prefix();
   pv.shape_ = shape;
   pv.axis_ = axis;
-  const int64_t n = shape.dims() == 0 ? 1 : shape.dim_size(axis);
+  const int64_t n = shape.dim_size(axis);
   int64_t offset = 0;
   for (int i = 0; i < num_parts; ++i) {
     const int64_t len = n / num_parts + (i < n % num_parts ? 1 : 0);
@@ -232,10 +237,8 @@ absl::StatusOr<PartitionedVariable> PartitionedVariable::Create(const Scope& sco
     info.full_shape.assign(shape.dim_sizes().begin(), shape.dim_sizes().end());
     info.var_offset.assign(shape.dims(), 0);
     info.var_shape = info.full_shape;
-    if (shape.dims() > 0) {
-      info.var_offset[axis] = offset;
-      info.var_shape[axis] = len;
-    }
+    info.var_offset[axis] = offset;
+    info.var_shape[axis] = len;
     const std::string part = absl::StrCat("part_", i);
     Output part_init = initial_value;
     if (num_parts > 1) {

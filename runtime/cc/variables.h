@@ -137,7 +137,8 @@ class PartitionedVariable {
   // `initial_value` is the full value (fully defined shape); part i's
   // initial value is its slice (a Slice of it, NAME/part_i/initial_value).
   // `partitions[d]` is the number of parts along dimension d (TensorFlow's
-  // partition list: one per dimension, at most one of them above 1); a
+  // partition list: one per dimension, at most one of them above 1; not for
+  // a scalar); a
   // dimension of n elements in p parts gives the first n % p parts
   // n / p + 1 elements and the others n / p. InvalidArgument names the
   // variable when the list does not fit the shape.

@@ -120,6 +120,9 @@ TEST_F(VariablesTest, PartitionedVariablesFollowTensorFlow) {
               HasSubstr("dimension 0 has only 2 elements"));
   EXPECT_THAT(PartitionedVariable::Create(other, "d", init, {0, 1}).status().message(),
               HasSubstr("at least 1 part"));
+  EXPECT_THAT(
+      PartitionedVariable::Create(other, "e", Tensor::Scalar<float>(1), {}).status().message(),
+      HasSubstr("a scalar cannot be partitioned"));
 }
 
 TEST_F(VariablesTest, ReportUninitializedVariablesFollowsTensorFlow) {
