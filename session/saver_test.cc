@@ -1087,7 +1087,7 @@ TEST(SaverPartitionedTest, PartsAreSlicesOfOneTensorInAnyPartitioning) {
     std::unique_ptr<Session> session;
   };
   // `parts` 0: an unpartitioned variable "emb"; otherwise that many parts.
-  auto build = [&](int parts, bool resource) {
+  auto build = [&](int parts, bool resource, int num_shards = 0) {
     auto m = std::make_unique<Model>();
     if (parts == 0) {
       Variable v = Variable::Create(m->root, "emb", full, {.use_resource = resource});
@@ -1103,7 +1103,7 @@ TEST(SaverPartitionedTest, PartsAreSlicesOfOneTensorInAnyPartitioning) {
     }
     Variable::Create(m->root, "step", Tensor::Scalar<int64_t>(3));
     m->init = GlobalVariablesInitializer(m->root);
-    auto saver = Saver::Create(m->root, {}, &mem);
+    auto saver = Saver::Create(m->root, {.num_shards = num_shards}, &mem);
     EXPECT_OK(saver.status());
     m->saver = *std::move(saver);
     auto s = NewSession(opts);
@@ -1154,6 +1154,21 @@ TEST(SaverPartitionedTest, PartsAreSlicesOfOneTensorInAnyPartitioning) {
   auto two = build(2, false);
   ASSERT_OK(two->saver->Restore(two->session.get(), from_single));
   EXPECT_EQ(value(*two), expected);
+
+  // A sharded save spreads the parts over the shards; the merged checkpoint
+  // holds the one tensor with all its slices.
+  {
+    auto m = build(3, false, /*num_shards=*/2);
+    ASSERT_OK(m->session->Run({}, {}, {m->init.name()}, &out));
+    ASSERT_OK_AND_ASSIGN(std::string merged,
+                         m->saver->Save(m->session.get(), "/logs/sharded", {.global_step = 1}));
+    ASSERT_OK_AND_ASSIGN(auto merged_reader, BundleReader::Open(&mem, merged));
+    ASSERT_OK_AND_ASSIGN(const BundleEntryProto* e, merged_reader->GetEntry("emb"));
+    EXPECT_EQ(e->slices_size(), 3);
+    auto other = build(2, true);
+    ASSERT_OK(other->saver->Restore(other->session.get(), merged));
+    EXPECT_EQ(value(*other), expected);
+  }
 
   // A checkpoint whose "emb" has another shape: the error names it.
   Tensor other_full(DT_FLOAT, TensorShape({4, 2}));
