@@ -539,6 +539,23 @@ void RegisterArray(GradientRegistry* r) {
     *dx = {ops::Reshape(s, ops::Sum(s, dy[0], axes, /*keep_dims=*/true), shape), Output()};
     return absl::OkStatus();
   });
+  r->Register(
+      "DynamicPartition", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+        // TensorFlow's: the positions of data's rows, partitioned the same way,
+        // put each output's gradient back where its rows came from.
+        const Grads in = s.GetInputs(op);
+        Output prefix = ops::Shape(s, in[1]);
+        Output positions = ops::Reshape(
+            s,
+            ops::Range(s, ops::Const<int32_t>(s, 0),
+                       ops::Prod(s, prefix, ops::Const<int32_t>(s, 0)), ops::Const<int32_t>(s, 1)),
+            prefix);
+        const std::vector<Output> parts =
+            ops::DynamicPartition(s, positions, in[1], static_cast<int64_t>(dy.size()));
+        Output stitched = ops::DynamicStitch(s, parts, dy);
+        *dx = {ops::Reshape(s, stitched, ops::Shape(s, in[0])), Output()};
+        return absl::OkStatus();
+      });
   for (const char* name : {"DynamicStitch", "ParallelDynamicStitch"}) {
     r->Register(name, [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
       // TensorFlow's: each data input gets the rows its indices name.
@@ -642,13 +659,32 @@ void RegisterArray(GradientRegistry* r) {
                                                 : axis_t.data<int64_t>()[0];
       if (axis < 0) axis += rank;
       dx->assign(in.size(), Output());
+      bool static_sizes = true;
+      for (size_t i = first; i < first + n; ++i) {
+        static_sizes = static_sizes && in[i].shape().rank_known() && in[i].shape().dim(axis) >= 0;
+      }
+      if (!static_sizes) {
+        // Sizes known only when the step runs (as DynamicPartition's
+        // outputs): SplitV by the inputs' runtime sizes along the axis.
+        if (axis < 0) {
+          return absl::UnimplementedError(
+              "the gradient of Concat needs a non-negative axis or inputs of known rank");
+        }
+        std::vector<Output> sizes;
+        for (size_t i = first; i < first + n; ++i) {
+          sizes.push_back(ops::GatherV2(s, ops::Shape(s, in[i]),
+                                        ops::Const<int32_t>(s, static_cast<int32_t>(axis)),
+                                        ops::Const<int32_t>(s, 0)));
+        }
+        const std::vector<Output> parts = ops::SplitV(
+            s, dy[0], ops::Pack(s, sizes), ops::Const<int32_t>(s, static_cast<int32_t>(axis)),
+            static_cast<int64_t>(n));
+        for (size_t i = 0; i < n; ++i) (*dx)[first + i] = parts[i];
+        return absl::OkStatus();
+      }
       int64_t start = 0;
       for (size_t i = first; i < first + n; ++i) {
-        const int64_t len = in[i].shape().rank_known() ? in[i].shape().dim(axis) : -1;
-        if (len < 0) {
-          return absl::UnimplementedError(
-              "the gradient of Concat needs static sizes along the axis");
-        }
+        const int64_t len = in[i].shape().dim(axis);
         Tensor idx(DT_INT64, TensorShape({len}));
         for (int64_t k = 0; k < len; ++k) idx.data<int64_t>()[k] = start + k;
         (*dx)[i] = ops::GatherV2(s, dy[0], ops::Const(s, idx),

@@ -514,7 +514,7 @@ TEST(GradientsTest, CondBackpropagatesThroughTheBranchTaken) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("op type Exit")));
 }
 
-TEST(GradientsTest, BroadcastToCumsumAndDynamicStitch) {
+TEST(GradientsTest, BroadcastToCumsumDynamicStitchAndDynamicPartition) {
   CheckGradients(
       [](const Scope& s, const std::vector<Output>& x) {
         return ops::Square(
@@ -541,6 +541,18 @@ TEST(GradientsTest, BroadcastToCumsumAndDynamicStitch) {
                                   .output(0));
       },
       {R({2, 3}), R({2, 3})});
+  // DynamicPartition over a two-dimensional prefix; partition 1 is unused
+  // (its gradient is zero). The Concat of its outputs, whose sizes are
+  // known only at run time, splits its gradient by their runtime sizes.
+  CheckGradients(
+      [](const Scope& s, const std::vector<Output>& x) {
+        Tensor p(DT_INT32, TensorShape({2, 3}));
+        const int32_t v[] = {2, 0, 1, 0, 2, 2};
+        std::copy(v, v + 6, p.data<int32_t>());
+        std::vector<Output> parts = ops::DynamicPartition(s, x[0], ops::Const(s, p), 3);
+        return ops::ConcatV2(s, {ops::Square(s, parts[0]), parts[2]}, ops::Const<int32_t>(s, 0));
+      },
+      {R({2, 3, 2})});
 }
 
 // FusedBatchNormV3's gradient (FusedBatchNormGradV3 from the reserve

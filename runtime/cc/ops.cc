@@ -238,6 +238,15 @@ std::vector<Output> SplitV(const Scope& s, Output value, Output size_splits, Out
 std::vector<Output> Unstack(const Scope& s, Output value, int64_t num, int64_t axis) {
   return All(s.AddOp("Unpack", {{value}}, {{"num", A(num)}, {"axis", A(axis)}}));
 }
+std::vector<Output> DynamicPartition(const Scope& s, Output data, Output partitions,
+                                     int64_t num_partitions) {
+  return All(
+      s.AddOp("DynamicPartition", {{data}, {partitions}}, {{"num_partitions", A(num_partitions)}}));
+}
+Output DynamicStitch(const Scope& s, const std::vector<Output>& indices,
+                     const std::vector<Output>& data) {
+  return One(s, "DynamicStitch", {indices, data});
+}
 Output Range(const Scope& s, Output start, Output limit, Output delta) {
   return One(s, "Range", {{start}, {limit}, {delta}});
 }

@@ -84,6 +84,11 @@ std::vector<Output> SplitV(const Scope& s, Output value, Output size_splits, Out
                            int64_t num_split);
 // tf.unstack (the op is Unpack).
 std::vector<Output> Unstack(const Scope& s, Output value, int64_t num, int64_t axis = 0);
+// TensorFlow's dynamic_partition and dynamic_stitch.
+std::vector<Output> DynamicPartition(const Scope& s, Output data, Output partitions,
+                                     int64_t num_partitions);
+Output DynamicStitch(const Scope& s, const std::vector<Output>& indices,
+                     const std::vector<Output>& data);
 Output Range(const Scope& s, Output start, Output limit, Output delta);
 Output OneHot(const Scope& s, Output indices, Output depth, Output on_value, Output off_value,
               int64_t axis = -1);

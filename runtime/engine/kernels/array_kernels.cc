@@ -599,6 +599,56 @@ class BroadcastToOp : public OpKernel {
   }
 };
 
+// outputs[p] = the rows data[i, ...] whose partitions[i] is p, in order,
+// where i runs over partitions' elements (a prefix of data's dimensions).
+class DynamicPartitionOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("num_partitions", &n_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& data = ctx->input(0);
+    const Tensor& partitions = ctx->input(1);
+    const auto data_dims = data.shape().dim_sizes();
+    const auto part_dims = partitions.shape().dim_sizes();
+    if (data.dims() < partitions.dims() ||
+        !std::equal(part_dims.begin(), part_dims.end(), data_dims.begin())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "DynamicPartition '", name(), "': data.shape must start with partitions.shape, got ",
+          "data.shape = ", data.shape().DebugString(),
+          ", partitions.shape = ", partitions.shape().DebugString()));
+    }
+    const int32_t* p = partitions.data<int32_t>();
+    const int64_t count = partitions.NumElements();
+    std::vector<int64_t> sizes(n_, 0);
+    for (int64_t i = 0; i < count; ++i) {
+      if (p[i] < 0 || p[i] >= n_) {
+        // TensorFlow's message.
+        return absl::InvalidArgumentError(absl::StrCat("DynamicPartition '", name(),
+                                                       "': partitions[", i, "] = ", p[i],
+                                                       " is not in [0, ", n_, ")"));
+      }
+      ++sizes[p[i]];
+    }
+    const std::vector<int64_t> inner(data_dims.begin() + partitions.dims(), data_dims.end());
+    const int64_t row = Product(inner, 0, static_cast<int>(inner.size()));
+    std::vector<Tensor*> outs(n_);
+    for (int64_t k = 0; k < n_; ++k) {
+      std::vector<int64_t> dims = {sizes[k]};
+      dims.insert(dims.end(), inner.begin(), inner.end());
+      MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
+      MG_RETURN_IF_ERROR(ctx->allocate_output(static_cast<int>(k), shape, &outs[k]));
+    }
+    std::vector<int64_t> next(n_, 0);
+    for (int64_t i = 0; i < count; ++i) {
+      CopyElements(data, i * row, outs[p[i]], next[p[i]]++ * row, row);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  int64_t n_ = 1;
+};
+
 // merged[indices[m][i], ...] = data[m][i, ...], later entries winning;
 // rows no index names are zero.
 class DynamicStitchOp : public OpKernel {
@@ -683,6 +733,7 @@ void RegisterArrayKernels(KernelRegistry* r) {
   r->Register("GatherV2", gather);
   r->Register("ResourceGather", gather);
   r->Register("BroadcastTo", MakeFactory<BroadcastToOp>());
+  r->Register("DynamicPartition", MakeFactory<DynamicPartitionOp>());
   r->Register("DynamicStitch", MakeFactory<DynamicStitchOp>());
   r->Register("ParallelDynamicStitch", MakeFactory<DynamicStitchOp>());
   r->Register("Select",

@@ -301,6 +301,35 @@ TEST(ArrayKernelsTest, DynamicStitchLaterEntriesWin) {
               HasSubstr("does not start with indices[0].shape"));
 }
 
+TEST(ArrayKernelsTest, DynamicPartitionKeepsTheRowsOrder) {
+  // data [[0,1],[2,3],[4,5],[6,7]], partitions [1, 0, 1, 2].
+  const Tensor data = Iota(DT_FLOAT, TensorShape({4, 2}));
+  ASSERT_OK_AND_ASSIGN(
+      std::vector<Tensor> out,
+      RunKernel("DynamicPartition", {{data}, {Tensor::Vector<int32_t>({1, 0, 1, 2})}},
+                {{"num_partitions", MakeAttrValue(int64_t{4})}}));
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_EQ(out[0].shape().DebugString() + " " + out[0].SummarizeValue(10), "[1,2] 2 3");
+  EXPECT_EQ(out[1].shape().DebugString() + " " + out[1].SummarizeValue(10), "[2,2] 0 1 4 5");
+  EXPECT_EQ(out[2].shape().DebugString() + " " + out[2].SummarizeValue(10), "[1,2] 6 7");
+  EXPECT_EQ(out[3].shape().DebugString(), "[0,2]");
+  // Partitions over a two-dimensional prefix, of strings.
+  Tensor p(DT_INT32, TensorShape({2, 2}));
+  for (int i = 0; i < 4; ++i) p.data<int32_t>()[i] = i % 2;
+  ASSERT_OK_AND_ASSIGN(out,
+                       RunKernel("DynamicPartition", {{Iota(DT_STRING, TensorShape({2, 2}))}, {p}},
+                                 {{"num_partitions", MakeAttrValue(int64_t{2})}}));
+  EXPECT_EQ(out[0].SummarizeValue(10), "\"a\" \"c\"");
+  EXPECT_EQ(out[1].SummarizeValue(10), "\"b\" \"d\"");
+
+  EXPECT_THAT(Run1("DynamicPartition", {{data}, {Tensor::Vector<int32_t>({0, 3, 0, 0})}},
+                   {{"num_partitions", MakeAttrValue(int64_t{3})}}),
+              HasSubstr("partitions[1] = 3 is not in [0, 3)"));
+  EXPECT_THAT(Run1("DynamicPartition", {{data}, {Tensor::Vector<int32_t>({0, 1})}},
+                   {{"num_partitions", MakeAttrValue(int64_t{2})}}),
+              HasSubstr("does not start with partitions' shape"));
+}
+
 // AsString's formats, and RE2 matching and rewriting as TensorFlow's
 // string ops do it.
 TEST(StringKernelsTest, AsStringAndRegularExpressions) {

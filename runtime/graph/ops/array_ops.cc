@@ -364,6 +364,32 @@ absl::Status BroadcastToShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// Each output: [?] + data.shape[partitions.rank:], where partitions' shape
+// must be a prefix of data's.
+absl::Status DynamicPartitionShape(InferenceContext* c) {
+  const PartialShape& data = c->input(0);
+  const PartialShape& partitions = c->input(1);
+  PartialShape out;
+  if (data.rank_known() && partitions.rank_known()) {
+    if (data.rank() < partitions.rank()) {
+      return c->Error(absl::StrCat("data has rank ", data.rank(), ", less than partitions' ",
+                                   partitions.rank()));
+    }
+    for (int i = 0; i < partitions.rank(); ++i) {
+      if (data.dim(i) >= 0 && partitions.dim(i) >= 0 && data.dim(i) != partitions.dim(i)) {
+        return c->Error(absl::StrCat("data's shape ", data.DebugString(),
+                                     " does not start with partitions' shape ",
+                                     partitions.DebugString()));
+      }
+    }
+    std::vector<int64_t> dims = {-1};
+    dims.insert(dims.end(), data.dims().begin() + partitions.rank(), data.dims().end());
+    out = PartialShape(std::move(dims));
+  }
+  for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, out);
+  return absl::OkStatus();
+}
+
 // The stitched output: [max index + 1] + data[i].shape[indices[i].rank:],
 // the first dimension known only for constant indices.
 absl::Status DynamicStitchShape(InferenceContext* c) {
@@ -639,6 +665,13 @@ void RegisterArrayOps(OpRegistry* r) {
                         .Attr("T: type")
                         .Attr("Tidx: {int32, int64} = int32")
                         .SetShapeFn(BroadcastToShape));
+  MG_REGISTER_OP(r, OpDefBuilder("DynamicPartition")
+                        .Input("data: T")
+                        .Input("partitions: int32")
+                        .Output("outputs: num_partitions * T")
+                        .Attr("num_partitions: int >= 1")
+                        .Attr("T: type")
+                        .SetShapeFn(DynamicPartitionShape));
   for (const char* op : {"DynamicStitch", "ParallelDynamicStitch"}) {
     MG_REGISTER_OP(r, OpDefBuilder(op)
                           .Input("indices: N * int32")
