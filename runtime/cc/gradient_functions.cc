@@ -720,7 +720,9 @@ void RegisterArray(GradientRegistry* r) {
   for (const char* name : {"Gather", "GatherV2"}) {
     const bool v2 = name == std::string("GatherV2");
     r->Register(name, [v2](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
-      // Dense gradient along axis 0: one_hot(indices)^T x dy.
+      // Dense gradient along axis 0: dy's rows summed into the rows the
+      // indices name (TensorFlow's IndexedSlices, applied densely), in
+      // O(indices x row + params) and for any shapes, empty indices too.
       const Grads in = s.GetInputs(op);
       Output params = in[0], indices = in[1];
       if (v2) {
@@ -731,20 +733,9 @@ void RegisterArray(GradientRegistry* r) {
           return absl::UnimplementedError("the gradient of GatherV2 supports axis 0 only");
         }
       }
-      const int64_t n = params.shape().rank_known() ? params.shape().dim(0) : -1;
-      if (n < 0) return absl::UnimplementedError("the gradient of Gather needs a static first dim");
-      const DataType dt = BaseType(params.dtype());
-      Tensor range(indices.dtype() == DT_INT32 ? DT_INT32 : DT_INT64, TensorShape({1, n}));
-      for (int64_t k = 0; k < n; ++k) {
-        if (range.dtype() == DT_INT32) range.data<int32_t>()[k] = static_cast<int32_t>(k);
-        else range.data<int64_t>()[k] = k;
-      }
-      Output flat_idx = ops::Reshape(s, indices, ops::Const<int32_t>(s, {-1, 1}));
-      Output one_hot = ops::Cast(s, ops::Equal(s, flat_idx, ops::Const(s, range)), dt);
-      Output rows = ops::Reshape(s, dy[0], ops::Pack(s, {ops::Size(s, indices),
-                                                        ops::Const<int32_t>(s, -1)}));
-      Output dense = ops::MatMul(s, one_hot, rows, /*transpose_a=*/true);
-      *dx = {ops::Reshape(s, dense, ops::Shape(s, params)), Output()};
+      Output rows = ops::GatherV2(s, ops::Shape(s, params), ops::Const<int32_t>(s, 0),
+                                  ops::Const<int32_t>(s, 0));
+      *dx = {ops::UnsortedSegmentSum(s, dy[0], indices, rows), Output()};
       if (v2) dx->push_back(Output());
       return absl::OkStatus();
     });

@@ -553,6 +553,15 @@ TEST(GradientsTest, BroadcastToCumsumDynamicStitchAndDynamicPartition) {
         return ops::ConcatV2(s, {ops::Square(s, parts[0]), parts[2]}, ops::Const<int32_t>(s, 0));
       },
       {R({2, 3, 2})});
+  // embedding_lookup over three parts, both strategies, a repeated id.
+  for (const char* strategy : {"mod", "div"}) {
+    SCOPED_TRACE(strategy);
+    CheckGradients(
+        [strategy](const Scope& s, const std::vector<Output>& x) {
+          return ops::EmbeddingLookup(s, x, ops::Const<int32_t>(s, {6, 0, 3, 6, 1}), strategy);
+        },
+        {R({3, 2}), R({2, 2}), R({2, 2})});
+  }
 }
 
 // FusedBatchNormV3's gradient (FusedBatchNormGradV3 from the reserve

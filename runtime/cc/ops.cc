@@ -65,6 +65,56 @@ Output ConcatV2(const Scope& s, const std::vector<Output>& values, Output axis) 
 Output Gather(const Scope& s, Output params, Output indices) {
   return One(s, "Gather", {{params}, {indices}});
 }
+Output EmbeddingLookup(const Scope& scope, const std::vector<Output>& params, Output ids,
+                       absl::string_view partition_strategy) {
+  const Scope s = scope.NewSubScope("embedding_lookup");
+  if (params.empty() || (partition_strategy != "mod" && partition_strategy != "div")) {
+    s.UpdateStatus(absl::InvalidArgumentError(
+        params.empty() ? std::string("embedding_lookup needs at least one params tensor")
+                       : absl::StrCat("Unrecognized partition strategy: ", partition_strategy,
+                                      " (\"mod\" or \"div\")")));
+    return Output();
+  }
+  if (params.size() == 1) return Gather(s, params[0], ids);
+  const DataType dtype = BaseType(ids.dtype());
+  // An integer of the ids' type.
+  auto num = [&](int64_t v) {
+    return dtype == DT_INT32 ? Const<int32_t>(s, static_cast<int32_t>(v)) : Const<int64_t>(s, v);
+  };
+  const int64_t n = static_cast<int64_t>(params.size());
+  Output flat = Reshape(s, ids, Const<int32_t>(s, {-1}));
+  Output assignments, new_ids;
+  if (partition_strategy == "mod") {
+    assignments = FloorMod(s, flat, num(n));
+    new_ids = FloorDiv(s, flat, num(n));
+  } else {
+    // The parts hold consecutive ranges of ids, the first `extras` parts
+    // one id more than the others.
+    Output total;
+    for (const Output& p : params) {
+      Output rows =
+          Cast(s, GatherV2(s, Shape(s, p), Const<int32_t>(s, 0), Const<int32_t>(s, 0)), dtype);
+      total = total.op().valid() ? Add(s, total, rows) : rows;
+    }
+    Output per = FloorDiv(s, total, num(n));
+    Output extras = FloorMod(s, total, num(n));
+    Output per_plus_one = Add(s, per, num(1));
+    Output beyond = Sub(s, flat, extras);
+    assignments = Maximum(s, FloorDiv(s, flat, per_plus_one), FloorDiv(s, beyond, per));
+    Output first = Cast(s, Less(s, assignments, extras), dtype);
+    new_ids = Add(s, Mul(s, first, FloorMod(s, flat, per_plus_one)),
+                  Mul(s, Sub(s, num(1), first), FloorMod(s, beyond, per)));
+  }
+  Output partitions = Cast(s, assignments, DT_INT32);
+  const std::vector<Output> gather_ids = DynamicPartition(s, new_ids, partitions, n);
+  Output positions = Range(s, Const<int32_t>(s, 0), Size(s, flat), Const<int32_t>(s, 1));
+  const std::vector<Output> indices = DynamicPartition(s, positions, partitions, n);
+  std::vector<Output> rows;
+  for (int64_t i = 0; i < n; ++i) rows.push_back(Gather(s, params[i], gather_ids[i]));
+  Output stitched = DynamicStitch(s, indices, rows);
+  Output row_shape = Slice(s, Shape(s, params[0]), Const<int32_t>(s, {1}), Const<int32_t>(s, {-1}));
+  return Reshape(s, stitched, ConcatV2(s, {Shape(s, ids), row_shape}, Const<int32_t>(s, 0)));
+}
 Output GatherV2(const Scope& s, Output params, Output indices, Output axis) {
   return One(s, "GatherV2", {{params}, {indices}, {axis}});
 }

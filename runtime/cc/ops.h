@@ -95,6 +95,14 @@ Output OneHot(const Scope& s, Output indices, Output depth, Output on_value, Out
 // Passes `x` through; asking for its gradient fails with `message`.
 Output PreventGradient(const Scope& s, Output x, const std::string& message = "");
 Output Gather(const Scope& s, Output params, Output indices);
+// TensorFlow's embedding_lookup: the rows of `params`, one tensor or the
+// parts of a partitioned one (PartitionedVariable's part values), for each
+// of `ids` (int32 or int64); shape ids.shape + params[0].shape[1:]. With
+// several parts, id i is in part i % n at row i / n ("mod", TensorFlow's
+// default), or in the parts taken as consecutive ranges ("div"), through
+// DynamicPartition, Gather and DynamicStitch under "embedding_lookup".
+Output EmbeddingLookup(const Scope& s, const std::vector<Output>& params, Output ids,
+                       absl::string_view partition_strategy = "mod");
 Output GatherV2(const Scope& s, Output params, Output indices, Output axis);
 Output Select(const Scope& s, Output condition, Output t, Output e);
 // Select with condition, t and e broadcast together (numpy's where).

@@ -267,6 +267,12 @@ absl::StatusOr<PartitionedVariable> PartitionedVariable::Create(const Scope& sco
   return Create(scope, base, init, partitions, options);
 }
 
+std::vector<Output> PartitionedVariable::values() const {
+  std::vector<Output> out;
+  for (const Variable& v : parts_) out.push_back(v.value());
+  return out;
+}
+
 Output PartitionedVariable::AsTensor(const Scope& scope) const {
   const Scope s = scope.NewSubScope(name_ + "/ConcatPartitions");
   if (parts_.size() == 1) return ops::Identity(s.WithOpName("concat"), parts_[0].value());

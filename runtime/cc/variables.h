@@ -155,6 +155,8 @@ class PartitionedVariable {
   // The full name, which is the checkpoint key: "emb".
   const std::string& name() const { return name_; }
   const std::vector<Variable>& parts() const { return parts_; }
+  // The parts' values (their reads), for EmbeddingLookup.
+  std::vector<Output> values() const;
   const TensorShape& shape() const { return shape_; }
   DataType dtype() const { return parts_.empty() ? DT_INVALID : parts_[0].dtype(); }
   // The full value: the parts' values concatenated along the partitioned

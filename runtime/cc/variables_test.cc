@@ -125,6 +125,38 @@ TEST_F(VariablesTest, PartitionedVariablesFollowTensorFlow) {
       HasSubstr("a scalar cannot be partitioned"));
 }
 
+// embedding_lookup over a partitioned variable, in TensorFlow's two
+// strategies: "div" reads the full tensor's rows, "mod" id i from part
+// i % 3 at row i / 3.
+TEST_F(VariablesTest, EmbeddingLookupOverPartsInBothStrategies) {
+  Tensor init(DT_FLOAT, TensorShape({10, 2}));
+  for (int r = 0; r < 10; ++r) {
+    init.data<float>()[2 * r] = static_cast<float>(r);
+    init.data<float>()[2 * r + 1] = static_cast<float>(10 + r);
+  }
+  ASSERT_OK_AND_ASSIGN(PartitionedVariable emb,
+                       PartitionedVariable::Create(root_, "emb", init, {3, 1}));
+  Tensor ids(DT_INT64, TensorShape({2, 2}));
+  const int64_t v[] = {4, 0, 9, 5};
+  std::copy(v, v + 4, ids.data<int64_t>());
+  Output id = ops::Const(root_, ids);
+  Output by_div = ops::EmbeddingLookup(root_, emb.values(), id, "div");
+  Output by_mod = ops::EmbeddingLookup(root_, emb.values(), id);
+  Output whole = ops::EmbeddingLookup(root_, {emb.AsTensor(root_)}, ops::Cast(root_, id, DT_INT32));
+  Scope other = Scope::NewRootScope();
+  ops::EmbeddingLookup(other, {ops::Const(other, init), ops::Const(other, init)},
+                       ops::Const(other, ids), "hash");
+  EXPECT_THAT(other.status().message(), HasSubstr("Unrecognized partition strategy: hash"));
+  Operation init_op = GlobalVariablesInitializer(root_);
+  Start();
+  ASSERT_OK(Run({init_op.name()}));
+  Tensor div = Fetch(by_div.name());
+  EXPECT_EQ(div.shape(), TensorShape({2, 2, 2}));
+  EXPECT_EQ(div.SummarizeValue(10), "4 14 0 10 9 19 5 15");
+  EXPECT_EQ(Fetch(whole.name()).SummarizeValue(10), "4 14 0 10 9 19 5 15");
+  EXPECT_EQ(Fetch(by_mod.name()).SummarizeValue(10), "5 15 0 10 3 13 8 18");
+}
+
 TEST_F(VariablesTest, ReportUninitializedVariablesFollowsTensorFlow) {
   Variable v = Variable::Create(root_, "v", Tensor::Scalar<float>(1));
   Variable w = Variable::Create(root_.NewSubScope("scope"), "w", Tensor::Scalar<float>(2),
