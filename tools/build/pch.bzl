@@ -9,10 +9,12 @@ arrived in no release we can use), hence this rule.
 
 The PCH holds system headers only: Bazel does not track those, so the PCH must
 not be the only way a project header reaches a compile. The compile runs in
-`/` with the header on stdin, so that the PCH records no sandbox path: a
-consumer's dependency file then names only system headers (which Bazel
-accepts), and the PCH's bytes are the same for every clone and output base,
-which keeps the disk cache's keys stable.
+`/`, reads the header from stdin and writes the PCH to stdout, so that the
+PCH records no sandbox path (clang records the working directory, the
+input's path and the output's directory): a consumer's dependency file then
+names only system headers (which Bazel accepts), and the PCH's bytes are the
+same in every sandbox, clone and output base, which keeps the keys of every
+compile that loads it, and so the disk cache, stable.
 """
 
 load("@bazel_tools//tools/cpp:toolchain_utils.bzl", "find_cpp_toolchain")
@@ -62,7 +64,7 @@ def _cc_pch_impl(ctx):
     ctx.actions.run_shell(
         command = 'd="$PWD"; out="$1"; shift; n="$1"; shift; ' +
                   'hdrs=(); for ((i = 0; i < n; i++)); do hdrs+=("$d/$1"); shift; done; ' +
-                  'cat "${hdrs[@]}" | (cd / && "$@" -o "$d/$out")',
+                  'cat "${hdrs[@]}" | (cd / && "$@" -o -) > "$d/$out"',
         arguments = [out.path, str(len(ctx.files.hdrs))] +
                     [h.path for h in ctx.files.hdrs] + [tool] + args,
         env = env,
