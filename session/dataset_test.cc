@@ -6,6 +6,7 @@
 // (made, exhausted, restarted, passed as string handles) and the errors a
 // user meets first.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -398,6 +399,91 @@ TEST_F(DatasetTest, ShuffleAndRepeatAndMapAndBatch) {
   }
   using F = std::vector<float>;
   EXPECT_THAT(got, ElementsAre(F{2.5f, 4.5f}, F{6.5f, 8.5f}, F{10.5f}));
+}
+
+// The new batch, shuffle and map datasets refuse bad arguments with the
+// dataset's name and what is wrong, when the iterator is made.
+TEST_F(DatasetTest, PaddedFusedDatasetsCheckTheirArguments) {
+  auto scalar = Spec({DT_INT64}, PartialShape::Scalar());
+  auto fscalar = Spec({DT_FLOAT}, PartialShape::Scalar());
+  struct Case {
+    std::string name, want;
+    std::function<Output(const Scope&, Output)> make;
+    bool floats = false;
+    bool at_next = false;  // found in an element, when it is batched
+  };
+  auto padded = [&](const Scope& s, Output in, Tensor shape, Tensor value) {
+    auto spec = Spec({DT_INT64}, PartialShape({-1, -1}));
+    return s.WithOpName("ds")
+        .AddOp("PaddedBatchDataset",
+               {{in}, {Int64(s, 2)}, {ops::Const(s, shape)}, {ops::Const(s, value)}},
+               {{"Toutput_types", spec.at("output_types")},
+                {"output_shapes", spec.at("output_shapes")},
+                {"N", MakeAttrValue(int64_t{1})}})
+        .output(0);
+  };
+  const std::vector<Case> cases = {
+      {"padded shape of another rank", "of another rank than its padded shape [2,2]",
+       [&](const Scope& s, Output in) {
+         return padded(s, in, Tensor::Vector<int64_t>({2, 2}), Tensor::Scalar<int64_t>(0));
+       },
+       false, true},
+      {"padding value not a scalar", "padding value 0 must be a scalar, got shape [1]",
+       [&](const Scope& s, Output in) {
+         return padded(s, in, Tensor::Scalar<int64_t>(0), Tensor::Vector<int64_t>({0}));
+       }},
+      {"shuffle buffer of 0", "buffer_size must be greater than zero, got 0",
+       [&](const Scope& s, Output in) {
+         return s.WithOpName("ds")
+             .AddOp("ShuffleAndRepeatDataset",
+                    {{in}, {Int64(s, 0)}, {Int64(s, 1)}, {Int64(s, 2)}, {Int64(s, 3)}}, scalar)
+             .output(0);
+       }},
+      {"map function of another arity", "map function 'scale_add' takes 2 arguments",
+       [&](const Scope& s, Output in) {
+         auto attrs = Spec({DT_FLOAT}, PartialShape({-1}));
+         attrs["f"].mutable_func()->set_name("scale_add");
+         attrs["Targuments"] = MakeAttrValue(std::vector<DataType>{});
+         return s.WithOpName("ds")
+             .AddOp("MapAndBatchDataset",
+                    {{in}, {}, {Int64(s, 2)}, {Int64(s, 1)}, {ops::Const(s, false)}}, attrs)
+             .output(0);
+       },
+       true},
+      {"no parallel calls", "num_parallel_calls must be greater than zero (or AUTOTUNE), got 0",
+       [&](const Scope& s, Output in) {
+         auto attrs = Spec({DT_FLOAT}, PartialShape({-1}));
+         attrs["f"].mutable_func()->set_name("scale_add");
+         attrs["Targuments"] = MakeAttrValue(std::vector<DataType>{DT_FLOAT});
+         return s.WithOpName("ds")
+             .AddOp("MapAndBatchDataset",
+                    {{in},
+                     {ops::Const(s, 1.0f)},
+                     {Int64(s, 2)},
+                     {Int64(s, 0)},
+                     {ops::Const(s, false)}},
+                    attrs)
+             .output(0);
+       },
+       true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Scope root = Scope::NewRootScope();
+    Output in = c.floats ? root.AddOp("TensorSliceDataset", {{ops::Const(root, {1.0f, 2.0f})}},
+                                      {{"output_shapes", fscalar.at("output_shapes")}})
+                               .output(0)
+                         : root.AddOp("TensorSliceDataset", {{ops::Const(root, Iota(3))}},
+                                      {{"output_shapes", scalar.at("output_shapes")}})
+                               .output(0);
+    Output ds = c.make(root, in);
+    AddIterator(root, ds, {c.floats ? DT_FLOAT : DT_INT64}, PartialShape());
+    Start(root, kFunctionLibraryText);
+    if (c.at_next) ASSERT_OK(Run({"make"}));
+    EXPECT_THAT(
+        Run({c.at_next ? "next" : "make"}),
+        StatusIs(absl::StatusCode::kInvalidArgument, AllOf(HasSubstr("'ds'"), HasSubstr(c.want))));
+  }
 }
 
 TEST_F(DatasetTest, TextLinesOfFilesInTheSessionsEnv) {
