@@ -21,6 +21,8 @@
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/cc/gradients.h"
+#include "runtime/cc/import_graph.h"
 #include "session/session.h"
 #include "tests/testing/shared_testdata.h"
 
@@ -157,6 +159,80 @@ TEST(TensorFlowGraphTest, TrainsAnEstimatorThroughItsTfDataPipeline) {
   EXPECT_EQ(*out[0].data<int64_t>(), 3765);
   EXPECT_TRUE(absl::IsOutOfRange(sess->Run({}, {}, {"AssignAdd"}, &out)))
       << "the pipeline's two epochs are over";
+}
+
+// Both meta graphs import into the graph-building API whole, and TD-Checkers
+// is then differentiated again: dV/dW1 and dV/db2 by AddSymbolicGradients on
+// the imported graph, against the same derivatives worked out here from the
+// checkpoint's tensors.
+TEST(TensorFlowGraphTest, ImportsMetaGraphsAndDifferentiatesTdCheckersAgain) {
+  MG_REQUIRE_SHARED_TESTDATA(dir);
+  for (const char* path : {"HamBamLam__TD-Checkers-LiamBurke/checkpoints/checkpoint-779049.meta",
+                           "lcferrara4__IPOpredictor/data_model/model.ckpt-3760.meta"}) {
+    ASSERT_OK_AND_ASSIGN(
+        std::string bytes,
+        ReadFileToString(Env::Default(), JoinPath(JoinPath(dir, "tf_checkpoints"), path)));
+    MetaGraphDef meta;
+    ASSERT_TRUE(meta.ParseFromString(bytes));
+    Scope root = Scope::NewRootScope();
+    ASSERT_OK(ImportMetaGraphDef(root, meta)) << path;
+    EXPECT_EQ(root.AllOps().size(), static_cast<size_t>(meta.graph_def().node_size())) << path;
+    ASSERT_OK_AND_ASSIGN(MetaGraphDef again, root.ToMetaGraphDef());
+    EXPECT_EQ(again.saver_def().restore_op_name(), meta.saver_def().restore_op_name()) << path;
+    EXPECT_EQ(again.collection_def().size(), meta.collection_def().size()) << path;
+  }
+
+  const std::string prefix = JoinPath(
+      dir, "tf_checkpoints/HamBamLam__TD-Checkers-LiamBurke/checkpoints/checkpoint-779049");
+  ASSERT_OK_AND_ASSIGN(std::string bytes, ReadFileToString(Env::Default(), prefix + ".meta"));
+  MetaGraphDef meta;
+  ASSERT_TRUE(meta.ParseFromString(bytes));
+  Scope root = Scope::NewRootScope();
+  ASSERT_OK(ImportMetaGraphDef(root, meta));
+  ASSERT_OK_AND_ASSIGN(Operation value, root.FindOp("layer2/activation"));
+  ASSERT_OK_AND_ASSIGN(Operation w1, root.FindOp("layer1/weight"));
+  ASSERT_OK_AND_ASSIGN(Operation b2, root.FindOp("layer2/bias"));
+  std::vector<Output> grads;
+  ASSERT_OK(AddSymbolicGradients(root, {value.output(0)}, {w1.output(0), b2.output(0)}, &grads));
+  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
+  ASSERT_OK(sess->Create(def));
+  std::vector<Tensor> out;
+  ASSERT_OK(
+      sess->Run({{meta.saver_def().filename_tensor_name(), Tensor::Scalar<std::string>(prefix)}},
+                {}, {meta.saver_def().restore_op_name()}, &out));
+  Tensor x(DT_FLOAT, TensorShape({1, 69}));
+  for (int i = 0; i < 69; ++i) x.data<float>()[i] = static_cast<float>((i * 5) % 3) - 1.0f;
+  ASSERT_OK(sess->Run({{"x:0", x}}, {grads[0].name(), grads[1].name()}, {}, &out));
+
+  // V = sigmoid(sum_h w2[h] s_h + b2), s_h = sigmoid(sum_i x_i W1[i,h] + b1[h]):
+  // dV/db2 = V (1 - V); dV/dW1[i,h] = V (1 - V) w2[h] s_h (1 - s_h) x_i.
+  ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(Env::Default(), prefix));
+  ASSERT_OK_AND_ASSIGN(Tensor tw1, reader->Lookup("layer1/weight"));
+  ASSERT_OK_AND_ASSIGN(Tensor tb1, reader->Lookup("layer1/bias"));
+  ASSERT_OK_AND_ASSIGN(Tensor tw2, reader->Lookup("layer2/weight"));
+  ASSERT_OK_AND_ASSIGN(Tensor tb2, reader->Lookup("layer2/bias"));
+  const int64_t hidden = tw1.dim_size(1);
+  std::vector<double> s(hidden);
+  double z = tb2.data<float>()[0];
+  for (int64_t h = 0; h < hidden; ++h) {
+    double a = tb1.data<float>()[h];
+    for (int i = 0; i < 69; ++i) a += x.data<float>()[i] * tw1.data<float>()[i * hidden + h];
+    s[h] = 1.0 / (1.0 + std::exp(-a));
+    z += tw2.data<float>()[h] * s[h];
+  }
+  const double v = 1.0 / (1.0 + std::exp(-z));
+  ASSERT_EQ(out[0].shape(), tw1.shape());
+  ASSERT_EQ(out[1].NumElements(), 1);
+  EXPECT_NEAR(out[1].data<float>()[0], v * (1 - v), 1e-6);
+  for (int i = 0; i < 69; ++i) {
+    for (int64_t h = 0; h < hidden; ++h) {
+      const double want =
+          v * (1 - v) * tw2.data<float>()[h] * s[h] * (1 - s[h]) * x.data<float>()[i];
+      ASSERT_NEAR(out[0].data<float>()[i * hidden + h], want, 1e-6)
+          << "W1[" << i << "," << h << "]";
+    }
+  }
 }
 
 }  // namespace

@@ -25,6 +25,7 @@ const GradientRegistry* StandardGradients() {
   static const GradientRegistry* const r = [] {
     auto* reg = new GradientRegistry;
     RegisterStandardGradients(reg);
+    RegisterFunctionCallGradients(reg);
     return reg;
   }();
   return r;
@@ -134,7 +135,8 @@ absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>&
   grads->clear();
   for (const Output& x : xs) {
     Output dx = sum(KeyOf(x));
-    grads->push_back(dx.op().valid() ? dx : ops::ZerosLike(g, x));
+    if (!dx.op().valid() && x.dtype() != DT_RESOURCE) dx = ops::ZerosLike(g, x);
+    grads->push_back(dx);
   }
   return g.status();
 }

@@ -10,7 +10,9 @@
 // the `xs`, at StopGradient, and at ops declared non-differentiable (shape
 // queries, comparisons, random ops). An x that the ys do not depend on gets
 // zeros. An op on a path with no gradient function is InvalidArgument naming
-// its type.
+// its type. An x of dtype resource (a variable's handle; its gradient is
+// that of the value read through it) that no gradient reaches gets an
+// invalid Output.
 
 #ifndef MINIGRAPH_RUNTIME_CC_GRADIENTS_H_
 #define MINIGRAPH_RUNTIME_CC_GRADIENTS_H_
@@ -64,6 +66,11 @@ inline absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<O
 
 // Defined in gradient_functions.cc.
 void RegisterStandardGradients(GradientRegistry* r);
+// PartitionedCall and StatefulPartitionedCall (function_gradients.cc): the
+// called body runs again in the backward pass and is differentiated there,
+// as TensorFlow's SymbolicGradient does. InvalidArgument naming the node
+// when the results depend on an op with side effects or randomness.
+void RegisterFunctionCallGradients(GradientRegistry* r);
 
 }  // namespace minigraph
 

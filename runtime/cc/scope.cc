@@ -248,6 +248,32 @@ void Scope::SetSaverDef(const SaverDef& saver_def) const {
   graph_->has_saver_def = true;
 }
 
+void Scope::AddFunctionLibrary(const FunctionDefLibrary& library) const {
+  FunctionDefLibrary* have = graph_->def.mutable_library();
+  for (const FunctionDef& f : library.function()) {
+    const FunctionDef* same_name = nullptr;
+    for (const FunctionDef& h : have->function()) {
+      if (h.signature().name() == f.signature().name()) same_name = &h;
+    }
+    if (same_name == nullptr) {
+      *have->add_function() = f;
+    } else if (same_name->SerializeAsString() != f.SerializeAsString()) {
+      UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+          "the graph already has a different function named '", f.signature().name(), "'")));
+      return;
+    }
+  }
+  for (const GradientDef& g : library.gradient()) {
+    bool known = false;
+    for (const GradientDef& h : have->gradient()) known |= h.function_name() == g.function_name();
+    if (!known) *have->add_gradient() = g;
+  }
+}
+
+const FunctionDefLibrary& Scope::library() const { return graph_->def.library(); }
+
+const OpRegistry* Scope::op_registry() const { return graph_->ops; }
+
 Operation Scope::AddOp(absl::string_view op_type, const std::vector<std::vector<Output>>& inputs,
                        const std::map<std::string, AttrValue>& attrs) const {
   Graph& g = *graph_;

@@ -147,6 +147,15 @@ class Scope {
   void EditCollection(const std::string& key, const std::function<void(std::string*)>& edit) const;
   void SetSaverDef(const SaverDef& saver_def) const;
 
+  // The graph's function library (exported with it in ToGraphDef): the
+  // bodies its PartitionedCall, If and While nodes name. Adding a function
+  // whose name is taken by a different definition sets the scope's status
+  // (InvalidArgument naming it); the same definition again is a no-op.
+  void AddFunctionLibrary(const FunctionDefLibrary& library) const;
+  const FunctionDefLibrary& library() const;
+  // The op registry the graph's nodes are checked against.
+  const OpRegistry* op_registry() const;
+
   // The operation named `name`, or NotFound.
   absl::StatusOr<Operation> FindOp(absl::string_view name) const;
   // The NodeDef of `op` (with defaults) and its data inputs, for gradient

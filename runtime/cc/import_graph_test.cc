@@ -1,0 +1,439 @@
+// Graphs built elsewhere, imported into a Scope and extended: names, attrs,
+// devices and the library kept, a TensorFlow 1 while loop's back edges, a
+// prefix and an input map, a meta graph's collections and SaverDef, every
+// malformed input named; and gradients through calls of library functions.
+#include "runtime/cc/import_graph.h"
+
+#include <iterator>
+#include <memory>
+
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "gtest/gtest.h"
+#include "runtime/cc/gradients.h"
+#include "runtime/cc/ops.h"
+#include "session/session.h"
+#include "tests/testing/function_library.h"
+
+namespace minigraph {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+std::vector<Tensor> RunGraph(const Scope& root,
+                             const std::vector<std::pair<std::string, Tensor>>& feeds,
+                             const std::vector<std::string>& fetches) {
+  auto def = root.ToGraphDef();
+  EXPECT_OK(def.status());
+  auto session = NewSession(SessionOptions());
+  EXPECT_OK(session.status());
+  if (!def.ok() || !session.ok()) return {};
+  EXPECT_OK((*session)->Create(*def));
+  std::vector<Tensor> out;
+  EXPECT_OK((*session)->Run(feeds, fetches, {}, &out));
+  return out;
+}
+
+float Scalar(const Tensor& t) { return t.NumElements() == 1 ? t.data<float>()[0] : -1e30f; }
+
+TEST(ImportGraphTest, AnImportedGraphKeepsItsNodesAndGrowsWithGradients) {
+  Scope src = Scope::NewRootScope();
+  Output x = ops::Placeholder(src.WithOpName("x"), DT_FLOAT);
+  Output w = ops::Const(src.WithOpName("w").WithDevice("/job:ps/task:0"), 3.0f);
+  Output y = ops::Mul(src.WithOpName("y"), x, w);
+  ops::Square(src.WithOpName("loss").WithControlDependencies({w.op()}), y);
+  ASSERT_OK_AND_ASSIGN(GraphDef def, src.ToGraphDef());
+
+  Scope root = Scope::NewRootScope();
+  ASSERT_OK_AND_ASSIGN(auto imported, ImportGraphDef(root, def));
+  EXPECT_EQ(imported.size(), 4u);
+  ASSERT_OK_AND_ASSIGN(Operation loss, root.FindOp("loss"));
+  EXPECT_EQ(root.GetNodeDef(loss).input(1), "^w");
+  ASSERT_OK_AND_ASSIGN(Operation wop, root.FindOp("w"));
+  EXPECT_EQ(root.GetNodeDef(wop).device(), "/job:ps/task:0");
+  // The graph goes on growing: new names do not collide with the imported.
+  Output extra = ops::Mul(root.WithOpName("y"), loss.output(0), loss.output(0));
+  EXPECT_EQ(extra.name(), "y_1");
+  std::vector<Output> grads;
+  ASSERT_OK(AddSymbolicGradients(root, {loss.output(0)}, {imported.at("x").output(0)}, &grads));
+  // loss = (3x)^2, dloss/dx = 18x.
+  std::vector<Tensor> out =
+      RunGraph(root, {{"x", Tensor::Scalar(2.0f)}}, {"loss", grads[0].name()});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(Scalar(out[0]), 36.0f);
+  EXPECT_EQ(Scalar(out[1]), 36.0f);
+}
+
+TEST(ImportGraphTest, AWhileLoopsBackEdgesAreJoined) {
+  Scope src = Scope::NewRootScope();
+  ops::WhileLoop(
+      src, {ops::Const<int32_t>(src, 0)},
+      [](const Scope& c, const std::vector<Output>& v) {
+        return ops::Less(c, v[0], ops::Const<int32_t>(c, 10));
+      },
+      [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        return {ops::Add(b, v[0], ops::Const<int32_t>(b, 3))};
+      });
+  ASSERT_OK_AND_ASSIGN(GraphDef def, src.ToGraphDef());
+  // Backwards, so that the importer must order the nodes itself.
+  GraphDef reversed = def;
+  reversed.clear_node();
+  for (int i = def.node_size() - 1; i >= 0; --i) *reversed.add_node() = def.node(i);
+
+  Scope root = Scope::NewRootScope();
+  ASSERT_OK(ImportGraphDef(root, reversed).status());
+  ASSERT_OK_AND_ASSIGN(Operation merge, root.FindOp("while/Merge"));
+  EXPECT_EQ(root.GetNodeDef(merge).input(1), "while/NextIteration");
+  std::vector<Tensor> out = RunGraph(root, {}, {"while/Exit"});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].data<int32_t>()[0], 12);
+}
+
+TEST(ImportGraphTest, UnderAPrefixWithAnInputMap) {
+  Scope src = Scope::NewRootScope();
+  Output a = ops::Placeholder(src.WithOpName("a"), DT_FLOAT);
+  ops::Add(src.WithOpName("sum"), a, ops::Const(src.WithOpName("one"), 1.0f));
+  ASSERT_OK_AND_ASSIGN(GraphDef def, src.ToGraphDef());
+
+  Scope root = Scope::NewRootScope();
+  Output ten = ops::Const(root.WithOpName("ten"), 10.0f);
+  ImportGraphDefOptions options;
+  options.input_map["a"] = ten;
+  ASSERT_OK(ImportGraphDef(root.NewSubScope("copy"), def, options).status());
+  ASSERT_OK(ImportGraphDef(root.NewSubScope("copy"), def, options).status());
+  ASSERT_OK_AND_ASSIGN(Operation sum, root.FindOp("copy/sum"));
+  EXPECT_EQ(root.GetNodeDef(sum).input(0), "ten");
+  EXPECT_EQ(root.GetNodeDef(sum).input(1), "copy/one");
+  EXPECT_OK(root.FindOp("copy_1/sum").status());
+  std::vector<Tensor> out = RunGraph(root, {}, {"copy/sum", "copy_1/sum"});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(Scalar(out[0]), 11.0f);
+  EXPECT_EQ(Scalar(out[1]), 11.0f);
+}
+
+TEST(ImportGraphTest, AMetaGraphBringsItsCollectionsAndSaverDef) {
+  Scope src = Scope::NewRootScope();
+  ops::Const(src.WithOpName("c"), 1.0f);
+  src.AddToCollection("my_nodes", "c");
+  src.AddBytesToCollection("my_bytes", "payload");
+  SaverDef saver;
+  saver.set_filename_tensor_name("save/Const:0");
+  src.SetSaverDef(saver);
+  ASSERT_OK_AND_ASSIGN(MetaGraphDef meta, src.ToMetaGraphDef());
+
+  Scope root = Scope::NewRootScope();
+  ASSERT_OK(ImportMetaGraphDef(root, meta));
+  EXPECT_EQ(root.GetCollection("my_nodes"), std::vector<std::string>{"c"});
+  EXPECT_EQ(root.GetCollection("my_bytes"), std::vector<std::string>{"payload"});
+  ASSERT_OK_AND_ASSIGN(MetaGraphDef again, root.ToMetaGraphDef());
+  EXPECT_EQ(again.saver_def().filename_tensor_name(), "save/Const:0");
+  EXPECT_THAT(ImportMetaGraphDef(Scope::NewRootScope().NewSubScope("s"), meta),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not under 's'")));
+}
+
+GraphDef Parse(const std::string& text) {
+  GraphDef def;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def)) << text;
+  return def;
+}
+
+TEST(ImportGraphTest, WhatDoesNotImportIsNamedAndLeavesTheScopeAsItWas) {
+  // All but the last are found before anything is added.
+  const struct {
+    const char* graph;
+    absl::StatusCode code;
+    const char* message;
+  } kCases[] = {
+      {R"pb(node { name: "a" op: "NoOp" }
+            node { name: "a" op: "NoOp" })pb",
+       absl::StatusCode::kInvalidArgument, "two nodes named 'a'"},
+      {R"pb(node { name: "taken" op: "NoOp" })pb", absl::StatusCode::kInvalidArgument,
+       "already has a node 'taken'"},
+      {R"pb(node { name: "a" op: "NoSuchOp" })pb", absl::StatusCode::kNotFound,
+       "imported node 'a'"},
+      {R"pb(node { name: "a" op: "Identity" input: "ghost" })pb",
+       absl::StatusCode::kInvalidArgument, "input 'ghost' names no node"},
+      {R"pb(node { name: "a" op: "Identity" input: "b" }
+            node { name: "b" op: "Identity" input: "a" })pb",
+       absl::StatusCode::kInvalidArgument, "cycle through node 'a'"},
+      {R"pb(node { name: "a" op: "NoOp" }
+            node { name: "b" op: "Identity" input: "a:3" })pb",
+       absl::StatusCode::kInvalidArgument, "names output 3 of 'a', which has 0"},
+  };
+  for (const auto& c : kCases) {
+    Scope root = Scope::NewRootScope();
+    ops::Const(root.WithOpName("taken"), 1.0f);
+    EXPECT_THAT(ImportGraphDef(root, Parse(c.graph)).status(),
+                StatusIs(c.code, HasSubstr(c.message)))
+        << c.graph;
+    if (&c != &kCases[std::size(kCases) - 1]) {
+      EXPECT_OK(root.status()) << c.graph;
+      EXPECT_EQ(root.AllOps().size(), 1u) << c.graph;
+    }
+  }
+}
+
+// A graph as TensorFlow 2 writes it: the library of tests/testing, called
+// by StatefulPartitionedCall and PartitionedCall (one call inside another),
+// and a resource variable read inside a function.
+constexpr char kCalls[] = R"pb(
+  node {
+    name: "x"
+    op: "Placeholder"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+  }
+  node {
+    name: "y"
+    op: "Placeholder"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+  }
+  node {
+    name: "scale_add"
+    op: "StatefulPartitionedCall"
+    input: "x"
+    input: "y"
+    attr {
+      key: "Tin"
+      value { list { type: [ DT_FLOAT, DT_FLOAT ] } }
+    }
+    attr {
+      key: "Tout"
+      value { list { type: DT_FLOAT } }
+    }
+    attr {
+      key: "f"
+      value { func { name: "scale_add" } }
+    }
+  }
+  node {
+    name: "twice"
+    op: "PartitionedCall"
+    input: "x"
+    input: "y"
+    attr {
+      key: "Tin"
+      value { list { type: [ DT_FLOAT, DT_FLOAT ] } }
+    }
+    attr {
+      key: "Tout"
+      value { list { type: DT_FLOAT } }
+    }
+    attr {
+      key: "f"
+      value { func { name: "twice" } }
+    }
+  }
+  node {
+    name: "v"
+    op: "VarHandleOp"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+    attr {
+      key: "shape"
+      value { shape {} }
+    }
+    attr {
+      key: "shared_name"
+      value { s: "v" }
+    }
+  }
+  node {
+    name: "init"
+    op: "AssignVariableOp"
+    input: "v"
+    input: "x"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+  }
+  node {
+    name: "read_plus_one"
+    op: "StatefulPartitionedCall"
+    input: "v"
+    attr {
+      key: "Tin"
+      value { list { type: DT_RESOURCE } }
+    }
+    attr {
+      key: "Tout"
+      value { list { type: DT_FLOAT } }
+    }
+    attr {
+      key: "f"
+      value { func { name: "read_plus_one" } }
+    }
+  }
+)pb";
+
+GraphDef CallsGraph() {
+  GraphDef def = Parse(kCalls);
+  def.MergeFrom(Parse(kFunctionLibraryText));
+  return def;
+}
+
+TEST(FunctionCallGradientTest, GradientsFlowThroughCallsAndCallsInsideThem) {
+  Scope root = Scope::NewRootScope();
+  ASSERT_OK_AND_ASSIGN(auto g, ImportGraphDef(root, CallsGraph()));
+  const Output x = g.at("x").output(0), y = g.at("y").output(0);
+  // scale_add(x, y) = 2x + y; twice(x, y) = scale_add(scale_add(x, y), y) = 4x + 3y.
+  std::vector<Output> d1, d2, d3;
+  ASSERT_OK(AddSymbolicGradients(root, {g.at("scale_add").output(0)}, {x, y}, &d1));
+  ASSERT_OK(AddSymbolicGradients(root, {g.at("twice").output(0)}, {x, y}, &d2));
+  // Both at once, weighted: 5 * (2x + y) + 7 * (4x + 3y).
+  ASSERT_OK(AddSymbolicGradients(root, {g.at("scale_add").output(0), g.at("twice").output(0)},
+                                 {x, y}, {ops::Const(root, 5.0f), ops::Const(root, 7.0f)}, &d3));
+  std::vector<Tensor> out =
+      RunGraph(root, {{"x", Tensor::Scalar(1.5f)}, {"y", Tensor::Scalar(-2.0f)}},
+               {"twice", d1[0].name(), d1[1].name(), d2[0].name(), d2[1].name(), d3[0].name(),
+                d3[1].name()});
+  ASSERT_EQ(out.size(), 7u);
+  EXPECT_EQ(Scalar(out[0]), 0.0f);
+  EXPECT_EQ(Scalar(out[1]), 2.0f);
+  EXPECT_EQ(Scalar(out[2]), 1.0f);
+  EXPECT_EQ(Scalar(out[3]), 4.0f);
+  EXPECT_EQ(Scalar(out[4]), 3.0f);
+  EXPECT_EQ(Scalar(out[5]), 5 * 2 + 7 * 4.0f);
+  EXPECT_EQ(Scalar(out[6]), 5 * 1 + 7 * 3.0f);
+}
+
+TEST(FunctionCallGradientTest, EachArgumentGetsItsOwnPartialDerivative) {
+  // scale_add(x, 3x): the call's second input is computed from its first;
+  // d/dx = 2 * 1 + 1 * 3 = 5 (each argument's own part, summed by the chain
+  // rule outside the call).
+  Scope root = Scope::NewRootScope();
+  GraphDef lib = Parse(kFunctionLibraryText);
+  root.AddFunctionLibrary(lib.library());
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  Output three_x = ops::Mul(root, x, ops::Const(root, 3.0f));
+  AttrValue f;
+  f.mutable_func()->set_name("scale_add");
+  AttrValue tout;
+  tout.mutable_list()->add_type(DT_FLOAT);
+  Operation call = root.AddOp("PartitionedCall", {{x, three_x}}, {{"f", f}, {"Tout", tout}});
+  std::vector<Output> d;
+  ASSERT_OK(AddSymbolicGradients(root, {call.output(0)}, {x}, &d));
+  std::vector<Tensor> out =
+      RunGraph(root, {{"x", Tensor::Scalar(1.0f)}}, {call.output(0).name(), d[0].name()});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(Scalar(out[0]), 5.0f);
+  EXPECT_EQ(Scalar(out[1]), 5.0f);
+}
+
+TEST(FunctionCallGradientTest, AVariableReadInsideAFunctionTrains) {
+  // loss = (read_plus_one(v) - 4)^2 = (v - 3)^2; gradient descent from v = 0.
+  Scope root = Scope::NewRootScope();
+  ASSERT_OK_AND_ASSIGN(auto g, ImportGraphDef(root, CallsGraph()));
+  Output v = g.at("v").output(0);
+  Output loss = ops::Square(root.WithOpName("loss"), ops::Sub(root, g.at("read_plus_one").output(0),
+                                                              ops::Const(root, 4.0f)));
+  std::vector<Output> d;
+  ASSERT_OK(AddSymbolicGradients(root, {loss}, {v}, &d));
+  ASSERT_EQ(d[0].dtype(), DT_FLOAT);
+  root.WithOpName("train").AddOp("ResourceApplyGradientDescent",
+                                 {{v}, {ops::Const(root, 0.25f)}, {d[0]}});
+  ASSERT_OK(root.status());
+  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  ASSERT_OK_AND_ASSIGN(auto session, NewSession(SessionOptions()));
+  ASSERT_OK(session->Create(def));
+  ASSERT_OK(session->Run({{"x", Tensor::Scalar(0.0f)}}, {}, {"init"}, nullptr));
+  std::vector<Tensor> out;
+  // v <- v - 0.25 * 2 (v - 3) = (v + 3) / 2: 1.5, 2.25, 2.625, ...
+  for (float want : {1.5f, 2.25f, 2.625f}) {
+    ASSERT_OK(session->Run({}, {}, {"train"}, nullptr));
+    ASSERT_OK(session->Run({}, {"read_plus_one"}, {}, &out));
+    EXPECT_EQ(Scalar(out[0]), want + 1);
+  }
+}
+
+TEST(FunctionCallGradientTest, ABodyThatWouldNotRunTheSameTwiceIsRefused) {
+  constexpr char kNoisy[] = R"pb(
+    library {
+      function {
+        signature {
+          name: "noisy"
+          input_arg { name: "x" type: DT_FLOAT }
+          output_arg { name: "y" type: DT_FLOAT }
+        }
+        node_def {
+          name: "shape"
+          op: "Shape"
+          input: "x"
+          attr {
+            key: "T"
+            value { type: DT_FLOAT }
+          }
+        }
+        node_def {
+          name: "noise"
+          op: "RandomUniform"
+          input: "shape:output:0"
+          attr {
+            key: "T"
+            value { type: DT_INT32 }
+          }
+          attr {
+            key: "dtype"
+            value { type: DT_FLOAT }
+          }
+        }
+        node_def {
+          name: "sum"
+          op: "AddV2"
+          input: "x"
+          input: "noise:output:0"
+          attr {
+            key: "T"
+            value { type: DT_FLOAT }
+          }
+        }
+        ret { key: "y" value: "sum:z:0" }
+      }
+    }
+    node {
+      name: "x"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "call"
+      op: "PartitionedCall"
+      input: "x"
+      attr {
+        key: "Tin"
+        value { list { type: DT_FLOAT } }
+      }
+      attr {
+        key: "Tout"
+        value { list { type: DT_FLOAT } }
+      }
+      attr {
+        key: "f"
+        value { func { name: "noisy" } }
+      }
+    }
+  )pb";
+  Scope root = Scope::NewRootScope();
+  ASSERT_OK_AND_ASSIGN(auto g, ImportGraphDef(root, Parse(kNoisy)));
+  std::vector<Output> d;
+  EXPECT_THAT(AddSymbolicGradients(root, {g.at("call").output(0)}, {g.at("x").output(0)}, &d),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("gradient of 'call'"), HasSubstr("function 'noisy'"),
+                             HasSubstr("node 'noise' (RandomUniform)"))));
+}
+
+}  // namespace
+}  // namespace minigraph
