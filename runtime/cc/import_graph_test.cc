@@ -356,6 +356,48 @@ TEST(FunctionCallGradientTest, AVariableReadInsideAFunctionTrains) {
   }
 }
 
+TEST(FunctionCallGradientTest, AnIfsGradientIsTheTakenBranchs) {
+  // If(p, x, y): scale_add (2x + y) or twice (4x + 3y); StatelessIf(p, x):
+  // same (x) or neg (-x), whose else branch ignores nothing and whose then
+  // branch passes x through.
+  Scope root = Scope::NewRootScope();
+  GraphDef lib = Parse(kFunctionLibraryText);
+  root.AddFunctionLibrary(lib.library());
+  Output p = ops::Placeholder(root.WithOpName("p"), DT_BOOL);
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  Output y = ops::Placeholder(root.WithOpName("y"), DT_FLOAT);
+  auto func = [](const char* name) {
+    AttrValue f;
+    f.mutable_func()->set_name(name);
+    return f;
+  };
+  AttrValue tout;
+  tout.mutable_list()->add_type(DT_FLOAT);
+  Operation if2 = root.WithOpName("if2").AddOp(
+      "If", {{p}, {x, y}},
+      {{"then_branch", func("scale_add")}, {"else_branch", func("twice")}, {"Tout", tout}});
+  Operation if1 = root.WithOpName("if1").AddOp(
+      "StatelessIf", {{p}, {x}},
+      {{"then_branch", func("same")}, {"else_branch", func("neg")}, {"Tout", tout}});
+  std::vector<Output> d2, d1;
+  ASSERT_OK(AddSymbolicGradients(root, {if2.output(0)}, {x, y}, &d2));
+  ASSERT_OK(AddSymbolicGradients(root, {if1.output(0)}, {x}, &d1));
+  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  ASSERT_OK_AND_ASSIGN(auto session, NewSession(SessionOptions()));
+  ASSERT_OK(session->Create(def));
+  for (bool taken : {true, false}) {
+    std::vector<Tensor> out;
+    ASSERT_OK(session->Run(
+        {{"p", Tensor::Scalar(taken)}, {"x", Tensor::Scalar(1.0f)}, {"y", Tensor::Scalar(1.0f)}},
+        {"if2", d2[0].name(), d2[1].name(), "if1", d1[0].name()}, {}, &out));
+    EXPECT_EQ(Scalar(out[0]), taken ? 3.0f : 7.0f);
+    EXPECT_EQ(Scalar(out[1]), taken ? 2.0f : 4.0f);
+    EXPECT_EQ(Scalar(out[2]), taken ? 1.0f : 3.0f);
+    EXPECT_EQ(Scalar(out[3]), taken ? 1.0f : -1.0f);
+    EXPECT_EQ(Scalar(out[4]), taken ? 1.0f : -1.0f);
+  }
+}
+
 TEST(FunctionCallGradientTest, ABodyThatWouldNotRunTheSameTwiceIsRefused) {
   constexpr char kNoisy[] = R"pb(
     library {
