@@ -77,7 +77,6 @@ absl::StatusOr<FunctionGraph> InstantiateFunction(const FunctionDefLibrary& libr
   };
   FunctionGraph out;
   out.name = sig.name();
-  *out.graph.mutable_library() = library;
   for (const OpDef::ArgDef& arg : sig.input_arg()) {
     MG_ASSIGN_OR_RETURN(DataType dt, ArgType(arg, call, *fdef, "argument"));
     NodeDef* p = out.graph.add_node();

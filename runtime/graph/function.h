@@ -28,7 +28,8 @@ namespace minigraph {
 
 struct FunctionGraph {
   std::string name;
-  // The body; its library is the caller's, for nested calls.
+  // The body, without a library: its nested calls resolve in the caller's
+  // (Graph::Create with the caller's shared library).
   GraphDef graph;
   // Argument tensors to feed ("x:0"), in the signature's order, and their
   // dtypes.

@@ -10,8 +10,16 @@ namespace minigraph {
 
 absl::StatusOr<std::unique_ptr<Graph>> Graph::Create(const GraphDef& def,
                                                     const OpRegistry* ops) {
+  return Create(def, std::make_shared<const FunctionDefLibrary>(def.library()), ops);
+}
+
+absl::StatusOr<std::unique_ptr<Graph>> Graph::Create(
+    const GraphDef& def, std::shared_ptr<const FunctionDefLibrary> library, const OpRegistry* ops) {
   std::unique_ptr<Graph> g(new Graph);
-  g->def_ = def;
+  // Everything but the library, which can be far larger than the nodes.
+  *g->def_.mutable_node() = def.node();
+  if (def.has_versions()) *g->def_.mutable_versions() = def.versions();
+  g->library_ = std::move(library);
   MG_RETURN_IF_ERROR(g->Build(ops));
   return g;
 }

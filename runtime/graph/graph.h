@@ -95,6 +95,12 @@ class Graph {
   // `ops` (not owned) must outlive the graph.
   static absl::StatusOr<std::unique_ptr<Graph>> Create(const GraphDef& def,
                                                       const OpRegistry* ops);
+  // A graph whose function library is `library`, shared rather than copied
+  // (a function body's graph: its calls resolve in the caller's library);
+  // `def`'s own library is ignored.
+  static absl::StatusOr<std::unique_ptr<Graph>> Create(
+      const GraphDef& def, std::shared_ptr<const FunctionDefLibrary> library,
+      const OpRegistry* ops);
 
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
   const Node& node(int id) const { return nodes_[id]; }
@@ -103,9 +109,11 @@ class Graph {
   const Node* FindNode(absl::string_view name) const;
   // Node ids in an order where every node follows its inputs.
   const std::vector<int>& topological_order() const { return topo_; }
-  // The GraphDef this graph was built from, with default attrs added.
+  // The GraphDef this graph was built from, with default attrs added and
+  // without its library.
   const GraphDef& graph_def() const { return def_; }
-  const FunctionDefLibrary& library() const { return def_.library(); }
+  const FunctionDefLibrary& library() const { return *library_; }
+  const std::shared_ptr<const FunctionDefLibrary>& shared_library() const { return library_; }
 
  private:
   Graph() = default;
@@ -113,6 +121,7 @@ class Graph {
   absl::Status InferShapes();
 
   GraphDef def_;
+  std::shared_ptr<const FunctionDefLibrary> library_;
   std::vector<Node> nodes_;
   absl::flat_hash_map<std::string, int> by_name_;
   std::vector<int> topo_;

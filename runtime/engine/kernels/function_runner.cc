@@ -30,7 +30,8 @@ absl::StatusOr<std::unique_ptr<FunctionRunner>> FunctionRunner::Create(const Gra
   absl::Cleanup pop = [] { instantiating.pop_back(); };
   auto r = std::unique_ptr<FunctionRunner>(new FunctionRunner);
   MG_ASSIGN_OR_RETURN(r->f_, InstantiateFunction(caller.library(), call, StandardOps()));
-  absl::StatusOr<std::unique_ptr<Graph>> graph = Graph::Create(r->f_.graph, StandardOps());
+  absl::StatusOr<std::unique_ptr<Graph>> graph =
+      Graph::Create(r->f_.graph, caller.shared_library(), StandardOps());
   if (!graph.ok()) {
     return absl::Status(graph.status().code(),
                         absl::StrCat("in function '", r->f_.name, "': ", graph.status().message()));
