@@ -2,11 +2,15 @@
 // sets, the restore, the main op, signatures, and what goes wrong.
 #include "session/saved_model.h"
 
+#include <cmath>
+
 #include "core/mem_env.h"
 #include "core/path.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/cc/gradients.h"
+#include "runtime/cc/import_graph.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/variables.h"
 #include "session/saver.h"
@@ -122,6 +126,44 @@ TEST_F(SavedModelTest, RunsAKerasTextClassifierFromRawText) {
       model.Run("serving_default", {{"text_vectorization_input",
                                      Tensor::Vector<std::string>({text.data<std::string>()[1]})}}));
   EXPECT_NEAR(again.at("activation_1").data<float>()[0], prob[1], 1e-6);
+}
+
+// The same Keras model, differentiated: its meta graph imported into a
+// Scope, the gradient of the probability with respect to the last Dense
+// layer's bias added (through the signature's StatefulPartitionedCall and
+// the calls inside it; the LSTM's While is not on that path) and run in the
+// loaded session through Extend. With p = sigmoid(s) and s = sigmoid(z),
+// dp/db = p (1 - p) s (1 - s), and s = log(p / (1 - p)). No text, on which
+// the classifier is unsure: on a review, s saturates and the gradient is 0.
+TEST_F(SavedModelTest, DifferentiatesAKerasModelThroughItsCalls) {
+  MG_REQUIRE_SHARED_TESTDATA(dir);
+  ASSERT_OK_AND_ASSIGN(
+      SavedModelBundle model,
+      LoadSavedModel(SessionOptions(),
+                     JoinPath(dir, "tf_checkpoints/MurphyAdam__flask-ai/sentiment_model"),
+                     {"serve"}));
+  Scope root = Scope::NewRootScope();
+  ASSERT_OK(ImportMetaGraphDef(root, model.meta_graph));
+  const size_t imported = root.AllOps().size();
+  ASSERT_OK_AND_ASSIGN(Operation call, root.FindOp("StatefulPartitionedCall"));
+  ASSERT_OK_AND_ASSIGN(Operation bias, root.FindOp("dense_5/bias"));
+  std::vector<Output> grads;
+  ASSERT_OK(AddSymbolicGradients(root, {call.output(0)}, {bias.output(0)}, &grads));
+  ASSERT_OK_AND_ASSIGN(GraphDef all, root.ToGraphDef());
+  GraphDef added;
+  for (int i = static_cast<int>(imported); i < all.node_size(); ++i)
+    *added.add_node() = all.node(i);
+  ASSERT_OK(model.session->Extend(added));
+
+  std::vector<Tensor> out;
+  ASSERT_OK(model.session->Run(
+      {{"serving_default_text_vectorization_input:0", Tensor::Vector<std::string>({""})}},
+      {"StatefulPartitionedCall:0", grads[0].name()}, {}, &out));
+  ASSERT_EQ(out[1].NumElements(), 1);
+  const double p = out[0].data<float>()[0];
+  const double s = std::log(p / (1 - p));
+  EXPECT_NEAR(out[1].data<float>()[0], p * (1 - p) * s * (1 - s), 1e-5);
+  EXPECT_GT(out[1].data<float>()[0], 0.0f);
 }
 
 }  // namespace

@@ -11,11 +11,19 @@
 
 namespace minigraph {
 
-void GradientRegistry::Register(const std::string& op, GradFunc fn) { fns_[op] = std::move(fn); }
+void GradientRegistry::Register(const std::string& op, GradFunc fn) {
+  fns_[op] = [fn = std::move(fn)](const Scope& scope, const Operation& o,
+                                  const std::vector<Output>& dy, const std::vector<bool>&,
+                                  std::vector<Output>* dx) { return fn(scope, o, dy, dx); };
+}
+
+void GradientRegistry::RegisterSelective(const std::string& op, SelectiveGradFunc fn) {
+  fns_[op] = std::move(fn);
+}
 
 void GradientRegistry::RegisterNoGradient(const std::string& op) { no_gradient_[op] = true; }
 
-const GradFunc* GradientRegistry::Lookup(const std::string& op, bool* no_gradient) const {
+const SelectiveGradFunc* GradientRegistry::Lookup(const std::string& op, bool* no_gradient) const {
   *no_gradient = no_gradient_.contains(op);
   auto it = fns_.find(op);
   return it == fns_.end() ? nullptr : &it->second;
@@ -82,7 +90,7 @@ absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>&
   std::map<Key, std::vector<Output>> pending;
   for (size_t i = 0; i < ys.size(); ++i) {
     Output dy = grad_ys.empty() ? ops::OnesLike(g, ys[i]) : grad_ys[i];
-    pending[KeyOf(ys[i])].push_back(dy);
+    if (dy.op().valid()) pending[KeyOf(ys[i])].push_back(dy);
   }
   auto sum = [&](const Key& k) -> Output {
     auto it = pending.find(k);
@@ -112,23 +120,32 @@ absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>&
     for (int i = 0; i < op.num_outputs(); ++i) is_only_x &= x_keys.count({op.name(), i}) > 0;
     if (is_only_x || type == "StopGradient") continue;
     bool no_gradient = false;
-    const GradFunc* fn = registry->Lookup(type, &no_gradient);
+    const SelectiveGradFunc* fn = registry->Lookup(type, &no_gradient);
     if (fn == nullptr) {
       if (no_gradient) continue;
       return absl::InvalidArgumentError(absl::StrCat(
           "no gradient function is registered for op type ", type, " (node '", op.name(),
           "', on the path from the xs to the ys)"));
     }
+    // Zeros for the outputs nothing flows back to; none for handles and
+    // variants, which have no zeros (their gradient functions take none).
     for (int i = 0; i < op.num_outputs(); ++i) {
-      if (!dys[i].op().valid()) dys[i] = ops::ZerosLike(g, op.output(i));
+      const DataType t = BaseType(op.output(i).dtype());
+      if (!dys[i].op().valid() && t != DT_RESOURCE && t != DT_VARIANT) {
+        dys[i] = ops::ZerosLike(g, op.output(i));
+      }
+    }
+    const std::vector<Output> inputs = scope.GetInputs(op);
+    std::vector<bool> wanted(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      wanted[i] = from_x.contains(inputs[i].op().name()) || x_keys.count(KeyOf(inputs[i])) > 0;
     }
     std::vector<Output> dxs;
-    MG_RETURN_WITH_CONTEXT_IF_ERROR((*fn)(g, op, dys, &dxs), "gradient of '", op.name(), "'");
+    MG_RETURN_WITH_CONTEXT_IF_ERROR((*fn)(g, op, dys, wanted, &dxs), "gradient of '", op.name(),
+                                    "'");
     MG_RETURN_IF_ERROR(g.status());
-    const std::vector<Output> inputs = scope.GetInputs(op);
     for (size_t i = 0; i < inputs.size() && i < dxs.size(); ++i) {
-      if (!dxs[i].op().valid()) continue;
-      if (!from_x.contains(inputs[i].op().name()) && !x_keys.count(KeyOf(inputs[i]))) continue;
+      if (!dxs[i].op().valid() || !wanted[i]) continue;
       pending[KeyOf(inputs[i])].push_back(dxs[i]);
     }
   }

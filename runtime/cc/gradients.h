@@ -29,23 +29,33 @@ namespace minigraph {
 
 // Computes the gradients of `op`'s inputs from those of its outputs.
 // `grad_outputs[i]` is the gradient of output i (zeros when nothing flows
-// back to it). Sets one entry of `grad_inputs` per input; an invalid Output
-// means "no gradient" for that input.
+// back to it; invalid for a resource or variant output). Sets one entry of `grad_inputs` per input;
+// an invalid Output means "no gradient" for that input.
 using GradFunc = std::function<absl::Status(const Scope& scope, const Operation& op,
                                             const std::vector<Output>& grad_outputs,
                                             std::vector<Output>* grad_inputs)>;
 
+// A GradFunc told which inputs need a gradient: `wanted[i]` is false for an
+// input that no x depends on through it, whose entry may stay invalid. Calls
+// of functions take it, so that a body is differentiated only toward what
+// is wanted (an op without a gradient elsewhere in the body then does not
+// matter).
+using SelectiveGradFunc = std::function<absl::Status(
+    const Scope& scope, const Operation& op, const std::vector<Output>& grad_outputs,
+    const std::vector<bool>& wanted, std::vector<Output>* grad_inputs)>;
+
 class GradientRegistry {
  public:
   void Register(const std::string& op, GradFunc fn);
+  void RegisterSelective(const std::string& op, SelectiveGradFunc fn);
   // Ops whose outputs carry no gradient (Shape, comparisons, ...).
   void RegisterNoGradient(const std::string& op);
   // nullptr when the op has no gradient function; `*no_gradient` tells
   // whether it was declared non-differentiable.
-  const GradFunc* Lookup(const std::string& op, bool* no_gradient) const;
+  const SelectiveGradFunc* Lookup(const std::string& op, bool* no_gradient) const;
 
  private:
-  absl::flat_hash_map<std::string, GradFunc> fns_;
+  absl::flat_hash_map<std::string, SelectiveGradFunc> fns_;
   absl::flat_hash_map<std::string, bool> no_gradient_;
 };
 
@@ -53,7 +63,8 @@ class GradientRegistry {
 const GradientRegistry* StandardGradients();
 
 // Adds d(sum of ys)/d(xs) to `scope`'s graph. `grad_ys` (one per y, or empty
-// for ones) weights each y. Builds under the name scope "gradients".
+// for ones; an invalid one: nothing from that y) weights each y. Builds under the name scope
+// "gradients".
 absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
                                   const std::vector<Output>& xs,
                                   const std::vector<Output>& grad_ys,

@@ -4,6 +4,7 @@
 // malformed input named; and gradients through calls of library functions.
 #include "runtime/cc/import_graph.h"
 
+#include <cmath>
 #include <iterator>
 #include <memory>
 
@@ -396,6 +397,278 @@ TEST(FunctionCallGradientTest, AnIfsGradientIsTheTakenBranchs) {
     EXPECT_EQ(Scalar(out[3]), taken ? 1.0f : -1.0f);
     EXPECT_EQ(Scalar(out[4]), taken ? 1.0f : -1.0f);
   }
+}
+
+// A recurrent cell as TensorFlow 2 writes its loop: While over (i, h, v, x)
+// with h <- tanh(h * v + x) four times, v a resource variable and x an input
+// that the body passes through.
+constexpr char kRnn[] = R"pb(
+  library {
+    function {
+      signature {
+        name: "rnn_cond"
+        input_arg { name: "i" type: DT_INT32 }
+        input_arg { name: "h" type: DT_FLOAT }
+        input_arg { name: "v" type: DT_RESOURCE }
+        input_arg { name: "x" type: DT_FLOAT }
+        output_arg { name: "b" type: DT_BOOL }
+      }
+      node_def {
+        name: "four"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT32 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT32
+              tensor_shape {}
+              int_val: 4
+            }
+          }
+        }
+      }
+      node_def {
+        name: "less"
+        op: "Less"
+        input: "i"
+        input: "four:output:0"
+        attr {
+          key: "T"
+          value { type: DT_INT32 }
+        }
+      }
+      ret { key: "b" value: "less:z:0" }
+    }
+    function {
+      signature {
+        name: "rnn_step"
+        input_arg { name: "i" type: DT_INT32 }
+        input_arg { name: "h" type: DT_FLOAT }
+        input_arg { name: "v" type: DT_RESOURCE }
+        input_arg { name: "x" type: DT_FLOAT }
+        output_arg { name: "i_next" type: DT_INT32 }
+        output_arg { name: "h_next" type: DT_FLOAT }
+        output_arg { name: "v_out" type: DT_RESOURCE }
+        output_arg { name: "x_out" type: DT_FLOAT }
+      }
+      node_def {
+        name: "one"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT32 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT32
+              tensor_shape {}
+              int_val: 1
+            }
+          }
+        }
+      }
+      node_def {
+        name: "inc"
+        op: "AddV2"
+        input: "i"
+        input: "one:output:0"
+        attr {
+          key: "T"
+          value { type: DT_INT32 }
+        }
+      }
+      node_def {
+        name: "w"
+        op: "ReadVariableOp"
+        input: "v"
+        attr {
+          key: "dtype"
+          value { type: DT_FLOAT }
+        }
+      }
+      node_def {
+        name: "hw"
+        op: "Mul"
+        input: "h"
+        input: "w:value:0"
+        attr {
+          key: "T"
+          value { type: DT_FLOAT }
+        }
+      }
+      node_def {
+        name: "pre"
+        op: "AddV2"
+        input: "hw:z:0"
+        input: "x"
+        attr {
+          key: "T"
+          value { type: DT_FLOAT }
+        }
+      }
+      node_def {
+        name: "act"
+        op: "Tanh"
+        input: "pre:z:0"
+        attr {
+          key: "T"
+          value { type: DT_FLOAT }
+        }
+      }
+      ret { key: "i_next" value: "inc:z:0" }
+      ret { key: "h_next" value: "act:y:0" }
+      ret { key: "v_out" value: "v" }
+      ret { key: "x_out" value: "x" }
+    }
+  }
+  node {
+    name: "i0"
+    op: "Const"
+    attr {
+      key: "dtype"
+      value { type: DT_INT32 }
+    }
+    attr {
+      key: "value"
+      value {
+        tensor {
+          dtype: DT_INT32
+          tensor_shape {}
+          int_val: 0
+        }
+      }
+    }
+  }
+  node {
+    name: "h0"
+    op: "Placeholder"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+  }
+  node {
+    name: "x"
+    op: "Placeholder"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+  }
+  node {
+    name: "w"
+    op: "Placeholder"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+  }
+  node {
+    name: "v"
+    op: "VarHandleOp"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+    attr {
+      key: "shape"
+      value { shape {} }
+    }
+    attr {
+      key: "shared_name"
+      value { s: "v" }
+    }
+  }
+  node {
+    name: "init"
+    op: "AssignVariableOp"
+    input: "v"
+    input: "w"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+  }
+  node {
+    name: "loop"
+    op: "While"
+    input: "i0"
+    input: "h0"
+    input: "v"
+    input: "x"
+    attr {
+      key: "T"
+      value { list { type: [ DT_INT32, DT_FLOAT, DT_RESOURCE, DT_FLOAT ] } }
+    }
+    attr {
+      key: "cond"
+      value { func { name: "rnn_cond" } }
+    }
+    attr {
+      key: "body"
+      value { func { name: "rnn_step" } }
+    }
+  }
+)pb";
+
+// h4 of the cell above, in double.
+double RnnFinal(double h, double w, double x) {
+  for (int i = 0; i < 4; ++i) h = std::tanh(h * w + x);
+  return h;
+}
+
+TEST(FunctionCallGradientTest, AWhileLoopsGradientRunsItBackwards) {
+  Scope root = Scope::NewRootScope();
+  ASSERT_OK_AND_ASSIGN(auto g, ImportGraphDef(root, Parse(kRnn)));
+  const Output h4 = g.at("loop").output(1);
+  std::vector<Output> d;
+  ASSERT_OK(AddSymbolicGradients(
+      root, {h4}, {g.at("h0").output(0), g.at("v").output(0), g.at("x").output(0)}, &d));
+  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  ASSERT_OK_AND_ASSIGN(auto session, NewSession(SessionOptions()));
+  ASSERT_OK(session->Create(def));
+  const double h0 = 0.3, w = 0.8, x = -0.4, e = 1e-6;
+  ASSERT_OK(session->Run({{"w", Tensor::Scalar(static_cast<float>(w))}}, {}, {"init"}, nullptr));
+  std::vector<Tensor> out;
+  ASSERT_OK(session->Run({{"h0", Tensor::Scalar(static_cast<float>(h0))},
+                          {"x", Tensor::Scalar(static_cast<float>(x))}},
+                         {h4.name(), d[0].name(), d[1].name(), d[2].name()}, {}, &out));
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_NEAR(Scalar(out[0]), RnnFinal(h0, w, x), 1e-6);
+  EXPECT_NEAR(Scalar(out[1]), (RnnFinal(h0 + e, w, x) - RnnFinal(h0 - e, w, x)) / (2 * e), 1e-5);
+  EXPECT_NEAR(Scalar(out[2]), (RnnFinal(h0, w + e, x) - RnnFinal(h0, w - e, x)) / (2 * e), 1e-5);
+  EXPECT_NEAR(Scalar(out[3]), (RnnFinal(h0, w, x + e) - RnnFinal(h0, w, x - e)) / (2 * e), 1e-5);
+  EXPECT_EQ(d[0].dtype(), DT_FLOAT);
+  EXPECT_EQ(d[1].dtype(), DT_FLOAT) << "a variable's gradient is its value's";
+}
+
+TEST(FunctionCallGradientTest, AStatelessWhileWithACounterDifferentiates) {
+  // StatelessWhile(3, x) over the library's step: (i + 1, acc * 2) while
+  // i < 10, seven times: 128x. The counter gets no gradient.
+  Scope root = Scope::NewRootScope();
+  GraphDef lib = Parse(kFunctionLibraryText);
+  root.AddFunctionLibrary(lib.library());
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  Output i0 = ops::Const<int32_t>(root, 3);
+  AttrValue cond, body;
+  cond.mutable_func()->set_name("is_small");
+  body.mutable_func()->set_name("step");
+  Operation loop =
+      root.WithOpName("loop").AddOp("StatelessWhile", {{i0, x}}, {{"cond", cond}, {"body", body}});
+  std::vector<Output> d;
+  ASSERT_OK(AddSymbolicGradients(root, {loop.output(1)}, {x, i0}, &d));
+  std::vector<Tensor> out =
+      RunGraph(root, {{"x", Tensor::Scalar(0.5f)}}, {loop.output(1).name(), d[0].name()});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(Scalar(out[0]), 64.0f);
+  EXPECT_EQ(Scalar(out[1]), 128.0f);
+  EXPECT_EQ(d[1].dtype(), DT_INT32) << "zeros for the counter";
 }
 
 TEST(FunctionCallGradientTest, ABodyThatWouldNotRunTheSameTwiceIsRefused) {
