@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/status_macros.h"
+#include "core/tensor_slice.h"
 #include "runtime/graph/node_def_util.h"
 
 namespace minigraph {
@@ -141,11 +142,8 @@ VariableDef Variable::ToDef() const {
 }
 
 std::string SaveSliceInfo::Spec() const {
-  std::vector<std::string> slices;
-  for (size_t d = 0; d < var_offset.size() && d < var_shape.size(); ++d) {
-    slices.push_back(absl::StrCat(var_offset[d], ",", var_shape[d]));
-  }
-  return absl::StrCat(absl::StrJoin(full_shape, " "), " ", absl::StrJoin(slices, ":"));
+  return ShapeAndSliceString(TensorShape(full_shape),
+                             TensorSlice::FromExtents(var_offset, var_shape));
 }
 
 SaveSliceInfoDef SaveSliceInfo::ToProto() const {

@@ -1,6 +1,7 @@
 #include "runtime/graph/graph.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "core/env.h"
 #include "core/path.h"
 #include "core/proto/meta_graph.pb.h"
@@ -174,6 +175,135 @@ TEST(GraphTest, ShapeFunctionErrorsSurfaceAtCreation) {
                        attr { key: "T" value { type: DT_FLOAT } } })pb"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        AllOf(HasSubstr("'m'"), HasSubstr("inner dimensions"))));
+}
+
+// A restore whose shape_and_slices are constants (as a Saver builds them)
+// outputs each entry's shape: the slice's, or unknown for a whole tensor.
+TEST(GraphTest, RestoreOpsOutputTheirSlicesShapes) {
+  constexpr char kRestore[] = R"pb(
+    node {
+      name: "prefix"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_STRING }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_STRING
+            tensor_shape {}
+            string_val: "p"
+          }
+        }
+      }
+    }
+    node {
+      name: "names"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_STRING }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_STRING
+            tensor_shape { dim { size: 2 } }
+            string_val: "a"
+            string_val: "b"
+          }
+        }
+      }
+    }
+    node {
+      name: "name"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_STRING }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_STRING
+            tensor_shape {}
+            string_val: "a"
+          }
+        }
+      }
+    }
+    node {
+      name: "specs"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_STRING }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_STRING
+            tensor_shape { dim { size: 2 } }
+            string_val: "10 20 0,5:-"
+            string_val: ""
+          }
+        }
+      }
+    }
+    node {
+      name: "spec"
+      op: "Const"
+      attr {
+        key: "dtype"
+        value { type: DT_STRING }
+      }
+      attr {
+        key: "value"
+        value {
+          tensor {
+            dtype: DT_STRING
+            tensor_shape {}
+            string_val: "%s"
+          }
+        }
+      }
+    }
+    node {
+      name: "restore"
+      op: "RestoreV2"
+      input: "prefix"
+      input: "names"
+      input: "specs"
+      attr {
+        key: "dtypes"
+        value { list { type: [ DT_FLOAT, DT_FLOAT ] } }
+      }
+    }
+    node {
+      name: "slice"
+      op: "RestoreSlice"
+      input: "prefix"
+      input: "name"
+      input: "spec"
+      attr {
+        key: "dt"
+        value { type: DT_FLOAT }
+      }
+    }
+  )pb";
+  ASSERT_OK_AND_ASSIGN(
+      auto g, Graph::Create(Parse(absl::StrFormat(kRestore, "4 6 1,2:2,3")), StandardOps()));
+  EXPECT_EQ(g->FindNode("restore")->output_shape(0).DebugString(), "[5,20]");
+  EXPECT_EQ(g->FindNode("restore")->output_shape(1).DebugString(), "?");
+  EXPECT_EQ(g->FindNode("slice")->output_shape(0).DebugString(), "[2,3]");
+  EXPECT_THAT(Build(absl::StrFormat(kRestore, "4 6 5,2:-")),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("'slice'"), HasSubstr("reaches past the shape"))));
 }
 
 TEST(GraphTest, RealTensorFlowMetaGraphLoads) {

@@ -32,41 +32,18 @@ absl::StatusOr<std::string> ScalarString(const Tensor& t, absl::string_view what
   return t.flat<std::string>()(0);
 }
 
-// A shape_and_slices entry, TensorFlow's "dim0 dim1 ... slice" with a slice
-// of "start,length" or "-" per dimension ("10 20 0,5:-": rows 0 to 4 of a
-// [10,20] tensor, what one part of a partitioned variable saves).
-struct SliceSpec {
-  TensorShape full;
-  TensorSlice slice;
-  bool partial() const { return !slice.Covers(full); }
-};
+using SliceSpec = ShapeAndSlice;
 
 // The entry's full shape and slice, or nullopt for an empty entry (the
-// whole tensor, whatever its shape).
+// whole tensor, whatever its shape); errors name the tensor.
 absl::StatusOr<std::optional<SliceSpec>> ParseSliceSpec(absl::string_view name,
                                                         absl::string_view spec) {
-  if (spec.empty()) return std::nullopt;
-  auto bad = [&](absl::string_view why) {
+  absl::StatusOr<std::optional<ShapeAndSlice>> parsed = ParseShapeAndSlice(spec);
+  if (!parsed.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat("tensor \"", name, "\" has shape_and_slices \"", spec, "\": ", why));
-  };
-  std::vector<absl::string_view> parts = absl::StrSplit(spec, ' ');
-  const absl::string_view slice = parts.back();
-  parts.pop_back();
-  SliceSpec s;
-  for (absl::string_view d : parts) {
-    int64_t dim;
-    if (!absl::SimpleAtoi(d, &dim) || !s.full.AddDim(dim).ok()) {
-      return bad("a dimension is not a size");
-    }
+        absl::StrCat("tensor \"", name, "\": ", parsed.status().message()));
   }
-  absl::StatusOr<TensorSlice> parsed = TensorSlice::Parse(slice);
-  if (!parsed.ok()) return bad(parsed.status().message());
-  if (absl::Status within = parsed->CheckWithin(s.full); !within.ok()) {
-    return bad(within.message());
-  }
-  s.slice = *std::move(parsed);
-  return s;
+  return *std::move(parsed);
 }
 
 // Checks the counts and parses every shape_and_slices entry.

@@ -1,7 +1,11 @@
 // Checkpoint ops: SaveV2, RestoreV2 and MergeV2Checkpoints, and the V1-era
 // Restore, RestoreSlice, Save and SaveSlices (TensorFlow's signatures, so
 // graphs from TensorFlow's Saver import).
+#include <optional>
+#include <string>
+
 #include "absl/strings/str_cat.h"
+#include "core/tensor_slice.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/ops/standard_ops.h"
@@ -24,6 +28,15 @@ absl::Status SaveShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// The shape a restore outputs for the shape_and_slice entry `spec`: the
+// slice's, or unknown for "" (the whole tensor, of the checkpoint's shape).
+absl::StatusOr<PartialShape> RestoredShape(const InferenceContext* c, absl::string_view spec) {
+  absl::StatusOr<std::optional<ShapeAndSlice>> parsed = ParseShapeAndSlice(spec);
+  if (!parsed.ok()) return c->Error(parsed.status().message());
+  if (!parsed->has_value()) return PartialShape();
+  return PartialShape::FromShape((*parsed)->slice.SliceShape((*parsed)->full));
+}
+
 absl::Status RestoreShape(InferenceContext* c) {
   MG_ASSIGN_OR_RETURN(PartialShape prefix, c->WithRank(0, 0));
   (void)prefix;
@@ -34,18 +47,33 @@ absl::Status RestoreShape(InferenceContext* c) {
                                    c->num_outputs(), " tensors are restored"));
     }
   }
-  return shape_fn::Unknown(c);
+  // With constant shape_and_slices (as every Saver builds them), each
+  // output has its entry's shape, as in TensorFlow.
+  const Tensor* specs = c->input_tensor(2);
+  if (specs == nullptr || specs->dtype() != DT_STRING || specs->NumElements() != c->num_outputs()) {
+    return shape_fn::Unknown(c);
+  }
+  for (int i = 0; i < c->num_outputs(); ++i) {
+    MG_ASSIGN_OR_RETURN(PartialShape shape, RestoredShape(c, specs->data<std::string>()[i]));
+    c->set_output(i, std::move(shape));
+  }
+  return absl::OkStatus();
 }
 
 // Restore and RestoreSlice: one tensor, of a shape only the checkpoint
-// knows (TensorFlow reads a constant shape_and_slice here; minigraph's
-// graph layer does not parse slice specs, so the shape stays unknown).
+// knows, unless RestoreSlice's shape_and_slice is a constant naming a slice.
 absl::Status RestoreOneShape(InferenceContext* c) {
   for (int i = 0; i < c->num_inputs(); ++i) {
     MG_ASSIGN_OR_RETURN(PartialShape s, c->WithRank(i, 0));
     (void)s;
   }
-  return shape_fn::Unknown(c);
+  const Tensor* spec = c->num_inputs() > 2 ? c->input_tensor(2) : nullptr;
+  if (spec == nullptr || spec->dtype() != DT_STRING || spec->NumElements() != 1) {
+    return shape_fn::Unknown(c);
+  }
+  MG_ASSIGN_OR_RETURN(PartialShape shape, RestoredShape(c, spec->data<std::string>()[0]));
+  c->set_output(0, std::move(shape));
+  return absl::OkStatus();
 }
 
 }  // namespace
