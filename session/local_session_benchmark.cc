@@ -7,6 +7,7 @@
 #include "core/logging.h"
 #include "core/tensor_types.h"
 #include "runtime/cc/ops.h"
+#include "runtime/graph/node_def_util.h"
 #include "session/session.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
@@ -73,6 +74,51 @@ void BM_WhileLoop(benchmark::State& state) {
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_WhileLoop)->Arg(1)->Arg(2)->UseRealTime();
+
+// A while loop that pushes a 16-float tensor onto a TensorList `n` times
+// (what a While's gradient and Keras' recurrent layers do each step), and
+// one that pops them all again: the cost per push and pop, which stays flat
+// as the list grows only when the list is updated in place.
+void BM_TensorListPushPop(benchmark::State& state) {
+  const int n = state.range(0);
+  Scope root = Scope::NewRootScope();
+  Output empty = root.AddOp("EmptyTensorList",
+                            {{ops::Const<int32_t>(root, -1)}, {ops::Const<int32_t>(root, -1)}},
+                            {{"element_dtype", MakeAttrValue(DT_FLOAT)}})
+                     .output(0);
+  Output item = ops::Const<float>(root, {1.f}, TensorShape({16}));
+  std::vector<Output> pushed = ops::WhileLoop(
+      root, {ops::Const<int32_t>(root, 0), empty},
+      [n](const Scope& c, const std::vector<Output>& v) {
+        return ops::Less(c, v[0], ops::Const<int32_t>(c, n));
+      },
+      [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        return {ops::Add(b, v[0], ops::Const<int32_t>(b, 1)),
+                b.AddOp("TensorListPushBack", {{v[1]}, {ops::LoopInvariant(b, item)}}).output(0)};
+      });
+  std::vector<Output> popped = ops::WhileLoop(
+      root, pushed,
+      [](const Scope& c, const std::vector<Output>& v) {
+        return ops::Greater(c, v[0], ops::Const<int32_t>(c, 0));
+      },
+      [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        Operation pop = b.AddOp("TensorListPopBack", {{v[1]}, {ops::Const<int32_t>(b, -1)}},
+                                {{"element_dtype", MakeAttrValue(DT_FLOAT)}});
+        return {ops::Sub(b, v[0], ops::Const<int32_t>(b, 1)), pop.output(0)};
+      });
+  Output length = root.AddOp("TensorListLength", {{pushed[1]}}).output(0);
+  auto s = MakeSession(root, 1, 1);
+  std::vector<Tensor> out;
+  MG_CHECK(s->Run({}, {length.name()}, {}, &out).ok());
+  MG_CHECK(out[0].data<int32_t>()[0] == n) << "pushed " << out[0].data<int32_t>()[0];
+  const std::vector<std::string> fetches = {popped[0].name()};
+  RunOrDie(s.get(), fetches);
+  for (auto _ : state) RunOrDie(s.get(), fetches);
+  state.counters["per_push_pop"] =
+      benchmark::Counter(static_cast<double>(n) * state.iterations(),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_TensorListPushPop)->Arg(1000)->Arg(10000)->Arg(50000)->Unit(benchmark::kMillisecond);
 
 // Session::Run on a graph of one op.
 void BM_OneOpRun(benchmark::State& state) {
