@@ -361,6 +361,19 @@ Operation Scope::AddOp(absl::string_view op_type, const std::vector<std::vector<
   if ((*reg)->shape_fn) {
     if (absl::Status s = (*reg)->shape_fn(&ctx); !s.ok()) return fail(s);
   }
+  std::vector<PartialShape> out_shapes = ctx.outputs();
+  // A graph TensorFlow exported records the shapes its own inference found
+  // (`_output_shapes`); where ours knows less (a function call's results),
+  // they refine it, as TensorFlow's importer uses them.
+  auto recorded = node.attr().find("_output_shapes");
+  if (recorded != node.attr().end() &&
+      recorded->second.list().shape_size() == static_cast<int>(out_shapes.size())) {
+    for (size_t i = 0; i < out_shapes.size(); ++i) {
+      absl::StatusOr<PartialShape> merged = PartialShape::Merge(
+          out_shapes[i], PartialShape::FromProto(recorded->second.list().shape(i)));
+      if (merged.ok()) out_shapes[i] = *std::move(merged);
+    }
+  }
   if (op_type == "Const") {
     Tensor value;
     if (GetNodeAttr(node, "value", &value).ok()) g.consts[name] = value;
@@ -369,7 +382,7 @@ Operation Scope::AddOp(absl::string_view op_type, const std::vector<std::vector<
   *g.def.add_node() = node;
   Operation result;
   result.node_ = std::make_shared<const Operation::Node>(
-      Operation::Node{name, std::move(out_types), ctx.outputs()});
+      Operation::Node{name, std::move(out_types), std::move(out_shapes)});
   g.ops_by_name[name] = result;
   g.node_index[name] = g.def.node_size() - 1;
   g.ops_in_order.push_back(result);
