@@ -129,13 +129,16 @@ TEST_F(SavedModelTest, RunsAKerasTextClassifierFromRawText) {
 }
 
 // The same Keras model, differentiated: its meta graph imported into a
-// Scope, the gradient of the probability with respect to the last Dense
-// layer's bias added (through the signature's StatefulPartitionedCall and
-// the calls inside it; the LSTM's While is not on that path) and run in the
-// loaded session through Extend. With p = sigmoid(s) and s = sigmoid(z),
-// dp/db = p (1 - p) s (1 - s), and s = log(p / (1 - p)). No text, on which
-// the classifier is unsure: on a review, s saturates and the gradient is 0.
-TEST_F(SavedModelTest, DifferentiatesAKerasModelThroughItsCalls) {
+// Scope, the gradients of the probability with respect to the last Dense
+// layer's bias and the forward LSTM's kernel added (through the signature's
+// StatefulPartitionedCall, the calls inside it and the LSTM's While over
+// TensorLists) and run in the loaded session through Extend.
+//
+// With p = sigmoid(s) and s = sigmoid(z), dp/db = p (1 - p) s (1 - s), and
+// s = log(p / (1 - p)). For the kernel K, along its gradient g:
+// p(K + eg) - p(K - eg) = 2e |g|^2 to first order. No text, on which the
+// classifier is unsure: on a review, s saturates and the gradients are 0.
+TEST_F(SavedModelTest, DifferentiatesAKerasModelThroughItsCallsAndLstm) {
   MG_REQUIRE_SHARED_TESTDATA(dir);
   ASSERT_OK_AND_ASSIGN(
       SavedModelBundle model,
@@ -147,23 +150,55 @@ TEST_F(SavedModelTest, DifferentiatesAKerasModelThroughItsCalls) {
   const size_t imported = root.AllOps().size();
   ASSERT_OK_AND_ASSIGN(Operation call, root.FindOp("StatefulPartitionedCall"));
   ASSERT_OK_AND_ASSIGN(Operation bias, root.FindOp("dense_5/bias"));
+  ASSERT_OK_AND_ASSIGN(Operation kernel,
+                       root.FindOp("bidirectional_1/forward_lstm_1/lstm_cell/kernel"));
   std::vector<Output> grads;
-  ASSERT_OK(AddSymbolicGradients(root, {call.output(0)}, {bias.output(0)}, &grads));
+  ASSERT_OK(
+      AddSymbolicGradients(root, {call.output(0)}, {bias.output(0), kernel.output(0)}, &grads));
+  Output delta = ops::Placeholder(root.WithOpName("delta"), DT_FLOAT);
+  ops::AssignAddVariableOp(root.WithOpName("nudge"), kernel.output(0), delta);
   ASSERT_OK_AND_ASSIGN(GraphDef all, root.ToGraphDef());
   GraphDef added;
-  for (int i = static_cast<int>(imported); i < all.node_size(); ++i)
+  for (int i = static_cast<int>(imported); i < all.node_size(); ++i) {
     *added.add_node() = all.node(i);
+  }
   ASSERT_OK(model.session->Extend(added));
 
+  const std::pair<std::string, Tensor> no_text = {"serving_default_text_vectorization_input:0",
+                                                  Tensor::Vector<std::string>({""})};
   std::vector<Tensor> out;
   ASSERT_OK(model.session->Run(
-      {{"serving_default_text_vectorization_input:0", Tensor::Vector<std::string>({""})}},
-      {"StatefulPartitionedCall:0", grads[0].name()}, {}, &out));
+      {no_text}, {"StatefulPartitionedCall:0", grads[0].name(), grads[1].name()}, {}, &out));
   ASSERT_EQ(out[1].NumElements(), 1);
   const double p = out[0].data<float>()[0];
   const double s = std::log(p / (1 - p));
   EXPECT_NEAR(out[1].data<float>()[0], p * (1 - p) * s * (1 - s), 1e-5);
   EXPECT_GT(out[1].data<float>()[0], 0.0f);
+
+  const Tensor g = out[2];
+  double norm2 = 0;
+  for (int64_t i = 0; i < g.NumElements(); ++i)
+    norm2 += double{g.data<float>()[i]} * g.data<float>()[i];
+  ASSERT_GT(norm2, 0.0) << "the LSTM's kernel gets a gradient";
+  const double e = 1e-2 / std::sqrt(norm2);
+  auto nudge = [&](double by) {
+    Tensor d(DT_FLOAT, g.shape());
+    for (int64_t i = 0; i < g.NumElements(); ++i) {
+      d.data<float>()[i] = static_cast<float>(by * g.data<float>()[i]);
+    }
+    ASSERT_OK(model.session->Run({{"delta", d}}, {}, {"nudge"}, nullptr));
+  };
+  auto prob = [&]() {
+    std::vector<Tensor> o;
+    EXPECT_OK(model.session->Run({no_text}, {"StatefulPartitionedCall:0"}, {}, &o));
+    return o.empty() ? 0.0 : double{o[0].data<float>()[0]};
+  };
+  nudge(e);
+  const double up = prob();
+  nudge(-2 * e);
+  const double down = prob();
+  nudge(e);
+  EXPECT_NEAR((up - down) / (2 * e), norm2, 0.01 * norm2);
 }
 
 }  // namespace

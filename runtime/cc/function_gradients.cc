@@ -263,8 +263,9 @@ absl::Status IfGrad(const Scope& scope, const Operation& op,
 // differentiates it, carrying the loop variables' gradients from the last
 // iteration to the first. A variable the body passes through unchanged (a
 // variable's handle, a constant) is not pushed; its gradient sums over the
-// iterations. Floating variables get gradients, and resources the body
-// reads; integers (counters) and variants (TensorLists) get none.
+// iterations. Floating variables and TensorLists (a list's gradient is a
+// list) get gradients, and resources the body reads; integers (counters)
+// get none.
 absl::Status WhileGrad(const Scope& scope, const Operation& op,
                        const std::vector<Output>& grad_outputs, const std::vector<bool>& wanted,
                        std::vector<Output>* grad_inputs) {
@@ -291,12 +292,13 @@ absl::Status WhileGrad(const Scope& scope, const Operation& op,
     auto ret = body_def->ret().find(body_def->signature().output_arg(i).name());
     through[i] = ret != body_def->ret().end() && ret->second == arg;
     const DataType t = BaseType(inputs[i].dtype());
-    if (IsFloating(t)) grad_type[i] = t;
+    if (IsFloating(t) || t == DT_VARIANT) grad_type[i] = t;
     if (t == DT_RESOURCE) grad_type[i] = ReadDtype(*body_def, arg);
-    if ((t == DT_RESOURCE || t == DT_VARIANT) && !through[i]) {
+    if (t == DT_RESOURCE && !through[i]) {
       return absl::UnimplementedError(absl::StrCat(
-          "the gradient of '", op.name(), "': loop variable ", i, " ('", arg, "') is a ",
-          DataTypeString(t), " that the body changes; only tensors that change are supported"));
+          "the gradient of '", op.name(), "': loop variable ", i, " ('", arg,
+          "') is a resource that the body changes; only the handles a body passes through "
+          "are supported"));
     }
     // A changing variable's gradient may flow into a wanted one's in an
     // earlier iteration; a passed-through one's flows only to itself.

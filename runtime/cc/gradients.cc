@@ -34,6 +34,7 @@ const GradientRegistry* StandardGradients() {
     auto* reg = new GradientRegistry;
     RegisterStandardGradients(reg);
     RegisterFunctionCallGradients(reg);
+    RegisterListGradients(reg);
     return reg;
   }();
   return r;
@@ -127,11 +128,11 @@ absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>&
           "no gradient function is registered for op type ", type, " (node '", op.name(),
           "', on the path from the xs to the ys)"));
     }
-    // Zeros for the outputs nothing flows back to; none for handles and
-    // variants, which have no zeros (their gradient functions take none).
+    // Zeros for the outputs nothing flows back to (for a TensorList, a list
+    // of unset items); none for handles, which have no zeros.
     for (int i = 0; i < op.num_outputs(); ++i) {
       const DataType t = BaseType(op.output(i).dtype());
-      if (!dys[i].op().valid() && t != DT_RESOURCE && t != DT_VARIANT) {
+      if (!dys[i].op().valid() && t != DT_RESOURCE) {
         dys[i] = ops::ZerosLike(g, op.output(i));
       }
     }

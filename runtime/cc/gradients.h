@@ -29,7 +29,7 @@ namespace minigraph {
 
 // Computes the gradients of `op`'s inputs from those of its outputs.
 // `grad_outputs[i]` is the gradient of output i (zeros when nothing flows
-// back to it; invalid for a resource or variant output). Sets one entry of `grad_inputs` per input;
+// back to it; invalid for a resource output). Sets one entry of `grad_inputs` per input;
 // an invalid Output means "no gradient" for that input.
 using GradFunc = std::function<absl::Status(const Scope& scope, const Operation& op,
                                             const std::vector<Output>& grad_outputs,
@@ -82,6 +82,8 @@ void RegisterStandardGradients(GradientRegistry* r);
 // as TensorFlow's SymbolicGradient does. InvalidArgument naming the node
 // when the results depend on an op with side effects or randomness.
 void RegisterFunctionCallGradients(GradientRegistry* r);
+// The TensorList ops (list_gradients.cc).
+void RegisterListGradients(GradientRegistry* r);
 
 }  // namespace minigraph
 

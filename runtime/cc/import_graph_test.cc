@@ -4,6 +4,7 @@
 // malformed input named; and gradients through calls of library functions.
 #include "runtime/cc/import_graph.h"
 
+#include <algorithm>
 #include <cmath>
 #include <iterator>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "runtime/cc/gradients.h"
 #include "runtime/cc/ops.h"
+#include "runtime/graph/node_def_util.h"
 #include "session/session.h"
 #include "tests/testing/function_library.h"
 
@@ -669,6 +671,305 @@ TEST(FunctionCallGradientTest, AStatelessWhileWithACounterDifferentiates) {
   EXPECT_EQ(Scalar(out[0]), 64.0f);
   EXPECT_EQ(Scalar(out[1]), 128.0f);
   EXPECT_EQ(d[1].dtype(), DT_INT32) << "zeros for the counter";
+}
+
+// A recurrent layer as Keras builds it: the inputs unstacked into a
+// TensorList, a While whose body reads step t from it, computes
+// h <- tanh(h * v + x_t) and writes h into an output TensorList at t, and
+// the outputs stacked after the loop.
+constexpr char kListRnn[] = R"pb(
+  library {
+    function {
+      signature {
+        name: "lrnn_cond"
+        input_arg { name: "t" type: DT_INT32 }
+        input_arg { name: "out" type: DT_VARIANT }
+        input_arg { name: "h" type: DT_FLOAT }
+        input_arg { name: "inp" type: DT_VARIANT }
+        input_arg { name: "v" type: DT_RESOURCE }
+        output_arg { name: "b" type: DT_BOOL }
+      }
+      node_def {
+        name: "steps"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT32 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT32
+              tensor_shape {}
+              int_val: 3
+            }
+          }
+        }
+      }
+      node_def {
+        name: "less"
+        op: "Less"
+        input: "t"
+        input: "steps:output:0"
+        attr {
+          key: "T"
+          value { type: DT_INT32 }
+        }
+      }
+      ret { key: "b" value: "less:z:0" }
+    }
+    function {
+      signature {
+        name: "lrnn_body"
+        input_arg { name: "t" type: DT_INT32 }
+        input_arg { name: "out" type: DT_VARIANT }
+        input_arg { name: "h" type: DT_FLOAT }
+        input_arg { name: "inp" type: DT_VARIANT }
+        input_arg { name: "v" type: DT_RESOURCE }
+        output_arg { name: "t_next" type: DT_INT32 }
+        output_arg { name: "out_next" type: DT_VARIANT }
+        output_arg { name: "h_next" type: DT_FLOAT }
+        output_arg { name: "inp_out" type: DT_VARIANT }
+        output_arg { name: "v_out" type: DT_RESOURCE }
+      }
+      node_def {
+        name: "one"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT32 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT32
+              tensor_shape {}
+              int_val: 1
+            }
+          }
+        }
+      }
+      node_def {
+        name: "element_shape"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT32 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT32
+              tensor_shape { dim { size: 1 } }
+              int_val: 2
+            }
+          }
+        }
+      }
+      node_def {
+        name: "inc"
+        op: "AddV2"
+        input: "t"
+        input: "one:output:0"
+        attr {
+          key: "T"
+          value { type: DT_INT32 }
+        }
+      }
+      node_def {
+        name: "x_t"
+        op: "TensorListGetItem"
+        input: "inp"
+        input: "t"
+        input: "element_shape:output:0"
+        attr {
+          key: "element_dtype"
+          value { type: DT_FLOAT }
+        }
+      }
+      node_def {
+        name: "w"
+        op: "ReadVariableOp"
+        input: "v"
+        attr {
+          key: "dtype"
+          value { type: DT_FLOAT }
+        }
+      }
+      node_def {
+        name: "hw"
+        op: "Mul"
+        input: "h"
+        input: "w:value:0"
+        attr {
+          key: "T"
+          value { type: DT_FLOAT }
+        }
+      }
+      node_def {
+        name: "pre"
+        op: "AddV2"
+        input: "hw:z:0"
+        input: "x_t:item:0"
+        attr {
+          key: "T"
+          value { type: DT_FLOAT }
+        }
+      }
+      node_def {
+        name: "act"
+        op: "Tanh"
+        input: "pre:z:0"
+        attr {
+          key: "T"
+          value { type: DT_FLOAT }
+        }
+      }
+      node_def {
+        name: "write"
+        op: "TensorListSetItem"
+        input: "out"
+        input: "t"
+        input: "act:y:0"
+        attr {
+          key: "element_dtype"
+          value { type: DT_FLOAT }
+        }
+      }
+      ret { key: "t_next" value: "inc:z:0" }
+      ret { key: "out_next" value: "write:output_handle:0" }
+      ret { key: "h_next" value: "act:y:0" }
+      ret { key: "inp_out" value: "inp" }
+      ret { key: "v_out" value: "v" }
+    }
+  }
+)pb";
+
+// sum_t sum_j c[t][j] h_t[j] of the layer above, in double.
+double ListRnnLoss(const double x[3][2], const double h0[2], double w) {
+  const double c[3][2] = {{0.5, -1.0}, {2.0, 0.25}, {-0.75, 1.5}};
+  double h[2] = {h0[0], h0[1]}, loss = 0;
+  for (int t = 0; t < 3; ++t) {
+    for (int j = 0; j < 2; ++j) {
+      h[j] = std::tanh(h[j] * w + x[t][j]);
+      loss += c[t][j] * h[j];
+    }
+  }
+  return loss;
+}
+
+TEST(FunctionCallGradientTest, ARecurrentLayerOverTensorListsDifferentiates) {
+  Scope root = Scope::NewRootScope();
+  root.AddFunctionLibrary(Parse(kListRnn).library());
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  Output h0 = ops::Placeholder(root.WithOpName("h0"), DT_FLOAT);
+  Output w = ops::Placeholder(root.WithOpName("w"), DT_FLOAT);
+  Output v = root.WithOpName("v")
+                 .AddOp("VarHandleOp", {},
+                        {{"dtype", MakeAttrValue(DT_FLOAT)},
+                         {"shape", MakeAttrValue(PartialShape::Scalar())},
+                         {"shared_name", MakeAttrValue("v")}})
+                 .output(0);
+  root.WithOpName("init").AddOp("AssignVariableOp", {{v}, {w}});
+  Output element_shape = ops::Const<int32_t>(root, {2});
+  AttrValue f32 = MakeAttrValue(DT_FLOAT);
+  Output inputs =
+      root.AddOp("TensorListFromTensor", {{x}, {element_shape}}, {{"element_dtype", f32}})
+          .output(0);
+  Output outputs =
+      root.AddOp("TensorListReserve", {{element_shape}, {ops::Const<int32_t>(root, 3)}},
+                 {{"element_dtype", f32}})
+          .output(0);
+  AttrValue cond, body;
+  cond.mutable_func()->set_name("lrnn_cond");
+  body.mutable_func()->set_name("lrnn_body");
+  Operation loop = root.WithOpName("loop").AddOp(
+      "While", {{ops::Const<int32_t>(root, 0), outputs, h0, inputs, v}},
+      {{"cond", cond}, {"body", body}});
+  Output stacked =
+      root.AddOp("TensorListStack", {{loop.output(1)}, {element_shape}}, {{"element_dtype", f32}})
+          .output(0);
+  Output c = ops::Const<float>(root, {0.5f, -1.0f, 2.0f, 0.25f, -0.75f, 1.5f}, TensorShape({3, 2}));
+  Output loss = ops::Sum(root.WithOpName("loss"), ops::Mul(root, stacked, c),
+                         ops::Const<int32_t>(root, {0, 1}));
+  std::vector<Output> d;
+  ASSERT_OK(AddSymbolicGradients(root, {loss}, {x, h0, v}, &d));
+  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  ASSERT_OK_AND_ASSIGN(auto session, NewSession(SessionOptions()));
+  ASSERT_OK(session->Create(def));
+
+  double xs[3][2] = {{0.1, -0.2}, {0.3, 0.4}, {-0.5, 0.6}}, hs[2] = {0.2, -0.1}, wv = 0.7;
+  Tensor xt(DT_FLOAT, TensorShape({3, 2})), ht(DT_FLOAT, TensorShape({2}));
+  for (int i = 0; i < 6; ++i) xt.data<float>()[i] = static_cast<float>(xs[i / 2][i % 2]);
+  for (int j = 0; j < 2; ++j) ht.data<float>()[j] = static_cast<float>(hs[j]);
+  ASSERT_OK(session->Run({{"w", Tensor::Scalar(static_cast<float>(wv))}}, {}, {"init"}, nullptr));
+  std::vector<Tensor> out;
+  ASSERT_OK(session->Run({{"x", xt}, {"h0", ht}}, {"loss", d[0].name(), d[1].name(), d[2].name()},
+                         {}, &out));
+  ASSERT_EQ(out.size(), 4u);
+  EXPECT_NEAR(Scalar(out[0]), ListRnnLoss(xs, hs, wv), 1e-5);
+  const double e = 1e-6;
+  ASSERT_EQ(out[1].NumElements(), 6);
+  for (int i = 0; i < 6; ++i) {
+    double up[3][2], down[3][2];
+    std::copy(&xs[0][0], &xs[0][0] + 6, &up[0][0]);
+    std::copy(&xs[0][0], &xs[0][0] + 6, &down[0][0]);
+    up[i / 2][i % 2] += e;
+    down[i / 2][i % 2] -= e;
+    EXPECT_NEAR(out[1].data<float>()[i],
+                (ListRnnLoss(up, hs, wv) - ListRnnLoss(down, hs, wv)) / (2 * e), 1e-4)
+        << "d/dx[" << i << "]";
+  }
+  for (int j = 0; j < 2; ++j) {
+    double up[2] = {hs[0], hs[1]}, down[2] = {hs[0], hs[1]};
+    up[j] += e;
+    down[j] -= e;
+    EXPECT_NEAR(out[2].data<float>()[j],
+                (ListRnnLoss(xs, up, wv) - ListRnnLoss(xs, down, wv)) / (2 * e), 1e-4)
+        << "d/dh0[" << j << "]";
+  }
+  EXPECT_NEAR(Scalar(out[3]), (ListRnnLoss(xs, hs, wv + e) - ListRnnLoss(xs, hs, wv - e)) / (2 * e),
+              1e-4);
+}
+
+// What gradients of lists add up: AddN of lists item by item (an unset item
+// as zeros), ZerosLike of a list (as long, nothing set), and the error for
+// lists of different lengths.
+TEST(FunctionCallGradientTest, ListsAddItemByItemAndHaveZeros) {
+  Scope root = Scope::NewRootScope();
+  AttrValue f32 = MakeAttrValue(DT_FLOAT);
+  Output shape = ops::Const<int32_t>(root, {2});
+  Output rows = ops::Const<float>(root, {1, 2, 3, 4, 5, 6}, TensorShape({3, 2}));
+  Output full =
+      root.AddOp("TensorListFromTensor", {{rows}, {shape}}, {{"element_dtype", f32}}).output(0);
+  Output sparse =
+      root.AddOp("TensorListSetItem",
+                 {{root.AddOp("TensorListReserve", {{shape}, {ops::Const<int32_t>(root, 3)}},
+                              {{"element_dtype", f32}})
+                       .output(0)},
+                  {ops::Const<int32_t>(root, 1)},
+                  {ops::Const<float>(root, {10, 20})}})
+          .output(0);
+  Output sum = ops::AddN(root, {full, sparse, ops::ZerosLike(root, full)});
+  Output stacked =
+      root.AddOp("TensorListStack", {{sum}, {shape}}, {{"element_dtype", f32}}).output(0);
+  Output short_list = root.AddOp("TensorListReserve", {{shape}, {ops::Const<int32_t>(root, 2)}},
+                                 {{"element_dtype", f32}})
+                          .output(0);
+  Output bad = ops::AddN(root.WithOpName("bad"), {full, short_list});
+  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  ASSERT_OK_AND_ASSIGN(auto session, NewSession(SessionOptions()));
+  ASSERT_OK(session->Create(def));
+  std::vector<Tensor> out;
+  ASSERT_OK(session->Run({}, {stacked.name()}, {}, &out));
+  ASSERT_EQ(out[0].shape(), TensorShape({3, 2}));
+  const float want[] = {1, 2, 13, 24, 5, 6};
+  for (int i = 0; i < 6; ++i) EXPECT_EQ(out[0].data<float>()[i], want[i]) << i;
+  EXPECT_THAT(session->Run({}, {bad.name()}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("different lengths")));
 }
 
 TEST(FunctionCallGradientTest, ABodyThatWouldNotRunTheSameTwiceIsRefused) {

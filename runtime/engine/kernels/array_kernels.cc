@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/engine/kernels/internal/bcast.h"
+#include "runtime/engine/kernels/internal/list_math.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 #include "runtime/graph/shape_inference.h"
@@ -715,8 +716,14 @@ void RegisterArrayKernels(KernelRegistry* r) {
   }
   r->Register("NoOp", MakeFactory<NoOp>());
   r->Register("Fill", TypedFactory<FillOp, float, double, int32_t, int64_t, bool>());
-  r->Register("ZerosLike",
-              TypedFactory<ConstantLike<0>::Op, float, double, int32_t, int64_t, bool>());
+  r->Register(
+      "ZerosLike",
+      [numeric = TypedFactory<ConstantLike<0>::Op, float, double, int32_t, int64_t, bool>()](
+          OpKernelConstruction* c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
+        DataType dt;
+        MG_RETURN_IF_ERROR(c->GetAttr("T", &dt));
+        return dt == DT_VARIANT ? MakeZerosLikeListKernel(c) : numeric(c);
+      });
   r->Register("OnesLike",
               TypedFactory<ConstantLike<1>::Op, float, double, int32_t, int64_t, bool>());
   r->Register("Shape", TypedFactory<ShapeOp, int32_t, int64_t>("out_type"));

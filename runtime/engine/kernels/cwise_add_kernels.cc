@@ -1,5 +1,6 @@
 // Add, AddV2, Sub (with broadcasting) and AddN.
 #include "runtime/engine/kernels/internal/cwise_ops.h"
+#include "runtime/engine/kernels/internal/list_math.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
 namespace minigraph {
@@ -51,7 +52,13 @@ void RegisterAddKernels(KernelRegistry* r) {
   r->Register("AddV2", add);
   r->Register("Sub",
               TypedFactory<BinaryKernelFor<functor::sub>::Op, float, double, int32_t, int64_t>());
-  r->Register("AddN", TypedFactory<AddNOp, float, double, int32_t, int64_t>());
+  r->Register("AddN",
+              [numeric = TypedFactory<AddNOp, float, double, int32_t, int64_t>()](
+                  OpKernelConstruction* c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
+                DataType dt;
+                MG_RETURN_IF_ERROR(c->GetAttr("T", &dt));
+                return dt == DT_VARIANT ? MakeAddNListKernel(c) : numeric(c);
+              });
 }
 
 }  // namespace minigraph

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
+#include "runtime/engine/kernels/internal/list_math.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 #include "runtime/graph/partial_shape.h"
@@ -354,7 +355,84 @@ class StackOp final : public ListOpBase {
   int64_t num_elements_ = -1;
 };
 
+// ZerosLike of a list: as long, every item unset.
+class ZerosLikeListOp final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(auto list, ListInput(ctx, 0, DT_INVALID));
+    OutputList(ctx, 0, list->dtype, list->element_shape, std::vector<Tensor>(list->items.size()),
+               list->max_size);
+    return absl::OkStatus();
+  }
+};
+
+template <typename T>
+void AddInto(const Tensor& x, Tensor* sum) {
+  const T* in = x.data<T>();
+  T* out = sum->data<T>();
+  for (int64_t i = 0; i < sum->NumElements(); ++i) out[i] += in[i];
+}
+
+// AddN of lists of one length and dtype: item by item, unset items as
+// zeros (an item no input sets stays unset).
+class AddNListOp final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    std::vector<std::shared_ptr<const TensorList>> lists;
+    for (int i = 0; i < ctx->num_inputs(); ++i) {
+      MG_ASSIGN_OR_RETURN(lists.emplace_back(), ListInput(ctx, i, DT_INVALID));
+      if (lists[i]->dtype != lists[0]->dtype || lists[i]->items.size() != lists[0]->items.size()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Trying to add two lists of tensors with different lengths or dtypes: ",
+                         lists[0]->DebugString(), " and ", lists[i]->DebugString()));
+      }
+    }
+    const DataType dtype = lists[0]->dtype;
+    std::vector<Tensor> items(lists[0]->items.size());
+    for (size_t k = 0; k < items.size(); ++k) {
+      for (const auto& list : lists) {
+        const Tensor& item = list->items[k];
+        if (!item.IsInitialized()) continue;
+        if (!items[k].IsInitialized()) {
+          items[k] = item;
+          continue;
+        }
+        if (item.shape() != items[k].shape()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "Trying to add two tensors with incompatible element shapes at list "
+              "index ",
+              k, ": ", items[k].shape().DebugString(), " and ", item.shape().DebugString()));
+        }
+        // A fresh sum, since the first item may be shared.
+        MG_ASSIGN_OR_RETURN(Tensor sum, Tensor::Create(dtype, item.shape()));
+        CopyElements(items[k], 0, &sum, 0, sum.NumElements());
+        if (dtype == DT_FLOAT) {
+          AddInto<float>(item, &sum);
+        } else if (dtype == DT_DOUBLE) {
+          AddInto<double>(item, &sum);
+        } else {
+          return absl::UnimplementedError(absl::StrCat("adding lists of ", DataTypeString(dtype),
+                                                       " (only float and double lists add)"));
+        }
+        items[k] = std::move(sum);
+      }
+    }
+    OutputList(ctx, 0, dtype, lists[0]->element_shape, std::move(items), lists[0]->max_size);
+    return absl::OkStatus();
+  }
+};
+
 }  // namespace
+
+absl::StatusOr<std::unique_ptr<OpKernel>> MakeZerosLikeListKernel(OpKernelConstruction* c) {
+  return MakeFactory<ZerosLikeListOp>()(c);
+}
+
+absl::StatusOr<std::unique_ptr<OpKernel>> MakeAddNListKernel(OpKernelConstruction* c) {
+  return MakeFactory<AddNListOp>()(c);
+}
 
 void RegisterListKernels(KernelRegistry* r) {
   r->Register("EmptyTensorList", MakeFactory<NewListOp>());

@@ -651,13 +651,16 @@ void RegisterArrayOps(OpRegistry* r) {
                         .Attr("T: type")
                         .Attr("index_type: {int32, int64} = int32")
                         .SetShapeFn(FillShape));
-  for (const char* op : {"ZerosLike", "OnesLike"}) {
-    MG_REGISTER_OP(r, OpDefBuilder(op)
-                          .Input("x: T")
-                          .Output("y: T")
-                          .Attr("T: {float, double, int32, int64, bool}")
-                          .SetShapeFn(shape_fn::Unchanged));
-  }
+  MG_REGISTER_OP(r, OpDefBuilder("ZerosLike")
+                        .Input("x: T")
+                        .Output("y: T")
+                        .Attr("T: {float, double, int32, int64, bool, variant}")
+                        .SetShapeFn(shape_fn::Unchanged));
+  MG_REGISTER_OP(r, OpDefBuilder("OnesLike")
+                        .Input("x: T")
+                        .Output("y: T")
+                        .Attr("T: {float, double, int32, int64, bool}")
+                        .SetShapeFn(shape_fn::Unchanged));
   MG_REGISTER_OP(r, OpDefBuilder("BroadcastTo")
                         .Input("input: T")
                         .Input("shape: Tidx")

@@ -1,12 +1,37 @@
 // TensorLists: the DT_VARIANT lists of tensors TensorFlow 2 builds
 // TensorArrays from (tf.TensorArray, Keras' recurrent layers, while loops
 // that gather a result per iteration), with TensorFlow's signatures.
+#include <algorithm>
+#include <vector>
+
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/ops/standard_ops.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+
+namespace {
+
+// [num_elements, element_shape...] when element_shape is a constant vector
+// (-1 for a size it leaves open); unknown otherwise, as for a -1 scalar.
+absl::Status StackShape(InferenceContext* c) {
+  const Tensor* shape = c->input_tensor(1);
+  if (shape == nullptr || shape->dtype() != DT_INT32 || shape->dims() != 1) {
+    return shape_fn::Unknown(c);
+  }
+  int64_t n = -1;
+  auto it = c->node_def().attr().find("num_elements");
+  if (it != c->node_def().attr().end()) n = it->second.i();
+  std::vector<int64_t> dims = {n < 0 ? -1 : n};
+  for (int64_t i = 0; i < shape->NumElements(); ++i) {
+    dims.push_back(std::max<int64_t>(shape->data<int32_t>()[i], -1));
+  }
+  c->set_output(0, PartialShape(std::move(dims)));
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 void RegisterListOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("EmptyTensorList")
@@ -72,7 +97,7 @@ void RegisterListOps(OpRegistry* r) {
                         .Output("tensor: element_dtype")
                         .Attr("element_dtype: type")
                         .Attr("num_elements: int = -1")
-                        .SetShapeFn(shape_fn::Unknown));
+                        .SetShapeFn(StackShape));
 }
 
 }  // namespace minigraph

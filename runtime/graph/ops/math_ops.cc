@@ -162,7 +162,7 @@ void RegisterMathOps(OpRegistry* r) {
                         .Input("inputs: N * T")
                         .Output("sum: T")
                         .Attr("N: int >= 1")
-                        .Attr(kNumeric)
+                        .Attr("T: {float, double, int32, int64, variant}")
                         .SetIsAggregate()
                         .SetIsCommutative()
                         .SetShapeFn(shape_fn::MergeAllInputs));
