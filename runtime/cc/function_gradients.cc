@@ -175,9 +175,9 @@ DataType ReadDtype(const FunctionDef& f, const std::string& arg) {
 
 // If and StatelessIf (cond_v2's gradient): an If-like choice, as ops::Cond,
 // between the two branches' gradients, each built by DifferentiateBody in
-// its own branch. Every floating input gets a gradient (zeros from the
-// branch that does not use it), and so does a resource input that a branch
-// reads; other inputs get none.
+// its own branch. Every wanted floating or TensorList input gets a
+// gradient (zeros from the branch that does not use it), and so does a
+// resource input that a branch reads; other inputs get none.
 absl::Status IfGrad(const Scope& scope, const Operation& op,
                     const std::vector<Output>& grad_outputs, const std::vector<bool>& wanted,
                     std::vector<Output>* grad_inputs) {
@@ -205,7 +205,7 @@ absl::Status IfGrad(const Scope& scope, const Operation& op,
     want[i] = wanted[i + 1];
     const DataType t = BaseType(args[i].dtype());
     if (!want[i]) continue;
-    if (IsFloating(t)) grad_type[i] = t;
+    if (IsFloating(t) || t == DT_VARIANT) grad_type[i] = t;
     if (t != DT_RESOURCE) continue;
     for (const FunctionDef* f : bodies) {
       if (f != nullptr && grad_type[i] == DT_INVALID &&
@@ -214,13 +214,21 @@ absl::Status IfGrad(const Scope& scope, const Operation& op,
       }
     }
   }
+  // The branches take the arguments and the results' gradients (those there
+  // are: a handle's is none).
   std::vector<Output> branch_inputs = args;
-  branch_inputs.insert(branch_inputs.end(), grad_outputs.begin(), grad_outputs.end());
+  std::vector<int> dy_of;
+  for (size_t j = 0; j < grad_outputs.size(); ++j) {
+    if (!grad_outputs[j].op().valid()) continue;
+    dy_of.push_back(static_cast<int>(j));
+    branch_inputs.push_back(grad_outputs[j]);
+  }
   absl::Status status;
   auto branch = [&](const NameAttrList& fn, const char* which) {
     return [&, which](const Scope& b, const std::vector<Output>& in) -> std::vector<Output> {
       const std::vector<Output> xs(in.begin(), in.begin() + args.size());
-      const std::vector<Output> dys(in.begin() + args.size(), in.end());
+      std::vector<Output> dys(grad_outputs.size());
+      for (size_t k = 0; k < dy_of.size(); ++k) dys[dy_of[k]] = in[args.size() + k];
       std::vector<Output> dxs;
       absl::Status s = DifferentiateBody(b.NewSubScope(absl::StrCat(op.name(), "_", which)),
                                          op.name(), fn, xs, dys, want, &dxs);
