@@ -7,6 +7,7 @@
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "runtime/graph/function.h"
+#include "runtime/graph/ops/standard_ops.h"
 #include "session/session.h"
 #include "tests/testing/function_library.h"
 
@@ -215,6 +216,214 @@ TEST(FunctionCallTest, CallsIfAndWhileRunTheirFunctions) {
   ASSERT_OK(sess->Run({{"x", Tensor::Scalar<float>(41)}}, {}, {"init"}, &out));
   ASSERT_OK(sess->Run({}, {"read_call:0"}, {}, &out));
   EXPECT_EQ(*out[0].data<float>(), 42.0f);
+}
+
+// Functions with list arguments and results, as TensorFlow 1's Defun and
+// generic library functions write them: N * T (sum_list, split), list(type)
+// (pass_list); "xs" names a whole list, "xs:1" one of it, "u:output" a
+// node's whole list output.
+constexpr char kListFunctions[] = R"pb(
+  library {
+    function {
+      signature {
+        name: "sum_list"
+        input_arg { name: "xs" number_attr: "N" type_attr: "T" }
+        output_arg { name: "total" type_attr: "T" }
+        attr { name: "N" type: "int" }
+        attr { name: "T" type: "type" }
+      }
+      node_def {
+        name: "sum"
+        op: "AddN"
+        input: "xs"
+        attr {
+          key: "N"
+          value { placeholder: "N" }
+        }
+        attr {
+          key: "T"
+          value { placeholder: "T" }
+        }
+      }
+      ret { key: "total" value: "sum:sum:0" }
+    }
+    function {
+      signature {
+        name: "split"
+        input_arg { name: "v" type: DT_FLOAT }
+        output_arg { name: "parts" number_attr: "N" type: DT_FLOAT }
+        attr { name: "N" type: "int" }
+      }
+      node_def {
+        name: "u"
+        op: "Unpack"
+        input: "v"
+        attr {
+          key: "T"
+          value { type: DT_FLOAT }
+        }
+        attr {
+          key: "num"
+          value { placeholder: "N" }
+        }
+      }
+      ret { key: "parts" value: "u:output" }
+    }
+    function {
+      signature {
+        name: "pass_list"
+        input_arg { name: "p" type_list_attr: "Tp" }
+        output_arg { name: "q" type_list_attr: "Tp" }
+        output_arg { name: "second" type: DT_INT32 }
+        attr { name: "Tp" type: "list(type)" }
+      }
+      ret { key: "q" value: "p" }
+      ret { key: "second" value: "p:1" }
+    }
+  }
+  node {
+    name: "x"
+    op: "Placeholder"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+  }
+  node {
+    name: "i"
+    op: "Placeholder"
+    attr {
+      key: "dtype"
+      value { type: DT_INT32 }
+    }
+  }
+  node {
+    name: "v"
+    op: "Placeholder"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+  }
+  node {
+    name: "sum"
+    op: "PartitionedCall"
+    input: "x"
+    input: "x"
+    input: "x"
+    attr {
+      key: "Tin"
+      value { list { type: [ DT_FLOAT, DT_FLOAT, DT_FLOAT ] } }
+    }
+    attr {
+      key: "Tout"
+      value { list { type: DT_FLOAT } }
+    }
+    attr {
+      key: "f"
+      value {
+        func {
+          name: "sum_list"
+          attr {
+            key: "N"
+            value { i: 3 }
+          }
+          attr {
+            key: "T"
+            value { type: DT_FLOAT }
+          }
+        }
+      }
+    }
+  }
+  node {
+    name: "split"
+    op: "PartitionedCall"
+    input: "v"
+    attr {
+      key: "Tin"
+      value { list { type: DT_FLOAT } }
+    }
+    attr {
+      key: "Tout"
+      value { list { type: [ DT_FLOAT, DT_FLOAT ] } }
+    }
+    attr {
+      key: "f"
+      value {
+        func {
+          name: "split"
+          attr {
+            key: "N"
+            value { i: 2 }
+          }
+        }
+      }
+    }
+  }
+  node {
+    name: "pass"
+    op: "PartitionedCall"
+    input: "x"
+    input: "i"
+    attr {
+      key: "Tin"
+      value { list { type: [ DT_FLOAT, DT_INT32 ] } }
+    }
+    attr {
+      key: "Tout"
+      value { list { type: [ DT_FLOAT, DT_INT32, DT_INT32 ] } }
+    }
+    attr {
+      key: "f"
+      value {
+        func {
+          name: "pass_list"
+          attr {
+            key: "Tp"
+            value { list { type: [ DT_FLOAT, DT_INT32 ] } }
+          }
+        }
+      }
+    }
+  }
+)pb";
+
+TEST(FunctionCallTest, ListArgumentsAndResultsExpandAsTensorFlowNamesThem) {
+  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
+  ASSERT_OK(sess->Create(Parse(kListFunctions)));
+  std::vector<Tensor> out;
+  ASSERT_OK(sess->Run({{"x", Tensor::Scalar<float>(1.5f)},
+                       {"i", Tensor::Scalar<int32_t>(7)},
+                       {"v", Tensor::Vector<float>({3, 4})}},
+                      {"sum:0", "split:0", "split:1", "pass:0", "pass:1", "pass:2"}, {}, &out));
+  EXPECT_EQ(*out[0].data<float>(), 4.5f);
+  EXPECT_EQ(*out[1].data<float>(), 3.0f);
+  EXPECT_EQ(*out[2].data<float>(), 4.0f);
+  EXPECT_EQ(*out[3].data<float>(), 1.5f);
+  EXPECT_EQ(*out[4].data<int32_t>(), 7);
+  EXPECT_EQ(*out[5].data<int32_t>(), 7);
+
+  // A list's length comes from the call: its placeholders are xs_0, xs_1;
+  // an element past its end, or a length the call leaves out, is named.
+  GraphDef lib = Parse(kListFunctions);
+  FunctionGraph f;
+  NameAttrList call;
+  call.set_name("sum_list");
+  (*call.mutable_attr())["N"].set_i(2);
+  (*call.mutable_attr())["T"].set_type(DT_FLOAT);
+  ASSERT_OK_AND_ASSIGN(f, InstantiateFunction(lib.library(), call, StandardOps()));
+  EXPECT_EQ(f.args, (std::vector<std::string>{"xs_0:0", "xs_1:0"}));
+  call.set_name("pass_list");
+  (*call.mutable_attr())["Tp"].mutable_list()->add_type(DT_FLOAT);
+  EXPECT_THAT(InstantiateFunction(lib.library(), call, StandardOps()).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("input 'p:1': argument 'p' has 1 tensor(s)")));
+  call.set_name("split");
+  call.clear_attr();
+  EXPECT_THAT(InstantiateFunction(lib.library(), call, StandardOps()).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("is $N, which the call does not set")));
 }
 
 // A While whose condition never turns false ends at the step's deadline,

@@ -13,22 +13,52 @@
 namespace minigraph {
 namespace {
 
-absl::StatusOr<DataType> ArgType(const OpDef::ArgDef& arg, const NameAttrList& call,
-                                 const FunctionDef& fdef, absl::string_view what) {
-  if (!arg.number_attr().empty() || !arg.type_list_attr().empty()) {
-    return absl::UnimplementedError(absl::StrCat("function '", fdef.signature().name(), "': ", what,
-                                                 " '", arg.name(),
-                                                 "' is a list; list arguments are not supported"));
+// An attr of the call, else the function's, else the signature's default.
+const AttrValue* FindAttr(const std::string& name, const NameAttrList& call,
+                          const FunctionDef& fdef) {
+  if (auto it = call.attr().find(name); it != call.attr().end()) return &it->second;
+  if (auto it = fdef.attr().find(name); it != fdef.attr().end()) return &it->second;
+  for (const OpDef::AttrDef& a : fdef.signature().attr()) {
+    if (a.name() == name && a.has_default_value()) return &a.default_value();
   }
-  if (arg.type() != DT_INVALID) return arg.type();
-  auto it = call.attr().find(arg.type_attr());
-  if (it == call.attr().end()) it = fdef.attr().find(arg.type_attr());
-  if (it == call.attr().end() || it->second.value_case() != AttrValue::kType) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("function '", fdef.signature().name(), "': ", what, " '", arg.name(),
-                     "' has type attr '", arg.type_attr(), "', which the call does not set"));
+  return nullptr;
+}
+
+// The dtypes an argument or result stands for: one, or a list (N * T, or
+// list(type)).
+absl::StatusOr<std::vector<DataType>> ArgTypes(const OpDef::ArgDef& arg, const NameAttrList& call,
+                                               const FunctionDef& fdef, absl::string_view what) {
+  auto missing = [&](const std::string& attr, absl::string_view kind) {
+    return absl::InvalidArgumentError(absl::StrCat("function '", fdef.signature().name(),
+                                                   "': ", what, " '", arg.name(), "' has ", kind,
+                                                   " '", attr, "', which the call does not set"));
+  };
+  if (!arg.type_list_attr().empty()) {
+    const AttrValue* v = FindAttr(arg.type_list_attr(), call, fdef);
+    if (v == nullptr || v->value_case() != AttrValue::kList) {
+      return missing(arg.type_list_attr(), "type list attr");
+    }
+    std::vector<DataType> types;
+    for (int t : v->list().type()) types.push_back(static_cast<DataType>(t));
+    return types;
   }
-  return it->second.type();
+  int64_t n = 1;
+  if (!arg.number_attr().empty()) {
+    const AttrValue* v = FindAttr(arg.number_attr(), call, fdef);
+    if (v == nullptr || v->value_case() != AttrValue::kI || v->i() < 0) {
+      return missing(arg.number_attr(), "length attr");
+    }
+    n = v->i();
+  }
+  DataType dt = arg.type();
+  if (dt == DT_INVALID) {
+    const AttrValue* v = FindAttr(arg.type_attr(), call, fdef);
+    if (v == nullptr || v->value_case() != AttrValue::kType) {
+      return missing(arg.type_attr(), "type attr");
+    }
+    dt = v->type();
+  }
+  return std::vector<DataType>(n, dt);
 }
 
 // How many tensors each output argument of `op` stands for on `node`.
@@ -77,18 +107,41 @@ absl::StatusOr<FunctionGraph> InstantiateFunction(const FunctionDefLibrary& libr
   };
   FunctionGraph out;
   out.name = sig.name();
+  // Each argument's placeholders: "x" for one tensor, "xs_0", "xs_1", ...
+  // for a list of several (TensorFlow's names). "xs" names them all, "xs:i"
+  // one of them.
+  absl::flat_hash_map<std::string, std::vector<std::string>> arg_tensors;
   for (const OpDef::ArgDef& arg : sig.input_arg()) {
-    MG_ASSIGN_OR_RETURN(DataType dt, ArgType(arg, call, *fdef, "argument"));
-    NodeDef* p = out.graph.add_node();
-    p->set_name(arg.name());
-    p->set_op("Placeholder");
-    SetAttr("dtype", dt, p);
-    out.args.push_back(arg.name() + ":0");
-    out.arg_types.push_back(dt);
+    MG_ASSIGN_OR_RETURN(std::vector<DataType> types, ArgTypes(arg, call, *fdef, "argument"));
+    std::vector<std::string>& tensors = arg_tensors[arg.name()];
+    for (size_t i = 0; i < types.size(); ++i) {
+      NodeDef* p = out.graph.add_node();
+      p->set_name(types.size() == 1 ? arg.name() : absl::StrCat(arg.name(), "_", i));
+      p->set_op("Placeholder");
+      SetAttr("dtype", types[i], p);
+      tensors.push_back(p->name() + ":0");
+      out.args.push_back(p->name() + ":0");
+      out.arg_types.push_back(types[i]);
+    }
   }
-  // Each node's output arguments, as offsets into its flat outputs.
-  absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, int64_t>> offsets;
-  for (const NodeDef& node : fdef->node_def()) {
+  // Each node's output arguments, as offsets into its flat outputs and
+  // lengths.
+  absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, std::pair<int64_t, int64_t>>>
+      outputs;
+  // The body's nodes with the call's values for their "$placeholder" attrs.
+  std::vector<NodeDef> body(fdef->node_def().begin(), fdef->node_def().end());
+  for (NodeDef& node : body) {
+    for (auto& [name, value] : *node.mutable_attr()) {
+      if (value.value_case() != AttrValue::kPlaceholder) continue;
+      const AttrValue* v = FindAttr(value.placeholder(), call, *fdef);
+      if (v == nullptr) {
+        return fail(node.name(), absl::StrCat("attr '", name, "' is $", value.placeholder(),
+                                              ", which the call does not set"));
+      }
+      value = *v;
+    }
+  }
+  for (const NodeDef& node : body) {
     if (functions.contains(node.op())) {
       return absl::UnimplementedError(absl::StrCat(
           "function '", sig.name(), "', node '", node.name(), "' calls function '", node.op(),
@@ -101,55 +154,82 @@ absl::StatusOr<FunctionGraph> InstantiateFunction(const FunctionDefLibrary& libr
     MG_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, OutputArgSizes(with_defaults, (*op)->op_def));
     int64_t at = 0;
     for (int i = 0; i < (*op)->op_def.output_arg_size(); ++i) {
-      offsets[node.name()][(*op)->op_def.output_arg(i).name()] = at;
+      outputs[node.name()][(*op)->op_def.output_arg(i).name()] = {at, sizes[i]};
       at += sizes[i];
     }
   }
-  // "x" (an argument), "node:arg:k" (an output), "^node" (control).
+  // The tensors an input names: "x" (an argument, all of a list), "xs:i"
+  // (one of a list), "node:out" (all of an output argument), "node:out:k",
+  // "node:k" (an output by index) or "node" (output 0); "^node" (control).
   auto resolve = [&](absl::string_view node,
-                     const std::string& input) -> absl::StatusOr<std::string> {
-    if (!input.empty() && input[0] == '^') return input;
+                     const std::string& input) -> absl::StatusOr<std::vector<std::string>> {
+    if (!input.empty() && input[0] == '^') return std::vector<std::string>{input};
     std::vector<std::string> parts = absl::StrSplit(input, ':');
-    if (parts.size() == 1) return input;  // an argument, or a node's output 0
-    if (parts.size() == 2) return input;  // already "node:k"
-    int64_t k;
-    auto node_it = offsets.find(parts[0]);
-    if (parts.size() != 3 || node_it == offsets.end() || !absl::SimpleAtoi(parts[2], &k)) {
+    auto arg = arg_tensors.find(parts[0]);
+    auto node_it = outputs.find(parts[0]);
+    int64_t k = 0;
+    if (parts.size() == 1) {
+      if (arg != arg_tensors.end()) return arg->second;
+      return std::vector<std::string>{input};
+    }
+    if (parts.size() == 2 && arg != arg_tensors.end()) {
+      if (!absl::SimpleAtoi(parts[1], &k) || k < 0 ||
+          k >= static_cast<int64_t>(arg->second.size())) {
+        return fail(node, absl::StrCat("input '", input, "': argument '", parts[0], "' has ",
+                                       arg->second.size(), " tensor(s)"));
+      }
+      return std::vector<std::string>{arg->second[k]};
+    }
+    if (parts.size() == 2 && absl::SimpleAtoi(parts[1], &k)) {
+      return std::vector<std::string>{input};  // already "node:k"
+    }
+    if (node_it == outputs.end() || parts.size() > 3 ||
+        (parts.size() == 3 && !absl::SimpleAtoi(parts[2], &k))) {
       return fail(node, absl::StrCat("cannot resolve input '", input, "'"));
     }
-    auto arg_it = node_it->second.find(parts[1]);
-    if (arg_it == node_it->second.end()) {
+    auto out_it = node_it->second.find(parts[1]);
+    if (out_it == node_it->second.end()) {
       return fail(node, absl::StrCat("input '", input, "': node '", parts[0],
                                      "' has no output argument '", parts[1], "'"));
     }
-    return absl::StrCat(parts[0], ":", arg_it->second + k);
+    const auto [offset, length] = out_it->second;
+    std::vector<std::string> tensors;
+    if (parts.size() == 3) {
+      if (k < 0 || k >= length) {
+        return fail(node, absl::StrCat("input '", input, "': output argument '", parts[1], "' has ",
+                                       length, " tensor(s)"));
+      }
+      tensors.push_back(absl::StrCat(parts[0], ":", offset + k));
+    } else {
+      for (int64_t i = 0; i < length; ++i)
+        tensors.push_back(absl::StrCat(parts[0], ":", offset + i));
+    }
+    return tensors;
   };
-  for (const NodeDef& node : fdef->node_def()) {
+  for (const NodeDef& node : body) {
     NodeDef* n = out.graph.add_node();
     *n = node;
-    for (int i = 0; i < n->input_size(); ++i) {
-      MG_ASSIGN_OR_RETURN(*n->mutable_input(i), resolve(node.name(), node.input(i)));
-    }
-    for (auto& [name, value] : *n->mutable_attr()) {
-      if (value.value_case() != AttrValue::kPlaceholder) continue;
-      auto it = call.attr().find(value.placeholder());
-      if (it == call.attr().end()) {
-        return fail(node.name(), absl::StrCat("attr '", name, "' is $", value.placeholder(),
-                                              ", which the call does not set"));
-      }
-      value = it->second;
+    n->clear_input();
+    for (const std::string& input : node.input()) {
+      MG_ASSIGN_OR_RETURN(std::vector<std::string> tensors, resolve(node.name(), input));
+      for (std::string& t : tensors) n->add_input(std::move(t));
     }
   }
   for (const OpDef::ArgDef& arg : sig.output_arg()) {
-    MG_ASSIGN_OR_RETURN(DataType dt, ArgType(arg, call, *fdef, "result"));
+    MG_ASSIGN_OR_RETURN(std::vector<DataType> types, ArgTypes(arg, call, *fdef, "result"));
     auto it = fdef->ret().find(arg.name());
     if (it == fdef->ret().end()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "function '", sig.name(), "' does not say what result '", arg.name(), "' returns"));
     }
-    MG_ASSIGN_OR_RETURN(std::string tensor, resolve("<return>", it->second));
-    out.rets.push_back(tensor);
-    out.ret_types.push_back(dt);
+    MG_ASSIGN_OR_RETURN(std::vector<std::string> tensors, resolve("<return>", it->second));
+    if (tensors.size() != types.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("function '", sig.name(), "': result '", arg.name(), "' is ", types.size(),
+                       " tensor(s), but '", it->second, "' names ", tensors.size()));
+    }
+    out.rets.insert(out.rets.end(), tensors.begin(), tensors.end());
+    out.ret_types.insert(out.ret_types.end(), types.begin(), types.end());
   }
   for (const std::string& c : sig.control_output()) {
     auto it = fdef->control_ret().find(c);

@@ -42,12 +42,14 @@ struct FunctionGraph {
   std::vector<std::string> targets;
 };
 
-// Instantiates `call.name` with `call.attr` (which resolve type attrs and
-// "$placeholder" attrs). NotFound naming the function; InvalidArgument
-// naming the function and node for an input or result that does not
-// resolve; Unimplemented for list-valued arguments (number_attr,
-// type_list_attr) and for a node whose op is itself a function of the
-// library (call it through PartitionedCall).
+// Instantiates `call.name` with `call.attr` (which resolve type, length and
+// type-list attrs, and "$placeholder" attrs). A list argument (N * T or
+// list(type)) becomes one placeholder per tensor, "xs_0", "xs_1", ... (just
+// "xs" for a list of one), as TensorFlow names them; args and rets are
+// flat. NotFound naming the function; InvalidArgument naming the function
+// and node for an input or result that does not resolve or a list of the
+// wrong length; Unimplemented for a node whose op is itself a function of
+// the library (call it through PartitionedCall).
 absl::StatusOr<FunctionGraph> InstantiateFunction(const FunctionDefLibrary& library,
                                                   const NameAttrList& call, const OpRegistry* ops);
 
