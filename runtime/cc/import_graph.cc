@@ -1,5 +1,6 @@
 #include "runtime/cc/import_graph.h"
 
+#include <algorithm>
 #include <deque>
 #include <utility>
 #include <vector>
@@ -10,23 +11,6 @@
 
 namespace minigraph {
 namespace {
-
-// How many of a node's inputs each input argument of its op takes.
-std::vector<int> InputArgSizes(const NodeDef& node, const OpDef& op) {
-  std::vector<int> sizes;
-  for (const OpDef::ArgDef& arg : op.input_arg()) {
-    int n = 1;
-    if (!arg.number_attr().empty()) {
-      auto it = node.attr().find(arg.number_attr());
-      n = it == node.attr().end() ? 0 : static_cast<int>(it->second.i());
-    } else if (!arg.type_list_attr().empty()) {
-      auto it = node.attr().find(arg.type_list_attr());
-      n = it == node.attr().end() ? 0 : it->second.list().type_size();
-    }
-    sizes.push_back(n);
-  }
-  return sizes;
-}
 
 std::string Canonical(const TensorId& id) { return absl::StrCat(id.node, ":", id.index); }
 
@@ -184,7 +168,10 @@ absl::StatusOr<std::map<std::string, Operation>> ImportGraphDef(
     }
     std::vector<std::vector<Output>> args;
     size_t at = 0;
-    for (int size : InputArgSizes(node, *op_defs[i])) {
+    std::vector<int64_t> input_sizes, output_sizes;
+    MG_RETURN_IF_ERROR(ArgSizesForNode(node, *op_defs[i], &input_sizes, &output_sizes));
+    for (int64_t n : input_sizes) {
+      const size_t size = static_cast<size_t>(std::max<int64_t>(n, 0));
       if (at + size > flat.size()) {
         return absl::InvalidArgumentError(absl::StrCat("imported node '", node.name(), "' (",
                                                        node.op(), ") has ", flat.size(),

@@ -61,31 +61,6 @@ absl::StatusOr<std::vector<DataType>> ArgTypes(const OpDef::ArgDef& arg, const N
   return std::vector<DataType>(n, dt);
 }
 
-// How many tensors each output argument of `op` stands for on `node`.
-absl::StatusOr<std::vector<int64_t>> OutputArgSizes(const NodeDef& node, const OpDef& op) {
-  std::vector<int64_t> sizes;
-  for (const OpDef::ArgDef& arg : op.output_arg()) {
-    int64_t n = 1;
-    if (!arg.number_attr().empty()) {
-      auto it = node.attr().find(arg.number_attr());
-      if (it == node.attr().end()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("node '", node.name(), "' lacks attr '", arg.number_attr(), "'"));
-      }
-      n = it->second.i();
-    } else if (!arg.type_list_attr().empty()) {
-      auto it = node.attr().find(arg.type_list_attr());
-      if (it == node.attr().end()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("node '", node.name(), "' lacks attr '", arg.type_list_attr(), "'"));
-      }
-      n = it->second.list().type_size();
-    }
-    sizes.push_back(n);
-  }
-  return sizes;
-}
-
 }  // namespace
 
 absl::StatusOr<FunctionGraph> InstantiateFunction(const FunctionDefLibrary& library,
@@ -151,7 +126,8 @@ absl::StatusOr<FunctionGraph> InstantiateFunction(const FunctionDefLibrary& libr
     if (!op.ok()) return fail(node.name(), std::string(op.status().message()));
     NodeDef with_defaults = node;
     AddDefaultsToNodeDef((*op)->op_def, &with_defaults);
-    MG_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, OutputArgSizes(with_defaults, (*op)->op_def));
+    std::vector<int64_t> in_sizes, sizes;
+    MG_RETURN_IF_ERROR(ArgSizesForNode(with_defaults, (*op)->op_def, &in_sizes, &sizes));
     int64_t at = 0;
     for (int i = 0; i < (*op)->op_def.output_arg_size(); ++i) {
       outputs[node.name()][(*op)->op_def.output_arg(i).name()] = {at, sizes[i]};

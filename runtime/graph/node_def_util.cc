@@ -268,6 +268,27 @@ absl::Status InOutTypesForNode(const NodeDef& node, const OpDef& op,
   return absl::OkStatus();
 }
 
+absl::Status ArgSizesForNode(const NodeDef& node, const OpDef& op, std::vector<int64_t>* inputs,
+                             std::vector<int64_t>* outputs) {
+  auto sizes = [&](const auto& args, std::vector<int64_t>* out) -> absl::Status {
+    out->clear();
+    for (const OpDef::ArgDef& arg : args) {
+      int64_t n = 1;
+      if (!arg.number_attr().empty()) {
+        MG_RETURN_IF_ERROR(GetNodeAttr(node, arg.number_attr(), &n));
+      } else if (!arg.type_list_attr().empty()) {
+        std::vector<DataType> types;
+        MG_RETURN_IF_ERROR(GetNodeAttr(node, arg.type_list_attr(), &types));
+        n = static_cast<int64_t>(types.size());
+      }
+      out->push_back(n);
+    }
+    return absl::OkStatus();
+  };
+  MG_RETURN_IF_ERROR(sizes(op.input_arg(), inputs));
+  return sizes(op.output_arg(), outputs);
+}
+
 std::string TensorId::ToString() const {
   if (control) return absl::StrCat("^", node);
   return index == 0 ? node : absl::StrCat(node, ":", index);

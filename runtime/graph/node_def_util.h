@@ -72,6 +72,13 @@ void AddDefaultsToNodeDef(const OpDef& op, NodeDef* node);
 // InvalidArgument naming the node, op and attr.
 absl::Status ValidateNodeAttrs(const NodeDef& node, const OpDef& op);
 
+// How many tensors each input and each output argument of `op` stands for
+// on `node`: its length attr, the length of its type-list attr, else 1.
+// Needs no type attr. InvalidArgument naming the node for a length or list
+// attr it lacks.
+absl::Status ArgSizesForNode(const NodeDef& node, const OpDef& op, std::vector<int64_t>* inputs,
+                             std::vector<int64_t>* outputs);
+
 // The dtypes of the node's inputs and outputs (ref types for Ref(...)
 // args), resolved from its attrs. REQUIRES: ValidateNodeAttrs passed.
 absl::Status InOutTypesForNode(const NodeDef& node, const OpDef& op,
