@@ -35,6 +35,7 @@ const GradientRegistry* StandardGradients() {
     RegisterStandardGradients(reg);
     RegisterFunctionCallGradients(reg);
     RegisterListGradients(reg);
+    RegisterTensorArrayGradients(reg);
     return reg;
   }();
   return r;

@@ -84,6 +84,8 @@ void RegisterStandardGradients(GradientRegistry* r);
 void RegisterFunctionCallGradients(GradientRegistry* r);
 // The TensorList ops (list_gradients.cc).
 void RegisterListGradients(GradientRegistry* r);
+// TensorFlow 1's TensorArray ops (tensor_array_gradients.cc).
+void RegisterTensorArrayGradients(GradientRegistry* r);
 
 }  // namespace minigraph
 

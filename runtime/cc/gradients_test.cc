@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <random>
+#include <set>
 #include <tuple>
 
 #include "absl/strings/match.h"
@@ -701,6 +702,125 @@ TEST(GradientsTest, LocalResponseNormalization) {
     EXPECT_NEAR(out[1].data<float>()[j], numeric, 5e-3 * std::max(1.0, std::abs(numeric)))
         << "element " << j;
   }
+}
+
+// TensorFlow 1's TensorArrays: every op's gradient (a read's writes into
+// the gradient array, a write's reads back from it), items nothing reads
+// (zeros), one item read twice (the gradient array adds both), and two
+// tf.gradients calls over one array (each has its own gradient array).
+TEST(GradientsTest, TensorArrays) {
+  struct Array {
+    Output handle, flow;
+  };
+  auto make = [](const Scope& s, int size, bool clear_after_read = true,
+                 PartialShape element_shape = PartialShape()) {
+    Operation op = s.AddOp("TensorArrayV3", {{ops::Const<int32_t>(s, size)}},
+                           {{"dtype", MakeAttrValue(DT_DOUBLE)},
+                            {"clear_after_read", MakeAttrValue(clear_after_read)},
+                            {"element_shape", MakeAttrValue(element_shape)}});
+    return Array{op.output(0), op.output(1)};
+  };
+  auto i32 = [](const Scope& s, std::initializer_list<int32_t> v) {
+    return ops::Const<int32_t>(s, v);
+  };
+  auto write = [](const Scope& s, const Array& a, int i, Output v, Output flow) {
+    return s.AddOp("TensorArrayWriteV3", {{a.handle}, {ops::Const<int32_t>(s, i)}, {v}, {flow}})
+        .output(0);
+  };
+  auto read = [](const Scope& s, const Array& a, int i, Output flow) {
+    return s
+        .AddOp("TensorArrayReadV3", {{a.handle}, {ops::Const<int32_t>(s, i)}, {flow}},
+               {{"dtype", MakeAttrValue(DT_DOUBLE)}})
+        .output(0);
+  };
+  auto gather = [](const Scope& s, const Array& a, Output indices, Output flow) {
+    return s
+        .AddOp("TensorArrayGatherV3", {{a.handle}, {indices}, {flow}},
+               {{"dtype", MakeAttrValue(DT_DOUBLE)}})
+        .output(0);
+  };
+  {
+    SCOPED_TRACE("scatter, then gather in another order");
+    CheckGradients(
+        [&](const Scope& s, const std::vector<Output>& x) {
+          Array a = make(s, 3);
+          Output f = s.AddOp("TensorArrayScatterV3",
+                             {{a.handle}, {i32(s, {2, 0, 1})}, {ops::Square(s, x[0])}, {a.flow}})
+                         .output(0);
+          return ops::Mul(s, gather(s, a, i32(s, {1, 2, 0}), f), x[0]);
+        },
+        {R({3, 2})});
+  }
+  {
+    SCOPED_TRACE("writes and reads; item 2 never read; item 0 read twice");
+    CheckGradients(
+        [&](const Scope& s, const std::vector<Output>& x) {
+          Array a = make(s, 3, /*clear_after_read=*/false);
+          Output f = write(s, a, 0, ops::Square(s, x[0]), a.flow);
+          f = write(s, a, 1, ops::Tanh(s, x[0]), f);
+          f = write(s, a, 2, x[1], f);
+          Output r0 = read(s, a, 0, f);
+          return ops::Mul(s, ops::Mul(s, r0, read(s, a, 1, f)), read(s, a, 0, f));
+        },
+        {R({2}), R({2})});
+  }
+  {
+    SCOPED_TRACE("split, then concat");
+    CheckGradients(
+        [&](const Scope& s, const std::vector<Output>& x) {
+          Array a = make(s, 3);
+          Output f =
+              s.AddOp(
+                   "TensorArraySplitV3",
+                   {{a.handle}, {ops::Exp(s, x[0])}, {ops::Const<int64_t>(s, {2, 0, 3})}, {a.flow}})
+                  .output(0);
+          Output joined = s.AddOp("TensorArrayConcatV3", {{a.handle}, {f}},
+                                  {{"dtype", MakeAttrValue(DT_DOUBLE)}})
+                              .output(0);
+          return ops::Mul(s, joined, x[0]);
+        },
+        {R({5, 2})});
+  }
+  {
+    SCOPED_TRACE("rows written one by one, stacked");
+    CheckGradients(
+        [&](const Scope& s, const std::vector<Output>& x) {
+          Array a = make(s, 2);
+          Output f = write(s, a, 1, ops::Tanh(s, x[0]), a.flow);
+          f = write(s, a, 0, ops::Mul(s, x[0], x[1]), f);
+          return gather(s, a, i32(s, {0, 1}), f);
+        },
+        {R({2, 3}), R({2, 3})});
+  }
+
+  // Two gradient computations over one forward array.
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE, PartialShape({2}));
+  Array a = make(root, 1, /*clear_after_read=*/false, PartialShape({2}));
+  Output y = read(root, a, 0, write(root, a, 0, ops::Square(root, x), a.flow));
+  Output l1 = ops::Sum(root, y, i32(root, {0}));
+  Output l2 = ops::Sum(root, ops::Mul(root, y, y), i32(root, {0}));
+  std::vector<Output> g1, g2;
+  ASSERT_OK(AddSymbolicGradients(root, {l1}, {x}, &g1));
+  ASSERT_OK(AddSymbolicGradients(root, {l2}, {x}, &g2));
+  std::set<std::string> sources;
+  for (const Operation& op : root.AllOps()) {
+    if (root.GetNodeDef(op).op() == "TensorArrayGradV3") {
+      sources.insert(root.GetNodeDef(op).attr().at("source").s());
+    }
+  }
+  EXPECT_EQ(sources, (std::set<std::string>{"gradients", "gradients_1"}));
+  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
+  ASSERT_OK(sess->Create(def));
+  std::vector<Tensor> out;
+  ASSERT_OK(sess->Run({{"x", Tensor::Vector<double>({1.5, -2})}}, {g1[0].name(), g2[0].name()}, {},
+                      &out));
+  // d(x^2)/dx = 2x; d(x^4)/dx = 4x^3.
+  EXPECT_DOUBLE_EQ(out[0].data<double>()[0], 3.0);
+  EXPECT_DOUBLE_EQ(out[0].data<double>()[1], -4.0);
+  EXPECT_DOUBLE_EQ(out[1].data<double>()[0], 4 * 1.5 * 1.5 * 1.5);
+  EXPECT_DOUBLE_EQ(out[1].data<double>()[1], -32.0);
 }
 
 }  // namespace

@@ -198,10 +198,13 @@ absl::Status Plan::Run(const Args& args, std::vector<Tensor>* fetches) const {
   }
   if (items_.empty()) return absl::OkStatus();
 
+  // Declared before the state, so that it outlives every node of the step.
+  ResourceMgr step_resources;
   StepState state(fetch_from_feed_.size());
   state.args = &args;
   state.fetches = fetches;
   state.step = args.step;
+  if (state.step.step_resources == nullptr) state.step.step_resources = &step_resources;
   state.step.cancelled = &state.cancelled;
   // A function's step keeps the deadline of the step that calls it.
   state.deadline = args.step.deadline;

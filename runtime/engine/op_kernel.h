@@ -101,6 +101,10 @@ struct StepContext {
   const Eigen::ThreadPoolDevice* device = nullptr;  // intra-op parallelism
   Env* env = nullptr;                               // files (checkpoints)
   ResourceMgr* resource_mgr = nullptr;
+  // Resources that live for this step only (TensorFlow's per-step
+  // container: TensorArrays). Functions the step calls share it. The
+  // executor makes one for a step whose caller gives none.
+  ResourceMgr* step_resources = nullptr;
   Allocator* allocator = nullptr;
   int64_t step_id = 0;
   const std::atomic<bool>* cancelled = nullptr;
@@ -168,6 +172,7 @@ class OpKernelContext {
   // The number of threads ParallelFor may use (1 without a pool).
   int intra_op_threads() const;
   ResourceMgr* resource_manager() const { return step_->resource_mgr; }
+  ResourceMgr* step_resources() const { return step_->step_resources; }
   Env* env() const { return step_->env != nullptr ? step_->env : Env::Default(); }
   int64_t step_id() const { return step_->step_id; }
   Rendezvous* rendezvous() const { return step_->rendezvous; }

@@ -36,6 +36,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   RegisterDatasetComposeKernels(r);
   RegisterDecodeCsvKernels(r);
   RegisterListKernels(r);
+  RegisterTensorArrayKernels(r);
 }
 
 namespace {

@@ -53,6 +53,7 @@ void RegisterDatasetSourceKernels(KernelRegistry* r);
 void RegisterDatasetComposeKernels(KernelRegistry* r);
 void RegisterDecodeCsvKernels(KernelRegistry* r);
 void RegisterListKernels(KernelRegistry* r);
+void RegisterTensorArrayKernels(KernelRegistry* r);
 
 // _Recv kernels run in this process so far, and the seconds they took
 // (waiting for the value and moving it), for benchmarks.

@@ -23,6 +23,7 @@ OpRegistry* MutableStandardOps() {
     RegisterFunctionalOps(r);
     RegisterDatasetOps(r);
     RegisterListOps(r);
+    RegisterTensorArrayOps(r);
     return r;
   }();
   return registry;

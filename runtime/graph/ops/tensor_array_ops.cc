@@ -1,0 +1,169 @@
+// TensorArrays: TensorFlow 1's arrays of tensors that live for one step
+// (tf.TensorArray in graph mode, what dynamic_rnn and tf.while_loop's
+// accumulators are built from), with TensorFlow's signatures. A handle's
+// inferred shape is its element shape (as a variable handle's is the
+// variable's); the float "flow" orders the ops that use one array.
+#include <vector>
+
+#include "runtime/graph/op_def_builder.h"
+#include "runtime/graph/ops/internal/op_macros.h"
+#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/shape_inference.h"
+
+namespace minigraph {
+
+namespace {
+
+// Requires input `i` (a scalar argument: index, size, flow) to be a scalar.
+absl::Status ScalarInput(InferenceContext* c, int i) { return c->WithRank(i, 0).status(); }
+
+absl::Status ArrayShape(InferenceContext* c) {
+  MG_RETURN_IF_ERROR(ScalarInput(c, 0));
+  MG_ASSIGN_OR_RETURN(PartialShape element, c->GetAttr<PartialShape>("element_shape"));
+  c->set_output(0, element);
+  c->set_output(1, PartialShape::Scalar());
+  return absl::OkStatus();
+}
+
+absl::Status GradShape(InferenceContext* c) {
+  c->set_output(0, c->input(0));
+  c->set_output(1, PartialShape::Scalar());
+  return absl::OkStatus();
+}
+
+// Write, Scatter and Split: the flow out; `scalars` are the inputs that
+// must be scalars.
+absl::Status FlowOut(InferenceContext* c, std::vector<int> scalars) {
+  for (int i : scalars) MG_RETURN_IF_ERROR(ScalarInput(c, i));
+  c->set_output(0, PartialShape::Scalar());
+  return absl::OkStatus();
+}
+
+absl::Status ReadShape(InferenceContext* c) {
+  MG_RETURN_IF_ERROR(ScalarInput(c, 1));
+  MG_RETURN_IF_ERROR(ScalarInput(c, 2));
+  c->set_output(0, c->input(0));
+  return absl::OkStatus();
+}
+
+// [number of indices] + the element shape (the attr's merged with the
+// handle's).
+absl::Status GatherShape(InferenceContext* c) {
+  MG_ASSIGN_OR_RETURN(PartialShape indices, c->WithRank(1, 1));
+  MG_RETURN_IF_ERROR(ScalarInput(c, 2));
+  MG_ASSIGN_OR_RETURN(PartialShape attr, c->GetAttr<PartialShape>("element_shape"));
+  absl::StatusOr<PartialShape> element = PartialShape::Merge(attr, c->input(0));
+  if (!element.ok()) element = attr;
+  if (!element->rank_known()) return shape_fn::Unknown(c);
+  std::vector<int64_t> dims = {indices.rank_known() ? indices.dim(0) : -1};
+  dims.insert(dims.end(), element->dims().begin(), element->dims().end());
+  c->set_output(0, PartialShape(std::move(dims)));
+  return absl::OkStatus();
+}
+
+// [?] + element_shape_except0 when its rank is known; lengths is a vector.
+absl::Status ConcatShape(InferenceContext* c) {
+  MG_RETURN_IF_ERROR(ScalarInput(c, 1));
+  MG_ASSIGN_OR_RETURN(PartialShape except0, c->GetAttr<PartialShape>("element_shape_except0"));
+  if (except0.rank_known()) {
+    std::vector<int64_t> dims = {-1};
+    dims.insert(dims.end(), except0.dims().begin(), except0.dims().end());
+    c->set_output(0, PartialShape(std::move(dims)));
+  }
+  c->set_output(1, PartialShape({-1}));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterTensorArrayOps(OpRegistry* r) {
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArrayV3")
+                        .Input("size: int32")
+                        .Output("handle: resource")
+                        .Output("flow: float")
+                        .Attr("dtype: type")
+                        .Attr("element_shape: shape = unknown")
+                        .Attr("dynamic_size: bool = false")
+                        .Attr("clear_after_read: bool = true")
+                        .Attr("identical_element_shapes: bool = false")
+                        .Attr("tensor_array_name: string = \"\"")
+                        .SetIsStateful()
+                        .SetShapeFn(ArrayShape));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArrayGradV3")
+                        .Input("handle: resource")
+                        .Input("flow_in: float")
+                        .Output("grad_handle: resource")
+                        .Output("flow_out: float")
+                        .Attr("source: string")
+                        .SetIsStateful()
+                        .SetShapeFn(GradShape));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArrayWriteV3")
+                        .Input("handle: resource")
+                        .Input("index: int32")
+                        .Input("value: T")
+                        .Input("flow_in: float")
+                        .Output("flow_out: float")
+                        .Attr("T: type")
+                        .SetShapeFn([](InferenceContext* c) {
+                          return FlowOut(c, {1, 3});
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArrayReadV3")
+                        .Input("handle: resource")
+                        .Input("index: int32")
+                        .Input("flow_in: float")
+                        .Output("value: dtype")
+                        .Attr("dtype: type")
+                        .SetShapeFn(ReadShape));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArrayGatherV3")
+                        .Input("handle: resource")
+                        .Input("indices: int32")
+                        .Input("flow_in: float")
+                        .Output("value: dtype")
+                        .Attr("dtype: type")
+                        .Attr("element_shape: shape = unknown")
+                        .SetShapeFn(GatherShape));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArrayScatterV3")
+                        .Input("handle: resource")
+                        .Input("indices: int32")
+                        .Input("value: T")
+                        .Input("flow_in: float")
+                        .Output("flow_out: float")
+                        .Attr("T: type")
+                        .SetShapeFn([](InferenceContext* c) {
+                          MG_RETURN_IF_ERROR(c->WithRank(1, 1).status());
+                          return FlowOut(c, {3});
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArrayConcatV3")
+                        .Input("handle: resource")
+                        .Input("flow_in: float")
+                        .Output("value: dtype")
+                        .Output("lengths: int64")
+                        .Attr("dtype: type")
+                        .Attr("element_shape_except0: shape = unknown")
+                        .SetShapeFn(ConcatShape));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArraySplitV3")
+                        .Input("handle: resource")
+                        .Input("value: T")
+                        .Input("lengths: int64")
+                        .Input("flow_in: float")
+                        .Output("flow_out: float")
+                        .Attr("T: type")
+                        .SetShapeFn([](InferenceContext* c) {
+                          MG_RETURN_IF_ERROR(c->WithRank(2, 1).status());
+                          return FlowOut(c, {3});
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArraySizeV3")
+                        .Input("handle: resource")
+                        .Input("flow_in: float")
+                        .Output("size: int32")
+                        .SetShapeFn([](InferenceContext* c) {
+                          MG_RETURN_IF_ERROR(ScalarInput(c, 1));
+                          return shape_fn::Scalar(c);
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArrayCloseV3")
+                        .Input("handle: resource")
+                        .SetIsStateful()
+                        .SetShapeFn(shape_fn::Unknown));
+}
+
+}  // namespace minigraph
