@@ -114,7 +114,8 @@ void RegisterTensorArrayGradients(GradientRegistry* r) {
                 return s.status();
               });
   for (const char* op :
-       {"TensorArrayV3", "TensorArrayGradV3", "TensorArraySizeV3", "TensorArrayCloseV3"}) {
+       {"TensorArrayV3", "TensorArrayGradV3", "TensorArraySizeV3", "TensorArrayCloseV3", "StackV2",
+        "StackPushV2", "StackPopV2", "StackCloseV2", "ControlTrigger"}) {
     r->RegisterNoGradient(op);
   }
 }

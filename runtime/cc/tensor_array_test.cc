@@ -1,7 +1,8 @@
-// TensorFlow 1's TensorArrays run: each op against plain expected values,
-// TensorFlow's errors for misuse, arrays living for one step, and the
-// graph dynamic_rnn builds (arrays read and written in a while loop) against
-// the recurrence computed by hand.
+// TensorFlow 1's TensorArrays and stacks run: each op against plain
+// expected values, TensorFlow's errors for misuse, arrays living for one
+// step, the graph dynamic_rnn builds (arrays read and written in a while
+// loop) against the recurrence computed by hand, stacks pushed in one loop
+// and popped in another, and ControlTrigger's liveness.
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -304,6 +305,85 @@ TEST_P(TensorArrayTest, DynamicRnnInAWhileLoop) {
   // The final state is the last output.
   ASSERT_OK_AND_ASSIGN(Tensor last, Fetch(done[1]));
   EXPECT_THAT(Floats(last), ::testing::Pointwise(::testing::FloatNear(1e-5), h));
+}
+
+// Stacks, as a TensorFlow 1 while loop's gradient uses them: one loop
+// pushes each iteration's value, a second pops them in reverse order.
+TEST_P(TensorArrayTest, StacksPushInOneLoopAndPopInAnother) {
+  Scope root = Scope::NewRootScope();
+  Output stack = root.AddOp("StackV2", {{ops::Const<int32_t>(root, -1)}},
+                            {{"elem_type", MakeAttrValue(DT_INT32)}})
+                     .output(0);
+  constexpr int kN = 6;
+  std::vector<Output> pushed = ops::WhileLoop(
+      root.NewSubScope("forward"), {ops::Const<int32_t>(root, 0)},
+      [](const Scope& c, const std::vector<Output>& v) {
+        return ops::Less(c, v[0], ops::Const<int32_t>(c, kN));
+      },
+      [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        Output push =
+            b.AddOp("StackPushV2", {{ops::LoopInvariant(b, stack)}, {ops::Mul(b, v[0], v[0])}})
+                .output(0);
+        return {ops::Add(b.WithControlDependencies({push.op()}), v[0], ops::Const<int32_t>(b, 1))};
+      },
+      1);
+  // acc = acc * 100 + pop: the pops' order shows in the digits.
+  std::vector<Output> popped = ops::WhileLoop(
+      root.NewSubScope("backward"), {pushed[0], ops::Const<int64_t>(root, 0)},
+      [](const Scope& c, const std::vector<Output>& v) {
+        return ops::Greater(c, v[0], ops::Const<int32_t>(c, 0));
+      },
+      [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        Output pop = b.AddOp("StackPopV2", {{ops::LoopInvariant(b, stack)}},
+                             {{"elem_type", MakeAttrValue(DT_INT32)}})
+                         .output(0);
+        return {ops::Sub(b, v[0], ops::Const<int32_t>(b, 1)),
+                ops::Add(b, ops::Mul(b, v[1], ops::Const<int64_t>(b, 100)),
+                         ops::Cast(b, pop, DT_INT64))};
+      },
+      1);
+  Output empty =
+      root.AddOp("StackPopV2", {{stack}}, {{"elem_type", MakeAttrValue(DT_INT32)}}).output(0);
+  Output small = root.AddOp("StackV2", {{ops::Const<int32_t>(root, 1)}},
+                            {{"elem_type", MakeAttrValue(DT_FLOAT)}})
+                     .output(0);
+  Output one = root.AddOp("StackPushV2", {{small}, {ops::Const<float>(root, 1)}}).output(0);
+  Output two = root.AddOp("StackPushV2", {{small}, {ops::Const<float>(root, 2)}}, {}).output(0);
+  Output overflow = ops::Identity(root.WithControlDependencies({one.op()}), two);
+  Output wrong_type =
+      root.AddOp("StackPushV2", {{small}, {ops::Const<int32_t>(root, 1)}}).output(0);
+  ASSERT_OK(root.status());
+  Start(root);
+  ASSERT_OK_AND_ASSIGN(Tensor t, Fetch(popped[1]));
+  // Pushed 0, 1, 4, 9, 16, 25; popped 25 first.
+  EXPECT_EQ(*t.data<int64_t>(), 251609040100LL);
+  EXPECT_THAT(Fetch(empty).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("] is empty.")));
+  EXPECT_THAT(Fetch(wrong_type).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr(": must have type float but got int32")));
+  std::vector<Tensor> out;
+  absl::Status s = session_->Run({}, {overflow.name()}, {}, &out);
+  EXPECT_THAT(
+      s, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("] overflowed its max_size (1)")));
+}
+
+// ControlTrigger runs, and makes what waits on it run, even when what it
+// waits on is dead (the untaken side of a Switch); a NoOp would pass the
+// deadness on.
+TEST_P(TensorArrayTest, ControlTriggerIsNeverDead) {
+  Scope root = Scope::NewRootScope();
+  Operation sw = root.AddOp("Switch", {{ops::Const<float>(root, 1)}, {ops::Const(root, false)}});
+  Output dead = ops::Identity(root, sw.output(1));
+  Operation trigger = root.WithControlDependencies({dead.op()}).AddOp("ControlTrigger", {});
+  Operation noop = root.WithControlDependencies({dead.op()}).AddOp("NoOp", {});
+  Output after_trigger = ops::Const<float>(root.WithControlDependencies({trigger}), 7);
+  Output after_noop = ops::Const<float>(root.WithControlDependencies({noop}), 7);
+  ASSERT_OK(root.status());
+  Start(root);
+  ASSERT_OK_AND_ASSIGN(Tensor t, Fetch(after_trigger));
+  EXPECT_EQ(*t.data<float>(), 7);
+  EXPECT_FALSE(Fetch(after_noop).ok());
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, TensorArrayTest, ::testing::Values(1, 4));

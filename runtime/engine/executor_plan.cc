@@ -205,11 +205,14 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(
     item.node = &node;
     item.kernel = kernels[id];
     item.is_merge = IsMerge(node);
+    item.control_trigger = node.type_string() == "ControlTrigger";
     static const absl::flat_hash_set<absl::string_view>* const kCheap =
         new absl::flat_hash_set<absl::string_view>{
-            "Identity", "NoOp",  "Const",    "Switch",        "RefSwitch",        "Merge",
-            "RefMerge", "Enter", "RefEnter", "Exit",          "RefExit",          "NextIteration",
-            "LoopCond", "Rank",  "Shape",    "RefIdentity",   "RefNextIteration", "StopGradient"};
+            "Identity",         "NoOp",         "Const",         "Switch",
+            "RefSwitch",        "Merge",        "RefMerge",      "Enter",
+            "RefEnter",         "Exit",         "RefExit",       "NextIteration",
+            "LoopCond",         "Rank",         "Shape",         "RefIdentity",
+            "RefNextIteration", "StopGradient", "ControlTrigger"};
     item.cheap = kCheap->contains(node.type_string());
     item.blocking = item.kernel->IsBlocking();
     if (item.blocking) ex->has_blocking_ = true;

@@ -302,7 +302,7 @@ void Plan::Process(StepState* state, Task task) const {
           outputs[1].tensor = Tensor::Scalar<int32_t>(w);
         }
       } else {
-        if (has_control_flow_) {
+        if (has_control_flow_ && !item.control_trigger) {
           dead = iter->dead_control[item.local].load(std::memory_order_relaxed);
           for (int i = 0; i < item.num_inputs && !dead; ++i) dead = inputs[i].dead;
         }

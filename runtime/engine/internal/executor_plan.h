@@ -59,6 +59,10 @@ struct Item {
   // input has (the first one wins) or every data input arrived dead; the
   // executor computes it. Its pending count covers data inputs only.
   bool is_merge = false;
+  // ControlTrigger: runs, and its outputs are live, even when its inputs
+  // arrive dead (TensorFlow 1 while-loop gradients order each iteration's
+  // stack pops with one).
+  bool control_trigger = false;
   int num_control = 0;
   enum Kind : uint8_t { kPlain, kEnter, kExit, kNextIteration } kind = kPlain;
   // Forwards or makes a small value (control flow, Identity, Const, NoOp):

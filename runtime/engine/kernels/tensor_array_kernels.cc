@@ -1,7 +1,9 @@
-// TensorArray kernels (TensorFlow 1's tf.TensorArray in graph mode: what
-// dynamic_rnn and TF1 while loops accumulate into). An array lives in the
-// step's own resources (StepContext::step_resources), so it is freed when
-// the step ends, and its handle means nothing in another step. Items share
+// TensorArray and stack kernels: TensorFlow 1's per-step containers
+// (tf.TensorArray in graph mode, which dynamic_rnn accumulates into, and
+// the stacks a TensorFlow 1 while loop's gradient keeps iterations' values
+// in). Both live in the step's own resources (StepContext::step_resources),
+// so they are freed when the step ends, and a handle means nothing in
+// another step. Items share
 // the buffers written to them; reading with clear_after_read drops the
 // array's reference. A gradient array (TensorArrayGradV3) adds writes to one
 // index together and reads an index nothing was written to as zeros of the
@@ -26,9 +28,10 @@
 namespace minigraph {
 namespace {
 
-// TensorFlow's type name, as "Resource .../N10tensorflow11TensorArrayE does
-// not exist" prints it.
-constexpr char kTypeName[] = "N10tensorflow11TensorArrayE";
+// TensorFlow's type names, as "Resource .../N10tensorflow11TensorArrayE does
+// not exist" prints them.
+constexpr char kArrayTypeName[] = "N10tensorflow11TensorArrayE";
+constexpr char kStackTypeName[] = "N10tensorflow5StackE";
 
 absl::Status ZeroFill(Tensor* t) {
   if (DataTypeCanUseMemcpy(t->dtype())) {
@@ -329,42 +332,117 @@ class TensorArray final : public Resource {
   std::vector<Entry> entries_ ABSL_GUARDED_BY(mu_);
 };
 
+// A stack of tensors (StackV2): pushed in a while loop going forward, popped
+// by its gradient's loop going back.
+class Stack final : public Resource {
+ public:
+  Stack(std::string name, DataType dtype, int64_t max_size)
+      : name_(std::move(name)), dtype_(dtype), max_size_(max_size) {}
+  std::string TypeName() const override { return "tensorflow::Stack"; }
+  const std::string& name() const { return name_; }
+
+  absl::Status Push(const Tensor& t) {
+    if (t.dtype() != dtype_) {
+      return absl::InvalidArgumentError(absl::StrCat("Stack[", name_, "]: must have type ",
+                                                     DataTypeString(dtype_), " but got ",
+                                                     DataTypeString(t.dtype())));
+    }
+    absl::MutexLock l(&mu_);
+    MG_RETURN_IF_ERROR(CheckOpen());
+    if (max_size_ >= 0 && static_cast<int64_t>(items_.size()) >= max_size_) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Stack[", name_, "] overflowed its max_size (", max_size_, ")"));
+    }
+    items_.push_back(t);
+    return absl::OkStatus();
+  }
+
+  absl::StatusOr<Tensor> Pop(DataType dtype) {
+    if (dtype != dtype_) {
+      return absl::InvalidArgumentError(absl::StrCat("Stack[", name_, "] holds ",
+                                                     DataTypeString(dtype_), " but the op pops ",
+                                                     DataTypeString(dtype)));
+    }
+    absl::MutexLock l(&mu_);
+    MG_RETURN_IF_ERROR(CheckOpen());
+    if (items_.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("Stack[", name_, "] is empty."));
+    }
+    Tensor t = std::move(items_.back());
+    items_.pop_back();
+    return t;
+  }
+
+  void Close() {
+    absl::MutexLock l(&mu_);
+    items_.clear();
+    closed_ = true;
+  }
+
+ private:
+  absl::Status CheckOpen() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (closed_) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Stack[", name_, "] has already been closed."));
+    }
+    return absl::OkStatus();
+  }
+
+  const std::string name_;
+  const DataType dtype_;
+  const int64_t max_size_;  // negative: no limit
+  absl::Mutex mu_;
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<Tensor> items_ ABSL_GUARDED_BY(mu_);
+};
+
 std::string StepContainer(const OpKernelContext* ctx) {
   return absl::StrCat("__per_step_", ctx->step_id());
 }
 
-Tensor MakeHandle(const OpKernelContext* ctx, const TensorArray& ta) {
+// A handle to the step resource `name`, of TensorFlow's type `type_name`.
+Tensor MakeStepHandle(const OpKernelContext* ctx, const std::string& name, const char* type_name) {
   Tensor t = Tensor::Scalar<ResourceHandle>(ResourceHandle());
   ResourceHandle& h = *t.data<ResourceHandle>();
   h.set_device("/job:localhost/replica:0/task:0/device:CPU:0");
   h.set_container(StepContainer(ctx));
-  h.set_name(ta.name());
-  h.set_maybe_type_name(kTypeName);
-  ResourceHandleProto::DtypeAndShape* ds = h.add_dtypes_and_shapes();
+  h.set_name(name);
+  h.set_maybe_type_name(type_name);
+  return t;
+}
+
+Tensor MakeHandle(const OpKernelContext* ctx, const TensorArray& ta) {
+  Tensor t = MakeStepHandle(ctx, ta.name(), kArrayTypeName);
+  ResourceHandleProto::DtypeAndShape* ds = t.data<ResourceHandle>()->add_dtypes_and_shapes();
   ds->set_dtype(ta.dtype());
   ta.element_shape().AsProto(ds->mutable_shape());
   return t;
 }
 
-// The array input `i`'s handle names, in this step.
-absl::StatusOr<std::shared_ptr<TensorArray>> ArrayInput(const OpKernelContext* ctx, int i) {
+// The resource of type R (TensorArray or Stack) that input `i`'s handle
+// names, in this step.
+template <typename R>
+absl::StatusOr<std::shared_ptr<R>> StepResourceInput(const OpKernelContext* ctx, int i) {
   const Tensor& t = ctx->input(i);
   if (t.dtype() != DT_RESOURCE || t.NumElements() != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("a TensorArray handle must be a scalar resource, got ",
-                     DataTypeString(t.dtype()), " ", t.shape().DebugString()));
+    return absl::InvalidArgumentError(absl::StrCat("a handle must be a scalar resource, got ",
+                                                   DataTypeString(t.dtype()), " ",
+                                                   t.shape().DebugString()));
   }
   const ResourceHandle& h = *t.data<ResourceHandle>();
-  std::shared_ptr<TensorArray> ta;
+  std::shared_ptr<R> r;
   if (ctx->step_resources() != nullptr) {
-    ta = std::dynamic_pointer_cast<TensorArray>(
-        ctx->step_resources()->FindResource(h.container(), h.name()));
+    r = std::dynamic_pointer_cast<R>(ctx->step_resources()->FindResource(h.container(), h.name()));
   }
-  if (ta == nullptr) {
+  if (r == nullptr) {
     return absl::NotFoundError(absl::StrCat("Resource ", h.container(), "/", h.name(), "/",
-                                            kTypeName, " does not exist."));
+                                            h.maybe_type_name(), " does not exist."));
   }
-  return ta;
+  return r;
+}
+
+absl::StatusOr<std::shared_ptr<TensorArray>> ArrayInput(const OpKernelContext* ctx, int i) {
+  return StepResourceInput<TensorArray>(ctx, i);
 }
 
 absl::StatusOr<int64_t> ScalarInt(const Tensor& t, absl::string_view what) {
@@ -394,8 +472,8 @@ absl::StatusOr<Tensor> Rows(const Tensor& value, int64_t begin, const TensorShap
 }
 
 // `items`, all of one shape, stacked along a new dimension 0.
-absl::StatusOr<Tensor> Stack(DataType dtype, const std::vector<Tensor>& items,
-                             const PartialShape& element_shape) {
+absl::StatusOr<Tensor> StackItems(DataType dtype, const std::vector<Tensor>& items,
+                                  const PartialShape& element_shape) {
   if (items.empty()) {
     if (!element_shape.IsFullyDefined()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -561,7 +639,7 @@ class GatherOp final : public OpKernel {
       absl::StatusOr<PartialShape> merged = PartialShape::Merge(shape, ta->element_shape());
       if (merged.ok()) shape = *merged;
     }
-    MG_ASSIGN_OR_RETURN(Tensor out, Stack(dtype_, items, shape));
+    MG_ASSIGN_OR_RETURN(Tensor out, StackItems(dtype_, items, shape));
     ctx->set_output(0, std::move(out));
     return absl::OkStatus();
   }
@@ -735,6 +813,74 @@ class CloseOp final : public OpKernel {
   }
 };
 
+class StackOp final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("elem_type", &dtype_));
+    MG_RETURN_IF_ERROR(c->GetAttr("stack_name", &base_name_));
+    if (base_name_.empty()) base_name_ = c->def().name();
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& max_size = ctx->input(0);
+    if (max_size.dims() != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("max_size must be a scalar, but had shape: ",
+                                                     max_size.shape().DebugString()));
+    }
+    static std::atomic<int64_t> counter{0};
+    const std::string name = absl::StrCat(base_name_, "_", counter.fetch_add(1));
+    MG_RETURN_IF_ERROR(
+        ctx->step_resources()
+            ->LookupOrCreateResource(
+                StepContainer(ctx), name,
+                [&] { return std::make_unique<Stack>(name, dtype_, *max_size.data<int32_t>()); })
+            .status());
+    ctx->set_output(0, MakeStepHandle(ctx, name, kStackTypeName));
+    return absl::OkStatus();
+  }
+
+ private:
+  DataType dtype_ = DT_INVALID;
+  std::string base_name_;
+};
+
+class StackPushOp final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(std::shared_ptr<Stack> stack, StepResourceInput<Stack>(ctx, 0));
+    MG_RETURN_IF_ERROR(stack->Push(ctx->input(1)));
+    ctx->set_output(0, ctx->input(1));
+    return absl::OkStatus();
+  }
+};
+
+class StackPopOp final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("elem_type", &dtype_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(std::shared_ptr<Stack> stack, StepResourceInput<Stack>(ctx, 0));
+    MG_ASSIGN_OR_RETURN(Tensor t, stack->Pop(dtype_));
+    ctx->set_output(0, std::move(t));
+    return absl::OkStatus();
+  }
+
+ private:
+  DataType dtype_ = DT_INVALID;
+};
+
+class StackCloseOp final : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(std::shared_ptr<Stack> stack, StepResourceInput<Stack>(ctx, 0));
+    stack->Close();
+    return absl::OkStatus();
+  }
+};
+
 }  // namespace
 
 void RegisterTensorArrayKernels(KernelRegistry* r) {
@@ -748,6 +894,10 @@ void RegisterTensorArrayKernels(KernelRegistry* r) {
   r->Register("TensorArraySplitV3", MakeFactory<SplitOp>());
   r->Register("TensorArraySizeV3", MakeFactory<SizeOp>());
   r->Register("TensorArrayCloseV3", MakeFactory<CloseOp>());
+  r->Register("StackV2", MakeFactory<StackOp>());
+  r->Register("StackPushV2", MakeFactory<StackPushOp>());
+  r->Register("StackPopV2", MakeFactory<StackPopOp>());
+  r->Register("StackCloseV2", MakeFactory<StackCloseOp>());
 }
 
 }  // namespace minigraph

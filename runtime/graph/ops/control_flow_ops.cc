@@ -111,6 +111,9 @@ void RegisterControlFlowOps(OpRegistry* r) {
                           .Attr("T: type")
                           .SetShapeFn(ForwardShape));
   }
+  // Does nothing, and runs even when its (control) inputs are dead: a
+  // point to order other ops after, inside while loops.
+  MG_REGISTER_OP(r, OpDefBuilder("ControlTrigger").SetShapeFn(shape_fn::Unknown));
   MG_REGISTER_OP(r, OpDefBuilder("LoopCond")
                         .Input("input: bool")
                         .Output("output: bool")

@@ -1,8 +1,10 @@
-// TensorArrays: TensorFlow 1's arrays of tensors that live for one step
-// (tf.TensorArray in graph mode, what dynamic_rnn and tf.while_loop's
-// accumulators are built from), with TensorFlow's signatures. A handle's
-// inferred shape is its element shape (as a variable handle's is the
-// variable's); the float "flow" orders the ops that use one array.
+// TensorArrays and stacks: TensorFlow 1's per-step containers of tensors,
+// with TensorFlow's signatures. TensorArrays are tf.TensorArray in graph
+// mode (what dynamic_rnn accumulates into); a TensorArray handle's inferred
+// shape is its element shape (as a variable handle's is the variable's),
+// and the float "flow" orders the ops that use one array. Stacks are where
+// the gradient of a TensorFlow 1 while loop keeps each iteration's values
+// (pushed going forward, popped going back).
 #include <vector>
 
 #include "runtime/graph/op_def_builder.h"
@@ -161,6 +163,36 @@ void RegisterTensorArrayOps(OpRegistry* r) {
                           return shape_fn::Scalar(c);
                         }));
   MG_REGISTER_OP(r, OpDefBuilder("TensorArrayCloseV3")
+                        .Input("handle: resource")
+                        .SetIsStateful()
+                        .SetShapeFn(shape_fn::Unknown));
+
+  MG_REGISTER_OP(r, OpDefBuilder("StackV2")
+                        .Input("max_size: int32")
+                        .Output("handle: resource")
+                        .Attr("elem_type: type")
+                        .Attr("stack_name: string = \"\"")
+                        .SetIsStateful()
+                        .SetShapeFn([](InferenceContext* c) {
+                          MG_RETURN_IF_ERROR(ScalarInput(c, 0));
+                          return shape_fn::Unknown(c);
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("StackPushV2")
+                        .Input("handle: resource")
+                        .Input("elem: T")
+                        .Output("output: T")
+                        .Attr("T: type")
+                        .Attr("swap_memory: bool = false")
+                        .SetShapeFn([](InferenceContext* c) {
+                          c->set_output(0, c->input(1));
+                          return absl::OkStatus();
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("StackPopV2")
+                        .Input("handle: resource")
+                        .Output("elem: elem_type")
+                        .Attr("elem_type: type")
+                        .SetShapeFn(shape_fn::Unknown));
+  MG_REGISTER_OP(r, OpDefBuilder("StackCloseV2")
                         .Input("handle: resource")
                         .SetIsStateful()
                         .SetShapeFn(shape_fn::Unknown));
