@@ -3,11 +3,17 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
+#include "runtime/cc/internal/while_gradients.h"
 #include "runtime/cc/ops.h"
+#include "runtime/graph/node_def_util.h"
 
 namespace minigraph {
 
@@ -41,11 +47,69 @@ const GradientRegistry* StandardGradients() {
   return r;
 }
 
+namespace gradients_internal {
+
+absl::Status CallGradient(const Scope& g, const Scope& graph, const Operation& op,
+                          std::vector<Output> dys, const std::vector<bool>& wanted,
+                          std::vector<Output>* dxs) {
+  const std::string& type = graph.GetNodeDef(op).op();
+  dxs->clear();
+  bool no_gradient = false;
+  const SelectiveGradFunc* fn = StandardGradients()->Lookup(type, &no_gradient);
+  if (fn == nullptr) {
+    if (no_gradient) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat("no gradient function is registered for op type ", type, " (node '", op.name(),
+                     "', on the path from the xs to the ys)"));
+  }
+  // Zeros for the outputs nothing flows back to (for a TensorList, a list
+  // of unset items); none for handles, which have no zeros.
+  for (int i = 0; i < op.num_outputs(); ++i) {
+    const DataType t = BaseType(op.output(i).dtype());
+    if (!dys[i].op().valid() && t != DT_RESOURCE) dys[i] = ops::ZerosLike(g, op.output(i));
+  }
+  MG_RETURN_WITH_CONTEXT_IF_ERROR((*fn)(g, op, dys, wanted, dxs), "gradient of '", op.name(), "'");
+  return g.status();
+}
+
+}  // namespace gradients_internal
+
 namespace {
 
 using Key = std::pair<std::string, int>;  // (op name, output index)
 
 Key KeyOf(const Output& o) { return {o.op().name(), o.index()}; }
+
+// The while-loop frames each op runs in, outermost first (empty outside
+// any loop), from the Enters and Exits on its inputs: an Enter adds its
+// frame, a consumer of an Exit leaves one.
+absl::flat_hash_map<std::string, std::vector<std::string>> LoopFrames(
+    const Scope& scope, const std::vector<Operation>& all) {
+  absl::flat_hash_map<std::string, std::vector<std::string>> frames;
+  for (const Operation& op : all) {
+    const NodeDef& node = scope.GetNodeDef(op);
+    std::vector<std::string> stack;
+    for (const std::string& in : node.input()) {
+      absl::StatusOr<TensorId> id = ParseTensorName(in[0] == '^' ? in.substr(1) : in);
+      if (!id.ok()) continue;
+      auto it = frames.find(id->node);
+      if (it == frames.end()) continue;  // a back edge, from a NextIteration
+      stack = it->second;
+      absl::StatusOr<Operation> src = scope.FindOp(id->node);
+      if (src.ok()) {
+        const std::string& t = scope.GetNodeDef(*src).op();
+        if ((t == "Exit" || t == "RefExit") && !stack.empty()) stack.pop_back();
+      }
+      break;
+    }
+    if (node.op() == "Enter" || node.op() == "RefEnter") {
+      auto f = node.attr().find("frame_name");
+      stack.push_back(f == node.attr().end() ? std::string() : f->second.s());
+    }
+    frames[op.name()] = std::move(stack);
+  }
+  return frames;
+}
 
 }  // namespace
 
@@ -59,8 +123,9 @@ absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>&
                                                    ys.size(), " ys"));
   }
   const Scope g = scope.NewSubScope("gradients");
-  const GradientRegistry* registry = StandardGradients();
   std::vector<Operation> all = scope.AllOps();
+  absl::flat_hash_set<std::string> before;
+  for (const Operation& op : all) before.insert(op.name());
 
   // Ops that the ys depend on (backward from the ys), stopping at the xs.
   std::set<Key> x_keys;
@@ -79,13 +144,18 @@ absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>&
       if (reaches_y.insert(in.op().name()).second) queue.push_back(in.op());
     }
   }
-  // Of those, the ones that depend on an x (forward from the xs).
+  // Of those, the ones that depend on an x (forward from the xs). Repeated
+  // until nothing changes: a loop's back edge (NextIteration into Merge)
+  // points to an op created earlier.
   absl::flat_hash_set<std::string> from_x;
-  for (const Operation& op : all) {
-    if (!reaches_y.contains(op.name())) continue;
-    bool depends = x_ops.contains(op.name());
-    for (const Output& in : scope.GetInputs(op)) depends |= from_x.contains(in.op().name());
-    if (depends) from_x.insert(op.name());
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Operation& op : all) {
+      if (!reaches_y.contains(op.name()) || from_x.contains(op.name())) continue;
+      bool depends = x_ops.contains(op.name());
+      for (const Output& in : scope.GetInputs(op)) depends |= from_x.contains(in.op().name());
+      if (depends) changed |= from_x.insert(op.name()).second;
+    }
   }
 
   // Gradient contributions per output, summed when they are all in.
@@ -100,14 +170,108 @@ absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>&
     if (it->second.size() == 1) return it->second[0];
     return ops::AddN(g, it->second);
   };
+  auto wanted_input = [&](const Output& in) {
+    return from_x.contains(in.op().name()) || x_keys.count(KeyOf(in)) > 0;
+  };
 
-  // Reverse creation order is a reverse topological order.
-  std::vector<Operation> path;
+  // Units of the backward pass: one op, or a whole while loop (its
+  // outermost frame inside the ys' own: gradients built inside a loop's
+  // body, as a call's in a functional While's gradient, differentiate the
+  // ops of that frame one by one), whose gradient is built at once.
+  const absl::flat_hash_map<std::string, std::vector<std::string>> frames = LoopFrames(scope, all);
+  // (An Exit runs in its loop's frame; its output is outside it.)
+  const size_t base = ys.empty()
+                          ? 0
+                          : frames.at(ys[0].op().name()).size() -
+                                (absl::EndsWith(scope.GetNodeDef(ys[0].op()).op(), "Exit") ? 1 : 0);
+  auto loop_of = [&](const Operation& op) -> std::string {
+    const std::vector<std::string>& stack = frames.at(op.name());
+    return stack.size() > base ? stack[base] : std::string();
+  };
+  std::vector<std::vector<Operation>> units;
+  std::vector<std::string> unit_frame;
+  absl::flat_hash_map<std::string, int> unit_of;        // op name -> unit
+  absl::flat_hash_map<std::string, int> unit_of_frame;  // frame -> unit
   for (const Operation& op : all) {
-    if (from_x.contains(op.name())) path.push_back(op);
+    if (!from_x.contains(op.name())) continue;
+    const std::string frame = loop_of(op);
+    int u;
+    if (frame.empty()) {
+      u = static_cast<int>(units.size());
+      units.emplace_back();
+      unit_frame.emplace_back();
+    } else {
+      auto [it, added] = unit_of_frame.try_emplace(frame, static_cast<int>(units.size()));
+      if (added) {
+        units.emplace_back();
+        unit_frame.push_back(frame);
+      }
+      u = it->second;
+    }
+    units[u].push_back(op);
+    unit_of[op.name()] = u;
   }
-  for (auto it = path.rbegin(); it != path.rend(); ++it) {
-    const Operation& op = *it;
+  // A loop takes in all of its frame's ops, also those no x reaches.
+  for (const Operation& op : all) {
+    if (unit_of.contains(op.name())) continue;
+    const std::string frame = loop_of(op);
+    if (frame.empty()) continue;
+    auto it = unit_of_frame.find(frame);
+    if (it == unit_of_frame.end()) continue;
+    unit_of[op.name()] = it->second;
+  }
+  for (auto& [frame, u] : unit_of_frame) {
+    std::vector<Operation>& ops_of = units[u];
+    ops_of.clear();
+    for (const Operation& op : all) {
+      auto it = unit_of.find(op.name());
+      if (it != unit_of.end() && it->second == u) ops_of.push_back(op);
+    }
+  }
+  // Reverse topological order of the units: a unit runs when every unit
+  // that consumes it has; among those ready, the one created last first.
+  std::vector<std::set<int>> consumers(units.size());
+  for (size_t u = 0; u < units.size(); ++u) {
+    for (const Operation& op : units[u]) {
+      for (const Output& in : scope.GetInputs(op)) {
+        auto it = unit_of.find(in.op().name());
+        if (it != unit_of.end() && it->second != static_cast<int>(u)) {
+          consumers[it->second].insert(static_cast<int>(u));
+        }
+      }
+    }
+  }
+  std::vector<int> waiting(units.size());
+  std::set<int> ready;  // by unit index, which follows creation order
+  for (size_t u = 0; u < units.size(); ++u) {
+    waiting[u] = static_cast<int>(consumers[u].size());
+    if (waiting[u] == 0) ready.insert(static_cast<int>(u));
+  }
+  std::vector<std::set<int>> producers(units.size());
+  for (size_t u = 0; u < units.size(); ++u) {
+    for (int c : consumers[u]) producers[c].insert(static_cast<int>(u));
+  }
+
+  while (!ready.empty()) {
+    const int u = *ready.rbegin();
+    ready.erase(u);
+    for (int p : producers[u]) {
+      if (--waiting[p] == 0) ready.insert(p);
+    }
+    if (!unit_frame[u].empty()) {
+      gradients_internal::WhileLoopGradientArgs loop{scope, g};
+      loop.frame = unit_frame[u];
+      loop.ops = units[u];
+      loop.before = &before;
+      loop.from_x = &from_x;
+      loop.grad_of = [&](const Output& o) { return sum(KeyOf(o)); };
+      loop.add_grad = [&](const Output& in, const Output& grad) {
+        if (grad.op().valid() && wanted_input(in)) pending[KeyOf(in)].push_back(grad);
+      };
+      MG_RETURN_IF_ERROR(gradients_internal::AddWhileLoopGradients(loop));
+      continue;
+    }
+    const Operation& op = units[u][0];
     std::vector<Output> dys(op.num_outputs());
     bool any = false;
     for (int i = 0; i < op.num_outputs(); ++i) {
@@ -121,31 +285,11 @@ absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>&
     bool is_only_x = true;
     for (int i = 0; i < op.num_outputs(); ++i) is_only_x &= x_keys.count({op.name(), i}) > 0;
     if (is_only_x || type == "StopGradient") continue;
-    bool no_gradient = false;
-    const SelectiveGradFunc* fn = registry->Lookup(type, &no_gradient);
-    if (fn == nullptr) {
-      if (no_gradient) continue;
-      return absl::InvalidArgumentError(absl::StrCat(
-          "no gradient function is registered for op type ", type, " (node '", op.name(),
-          "', on the path from the xs to the ys)"));
-    }
-    // Zeros for the outputs nothing flows back to (for a TensorList, a list
-    // of unset items); none for handles, which have no zeros.
-    for (int i = 0; i < op.num_outputs(); ++i) {
-      const DataType t = BaseType(op.output(i).dtype());
-      if (!dys[i].op().valid() && t != DT_RESOURCE) {
-        dys[i] = ops::ZerosLike(g, op.output(i));
-      }
-    }
     const std::vector<Output> inputs = scope.GetInputs(op);
     std::vector<bool> wanted(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      wanted[i] = from_x.contains(inputs[i].op().name()) || x_keys.count(KeyOf(inputs[i])) > 0;
-    }
+    for (size_t i = 0; i < inputs.size(); ++i) wanted[i] = wanted_input(inputs[i]);
     std::vector<Output> dxs;
-    MG_RETURN_WITH_CONTEXT_IF_ERROR((*fn)(g, op, dys, wanted, &dxs), "gradient of '", op.name(),
-                                    "'");
-    MG_RETURN_IF_ERROR(g.status());
+    MG_RETURN_IF_ERROR(gradients_internal::CallGradient(g, scope, op, dys, wanted, &dxs));
     for (size_t i = 0; i < inputs.size() && i < dxs.size(); ++i) {
       if (!dxs[i].op().valid() || !wanted[i]) continue;
       pending[KeyOf(inputs[i])].push_back(dxs[i]);

@@ -501,18 +501,6 @@ TEST(GradientsTest, CondBackpropagatesThroughTheBranchTaken) {
   EXPECT_THAT(sess2->Run({{"p", Tensor::Scalar<bool>(true)}, {"w", Tensor::Scalar<double>(1)}},
                          {direct_grads[0].name()}, {}, &out),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("untaken side")));
-
-  // While loops have no gradient yet: the error names the op type.
-  std::vector<Output> looped = ops::WhileLoop(
-      root, {x},
-      [](const Scope& c, const std::vector<Output>& v) {
-        return ops::Less(c, ops::Sum(c, v[0], ops::Const<int32_t>(c, 0)), ops::Const(c, 10.0));
-      },
-      [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
-        return {ops::Mul(b, v[0], ops::Const(b, 2.0))};
-      });
-  EXPECT_THAT(AddSymbolicGradients(root, {looped[0]}, {x}, &grads),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("op type Exit")));
 }
 
 TEST(GradientsTest, BroadcastToCumsumDynamicStitchAndDynamicPartition) {
@@ -821,6 +809,166 @@ TEST(GradientsTest, TensorArrays) {
   EXPECT_DOUBLE_EQ(out[0].data<double>()[1], -4.0);
   EXPECT_DOUBLE_EQ(out[1].data<double>()[0], 4 * 1.5 * 1.5 * 1.5);
   EXPECT_DOUBLE_EQ(out[1].data<double>()[1], -32.0);
+}
+
+// TensorFlow 1 while loops (ops::WhileLoop's frames): the forward values
+// each iteration's gradient needs are kept on stacks, a backward loop pops
+// them in reverse; loop invariants' gradients sum over the iterations.
+TEST(GradientsTest, TensorFlow1WhileLoops) {
+  auto i32 = [](const Scope& s, int v) { return ops::Const<int32_t>(s, v); };
+  auto below = [&](int n) {
+    return [&, n](const Scope& c, const std::vector<Output>& v) {
+      return ops::Less(c, v[0], i32(c, n));
+    };
+  };
+  {
+    SCOPED_TRACE("h = tanh(h * w + 0.1), three times");
+    CheckGradients(
+        [&](const Scope& s, const std::vector<Output>& x) {
+          return ops::WhileLoop(
+              s, {i32(s, 0), x[0]}, below(3),
+              [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+                Output w = ops::LoopInvariant(b, x[1]);
+                return {ops::Add(b, v[0], i32(b, 1)),
+                        ops::Tanh(b, ops::Add(b, ops::Mul(b, v[1], w), ops::Const(b, 0.1)))};
+              })[1];
+        },
+        {R({3}), R({3})});
+  }
+  {
+    SCOPED_TRACE("a recurrent layer: h = tanh(h W + b), four times");
+    CheckGradients(
+        [&](const Scope& s, const std::vector<Output>& x) {
+          return ops::WhileLoop(
+              s, {i32(s, 0), x[0]}, below(4),
+              [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+                Output w = ops::LoopInvariant(b, x[1]);
+                Output bias = ops::LoopInvariant(b, x[2]);
+                return {ops::Add(b, v[0], i32(b, 1)),
+                        ops::Tanh(b, ops::BiasAdd(b, ops::MatMul(b, v[1], w), bias))};
+              },
+              /*parallel_iterations=*/4)[1];
+        },
+        {R({2, 3}), R({3, 3}, -1, 1), R({3})});
+  }
+  {
+    SCOPED_TRACE("a = a * c with c passed through: a c^5");
+    CheckGradients(
+        [&](const Scope& s, const std::vector<Output>& x) {
+          std::vector<Output> out = ops::WhileLoop(
+              s, {i32(s, 0), x[0], x[1]}, below(5),
+              [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+                return {ops::Add(b, v[0], i32(b, 1)), ops::Mul(b, v[1], v[2]), v[2]};
+              });
+          return ops::Add(s, out[1], out[2]);
+        },
+        {R({2}), R({2}, 0.5, 1.5)});
+  }
+
+  // A data-dependent count: x doubles until its sum reaches 10.
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE, PartialShape({2}));
+  std::vector<Output> looped = ops::WhileLoop(
+      root, {x},
+      [](const Scope& c, const std::vector<Output>& v) {
+        return ops::Less(c, ops::Sum(c, v[0], ops::Const<int32_t>(c, 0)), ops::Const(c, 10.0));
+      },
+      [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        return {ops::Mul(b, v[0], ops::Const(b, 2.0))};
+      });
+  std::vector<Output> grads;
+  ASSERT_OK(AddSymbolicGradients(root, {looped[0]}, {x}, &grads));
+  // Inside a loop: a cond, or another loop, is refused by name.
+  Output p = ops::Placeholder(root.WithOpName("p"), DT_BOOL, PartialShape::Scalar());
+  std::vector<Output> with_cond = ops::WhileLoop(
+      root.NewSubScope("cond_inside"), {i32(root, 0), x}, below(2),
+      [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        Output y = ops::Cond(
+            b, ops::LoopInvariant(b, p), {v[1]},
+            [](const Scope& t, const std::vector<Output>& in) -> std::vector<Output> {
+              return {ops::Square(t, in[0])};
+            },
+            [](const Scope& e, const std::vector<Output>& in) -> std::vector<Output> {
+              return {in[0]};
+            })[0];
+        return {ops::Add(b, v[0], i32(b, 1)), y};
+      });
+  EXPECT_THAT(AddSymbolicGradients(root, {with_cond[1]}, {x}, &grads),
+              StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("its body has a cond")));
+  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
+  Scope fresh = Scope::NewRootScope();
+  Output fx = ops::Placeholder(fresh.WithOpName("x"), DT_DOUBLE, PartialShape({2}));
+  std::vector<Output> again = ops::WhileLoop(
+      fresh, {fx},
+      [](const Scope& c, const std::vector<Output>& v) {
+        return ops::Less(c, ops::Sum(c, v[0], ops::Const<int32_t>(c, 0)), ops::Const(c, 10.0));
+      },
+      [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        return {ops::Mul(b, v[0], ops::Const(b, 2.0))};
+      });
+  ASSERT_OK(AddSymbolicGradients(fresh, {again[0]}, {fx}, &grads));
+  ASSERT_OK(sess->Create(*fresh.ToGraphDef()));
+  for (const auto& [start, factor] :
+       std::vector<std::pair<double, double>>{{1.0, 8.0}, {3.0, 2.0}, {6.0, 1.0}, {0.25, 32.0}}) {
+    std::vector<Tensor> out;
+    ASSERT_OK(sess->Run({{"x", Tensor::Vector<double>({start, start})}},
+                        {again[0].name(), grads[0].name()}, {}, &out));
+    EXPECT_EQ(out[0].data<double>()[0], start * factor) << start;
+    EXPECT_EQ(out[1].data<double>()[0], factor) << start;
+    EXPECT_EQ(out[1].data<double>()[1], factor) << start;
+  }
+}
+
+// tf.nn.dynamic_rnn's graph, differentiated: the inputs unstacked into a
+// TensorArray, read and written per step in a TensorFlow 1 loop, the
+// outputs stacked; the gradient runs through the arrays' gradients inside
+// the backward loop.
+TEST(GradientsTest, DynamicRnnWithTensorArrays) {
+  constexpr int kT = 4, kB = 2, kD = 3, kH = 2;
+  auto array = [](const Scope& s, Output size, PartialShape element) {
+    Operation op =
+        s.AddOp("TensorArrayV3", {{size}},
+                {{"dtype", MakeAttrValue(DT_DOUBLE)}, {"element_shape", MakeAttrValue(element)}});
+    return std::make_pair(op.output(0), op.output(1));
+  };
+  CheckGradients(
+      [&](const Scope& s, const std::vector<Output>& x) {
+        Output steps = ops::Const<int32_t>(s, kT);
+        Output range = ops::Range(s, ops::Const<int32_t>(s, 0), steps, ops::Const<int32_t>(s, 1));
+        const auto in = array(s, steps, PartialShape({kB, kD}));
+        const auto out = array(s, steps, PartialShape({kB, kH}));
+        const Output in_ta = in.first, in_flow = in.second;
+        const Output out_ta = out.first, out_flow = out.second;
+        Output unstacked =
+            s.AddOp("TensorArrayScatterV3", {{in_ta}, {range}, {x[0]}, {in_flow}}).output(0);
+        std::vector<Output> done = ops::WhileLoop(
+            s, {ops::Const<int32_t>(s, 0), x[3], out_flow},
+            [&](const Scope& c, const std::vector<Output>& v) {
+              return ops::Less(c, v[0], ops::LoopInvariant(c, steps));
+            },
+            [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+              Output x_t =
+                  b.AddOp(
+                       "TensorArrayReadV3",
+                       {{ops::LoopInvariant(b, in_ta)}, {v[0]}, {ops::LoopInvariant(b, unstacked)}},
+                       {{"dtype", MakeAttrValue(DT_DOUBLE)}})
+                      .output(0);
+              Output h = ops::Tanh(b, ops::Add(b, ops::MatMul(b, x_t, ops::LoopInvariant(b, x[1])),
+                                               ops::MatMul(b, v[1], ops::LoopInvariant(b, x[2]))));
+              Output flow = b.AddOp("TensorArrayWriteV3",
+                                    {{ops::LoopInvariant(b, out_ta)}, {v[0]}, {h}, {v[2]}})
+                                .output(0);
+              return {ops::Add(b, v[0], ops::Const<int32_t>(b, 1)), h, flow};
+            },
+            /*parallel_iterations=*/32);
+        Output outputs = s.AddOp("TensorArrayGatherV3", {{out_ta}, {range}, {done[2]}},
+                                 {{"dtype", MakeAttrValue(DT_DOUBLE)},
+                                  {"element_shape", MakeAttrValue(PartialShape({kB, kH}))}})
+                             .output(0);
+        // The outputs and the final state both reach the loss.
+        return ops::Add(s, outputs, done[1]);
+      },
+      {R({kT, kB, kD}), R({kD, kH}, -1, 1), R({kH, kH}, -1, 1), R({kB, kH})});
 }
 
 }  // namespace

@@ -92,6 +92,12 @@ Scope Scope::WithLoopFrame(std::string frame) const {
   return s;
 }
 
+Scope Scope::WithInputMapper(InputMapper map) const {
+  Scope s = *this;
+  s.input_mapper_ = std::move(map);
+  return s;
+}
+
 Scope Scope::WithDevice(std::string device) const {
   Scope s = *this;
   s.device_ = std::move(device);
@@ -274,10 +280,22 @@ const FunctionDefLibrary& Scope::library() const { return graph_->def.library();
 
 const OpRegistry* Scope::op_registry() const { return graph_->ops; }
 
-Operation Scope::AddOp(absl::string_view op_type, const std::vector<std::vector<Output>>& inputs,
+Operation Scope::AddOp(absl::string_view op_type,
+                       const std::vector<std::vector<Output>>& given_inputs,
                        const std::map<std::string, AttrValue>& attrs) const {
   Graph& g = *graph_;
   if (!g.status.ok()) return Operation();
+  std::vector<std::vector<Output>> mapped;
+  if (input_mapper_) {
+    mapped = given_inputs;
+    for (std::vector<Output>& arg : mapped) {
+      for (Output& in : arg) {
+        if (in.op().valid()) in = input_mapper_(in);
+      }
+    }
+    if (!g.status.ok()) return Operation();
+  }
+  const std::vector<std::vector<Output>>& inputs = input_mapper_ ? mapped : given_inputs;
   // A name ending in '/' is taken as is (TensorFlow's rule for naming an op
   // after a name scope it opened, like the optimizer's final op).
   const bool exact = !op_name_.empty() && op_name_.back() == '/';

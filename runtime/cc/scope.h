@@ -118,6 +118,13 @@ class Scope {
   // in; set by ops::WhileLoop for cond and body, kept by derived scopes.
   Scope WithLoopFrame(std::string frame) const;
   const std::string& loop_frame() const { return loop_frame_; }
+  // Nodes created through the result take `map(input)` for each input (an
+  // Output of any node) instead: how the gradient of a while loop turns the
+  // forward loop's values its gradient functions ask for into the backward
+  // loop's (TensorFlow's GradLoopState::GetRealValue). `map` must build
+  // through scopes without a mapper.
+  using InputMapper = std::function<Output(const Output&)>;
+  Scope WithInputMapper(InputMapper map) const;
 
   bool ok() const;
   absl::Status status() const;
@@ -181,6 +188,7 @@ class Scope {
   std::string loop_frame_;
   std::string device_;
   DeviceFunction device_fn_;
+  InputMapper input_mapper_;
 };
 
 // TensorFlow's tf.train.replica_device_setter for between-graph replication:

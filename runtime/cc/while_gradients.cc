@@ -1,0 +1,366 @@
+// The gradient of a TensorFlow 1 while loop (Enter / Merge / Switch /
+// NextIteration / Exit frames, as ops::WhileLoop and TensorFlow's
+// tf.while_loop build them), the way TensorFlow's control-flow gradients
+// (control_flow_grad.py, GradLoopState) compute it, without running the
+// forward loop again:
+//
+// - the forward loop gets a counter (a loop variable of its own, "f_count")
+//   whose Exit says how many times the body ran;
+// - every forward value that a gradient function asks for is pushed onto a
+//   stack (StackPushV2) in each iteration of the forward loop; each push
+//   is ordered before the counter's increment, so the count is final only
+//   when every push of every iteration has happened;
+// - a backward loop runs that many times. Its variables are the count, the
+//   gradient of each floating loop variable (starting from its Exit's) and
+//   an accumulator per loop invariant that needs a gradient. Its body runs
+//   the gradient functions of the forward body's ops in reverse, with
+//   forward values replaced by stack pops (and loop invariants and
+//   constants brought into the backward frame); the pops of an iteration
+//   are ordered before the next iteration's through a ControlTrigger;
+// - the backward loop's Exits are the gradients of the forward Enters'
+//   inputs.
+//
+// Not supported (each an Unimplemented naming the loop): a cond or another
+// loop inside the loop's body. Those need TensorFlow's nested gradient
+// contexts; the functional While and If handle them.
+
+#include "runtime/cc/internal/while_gradients.h"
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+#include "runtime/cc/ops.h"
+#include "runtime/graph/node_def_util.h"
+
+namespace minigraph {
+namespace gradients_internal {
+namespace {
+
+using Key = std::pair<std::string, int>;
+
+Key KeyOf(const Output& o) { return {o.op().name(), o.index()}; }
+
+bool Is(const NodeDef& n, const char* type) {
+  return n.op() == type || n.op() == absl::StrCat("Ref", type);
+}
+
+bool Differentiable(DataType t) {
+  t = BaseType(t);
+  return t == DT_FLOAT || t == DT_DOUBLE || t == DT_HALF || t == DT_BFLOAT16 || t == DT_COMPLEX64 ||
+         t == DT_COMPLEX128 || t == DT_VARIANT;
+}
+
+// One loop variable's nodes.
+struct LoopVar {
+  Output enter, merge, next, exit;
+  Output body;    // the Identity (or Switch output) the body reads
+  Output result;  // what the body passes to NextIteration
+};
+
+struct Loop {
+  std::vector<LoopVar> vars;
+  std::vector<Output> invariants;  // constant Enters
+  Output pred;                     // LoopCond's output
+  int64_t parallel_iterations = 10;
+  // Forward op name -> the loop variable it is the top of (Merge, Switch,
+  // Identity), or the invariant it is (Enter).
+  absl::flat_hash_map<std::string, int> var_of, invariant_of;
+  absl::flat_hash_map<std::string, bool> structure;
+  std::vector<Operation> body;  // the rest, in creation order
+};
+
+absl::StatusOr<Loop> Analyze(const WhileLoopGradientArgs& a) {
+  const Scope& graph = a.graph;
+  auto unsupported = [&](const std::string& what) {
+    return absl::UnimplementedError(
+        absl::StrCat("the gradient of while loop '", a.frame, "': ", what));
+  };
+  Loop loop;
+  absl::flat_hash_map<std::string, Operation> by_name;
+  for (const Operation& op : a.ops) by_name[op.name()] = op;
+  // Consumers by (op, output), within the loop.
+  std::map<Key, std::vector<Operation>> consumers;
+  for (const Operation& op : a.ops) {
+    for (const Output& in : graph.GetInputs(op)) consumers[KeyOf(in)].push_back(op);
+  }
+  auto only_consumer = [&](const Output& o, const char* type) -> Operation {
+    for (const Operation& c : consumers[KeyOf(o)]) {
+      if (Is(graph.GetNodeDef(c), type)) return c;
+    }
+    return Operation();
+  };
+  for (const Operation& op : a.ops) {
+    const NodeDef& n = graph.GetNodeDef(op);
+    if (Is(n, "Enter")) {
+      if (n.attr().at("frame_name").s() != a.frame) {
+        return unsupported(absl::StrCat("its body has a loop of its own ('", op.name(), "')"));
+      }
+      loop.parallel_iterations = n.attr().at("parallel_iterations").i();
+      loop.structure[op.name()] = true;
+      if (n.attr().at("is_constant").b()) {
+        loop.invariant_of[op.name()] = static_cast<int>(loop.invariants.size());
+        loop.invariants.push_back(op.output(0));
+        continue;
+      }
+      LoopVar v;
+      v.enter = op.output(0);
+      Operation merge = only_consumer(v.enter, "Merge");
+      if (!merge.valid()) {
+        return unsupported(absl::StrCat("Enter '", op.name(), "' feeds no Merge"));
+      }
+      v.merge = merge.output(0);
+      const std::vector<Output> merge_in = graph.GetInputs(merge);
+      if (merge_in.size() != 2) {
+        return unsupported(absl::StrCat("Merge '", merge.name(), "' has ", merge_in.size(),
+                                        " inputs, not an Enter and a NextIteration"));
+      }
+      v.next = merge_in[1];
+      v.result = graph.GetInputs(v.next.op())[0];
+      Operation sw = only_consumer(v.merge, "Switch");
+      if (!sw.valid())
+        return unsupported(absl::StrCat("Merge '", merge.name(), "' feeds no Switch"));
+      Operation exit = only_consumer(sw.output(0), "Exit");
+      Operation ident = only_consumer(sw.output(1), "Identity");
+      v.exit = exit.valid() ? exit.output(0) : Output();
+      v.body = ident.valid() ? ident.output(0) : sw.output(1);
+      const int k = static_cast<int>(loop.vars.size());
+      for (const Operation& o : {merge, sw, v.next.op(), ident, exit}) {
+        if (!o.valid()) continue;
+        loop.structure[o.name()] = true;
+        if (o.name() != v.next.op().name() && o.name() != exit.name()) loop.var_of[o.name()] = k;
+      }
+      loop.vars.push_back(v);
+    } else if (n.op() == "LoopCond") {
+      loop.pred = op.output(0);
+      loop.structure[op.name()] = true;
+    }
+  }
+  if (loop.vars.empty() || !loop.pred.op().valid()) {
+    return unsupported("its Enter, Merge, Switch and LoopCond nodes were not found");
+  }
+  for (const Operation& op : a.ops) {
+    if (loop.structure.contains(op.name())) continue;
+    const NodeDef& n = graph.GetNodeDef(op);
+    if (Is(n, "Switch") || Is(n, "Merge") || Is(n, "Exit") || Is(n, "NextIteration")) {
+      return unsupported(absl::StrCat("its body has a cond ('", op.name(), "', ", n.op(), ")"));
+    }
+    loop.body.push_back(op);
+  }
+  return loop;
+}
+
+}  // namespace
+
+absl::Status AddWhileLoopGradients(const WhileLoopGradientArgs& a) {
+  const Scope& graph = a.graph;
+  MG_ASSIGN_OR_RETURN(Loop loop, Analyze(a));
+  // Which loop variables and invariants carry gradients.
+  std::vector<int> carried;  // loop variable indices, in backward order
+  for (size_t i = 0; i < loop.vars.size(); ++i) {
+    if (Differentiable(loop.vars[i].enter.dtype())) carried.push_back(static_cast<int>(i));
+  }
+  std::vector<int> accumulated;  // invariant indices
+  std::vector<DataType> read_dtype(loop.invariants.size(), DT_INVALID);
+  for (size_t k = 0; k < loop.invariants.size(); ++k) {
+    const Output source = graph.GetInputs(loop.invariants[k].op())[0];
+    if (!a.from_x->contains(source.op().name())) continue;
+    if (BaseType(source.dtype()) == DT_RESOURCE) {
+      // A variable read in the body: its gradient is that of the value read.
+      for (const Operation& op : loop.body) {
+        const NodeDef& n = graph.GetNodeDef(op);
+        if ((n.op() == "ReadVariableOp" || n.op() == "ResourceGather") &&
+            graph.GetInputs(op)[0].op().name() == loop.invariants[k].op().name()) {
+          read_dtype[k] = n.attr().at("dtype").type();
+        }
+      }
+      if (read_dtype[k] == DT_INVALID) continue;
+    } else if (!Differentiable(source.dtype())) {
+      continue;
+    }
+    accumulated.push_back(static_cast<int>(k));
+  }
+
+  const Scope s = a.g.NewSubScope(absl::StrCat(loop.vars[0].enter.op().name(), "_grad"));
+  const Scope outer = s.WithNoControlDependencies();
+  absl::flat_hash_set<std::string> in_loop;
+  for (const Operation& op : a.ops) in_loop.insert(op.name());
+
+  // The forward counter (its increment waits for the pushes, made below).
+  Output f_enter = ops::Enter(outer.WithOpName("f_count"), ops::Const<int32_t>(outer, 0), a.frame,
+                              false, loop.parallel_iterations);
+  Output f_merge = ops::Merge(outer.WithOpName("f_count"), {f_enter, f_enter});
+  ops::SwitchOutputs f_switch = ops::Switch(outer.WithOpName("f_count"), f_merge, loop.pred);
+  Output f_body = ops::Identity(outer.WithOpName("f_count"), f_switch.output_true);
+  Output f_total = ops::Exit(outer.WithOpName("f_count"), f_switch.output_false);
+  MG_RETURN_IF_ERROR(s.status());
+
+  // The backward loop's initial values.
+  std::vector<Output> init = {f_total};
+  for (int i : carried) {
+    const LoopVar& v = loop.vars[i];
+    Output dy = v.exit.op().valid() ? a.grad_of(v.exit) : Output();
+    if (!dy.op().valid()) dy = ops::ZerosLike(s, v.exit.op().valid() ? v.exit : v.enter);
+    init.push_back(dy);
+  }
+  for (int k : accumulated) {
+    const Output source = graph.GetInputs(loop.invariants[k].op())[0];
+    init.push_back(ops::ZerosLike(
+        s, read_dtype[k] != DT_INVALID ? ops::ReadVariableOp(s, source, read_dtype[k]) : source));
+  }
+
+  std::vector<Operation> pushes;
+  absl::Status status;
+  auto fail = [&](const absl::Status& st) {
+    if (status.ok()) status = st;
+  };
+  const size_t m = carried.size();
+  std::vector<Output> done = ops::WhileLoop(
+      s.NewSubScope("backward"), init,
+      [](const Scope& c, const std::vector<Output>& v) {
+        return ops::Greater(c, v[0], ops::Const<int32_t>(c, 0));
+      },
+      [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        std::vector<Operation> pops;
+        absl::flat_hash_map<std::string, Output> mapped;  // forward tensor -> backward
+        // A forward value as the backward body sees it.
+        auto map = [&](const Output& o) -> Output {
+          const std::string name = o.op().name();
+          if (!a.before->contains(name)) return o;  // built by the gradient
+          const std::string key = o.tensor_name();
+          auto it = mapped.find(key);
+          if (it != mapped.end()) return it->second;
+          Output r;
+          const NodeDef& n = graph.GetNodeDef(o.op());
+          if (!in_loop.contains(name)) {
+            r = ops::LoopInvariant(b, o);
+          } else if (loop.invariant_of.contains(name)) {
+            r = ops::LoopInvariant(b, graph.GetInputs(o.op())[0]);
+          } else if (n.op() == "Const") {
+            r = b.AddOp("Const", {},
+                        {{"value", n.attr().at("value")}, {"dtype", n.attr().at("dtype")}})
+                    .output(0);
+          } else {
+            // Pushed in each forward iteration, popped in reverse here. A
+            // push waits for its iteration's count, and the count's
+            // increment for the push: so one iteration's pushes come before
+            // the next one's.
+            const DataType t = BaseType(o.dtype());
+            Output stack =
+                outer.WithOpName("stack")
+                    .AddOp("StackV2", {{ops::Const<int32_t>(outer, -1)}},
+                           {{"elem_type", MakeAttrValue(t)}, {"stack_name", MakeAttrValue(key)}})
+                    .output(0);
+            Output enter = ops::Enter(outer.WithOpName("stack_enter"), stack, a.frame, true,
+                                      loop.parallel_iterations);
+            pushes.push_back(outer.WithControlDependencies({f_body.op()})
+                                 .WithOpName("stack_push")
+                                 .AddOp("StackPushV2", {{enter}, {o}}));
+            r = b.WithOpName("stack_pop")
+                    .AddOp("StackPopV2", {{ops::LoopInvariant(b, stack)}},
+                           {{"elem_type", MakeAttrValue(t)}})
+                    .output(0);
+            pops.push_back(r.op());
+          }
+          mapped[key] = r;
+          return r;
+        };
+        const Scope bm = b.WithInputMapper(map);
+
+        // Gradients inside the body: of each loop variable's top, of each
+        // invariant, and per body output.
+        std::map<Key, std::vector<Output>> pending;
+        std::vector<std::vector<Output>> d_var(loop.vars.size()), d_inv(loop.invariants.size());
+        for (size_t j = 0; j < m; ++j) {
+          const Output& result = loop.vars[carried[j]].result;
+          const std::string& src = result.op().name();
+          if (auto var = loop.var_of.find(src); var != loop.var_of.end()) {
+            d_var[var->second].push_back(v[1 + j]);  // passed through unchanged
+          } else if (auto inv = loop.invariant_of.find(src); inv != loop.invariant_of.end()) {
+            d_inv[inv->second].push_back(v[1 + j]);
+          } else {
+            pending[KeyOf(result)].push_back(v[1 + j]);
+          }
+        }
+        auto sum = [&](const std::vector<Output>& parts) -> Output {
+          if (parts.empty()) return Output();
+          return parts.size() == 1 ? parts[0] : ops::AddN(b, parts);
+        };
+        for (auto it = loop.body.rbegin(); it != loop.body.rend(); ++it) {
+          const Operation& op = *it;
+          std::vector<Output> dys(op.num_outputs());
+          bool any = false;
+          for (int i = 0; i < op.num_outputs(); ++i) {
+            auto p = pending.find({op.name(), i});
+            if (p != pending.end()) dys[i] = sum(p->second);
+            any |= dys[i].op().valid();
+          }
+          if (!any) continue;
+          const std::vector<Output> inputs = graph.GetInputs(op);
+          std::vector<bool> wanted(inputs.size());
+          for (size_t i = 0; i < inputs.size(); ++i) {
+            const std::string& src = inputs[i].op().name();
+            wanted[i] = a.from_x->contains(src) || loop.var_of.contains(src);
+          }
+          std::vector<Output> dxs;
+          absl::Status st = CallGradient(bm, graph, op, dys, wanted, &dxs);
+          if (!st.ok()) {
+            fail(st);
+            return {};
+          }
+          for (size_t i = 0; i < inputs.size() && i < dxs.size(); ++i) {
+            if (!dxs[i].op().valid() || !wanted[i]) continue;
+            const std::string& src = inputs[i].op().name();
+            if (auto var = loop.var_of.find(src); var != loop.var_of.end()) {
+              d_var[var->second].push_back(dxs[i]);
+            } else if (auto inv = loop.invariant_of.find(src); inv != loop.invariant_of.end()) {
+              d_inv[inv->second].push_back(dxs[i]);
+            } else {
+              pending[KeyOf(inputs[i])].push_back(dxs[i]);
+            }
+          }
+        }
+        // The next iteration starts when this one's pops are done.
+        Operation sync =
+            b.WithNoControlDependencies().WithControlDependencies(pops).WithOpName("b_sync").AddOp(
+                "ControlTrigger", {});
+        std::vector<Output> next = {
+            ops::Sub(b.WithControlDependencies({sync}), v[0], ops::Const<int32_t>(b, 1))};
+        for (size_t j = 0; j < m; ++j) {
+          Output d = sum(d_var[carried[j]]);
+          next.push_back(d.op().valid() ? d : ops::ZerosLike(b, v[1 + j]));
+        }
+        for (size_t k = 0; k < accumulated.size(); ++k) {
+          Output d = sum(d_inv[accumulated[k]]);
+          next.push_back(d.op().valid() ? ops::Add(b, v[1 + m + k], d) : v[1 + m + k]);
+        }
+        return next;
+      },
+      static_cast<int>(loop.parallel_iterations));
+  MG_RETURN_IF_ERROR(status);
+  MG_RETURN_IF_ERROR(s.status());
+
+  // The forward counter's increment, after this iteration's pushes.
+  Output one = ops::Const<int32_t>(outer.WithControlDependencies({f_body.op()}), 1);
+  Output f_next = ops::NextIteration(
+      outer.WithOpName("f_count"),
+      ops::Add(outer.WithControlDependencies(pushes).WithOpName("f_count"), f_body, one));
+  s.UpdateInput(f_merge.op(), 1, f_next);
+  MG_RETURN_IF_ERROR(s.status());
+
+  for (size_t j = 0; j < m; ++j) {
+    a.add_grad(graph.GetInputs(loop.vars[carried[j]].enter.op())[0], done[1 + j]);
+  }
+  for (size_t k = 0; k < accumulated.size(); ++k) {
+    a.add_grad(graph.GetInputs(loop.invariants[accumulated[k]].op())[0], done[1 + m + k]);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace gradients_internal
+}  // namespace minigraph
