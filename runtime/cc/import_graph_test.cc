@@ -94,6 +94,41 @@ TEST(ImportGraphTest, AWhileLoopsBackEdgesAreJoined) {
   EXPECT_EQ(out[0].data<int32_t>()[0], 12);
 }
 
+// A TensorFlow 1 loop from a GraphDef (given backwards) differentiates
+// once imported: h = h * w + 1, three times, from h = x.
+TEST(ImportGraphTest, AnImportedTensorFlow1LoopDifferentiates) {
+  Scope src = Scope::NewRootScope();
+  Output x = ops::Placeholder(src.WithOpName("x"), DT_FLOAT, PartialShape::Scalar());
+  Output w = ops::Placeholder(src.WithOpName("w"), DT_FLOAT, PartialShape::Scalar());
+  ops::WhileLoop(
+      src, {ops::Const<int32_t>(src, 0), x},
+      [](const Scope& c, const std::vector<Output>& v) {
+        return ops::Less(c, v[0], ops::Const<int32_t>(c, 3));
+      },
+      [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        return {ops::Add(b, v[0], ops::Const<int32_t>(b, 1)),
+                ops::Add(b, ops::Mul(b, v[1], ops::LoopInvariant(b, w)), ops::Const(b, 1.0f))};
+      });
+  ASSERT_OK_AND_ASSIGN(GraphDef def, src.ToGraphDef());
+  GraphDef reversed = def;
+  reversed.clear_node();
+  for (int i = def.node_size() - 1; i >= 0; --i) *reversed.add_node() = def.node(i);
+
+  Scope root = Scope::NewRootScope();
+  ASSERT_OK_AND_ASSIGN(auto g, ImportGraphDef(root, reversed));
+  std::vector<Output> grads;
+  ASSERT_OK(AddSymbolicGradients(root, {g.at("while/Exit_1").output(0)},
+                                 {g.at("x").output(0), g.at("w").output(0)}, &grads));
+  const float xv = 0.5f, wv = 1.5f;
+  std::vector<Tensor> out = RunGraph(root, {{"x", Tensor::Scalar(xv)}, {"w", Tensor::Scalar(wv)}},
+                                     {"while/Exit_1", grads[0].name(), grads[1].name()});
+  ASSERT_EQ(out.size(), 3u);
+  // h = x w^3 + w^2 + w + 1.
+  EXPECT_FLOAT_EQ(Scalar(out[0]), xv * wv * wv * wv + wv * wv + wv + 1);
+  EXPECT_FLOAT_EQ(Scalar(out[1]), wv * wv * wv);
+  EXPECT_FLOAT_EQ(Scalar(out[2]), 3 * xv * wv * wv + 2 * wv + 1);
+}
+
 TEST(ImportGraphTest, UnderAPrefixWithAnInputMap) {
   Scope src = Scope::NewRootScope();
   Output a = ops::Placeholder(src.WithOpName("a"), DT_FLOAT);
