@@ -8,7 +8,9 @@
 //   const Tensor& scores = out.at("scores");
 //
 // The MetaGraphDef whose tags are exactly `tags` is loaded; its Saver (the
-// SaverDef, in TensorFlow 1's and 2's layouts alike) restores the variables,
+// SaverDef, in TensorFlow 1's and 2's layouts alike) restores the variables
+// (without one, TensorFlow 2's object graph says which checkpoint value
+// each variable handle of the graph gets),
 // then its init op runs (TensorFlow 2's "__saved_model_init_op" signature,
 // or TensorFlow 1's main_op or legacy_init_op collection, fed the asset
 // files' paths). Every op of the graph and of its functions must have a

@@ -19,6 +19,7 @@
 namespace minigraph {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 class SavedModelTest : public ::testing::Test {
@@ -126,6 +127,65 @@ TEST_F(SavedModelTest, RunsAKerasTextClassifierFromRawText) {
       model.Run("serving_default", {{"text_vectorization_input",
                                      Tensor::Vector<std::string>({text.data<std::string>()[1]})}}));
   EXPECT_NEAR(again.at("activation_1").data<float>()[0], prob[1], 1e-6);
+}
+
+// The same Keras SavedModel with its SaverDef taken out: the variables are
+// restored by TensorFlow 2's object graph instead (each variable object's
+// checkpoint key from the checkpoint's object graph, its handle from the
+// calls that capture it), and the model answers as with its Saver.
+TEST_F(SavedModelTest, WithoutASaverDefTheObjectGraphRestores) {
+  MG_REQUIRE_SHARED_TESTDATA(dir);
+  const std::string src = JoinPath(dir, "tf_checkpoints/MurphyAdam__flask-ai/sentiment_model");
+  ASSERT_OK_AND_ASSIGN(SavedModelBundle with_saver,
+                       LoadSavedModel(SessionOptions(), src, {"serve"}));
+  ASSERT_OK_AND_ASSIGN(std::string bytes,
+                       ReadFileToString(Env::Default(), JoinPath(src, "saved_model.pb")));
+  SavedModel model;
+  ASSERT_TRUE(model.ParseFromString(bytes));
+  ASSERT_EQ(model.meta_graphs_size(), 1);
+  ASSERT_TRUE(model.meta_graphs(0).has_object_graph_def());
+  model.mutable_meta_graphs(0)->clear_saver_def();
+  MemEnv mem(Env::Default());
+  ASSERT_OK(mem.CreateDir("/copy"));
+  ASSERT_OK(mem.CreateDir("/copy/variables"));
+  ASSERT_OK(WriteStringToFile(&mem, "/copy/saved_model.pb", model.SerializeAsString()));
+  for (const char* f : {"variables.index", "variables.data-00000-of-00001"}) {
+    ASSERT_OK_AND_ASSIGN(std::string data,
+                         ReadFileToString(Env::Default(), JoinPath(JoinPath(src, "variables"), f)));
+    ASSERT_OK(WriteStringToFile(&mem, JoinPath("/copy/variables", f), data));
+  }
+  SessionOptions options;
+  options.env = &mem;
+  ASSERT_OK_AND_ASSIGN(SavedModelBundle by_objects, LoadSavedModel(options, "/copy", {"serve"}));
+  EXPECT_FALSE(by_objects.meta_graph.has_saver_def());
+  Tensor text(DT_STRING, TensorShape({2}));
+  text.data<std::string>()[0] = "What a wonderful film, I loved every minute of it";
+  text.data<std::string>()[1] = "";
+  ASSERT_OK_AND_ASSIGN(auto a,
+                       with_saver.Run("serving_default", {{"text_vectorization_input", text}}));
+  ASSERT_OK_AND_ASSIGN(auto b,
+                       by_objects.Run("serving_default", {{"text_vectorization_input", text}}));
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(a.at("activation_1").data<float>()[i], b.at("activation_1").data<float>()[i]) << i;
+  }
+  // A checkpoint without the object graph says so, naming the checkpoint.
+  ASSERT_OK(mem.DeleteFile("/copy/variables/variables.index"));
+  ASSERT_OK(mem.DeleteFile("/copy/variables/variables.data-00000-of-00001"));
+  {
+    Scope root = Scope::NewRootScope();
+    Variable v = Variable::Create(root, "v", Tensor::Scalar<float>(1), {.use_resource = true});
+    Operation init = GlobalVariablesInitializer(root);
+    ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {}, &mem));
+    ASSERT_OK_AND_ASSIGN(auto sess, NewSession(options));
+    ASSERT_OK(sess->Create(*root.ToGraphDef()));
+    std::vector<Tensor> out;
+    ASSERT_OK(sess->Run({}, {}, {init.name()}, &out));
+    ASSERT_OK(
+        saver->Save(sess.get(), "/copy/variables/variables", {.write_state = false}).status());
+  }
+  EXPECT_THAT(LoadSavedModel(options, "/copy", {"serve"}).status(),
+              StatusIs(absl::StatusCode::kNotFound, AllOf(HasSubstr("_CHECKPOINTABLE_OBJECT_GRAPH"),
+                                                          HasSubstr("by its object graph"))));
 }
 
 // The same Keras model, differentiated: its meta graph imported into a
