@@ -865,6 +865,51 @@ TEST(GradientsTest, TensorFlow1WhileLoops) {
         {R({2}), R({2}, 0.5, 1.5)});
   }
 
+  {
+    SCOPED_TRACE("a cond in the body, its branch alternating with the counter");
+    CheckGradients(
+        [&](const Scope& s, const std::vector<Output>& x) {
+          return ops::WhileLoop(
+              s, {i32(s, 0), x[0]}, below(5),
+              [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+                Output even = ops::Equal(b, ops::FloorMod(b, v[0], i32(b, 2)), i32(b, 0));
+                Output h = ops::Cond(
+                    b, even, {v[1], ops::LoopInvariant(b, x[1])},
+                    [](const Scope& t, const std::vector<Output>& in) -> std::vector<Output> {
+                      return {ops::Tanh(t, ops::Mul(t, in[0], in[1]))};
+                    },
+                    [](const Scope& e, const std::vector<Output>& in) -> std::vector<Output> {
+                      return {ops::Add(e, ops::Square(e, in[0]), in[1])};
+                    })[0];
+                return {ops::Add(b, v[0], i32(b, 1)), h};
+              })[1];
+        },
+        {R({3}, -1, 1), R({3}, -1, 1)});
+  }
+  {
+    SCOPED_TRACE("a cond on the data: halve the state while its sum is above 1");
+    CheckGradients(
+        [&](const Scope& s, const std::vector<Output>& x) {
+          return ops::WhileLoop(
+              s, {i32(s, 0), x[0]}, below(4),
+              [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+                Output big =
+                    ops::Greater(b, ops::Sum(b, ops::Square(b, v[1]), ops::Const<int32_t>(b, 0)),
+                                 ops::Const(b, 1.0));
+                Output h = ops::Cond(
+                    b, big, {v[1]},
+                    [](const Scope& t, const std::vector<Output>& in) -> std::vector<Output> {
+                      return {ops::Mul(t, in[0], ops::Const(t, 0.5))};
+                    },
+                    [&](const Scope& e, const std::vector<Output>& in) -> std::vector<Output> {
+                      return {ops::Mul(e, in[0], ops::LoopInvariant(e, x[1]))};
+                    })[0];
+                return {ops::Add(b, v[0], i32(b, 1)), h};
+              })[1];
+        },
+        {Tensor::Vector<double>({1.5, -0.5}), Tensor::Vector<double>({1.2, 1.7})});
+  }
+
   // A data-dependent count: x doubles until its sum reaches 10.
   Scope root = Scope::NewRootScope();
   Output x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE, PartialShape({2}));
@@ -878,23 +923,19 @@ TEST(GradientsTest, TensorFlow1WhileLoops) {
       });
   std::vector<Output> grads;
   ASSERT_OK(AddSymbolicGradients(root, {looped[0]}, {x}, &grads));
-  // Inside a loop: a cond, or another loop, is refused by name.
-  Output p = ops::Placeholder(root.WithOpName("p"), DT_BOOL, PartialShape::Scalar());
-  std::vector<Output> with_cond = ops::WhileLoop(
-      root.NewSubScope("cond_inside"), {i32(root, 0), x}, below(2),
+  // A loop inside a loop's body is refused by name.
+  std::vector<Output> nested = ops::WhileLoop(
+      root.NewSubScope("outer"), {i32(root, 0), x}, below(2),
       [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
-        Output y = ops::Cond(
-            b, ops::LoopInvariant(b, p), {v[1]},
-            [](const Scope& t, const std::vector<Output>& in) -> std::vector<Output> {
-              return {ops::Square(t, in[0])};
-            },
-            [](const Scope& e, const std::vector<Output>& in) -> std::vector<Output> {
-              return {in[0]};
-            })[0];
-        return {ops::Add(b, v[0], i32(b, 1)), y};
+        std::vector<Output> inner = ops::WhileLoop(
+            b.NewSubScope("inner"), {i32(b, 0), v[1]}, below(2),
+            [&](const Scope& ib, const std::vector<Output>& w) -> std::vector<Output> {
+              return {ops::Add(ib, w[0], i32(ib, 1)), ops::Square(ib, w[1])};
+            });
+        return {ops::Add(b, v[0], i32(b, 1)), inner[1]};
       });
-  EXPECT_THAT(AddSymbolicGradients(root, {with_cond[1]}, {x}, &grads),
-              StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("its body has a cond")));
+  EXPECT_THAT(AddSymbolicGradients(root, {nested[1]}, {x}, &grads),
+              StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("has a loop of its own")));
   ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
   Scope fresh = Scope::NewRootScope();
   Output fx = ops::Placeholder(fresh.WithOpName("x"), DT_DOUBLE, PartialShape({2}));

@@ -20,12 +20,16 @@
 // - the backward loop's Exits are the gradients of the forward Enters'
 //   inputs.
 //
-// Not supported (each an Unimplemented naming the loop): a cond or another
-// loop inside the loop's body. Those need TensorFlow's nested gradient
-// contexts; the functional While and If handle them.
+// A cond inside the body works as in TensorFlow: a value of one of its
+// branches is pushed only in the iterations that took the branch, and popped
+// behind a pivot of the backward body that is live exactly then (a Switch
+// of the popped predicate). Not supported (an Unimplemented naming the
+// loop): another loop inside the body, which needs TensorFlow's nested
+// gradient states; a functional While inside the body works.
 
 #include "runtime/cc/internal/while_gradients.h"
 
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -73,6 +77,20 @@ struct Loop {
   absl::flat_hash_map<std::string, int> var_of, invariant_of;
   absl::flat_hash_map<std::string, bool> structure;
   std::vector<Operation> body;  // the rest, in creation order
+  // The conds of the body that each body op runs in, outermost first: the
+  // predicate and the branch (0: false, 1: true). A Switch's outputs are in
+  // its branches; a Merge is where a cond's branches meet again.
+  absl::flat_hash_map<std::string, std::vector<std::pair<Output, int>>> conds;
+  absl::flat_hash_map<std::string, bool> cond_switch;
+
+  // The conds `t` (a forward value of the loop) is computed in.
+  std::vector<std::pair<Output, int>> CondsOf(const Scope& graph, const Output& t) const {
+    auto it = conds.find(t.op().name());
+    if (it == conds.end()) return {};
+    std::vector<std::pair<Output, int>> c = it->second;
+    if (cond_switch.contains(t.op().name())) c.emplace_back(graph.GetInputs(t.op())[1], t.index());
+    return c;
+  }
 };
 
 absl::StatusOr<Loop> Analyze(const WhileLoopGradientArgs& a) {
@@ -147,9 +165,25 @@ absl::StatusOr<Loop> Analyze(const WhileLoopGradientArgs& a) {
   for (const Operation& op : a.ops) {
     if (loop.structure.contains(op.name())) continue;
     const NodeDef& n = graph.GetNodeDef(op);
-    if (Is(n, "Switch") || Is(n, "Merge") || Is(n, "Exit") || Is(n, "NextIteration")) {
-      return unsupported(absl::StrCat("its body has a cond ('", op.name(), "', ", n.op(), ")"));
+    if (Is(n, "Exit") || Is(n, "NextIteration")) {
+      return unsupported(absl::StrCat("its body has a loop of its own ('", op.name(), "')"));
     }
+    if (Is(n, "Switch")) loop.cond_switch[op.name()] = true;
+    // The deepest cond among the inputs' (a branch may use a value from
+    // outside the cond directly); a Merge leaves its branches' cond.
+    std::vector<std::pair<Output, int>> deepest;
+    for (const std::string& in : n.input()) {
+      const bool control = !in.empty() && in[0] == '^';
+      absl::StatusOr<TensorId> id = ParseTensorName(control ? in.substr(1) : in);
+      if (!id.ok()) continue;
+      absl::StatusOr<Operation> src = graph.FindOp(id->node);
+      if (!src.ok()) continue;
+      std::vector<std::pair<Output, int>> c = loop.CondsOf(graph, src->output(id->index));
+      if (control && loop.cond_switch.contains(id->node)) c.pop_back();  // the Switch itself
+      if (c.size() > deepest.size()) deepest = std::move(c);
+    }
+    if (Is(n, "Merge") && !deepest.empty()) deepest.pop_back();
+    loop.conds[op.name()] = std::move(deepest);
     loop.body.push_back(op);
   }
   return loop;
@@ -228,8 +262,25 @@ absl::Status AddWhileLoopGradients(const WhileLoopGradientArgs& a) {
       [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
         std::vector<Operation> pops;
         absl::flat_hash_map<std::string, Output> mapped;  // forward tensor -> backward
+        // Per (predicate, branch) of a cond in the forward body: a node of
+        // the backward body that is live exactly when the forward iteration
+        // took that branch.
+        absl::flat_hash_map<std::string, Operation> pivots;
+        std::function<Output(const Output&)> map;
+        auto pivot = [&](const std::pair<Output, int>& cond) -> Operation {
+          const std::string key = absl::StrCat(cond.first.tensor_name(), "#", cond.second);
+          auto it = pivots.find(key);
+          if (it != pivots.end()) return it->second;
+          Output pred = map(cond.first);
+          ops::SwitchOutputs sw = ops::Switch(b.WithOpName("cond_pivot"), pred, pred);
+          Operation p = ops::Identity(b.WithOpName("cond_pivot"),
+                                      cond.second == 1 ? sw.output_true : sw.output_false)
+                            .op();
+          pivots[key] = p;
+          return p;
+        };
         // A forward value as the backward body sees it.
-        auto map = [&](const Output& o) -> Output {
+        map = [&](const Output& o) -> Output {
           const std::string name = o.op().name();
           if (!a.before->contains(name)) return o;  // built by the gradient
           const std::string key = o.tensor_name();
@@ -249,7 +300,8 @@ absl::Status AddWhileLoopGradients(const WhileLoopGradientArgs& a) {
             // Pushed in each forward iteration, popped in reverse here. A
             // push waits for its iteration's count, and the count's
             // increment for the push: so one iteration's pushes come before
-            // the next one's.
+            // the next one's. A value in a cond's branch is pushed only when
+            // the branch runs, so its pop waits on the same branch here.
             const DataType t = BaseType(o.dtype());
             Output stack =
                 outer.WithOpName("stack")
@@ -261,7 +313,10 @@ absl::Status AddWhileLoopGradients(const WhileLoopGradientArgs& a) {
             pushes.push_back(outer.WithControlDependencies({f_body.op()})
                                  .WithOpName("stack_push")
                                  .AddOp("StackPushV2", {{enter}, {o}}));
-            r = b.WithOpName("stack_pop")
+            const std::vector<std::pair<Output, int>> conds = loop.CondsOf(graph, o);
+            Scope at = b;
+            if (!conds.empty()) at = b.WithControlDependencies({pivot(conds.back())});
+            r = at.WithOpName("stack_pop")
                     .AddOp("StackPopV2", {{ops::LoopInvariant(b, stack)}},
                            {{"elem_type", MakeAttrValue(t)}})
                     .output(0);
@@ -313,15 +368,32 @@ absl::Status AddWhileLoopGradients(const WhileLoopGradientArgs& a) {
             fail(st);
             return {};
           }
+          const std::vector<std::pair<Output, int>>& op_conds = loop.conds.at(op.name());
           for (size_t i = 0; i < inputs.size() && i < dxs.size(); ++i) {
             if (!dxs[i].op().valid() || !wanted[i]) continue;
+            Output dx = dxs[i];
+            // A branch's op that uses a value from outside its cond directly
+            // (not through the cond's Switch): its gradient is dead when the
+            // branch did not run, so zeros stand in for it then (a Merge with
+            // zeros that only the other branch lets through), level by level.
+            const size_t in_depth = loop.CondsOf(graph, inputs[i]).size();
+            for (size_t d = op_conds.size(); d > in_depth; --d) {
+              const std::pair<Output, int>& c = op_conds[d - 1];
+              Output pred = map(c.first);
+              Output like = map(inputs[i]);
+              if (BaseType(like.dtype()) == DT_RESOURCE) {
+                like = ops::ReadVariableOp(b, like, BaseType(dx.dtype()));
+              }
+              ops::SwitchOutputs gate = ops::Switch(b, ops::ZerosLike(b, like), pred);
+              dx = ops::Merge(b, {dx, c.second == 1 ? gate.output_false : gate.output_true});
+            }
             const std::string& src = inputs[i].op().name();
             if (auto var = loop.var_of.find(src); var != loop.var_of.end()) {
-              d_var[var->second].push_back(dxs[i]);
+              d_var[var->second].push_back(dx);
             } else if (auto inv = loop.invariant_of.find(src); inv != loop.invariant_of.end()) {
-              d_inv[inv->second].push_back(dxs[i]);
+              d_inv[inv->second].push_back(dx);
             } else {
-              pending[KeyOf(inputs[i])].push_back(dxs[i]);
+              pending[KeyOf(inputs[i])].push_back(dx);
             }
           }
         }
@@ -345,11 +417,18 @@ absl::Status AddWhileLoopGradients(const WhileLoopGradientArgs& a) {
   MG_RETURN_IF_ERROR(status);
   MG_RETURN_IF_ERROR(s.status());
 
-  // The forward counter's increment, after this iteration's pushes.
+  // The forward counter's increment, after this iteration's pushes (through
+  // a ControlTrigger: a push in a branch not taken is dead, and must not
+  // make the count dead).
   Output one = ops::Const<int32_t>(outer.WithControlDependencies({f_body.op()}), 1);
+  std::vector<Operation> sync;
+  if (!pushes.empty()) {
+    sync.push_back(
+        outer.WithControlDependencies(pushes).WithOpName("f_sync").AddOp("ControlTrigger", {}));
+  }
   Output f_next = ops::NextIteration(
       outer.WithOpName("f_count"),
-      ops::Add(outer.WithControlDependencies(pushes).WithOpName("f_count"), f_body, one));
+      ops::Add(outer.WithControlDependencies(sync).WithOpName("f_count"), f_body, one));
   s.UpdateInput(f_merge.op(), 1, f_next);
   MG_RETURN_IF_ERROR(s.status());
 
