@@ -866,6 +866,18 @@ TEST(GradientsTest, TensorFlow1WhileLoops) {
   }
 
   {
+    SCOPED_TRACE("h = -h: a body whose gradient needs no forward value (no stack)");
+    CheckGradients(
+        [&](const Scope& s, const std::vector<Output>& x) {
+          return ops::WhileLoop(
+              s, {i32(s, 0), x[0]}, below(3),
+              [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+                return {ops::Add(b, v[0], i32(b, 1)), ops::Neg(b, v[1])};
+              })[1];
+        },
+        {R({2})});
+  }
+  {
     SCOPED_TRACE("a cond in the body, its branch alternating with the counter");
     CheckGradients(
         [&](const Scope& s, const std::vector<Output>& x) {

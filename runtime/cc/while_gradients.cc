@@ -239,7 +239,9 @@ absl::Status AddWhileLoopGradients(const WhileLoopGradientArgs& a) {
   for (int i : carried) {
     const LoopVar& v = loop.vars[i];
     Output dy = v.exit.op().valid() ? a.grad_of(v.exit) : Output();
-    if (!dy.op().valid()) dy = ops::ZerosLike(s, v.exit.op().valid() ? v.exit : v.enter);
+    if (!dy.op().valid()) {
+      dy = ops::ZerosLike(s, v.exit.op().valid() ? v.exit : graph.GetInputs(v.enter.op())[0]);
+    }
     init.push_back(dy);
   }
   for (int k : accumulated) {
@@ -397,12 +399,16 @@ absl::Status AddWhileLoopGradients(const WhileLoopGradientArgs& a) {
             }
           }
         }
-        // The next iteration starts when this one's pops are done.
-        Operation sync =
-            b.WithNoControlDependencies().WithControlDependencies(pops).WithOpName("b_sync").AddOp(
-                "ControlTrigger", {});
-        std::vector<Output> next = {
-            ops::Sub(b.WithControlDependencies({sync}), v[0], ops::Const<int32_t>(b, 1))};
+        // The next iteration starts when this one's pops are done (through a
+        // ControlTrigger: a pop in a branch not taken is dead).
+        Scope count = b;
+        if (!pops.empty()) {
+          count = b.WithControlDependencies({b.WithNoControlDependencies()
+                                                 .WithControlDependencies(pops)
+                                                 .WithOpName("b_sync")
+                                                 .AddOp("ControlTrigger", {})});
+        }
+        std::vector<Output> next = {ops::Sub(count, v[0], ops::Const<int32_t>(b, 1))};
         for (size_t j = 0; j < m; ++j) {
           Output d = sum(d_var[carried[j]]);
           next.push_back(d.op().valid() ? d : ops::ZerosLike(b, v[1 + j]));

@@ -3,12 +3,12 @@
 // the stacks a TensorFlow 1 while loop's gradient keeps iterations' values
 // in). Both live in the step's own resources (StepContext::step_resources),
 // so they are freed when the step ends, and a handle means nothing in
-// another step. Items share
-// the buffers written to them; reading with clear_after_read drops the
-// array's reference. A gradient array (TensorArrayGradV3) adds writes to one
-// index together and reads an index nothing was written to as zeros of the
-// forward item's shape. The semantics and messages are TensorFlow's
-// (tensorflow/core/kernels/tensor_array.h, tensor_array_ops.cc).
+// another step. Items share the buffers written to them; reading with
+// clear_after_read drops the array's reference. A gradient array
+// (TensorArrayGradV3) adds writes to one index together and reads an index
+// nothing was written to as zeros of the forward item's shape. The
+// semantics and messages are TensorFlow's (tensorflow/core/kernels/
+// tensor_array.h, tensor_array_ops.cc, stack.cc).
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -189,8 +189,6 @@ class TensorArray final : public Resource {
     bool written = false;
     bool read = false;
     bool cleared = false;
-    // A gradient array's sum, owned here (not a buffer a write shared).
-    bool local_sum = false;
   };
 
   absl::Status CheckOpen() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
@@ -254,7 +252,6 @@ class TensorArray final : public Resource {
       return absl::OkStatus();
     }
     MG_ASSIGN_OR_RETURN(e.tensor, Sum(e.tensor, value));
-    e.local_sum = true;
     gradients_disallowed_ = true;
     return absl::OkStatus();
   }
