@@ -72,6 +72,41 @@ absl::Status CallGradient(const Scope& g, const Scope& graph, const Operation& o
   return g.status();
 }
 
+std::vector<int> ReverseTopologicalOrder(const Scope& graph,
+                                         const std::vector<std::vector<Operation>>& units) {
+  absl::flat_hash_map<std::string, int> unit_of;
+  for (size_t u = 0; u < units.size(); ++u) {
+    for (const Operation& op : units[u]) unit_of[op.name()] = static_cast<int>(u);
+  }
+  std::vector<std::set<int>> consumers(units.size()), producers(units.size());
+  for (size_t u = 0; u < units.size(); ++u) {
+    for (const Operation& op : units[u]) {
+      for (const Output& in : graph.GetInputs(op)) {
+        auto it = unit_of.find(in.op().name());
+        if (it != unit_of.end() && it->second != static_cast<int>(u)) {
+          consumers[it->second].insert(static_cast<int>(u));
+          producers[u].insert(it->second);
+        }
+      }
+    }
+  }
+  std::vector<int> waiting(units.size()), order;
+  std::set<int> ready;
+  for (size_t u = 0; u < units.size(); ++u) {
+    waiting[u] = static_cast<int>(consumers[u].size());
+    if (waiting[u] == 0) ready.insert(static_cast<int>(u));
+  }
+  while (!ready.empty()) {
+    const int u = *ready.rbegin();
+    ready.erase(u);
+    order.push_back(u);
+    for (int p : producers[u]) {
+      if (--waiting[p] == 0) ready.insert(p);
+    }
+  }
+  return order;
+}
+
 }  // namespace gradients_internal
 
 namespace {
@@ -228,42 +263,15 @@ absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>&
       if (it != unit_of.end() && it->second == u) ops_of.push_back(op);
     }
   }
-  // Reverse topological order of the units: a unit runs when every unit
-  // that consumes it has; among those ready, the one created last first.
-  std::vector<std::set<int>> consumers(units.size());
-  for (size_t u = 0; u < units.size(); ++u) {
-    for (const Operation& op : units[u]) {
-      for (const Output& in : scope.GetInputs(op)) {
-        auto it = unit_of.find(in.op().name());
-        if (it != unit_of.end() && it->second != static_cast<int>(u)) {
-          consumers[it->second].insert(static_cast<int>(u));
-        }
-      }
-    }
-  }
-  std::vector<int> waiting(units.size());
-  std::set<int> ready;  // by unit index, which follows creation order
-  for (size_t u = 0; u < units.size(); ++u) {
-    waiting[u] = static_cast<int>(consumers[u].size());
-    if (waiting[u] == 0) ready.insert(static_cast<int>(u));
-  }
-  std::vector<std::set<int>> producers(units.size());
-  for (size_t u = 0; u < units.size(); ++u) {
-    for (int c : consumers[u]) producers[c].insert(static_cast<int>(u));
-  }
-
-  while (!ready.empty()) {
-    const int u = *ready.rbegin();
-    ready.erase(u);
-    for (int p : producers[u]) {
-      if (--waiting[p] == 0) ready.insert(p);
-    }
+  for (const int u : gradients_internal::ReverseTopologicalOrder(scope, units)) {
     if (!unit_frame[u].empty()) {
       gradients_internal::WhileLoopGradientArgs loop{scope, g};
       loop.frame = unit_frame[u];
       loop.ops = units[u];
       loop.before = &before;
       loop.from_x = &from_x;
+      loop.frames = &frames;
+      loop.depth = base;
       loop.grad_of = [&](const Output& o) { return sum(KeyOf(o)); };
       loop.add_grad = [&](const Output& in, const Output& grad) {
         if (grad.op().valid() && wanted_input(in)) pending[KeyOf(in)].push_back(grad);

@@ -23,9 +23,11 @@
 // A cond inside the body works as in TensorFlow: a value of one of its
 // branches is pushed only in the iterations that took the branch, and popped
 // behind a pivot of the backward body that is live exactly then (a Switch
-// of the popped predicate). Not supported (an Unimplemented naming the
-// loop): another loop inside the body, which needs TensorFlow's nested
-// gradient states; a functional While inside the body works.
+// of the popped predicate). A loop inside the body gets its gradient built
+// inside the backward body, the same way, one level down: its stacks are
+// made afresh in each outer iteration that runs it, and their handles and
+// its count are values of the outer loop, pushed and popped by the outer
+// loop's gradient (TensorFlow's outer_grad_state).
 
 #include "runtime/cc/internal/while_gradients.h"
 
@@ -82,6 +84,13 @@ struct Loop {
   // its branches; a Merge is where a cond's branches meet again.
   absl::flat_hash_map<std::string, std::vector<std::pair<Output, int>>> conds;
   absl::flat_hash_map<std::string, bool> cond_switch;
+  // The units of the backward body, in creation order: a body op, or the
+  // ops of a loop inside the body (its frame name set).
+  struct Unit {
+    std::string frame;
+    std::vector<Operation> ops;
+  };
+  std::vector<Unit> units;
 
   // The conds `t` (a forward value of the loop) is computed in.
   std::vector<std::pair<Output, int>> CondsOf(const Scope& graph, const Output& t) const {
@@ -113,12 +122,15 @@ absl::StatusOr<Loop> Analyze(const WhileLoopGradientArgs& a) {
     }
     return Operation();
   };
+  // The loop inside the body an op runs in, or "" for the loop's own.
+  auto inner_frame = [&](const Operation& op) -> std::string {
+    const std::vector<std::string>& stack = a.frames->at(op.name());
+    return stack.size() > a.depth + 1 ? stack[a.depth + 1] : std::string();
+  };
   for (const Operation& op : a.ops) {
+    if (!inner_frame(op).empty()) continue;
     const NodeDef& n = graph.GetNodeDef(op);
     if (Is(n, "Enter")) {
-      if (n.attr().at("frame_name").s() != a.frame) {
-        return unsupported(absl::StrCat("its body has a loop of its own ('", op.name(), "')"));
-      }
       loop.parallel_iterations = n.attr().at("parallel_iterations").i();
       loop.structure[op.name()] = true;
       if (n.attr().at("is_constant").b()) {
@@ -162,13 +174,21 @@ absl::StatusOr<Loop> Analyze(const WhileLoopGradientArgs& a) {
   if (loop.vars.empty() || !loop.pred.op().valid()) {
     return unsupported("its Enter, Merge, Switch and LoopCond nodes were not found");
   }
+  // An inner loop runs in the deepest cond of its Enters' inputs.
+  absl::flat_hash_map<std::string, std::vector<std::pair<Output, int>>> inner_conds;
+  absl::flat_hash_map<std::string, int> unit_of_frame;
   for (const Operation& op : a.ops) {
     if (loop.structure.contains(op.name())) continue;
     const NodeDef& n = graph.GetNodeDef(op);
-    if (Is(n, "Exit") || Is(n, "NextIteration")) {
-      return unsupported(absl::StrCat("its body has a loop of its own ('", op.name(), "')"));
+    const std::string inner = inner_frame(op);
+    if (!inner.empty()) {
+      auto [it, added] = unit_of_frame.try_emplace(inner, static_cast<int>(loop.units.size()));
+      if (added) loop.units.push_back({inner, {}});
+      loop.units[it->second].ops.push_back(op);
+    } else {
+      loop.units.push_back({"", {op}});
     }
-    if (Is(n, "Switch")) loop.cond_switch[op.name()] = true;
+    if (Is(n, "Switch") && inner.empty()) loop.cond_switch[op.name()] = true;
     // The deepest cond among the inputs' (a branch may use a value from
     // outside the cond directly); a Merge leaves its branches' cond.
     std::vector<std::pair<Output, int>> deepest;
@@ -181,6 +201,16 @@ absl::StatusOr<Loop> Analyze(const WhileLoopGradientArgs& a) {
       std::vector<std::pair<Output, int>> c = loop.CondsOf(graph, src->output(id->index));
       if (control && loop.cond_switch.contains(id->node)) c.pop_back();  // the Switch itself
       if (c.size() > deepest.size()) deepest = std::move(c);
+    }
+    if (!inner.empty()) {
+      // Everything of an inner loop runs where its Enters do.
+      std::vector<std::pair<Output, int>>& c = inner_conds[inner];
+      if (Is(n, "Enter") && a.frames->at(op.name()).size() == a.depth + 2 &&
+          deepest.size() > c.size()) {
+        c = deepest;
+      }
+      loop.conds[op.name()] = c;
+      continue;
     }
     if (Is(n, "Merge") && !deepest.empty()) deepest.pop_back();
     loop.conds[op.name()] = std::move(deepest);
@@ -222,12 +252,27 @@ absl::Status AddWhileLoopGradients(const WhileLoopGradientArgs& a) {
 
   const Scope s = a.g.NewSubScope(absl::StrCat(loop.vars[0].enter.op().name(), "_grad"));
   const Scope outer = s.WithNoControlDependencies();
+  // Constants of the frame the loop runs in: inside another loop's body,
+  // made in each of its iterations.
+  const Scope outer_const =
+      a.outer_pivot.valid() ? outer.WithControlDependencies({a.outer_pivot}) : outer;
+  // A value of the frame the loop runs in, as the backward pass sees it
+  // there (popped, inside another loop's backward body).
+  auto outer_value = [&](const Output& o) { return a.outer_map ? a.outer_map(o) : o; };
+  // A value this gradient adds to the frame the loop runs in.
+  auto outer_added = [&](const Output& o) {
+    if (a.outer_register) a.outer_register(o);
+    return outer_value(o);
+  };
+  // Values this gradient adds to the loop's own forward frame for the
+  // gradients of loops inside its body (their stacks, their counts).
+  absl::flat_hash_set<std::string> added_forward;
   absl::flat_hash_set<std::string> in_loop;
   for (const Operation& op : a.ops) in_loop.insert(op.name());
 
   // The forward counter (its increment waits for the pushes, made below).
-  Output f_enter = ops::Enter(outer.WithOpName("f_count"), ops::Const<int32_t>(outer, 0), a.frame,
-                              false, loop.parallel_iterations);
+  Output f_enter = ops::Enter(outer.WithOpName("f_count"), ops::Const<int32_t>(outer_const, 0),
+                              a.frame, false, loop.parallel_iterations);
   Output f_merge = ops::Merge(outer.WithOpName("f_count"), {f_enter, f_enter});
   ops::SwitchOutputs f_switch = ops::Switch(outer.WithOpName("f_count"), f_merge, loop.pred);
   Output f_body = ops::Identity(outer.WithOpName("f_count"), f_switch.output_true);
@@ -235,19 +280,21 @@ absl::Status AddWhileLoopGradients(const WhileLoopGradientArgs& a) {
   MG_RETURN_IF_ERROR(s.status());
 
   // The backward loop's initial values.
-  std::vector<Output> init = {f_total};
+  std::vector<Output> init = {outer_added(f_total)};
   for (int i : carried) {
     const LoopVar& v = loop.vars[i];
     Output dy = v.exit.op().valid() ? a.grad_of(v.exit) : Output();
     if (!dy.op().valid()) {
-      dy = ops::ZerosLike(s, v.exit.op().valid() ? v.exit : graph.GetInputs(v.enter.op())[0]);
+      dy = ops::ZerosLike(
+          s, outer_value(v.exit.op().valid() ? v.exit : graph.GetInputs(v.enter.op())[0]));
     }
     init.push_back(dy);
   }
   for (int k : accumulated) {
     const Output source = graph.GetInputs(loop.invariants[k].op())[0];
+    const Output there = outer_value(source);
     init.push_back(ops::ZerosLike(
-        s, read_dtype[k] != DT_INVALID ? ops::ReadVariableOp(s, source, read_dtype[k]) : source));
+        s, read_dtype[k] != DT_INVALID ? ops::ReadVariableOp(s, there, read_dtype[k]) : there));
   }
 
   std::vector<Operation> pushes;
@@ -284,16 +331,17 @@ absl::Status AddWhileLoopGradients(const WhileLoopGradientArgs& a) {
         // A forward value as the backward body sees it.
         map = [&](const Output& o) -> Output {
           const std::string name = o.op().name();
-          if (!a.before->contains(name)) return o;  // built by the gradient
+          const bool added = added_forward.contains(name);
+          if (!a.before->contains(name) && !added) return o;  // built by the gradient
           const std::string key = o.tensor_name();
           auto it = mapped.find(key);
           if (it != mapped.end()) return it->second;
           Output r;
           const NodeDef& n = graph.GetNodeDef(o.op());
-          if (!in_loop.contains(name)) {
-            r = ops::LoopInvariant(b, o);
+          if (!in_loop.contains(name) && !added) {
+            r = ops::LoopInvariant(b, outer_value(o));
           } else if (loop.invariant_of.contains(name)) {
-            r = ops::LoopInvariant(b, graph.GetInputs(o.op())[0]);
+            r = ops::LoopInvariant(b, outer_value(graph.GetInputs(o.op())[0]));
           } else if (n.op() == "Const") {
             r = b.AddOp("Const", {},
                         {{"value", n.attr().at("value")}, {"dtype", n.attr().at("dtype")}})
@@ -307,7 +355,7 @@ absl::Status AddWhileLoopGradients(const WhileLoopGradientArgs& a) {
             const DataType t = BaseType(o.dtype());
             Output stack =
                 outer.WithOpName("stack")
-                    .AddOp("StackV2", {{ops::Const<int32_t>(outer, -1)}},
+                    .AddOp("StackV2", {{ops::Const<int32_t>(outer_const, -1)}},
                            {{"elem_type", MakeAttrValue(t)}, {"stack_name", MakeAttrValue(key)}})
                     .output(0);
             Output enter = ops::Enter(outer.WithOpName("stack_enter"), stack, a.frame, true,
@@ -319,7 +367,7 @@ absl::Status AddWhileLoopGradients(const WhileLoopGradientArgs& a) {
             Scope at = b;
             if (!conds.empty()) at = b.WithControlDependencies({pivot(conds.back())});
             r = at.WithOpName("stack_pop")
-                    .AddOp("StackPopV2", {{ops::LoopInvariant(b, stack)}},
+                    .AddOp("StackPopV2", {{ops::LoopInvariant(b, outer_added(stack))}},
                            {{"elem_type", MakeAttrValue(t)}})
                     .output(0);
             pops.push_back(r.op());
@@ -348,8 +396,85 @@ absl::Status AddWhileLoopGradients(const WhileLoopGradientArgs& a) {
           if (parts.empty()) return Output();
           return parts.size() == 1 ? parts[0] : ops::AddN(b, parts);
         };
-        for (auto it = loop.body.rbegin(); it != loop.body.rend(); ++it) {
-          const Operation& op = *it;
+        auto wants = [&](const Output& in) {
+          const std::string& src = in.op().name();
+          return a.from_x->contains(src) || loop.var_of.contains(src);
+        };
+        // Adds `dx`, the gradient of `input` from an op running in the conds
+        // `op_conds`.
+        auto contribute = [&](const std::vector<std::pair<Output, int>>& op_conds,
+                              const Output& input, Output dx) {
+          // A branch's op that uses a value from outside its cond directly
+          // (not through the cond's Switch): its gradient is dead when the
+          // branch did not run, so zeros stand in for it then (a Merge with
+          // zeros that only the other branch lets through), level by level.
+          const size_t in_depth = loop.CondsOf(graph, input).size();
+          for (size_t d = op_conds.size(); d > in_depth; --d) {
+            const std::pair<Output, int>& c = op_conds[d - 1];
+            Output pred = map(c.first);
+            Output like = map(input);
+            if (BaseType(like.dtype()) == DT_RESOURCE) {
+              like = ops::ReadVariableOp(b, like, BaseType(dx.dtype()));
+            }
+            ops::SwitchOutputs gate = ops::Switch(b, ops::ZerosLike(b, like), pred);
+            dx = ops::Merge(b, {dx, c.second == 1 ? gate.output_false : gate.output_true});
+          }
+          const std::string& src = input.op().name();
+          if (auto var = loop.var_of.find(src); var != loop.var_of.end()) {
+            d_var[var->second].push_back(dx);
+          } else if (auto inv = loop.invariant_of.find(src); inv != loop.invariant_of.end()) {
+            d_inv[inv->second].push_back(dx);
+          } else {
+            pending[KeyOf(input)].push_back(dx);
+          }
+        };
+        std::vector<std::vector<Operation>> unit_ops;
+        for (const Loop::Unit& u : loop.units) unit_ops.push_back(u.ops);
+        for (const int u : ReverseTopologicalOrder(graph, unit_ops)) {
+          const Loop::Unit& unit = loop.units[u];
+          // (A copy: registering an inner loop's values adds to the map.)
+          const std::vector<std::pair<Output, int>> op_conds = loop.conds.at(unit.ops[0].name());
+          if (!unit.frame.empty()) {
+            // A loop inside the body: its gradient is built here, in this
+            // backward body, with this loop's stacks for its values.
+            WhileLoopGradientArgs inner{graph, b};
+            inner.frame = unit.frame;
+            inner.ops = unit.ops;
+            inner.before = a.before;
+            inner.from_x = a.from_x;
+            inner.frames = a.frames;
+            inner.depth = a.depth + 1;
+            inner.grad_of = [&](const Output& o) {
+              auto p = pending.find(KeyOf(o));
+              return p == pending.end() ? Output() : sum(p->second);
+            };
+            inner.add_grad = [&](const Output& in, const Output& grad) {
+              if (grad.op().valid() && wants(in)) contribute(op_conds, in, grad);
+            };
+            inner.outer_map = map;
+            // Live in the forward iterations where the inner loop runs: an
+            // Identity of the input of its Enter in the deepest cond.
+            for (const Operation& op : unit.ops) {
+              const NodeDef& n = graph.GetNodeDef(op);
+              if (!Is(n, "Enter") || a.frames->at(op.name()).size() != a.depth + 2) continue;
+              const Output in = graph.GetInputs(op)[0];
+              if (!inner.outer_pivot.valid() || loop.CondsOf(graph, in).size() == op_conds.size()) {
+                inner.outer_pivot = ops::Identity(outer.WithOpName("inner_pivot"), in).op();
+                if (loop.CondsOf(graph, in).size() == op_conds.size()) break;
+              }
+            }
+            inner.outer_register = [&](const Output& value) {
+              added_forward.insert(value.op().name());
+              loop.conds[value.op().name()] = op_conds;
+            };
+            absl::Status st = AddWhileLoopGradients(inner);
+            if (!st.ok()) {
+              fail(st);
+              return {};
+            }
+            continue;
+          }
+          const Operation& op = unit.ops[0];
           std::vector<Output> dys(op.num_outputs());
           bool any = false;
           for (int i = 0; i < op.num_outputs(); ++i) {
@@ -360,43 +485,15 @@ absl::Status AddWhileLoopGradients(const WhileLoopGradientArgs& a) {
           if (!any) continue;
           const std::vector<Output> inputs = graph.GetInputs(op);
           std::vector<bool> wanted(inputs.size());
-          for (size_t i = 0; i < inputs.size(); ++i) {
-            const std::string& src = inputs[i].op().name();
-            wanted[i] = a.from_x->contains(src) || loop.var_of.contains(src);
-          }
+          for (size_t i = 0; i < inputs.size(); ++i) wanted[i] = wants(inputs[i]);
           std::vector<Output> dxs;
           absl::Status st = CallGradient(bm, graph, op, dys, wanted, &dxs);
           if (!st.ok()) {
             fail(st);
             return {};
           }
-          const std::vector<std::pair<Output, int>>& op_conds = loop.conds.at(op.name());
           for (size_t i = 0; i < inputs.size() && i < dxs.size(); ++i) {
-            if (!dxs[i].op().valid() || !wanted[i]) continue;
-            Output dx = dxs[i];
-            // A branch's op that uses a value from outside its cond directly
-            // (not through the cond's Switch): its gradient is dead when the
-            // branch did not run, so zeros stand in for it then (a Merge with
-            // zeros that only the other branch lets through), level by level.
-            const size_t in_depth = loop.CondsOf(graph, inputs[i]).size();
-            for (size_t d = op_conds.size(); d > in_depth; --d) {
-              const std::pair<Output, int>& c = op_conds[d - 1];
-              Output pred = map(c.first);
-              Output like = map(inputs[i]);
-              if (BaseType(like.dtype()) == DT_RESOURCE) {
-                like = ops::ReadVariableOp(b, like, BaseType(dx.dtype()));
-              }
-              ops::SwitchOutputs gate = ops::Switch(b, ops::ZerosLike(b, like), pred);
-              dx = ops::Merge(b, {dx, c.second == 1 ? gate.output_false : gate.output_true});
-            }
-            const std::string& src = inputs[i].op().name();
-            if (auto var = loop.var_of.find(src); var != loop.var_of.end()) {
-              d_var[var->second].push_back(dx);
-            } else if (auto inv = loop.invariant_of.find(src); inv != loop.invariant_of.end()) {
-              d_inv[inv->second].push_back(dx);
-            } else {
-              pending[KeyOf(inputs[i])].push_back(dx);
-            }
+            if (dxs[i].op().valid() && wanted[i]) contribute(op_conds, inputs[i], dxs[i]);
           }
         }
         // The next iteration starts when this one's pops are done (through a
