@@ -265,7 +265,7 @@ absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>&
   }
   for (const int u : gradients_internal::ReverseTopologicalOrder(scope, units)) {
     if (!unit_frame[u].empty()) {
-      gradients_internal::WhileLoopGradientArgs loop{scope, g};
+      gradients_internal::WhileLoopGradientArgs loop(scope, g);
       loop.frame = unit_frame[u];
       loop.ops = units[u];
       loop.before = &before;

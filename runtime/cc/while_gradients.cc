@@ -437,7 +437,7 @@ absl::Status AddWhileLoopGradients(const WhileLoopGradientArgs& a) {
           if (!unit.frame.empty()) {
             // A loop inside the body: its gradient is built here, in this
             // backward body, with this loop's stacks for its values.
-            WhileLoopGradientArgs inner{graph, b};
+            WhileLoopGradientArgs inner(graph, b);
             inner.frame = unit.frame;
             inner.ops = unit.ops;
             inner.before = a.before;

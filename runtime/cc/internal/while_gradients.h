@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -37,6 +38,8 @@ std::vector<int> ReverseTopologicalOrder(const Scope& graph,
 // What AddSymbolicGradients knows when it reaches one TensorFlow 1 while
 // loop on the path from the xs to the ys.
 struct WhileLoopGradientArgs {
+  WhileLoopGradientArgs(Scope graph, Scope g) : graph(std::move(graph)), g(std::move(g)) {}
+
   // The graph, and the scope to build the gradient in ("gradients").
   Scope graph;
   Scope g;
