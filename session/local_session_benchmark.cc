@@ -6,6 +6,7 @@
 #include "benchmark/benchmark.h"
 #include "core/logging.h"
 #include "core/tensor_types.h"
+#include "runtime/cc/gradients.h"
 #include "runtime/cc/ops.h"
 #include "runtime/graph/node_def_util.h"
 #include "session/session.h"
@@ -119,6 +120,56 @@ void BM_TensorListPushPop(benchmark::State& state) {
                          benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 BENCHMARK(BM_TensorListPushPop)->Arg(1000)->Arg(10000)->Arg(50000)->Unit(benchmark::kMillisecond);
+
+// A training step of a tanh RNN (T = 32 steps, batch 32, 64 units): the
+// gradients of sum(h_T) with respect to both weight matrices. Arg 0: the
+// RNN as a TensorFlow 1 while loop, differentiated through stacks (each
+// iteration's values pushed going forward, popped by a backward loop);
+// arg 1: the same RNN unrolled into 32 copies of the cell, the baseline
+// with no loop and no stacks.
+void BM_RnnGradientStep(benchmark::State& state) {
+  constexpr int kT = 32, kB = 32, kH = 64;
+  const bool unrolled = state.range(0) == 1;
+  Scope root = Scope::NewRootScope();
+  Tensor x0(DT_FLOAT, TensorShape({kB, kH})), w0(DT_FLOAT, TensorShape({kH, kH}));
+  x0.flat<float>().setRandom();
+  w0.flat<float>().setRandom();
+  w0.flat<float>() = w0.flat<float>() * 0.1f;
+  Output x = ops::Const(root, x0);
+  Output w = ops::Placeholder(root.WithOpName("w"), DT_FLOAT, PartialShape({kH, kH}));
+  Output u = ops::Placeholder(root.WithOpName("u"), DT_FLOAT, PartialShape({kH, kH}));
+  auto cell = [](const Scope& s, Output h, Output x, Output w, Output u) {
+    return ops::Tanh(s, ops::Add(s, ops::MatMul(s, x, w), ops::MatMul(s, h, u)));
+  };
+  Output h = ops::Const(root, Tensor(DT_FLOAT, TensorShape({kB, kH})));
+  if (unrolled) {
+    for (int t = 0; t < kT; ++t) h = cell(root, h, x, w, u);
+  } else {
+    h = ops::WhileLoop(
+        root, {ops::Const<int32_t>(root, 0), h},
+        [](const Scope& c, const std::vector<Output>& v) {
+          return ops::Less(c, v[0], ops::Const<int32_t>(c, kT));
+        },
+        [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+          return {ops::Add(b, v[0], ops::Const<int32_t>(b, 1)),
+                  cell(b, v[1], ops::LoopInvariant(b, x), ops::LoopInvariant(b, w),
+                       ops::LoopInvariant(b, u))};
+        })[1];
+  }
+  Output loss = ops::Sum(root, h, ops::Const<int32_t>(root, {0, 1}));
+  std::vector<Output> grads;
+  MG_CHECK(AddSymbolicGradients(root, {loss}, {w, u}, &grads).ok());
+  auto s = MakeSession(root, 2, 1);
+  const std::vector<std::pair<std::string, Tensor>> feeds = {{"w", w0}, {"u", w0}};
+  const std::vector<std::string> fetches = {grads[0].name(), grads[1].name()};
+  std::vector<Tensor> out;
+  MG_CHECK(s->Run(feeds, fetches, {}, &out).ok());
+  for (auto _ : state) {
+    absl::Status st = s->Run(feeds, fetches, {}, &out);
+    MG_CHECK(st.ok()) << st;
+  }
+}
+BENCHMARK(BM_RnnGradientStep)->Arg(0)->Arg(1)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 // Session::Run on a graph of one op.
 void BM_OneOpRun(benchmark::State& state) {
