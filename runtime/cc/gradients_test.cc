@@ -821,39 +821,40 @@ TEST(GradientsTest, TensorFlow1WhileLoops) {
       return ops::Less(c, v[0], i32(c, n));
     };
   };
-  {
-    SCOPED_TRACE("h = tanh(h * w + 0.1), three times");
-    CheckGradients(
+  // h after `n` runs of step(b, i, h) from h0, a counter i alongside.
+  using Step = std::function<Output(const Scope&, const Output& i, const Output& h)>;
+  auto counted = [&](const Scope& s, int n, Output h0, const Step& step, int parallel = 10) {
+    return ops::WhileLoop(
+        s, {i32(s, 0), h0}, below(n),
+        [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+          return {ops::Add(b, v[0], i32(b, 1)), step(b, v[0], v[1])};
+        },
+        parallel)[1];
+  };
+  auto check = [&](const char* what, const Build& build, std::vector<Tensor> inputs) {
+    SCOPED_TRACE(what);
+    CheckGradients(build, std::move(inputs));
+  };
+  check("h = tanh(h * w + 0.1), three times",
         [&](const Scope& s, const std::vector<Output>& x) {
-          return ops::WhileLoop(
-              s, {i32(s, 0), x[0]}, below(3),
-              [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
-                Output w = ops::LoopInvariant(b, x[1]);
-                return {ops::Add(b, v[0], i32(b, 1)),
-                        ops::Tanh(b, ops::Add(b, ops::Mul(b, v[1], w), ops::Const(b, 0.1)))};
-              })[1];
+          return counted(s, 3, x[0], [&](const Scope& b, const Output&, const Output& h) {
+            Output w = ops::LoopInvariant(b, x[1]);
+            return ops::Tanh(b, ops::Add(b, ops::Mul(b, h, w), ops::Const(b, 0.1)));
+          });
         },
         {R({3}), R({3})});
-  }
-  {
-    SCOPED_TRACE("a recurrent layer: h = tanh(h W + b), four times");
-    CheckGradients(
+  check("a recurrent layer: h = tanh(h W + b), four times",
         [&](const Scope& s, const std::vector<Output>& x) {
-          return ops::WhileLoop(
-              s, {i32(s, 0), x[0]}, below(4),
-              [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
-                Output w = ops::LoopInvariant(b, x[1]);
-                Output bias = ops::LoopInvariant(b, x[2]);
-                return {ops::Add(b, v[0], i32(b, 1)),
-                        ops::Tanh(b, ops::BiasAdd(b, ops::MatMul(b, v[1], w), bias))};
+          return counted(
+              s, 4, x[0],
+              [&](const Scope& b, const Output&, const Output& h) {
+                return ops::Tanh(b, ops::BiasAdd(b, ops::MatMul(b, h, ops::LoopInvariant(b, x[1])),
+                                                 ops::LoopInvariant(b, x[2])));
               },
-              /*parallel_iterations=*/4)[1];
+              /*parallel=*/4);
         },
         {R({2, 3}), R({3, 3}, -1, 1), R({3})});
-  }
-  {
-    SCOPED_TRACE("a = a * c with c passed through: a c^5");
-    CheckGradients(
+  check("a = a * c with c passed through: a c^5",
         [&](const Scope& s, const std::vector<Output>& x) {
           std::vector<Output> out = ops::WhileLoop(
               s, {i32(s, 0), x[0], x[1]}, below(5),
@@ -863,117 +864,84 @@ TEST(GradientsTest, TensorFlow1WhileLoops) {
           return ops::Add(s, out[1], out[2]);
         },
         {R({2}), R({2}, 0.5, 1.5)});
-  }
-
-  {
-    SCOPED_TRACE("a loop inside a loop: g = tanh(g w) twice per step, h = g + h / 2, 3 steps");
-    CheckGradients(
+  check("h = -h: a body whose gradient needs no forward value (no stack)",
         [&](const Scope& s, const std::vector<Output>& x) {
-          return ops::WhileLoop(
-              s, {i32(s, 0), x[0]}, below(3),
-              [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
-                Output w = ops::LoopInvariant(b, x[1]);
-                std::vector<Output> inner = ops::WhileLoop(
-                    b.NewSubScope("inner"), {i32(b, 0), v[1]}, below(2),
-                    [&](const Scope& ib, const std::vector<Output>& u) -> std::vector<Output> {
-                      return {ops::Add(ib, u[0], i32(ib, 1)),
-                              ops::Tanh(ib, ops::Mul(ib, u[1], ops::LoopInvariant(ib, w)))};
-                    });
-                return {ops::Add(b, v[0], i32(b, 1)),
-                        ops::Add(b, inner[1], ops::Mul(b, v[1], ops::Const(b, 0.5)))};
-              })[1];
-        },
-        {R({2}, -1, 1), R({2}, -1.5, 1.5)});
-  }
-  {
-    SCOPED_TRACE("an inner loop that runs once more in each outer step, inside a cond");
-    CheckGradients(
-        [&](const Scope& s, const std::vector<Output>& x) {
-          return ops::WhileLoop(
-              s, {i32(s, 0), x[0]}, below(4),
-              [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
-                Output odd = ops::Equal(b, ops::FloorMod(b, v[0], i32(b, 2)), i32(b, 1));
-                Output h = ops::Cond(
-                    b, odd, {v[1], v[0]},
-                    [&](const Scope& t, const std::vector<Output>& in) -> std::vector<Output> {
-                      Output steps = in[1];
-                      return {ops::WhileLoop(
-                          t.NewSubScope("inner"), {i32(t, 0), in[0]},
-                          [&](const Scope& c, const std::vector<Output>& u) {
-                            return ops::Less(c, u[0], ops::LoopInvariant(c, steps));
-                          },
-                          [&](const Scope& ib,
-                              const std::vector<Output>& u) -> std::vector<Output> {
-                            return {ops::Add(ib, u[0], i32(ib, 1)),
-                                    ops::Tanh(ib, ops::Add(ib, u[1], ops::Const(ib, 0.25)))};
-                          })[1]};
-                    },
-                    [&](const Scope& e, const std::vector<Output>& in) -> std::vector<Output> {
-                      return {ops::Mul(e, in[0], ops::LoopInvariant(e, x[1]))};
-                    })[0];
-                return {ops::Add(b, v[0], i32(b, 1)), h};
-              })[1];
-        },
-        {R({2}, -1, 1), R({2}, 0.5, 1.5)});
-  }
-  {
-    SCOPED_TRACE("h = -h: a body whose gradient needs no forward value (no stack)");
-    CheckGradients(
-        [&](const Scope& s, const std::vector<Output>& x) {
-          return ops::WhileLoop(
-              s, {i32(s, 0), x[0]}, below(3),
-              [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
-                return {ops::Add(b, v[0], i32(b, 1)), ops::Neg(b, v[1])};
-              })[1];
+          return counted(s, 3, x[0], [](const Scope& b, const Output&, const Output& h) {
+            return ops::Neg(b, h);
+          });
         },
         {R({2})});
-  }
-  {
-    SCOPED_TRACE("a cond in the body, its branch alternating with the counter");
-    CheckGradients(
+  check("a loop inside a loop: g = tanh(g w) twice per step, h = g + h / 2, 3 steps",
         [&](const Scope& s, const std::vector<Output>& x) {
-          return ops::WhileLoop(
-              s, {i32(s, 0), x[0]}, below(5),
-              [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
-                Output even = ops::Equal(b, ops::FloorMod(b, v[0], i32(b, 2)), i32(b, 0));
-                Output h = ops::Cond(
-                    b, even, {v[1], ops::LoopInvariant(b, x[1])},
-                    [](const Scope& t, const std::vector<Output>& in) -> std::vector<Output> {
-                      return {ops::Tanh(t, ops::Mul(t, in[0], in[1]))};
-                    },
-                    [](const Scope& e, const std::vector<Output>& in) -> std::vector<Output> {
-                      return {ops::Add(e, ops::Square(e, in[0]), in[1])};
-                    })[0];
-                return {ops::Add(b, v[0], i32(b, 1)), h};
-              })[1];
+          return counted(s, 3, x[0], [&](const Scope& b, const Output&, const Output& h) {
+            Output w = ops::LoopInvariant(b, x[1]);
+            Output g = counted(b.NewSubScope("inner"), 2, h,
+                               [&](const Scope& ib, const Output&, const Output& g) {
+                                 return ops::Tanh(ib, ops::Mul(ib, g, ops::LoopInvariant(ib, w)));
+                               });
+            return ops::Add(b, g, ops::Mul(b, h, ops::Const(b, 0.5)));
+          });
+        },
+        {R({2}, -1, 1), R({2}, -1.5, 1.5)});
+  check("an inner loop that runs once more in each outer step, inside a cond",
+        [&](const Scope& s, const std::vector<Output>& x) {
+          return counted(s, 4, x[0], [&](const Scope& b, const Output& i, const Output& h) {
+            Output odd = ops::Equal(b, ops::FloorMod(b, i, i32(b, 2)), i32(b, 1));
+            return ops::Cond(
+                b, odd, {h, i},
+                [&](const Scope& t, const std::vector<Output>& in) -> std::vector<Output> {
+                  Output steps = in[1];
+                  return {ops::WhileLoop(
+                      t.NewSubScope("inner"), {i32(t, 0), in[0]},
+                      [&](const Scope& c, const std::vector<Output>& u) {
+                        return ops::Less(c, u[0], ops::LoopInvariant(c, steps));
+                      },
+                      [&](const Scope& ib, const std::vector<Output>& u) -> std::vector<Output> {
+                        return {ops::Add(ib, u[0], i32(ib, 1)),
+                                ops::Tanh(ib, ops::Add(ib, u[1], ops::Const(ib, 0.25)))};
+                      })[1]};
+                },
+                [&](const Scope& e, const std::vector<Output>& in) -> std::vector<Output> {
+                  return {ops::Mul(e, in[0], ops::LoopInvariant(e, x[1]))};
+                })[0];
+          });
+        },
+        {R({2}, -1, 1), R({2}, 0.5, 1.5)});
+  check("a cond in the body, its branch alternating with the counter",
+        [&](const Scope& s, const std::vector<Output>& x) {
+          return counted(s, 5, x[0], [&](const Scope& b, const Output& i, const Output& h) {
+            Output even = ops::Equal(b, ops::FloorMod(b, i, i32(b, 2)), i32(b, 0));
+            return ops::Cond(
+                b, even, {h, ops::LoopInvariant(b, x[1])},
+                [](const Scope& t, const std::vector<Output>& in) -> std::vector<Output> {
+                  return {ops::Tanh(t, ops::Mul(t, in[0], in[1]))};
+                },
+                [](const Scope& e, const std::vector<Output>& in) -> std::vector<Output> {
+                  return {ops::Add(e, ops::Square(e, in[0]), in[1])};
+                })[0];
+          });
         },
         {R({3}, -1, 1), R({3}, -1, 1)});
-  }
-  {
-    SCOPED_TRACE("a cond on the data: halve the state while its sum is above 1");
-    CheckGradients(
+  check("a cond on the data: halve the state while its sum of squares is above 1",
         [&](const Scope& s, const std::vector<Output>& x) {
-          return ops::WhileLoop(
-              s, {i32(s, 0), x[0]}, below(4),
-              [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
-                Output big =
-                    ops::Greater(b, ops::Sum(b, ops::Square(b, v[1]), ops::Const<int32_t>(b, 0)),
-                                 ops::Const(b, 1.0));
-                Output h = ops::Cond(
-                    b, big, {v[1]},
-                    [](const Scope& t, const std::vector<Output>& in) -> std::vector<Output> {
-                      return {ops::Mul(t, in[0], ops::Const(t, 0.5))};
-                    },
-                    [&](const Scope& e, const std::vector<Output>& in) -> std::vector<Output> {
-                      return {ops::Mul(e, in[0], ops::LoopInvariant(e, x[1]))};
-                    })[0];
-                return {ops::Add(b, v[0], i32(b, 1)), h};
-              })[1];
+          return counted(s, 4, x[0], [&](const Scope& b, const Output&, const Output& h) {
+            Output big = ops::Greater(b, ops::Sum(b, ops::Square(b, h), ops::Const<int32_t>(b, 0)),
+                                      ops::Const(b, 1.0));
+            return ops::Cond(
+                b, big, {h},
+                [](const Scope& t, const std::vector<Output>& in) -> std::vector<Output> {
+                  return {ops::Mul(t, in[0], ops::Const(t, 0.5))};
+                },
+                [&](const Scope& e, const std::vector<Output>& in) -> std::vector<Output> {
+                  return {ops::Mul(e, in[0], ops::LoopInvariant(e, x[1]))};
+                })[0];
+          });
         },
         {Tensor::Vector<double>({1.5, -0.5}), Tensor::Vector<double>({1.2, 1.7})});
-  }
 
   // A data-dependent count: x doubles until its sum reaches 10.
+  std::vector<Output> grads;
+  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
   Scope root = Scope::NewRootScope();
   Output x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE, PartialShape({2}));
   std::vector<Output> looped = ops::WhileLoop(
@@ -984,26 +952,13 @@ TEST(GradientsTest, TensorFlow1WhileLoops) {
       [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
         return {ops::Mul(b, v[0], ops::Const(b, 2.0))};
       });
-  std::vector<Output> grads;
   ASSERT_OK(AddSymbolicGradients(root, {looped[0]}, {x}, &grads));
-  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
-  Scope fresh = Scope::NewRootScope();
-  Output fx = ops::Placeholder(fresh.WithOpName("x"), DT_DOUBLE, PartialShape({2}));
-  std::vector<Output> again = ops::WhileLoop(
-      fresh, {fx},
-      [](const Scope& c, const std::vector<Output>& v) {
-        return ops::Less(c, ops::Sum(c, v[0], ops::Const<int32_t>(c, 0)), ops::Const(c, 10.0));
-      },
-      [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
-        return {ops::Mul(b, v[0], ops::Const(b, 2.0))};
-      });
-  ASSERT_OK(AddSymbolicGradients(fresh, {again[0]}, {fx}, &grads));
-  ASSERT_OK(sess->Create(*fresh.ToGraphDef()));
+  ASSERT_OK(sess->Create(*root.ToGraphDef()));
   for (const auto& [start, factor] :
        std::vector<std::pair<double, double>>{{1.0, 8.0}, {3.0, 2.0}, {6.0, 1.0}, {0.25, 32.0}}) {
     std::vector<Tensor> out;
     ASSERT_OK(sess->Run({{"x", Tensor::Vector<double>({start, start})}},
-                        {again[0].name(), grads[0].name()}, {}, &out));
+                        {looped[0].name(), grads[0].name()}, {}, &out));
     EXPECT_EQ(out[0].data<double>()[0], start * factor) << start;
     EXPECT_EQ(out[1].data<double>()[0], factor) << start;
     EXPECT_EQ(out[1].data<double>()[1], factor) << start;
