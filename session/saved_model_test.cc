@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "checkpoint/bundle_writer.h"
 #include "core/mem_env.h"
 #include "core/path.h"
 #include "core/status_matchers.h"
@@ -168,24 +169,36 @@ TEST_F(SavedModelTest, WithoutASaverDefTheObjectGraphRestores) {
   for (int i = 0; i < 2; ++i) {
     EXPECT_EQ(a.at("activation_1").data<float>()[i], b.at("activation_1").data<float>()[i]) << i;
   }
-  // A checkpoint without the object graph says so, naming the checkpoint.
-  ASSERT_OK(mem.DeleteFile("/copy/variables/variables.index"));
-  ASSERT_OK(mem.DeleteFile("/copy/variables/variables.data-00000-of-00001"));
-  {
-    Scope root = Scope::NewRootScope();
-    Variable v = Variable::Create(root, "v", Tensor::Scalar<float>(1), {.use_resource = true});
-    Operation init = GlobalVariablesInitializer(root);
-    ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {}, &mem));
-    ASSERT_OK_AND_ASSIGN(auto sess, NewSession(options));
-    ASSERT_OK(sess->Create(*root.ToGraphDef()));
-    std::vector<Tensor> out;
-    ASSERT_OK(sess->Run({}, {}, {init.name()}, &out));
-    ASSERT_OK(
-        saver->Save(sess.get(), "/copy/variables/variables", {.write_state = false}).status());
-  }
+  // Checkpoints that cannot serve the object graph say why: one without its
+  // object graph, one whose object graph is not one, one whose object graph
+  // has no value for the variables.
+  auto rewrite = [&](const std::string* object_graph) {
+    ASSERT_OK(mem.DeleteFile("/copy/variables/variables.index"));
+    ASSERT_OK(mem.DeleteFile("/copy/variables/variables.data-00000-of-00001"));
+    ASSERT_OK_AND_ASSIGN(auto writer, BundleWriter::Create(&mem, "/copy/variables/variables"));
+    ASSERT_OK(writer->Add("v", Tensor::Scalar<float>(1)));
+    if (object_graph != nullptr) {
+      ASSERT_OK(
+          writer->Add("_CHECKPOINTABLE_OBJECT_GRAPH", Tensor::Scalar<std::string>(*object_graph)));
+    }
+    ASSERT_OK(writer->Finish());
+  };
+  rewrite(nullptr);
   EXPECT_THAT(LoadSavedModel(options, "/copy", {"serve"}).status(),
               StatusIs(absl::StatusCode::kNotFound, AllOf(HasSubstr("_CHECKPOINTABLE_OBJECT_GRAPH"),
                                                           HasSubstr("by its object graph"))));
+  const std::string garbage = "\xff\xff\xff not a proto";
+  rewrite(&garbage);
+  EXPECT_THAT(LoadSavedModel(options, "/copy", {"serve"}).status(),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       HasSubstr("_CHECKPOINTABLE_OBJECT_GRAPH is not a serialized "
+                                 "TrackableObjectGraph")));
+  const std::string empty = TrackableObjectGraph().SerializeAsString();
+  rewrite(&empty);
+  EXPECT_THAT(
+      LoadSavedModel(options, "/copy", {"serve"}).status(),
+      StatusIs(absl::StatusCode::kNotFound, AllOf(HasSubstr("has no value for variable"),
+                                                  HasSubstr("of the SavedModel's object graph"))));
 }
 
 // The same Keras model, differentiated: its meta graph imported into a
