@@ -37,6 +37,9 @@ def mg_cc_proto_library(name, srcs, deps = [], visibility = None):
         srcs = cc_srcs,
         hdrs = hdrs,
         deps = deps + ["@com_google_protobuf//:protobuf"],
+        # Generated code needs no project header; the floors' PCHs depend
+        # on it (see //tools/build:cc.bzl).
+        pch = "base",
         visibility = visibility,
     )
 
@@ -67,5 +70,6 @@ def mg_cc_grpc_library(name, srcs, deps = [], visibility = None):
             "@com_google_protobuf//:protobuf",
             "@com_github_grpc_grpc//:grpc++",
         ],
+        pch = "base",
         visibility = visibility,
     )
