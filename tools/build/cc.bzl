@@ -45,7 +45,6 @@ _PACKAGE_PCH = {
     "session/distributed": "distributed",
     "tests": "runtime",
     "tools": "runtime",
-    "tools/build": "none",
 }
 
 def _package_pch():
