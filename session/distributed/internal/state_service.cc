@@ -30,14 +30,14 @@ class WatchTaskReactor final : public grpc::ServerUnaryReactor {
   WatchTaskReactor(std::shared_ptr<SessionState> state, TaskState* resp)
       : state_(std::move(state)), resp_(resp) {}
 
+  // Called by the handler, before it returns the reactor: gRPC calls
+  // neither OnCancel nor OnDone before that, so id_ needs no lock.
   void Begin(uint64_t seen) {
     id_ = state_->resource_mgr()->Watch(seen, [this](uint64_t version) { Answer(version); });
   }
   void OnCancel() override {
     state_->resource_mgr()->Unwatch(id_);
-    absl::MutexLock l(&mu_);
-    if (finished_) return;
-    finished_ = true;
+    if (!TakeFinish()) return;
     Finish(grpc::Status::CANCELLED);
   }
   void OnDone() override { delete this; }
@@ -45,11 +45,19 @@ class WatchTaskReactor final : public grpc::ServerUnaryReactor {
  private:
   // Runs under the manager's lock.
   void Answer(uint64_t version) {
-    absl::MutexLock l(&mu_);
-    if (finished_) return;
-    finished_ = true;
+    if (!TakeFinish()) return;
     resp_->set_version(version);
+    // Last: OnDone, which deletes this, may run on another thread as soon
+    // as Finish is called, so nothing (not even our lock) may be held.
     Finish(grpc::Status::OK);
+  }
+
+  // Whether the caller is the one that finishes the call.
+  bool TakeFinish() {
+    absl::MutexLock l(&mu_);
+    if (finished_) return false;
+    finished_ = true;
+    return true;
   }
 
   const std::shared_ptr<SessionState> state_;
