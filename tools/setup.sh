@@ -25,7 +25,8 @@ PACKAGES=(
   openssl              # the TLS tests make their certificates with it
   clang-14             # the C++17 compiler (.bazelrc: --repo_env=CC=clang-14)
   libclang-rt-14-dev   # libFuzzer, ASan, UBSan and TSan runtimes
-  dpkg-dev             # dpkg-source: Abseil's source for --config=tsan (tools/tsan_absl.sh)
+  dpkg-dev             # dpkg-source: Abseil's and gRPC's sources for --config=tsan
+  python3-yaml         # gRPC's file lists for --config=tsan (tools/tsan_deps.sh)
 )
 
 for group in "$@"; do

@@ -50,16 +50,15 @@ if [ "${MG_SANITIZERS:-1}" != 0 ]; then
   show_failures "$asan_log"
 fi
 
-# The tests once more under ThreadSanitizer (--config=tsan), with Abseil
-# compiled from its Debian source so that the sanitizer sees its Mutex
-# (tools/tsan_absl.sh). Tests tagged "notsan" start gRPC servers: Debian's
-# gRPC is not instrumented, so the sanitizer cannot see its synchronization
-# and reports every handoff through it. MG_SANITIZERS=0 skips this with ASan.
+# The tests once more under ThreadSanitizer (--config=tsan), with Abseil and
+# gRPC compiled from their Debian sources so that the sanitizer sees their
+# synchronization (tools/tsan_deps.sh). A test tagged "notsan" would be left
+# out; none is. MG_SANITIZERS=0 skips this with ASan.
 tsan_rc=0
 tsan_log=$(mktemp)
 trap 'rm -f "$log" "$asan_log" "$tsan_log"' EXIT
 if [ "${MG_SANITIZERS:-1}" != 0 ]; then
-  if tools/tsan_absl.sh; then
+  if tools/tsan_deps.sh; then
     bazel test --config=tsan //... --test_tag_filters=-notsan --build_tests_only \
       --nocache_test_results --show_progress --show_progress_rate_limit=30 "${args[@]}" "$@" \
       2>&1 | tee "$tsan_log"

@@ -1,6 +1,6 @@
 """Abseil built from its Debian source package, for ThreadSanitizer.
 
-tools/tsan_absl.sh assembles this repository in /var/cache/minigraph-tsan and
+tools/tsan_deps.sh assembles this repository in /var/cache/minigraph-tsan and
 --config=tsan points @com_google_absl at it. The targets keep the labels of
 third_party/absl (upstream's), so no BUILD file of ours changes: every one is
 backed by :system_absl, which here compiles Abseil's sources with the build's
