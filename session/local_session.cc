@@ -187,7 +187,9 @@ absl::Status LocalSession::RunStep(const RunOptions& options,
   args.step.step_id = step_id;
   args.step.rendezvous = rendezvous;
   args.pool = inter_op_pool_;
-  if (options.timeout_in_ms > 0) args.timeout = absl::Milliseconds(options.timeout_in_ms);
+  const int64_t timeout_ms =
+      options.timeout_in_ms > 0 ? options.timeout_in_ms : options_.operation_timeout_in_ms;
+  if (timeout_ms > 0) args.timeout = absl::Milliseconds(timeout_ms);
   std::vector<Tensor> unused;
   return ex->Run(args, outputs != nullptr ? outputs : &unused);
 }

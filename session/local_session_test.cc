@@ -243,6 +243,40 @@ TEST(LocalSessionTest, WideGraphRunsOnInterOpPool) {
   }
 }
 
+// TensorFlow's ConfigProto.operation_timeout_in_ms: a session-wide deadline
+// for every step whose RunOptions give none; a step's own deadline wins.
+TEST(LocalSessionTest, OperationTimeoutBoundsEveryStepWithoutItsOwn) {
+  // while (x == x) x = x: a step that never ends by itself.
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> x = ops::WhileLoop(
+      root, {ops::Const<int32_t>(root, 0)},
+      [](const Scope& c, const std::vector<Output>& v) { return ops::Equal(c, v[0], v[0]); },
+      [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        return {ops::Identity(b, v[0])};
+      });
+  ops::Identity(root.WithOpName("forever"), x[0]);
+  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  std::vector<Tensor> out;
+  for (int threads : {1, 2}) {
+    SessionOptions opts;
+    opts.inter_op_threads = threads;
+    opts.operation_timeout_in_ms = 50;
+    ASSERT_OK_AND_ASSIGN(auto sess, NewSession(opts));
+    ASSERT_OK(sess->Create(def));
+    EXPECT_THAT(sess->Run({}, {"forever:0"}, {}, &out),
+                StatusIs(absl::StatusCode::kDeadlineExceeded))
+        << threads << " threads";
+  }
+  SessionOptions opts;
+  opts.operation_timeout_in_ms = int64_t{3600} * 1000;
+  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(opts));
+  ASSERT_OK(sess->Create(def));
+  RunOptions run;
+  run.timeout_in_ms = 50;  // an hour's wait would time the test out
+  EXPECT_THAT(sess->Run(run, {}, {"forever:0"}, {}, &out),
+              StatusIs(absl::StatusCode::kDeadlineExceeded));
+}
+
 TEST(LocalSessionTest, InitializedValueGuardsUninitializedVariables) {
   Scope root = Scope::NewRootScope();
   Variable v = Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));

@@ -44,6 +44,11 @@ struct SessionOptions {
   // grpc:// only: how long a call that is not a step (Create, Extend,
   // Close) waits for the server before it fails with Unavailable.
   int64_t connect_timeout_ms = 20000;
+  // TensorFlow's ConfigProto.operation_timeout_in_ms: the deadline of every
+  // step whose RunOptions set none (0 = none), the Saver's and a
+  // SavedModel's init steps included. Past it the step fails with
+  // DeadlineExceeded.
+  int64_t operation_timeout_in_ms = 0;
 };
 
 struct RunOptions {

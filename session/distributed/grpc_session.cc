@@ -150,6 +150,9 @@ absl::Status GrpcSession::CreateLocked(const GraphDef& graph) {
   if (options_.intra_op_threads > 0) {
     req.mutable_config()->set_intra_op_parallelism_threads(options_.intra_op_threads);
   }
+  if (options_.operation_timeout_in_ms > 0) {
+    req.mutable_config()->set_operation_timeout_in_ms(options_.operation_timeout_in_ms);
+  }
   tensorflow::CreateSessionResponse resp;
   auto ctx = Context(options_.connect_timeout_ms);
   MG_RETURN_IF_ERROR(
@@ -208,8 +211,10 @@ absl::Status GrpcSession::Run(const RunOptions& options,
   req.set_store_errors_in_response_body(true);
 
   tensorflow::RunStepResponse resp;
-  // A step may run long: only the step's own timeout bounds the call.
-  auto ctx = Context(options.timeout_in_ms);
+  // A step may run long: only the step's own timeout (or the session's,
+  // which the master applies too) bounds the call.
+  auto ctx =
+      Context(options.timeout_in_ms > 0 ? options.timeout_in_ms : options_.operation_timeout_in_ms);
   MG_RETURN_IF_ERROR(Unreachable(FromGrpcStatus(stub_->master->RunStep(ctx.get(), req, &resp))));
   MG_RETURN_IF_ERROR(FromBody(resp.status_code(), resp.status_error_message()));
 

@@ -163,6 +163,32 @@ TEST(GrpcSessionTest, CallablesRunARegisteredSignature) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("no callable")));
 }
 
+// SessionOptions::operation_timeout_in_ms reaches the server as
+// ConfigProto.operation_timeout_in_ms: a step with no deadline of its own
+// that never ends fails with DeadlineExceeded instead of hanging.
+TEST(GrpcSessionTest, OperationTimeoutBoundsStepsWithoutTheirOwn) {
+  auto server = StartServer();
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> x = ops::WhileLoop(
+      root, {ops::Const<int32_t>(root, 0)},
+      [](const Scope& c, const std::vector<Output>& v) { return ops::Equal(c, v[0], v[0]); },
+      [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        return {ops::Identity(b, v[0])};
+      });
+  ops::Identity(root.WithOpName("forever"), x[0]);
+  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  SessionOptions opts;
+  opts.target = server->target();
+  opts.operation_timeout_in_ms = 100;
+  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(opts));
+  ASSERT_OK(sess->Create(def));
+  std::vector<Tensor> out;
+  EXPECT_THAT(sess->Run({}, {"forever:0"}, {}, &out),
+              StatusIs(absl::StatusCode::kDeadlineExceeded));
+  // The server is free for the next step.
+  EXPECT_OK(sess->Run({}, {}, {"Const"}, &out));
+}
+
 TEST(GrpcSessionTest, ListDevicesNamesTheTask) {
   auto server = StartServer();
   SessionOptions opts;
