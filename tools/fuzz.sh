@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes minigraph's input parsers with libFuzzer (clang, ASan, UBSan;
 # --config=fuzz): the checkpoint reader, the `checkpoint` state-file parser,
-# TensorProto -> Tensor, and GraphDef import with one executor step.
+# TensorProto -> Tensor, GraphDef import with one executor step, and
+# LoadSavedModel with a run of each signature.
 #
 #   tools/fuzz.sh [--runs=N] [--max_len=BYTES] [SECONDS_EACH] [FUZZER...]
 #
@@ -53,7 +54,8 @@ fi
 [ $# -gt 0 ] && shift
 fuzzers=("$@")
 if [ ${#fuzzers[@]} -eq 0 ]; then
-  fuzzers=(bundle_reader_fuzzer checkpoint_state_fuzzer tensor_proto_fuzzer graph_fuzzer)
+  fuzzers=(bundle_reader_fuzzer checkpoint_state_fuzzer tensor_proto_fuzzer graph_fuzzer
+           saved_model_fuzzer)
 fi
 work="${MG_FUZZ_DIR:-/var/cache/minigraph-fuzz}"
 mkdir -p "$work" || exit 1

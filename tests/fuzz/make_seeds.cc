@@ -28,6 +28,7 @@
 #include "runtime/graph/op_registry.h"
 #include "runtime/graph/ops/standard_ops.h"
 #include "session/saver.h"
+#include "session/session.h"
 #include "tests/testing/function_library.h"
 
 namespace minigraph {
@@ -164,14 +165,38 @@ absl::Status Put(const std::string& out, const std::string& fuzzer, const std::s
   return WriteStringToFile(env, JoinPath(dir, name), bytes);
 }
 
-// The bundle fuzzer's input: a 4-byte little-endian index length, the
-// index, the single data shard.
-absl::Status PutBundle(const std::string& out, const std::string& name, const std::string& prefix) {
+// `part` after its 4-byte little-endian length.
+std::string LengthPrefixed(const std::string& part) {
+  std::string bytes(4, '\0');
+  for (int i = 0; i < 4; ++i) bytes[i] = static_cast<char>(part.size() >> (8 * i));
+  return bytes + part;
+}
+
+// A bundle as the fuzzers take it: the length-prefixed index, then the
+// single data shard.
+absl::StatusOr<std::string> PackBundle(const std::string& prefix) {
   MG_ASSIGN_OR_RETURN(std::string index, ReadFileToString(env, MetaFilename(prefix)));
   MG_ASSIGN_OR_RETURN(std::string data, ReadFileToString(env, DataFilename(prefix, 0, 1)));
-  std::string bytes(4, '\0');
-  for (int i = 0; i < 4; ++i) bytes[i] = static_cast<char>(index.size() >> (8 * i));
-  return Put(out, "bundle_reader_fuzzer", name, bytes + index + data);
+  return LengthPrefixed(index) + data;
+}
+
+absl::Status PutBundle(const std::string& out, const std::string& name, const std::string& prefix) {
+  MG_ASSIGN_OR_RETURN(std::string bytes, PackBundle(prefix));
+  return Put(out, "bundle_reader_fuzzer", name, bytes);
+}
+
+// The SavedModel fuzzer's input: the length-prefixed saved_model.pb, then
+// variables/variables as a bundle (when it is there).
+absl::Status PutSavedModel(const std::string& out, const std::string& name,
+                           const std::string& dir) {
+  MG_ASSIGN_OR_RETURN(std::string pb, ReadFileToString(env, JoinPath(dir, "saved_model.pb")));
+  std::string bytes = LengthPrefixed(pb);
+  const std::string variables = JoinPath(dir, "variables/variables");
+  if (env->FileExists(MetaFilename(variables)).ok()) {
+    MG_ASSIGN_OR_RETURN(std::string bundle, PackBundle(variables));
+    bytes += bundle;
+  }
+  return Put(out, "saved_model_fuzzer", name, bytes);
 }
 
 std::vector<Tensor> SampleTensors() {
@@ -214,9 +239,7 @@ absl::Status Run(const std::string& out, const std::string& shared) {
     const std::string v1 = JoinPath(tmp, "v1");
     MG_RETURN_IF_ERROR(WriteV1Checkpoint(env, v1, slices));
     MG_ASSIGN_OR_RETURN(std::string file, ReadFileToString(env, v1));
-    std::string bytes(4, '\0');
-    for (int i = 0; i < 4; ++i) bytes[i] = static_cast<char>(file.size() >> (8 * i));
-    MG_RETURN_IF_ERROR(Put(out, "bundle_reader_fuzzer", "v1", bytes + file));
+    MG_RETURN_IF_ERROR(Put(out, "bundle_reader_fuzzer", "v1", LengthPrefixed(file)));
   }
   // State files.
   MG_RETURN_IF_ERROR(Put(out, "checkpoint_state_fuzzer", "minigraph",
@@ -345,8 +368,49 @@ absl::Status Run(const std::string& out, const std::string& shared) {
     }
     MG_RETURN_IF_ERROR(Put(out, "graph_fuzzer", "functions", g.SerializeAsString()));
   }
-  // graph_fuzzer's dictionary (libFuzzer's -dict): every op's name and its
-  // attrs' names, so that a mutation can turn one op into another.
+  // A SavedModel in TensorFlow 1's layout: y = x * w, w (a resource
+  // variable) restored by the Saver, a local counter that the main op
+  // initializes, one signature.
+  {
+    Scope root = Scope::NewRootScope();
+    Variable w = Variable::Create(root, "w", Tensor::Vector<float>({2, 3}), {.use_resource = true});
+    Variable counter = Variable::Create(root, "counter", Tensor::Scalar<int64_t>(7),
+                                        {.trainable = false, .collections = {kLocalVariables}});
+    Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT, PartialShape({2}));
+    ops::Mul(root.WithOpName("y"), x, w.value());
+    Operation init = GlobalVariablesInitializer(root);
+    Operation main_op = LocalVariablesInitializer(root);
+    MG_ASSIGN_OR_RETURN(auto saver, Saver::Create(root));
+    MG_ASSIGN_OR_RETURN(auto sess, NewSession(SessionOptions()));
+    MG_ASSIGN_OR_RETURN(GraphDef g, root.ToGraphDef());
+    MG_RETURN_IF_ERROR(sess->Create(g));
+    std::vector<Tensor> unused;
+    MG_RETURN_IF_ERROR(sess->Run({}, {}, {init.name()}, &unused));
+    const std::string dir = JoinPath(tmp, "saved_model");
+    MG_RETURN_IF_ERROR(env->CreateDir(dir));
+    MG_RETURN_IF_ERROR(env->CreateDir(JoinPath(dir, "variables")));
+    MG_RETURN_IF_ERROR(
+        saver->Save(sess.get(), JoinPath(dir, "variables/variables"), {.write_state = false})
+            .status());
+    MG_ASSIGN_OR_RETURN(MetaGraphDef meta, root.ToMetaGraphDef());
+    meta.mutable_meta_info_def()->add_tags("serve");
+    SignatureDef& sig = (*meta.mutable_signature_def())["serving_default"];
+    (*sig.mutable_inputs())["x"].set_name("x:0");
+    (*sig.mutable_inputs())["x"].set_dtype(DT_FLOAT);
+    (*sig.mutable_inputs())["x"].mutable_tensor_shape()->add_dim()->set_size(2);
+    (*sig.mutable_outputs())["y"].set_name("y:0");
+    sig.set_method_name("tensorflow/serving/predict");
+    (*meta.mutable_collection_def())["saved_model_main_op"].mutable_node_list()->add_value(
+        main_op.name());
+    SavedModel model;
+    *model.add_meta_graphs() = meta;
+    MG_RETURN_IF_ERROR(
+        WriteStringToFile(env, JoinPath(dir, "saved_model.pb"), model.SerializeAsString()));
+    MG_RETURN_IF_ERROR(PutSavedModel(out, "minigraph", dir));
+  }
+  // graph_fuzzer's and saved_model_fuzzer's dictionary (libFuzzer's -dict):
+  // every op's name and its attrs' names, so that a mutation can turn one op
+  // into another.
   {
     std::set<std::string> words;
     const OpRegistry* ops = StandardOps();
@@ -357,7 +421,10 @@ absl::Status Run(const std::string& out, const std::string& shared) {
     }
     std::string dict;
     for (const std::string& w : words) absl::StrAppend(&dict, "\"", w, "\"\n");
-    MG_RETURN_IF_ERROR(WriteStringToFile(env, JoinPath(out, "graph_fuzzer.dict"), dict));
+    for (const char* fuzzer : {"graph_fuzzer", "saved_model_fuzzer"}) {
+      MG_RETURN_IF_ERROR(
+          WriteStringToFile(env, JoinPath(out, absl::StrCat(fuzzer, ".dict")), dict));
+    }
   }
   // TensorFlow's files.
   int n = 0;
@@ -375,6 +442,8 @@ absl::Status Run(const std::string& out, const std::string& shared) {
           if (env->FileExists(DataFilename(prefix, 0, 1)).ok()) {
             MG_RETURN_IF_ERROR(PutBundle(out, absl::StrCat("tf", n++), prefix));
           }
+        } else if (f == "saved_model.pb") {
+          MG_RETURN_IF_ERROR(PutSavedModel(out, absl::StrCat("tf", n++), dir));
         } else if (f == "checkpoint") {
           MG_ASSIGN_OR_RETURN(std::string text, ReadFileToString(env, p));
           MG_RETURN_IF_ERROR(Put(out, "checkpoint_state_fuzzer", absl::StrCat("tf", n++), text));
