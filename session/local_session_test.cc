@@ -12,6 +12,7 @@
 #include "runtime/engine/kernel_registry.h"
 #include "runtime/graph/ops/standard_ops.h"
 #include "session/session.h"
+#include "tests/testing/endless_loop.h"
 
 namespace minigraph {
 namespace {
@@ -246,16 +247,7 @@ TEST(LocalSessionTest, WideGraphRunsOnInterOpPool) {
 // TensorFlow's ConfigProto.operation_timeout_in_ms: a session-wide deadline
 // for every step whose RunOptions give none; a step's own deadline wins.
 TEST(LocalSessionTest, OperationTimeoutBoundsEveryStepWithoutItsOwn) {
-  // while (x == x) x = x: a step that never ends by itself.
-  Scope root = Scope::NewRootScope();
-  std::vector<Output> x = ops::WhileLoop(
-      root, {ops::Const<int32_t>(root, 0)},
-      [](const Scope& c, const std::vector<Output>& v) { return ops::Equal(c, v[0], v[0]); },
-      [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
-        return {ops::Identity(b, v[0])};
-      });
-  ops::Identity(root.WithOpName("forever"), x[0]);
-  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  ASSERT_OK_AND_ASSIGN(GraphDef def, EndlessLoopGraph());
   std::vector<Tensor> out;
   for (int threads : {1, 2}) {
     SessionOptions opts;

@@ -13,6 +13,7 @@
 #include "session/distributed/cluster.h"
 #include "session/distributed/server.h"
 #include "session/session_manager.h"
+#include "tests/testing/endless_loop.h"
 
 namespace minigraph {
 namespace {
@@ -168,15 +169,7 @@ TEST(GrpcSessionTest, CallablesRunARegisteredSignature) {
 // that never ends fails with DeadlineExceeded instead of hanging.
 TEST(GrpcSessionTest, OperationTimeoutBoundsStepsWithoutTheirOwn) {
   auto server = StartServer();
-  Scope root = Scope::NewRootScope();
-  std::vector<Output> x = ops::WhileLoop(
-      root, {ops::Const<int32_t>(root, 0)},
-      [](const Scope& c, const std::vector<Output>& v) { return ops::Equal(c, v[0], v[0]); },
-      [](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
-        return {ops::Identity(b, v[0])};
-      });
-  ops::Identity(root.WithOpName("forever"), x[0]);
-  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  ASSERT_OK_AND_ASSIGN(GraphDef def, EndlessLoopGraph());
   SessionOptions opts;
   opts.target = server->target();
   opts.operation_timeout_in_ms = 100;
