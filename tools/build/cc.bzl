@@ -71,6 +71,10 @@ def _with_pch(kwargs):
     copts = [
         "-include-pch",
         pch_file,
+        # Named in the dependency file, so that a changed PCH recompiles
+        # this target (see the stamp in pch.bzl).
+        "-include",
+        pch_file[:-len(".pch")] + "_stamp.h",
         # The overlay through which a PCH finds the one it is built on.
         "-ivfsoverlay",
         "tools/build/mg_root.yaml",

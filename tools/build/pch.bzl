@@ -58,6 +58,7 @@ PchInfo = provider(
         "contexts": "list of CompilationContext: of the libraries declaring them",
         "copts": "list of string: the copts the PCH was built with",
         "chain": "depset of File: this PCH and the ones it is built on",
+        "stamp": "File: the header consumers force-include (see below)",
     },
 )
 
@@ -187,16 +188,37 @@ def _cc_pch_impl(ctx):
         mnemonic = "CppPch",
         progress_message = "Precompiling %s" % ctx.label,
     )
+
+    # The stamp: a header holding only a comment with the digest of this PCH
+    # and of the stamp of the PCH below. Consumers force-include it
+    # (//tools/build:cc.bzl), so their dependency files name it. They name
+    # neither the PCH nor the headers embedded in it, and Bazel keeps only
+    # what a dependency file names as a compile's inputs for the next build:
+    # without the stamp, a header changed inside a PCH rebuilt the PCH but
+    # not the files compiled against it, which kept the old declarations
+    # (found by ASan: a SessionOptions grown by a field, copied out of a
+    # caller compiled with the old one).
+    stamp = ctx.actions.declare_file(ctx.label.name + "_stamp.h")
+    stamp_inputs = [out] + ([base.stamp] if chained else [])
+    ctx.actions.run_shell(
+        command = 'out="$1"; shift; printf "// %s\\n" "$(cat "$@" | sha256sum | cut -c1-64)" > "$out"',
+        arguments = [stamp.path] + [f.path for f in stamp_inputs],
+        inputs = stamp_inputs,
+        outputs = [stamp],
+        mnemonic = "CppPchStamp",
+        progress_message = "Stamping %s" % ctx.label,
+    )
+
     # The first element is this PCH (see `below` above).
     chain = depset([out], transitive = [base.chain] if chained else [], order = "preorder")
     return [
         DefaultInfo(files = depset([out])),
-        # Listed as headers, the chain of PCHs and the overlay that finds
-        # them become inputs of every compile that depends on this target.
-        # The libraries in `deps` are not passed on: a consumer links what it
-        # depends on itself.
+        # Listed as headers, the chain of PCHs, the stamp and the overlay
+        # that finds them become inputs of every compile that depends on
+        # this target. The libraries in `deps` are not passed on: a consumer
+        # links what it depends on itself.
         CcInfo(compilation_context = cc_common.create_compilation_context(
-            headers = depset(ctx.files._overlay, transitive = [chain]),
+            headers = depset(ctx.files._overlay + [stamp], transitive = [chain]),
         )),
         PchInfo(
             hdrs = hdrs,
@@ -204,6 +226,7 @@ def _cc_pch_impl(ctx):
             contexts = contexts,
             copts = copts,
             chain = chain,
+            stamp = stamp,
         ),
     ]
 
