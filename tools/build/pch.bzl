@@ -28,9 +28,11 @@ sandbox whose path changes from one action to the next, so:
     compile that loads the PCH never opens `/mg`;
   - `/mg` is a system include directory, so that the consumers, which write
     their dependency file with `-MMD` (cc.bzl), list none of these paths:
-    Bazel tracks them as this rule's inputs instead. A consumer still opens
-    every header it includes itself, from its own sandbox (include guards
-    skip the text), so a missing dependency still fails the compile.
+    Bazel tracks them as this rule's inputs instead. A consumer's dependency
+    file names neither its PCH nor the headers the PCH holds (even those it
+    includes itself), so consumers also include the PCH's stamp (below). The
+    tsan configuration, built without PCHs, checks that every include of a
+    target is declared.
 The PCH's bytes therefore depend only on its inputs, which keeps the keys of
 every compile that loads it, and so the disk cache, stable.
 
