@@ -4,11 +4,13 @@
 # TensorProto -> Tensor, GraphDef import with one executor step, and
 # LoadSavedModel with a run of each signature.
 #
-#   tools/fuzz.sh [--runs=N] [--max_len=BYTES] [SECONDS_EACH] [FUZZER...]
+#   tools/fuzz.sh [--runs=N] [--jobs=J] [--max_len=BYTES] [SECONDS_EACH] [FUZZER...]
 #
 # Each fuzzer runs for SECONDS_EACH (default 30) or, with --runs, until it
 # has executed N inputs, whichever comes first (a campaign: --runs=10000000
-# 86400). --max_len caps the inputs the campaign makes (libFuzzer's
+# 86400). --jobs runs each fuzzer as J processes at once (libFuzzer's -jobs,
+# one per core), sharing one corpus; --runs is then their total and
+# SECONDS_EACH bounds each process. --max_len caps the inputs the campaign makes (libFuzzer's
 # -max_len): the checkpoint reader reaches the same code with 16 KB inputs as
 # with the ~1 MB TensorFlow checkpoints among its seeds, 50 times as fast.
 # Without it libFuzzer cuts seeds at 1 MB: the SavedModel fuzzer then sees
@@ -25,6 +27,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
 runs=""
+jobs=1
 max_len=""
 while [[ "${1:-}" == --* ]]; do
   case "$1" in
@@ -32,6 +35,13 @@ while [[ "${1:-}" == --* ]]; do
       runs="${1#--runs=}"
       if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]]; then
         echo "fuzz: --runs wants a positive number of executions, not '$runs'" >&2
+        exit 2
+      fi
+      ;;
+    --jobs=*)
+      jobs="${1#--jobs=}"
+      if ! [[ "$jobs" =~ ^[1-9][0-9]*$ ]]; then
+        echo "fuzz: --jobs wants a positive number of processes, not '$jobs'" >&2
         exit 2
       fi
       ;;
@@ -43,7 +53,7 @@ while [[ "${1:-}" == --* ]]; do
       fi
       ;;
     *)
-      echo "fuzz: unknown option $1 (known: --runs=N, --max_len=BYTES)" >&2
+      echo "fuzz: unknown option $1 (known: --runs=N, --jobs=J, --max_len=BYTES)" >&2
       exit 2
       ;;
   esac
@@ -61,7 +71,7 @@ if [ ${#fuzzers[@]} -eq 0 ]; then
            saved_model_fuzzer)
 fi
 work="${MG_FUZZ_DIR:-/var/cache/minigraph-fuzz}"
-mkdir -p "$work" || exit 1
+mkdir -p "$work" && work="$(cd "$work" && pwd)" || exit 1
 
 targets=()
 for f in "${fuzzers[@]}"; do targets+=("//tests/fuzz:$f"); done
@@ -82,7 +92,7 @@ opts=(-timeout=10 -rss_limit_mb=2560 -malloc_limit_mb=1024 -print_final_stats=1)
 # --runs bounds the campaign, not the replay of the regressions (where
 # libFuzzer's -runs would run each input that many times).
 campaign=()
-[ -n "$runs" ] && campaign=(-runs="$runs")
+[ -n "$runs" ] && campaign=(-runs="$(((runs + jobs - 1) / jobs))")
 [ -n "$max_len" ] && campaign+=(-max_len="$max_len")
 failed=0
 for f in "${fuzzers[@]}"; do
@@ -100,19 +110,41 @@ for f in "${fuzzers[@]}"; do
   dict=()
   [ -f "$seeds/out/$f.dict" ] && dict=(-dict="$seeds/out/$f.dict")
   start=$SECONDS
-  "$fuzz_bin/$f" "${opts[@]}" "${campaign[@]}" "${dict[@]}" -max_total_time="$seconds" -artifact_prefix="$findings/" \
-    "$corpus" "$seeds/out/$f" >"$work/$f.log" 2>&1
-  rc=$?
-  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$f.log" | tail -n 1)
-  if [ "$rc" -ne 0 ] && grep -q "libFuzzer: run interrupted" "$work/$f.log"; then
-    echo "fuzz: $f interrupted after ${execs:-?} executions, with nothing found"
+  if [ "$jobs" -eq 1 ]; then
+    "$fuzz_bin/$f" "${opts[@]}" "${campaign[@]}" "${dict[@]}" -max_total_time="$seconds" \
+      -artifact_prefix="$findings/" "$corpus" "$seeds/out/$f" >"$work/$f.log" 2>&1
+    rc=$?
+    logs=("$work/$f.log")
+    job_logs=("${logs[@]}")
+  else
+    # libFuzzer writes job K's output to fuzz-K.log in its working directory
+    # (and copies it into its own output when the job ends).
+    jobdir="$work/jobs/$f"
+    rm -rf "$jobdir" && mkdir -p "$jobdir" || exit 1
+    (cd "$jobdir" && "$fuzz_bin/$f" "${opts[@]}" "${campaign[@]}" "${dict[@]}" \
+      -max_total_time="$seconds" -jobs="$jobs" -workers="$jobs" -artifact_prefix="$findings/" \
+      "$corpus" "$seeds/out/$f") >"$work/$f.log" 2>&1
+    rc=$?
+    job_logs=()
+    for l in "$jobdir"/fuzz-*.log; do [ -f "$l" ] && job_logs+=("$l"); done
+    logs=("$work/$f.log" "${job_logs[@]}")
+  fi
+  execs=0
+  for l in "${job_logs[@]}"; do
+    n=$(sed -n 's/^stat::number_of_executed_units: *//p' "$l" | tail -n 1)
+    execs=$((execs + ${n:-0}))
+  done
+  if [ "$rc" -ne 0 ] && grep -q "libFuzzer: run interrupted" "${logs[@]}"; then
+    echo "fuzz: $f interrupted after $execs executions, with nothing found"
     failed=1
   elif [ "$rc" -ne 0 ]; then
-    echo "fuzz: $f FAILED after ${execs:-?} executions: $(grep -m 1 -E 'ERROR|SUMMARY|Timeout|malloc' "$work/$f.log")"
-    echo "  the input is in $findings, the log is $work/$f.log"
+    echo "fuzz: $f FAILED after $execs executions: $(grep -h -m 1 -E 'ERROR|SUMMARY|Timeout|malloc' "${logs[@]}" | head -n 1)"
+    echo "  the input is in $findings, the logs: ${logs[*]}"
     failed=1
   else
-    echo "fuzz: $f: ${execs:-?} executions in $((SECONDS - start)) s: no crash, leak, hang or allocation bomb ($(ls "$corpus" | wc -l) corpus inputs)"
+    procs=""
+    [ "$jobs" -gt 1 ] && procs=" in $jobs processes"
+    echo "fuzz: $f: $execs executions in $((SECONDS - start)) s$procs: no crash, leak, hang or allocation bomb ($(ls "$corpus" | wc -l) corpus inputs)"
   fi
 done
 exit "$failed"
