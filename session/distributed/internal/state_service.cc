@@ -97,7 +97,13 @@ class Round : public std::enable_shared_from_this<Round> {
       pending_ = static_cast<int>(calls_.size());
     }
     if (calls_.empty()) {
-      AnswerOnce(on_all_(calls_));
+      grpc::Status answer;
+      {
+        absl::MutexLock l(&mu_);
+        answer = on_all_(calls_);
+        answered_ = true;
+      }
+      Answer(answer);
       return;
     }
     for (Call& c : calls_) {
@@ -120,7 +126,14 @@ class Round : public std::enable_shared_from_this<Round> {
   }
 
   // The master's caller went away (or the server stops).
-  void Cancel() { AnswerOnce(grpc::Status::CANCELLED); }
+  void Cancel() {
+    {
+      absl::MutexLock l(&mu_);
+      if (answered_) return;
+      answered_ = true;
+    }
+    Answer(grpc::Status::CANCELLED);
+  }
 
  private:
   // `c` ended (null: it could not start).
@@ -135,18 +148,18 @@ class Round : public std::enable_shared_from_this<Round> {
         if (pending_ > 0) return;
         answer = on_all_(calls_);
       }
+      // In the section that wrote the response: no later call writes it.
+      answered_ = true;
     }
-    AnswerOnce(answer);
+    Answer(answer);
   }
 
-  void AnswerOnce(const grpc::Status& s) {
-    {
-      absl::MutexLock l(&mu_);
-      if (answered_) return;
-      answered_ = true;
-      reactor_->Finish(s);  // the reactor may be gone after this
-    }
+  // Called once, by the thread that set answered_, with no lock held: the
+  // reactor may delete itself, and with it the last reference to this
+  // round but the caller's, on another thread as soon as Finish is called.
+  void Answer(const grpc::Status& s) {
     for (Call& c : calls_) c.ctx->TryCancel();
+    reactor_->Finish(s);  // last
   }
 
   grpc::ServerUnaryReactor* const reactor_;
