@@ -10,9 +10,10 @@
 # has executed N inputs, whichever comes first (a campaign: --runs=10000000
 # 86400). --jobs runs each fuzzer as J processes at once (libFuzzer's -jobs,
 # one per core), sharing one corpus; --runs is then their total and
-# SECONDS_EACH bounds each process. --max_len caps the inputs the campaign makes (libFuzzer's
-# -max_len): the checkpoint reader reaches the same code with 16 KB inputs as
-# with the ~1 MB TensorFlow checkpoints among its seeds, 50 times as fast.
+# SECONDS_EACH bounds each process. --max_len caps the inputs the campaign
+# makes (libFuzzer's -max_len): the checkpoint reader reaches the same code
+# with 16 KB inputs as with the ~1 MB TensorFlow checkpoints among its seeds,
+# 50 times as fast.
 # Without it libFuzzer cuts seeds at 1 MB: the SavedModel fuzzer then sees
 # TensorFlow's Keras model (5.4 MB) only cut; --max_len=6000000 takes it
 # whole (15,600 edges instead of 8,700, at ~60 executions/s, not ~3,700).
