@@ -11,13 +11,14 @@
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/naming.h"
 #include "core/allocator.h"
+#include "core/coding.h"
 #include "core/mem_env.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace minigraph;
   SetMaxTensorBytes(size_t{1} << 20);  // the cap is what is fuzzed, not its size
   if (size < 4) return 0;
-  const size_t index_size = data[0] | data[1] << 8 | data[2] << 16 | size_t{data[3]} << 24;
+  const size_t index_size = DecodeFixed32(reinterpret_cast<const char*>(data));
   const std::string rest(reinterpret_cast<const char*>(data) + 4, size - 4);
   if (index_size > rest.size()) return 0;
   MemEnv env;

@@ -15,6 +15,7 @@
 #include "checkpoint/naming.h"
 #include "checkpoint/tensor_slice.h"
 #include "checkpoint/v1_test_writer.h"
+#include "core/coding.h"
 #include "core/env.h"
 #include "core/path.h"
 #include "core/proto/meta_graph.pb.h"
@@ -167,8 +168,8 @@ absl::Status Put(const std::string& out, const std::string& fuzzer, const std::s
 
 // `part` after its 4-byte little-endian length.
 std::string LengthPrefixed(const std::string& part) {
-  std::string bytes(4, '\0');
-  for (int i = 0; i < 4; ++i) bytes[i] = static_cast<char>(part.size() >> (8 * i));
+  std::string bytes;
+  PutFixed32(&bytes, static_cast<uint32_t>(part.size()));
   return bytes + part;
 }
 

@@ -14,6 +14,7 @@
 
 #include "absl/strings/string_view.h"
 #include "core/allocator.h"
+#include "core/coding.h"
 #include "core/mem_env.h"
 #include "core/proto/meta_graph.pb.h"
 #include "core/tensor.h"
@@ -26,8 +27,7 @@ namespace {
 // The next length-prefixed part of `in`; false when there is none.
 bool Take(absl::string_view* in, absl::string_view* part) {
   if (in->size() < 4) return false;
-  uint32_t n = 0;
-  for (int i = 0; i < 4; ++i) n |= static_cast<uint32_t>(static_cast<uint8_t>((*in)[i])) << (8 * i);
+  const uint32_t n = DecodeFixed32(in->data());
   in->remove_prefix(4);
   if (n > in->size()) return false;
   *part = in->substr(0, n);
