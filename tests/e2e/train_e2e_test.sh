@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end: the training binary killed with SIGKILL at several points
-# (found by watching the log directory, not by timing) resumes from the
-# newest complete checkpoint each time, and its final checkpoint is bitwise
-# identical to an uninterrupted run's; SIGTERM saves and exits 0; a
+# (where it stops or kills itself on a test hook, not by timing) resumes
+# from the newest complete checkpoint each time, and its final checkpoint is
+# bitwise identical to an uninterrupted run's; SIGTERM saves and exits 0; a
 # corrupted checkpoint stops the restart with DataLoss naming the tensor.
 set -uo pipefail
 train="$1"
@@ -18,23 +18,27 @@ wait_for() {
   return 1
 }
 
+# Whether process $1 is stopped (state T in /proc/PID/stat).
+stopped() { [ "$(sed -E 's/^[0-9]+ \(.*\) (.).*/\1/' "/proc/$1/stat" 2>/dev/null)" = T ]; }
+
 ref="$TEST_TMPDIR/reference"
 "$train" --logdir="$ref" "${flags[@]}" >"$TEST_TMPDIR/ref.log" || fail "reference run failed"
 grep -q "initialized from scratch" "$TEST_TMPDIR/ref.log" || fail "reference did not start fresh"
 
 # Crash at `kills` points, chosen by a seeded generator: half when the index
-# of checkpoint K appears (sometimes before the state file names it), half
-# in the middle of the restart's first or second save (its data file written
-# under a ".tempstate" name: train kills itself there when
-# MG_TEST_KILL_IN_SAVE says so, since that moment lasts about a millisecond
-# and watching for it from here misses it in some runs). Each restart must
+# of checkpoint K is in place (before the state file names it, or just
+# after: train stops itself there when MG_TEST_STOP_AT_CHECKPOINT says so,
+# and is killed from here), half in the middle of the restart's first or
+# second save (its data file written under a ".tempstate" name: train kills
+# itself there when MG_TEST_KILL_IN_SAVE says so, since that moment lasts
+# about a millisecond and watching for it from here misses it in some runs). Each restart must
 # restore the checkpoint the state file named when the process died, never
 # an older one, and never fail; the run's final checkpoint must be bitwise
 # the uninterrupted run's.
 crash_loop() {
   local run="$1" kills="$2" seed="$3"
   shift 3
-  local last=0 killed=0 i k pid restored
+  local last=0 killed=0 i k pid point restored
   RANDOM=$seed
   for i in $(seq 1 "$kills"); do
     # The restart begins at the state file's step; K lies ahead of it.
@@ -53,10 +57,14 @@ crash_loop() {
       compgen -G "$run/*.data-*.tempstate*" | sort | comm -13 "$TEST_TMPDIR/stale" - | grep -q . ||
         fail "run $i died outside a save: no new data file under its temporary name"
     else
-      "$train" --logdir="$run" "${flags[@]}" "$@" >"$TEST_TMPDIR/run_$i.log" 2>&1 &
+      # Stopped by itself once K's index is in place, or once the state file
+      # names K; killed here.
+      point=$k
+      [ $(( RANDOM % 2 )) -eq 0 ] || point="$k:state"
+      MG_TEST_STOP_AT_CHECKPOINT=$point \
+        "$train" --logdir="$run" "${flags[@]}" "$@" >"$TEST_TMPDIR/run_$i.log" 2>&1 &
       pid=$!
-      wait_for "[ -e '$run/model.ckpt-$k.index' ] || ! kill -0 $pid 2>/dev/null" ||
-        fail "kill point $i never came"
+      wait_for "stopped $pid || ! kill -0 $pid 2>/dev/null" || fail "kill point $i never came"
       kill -KILL "$pid" 2>/dev/null
       wait "$pid" 2>/dev/null
     fi
@@ -83,10 +91,7 @@ crash_loop() {
 crash_loop "$TEST_TMPDIR/crashy" 20 20261129
 # Killed during asynchronous saves (the snapshot being written while the
 # steps go on): the same guarantees, and the same bytes as synchronous saves.
-# Steps no longer wait for saves, so retention would delete checkpoint K
-# within a few milliseconds of its save: every checkpoint is kept here, so
-# that "K's index exists" stays true until the kill, however fast the run.
-crash_loop "$TEST_TMPDIR/crashy_async" 12 20261201 --async_save --max_to_keep=1000
+crash_loop "$TEST_TMPDIR/crashy_async" 12 20261201 --async_save
 
 # SIGTERM: save at the current step, exit 0; the next start restores it.
 term="$TEST_TMPDIR/term"
