@@ -17,7 +17,12 @@ namespace minigraph {
 namespace {
 
 // Reads run in chunks so each chunk's crc is computed while it is in cache.
-constexpr size_t kReadChunk = size_t{8} << 20;
+// From a cold page cache, a chunk no larger than the kernel's readahead
+// window keeps the disk busy while the chunk before is checked: 1 MiB
+// against 8 MiB, interleaved, restored 256 MiB at 0.93-0.97 of the best
+// plain cold read instead of 0.85-0.87, and 64 MiB at 0.80-0.88 instead of
+// 0.54-0.61; warm restores did not change (512 KiB was no better).
+constexpr size_t kReadChunk = size_t{1} << 20;
 
 // TensorFlow's reader version (kTensorBundleVersion = 1 consumes producers
 // >= kTensorBundleMinProducer = 0).
