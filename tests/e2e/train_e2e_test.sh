@@ -26,15 +26,15 @@ ref="$TEST_TMPDIR/reference"
 grep -q "initialized from scratch" "$TEST_TMPDIR/ref.log" || fail "reference did not start fresh"
 
 # Crash at `kills` points, chosen by a seeded generator: half when the index
-# of checkpoint K is in place (before the state file names it, or just
-# after: train stops itself there when MG_TEST_STOP_AT_CHECKPOINT says so,
-# and is killed from here), half in the middle of the restart's first or
-# second save (its data file written under a ".tempstate" name: train kills
-# itself there when MG_TEST_KILL_IN_SAVE says so, since that moment lasts
-# about a millisecond and watching for it from here misses it in some runs). Each restart must
-# restore the checkpoint the state file named when the process died, never
-# an older one, and never fail; the run's final checkpoint must be bitwise
-# the uninterrupted run's.
+# of checkpoint K is in place (before the state file names it, or just after:
+# train stops itself there when MG_TEST_STOP_AT_CHECKPOINT says so, and is
+# killed from here), half in the middle of the restart's first or second save
+# (its data file written under a ".tempstate" name: train kills itself there
+# when MG_TEST_KILL_IN_SAVE says so, since that moment lasts about a
+# millisecond and watching for it from here misses it in some runs). Each
+# restart must restore the checkpoint the state file named when the process
+# died, never an older one, and never fail; the run's final checkpoint must be
+# bitwise the uninterrupted run's.
 crash_loop() {
   local run="$1" kills="$2" seed="$3"
   shift 3
