@@ -8,6 +8,7 @@
 #include "checkpoint/naming.h"
 #include "checkpoint/proto/tensor_bundle.pb.h"
 #include "checkpoint/table.h"
+#include "checkpoint/temp_files.h"
 #include "core/path.h"
 #include "core/status_macros.h"
 
@@ -56,9 +57,11 @@ absl::Status MergeBundles(Env* env, const std::vector<std::string>& prefixes,
   }
   const std::string dir(Dirname(merged_prefix));
   if (!dir.empty()) MG_RETURN_IF_ERROR(env->CreateDir(dir));
-  const std::string index_tmp = absl::StrCat(MetaFilename(merged_prefix), kTempStateSuffix, "merge");
+  MG_ASSIGN_OR_RETURN(LockedTempFile index,
+                      CreateLockedTempFile(env, MetaFilename(merged_prefix), kTempStateSuffix));
+  const std::string index_tmp = index.path;
   {
-    MG_ASSIGN_OR_RETURN(auto file, env->NewWritableFile(index_tmp));
+    std::unique_ptr<WritableFile> file = std::move(index.file);
     auto table = table::TableWriter::Create(file.get(), MetaFilename(merged_prefix));
     BundleHeaderProto header;
     header.set_num_shards(total_shards);

@@ -662,49 +662,6 @@ TEST(BundleTest, CorruptStringTensorIsRejectedBeforeItsStringsAreAllocated) {
   EXPECT_EQ(counting.allocated.load(), n * sizeof(std::string));
 }
 
-TEST(BundleTest, DeleteStaleTempFilesRemovesOnlyWhatInterruptedSavesLeft) {
-  FakeClockEnv clock(Env::Default());
-  MemEnv env(&clock);
-  ASSERT_OK(env.CreateDir("/ckpt/model-5_temp_1a2b"));
-  ASSERT_OK(env.CreateDir("/ckpt/notes_temp_dir"));
-  // Left by saves killed an hour ago.
-  for (const char* p :
-       {"/ckpt/model-5.index.tempstate123", "/ckpt/model-5.data-00000-of-00001.tempstate9",
-        "/ckpt/model-5_temp_1a2b/part-00000-of-00002.index",
-        "/ckpt/model-5_temp_1a2b/part-00001-of-00002.data-00000-of-00001.tempstate7",
-        "/ckpt/checkpoint.tmp8812735", "/ckpt/model-5.meta.tmp42",
-        "/ckpt/notes_temp_dir/todo.txt"}) {
-    ASSERT_OK(WriteStringToFile(&env, p, "x"));
-  }
-  // Finished checkpoints and unrelated files, just as old.
-  for (const char* p : {"/ckpt/model-4.index", "/ckpt/model-4.data-00000-of-00001",
-                        "/ckpt/checkpoint", "/ckpt/events.out", "/ckpt/data.tmp5",
-                        "/ckpt/checkpoint.tmpfile"}) {
-    ASSERT_OK(WriteStringToFile(&env, p, "x"));
-  }
-  clock.AdvanceMicros(3600'000'000);
-  // A save in progress right now.
-  ASSERT_OK(WriteStringToFile(&env, "/ckpt/model-6.index.tempstate55", "x"));
-  ASSERT_OK_AND_ASSIGN(std::vector<std::string> deleted,
-                       DeleteStaleTempFiles(&env, "/ckpt", absl::Hours(1)));
-  EXPECT_THAT(deleted,
-              ::testing::UnorderedElementsAre("/ckpt/model-5.index.tempstate123",
-                                              "/ckpt/model-5.data-00000-of-00001.tempstate9",
-                                              "/ckpt/checkpoint.tmp8812735",
-                                              "/ckpt/model-5.meta.tmp42",
-                                              "/ckpt/model-5_temp_1a2b"));
-  EXPECT_THAT(env.GetChildren("/ckpt"),
-              IsOkAndHolds(::testing::UnorderedElementsAre(
-                  "model-4.index", "model-4.data-00000-of-00001", "checkpoint", "events.out",
-                  "data.tmp5", "checkpoint.tmpfile",
-                  "model-6.index.tempstate55", "notes_temp_dir")));
-  // Nothing is old enough for a longer age; a missing directory is NotFound.
-  EXPECT_THAT(DeleteStaleTempFiles(&env, "/ckpt", absl::Hours(2)),
-              IsOkAndHolds(::testing::IsEmpty()));
-  EXPECT_THAT(DeleteStaleTempFiles(&env, "/nowhere", absl::Hours(1)),
-              StatusIs(absl::StatusCode::kNotFound));
-}
-
 // Eight writers save one prefix at once, again and again: what is left must
 // always be one writer's checkpoint whole (every crc checks, every tensor
 // carries the same writer's mark), never one's index over another's data.

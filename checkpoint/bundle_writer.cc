@@ -1,13 +1,11 @@
 #include "checkpoint/bundle_writer.h"
 
-#include <random>
 #include <thread>
 
-#include "absl/strings/ascii.h"
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "checkpoint/naming.h"
 #include "checkpoint/table.h"
+#include "checkpoint/temp_files.h"
 #include "core/coding.h"
 #include "core/crc32c.h"
 #include "core/path.h"
@@ -20,11 +18,6 @@ namespace {
 // thread while they are written (below it, starting a thread costs more
 // than the crc: 1 MiB takes about 40 µs at ISA-L's speed here).
 constexpr size_t kParallelCrcBytes = size_t{4} << 20;
-
-std::string TempName(const std::string& final_name) {
-  static thread_local std::mt19937_64 rng(std::random_device{}());
-  return absl::StrCat(final_name, kTempStateSuffix, rng());
-}
 
 // TensorFlow's string tensor encoding (format doc §7.2): varint lengths, the
 // masked crc32c of the lengths (each as uint32, or uint64 past 4 GiB), then
@@ -66,9 +59,11 @@ absl::StatusOr<std::unique_ptr<BundleWriter>> BundleWriter::Create(Env* env, std
   std::unique_ptr<BundleWriter> w(new BundleWriter(env, std::move(prefix)));
   const std::string dir(Dirname(w->prefix_));
   if (!dir.empty()) MG_RETURN_IF_ERROR(env->CreateDir(dir));
-  w->data_tmp_ = TempName(DataFilename(w->prefix_, 0, 1));
-  w->index_tmp_ = TempName(MetaFilename(w->prefix_));
-  MG_ASSIGN_OR_RETURN(w->data_, env->NewWritableFile(w->data_tmp_));
+  MG_ASSIGN_OR_RETURN(LockedTempFile data,
+                      CreateLockedTempFile(env, DataFilename(w->prefix_, 0, 1), kTempStateSuffix));
+  w->data_tmp_ = std::move(data.path);
+  w->data_ = std::move(data.file);
+  w->data_lock_ = std::move(data.lock);
   return w;
 }
 
@@ -76,7 +71,7 @@ BundleWriter::~BundleWriter() {
   if (finished_ && status_.ok()) return;
   data_.reset();
   env_->DeleteFile(data_tmp_).IgnoreError();
-  env_->DeleteFile(index_tmp_).IgnoreError();
+  if (!index_tmp_.empty()) env_->DeleteFile(index_tmp_).IgnoreError();
 }
 
 absl::Status BundleWriter::Add(absl::string_view key, const Tensor& t) {
@@ -190,9 +185,11 @@ absl::Status BundleWriter::Finish() {
   if (absl::Status s = data_->Close(); !s.ok()) return fail(s);
   data_.reset();
 
-  auto index = env_->NewWritableFile(index_tmp_);
+  absl::StatusOr<LockedTempFile> index =
+      CreateLockedTempFile(env_, MetaFilename(prefix_), kTempStateSuffix);
   if (!index.ok()) return fail(index.status());
-  auto table = table::TableWriter::Create(index->get(), MetaFilename(prefix_));
+  index_tmp_ = index->path;
+  auto table = table::TableWriter::Create(index->file.get(), MetaFilename(prefix_));
   BundleHeaderProto header;
   header.set_num_shards(1);
   header.set_endianness(BundleHeaderProto::LITTLE);
@@ -202,8 +199,8 @@ absl::Status BundleWriter::Finish() {
     if (absl::Status s = table->Add(key, entry.SerializeAsString()); !s.ok()) return fail(s);
   }
   if (absl::Status s = table->Finish(); !s.ok()) return fail(s);
-  if (absl::Status s = (*index)->Sync(); !s.ok()) return fail(s);
-  if (absl::Status s = (*index)->Close(); !s.ok()) return fail(s);
+  if (absl::Status s = index->file->Sync(); !s.ok()) return fail(s);
+  if (absl::Status s = index->file->Close(); !s.ok()) return fail(s);
   // Writers of one prefix commit one at a time (under the directory's
   // lock), so the files in place always come from a single writer: the last.
   const std::string dir = Dirname(prefix_).empty() ? "." : std::string(Dirname(prefix_));
@@ -218,62 +215,6 @@ absl::Status BundleWriter::Finish() {
   }
   if (absl::Status s = env_->SyncDir(dir); !s.ok()) return fail(s);
   return absl::OkStatus();
-}
-
-namespace {
-
-// AtomicWriteFile's temporary "<file>.tmp<digits>" for the state file or a
-// .meta file (checkpoint_state.cc), left behind when a kill came between its
-// write and its rename.
-bool IsAtomicWriteTemp(absl::string_view name) {
-  const size_t tmp = name.rfind(".tmp");
-  if (tmp == absl::string_view::npos || tmp + 4 == name.size()) return false;
-  for (char c : name.substr(tmp + 4)) {
-    if (!absl::ascii_isdigit(c)) return false;
-  }
-  const absl::string_view file = name.substr(0, tmp);
-  return file == "checkpoint" || absl::EndsWith(file, ".meta");
-}
-
-}  // namespace
-
-absl::StatusOr<std::vector<std::string>> DeleteStaleTempFiles(Env* env, const std::string& dir,
-                                                              absl::Duration min_age) {
-  MG_ASSIGN_OR_RETURN(std::vector<std::string> children, env->GetChildren(dir));
-  const uint64_t now = env->NowMicros();
-  const int64_t age_micros = absl::ToInt64Microseconds(min_age);
-  auto stale = [&](uint64_t mtime) {
-    return mtime <= now && static_cast<int64_t>(now - mtime) >= age_micros;
-  };
-  std::vector<std::string> deleted;
-  for (const std::string& name : children) {
-    const std::string path = JoinPath(dir, name);
-    if (name.find(kTempStateSuffix) != std::string::npos || IsAtomicWriteTemp(name)) {
-      absl::StatusOr<bool> is_dir = env->IsDirectory(path);
-      absl::StatusOr<uint64_t> mtime = env->GetModificationTimeMicros(path);
-      if (is_dir.ok() && !*is_dir && mtime.ok() && stale(*mtime) && env->DeleteFile(path).ok()) {
-        deleted.push_back(path);
-      }
-      continue;
-    }
-    if (name.find("_temp_") == std::string::npos) continue;
-    absl::StatusOr<bool> is_dir = env->IsDirectory(path);
-    if (!is_dir.ok() || !*is_dir) continue;
-    absl::StatusOr<std::vector<std::string>> parts = env->GetChildren(path);
-    if (!parts.ok()) continue;
-    // Only a directory of bundle parts, all of them stale.
-    absl::StatusOr<uint64_t> dir_mtime = env->GetModificationTimeMicros(path);
-    bool all_stale = dir_mtime.ok() ? stale(*dir_mtime) : !parts->empty();
-    for (const std::string& part : *parts) {
-      absl::StatusOr<uint64_t> mtime = env->GetModificationTimeMicros(JoinPath(path, part));
-      all_stale = all_stale && part.rfind("part-", 0) == 0 && mtime.ok() && stale(*mtime);
-    }
-    if (!all_stale) continue;
-    bool ok = true;
-    for (const std::string& part : *parts) ok = ok && env->DeleteFile(JoinPath(path, part)).ok();
-    if (ok && env->DeleteDir(path).ok()) deleted.push_back(path);
-  }
-  return deleted;
 }
 
 }  // namespace minigraph

@@ -6,9 +6,10 @@
 //   MG_RETURN_IF_ERROR(writer->Finish());
 //
 // Crash-safe: both files are written under temporary names
-// ("<name>.tempstate<random>"), synced, renamed into place (data first,
-// index last) and the directory synced, so a checkpoint is visible (has an
-// index) only when complete. Several writers of one prefix (threads or
+// ("<name>.tempstate<random>", locked while written: CreateLockedTempFile in
+// temp_files.h), synced, renamed into place (data first, index last) and the
+// directory synced, so a checkpoint is visible (has an index) only when
+// complete. Several writers of one prefix (threads or
 // processes) each write their own temporary files and commit one at a time
 // under the directory's lock (Env::LockFile): the checkpoint left is one
 // writer's whole, never a mix. One writer is not thread-safe.
@@ -23,7 +24,6 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/time/time.h"
 #include "checkpoint/proto/tensor_bundle.pb.h"
 #include "checkpoint/tensor_slice.h"
 #include "core/env.h"
@@ -68,21 +68,13 @@ class BundleWriter {
   const std::string prefix_;
   std::string data_tmp_, index_tmp_;
   std::unique_ptr<WritableFile> data_;
+  // Held until the data file is renamed or deleted (CreateLockedTempFile).
+  std::unique_ptr<FileLock> data_lock_;
   int64_t offset_ = 0;
   std::map<std::string, BundleEntryProto> entries_;
   absl::Status status_;
   bool finished_ = false;
 };
-
-// What saves killed part-way leave in `dir`: "<file>.tempstate<random>"
-// files, the state file's or a .meta file's "<file>.tmp<digits>"
-// (AtomicWriteFile), and sharded saves' "<prefix>_temp_<hex>" directories
-// holding only "part-*" files. Deletes those nothing has modified for `min_age` by the
-// Env's clock (a save in progress keeps its files fresh) and returns their
-// paths; every other entry is left alone. A process killed mid-save would
-// otherwise leave a checkpoint's worth of bytes behind on every crash.
-absl::StatusOr<std::vector<std::string>> DeleteStaleTempFiles(Env* env, const std::string& dir,
-                                                              absl::Duration min_age);
 
 }  // namespace minigraph
 

@@ -1,11 +1,11 @@
 #include "checkpoint/checkpoint_state.h"
 
-#include <random>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "checkpoint/naming.h"
+#include "checkpoint/temp_files.h"
 #include "core/logging.h"
 #include "core/path.h"
 #include "core/status_macros.h"
@@ -26,12 +26,14 @@ std::string RelativeTo(const std::string& path, const std::string& dir) {
 }  // namespace
 
 absl::Status AtomicWriteFile(Env* env, const std::string& path, absl::string_view contents) {
-  static thread_local std::mt19937_64 rng(std::random_device{}());
-  const std::string tmp = absl::StrCat(path, ".tmp", rng());
-  absl::Status s = WriteStringToFile(env, tmp, contents, /*sync=*/true);
-  if (s.ok()) s = env->RenameFile(tmp, path);
+  MG_ASSIGN_OR_RETURN(LockedTempFile tmp, CreateLockedTempFile(env, path, ".tmp"));
+  absl::Status s = tmp.file->Append(contents);
+  if (s.ok()) s = tmp.file->Sync();
+  if (s.ok()) s = tmp.file->Close();
+  if (s.ok()) s = env->RenameFile(tmp.path, path);
   if (!s.ok()) {
-    env->DeleteFile(tmp).IgnoreError();
+    tmp.file.reset();
+    env->DeleteFile(tmp.path).IgnoreError();
     return s;
   }
   return env->SyncDir(std::string(Dirname(path)));

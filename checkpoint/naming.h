@@ -7,6 +7,7 @@
 #ifndef MINIGRAPH_CHECKPOINT_NAMING_H_
 #define MINIGRAPH_CHECKPOINT_NAMING_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/strings/string_view.h"
@@ -27,11 +28,28 @@ bool IsDataFilenameOf(absl::string_view prefix, absl::string_view filename);
 // exclusive lock (minigraph's, not TensorFlow's: TensorFlow has no leases).
 std::string LeaseFilename(absl::string_view prefix);
 
-// "<prefix>.unrecorded", written by a Saver before it saves a checkpoint it
-// will record in the state file and deleted once the state file names it: a
-// complete checkpoint that still has one was saved by a process killed
-// before it recorded it (minigraph's; TensorFlow never deletes those).
+// "<prefix>.unrecorded", minigraph's mark of a checkpoint that the state
+// file does not name and that a Saver of its name owns (TensorFlow has no
+// such file, and never deletes a checkpoint its state file forgot). A Saver
+// writes it before it saves a checkpoint and deletes it once the state file
+// names that checkpoint; it writes it again before a state file that drops
+// a checkpoint retention evicts, and deletes it last with the checkpoint's
+// files. So a marked checkpoint was left by a process killed between
+// those steps, and is deleted in turn after a restart (Saver); one without
+// a mark was copied in, written by TensorFlow, or kept for good.
 std::string UnrecordedMarkerFilename(absl::string_view prefix);
+
+// The step a checkpoint's name ends with ("model.ckpt-300" -> 300), or -1.
+int64_t CheckpointStep(absl::string_view prefix);
+
+// The checkpoint a file of a directory belongs to: "model-5" for
+// "model-5.index", "model-5.data-00000-of-00001", "model-5.meta",
+// "model-5.lease" and "model-5.unrecorded"; "" for any other name.
+std::string CheckpointNameOfFile(absl::string_view filename);
+
+// True when `name` ("model.ckpt-300", without a directory) is `base` or
+// "<base>-<digits>". An empty `base` matches every name.
+bool IsCheckpointOf(absl::string_view base, absl::string_view name);
 
 // "<dir>/checkpoint.lease", written by such a Saver beside its state file.
 // A restore holds a shared lock on it from reading the state file until it

@@ -1,6 +1,8 @@
 #include "session/saver.h"
 
 #include <algorithm>
+#include <cstring>
+#include <limits>
 #include <map>
 #include <random>
 
@@ -9,11 +11,14 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/bundle_writer.h"
+#include "checkpoint/checkpoint_files.h"
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/naming.h"
+#include "checkpoint/temp_files.h"
 #include "core/logging.h"
 #include "core/path.h"
 #include "core/status_macros.h"
@@ -45,6 +50,22 @@ Operation AddSave(const Scope& s, const std::string& name, Output prefix,
   Output tensor_names = ops::Const(s.WithOpName(name + "/tensor_names"), Strings(names));
   Output slices = ops::Const(s.WithOpName(name + "/shape_and_slices"), Strings(specs));
   return s.WithOpName(name).AddOp("SaveV2", {{prefix}, {tensor_names}, {slices}, values});
+}
+
+// The name a checkpoint's path saves under: "model.ckpt" for
+// "/logs/model.ckpt-300" and for "/logs/model.ckpt".
+std::string CheckpointBase(absl::string_view path) {
+  std::string base(Basename(path));
+  if (CheckpointStep(base) >= 0) base.resize(base.rfind('-'));
+  return base;
+}
+
+// Logs the files a sweep of `what` ("<dir>/<name>") deleted, if any.
+void LogSwept(const SweptFiles& swept, absl::string_view what) {
+  if (swept.paths.empty()) return;
+  MG_LOG(WARNING) << "Deleted " << swept.paths.size() << " file(s), " << swept.bytes
+                  << " bytes, that interrupted saves of " << what
+                  << " left: " << absl::StrJoin(swept.paths, ", ");
 }
 
 }  // namespace
@@ -276,6 +297,16 @@ absl::StatusOr<std::string> Saver::WriteAndCommit(
     Session* session, const std::string& save_path, const std::string& checkpoint_file,
     const SaveOptions& options, std::vector<std::pair<std::string, Tensor>> feeds) {
   const std::string save_dir(Dirname(save_path));
+  const std::string dir = save_dir.empty() ? "." : save_dir;
+  bool first_save;
+  {
+    absl::MutexLock l(&mu_);
+    first_save = swept_.insert(save_path).second;
+  }
+  if (first_save) {
+    SweepInterruptedSaves(dir, std::string(Basename(save_path)), options.latest_filename,
+                          /*older_than_tracked=*/true);
+  }
   // Until the state file names it (UnrecordedCheckpoints).
   const std::string marker = UnrecordedMarkerFilename(checkpoint_file);
   if (options.write_state) MG_RETURN_IF_ERROR(WriteStringToFile(env_, marker, ""));
@@ -297,6 +328,14 @@ absl::StatusOr<std::string> Saver::WriteAndCommit(
   if (options.write_state) {
     absl::MutexLock l(&mu_);
     RecordLastCheckpoint(model_checkpoint_path);
+    // Marked before the state file drops them: a process killed before
+    // retention deleted one leaves it marked, for the next Saver to delete.
+    for (const auto& [path, time] : to_delete_) {
+      if (Dirname(path) != save_dir) continue;
+      if (absl::Status s = WriteStringToFile(env_, UnrecordedMarkerFilename(path), ""); !s.ok()) {
+        MG_LOG(WARNING) << "Ignoring: " << s;
+      }
+    }
     if (absl::Status s = UpdateCheckpointState(
             env_, save_dir.empty() ? "." : save_dir, model_checkpoint_path, TrackedPaths(), {},
             std::nullopt, options.latest_filename, save_relative_paths_);
@@ -309,7 +348,14 @@ absl::StatusOr<std::string> Saver::WriteAndCommit(
     }
     // Recorded now: this one, and those RecoverLastCheckpoints adopted.
     recorded_markers_.push_back(marker);
+    const std::vector<std::string> tracked = TrackedPaths();
     for (const std::string& m : recorded_markers_) {
+      // An adopted orphan evicted by this save keeps its mark until
+      // retention has deleted it.
+      if (!absl::c_linear_search(tracked, m.substr(0, m.size() - strlen(".unrecorded"))) &&
+          m != marker) {
+        continue;
+      }
       if (absl::Status s = env_->DeleteFile(m); !s.ok() && !absl::IsNotFound(s)) {
         MG_LOG(WARNING) << "Ignoring: " << s;
       }
@@ -322,18 +368,51 @@ absl::StatusOr<std::string> Saver::WriteAndCommit(
                                        options.meta_graph->SerializeAsString()));
   }
   if (stale_temp_age_ != absl::InfiniteDuration()) {
-    absl::StatusOr<std::vector<std::string>> deleted =
-        DeleteStaleTempFiles(env_, save_dir.empty() ? "." : save_dir, stale_temp_age_);
-    if (!deleted.ok()) {
-      MG_LOG(WARNING) << "Could not clean up temporary files in " << save_dir << ": "
-                      << deleted.status();
-    } else {
-      for (const std::string& path : *deleted) {
-        MG_LOG(INFO) << "Deleted " << path << ", left by an interrupted save";
+    // A sharded save's parts, left by a save killed before it merged them,
+    // go once they are old enough (DeleteLeftoverTempFiles).
+    absl::StatusOr<SweptFiles> swept = DeleteLeftoverTempFiles(
+        env_, dir, Basename(save_path), options.latest_filename, stale_temp_age_);
+    if (swept.ok()) LogSwept(*swept, JoinPath(dir, Basename(save_path)));
+  }
+  return model_checkpoint_path;
+}
+
+void Saver::SweepInterruptedSaves(const std::string& dir, const std::string& base,
+                                  const std::string& latest_filename, bool older_than_tracked) {
+  if (stale_temp_age_ == absl::InfiniteDuration()) return;
+  absl::StatusOr<SweptFiles> swept =
+      DeleteLeftoverTempFiles(env_, dir, base, latest_filename, stale_temp_age_);
+  if (!swept.ok()) return;  // no such directory (yet): nothing left there
+  // Incomplete checkpoints: data files without an index. Under the
+  // directory's lock, as writers commit (BundleWriter::Finish), none is one
+  // being renamed into place.
+  std::optional<uint64_t> oldest_tracked;
+  if (older_than_tracked) {
+    absl::MutexLock l(&mu_);
+    for (const auto& [path, time] : last_checkpoints_) {
+      absl::StatusOr<uint64_t> mtime = env_->GetModificationTimeMicros(MetaFilename(path));
+      if (mtime.ok()) oldest_tracked = std::min(oldest_tracked.value_or(*mtime), *mtime);
+    }
+  }
+  absl::StatusOr<std::unique_ptr<FileLock>> lock = env_->LockFile(dir);
+  absl::StatusOr<std::vector<CheckpointOnDisk>> found =
+      lock.ok() ? ListCheckpoints(env_, dir, base) : lock.status();
+  if (found.ok()) {
+    for (const CheckpointOnDisk& c : *found) {
+      const bool has_data = absl::c_any_of(c.files, [&](const std::string& f) {
+        return IsDataFilenameOf(Basename(c.prefix), Basename(f));
+      });
+      if (c.has_index || !has_data) continue;
+      if (!c.has_marker && !(oldest_tracked && c.mtime_micros < *oldest_tracked)) continue;
+      for (const std::string& f : c.files) {
+        const uint64_t size = env_->GetFileSize(f).value_or(0);
+        if (!env_->DeleteFile(f).ok()) continue;
+        swept->paths.push_back(f);
+        swept->bytes += size;
       }
     }
   }
-  return model_checkpoint_path;
+  LogSwept(*swept, JoinPath(dir, base));
 }
 
 absl::Status Saver::Restore(Session* session, const std::string& save_path) {
@@ -344,6 +423,9 @@ absl::Status Saver::Restore(Session* session, const std::string& save_path) {
     return absl::InvalidArgumentError(
         absl::StrCat("The passed save_path is not a valid checkpoint: ", save_path));
   }
+  const std::string dir = Dirname(save_path).empty() ? "." : std::string(Dirname(save_path));
+  SweepInterruptedSaves(dir, CheckpointBase(save_path), kDefaultLatestFilename,
+                        /*older_than_tracked=*/false);
   MG_LOG(INFO) << "Restoring parameters from " << save_path;
   std::vector<Tensor> out;
   absl::Status s =
@@ -396,8 +478,14 @@ void Saver::RecordLastCheckpoint(const std::string& path) {
   // (More than one over only after RecoverLastCheckpoints tracked an
   // unrecorded checkpoint; TensorFlow's list is never more than one over.)
   while (static_cast<int>(last_checkpoints_.size()) > def_.max_to_keep()) {
-    to_delete_.push_back(last_checkpoints_.front());
+    const std::pair<std::string, double> evicted = last_checkpoints_.front();
     last_checkpoints_.erase(last_checkpoints_.begin());
+    if (evicted.second > next_checkpoint_time_) {
+      // Kept for good (keep_checkpoint_every_n_hours): no longer tracked.
+      next_checkpoint_time_ += def_.keep_checkpoint_every_n_hours() * 3600.0;
+      continue;
+    }
+    to_delete_.push_back(evicted);
   }
 }
 
@@ -430,11 +518,6 @@ void Saver::MaybeDeleteOldCheckpoints(absl::string_view save_dir) {
   std::vector<std::pair<std::string, double>> evicted = std::move(to_delete_);
   to_delete_.clear();
   for (const auto& [path, time] : evicted) {
-    if (time > next_checkpoint_time_) {
-      // Kept for good (keep_checkpoint_every_n_hours): no longer tracked.
-      next_checkpoint_time_ += def_.keep_checkpoint_every_n_hours() * 3600.0;
-      continue;
-    }
     // Retention deletes only in the directory it saves to: a state file
     // that names checkpoints elsewhere (a copied log directory) must not
     // make a copy delete the original run's files.
@@ -448,52 +531,63 @@ void Saver::MaybeDeleteOldCheckpoints(absl::string_view save_dir) {
 }
 
 void Saver::RecoverLastCheckpoints(const std::vector<std::string>& paths) {
-  std::vector<std::pair<std::string, double>> found;
-  std::vector<std::string> markers;
-  auto track = [&](const std::string& p) {
+  std::vector<std::pair<std::string, double>> recorded;
+  for (const std::string& p : paths) {
     absl::StatusOr<uint64_t> mtime = env_->GetModificationTimeMicros(MetaFilename(p));
     if (!mtime.ok()) mtime = env_->GetModificationTimeMicros(p);
-    if (mtime.ok()) found.emplace_back(p, *mtime * 1e-6);
-  };
-  for (const std::string& p : paths) track(p);
+    if (mtime.ok()) recorded.emplace_back(p, *mtime * 1e-6);
+  }
+  // Orphans older than every recorded checkpoint go first, newer ones last,
+  // so retention deletes them in the order they were written.
+  double oldest = std::numeric_limits<double>::infinity();
+  for (const auto& [p, time] : recorded) oldest = std::min(oldest, time);
+  std::vector<std::pair<std::string, double>> older, newer;
+  std::vector<std::string> markers;
   if (!paths.empty()) {
-    for (const std::string& p : UnrecordedCheckpoints(paths)) {
-      MG_LOG(WARNING) << "Tracking " << p << ", which a save killed before it updated the state "
-                      << "file left behind; retention will delete it in turn";
-      track(p);
-      markers.push_back(UnrecordedMarkerFilename(p));
+    for (const CheckpointOnDisk& c : OrphanedCheckpoints(paths)) {
+      MG_LOG(WARNING) << "Tracking " << c.prefix << ", which "
+                      << "a process killed between a save and the state file, or between the "
+                         "state file and retention, left behind; retention will delete it in turn";
+      const double time = c.mtime_micros * 1e-6;
+      (time < oldest ? older : newer).emplace_back(c.prefix, time);
+      markers.push_back(UnrecordedMarkerFilename(c.prefix));
     }
   }
+  older.insert(older.end(), recorded.begin(), recorded.end());
+  older.insert(older.end(), newer.begin(), newer.end());
   absl::MutexLock l(&mu_);
-  last_checkpoints_ = std::move(found);
+  last_checkpoints_ = std::move(older);
   recorded_markers_.insert(recorded_markers_.end(), markers.begin(), markers.end());
 }
 
-std::vector<std::string> Saver::UnrecordedCheckpoints(
+std::vector<CheckpointOnDisk> Saver::OrphanedCheckpoints(
     const std::vector<std::string>& recorded) const {
-  // Only checkpoints with a marker: one without (written by TensorFlow,
-  // copied in, or left out of a state file edited to roll back) is the
-  // user's to keep.
-  const std::string dir(Dirname(recorded.back()));
-  absl::StatusOr<std::vector<std::string>> children = env_->GetChildren(dir.empty() ? "." : dir);
-  if (!children.ok()) return {};
-  std::vector<std::pair<uint64_t, std::string>> found;
-  for (const std::string& child : *children) {
-    absl::string_view name = child;
-    if (!absl::ConsumeSuffix(&name, ".unrecorded")) continue;
-    const std::string prefix = JoinPath(dir, name);
-    if (absl::c_linear_search(recorded, prefix)) continue;
-    if (!CheckpointExists(env_, prefix)) {
-      // Killed before the checkpoint was complete: its temporary files go
-      // with DeleteStaleTempFiles, the marker now.
-      env_->DeleteFile(JoinPath(dir, child)).IgnoreError();
+  const std::string dir = Dirname(recorded.back()).empty() ? "." : std::string(Dirname(recorded.back()));
+  absl::StatusOr<std::vector<CheckpointOnDisk>> found =
+      ListCheckpoints(env_, dir, CheckpointBase(recorded.back()));
+  if (!found.ok()) return {};
+  absl::flat_hash_set<std::string> named;
+  for (const std::string& p : recorded) {
+    if (Dirname(p) == Dirname(recorded.back())) named.insert(std::string(Basename(p)));
+  }
+  // Only marked ones: an unmarked checkpoint the state file does not name
+  // may be one kept for good (keep_checkpoint_every_n_hours), copied in, or
+  // TensorFlow's (whose directories often hold such checkpoints of the same
+  // name), and is the user's to keep.
+  std::vector<CheckpointOnDisk> out;
+  for (CheckpointOnDisk& c : *found) {
+    if (named.contains(Basename(c.prefix))) {
+      // Recorded: a process killed right after the state file left its mark.
+      if (c.has_marker) env_->DeleteFile(UnrecordedMarkerFilename(c.prefix)).IgnoreError();
       continue;
     }
-    found.emplace_back(env_->GetModificationTimeMicros(MetaFilename(prefix)).value_or(0), prefix);
+    if (!c.has_index) {
+      // A mark alone: killed before any file was in place.
+      if (c.has_marker && c.files.size() == 1) env_->DeleteFile(c.files[0]).IgnoreError();
+      continue;  // data without an index: the first save's sweep deletes it
+    }
+    if (c.has_marker) out.push_back(std::move(c));
   }
-  std::sort(found.begin(), found.end());
-  std::vector<std::string> out;
-  for (auto& [time, prefix] : found) out.push_back(std::move(prefix));
   return out;
 }
 

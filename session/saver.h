@@ -38,7 +38,9 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "absl/container/flat_hash_set.h"
 #include "checkpoint/checkpoint_diff.h"
+#include "checkpoint/checkpoint_files.h"
 #include "core/env.h"
 #include "core/proto/meta_graph.pb.h"
 #include "core/proto/saver_def.pb.h"
@@ -68,9 +70,13 @@ struct SaverOptions {
   // Checkpoint names carry the step as 8 digits ("model-00000003").
   bool pad_step_number = false;
   std::string name = "save";
-  // After each save, temporary files of interrupted saves in the directory
-  // untouched for this long are deleted (DeleteStaleTempFiles in
-  // checkpoint/bundle_writer.h); InfiniteDuration() keeps them.
+  // What saves of this Saver's checkpoints killed part-way left in their
+  // directory goes on the first save to a path and on each restore:
+  // temporary files no live writer holds (whatever their age), and
+  // incomplete checkpoints it marked (DeleteLeftoverTempFiles in
+  // checkpoint/temp_files.h; the count and bytes are logged). A sharded
+  // save's parts, which no lock protects, go after each save once untouched
+  // for this long. InfiniteDuration() keeps everything.
   absl::Duration delete_stale_temp_files_after = absl::Hours(1);
   // Beyond TensorFlow: each checkpoint gets a lease file (LeaseFilename in
   // checkpoint/naming.h). Readers (BundleReader, so every restore) hold a
@@ -162,9 +168,11 @@ class Saver {
   // Tracks the existing ones among `paths`, with their files' times (after
   // a restart, from GetCheckpointState().all_model_checkpoint_paths, oldest
   // first). Beyond TensorFlow, which never deletes them: also tracks the
-  // complete checkpoints in the directory of `paths` that a Save killed
-  // before it updated the state file left behind (UnrecordedMarkerFilename
-  // in checkpoint/naming.h), so that retention deletes them in turn.
+  // complete checkpoints of that name in the directory of `paths` that a
+  // process killed between a save and the state file, or between the state
+  // file and retention, left behind (marked: UnrecordedMarkerFilename in
+  // checkpoint/naming.h); retention deletes them in turn, oldest first.
+  // Unmarked ones (kept for good, copied in, TensorFlow's) stay.
   void RecoverLastCheckpoints(const std::vector<std::string>& paths) ABSL_LOCKS_EXCLUDED(mu_);
   void SetLastCheckpointsWithTime(std::vector<std::pair<std::string, double>> checkpoints)
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -187,9 +195,21 @@ class Saver {
   // After a failed restore: each missing, mismatched and unused tensor (as
   // inspect_checkpoint --diff), or "" when that cannot be said.
   std::string DescribeDifferences(const std::string& save_path) const;
-  // The unrecorded checkpoints RecoverLastCheckpoints tracks, oldest first.
+  // The checkpoints of the newest recorded one's name, in its directory,
+  // that RecoverLastCheckpoints tracks besides `recorded`, oldest first:
+  // the complete ones marked (UnrecordedMarkerFilename). Deletes marks that
+  // stand alone.
   // REQUIRES: `recorded` is not empty.
-  std::vector<std::string> UnrecordedCheckpoints(const std::vector<std::string>& recorded) const;
+  std::vector<CheckpointOnDisk> OrphanedCheckpoints(const std::vector<std::string>& recorded) const;
+  // Deletes what saves of `base` in `dir` killed part-way left: temporary
+  // files nobody writes (DeleteLeftoverTempFiles) and incomplete
+  // checkpoints (data without an index) that are marked or, with
+  // `older_than_tracked`, older than every tracked checkpoint. Logs the
+  // files and bytes deleted. Nothing with delete_stale_temp_files_after
+  // infinite.
+  void SweepInterruptedSaves(const std::string& dir, const std::string& base,
+                             const std::string& latest_filename, bool older_than_tracked)
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   SaverDef def_;
   Env* env_;  // Not owned.
@@ -206,6 +226,8 @@ class Saver {
   double next_checkpoint_time_ ABSL_GUARDED_BY(mu_);
   // Markers of checkpoints the next state file records.
   std::vector<std::string> recorded_markers_ ABSL_GUARDED_BY(mu_);
+  // The save paths whose first save has swept what killed saves left.
+  absl::flat_hash_set<std::string> swept_ ABSL_GUARDED_BY(mu_);
   // The variables a restore assigns (empty for FromSaverDef).
   std::vector<ExpectedTensor> expected_;
   // The tensors SaveAsync fetches and feeds: what the save ops read of each

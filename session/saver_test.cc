@@ -9,6 +9,7 @@
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/naming.h"
+#include "checkpoint/temp_files.h"
 #include "checkpoint/tensor_slice.h"
 #include "checkpoint/v1_test_writer.h"
 #include "core/fault_injection_env.h"
@@ -810,30 +811,129 @@ TEST_F(SaverTest, ShardedSaveWritesShardsAndMerges) {
 }
 
 TEST_F(SaverTest, SavesCleanUpWhatKilledSavesLeftBehind) {
-  // A process killed mid-save leaves its temporary files; the next save
-  // deletes those untouched for an hour, and nothing else.
+  // A process killed mid-save leaves its temporary files and, between the
+  // renames of a commit, a data file without an index. The first save
+  // deletes what no live writer holds, of its own name only, whatever its
+  // age; a sharded save's parts wait an hour.
   for (bool keep : {false, true}) {
     SaverOptions options;
     if (keep) options.delete_stale_temp_files_after = absl::InfiniteDuration();
     Build(options);
     const std::string dir = keep ? "/keep" : "/clean";
     ASSERT_OK(mem_.CreateDir(dir));
-    const std::string leftover = dir + "/model-3.data-00000-of-00001.tempstate4242";
-    ASSERT_OK(WriteStringToFile(&mem_, leftover, std::string(1000, 'x')));
+    const std::vector<std::string> dead = {
+        dir + "/model-3.data-00000-of-00001.tempstate4242", dir + "/model-3.index.tempstate1",
+        dir + "/checkpoint.tmp77", dir + "/model-2.data-00000-of-00001",
+        dir + "/model-2.unrecorded"};
+    for (const std::string& p : dead) ASSERT_OK(WriteStringToFile(&mem_, p, std::string(100, 'x')));
+    const std::string parts = dir + "/model-3_temp_ab12/part-00000-of-00002.index";
+    const std::string other = dir + "/best-1.index.tempstate9";
+    ASSERT_OK(WriteStringToFile(&mem_, parts, "x"));
+    ASSERT_OK(WriteStringToFile(&mem_, other, "x"));
+    ASSERT_OK_AND_ASSIGN(LockedTempFile live,
+                         CreateLockedTempFile(&mem_, dir + "/model-9.index", ".tempstate"));
     auto s = InitializedAndSet();
     ASSERT_OK(saver_->Save(s.get(), dir + "/model", {.global_step = 4}).status());
-    EXPECT_OK(mem_.FileExists(leftover)) << "too fresh to delete";
+    for (const std::string& p : dead) {
+      EXPECT_EQ(mem_.FileExists(p).ok(), keep) << p;
+    }
+    EXPECT_OK(mem_.FileExists(live.path)) << "a live writer's";
+    EXPECT_OK(mem_.FileExists(other)) << "another name's";
+    EXPECT_OK(mem_.FileExists(parts)) << "too fresh to delete";
     fake_time_.AdvanceMicros(2 * 3600'000'000ull);
     ASSERT_OK(saver_->Save(s.get(), dir + "/model", {.global_step = 5}).status());
-    if (keep) {
-      EXPECT_OK(mem_.FileExists(leftover));
-    } else {
-      EXPECT_THAT(mem_.FileExists(leftover), StatusIs(absl::StatusCode::kNotFound));
-    }
+    EXPECT_EQ(mem_.FileExists(parts).ok(), keep);
+    EXPECT_OK(mem_.FileExists(live.path));
     // The checkpoints themselves are untouched.
     EXPECT_THAT(saver_->last_checkpoints(), ElementsAre(dir + "/model-4", dir + "/model-5"));
     EXPECT_OK(mem_.FileExists(dir + "/model-4.index"));
   }
+}
+
+TEST_F(SaverTest, ARestoreCleansUpAndTheFirstSaveTakesOldIncompleteCheckpoints) {
+  Build({.max_to_keep = 2});
+  ASSERT_OK(mem_.CreateDir("/logs"));
+  auto s = InitializedAndSet();
+  ASSERT_OK(saver_->Save(s.get(), "/logs/model", {.global_step = 1}).status());
+  fake_time_.AdvanceMicros(1000);
+  ASSERT_OK(saver_->Save(s.get(), "/logs/model", {.global_step = 2}).status());
+  // Left by an older minigraph killed while retention deleted model-0 (its
+  // index gone, no mark), and by a save killed mid-write.
+  ASSERT_OK(mem_.RenameFile("/logs/model-1.data-00000-of-00001",
+                            "/logs/model-0.data-00000-of-00001"));
+  ASSERT_OK(mem_.DeleteFile("/logs/model-1.index"));
+  ASSERT_OK(WriteStringToFile(&mem_, "/logs/model-7.index.tempstate3", "abc"));
+  auto again = Saver::FromSaverDef(saver_->saver_def(), &clock_);
+  auto b = NewSess();
+  ASSERT_OK(again->Restore(b.get(), "/logs/model-2"));
+  EXPECT_FALSE(mem_.FileExists("/logs/model-7.index.tempstate3").ok());
+  EXPECT_OK(mem_.FileExists("/logs/model-0.data-00000-of-00001")) << "not marked";
+  again->RecoverLastCheckpoints({"/logs/model-2"});
+  ASSERT_OK(again->Save(b.get(), "/logs/model", {.global_step = 3}).status());
+  EXPECT_THAT(mem_.GetChildren("/logs"),
+              IsOkAndHolds(UnorderedElementsAre("checkpoint", "model-2.index",
+                                                "model-2.data-00000-of-00001", "model-3.index",
+                                                "model-3.data-00000-of-00001")));
+}
+
+// Fails every file operation once the state file has been renamed into
+// place: the process "dies" between the state file and retention.
+class DieAfterStateFileEnv : public EnvWrapper {
+ public:
+  using EnvWrapper::EnvWrapper;
+  absl::Status RenameFile(const std::string& src, const std::string& target) override {
+    MG_RETURN_IF_ERROR(Dead());
+    MG_RETURN_IF_ERROR(EnvWrapper::RenameFile(src, target));
+    dead_ = Basename(target) == "checkpoint";
+    return absl::OkStatus();
+  }
+  absl::Status DeleteFile(const std::string& path) override {
+    MG_RETURN_IF_ERROR(Dead());
+    return EnvWrapper::DeleteFile(path);
+  }
+  absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {
+    MG_RETURN_IF_ERROR(Dead());
+    return EnvWrapper::NewWritableFile(path);
+  }
+
+ private:
+  absl::Status Dead() const {
+    return dead_ ? absl::UnavailableError("killed") : absl::OkStatus();
+  }
+  bool dead_ = false;
+};
+
+TEST_F(SaverTest, AKillBetweenTheStateFileAndRetentionLeavesNothingBehindForGood) {
+  Build({.max_to_keep = 2});
+  ASSERT_OK(mem_.CreateDir("/logs"));
+  auto s = InitializedAndSet();
+  for (int step = 1; step <= 2; ++step) {
+    fake_time_.AdvanceMicros(1000);
+    ASSERT_OK(saver_->Save(s.get(), "/logs/model", {.global_step = step}).status());
+  }
+  DieAfterStateFileEnv dying(&clock_);
+  auto doomed = Saver::FromSaverDef(saver_->saver_def(), &dying);
+  doomed->RecoverLastCheckpoints({"/logs/model-1", "/logs/model-2"});
+  fake_time_.AdvanceMicros(1000);
+  ASSERT_OK(doomed->Save(s.get(), "/logs/model", {.global_step = 3}).status());
+  // The state file dropped model-1, which is still there, marked.
+  ASSERT_OK_AND_ASSIGN(auto state, GetCheckpointState(&mem_, "/logs"));
+  EXPECT_THAT(state->all_model_checkpoint_paths(), ElementsAre("/logs/model-2", "/logs/model-3"));
+  EXPECT_TRUE(CheckpointExists(&mem_, "/logs/model-1"));
+  EXPECT_OK(mem_.FileExists("/logs/model-1.unrecorded"));
+  // The restart tracks it as the oldest, and its first save deletes it.
+  auto again = Saver::FromSaverDef(saver_->saver_def(), &clock_);
+  again->RecoverLastCheckpoints(
+      {state->all_model_checkpoint_paths().begin(), state->all_model_checkpoint_paths().end()});
+  EXPECT_THAT(again->last_checkpoints(),
+              ElementsAre("/logs/model-1", "/logs/model-2", "/logs/model-3"));
+  fake_time_.AdvanceMicros(1000);
+  ASSERT_OK(again->Save(s.get(), "/logs/model", {.global_step = 4}).status());
+  EXPECT_THAT(again->last_checkpoints(), ElementsAre("/logs/model-3", "/logs/model-4"));
+  EXPECT_THAT(mem_.GetChildren("/logs"),
+              IsOkAndHolds(UnorderedElementsAre("checkpoint", "model-3.index",
+                                                "model-3.data-00000-of-00001", "model-4.index",
+                                                "model-4.data-00000-of-00001")));
 }
 
 // SaveAsync returns once it has the snapshot; steps that run while the
@@ -994,6 +1094,57 @@ TEST(SaverAsyncCrashTest, AKillDuringAnAsyncSaveLeavesARestorableCheckpoint) {
     EXPECT_EQ(out[0].SummarizeValue(3), *latest == "/logs/model-2" ? "2 3 4" : "1 2 3")
         << *latest << " after op " << k;
     if (reached_the_end) EXPECT_EQ(*latest, "/logs/model-2");
+  }
+}
+
+// The process dies at every point of two saves in turn (each mutating file
+// operation), what was not durable is lost, and the trainer restarts: after
+// its next two saves the directory holds the kept checkpoints and the state
+// file, nothing that a save, a commit or retention left half-done.
+TEST(SaverCrashTest, AKillAtAnyPointLeavesOnlyTheKeptCheckpointsAfterARestart) {
+  bool reached_the_end = false;
+  for (int k = 0; !reached_the_end; ++k) {
+    ASSERT_LT(k, 400) << "the saves never completed";
+    SCOPED_TRACE(absl::StrCat("killed at op ", k));
+    MemEnv mem;
+    FaultInjectionEnv env(&mem);
+    Scope root = Scope::NewRootScope();
+    Variable v = Variable::Create(root, "v", Tensor::Vector<float>({1, 2, 3}));
+    Operation init = GlobalVariablesInitializer(root);
+    SessionOptions opts;
+    opts.env = &env;
+    ASSERT_OK(mem.CreateDir("/logs"));
+    {
+      ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {.max_to_keep = 2}, &env));
+      ASSERT_OK_AND_ASSIGN(auto s, NewSession(opts));
+      ASSERT_OK(s->Create(*root.ToGraphDef()));
+      std::vector<Tensor> out;
+      ASSERT_OK(s->Run({}, {}, {init.name()}, &out));
+      for (int step = 1; step <= 3; ++step) {
+        ASSERT_OK(saver->Save(s.get(), "/logs/model", {.global_step = step}).status());
+      }
+      env.FailAfter(k);
+      const bool saved4 = saver->Save(s.get(), "/logs/model", {.global_step = 4}).ok();
+      reached_the_end = saved4 && saver->Save(s.get(), "/logs/model", {.global_step = 5}).ok();
+    }
+    env.SimulateCrash();
+    env.ClearFaults();
+    // The restart: restore what the state file names, track its list, save on.
+    ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root, {.max_to_keep = 2}, &env));
+    ASSERT_OK_AND_ASSIGN(auto s, NewSession(opts));
+    ASSERT_OK(s->Create(*root.ToGraphDef()));
+    ASSERT_OK_AND_ASSIGN(std::optional<CheckpointState> state, GetCheckpointState(&env, "/logs"));
+    ASSERT_TRUE(state.has_value());
+    ASSERT_OK(saver->Restore(s.get(), state->model_checkpoint_path()));
+    saver->RecoverLastCheckpoints(
+        {state->all_model_checkpoint_paths().begin(), state->all_model_checkpoint_paths().end()});
+    for (int step = 6; step <= 7; ++step) {
+      ASSERT_OK(saver->Save(s.get(), "/logs/model", {.global_step = step}).status());
+    }
+    EXPECT_THAT(env.GetChildren("/logs"),
+                IsOkAndHolds(UnorderedElementsAre("checkpoint", "model-6.index",
+                                                  "model-6.data-00000-of-00001", "model-7.index",
+                                                  "model-7.data-00000-of-00001")));
   }
 }
 
