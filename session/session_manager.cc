@@ -4,13 +4,16 @@
 #include <cmath>
 #include <vector>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "checkpoint/checkpoint_files.h"
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/naming.h"
 #include "core/logging.h"
+#include "core/path.h"
 #include "core/status_macros.h"
 #include "session/targets.h"
 
@@ -187,8 +190,19 @@ absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> SessionManager::Restor
   };
   try_watch();
   absl::Duration waited = absl::ZeroDuration();
-  MG_ASSIGN_OR_RETURN(std::optional<CheckpointState> ckpt,
-                      GetCheckpointState(env, options.checkpoint_dir));
+  // With recover_state_from_directory, a state file that names no
+  // checkpoint counts as unreadable, not as an error.
+  auto read_state = [&]() -> absl::StatusOr<std::optional<CheckpointState>> {
+    absl::StatusOr<std::optional<CheckpointState>> state =
+        GetCheckpointState(env, options.checkpoint_dir);
+    if (options.recover_state_from_directory && absl::IsInvalidArgument(state.status())) {
+      MG_LOG(WARNING) << state.status().message();
+      return std::nullopt;
+    }
+    return state;
+  };
+  std::optional<CheckpointState> rebuilt;  // recovered from the directory
+  MG_ASSIGN_OR_RETURN(std::optional<CheckpointState> ckpt, read_state());
   while (!ckpt || ckpt->model_checkpoint_path().empty()) {
     if (options.wait_for_checkpoint && waited < options.max_wait) {
       MG_LOG(INFO) << "Waiting for checkpoint to be available.";
@@ -203,11 +217,32 @@ absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> SessionManager::Restor
         waited += options_.recovery_wait;
       }
       try_watch();
-      MG_ASSIGN_OR_RETURN(ckpt, GetCheckpointState(env, options.checkpoint_dir));
+      MG_ASSIGN_OR_RETURN(ckpt, read_state());
     } else {
+      if (options.recover_state_from_directory) {
+        const std::string path = JoinPath(options.checkpoint_dir, kDefaultLatestFilename);
+        const bool exists = env->FileExists(path).ok();
+        // A missing state file in a directory without checkpoints is a
+        // fresh start, nothing to warn about.
+        rebuilt = RecoverState(options.checkpoint_dir,
+                               exists ? "cannot be read or parsed" : "is missing",
+                               /*warn_if_none=*/exists);
+        if (rebuilt) {
+          ckpt = rebuilt;
+          break;
+        }
+      }
       if (options.strict) MG_RETURN_IF_ERROR(CheckNothingToRestore(options.checkpoint_dir));
       return std::make_pair(std::move(sess), false);
     }
+  }
+  if (options.recover_state_from_directory && !rebuilt &&
+      !CheckpointExists(env, ckpt->model_checkpoint_path())) {
+    rebuilt = RecoverState(options.checkpoint_dir,
+                           absl::StrCat("names a checkpoint that does not exist (",
+                                        ckpt->model_checkpoint_path(), ")"),
+                           /*warn_if_none=*/true);
+    if (rebuilt) ckpt = rebuilt;
   }
   // A Saver with leases deletes nothing while the directory's lease is
   // shared: held from choosing the checkpoint (the state file, read again
@@ -241,8 +276,12 @@ absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> SessionManager::Restor
     newest = RestoreNewestValid(sess.get(), *ckpt, options);
   }
   MG_ASSIGN_OR_RETURN(std::string restored, std::move(newest));
-  options.saver->RecoverLastCheckpoints(
-      {ckpt->all_model_checkpoint_paths().begin(), ckpt->all_model_checkpoint_paths().end()});
+  std::vector<std::string> kept(ckpt->all_model_checkpoint_paths().begin(),
+                                ckpt->all_model_checkpoint_paths().end());
+  if (rebuilt && ckpt->model_checkpoint_path() == rebuilt->model_checkpoint_path()) {
+    kept = RewriteState(options.checkpoint_dir, *rebuilt, restored);
+  }
+  options.saver->RecoverLastCheckpoints(kept);
   if (options.restored_from != nullptr) *options.restored_from = std::move(restored);
   return std::make_pair(std::move(sess), true);
 }
@@ -298,15 +337,68 @@ absl::StatusOr<std::string> SessionManager::RestoreNewestValid(Session* sess,
                    candidates.size(), " tried, newest first): ", absl::StrJoin(reasons, "; ")));
 }
 
+std::optional<CheckpointState> SessionManager::RecoverState(const std::string& dir,
+                                                            absl::string_view why,
+                                                            bool warn_if_none) const {
+  const std::string path = JoinPath(dir, kDefaultLatestFilename);
+  std::vector<std::string> skipped;
+  absl::StatusOr<CheckpointState> state = RebuildCheckpointState(options_.env, dir, &skipped);
+  for (const std::string& s : skipped) MG_LOG(WARNING) << "Not a complete checkpoint: " << s;
+  if (!state.ok()) {
+    if (!warn_if_none && skipped.empty()) return std::nullopt;
+    MG_LOG(WARNING) << "The state file " << path << " " << why
+                    << ", and the directory holds no complete checkpoint to recover: "
+                    << state.status().message();
+    return std::nullopt;
+  }
+  MG_LOG(WARNING) << "The state file " << path << " " << why
+                  << "; recovering from the directory: its newest complete checkpoint is "
+                  << state->model_checkpoint_path() << " (of "
+                  << state->all_model_checkpoint_paths_size() << ")";
+  return *std::move(state);
+}
+
+std::vector<std::string> SessionManager::RewriteState(const std::string& dir,
+                                                      const CheckpointState& rebuilt,
+                                                      const std::string& restored) const {
+  std::vector<std::string> paths;
+  std::vector<double> timestamps;
+  for (int i = 0; i < rebuilt.all_model_checkpoint_paths_size(); ++i) {
+    paths.push_back(rebuilt.all_model_checkpoint_paths(i));
+    timestamps.push_back(rebuilt.all_model_checkpoint_timestamps(i));
+    if (paths.back() == restored) break;  // newer ones did not restore
+  }
+  const std::string path = JoinPath(dir, kDefaultLatestFilename);
+  if (absl::Status s = UpdateCheckpointState(options_.env, dir, restored, paths, timestamps,
+                                             std::nullopt, kDefaultLatestFilename,
+                                             /*save_relative_paths=*/true);
+      !s.ok()) {
+    MG_LOG(WARNING) << "Restored " << restored << ", but could not rewrite " << path << ": " << s;
+  } else {
+    MG_LOG(WARNING) << "Rewrote " << path << " from the directory: " << restored << " and "
+                    << paths.size() - 1 << " older checkpoint(s)";
+  }
+  return paths;
+}
+
 absl::Status SessionManager::CheckNothingToRestore(const std::string& dir) const {
   Env* env = options_.env;
   absl::StatusOr<std::vector<std::string>> children = env->GetChildren(dir);
   if (!children.ok()) return absl::OkStatus();  // no directory: nothing to lose
   std::vector<std::string> found;
-  for (const std::string& f : *children) {
-    if (f == kDefaultLatestFilename || absl::EndsWith(f, ".index") ||
-        absl::StrContains(f, ".data-")) {
-      found.push_back(f);
+  if (absl::c_linear_search(*children, kDefaultLatestFilename)) {
+    found.push_back(kDefaultLatestFilename);
+  }
+  // Temporary files, and the data files of a first save killed before its
+  // index was in place (marked: the Saver's first save deletes them), hold
+  // no checkpoint.
+  for (const CheckpointOnDisk& c : ListCheckpoints(env, dir, "").value_or(std::vector<CheckpointOnDisk>())) {
+    if (!c.has_index && c.has_marker) continue;
+    for (const std::string& f : c.files) {
+      const std::string name(Basename(f));
+      if (absl::EndsWith(name, ".index") || IsDataFilenameOf(Basename(c.prefix), name)) {
+        found.push_back(name);
+      }
     }
   }
   if (found.empty()) return absl::OkStatus();

@@ -128,6 +128,15 @@ class SessionManager {
     // or checkpoint files that name no restorable checkpoint (the "my run
     // restarted from step 0" accident): FailedPrecondition naming them.
     bool strict = false;
+    // When checkpoint_dir's state file is missing, cannot be read or parsed,
+    // or its newest checkpoint does not exist, restore the newest complete
+    // checkpoint the directory itself holds (RebuildCheckpointState in
+    // checkpoint/checkpoint_files.h: what `inspect_checkpoint
+    // --repair_state` computes) with a WARNING giving the reason, and once
+    // it is restored, rewrite the state file from the directory. TensorFlow
+    // initializes from scratch instead (or fails, on a state file naming a
+    // missing checkpoint): one bad byte would cost the whole run.
+    bool recover_state_from_directory = false;
     // If set, receives the prefix of the checkpoint restored, or "" when the
     // model was not restored. Not owned.
     std::string* restored_from = nullptr;
@@ -197,6 +206,16 @@ class SessionManager {
   // FailedPrecondition when `dir` holds a state file or checkpoint files
   // (PrepareOptions::strict).
   absl::Status CheckNothingToRestore(const std::string& dir) const;
+  // PrepareOptions::recover_state_from_directory: the state rebuilt from
+  // `dir`'s complete checkpoints, logged with `why` the state file did not
+  // do; nullopt when the directory holds none (a WARNING with
+  // `warn_if_none`, or when some index did not open).
+  std::optional<CheckpointState> RecoverState(const std::string& dir, absl::string_view why,
+                                              bool warn_if_none) const;
+  // Rewrites `dir`'s state file to name `restored`, the checkpoint restored
+  // from `rebuilt`, and the older ones of `rebuilt`; returns their paths.
+  std::vector<std::string> RewriteState(const std::string& dir, const CheckpointState& rebuilt,
+                                        const std::string& restored) const;
   // One readiness attempt: the ready session (report.ready), or null and
   // why. `watch` (may be null) receives a watch of the target's state taken
   // before the checks when waiting can use one.

@@ -4,7 +4,10 @@
 #include "session/session_manager.h"
 
 #include <cstdlib>
+#include <random>
 #include <thread>
+
+#include "absl/strings/escaping.h"
 
 #include "core/logging.h"
 #include "core/mem_env.h"
@@ -26,7 +29,10 @@ namespace minigraph {
 namespace {
 
 using ::testing::AllOf;
+using ::testing::AnyOf;
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 class SessionManagerTest : public ::testing::Test {
@@ -1423,6 +1429,92 @@ TEST_F(RecoveryOptionsTest, StrictRefusesToInitializeOverCheckpointFiles) {
   ASSERT_OK(env_.CreateDir("/empty"));
   p.checkpoint_dir = "/empty";
   EXPECT_OK(sm_->PrepareSession("", p).status());
+}
+
+// A state file that does not parse, is missing, or names nothing that
+// exists: with recover_state_from_directory the newest complete checkpoint
+// in the directory is restored and the state file rewritten from it.
+TEST_F(RecoveryOptionsTest, RecoversTheStateFromTheDirectory) {
+  // Leftovers of killed saves are no checkpoints.
+  ASSERT_OK(WriteStringToFile(&env_, "/ckpt/model-4.index.tempstate7", "x"));
+  ASSERT_OK(WriteStringToFile(&env_, "/ckpt/model-5.data-00000-of-00001", "x"));
+  for (const std::string& bad :
+       {std::string("model_checkpoint_path: \"x\"\x01\n"), std::string(""),
+        std::string("model_checkpoint_path: \"/ckpt/model-9\"\n"
+                    "all_model_checkpoint_paths: \"/ckpt/model-8\"\n"),
+        std::string("<missing>")}) {
+    SCOPED_TRACE(bad);
+    if (bad == "<missing>") {
+      ASSERT_OK(env_.DeleteFile("/ckpt/checkpoint"));
+    } else {
+      ASSERT_OK(WriteStringToFile(&env_, "/ckpt/checkpoint", bad));
+    }
+    SessionManager::PrepareOptions p = Prepare();
+    p.recover_state_from_directory = true;
+    p.strict = true;
+    ASSERT_OK_AND_ASSIGN(auto s, sm_->PrepareSession("", p));
+    EXPECT_EQ(Value(s.get(), "v/read"), "3");
+    EXPECT_EQ(restored_from_, "/ckpt/model-3");
+    ASSERT_OK_AND_ASSIGN(std::string state, ReadFileToString(&env_, "/ckpt/checkpoint"));
+    EXPECT_THAT(state, AllOf(HasSubstr("model_checkpoint_path: \"model-3\""),
+                             HasSubstr("all_model_checkpoint_paths: \"model-1\""),
+                             HasSubstr("all_model_checkpoint_timestamps")));
+    EXPECT_THAT(saver_->last_checkpoints(),
+                ElementsAre("/ckpt/model-1", "/ckpt/model-2", "/ckpt/model-3"));
+  }
+  // TensorFlow's behaviour stays the default: a bad state file is a fresh
+  // start, and one naming a missing checkpoint an error.
+  ASSERT_OK(WriteStringToFile(&env_, "/ckpt/checkpoint", "model_checkpoint_path: \"x\"\x01\n"));
+  ASSERT_OK_AND_ASSIGN(auto s, sm_->PrepareSession("", Prepare()));
+  EXPECT_EQ(Value(s.get(), "v/read"), "0");
+  ASSERT_OK(UpdateCheckpointState(&env_, "/ckpt", "/ckpt/model-9"));
+  EXPECT_THAT(sm_->PrepareSession("", Prepare()),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a valid checkpoint")));
+  // Nothing complete to recover: strict refuses, naming the files.
+  for (int step = 1; step <= 3; ++step) {
+    ASSERT_OK(env_.DeleteFile(MetaFilename("/ckpt/model-" + std::to_string(step))));
+  }
+  ASSERT_OK(WriteStringToFile(&env_, "/ckpt/checkpoint", "garbage"));
+  SessionManager::PrepareOptions p = Prepare();
+  p.recover_state_from_directory = true;
+  p.strict = true;
+  EXPECT_THAT(sm_->PrepareSession("", p),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       AllOf(HasSubstr("model-1.data-00000-of-00001"),
+                             Not(HasSubstr("tempstate")))));
+}
+
+// The state file's bytes mutated at random, 400 times: with recovery on, a
+// run never starts from scratch while a valid checkpoint exists.
+TEST_F(RecoveryOptionsTest, AMangledStateFileNeverRestartsFromScratch) {
+  ASSERT_OK_AND_ASSIGN(const std::string good, ReadFileToString(&env_, "/ckpt/checkpoint"));
+  std::mt19937 rng(20261203);
+  int recovered = 0;
+  for (int i = 0; i < 400; ++i) {
+    std::string bytes = good;
+    const int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits; ++e) {
+      const size_t at = bytes.empty() ? 0 : rng() % bytes.size();
+      switch (rng() % 4) {
+        case 0: if (!bytes.empty()) bytes[at] = static_cast<char>(rng()); break;
+        case 1: bytes.insert(at, 1, static_cast<char>(rng())); break;
+        case 2: bytes.erase(at, 1 + rng() % 8); break;
+        default: bytes.resize(at); break;
+      }
+    }
+    ASSERT_OK(WriteStringToFile(&env_, "/ckpt/checkpoint", bytes));
+    SessionManager::PrepareOptions p = Prepare();
+    p.recover_state_from_directory = true;
+    p.strict = true;
+    restored_from_.clear();
+    absl::StatusOr<std::unique_ptr<Session>> s = sm_->PrepareSession("", p);
+    ASSERT_OK(s.status()) << absl::CEscape(bytes);
+    ASSERT_THAT(restored_from_, AnyOf("/ckpt/model-1", "/ckpt/model-2", "/ckpt/model-3"))
+        << absl::CEscape(bytes);
+    recovered += restored_from_ == "/ckpt/model-3";
+    ASSERT_OK(WriteStringToFile(&env_, "/ckpt/checkpoint", good));
+  }
+  EXPECT_GT(recovered, 300);
 }
 
 }  // namespace

@@ -24,8 +24,10 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/checkpoint_diff.h"
+#include "checkpoint/checkpoint_files.h"
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/tensor_slice.h"
 #include "core/env.h"
@@ -133,66 +135,37 @@ int Diff(const std::string& prefix, const std::string& graph_path) {
   return d.compatible() ? 0 : 1;
 }
 
-// The step a checkpoint's name ends with ("model.ckpt-300" -> 300), or -1.
-int64_t StepOf(absl::string_view prefix) {
-  const size_t dash = prefix.rfind('-');
-  int64_t step;
-  if (dash == absl::string_view::npos || !absl::SimpleAtoi(prefix.substr(dash + 1), &step)) {
-    return -1;
-  }
-  return step;
-}
-
 int RepairState(const std::string& dir) {
   Env* env = Env::Default();
-  auto children = env->GetChildren(dir);
-  if (!children.ok()) return Fail(children.status());
-  struct Found {
-    std::string name;
-    int64_t step;
-    uint64_t mtime;
-  };
-  std::vector<Found> found;
-  for (const std::string& f : *children) {
-    if (!absl::EndsWith(f, ".index")) continue;
-    const std::string name = f.substr(0, f.size() - 6);
-    // Complete: the index reads and every data file is there and long
-    // enough (BundleReader::Open checks both).
-    auto reader = BundleReader::Open(env, JoinPath(dir, name));
-    if (!reader.ok()) {
-      std::fprintf(stderr, "skipping %s: %s\n", name.c_str(),
-                   std::string(reader.status().message()).c_str());
-      continue;
-    }
-    found.push_back(
-        {name, StepOf(name), env->GetModificationTimeMicros(JoinPath(dir, f)).value_or(0)});
+  std::vector<std::string> skipped;
+  absl::StatusOr<CheckpointState> rebuilt = RebuildCheckpointState(env, dir, &skipped);
+  const std::string in_dir = absl::EndsWith(dir, "/") ? dir : absl::StrCat(dir, "/");
+  for (const std::string& why : skipped) {
+    std::fprintf(stderr, "skipping %s\n", std::string(absl::StripPrefix(why, in_dir)).c_str());
   }
-  if (found.empty()) {
-    return Fail(absl::NotFoundError(absl::StrCat("no complete checkpoint in ", dir)));
-  }
-  std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) {
-    return std::tie(a.step, a.mtime, a.name) < std::tie(b.step, b.mtime, b.name);
-  });
+  if (!rebuilt.ok()) return Fail(rebuilt.status());
+  // Printed and written relative to the directory, so a copy of it works.
   std::vector<std::string> paths;
   std::vector<double> timestamps;
   CheckpointState state;
-  for (const Found& f : found) {
-    paths.push_back(f.name);
-    timestamps.push_back(f.mtime * 1e-6);
-    state.add_all_model_checkpoint_paths(f.name);
-    state.add_all_model_checkpoint_timestamps(f.mtime * 1e-6);
+  for (int i = 0; i < rebuilt->all_model_checkpoint_paths_size(); ++i) {
+    paths.push_back(rebuilt->all_model_checkpoint_paths(i));
+    timestamps.push_back(rebuilt->all_model_checkpoint_timestamps(i));
+    state.add_all_model_checkpoint_paths(std::string(Basename(paths.back())));
+    state.add_all_model_checkpoint_timestamps(timestamps.back());
   }
-  state.set_model_checkpoint_path(paths.back());
+  state.set_model_checkpoint_path(std::string(Basename(rebuilt->model_checkpoint_path())));
   std::string text;
   google::protobuf::TextFormat::PrintToString(state, &text);
   std::printf("%s", text.c_str());
   if (!absl::GetFlag(FLAGS_write)) {
     std::printf("# dry run: %zu checkpoints found; --write replaces %s with the above\n",
-                found.size(), JoinPath(dir, kDefaultLatestFilename).c_str());
+                paths.size(), JoinPath(dir, kDefaultLatestFilename).c_str());
     return 0;
   }
-  absl::Status s = UpdateCheckpointState(env, dir, paths.back(), paths, timestamps, std::nullopt,
-                                         kDefaultLatestFilename, /*save_relative_paths=*/true);
+  absl::Status s = UpdateCheckpointState(env, dir, rebuilt->model_checkpoint_path(), paths,
+                                         timestamps, std::nullopt, kDefaultLatestFilename,
+                                         /*save_relative_paths=*/true);
   if (!s.ok()) return Fail(s);
   std::printf("# wrote %s\n", JoinPath(dir, kDefaultLatestFilename).c_str());
   return 0;
