@@ -94,9 +94,16 @@ ABSL_FLAG(std::string, warm_start_map, "",
 ABSL_FLAG(bool, fallback_to_valid_checkpoint, false,
           "When the newest checkpoint cannot be restored (missing, corrupt, truncated, another "
           "shape), restore the newest one that can, warning which and why");
-ABSL_FLAG(bool, strict, false,
-          "Refuse to start from scratch while --logdir holds checkpoint files that no state file "
-          "names (instead of silently restarting from step 0)");
+ABSL_FLAG(bool, recover_state, true,
+          "When --logdir's state file (checkpoint) is missing, unreadable, or names a newest "
+          "checkpoint that does not exist, restore the newest complete checkpoint in --logdir "
+          "and rewrite the state file (TensorFlow restarts from step 0)");
+ABSL_FLAG(bool, strict, true,
+          "Refuse to start from scratch while --logdir holds checkpoint files that nothing "
+          "restores (they would be overwritten); --nostrict starts from step 0 as TensorFlow does");
+ABSL_FLAG(bool, start_over, false,
+          "Train from step 0 whatever --logdir holds: restore nothing, and overwrite its "
+          "checkpoints as the run reaches their steps");
 ABSL_FLAG(double, recovery_wait_secs, 30,
           "How long a waiting worker sleeps between looks at the model (TensorFlow's 30 s)");
 namespace minigraph {
@@ -499,9 +506,11 @@ int Run() {
   SessionManager::PrepareOptions prepare;
   prepare.init_op = {m.init.name()};
   prepare.saver = m.saver.get();
-  prepare.checkpoint_dir = logdir;
+  // --start_over: nothing is restored, so nothing refuses either.
+  if (!absl::GetFlag(FLAGS_start_over)) prepare.checkpoint_dir = logdir;
   prepare.fallback_to_valid_checkpoint = absl::GetFlag(FLAGS_fallback_to_valid_checkpoint);
   prepare.strict = absl::GetFlag(FLAGS_strict);
+  prepare.recover_state_from_directory = absl::GetFlag(FLAGS_recover_state);
   std::string restored_from;
   prepare.restored_from = &restored_from;
   prepare.config.intra_op_threads = absl::GetFlag(FLAGS_threads);

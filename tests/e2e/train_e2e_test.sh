@@ -87,6 +87,14 @@ crash_loop() {
     cmp -s "$ref/$f" "$run/$f" || fail "$f differs from the uninterrupted run's"
   done
   echo "crash/resume $*: final checkpoint bitwise identical"
+  # Whatever the kills left (temporary files, checkpoints saved but never
+  # recorded, or dropped from the state file but not yet deleted, their
+  # marks) is gone: the three kept checkpoints, the state file and the lock.
+  local expected
+  expected=$(printf '%s\n' checkpoint train.lock \
+    model.ckpt-{980,990,1000}.{data-00000-of-00001,index} | sort)
+  [ "$(ls "$run" | sort)" = "$expected" ] || fail "leftovers after the crash loop: $(ls "$run" | tr '\n' ' ')"
+  echo "crash/resume $*: the log directory holds only the kept checkpoints"
 }
 crash_loop "$TEST_TMPDIR/crashy" 20 20261129
 # Killed during asynchronous saves (the snapshot being written while the
@@ -201,13 +209,37 @@ cmp -s "$ref/model.ckpt-1000.data-00000-of-00001" "$TEST_TMPDIR/crashy/model.ckp
   fail "the step 1000 trained again from 990 differs"
 echo "fallback: skipped the corrupt model.ckpt-1000, resumed at 990, step 1000 identical again"
 
-# --strict: checkpoint files but no state file is an error, not step 0.
+# A lost state file, or one bad byte in it: the newest complete checkpoint
+# in the directory is restored and the state file rewritten (TensorFlow
+# would start from step 0 and save over the checkpoints).
 rm "$ref/checkpoint"
+"$train" --logdir="$ref" "${flags[@]}" >"$TEST_TMPDIR/lost.log" 2>&1 || fail "lost state: $(cat "$TEST_TMPDIR/lost.log")"
+grep -q "checkpoint is missing; recovering from the directory" "$TEST_TMPDIR/lost.log" &&
+  grep -q "^restored step 1000 from $ref/model.ckpt-1000" "$TEST_TMPDIR/lost.log" ||
+  fail "lost state not recovered: $(cat "$TEST_TMPDIR/lost.log")"
+printf 'model_checkpoint_path: "x"\x01\n' >"$ref/checkpoint"
+"$train" --logdir="$ref" "${flags[@]}" >"$TEST_TMPDIR/mangled.log" 2>&1 || fail "mangled state: $(cat "$TEST_TMPDIR/mangled.log")"
+grep -q "checkpoint cannot be read or parsed; recovering from the directory" "$TEST_TMPDIR/mangled.log" &&
+  grep -q "^restored step 1000 from $ref/model.ckpt-1000" "$TEST_TMPDIR/mangled.log" ||
+  fail "mangled state not recovered: $(cat "$TEST_TMPDIR/mangled.log")"
+grep -q "^model_checkpoint_path: \".*model.ckpt-1000\"" "$ref/checkpoint" || fail "state not rewritten: $(cat "$ref/checkpoint")"
+echo "state file: lost and mangled, step 1000 recovered from the directory both times"
+
+# --norecover_state reads the state file as TensorFlow does; --strict (the
+# default) still refuses to start from scratch over the checkpoints.
+printf 'model_checkpoint_path: "x"\x01\n' >"$ref/checkpoint"
+before=$(ls -l --time-style=+%s.%N "$ref" | grep -v train.lock)
 rc=0
-"$train" --logdir="$ref" "${flags[@]}" --strict >"$TEST_TMPDIR/strict.log" 2>&1 || rc=$?
+"$train" --logdir="$ref" "${flags[@]}" --norecover_state >"$TEST_TMPDIR/strict.log" 2>&1 || rc=$?
 [ "$rc" -eq 1 ] && grep -q "strict: $ref holds .* checkpoint file(s)" "$TEST_TMPDIR/strict.log" ||
   fail "strict: $rc $(cat "$TEST_TMPDIR/strict.log")"
+[ "$before" = "$(ls -l --time-style=+%s.%N "$ref" | grep -v train.lock)" ] || fail "a refused run changed $ref"
 echo "strict: refused to start from scratch; $ref $(grep -o "holds [0-9]* checkpoint file(s)" "$TEST_TMPDIR/strict.log")"
+# --start_over: step 0, as asked, whatever the directory holds.
+"$train" --logdir="$ref" --model=mlp --steps=20 --save_every=10 --start_over >"$TEST_TMPDIR/over.log" 2>&1 &&
+  grep -q "^initialized from scratch" "$TEST_TMPDIR/over.log" || fail "start over: $(cat "$TEST_TMPDIR/over.log")"
+grep -q "^model_checkpoint_path: \"$ref/model.ckpt-20\"" "$ref/checkpoint" || fail "start over: $(cat "$ref/checkpoint")"
+echo "start over: trained from step 0 to 20 beside the old checkpoints"
 # Resource variables (TensorFlow 2's VarHandleOp, ReadVariableOp,
 # ResourceApplyAdam): the same bytes as ref variables, and each restores the
 # other's checkpoints.
