@@ -94,6 +94,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& opti
   rep->state_service =
       std::make_unique<distributed_internal::StateService>(ctx, rep->master.get());
 
+  distributed_internal::InstallGrpcLogSink();  // a client's bytes in gRPC's messages come escaped
   grpc::ServerBuilder builder;
   builder.AddListeningPort(bind, distributed_internal::ServerCredentials(options.security),
                            &rep->port);

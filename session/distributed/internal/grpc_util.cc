@@ -1,9 +1,12 @@
 #include "session/distributed/internal/grpc_util.h"
 
+#include "absl/base/call_once.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "core/logging.h"
+#include "grpc/support/log.h"
 
 namespace minigraph {
 namespace distributed_internal {
@@ -37,8 +40,41 @@ absl::StatusOr<std::string> AddressFromTarget(absl::string_view target) {
   return std::string(rest);
 }
 
+std::string EscapeNonPrintable(absl::string_view text) {
+  // absl::CHexEscape would also escape quotes, which gRPC's messages are full
+  // of; only bytes a terminal could act on need it.
+  std::string out;
+  out.reserve(text.size());
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c < 0x7f && c != '\\') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      absl::StrAppend(&out, "\\x", absl::Hex(c, absl::kZeroPad2));
+    }
+  }
+  return out;
+}
+
+namespace {
+
+void LogGrpcLine(gpr_log_func_args* args) {
+  LogLevel level = LogLevel::kInfo;
+  if (args->severity == GPR_LOG_SEVERITY_ERROR) level = LogLevel::kError;
+  if (level < MinLogLevel()) return;
+  logging_internal::LogMessage(args->file, args->line, level).stream()
+      << "gRPC: " << EscapeNonPrintable(args->message);
+}
+
+}  // namespace
+
+void InstallGrpcLogSink() {
+  static absl::once_flag once;
+  absl::call_once(once, [] { gpr_set_log_function(LogGrpcLine); });
+}
+
 std::shared_ptr<grpc::Channel> NewChannel(const std::string& address,
                                           const TransportSecurity& security) {
+  InstallGrpcLogSink();
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(kMaxMessageBytes);
   args.SetMaxSendMessageSize(kMaxMessageBytes);

@@ -60,6 +60,16 @@ void AddToken(const TransportSecurity& security, grpc::ClientContext* ctx);
 // OK when `token` is empty or the call carries it; Unauthenticated otherwise.
 grpc::Status CheckToken(const std::string& token, const grpc::ServerContextBase* ctx);
 
+// Routes gRPC's own log lines (gpr_log) through core/logging with every byte
+// outside printable ASCII written as \xNN: gRPC quotes what a peer sent
+// ("Error parsing metadata: ... value=<the client's bytes>"), and raw bytes
+// from the network must not reach a terminal or a log file as they are.
+// Idempotent; the server and the client channel call it.
+void InstallGrpcLogSink();
+
+// `text` with each byte outside printable ASCII (and the backslash) as \xNN.
+std::string EscapeNonPrintable(absl::string_view text);
+
 }  // namespace distributed_internal
 }  // namespace minigraph
 
