@@ -6,9 +6,12 @@
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 
-tools/setup.sh || exit 1
+# The build's Debian packages, and TensorFlow 2.21 in its virtualenv for
+# the interop tests (tests/tf_interop), which must then run, not skip.
+tools/setup.sh tf || exit 1
 
-args=()
+args=("--test_env=MG_TF_PYTHON=${MG_TF_VENV:-/var/cache/minigraph-tf}/bin/python"
+      "--test_env=MG_TF_REQUIRED=1")
 shared="$(cd .. && pwd)/shared/testdata"
 if [ -d "$shared" ]; then
   args+=("--test_env=MG_SHARED_TESTDATA=$shared")
@@ -53,13 +56,14 @@ fi
 # The tests once more under ThreadSanitizer (--config=tsan), with Abseil and
 # gRPC compiled from their Debian sources so that the sanitizer sees their
 # synchronization (tools/tsan_deps.sh). A test tagged "notsan" would be left
-# out; none is. MG_SANITIZERS=0 skips this with ASan.
+# out; none is. The TensorFlow interop tests ran under ASan already and are
+# left out here. MG_SANITIZERS=0 skips this with ASan.
 tsan_rc=0
 tsan_log=$(mktemp)
 trap 'rm -f "$log" "$asan_log" "$tsan_log"' EXIT
 if [ "${MG_SANITIZERS:-1}" != 0 ]; then
   if tools/tsan_deps.sh; then
-    bazel test --config=tsan //... --test_tag_filters=-notsan --build_tests_only \
+    bazel test --config=tsan //... --test_tag_filters=-notsan,-tf_interop --build_tests_only \
       --nocache_test_results --show_progress --show_progress_rate_limit=30 "${args[@]}" "$@" \
       2>&1 | tee "$tsan_log"
     tsan_rc=${PIPESTATUS[0]}
@@ -85,7 +89,7 @@ fi
 if [ "${MG_SANITIZERS:-1}" != 0 ]; then
   asan_failed=$(grep -cE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FLAKY)' "$asan_log" || true)
   if [ "$asan_rc" -ne 0 ] && [ "$asan_failed" -eq 0 ]; then asan_failed=$total; fi
-  tsan_total=$(bazel query 'tests(//...) except attr(tags, "manual|notsan", //...)' 2>/dev/null |
+  tsan_total=$(bazel query 'tests(//...) except attr(tags, "manual|notsan|tf_interop", //...)' 2>/dev/null |
                wc -l)
   tsan_failed=$(grep -cE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FLAKY)' "$tsan_log" || true)
   if [ "$tsan_rc" -ne 0 ] && [ "$tsan_failed" -eq 0 ]; then tsan_failed=$tsan_total; fi

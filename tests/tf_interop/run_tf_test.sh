@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs one TensorFlow interop test (a Python unittest) with the Python of
+# the virtualenv `tools/setup.sh tf` makes, beside minigraph's binaries.
+#   run_tf_test.sh SCRIPT.py NAME=BINARY...   (each binary as MG_<NAME>)
+# Without that virtualenv the test says so and skips, unless MG_TF_REQUIRED=1
+# (tools/test.sh sets it after installing TensorFlow): then it fails.
+set -euo pipefail
+py="${MG_TF_PYTHON:-/var/cache/minigraph-tf/bin/python}"
+if [ ! -x "$py" ]; then
+  if [ "${MG_TF_REQUIRED:-0}" = 1 ]; then
+    echo "FAIL: no TensorFlow virtualenv at $py (tools/setup.sh tf makes it)" >&2
+    exit 1
+  fi
+  echo "SKIP: no TensorFlow virtualenv at $py; tools/setup.sh tf makes it"
+  exit 0
+fi
+script="$(realpath "$1")"
+shift
+for arg in "$@"; do
+  name="${arg%%=*}"
+  export "MG_${name^^}=$(realpath "${arg#*=}")"
+done
+# TensorFlow and Keras write caches under HOME; keep them in the sandbox.
+export HOME="$TEST_TMPDIR" TMPDIR="$TEST_TMPDIR"
+export PYTHONPATH="$(dirname "$script")" PYTHONDONTWRITEBYTECODE=1
+exec "$py" "$script"
