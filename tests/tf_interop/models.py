@@ -1,0 +1,342 @@
+"""Models TensorFlow 2.21 builds, runs and saves for minigraph to run again:
+TensorFlow 1 graphs (a .meta, its checkpoint, its inputs, TensorFlow's
+outputs and gradients, and its weights after some training steps) and
+TensorFlow 2 SavedModels (Keras 3's export, tf_keras's save, tf.function).
+
+Each builder returns a Model; make(name, dir) writes its files."""
+
+import dataclasses
+import os
+
+import numpy as np
+
+import interop
+from interop import tf
+
+v1 = tf.compat.v1
+
+
+@dataclasses.dataclass
+class Model:
+    name: str
+    kind: str                      # "meta" or "saved_model"
+    path: str                      # the .meta, or the SavedModel directory
+    checkpoint: str = ""           # with "meta"
+    feeds: dict = dataclasses.field(default_factory=dict)     # name -> ndarray
+    want: dict = dataclasses.field(default_factory=dict)      # fetched name -> ndarray
+    train_op: str = ""
+    steps: int = 0
+    after: list = dataclasses.field(default_factory=list)     # names fetched after training
+    # float32 against TensorFlow: sums and reductions add in another order.
+    rtol: float = 1e-4
+    atol: float = 1e-5
+
+
+def _rng():
+    return np.random.default_rng(1234)
+
+
+def graph_model(name, root, build, steps=3, rtol=1e-4, atol=1e-5):
+    """A TensorFlow 1 graph: `build(rng)` makes it in the default graph and
+    returns (feeds {placeholder: value}, outputs [tensor], loss, train_op).
+    Saved before any training step; TensorFlow's outputs and the gradients
+    of the loss with respect to each trainable variable are recorded, then
+    the variables after `steps` training steps."""
+    d = os.path.join(root, name)
+    os.makedirs(d, exist_ok=True)
+    rng = _rng()
+    # TensorFlow 1's variables (VariableV2), as its graphs have them; a
+    # builder asks for resource variables with variable_scope(use_resource).
+    v1.disable_resource_variables()
+    with tf.Graph().as_default():
+        v1.set_random_seed(7)
+        feeds, outputs, loss, train_op = build(rng)
+        trainable = v1.trainable_variables()
+        grads = [g for g in tf.gradients(loss, trainable) if g is not None] if loss is not None else []
+        grads = [tf.convert_to_tensor(g) for g in grads]  # IndexedSlices of embeddings
+        reads = [tf.identity(v.value() if hasattr(v, "value") else v, name=f"after_{i}")
+                 for i, v in enumerate(v1.global_variables())]
+        saver = v1.train.Saver()
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            sess.run(v1.tables_initializer())
+            ckpt = saver.save(sess, os.path.join(d, "model"), write_meta_graph=False)
+            meta = os.path.join(d, "model.meta")
+            saver.export_meta_graph(meta)
+            feed = {k: v for k, v in feeds.items()}
+            fetched = outputs + grads
+            values = sess.run(fetched, feed) if fetched else []
+            if train_op is not None:
+                for _ in range(steps):
+                    sess.run(train_op, feed)
+            after = sess.run(reads, feed) if train_op is not None else []
+    return Model(
+        name=name, kind="meta", path=meta, checkpoint=ckpt,
+        feeds={k.name: v for k, v in feeds.items()},
+        want={**{t.name: v for t, v in zip(fetched, values)},
+              **{"after:" + t.name: v for t, v in zip(reads, after)}},
+        train_op=train_op.name if train_op is not None else "",
+        steps=steps if train_op is not None else 0,
+        after=[t.name for t in reads] if train_op is not None else [],
+        rtol=rtol, atol=atol,
+    )
+
+
+def _classifier_data(rng, batch=8, features=6, classes=3):
+    x = rng.standard_normal((batch, features)).astype(np.float32)
+    y = rng.integers(0, classes, batch).astype(np.int64)
+    return x, y
+
+
+def mlp(optimizer):
+    def build(rng):
+        x_value, y_value = _classifier_data(rng)
+        x = v1.placeholder(tf.float32, [None, 6], name="x")
+        y = v1.placeholder(tf.int64, [None], name="y")
+        h = v1.layers.dense(x, 16, activation=tf.nn.relu, name="hidden")
+        logits = v1.layers.dense(h, 3, name="logits")
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits), name="loss")
+        step = v1.train.get_or_create_global_step()
+        train = optimizer().minimize(loss, global_step=step, name="train")
+        probs = tf.nn.softmax(logits, name="probs")
+        return {x: x_value, y: y_value}, [logits, probs, loss], loss, train
+    return build
+
+
+OPTIMIZERS = {
+    "sgd": lambda: v1.train.GradientDescentOptimizer(0.1),
+    "momentum": lambda: v1.train.MomentumOptimizer(0.1, 0.9),
+    "nesterov": lambda: v1.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+    "adam": lambda: v1.train.AdamOptimizer(0.01),
+    "adagrad": lambda: v1.train.AdagradOptimizer(0.1),
+    "rmsprop": lambda: v1.train.RMSPropOptimizer(0.01),
+    "rmsprop_centered": lambda: v1.train.RMSPropOptimizer(0.01, momentum=0.5, centered=True),
+    "adadelta": lambda: v1.train.AdadeltaOptimizer(1.0),
+    "ftrl": lambda: v1.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01),
+    "proximal_sgd": lambda: v1.train.ProximalGradientDescentOptimizer(0.1, l2_regularization_strength=0.01),
+    "proximal_adagrad": lambda: v1.train.ProximalAdagradOptimizer(0.1),
+    "adagrad_da": lambda: v1.train.AdagradDAOptimizer(
+        0.1, global_step=v1.train.get_or_create_global_step()),
+}
+
+
+def resource(build):
+    """`build` with resource variables (ResourceApply* updates)."""
+    def wrapped(rng):
+        with v1.variable_scope("model", use_resource=True):
+            return build(rng)
+    return wrapped
+
+
+def cnn(pool, padding):
+    def build(rng):
+        x_value = rng.standard_normal((4, 12, 12, 3)).astype(np.float32)
+        y_value = rng.integers(0, 5, 4).astype(np.int64)
+        x = v1.placeholder(tf.float32, [None, 12, 12, 3], name="x")
+        y = v1.placeholder(tf.int64, [None], name="y")
+        c = v1.layers.conv2d(x, 8, 3, strides=1, padding=padding, activation=tf.nn.relu, name="c1")
+        c = pool(c, 2, 2, padding=padding)
+        c = v1.layers.conv2d(c, 4, 3, strides=2, padding="same", name="c2")
+        logits = v1.layers.dense(v1.layers.flatten(c), 5, name="logits")
+        loss = tf.reduce_mean(
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits), name="loss")
+        train = v1.train.AdamOptimizer(0.01).minimize(loss, name="train")
+        return {x: x_value, y: y_value}, [logits, loss], loss, train
+    return build
+
+
+def rnn(cell):
+    def build(rng):
+        x_value = rng.standard_normal((3, 5, 4)).astype(np.float32)
+        x = v1.placeholder(tf.float32, [None, 5, 4], name="x")
+        lengths = v1.placeholder(tf.int32, [None], name="lengths")
+        outputs, _ = v1.nn.dynamic_rnn(cell(), x, sequence_length=lengths, dtype=tf.float32)
+        y = tf.reduce_sum(outputs, axis=1)
+        loss = tf.reduce_mean(tf.square(y), name="loss")
+        train = v1.train.GradientDescentOptimizer(0.1).minimize(loss, name="train")
+        feeds = {x: x_value, lengths: np.array([5, 3, 1], np.int32)}
+        return feeds, [outputs, loss], loss, train
+    return build
+
+
+def while_loop(rng):
+    x = v1.placeholder(tf.float32, [4], name="x")
+    w = v1.get_variable("w", initializer=tf.constant([0.5, -0.25, 1.0, 2.0]))
+    i0 = tf.constant(0)
+
+    def body(i, acc):
+        return i + 1, tf.tanh(acc * w + x)
+
+    _, out = tf.while_loop(lambda i, acc: i < 5, body, [i0, x], name="loop")
+    loss = tf.reduce_sum(out, name="loss")
+    train = v1.train.GradientDescentOptimizer(0.1).minimize(loss, name="train")
+    return {x: rng.standard_normal(4).astype(np.float32)}, [out, loss], loss, train
+
+
+def cond(rng):
+    x = v1.placeholder(tf.float32, [3], name="x")
+    flag = v1.placeholder(tf.bool, [], name="flag")
+    w = v1.get_variable("w", initializer=tf.constant([1.0, 2.0, 3.0]))
+    out = tf.cond(flag, lambda: tf.sin(x * w), lambda: tf.square(x) + w, name="choice")
+    loss = tf.reduce_sum(out, name="loss")
+    train = v1.train.GradientDescentOptimizer(0.1).minimize(loss, name="train")
+    return {x: rng.standard_normal(3).astype(np.float32), flag: np.bool_(True)}, [out, loss], loss, train
+
+
+def embedding(strategy):
+    def build(rng):
+        ids = v1.placeholder(tf.int64, [None], name="ids")
+        table = v1.get_variable(
+            "table", shape=[11, 4], initializer=v1.random_normal_initializer(seed=3),
+            partitioner=v1.fixed_size_partitioner(3))
+        vectors = v1.nn.embedding_lookup(table, ids, partition_strategy=strategy)
+        loss = tf.reduce_sum(tf.square(vectors), name="loss")
+        train = v1.train.AdagradOptimizer(0.1).minimize(loss, name="train")
+        return {ids: np.array([0, 3, 10, 3, 7], np.int64)}, [vectors, loss], loss, train
+    return build
+
+
+def batch_norm(training):
+    def build(rng):
+        x = v1.placeholder(tf.float32, [None, 4, 4, 2], name="x")
+        y = v1.layers.batch_normalization(x, training=training, name="bn")
+        loss = tf.reduce_sum(y * y, name="loss")
+        updates = v1.get_collection(v1.GraphKeys.UPDATE_OPS)
+        with tf.control_dependencies(updates):
+            train = v1.train.GradientDescentOptimizer(0.01).minimize(loss, name="train")
+        return {x: rng.standard_normal((3, 4, 4, 2)).astype(np.float32)}, [y, loss], loss, train
+    return build
+
+
+def graph_models():
+    """name -> builder of the TensorFlow 1 graphs."""
+    out = {f"mlp_{name}": mlp(opt) for name, opt in OPTIMIZERS.items()}
+    out.update({
+        "mlp_adam_resource": resource(mlp(OPTIMIZERS["adam"])),
+        "mlp_momentum_resource": resource(mlp(OPTIMIZERS["momentum"])),
+        "cnn_max_pool_valid": cnn(v1.layers.max_pooling2d, "valid"),
+        "cnn_avg_pool_same": cnn(v1.layers.average_pooling2d, "same"),
+        "dynamic_rnn_lstm": rnn(lambda: v1.nn.rnn_cell.LSTMCell(6)),
+        "dynamic_rnn_basic_lstm": rnn(lambda: v1.nn.rnn_cell.BasicLSTMCell(5)),
+        "dynamic_rnn_gru": rnn(lambda: v1.nn.rnn_cell.GRUCell(6)),
+        "dynamic_rnn_basic_rnn": rnn(lambda: v1.nn.rnn_cell.BasicRNNCell(4)),
+        "while_loop_gradient": while_loop,
+        "cond_gradient": cond,
+        "embedding_partitioned_mod": embedding("mod"),
+        "embedding_partitioned_div": embedding("div"),
+        "batch_norm_training": batch_norm(True),
+        "batch_norm_inference": batch_norm(False),
+    })
+    return out
+
+
+# TensorFlow 2 SavedModels -------------------------------------------------
+
+
+def saved_model(name, root, save, inputs, rtol=1e-4, atol=1e-5):
+    """`save(path)` writes a SavedModel whose serving_default signature takes
+    `inputs` (key -> value); TensorFlow's outputs are recorded by loading it
+    back in TensorFlow."""
+    path = os.path.join(root, name)
+    save(path)
+    fn = tf.saved_model.load(path).signatures["serving_default"]
+    want = {k: v.numpy() for k, v in fn(**{k: tf.constant(v) for k, v in inputs.items()}).items()}
+    return Model(name=name, kind="saved_model", path=path, feeds=inputs, want=want,
+                 rtol=rtol, atol=atol)
+
+
+def _keras3_sequential(path):
+    import keras  # Keras 3 (tf.keras is tf_keras here: TF_USE_LEGACY_KERAS)
+    model = keras.Sequential([keras.Input((5,)), keras.layers.Dense(8, activation="relu"),
+                              keras.layers.Dense(3, activation="softmax")])
+    model.export(path, verbose=False)
+
+
+def _tf_keras(layers_fn, input_shape, dtype="float32"):
+    def save(path):
+        import tf_keras as keras
+        keras.utils.set_random_seed(5)
+        inputs = keras.Input(input_shape, dtype=dtype, name="x")
+        model = keras.Model(inputs, layers_fn(keras, inputs))
+        model.save(path, save_format="tf")
+    return save
+
+
+def _tf_function_loops(path):
+    class Loops(tf.Module):
+        def __init__(self):
+            self.w = tf.Variable([1.5, -0.5, 0.25])
+
+        @tf.function(input_signature=[tf.TensorSpec([3], tf.float32)])
+        def __call__(self, x):
+            acc = x
+            for _ in tf.range(4):
+                acc = tf.cond(tf.reduce_sum(acc) > 0, lambda: acc * self.w, lambda: acc - self.w)
+            return {"y": acc}
+
+    m = Loops()
+    tf.saved_model.save(m, path, signatures=m.__call__)
+
+
+def saved_models():
+    """name -> (save, inputs) of the TensorFlow 2 SavedModels."""
+    rng = _rng()
+    images = rng.standard_normal((2, 8, 8, 3)).astype(np.float32)
+    seq = rng.standard_normal((2, 6, 4)).astype(np.float32)
+    tokens = rng.integers(1, 20, (2, 7)).astype(np.int32)
+    k = "x"
+    return {
+        "keras3_export_dense": (_keras3_sequential, {"keras_tensor": rng.standard_normal((4, 5)).astype(np.float32)}),
+        "tf_keras_dense": (_tf_keras(lambda K, x: K.layers.Dense(3)(K.layers.Dense(8, "relu")(x)), (5,)),
+                           {k: rng.standard_normal((4, 5)).astype(np.float32)}),
+        "tf_keras_conv2d_pool_bn": (_tf_keras(
+            lambda K, x: K.layers.Dense(2)(K.layers.Flatten()(K.layers.BatchNormalization()(
+                K.layers.MaxPooling2D()(K.layers.Conv2D(4, 3, activation="relu")(x))))), (8, 8, 3)),
+            {k: images}),
+        "tf_keras_conv1d_avgpool": (_tf_keras(
+            lambda K, x: K.layers.GlobalAveragePooling1D()(K.layers.Conv1D(5, 2)(x)), (6, 4)),
+            {k: seq}),
+        "tf_keras_embedding_lstm": (_tf_keras(
+            lambda K, x: K.layers.Dense(2)(K.layers.LSTM(5)(K.layers.Embedding(20, 4)(x))), (7,), "int32"),
+            {k: tokens}),
+        "tf_keras_gru": (_tf_keras(lambda K, x: K.layers.GRU(3)(x), (6, 4)), {k: seq}),
+        "tf_keras_bidirectional_lstm": (_tf_keras(
+            lambda K, x: K.layers.Bidirectional(K.layers.LSTM(3))(x), (6, 4)), {k: seq}),
+        "tf_function_while_cond": (_tf_function_loops, {"x": np.array([0.5, 1.0, -2.0], np.float32)}),
+    }
+
+
+def make_all(root):
+    """Every model, written under `root`: name -> Model (or the exception
+    TensorFlow raised making it)."""
+    out = {}
+    for name, build in graph_models().items():
+        try:
+            out[name] = graph_model(name, root, build)
+        except Exception as e:  # noqa: BLE001 - reported as the row's reason
+            out[name] = e
+    for name, (save, inputs) in saved_models().items():
+        try:
+            out[name] = saved_model(name, root, save, inputs)
+        except Exception as e:  # noqa: BLE001
+            out[name] = e
+    return out
+
+
+def run_in_minigraph(model, work):
+    """minigraph's outputs for `model`: name -> ndarray."""
+    feeds = os.path.join(work, model.name + ".feeds")
+    out = os.path.join(work, model.name + ".out")
+    interop.write_records(feeds, model.feeds)
+    if model.kind == "meta":
+        fetch = [k for k in model.want if not k.startswith("after:")]
+        args = [f"--graph={model.path}", f"--checkpoint={model.checkpoint}",
+                f"--fetch={','.join(fetch)}"]
+        if model.train_op:
+            args += [f"--train_op={model.train_op}", f"--steps={model.steps}",
+                     f"--after={','.join(model.after)}"]
+    else:
+        args = [f"--saved_model={model.path}"]
+    interop.run([interop.binary("model_runner"), f"--feeds={feeds}", f"--out={out}", *args])
+    return interop.read_records(out)
