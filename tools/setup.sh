@@ -21,6 +21,7 @@ PACKAGES=(
   libbenchmark-dev     # Google Benchmark
   libleveldb-dev       # the .index table
   libisal-dev          # crc32c (crc32_iscsi)
+  librandom123-dev     # Philox4x32-10: TensorFlow's stateless random numbers
   zlib1g-dev           # tf.data's ZLIB and GZIP files
   libre2-dev           # RE2: the string ops' regular expressions (TensorFlow's syntax)
   libgrpc++-dev        # gRPC 1.51: processes on a network (session/distributed)

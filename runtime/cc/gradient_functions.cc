@@ -175,6 +175,16 @@ void RegisterMath(GradientRegistry* r) {
     *dx = {ops::Mul(s, dy[0], op.output(0))};
     return absl::OkStatus();
   });
+  // d sin(x) = cos(x) dx; d cos(x) = -sin(x) dx (TensorFlow's _SinGrad, _CosGrad).
+  r->Register("Sin", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {ops::Mul(s, dy[0], s.AddOp("Cos", {{s.GetInputs(op)[0]}}).output(0))};
+    return absl::OkStatus();
+  });
+  r->Register("Cos", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    Output sin = s.AddOp("Sin", {{s.GetInputs(op)[0]}}).output(0);
+    *dx = {ops::Mul(s, dy[0], s.AddOp("Neg", {{sin}}).output(0))};
+    return absl::OkStatus();
+  });
   r->Register("Log", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     *dx = {ops::RealDiv(s, dy[0], s.GetInputs(op)[0])};
     return absl::OkStatus();

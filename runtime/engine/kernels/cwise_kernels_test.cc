@@ -189,6 +189,8 @@ TEST(CwiseKernelsTest, Unary) {
   CheckUnary<float>("Log", [](float a) { return std::log(a); }, 0.1, 9, 1e-5);
   CheckUnary<float>("Sigmoid", [](float a) { return 1 / (1 + std::exp(-a)); }, -5, 5, 1e-5);
   CheckUnary<float>("Tanh", [](float a) { return std::tanh(a); }, -3, 3, 1e-5);
+  CheckUnary<float>("Sin", [](float a) { return std::sin(a); }, -7, 7, 1e-5);
+  CheckUnary<float>("Cos", [](float a) { return std::cos(a); }, -7, 7, 1e-5);
   CheckUnary<float>("Reciprocal", [](float a) { return 1 / a; }, 0.5, 3, 1e-5);
   CheckUnary<float>("Relu", [](float a) { return a > 0 ? a : 0; });
   CheckUnary<float>("Floor", [](float a) { return std::floor(a); });

@@ -66,6 +66,8 @@ void RegisterUnaryKernels(KernelRegistry* r) {
   r->Register("Log", TypedFactory<UnaryKernelFor<scalar_log_op>::Op, float, double>());
   r->Register("Sigmoid", TypedFactory<UnaryKernelFor<scalar_logistic_op>::Op, float, double>());
   r->Register("Tanh", TypedFactory<UnaryKernelFor<scalar_tanh_op>::Op, float, double>());
+  r->Register("Sin", TypedFactory<UnaryKernelFor<scalar_sin_op>::Op, float, double>());
+  r->Register("Cos", TypedFactory<UnaryKernelFor<scalar_cos_op>::Op, float, double>());
   r->Register("Reciprocal", TypedFactory<UnaryKernelFor<scalar_inverse_op>::Op, float, double>());
   r->Register("Floor", TypedFactory<UnaryKernelFor<scalar_floor_op>::Op, float, double>());
   r->Register("Relu",

@@ -13,6 +13,7 @@
 #include "core/status_macros.h"
 #include "runtime/engine/kernels/internal/list_math.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
+#include "runtime/engine/kernels/internal/optional_value.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 #include "runtime/graph/partial_shape.h"
 
@@ -199,6 +200,33 @@ class LengthOp final : public ListOpBase {
   }
 };
 
+// The list's element shape: a vector with -1 for unknown dimensions, or the
+// scalar -1 for an unknown rank (TensorFlow's TensorListElementShape).
+class ElementShapeOp final : public ListOpBase {
+ public:
+  using ListOpBase::ListOpBase;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("shape_type", &shape_type_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(auto list, ListInput(ctx, 0, DT_INVALID));
+    const PartialShape& s = list->element_shape;
+    std::vector<int64_t> dims = s.rank_known() ? s.dims() : std::vector<int64_t>{-1};
+    Tensor out(shape_type_, s.rank_known() ? TensorShape({static_cast<int64_t>(dims.size())})
+                                           : TensorShape({}));
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (shape_type_ == DT_INT32) {
+        out.data<int32_t>()[i] = static_cast<int32_t>(dims[i]);
+      } else {
+        out.data<int64_t>()[i] = dims[i];
+      }
+    }
+    ctx->set_output(0, std::move(out));
+    return absl::OkStatus();
+  }
+
+ private:
+  DataType shape_type_ = DT_INT32;
+};
+
 class GetItemOp final : public ListOpBase {
  public:
   using ListOpBase::ListOpBase;
@@ -355,14 +383,42 @@ class StackOp final : public ListOpBase {
   int64_t num_elements_ = -1;
 };
 
-// ZerosLike of a list: as long, every item unset.
+// ZerosLike of a variant. A list: as long, every item unset. An Optional:
+// none stays none, a value becomes zeros of its components' dtypes and
+// shapes (TensorFlow's OptionalZerosLike).
 class ZerosLikeListOp final : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& in = ctx->input(0);
+    if (in.dtype() == DT_VARIANT && in.dims() == 0) {
+      if (const auto* o = in.data<Variant>()->get<OptionalValue>(); o != nullptr) {
+        return ZerosLikeOptional(ctx, *o);
+      }
+    }
     MG_ASSIGN_OR_RETURN(auto list, ListInput(ctx, 0, DT_INVALID));
     OutputList(ctx, 0, list->dtype, list->element_shape, std::vector<Tensor>(list->items.size()),
                list->max_size);
+    return absl::OkStatus();
+  }
+
+ private:
+  static absl::Status ZerosLikeOptional(OpKernelContext* ctx, const OptionalValue& o) {
+    std::optional<std::vector<Tensor>> zeros;
+    if (o.value) {
+      zeros.emplace();
+      for (const Tensor& t : *o.value) {
+        if (!DataTypeCanUseMemcpy(t.dtype())) {
+          return absl::UnimplementedError(absl::StrCat(
+              "ZerosLike of an Optional holding ", DataTypeString(t.dtype()), " tensors"));
+        }
+        Tensor z(t.dtype(), t.shape());
+        if (z.TotalBytes() > 0) std::memset(z.raw_data(), 0, z.TotalBytes());
+        zeros->push_back(std::move(z));
+      }
+    }
+    ctx->set_output(0, Tensor::Scalar<Variant>(
+                           Variant(std::make_shared<const OptionalValue>(std::move(zeros)))));
     return absl::OkStatus();
   }
 };
@@ -439,6 +495,7 @@ void RegisterListKernels(KernelRegistry* r) {
   r->Register("TensorListReserve", MakeFactory<NewListOp>());
   r->Register("TensorListFromTensor", MakeFactory<FromTensorOp>());
   r->Register("TensorListLength", MakeFactory<LengthOp>());
+  r->Register("TensorListElementShape", MakeFactory<ElementShapeOp>());
   r->Register("TensorListGetItem", MakeFactory<GetItemOp>());
   r->Register("TensorListSetItem", MakeFactory<SetItemOp>());
   r->Register("TensorListPushBack", MakeFactory<PushBackOp>());

@@ -327,6 +327,46 @@ TEST(RandomKernelsTest, SeededDeterministicAndInRange) {
   EXPECT_NE(a[0].tensor_data(), c[0].tensor_data());
 }
 
+// TensorFlow 2.21's values for these seeds (tf.random.stateless_uniform([5],
+// seed=[1, 2]) and friends), bit for bit; the interop suite checks many more
+// against TensorFlow itself.
+TEST(StatelessRandomKernelsTest, TensorFlowsValuesForASeed) {
+  Tensor seed = Tensor::Vector<int64_t>({1, 2});
+  ASSERT_OK_AND_ASSIGN(auto kc, RunKernel("StatelessRandomGetKeyCounter", {{seed}},
+                                          {{"Tseed", MakeAttrValue(DT_INT64)}}));
+  EXPECT_EQ(kc[0].data<uint64_t>()[0], 10413732777507651514ull);
+  EXPECT_EQ(kc[1].data<uint64_t>()[0], 0u);
+  EXPECT_EQ(kc[1].data<uint64_t>()[1], 17830669156045600267ull);
+  Tensor shape = Tensor::Vector<int32_t>({5});
+  Tensor alg = Tensor::Scalar<int32_t>(1);
+  ASSERT_OK_AND_ASSIGN(auto u, RunKernel("StatelessRandomUniformV2",
+                                         {{shape}, {kc[0]}, {kc[1]}, {alg}},
+                                         {{"dtype", MakeAttrValue(DT_FLOAT)},
+                                          {"Tshape", MakeAttrValue(DT_INT32)}}));
+  const uint32_t want_u[] = {0x3f581458, 0x3e44a788, 0x3f7f087c, 0x3e243c98, 0x3e8b424c};
+  for (int i = 0; i < 5; ++i) {
+    uint32_t bits;
+    std::memcpy(&bits, u[0].data<float>() + i, 4);
+    EXPECT_EQ(bits, want_u[i]) << i;
+  }
+  ASSERT_OK_AND_ASSIGN(auto t, RunKernel("StatelessTruncatedNormal",
+                                         {{Tensor::Vector<int32_t>({3})}, {seed}},
+                                         {{"dtype", MakeAttrValue(DT_DOUBLE)},
+                                          {"T", MakeAttrValue(DT_INT32)},
+                                          {"Tseed", MakeAttrValue(DT_INT64)}}));
+  const uint64_t want_t[] = {0xbfc23745fceed393, 0x3fe7b30df7adce2e, 0xbfe1ad29167909a9};
+  for (int i = 0; i < 3; ++i) {
+    uint64_t bits;
+    std::memcpy(&bits, t[0].data<double>() + i, 8);
+    EXPECT_EQ(bits, want_t[i]) << i;
+  }
+  EXPECT_THAT(RunKernel("StatelessRandomUniformV2", {{shape}, {kc[0]}, {kc[1]},
+                                                     {Tensor::Scalar<int32_t>(2)}},
+                        {{"dtype", MakeAttrValue(DT_FLOAT)}, {"Tshape", MakeAttrValue(DT_INT32)}})
+                  .status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unsupported algorithm id 2")));
+}
+
 // The division family's signs (TensorFlow's: floor division and modulo
 // follow the divisor), integer division by zero, Round half to even, and
 // the activations' values.

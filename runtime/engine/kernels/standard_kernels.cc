@@ -22,6 +22,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   RegisterConvKernels(r);
   RegisterPoolingKernels(r);
   RegisterRandomKernels(r);
+  RegisterStatelessRandomKernels(r);
   RegisterStateKernels(r);
   RegisterTrainingKernels(r);
   RegisterControlFlowKernels(r);
@@ -36,6 +37,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   RegisterDatasetComposeKernels(r);
   RegisterDecodeCsvKernels(r);
   RegisterListKernels(r);
+  RegisterOptionalKernels(r);
   RegisterTensorArrayKernels(r);
 }
 

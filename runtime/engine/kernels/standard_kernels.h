@@ -39,6 +39,7 @@ void RegisterNnKernels(KernelRegistry* r);
 void RegisterConvKernels(KernelRegistry* r);
 void RegisterPoolingKernels(KernelRegistry* r);
 void RegisterRandomKernels(KernelRegistry* r);
+void RegisterStatelessRandomKernels(KernelRegistry* r);
 void RegisterStateKernels(KernelRegistry* r);
 void RegisterTrainingKernels(KernelRegistry* r);
 void RegisterControlFlowKernels(KernelRegistry* r);
@@ -53,6 +54,7 @@ void RegisterDatasetSourceKernels(KernelRegistry* r);
 void RegisterDatasetComposeKernels(KernelRegistry* r);
 void RegisterDecodeCsvKernels(KernelRegistry* r);
 void RegisterListKernels(KernelRegistry* r);
+void RegisterOptionalKernels(KernelRegistry* r);
 void RegisterTensorArrayKernels(KernelRegistry* r);
 
 // _Recv kernels run in this process so far, and the seconds they took

@@ -265,6 +265,26 @@ void RegisterDatasetOps(OpRegistry* r) {
                         .Input("iterator: resource")
                         .SetIsStateful()
                         .SetShapeFn(shape_fn::Unknown));
+  // Optionals: a value or none, in a DT_VARIANT (cond_v2's gradient keeps
+  // a branch's intermediates in them).
+  MG_REGISTER_OP(r, OpDefBuilder("OptionalFromValue")
+                        .Input("components: Toutput_types")
+                        .Output("optional: variant")
+                        .Attr("Toutput_types: list(type) >= 1")
+                        .SetShapeFn(shape_fn::Scalar));
+  MG_REGISTER_OP(r, OpDefBuilder("OptionalNone")
+                        .Output("optional: variant")
+                        .SetShapeFn(shape_fn::Scalar));
+  MG_REGISTER_OP(r, OpDefBuilder("OptionalHasValue")
+                        .Input("optional: variant")
+                        .Output("has_value: bool")
+                        .SetShapeFn(shape_fn::Scalar));
+  MG_REGISTER_OP(r, OpDefBuilder("OptionalGetValue")
+                        .Input("optional: variant")
+                        .Output("components: output_types")
+                        .Attr("output_types: list(type) >= 1")
+                        .Attr("output_shapes: list(shape) >= 1")
+                        .SetShapeFn(shape_fn::OutputShapesAttr));
   MG_REGISTER_OP(r, OpDefBuilder("IteratorGetNext")
                         .Input("iterator: resource")
                         .Output("components: output_types")

@@ -55,6 +55,11 @@ void RegisterListOps(OpRegistry* r) {
                         .Attr("element_dtype: type")
                         .Attr("shape_type: {int32, int64}")
                         .SetShapeFn(shape_fn::Scalar));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorListElementShape")
+                        .Input("input_handle: variant")
+                        .Output("element_shape: shape_type")
+                        .Attr("shape_type: {int32, int64}")
+                        .SetShapeFn(shape_fn::Unknown));
   MG_REGISTER_OP(r, OpDefBuilder("TensorListLength")
                         .Input("input_handle: variant")
                         .Output("length: int32")
@@ -62,9 +67,10 @@ void RegisterListOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("TensorListGetItem")
                         .Input("input_handle: variant")
                         .Input("index: int32")
-                        .Input("element_shape: int32")
+                        .Input("element_shape: Tshape")
                         .Output("item: element_dtype")
                         .Attr("element_dtype: type")
+                        .Attr("Tshape: {int32, int64} = DT_INT32")
                         .SetShapeFn(shape_fn::Unknown));
   MG_REGISTER_OP(r, OpDefBuilder("TensorListSetItem")
                         .Input("input_handle: variant")

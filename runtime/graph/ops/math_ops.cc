@@ -148,7 +148,8 @@ void RegisterMathOps(OpRegistry* r) {
   Unary(r, "Neg", kNumeric);
   Unary(r, "Square", kNumeric);
   for (const char* op :
-       {"Sqrt", "Exp", "Log", "Sigmoid", "Tanh", "Reciprocal", "Floor", "Rsqrt", "Log1p"}) {
+       {"Sqrt", "Exp", "Log", "Sigmoid", "Tanh", "Reciprocal", "Floor", "Rsqrt", "Log1p", "Sin",
+        "Cos"}) {
     Unary(r, op, kFloat);
   }
   Unary(r, "Round", kNumeric);
@@ -173,6 +174,10 @@ void RegisterMathOps(OpRegistry* r) {
                         .Attr("transpose_a: bool = false")
                         .Attr("transpose_b: bool = false")
                         .Attr(kNumeric)
+                        // TensorFlow 2.12's: marks a gradient's MatMul (for
+                        // its GPU kernels); the product is the same.
+                        .Attr("grad_a: bool = false")
+                        .Attr("grad_b: bool = false")
                         .SetShapeFn(MatMulShape));
   for (const char* op : {"BatchMatMul", "BatchMatMulV2"}) {
     MG_REGISTER_OP(r, OpDefBuilder(op)
@@ -182,6 +187,8 @@ void RegisterMathOps(OpRegistry* r) {
                           .Attr("T: {float, double}")
                           .Attr("adj_x: bool = false")
                           .Attr("adj_y: bool = false")
+                          .Attr("grad_x: bool = false")
+                          .Attr("grad_y: bool = false")
                           .SetShapeFn(BatchMatMulShape));
   }
   for (const char* op : {"Sum", "Mean", "Max", "Min", "Prod"}) {

@@ -35,6 +35,47 @@ void RegisterRandomOps(OpRegistry* r) {
                           .SetIsStateful()
                           .SetShapeFn(ShapeFromInput));
   }
+  // Stateless (TensorFlow's Philox stream): the same seed, or key and
+  // counter, gives the same values in every run.
+  MG_REGISTER_OP(r, OpDefBuilder("StatelessRandomGetKeyCounter")
+                        .Input("seed: Tseed")
+                        .Output("key: uint64")
+                        .Output("counter: uint64")
+                        .Attr("Tseed: {int32, int64} = DT_INT64")
+                        .SetShapeFn([](InferenceContext* c) {
+                          c->set_output(0, PartialShape(std::vector<int64_t>{1}));
+                          c->set_output(1, PartialShape(std::vector<int64_t>{2}));
+                          return absl::OkStatus();
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("StatelessRandomGetAlg")
+                        .Output("alg: int32")
+                        .SetShapeFn([](InferenceContext* c) {
+                          c->set_output(0, PartialShape(std::vector<int64_t>{}));
+                          return absl::OkStatus();
+                        }));
+  for (const char* op :
+       {"StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessTruncatedNormalV2"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Input("shape: Tshape")
+                          .Input("key: uint64")
+                          .Input("counter: uint64")
+                          .Input("alg: int32")
+                          .Output("output: dtype")
+                          .Attr("dtype: {half, bfloat16, float, double} = DT_FLOAT")
+                          .Attr("Tshape: {int32, int64} = DT_INT32")
+                          .SetShapeFn(ShapeFromInput));
+  }
+  for (const char* op :
+       {"StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Input("shape: T")
+                          .Input("seed: Tseed")
+                          .Output("output: dtype")
+                          .Attr("dtype: {half, bfloat16, float, double} = DT_FLOAT")
+                          .Attr("T: {int32, int64} = DT_INT32")
+                          .Attr("Tseed: {int32, int64} = DT_INT64")
+                          .SetShapeFn(ShapeFromInput));
+  }
 }
 
 }  // namespace minigraph

@@ -1,0 +1,121 @@
+// TensorFlow's stateless random ops: the same seed (or key and counter)
+// gives TensorFlow's values bit for bit (internal/philox_random.h). TF 2's
+// initializers (glorot_uniform and the rest) build them into every layer's
+// graph: StatelessRandomGetKeyCounter then StatelessRandomUniformV2.
+#include "runtime/engine/kernels/internal/philox_random.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
+#include "runtime/engine/kernels/standard_kernels.h"
+
+namespace minigraph {
+namespace {
+
+// TensorFlow's only CPU algorithm, and its number (RNG_ALG_PHILOX); "auto
+// select" (RNG_ALG_AUTO_SELECT) is Philox on a CPU too.
+constexpr int32_t kAlgPhilox = 1;
+constexpr int32_t kAlgAutoSelect = 3;
+
+// The two halves of a seed tensor of shape [2] (int32 or int64).
+absl::StatusOr<std::pair<uint64_t, uint64_t>> SeedOf(const Tensor& seed, absl::string_view op) {
+  if (seed.dims() != 1 || seed.NumElements() != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": seed must have shape [2], not ", seed.shape().DebugString()));
+  }
+  if (seed.dtype() == DT_INT32) {
+    const int32_t* s = seed.data<int32_t>();
+    return std::make_pair(static_cast<uint64_t>(static_cast<int64_t>(s[0])),
+                          static_cast<uint64_t>(static_cast<int64_t>(s[1])));
+  }
+  const int64_t* s = seed.data<int64_t>();
+  return std::make_pair(static_cast<uint64_t>(s[0]), static_cast<uint64_t>(s[1]));
+}
+
+class GetKeyCounterOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(auto seed, SeedOf(ctx->input(0), "StatelessRandomGetKeyCounter"));
+    const PhiloxRandom gen = PhiloxRandom::FromSeed(seed.first, seed.second);
+    Tensor *key, *counter;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({1}), &key));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(1, TensorShape({2}), &counter));
+    key->data<uint64_t>()[0] = gen.key64();
+    counter->data<uint64_t>()[0] = gen.counter64(0);
+    counter->data<uint64_t>()[1] = gen.counter64(1);
+    return absl::OkStatus();
+  }
+};
+
+class GetAlgOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    Tensor* alg;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({}), &alg));
+    *alg->data<int32_t>() = kAlgPhilox;
+    return absl::OkStatus();
+  }
+};
+
+// The V2 ops (shape, key, counter, alg) and the V1 ops (shape, seed), for
+// distribution Dist<T>.
+template <template <typename> class Dist, bool kV2>
+struct StatelessFor {
+  template <typename T>
+  class Op : public OpKernel {
+   public:
+    using OpKernel::OpKernel;
+    absl::Status Compute(OpKernelContext* ctx) const override {
+      MG_ASSIGN_OR_RETURN(TensorShape shape, ShapeFromTensor(ctx->input(0), "shape"));
+      MG_ASSIGN_OR_RETURN(PhiloxRandom gen, Generator(ctx));
+      Tensor* out;
+      MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
+      FillPhilox(gen, Dist<T>(), out->data<T>(), shape.num_elements());
+      return absl::OkStatus();
+    }
+
+   private:
+    absl::StatusOr<PhiloxRandom> Generator(OpKernelContext* ctx) const {
+      if constexpr (!kV2) {
+        MG_ASSIGN_OR_RETURN(auto seed, SeedOf(ctx->input(1), name()));
+        return PhiloxRandom::FromSeed(seed.first, seed.second);
+      } else {
+        const Tensor& key = ctx->input(1);
+        const Tensor& counter = ctx->input(2);
+        const Tensor& alg = ctx->input(3);
+        const int32_t id = alg.NumElements() == 1 ? *alg.data<int32_t>() : -1;
+        if (id != kAlgPhilox && id != kAlgAutoSelect) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              name(), ": unsupported algorithm id ", id, " (a CPU has Philox, 1, or 3 for auto)"));
+        }
+        if (key.NumElements() != 1 || counter.NumElements() < 2) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              name(), ": key must have 1 element and counter 2 for Philox, got ",
+              key.shape().DebugString(), " and ", counter.shape().DebugString()));
+        }
+        const uint64_t* c = counter.data<uint64_t>();
+        return PhiloxRandom::FromKeyCounter(*key.data<uint64_t>(), c[0], c[1]);
+      }
+    }
+  };
+};
+
+}  // namespace
+
+void RegisterStatelessRandomKernels(KernelRegistry* r) {
+  r->Register("StatelessRandomGetKeyCounter", MakeFactory<GetKeyCounterOp>());
+  r->Register("StatelessRandomGetAlg", MakeFactory<GetAlgOp>());
+  r->Register("StatelessRandomUniformV2",
+              TypedFactory<StatelessFor<PhiloxUniform, true>::Op, float, double>("dtype"));
+  r->Register("StatelessRandomNormalV2",
+              TypedFactory<StatelessFor<PhiloxNormal, true>::Op, float, double>("dtype"));
+  r->Register("StatelessTruncatedNormalV2",
+              TypedFactory<StatelessFor<PhiloxTruncatedNormal, true>::Op, float, double>("dtype"));
+  r->Register("StatelessRandomUniform",
+              TypedFactory<StatelessFor<PhiloxUniform, false>::Op, float, double>("dtype"));
+  r->Register("StatelessRandomNormal",
+              TypedFactory<StatelessFor<PhiloxNormal, false>::Op, float, double>("dtype"));
+  r->Register("StatelessTruncatedNormal",
+              TypedFactory<StatelessFor<PhiloxTruncatedNormal, false>::Op, float, double>("dtype"));
+}
+
+}  // namespace minigraph
