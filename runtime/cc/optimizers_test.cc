@@ -7,6 +7,7 @@
 #include <memory>
 #include <random>
 
+#include "absl/strings/str_cat.h"
 #include "core/status_matchers.h"
 #include "core/tensor_types.h"
 #include "gmock/gmock.h"
@@ -327,6 +328,106 @@ TEST(OptimizersTest, SparseApplyFtrlUpdatesTheIndexedRowsInOrder) {
                 StatusIs(absl::StatusCode::kInvalidArgument,
                          HasSubstr("has shape [3,2] but the gradient of 2 rows has shape [3,2]")));
   }
+}
+
+// The updates tf.compat.v1.train's proximal, centered RMSProp, AdagradDA and
+// sparse Adagrad optimizers use, one step on ref and on resource variables,
+// against TensorFlow 2.21's results for the same inputs (float32).
+TEST(OptimizersTest, ProximalCenteredAndDualAveragingUpdatesMatchTensorFlow) {
+  const std::vector<float> start = {1.0f, -2.0f, 0.01f, 3.0f};
+  const Tensor grad = Tensor::Vector<float>({0.5f, -1.0f, 0.25f, 2.0f});
+  struct Case {
+    std::string op;
+    std::vector<std::vector<float>> slots;  // initial values, after var
+    std::vector<Tensor> scalars;            // the inputs after the variables
+    bool grad_first;                        // grad before the scalars
+    std::vector<float> want;                // var after one step
+  };
+  auto f = [](float v) { return Tensor::Scalar<float>(v); };
+  const std::vector<Case> cases = {
+      {"ApplyProximalGradientDescent", {}, {f(0.1f), f(0.05f), f(0.2f)}, false,
+       {0.9264705777168274f, -1.8578431606292725f, -0.009803921915590763f, 2.7401959896087646f}},
+      {"ApplyProximalAdagrad", {{0.1f, 0.1f, 0.1f, 0.1f}}, {f(0.1f), f(0.05f), f(0.2f)}, false,
+       {0.8773723840713501f, -1.864335060119629f, -0.03774139657616615f, 2.870405673980713f}},
+      {"ApplyCenteredRMSProp",
+       {{0, 0, 0, 0}, {1, 1, 1, 1}, {0, 0, 0, 0}},
+       {f(0.01f), f(0.9f), f(0.5f), f(1e-7f)}, false,
+       {0.9947941899299622f, -1.9899495840072632f, 0.007372965104877949f, 2.982182502746582f}},
+      {"ApplyAdagradDA",
+       {{0.3f, -0.2f, 0.0f, 1.0f}, {0.1f, 0.1f, 0.1f, 0.1f}},
+       {f(0.1f), f(0.05f), f(0.2f), Tensor::Scalar<int64_t>(3)}, true,
+       {-0.09975322335958481f, 0.09469623118638992f, -0.0215930063277483f,
+        -0.13670077919960022f}},
+  };
+  for (bool resource : {false, true}) {
+    for (const Case& c : cases) {
+      SCOPED_TRACE(absl::StrCat(c.op, resource ? " (resource)" : ""));
+      Scope root = Scope::NewRootScope();
+      std::vector<std::vector<Output>> in;
+      Variable var = Variable::Create(root, "var", Tensor::Vector<float>({1, -2, 0.01f, 3}),
+                                      {.use_resource = resource});
+      in.push_back({var.ref()});
+      for (size_t i = 0; i < c.slots.size(); ++i) {
+        Tensor t(DT_FLOAT, TensorShape({4}));
+        std::copy(c.slots[i].begin(), c.slots[i].end(), t.data<float>());
+        in.push_back({Variable::Create(root, absl::StrCat("slot", i), t,
+                                       {.use_resource = resource}).ref()});
+      }
+      if (c.grad_first) in.push_back({ops::Const(root, grad)});
+      for (const Tensor& t : c.scalars) in.push_back({ops::Const(root, t)});
+      if (!c.grad_first) in.push_back({ops::Const(root, grad)});
+      const std::string type = resource ? "Resource" + c.op : c.op;
+      root.WithOpName("update").AddOp(type, in);
+      Operation init = GlobalVariablesInitializer(root);
+      ASSERT_OK_AND_ASSIGN(auto session, NewSession(SessionOptions()));
+      ASSERT_OK(session->Create(*root.ToGraphDef()));
+      std::vector<Tensor> out;
+      ASSERT_OK(session->Run({}, {}, {init.name()}, &out));
+      ASSERT_OK(session->Run({}, {}, {"update"}, &out));
+      ASSERT_OK(session->Run({}, {var.value().name()}, {}, &out));
+      for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(out[0].data<float>()[i], c.want[i]) << i;
+    }
+  }
+  // Sparse Adagrad: row 2 updated twice, in order; the others untouched.
+  Scope root = Scope::NewRootScope();
+  Tensor rows(DT_FLOAT, TensorShape({3, 2}));
+  for (int i = 0; i < 6; ++i) rows.data<float>()[i] = static_cast<float>(i);
+  Tensor tenths(DT_FLOAT, TensorShape({3, 2}));
+  std::fill_n(tenths.data<float>(), 6, 0.1f);
+  Variable var = Variable::Create(root, "var", rows);
+  Variable accum = Variable::Create(root, "accum", tenths);
+  Tensor g(DT_FLOAT, TensorShape({2, 2}));
+  const float gv[] = {1, 2, 3, 4};
+  std::copy(gv, gv + 4, g.data<float>());
+  root.WithOpName("update").AddOp(
+      "SparseApplyAdagrad", {{var.ref()}, {accum.ref()}, {ops::Const<float>(root, 0.1f)},
+                             {ops::Const(root, g)}, {ops::Const<int32_t>(root, {2, 2})}});
+  Operation init = GlobalVariablesInitializer(root);
+  ASSERT_OK_AND_ASSIGN(auto session, NewSession(SessionOptions()));
+  ASSERT_OK(session->Create(*root.ToGraphDef()));
+  std::vector<Tensor> out;
+  ASSERT_OK(session->Run({}, {}, {init.name()}, &out));
+  ASSERT_OK(session->Run({}, {}, {"update"}, &out));
+  ASSERT_OK(session->Run({}, {var.value().name(), accum.value().name()}, {}, &out));
+  const float want_var[] = {0, 1, 2, 3, 3.810256242752075f, 4.812006950378418f};
+  const float want_accum[] = {0.1f, 0.1f, 0.1f, 0.1f, 10.100000381469727f, 20.100000381469727f};
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_FLOAT_EQ(out[0].data<float>()[i], want_var[i]) << i;
+    EXPECT_FLOAT_EQ(out[1].data<float>()[i], want_accum[i]) << i;
+  }
+  // An index out of range is InvalidArgument naming it.
+  Scope bad = Scope::NewRootScope();
+  Variable v2 = Variable::Create(bad, "var", rows);
+  Variable a2 = Variable::Create(bad, "accum", tenths);
+  bad.WithOpName("update").AddOp(
+      "SparseApplyAdagrad", {{v2.ref()}, {a2.ref()}, {ops::Const<float>(bad, 0.1f)},
+                             {ops::Const(bad, g)}, {ops::Const<int32_t>(bad, {0, 3})}});
+  Operation init2 = GlobalVariablesInitializer(bad);
+  ASSERT_OK_AND_ASSIGN(auto s2, NewSession(SessionOptions()));
+  ASSERT_OK(s2->Create(*bad.ToGraphDef()));
+  ASSERT_OK(s2->Run({}, {}, {init2.name()}, &out));
+  EXPECT_THAT(s2->Run({}, {}, {"update"}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Index 3 at offset 1")));
 }
 
 TEST(OptimizersTest, NothingToOptimizeIsAnError) {

@@ -435,6 +435,200 @@ class SparseApplyFtrlOp : public OpKernel {
   bool multiply_ = false;
 };
 
+// The proximal step of TensorFlow's proximal optimizers: `prox` shrunk by
+// `lr * l1` towards zero (when l1 > 0), then scaled by 1 / (1 + lr * l2).
+template <typename T>
+inline T Proximal(T prox, T lr, T l1, T l2) {
+  const T shrunk =
+      l1 > T(0) ? (prox > T(0) ? T(1) : prox < T(0) ? T(-1) : T(0)) *
+                      std::max(std::abs(prox) - lr * l1, T(0))
+                : prox;
+  return shrunk / (T(1) + lr * l2);
+}
+
+// var = Proximal(var - alpha * delta, alpha, l1, l2).
+template <typename T>
+class ApplyProximalGradientDescentOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_RETURN_IF_ERROR(CheckScalars(ctx, *this, {1, 2, 3}));
+    const Tensor& delta = ctx->input(4);
+    {
+      LockedVars locked(ctx, {0});
+      MG_ASSIGN_OR_RETURN(std::vector<Tensor*> vars, locked.Check(*this, delta));
+      T* __restrict var = vars[0]->data<T>();
+      const T* __restrict d = delta.data<T>();
+      const T alpha = *ctx->input(1).data<T>();
+      const T l1 = *ctx->input(2).data<T>();
+      const T l2 = *ctx->input(3).data<T>();
+      ForEachElement(ctx, delta.NumElements(), 2 * sizeof(T), [=](int64_t i) {
+        var[i] = Proximal(var[i] - alpha * d[i], alpha, l1, l2);
+      });
+    }
+    ForwardRef(ctx);
+    return absl::OkStatus();
+  }
+};
+
+// accum += grad^2; with lr' = lr / sqrt(accum):
+// var = Proximal(var - grad * lr', lr', l1, l2).
+template <typename T>
+class ApplyProximalAdagradOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_RETURN_IF_ERROR(CheckScalars(ctx, *this, {2, 3, 4}));
+    const Tensor& grad = ctx->input(5);
+    {
+      LockedVars locked(ctx, {0, 1});
+      MG_ASSIGN_OR_RETURN(std::vector<Tensor*> vars, locked.Check(*this, grad));
+      T* __restrict var = vars[0]->data<T>();
+      T* __restrict accum = vars[1]->data<T>();
+      const T* __restrict g = grad.data<T>();
+      const T lr = *ctx->input(2).data<T>();
+      const T l1 = *ctx->input(3).data<T>();
+      const T l2 = *ctx->input(4).data<T>();
+      ForEachElement(ctx, grad.NumElements(), 3 * sizeof(T), [=](int64_t i) {
+        accum[i] += g[i] * g[i];
+        const T rate = lr / std::sqrt(accum[i]);
+        var[i] = Proximal(var[i] - g[i] * rate, rate, l1, l2);
+      });
+    }
+    ForwardRef(ctx);
+    return absl::OkStatus();
+  }
+};
+
+// ms += (grad^2 - ms) * (1 - rho); mg += (grad - mg) * (1 - rho);
+// mom = mom * momentum + lr * grad / sqrt(ms - mg^2 + epsilon); var -= mom.
+template <typename T>
+class ApplyCenteredRMSPropOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_RETURN_IF_ERROR(CheckScalars(ctx, *this, {4, 5, 6, 7}));
+    const Tensor& grad = ctx->input(8);
+    {
+      LockedVars locked(ctx, {0, 1, 2, 3});
+      MG_ASSIGN_OR_RETURN(std::vector<Tensor*> vars, locked.Check(*this, grad));
+      T* __restrict var = vars[0]->data<T>();
+      T* __restrict mg = vars[1]->data<T>();
+      T* __restrict ms = vars[2]->data<T>();
+      T* __restrict mom = vars[3]->data<T>();
+      const T* __restrict g = grad.data<T>();
+      const T lr = *ctx->input(4).data<T>();
+      const T rho = *ctx->input(5).data<T>();
+      const T momentum = *ctx->input(6).data<T>();
+      const T epsilon = *ctx->input(7).data<T>();
+      ForEachElement(ctx, grad.NumElements(), 5 * sizeof(T), [=](int64_t i) {
+        ms[i] += (g[i] * g[i] - ms[i]) * (T(1) - rho);
+        mg[i] += (g[i] - mg[i]) * (T(1) - rho);
+        const T denom = (ms[i] - mg[i] * mg[i]) + epsilon;
+        mom[i] = mom[i] * momentum + lr * g[i] / std::sqrt(denom);
+        var[i] -= mom[i];
+      });
+    }
+    ForwardRef(ctx);
+    return absl::OkStatus();
+  }
+};
+
+// g += grad; gg += grad^2; with T the global step:
+// var = -sign(g) * lr * max(|g| - l1 * T, 0) / (sqrt(gg) + T * lr * l2)
+// (without l1: -g * lr / (sqrt(gg) + T * lr * l2)).
+template <typename T>
+class ApplyAdagradDAOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_RETURN_IF_ERROR(CheckScalars(ctx, *this, {4, 5, 6, 7}));
+    const Tensor& grad = ctx->input(3);
+    {
+      LockedVars locked(ctx, {0, 1, 2});
+      MG_ASSIGN_OR_RETURN(std::vector<Tensor*> vars, locked.Check(*this, grad));
+      T* __restrict var = vars[0]->data<T>();
+      T* __restrict acc = vars[1]->data<T>();
+      T* __restrict sq = vars[2]->data<T>();
+      const T* __restrict g = grad.data<T>();
+      const T lr = *ctx->input(4).data<T>();
+      const T l1 = *ctx->input(5).data<T>();
+      const T l2 = *ctx->input(6).data<T>();
+      const T step = static_cast<T>(*ctx->input(7).data<int64_t>());
+      const T denom_l2 = step * lr * l2;
+      if (l1 > T(0)) {
+        ForEachElement(ctx, grad.NumElements(), 4 * sizeof(T), [=](int64_t i) {
+          acc[i] += g[i];
+          sq[i] += g[i] * g[i];
+          const T sign = acc[i] > T(0) ? T(1) : acc[i] < T(0) ? T(-1) : T(0);
+          var[i] = lr * (-sign * std::max(std::abs(acc[i]) - step * l1, T(0))) /
+                   (std::sqrt(sq[i]) + denom_l2);
+        });
+      } else {
+        ForEachElement(ctx, grad.NumElements(), 4 * sizeof(T), [=](int64_t i) {
+          acc[i] += g[i];
+          sq[i] += g[i] * g[i];
+          var[i] = lr * acc[i] * T(-1) / (std::sqrt(sq[i]) + denom_l2);
+        });
+      }
+    }
+    ForwardRef(ctx);
+    return absl::OkStatus();
+  }
+};
+
+// SparseApplyAdagrad: for row i of `grad`, into row indices[i]:
+// accum += grad^2 (when update_slots); var -= lr * grad / sqrt(accum). A
+// repeated index is updated once per occurrence, in order.
+template <typename T>
+class SparseApplyAdagradOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("update_slots", &update_slots_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_RETURN_IF_ERROR(CheckScalars(ctx, *this, {2}));
+    const Tensor& grad = ctx->input(3);
+    if (ctx->input(4).dims() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(type_string(),
+                                                     ": indices must be a vector, got shape ",
+                                                     ctx->input(4).shape().DebugString()));
+    }
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> indices,
+                        FlatInts(ctx->input(4), absl::StrCat(type_string(), " indices")));
+    {
+      LockedVars locked(ctx, {0, 1});
+      MG_ASSIGN_OR_RETURN(std::vector<Tensor*> vars,
+                          locked.Check(*this, grad, static_cast<int64_t>(indices.size())));
+      const int64_t rows = vars[0]->dim_size(0);
+      const int64_t width = rows > 0 ? vars[0]->NumElements() / rows : 0;
+      for (size_t i = 0; i < indices.size(); ++i) {
+        if (indices[i] < 0 || indices[i] >= rows) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(type_string(), ": Index ", indices[i], " at offset ", i,
+                           " in indices is out of range [0, ", rows, ")"));
+        }
+      }
+      T* var = vars[0]->data<T>();
+      T* accum = vars[1]->data<T>();
+      const T* g = grad.data<T>();
+      const T lr = *ctx->input(2).data<T>();
+      for (size_t i = 0; i < indices.size(); ++i) {
+        const int64_t row = indices[i] * width;
+        for (int64_t j = 0; j < width; ++j) {
+          const T gj = g[i * width + j];
+          if (update_slots_) accum[row + j] += gj * gj;
+          var[row + j] -= lr * gj / std::sqrt(accum[row + j]);
+        }
+      }
+    }
+    ForwardRef(ctx);
+    return absl::OkStatus();
+  }
+
+ private:
+  bool update_slots_ = true;
+};
+
 }  // namespace
 
 void RegisterTrainingKernels(KernelRegistry* r) {
@@ -448,6 +642,12 @@ void RegisterTrainingKernels(KernelRegistry* r) {
     r->Register(p + "ApplyAdadelta", TypedFactory<ApplyAdadeltaOp, float, double>());
     r->Register(p + "ApplyFtrl", TypedFactory<ApplyFtrlOp, float, double>());
     r->Register(p + "SparseApplyFtrl", TypedFactory<SparseApplyFtrlOp, float, double>());
+    r->Register(p + "ApplyProximalGradientDescent",
+                TypedFactory<ApplyProximalGradientDescentOp, float, double>());
+    r->Register(p + "ApplyProximalAdagrad", TypedFactory<ApplyProximalAdagradOp, float, double>());
+    r->Register(p + "ApplyCenteredRMSProp", TypedFactory<ApplyCenteredRMSPropOp, float, double>());
+    r->Register(p + "ApplyAdagradDA", TypedFactory<ApplyAdagradDAOp, float, double>());
+    r->Register(p + "SparseApplyAdagrad", TypedFactory<SparseApplyAdagradOp, float, double>());
   }
 }
 

@@ -1,4 +1,5 @@
 // Optimizer updates applied to variables in place.
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
@@ -37,14 +38,17 @@ ShapeFn ApplyShape(bool resource, std::vector<int> same, std::vector<int> scalar
 // variable and slots (`vars`) are Ref(T) inputs and which outputs the
 // variable, and "Resource<name>", where they are resource handles (resource
 // variables) and which has no output. `inputs` are the other inputs, of
-// type T; `same` and `scalars` index all inputs, `vars` first.
+// type T unless they say ("global_step: int64"); `same` and `scalars` index
+// all inputs, `vars` first.
 void RegisterApply(OpRegistry* r, const std::string& name, const std::vector<std::string>& vars,
                    const std::vector<std::string>& inputs, const std::vector<std::string>& attrs,
                    const std::vector<int>& same, const std::vector<int>& scalars) {
   for (bool resource : {false, true}) {
     OpDefBuilder b(resource ? "Resource" + name : name);
     for (const std::string& v : vars) b.Input(v + (resource ? ": resource" : ": Ref(T)"));
-    for (const std::string& in : inputs) b.Input(in + ": T");
+    for (const std::string& in : inputs) {
+      b.Input(absl::StrContains(in, ':') ? in : in + ": T");
+    }
     if (!resource) b.Output("out: Ref(T)");
     b.Attr("T: {float, double}").Attr("use_locking: bool = false");
     for (const std::string& a : attrs) b.Attr(a);
@@ -71,7 +75,31 @@ void RegisterTrainingOps(OpRegistry* r) {
                 {"lr", "rho", "epsilon", "grad"}, {}, {1, 2, 6}, {3, 4, 5});
   RegisterApply(r, "ApplyFtrl", {"var", "accum", "linear"}, {"grad", "lr", "l1", "l2", "lr_power"},
                 {"multiply_linear_by_lr: bool = false"}, {1, 2, 3}, {4, 5, 6, 7});
-  // The sparse form: `grad` holds the rows `indices` of the variable.
+  RegisterApply(r, "ApplyCenteredRMSProp", {"var", "mg", "ms", "mom"},
+                {"lr", "rho", "momentum", "epsilon", "grad"}, {}, {1, 2, 3, 8}, {4, 5, 6, 7});
+  RegisterApply(r, "ApplyProximalGradientDescent", {"var"}, {"alpha", "l1", "l2", "delta"}, {},
+                {4}, {1, 2, 3});
+  RegisterApply(r, "ApplyProximalAdagrad", {"var", "accum"}, {"lr", "l1", "l2", "grad"}, {},
+                {1, 5}, {2, 3, 4});
+  RegisterApply(r, "ApplyAdagradDA", {"var", "gradient_accumulator", "gradient_squared_accumulator"},
+                {"grad", "lr", "l1", "l2", "global_step: int64"}, {}, {1, 2, 3}, {4, 5, 6, 7});
+  // The sparse forms: `grad` holds the rows `indices` of the variable.
+  for (bool resource : {false, true}) {
+    OpDefBuilder b(resource ? "ResourceSparseApplyAdagrad" : "SparseApplyAdagrad");
+    b.Input(resource ? "var: resource" : "var: Ref(T)")
+        .Input(resource ? "accum: resource" : "accum: Ref(T)")
+        .Input("lr: T")
+        .Input("grad: T")
+        .Input("indices: Tindices");
+    if (!resource) b.Output("out: Ref(T)");
+    b.Attr("T: {float, double}")
+        .Attr("Tindices: {int32, int64}")
+        .Attr("use_locking: bool = false")
+        .Attr("update_slots: bool = true");
+    if (resource) b.SetIsStateful();
+    b.SetShapeFn(ApplyShape(resource, {1}, {2}));
+    MG_REGISTER_OP(r, b);
+  }
   for (bool resource : {false, true}) {
     OpDefBuilder b(resource ? "ResourceSparseApplyFtrl" : "SparseApplyFtrl");
     for (const char* v : {"var", "accum", "linear"}) {
