@@ -20,14 +20,7 @@ import models  # noqa: E402
 # Models minigraph does not run yet, each with what stops it (a substring of
 # minigraph's error). A model that starts to pass fails the test until its
 # line goes; docs/tf_interop.md lists the same.
-KNOWN_GAPS = {
-    "mlp_rmsprop_centered": "ApplyCenteredRMSProp",
-    "mlp_proximal_sgd": "ApplyProximalGradientDescent",
-    "mlp_proximal_adagrad": "ApplyProximalAdagrad",
-    "mlp_adagrad_da": "ApplyAdagradDA",
-    "embedding_partitioned_mod": "SparseApplyAdagrad",
-    "embedding_partitioned_div": "SparseApplyAdagrad",
-}
+KNOWN_GAPS = {}
 
 
 def compare(model, got):
