@@ -56,13 +56,17 @@ def graph_model(name, root, build, steps=3, rtol=1e-4, atol=1e-5):
         grads = [tf.convert_to_tensor(g) for g in grads]  # IndexedSlices of embeddings
         reads = [tf.identity(v.value() if hasattr(v, "value") else v, name=f"after_{i}")
                  for i, v in enumerate(v1.global_variables())]
-        saver = v1.train.Saver()
+        saver = v1.train.Saver() if v1.global_variables() else None
+        meta = os.path.join(d, "model.meta")
         with v1.Session() as sess:
             sess.run(v1.global_variables_initializer())
             sess.run(v1.tables_initializer())
-            ckpt = saver.save(sess, os.path.join(d, "model"), write_meta_graph=False)
-            meta = os.path.join(d, "model.meta")
-            saver.export_meta_graph(meta)
+            if saver is not None:
+                ckpt = saver.save(sess, os.path.join(d, "model"), write_meta_graph=False)
+                saver.export_meta_graph(meta)
+            else:  # nothing to restore
+                ckpt = ""
+                v1.train.export_meta_graph(meta)
             feed = {k: v for k, v in feeds.items()}
             fetched = outputs + grads
             values = sess.run(fetched, feed) if fetched else []
@@ -209,6 +213,47 @@ def batch_norm(training):
     return build
 
 
+def multi_rnn(rng):
+    x = v1.placeholder(tf.float32, [None, 4, 3], name="x")
+    cells = v1.nn.rnn_cell.MultiRNNCell([v1.nn.rnn_cell.LSTMCell(4), v1.nn.rnn_cell.GRUCell(3)])
+    outputs, _ = v1.nn.dynamic_rnn(cells, x, dtype=tf.float32)
+    loss = tf.reduce_mean(tf.square(outputs), name="loss")
+    train = v1.train.AdamOptimizer(0.01).minimize(loss, name="train")
+    return {x: rng.standard_normal((2, 4, 3)).astype(np.float32)}, [outputs, loss], loss, train
+
+
+def bidirectional_rnn(rng):
+    x = v1.placeholder(tf.float32, [None, 5, 3], name="x")
+    (fw, bw), _ = v1.nn.bidirectional_dynamic_rnn(
+        v1.nn.rnn_cell.LSTMCell(3), v1.nn.rnn_cell.LSTMCell(3), x, dtype=tf.float32)
+    out = tf.concat([fw, bw], axis=-1)
+    loss = tf.reduce_sum(out, name="loss")
+    train = v1.train.GradientDescentOptimizer(0.05).minimize(loss, name="train")
+    return {x: rng.standard_normal((2, 5, 3)).astype(np.float32)}, [out, loss], loss, train
+
+
+def _ids_and_words():
+    ids = v1.placeholder(tf.int64, [None], name="ids")
+    words = v1.placeholder(tf.string, [None], name="words")
+    feeds = {ids: np.array([1, 3, 3, 5, 0], np.int64),
+             words: np.array([b"a", b"Bc", b"", b"d e"], dtype=object)}
+    return ids, words, feeds
+
+
+def integer_ops(rng):
+    # No training: exact integer results through a graph.
+    ids, words, feeds = _ids_and_words()
+    counts = tf.math.bincount(tf.cast(ids, tf.int32), minlength=6)
+    hashed = tf.strings.to_hash_bucket_fast(words, 50)
+    return feeds, [counts, hashed, tf.cumsum(ids), tf.argmax(ids)], None, None
+
+
+def string_ops(rng):
+    ids, words, feeds = _ids_and_words()
+    del feeds[ids]
+    return feeds, [tf.strings.upper(words), tf.strings.reduce_join(words, separator="|")], None, None
+
+
 def graph_models():
     """name -> builder of the TensorFlow 1 graphs."""
     out = {f"mlp_{name}": mlp(opt) for name, opt in OPTIMIZERS.items()}
@@ -227,6 +272,10 @@ def graph_models():
         "embedding_partitioned_div": embedding("div"),
         "batch_norm_training": batch_norm(True),
         "batch_norm_inference": batch_norm(False),
+        "dynamic_rnn_multi_cell": multi_rnn,
+        "bidirectional_dynamic_rnn": bidirectional_rnn,
+        "integer_ops": integer_ops,
+        "string_ops": string_ops,
     })
     return out
 
@@ -248,7 +297,7 @@ def saved_model(name, root, save, inputs, rtol=1e-4, atol=1e-5):
 
 def _keras3_sequential(path):
     import keras  # Keras 3 (tf.keras is tf_keras here: TF_USE_LEGACY_KERAS)
-    model = keras.Sequential([keras.Input((5,)), keras.layers.Dense(8, activation="relu"),
+    model = keras.Sequential([keras.Input((5,), name="x"), keras.layers.Dense(8, activation="relu"),
                               keras.layers.Dense(3, activation="softmax")])
     model.export(path, verbose=False)
 
@@ -279,6 +328,36 @@ def _tf_function_loops(path):
     tf.saved_model.save(m, path, signatures=m.__call__)
 
 
+def _keras3_cnn(path):
+    import keras
+    keras.utils.set_random_seed(3)
+    model = keras.Sequential([keras.Input((8, 8, 3), name="x"),
+                              keras.layers.Conv2D(4, 3, activation="relu"),
+                              keras.layers.MaxPooling2D(), keras.layers.Flatten(),
+                              keras.layers.Dense(2)])
+    model.export(path, verbose=False)
+
+
+def _tf_keras_two_inputs(path):
+    import tf_keras as keras
+    keras.utils.set_random_seed(5)
+    a = keras.Input((4,), name="a")
+    b = keras.Input((3,), name="b")
+    h = keras.layers.Concatenate()([keras.layers.Dense(5, activation="tanh")(a), b])
+    out = keras.layers.Dense(2, activation="softmax")(keras.layers.LayerNormalization()(h))
+    keras.Model([a, b], out).save(path, save_format="tf")
+
+
+def _tf_keras_text(path):
+    import tf_keras as keras
+    keras.utils.set_random_seed(5)
+    vectorize = keras.layers.TextVectorization(max_tokens=20, output_sequence_length=6)
+    vectorize.adapt(np.array(["the cat sat", "the dog ran far", "a cat ran"]))
+    text = keras.Input((), dtype="string", name="x")
+    h = keras.layers.GlobalAveragePooling1D()(keras.layers.Embedding(20, 4)(vectorize(text)))
+    keras.Model(text, keras.layers.Dense(2)(h)).save(path, save_format="tf")
+
+
 def saved_models():
     """name -> (save, inputs) of the TensorFlow 2 SavedModels."""
     rng = _rng()
@@ -287,7 +366,7 @@ def saved_models():
     tokens = rng.integers(1, 20, (2, 7)).astype(np.int32)
     k = "x"
     return {
-        "keras3_export_dense": (_keras3_sequential, {"keras_tensor": rng.standard_normal((4, 5)).astype(np.float32)}),
+        "keras3_export_dense": (_keras3_sequential, {"x": rng.standard_normal((4, 5)).astype(np.float32)}),
         "tf_keras_dense": (_tf_keras(lambda K, x: K.layers.Dense(3)(K.layers.Dense(8, "relu")(x)), (5,)),
                            {k: rng.standard_normal((4, 5)).astype(np.float32)}),
         "tf_keras_conv2d_pool_bn": (_tf_keras(
@@ -304,6 +383,12 @@ def saved_models():
         "tf_keras_bidirectional_lstm": (_tf_keras(
             lambda K, x: K.layers.Bidirectional(K.layers.LSTM(3))(x), (6, 4)), {k: seq}),
         "tf_function_while_cond": (_tf_function_loops, {"x": np.array([0.5, 1.0, -2.0], np.float32)}),
+        "keras3_export_cnn": (_keras3_cnn, {"x": images}),
+        "tf_keras_two_inputs_layer_norm": (_tf_keras_two_inputs, {
+            "a": rng.standard_normal((3, 4)).astype(np.float32),
+            "b": rng.standard_normal((3, 3)).astype(np.float32)}),
+        "tf_keras_text_vectorization": (_tf_keras_text, {
+            "x": np.array([b"the cat ran", b"unknown words here", b""], dtype=object)}),
     }
 
 
