@@ -242,7 +242,8 @@ class StateFile(unittest.TestCase):
                 save_relative_paths=relative,
                 all_model_checkpoint_timestamps=[1700000000.25, 1700000100.5],
             )
-            text = open(os.path.join(self.dir, "checkpoint")).read()
+            with open(os.path.join(self.dir, "checkpoint")) as f:
+                text = f.read()
             self.assertEqual('model_checkpoint_path: "m-2"' in text, relative, text)
             model, paths = self.minigraph_state(self.dir)
             self.assertEqual(model, os.path.join(self.dir, "m-2"))
