@@ -307,7 +307,7 @@ absl::StatusOr<std::string> Saver::WriteAndCommit(
     SweepInterruptedSaves(dir, std::string(Basename(save_path)), options.latest_filename,
                           /*older_than_tracked=*/true);
   }
-  // Until the state file names it (UnrecordedCheckpoints).
+  // Until the state file names it (OrphanedCheckpoints).
   const std::string marker = UnrecordedMarkerFilename(checkpoint_file);
   if (options.write_state) MG_RETURN_IF_ERROR(WriteStringToFile(env_, marker, ""));
   feeds.emplace_back(def_.filename_tensor_name(), Tensor::Scalar<std::string>(checkpoint_file));
@@ -545,9 +545,10 @@ void Saver::RecoverLastCheckpoints(const std::vector<std::string>& paths) {
   std::vector<std::string> markers;
   if (!paths.empty()) {
     for (const CheckpointOnDisk& c : OrphanedCheckpoints(paths)) {
-      MG_LOG(WARNING) << "Tracking " << c.prefix << ", which "
-                      << "a process killed between a save and the state file, or between the "
-                         "state file and retention, left behind; retention will delete it in turn";
+      MG_LOG(WARNING) << "Tracking " << c.prefix
+                      << ", which a process killed between a save and the state file, or "
+                         "between the state file and retention, left behind; retention will "
+                         "delete it in turn";
       const double time = c.mtime_micros * 1e-6;
       (time < oldest ? older : newer).emplace_back(c.prefix, time);
       markers.push_back(UnrecordedMarkerFilename(c.prefix));
@@ -562,13 +563,14 @@ void Saver::RecoverLastCheckpoints(const std::vector<std::string>& paths) {
 
 std::vector<CheckpointOnDisk> Saver::OrphanedCheckpoints(
     const std::vector<std::string>& recorded) const {
-  const std::string dir = Dirname(recorded.back()).empty() ? "." : std::string(Dirname(recorded.back()));
+  const absl::string_view recorded_dir = Dirname(recorded.back());
+  const std::string dir = recorded_dir.empty() ? "." : std::string(recorded_dir);
   absl::StatusOr<std::vector<CheckpointOnDisk>> found =
       ListCheckpoints(env_, dir, CheckpointBase(recorded.back()));
   if (!found.ok()) return {};
   absl::flat_hash_set<std::string> named;
   for (const std::string& p : recorded) {
-    if (Dirname(p) == Dirname(recorded.back())) named.insert(std::string(Basename(p)));
+    if (Dirname(p) == recorded_dir) named.insert(std::string(Basename(p)));
   }
   // Only marked ones: an unmarked checkpoint the state file does not name
   // may be one kept for good (keep_checkpoint_every_n_hours), copied in, or

@@ -392,7 +392,9 @@ absl::Status SessionManager::CheckNothingToRestore(const std::string& dir) const
   // Temporary files, and the data files of a first save killed before its
   // index was in place (marked: the Saver's first save deletes them), hold
   // no checkpoint.
-  for (const CheckpointOnDisk& c : ListCheckpoints(env, dir, "").value_or(std::vector<CheckpointOnDisk>())) {
+  const std::vector<CheckpointOnDisk> checkpoints =
+      ListCheckpoints(env, dir, "").value_or(std::vector<CheckpointOnDisk>());
+  for (const CheckpointOnDisk& c : checkpoints) {
     if (!c.has_index && c.has_marker) continue;
     for (const std::string& f : c.files) {
       const std::string name(Basename(f));

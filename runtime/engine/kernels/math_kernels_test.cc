@@ -364,7 +364,8 @@ TEST(StatelessRandomKernelsTest, TensorFlowsValuesForASeed) {
                                                      {Tensor::Scalar<int32_t>(2)}},
                         {{"dtype", MakeAttrValue(DT_FLOAT)}, {"Tshape", MakeAttrValue(DT_INT32)}})
                   .status(),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("unsupported algorithm id 2")));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("unsupported algorithm id 2")));
 }
 
 // The division family's signs (TensorFlow's: floor division and modulo

@@ -81,7 +81,8 @@ void RegisterTrainingOps(OpRegistry* r) {
                 {4}, {1, 2, 3});
   RegisterApply(r, "ApplyProximalAdagrad", {"var", "accum"}, {"lr", "l1", "l2", "grad"}, {},
                 {1, 5}, {2, 3, 4});
-  RegisterApply(r, "ApplyAdagradDA", {"var", "gradient_accumulator", "gradient_squared_accumulator"},
+  RegisterApply(r, "ApplyAdagradDA",
+                {"var", "gradient_accumulator", "gradient_squared_accumulator"},
                 {"grad", "lr", "l1", "l2", "global_step: int64"}, {}, {1, 2, 3}, {4, 5, 6, 7});
   // The sparse forms: `grad` holds the rows `indices` of the variable.
   for (bool resource : {false, true}) {
