@@ -8,6 +8,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "core/status_matchers.h"
 #include "core/tensor_types.h"
 #include "gmock/gmock.h"
@@ -388,27 +389,32 @@ TEST(OptimizersTest, ProximalCenteredAndDualAveragingUpdatesMatchTensorFlow) {
       for (int i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(out[0].data<float>()[i], c.want[i]) << i;
     }
   }
-  // Sparse Adagrad: row 2 updated twice, in order; the others untouched.
-  Scope root = Scope::NewRootScope();
-  Tensor rows(DT_FLOAT, TensorShape({3, 2}));
-  for (int i = 0; i < 6; ++i) rows.data<float>()[i] = static_cast<float>(i);
-  Tensor tenths(DT_FLOAT, TensorShape({3, 2}));
-  std::fill_n(tenths.data<float>(), 6, 0.1f);
-  Variable var = Variable::Create(root, "var", rows);
-  Variable accum = Variable::Create(root, "accum", tenths);
-  Tensor g(DT_FLOAT, TensorShape({2, 2}));
-  const float gv[] = {1, 2, 3, 4};
-  std::copy(gv, gv + 4, g.data<float>());
-  root.WithOpName("update").AddOp(
-      "SparseApplyAdagrad", {{var.ref()}, {accum.ref()}, {ops::Const<float>(root, 0.1f)},
-                             {ops::Const(root, g)}, {ops::Const<int32_t>(root, {2, 2})}});
-  Operation init = GlobalVariablesInitializer(root);
-  ASSERT_OK_AND_ASSIGN(auto session, NewSession(SessionOptions()));
-  ASSERT_OK(session->Create(*root.ToGraphDef()));
+  // Sparse Adagrad: one step on a 3x2 variable (0..5, accumulators 0.1)
+  // with gradient rows [1 2] and [3 4] at `indices`; `out` gets var and accum.
+  auto sparse_step = [](std::initializer_list<int32_t> indices, std::vector<Tensor>* out) {
+    Scope root = Scope::NewRootScope();
+    Tensor rows(DT_FLOAT, TensorShape({3, 2}));
+    for (int i = 0; i < 6; ++i) rows.data<float>()[i] = static_cast<float>(i);
+    Tensor tenths(DT_FLOAT, TensorShape({3, 2}));
+    std::fill_n(tenths.data<float>(), 6, 0.1f);
+    Tensor g(DT_FLOAT, TensorShape({2, 2}));
+    const float gv[] = {1, 2, 3, 4};
+    std::copy(gv, gv + 4, g.data<float>());
+    Variable var = Variable::Create(root, "var", rows);
+    Variable accum = Variable::Create(root, "accum", tenths);
+    root.WithOpName("update").AddOp(
+        "SparseApplyAdagrad", {{var.ref()}, {accum.ref()}, {ops::Const<float>(root, 0.1f)},
+                               {ops::Const(root, g)}, {ops::Const<int32_t>(root, indices)}});
+    Operation init = GlobalVariablesInitializer(root);
+    MG_ASSIGN_OR_RETURN(auto session, NewSession(SessionOptions()));
+    MG_RETURN_IF_ERROR(session->Create(*root.ToGraphDef()));
+    MG_RETURN_IF_ERROR(session->Run({}, {}, {init.name()}, out));
+    MG_RETURN_IF_ERROR(session->Run({}, {}, {"update"}, out));
+    return session->Run({}, {var.value().name(), accum.value().name()}, {}, out);
+  };
+  // Row 2 updated twice, in order; the others untouched.
   std::vector<Tensor> out;
-  ASSERT_OK(session->Run({}, {}, {init.name()}, &out));
-  ASSERT_OK(session->Run({}, {}, {"update"}, &out));
-  ASSERT_OK(session->Run({}, {var.value().name(), accum.value().name()}, {}, &out));
+  ASSERT_OK(sparse_step({2, 2}, &out));
   const float want_var[] = {0, 1, 2, 3, 3.810256242752075f, 4.812006950378418f};
   const float want_accum[] = {0.1f, 0.1f, 0.1f, 0.1f, 10.100000381469727f, 20.100000381469727f};
   for (int i = 0; i < 6; ++i) {
@@ -416,17 +422,7 @@ TEST(OptimizersTest, ProximalCenteredAndDualAveragingUpdatesMatchTensorFlow) {
     EXPECT_FLOAT_EQ(out[1].data<float>()[i], want_accum[i]) << i;
   }
   // An index out of range is InvalidArgument naming it.
-  Scope bad = Scope::NewRootScope();
-  Variable v2 = Variable::Create(bad, "var", rows);
-  Variable a2 = Variable::Create(bad, "accum", tenths);
-  bad.WithOpName("update").AddOp(
-      "SparseApplyAdagrad", {{v2.ref()}, {a2.ref()}, {ops::Const<float>(bad, 0.1f)},
-                             {ops::Const(bad, g)}, {ops::Const<int32_t>(bad, {0, 3})}});
-  Operation init2 = GlobalVariablesInitializer(bad);
-  ASSERT_OK_AND_ASSIGN(auto s2, NewSession(SessionOptions()));
-  ASSERT_OK(s2->Create(*bad.ToGraphDef()));
-  ASSERT_OK(s2->Run({}, {}, {init2.name()}, &out));
-  EXPECT_THAT(s2->Run({}, {}, {"update"}, &out),
+  EXPECT_THAT(sparse_step({0, 3}, &out),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Index 3 at offset 1")));
 }
 

@@ -109,6 +109,32 @@ absl::Status CheckScalars(const OpKernelContext* ctx, const OpKernel& k,
   return absl::OkStatus();
 }
 
+// A sparse update's `indices` (input `input`, a vector).
+absl::StatusOr<std::vector<int64_t>> SparseIndices(const OpKernelContext* ctx, const OpKernel& k,
+                                                   int input) {
+  if (ctx->input(input).dims() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(k.type_string(),
+                                                   ": indices must be a vector, got shape ",
+                                                   ctx->input(input).shape().DebugString()));
+  }
+  return FlatInts(ctx->input(input), absl::StrCat(k.type_string(), " indices"));
+}
+
+// The elements per row of `var`, once every index is a row of it.
+absl::StatusOr<int64_t> SparseRowWidth(const OpKernel& k, const std::vector<int64_t>& indices,
+                                       const Tensor& var) {
+  const int64_t rows = var.dim_size(0);
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (indices[i] < 0 || indices[i] >= rows) {
+      return absl::InvalidArgumentError(absl::StrCat(k.type_string(), ": Index ", indices[i],
+                                                     " at offset ", i,
+                                                     " in indices is out of range [0, ", rows,
+                                                     ")"));
+    }
+  }
+  return rows > 0 ? var.NumElements() / rows : 0;
+}
+
 template <typename T>
 class ApplyGradientDescentOp : public OpKernel {
  public:
@@ -396,26 +422,12 @@ class SparseApplyFtrlOp : public OpKernel {
   absl::Status Compute(OpKernelContext* ctx) const override {
     MG_ASSIGN_OR_RETURN(const FtrlStep<T> step, FtrlScalars<T>(ctx, *this, 5, multiply_));
     const Tensor& grad = ctx->input(3);
-    if (ctx->input(4).dims() != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(type_string(),
-                                                     ": indices must be a vector, got shape ",
-                                                     ctx->input(4).shape().DebugString()));
-    }
-    MG_ASSIGN_OR_RETURN(std::vector<int64_t> indices,
-                        FlatInts(ctx->input(4), absl::StrCat(type_string(), " indices")));
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> indices, SparseIndices(ctx, *this, 4));
     {
       LockedVars locked(ctx, {0, 1, 2});
       MG_ASSIGN_OR_RETURN(std::vector<Tensor*> vars,
                           locked.Check(*this, grad, static_cast<int64_t>(indices.size())));
-      const int64_t rows = vars[0]->dim_size(0);
-      const int64_t width = rows > 0 ? vars[0]->NumElements() / rows : 0;
-      for (size_t i = 0; i < indices.size(); ++i) {
-        if (indices[i] < 0 || indices[i] >= rows) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(type_string(), ": Index ", indices[i], " at offset ", i,
-                           " in indices is out of range [0, ", rows, ")"));
-        }
-      }
+      MG_ASSIGN_OR_RETURN(const int64_t width, SparseRowWidth(*this, indices, *vars[0]));
       T* var = vars[0]->data<T>();
       T* accum = vars[1]->data<T>();
       T* linear = vars[2]->data<T>();
@@ -588,26 +600,12 @@ class SparseApplyAdagradOp : public OpKernel {
   absl::Status Compute(OpKernelContext* ctx) const override {
     MG_RETURN_IF_ERROR(CheckScalars(ctx, *this, {2}));
     const Tensor& grad = ctx->input(3);
-    if (ctx->input(4).dims() != 1) {
-      return absl::InvalidArgumentError(absl::StrCat(type_string(),
-                                                     ": indices must be a vector, got shape ",
-                                                     ctx->input(4).shape().DebugString()));
-    }
-    MG_ASSIGN_OR_RETURN(std::vector<int64_t> indices,
-                        FlatInts(ctx->input(4), absl::StrCat(type_string(), " indices")));
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> indices, SparseIndices(ctx, *this, 4));
     {
       LockedVars locked(ctx, {0, 1});
       MG_ASSIGN_OR_RETURN(std::vector<Tensor*> vars,
                           locked.Check(*this, grad, static_cast<int64_t>(indices.size())));
-      const int64_t rows = vars[0]->dim_size(0);
-      const int64_t width = rows > 0 ? vars[0]->NumElements() / rows : 0;
-      for (size_t i = 0; i < indices.size(); ++i) {
-        if (indices[i] < 0 || indices[i] >= rows) {
-          return absl::InvalidArgumentError(
-              absl::StrCat(type_string(), ": Index ", indices[i], " at offset ", i,
-                           " in indices is out of range [0, ", rows, ")"));
-        }
-      }
+      MG_ASSIGN_OR_RETURN(const int64_t width, SparseRowWidth(*this, indices, *vars[0]));
       T* var = vars[0]->data<T>();
       T* accum = vars[1]->data<T>();
       const T* g = grad.data<T>();
