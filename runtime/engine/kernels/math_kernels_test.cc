@@ -366,6 +366,13 @@ TEST(StatelessRandomKernelsTest, TensorFlowsValuesForASeed) {
                   .status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("unsupported algorithm id 2")));
+  EXPECT_THAT(RunKernel("StatelessRandomUniform",
+                        {{shape}, {Tensor::Vector<int64_t>({1, 2, 3})}},
+                        {{"dtype", MakeAttrValue(DT_FLOAT)},
+                         {"T", MakeAttrValue(DT_INT32)},
+                         {"Tseed", MakeAttrValue(DT_INT64)}})
+                  .status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("seed must have shape [2]")));
 }
 
 // The division family's signs (TensorFlow's: floor division and modulo
