@@ -9,6 +9,7 @@
 #include "core/status_macros.h"
 #include "session/internal/in_process_factory.h"
 #include "session/targets.h"
+#include "runtime/engine/denormal.h"
 #include "runtime/engine/kernel_registry.h"
 #include "runtime/graph/ops/standard_ops.h"
 #include "unsupported/Eigen/CXX11/Tensor"
@@ -25,8 +26,8 @@ int Threads(int requested) {
 // Thread pools are shared by every session with the same sizes and live for
 // the process, as TensorFlow's global pools do.
 struct Pools {
-  std::unique_ptr<Eigen::ThreadPool> inter_op;
-  std::unique_ptr<Eigen::ThreadPool> intra_op;
+  std::unique_ptr<DenormalFlushingThreadPool> inter_op;
+  std::unique_ptr<DenormalFlushingThreadPool> intra_op;
   std::unique_ptr<Eigen::ThreadPoolDevice> device;
 };
 
@@ -37,8 +38,8 @@ const Pools& PoolsFor(int inter, int intra) {
   auto& p = (*pools)[{inter, intra}];
   if (p == nullptr) {
     p = std::make_unique<Pools>();
-    if (inter > 1) p->inter_op = std::make_unique<Eigen::ThreadPool>(inter);
-    p->intra_op = std::make_unique<Eigen::ThreadPool>(intra);
+    if (inter > 1) p->inter_op = std::make_unique<DenormalFlushingThreadPool>(inter);
+    p->intra_op = std::make_unique<DenormalFlushingThreadPool>(intra);
     p->device = std::make_unique<Eigen::ThreadPoolDevice>(p->intra_op.get(), intra);
   }
   return *p;

@@ -18,6 +18,7 @@
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "runtime/engine/internal/executor_plan.h"
+#include "runtime/engine/denormal.h"
 #include "unsupported/Eigen/CXX11/ThreadPool"
 
 namespace minigraph {
@@ -99,7 +100,7 @@ struct Task {
 // wait on, shared by every step in the process. Each waiting node holds one,
 // so there are many; they cost nothing while idle.
 Eigen::ThreadPoolInterface* BlockingPool() {
-  static Eigen::ThreadPool* const pool = new Eigen::ThreadPool(64);
+  static auto* const pool = new DenormalFlushingThreadPool(64);
   return pool;
 }
 
@@ -272,6 +273,7 @@ absl::Status Plan::Run(const Args& args, std::vector<Tensor>* fetches) const {
 }
 
 void Plan::Process(StepState* state, Task task) const {
+  const ScopedFlushDenormal flush;  // as TensorFlow's executor
   ReadyList ready;
   // Cheap nodes made ready here run here, after the current one: handing a
   // Switch or an Identity to another thread costs more than running it.
