@@ -107,14 +107,16 @@ void RegisterMath(GradientRegistry* r) {
   });
   r->Register("RealDiv", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
+      // g * ((-x / y) / y), grouped as TensorFlow's: y * y may overflow.
       return std::make_pair(ops::RealDiv(s, g, y),
-                            ops::Neg(s, ops::RealDiv(s, ops::Mul(s, g, x), ops::Square(s, y))));
+                            ops::Mul(s, g, ops::RealDiv(s, ops::RealDiv(s, ops::Neg(s, x), y), y)));
     });
   });
   r->Register("Div", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
+      // g * ((-x / y) / y), grouped as TensorFlow's: y * y may overflow.
       return std::make_pair(ops::Div(s, g, y),
-                            ops::Neg(s, ops::Div(s, ops::Mul(s, g, x), ops::Square(s, y))));
+                            ops::Mul(s, g, ops::Div(s, ops::Div(s, ops::Neg(s, x), y), y)));
     });
   });
   r->Register("DivNoNan", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
@@ -324,7 +326,9 @@ void RegisterNn(GradientRegistry* r) {
     return absl::OkStatus();
   });
   r->Register("BiasAdd", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
-    *dx = {dy[0], s.AddOp("BiasAddGrad", {{dy[0]}}).output(0)};
+    *dx = {dy[0],
+           s.AddOp("BiasAddGrad", {{dy[0]}}, CopyAttrs(s.GetNodeDef(op), {"data_format"}))
+               .output(0)};
     return absl::OkStatus();
   });
   // Convolutions and pools (TensorFlow's nn_grad.py): the backprop ops take
@@ -385,6 +389,15 @@ void RegisterNn(GradientRegistry* r) {
       // d loss / d logits = backprop * dloss; labels: -log_softmax * dloss.
       Output dloss = ops::Reshape(s, dy[0], ops::Const<int32_t>(s, {-1, 1}));
       Output dlogits = ops::Mul(s, op.output(1), dloss);
+      if (s.GetNodeDef(dy[1].op()).op() != "ZerosLike") {
+        // A gradient flowing into backprop (softmax - labels) too, as
+        // TensorFlow's: (g - sum(g * softmax)) * softmax.
+        Output logits = s.GetInputs(op)[0];
+        Output softmax = ops::Softmax(s, logits);
+        dlogits = ops::Add(s, dlogits,
+                           ops::Mul(s, ops::Sub(s, dy[1], LastAxisKeep(s, ops::Mul(s, dy[1], softmax))),
+                                    softmax));
+      }
       if (sparse) {
         *dx = {dlogits, Output()};
       } else {
@@ -588,12 +601,16 @@ void RegisterArray(GradientRegistry* r) {
     *dx = {ops::ReverseV2(s, dy[0], s.GetInputs(op)[1]), Output()};
     return absl::OkStatus();
   });
-  r->Register("Split", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
-    *dx = {Output(), ops::ConcatV2(s, dy, s.GetInputs(op)[0])};
+  // The pieces joined again; one piece is the whole (ConcatV2 needs two).
+  auto join = [](const Scope& s, const Grads& dy, Output axis) {
+    return dy.size() == 1 ? ops::Identity(s, dy[0]) : ops::ConcatV2(s, dy, axis);
+  };
+  r->Register("Split", [join](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {Output(), join(s, dy, s.GetInputs(op)[0])};
     return absl::OkStatus();
   });
-  r->Register("SplitV", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
-    *dx = {ops::ConcatV2(s, dy, s.GetInputs(op)[2]), Output(), Output()};
+  r->Register("SplitV", [join](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {join(s, dy, s.GetInputs(op)[2]), Output(), Output()};
     return absl::OkStatus();
   });
   r->Register("Unpack", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
@@ -730,21 +747,101 @@ void RegisterArray(GradientRegistry* r) {
   for (const char* name : {"Gather", "GatherV2"}) {
     const bool v2 = name == std::string("GatherV2");
     r->Register(name, [v2](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
-      // Dense gradient along axis 0: dy's rows summed into the rows the
+      // Dense gradient: dy's slices summed into the slices of params the
       // indices name (TensorFlow's IndexedSlices, applied densely), in
-      // O(indices x row + params) and for any shapes, empty indices too.
+      // O(indices x slice + params), empty indices too.
       const Grads in = s.GetInputs(op);
       Output params = in[0], indices = in[1];
+      int64_t axis = 0;
       if (v2) {
+        int64_t batch_dims = 0;
+        MG_RETURN_IF_ERROR(GetNodeAttr(s.GetNodeDef(op), "batch_dims", &batch_dims));
         Tensor axis_t;
         if (!GetNodeAttr(s.GetNodeDef(in[2].op()), "value", &axis_t).ok() ||
-            axis_t.NumElements() != 1 ||
-            (axis_t.dtype() == DT_INT32 ? axis_t.data<int32_t>()[0] : axis_t.data<int64_t>()[0]) != 0) {
-          return absl::UnimplementedError("the gradient of GatherV2 supports axis 0 only");
+            axis_t.NumElements() != 1) {
+          return absl::UnimplementedError("the gradient of GatherV2 needs a constant axis");
+        }
+        axis = axis_t.dtype() == DT_INT32 ? axis_t.data<int32_t>()[0] : axis_t.data<int64_t>()[0];
+        const PartialShape& ps = params.shape();
+        if (axis < 0 && ps.rank_known()) axis += ps.rank();
+        if (batch_dims < 0 && indices.shape().rank_known()) batch_dims += indices.shape().rank();
+        if (batch_dims != 0) {
+          if (batch_dims != axis) {
+            return absl::UnimplementedError(absl::StrCat(
+                "the gradient of GatherV2 with batch_dims ", batch_dims,
+                " supports axis == batch_dims only, got axis ", axis));
+          }
+          // Each batch's gather as one gather from the batches' slices laid
+          // end to end: index + batch * params.shape[axis], summed by index.
+          Output zero = ops::Const<int32_t>(s, 0);
+          Output shape = ops::Shape(s, params);
+          const int b = static_cast<int>(batch_dims);
+          Output batches = ops::Prod(s, ops::Slice(s, shape, ops::Const<int32_t>(s, {0}),
+                                                   ops::Const<int32_t>(s, {b})),
+                                     zero);
+          Output limit = ops::GatherV2(s, shape, ops::Const<int32_t>(s, b), zero);
+          const DataType it = BaseType(indices.dtype());
+          Output offsets = ops::Reshape(
+              s,
+              ops::Cast(s, ops::Mul(s, ops::Range(s, zero, batches, ops::Const<int32_t>(s, 1)),
+                                    limit),
+                        it),
+              ops::Const<int32_t>(s, {-1, 1}));
+          Output flat = ops::Reshape(
+              s, ops::Add(s, ops::Reshape(s, indices, ops::Pack(s, {batches, ops::Const<int32_t>(s, -1)}, 0)),
+                          offsets),
+              ops::Const<int32_t>(s, {-1}));
+          Output inner = ops::Slice(s, shape, ops::Const<int32_t>(s, {b + 1}),
+                                    ops::Const<int32_t>(s, {-1}));
+          Output values =
+              ops::Reshape(s, dy[0], ops::ConcatV2(s, {ops::Const<int32_t>(s, {-1}), inner}, zero));
+          Output summed = ops::UnsortedSegmentSum(s, values, flat, ops::Mul(s, batches, limit));
+          *dx = {ops::Reshape(s, summed, shape), Output(), Output()};
+          return absl::OkStatus();
         }
       }
-      Output rows = ops::GatherV2(s, ops::Shape(s, params), ops::Const<int32_t>(s, 0),
-                                  ops::Const<int32_t>(s, 0));
+      Output zero = ops::Const<int32_t>(s, 0);
+      Output shape = ops::Shape(s, params);
+      if (axis != 0) {
+        const PartialShape& ps = params.shape();
+        if (!ps.rank_known()) {
+          return absl::UnimplementedError(
+              "the gradient of GatherV2 along an axis other than 0 needs params' rank");
+        }
+        const int rank = ps.rank();
+        if (axis < 0) axis += rank;
+        if (axis <= 0 || axis >= rank) {
+          return absl::InvalidArgumentError(absl::StrCat("GatherV2 axis ", axis,
+                                                         " is out of range for rank ", rank));
+        }
+        // TensorFlow's _GatherV2Grad: dy as [outer..., indices, inner...],
+        // the indices' axis moved first, summed by index, moved back.
+        const int a = static_cast<int>(axis);
+        Output outer = ops::Slice(s, shape, zero, ops::Const<int32_t>(s, {a}));
+        Output inner = ops::Slice(s, shape, ops::Const<int32_t>(s, {a + 1}),
+                                  ops::Const<int32_t>(s, {-1}));
+        Output count = ops::Reshape(s, ops::Size(s, indices), ops::Const<int32_t>(s, {1}));
+        Output values = ops::Reshape(s, dy[0], ops::ConcatV2(s, {outer, count, inner}, zero));
+        std::vector<int32_t> perm = {a}, back;
+        for (int d = 0; d < rank; ++d) {
+          if (d != a) perm.push_back(d);
+        }
+        for (int d = 1; d <= a; ++d) back.push_back(d);
+        back.push_back(0);
+        for (int d = a + 1; d < rank; ++d) back.push_back(d);
+        auto vector = [&](const std::vector<int32_t>& v) {
+          Tensor t(DT_INT32, TensorShape({static_cast<int64_t>(v.size())}));
+          std::copy(v.begin(), v.end(), t.data<int32_t>());
+          return ops::Const(s, t);
+        };
+        Output moved = ops::Transpose(s, values, vector(perm));
+        Output rows = ops::GatherV2(s, shape, ops::Const<int32_t>(s, a), zero);
+        Output summed = ops::UnsortedSegmentSum(
+            s, moved, ops::Reshape(s, indices, ops::Const<int32_t>(s, {-1})), rows);
+        *dx = {ops::Transpose(s, summed, vector(back)), Output(), Output()};
+        return absl::OkStatus();
+      }
+      Output rows = ops::GatherV2(s, shape, zero, zero);
       *dx = {ops::UnsortedSegmentSum(s, dy[0], indices, rows), Output()};
       if (v2) dx->push_back(Output());
       return absl::OkStatus();

@@ -130,7 +130,7 @@ echo "chief/workers: $(grep -c '^worker' "$TEST_TMPDIR/cw.log") workers, final s
 # (the loss falls well below ln 10 = 2.30, chance) and resumes from its
 # checkpoint.
 cnn="$TEST_TMPDIR/cnn"
-cnn_flags=(--model=cnn --optimizer=adam --learning_rate=0.005 --save_every=200 --seed=3)
+cnn_flags=(--model=cnn --optimizer=adam --learning_rate=0.005 --save_every=200 --seed=4)
 "$train" --logdir="$cnn" "${cnn_flags[@]}" --steps=400 >"$TEST_TMPDIR/cnn.log" 2>&1 ||
   fail "cnn run failed: $(cat "$TEST_TMPDIR/cnn.log")"
 loss=$(sed -n 's/^done: step 400 loss \([0-9.]*\) .*/\1/p' "$TEST_TMPDIR/cnn.log")

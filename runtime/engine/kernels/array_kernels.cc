@@ -308,8 +308,11 @@ class ConcatOp : public OpKernel {
   bool axis_first_ = false;
 };
 
-// Gather (axis 0), GatherV2 (axis input; batch_dims 0) and ResourceGather
-// (axis 0 of a resource variable's value; batch_dims 0).
+// Gather (axis 0), GatherV2 (axis input, batch_dims) and ResourceGather
+// (axis 0 of a resource variable's value, batch_dims). With batch_dims b,
+// params and indices share their first b dimensions and each batch gathers
+// from its own params: out[batch, outer, i, inner] =
+// params[batch, outer, indices[batch, i], inner].
 template <typename Index>
 class GatherOp : public OpKernel {
  public:
@@ -318,14 +321,7 @@ class GatherOp : public OpKernel {
     v2_ = c->def().op() == "GatherV2";
     resource_ = c->def().op() == "ResourceGather";
     if (resource_) MG_RETURN_IF_ERROR(c->GetAttr("dtype", &dtype_));
-    if (v2_ || resource_) {
-      int64_t batch_dims;
-      MG_RETURN_IF_ERROR(c->GetAttr("batch_dims", &batch_dims));
-      if (batch_dims != 0) {
-        return absl::UnimplementedError(
-            absl::StrCat(c->def().op(), " with batch_dims != 0 is not supported"));
-      }
-    }
+    if (v2_ || resource_) MG_RETURN_IF_ERROR(c->GetAttr("batch_dims", &batch_dims_));
     return absl::OkStatus();
   }
   absl::Status Compute(OpKernelContext* ctx) const override {
@@ -342,28 +338,49 @@ class GatherOp : public OpKernel {
       axis = a[0];
     }
     if (params.dims() == 0) return absl::InvalidArgumentError("Gather params must be at least 1-D");
+    int64_t b = batch_dims_ < 0 ? batch_dims_ + indices.dims() : batch_dims_;
+    if (resource_ && b != 0) axis = b;  // ResourceGather gathers right after the batch dims
     MG_ASSIGN_OR_RETURN(axis, CanonicalAxis(axis, params.dims(), "Gather"));
+    if (b < 0 || b > axis || b > indices.dims()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Gather batch_dims ", batch_dims_, " must be in [0, min(axis ", axis,
+          ", rank of indices ", indices.dims(), ")]"));
+    }
+    for (int d = 0; d < b; ++d) {
+      if (params.dim_size(d) != indices.dim_size(d)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Gather params.shape[", d, "] = ", params.dim_size(d), " should equal indices.shape[",
+            d, "] = ", indices.dim_size(d), " (batch_dims ", b, ")"));
+      }
+    }
     auto pd = params.shape().dim_sizes();
+    const auto id = indices.shape().dim_sizes();
     std::vector<int64_t> dims(pd.begin(), pd.begin() + axis);
-    dims.insert(dims.end(), indices.shape().dim_sizes().begin(), indices.shape().dim_sizes().end());
+    dims.insert(dims.end(), id.begin() + b, id.end());
     dims.insert(dims.end(), pd.begin() + axis + 1, pd.end());
     MG_ASSIGN_OR_RETURN(TensorShape out_shape, TensorShape::Build(dims));
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, out_shape, &out));
-    const int64_t outer = Product(pd, 0, static_cast<int>(axis));
+    const int64_t batches = Product(pd, 0, static_cast<int>(b));
+    const int64_t outer = Product(pd, static_cast<int>(b), static_cast<int>(axis));
     const int64_t limit = pd[axis];
     const int64_t inner = Product(pd, static_cast<int>(axis) + 1, params.dims());
-    const int64_t n = indices.NumElements();
+    const int64_t n = batches == 0 ? 0 : indices.NumElements() / batches;  // per batch
     const Index* idx = indices.data<Index>();
-    for (int64_t i = 0; i < n; ++i) {
+    for (int64_t i = 0; i < indices.NumElements(); ++i) {
       if (idx[i] < 0 || idx[i] >= limit) {
         return absl::InvalidArgumentError(absl::StrCat("indices[", i, "] = ", idx[i],
                                                        " is not in [0, ", limit, ")"));
       }
     }
-    for (int64_t o = 0; o < outer; ++o) {
-      for (int64_t i = 0; i < n; ++i) {
-        CopyElements(params, (o * limit + idx[i]) * inner, out, (o * n + i) * inner, inner);
+    for (int64_t bi = 0; bi < batches; ++bi) {
+      const Index* batch_idx = idx + bi * n;
+      for (int64_t o = 0; o < outer; ++o) {
+        const int64_t row = bi * outer + o;
+        for (int64_t i = 0; i < n; ++i) {
+          CopyElements(params, (row * limit + batch_idx[i]) * inner, out, (row * n + i) * inner,
+                       inner);
+        }
       }
     }
     return absl::OkStatus();
@@ -372,6 +389,7 @@ class GatherOp : public OpKernel {
  private:
   bool v2_ = false;
   bool resource_ = false;
+  int64_t batch_dims_ = 0;
   DataType dtype_ = DT_INVALID;
 };
 
@@ -539,6 +557,10 @@ class WhereOp : public OpKernel {
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext* ctx) const override {
     const Tensor& x = ctx->input(0);
+    if (x.dims() == 0) {
+      return absl::InvalidArgumentError(
+          "Where needs an input of rank 1 or more, as TensorFlow's (got a scalar)");
+    }
     const T* p = x.data<T>();
     int64_t count = 0;
     for (int64_t i = 0; i < x.NumElements(); ++i) count += p[i] != T(0);

@@ -220,6 +220,26 @@ TEST(ArrayKernelsTest, GatherAndGatherV2) {
               HasSubstr("indices[0] = 3 is not in [0, 3)"));
 }
 
+TEST(ArrayKernelsTest, GatherV2WithBatchDimsGathersWithinEachBatch) {
+  // params [2, 4]: batch 0 is 0..3, batch 1 is 4..7; each batch picks its own.
+  Tensor params = Iota(DT_FLOAT, TensorShape({2, 4}));
+  Tensor indices(DT_INT32, TensorShape({2, 2}));
+  indices.flat<int32_t>().setValues({1, 3, 0, 0});
+  const std::map<std::string, AttrValue> bd1 = {{"batch_dims", MakeAttrValue(int64_t{1})}};
+  EXPECT_EQ(Run1("GatherV2", {{params}, {indices}, {Tensor::Scalar<int32_t>(1)}}, bd1),
+            "[2,2] 1 3 4 4");
+  // batch_dims -1 counts from the indices' rank: 1 here as well.
+  EXPECT_EQ(Run1("GatherV2", {{params}, {indices}, {Tensor::Scalar<int32_t>(1)}},
+                 {{"batch_dims", MakeAttrValue(int64_t{-1})}}),
+            "[2,2] 1 3 4 4");
+  EXPECT_THAT(Run1("GatherV2", {{params}, {Tensor::Vector<int32_t>({0, 1, 2})},
+                                {Tensor::Scalar<int32_t>(1)}},
+                   bd1),
+              HasSubstr("should equal indices.shape[0] = 3"));
+  EXPECT_THAT(Run1("GatherV2", {{params}, {indices}, {Tensor::Scalar<int32_t>(0)}}, bd1),
+              HasSubstr("batch_dims 1 must be in [0, min(axis 0"));
+}
+
 TEST(ArrayKernelsTest, SelectThreeForms) {
   Tensor t = Iota(DT_FLOAT, TensorShape({2, 2}));
   Tensor e(DT_FLOAT, TensorShape({2, 2}));
@@ -250,6 +270,8 @@ TEST(ArrayKernelsTest, WhereAndBroadcastGradientArgs) {
   m.flat<bool>()(5) = true;
   EXPECT_EQ(Run1("Where", {{m}}), "[2,2] 0 1 1 2");
   EXPECT_EQ(Run1("Where", {{Tensor(DT_BOOL, TensorShape({0}))}}), "[0,1] ");
+  // TensorFlow's Where refuses a scalar.
+  EXPECT_THAT(Run1("Where", {{Tensor::Scalar<bool>(true)}}), HasSubstr("rank 1 or more"));
   ASSERT_OK_AND_ASSIGN(auto r, RunKernel("BroadcastGradientArgs",
                                          {{Tensor::Vector<int32_t>({2, 3, 5})},
                                           {Tensor::Vector<int32_t>({3, 1})}}));

@@ -61,9 +61,16 @@ void RegisterUnaryKernels(KernelRegistry* r) {
   r->Register(
       "Square",
       TypedFactory<UnaryKernelFor<scalar_square_op>::Op, float, double, int32_t, int64_t>());
-  r->Register("Sqrt", TypedFactory<UnaryKernelFor<scalar_sqrt_op>::Op, float, double>());
+  r->Register("Sqrt", TypedFactory<UnaryKernelFor<functor::sqrt>::Op, float, double>());
   r->Register("Exp", TypedFactory<UnaryKernelFor<scalar_exp_op>::Op, float, double>());
-  r->Register("Log", TypedFactory<UnaryKernelFor<scalar_log_op>::Op, float, double>());
+  // float through Eigen's vectorized log; double through functor::log, whose
+  // denormals read as zero as TensorFlow's do (Eigen's double log does not).
+  r->Register("Log", [](OpKernelConstruction* c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
+    DataType dt;
+    MG_RETURN_IF_ERROR(c->GetAttr("T", &dt));
+    if (dt == DT_DOUBLE) return TypedFactory<UnaryKernelFor<functor::log>::Op, double>()(c);
+    return TypedFactory<UnaryKernelFor<scalar_log_op>::Op, float>()(c);
+  });
   r->Register("Sigmoid", TypedFactory<UnaryKernelFor<scalar_logistic_op>::Op, float, double>());
   r->Register("Tanh", TypedFactory<UnaryKernelFor<scalar_tanh_op>::Op, float, double>());
   r->Register("Sin", TypedFactory<UnaryKernelFor<scalar_sin_op>::Op, float, double>());

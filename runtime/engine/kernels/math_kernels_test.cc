@@ -322,9 +322,33 @@ TEST(RandomKernelsTest, SeededDeterministicAndInRange) {
   }
   auto other = attrs;
   other["seed2"] = MakeAttrValue(int64_t{4});
-  ASSERT_OK_AND_ASSIGN(auto a, RunKernel("RandomUniform", {{shape}}, attrs));
   ASSERT_OK_AND_ASSIGN(auto c, RunKernel("RandomUniform", {{shape}}, other));
+  ASSERT_OK_AND_ASSIGN(auto a, RunKernel("RandomUniform", {{shape}}, attrs));
   EXPECT_NE(a[0].tensor_data(), c[0].tensor_data());
+}
+
+// TensorFlow 2.21's first values for these seeds, bit for bit (its
+// GuardedPhiloxRandom: key = seed, counter = [0, seed2]).
+TEST(RandomKernelsTest, TensorFlowsValuesForSeeds) {
+  auto run = [](const char* op, DataType dt, int64_t seed, int64_t seed2, int32_t n) {
+    return RunKernel(op, {{Tensor::Vector<int32_t>({n})}},
+                     {{"dtype", MakeAttrValue(dt)},
+                      {"seed", MakeAttrValue(seed)},
+                      {"seed2", MakeAttrValue(seed2)}});
+  };
+  ASSERT_OK_AND_ASSIGN(auto u, run("RandomUniform", DT_FLOAT, 1, 2, 4));
+  EXPECT_EQ(u[0].flat<float>()(0), 0x1.a02678p-2f);
+  EXPECT_EQ(u[0].flat<float>()(1), 0x1.b7174cp-1f);
+  EXPECT_EQ(u[0].flat<float>()(2), 0x1.c5cd8p-5f);
+  EXPECT_EQ(u[0].flat<float>()(3), 0x1.5fbbap-4f);
+  ASSERT_OK_AND_ASSIGN(auto n, run("RandomStandardNormal", DT_DOUBLE, 7, 0, 3));
+  EXPECT_EQ(n[0].flat<double>()(0), -0x1.29c57edcc53aep+1);
+  EXPECT_EQ(n[0].flat<double>()(1), -0x1.4519bc4b1b85dp+0);
+  EXPECT_EQ(n[0].flat<double>()(2), -0x1.9b29e2f7790b5p-2);
+  ASSERT_OK_AND_ASSIGN(auto t, run("TruncatedNormal", DT_FLOAT, 3, 4, 3));
+  EXPECT_EQ(t[0].flat<float>()(0), 0x1.2892bp-2f);
+  EXPECT_EQ(t[0].flat<float>()(1), -0x1.18038ep-2f);
+  EXPECT_EQ(t[0].flat<float>()(2), -0x1.31d3cp-2f);
 }
 
 // TensorFlow 2.21's values for these seeds (tf.random.stateless_uniform([5],
@@ -417,6 +441,87 @@ TEST(MathKernelsTest, DivisionRoundingAndActivations) {
   EXPECT_THAT(values(out[0]), ::testing::ElementsAre(-0.25, 2));
   ASSERT_OK_AND_ASSIGN(out, RunKernel("Rsqrt", {{Tensor::Vector<double>({4})}}));
   EXPECT_THAT(values(out[0]), ::testing::ElementsAre(0.5));
+}
+
+// Edge cases the op interop suite found, each as TensorFlow 2.21 gives it.
+TEST(MathKernelsTest, EdgeValuesAsTensorFlow) {
+  constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
+  const Tensor lowest = Tensor::Vector<int32_t>({kMin, kMin, 5});
+  const Tensor minus_one = Tensor::Vector<int32_t>({-1, 3, -1});
+  // The lowest integer by -1 wraps instead of trapping; floor division never
+  // negates an operand (kMin / 3 floors to -715827883).
+  ASSERT_OK_AND_ASSIGN(auto out, RunKernel("Div", {{lowest}, {minus_one}}));
+  EXPECT_EQ(out[0].SummarizeValue(3), "-2147483648 -715827882 -5");
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("FloorDiv", {{lowest}, {minus_one}}));
+  EXPECT_EQ(out[0].SummarizeValue(3), "-2147483648 -715827883 -5");
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("FloorMod", {{lowest}, {minus_one}}));
+  EXPECT_EQ(out[0].SummarizeValue(3), "0 1 0");
+
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const float denormal = std::numeric_limits<float>::denorm_min() * 8;
+  // Relu and Relu6 keep a NaN; their gradients multiply (inf * 0 is NaN).
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("Relu", {{Tensor::Vector<float>({nan, -1, 2})}}));
+  EXPECT_TRUE(std::isnan(out[0].flat<float>()(0)));
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("Relu6", {{Tensor::Vector<float>({nan, 7})}}));
+  EXPECT_TRUE(std::isnan(out[0].flat<float>()(0)));
+  EXPECT_EQ(out[0].flat<float>()(1), 6);
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("ReluGrad", {{Tensor::Vector<float>({inf, 1})},
+                                                   {Tensor::Vector<float>({-1, 2})}}));
+  EXPECT_TRUE(std::isnan(out[0].flat<float>()(0)));
+  // Denormals read as zero, as under TensorFlow's executor: Floor(-tiny) is
+  // -0, not -1; a double's Log is -inf; pow(0, tiny) is pow(0, 0) = 1.
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("Floor", {{Tensor::Vector<float>({-denormal})}}));
+  EXPECT_EQ(out[0].flat<float>()(0), 0.0f);
+  EXPECT_TRUE(std::signbit(out[0].flat<float>()(0)));
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("Log", {{Tensor::Vector<double>({5e-320})}}));
+  EXPECT_EQ(out[0].flat<double>()(0), -std::numeric_limits<double>::infinity());
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("Pow", {{Tensor::Vector<float>({0})},
+                                              {Tensor::Vector<float>({denormal})}}));
+  EXPECT_EQ(out[0].flat<float>()(0), 1.0f);
+  // Sqrt is exact at inf and -0; SqrtGrad and RsqrtGrad keep a zero
+  // gradient zero where y is 0 or infinite.
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("Sqrt", {{Tensor::Vector<float>({inf, -0.0f, 4, 9, 16})}}));
+  EXPECT_EQ(out[0].SummarizeValue(5), "inf -0 2 3 4");
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("SqrtGrad", {{Tensor::Vector<float>({0, 2})},
+                                                   {Tensor::Vector<float>({0, 4})}}));
+  EXPECT_EQ(out[0].SummarizeValue(2), "0 1");
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("RsqrtGrad", {{Tensor::Vector<float>({inf})},
+                                                    {Tensor::Vector<float>({0})}}));
+  EXPECT_EQ(out[0].SummarizeValue(1), "0");
+  // An int32 mean sums in 64 bits: the mean of the lowest and -16 is exact.
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("Mean", {{Tensor::Vector<int32_t>({kMin, -16})},
+                                               {Tensor::Scalar<int32_t>(0)}},
+                                      {{"keep_dims", MakeAttrValue(false)}}));
+  EXPECT_EQ(out[0].SummarizeValue(1), "-1073741832");
+}
+
+TEST(NnKernelsTest, BiasAddNchwAndCrossEntropyBroadcast) {
+  // NCHW: the bias goes along dimension 1.
+  Tensor x(DT_FLOAT, TensorShape({1, 2, 1, 2}));
+  x.flat<float>().setValues({1, 2, 3, 4});
+  const std::map<std::string, AttrValue> nchw = {{"data_format", MakeAttrValue("NCHW")}};
+  ASSERT_OK_AND_ASSIGN(auto out, RunKernel("BiasAdd", {{x}, {Tensor::Vector<float>({10, 20})}},
+                                           nchw));
+  EXPECT_EQ(out[0].SummarizeValue(4), "11 12 23 24");
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("BiasAddGrad", {{x}}, nchw));
+  EXPECT_EQ(out[0].SummarizeValue(2), "3 7");
+  EXPECT_THAT(RunKernel("BiasAdd", {{x}, {Tensor::Vector<float>({1, 2})}},
+                        {{"data_format", MakeAttrValue("NDHWC")}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("NHWC or NCHW")));
+  // Labels [1, c] broadcast over the batch, as TensorFlow's.
+  Tensor logits(DT_FLOAT, TensorShape({2, 2}));
+  logits.flat<float>().setValues({0, 0, 1, 1});
+  Tensor labels(DT_FLOAT, TensorShape({1, 2}));
+  labels.flat<float>().setValues({1, 0});
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("SoftmaxCrossEntropyWithLogits", {{logits}, {labels}}));
+  EXPECT_EQ(out[0].shape(), TensorShape({2}));
+  EXPECT_NEAR(out[0].flat<float>()(0), std::log(2.0), 1e-6);
+  EXPECT_NEAR(out[0].flat<float>()(1), std::log(2.0), 1e-6);
+  EXPECT_EQ(out[1].SummarizeValue(4), "-0.5 0.5 -0.5 0.5");
+  EXPECT_THAT(RunKernel("SoftmaxCrossEntropyWithLogits",
+                        {{logits}, {Tensor(DT_FLOAT, TensorShape({2, 3}))}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("broadcast")));
 }
 
 TEST(MathKernelsTest, ArgMinAllAny) {

@@ -31,58 +31,125 @@ template <typename T>
 constexpr double kExpCost =
     Eigen::internal::functor_traits<Eigen::internal::scalar_exp_op<T>>::Cost;
 
+// BiasAdd's data as [outer, channels, inner]: inner is 1 for NHWC (the
+// channels last), the spatial size for NCHW of rank 3 or more.
+struct BiasLayout {
+  int64_t outer = 0, channels = 0, inner = 1;
+};
+
+absl::StatusOr<BiasLayout> BiasLayoutOf(const TensorShape& x, bool nchw) {
+  if (x.dims() < 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("BiasAdd input must have rank >= 2, got ", x.DebugString()));
+  }
+  const int axis = nchw && x.dims() >= 3 ? 1 : x.dims() - 1;
+  BiasLayout l;
+  l.channels = x.dim_size(axis);
+  l.outer = 1;
+  for (int d = 0; d < axis; ++d) l.outer *= x.dim_size(d);
+  for (int d = axis + 1; d < x.dims(); ++d) l.inner *= x.dim_size(d);
+  return l;
+}
+
+absl::StatusOr<bool> IsNchw(OpKernelConstruction* c) {
+  std::string format;
+  MG_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
+  if (format != "NHWC" && format != "NCHW") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("BiasAdd's data_format must be NHWC or NCHW, got ", format));
+  }
+  return format == "NCHW";
+}
+
 template <typename T>
 class BiasAddOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_ASSIGN_OR_RETURN(nchw_, IsNchw(c));
+    return absl::OkStatus();
+  }
   absl::Status Compute(OpKernelContext* ctx) const override {
     const Tensor& x = ctx->input(0);
     const Tensor& bias = ctx->input(1);
-    if (x.dims() < 2 || bias.dims() != 1 || bias.dim_size(0) != x.dim_size(x.dims() - 1)) {
+    MG_ASSIGN_OR_RETURN(BiasLayout l, BiasLayoutOf(x.shape(), nchw_));
+    if (bias.dims() != 1 || bias.dim_size(0) != l.channels) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "BiasAdd needs a bias vector matching the last dimension of the input; got input ",
+          "BiasAdd needs a bias vector matching the channels of the input; got input ",
           x.shape().DebugString(), " and bias ", bias.shape().DebugString()));
     }
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &out));
-    const int64_t c = bias.dim_size(0);
-    const int64_t rows = c == 0 ? 0 : x.NumElements() / c;
-    if (rows * c == 0) return absl::OkStatus();
+    const int64_t c = l.channels;
+    if (x.NumElements() == 0) return absl::OkStatus();
     const T* xp = x.data<T>();
     T* yp = out->data<T>();
-    ConstArrayMap<T> b(bias.data<T>(), c);
-    ForEachRow(ctx, rows, c, sizeof(T), 1, [&](int64_t r) {
-      ArrayMap<T>(yp + r * c, c) = ConstArrayMap<T>(xp + r * c, c) + b;
-    });
+    const T* bp = bias.data<T>();
+    if (l.inner == 1) {
+      ConstArrayMap<T> b(bp, c);
+      ForEachRow(ctx, l.outer, c, sizeof(T), 1, [&](int64_t r) {
+        ArrayMap<T>(yp + r * c, c) = ConstArrayMap<T>(xp + r * c, c) + b;
+      });
+    } else {
+      // NCHW: one row of `inner` values per (outer, channel), one bias each.
+      const int64_t n = l.inner;
+      ForEachRow(ctx, l.outer * c, n, sizeof(T), 1, [&](int64_t r) {
+        ArrayMap<T>(yp + r * n, n) = ConstArrayMap<T>(xp + r * n, n) + bp[r % c];
+      });
+    }
     return absl::OkStatus();
   }
+
+ private:
+  bool nchw_ = false;
 };
 
 template <typename T>
 class BiasAddGradOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
-  absl::Status Compute(OpKernelContext* ctx) const override {
-    const Tensor& g = ctx->input(0);
-    if (g.dims() < 2) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("BiasAddGrad input must have rank >= 2, got ", g.shape().DebugString()));
-    }
-    const int64_t c = g.dim_size(g.dims() - 1);
-    const int64_t rows = c == 0 ? 0 : g.NumElements() / c;
-    Tensor* out;
-    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({c}), &out));
-    // The column sums, the columns split across the pool, each share summed
-    // row after row (contiguous, vectorized).
-    const T* gp = g.data<T>();
-    T* op = out->data<T>();
-    ctx->ParallelFor(c, rows * sizeof(T), sizeof(T), rows, [&](int64_t begin, int64_t end) {
-      ArrayMap<T> sum(op + begin, end - begin);
-      sum.setZero();
-      for (int64_t r = 0; r < rows; ++r) sum += ConstArrayMap<T>(gp + r * c + begin, end - begin);
-    });
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_ASSIGN_OR_RETURN(nchw_, IsNchw(c));
     return absl::OkStatus();
   }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& g = ctx->input(0);
+    MG_ASSIGN_OR_RETURN(BiasLayout l, BiasLayoutOf(g.shape(), nchw_));
+    const int64_t c = l.channels;
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({c}), &out));
+    const T* gp = g.data<T>();
+    T* op = out->data<T>();
+    if (l.inner == 1) {
+      // The column sums, the columns split across the pool, each share
+      // summed row after row (contiguous, vectorized).
+      const int64_t rows = l.outer;
+      ctx->ParallelFor(c, rows * sizeof(T), sizeof(T), rows, [&](int64_t begin, int64_t end) {
+        ArrayMap<T> sum(op + begin, end - begin);
+        sum.setZero();
+        for (int64_t r = 0; r < rows; ++r) {
+          sum += ConstArrayMap<T>(gp + r * c + begin, end - begin);
+        }
+      });
+    } else {
+      // NCHW: each channel's sum over the batch of its spatial rows.
+      const int64_t n = l.inner;
+      ctx->ParallelFor(c, l.outer * n * sizeof(T), sizeof(T), l.outer * n,
+                       [&](int64_t begin, int64_t end) {
+                         for (int64_t ch = begin; ch < end; ++ch) {
+                           T sum = T(0);
+                           for (int64_t o = 0; o < l.outer; ++o) {
+                             sum += ConstArrayMap<T>(gp + (o * c + ch) * n, n).sum();
+                           }
+                           op[ch] = sum;
+                         }
+                       });
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  bool nchw_ = false;
 };
 
 // Softmax / LogSoftmax over the last dimension.
@@ -133,18 +200,42 @@ void XentRow(const T* logits_row, int64_t c, T* loss, T* backprop_row, const Lab
   labels.Subtract(bp);
 }
 
+// `t`, a [rows or 1, cols or 1] matrix, as [rows, cols] (itself when it is).
+template <typename T>
+Tensor Broadcast2D(const Tensor& t, int64_t rows, int64_t cols) {
+  if (t.dim_size(0) == rows && t.dim_size(1) == cols) return t;
+  Tensor out(t.dtype(), TensorShape({rows, cols}));
+  const T* in = t.data<T>();
+  T* o = out.data<T>();
+  const bool each_row = t.dim_size(0) == rows, each_col = t.dim_size(1) == cols;
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) {
+      o[r * cols + c] = in[(each_row ? r : 0) * t.dim_size(1) + (each_col ? c : 0)];
+    }
+  }
+  return out;
+}
+
 template <typename T>
 class SoftmaxXentOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext* ctx) const override {
-    const Tensor& logits = ctx->input(0);
-    const Tensor& labels = ctx->input(1);
-    if (logits.dims() != 2 || logits.shape() != labels.shape()) {
+    const Tensor& logits_in = ctx->input(0);
+    const Tensor& labels_in = ctx->input(1);
+    // Matrices that broadcast against each other, as TensorFlow's (BCast).
+    auto dim = [](int64_t a, int64_t b) { return a == b || b == 1 ? a : a == 1 ? b : -1; };
+    const int64_t rows = logits_in.dims() == 2 && labels_in.dims() == 2
+                             ? dim(logits_in.dim_size(0), labels_in.dim_size(0))
+                             : -1;
+    const int64_t cols = rows < 0 ? -1 : dim(logits_in.dim_size(1), labels_in.dim_size(1));
+    if (cols < 0) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "logits and labels must be same-shaped matrices: logits ", logits.shape().DebugString(),
-          ", labels ", labels.shape().DebugString()));
+          "logits and labels must be broadcastable matrices: logits ",
+          logits_in.shape().DebugString(), ", labels ", labels_in.shape().DebugString()));
     }
+    const Tensor logits = Broadcast2D<T>(logits_in, rows, cols);
+    const Tensor labels = Broadcast2D<T>(labels_in, rows, cols);
     const int64_t b = logits.dim_size(0), c = logits.dim_size(1);
     Tensor *loss, *backprop;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({b}), &loss));

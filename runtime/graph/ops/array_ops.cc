@@ -543,7 +543,7 @@ absl::Status ConcatShapeImpl(InferenceContext* c, int axis_input, int first, int
   return absl::OkStatus();
 }
 
-absl::Status GatherShapeImpl(InferenceContext* c, int64_t axis) {
+absl::Status GatherShapeImpl(InferenceContext* c, int64_t axis, int64_t batch_dims = 0) {
   const PartialShape& params = c->input(0);
   const PartialShape& indices = c->input(1);
   if (!params.rank_known() || !indices.rank_known()) {
@@ -555,8 +555,15 @@ absl::Status GatherShapeImpl(InferenceContext* c, int64_t axis) {
     return c->Error(absl::StrCat("Gather axis is out of range for params of shape ",
                                  params.DebugString()));
   }
+  const int64_t given_batch_dims = batch_dims;
+  if (batch_dims < 0) batch_dims += indices.rank();
+  if (batch_dims < 0 || batch_dims > axis || batch_dims > indices.rank()) {
+    return c->Error(absl::StrCat("Gather batch_dims ", given_batch_dims,
+                                 " must be in [0, min(axis ", axis, ", rank of indices ",
+                                 indices.rank(), ")]"));
+  }
   std::vector<int64_t> dims(params.dims().begin(), params.dims().begin() + axis);
-  dims.insert(dims.end(), indices.dims().begin(), indices.dims().end());
+  dims.insert(dims.end(), indices.dims().begin() + batch_dims, indices.dims().end());
   dims.insert(dims.end(), params.dims().begin() + axis + 1, params.dims().end());
   c->set_output(0, PartialShape(dims));
   return absl::OkStatus();
@@ -764,7 +771,9 @@ void RegisterArrayOps(OpRegistry* r) {
                             c->set_output(0, PartialShape());
                             return absl::OkStatus();
                           }
-                          return GatherShapeImpl(c, axis[0]);
+                          MG_ASSIGN_OR_RETURN(int64_t batch_dims,
+                                              c->GetAttr<int64_t>("batch_dims"));
+                          return GatherShapeImpl(c, axis[0], batch_dims);
                         }));
   MG_REGISTER_OP(r, OpDefBuilder("UnsortedSegmentSum")
                         .Input("data: T")

@@ -84,20 +84,29 @@ OpDefBuilder ConvDef(const char* name, std::initializer_list<const char*> inputs
   return b;
 }
 
-absl::Status BiasAddShape(InferenceContext* c) {
+// BiasAdd's channel axis: 1 for NCHW data of rank 3 or more (TensorFlow's
+// GetBiasValueDims), else the last; -1 when the rank is unknown.
+absl::StatusOr<int> BiasChannelAxis(InferenceContext* c, const PartialShape& x) {
   MG_ASSIGN_OR_RETURN(std::string format, c->GetAttr<std::string>("data_format"));
-  if (format != "NHWC") {
-    return c->Error(absl::StrCat("BiasAdd supports data_format NHWC only, got ", format));
+  if (format != "NHWC" && format != "NCHW") {
+    return c->Error(absl::StrCat("BiasAdd's data_format must be NHWC or NCHW, got ", format));
   }
-  MG_ASSIGN_OR_RETURN(PartialShape bias, c->WithRank(1, 1));
+  if (!x.rank_known()) return -1;
+  if (x.rank() < 2) {
+    return c->Error(absl::StrCat("BiasAdd input must have rank >= 2, got ", x.DebugString()));
+  }
+  return format == "NCHW" && x.rank() >= 3 ? 1 : x.rank() - 1;
+}
+
+absl::Status BiasAddShape(InferenceContext* c) {
   const PartialShape& x = c->input(0);
-  if (x.rank_known()) {
-    if (x.rank() < 2)
-      return c->Error(absl::StrCat("BiasAdd input must have rank >= 2, got ", x.DebugString()));
-    const int64_t last = x.dim(x.rank() - 1);
-    if (last >= 0 && bias.dim(0) >= 0 && last != bias.dim(0)) {
+  MG_ASSIGN_OR_RETURN(int axis, BiasChannelAxis(c, x));
+  MG_ASSIGN_OR_RETURN(PartialShape bias, c->WithRank(1, 1));
+  if (axis >= 0) {
+    const int64_t channels = x.dim(axis);
+    if (channels >= 0 && bias.dim(0) >= 0 && channels != bias.dim(0)) {
       return c->Error(absl::StrCat("BiasAdd bias of shape ", bias.DebugString(),
-                                   " does not match the last dimension of ", x.DebugString()));
+                                   " does not match the channels of ", x.DebugString()));
     }
   }
   c->set_output(0, x);
@@ -114,12 +123,17 @@ absl::Status XentShape(InferenceContext* c, bool sparse) {
     }
   } else {
     MG_ASSIGN_OR_RETURN(PartialShape labels, c->WithRank(1, 2));
-    auto merged = PartialShape::Merge(logits, labels);
-    if (!merged.ok()) {
-      return c->Error(
-          absl::StrCat("logits and labels must have the same shape: ", merged.status().message()));
+    // The two broadcast against each other, as TensorFlow's.
+    std::vector<int64_t> dims(2);
+    for (int d = 0; d < 2; ++d) {
+      const int64_t a = logits.dim(d), b = labels.dim(d);
+      if (a >= 0 && b >= 0 && a != b && a != 1 && b != 1) {
+        return c->Error(absl::StrCat("logits ", logits.DebugString(), " and labels ",
+                                     labels.DebugString(), " do not broadcast"));
+      }
+      dims[d] = a == b ? a : a == 1 ? b : b == 1 ? a : -1;
     }
-    logits = *merged;
+    logits = PartialShape(dims);
   }
   c->set_output(0, PartialShape({logits.dim(0)}));
   c->set_output(1, logits);
@@ -203,8 +217,8 @@ void RegisterNnOps(OpRegistry* r) {
                         .Attr("data_format: string = \"NHWC\"")
                         .SetShapeFn([](InferenceContext* c) {
                           const PartialShape& x = c->input(0);
-                          c->set_output(0, x.rank_known() ? PartialShape({x.dim(x.rank() - 1)})
-                                                          : PartialShape({-1}));
+                          MG_ASSIGN_OR_RETURN(int axis, BiasChannelAxis(c, x));
+                          c->set_output(0, PartialShape({axis >= 0 ? x.dim(axis) : -1}));
                           return absl::OkStatus();
                         }));
   MG_REGISTER_OP(r, OpDefBuilder("SoftmaxCrossEntropyWithLogits")

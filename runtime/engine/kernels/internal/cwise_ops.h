@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -55,10 +57,28 @@ template <typename T>
 struct squared_difference {
   T operator()(const T& a, const T& b) const { return (a - b) * (a - b); }
 };
+// A denormal read as ±0, as the arithmetic does under ScopedFlushDenormal
+// (runtime/engine/denormal.h): for libm's functions, which look at the bits
+// themselves. (Under that flag a denormal compares equal to zero, so the
+// test cannot be fpclassify's comparisons.)
+template <typename T>
+T FlushDenormal(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+    constexpr int kMantissa = std::numeric_limits<T>::digits - 1;
+    constexpr Bits kExponent = ((Bits(1) << (sizeof(T) * 8 - 1 - kMantissa)) - 1) << kMantissa;
+    Bits bits;
+    std::memcpy(&bits, &x, sizeof(x));
+    if ((bits & kExponent) == 0) return std::copysign(T(0), x);
+  }
+  return x;
+}
 // Floating-point x^y (std::pow).
 template <typename T>
 struct pow {
-  T operator()(const T& a, const T& b) const { return std::pow(a, b); }
+  T operator()(const T& a, const T& b) const {
+    return std::pow(FlushDenormal(a), FlushDenormal(b));
+  }
 };
 template <typename T>
 struct greater {
@@ -94,12 +114,14 @@ struct logical_not {
 };
 template <typename T>
 struct relu {
-  T operator()(const T& a) const { return a > T(0) ? a : T(0); }
+  // max(x, 0) that keeps a NaN, as Eigen's cwiseMax in TensorFlow's Relu.
+  T operator()(const T& a) const { return a < T(0) ? T(0) : a; }
 };
 // Gradient helpers: (y or features, dy or gradients) -> dx.
 template <typename T>
 struct sigmoid_grad {
-  T operator()(const T& y, const T& dy) const { return dy * y * (T(1) - y); }
+  // Grouped as TensorFlow's: dy * (y * (1 - y)).
+  T operator()(const T& y, const T& dy) const { return dy * (y * (T(1) - y)); }
 };
 template <typename T>
 struct tanh_grad {
@@ -107,29 +129,53 @@ struct tanh_grad {
 };
 template <typename T>
 struct sqrt_grad {
-  T operator()(const T& y, const T& dy) const { return dy * T(0.5) / y; }
+  // As TensorFlow's: a zero gradient stays zero where y is 0, and the
+  // division is by a reciprocal (1/y of a huge y flushes to 0).
+  T operator()(const T& y, const T& dy) const {
+    return dy == T(0) ? T(0) : T(0.5) * dy * (T(1) / y);
+  }
 };
 // ReluGrad's inputs are (gradients, features).
 template <typename T>
 struct relu_grad {
-  T operator()(const T& g, const T& f) const { return f > T(0) ? g : T(0); }
+  // A product, as TensorFlow's: an infinite or NaN gradient at f <= 0 is NaN.
+  T operator()(const T& g, const T& f) const { return g * T(f > T(0)); }
 };
 
 // Division family (TensorFlow's cwise_ops.h): integer division by zero is
-// checked before these run (IntDivKernelFor).
+// checked before these run (IntDivKernelFor). A signed integer divided by -1
+// wraps as TensorFlow's does (the lowest value stays itself; its remainder
+// is 0) instead of trapping, and floor division never negates an operand.
 template <typename T>
 struct div_no_nan {
   T operator()(const T& a, const T& b) const { return b == T(0) ? T(0) : a / b; }
 };
 template <typename T>
+constexpr bool DividesByMinusOne(const T& b) {
+  if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) return b == T(-1);
+  return false;
+}
+template <typename T>
+T WrappingNegate(const T& a) {
+  using U = std::make_unsigned_t<T>;
+  return static_cast<T>(U(0) - static_cast<U>(a));
+}
+template <typename T>
+struct truncate_div {
+  T operator()(const T& a, const T& b) const {
+    if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      if (b == T(-1)) return WrappingNegate(a);
+    }
+    return a / b;
+  }
+};
+template <typename T>
 struct floor_div {
   T operator()(const T& a, const T& b) const {
     if constexpr (std::is_integral_v<T>) {
-      if ((a < 0) != (b < 0)) {
-        const T abs_a = a < 0 ? -a : a, abs_b = b < 0 ? -b : b;
-        return -((abs_a + abs_b - 1) / abs_b);
-      }
-      return a / b;
+      if (DividesByMinusOne(b)) return WrappingNegate(a);
+      const T q = a / b;
+      return (a % b != 0 && ((a < 0) != (b < 0))) ? T(q - 1) : q;
     } else {
       return std::floor(a / b);
     }
@@ -139,19 +185,27 @@ template <typename T>
 struct floor_mod {
   T operator()(const T& a, const T& b) const {
     if constexpr (std::is_integral_v<T>) {
+      if (DividesByMinusOne(b)) return T(0);
       const T m = a % b;
-      return (m != 0 && ((b < 0) != (m < 0))) ? m + b : m;
+      return (m != 0 && ((b < 0) != (m < 0))) ? T(m + b) : m;
     } else {
       const T m = std::fmod(a, b);
       return (m != 0 && ((b < 0) != (m < 0))) ? m + b : m;
     }
   }
 };
-template <typename T>
-struct truncate_div {
-  T operator()(const T& a, const T& b) const { return a / b; }
-};
 // Unary math and activations.
+template <typename T>
+struct sqrt {
+  // std::sqrt, exact at ±0 and inf (Eigen's fast packet sqrt is not).
+  T operator()(const T& a) const { return std::sqrt(a); }
+};
+// Log of a double through libm, with denormals read as ±0 as TensorFlow's
+// flushed arithmetic reads them (Eigen's float log already does).
+template <typename T>
+struct log {
+  T operator()(const T& a) const { return std::log(FlushDenormal(a)); }
+};
 template <typename T>
 struct rsqrt {
   T operator()(const T& a) const { return T(1) / std::sqrt(a); }
@@ -188,11 +242,14 @@ struct elu {
 };
 template <typename T>
 struct relu6 {
-  T operator()(const T& x) const { return std::min(std::max(x, T(0)), T(6)); }
+  T operator()(const T& x) const { return x < T(0) ? T(0) : x > T(6) ? T(6) : x; }
 };
 template <typename T>
 struct rsqrt_grad {
-  T operator()(const T& y, const T& dy) const { return dy * T(-0.5) * y * y * y; }
+  // A zero gradient stays zero where y is infinite (TensorFlow's).
+  T operator()(const T& y, const T& dy) const {
+    return dy == T(0) ? T(0) : T(-0.5) * (dy * y) * (y * y);
+  }
 };
 // (gradients, features)
 template <typename T>
@@ -207,7 +264,7 @@ struct elu_grad {
 // (gradients, features)
 template <typename T>
 struct relu6_grad {
-  T operator()(const T& g, const T& f) const { return f > T(0) && f < T(6) ? g : T(0); }
+  T operator()(const T& g, const T& f) const { return g * T(f > T(0) && f < T(6)); }
 };
 
 }  // namespace functor

@@ -275,6 +275,17 @@ class ReductionOp : public OpKernel {
       }
       return absl::OkStatus();
     }
+    if constexpr (std::is_same_v<R, reducers::Mean<T>> && std::is_integral_v<T> &&
+                  sizeof(T) < sizeof(int64_t)) {
+      // TensorFlow sums a narrow integer mean in 64 bits: no wrap-around.
+      const std::vector<int64_t> wide_in(x.data<T>(), x.data<T>() + x.NumElements());
+      std::vector<int64_t> wide_out(n, 0);
+      ReductionLoops<int64_t, reducers::Sum<int64_t>>(wide_in.data(), group, group_reduced,
+                                                      wide_out.data())
+          .Run(ctx);
+      for (int64_t i = 0; i < n; ++i) o[i] = static_cast<T>(wide_out[i] / count);
+      return absl::OkStatus();
+    }
     std::fill(o, o + n, R::Identity());
     ReductionLoops<T, R>(x.data<T>(), group, group_reduced, o).Run(ctx);
     if constexpr (std::is_same_v<R, reducers::Mean<T>>) {
