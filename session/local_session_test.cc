@@ -229,6 +229,24 @@ TEST(LocalSessionTest, ExtendAddsNodes) {
   EXPECT_EQ(Scalar<float>(s.get(), "d"), 4.0f);  // the failed Extend changed nothing
 }
 
+// As TensorFlow's: VarHandleOps without a shared_name all name the one
+// variable "" of their container (VariableV2s without one are their own).
+TEST(LocalSessionTest, VarHandleOpsWithoutASharedNameShareTheirVariable) {
+  Scope root = Scope::NewRootScope();
+  const std::map<std::string, AttrValue> attrs = {{"dtype", MakeAttrValue(DT_FLOAT)},
+                                                  {"shape", MakeAttrValue(PartialShape({}))}};
+  Operation a = root.WithOpName("a").AddOp("VarHandleOp", {}, attrs);
+  Operation b = root.WithOpName("b").AddOp("VarHandleOp", {}, attrs);
+  root.WithOpName("assign").AddOp("AssignVariableOp",
+                                  {{a.output(0)}, {ops::Const(root, 3.0f)}});
+  root.WithOpName("read").AddOp("ReadVariableOp", {{b.output(0)}},
+                                {{"dtype", MakeAttrValue(DT_FLOAT)}});
+  auto s = MakeSession(root);
+  std::vector<Tensor> out;
+  ASSERT_OK(s->Run({}, {}, {"assign"}, &out));
+  EXPECT_EQ(Scalar<float>(s.get(), "read"), 3.0f);
+}
+
 TEST(LocalSessionTest, WideGraphRunsOnInterOpPool) {
   Scope root = Scope::NewRootScope();
   std::vector<Output> parts;

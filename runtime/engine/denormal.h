@@ -15,7 +15,12 @@
 #ifndef MINIGRAPH_RUNTIME_ENGINE_DENORMAL_H_
 #define MINIGRAPH_RUNTIME_ENGINE_DENORMAL_H_
 
+#include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <functional>
+#include <limits>
+#include <type_traits>
 #include <utility>
 
 #define EIGEN_USE_THREADS
@@ -55,6 +60,21 @@ class ScopedFlushDenormal {
   bool was_;
 };
 
+// A denormal read as ±0, as the arithmetic does under ScopedFlushDenormal:
+// for kernels that call what looks at the bits itself (libm, printf). (Under that flag a denormal compares equal to zero, so the
+// test cannot be fpclassify's comparisons.)
+template <typename T>
+T FlushDenormal(T x) {
+  if constexpr (std::is_floating_point_v<T>) {
+    using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
+    constexpr int kMantissa = std::numeric_limits<T>::digits - 1;
+    constexpr Bits kExponent = ((Bits(1) << (sizeof(T) * 8 - 1 - kMantissa)) - 1) << kMantissa;
+    Bits bits;
+    std::memcpy(&bits, &x, sizeof(x));
+    if ((bits & kExponent) == 0) return std::copysign(T(0), x);
+  }
+  return x;
+}
 // Eigen's thread environment, whose threads flush denormals.
 struct DenormalFlushingThreadEnvironment : Eigen::StlThreadEnvironment {
   EnvThread* CreateThread(std::function<void()> f) {

@@ -217,7 +217,15 @@ class CastOp : public OpKernel {
   static void Convert(const OpKernelContext* ctx, const Src* __restrict x, D* __restrict y,
                       int64_t n) {
     ctx->ParallelFor(n, sizeof(Src), sizeof(D), 1, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) y[i] = Eigen::internal::cast<Src, D>(x[i]);
+      for (int64_t i = begin; i < end; ++i) {
+        if constexpr (std::is_same_v<Src, bfloat16> && std::is_same_v<D, bool>) {
+          // Any nonzero bit pattern, as TensorFlow's (a denormal is true,
+          // though it reads as zero once widened to a flushed float).
+          y[i] = (Eigen::numext::bit_cast<uint16_t>(x[i]) & 0x7fff) != 0;
+        } else {
+          y[i] = Eigen::internal::cast<Src, D>(x[i]);
+        }
+      }
     });
   }
 

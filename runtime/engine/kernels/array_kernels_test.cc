@@ -59,6 +59,11 @@ TEST(ArrayKernelsTest, Cast) {
   EXPECT_EQ(Run1("Cast", {{Tensor::Vector<bool>({true, false})}}, {{"DstT", MakeAttrValue(DT_FLOAT)}}),
             "[2] 1 0");
   EXPECT_THAT(Run1("Cast", {{x}}, {{"DstT", MakeAttrValue(DT_STRING)}}), HasSubstr("no CPU kernel"));
+  // A bfloat16 denormal is true, as TensorFlow tests its bits.
+  Tensor tiny(DT_BFLOAT16, TensorShape({2}));
+  tiny.data<bfloat16>()[0] = Eigen::numext::bit_cast<bfloat16>(uint16_t{0x0001});
+  tiny.data<bfloat16>()[1] = Eigen::numext::bit_cast<bfloat16>(uint16_t{0x8000});  // -0
+  EXPECT_EQ(Run1("Cast", {{tiny}}, {{"DstT", MakeAttrValue(DT_BOOL)}}), "[2] 1 0");
 }
 
 TEST(ArrayKernelsTest, PackAlongEveryAxisIncludingStrings) {
@@ -375,6 +380,23 @@ TEST(StringKernelsTest, AsStringAndRegularExpressions) {
   b.data<bool>()[1] = false;
   ASSERT_OK_AND_ASSIGN(out, RunKernel("AsString", {{b}}));
   EXPECT_THAT(strings(out[0]), ::testing::ElementsAre("true", "false"));
+  // As TensorFlow's: a bool ignores the width; a string keeps every byte
+  // (NULs too) and is padded with spaces.
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("AsString", {{b}}, {{"width", MakeAttrValue(int64_t{8})}}));
+  EXPECT_THAT(strings(out[0]), ::testing::ElementsAre("true", "false"));
+  ASSERT_OK_AND_ASSIGN(
+      out, RunKernel("AsString", {{Tensor::Vector<std::string>({std::string("a\0b", 3), "long"})}},
+                     {{"width", MakeAttrValue(int64_t{4})}}));
+  EXPECT_THAT(strings(out[0]), ::testing::ElementsAre(std::string(" a\0b", 4), "long"));
+  // StringJoin joins element-wise, scalars repeated.
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("StringJoin",
+                                      {{Tensor::Vector<std::string>({"x", "y"}),
+                                        Tensor::Scalar<std::string>("!")}},
+                                      {{"separator", MakeAttrValue(std::string("-"))}}));
+  EXPECT_THAT(strings(out[0]), ::testing::ElementsAre("x-!", "y-!"));
+  EXPECT_THAT(RunKernel("StringJoin", {{Tensor::Vector<std::string>({"x", "y"}),
+                                        Tensor::Vector<std::string>({"z"})}}),
+              StatusIs(absl::StatusCode::kInvalidArgument));
   EXPECT_THAT(RunKernel("AsString", {{Tensor::Vector<int32_t>({1})}},
                         {{"precision", MakeAttrValue(int64_t{2})}})
                   .status(),

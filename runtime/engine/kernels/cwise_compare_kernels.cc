@@ -1,5 +1,6 @@
-// Comparisons (Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual) and
-// LogicalAnd, with broadcasting; bool outputs. (LogicalNot is unary.)
+// Comparisons (Greater, GreaterEqual, Less, LessEqual, Equal, NotEqual),
+// LogicalAnd and LogicalOr, with broadcasting; bool outputs. (LogicalNot is
+// unary.)
 #include "runtime/engine/kernels/internal/cwise_ops.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
@@ -20,6 +21,9 @@ void RegisterCompareKernels(KernelRegistry* r) {
                                        double, int32_t, int64_t, bool, std::string>());
   r->Register("LogicalAnd", [](OpKernelConstruction* c) {
     return kernel_registry_internal::Build<BinaryKernelFor<functor::logical_and, true>::Op<bool>>(c);
+  });
+  r->Register("LogicalOr", [](OpKernelConstruction* c) {
+    return kernel_registry_internal::Build<BinaryKernelFor<functor::logical_or, true>::Op<bool>>(c);
   });
 }
 

@@ -1,6 +1,7 @@
 // Element-wise kernels against a plain reference on random inputs, including
 // broadcasting and empty tensors.
 #include <cmath>
+#include <limits>
 #include <functional>
 #include <random>
 
@@ -156,6 +157,16 @@ TEST(CwiseKernelsTest, Logical) {
   EXPECT_EQ(and_scalar[0].SummarizeValue(10), "1 1 0 0");
   ASSERT_OK_AND_ASSIGN(auto not_out, RunKernel("LogicalNot", {{a}}));
   EXPECT_EQ(not_out[0].SummarizeValue(10), "0 0 1 1");
+  ASSERT_OK_AND_ASSIGN(auto or_out, RunKernel("LogicalOr", {{a}, {b}}));
+  EXPECT_EQ(or_out[0].SummarizeValue(10), "1 1 1 0");
+  const float inf = std::numeric_limits<float>::infinity();
+  const Tensor x = Tensor::Vector<float>({1, inf, -inf, std::nanf("")});
+  ASSERT_OK_AND_ASSIGN(auto finite, RunKernel("IsFinite", {{x}}));
+  EXPECT_EQ(finite[0].SummarizeValue(10), "1 0 0 0");
+  ASSERT_OK_AND_ASSIGN(auto is_inf, RunKernel("IsInf", {{x}}));
+  EXPECT_EQ(is_inf[0].SummarizeValue(10), "0 1 1 0");
+  ASSERT_OK_AND_ASSIGN(auto is_nan, RunKernel("IsNan", {{x}}));
+  EXPECT_EQ(is_nan[0].SummarizeValue(10), "0 0 0 1");
 }
 
 TEST(CwiseKernelsTest, IncompatibleShapesAreInvalidArgument) {

@@ -51,6 +51,29 @@ class LeakyReluGradOp : public OpKernel {
   float alpha_ = 0.2f;
 };
 
+// IsFinite, IsNan and IsInf: a float's class as bools.
+template <bool (*kTest)(double)>
+struct ClassifyFor {
+  template <typename T>
+  class Op : public OpKernel {
+   public:
+    using OpKernel::OpKernel;
+    absl::Status Compute(OpKernelContext* ctx) const override {
+      const Tensor& x = ctx->input(0);
+      Tensor* y;
+      MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &y));
+      const T* in = x.data<T>();
+      bool* out = y->data<bool>();
+      for (int64_t i = 0; i < x.NumElements(); ++i) out[i] = kTest(static_cast<double>(in[i]));
+      return absl::OkStatus();
+    }
+  };
+};
+
+bool IsFiniteValue(double v) { return std::isfinite(v); }
+bool IsNanValue(double v) { return std::isnan(v); }
+bool IsInfValue(double v) { return std::isinf(v); }
+
 }  // namespace
 
 void RegisterUnaryKernels(KernelRegistry* r) {
@@ -104,6 +127,9 @@ void RegisterUnaryKernels(KernelRegistry* r) {
               TypedFactory<SameShapeBinaryKernelFor<functor::relu6_grad>::Op, float, double>());
   r->Register("LeakyRelu", TypedFactory<LeakyReluOp, float, double>());
   r->Register("LeakyReluGrad", TypedFactory<LeakyReluGradOp, float, double>());
+  r->Register("IsFinite", TypedFactory<ClassifyFor<IsFiniteValue>::Op, float, double>());
+  r->Register("IsNan", TypedFactory<ClassifyFor<IsNanValue>::Op, float, double>());
+  r->Register("IsInf", TypedFactory<ClassifyFor<IsInfValue>::Op, float, double>());
   r->Register("LogicalNot", [](OpKernelConstruction* c) {
     return kernel_registry_internal::Build<UnaryKernelFor<functor::logical_not>::Op<bool>>(c);
   });

@@ -178,13 +178,14 @@ absl::StatusOr<FileSource> FileSourceInputs(const OpKernelContext* ctx, const st
   if (size.dims() != 0 || size.dtype() != DT_INT64) {
     return absl::InvalidArgumentError(absl::StrCat(where, ": buffer_size must be an int64 scalar"));
   }
+  // -1 is what TensorFlow 2's Python passes for "the default" (256 KiB).
   const int64_t buffer_size = *size.data<int64_t>();
-  if (buffer_size < 0) {
+  if (buffer_size < -1) {
     return absl::InvalidArgumentError(
-        absl::StrCat(where, ": buffer_size must be >= 0, got ", buffer_size));
+        absl::StrCat(where, ": buffer_size must be >= 0 or -1 (the default), got ", buffer_size));
   }
   s.names.assign(names.data<std::string>(), names.data<std::string>() + names.NumElements());
-  s.chunk = buffer_size == 0 ? 256 << 10 : std::min<int64_t>(buffer_size, 16 << 20);
+  s.chunk = buffer_size <= 0 ? 256 << 10 : std::min<int64_t>(buffer_size, 16 << 20);
   return s;
 }
 

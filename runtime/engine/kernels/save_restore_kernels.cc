@@ -339,18 +339,34 @@ class MergeV2CheckpointsOp : public OpKernel {
   bool delete_old_dirs_ = true;
 };
 
-// StringJoin of scalars (the only form Saver graphs use).
+// StringJoin: element-wise over inputs of one shape, scalars repeated (as
+// TensorFlow's; Saver graphs join scalars).
 class StringJoinOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("separator", &separator_); }
   absl::Status Compute(OpKernelContext* ctx) const override {
-    std::string out;
+    const Tensor* shaped = nullptr;
     for (int i = 0; i < ctx->num_inputs(); ++i) {
-      MG_ASSIGN_OR_RETURN(std::string s, ScalarString(ctx->input(i), "StringJoin input"));
-      absl::StrAppend(&out, i > 0 ? separator_ : "", s);
+      const Tensor& t = ctx->input(i);
+      if (t.dims() == 0) continue;
+      if (shaped != nullptr && t.shape() != shaped->shape()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "StringJoin inputs must be scalars or of one shape, got ",
+            shaped->shape().DebugString(), " and ", t.shape().DebugString()));
+      }
+      shaped = &t;
     }
-    ctx->set_output(0, Tensor::Scalar<std::string>(std::move(out)));
+    Tensor out(DT_STRING, shaped == nullptr ? TensorShape() : shaped->shape());
+    std::string* o = out.data<std::string>();
+    for (int i = 0; i < ctx->num_inputs(); ++i) {
+      const Tensor& t = ctx->input(i);
+      const std::string* in = t.data<std::string>();
+      for (int64_t k = 0; k < out.NumElements(); ++k) {
+        absl::StrAppend(&o[k], i > 0 ? separator_ : "", in[t.dims() == 0 ? 0 : k]);
+      }
+    }
+    ctx->set_output(0, std::move(out));
     return absl::OkStatus();
   }
 

@@ -30,6 +30,17 @@ template <typename Index>
 class GatherNdOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    // Out-of-range indices are an error ("" and "DEFAULT" on a CPU mean it).
+    std::string policy;
+    MG_RETURN_IF_ERROR(c->GetAttr("bad_indices_policy", &policy));
+    if (!policy.empty() && policy != "DEFAULT" && policy != "ERROR") {
+      return absl::UnimplementedError(
+          absl::StrCat("GatherNd's bad_indices_policy \"", policy,
+                       "\" is not supported (\"\", DEFAULT and ERROR are)"));
+    }
+    return absl::OkStatus();
+  }
   absl::Status Compute(OpKernelContext* ctx) const override {
     const Tensor& params = ctx->input(0);
     const Tensor& indices = ctx->input(1);

@@ -8,7 +8,9 @@ namespace minigraph {
 namespace {
 
 // What names a variable and says what it holds: the attrs of VariableV2 and
-// VarHandleOp. Without a shared name the variable is the node's own.
+// VarHandleOp. Without a shared name a VariableV2 is the node's own, as
+// TensorFlow's; VarHandleOps without one all name the one variable "" of
+// their container, as TensorFlow's do (its Python always names them).
 struct VariableAttrs {
   DataType dtype;
   std::string container, shared_name;
@@ -18,7 +20,7 @@ struct VariableAttrs {
     MG_RETURN_IF_ERROR(c->GetAttr("container", &container));
     MG_RETURN_IF_ERROR(c->GetAttr("shared_name", &shared_name));
     MG_RETURN_IF_ERROR(c->GetAttr("shape", &shape));
-    if (shared_name.empty()) shared_name = c->def().name();
+    if (shared_name.empty() && c->def().op() != "VarHandleOp") shared_name = c->def().name();
     if (!IsSupportedTensorType(dtype)) return NoKernelForType(c, dtype);
     return absl::OkStatus();
   }

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "re2/re2.h"
+#include "runtime/engine/denormal.h"
 #include "runtime/engine/kernels/internal/fingerprint.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
@@ -196,6 +197,8 @@ class AsStringOp : public OpKernel {
       return absl::InvalidArgumentError(
           absl::StrCat("Fill argument not supported: \"", fill, "\""));
     }
+    width_ = width;
+    left_justify_ = fill == "-";
     format_ = "%" + fill;
     if (width > -1) absl::StrAppend(&format_, width);
     if (precision > -1) absl::StrAppend(&format_, ".", precision);
@@ -233,16 +236,20 @@ class AsStringOp : public OpKernel {
           o[i] = Format(static_cast<long long>(in.data<int64_t>()[i]));
           break;
         case DT_FLOAT:
-          o[i] = Format(static_cast<double>(in.data<float>()[i]));
+          o[i] = Format(static_cast<double>(FlushDenormal(in.data<float>()[i])));
           break;
         case DT_DOUBLE:
-          o[i] = Format(in.data<double>()[i]);
+          o[i] = Format(FlushDenormal(in.data<double>()[i]));  // as TensorFlow prints it
           break;
         case DT_BOOL:
-          o[i] = Format(in.data<bool>()[i] ? "true" : "false");
+          o[i] = in.data<bool>()[i] ? "true" : "false";  // TensorFlow ignores width for bools
           break;
-        default:
-          o[i] = Format(in.data<std::string>()[i].c_str());
+        default: {
+          // Every byte (NULs included), padded with spaces to the width.
+          const std::string& v = in.data<std::string>()[i];
+          const size_t pad = width_ > static_cast<int64_t>(v.size()) ? width_ - v.size() : 0;
+          o[i] = left_justify_ ? v + std::string(pad, ' ') : std::string(pad, ' ') + v;
+        }
       }
     }
     return absl::OkStatus();
@@ -258,6 +265,8 @@ class AsStringOp : public OpKernel {
   }
 
   std::string format_;
+  int64_t width_ = -1;
+  bool left_justify_ = false;
 };
 
 absl::StatusOr<std::unique_ptr<RE2>> Compile(const std::string& pattern) {

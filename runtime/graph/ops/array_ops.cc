@@ -884,6 +884,7 @@ void RegisterArrayOps(OpRegistry* r) {
                         .Output("output: Tparams")
                         .Attr("Tparams: type")
                         .Attr("Tindices: {int32, int64}")
+                        .Attr("bad_indices_policy: string = \"\"")
                         .SetShapeFn(GatherNdShape));
   MG_REGISTER_OP(r, OpDefBuilder("UniqueWithCounts")
                         .Input("x: T")

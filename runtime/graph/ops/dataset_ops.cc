@@ -96,10 +96,14 @@ void RegisterDatasetOps(OpRegistry* r) {
         .Attr("Targuments: list(type) >= 0")
         .Attr("use_inter_op_parallelism: bool = true")
         .Attr("preserve_cardinality: bool = false");
+    // Attrs newer TensorFlows write (no effect on the elements here).
+    if (name == "MapDataset") b.Attr("force_synchronous: bool = false");
     if (name == "ParallelMapDataset") {
       b.Input("num_parallel_calls: int32").Attr("sloppy: bool = false");
     } else if (name == "ParallelMapDatasetV2") {
-      b.Input("num_parallel_calls: int64").Attr("deterministic: string = \"default\"");
+      b.Input("num_parallel_calls: int64")
+          .Attr("deterministic: string = \"default\"")
+          .Attr("use_unbounded_threadpool: bool = false");
     }
     ElementAttrs(b);
     MG_REGISTER_OP(r, b);

@@ -135,7 +135,25 @@ void RegisterIoOps(OpRegistry* r) {
                         .Output("output: string")
                         .Attr("N: int >= 1")
                         .Attr("separator: string = \"\"")
-                        .SetShapeFn(shape_fn::MergeAllInputs));
+                        .SetShapeFn([](InferenceContext* c) {
+                          // The non-scalar inputs' one shape, or a scalar.
+                          PartialShape s;
+                          bool all_scalars = true;
+                          for (int i = 0; i < c->num_inputs(); ++i) {
+                            const PartialShape& in = c->input(i);
+                            if (in.rank_known() && in.rank() == 0) continue;
+                            all_scalars = false;
+                            auto merged = PartialShape::Merge(s, in);
+                            if (!merged.ok()) {
+                              return c->Error(absl::StrCat(
+                                  "StringJoin inputs must be scalars or of one shape: ",
+                                  merged.status().message()));
+                            }
+                            s = *merged;
+                          }
+                          c->set_output(0, all_scalars ? PartialShape({}) : s);
+                          return absl::OkStatus();
+                        }));
   MG_REGISTER_OP(r, OpDefBuilder("ShardedFilename")
                         .Input("basename: string")
                         .Input("shard: int32")

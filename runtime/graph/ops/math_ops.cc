@@ -141,10 +141,22 @@ void RegisterMathOps(OpRegistry* r) {
                         .Input("y: bool")
                         .Output("z: bool")
                         .SetShapeFn(shape_fn::BroadcastBinary));
+  MG_REGISTER_OP(r, OpDefBuilder("LogicalOr")
+                        .Input("x: bool")
+                        .Input("y: bool")
+                        .Output("z: bool")
+                        .SetShapeFn(shape_fn::BroadcastBinary));
   MG_REGISTER_OP(r, OpDefBuilder("LogicalNot")
                         .Input("x: bool")
                         .Output("y: bool")
                         .SetShapeFn(shape_fn::Unchanged));
+  for (const char* op : {"IsFinite", "IsNan", "IsInf"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Input("x: T")
+                          .Output("y: bool")
+                          .Attr("T: {float, double}")
+                          .SetShapeFn(shape_fn::Unchanged));
+  }
   Unary(r, "Neg", kNumeric);
   Unary(r, "Square", kNumeric);
   for (const char* op :

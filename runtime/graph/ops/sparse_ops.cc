@@ -100,6 +100,7 @@ void RegisterSparseOps(OpRegistry* r) {
                         .Attr("T: {float, double, int32, int64}")
                         .Attr("Tidx: {int32, int64} = int32")
                         .Attr("Tsegmentids: {int32, int64} = int32")
+                        .Attr("sparse_gradient: bool = false")
                         .SetShapeFn([](InferenceContext* c) {
                           const PartialShape& data = c->input(0);
                           if (!data.rank_known() || data.rank() == 0) {

@@ -19,6 +19,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/engine/denormal.h"
 #include "runtime/engine/kernel_registry.h"
 #include "runtime/engine/kernels/internal/bcast.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
@@ -57,22 +58,6 @@ template <typename T>
 struct squared_difference {
   T operator()(const T& a, const T& b) const { return (a - b) * (a - b); }
 };
-// A denormal read as ±0, as the arithmetic does under ScopedFlushDenormal
-// (runtime/engine/denormal.h): for libm's functions, which look at the bits
-// themselves. (Under that flag a denormal compares equal to zero, so the
-// test cannot be fpclassify's comparisons.)
-template <typename T>
-T FlushDenormal(T x) {
-  if constexpr (std::is_floating_point_v<T>) {
-    using Bits = std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>;
-    constexpr int kMantissa = std::numeric_limits<T>::digits - 1;
-    constexpr Bits kExponent = ((Bits(1) << (sizeof(T) * 8 - 1 - kMantissa)) - 1) << kMantissa;
-    Bits bits;
-    std::memcpy(&bits, &x, sizeof(x));
-    if ((bits & kExponent) == 0) return std::copysign(T(0), x);
-  }
-  return x;
-}
 // Floating-point x^y (std::pow).
 template <typename T>
 struct pow {
@@ -107,6 +92,10 @@ struct not_equal_to {
 template <typename T>
 struct logical_and {
   bool operator()(const T& a, const T& b) const { return a && b; }
+};
+template <typename T>
+struct logical_or {
+  bool operator()(const T& a, const T& b) const { return a || b; }
 };
 template <typename T>
 struct logical_not {
