@@ -6,11 +6,11 @@
 //   model_runner --saved_model=DIR --signature=serving_default --feeds=IN --out=OUT
 //
 // A .meta: its variables are restored from P by its own Saver; the feeds
-// (ckpt_tool's tensor file, keyed by tensor name) go to one Run fetching
+// (tensor_records.h's file, keyed by tensor name) go to one Run fetching
 // --fetch; then --train_op runs --steps times on the same feeds, and --after
 // is fetched. A SavedModel: LoadSavedModel, and the signature run on the
 // feeds (keyed by input key). OUT receives every fetched tensor under its
-// name ("after:" before each --after name), in ckpt_tool's format.
+// name ("after:" before each --after name), in the same format.
 // Exit 0, or 1 with the error on stderr.
 
 #include <cstdio>
@@ -21,61 +21,27 @@
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/strings/str_cat.h"
-#include "core/coding.h"
 #include "core/env.h"
 #include "core/proto/meta_graph.pb.h"
 #include "core/status_macros.h"
-#include "core/tensor_proto.h"
 #include "session/saved_model.h"
 #include "session/saver.h"
 #include "session/session.h"
+#include "tests/tf_interop/tensor_records.h"
 
 ABSL_FLAG(std::string, graph, "", "A MetaGraphDef (.meta) TensorFlow wrote");
 ABSL_FLAG(std::string, checkpoint, "", "With --graph: the checkpoint its Saver restores");
 ABSL_FLAG(std::string, saved_model, "", "A SavedModel directory");
 ABSL_FLAG(std::string, signature, "serving_default", "With --saved_model: the signature");
-ABSL_FLAG(std::string, feeds, "", "The inputs: ckpt_tool's tensor file");
+ABSL_FLAG(std::string, feeds, "", "The inputs: a tensor file (tensor_records.h)");
 ABSL_FLAG(std::vector<std::string>, fetch, {}, "With --graph: tensors to fetch");
 ABSL_FLAG(std::string, train_op, "", "With --graph: an op to run --steps times");
 ABSL_FLAG(int, steps, 0, "With --train_op: how many times");
 ABSL_FLAG(std::vector<std::string>, after, {}, "With --train_op: tensors fetched after");
-ABSL_FLAG(std::string, out, "", "Where the fetched tensors go (ckpt_tool's format)");
+ABSL_FLAG(std::string, out, "", "Where the fetched tensors go (a tensor file)");
 
 namespace minigraph {
 namespace {
-
-absl::StatusOr<std::map<std::string, Tensor>> ReadTensors(const std::string& path) {
-  MG_ASSIGN_OR_RETURN(std::string records, ReadFileToString(Env::Default(), path));
-  absl::string_view rest = records;
-  std::map<std::string, Tensor> out;
-  while (!rest.empty()) {
-    uint32_t key_size;
-    uint64_t size;
-    if (!GetFixed32(&rest, &key_size) || rest.size() < key_size) {
-      return absl::DataLossError(absl::StrCat(path, ": cut short"));
-    }
-    std::string key(rest.substr(0, key_size));
-    rest.remove_prefix(key_size);
-    TensorProto proto;
-    if (!GetFixed64(&rest, &size) || rest.size() < size ||
-        !proto.ParseFromArray(rest.data(), static_cast<int>(size))) {
-      return absl::DataLossError(absl::StrCat(path, ": the tensor of \"", key, "\" is bad"));
-    }
-    rest.remove_prefix(size);
-    MG_ASSIGN_OR_RETURN(out[key], TensorFromProto(proto));
-  }
-  return out;
-}
-
-void AddRecord(const std::string& key, const Tensor& t, std::string* records) {
-  TensorProto proto;
-  TensorToProto(t, &proto);
-  const std::string bytes = proto.SerializeAsString();
-  PutFixed32(records, static_cast<uint32_t>(key.size()));
-  records->append(key);
-  PutFixed64(records, bytes.size());
-  records->append(bytes);
-}
 
 absl::Status RunMetaGraph(const std::map<std::string, Tensor>& given, std::string* records) {
   MetaGraphDef meta;
@@ -95,7 +61,7 @@ absl::Status RunMetaGraph(const std::map<std::string, Tensor>& given, std::strin
   std::vector<Tensor> out;
   if (!fetch.empty()) {
     MG_RETURN_IF_ERROR(session->Run(feeds, fetch, {}, &out));
-    for (size_t i = 0; i < fetch.size(); ++i) AddRecord(fetch[i], out[i], records);
+    for (size_t i = 0; i < fetch.size(); ++i) AppendTensorRecord(fetch[i], out[i], records);
   }
   if (absl::GetFlag(FLAGS_train_op).empty()) return absl::OkStatus();
   for (int step = 0; step < absl::GetFlag(FLAGS_steps); ++step) {
@@ -103,7 +69,7 @@ absl::Status RunMetaGraph(const std::map<std::string, Tensor>& given, std::strin
   }
   const std::vector<std::string> after = absl::GetFlag(FLAGS_after);
   MG_RETURN_IF_ERROR(session->Run(feeds, after, {}, &out));
-  for (size_t i = 0; i < after.size(); ++i) AddRecord("after:" + after[i], out[i], records);
+  for (size_t i = 0; i < after.size(); ++i) AppendTensorRecord("after:" + after[i], out[i], records);
   return absl::OkStatus();
 }
 
@@ -112,12 +78,13 @@ absl::Status RunSavedModel(const std::map<std::string, Tensor>& given, std::stri
       SavedModelBundle bundle,
       LoadSavedModel(SessionOptions(), absl::GetFlag(FLAGS_saved_model), {"serve"}));
   MG_ASSIGN_OR_RETURN(auto out, bundle.Run(absl::GetFlag(FLAGS_signature), given));
-  for (const auto& [key, t] : out) AddRecord(key, t, records);
+  for (const auto& [key, t] : out) AppendTensorRecord(key, t, records);
   return absl::OkStatus();
 }
 
 absl::Status Main() {
-  MG_ASSIGN_OR_RETURN(auto given, ReadTensors(absl::GetFlag(FLAGS_feeds)));
+  MG_ASSIGN_OR_RETURN(auto records_in, ReadTensorRecords(absl::GetFlag(FLAGS_feeds)));
+  const std::map<std::string, Tensor> given(records_in.begin(), records_in.end());
   std::string records;
   MG_RETURN_IF_ERROR(absl::GetFlag(FLAGS_saved_model).empty() ? RunMetaGraph(given, &records)
                                                               : RunSavedModel(given, &records));

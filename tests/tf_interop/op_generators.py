@@ -1,0 +1,1128 @@
+"""The op interop test's generators, by kind of op: for each op, the inputs
+its cases feed (op_cases.Spec) for one dtype. GENERATORS maps an op to
+(generator, the type attr whose allowed dtypes are tried, or None)."""
+
+import numpy as np
+
+from interop import tf
+from op_cases import Const, SHAPES, Spec, random_values
+
+F32_64 = (tf.float32, tf.float64)
+
+
+def _grad(dt, *positions):
+    return positions if dt in F32_64 else ()
+
+
+def _i32(x):
+    return np.asarray(x, np.int32)
+
+
+def _i64(x):
+    return np.asarray(x, np.int64)
+
+
+# ---------------------------------------------------------------- elementwise
+
+def unary(low=None, high=None, grad=True, tol=1.0, min_rank=0, attrs=None):
+    def gen(dt, rng):
+        out = []
+        for shape in SHAPES:
+            if len(shape) < min_rank:
+                continue
+            x = random_values(rng, shape, dt, low=low, high=high)
+            out.append(Spec(f"x{list(shape)}", [x], dict(attrs or {}),
+                            grad=_grad(dt, 0) if grad else (), tol=tol))
+        return out
+    return gen
+
+
+BROADCASTS = [((), ()), ((7,), ()), ((7,), (7,)), ((2, 3, 4), (4,)), ((2, 1, 4), (3, 1)),
+              ((0, 3), (1, 3)), ((129, 67), (129, 67)), ((1, 67), (129, 1))]
+BAD_BROADCASTS = [((2, 3), (4,)), ((5,), (0,))]
+
+
+def binary(low=None, high=None, grad=True, tol=1.0, nonzero_y=False, same_shape=False):
+    """Two inputs of one dtype, broadcast (or of the same shape, as gradient
+    kernels want); shapes that do not broadcast must fail as TensorFlow's."""
+    def gen(dt, rng):
+        out = []
+        pairs = [(s, s) for s in SHAPES] if same_shape else BROADCASTS
+        for sx, sy in pairs + BAD_BROADCASTS:
+            x = random_values(rng, sx, dt, low=low, high=high)
+            y = random_values(rng, sy, dt, low=low, high=high)
+            if nonzero_y and not (dt.is_floating or dt.is_complex):
+                y = np.where(y == 0, np.ones_like(y), y)
+            out.append(Spec(f"x{list(sx)}.y{list(sy)}", [x, y],
+                            grad=_grad(dt, 0, 1) if grad else (), tol=tol))
+        # Both operands the edge values, every pair of them.
+        e = random_values(rng, (15,), dt, low=low, high=high)
+        x, y = np.meshgrid(e, e)
+        if nonzero_y and not (dt.is_floating or dt.is_complex):
+            y = np.where(y == 0, np.ones_like(y), y)
+        out.append(Spec("edge_pairs", [x, y], tol=tol))
+        return out
+    return gen
+
+
+def integer_division_by_zero():
+    """Integer Div, FloorDiv, FloorMod and friends by zero: an error in
+    TensorFlow, never a crash."""
+    def gen(dt, rng):
+        if dt.is_floating or dt.is_complex or dt in (tf.bool, tf.string):
+            return []
+        x = random_values(rng, (4,), dt, edges=False)
+        return [Spec("by_zero", [x, np.zeros((4,), dt.as_numpy_dtype)]),
+                Spec("by_zero_scalar", [x, np.zeros((), dt.as_numpy_dtype)])]
+    return gen
+
+
+def both(*gens):
+    def gen(dt, rng):
+        return [s for g in gens for s in g(dt, rng)]
+    return gen
+
+
+def add_n(dt, rng):
+    out = []
+    for n, shape in [(1, (3,)), (2, ()), (3, (2, 3, 4)), (4, (0, 2)), (2, (129, 67))]:
+        xs = [random_values(rng, shape, dt) for _ in range(n)]
+        out.append(Spec(f"n{n}.{list(shape)}", [xs], grad=_grad(dt, *range(n))))
+    out.append(Spec("mismatched", [[random_values(rng, (3,), dt), random_values(rng, (4,), dt)]]))
+    return out
+
+
+def cast(dt, rng):
+    out = []
+    for dst in (tf.float32, tf.float64, tf.float16, tf.bfloat16, tf.int32, tf.int64, tf.int8,
+                tf.uint8, tf.bool):
+        for shape in [(), (15,), (3, 0), (129, 67)]:
+            x = random_values(rng, shape, dt)
+            if not dst.is_floating and dt.is_floating:
+                # Float to integer of a NaN or out of range (a negative float
+                # to an unsigned type too) is undefined in C++, and
+                # TensorFlow's answer depends on where the element falls
+                # (docs/tf_interop.md). Keep to what both define.
+                x = np.nan_to_num(x, nan=0.0, posinf=100.0, neginf=-100.0)
+                x = np.clip(x, 0 if dst.is_unsigned else -100, 100).astype(x.dtype)
+            out.append(Spec(f"to_{dst.name}.{list(shape)}", [x], {"DstT": dst},
+                            grad=_grad(dt, 0) if dst in F32_64 else ()))
+    return out
+
+
+def shape_of(out_type_attr="out_type"):
+    def gen(dt, rng):
+        out = []
+        for shape in SHAPES:
+            x = random_values(rng, shape, dt)
+            for ot in (tf.int32, tf.int64):
+                attrs = {out_type_attr: ot} if out_type_attr else {}
+                out.append(Spec(f"{list(shape)}.{ot.name}", [x], attrs))
+                if not out_type_attr:
+                    break
+        return out
+    return gen
+
+
+def shape_n(dt, rng):
+    xs = [random_values(rng, s, dt) for s in [(), (3,), (2, 0, 5)]]
+    return [Spec("three", [xs], {"out_type": ot}) for ot in (tf.int32, tf.int64)]
+
+
+# ---------------------------------------------------------------- reductions
+
+REDUCTIONS = [
+    ((2, 3, 4), [0], False), ((2, 3, 4), [1], True), ((2, 3, 4), [-1], False),
+    ((2, 3, 4), [0, 2], True), ((2, 3, 4), [], False), ((2, 3, 4), [0, 1, 2], False),
+    ((0, 3), [0], False), ((0, 3), [1], True), ((), [], False), ((129, 67), [0], False),
+    ((129, 67), [1], False), ((129, 67), [0, 1], True), ((5,), 0, False),
+]
+BAD_REDUCTIONS = [((2, 3), [2]), ((2, 3), [-3])]
+
+
+def reduction(grad=True, tol=4.0, no_huge=False):
+    """Reductions over axes; `no_huge` leaves out the largest finite values
+    (a product overflows to inf or not by the order of its factors)."""
+    def gen(dt, rng):
+        out = []
+        for shape, axis, keep in REDUCTIONS:
+            for idx in (np.int32, np.int64):
+                x = random_values(rng, shape, dt, edges=shape != (129, 67))
+                if no_huge and dt.is_floating:
+                    x = np.where(np.abs(x.astype(np.float64)) > 1e4, 3, x).astype(x.dtype)
+                out.append(Spec(f"{list(shape)}.axis{axis}.keep{keep}.{np.dtype(idx).name}",
+                                [x, np.asarray(axis, idx)], {"keep_dims": keep},
+                                grad=_grad(dt, 0) if grad else (), tol=tol, grad_const=(1,)))
+        for shape, axis in BAD_REDUCTIONS:
+            out.append(Spec(f"bad_axis{axis}", [random_values(rng, shape, dt), _i32(axis)]))
+        return out
+    return gen
+
+
+def arg_reduction(dt, rng):
+    out = []
+    for shape, axis in [((7,), 0), ((2, 3, 4), 1), ((2, 3, 4), -1), ((129, 67), 0),
+                        ((129, 67), 1), ((4, 5), 0)]:
+        x = random_values(rng, shape, dt, edges=shape == (7,))
+        if shape == (4, 5):
+            x = np.zeros(shape, x.dtype)  # ties: the first index
+        for ot in (tf.int64, tf.int32):
+            out.append(Spec(f"{list(shape)}.axis{axis}.{ot.name}", [x, _i32(axis)],
+                            {"output_type": ot}))
+    out.append(Spec("bad_axis", [random_values(rng, (2, 3), dt), _i32(2)]))
+    out.append(Spec("empty_axis", [random_values(rng, (0, 3), dt), _i32(0)]))
+    return out
+
+
+def cumulative(dt, rng):
+    out = []
+    for shape, axis in [((7,), 0), ((2, 3, 4), 1), ((2, 3, 4), -1), ((0, 3), 0), ((129, 67), 0)]:
+        for exclusive in (False, True):
+            for reverse in (False, True):
+                x = random_values(rng, shape, dt, low=-2, high=2, edges=False)
+                out.append(Spec(f"{list(shape)}.axis{axis}.ex{exclusive}.rev{reverse}",
+                                [x, _i32(axis)], {"exclusive": exclusive, "reverse": reverse},
+                                grad=_grad(dt, 0), tol=8.0))
+    out.append(Spec("bad_axis", [random_values(rng, (2, 3), dt), _i32(2)]))
+    return out
+
+
+# ---------------------------------------------------------------- matrices
+
+def matmul(dt, rng):
+    out = []
+    for (m, k, n) in [(1, 1, 1), (3, 4, 5), (0, 4, 5), (3, 0, 5), (65, 33, 17)]:
+        for ta in (False, True):
+            for tb in (False, True):
+                a = random_values(rng, (k, m) if ta else (m, k), dt, edges=False)
+                b = random_values(rng, (n, k) if tb else (k, n), dt, edges=False)
+                out.append(Spec(f"{m}x{k}x{n}.ta{ta}.tb{tb}", [a, b],
+                                {"transpose_a": ta, "transpose_b": tb}, grad=_grad(dt, 0, 1),
+                                tol=10.0))
+    out.append(Spec("inner_mismatch", [random_values(rng, (2, 3), dt),
+                                        random_values(rng, (4, 2), dt)]))
+    out.append(Spec("not_matrix", [random_values(rng, (3,), dt), random_values(rng, (3, 2), dt)]))
+    return out
+
+
+def batch_matmul(broadcast):
+    def gen(dt, rng):
+        out = []
+        shapes = [((2, 3, 4), (2, 4, 5)), ((1, 2, 3), (1, 3, 2)), ((0, 2, 3), (0, 3, 4)),
+                  ((2, 2, 3, 4), (2, 2, 4, 1))]
+        if broadcast:
+            shapes += [((2, 3, 4), (4, 5)), ((3, 1, 2, 3), (4, 3, 2))]
+        for sa, sb in shapes:
+            for adj_x, adj_y in [(False, False), (True, False), (False, True)]:
+                a = random_values(rng, sa, dt, edges=False)
+                b = random_values(rng, sb, dt, edges=False)
+                if adj_x:
+                    a = np.swapaxes(a, -1, -2).copy()
+                if adj_y:
+                    b = np.swapaxes(b, -1, -2).copy()
+                out.append(Spec(f"{sa}x{sb}.adj{adj_x}{adj_y}", [a, b],
+                                {"adj_x": adj_x, "adj_y": adj_y}, grad=_grad(dt, 0, 1), tol=10.0))
+        out.append(Spec("mismatch", [random_values(rng, (2, 3, 4), dt),
+                                     random_values(rng, (2, 5, 4), dt)]))
+        return out
+    return gen
+
+
+# ---------------------------------------------------------------- registry
+
+def fixed(dt, gen):
+    """`gen` for one dtype, for an op without a type attr (LogicalNot)."""
+    return lambda _, rng: gen(dt, rng)
+
+
+def _ops(names, gen, attr="T"):
+    return {n: (gen, attr) for n in names}
+
+
+GENERATORS = {}
+GENERATORS.update(_ops(["Neg", "Square", "Exp", "Sin", "Cos", "Tanh", "Sigmoid", "Floor",
+                        "Round", "Relu", "Relu6", "Elu", "Softplus", "Identity", "Snapshot",
+                        "StopGradient", "ZerosLike", "OnesLike", "Sqrt", "Rsqrt", "Log",
+                        "Log1p", "Reciprocal", "PreventGradient"], unary()))
+GENERATORS["LogicalNot"] = (fixed(tf.bool, unary()), None)
+GENERATORS["LeakyRelu"] = (both(unary(), unary(attrs={"alpha": 0.05})), "T")
+GENERATORS.update(_ops(["Softmax", "LogSoftmax"], unary(min_rank=1, tol=4.0)))
+GENERATORS.update(_ops(["ReluGrad", "Relu6Grad", "EluGrad", "SoftplusGrad", "SigmoidGrad",
+                        "TanhGrad", "RsqrtGrad", "SqrtGrad", "LeakyReluGrad"],
+                       binary(same_shape=True, grad=False)))
+GENERATORS.update(_ops(["Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum", "SquaredDifference",
+                        "RealDiv", "DivNoNan", "Pow"], binary(tol=2.0)))
+GENERATORS.update(_ops(["Div", "FloorDiv", "FloorMod"],
+                       both(binary(nonzero_y=True), integer_division_by_zero())))
+GENERATORS.update(_ops(["Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
+                        ], binary(grad=False)))
+GENERATORS["LogicalAnd"] = (fixed(tf.bool, binary(grad=False)), None)
+GENERATORS["LogicalOr"] = (fixed(tf.bool, binary(grad=False)), None)
+GENERATORS.update(_ops(["IsFinite", "IsNan", "IsInf"], unary(grad=False)))
+GENERATORS["AddN"] = (add_n, "T")
+GENERATORS["Cast"] = (cast, "SrcT")
+GENERATORS["Shape"] = (shape_of(), "T")
+GENERATORS["Size"] = (shape_of(), "T")
+GENERATORS["Rank"] = (shape_of(None), "T")
+GENERATORS["ShapeN"] = (shape_n, "T")
+GENERATORS.update(_ops(["Sum", "Mean", "Max", "Min"], reduction()))
+GENERATORS["Prod"] = (reduction(no_huge=True), "T")
+GENERATORS.update(_ops(["All", "Any"], fixed(tf.bool, reduction(grad=False)), None))
+GENERATORS.update(_ops(["ArgMax", "ArgMin"], arg_reduction))
+GENERATORS.update(_ops(["Cumsum", "Cumprod"], cumulative))
+GENERATORS["MatMul"] = (matmul, "T")
+GENERATORS["BatchMatMul"] = (batch_matmul(False), "T")
+GENERATORS["BatchMatMulV2"] = (batch_matmul(True), "T")
+
+
+# ---------------------------------------------------------------- array ops
+
+def _f(rng, shape, dt, edges=False):
+    return random_values(rng, shape, dt, edges=edges)
+
+
+def bias_add(dt, rng):
+    out = []
+    for shape, fmt in [((2, 3, 4), "NHWC"), ((2, 3, 4, 5), "NHWC"), ((2, 5, 3, 4), "NCHW"),
+                       ((4,), "NHWC"), ((0, 3), "NHWC")]:
+        c = shape[1] if fmt == "NCHW" else shape[-1]
+        out.append(Spec(f"{list(shape)}.{fmt}", [_f(rng, shape, dt, True), _f(rng, (c,), dt)],
+                        {"data_format": fmt}, grad=_grad(dt, 0, 1)))
+    out.append(Spec("bad_bias", [_f(rng, (2, 3), dt), _f(rng, (4,), dt)]))
+    return out
+
+
+def bias_add_grad(dt, rng):
+    return [Spec(f"{list(s)}.{fmt}", [_f(rng, s, dt, True)], {"data_format": fmt})
+            for s, fmt in [((2, 3, 4), "NHWC"), ((2, 3, 4, 5), "NHWC"), ((2, 5, 3, 4), "NCHW"),
+                           ((0, 3), "NHWC")]]
+
+
+def broadcast_to(dt, rng):
+    out = []
+    for s, target in [((3,), [2, 3]), ((1, 3), [4, 2, 3]), ((), [0, 2]), ((2, 1), [2, 5]),
+                      ((3,), [3])]:
+        for idx in (np.int32, np.int64):
+            out.append(Spec(f"{list(s)}_to_{target}.{np.dtype(idx).name}",
+                            [_f(rng, s, dt, True), np.asarray(target, idx)],
+                            grad=_grad(dt, 0), grad_const=(1,)))
+    out.append(Spec("bad", [_f(rng, (3,), dt), _i32([4])]))
+    return out
+
+
+def broadcast_gradient_args(dt, rng):
+    np_dt = dt.as_numpy_dtype
+    pairs = [([2, 3], [3]), ([2, 1, 4], [3, 1]), ([], [5]), ([0, 3], [1, 3]), ([4], [4]),
+             ([2, 3], [4])]
+    return [Spec(f"{a}.{b}", [np.asarray(a, np_dt), np.asarray(b, np_dt)]) for a, b in pairs]
+
+
+def concat(v2):
+    def gen(dt, rng):
+        out = []
+        for shapes, axis in [([(2, 3), (4, 3)], 0), ([(2, 3), (2, 1), (2, 0)], 1),
+                             ([(2, 3, 4), (2, 3, 4)], -1), ([(3,)], 0), ([(0, 2), (1, 2)], 0)]:
+            xs = [_f(rng, s, dt, True) for s in shapes]
+            grad = _grad(dt, *range(1 if not v2 else 0, len(xs) + (1 if not v2 else 0)))
+            inputs = [xs, _i32(axis)] if v2 else [_i32(axis), xs]
+            out.append(Spec(f"{shapes}.axis{axis}", inputs, grad=grad,
+                            grad_const=(1,) if v2 else (0,)))
+        bad = [_f(rng, (2, 3), dt), _f(rng, (3, 2), dt)]
+        out.append(Spec("mismatch", [bad, _i32(0)] if v2 else [_i32(0), bad]))
+        out.append(Spec("bad_axis", [bad[:1] * 2, _i32(2)] if v2 else [_i32(2), bad[:1] * 2]))
+        return out
+    return gen
+
+
+def concat_offset(dt, rng):
+    return [Spec("two", [_i32(1), [_i32([2, 3, 5]), _i32([2, 7, 5])]]),
+            Spec("three", [_i32(0), [_i32([2, 3]), _i32([4, 3]), _i32([1, 3])]]),
+            Spec("mismatch", [_i32(1), [_i32([2, 3]), _i32([3, 3])]])]
+
+
+def expand_dims(dt, rng):
+    out = []
+    for s, d in [((), 0), ((3,), 0), ((3,), -1), ((2, 3), 1), ((2, 0), 2)]:
+        out.append(Spec(f"{list(s)}.dim{d}", [_f(rng, s, dt, True), _i32(d)], grad=_grad(dt, 0),
+                        grad_const=(1,)))
+    out.append(Spec("bad_dim", [_f(rng, (2,), dt), _i32(3)]))
+    return out
+
+
+def fill(dt, rng):
+    out = []
+    for dims in ([2, 3], [0], [], [4, 1, 2]):
+        for idx in (np.int32, np.int64):
+            out.append(Spec(f"{dims}.{np.dtype(idx).name}",
+                            [np.asarray(dims, idx), _f(rng, (), dt, True)]))
+    out.append(Spec("negative", [_i32([2, -1]), _f(rng, (), dt)]))
+    out.append(Spec("value_not_scalar", [_i32([2]), _f(rng, (2,), dt)]))
+    return out
+
+
+def gather(version):
+    def gen(dt, rng):
+        out = []
+        for ps, idx, axis, bd in [((5,), [0, 4, 2], 0, 0), ((5, 3), [[1, 1], [0, 4]], 0, 0),
+                                  ((2, 5, 3), [4, 0], 1, 0), ((4, 3), [], 0, 0),
+                                  ((2, 4), [[1, 3], [0, 0]], 1, 1), ((6, 2), [5], -2, 0)]:
+            if version == 1 and (axis != 0 or bd):
+                continue
+            for it in (np.int32, np.int64):
+                params = _f(rng, ps, dt, True)
+                ind = np.asarray(idx, it).reshape(np.shape(idx))
+                inputs = [params, ind] + ([np.asarray(axis, it)] if version == 2 else [])
+                attrs = {"batch_dims": bd} if version == 2 else {}
+                out.append(Spec(f"{list(ps)}.{idx}.axis{axis}.bd{bd}.{np.dtype(it).name}",
+                                inputs, attrs, grad=_grad(dt, 0),
+                                grad_const=(2,) if version == 2 else ()))
+        bad = [_f(rng, (5,), dt), _i32([5])] + ([_i32(0)] if version == 2 else [])
+        out.append(Spec("out_of_range", bad))
+        neg = [_f(rng, (5,), dt), _i32([-1])] + ([_i32(0)] if version == 2 else [])
+        out.append(Spec("negative_index", neg))
+        return out
+    return gen
+
+
+def gather_nd(dt, rng):
+    out = []
+    for ps, idx in [((4, 3), [[0, 1], [3, 2]]), ((4, 3), [[2], [0]]), ((2, 3, 4), [[1, 2, 3]]),
+                    ((5,), [[4], [0], [4]]), ((3, 2), np.zeros((0, 1), int))]:
+        for it in (np.int32, np.int64):
+            out.append(Spec(f"{list(ps)}.{np.asarray(idx).tolist()}.{np.dtype(it).name}",
+                            [_f(rng, ps, dt, True), np.asarray(idx, it)], grad=_grad(dt, 0)))
+    out.append(Spec("out_of_range", [_f(rng, (4, 3), dt), _i32([[4, 0]])]))
+    return out
+
+
+def invert_permutation(dt, rng):
+    np_dt = dt.as_numpy_dtype
+    return [Spec("p5", [np.asarray([3, 0, 4, 1, 2], np_dt)]), Spec("empty", [np.zeros(0, np_dt)]),
+            Spec("p1", [np.asarray([0], np_dt)]),
+            Spec("repeated", [np.asarray([0, 0, 1], np_dt)]),
+            Spec("out_of_range", [np.asarray([0, 3], np_dt)])]
+
+
+def one_hot(dt, rng):
+    out = []
+    for idx, depth, axis in [([0, 2, -1, 5], 4, -1), ([[1, 0], [2, 3]], 3, 0), (2, 5, -1),
+                             ([1, 2], 0, -1), ([[0, 1, 2]], 3, 1)]:
+        for it in (np.int32, np.int64, np.uint8):
+            if it == np.uint8 and np.min(idx) < 0:
+                continue
+            out.append(Spec(f"{idx}.d{depth}.axis{axis}.{np.dtype(it).name}",
+                            [np.asarray(idx, it), _i32(depth), _f(rng, (), dt, True),
+                             _f(rng, (), dt, True)], {"axis": axis}))
+    out.append(Spec("negative_depth", [_i32([0]), _i32(-1), _f(rng, (), dt), _f(rng, (), dt)]))
+    return out
+
+
+def pack(dt, rng):
+    out = []
+    for n, s, axis in [(3, (2,), 0), (2, (2, 3), 1), (2, (2, 3), -1), (1, (), 0), (2, (0, 2), 0)]:
+        xs = [_f(rng, s, dt, True) for _ in range(n)]
+        out.append(Spec(f"n{n}.{list(s)}.axis{axis}", [xs], {"axis": axis},
+                        grad=_grad(dt, *range(n))))
+    out.append(Spec("mismatch", [[_f(rng, (2,), dt), _f(rng, (3,), dt)]], {"axis": 0}))
+    return out
+
+
+def unpack(dt, rng):
+    out = []
+    for s, axis in [((3, 2), 0), ((2, 3, 4), 1), ((2, 3), -1), ((2, 0), 0)]:
+        out.append(Spec(f"{list(s)}.axis{axis}", [_f(rng, s, dt, True)],
+                        {"num": s[axis], "axis": axis}, grad=_grad(dt, 0)))
+    out.append(Spec("wrong_num", [_f(rng, (3, 2), dt)], {"num": 2, "axis": 0}))
+    return out
+
+
+def pad(v2):
+    def gen(dt, rng):
+        out = []
+        for s, p in [((2, 3), [[1, 0], [2, 2]]), ((3,), [[0, 0]]), ((), []),
+                     ((0, 2), [[1, 1], [0, 1]]), ((2, 3, 4), [[0, 1], [1, 0], [2, 3]])]:
+            for pt in (np.int32, np.int64):
+                inputs = [_f(rng, s, dt, True), np.asarray(p, pt).reshape(len(s), 2)]
+                if v2:
+                    inputs.append(_f(rng, (), dt, True))
+                out.append(Spec(f"{list(s)}.{p}.{np.dtype(pt).name}", inputs, grad=_grad(dt, 0),
+                                grad_const=(1,)))
+        bad = [_f(rng, (2,), dt), _i32([[-1, 0]])] + ([_f(rng, (), dt)] if v2 else [])
+        out.append(Spec("negative", bad))
+        bad = [_f(rng, (2,), dt), _i32([[1, 0], [0, 0]])] + ([_f(rng, (), dt)] if v2 else [])
+        out.append(Spec("rank_mismatch", bad))
+        return out
+    return gen
+
+
+def range_op(dt, rng):
+    np_dt = dt.as_numpy_dtype
+    out = []
+    for start, limit, delta in [(0, 5, 1), (2, 11, 3), (10, 0, -2), (0, 0, 1), (1, 1.5, 0.25),
+                                (-3, 4, 2)]:
+        if not dt.is_floating and any(float(v) != int(v) for v in (start, limit, delta)):
+            continue
+        if dt.is_unsigned and min(start, limit, delta) < 0:
+            continue
+        out.append(Spec(f"{start}.{limit}.{delta}", [np.asarray(start, np_dt),
+                                                      np.asarray(limit, np_dt),
+                                                      np.asarray(delta, np_dt)]))
+    out.append(Spec("zero_delta", [np.asarray(0, np_dt), np.asarray(3, np_dt),
+                                   np.asarray(0, np_dt)]))
+    out.append(Spec("wrong_direction", [np.asarray(5, np_dt), np.asarray(0, np_dt),
+                                        np.asarray(1, np_dt)]))
+    return out
+
+
+def reshape(dt, rng):
+    out = []
+    for s, target in [((2, 3), [3, 2]), ((2, 3), [-1]), ((6,), [2, -1, 3]), ((), [1, 1]),
+                      ((0, 3), [-1, 3]), ((4,), [2, 2])]:
+        for it in (np.int32, np.int64):
+            out.append(Spec(f"{list(s)}.{target}.{np.dtype(it).name}",
+                            [_f(rng, s, dt, True), np.asarray(target, it)], grad=_grad(dt, 0),
+                            grad_const=(1,)))
+    out.append(Spec("wrong_size", [_f(rng, (2, 3), dt), _i32([4])]))
+    out.append(Spec("two_unknown", [_f(rng, (2, 3), dt), _i32([-1, -1])]))
+    return out
+
+
+def reverse(dt, rng):
+    out = []
+    for s, axes in [((5,), [0]), ((2, 3, 4), [1]), ((2, 3, 4), [0, 2]), ((2, 3), [-1]),
+                    ((2, 3), []), ((0, 3), [1])]:
+        for it in (np.int32, np.int64):
+            out.append(Spec(f"{list(s)}.{axes}.{np.dtype(it).name}",
+                            [_f(rng, s, dt, True), np.asarray(axes, it)], grad=_grad(dt, 0),
+                            grad_const=(1,)))
+    out.append(Spec("bad_axis", [_f(rng, (2,), dt), _i32([1])]))
+    out.append(Spec("repeated_axis", [_f(rng, (2, 2), dt), _i32([0, 0])]))
+    return out
+
+
+def select(v2):
+    def gen(dt, rng):
+        out = []
+        shapes = [((3,), (3,)), ((2, 3), (2, 3)), ((), ()), ((0, 2), (0, 2))]
+        shapes += [((2,), (2, 3))] if not v2 else [((3,), (2, 3)), ((2, 1), (1, 3)), ((), (2, 2))]
+        for sc, sv in shapes:
+            cond = rng.random(sc) > 0.5
+            out.append(Spec(f"{list(sc)}.{list(sv)}", [np.asarray(cond),
+                                                        _f(rng, sv, dt, True),
+                                                        _f(rng, sv, dt, True)],
+                            grad=_grad(dt, 1, 2)))
+        out.append(Spec("mismatch", [np.asarray([True, False]), _f(rng, (3,), dt),
+                                     _f(rng, (3,), dt)]))
+        return out
+    return gen
+
+
+def slice_op(dt, rng):
+    out = []
+    for s, b, z in [((5,), [1], [3]), ((4, 3), [1, 0], [-1, 2]), ((2, 3, 4), [0, 1, 1], [2, 2, 3]),
+                    ((4,), [4], [0]), ((), [], [])]:
+        for it in (np.int32, np.int64):
+            out.append(Spec(f"{list(s)}.{b}.{z}.{np.dtype(it).name}",
+                            [_f(rng, s, dt, True), np.asarray(b, it), np.asarray(z, it)],
+                            grad=_grad(dt, 0), grad_const=(1, 2)))
+    out.append(Spec("too_far", [_f(rng, (4,), dt), _i32([2]), _i32([3])]))
+    out.append(Spec("negative_begin", [_f(rng, (4,), dt), _i32([-1]), _i32([1])]))
+    return out
+
+
+def split(dt, rng):
+    out = []
+    for s, axis, n in [((6,), 0, 3), ((2, 4), 1, 2), ((2, 4), -1, 4), ((0, 2), 1, 2), ((3,), 0, 1)]:
+        out.append(Spec(f"{list(s)}.axis{axis}.n{n}", [_i32(axis), _f(rng, s, dt, True)],
+                        {"num_split": n}, grad=_grad(dt, 1), grad_const=(0,)))
+    out.append(Spec("uneven", [_i32(0), _f(rng, (5,), dt)], {"num_split": 2}))
+    return out
+
+
+def split_v(dt, rng):
+    out = []
+    for s, sizes, axis in [((6,), [1, 2, 3], 0), ((2, 5), [2, -1], 1), ((4, 2), [0, 4], 0),
+                           ((3,), [3], 0)]:
+        for it in (np.int32, np.int64):
+            out.append(Spec(f"{list(s)}.{sizes}.axis{axis}.{np.dtype(it).name}",
+                            [_f(rng, s, dt, True), np.asarray(sizes, it), _i32(axis)],
+                            {"num_split": len(sizes)}, grad=_grad(dt, 0), grad_const=(1, 2)))
+    out.append(Spec("bad_sum", [_f(rng, (5,), dt), _i32([1, 2]), _i32(0)], {"num_split": 2}))
+    return out
+
+
+def squeeze(dt, rng):
+    out = []
+    for s, dims in [((1, 3, 1), []), ((1, 3, 1), [0]), ((1, 3, 1), [-1]), ((3,), []),
+                    ((1,), []), ((1, 0, 1), [2])]:
+        out.append(Spec(f"{list(s)}.{dims}", [_f(rng, s, dt, True)], {"squeeze_dims": dims},
+                        grad=_grad(dt, 0)))
+    out.append(Spec("not_one", [_f(rng, (2, 3), dt)], {"squeeze_dims": [0]}))
+    return out
+
+
+STRIDED = [
+    ((10,), [2], [8], [2], {}), ((10,), [-1], [0], [-1], {}), ((10,), [0], [0], [1], {"end_mask": 1}),
+    ((4, 5), [1, 0], [3, 5], [1, 2], {}), ((4, 5), [0, 1], [0, 0], [1, 1],
+                                          {"begin_mask": 1, "end_mask": 3}),
+    ((4, 5), [1], [2], [1], {"shrink_axis_mask": 1}),
+    ((2, 3, 4), [0, 1], [0, 2], [1, 1], {"ellipsis_mask": 1}),
+    ((2, 3), [0, 0], [1, 3], [1, 1], {"new_axis_mask": 1}),
+    ((5,), [7], [9], [1], {}), ((5,), [-9], [2], [1], {}),
+]
+
+
+def strided_slice(dt, rng):
+    out = []
+    for s, b, e, st, masks in STRIDED:
+        for it in (np.int32, np.int64):
+            out.append(Spec(f"{list(s)}.{b}.{e}.{st}.{masks}.{np.dtype(it).name}",
+                            [_f(rng, s, dt, True), np.asarray(b, it), np.asarray(e, it),
+                             np.asarray(st, it)], dict(masks), grad=_grad(dt, 0),
+                            grad_const=(1, 2, 3)))
+    out.append(Spec("zero_stride", [_f(rng, (4,), dt), _i32([0]), _i32([2]), _i32([0])]))
+    out.append(Spec("shrink_out_of_range", [_f(rng, (4,), dt), _i32([4]), _i32([5]), _i32([1])],
+                    {"shrink_axis_mask": 1}))
+    return out
+
+
+def strided_slice_grad(dt, rng):
+    out = []
+    for s, b, e, st, masks in STRIDED[:6]:
+        with tf.Graph().as_default():
+            y = tf.raw_ops.StridedSlice(input=np.zeros(s, np.float32), begin=b, end=e, strides=st,
+                                        **masks)
+            dy_shape = y.shape.as_list()
+        out.append(Spec(f"{list(s)}.{b}.{e}.{st}.{masks}",
+                        [_i32(s), _i32(b), _i32(e), _i32(st), _f(rng, dy_shape, dt, True)],
+                        dict(masks)))
+    return out
+
+
+def tile(dt, rng):
+    out = []
+    for s, m in [((3,), [2]), ((2, 3), [1, 2]), ((), []), ((2, 1), [0, 3]), ((1, 2, 1), [2, 1, 3])]:
+        for it in (np.int32, np.int64):
+            out.append(Spec(f"{list(s)}.{m}.{np.dtype(it).name}",
+                            [_f(rng, s, dt, True), np.asarray(m, it)], grad=_grad(dt, 0),
+                            grad_const=(1,)))
+    out.append(Spec("rank_mismatch", [_f(rng, (2,), dt), _i32([1, 2])]))
+    out.append(Spec("negative", [_f(rng, (2,), dt), _i32([-1])]))
+    return out
+
+
+def transpose(dt, rng):
+    out = []
+    for s, p in [((2, 3), [1, 0]), ((2, 3, 4), [2, 0, 1]), ((5,), [0]), ((), []),
+                 ((0, 2, 3), [1, 2, 0]), ((33, 65), [1, 0])]:
+        for it in (np.int32, np.int64):
+            out.append(Spec(f"{list(s)}.{p}.{np.dtype(it).name}",
+                            [_f(rng, s, dt, True), np.asarray(p, it)], grad=_grad(dt, 0),
+                            grad_const=(1,)))
+    out.append(Spec("not_permutation", [_f(rng, (2, 3), dt), _i32([0, 0])]))
+    return out
+
+
+def unique(counts):
+    def gen(dt, rng):
+        out = []
+        for n in (0, 1, 9, 200):
+            x = random_values(rng, (n,), dt, edges=False, low=-3, high=3)
+            if dt.is_floating:
+                x = np.round(x).astype(x.dtype)
+            for ot in (tf.int32, tf.int64):
+                out.append(Spec(f"n{n}.{ot.name}", [x], {"out_idx": ot}))
+        out.append(Spec("matrix", [random_values(rng, (2, 2), dt)], {"out_idx": tf.int32}))
+        return out
+    return gen
+
+
+def where(dt, rng):
+    out = []
+    for s in [(5,), (2, 3, 4), (), (0, 3), (40, 31)]:
+        x = random_values(rng, s, dt, edges=False, low=-1, high=1) if dt != tf.bool else \
+            rng.random(s) > 0.6
+        if dt.is_floating:
+            x = np.round(x).astype(x.dtype)
+        out.append(Spec(f"{list(s)}", [np.asarray(x)]))
+    return out
+
+
+def dynamic_partition(dt, rng):
+    out = []
+    for s, parts, n in [((6,), [0, 2, 1, 0, 2, 2], 3), ((4, 2), [1, 1, 0, 1], 2),
+                        ((0,), [], 2), ((3,), [0, 0, 0], 4)]:
+        out.append(Spec(f"{list(s)}.{parts}.n{n}", [_f(rng, s, dt, True),
+                                                     np.asarray(parts, np.int32)],
+                        {"num_partitions": n}, grad=_grad(dt, 0)))
+    out.append(Spec("out_of_range", [_f(rng, (2,), dt), _i32([0, 3])], {"num_partitions": 2}))
+    return out
+
+
+def dynamic_stitch(dt, rng):
+    out = []
+    for idx, shapes in [([[0, 2], [1, 3]], [(2,), (2,)]), ([[1], [0, 2]], [(1, 3), (2, 3)]),
+                        ([[0, 1], [1]], [(2,), (1,)]), ([[]], [(0, 2)]), ([[2]], [(1,)])]:
+        indices = [np.asarray(i, np.int32) for i in idx]
+        data = [_f(rng, s, dt, True) for s in shapes]
+        out.append(Spec(f"{idx}", [indices, data], grad=_grad(dt, *range(len(idx), 2 * len(idx)))))
+    out.append(Spec("shape_mismatch", [[_i32([0, 1])], [_f(rng, (3,), dt)]]))
+    return out
+
+
+def unsorted_segment_sum(dt, rng):
+    out = []
+    for s, seg, n in [((5,), [0, 1, 0, 2, 1], 3), ((4, 2), [1, -1, 1, 0], 3), ((0,), [], 2),
+                      ((3,), [0, 0, 0], 1), ((2, 3), [[0, 1, 1], [2, 2, 0]], 4)]:
+        for it in (np.int32, np.int64):
+            out.append(Spec(f"{list(s)}.{seg}.n{n}.{np.dtype(it).name}",
+                            [_f(rng, s, dt, False), np.asarray(seg, it).reshape(np.shape(seg)),
+                             _i32(n)], grad=_grad(dt, 0), grad_const=(2,)))
+    out.append(Spec("out_of_range", [_f(rng, (2,), dt), _i32([0, 3]), _i32(2)]))
+    return out
+
+
+def sparse_segment_sum(dt, rng):
+    out = []
+    for s, idx, seg in [((4, 2), [0, 1, 3], [0, 0, 1]), ((5,), [4, 4, 0], [0, 1, 1]),
+                        ((3, 2), [], []), ((3,), [2, 0], [0, 2])]:
+        for it in (np.int32, np.int64):
+            out.append(Spec(f"{list(s)}.{idx}.{seg}.{np.dtype(it).name}",
+                            [_f(rng, s, dt, False), np.asarray(idx, it), np.asarray(seg, np.int32)],
+                            grad=_grad(dt, 0)))
+    out.append(Spec("index_out_of_range", [_f(rng, (2,), dt), _i32([2]), _i32([0])]))
+    out.append(Spec("unsorted_segments", [_f(rng, (3,), dt), _i32([0, 1]), _i32([1, 0])]))
+    return out
+
+
+def in_top_k(dt, rng):
+    out = []
+    preds = random_values(rng, (4, 5), tf.float32, edges=False)
+    preds[1, :] = 1.0  # ties
+    for k in (1, 2, 5, 0):
+        for it in (np.int32, np.int64):
+            out.append(Spec(f"k{k}.{np.dtype(it).name}", [preds, np.asarray([0, 3, 4, 1], it),
+                                                           np.asarray(k, it)]))
+    out.append(Spec("target_out_of_range", [preds, _i32([0, 5, 1, 1]), _i32(1)]))
+    return out
+
+
+def dense_bincount(dt, rng):
+    out = []
+    for shape in [(10,), (3, 4), (0,)]:
+        x = random_values(rng, shape, tf.int32, edges=False, low=0, high=6).astype(np.int32)
+        for binary in (False, True):
+            out.append(Spec(f"{list(shape)}.binary{binary}", [x, _i32(5), np.zeros(0, dt.as_numpy_dtype)],
+                            {"binary_output": binary}))
+            out.append(Spec(f"{list(shape)}.weights.binary{binary}",
+                            [x, _i32(7), _f(rng, shape, dt)], {"binary_output": binary}))
+    out.append(Spec("negative", [_i32([1, -1]), _i32(3), np.zeros(0, dt.as_numpy_dtype)]))
+    return out
+
+
+def sparse_to_dense(dt, rng):
+    out = []
+    for idx, shape, n in [([[0, 1], [2, 0]], [3, 2], 2), ([1, 3], [5], 2), ([[0, 0]], [1, 1], 1),
+                          (np.zeros((0, 2), int), [2, 2], 0)]:
+        for it in (np.int32, np.int64):
+            out.append(Spec(f"{np.asarray(idx).tolist()}.{shape}.{np.dtype(it).name}",
+                            [np.asarray(idx, it), np.asarray(shape, it), _f(rng, (n,), dt, True),
+                             _f(rng, (), dt, True)]))
+    out.append(Spec("out_of_range", [_i32([[3, 0]]), _i32([3, 2]), _f(rng, (1,), dt),
+                                     _f(rng, (), dt)]))
+    out.append(Spec("unsorted", [_i32([[2, 0], [0, 1]]), _i32([3, 2]), _f(rng, (2,), dt),
+                                 _f(rng, (), dt)]))
+    return out
+
+
+def sparse_reshape(dt, rng):
+    idx = np.asarray([[0, 0], [0, 3], [1, 2], [2, 1]], np.int64)
+    out = [Spec(f"{ns}", [idx, _i64([3, 4]), _i64(ns)]) for ns in ([4, 3], [12], [2, -1, 2], [3, 4])]
+    out.append(Spec("wrong_size", [idx, _i64([3, 4]), _i64([5, 2])]))
+    return out
+
+
+def sparse_fill_empty_rows(dt, rng):
+    out = []
+    for idx, shape in [([[0, 1], [2, 0]], [4, 2]), ([[1, 0]], [2, 3]), (np.zeros((0, 2), int), [3, 1]),
+                       ([[0, 0], [0, 1]], [1, 2])]:
+        idx = np.asarray(idx, np.int64).reshape(-1, 2)
+        out.append(Spec(f"{idx.tolist()}.{shape}", [idx, _f(rng, (len(idx),), dt, True),
+                                                     _i64(shape), _f(rng, (), dt, True)]))
+    out.append(Spec("out_of_range", [_i64([[5, 0]]), _f(rng, (1,), dt), _i64([2, 2]),
+                                     _f(rng, (), dt)]))
+    return out
+
+
+def placeholder_with_default(dt, rng):
+    return [Spec(f"{list(s)}", [_f(rng, s, dt, True)], {"shape": s}) for s in [(), (3,), (2, 0)]]
+
+
+# ---------------------------------------------------------------- nn
+
+def conv2d(dt, rng):
+    out = []
+    for xs, fs, strides, padding, dil in [
+        ((1, 5, 5, 2), (3, 3, 2, 4), (1, 1, 1, 1), "SAME", (1, 1, 1, 1)),
+        ((2, 7, 6, 3), (3, 2, 3, 2), (1, 2, 2, 1), "VALID", (1, 1, 1, 1)),
+        ((2, 8, 8, 1), (3, 3, 1, 2), (1, 2, 1, 1), "SAME", (1, 1, 1, 1)),
+        ((1, 9, 9, 2), (3, 3, 2, 1), (1, 1, 1, 1), "VALID", (1, 2, 2, 1)),
+        ((1, 4, 4, 2), (1, 1, 2, 3), (1, 1, 1, 1), "SAME", (1, 1, 1, 1)),
+    ]:
+        out.append(Spec(f"{xs}.{fs}.{strides}.{padding}.{dil}",
+                        [_f(rng, xs, dt), _f(rng, fs, dt)],
+                        {"strides": list(strides), "padding": padding, "dilations": list(dil)},
+                        grad=_grad(dt, 0, 1), tol=20.0))
+    out.append(Spec("channel_mismatch", [_f(rng, (1, 4, 4, 2), dt), _f(rng, (3, 3, 3, 1), dt)],
+                    {"strides": [1, 1, 1, 1], "padding": "SAME"}))
+    return out
+
+
+def conv2d_backprop(which):
+    def gen(dt, rng):
+        out = []
+        for xs, fs, strides, padding in [((1, 5, 5, 2), (3, 3, 2, 4), (1, 1, 1, 1), "SAME"),
+                                         ((2, 7, 6, 3), (3, 2, 3, 2), (1, 2, 2, 1), "VALID"),
+                                         ((2, 8, 8, 1), (3, 3, 1, 2), (1, 2, 1, 1), "SAME")]:
+            with tf.Graph().as_default():
+                y = tf.raw_ops.Conv2D(input=np.zeros(xs, np.float32), filter=np.zeros(fs, np.float32),
+                                      strides=list(strides), padding=padding)
+                ys = y.shape.as_list()
+            dy = _f(rng, ys, dt)
+            if which == "input":
+                inputs = [_i32(xs), _f(rng, fs, dt), dy]
+            else:
+                inputs = [_f(rng, xs, dt), _i32(fs), dy]
+            out.append(Spec(f"{xs}.{fs}.{strides}.{padding}", inputs,
+                            {"strides": list(strides), "padding": padding}, tol=20.0))
+        return out
+    return gen
+
+
+def pool(kind):
+    def gen(dt, rng):
+        out = []
+        for xs, k, s, padding in [((1, 4, 4, 2), 2, 2, "VALID"), ((2, 5, 5, 3), 3, 2, "SAME"),
+                                  ((1, 6, 5, 1), 2, 1, "SAME"), ((1, 3, 3, 1), 3, 3, "VALID")]:
+            attrs = {"ksize": [1, k, k, 1], "strides": [1, s, s, 1], "padding": padding}
+            x = _f(rng, xs, dt, True)
+            if kind in ("MaxPool", "AvgPool"):
+                out.append(Spec(f"{xs}.k{k}.s{s}.{padding}", [x], attrs, grad=_grad(dt, 0),
+                                tol=4.0))
+                continue
+            with tf.Graph().as_default():
+                y = tf.raw_ops.MaxPool(input=np.zeros(xs, np.float32), **attrs)
+                ys = y.shape.as_list()
+            x = _f(rng, xs, dt)  # distinct values: no ties between maxima
+            g = _f(rng, ys, dt)
+            if kind == "MaxPoolGrad":
+                with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+                    orig = sess.run(tf.raw_ops.MaxPool(input=x.astype(np.float64), **attrs))
+                    orig = orig.astype(x.dtype)
+                inputs = [x, orig, g]
+            else:
+                inputs = [_i32(xs), g]
+            out.append(Spec(f"{xs}.k{k}.s{s}.{padding}", inputs, attrs, tol=4.0))
+        return out
+    return gen
+
+
+def lrn(dt, rng):
+    return [Spec(f"{xs}.r{r}", [_f(rng, xs, dt)], {"depth_radius": r, "bias": b, "alpha": a,
+                                                   "beta": be}, grad=_grad(dt, 0), tol=10.0)
+            for xs, r, b, a, be in [((1, 2, 2, 5), 2, 1.0, 1.0, 0.5),
+                                    ((2, 3, 3, 8), 1, 2.0, 0.1, 0.75), ((1, 1, 1, 3), 5, 1.0, 1e-3, 0.75)]]
+
+
+def lrn_grad(dt, rng):
+    out = []
+    for xs, r, b, a, be in [((1, 2, 2, 5), 2, 1.0, 1.0, 0.5), ((2, 3, 3, 8), 1, 2.0, 0.1, 0.75)]:
+        x = _f(rng, xs, dt)
+        attrs = {"depth_radius": r, "bias": b, "alpha": a, "beta": be}
+        with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+            y = sess.run(tf.raw_ops.LRN(input=x.astype(np.float32), **attrs)).astype(x.dtype)
+        out.append(Spec(f"{xs}.r{r}", [_f(rng, xs, dt), x, y], attrs, tol=10.0))
+    return out
+
+
+def fused_batch_norm(version):
+    def gen(dt, rng):
+        out = []
+        for xs, training in [((2, 3, 3, 4), True), ((2, 3, 3, 4), False), ((4, 1, 1, 2), True),
+                             ((1, 2, 2, 3), False)]:
+            c = xs[-1]
+            x = _f(rng, xs, dt)
+            mean = np.zeros(0, np.float32) if training else _f(rng, (c,), tf.float32)
+            var = np.zeros(0, np.float32) if training else \
+                np.abs(_f(rng, (c,), tf.float32)) + 0.5
+            attrs = {"epsilon": 1e-3, "is_training": training}
+            inputs = [x, _f(rng, (c,), tf.float32), _f(rng, (c,), tf.float32), mean, var]
+            out.append(Spec(f"{xs}.training{training}", inputs, attrs, outputs=(0, 1, 2),
+                            grad=_grad(dt, 0, 1, 2), tol=20.0))
+        return out
+    return gen
+
+
+def fused_batch_norm_grad(version):
+    def gen(dt, rng):
+        out = []
+        for xs, training in [((2, 3, 3, 4), True), ((2, 3, 3, 4), False), ((4, 1, 1, 2), True)]:
+            c = xs[-1]
+            x = _f(rng, xs, dt)
+            mean = x.astype(np.float32).reshape(-1, c).mean(0)
+            var = x.astype(np.float32).reshape(-1, c).var(0) + 0.1
+            inputs = [_f(rng, xs, dt), x, _f(rng, (c,), tf.float32), mean, var]
+            if version == 3:
+                inputs.append(np.zeros(0, np.float32))
+            out.append(Spec(f"{xs}.training{training}", inputs,
+                            {"epsilon": 1e-3, "is_training": training}, outputs=(0, 1, 2),
+                            tol=20.0))
+        return out
+    return gen
+
+
+def softmax_xent(dt, rng):
+    out = []
+    for s in [(3, 5), (1, 1), (0, 4), (2, 7)]:
+        logits = _f(rng, s, dt)
+        labels = rng.random(s).astype(logits.dtype)
+        labels = labels / np.maximum(labels.sum(-1, keepdims=True), 1e-3)
+        out.append(Spec(f"{list(s)}", [logits, labels.astype(logits.dtype)], grad=_grad(dt, 0),
+                        tol=10.0))
+    out.append(Spec("broadcast_labels", [_f(rng, (3, 4), dt), _f(rng, (1, 4), dt)], tol=10.0))
+    out.append(Spec("mismatch", [_f(rng, (3, 4), dt), _f(rng, (3, 5), dt)]))
+    return out
+
+
+def sparse_softmax_xent(dt, rng):
+    out = []
+    for s in [(3, 5), (1, 1), (0, 4), (4, 7)]:
+        for it in (np.int32, np.int64):
+            labels = rng.integers(0, s[1], s[0]).astype(it)
+            out.append(Spec(f"{list(s)}.{np.dtype(it).name}", [_f(rng, s, dt), labels],
+                            grad=_grad(dt, 0), tol=10.0))
+    out.append(Spec("label_out_of_range", [_f(rng, (2, 3), dt), _i32([0, 3])]))
+    out.append(Spec("negative_label", [_f(rng, (2, 3), dt), _i32([-1, 0])]))
+    return out
+
+
+def random_op(dt, rng):
+    out = []
+    for shape in ([3], [2, 5], [0], [], [1001]):
+        for seed, seed2 in [(1, 2), (87654321, 0), (5, 1 << 30)]:
+            for st in (np.int32, np.int64):
+                out.append(Spec(f"{shape}.{seed}.{seed2}.{np.dtype(st).name}",
+                                [np.asarray(shape, st)],
+                                {"dtype": dt, "seed": seed, "seed2": seed2}))
+    out.append(Spec("negative_shape", [_i32([-2])], {"dtype": dt, "seed": 1, "seed2": 1}))
+    return out
+
+
+GENERATORS["BiasAdd"] = (bias_add, "T")
+GENERATORS["BiasAddGrad"] = (bias_add_grad, "T")
+GENERATORS["BroadcastTo"] = (broadcast_to, "T")
+GENERATORS["BroadcastGradientArgs"] = (broadcast_gradient_args, "T")
+GENERATORS["ConcatV2"] = (concat(True), "T")
+GENERATORS["Concat"] = (concat(False), "T")
+GENERATORS["ConcatOffset"] = (concat_offset, None)
+GENERATORS["ExpandDims"] = (expand_dims, "T")
+GENERATORS["Fill"] = (fill, "T")
+GENERATORS["Gather"] = (gather(1), "Tparams")
+GENERATORS["GatherV2"] = (gather(2), "Tparams")
+GENERATORS["ResourceGather"] = None  # with the variable ops
+GENERATORS["GatherNd"] = (gather_nd, "Tparams")
+GENERATORS["InvertPermutation"] = (invert_permutation, "T")
+GENERATORS["OneHot"] = (one_hot, "T")
+GENERATORS["Pack"] = (pack, "T")
+GENERATORS["Unpack"] = (unpack, "T")
+GENERATORS["Pad"] = (pad(False), "T")
+GENERATORS["PadV2"] = (pad(True), "T")
+GENERATORS["Range"] = (range_op, "Tidx")
+GENERATORS["Reshape"] = (reshape, "T")
+GENERATORS["ReverseV2"] = (reverse, "T")
+GENERATORS["Select"] = (select(False), "T")
+GENERATORS["SelectV2"] = (select(True), "T")
+GENERATORS["Slice"] = (slice_op, "T")
+GENERATORS["Split"] = (split, "T")
+GENERATORS["SplitV"] = (split_v, "T")
+GENERATORS["Squeeze"] = (squeeze, "T")
+GENERATORS["StridedSlice"] = (strided_slice, "T")
+GENERATORS["StridedSliceGrad"] = (strided_slice_grad, "T")
+GENERATORS["Tile"] = (tile, "T")
+GENERATORS["Transpose"] = (transpose, "T")
+GENERATORS["Unique"] = (unique(False), "T")
+GENERATORS["UniqueWithCounts"] = (unique(True), "T")
+GENERATORS["Where"] = (where, "T")
+GENERATORS["DynamicPartition"] = (dynamic_partition, "T")
+GENERATORS["DynamicStitch"] = (dynamic_stitch, "T")
+GENERATORS["ParallelDynamicStitch"] = (dynamic_stitch, "T")
+GENERATORS["UnsortedSegmentSum"] = (unsorted_segment_sum, "T")
+GENERATORS["SparseSegmentSum"] = (sparse_segment_sum, "T")
+GENERATORS["InTopKV2"] = (in_top_k, None)
+GENERATORS["DenseBincount"] = (dense_bincount, "T")
+GENERATORS["SparseToDense"] = (sparse_to_dense, "T")
+GENERATORS["SparseReshape"] = (sparse_reshape, None)
+GENERATORS["SparseFillEmptyRows"] = (sparse_fill_empty_rows, "T")
+GENERATORS["PlaceholderWithDefault"] = (placeholder_with_default, "dtype")
+GENERATORS["Conv2D"] = (conv2d, "T")
+GENERATORS["Conv2DBackpropInput"] = (conv2d_backprop("input"), "T")
+GENERATORS["Conv2DBackpropFilter"] = (conv2d_backprop("filter"), "T")
+GENERATORS.update({k: (pool(k), "T") for k in ("MaxPool", "AvgPool", "MaxPoolGrad",
+                                                "AvgPoolGrad")})
+GENERATORS["LRN"] = (lrn, "T")
+GENERATORS["LRNGrad"] = (lrn_grad, "T")
+GENERATORS["FusedBatchNorm"] = (fused_batch_norm(1), "T")
+GENERATORS["FusedBatchNormV2"] = (fused_batch_norm(2), "T")
+GENERATORS["FusedBatchNormV3"] = (fused_batch_norm(3), "T")
+GENERATORS["FusedBatchNormGrad"] = (fused_batch_norm_grad(1), "T")
+GENERATORS["FusedBatchNormGradV2"] = (fused_batch_norm_grad(2), "T")
+GENERATORS["FusedBatchNormGradV3"] = (fused_batch_norm_grad(3), "T")
+GENERATORS["SoftmaxCrossEntropyWithLogits"] = (softmax_xent, "T")
+GENERATORS["SparseSoftmaxCrossEntropyWithLogits"] = (sparse_softmax_xent, "T")
+GENERATORS.update({k: (random_op, "dtype") for k in ("RandomUniform", "RandomStandardNormal",
+                                                      "TruncatedNormal")})
+del GENERATORS["ResourceGather"]
+
+
+# ---------------------------------------------------------------- strings
+
+WORDS = np.array([b"", b"Hello", b"a,b,,c", b"  two  spaces ", b"\xc3\x89T\xc3\xa9", b"x1y22z333",
+                  b"UPPER lower", b"\x00nul"], dtype=object)
+
+
+def _strings(shape=(8,)):
+    return WORDS[: int(np.prod(shape))].reshape(shape) if shape else np.array(WORDS[1], dtype=object)
+
+
+def as_string(dt, rng):
+    out = []
+    x = random_values(rng, (9,), dt, edges=True)
+    for attrs in [{}, {"precision": 3}, {"scientific": True}, {"shortest": True},
+                  {"width": 8}, {"width": 6, "fill": "0"}, {"precision": 2, "scientific": True}]:
+        if not dt.is_floating and (attrs.get("precision") or attrs.get("scientific")
+                                   or attrs.get("shortest")):
+            continue
+        out.append(Spec(".".join(f"{k}{v}" for k, v in attrs.items()) or "default", [x], attrs))
+    return out
+
+
+def string_join(dt, rng):
+    a, b = _strings((2, 4)), _strings((2, 4))[:, ::-1].copy()
+    return [Spec("two", [[a, b]], {"separator": "-"}),
+            Spec("scalar_broadcast", [[a, np.array(b"!", dtype=object)]]),
+            Spec("one", [[a]], {"separator": ","}),
+            Spec("mismatch", [[a, _strings((3,))]])]
+
+
+def string_lower(dt, rng):
+    return [Spec("ascii", [np.array([b"Hello", b"UPPER lower", b"", b"x1Y"], dtype=object)])]
+
+
+def string_split(dt, rng):
+    out = []
+    for sep, maxsplit in [("", -1), (",", -1), (",", 1), ("  ", -1), ("ab", 2)]:
+        out.append(Spec(f"sep{sep!r}.max{maxsplit}", [_strings(), np.array(sep.encode(), dtype=object)],
+                        {"maxsplit": maxsplit}))
+    return out
+
+
+def hash_bucket(dt, rng):
+    return [Spec(f"n{n}", [_strings((2, 4))], {"num_buckets": n}) for n in (1, 7, 1 << 20)]
+
+
+def regex(op):
+    patterns = [("[a-z]+", "<\\0>"), ("^\\s+|\\s+$", ""), ("(\\d)(\\d)", "\\2\\1"), ("", "-")]
+
+    def gen(dt, rng):
+        out = []
+        for pattern, rewrite in patterns:
+            for glob in (True, False):
+                s = np.array(pattern.encode(), dtype=object)
+                r = np.array(rewrite.encode(), dtype=object)
+                if op == "RegexFullMatch":
+                    if glob:
+                        out.append(Spec(f"{pattern}", [_strings(), s]))
+                elif op == "StaticRegexFullMatch":
+                    if glob:
+                        out.append(Spec(f"{pattern}", [_strings()], {"pattern": pattern}))
+                elif op == "RegexReplace":
+                    out.append(Spec(f"{pattern}.{glob}", [_strings(), s, r],
+                                    {"replace_global": glob}))
+                else:
+                    out.append(Spec(f"{pattern}.{glob}", [_strings()],
+                                    {"pattern": pattern, "rewrite": rewrite,
+                                     "replace_global": glob}))
+        if op in ("RegexFullMatch", "RegexReplace"):
+            bad = [_strings(), np.array(b"(unclosed", dtype=object)]
+            if op == "RegexReplace":
+                bad.append(np.array(b"", dtype=object))
+            out.append(Spec("bad_pattern", bad))
+        return out
+    return gen
+
+
+def decode_csv(dt, rng):
+    records = np.array([b"1,2.5,x", b"3,,\"q,uoted\"", b",4.25,", b"-7,1e3,z"], dtype=object)
+    defaults = [np.array([0], np.int32), np.array([1.5], np.float32), np.array([b"d"], dtype=object)]
+    out = [Spec("three_columns", [records, defaults], {}),
+           Spec("select_cols", [records, defaults[1:]],
+                {"select_cols": [1, 2]}),
+           Spec("na_value", [np.array([b"NA,1", b"2,NA"], dtype=object),
+                             [np.array([9], np.int64), np.array([8], np.int64)]],
+                {"na_value": "NA"}),
+           Spec("semicolon", [np.array([b"1;2"], dtype=object), [np.array([0], np.int32)] * 2],
+                {"field_delim": ";"}),
+           Spec("too_few_fields", [np.array([b"1"], dtype=object), [np.array([0], np.int32)] * 2],
+                {}),
+           Spec("bad_number", [np.array([b"x,1"], dtype=object), [np.array([0], np.int32)] * 2],
+                {}),
+           Spec("missing_required", [np.array([b",1"], dtype=object),
+                                     [np.zeros(0, np.int32), np.array([0], np.int32)]],
+                {})]
+    return out
+
+
+# ---------------------------------------------------------------- stateless random
+
+SEEDS = [(0, 0), (1, 2), (-7, 123456789), (2**31 - 1, -(2**31))]
+RANDOM_SHAPES = [[], [7], [3, 5], [1001], [0, 4]]
+
+
+def stateless_random(version):
+    def gen(dt, rng):
+        out = []
+        for seed in SEEDS:
+            for shape in RANDOM_SHAPES:
+                for st in (np.int32, np.int64):
+                    if version == 1:
+                        inputs = [np.asarray(shape, np.int32), np.asarray(seed, st)]
+                    else:
+                        # The key and counter TensorFlow derives from the seed.
+                        with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+                            key, counter = sess.run(tf.raw_ops.StatelessRandomGetKeyCounter(
+                                seed=np.asarray(seed, st)))
+                        inputs = [np.asarray(shape, np.int32), key, counter, np.int32(1)]
+                    out.append(Spec(f"{seed}.{shape}.{np.dtype(st).name}", inputs, {"dtype": dt}))
+        return out
+    return gen
+
+
+def key_counter(dt, rng):
+    return [Spec(f"{seed}.{np.dtype(st).name}", [np.asarray(seed, st)])
+            for seed in SEEDS for st in (np.int32, np.int64)]
+
+
+GENERATORS["AsString"] = (as_string, "T")
+GENERATORS["StringJoin"] = (string_join, None)
+GENERATORS["StringLower"] = (string_lower, None)
+GENERATORS["StringSplitV2"] = (string_split, None)
+GENERATORS["StringToHashBucketFast"] = (hash_bucket, None)
+for _op in ("RegexFullMatch", "RegexReplace", "StaticRegexFullMatch", "StaticRegexReplace"):
+    GENERATORS[_op] = (regex(_op), None)
+GENERATORS["DecodeCSV"] = (decode_csv, None)
+for _op in ("StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncatedNormal"):
+    GENERATORS[_op] = (stateless_random(1), "dtype")
+for _op in ("StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessTruncatedNormalV2"):
+    GENERATORS[_op] = (stateless_random(2), "dtype")
+GENERATORS["StatelessRandomGetKeyCounter"] = (key_counter, "Tseed")
+GENERATORS["StatelessRandomGetAlg"] = (lambda dt, rng: [Spec("alg", [])], None)

@@ -1,0 +1,640 @@
+"""The op interop test's cases for ops that do not run alone on fed inputs:
+training updates on variables, variables and resources, control flow,
+TensorArrays, lists, stacks, optionals, tables, datasets and iterators,
+checkpoint ops and summaries. Each case is a small graph built with
+TensorFlow's own Python API (op_cases.Spec.graph), as real graphs have these
+ops; GRAPH_GENERATORS maps each op to its cases."""
+
+import os
+import tempfile
+
+import numpy as np
+
+from interop import tf
+from op_cases import Spec, random_values
+
+v1 = tf.compat.v1
+F32 = tf.float32
+
+# The hyperparameters of the training ops, by input name.
+HYPER = {"lr": 0.1, "alpha": 0.1, "l1": 0.01, "l2": 0.02, "rho": 0.9, "momentum": 0.9,
+         "epsilon": 1e-7, "beta1": 0.9, "beta2": 0.999, "beta1_power": 0.9,
+         "beta2_power": 0.999, "lr_power": -0.5}
+
+
+def _after(deps, tensors):
+    with tf.control_dependencies(deps):
+        return [tf.identity(t) for t in tensors]
+
+
+def training_op(op, attrs=None):
+    """`op` (Apply*, SparseApply*, ResourceApply*, ResourceSparseApply*) on
+    variables holding random values (accumulators positive), with TensorFlow's
+    hyperparameter inputs; the variables are read after one update."""
+    from tensorflow.python.framework import op_def_registry
+    op_def = op_def_registry.get(op)
+    resource = op.startswith("Resource")
+    sparse = "Sparse" in op
+
+    def gen(dt, rng):
+        out = []
+        for shape in [(3, 4), (5,), (0, 2)]:
+            if sparse and len(shape) != 2:
+                continue
+            values = {a.name: np.abs(random_values(rng, shape, F32, edges=False)) + 0.1
+                      for a in op_def.input_arg}
+            grad = random_values(rng, (2,) + shape[1:] if sparse and shape[0] else shape, F32,
+                                 edges=False)
+            indices = np.asarray([2, 0] if shape[0] else [], np.int32)
+
+            def graph(values=values, grad=grad, indices=indices, shape=shape):
+                inputs, inits, variables = {}, [], []
+                for a in op_def.input_arg:
+                    if a.is_ref or a.type == tf.resource.as_datatype_enum:
+                        if resource:
+                            h = tf.raw_ops.VarHandleOp(shape=shape, dtype=F32,
+                                                       shared_name=a.name)
+                            inits.append(tf.raw_ops.AssignVariableOp(resource=h,
+                                                                     value=values[a.name]))
+                            variables.append(h)
+                        else:
+                            h = tf.raw_ops.VariableV2(shape=shape, dtype=F32)
+                            inits.append(tf.raw_ops.Assign(ref=h, value=values[a.name]).op)
+                            variables.append(h)
+                        inputs[a.name] = h
+                    elif a.name in ("grad", "delta"):
+                        inputs[a.name] = tf.constant(grad)
+                    elif a.name == "indices":
+                        inputs[a.name] = tf.constant(indices)
+                    elif a.name == "global_step":
+                        inputs[a.name] = tf.constant(3, tf.int64)
+                    else:
+                        inputs[a.name] = tf.constant(HYPER[a.name], F32)
+                with tf.control_dependencies(inits):
+                    update = getattr(tf.raw_ops, op)(**inputs, **(attrs or {}))
+                update = update.op if hasattr(update, "op") else update
+                with tf.control_dependencies([update]):
+                    reads = [tf.raw_ops.ReadVariableOp(resource=h, dtype=F32) if resource
+                             else tf.identity(h) for h in variables]
+                return {}, reads
+            out.append(Spec(f"{list(shape)}", [], graph=graph, tol=10.0))
+        return out
+    return gen
+
+
+def variables(kind):
+    def gen(dt, rng):
+        init = random_values(rng, (2, 3), F32, edges=True)
+        step = random_values(rng, (2, 3), F32, edges=False)
+
+        def ref():
+            v = tf.raw_ops.VariableV2(shape=[2, 3], dtype=F32)
+            inited = tf.raw_ops.IsVariableInitialized(ref=v)
+            with tf.control_dependencies([inited]):
+                a = tf.raw_ops.Assign(ref=v, value=init)
+            with tf.control_dependencies([a]):
+                added = tf.raw_ops.AssignAdd(ref=v, value=step)
+            with tf.control_dependencies([added]):
+                subbed = tf.raw_ops.AssignSub(ref=v, value=step * 2)
+            return {}, [inited, tf.identity(subbed)]
+
+        def old_ref():
+            v = tf.raw_ops.Variable(shape=[2, 3], dtype=F32)
+            a = tf.raw_ops.Assign(ref=v, value=init)
+            return {}, _after([a], [v])
+
+        def res():
+            h = tf.raw_ops.VarHandleOp(shape=[2, 3], dtype=F32, shared_name="v")
+            before = tf.raw_ops.VarIsInitializedOp(resource=h)
+            with tf.control_dependencies([before]):
+                a = tf.raw_ops.AssignVariableOp(resource=h, value=init)
+            with tf.control_dependencies([a]):
+                b = tf.raw_ops.AssignAddVariableOp(resource=h, value=step)
+            with tf.control_dependencies([b]):
+                c = tf.raw_ops.AssignSubVariableOp(resource=h, value=step * 3)
+            with tf.control_dependencies([c]):
+                read = tf.raw_ops.ReadVariableOp(resource=h, dtype=F32)
+                shape = tf.raw_ops.VariableShape(input=h, out_type=tf.int64)
+                rows = tf.raw_ops.ResourceGather(resource=h, indices=[1, 0, 1], dtype=F32)
+                after = tf.raw_ops.VarIsInitializedOp(resource=h)
+            with tf.control_dependencies([read, shape, rows, after]):
+                nocopy = tf.raw_ops.DisableCopyOnRead(resource=h)
+            with tf.control_dependencies([nocopy]):
+                again = tf.raw_ops.ReadVariableOp(resource=h, dtype=F32)
+            with tf.control_dependencies([again]):
+                gone = tf.raw_ops.DestroyResourceOp(resource=h)
+            return {}, [before, read, shape, rows, after, again] + _after([gone], [read])
+
+        return [Spec(kind, [], graph={"ref": ref, "old_ref": old_ref, "resource": res}[kind])]
+    return gen
+
+
+def control_flow(dt, rng):
+    """tf.compat.v1's cond and while_loop as TensorFlow 1 builds them (Switch,
+    Merge, Enter, Exit, NextIteration, LoopCond; with a ref variable inside,
+    RefSwitch and RefEnter: TensorFlow's Python makes RefExit, RefMerge and
+    RefNextIteration only for a ref loop variable, which it refuses) and as TensorFlow 2 does (StatelessIf and
+    StatelessWhile; If and While when a branch or the body reads a
+    variable), and a ControlTrigger."""
+    from tensorflow.python.ops import control_flow_v2_toggles as toggles
+    x0 = random_values(rng, (3,), F32, edges=False)
+
+    def build(v2):
+        def graph():
+            (toggles.enable_control_flow_v2 if v2 else toggles.disable_control_flow_v2)()
+            try:
+                x = v1.placeholder(F32, None, name="x")
+                p = v1.placeholder(tf.bool, None, name="p")
+                outs = []
+                for pred in (True, False):
+                    q = tf.math.logical_xor(p, not pred)
+                    outs.append(v1.cond(q, lambda: x * 2.0, lambda: x - 1.0))
+                i, acc = v1.while_loop(lambda i, a: i < 5, lambda i, a: (i + 1, a * 1.5 + x),
+                                       [tf.constant(0), x])
+                outs += [i, acc]
+                if v2:
+                    rv = v1.Variable(x0, use_resource=True)
+                    with tf.control_dependencies([rv.initializer]):
+                        outs.append(v1.cond(p, lambda: rv.read_value() * 2.0, lambda: x))
+                        outs.append(v1.while_loop(lambda j, a: j < 3,
+                                                  lambda j, a: (j + 1, a + rv.read_value()),
+                                                  [tf.constant(0), tf.zeros([3])])[1])
+                else:
+                    v = v1.Variable(x0, use_resource=False)
+                    with tf.control_dependencies([v.initializer]):
+                        outs.append(v1.cond(p, lambda: tf.identity(v._ref()),
+                                            lambda: tf.identity(v._ref()) + 1.0))
+                        outs.append(v1.while_loop(lambda j, a: j < 3,
+                                                  lambda j, a: (j + 1, a + v._ref()),
+                                                  [tf.constant(0), tf.zeros([3])])[1])
+                    trigger = tf.raw_ops.ControlTrigger()
+                    outs += _after([trigger], [x])
+                return {x: x0, p: True}, outs
+            finally:
+                toggles.enable_control_flow_v2()
+        return graph
+    return [Spec("tf1", [], graph=build(False)), Spec("tf2", [], graph=build(True))]
+
+
+def functions(dt, rng):
+    """tf.functions called from a TensorFlow 1 graph: PartitionedCall for a
+    pure one, StatefulPartitionedCall for one with a seeded random op."""
+    x0 = random_values(rng, (4,), F32, edges=False)
+
+    def graph():
+        @tf.function
+        def pure(x):
+            return tf.nn.relu(x) * 2.0 + tf.reduce_sum(x)
+
+        @tf.function
+        def stateful(x):
+            return x + tf.random.uniform([4], seed=5)
+
+        x = v1.placeholder(F32, [4], name="x")
+        return {x: x0}, [pure(x), stateful(x)]
+    return [Spec("tf_function", [], graph=graph)]
+
+
+def tensor_array(dt, rng):
+    """TensorFlow 1's TensorArray: write, read, gather, scatter, split, concat,
+    size, close, and the gradient array tf.gradients makes."""
+    from tensorflow.python.ops import control_flow_v2_toggles as toggles
+    x0 = random_values(rng, (4, 3), F32, edges=False)
+
+    def graph():
+        toggles.disable_control_flow_v2()  # TensorFlow 1's TensorArray ops
+        try:
+            return arrays()
+        finally:
+            toggles.enable_control_flow_v2()
+
+    def arrays():
+        from tensorflow.python.ops import tensor_array_ops
+        x = v1.placeholder(F32, [4, 3], name="x")
+        ta = tensor_array_ops.TensorArray(F32, size=0, dynamic_size=True, element_shape=[3],
+                                          clear_after_read=False)
+        ta = ta.unstack(x)                                   # TensorArrayScatterV3
+        ta = ta.write(4, x[3] * 2.0)
+        read = ta.read(4)
+        stacked = ta.stack()                                 # TensorArrayGatherV3
+        size = ta.size()
+        split = tensor_array_ops.TensorArray(F32, size=2, infer_shape=False).split(
+            tf.reshape(x, [-1]), [5, 7])
+        concat = split.concat()
+        grads = tf.gradients(tf.reduce_sum(stacked * stacked), x)   # TensorArrayGradV3
+        outs = [read, stacked, size, concat, grads[0]]
+        with tf.control_dependencies(outs):
+            close = ta.close()
+        return {x: x0}, outs + _after([close], [size])
+    return [Spec("array", [], graph=graph)]
+
+
+def tensor_list(dt, rng):
+    x0 = random_values(rng, (4, 3), F32, edges=False)
+
+    def graph():
+        x = v1.placeholder(F32, [4, 3], name="x")
+        shape = tf.constant([3], tf.int32)
+        lst = tf.raw_ops.TensorListFromTensor(tensor=x, element_shape=shape)
+        lst = tf.raw_ops.TensorListSetItem(input_handle=lst, index=2, item=x[0] * 3.0)
+        lst = tf.raw_ops.TensorListPushBack(input_handle=lst, tensor=x[1])
+        length = tf.raw_ops.TensorListLength(input_handle=lst)
+        item = tf.raw_ops.TensorListGetItem(input_handle=lst, index=2, element_shape=shape,
+                                            element_dtype=F32)
+        lst2, popped = tf.raw_ops.TensorListPopBack(input_handle=lst, element_shape=shape,
+                                                    element_dtype=F32)
+        eshape = tf.raw_ops.TensorListElementShape(input_handle=lst2, shape_type=tf.int32)
+        stacked = tf.raw_ops.TensorListStack(input_handle=lst2, element_shape=shape,
+                                             element_dtype=F32)
+        empty = tf.raw_ops.EmptyTensorList(element_shape=shape, max_num_elements=-1,
+                                           element_dtype=F32)
+        empty = tf.raw_ops.TensorListPushBack(input_handle=empty, tensor=x[2])
+        reserved = tf.raw_ops.TensorListReserve(element_shape=shape, num_elements=2,
+                                                element_dtype=F32)
+        reserved = tf.raw_ops.TensorListSetItem(input_handle=reserved, index=1, item=x[3])
+        return {x: x0}, [length, item, popped, eshape, stacked,
+                         tf.raw_ops.TensorListStack(input_handle=empty, element_shape=shape,
+                                                    element_dtype=F32),
+                         tf.raw_ops.TensorListGetItem(input_handle=reserved, index=1,
+                                                      element_shape=shape, element_dtype=F32)]
+    return [Spec("list", [], graph=graph)]
+
+
+def stack(dt, rng):
+    x0 = random_values(rng, (3,), F32, edges=False)
+
+    def graph():
+        x = v1.placeholder(F32, [3], name="x")
+        h = tf.raw_ops.StackV2(max_size=-1, elem_type=F32, stack_name="s")
+        a = tf.raw_ops.StackPushV2(handle=h, elem=x)
+        with tf.control_dependencies([a]):
+            b = tf.raw_ops.StackPushV2(handle=h, elem=x * 2.0)
+        with tf.control_dependencies([b]):
+            top = tf.raw_ops.StackPopV2(handle=h, elem_type=F32)
+        with tf.control_dependencies([top]):
+            next_ = tf.raw_ops.StackPopV2(handle=h, elem_type=F32)
+        with tf.control_dependencies([next_]):
+            close = tf.raw_ops.StackCloseV2(handle=h)
+        return {x: x0}, [top, next_] + _after([close], [x])
+    return [Spec("push_pop", [], graph=graph)]
+
+
+def optional(dt, rng):
+    x0 = random_values(rng, (2, 2), F32, edges=False)
+
+    def graph():
+        x = v1.placeholder(F32, [2, 2], name="x")
+        some = tf.raw_ops.OptionalFromValue(components=[x, tf.constant(7)])
+        none = tf.raw_ops.OptionalNone()
+        value = tf.raw_ops.OptionalGetValue(optional=some, output_types=[F32, tf.int32],
+                                            output_shapes=[[2, 2], []])
+        return {x: x0}, [tf.raw_ops.OptionalHasValue(optional=some),
+                         tf.raw_ops.OptionalHasValue(optional=none)] + list(value)
+
+    def get_none():
+        none = tf.raw_ops.OptionalNone()
+        return {}, list(tf.raw_ops.OptionalGetValue(optional=none, output_types=[F32],
+                                                    output_shapes=[[]]))
+    return [Spec("some_and_none", [], graph=graph), Spec("get_none", [], graph=get_none)]
+
+
+def tables(dt, rng):
+    def static():
+        keys = tf.constant([b"a", b"b", b"c"])
+        table = v1.lookup.StaticHashTable(
+            tf.lookup.KeyValueTensorInitializer(keys, tf.constant([1, 2, 3], tf.int64)), -1)
+        q = v1.placeholder(tf.string, None, name="q")
+        with tf.control_dependencies([table.initializer]):
+            found = table.lookup(q)
+            size = table.size()
+        return {q: np.array([b"b", b"z", b"a", b""], dtype=object)}, [found, size]
+
+    def mutable():
+        table = tf.lookup.experimental.MutableHashTable(tf.int64, F32, default_value=-1.0)
+        ins = table.insert(tf.constant([3, 1, 4], tf.int64), tf.constant([0.5, 1.5, 2.5]))
+        with tf.control_dependencies([ins]):
+            imp = tf.raw_ops.LookupTableImportV2(table_handle=table.resource_handle,
+                                                 keys=tf.constant([9], tf.int64),
+                                                 values=tf.constant([9.5]))
+        with tf.control_dependencies([imp]):
+            found = table.lookup(tf.constant([1, 2, 3, 9], tf.int64))
+            size = table.size()
+            keys, values = table.export()
+        # The export's order is the hash map's: compare what does not depend on it.
+        pairs = tf.reduce_sum(tf.cast(keys, F32) * values)
+        return {}, [found, size, tf.reduce_sum(keys), tf.reduce_sum(values), pairs]
+
+    def initialize_table():
+        table = tf.raw_ops.HashTableV2(key_dtype=tf.int64, value_dtype=tf.string)
+        init = tf.raw_ops.InitializeTableV2(table_handle=table,
+                                            keys=tf.constant([7, -1], tf.int64),
+                                            values=tf.constant([b"seven", b"minus"]))
+        with tf.control_dependencies([init]):
+            found = tf.raw_ops.LookupTableFindV2(table_handle=table,
+                                                 keys=tf.constant([[-1, 0], [7, 7]], tf.int64),
+                                                 default_value=tf.constant(b"?"))
+        return {}, [found]
+    return [Spec("static", [], graph=static), Spec("mutable", [], graph=mutable),
+            Spec("initialize_table", [], graph=initialize_table)]
+
+
+def _iterate(ds, n, initializable=False):
+    if initializable:
+        it = v1.data.make_initializable_iterator(ds)
+        with tf.control_dependencies([it.initializer]):
+            first = it.get_next()
+    else:
+        it = v1.data.make_one_shot_iterator(ds)
+        first = it.get_next()
+    out = list(tf.nest.flatten(first))
+    prev = out
+    for _ in range(n - 1):
+        with tf.control_dependencies(prev):
+            prev = list(tf.nest.flatten(it.get_next()))
+        out += prev
+    return out
+
+
+def datasets(dt, rng):
+    """tf.data pipelines TensorFlow 2.21 writes into a TensorFlow 1 graph,
+    drained by an iterator."""
+    root = tempfile.mkdtemp()
+    text = os.path.join(root, "lines.txt")
+    with open(text, "w") as f:
+        f.write("one\ntwo\nthree\n")
+    records = os.path.join(root, "records.tfrecord")
+    with tf.io.TFRecordWriter(records) as w:
+        for r in (b"r0", b"r1", b"r2"):
+            w.write(r)
+    D = tf.data.Dataset
+
+    pipelines = {
+        "range_map_batch": lambda: (D.range(10).map(lambda a: a * 2).batch(3), 3, False),
+        "slices_filter_padded": lambda: (
+            D.from_tensor_slices(tf.constant([1, 2, 3, 4, 5, 6], tf.int64))
+            .filter(lambda b: tf.equal(b % 2, 0))
+            .map(lambda c: tf.range(c))
+            .padded_batch(2, padded_shapes=[None]), 2, False),
+        "tensor_repeat_take_skip": lambda: (
+            D.from_tensors(tf.constant([1.0, 2.0])).repeat(5).skip(1).take(3), 3, True),
+        "zip_concatenate": lambda: (
+            D.zip((D.range(3), D.range(10, 13))).concatenate(D.zip((D.range(1), D.range(1)))),
+            4, False),
+        "flat_map_interleave": lambda: (
+            D.range(3).flat_map(lambda d: D.from_tensors(d).repeat(2))
+            .interleave(lambda e: D.range(e + 1), cycle_length=2), 6, False),
+        "parallel_map_prefetch_cache": lambda: (
+            D.range(6).map(lambda f: f * f, num_parallel_calls=2).cache().prefetch(2), 6, False),
+        "map_and_batch": lambda: (
+            D.range(7).apply(tf.data.experimental.map_and_batch(lambda h: h + 1, 3)), 3, False),
+        "shuffle": lambda: (D.range(8).shuffle(8, seed=5, reshuffle_each_iteration=False),
+                            8, False),
+        "shuffle_and_repeat": lambda: (
+            D.range(4).apply(tf.data.experimental.shuffle_and_repeat(4, count=2, seed=3)),
+            8, False),
+        "text_lines": lambda: (tf.data.TextLineDataset(text), 3, False),
+        "tfrecords": lambda: (tf.data.TFRecordDataset(records), 3, False),
+    }
+
+    out = []
+    for name, make in pipelines.items():
+        def graph(make=make):
+            ds, n, initializable = make()
+            return {}, _iterate(ds, n, initializable)
+        out.append(Spec(name, [], graph=graph))
+
+    def string_handle():
+        ds = D.range(3)
+        it = v1.data.make_one_shot_iterator(ds)
+        handle = it.string_handle()
+        again = v1.data.Iterator.from_string_handle(handle, tf.int64, [])
+        return {}, [again.get_next()]
+    out.append(Spec("string_handle", [], graph=string_handle))
+
+    # The ops of older TensorFlows' graphs, which TensorFlow 2 still runs.
+    types, shapes = [tf.int64], [tf.TensorShape([None])]
+
+    def legacy():
+        r = tf.raw_ops.RangeDataset(start=0, stop=7, step=1, output_types=[tf.int64],
+                                    output_shapes=[[]])
+        b = tf.raw_ops.BatchDatasetV2(input_dataset=r, batch_size=3, drop_remainder=False,
+                                      output_types=types, output_shapes=shapes)
+        o = tf.raw_ops.OptimizeDataset(input_dataset=b, optimizations=["noop_elimination"],
+                                       output_types=types, output_shapes=shapes)
+        o = tf.raw_ops.OptimizeDatasetV2(input_dataset=o, optimizations_enabled=[],
+                                         optimizations_disabled=[], optimizations_default=[],
+                                         output_types=types, output_shapes=shapes)
+        m = tf.raw_ops.ModelDataset(input_dataset=o, output_types=types, output_shapes=shapes)
+        it = tf.raw_ops.Iterator(shared_name="it", container="", output_types=types,
+                                 output_shapes=shapes)
+        make = tf.raw_ops.MakeIterator(dataset=m, iterator=it)
+        with tf.control_dependencies([make]):
+            first = tf.raw_ops.IteratorGetNext(iterator=it, output_types=types,
+                                               output_shapes=shapes)
+        handle = tf.raw_ops.IteratorToStringHandle(resource_handle=it)
+        again = tf.raw_ops.IteratorFromStringHandle(string_handle=handle, output_types=types,
+                                                    output_shapes=shapes)
+        with tf.control_dependencies(first):
+            second = tf.raw_ops.IteratorGetNext(iterator=again, output_types=types,
+                                                output_shapes=shapes)
+        return {}, list(first) + list(second)
+
+    def legacy_padded_and_parallel_map():
+        @tf.function(input_signature=[tf.TensorSpec([], tf.int64)])
+        def square(x):
+            return x * x
+        r = tf.raw_ops.RangeDataset(start=1, stop=6, step=1, output_types=[tf.int64],
+                                    output_shapes=[[]])
+        pm = tf.raw_ops.ParallelMapDataset(input_dataset=r, other_arguments=[],
+                                           num_parallel_calls=2, f=square.get_concrete_function(),
+                                           output_types=[tf.int64], output_shapes=[[]])
+        filled = tf.raw_ops.MapDataset(
+            input_dataset=pm, other_arguments=[], f=tf.function(
+                lambda v: tf.fill([v % 3 + 1], v),
+                input_signature=[tf.TensorSpec([], tf.int64)]).get_concrete_function(),
+            output_types=[tf.int64], output_shapes=[[None]])
+        pb = tf.raw_ops.PaddedBatchDatasetV2(
+            input_dataset=filled, batch_size=2, padded_shapes=[tf.constant([4], tf.int64)],
+            padding_values=[tf.constant(-1, tf.int64)], drop_remainder=False,
+            output_shapes=[[None, 4]])
+        it = v1.data.Iterator.from_structure(tf.int64, [None, 4])
+        return {}, _iterate_resource(pb, it, 3, [tf.int64], [[None, 4]])
+
+    def legacy_v1_batch():
+        r = tf.raw_ops.RangeDataset(start=0, stop=5, step=1, output_types=[tf.int64],
+                                    output_shapes=[[]])
+        b = tf.raw_ops.BatchDataset(input_dataset=r, batch_size=2, output_types=types,
+                                    output_shapes=shapes)
+        pb = tf.raw_ops.PaddedBatchDataset(
+            input_dataset=b, batch_size=2, padded_shapes=[tf.constant([3], tf.int64)],
+            padding_values=[tf.constant(-1, tf.int64)], output_shapes=[[None, 3]])
+        it = v1.data.Iterator.from_structure(tf.int64, [None, 3])
+        return {}, _iterate_resource(pb, it, 2, [tf.int64], [[None, 3]])
+    out.append(Spec("legacy_ops", [], graph=legacy))
+    out.append(Spec("legacy_padded_and_parallel_map", [], graph=legacy_padded_and_parallel_map))
+    out.append(Spec("legacy_v1_batch", [], graph=legacy_v1_batch))
+    return out
+
+
+def _iterate_resource(dataset_variant, iterator, n, types, shapes):
+    make = tf.raw_ops.MakeIterator(dataset=dataset_variant, iterator=iterator._iterator_resource)
+    out, prev = [], [make]
+    for _ in range(n):
+        with tf.control_dependencies(prev):
+            prev = list(tf.raw_ops.IteratorGetNext(iterator=iterator._iterator_resource,
+                                                   output_types=types, output_shapes=shapes))
+        out += prev
+    return out
+
+
+def checkpoint_ops(dt, rng):
+    """SaveV2 and RestoreV2 (and the sharded forms' ShardedFilename and
+    MergeV2Checkpoints, the old Save/Restore and their slices) writing and
+    reading a checkpoint in one run."""
+    root = tempfile.mkdtemp()
+    x0 = random_values(rng, (3, 4), F32, edges=True)
+
+    def v2():
+        x = v1.placeholder(F32, [3, 4], name="x")
+        prefix = os.path.join(root, "v2")
+        shard = tf.raw_ops.ShardedFilename(basename=prefix, shard=0, num_shards=1)
+        save = tf.raw_ops.SaveV2(prefix=shard, tensor_names=["x", "s"],
+                                 shape_and_slices=["", ""],
+                                 tensors=[x, tf.constant(b"hello")])
+        with tf.control_dependencies([save]):
+            merge = tf.raw_ops.MergeV2Checkpoints(checkpoint_prefixes=[shard],
+                                                  destination_prefix=prefix)
+        with tf.control_dependencies([merge]):
+            restored = tf.raw_ops.RestoreV2(prefix=prefix, tensor_names=["s", "x", "x"],
+                                            shape_and_slices=["", "", "3 4 1,2:0,4"],
+                                            dtypes=[tf.string, F32, F32])
+        return {x: x0}, [shard] + list(restored)
+
+    def v1_read():
+        # A checkpoint in TensorFlow's V1 format, written by TensorFlow's
+        # own Save here; the graph only reads it.
+        name = os.path.join(root, "v1_by_tensorflow")
+        with tf.Graph().as_default(), v1.Session() as sess:
+            sess.run(tf.raw_ops.Save(filename=name, tensor_names=["x", "n"],
+                                     data=[tf.constant(x0), tf.constant([1, -2], tf.int64)]))
+        whole = tf.raw_ops.Restore(file_pattern=name, tensor_name="x", dt=F32)
+        ints = tf.raw_ops.Restore(file_pattern=name, tensor_name="n", dt=tf.int64)
+        part = tf.raw_ops.RestoreSlice(file_pattern=name, tensor_name="x",
+                                       shape_and_slice="3 4 0,2:1,3", dt=F32)
+        missing = tf.raw_ops.Restore(file_pattern=name, tensor_name="nope", dt=F32)
+        return {}, [whole, ints, part], missing
+
+    def v1_restores():
+        feeds, fetch, _ = v1_read()
+        return feeds, fetch
+
+    def v1_missing_tensor():
+        _, _, missing = v1_read()
+        return {}, [missing]
+
+    def v1_format():
+        x = v1.placeholder(F32, [3, 4], name="x")
+        name = os.path.join(root, "v1")
+        save = tf.raw_ops.Save(filename=name, tensor_names=["x"], data=[x])
+        with tf.control_dependencies([save]):
+            whole = tf.raw_ops.Restore(file_pattern=name, tensor_name="x", dt=F32)
+            part = tf.raw_ops.RestoreSlice(file_pattern=name, tensor_name="x",
+                                           shape_and_slice="3 4 0,2:1,3", dt=F32)
+        sliced = os.path.join(root, "v1_slices")
+        save_slices = tf.raw_ops.SaveSlices(filename=sliced, tensor_names=["y"],
+                                            shapes_and_slices=["6 4 0,3:-"], data=[x])
+        with tf.control_dependencies([save_slices]):
+            back = tf.raw_ops.RestoreSlice(file_pattern=sliced, tensor_name="y",
+                                           shape_and_slice="6 4 0,3:-", dt=F32)
+        return {x: x0}, [whole, part, back]
+    return [Spec("v2", [], graph=v2), Spec("v1", [], graph=v1_format),
+            Spec("v1_read", [], graph=v1_restores),
+            Spec("v1_missing_tensor", [], graph=v1_missing_tensor)]
+
+
+def summaries(dt, rng):
+    x0 = random_values(rng, (50,), F32, edges=False)
+
+    def graph():
+        x = v1.placeholder(F32, [50], name="x")
+        s = tf.raw_ops.ScalarSummary(tags=["loss", "acc"], values=x[:2])
+        h = tf.raw_ops.HistogramSummary(tag="weights", values=x)
+        return {x: x0}, [s, h, tf.raw_ops.MergeSummary(inputs=[s, h])]
+    return [Spec("scalar_histogram_merge", [], graph=graph)]
+
+
+def basics(dt, rng):
+    x0 = random_values(rng, (2, 3), F32, edges=True)
+
+    def graph():
+        x = v1.placeholder(F32, [2, 3], name="x")
+        c = tf.constant(np.arange(6, dtype=np.int32).reshape(2, 3))
+        s = tf.constant([b"a", b"", b"\xff"])
+        ok = tf.raw_ops.Assert(condition=tf.reduce_all(tf.math.is_finite(x[0:1, 0:1])),
+                               data=[x])
+        noop = tf.raw_ops.NoOp()
+        return {x: x0}, [c, s] + _after([ok, noop], [x])
+
+    def failing():
+        x = v1.placeholder(F32, [2], name="x")
+        bad = tf.raw_ops.Assert(condition=tf.constant(False), data=[x, tf.constant("x is")])
+        return {x: np.ones(2, np.float32)}, _after([bad], [x])
+    return [Spec("const_placeholder_assert", [], graph=graph),
+            Spec("assert_fails", [], graph=failing)]
+
+
+TRAINING_OPS = [
+    "ApplyGradientDescent", "ApplyProximalGradientDescent", "ApplyAdadelta", "ApplyAdagrad",
+    "ApplyProximalAdagrad", "ApplyAdagradDA", "ApplyFtrl", "ApplyMomentum", "ApplyAdam",
+    "ApplyRMSProp", "ApplyCenteredRMSProp", "SparseApplyAdagrad", "SparseApplyFtrl",
+]
+
+# (name, generator, the ops its graphs are there to check): each case is
+# credited to the ops of the list its graph holds, and each op must be in
+# some case's graph.
+GRAPH_GROUPS = [(op, training_op(op), [op]) for op in TRAINING_OPS]
+GRAPH_GROUPS += [("Resource" + op, training_op("Resource" + op), ["Resource" + op])
+                 for op in TRAINING_OPS]
+GRAPH_GROUPS += [
+    ("ref_variables", variables("ref"),
+     ["VariableV2", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized"]),
+    ("old_variable", variables("old_ref"), ["Variable", "Assign"]),
+    ("resource_variables", variables("resource"),
+     ["VarHandleOp", "AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp",
+      "ReadVariableOp", "VarIsInitializedOp", "VariableShape", "ResourceGather",
+      "DestroyResourceOp", "DisableCopyOnRead"]),
+    ("control_flow", control_flow,
+     ["Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "RefSwitch", "RefEnter",
+      "ControlTrigger", "If", "StatelessIf", "While", "StatelessWhile"]),
+    ("functions", functions, ["PartitionedCall", "StatefulPartitionedCall"]),
+    ("tensor_array", tensor_array,
+     ["TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayGatherV3",
+      "TensorArrayScatterV3", "TensorArraySplitV3", "TensorArrayConcatV3", "TensorArraySizeV3",
+      "TensorArrayCloseV3", "TensorArrayGradV3"]),
+    ("tensor_list", tensor_list,
+     ["TensorListFromTensor", "TensorListSetItem", "TensorListPushBack", "TensorListLength",
+      "TensorListGetItem", "TensorListPopBack", "TensorListElementShape", "TensorListStack",
+      "EmptyTensorList", "TensorListReserve"]),
+    ("stack", stack, ["StackV2", "StackPushV2", "StackPopV2", "StackCloseV2"]),
+    ("optional", optional,
+     ["OptionalFromValue", "OptionalNone", "OptionalGetValue", "OptionalHasValue"]),
+    ("tables", tables,
+     ["HashTableV2", "InitializeTableV2", "LookupTableFindV2", "LookupTableSizeV2",
+      "MutableHashTableV2", "LookupTableInsertV2", "LookupTableImportV2",
+      "LookupTableExportV2"]),
+    ("datasets", datasets,
+     ["RangeDataset", "MapDataset", "BatchDatasetV2", "TensorSliceDataset", "FilterDataset",
+      "PaddedBatchDatasetV2", "TensorDataset", "RepeatDataset", "TakeDataset", "SkipDataset",
+      "ZipDataset", "ConcatenateDataset", "FlatMapDataset", "InterleaveDataset",
+      "ParallelMapDatasetV2", "CacheDataset", "PrefetchDataset", "MapAndBatchDataset",
+      "ShuffleDataset", "ShuffleAndRepeatDataset", "TextLineDataset", "TFRecordDataset",
+      "OneShotIterator", "IteratorV2", "MakeIterator", "IteratorGetNext",
+      "IteratorToStringHandle", "IteratorFromStringHandleV2", "BatchDataset", "OptimizeDataset",
+      "OptimizeDatasetV2", "ModelDataset", "Iterator", "IteratorFromStringHandle",
+      "ParallelMapDataset", "PaddedBatchDataset"]),
+    ("checkpoint_ops", checkpoint_ops,
+     ["SaveV2", "RestoreV2", "ShardedFilename", "MergeV2Checkpoints", "Save", "Restore",
+      "RestoreSlice", "SaveSlices"]),
+    ("summaries", summaries, ["ScalarSummary", "HistogramSummary", "MergeSummary"]),
+    ("basics", basics, ["Const", "Placeholder", "Assert", "NoOp"]),
+]
