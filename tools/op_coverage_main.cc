@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
       ++checked;
       total_cases += std::stol(it->second.cases);
       total_gradient_cases += std::stol(it->second.gradient_cases);
-      check = absl::StrCat(it->second.cases, " cases");
+      check = absl::StrCat(it->second.cases, it->second.cases == "1" ? " case" : " cases");
       if (it->second.gradient_cases != "0") {
         absl::StrAppend(&check, ", ", it->second.gradient_cases, " of the gradient");
       }

@@ -20,9 +20,7 @@ import models  # noqa: E402
 # Models minigraph does not run yet, each with what stops it (a substring of
 # minigraph's error). A model that starts to pass fails the test until its
 # line goes; docs/tf_interop.md lists the same.
-KNOWN_GAPS = {
-    "string_ops": "ReduceJoin",  # and StringUpper: not implemented yet
-}
+KNOWN_GAPS = {}
 
 
 def compare(model, got):

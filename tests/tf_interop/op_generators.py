@@ -1018,6 +1018,19 @@ def string_lower(dt, rng):
     return [Spec("ascii", [np.array([b"Hello", b"UPPER lower", b"", b"x1Y"], dtype=object)])]
 
 
+def reduce_join(dt, rng):
+    x = _strings((2, 4))
+    out = []
+    for axes in ([0], [1], [0, 1], [1, 0], [-1], [], 1):
+        for keep in (False, True):
+            out.append(Spec(f"{axes}.keep{keep}", [x, np.asarray(axes, np.int32)],
+                            {"keep_dims": keep, "separator": "|" if keep else ""}))
+    out.append(Spec("empty", [np.zeros((0, 3), dtype=object), np.asarray([0], np.int32)]))
+    out.append(Spec("out_of_range", [x, np.asarray([2], np.int32)]))
+    out.append(Spec("duplicate", [x, np.asarray([0, 0], np.int32)]))
+    return out
+
+
 def string_split(dt, rng):
     out = []
     for sep, maxsplit in [("", -1), (",", -1), (",", 1), ("  ", -1), ("ab", 2)]:
@@ -1115,6 +1128,8 @@ def key_counter(dt, rng):
 GENERATORS["AsString"] = (as_string, "T")
 GENERATORS["StringJoin"] = (string_join, None)
 GENERATORS["StringLower"] = (string_lower, None)
+GENERATORS["StringUpper"] = (string_lower, None)
+GENERATORS["ReduceJoin"] = (reduce_join, None)
 GENERATORS["StringSplitV2"] = (string_split, None)
 GENERATORS["StringToHashBucketFast"] = (hash_bucket, None)
 for _op in ("RegexFullMatch", "RegexReplace", "StaticRegexFullMatch", "StaticRegexReplace"):

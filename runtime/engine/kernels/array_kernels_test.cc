@@ -481,6 +481,25 @@ TEST(StringKernelsTest, DecodeCsvParsesQuotesDefaultsAndSelectedColumns) {
               HasSubstr("There should only be 1 default per field but field 2 has 2"));
 }
 
+// ReduceJoin's order is TensorFlow's: the first axis listed varies fastest.
+TEST(StringKernelsTest, ReduceJoinAndStringUpper) {
+  Tensor x(DT_STRING, TensorShape({2, 2}));
+  x.flat<std::string>().setValues({"a", "b", "c", "d"});
+  auto join = [&](std::vector<int32_t> axes, bool keep = false) {
+    Tensor a(DT_INT32, TensorShape({static_cast<int64_t>(axes.size())}));
+    std::copy(axes.begin(), axes.end(), a.data<int32_t>());
+    return Run1("ReduceJoin", {{x}, {a}},
+                {{"keep_dims", MakeAttrValue(keep)}, {"separator", MakeAttrValue(std::string("-"))}});
+  };
+  EXPECT_EQ(join({0, 1}), "[] \"a-c-b-d\"");
+  EXPECT_EQ(join({1, 0}), "[] \"a-b-c-d\"");
+  EXPECT_EQ(join({-1}, true), "[2,1] \"a-b\" \"c-d\"");
+  EXPECT_EQ(join({}), "[2,2] \"a\" \"b\" \"c\" \"d\"");
+  EXPECT_THAT(join({2}), HasSubstr("Invalid reduction dimension 2"));
+  EXPECT_THAT(join({0, 0}), HasSubstr("Duplicate reduction dimension 0"));
+  EXPECT_EQ(Run1("StringUpper", {{Tensor::Vector<std::string>({"abC1"})}}), "[1] \"ABC1\"");
+}
+
 TEST(ArrayKernelsTest, StringLowerLowersAsciiAndRefusesWhatItCannotLower) {
   Tensor words(DT_STRING, TensorShape({2}));
   words.data<std::string>()[0] = "Hello, WORLD 42";

@@ -17,17 +17,19 @@
 namespace minigraph {
 namespace {
 
-// StringLower: ASCII letters lowered. With encoding "utf-8" TensorFlow
-// lowers every Unicode letter (through ICU, which we do not link): ASCII
-// text is the same, and other text fails rather than come back half done.
-class StringLowerOp : public OpKernel {
+// StringLower and StringUpper: ASCII letters lowered or raised. With encoding
+// "utf-8" TensorFlow changes every Unicode letter (through ICU, which we do
+// not link): ASCII text is the same, and other text fails rather than come
+// back half done.
+template <bool kUpper>
+class StringCaseOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Init(OpKernelConstruction* c) {
     MG_RETURN_IF_ERROR(c->GetAttr("encoding", &encoding_));
     if (!encoding_.empty() && encoding_ != "utf-8") {
-      return absl::InvalidArgumentError(
-          absl::StrCat("StringLower: encoding must be \"\" or \"utf-8\", not \"", encoding_, "\""));
+      return absl::InvalidArgumentError(absl::StrCat(
+          name(), ": encoding must be \"\" or \"utf-8\", not \"", encoding_, "\""));
     }
     return absl::OkStatus();
   }
@@ -40,19 +42,90 @@ class StringLowerOp : public OpKernel {
       if (!encoding_.empty()) {
         for (char ch : s) {
           if (static_cast<unsigned char>(ch) >= 0x80) {
-            return absl::UnimplementedError(
-                absl::StrCat("StringLower with encoding utf-8: element ", i,
-                             " has non-ASCII characters, which minigraph cannot lower (no ICU)"));
+            return absl::UnimplementedError(absl::StrCat(
+                name(), " with encoding utf-8: element ", i,
+                " has non-ASCII characters, which minigraph cannot change (no ICU)"));
           }
         }
       }
-      out->data<std::string>()[i] = absl::AsciiStrToLower(s);
+      out->data<std::string>()[i] = kUpper ? absl::AsciiStrToUpper(s) : absl::AsciiStrToLower(s);
     }
     return absl::OkStatus();
   }
 
  private:
   std::string encoding_;
+};
+
+// ReduceJoin: the strings along the reduced axes joined with the separator,
+// the first axis listed varying fastest (TensorFlow's order: [0, 1] of
+// [[a, b], [c, d]] is "acbd"); no axes return the input.
+class ReduceJoinOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("keep_dims", &keep_dims_));
+    return c->GetAttr("separator", &separator_);
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& in = ctx->input(0);
+    const Tensor& axes_t = ctx->input(1);
+    const int rank = in.dims();
+    std::vector<int> axes;
+    std::vector<bool> reduced(rank, false);
+    for (int64_t i = 0; i < axes_t.NumElements(); ++i) {
+      const int64_t a = axes_t.data<int32_t>()[i];
+      if (a < -rank || a >= rank) {
+        return absl::OutOfRangeError(absl::StrCat("Invalid reduction dimension ", a,
+                                                  " for input with ", rank, " dimension(s)"));
+      }
+      const int d = static_cast<int>(a < 0 ? a + rank : a);
+      if (reduced[d]) return absl::InvalidArgumentError(absl::StrCat("Duplicate reduction dimension ", d));
+      reduced[d] = true;
+      axes.push_back(d);
+    }
+    if (axes.empty()) {
+      ctx->set_output(0, in);
+      return absl::OkStatus();
+    }
+    std::vector<int64_t> stride(rank, 1), kept, out_dims;
+    for (int d = rank - 2; d >= 0; --d) stride[d] = stride[d + 1] * in.dim_size(d + 1);
+    int64_t joined = 1;
+    for (int d = 0; d < rank; ++d) {
+      if (!reduced[d]) {
+        kept.push_back(d);
+        out_dims.push_back(in.dim_size(d));
+      } else {
+        joined *= in.dim_size(d);
+        if (keep_dims_) out_dims.push_back(1);
+      }
+    }
+    MG_ASSIGN_OR_RETURN(TensorShape out_shape, TensorShape::Build(out_dims));
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, out_shape, &out));
+    const std::string* s = in.data<std::string>();
+    for (int64_t o = 0; o < out->NumElements(); ++o) {
+      int64_t base = 0, rest = o;
+      for (int k = static_cast<int>(kept.size()) - 1; k >= 0; --k) {
+        base += (rest % in.dim_size(kept[k])) * stride[kept[k]];
+        rest /= in.dim_size(kept[k]);
+      }
+      std::string& result = out->data<std::string>()[o];
+      for (int64_t r = 0; r < joined; ++r) {
+        int64_t at = base, left = r;
+        for (int d : axes) {
+          at += (left % in.dim_size(d)) * stride[d];
+          left /= in.dim_size(d);
+        }
+        absl::StrAppend(&result, r > 0 ? separator_ : "", s[at]);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  bool keep_dims_ = false;
+  std::string separator_;
 };
 
 // Python's str.split, as TensorFlow's StringSplitV2 does it: with a
@@ -372,7 +445,9 @@ class RegexReplaceOp : public OpKernel {
 
 void RegisterStringKernels(KernelRegistry* r) {
   r->Register("AsString", MakeFactory<AsStringOp>());
-  r->Register("StringLower", MakeFactory<StringLowerOp>());
+  r->Register("StringLower", MakeFactory<StringCaseOp<false>>());
+  r->Register("StringUpper", MakeFactory<StringCaseOp<true>>());
+  r->Register("ReduceJoin", MakeFactory<ReduceJoinOp>());
   r->Register("StringSplitV2", MakeFactory<StringSplitV2Op>());
   r->Register("StringToHashBucketFast", MakeFactory<StringToHashBucketFastOp>());
   r->Register("RegexFullMatch", MakeFactory<RegexFullMatchOp>());

@@ -1,5 +1,9 @@
 // String ops: formatting numbers, splitting, and matching and rewriting with
 // regular expressions in RE2's syntax (TensorFlow's).
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/ops/standard_ops.h"
@@ -8,11 +12,55 @@
 namespace minigraph {
 
 void RegisterStringOps(OpRegistry* r) {
-  MG_REGISTER_OP(r, OpDefBuilder("StringLower")
-                        .Input("input: string")
+  for (const char* op : {"StringLower", "StringUpper"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Input("input: string")
+                          .Output("output: string")
+                          .Attr("encoding: string = \"\"")
+                          .SetShapeFn(shape_fn::Unchanged));
+  }
+  MG_REGISTER_OP(r, OpDefBuilder("ReduceJoin")
+                        .Input("inputs: string")
+                        .Input("reduction_indices: int32")
                         .Output("output: string")
-                        .Attr("encoding: string = \"\"")
-                        .SetShapeFn(shape_fn::Unchanged));
+                        .Attr("keep_dims: bool = false")
+                        .Attr("separator: string = \"\"")
+                        .SetShapeFn([](InferenceContext* c) {
+                          // The reduced axes are known only with their values.
+                          const PartialShape& in = c->input(0);
+                          const Tensor* axes_t = c->input_tensor(1);
+                          if (!in.rank_known() || axes_t == nullptr) {
+                            c->set_output(0, PartialShape());
+                            return absl::OkStatus();
+                          }
+                          MG_ASSIGN_OR_RETURN(bool keep_dims, c->GetAttr<bool>("keep_dims"));
+                          const std::vector<int32_t> axes(
+                              axes_t->data<int32_t>(),
+                              axes_t->data<int32_t>() + axes_t->NumElements());
+                          if (axes.empty()) {
+                            c->set_output(0, in);
+                            return absl::OkStatus();
+                          }
+                          std::vector<bool> reduced(in.rank(), false);
+                          for (int64_t a : axes) {
+                            if (a < -in.rank() || a >= in.rank()) {
+                              return c->Error(absl::StrCat("Invalid reduction dimension ", a,
+                                                           " for input with ", in.rank(),
+                                                           " dimension(s)"));
+                            }
+                            reduced[a < 0 ? a + in.rank() : a] = true;
+                          }
+                          std::vector<int64_t> dims;
+                          for (int d = 0; d < in.rank(); ++d) {
+                            if (!reduced[d]) {
+                              dims.push_back(in.dim(d));
+                            } else if (keep_dims) {
+                              dims.push_back(1);
+                            }
+                          }
+                          c->set_output(0, PartialShape(dims));
+                          return absl::OkStatus();
+                        }));
   MG_REGISTER_OP(r, OpDefBuilder("StringSplitV2")
                         .Input("input: string")
                         .Input("sep: string")
