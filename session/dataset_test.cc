@@ -237,6 +237,16 @@ TEST_F(DatasetTest, ShuffleIsAPermutationFixedBySeedsAndNewEachEpoch) {
     for (int i = 0; i < 50; ++i) EXPECT_LE(epoch[i], i + 9) << i;
   }
   EXPECT_NE(epochs[0], epochs[1]) << "reshuffle_each_iteration";
+  // TensorFlow 2.21's orders for these ops and seeds (the same graph run in
+  // TensorFlow, BatchDatasetV2 for BatchDataset).
+  EXPECT_THAT(epochs[0],
+              ElementsAre(8, 7, 5, 11, 0, 3, 12, 1, 17, 18, 13, 19, 21, 20, 2, 16, 9, 25, 14, 15,
+                          28, 10, 29, 4, 30, 27, 24, 22, 6, 37, 35, 31, 41, 32, 38, 44, 42, 36, 43,
+                          39, 45, 26, 48, 33, 23, 46, 47, 40, 34, 49));
+  EXPECT_THAT(epochs[1],
+              ElementsAre(3, 4, 7, 9, 2, 12, 13, 8, 10, 1, 14, 18, 6, 20, 17, 15, 19, 22, 5, 26,
+                          21, 25, 16, 23, 27, 28, 34, 29, 33, 31, 39, 32, 37, 35, 0, 43, 38, 40,
+                          24, 36, 46, 11, 41, 49, 45, 48, 47, 44, 42, 30));
 
   // Seeds fix the orders: making the iterator again, or in a new session,
   // repeats them (as TensorFlow 1.x does when seeds are set).

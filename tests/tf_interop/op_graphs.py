@@ -389,6 +389,8 @@ def datasets(dt, rng):
             D.range(7).apply(tf.data.experimental.map_and_batch(lambda h: h + 1, 3)), 3, False),
         "shuffle": lambda: (D.range(8).shuffle(8, seed=5, reshuffle_each_iteration=False),
                             8, False),
+        "shuffle_reshuffled_small_buffer": lambda: (
+            D.range(10).shuffle(3, seed=7).repeat(2), 20, False),
         "shuffle_and_repeat": lambda: (
             D.range(4).apply(tf.data.experimental.shuffle_and_repeat(4, count=2, seed=3)),
             8, False),

@@ -37,9 +37,6 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # Cases where minigraph and TensorFlow differ, by op: a substring of the
 # difference, and why. A gap that closes fails the test until its line goes.
 KNOWN_GAPS = {
-    "datasets": (".shuffle", "ShuffleDataset and ShuffleAndRepeatDataset shuffle with their own "
-                             "generator, not TensorFlow's Philox stream: a seeded shuffle gives "
-                             "another order than TensorFlow's"),
     "checkpoint_ops": ("TensorFlow's V1 format", "Save and SaveSlices write TensorFlow's V1 "
                                                  "checkpoint format, which minigraph reads but "
                                                  "does not write (Unimplemented)"),

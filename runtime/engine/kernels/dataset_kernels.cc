@@ -10,6 +10,7 @@
 // here they produce the same elements in the same order, one at a time).
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <memory>
 #include <random>
 #include <string>
@@ -29,6 +30,7 @@
 #include "runtime/engine/kernels/internal/dataset.h"
 #include "runtime/engine/kernels/internal/function_runner.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
+#include "runtime/engine/kernels/internal/philox_random.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 #include "runtime/engine/resource_mgr.h"
 #include "runtime/graph/node_def_util.h"
@@ -53,9 +55,13 @@ using data::TypesString;
 // ---- Transformations -------------------------------------------------------
 
 // Elements drawn at random from a buffer of the next `buffer_size` elements
-// of the input. Seeds (0, 0) mean a random order each run; otherwise the
-// order is fixed by the seeds (and, with reshuffle_each_iteration, differs
-// between iterators, in a fixed sequence).
+// of the input, in TensorFlow's order: the iterator's Philox generator made
+// from (seed, seed2) gives one uint32 per element, which picks
+// (Random() % the buffer's size) among the buffered elements in the order
+// they came; the oldest takes the chosen one's place. Seeds (0, 0) mean a
+// random order each run; with reshuffle_each_iteration each iterator draws
+// its seeds from a generator of the dataset's, as TensorFlow's
+// RandomSeedGenerator does.
 class ShuffleDataset final : public Dataset {
  public:
   ShuffleDataset(std::string node, std::shared_ptr<const Dataset> input, int64_t buffer_size,
@@ -67,18 +73,21 @@ class ShuffleDataset final : public Dataset {
         seed2_(seed2),
         reshuffle_(reshuffle) {}
   std::unique_ptr<DatasetIterator> MakeIterator() const override {
-    const uint64_t epoch = reshuffle_ ? epochs_.fetch_add(1) : 0;
-    std::seed_seq seq{static_cast<uint32_t>(seed_),  static_cast<uint32_t>(seed_ >> 32),
-                      static_cast<uint32_t>(seed2_), static_cast<uint32_t>(seed2_ >> 32),
-                      static_cast<uint32_t>(epoch),  static_cast<uint32_t>(epoch >> 32)};
-    return std::make_unique<Iterator>(self<ShuffleDataset>(), std::mt19937_64(seq));
+    if (!reshuffle_) return std::make_unique<Iterator>(self<ShuffleDataset>(), seed_, seed2_);
+    absl::MutexLock l(&mu_);
+    const uint64_t seed = reshuffle_samples_();
+    const uint64_t seed2 = reshuffle_samples_();
+    return std::make_unique<Iterator>(self<ShuffleDataset>(), seed, seed2);
   }
 
  private:
   class Iterator final : public DatasetIterator {
    public:
-    Iterator(std::shared_ptr<const ShuffleDataset> d, std::mt19937_64 rng)
-        : d_(std::move(d)), input_(d_->input_->MakeIterator()), rng_(rng) {}
+    Iterator(std::shared_ptr<const ShuffleDataset> d, uint64_t seed, uint64_t seed2)
+        : d_(std::move(d)),
+          input_(d_->input_->MakeIterator()),
+          gen_(PhiloxRandom::FromSeedPair(seed, seed2)),
+          samples_(&gen_) {}
     absl::Status GetNext(OpKernelContext* ctx, Element* out, bool* end) override {
       while (!input_end_ && static_cast<int64_t>(buffer_.size()) < d_->buffer_size_) {
         MG_RETURN_IF_ERROR(CheckStep(ctx, d_->node()));
@@ -91,28 +100,32 @@ class ShuffleDataset final : public Dataset {
       }
       *end = buffer_.empty();
       if (*end) return absl::OkStatus();
-      const size_t i = std::uniform_int_distribution<size_t>(0, buffer_.size() - 1)(rng_);
+      const size_t i = samples_() % buffer_.size();
       *out = std::move(buffer_[i]);
       bytes_ -= ElementBytes(*out);
-      buffer_[i] = std::move(buffer_.back());
-      buffer_.pop_back();
+      if (i != 0) buffer_[i] = std::move(buffer_.front());
+      buffer_.pop_front();
       return absl::OkStatus();
     }
 
    private:
     const std::shared_ptr<const ShuffleDataset> d_;
     std::unique_ptr<DatasetIterator> input_;
-    std::vector<Element> buffer_;
-    size_t bytes_ = 0;  // what buffer_ holds
+    std::deque<Element> buffer_;  // in the order the elements came
+    size_t bytes_ = 0;            // what buffer_ holds
     bool input_end_ = false;
-    std::mt19937_64 rng_;
+    PhiloxRandom gen_;
+    PhiloxSamples samples_;
   };
 
   const std::shared_ptr<const Dataset> input_;
   const int64_t buffer_size_;
   const uint64_t seed_, seed2_;
   const bool reshuffle_;
-  mutable std::atomic<uint64_t> epochs_{0};
+  mutable absl::Mutex mu_;
+  mutable PhiloxRandom reshuffle_gen_ ABSL_GUARDED_BY(mu_) =
+      PhiloxRandom::FromSeedPair(seed_, seed2_);
+  mutable PhiloxSamples reshuffle_samples_ ABSL_GUARDED_BY(mu_){&reshuffle_gen_};
 };
 
 class ShuffleDatasetOp final : public DatasetOpKernel {
@@ -667,7 +680,9 @@ class PaddedBatchDatasetOp final : public DatasetOpKernel {
 };
 
 // dataset.shuffle(buffer_size, seed, reshuffle_each_iteration).repeat(count),
-// which is what TensorFlow documents ShuffleAndRepeatDataset to produce.
+// which is what TensorFlow's ShuffleAndRepeatDataset gives (checked against
+// TensorFlow 2.21: each epoch a new iterator, reshuffled by the seeds'
+// generator).
 class ShuffleAndRepeatDatasetOp final : public DatasetOpKernel {
  public:
   using DatasetOpKernel::DatasetOpKernel;

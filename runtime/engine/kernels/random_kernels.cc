@@ -15,12 +15,6 @@
 namespace minigraph {
 namespace {
 
-// TensorFlow's PhiloxRandom(seed_lo, seed_hi).
-PhiloxRandom GeneratorFromSeeds(uint64_t seed, uint64_t seed2) {
-  return PhiloxRandom({0, 0, static_cast<uint32_t>(seed2), static_cast<uint32_t>(seed2 >> 32)},
-                      {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)});
-}
-
 template <template <typename> class Dist>
 struct RandomFor {
   template <typename T>
@@ -38,7 +32,7 @@ struct RandomFor {
         s2 = (uint64_t{device()} << 32) | device();
       }
       absl::MutexLock l(&mu_);
-      gen_ = GeneratorFromSeeds(s, s2);
+      gen_ = PhiloxRandom::FromSeedPair(s, s2);
       return absl::OkStatus();
     }
 
@@ -63,7 +57,7 @@ struct RandomFor {
     }
 
     mutable absl::Mutex mu_;
-    mutable PhiloxRandom gen_ ABSL_GUARDED_BY(mu_) = GeneratorFromSeeds(0, 0);
+    mutable PhiloxRandom gen_ ABSL_GUARDED_BY(mu_) = PhiloxRandom::FromSeedPair(0, 0);
   };
 };
 

@@ -38,6 +38,14 @@ class PhiloxRandom {
     return PhiloxRandom({0, 0, mix[2], mix[3]}, {mix[0], mix[1]});
   }
 
+  // TensorFlow's PhiloxRandom(seed_lo, seed_hi), the generator of its
+  // stateful random ops and shuffles: key = seed, counter = [0, seed2].
+  static PhiloxRandom FromSeedPair(uint64_t seed, uint64_t seed2) {
+    return PhiloxRandom(
+        {0, 0, static_cast<uint32_t>(seed2), static_cast<uint32_t>(seed2 >> 32)},
+        {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)});
+  }
+
   // The key and counter as the uint64 tensors StatelessRandomGetKeyCounter
   // returns (little-endian halves), and back.
   uint64_t key64() const { return key_[0] | (static_cast<uint64_t>(key_[1]) << 32); }
