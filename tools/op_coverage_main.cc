@@ -47,7 +47,8 @@ int main(int argc, char** argv) {
   using namespace minigraph;  // NOLINT: a tool's main
   std::map<std::string, Checked> counts;
   if (argc != 2 || !ReadCounts(argv[1], &counts)) {
-    std::fprintf(stderr, "usage: op_coverage tests/tf_interop/op_counts.tsv (readable, 4 columns)\n");
+    std::fprintf(stderr,
+                 "usage: op_coverage tests/tf_interop/op_counts.tsv (readable, 4 columns)\n");
     return 2;
   }
   const OpRegistry* ops = StandardOps();

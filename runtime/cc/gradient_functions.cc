@@ -396,9 +396,8 @@ void RegisterNn(GradientRegistry* r) {
         // TensorFlow's: (g - sum(g * softmax)) * softmax.
         Output logits = s.GetInputs(op)[0];
         Output softmax = ops::Softmax(s, logits);
-        dlogits = ops::Add(s, dlogits,
-                           ops::Mul(s, ops::Sub(s, dy[1], LastAxisKeep(s, ops::Mul(s, dy[1], softmax))),
-                                    softmax));
+        Output centered = ops::Sub(s, dy[1], LastAxisKeep(s, ops::Mul(s, dy[1], softmax)));
+        dlogits = ops::Add(s, dlogits, ops::Mul(s, centered, softmax));
       }
       if (sparse) {
         *dx = {dlogits, Output()};
@@ -789,10 +788,10 @@ void RegisterArray(GradientRegistry* r) {
                                     limit),
                         it),
               ops::Const<int32_t>(s, {-1, 1}));
-          Output flat = ops::Reshape(
-              s, ops::Add(s, ops::Reshape(s, indices, ops::Pack(s, {batches, ops::Const<int32_t>(s, -1)}, 0)),
-                          offsets),
-              ops::Const<int32_t>(s, {-1}));
+          Output by_batch =
+              ops::Reshape(s, indices, ops::Pack(s, {batches, ops::Const<int32_t>(s, -1)}, 0));
+          Output flat =
+              ops::Reshape(s, ops::Add(s, by_batch, offsets), ops::Const<int32_t>(s, {-1}));
           Output inner = ops::Slice(s, shape, ops::Const<int32_t>(s, {b + 1}),
                                     ops::Const<int32_t>(s, {-1}));
           Output values =

@@ -61,8 +61,9 @@ class ScopedFlushDenormal {
 };
 
 // A denormal read as ±0, as the arithmetic does under ScopedFlushDenormal:
-// for kernels that call what looks at the bits itself (libm, printf). (Under that flag a denormal compares equal to zero, so the
-// test cannot be fpclassify's comparisons.)
+// for kernels that call what looks at the bits itself (libm, printf). (Under
+// that flag a denormal compares equal to zero, so the test cannot be
+// fpclassify's comparisons.)
 template <typename T>
 T FlushDenormal(T x) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -75,6 +76,7 @@ T FlushDenormal(T x) {
   }
   return x;
 }
+
 // Eigen's thread environment, whose threads flush denormals.
 struct DenormalFlushingThreadEnvironment : Eigen::StlThreadEnvironment {
   EnvThread* CreateThread(std::function<void()> f) {

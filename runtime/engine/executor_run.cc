@@ -17,8 +17,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
-#include "runtime/engine/internal/executor_plan.h"
 #include "runtime/engine/denormal.h"
+#include "runtime/engine/internal/executor_plan.h"
 #include "unsupported/Eigen/CXX11/ThreadPool"
 
 namespace minigraph {

@@ -69,7 +69,9 @@ absl::Status RunMetaGraph(const std::map<std::string, Tensor>& given, std::strin
   }
   const std::vector<std::string> after = absl::GetFlag(FLAGS_after);
   MG_RETURN_IF_ERROR(session->Run(feeds, after, {}, &out));
-  for (size_t i = 0; i < after.size(); ++i) AppendTensorRecord("after:" + after[i], out[i], records);
+  for (size_t i = 0; i < after.size(); ++i) {
+    AppendTensorRecord("after:" + after[i], out[i], records);
+  }
   return absl::OkStatus();
 }
 

@@ -311,7 +311,8 @@ def cases_for(op, gen, type_attr, only_dtypes=None):
     dtypes = [None]
     if type_attr:
         attr = next(a for a in op_def.attr if a.name == type_attr)
-        allowed = set(attr.allowed_values.list.type) or {d.as_datatype_enum for d in CANDIDATE_DTYPES}
+        allowed = (set(attr.allowed_values.list.type)
+                   or {d.as_datatype_enum for d in CANDIDATE_DTYPES})
         dtypes = [d for d in CANDIDATE_DTYPES if d.as_datatype_enum in allowed]
         if only_dtypes is not None:
             dtypes = [d for d in dtypes if d in only_dtypes]

@@ -562,7 +562,8 @@ def squeeze(dt, rng):
 
 
 STRIDED = [
-    ((10,), [2], [8], [2], {}), ((10,), [-1], [0], [-1], {}), ((10,), [0], [0], [1], {"end_mask": 1}),
+    ((10,), [2], [8], [2], {}), ((10,), [-1], [0], [-1], {}),
+    ((10,), [0], [0], [1], {"end_mask": 1}),
     ((4, 5), [1, 0], [3, 5], [1, 2], {}), ((4, 5), [0, 1], [0, 0], [1, 1],
                                           {"begin_mask": 1, "end_mask": 3}),
     ((4, 5), [1], [2], [1], {"shrink_axis_mask": 1}),
@@ -712,7 +713,8 @@ def dense_bincount(dt, rng):
     for shape in [(10,), (3, 4), (0,)]:
         x = random_values(rng, shape, tf.int32, edges=False, low=0, high=6).astype(np.int32)
         for binary in (False, True):
-            out.append(Spec(f"{list(shape)}.binary{binary}", [x, _i32(5), np.zeros(0, dt.as_numpy_dtype)],
+            no_weights = np.zeros(0, dt.as_numpy_dtype)
+            out.append(Spec(f"{list(shape)}.binary{binary}", [x, _i32(5), no_weights],
                             {"binary_output": binary}))
             out.append(Spec(f"{list(shape)}.weights.binary{binary}",
                             [x, _i32(7), _f(rng, shape, dt)], {"binary_output": binary}))
@@ -737,15 +739,16 @@ def sparse_to_dense(dt, rng):
 
 def sparse_reshape(dt, rng):
     idx = np.asarray([[0, 0], [0, 3], [1, 2], [2, 1]], np.int64)
-    out = [Spec(f"{ns}", [idx, _i64([3, 4]), _i64(ns)]) for ns in ([4, 3], [12], [2, -1, 2], [3, 4])]
+    out = [Spec(f"{ns}", [idx, _i64([3, 4]), _i64(ns)])
+           for ns in ([4, 3], [12], [2, -1, 2], [3, 4])]
     out.append(Spec("wrong_size", [idx, _i64([3, 4]), _i64([5, 2])]))
     return out
 
 
 def sparse_fill_empty_rows(dt, rng):
     out = []
-    for idx, shape in [([[0, 1], [2, 0]], [4, 2]), ([[1, 0]], [2, 3]), (np.zeros((0, 2), int), [3, 1]),
-                       ([[0, 0], [0, 1]], [1, 2])]:
+    for idx, shape in [([[0, 1], [2, 0]], [4, 2]), ([[1, 0]], [2, 3]),
+                       (np.zeros((0, 2), int), [3, 1]), ([[0, 0], [0, 1]], [1, 2])]:
         idx = np.asarray(idx, np.int64).reshape(-1, 2)
         out.append(Spec(f"{idx.tolist()}.{shape}", [idx, _f(rng, (len(idx),), dt, True),
                                                      _i64(shape), _f(rng, (), dt, True)]))
@@ -785,8 +788,9 @@ def conv2d_backprop(which):
                                          ((2, 7, 6, 3), (3, 2, 3, 2), (1, 2, 2, 1), "VALID"),
                                          ((2, 8, 8, 1), (3, 3, 1, 2), (1, 2, 1, 1), "SAME")]:
             with tf.Graph().as_default():
-                y = tf.raw_ops.Conv2D(input=np.zeros(xs, np.float32), filter=np.zeros(fs, np.float32),
-                                      strides=list(strides), padding=padding)
+                y = tf.raw_ops.Conv2D(input=np.zeros(xs, np.float32),
+                                      filter=np.zeros(fs, np.float32), strides=list(strides),
+                                      padding=padding)
                 ys = y.shape.as_list()
             dy = _f(rng, ys, dt)
             if which == "input":
@@ -831,7 +835,8 @@ def lrn(dt, rng):
     return [Spec(f"{xs}.r{r}", [_f(rng, xs, dt)], {"depth_radius": r, "bias": b, "alpha": a,
                                                    "beta": be}, grad=_grad(dt, 0), tol=10.0)
             for xs, r, b, a, be in [((1, 2, 2, 5), 2, 1.0, 1.0, 0.5),
-                                    ((2, 3, 3, 8), 1, 2.0, 0.1, 0.75), ((1, 1, 1, 3), 5, 1.0, 1e-3, 0.75)]]
+                                    ((2, 3, 3, 8), 1, 2.0, 0.1, 0.75),
+                                    ((1, 1, 1, 3), 5, 1.0, 1e-3, 0.75)]]
 
 
 def lrn_grad(dt, rng):
@@ -991,7 +996,9 @@ WORDS = np.array([b"", b"Hello", b"a,b,,c", b"  two  spaces ", b"\xc3\x89T\xc3\x
 
 
 def _strings(shape=(8,)):
-    return WORDS[: int(np.prod(shape))].reshape(shape) if shape else np.array(WORDS[1], dtype=object)
+    if not shape:
+        return np.array(WORDS[1], dtype=object)
+    return WORDS[: int(np.prod(shape))].reshape(shape)
 
 
 def as_string(dt, rng):
@@ -1034,8 +1041,8 @@ def reduce_join(dt, rng):
 def string_split(dt, rng):
     out = []
     for sep, maxsplit in [("", -1), (",", -1), (",", 1), ("  ", -1), ("ab", 2)]:
-        out.append(Spec(f"sep{sep!r}.max{maxsplit}", [_strings(), np.array(sep.encode(), dtype=object)],
-                        {"maxsplit": maxsplit}))
+        out.append(Spec(f"sep{sep!r}.max{maxsplit}",
+                        [_strings(), np.array(sep.encode(), dtype=object)], {"maxsplit": maxsplit}))
     return out
 
 
@@ -1076,7 +1083,8 @@ def regex(op):
 
 def decode_csv(dt, rng):
     records = np.array([b"1,2.5,x", b"3,,\"q,uoted\"", b",4.25,", b"-7,1e3,z"], dtype=object)
-    defaults = [np.array([0], np.int32), np.array([1.5], np.float32), np.array([b"d"], dtype=object)]
+    defaults = [np.array([0], np.int32), np.array([1.5], np.float32),
+                np.array([b"d"], dtype=object)]
     out = [Spec("three_columns", [records, defaults], {}),
            Spec("select_cols", [records, defaults[1:]],
                 {"select_cols": [1, 2]}),

@@ -133,7 +133,8 @@ def control_flow(dt, rng):
     """tf.compat.v1's cond and while_loop as TensorFlow 1 builds them (Switch,
     Merge, Enter, Exit, NextIteration, LoopCond; with a ref variable inside,
     RefSwitch and RefEnter: TensorFlow's Python makes RefExit, RefMerge and
-    RefNextIteration only for a ref loop variable, which it refuses) and as TensorFlow 2 does (StatelessIf and
+    RefNextIteration only for a ref loop variable, which it refuses) and as
+    TensorFlow 2 does (StatelessIf and
     StatelessWhile; If and While when a branch or the body reads a
     variable), and a ControlTrigger."""
     from tensorflow.python.ops import control_flow_v2_toggles as toggles

@@ -40,9 +40,10 @@ KNOWN_GAPS = {
     "checkpoint_ops": ("TensorFlow's V1 format", "Save and SaveSlices write TensorFlow's V1 "
                                                  "checkpoint format, which minigraph reads but "
                                                  "does not write (Unimplemented)"),
-    "Pow": (".2.x[7].y[7]: output 0: 1 of 7 differ", "a negative denormal to a negative denormal power: minigraph reads both "
-                         "as -0 (pow(-0, -0) is 1), TensorFlow's Eigen pow tests the sign apart "
-                         "from the flushed arithmetic and gives NaN"),
+    "Pow": (".2.x[7].y[7]: output 0: 1 of 7 differ",
+            "a negative denormal to a negative denormal power: minigraph reads both as -0 "
+            "(pow(-0, -0) is 1), TensorFlow's Eigen pow tests the sign apart from the flushed "
+            "arithmetic and gives NaN"),
 }
 
 # Cases where TensorFlow 2.21 is wrong, by op: a substring of the case
@@ -117,7 +118,9 @@ def compare_values(want, got, tol):
         same = [bytes(x) for x in a.ravel()] == [bytes(x) for x in b.ravel()]
         return "" if same else "strings differ"
     if a.dtype not in op_cases.TOLERANCE:
-        return "" if np.array_equal(a, b) else f"differs (exact): {a.ravel()[:6]} vs {b.ravel()[:6]}"
+        if np.array_equal(a, b):
+            return ""
+        return f"differs (exact): {a.ravel()[:6]} vs {b.ravel()[:6]}"
     rtol, atol = (t * tol for t in op_cases.TOLERANCE[a.dtype])
     a64 = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
     b64 = b.astype(a64.dtype)

@@ -489,7 +489,8 @@ TEST(StringKernelsTest, ReduceJoinAndStringUpper) {
     Tensor a(DT_INT32, TensorShape({static_cast<int64_t>(axes.size())}));
     std::copy(axes.begin(), axes.end(), a.data<int32_t>());
     return Run1("ReduceJoin", {{x}, {a}},
-                {{"keep_dims", MakeAttrValue(keep)}, {"separator", MakeAttrValue(std::string("-"))}});
+                {{"keep_dims", MakeAttrValue(keep)},
+                 {"separator", MakeAttrValue(std::string("-"))}});
   };
   EXPECT_EQ(join({0, 1}), "[] \"a-c-b-d\"");
   EXPECT_EQ(join({1, 0}), "[] \"a-b-c-d\"");

@@ -80,7 +80,9 @@ class ReduceJoinOp : public OpKernel {
                                                   " for input with ", rank, " dimension(s)"));
       }
       const int d = static_cast<int>(a < 0 ? a + rank : a);
-      if (reduced[d]) return absl::InvalidArgumentError(absl::StrCat("Duplicate reduction dimension ", d));
+      if (reduced[d]) {
+        return absl::InvalidArgumentError(absl::StrCat("Duplicate reduction dimension ", d));
+      }
       reduced[d] = true;
       axes.push_back(d);
     }
