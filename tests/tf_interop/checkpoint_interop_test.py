@@ -4,6 +4,8 @@ value bit for bit, the files byte for byte, and the `checkpoint` state file."""
 import os
 import re
 import shutil
+import socket
+import subprocess
 import tempfile
 import unittest
 
@@ -213,6 +215,47 @@ class MinigraphWritesTensorFlowReads(unittest.TestCase):
             for suffix in (".index", ".data-00000-of-00001"):
                 with open(path + suffix, "rb") as a, open(again + suffix, "rb") as b:
                     self.assertEqual(a.read(), b.read(), f"{flags}: {suffix} differs")
+
+
+    def test_sharded_saver_on_ps_tasks(self):
+        """`train` in a cluster of two ps tasks and a chief: each ps task
+        writes the shard of the variables it holds, the chief merges them;
+        TensorFlow reads the one checkpoint and its Saver restores it."""
+        ports = []
+        for _ in range(3):
+            with socket.socket() as sock:
+                sock.bind(("127.0.0.1", 0))
+                ports.append(sock.getsockname()[1])
+        cluster = (f"ps=127.0.0.1:{ports[0]},127.0.0.1:{ports[1]};"
+                   f"worker=127.0.0.1:{ports[2]}")
+        logdir = os.path.join(self.dir, "cluster")
+        ps = [subprocess.Popen([interop.binary("train"), f"--cluster={cluster}", "--job_name=ps",
+                                f"--task_index={i}"], stdout=subprocess.DEVNULL,
+                               stderr=subprocess.DEVNULL) for i in range(2)]
+        try:
+            interop.run([interop.binary("train"), f"--cluster={cluster}", "--job_name=worker",
+                         "--task_index=0", f"--logdir={logdir}", "--model=mlp",
+                         "--optimizer=adam", "--steps=20", "--save_every=10",
+                         "--recovery_wait_secs=0.5"], timeout=600)
+        finally:
+            for p in ps:
+                p.terminate()
+                p.wait()
+        path = tf.train.latest_checkpoint(logdir)
+        self.assertEqual(path, os.path.join(logdir, "model.ckpt-20"))
+        for shard in range(2):
+            self.assertTrue(os.path.exists(f"{path}.data-0000{shard}-of-00002"), shard)
+        ours = interop.minigraph_read(path)
+        interop.assert_same_bits(self, ours, interop.tensorflow_read(path), "sharded on ps")
+        self.assertEqual(sorted(n for n, _ in tf.train.list_variables(path)), sorted(ours))
+        with tf.Graph().as_default():
+            variables = [tf.compat.v1.Variable(tf.zeros(v.shape, v.dtype), name=k)
+                         for k, v in sorted(ours.items())]
+            saver = tf.compat.v1.train.Saver(variables)
+            with tf.compat.v1.Session() as sess:
+                saver.restore(sess, path)
+                restored = dict(zip(sorted(ours), sess.run(variables)))
+        interop.assert_same_bits(self, ours, restored, "Saver.restore of the merged shards")
 
 
 class StateFile(unittest.TestCase):
