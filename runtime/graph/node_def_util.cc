@@ -1,6 +1,7 @@
 #include "runtime/graph/node_def_util.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -213,16 +214,24 @@ absl::Status ValidateNodeAttrs(const NodeDef& node, const OpDef& op) {
                          "\", which is not one of \"", absl::StrJoin(allowed, "\", \""), "\""));
       }
     }
-    if (attr.has_allowed_values() && attr.type() == "type") {
+    if (attr.has_allowed_values() && (attr.type() == "type" || attr.type() == "list(type)")) {
       const auto& allowed = attr.allowed_values().list().type();
-      if (std::find(allowed.begin(), allowed.end(), it->second.type()) == allowed.end()) {
+      std::vector<int> given;
+      if (attr.type() == "type") {
+        given.push_back(it->second.type());
+      } else {
+        given.assign(it->second.list().type().begin(), it->second.list().type().end());
+      }
+      for (int t : given) {
+        if (std::find(allowed.begin(), allowed.end(), t) != allowed.end()) continue;
         std::string names;
-        for (int t : allowed) {
+        for (int a : allowed) {
           absl::StrAppend(&names, names.empty() ? "" : ", ",
-                          DataTypeString(static_cast<DataType>(t)));
+                          DataTypeString(static_cast<DataType>(a)));
         }
         return absl::InvalidArgumentError(absl::StrCat(
-            where, " has attr '", attr.name(), "' = ", DataTypeString(it->second.type()),
+            where, " has attr '", attr.name(), "' ", attr.type() == "type" ? "=" : "with",
+            " ", DataTypeString(static_cast<DataType>(t)),
             ", which is not one of the allowed types {", names, "}"));
       }
     }

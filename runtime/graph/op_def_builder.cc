@@ -161,6 +161,14 @@ absl::Status ParseAttr(absl::string_view spec, OpDef::AttrDef* attr) {
     attr->set_minimum(min);
     type = Trim(type.substr(0, ge));
   }
+  // list({float, int64}): a list of types, each one of those.
+  const bool list_of_allowed = absl::StartsWith(type, "list({");
+  if (list_of_allowed) {
+    if (!absl::ConsumeSuffix(&type, ")")) {
+      return absl::InvalidArgumentError(absl::StrCat("unclosed list( in \"", spec, "\""));
+    }
+    type.remove_prefix(5);
+  }
   if (absl::StartsWith(type, "{")) {
     if (!absl::ConsumeSuffix(&type, "}")) {
       return absl::InvalidArgumentError(absl::StrCat("unclosed { in \"", spec, "\""));
@@ -183,6 +191,7 @@ absl::Status ParseAttr(absl::string_view spec, OpDef::AttrDef* attr) {
       attr->mutable_allowed_values()->mutable_list()->add_type(dt);
     }
     type = strings ? "string" : "type";
+    if (list_of_allowed) type = strings ? "list(string)" : "list(type)";
   }
   static constexpr absl::string_view kTypes[] = {
       "string",     "int",         "float",        "bool",      "type",        "shape",

@@ -7,6 +7,7 @@ Each builder returns a Model; make(name, dir) writes its files."""
 
 import dataclasses
 import os
+import tempfile
 
 import numpy as np
 
@@ -254,6 +255,54 @@ def string_ops(rng):
     return feeds, [tf.strings.upper(words), tf.strings.reduce_join(words, separator="|")], None, None
 
 
+def example_input_pipeline(rng):
+    """An Estimator's input_fn as TensorFlow 1 users wrote it: tf.train.Examples
+    in a TFRecord file, read, batched and parsed (ParseExampleV2) by tf.data,
+    dense, sparse and string features into a linear model trained by FTRL
+    (LinearClassifier's optimizer)."""
+    path = os.path.join(tempfile.mkdtemp(), "train.tfrecord")
+    with tf.io.TFRecordWriter(path) as w:
+        for _ in range(24):
+            x = rng.standard_normal(3)
+            tags = rng.integers(0, 5, rng.integers(0, 3)).tolist()
+            feature = {
+                "age": tf.train.Feature(float_list=tf.train.FloatList(value=[x[0]])),
+                "income": tf.train.Feature(float_list=tf.train.FloatList(value=x[1:].tolist())),
+                "city": tf.train.Feature(bytes_list=tf.train.BytesList(
+                    value=[[b"paris", b"oslo", b"lima"][int(rng.integers(0, 3))]])),
+                "tags": tf.train.Feature(int64_list=tf.train.Int64List(value=tags)),
+                "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[int(x.sum() > 0)])),
+            }
+            example = tf.train.Example(features=tf.train.Features(feature=feature))
+            w.write(example.SerializeToString())
+    spec = {
+        "age": tf.io.FixedLenFeature([1], tf.float32),
+        "income": tf.io.FixedLenFeature([2], tf.float32),
+        "city": tf.io.FixedLenFeature([], tf.string, default_value="unknown"),
+        "tags": tf.io.VarLenFeature(tf.int64),
+        "label": tf.io.FixedLenFeature([], tf.int64),
+    }
+
+    def parse(serialized):
+        # The sparse feature made dense in the input_fn (a SparseTensor out of
+        # a dataset needs SerializeSparse and DeserializeSparse, not here yet).
+        f = tf.io.parse_example(serialized, spec)
+        f["tags"] = tf.sparse.to_dense(f["tags"], default_value=-1)
+        return f
+
+    dataset = tf.data.TFRecordDataset(path).repeat().batch(8).map(parse)
+    f = v1.data.make_one_shot_iterator(dataset).get_next()
+    city = tf.one_hot(tf.strings.to_hash_bucket_fast(f["city"], 4), 4)
+    tags = tf.reduce_sum(tf.one_hot(f["tags"], 5), axis=1)
+    x = tf.concat([f["age"], f["income"], city, tags], axis=1)
+    logits = v1.layers.dense(x, 2, name="linear")
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=f["label"], logits=logits), name="loss")
+    train = v1.train.FtrlOptimizer(0.1).minimize(
+        loss, global_step=v1.train.get_or_create_global_step(), name="train")
+    return {}, [logits, loss], loss, train
+
+
 def graph_models():
     """name -> builder of the TensorFlow 1 graphs."""
     out = {f"mlp_{name}": mlp(opt) for name, opt in OPTIMIZERS.items()}
@@ -276,6 +325,7 @@ def graph_models():
         "bidirectional_dynamic_rnn": bidirectional_rnn,
         "integer_ops": integer_ops,
         "string_ops": string_ops,
+        "example_input_pipeline": example_input_pipeline,
     })
     return out
 

@@ -586,6 +586,86 @@ def basics(dt, rng):
             Spec("assert_fails", [], graph=failing)]
 
 
+def _example(**features):
+    """A serialized tf.train.Example: floats, ints or bytes by name."""
+    f = {}
+    for k, v in features.items():
+        if v and isinstance(v[0], bytes):
+            f[k] = tf.train.Feature(bytes_list=tf.train.BytesList(value=v))
+        elif v and isinstance(v[0], float):
+            f[k] = tf.train.Feature(float_list=tf.train.FloatList(value=v))
+        else:
+            f[k] = tf.train.Feature(int64_list=tf.train.Int64List(value=v))
+    return tf.train.Example(features=tf.train.Features(feature=f)).SerializeToString()
+
+
+def parsing(dt, rng):
+    """tf.io.parse_example and parse_single_example (ParseExampleV2) on fed
+    serialized Examples: fixed-length dense features with and without
+    defaults, variable-length dense (FixedLenSequenceFeature), sparse
+    (VarLenFeature) and ragged features of every type, and the inputs
+    TensorFlow refuses."""
+    batch = np.array([
+        _example(x=[1.5, -2.0], n=[7], s=[b"a", b"bc"], tags=[3, 4, 5], r=[0.5],
+                 seq=[1.0, 2.0, 3.0, 4.0]),
+        _example(x=[0.25, 8.0], s=[b""], r=[1.0, 2.0, 3.0], seq=[9.0, 10.0]),
+        _example(x=[3.0, 3.0], n=[-1], tags=[]),
+    ], dtype=object)
+    spec = {
+        "x": tf.io.FixedLenFeature([2], tf.float32),
+        "n": tf.io.FixedLenFeature([], tf.int64, default_value=42),
+        "s": tf.io.VarLenFeature(tf.string),
+        "tags": tf.io.VarLenFeature(tf.int64),
+        "r": tf.io.RaggedFeature(tf.float32),
+        "seq": tf.io.FixedLenSequenceFeature([2], tf.float32, allow_missing=True,
+                                             default_value=-1.0),
+        "missing": tf.io.FixedLenFeature([1, 2], tf.string, default_value=[[b"d", b"e"]]),
+    }
+
+    def flat(parsed):
+        out = []
+        for k in sorted(parsed):
+            v = parsed[k]
+            if isinstance(v, tf.SparseTensor):
+                out += [v.indices, v.values, v.dense_shape]
+            elif isinstance(v, tf.RaggedTensor):
+                out += [v.flat_values, v.row_splits]
+            else:
+                out.append(v)
+        return out
+
+    def batch_graph(values, features=spec):
+        def graph():
+            ser = v1.placeholder(tf.string, [None], name="serialized")
+            return {ser: values}, flat(tf.io.parse_example(ser, features))
+        return graph
+
+    def single_graph():
+        ser = v1.placeholder(tf.string, None, name="serialized")
+        single = {k: v for k, v in spec.items() if k != "r"}
+        return {ser: batch[0]}, flat(tf.io.parse_single_example(ser, single))
+
+    fixed = {"x": tf.io.FixedLenFeature([2], tf.float32)}
+    return [
+        Spec("batch", [], graph=batch_graph(batch)),
+        # An empty list of another kind is still the wrong type.
+        Spec("empty_list_of_the_wrong_kind", [],
+             graph=batch_graph(np.array([_example(x=[1.0, 2.0], seq=[])], dtype=object))),
+        Spec("empty_batch", [], graph=batch_graph(np.array([], dtype=object))),
+        Spec("single", [], graph=single_graph),
+        Spec("required_missing", [], graph=batch_graph(np.array([_example(y=[1.0])],
+                                                                dtype=object), fixed)),
+        Spec("wrong_type", [], graph=batch_graph(np.array([_example(x=[1, 2])], dtype=object),
+                                                 fixed)),
+        Spec("wrong_count", [], graph=batch_graph(np.array([_example(x=[1.0])], dtype=object),
+                                                  fixed)),
+        # Field 1 says 5 bytes follow, 3 do (TensorFlow's message quotes the
+        # input, so it is kept to ASCII here).
+        Spec("not_a_proto", [], graph=batch_graph(np.array([b"\x0a\x05abc"], dtype=object),
+                                                  fixed)),
+    ]
+
+
 TRAINING_OPS = [
     "ApplyGradientDescent", "ApplyProximalGradientDescent", "ApplyAdadelta", "ApplyAdagrad",
     "ApplyProximalAdagrad", "ApplyAdagradDA", "ApplyFtrl", "ApplyMomentum", "ApplyAdam",
@@ -640,4 +720,5 @@ GRAPH_GROUPS += [
       "RestoreSlice", "SaveSlices"]),
     ("summaries", summaries, ["ScalarSummary", "HistogramSummary", "MergeSummary"]),
     ("basics", basics, ["Const", "Placeholder", "Assert", "NoOp"]),
+    ("parsing", parsing, ["ParseExampleV2"]),
 ]

@@ -56,6 +56,7 @@ void RegisterDecodeCsvKernels(KernelRegistry* r);
 void RegisterListKernels(KernelRegistry* r);
 void RegisterOptionalKernels(KernelRegistry* r);
 void RegisterTensorArrayKernels(KernelRegistry* r);
+void RegisterExampleParsingKernels(KernelRegistry* r);
 
 // _Recv kernels run in this process so far, and the seconds they took
 // (waiting for the value and moving it), for benchmarks.

@@ -24,6 +24,7 @@ OpRegistry* MutableStandardOps() {
     RegisterDatasetOps(r);
     RegisterListOps(r);
     RegisterTensorArrayOps(r);
+    RegisterParsingOps(r);
     return r;
   }();
   return registry;

@@ -41,6 +41,7 @@ void RegisterFunctionalOps(OpRegistry* r);
 void RegisterDatasetOps(OpRegistry* r);
 void RegisterListOps(OpRegistry* r);
 void RegisterTensorArrayOps(OpRegistry* r);
+void RegisterParsingOps(OpRegistry* r);
 
 }  // namespace minigraph
 

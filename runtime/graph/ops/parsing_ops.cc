@@ -1,0 +1,87 @@
+// Parsing serialized tf.train.Examples: TensorFlow's ParseExampleV2 (what
+// tf.io.parse_example and parse_single_example build), with its shape
+// function.
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
+#include "runtime/graph/op_def_builder.h"
+#include "runtime/graph/ops/internal/op_macros.h"
+#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/shape_inference.h"
+
+namespace minigraph {
+namespace {
+
+// Outputs in order: num_sparse indices, values and shapes, the dense values,
+// the ragged values and row splits. Serialized is a scalar (one Example) or
+// a vector (a batch).
+absl::Status ParseExampleV2Shape(InferenceContext* c) {
+  MG_ASSIGN_OR_RETURN(int64_t num_sparse, c->GetAttr<int64_t>("num_sparse"));
+  MG_ASSIGN_OR_RETURN(std::vector<DataType> dense_types,
+                      c->GetAttr<std::vector<DataType>>("Tdense"));
+  MG_ASSIGN_OR_RETURN(std::vector<DataType> ragged_types,
+                      c->GetAttr<std::vector<DataType>>("ragged_value_types"));
+  std::vector<PartialShape> dense_shapes;
+  for (const TensorShapeProto& s : c->node_def().attr().at("dense_shapes").list().shape()) {
+    dense_shapes.push_back(PartialShape::FromProto(s));
+  }
+  if (dense_shapes.size() != dense_types.size()) {
+    return c->Error(absl::StrCat("ParseExampleV2 has ", dense_types.size(), " dense types but ",
+                                 dense_shapes.size(), " dense_shapes"));
+  }
+  const PartialShape& serialized = c->input(0);
+  if (serialized.rank_known() && serialized.rank() > 1) {
+    return c->Error(absl::StrCat("serialized must be a scalar or a vector, got ",
+                                 serialized.DebugString()));
+  }
+  const bool known = serialized.rank_known();
+  const bool scalar = known && serialized.rank() == 0;
+  const int64_t batch = known && !scalar ? serialized.dim(0) : -1;
+  const int64_t rank = known ? serialized.rank() + 1 : -1;  // of each sparse output
+  int out = 0;
+  for (int64_t i = 0; i < num_sparse; ++i) c->set_output(out++, PartialShape({-1, rank}));
+  for (int64_t i = 0; i < num_sparse; ++i) c->set_output(out++, PartialShape({-1}));
+  for (int64_t i = 0; i < num_sparse; ++i) c->set_output(out++, PartialShape({rank}));
+  for (const PartialShape& s : dense_shapes) {
+    if (!known || !s.rank_known()) {
+      c->set_output(out++, PartialShape());
+      continue;
+    }
+    std::vector<int64_t> dims = s.dims();
+    if (!scalar) dims.insert(dims.begin(), batch);
+    c->set_output(out++, PartialShape(dims));
+  }
+  for (size_t i = 0; i < ragged_types.size(); ++i) c->set_output(out++, PartialShape({-1}));
+  for (size_t i = 0; i < ragged_types.size(); ++i) {
+    c->set_output(out++, PartialShape({scalar ? 0 : batch < 0 ? -1 : batch + 1}));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterParsingOps(OpRegistry* r) {
+  MG_REGISTER_OP(r, OpDefBuilder("ParseExampleV2")
+                        .Input("serialized: string")
+                        .Input("names: string")
+                        .Input("sparse_keys: string")
+                        .Input("dense_keys: string")
+                        .Input("ragged_keys: string")
+                        .Input("dense_defaults: Tdense")
+                        .Output("sparse_indices: num_sparse * int64")
+                        .Output("sparse_values: sparse_types")
+                        .Output("sparse_shapes: num_sparse * int64")
+                        .Output("dense_values: Tdense")
+                        .Output("ragged_values: ragged_value_types")
+                        .Output("ragged_row_splits: ragged_split_types")
+                        .Attr("Tdense: list({float, int64, string}) >= 0")
+                        .Attr("num_sparse: int >= 0")
+                        .Attr("sparse_types: list({float, int64, string}) >= 0")
+                        .Attr("ragged_value_types: list({float, int64, string}) >= 0")
+                        .Attr("ragged_split_types: list({int32, int64}) >= 0")
+                        .Attr("dense_shapes: list(shape) >= 0")
+                        .SetShapeFn(ParseExampleV2Shape));
+}
+
+}  // namespace minigraph
