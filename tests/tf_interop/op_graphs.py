@@ -666,6 +666,62 @@ def parsing(dt, rng):
     ]
 
 
+def sparse_cross(dt, rng):
+    """SparseCross (TensorFlow 1's feature crosses) of two sparse columns and
+    a dense one, as strings and hashed into buckets; mixed string and int64
+    columns, which TensorFlow refuses with internal_type string."""
+    def graph(hashed, num_buckets, kind):
+        def build():
+            ids = v1.placeholder(tf.int64, [None, 2], name="ids")
+            a = v1.placeholder(tf.string if kind == "mixed" else kind, [None], name="a")
+            b = v1.placeholder(tf.int64 if kind == "mixed" else kind, [None], name="b")
+            dense = v1.placeholder(kind if kind != "mixed" else tf.string, [2, 1], name="dense")
+            internal = tf.int64 if kind == tf.int64 else tf.string
+            out = tf.raw_ops.SparseCross(
+                indices=[ids, ids], values=[a, b], shapes=[[2, 3], [2, 3]],
+                dense_inputs=[dense], hashed_output=hashed, num_buckets=num_buckets,
+                hash_key=956888297470, out_type=tf.int64 if hashed else tf.string,
+                internal_type=internal)
+            if kind == tf.int64:
+                va, vb, vd = [3, 1, 4], [7, -3, 12], [[5], [9]]
+                values = [np.array(v, np.int64) for v in (va, vb, vd)]
+            else:
+                values = [np.array([b"a", b"bb", b"c"], dtype=object),
+                          np.array([b"x", b"", b"zz"], dtype=object),
+                          np.array([[b"p"], [b"q"]], dtype=object)]
+                if kind == "mixed":
+                    values[1] = np.array([7, -3, 12], np.int64)
+            feeds = {ids: np.array([[0, 0], [0, 2], [1, 1]], np.int64), a: values[0],
+                     b: values[1], dense: values[2]}
+            return feeds, list(out)
+        return build
+    return [Spec("strings", [], graph=graph(False, 0, tf.string)),
+            Spec("hashed_strings", [], graph=graph(True, 0, tf.string)),
+            Spec("hashed_buckets", [], graph=graph(True, 100, tf.string)),
+            Spec("hashed_int64", [], graph=graph(True, 50, tf.int64)),
+            Spec("mixed_types", [], graph=graph(True, 0, "mixed"))]
+
+
+def ragged_to_tensor(dt, rng):
+    """RaggedTensor.to_tensor (RaggedTensorToTensor) of row splits and of
+    value row ids, two ragged dimensions, padding and a given shape."""
+    def graph(make, **kwargs):
+        def build():
+            values = v1.placeholder(tf.float32, [None], name="values")
+            rt = make(values)
+            return {values: np.arange(1, 8, dtype=np.float32)}, [rt.to_tensor(**kwargs)]
+        return build
+    splits = lambda v: tf.RaggedTensor.from_row_splits(v, [0, 2, 2, 7])
+    rowids = lambda v: tf.RaggedTensor.from_value_rowids(v, [0, 0, 1, 3, 3, 3, 3], nrows=5)
+    nested = lambda v: tf.RaggedTensor.from_row_splits(
+        tf.RaggedTensor.from_row_splits(v, [0, 1, 3, 3, 7]), [0, 2, 4])
+    return [Spec("row_splits", [], graph=graph(splits)),
+            Spec("row_splits_default_shape", [], graph=graph(splits, default_value=-1.0,
+                                                              shape=[4, 3])),
+            Spec("value_rowids", [], graph=graph(rowids, default_value=9.0)),
+            Spec("nested", [], graph=graph(nested))]
+
+
 TRAINING_OPS = [
     "ApplyGradientDescent", "ApplyProximalGradientDescent", "ApplyAdadelta", "ApplyAdagrad",
     "ApplyProximalAdagrad", "ApplyAdagradDA", "ApplyFtrl", "ApplyMomentum", "ApplyAdam",
@@ -721,4 +777,6 @@ GRAPH_GROUPS += [
     ("summaries", summaries, ["ScalarSummary", "HistogramSummary", "MergeSummary"]),
     ("basics", basics, ["Const", "Placeholder", "Assert", "NoOp"]),
     ("parsing", parsing, ["ParseExampleV2"]),
+    ("sparse_cross", sparse_cross, ["SparseCross"]),
+    ("ragged_to_tensor", ragged_to_tensor, ["RaggedTensorToTensor"]),
 ]
