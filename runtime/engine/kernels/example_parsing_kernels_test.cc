@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/engine/kernels/kernel_test_util.h"
+#include "runtime/graph/partial_shape.h"
 
 namespace minigraph {
 namespace {
