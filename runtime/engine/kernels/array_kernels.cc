@@ -2,6 +2,8 @@
 // gathering.
 #include <algorithm>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 
 #include "Eigen/Core"  // half and bfloat16 conversions (Cast)
 #include "absl/strings/str_cat.h"
@@ -9,6 +11,7 @@
 #include "runtime/engine/kernels/internal/bcast.h"
 #include "runtime/engine/kernels/internal/list_math.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
+#include "runtime/engine/kernels/internal/wrapping.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 #include "runtime/graph/shape_inference.h"
 
@@ -175,6 +178,22 @@ class ReshapeOp : public OpKernel {
   }
 };
 
+// x's integer part as the integer type D, for every x: NaN and values out
+// of D's range give what x86's conversion gives (TensorFlow's Cast does
+// that conversion): the lowest int32 or int64, and for narrower types the
+// int32 conversion wrapped (so NaN is 0 and 300 is 44 as uint8).
+template <typename D, typename F>
+D FloatToInt(F x) {
+  if constexpr (sizeof(D) < sizeof(int32_t)) {
+    return static_cast<D>(FloatToInt<int32_t>(x));
+  } else {
+    const double v = static_cast<double>(x);
+    constexpr double kLowest = static_cast<double>(std::numeric_limits<D>::lowest());
+    if (!(v >= kLowest && v < -kLowest)) return std::numeric_limits<D>::lowest();
+    return static_cast<D>(v);
+  }
+}
+
 template <typename Src>
 class CastOp : public OpKernel {
  public:
@@ -222,6 +241,8 @@ class CastOp : public OpKernel {
           // Any nonzero bit pattern, as TensorFlow's (a denormal is true,
           // though it reads as zero once widened to a flushed float).
           y[i] = (Eigen::numext::bit_cast<uint16_t>(x[i]) & 0x7fff) != 0;
+        } else if constexpr (kWraps<D> && !kWraps<Src> && !std::is_same_v<Src, bool>) {
+          y[i] = FloatToInt<D>(x[i]);
         } else {
           y[i] = Eigen::internal::cast<Src, D>(x[i]);
         }

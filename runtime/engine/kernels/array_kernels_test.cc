@@ -64,6 +64,15 @@ TEST(ArrayKernelsTest, Cast) {
   tiny.data<bfloat16>()[0] = Eigen::numext::bit_cast<bfloat16>(uint16_t{0x0001});
   tiny.data<bfloat16>()[1] = Eigen::numext::bit_cast<bfloat16>(uint16_t{0x8000});  // -0
   EXPECT_EQ(Run1("Cast", {{tiny}}, {{"DstT", MakeAttrValue(DT_BOOL)}}), "[2] 1 0");
+  // NaN and values out of range convert as TensorFlow's x86 conversion
+  // does: the lowest integer, and for uint8 the int32 conversion wrapped.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  Tensor odd = Tensor::Vector<float>({nan, 3e9f, -3e9f, 300.0f, -1.0f});
+  EXPECT_EQ(Run1("Cast", {{odd}}, {{"DstT", MakeAttrValue(DT_INT32)}}),
+            "[5] -2147483648 -2147483648 -2147483648 300 -1");
+  EXPECT_EQ(Run1("Cast", {{odd}}, {{"DstT", MakeAttrValue(DT_INT64)}}),
+            "[5] -9223372036854775808 3000000000 -3000000000 300 -1");
+  EXPECT_EQ(Run1("Cast", {{odd}}, {{"DstT", MakeAttrValue(DT_UINT8)}}), "[5] 0 0 0 44 255");
 }
 
 TEST(ArrayKernelsTest, PackAlongEveryAxisIncludingStrings) {

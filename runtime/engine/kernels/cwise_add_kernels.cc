@@ -37,7 +37,7 @@ class AddNOp : public OpKernel {
                          const T* __restrict in = ctx->input(i).data<T>();
                          T* __restrict dst = o;
 #pragma omp simd
-                         for (int64_t j = begin; j < end; ++j) dst[j] += in[j];
+                         for (int64_t j = begin; j < end; ++j) dst[j] = WrapAdd(dst[j], in[j]);
                        }
                      });
     return absl::OkStatus();

@@ -211,6 +211,30 @@ TEST(CwiseKernelsTest, Unary) {
   CheckUnary<int64_t>("Square", [](int64_t a) { return a * a; }, -50, 50);
 }
 
+// Integers wrap around in two's complement, as TensorFlow's do.
+TEST(CwiseKernelsTest, IntegersWrapAround) {
+  constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
+  constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
+  const Tensor x = Tensor::Vector<int32_t>({kMin, kMax, 65536});
+  const Tensor one = Tensor::Vector<int32_t>({1, 1, 1});
+  struct Case {
+    const char* op;
+    std::vector<std::vector<Tensor>> inputs;
+    std::vector<int32_t> want;
+  };
+  for (const Case& c : {Case{"Neg", {{x}}, {kMin, -kMax, -65536}},
+                        Case{"Square", {{x}}, {0, 1, 0}},
+                        Case{"Add", {{x}, {x}}, {0, -2, 131072}},
+                        Case{"Sub", {{one}, {x}}, {kMin + 1, kMin + 2, -65535}},
+                        Case{"Mul", {{x}, {x}}, {0, 1, 0}},
+                        Case{"AddN", {{x, one}}, {kMin + 1, kMin, 65537}},
+                        Case{"SquaredDifference", {{x}, {one}}, {1, 4, -131071}}}) {
+    SCOPED_TRACE(c.op);
+    ASSERT_OK_AND_ASSIGN(auto out, RunKernel(c.op, c.inputs));
+    EXPECT_EQ(std::vector<int32_t>(out[0].data<int32_t>(), out[0].data<int32_t>() + 3), c.want);
+  }
+}
+
 TEST(CwiseKernelsTest, GradientHelpers) {
   std::mt19937 rng(3);
   Tensor y = Random<double>(TensorShape({4, 5}), &rng, 0.1, 0.9);

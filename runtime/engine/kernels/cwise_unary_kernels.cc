@@ -70,6 +70,15 @@ struct ClassifyFor {
   };
 };
 
+// Neg and Square through Eigen's vectorized functors for floats, and
+// wrapping around for integers (wrapping.h), as TensorFlow's do.
+template <typename T>
+using NegFunctor = std::conditional_t<kWraps<T>, functor::negate<T>,
+                                      Eigen::internal::scalar_opposite_op<T>>;
+template <typename T>
+using SquareFunctor = std::conditional_t<kWraps<T>, functor::square<T>,
+                                         Eigen::internal::scalar_square_op<T>>;
+
 bool IsFiniteValue(double v) { return std::isfinite(v); }
 bool IsNanValue(double v) { return std::isnan(v); }
 bool IsInfValue(double v) { return std::isinf(v); }
@@ -80,10 +89,10 @@ void RegisterUnaryKernels(KernelRegistry* r) {
   using namespace Eigen::internal;  // NOLINT: scalar_*_op functors
   r->Register(
       "Neg",
-      TypedFactory<UnaryKernelFor<scalar_opposite_op>::Op, float, double, int32_t, int64_t>());
+      TypedFactory<UnaryKernelFor<NegFunctor>::Op, float, double, int32_t, int64_t>());
   r->Register(
       "Square",
-      TypedFactory<UnaryKernelFor<scalar_square_op>::Op, float, double, int32_t, int64_t>());
+      TypedFactory<UnaryKernelFor<SquareFunctor>::Op, float, double, int32_t, int64_t>());
   r->Register("Sqrt", TypedFactory<UnaryKernelFor<functor::sqrt>::Op, float, double>());
   r->Register("Exp", TypedFactory<UnaryKernelFor<scalar_exp_op>::Op, float, double>());
   // float through Eigen's vectorized log; double through functor::log, whose

@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/array_eval.h"
+#include "runtime/engine/kernels/internal/wrapping.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
 namespace minigraph {
@@ -82,19 +83,21 @@ class BiasAddOp : public OpKernel {
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &out));
     const int64_t c = l.channels;
     if (x.NumElements() == 0) return absl::OkStatus();
-    const T* xp = x.data<T>();
-    T* yp = out->data<T>();
-    const T* bp = bias.data<T>();
+    // Integers wrap around, as TensorFlow's (wrapping.h).
+    using U = WrapStorage<T>;
+    const U* xp = reinterpret_cast<const U*>(x.data<T>());
+    U* yp = reinterpret_cast<U*>(out->data<T>());
+    const U* bp = reinterpret_cast<const U*>(bias.data<T>());
     if (l.inner == 1) {
-      ConstArrayMap<T> b(bp, c);
+      ConstArrayMap<U> b(bp, c);
       ForEachRow(ctx, l.outer, c, sizeof(T), 1, [&](int64_t r) {
-        ArrayMap<T>(yp + r * c, c) = ConstArrayMap<T>(xp + r * c, c) + b;
+        ArrayMap<U>(yp + r * c, c) = ConstArrayMap<U>(xp + r * c, c) + b;
       });
     } else {
       // NCHW: one row of `inner` values per (outer, channel), one bias each.
       const int64_t n = l.inner;
       ForEachRow(ctx, l.outer * c, n, sizeof(T), 1, [&](int64_t r) {
-        ArrayMap<T>(yp + r * n, n) = ConstArrayMap<T>(xp + r * n, n) + bp[r % c];
+        ArrayMap<U>(yp + r * n, n) = ConstArrayMap<U>(xp + r * n, n) + bp[r % c];
       });
     }
     return absl::OkStatus();
@@ -118,17 +121,19 @@ class BiasAddGradOp : public OpKernel {
     const int64_t c = l.channels;
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({c}), &out));
-    const T* gp = g.data<T>();
-    T* op = out->data<T>();
+    // Integers wrap around, as TensorFlow's (wrapping.h).
+    using U = WrapStorage<T>;
+    const U* gp = reinterpret_cast<const U*>(g.data<T>());
+    U* op = reinterpret_cast<U*>(out->data<T>());
     if (l.inner == 1) {
       // The column sums, the columns split across the pool, each share
       // summed row after row (contiguous, vectorized).
       const int64_t rows = l.outer;
       ctx->ParallelFor(c, rows * sizeof(T), sizeof(T), rows, [&](int64_t begin, int64_t end) {
-        ArrayMap<T> sum(op + begin, end - begin);
+        ArrayMap<U> sum(op + begin, end - begin);
         sum.setZero();
         for (int64_t r = 0; r < rows; ++r) {
-          sum += ConstArrayMap<T>(gp + r * c + begin, end - begin);
+          sum += ConstArrayMap<U>(gp + r * c + begin, end - begin);
         }
       });
     } else {
@@ -137,9 +142,9 @@ class BiasAddGradOp : public OpKernel {
       ctx->ParallelFor(c, l.outer * n * sizeof(T), sizeof(T), l.outer * n,
                        [&](int64_t begin, int64_t end) {
                          for (int64_t ch = begin; ch < end; ++ch) {
-                           T sum = T(0);
+                           U sum = U(0);
                            for (int64_t o = 0; o < l.outer; ++o) {
-                             sum += ConstArrayMap<T>(gp + (o * c + ch) * n, n).sum();
+                             sum += ConstArrayMap<U>(gp + (o * c + ch) * n, n).sum();
                            }
                            op[ch] = sum;
                          }

@@ -23,23 +23,24 @@
 #include "runtime/engine/kernel_registry.h"
 #include "runtime/engine/kernels/internal/bcast.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
+#include "runtime/engine/kernels/internal/wrapping.h"
 #include "runtime/engine/op_kernel.h"
 
 namespace minigraph {
 namespace functor {
 
-// Plain scalar function objects.
+// Plain scalar function objects. Integers wrap around (wrapping.h).
 template <typename T>
 struct add {
-  T operator()(const T& a, const T& b) const { return a + b; }
+  T operator()(const T& a, const T& b) const { return WrapAdd(a, b); }
 };
 template <typename T>
 struct sub {
-  T operator()(const T& a, const T& b) const { return a - b; }
+  T operator()(const T& a, const T& b) const { return WrapSub(a, b); }
 };
 template <typename T>
 struct mul {
-  T operator()(const T& a, const T& b) const { return a * b; }
+  T operator()(const T& a, const T& b) const { return WrapMul(a, b); }
 };
 template <typename T>
 struct quotient {
@@ -56,7 +57,7 @@ struct minimum {
 };
 template <typename T>
 struct squared_difference {
-  T operator()(const T& a, const T& b) const { return (a - b) * (a - b); }
+  T operator()(const T& a, const T& b) const { return WrapMul(WrapSub(a, b), WrapSub(a, b)); }
 };
 // Floating-point x^y (std::pow).
 template <typename T>
@@ -184,6 +185,14 @@ struct floor_mod {
   }
 };
 // Unary math and activations.
+template <typename T>
+struct negate {
+  T operator()(const T& a) const { return WrapNeg(a); }
+};
+template <typename T>
+struct square {
+  T operator()(const T& a) const { return WrapMul(a, a); }
+};
 template <typename T>
 struct sqrt {
   // std::sqrt, exact at ±0 and inf (Eigen's fast packet sqrt is not).

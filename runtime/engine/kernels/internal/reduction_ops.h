@@ -23,6 +23,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernel_registry.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
+#include "runtime/engine/kernels/internal/wrapping.h"
 #include "runtime/engine/op_kernel.h"
 
 namespace minigraph {
@@ -35,7 +36,7 @@ namespace reducers {
 template <typename T>
 struct Sum {
   static T Identity() { return T(0); }
-  static T Combine(T a, T b) { return a + b; }
+  static T Combine(T a, T b) { return WrapAdd(a, b); }
   static T Finalize(T acc, int64_t) { return acc; }
 };
 
@@ -55,7 +56,7 @@ struct Mean : Sum<T> {
 template <typename T>
 struct Prod {
   static T Identity() { return T(1); }
-  static T Combine(T a, T b) { return a * b; }
+  static T Combine(T a, T b) { return WrapMul(a, b); }
   static T Finalize(T acc, int64_t) { return acc; }
 };
 
