@@ -669,19 +669,19 @@ def parsing(dt, rng):
 def sparse_cross(dt, rng):
     """SparseCross (TensorFlow 1's feature crosses) of two sparse columns and
     a dense one, as strings and hashed into buckets; mixed string and int64
-    columns, which TensorFlow refuses with internal_type string."""
-    def graph(hashed, num_buckets, kind):
+    columns, which TensorFlow crosses with internal_type int64 and refuses
+    with string."""
+    def graph(hashed, num_buckets, kind, internal=None):
         def build():
             ids = v1.placeholder(tf.int64, [None, 2], name="ids")
             a = v1.placeholder(tf.string if kind == "mixed" else kind, [None], name="a")
             b = v1.placeholder(tf.int64 if kind == "mixed" else kind, [None], name="b")
             dense = v1.placeholder(kind if kind != "mixed" else tf.string, [2, 1], name="dense")
-            internal = tf.int64 if kind == tf.int64 else tf.string
             out = tf.raw_ops.SparseCross(
                 indices=[ids, ids], values=[a, b], shapes=[[2, 3], [2, 3]],
                 dense_inputs=[dense], hashed_output=hashed, num_buckets=num_buckets,
                 hash_key=956888297470, out_type=tf.int64 if hashed else tf.string,
-                internal_type=internal)
+                internal_type=internal or (tf.int64 if kind == tf.int64 else tf.string))
             if kind == tf.int64:
                 va, vb, vd = [3, 1, 4], [7, -3, 12], [[5], [9]]
                 values = [np.array(v, np.int64) for v in (va, vb, vd)]
@@ -699,7 +699,9 @@ def sparse_cross(dt, rng):
             Spec("hashed_strings", [], graph=graph(True, 0, tf.string)),
             Spec("hashed_buckets", [], graph=graph(True, 100, tf.string)),
             Spec("hashed_int64", [], graph=graph(True, 50, tf.int64)),
-            Spec("mixed_types", [], graph=graph(True, 0, "mixed"))]
+            Spec("mixed_types", [], graph=graph(True, 0, "mixed")),
+            Spec("mixed_int64", [], graph=graph(True, 0, "mixed", tf.int64)),
+            Spec("mixed_int64_strings", [], graph=graph(False, 0, "mixed", tf.int64))]
 
 
 def ragged_to_tensor(dt, rng):

@@ -318,7 +318,7 @@ class SparseCrossOp : public OpKernel {
           "SparseCross: out_type must be int64 with hashed_output and string without, got ",
           DataTypeString(out_type)));
     }
-    return absl::OkStatus();
+    return c->GetAttr("internal_type", &internal_type_);
   }
 
   absl::Status Compute(OpKernelContext* ctx) const override {
@@ -353,11 +353,20 @@ class SparseCrossOp : public OpKernel {
                          absl::StrCat("SparseCross over a batch of ", batch, " rows")));
     for (int i = n_; i < ctx->num_inputs(); ++i) {
       const DataType t = ctx->input(i).dtype();
-      if ((i < 2 * n_ || i >= 3 * n_) && t != DT_INT64 && t != DT_STRING) {
+      if (i >= 2 * n_ && i < 3 * n_) continue;  // shapes
+      const std::string which = i < 2 * n_ ? absl::StrCat("values ", i - n_)
+                                           : absl::StrCat("dense input ", i - 3 * n_);
+      if (t != DT_INT64 && t != DT_STRING) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "SparseCross crosses int64 and string features, not ", DataTypeString(t), " (", which,
+            ")"));
+      }
+      // As TensorFlow: with internal_type string every feature is a string;
+      // with int64, strings and integers mix.
+      if (internal_type_ == DT_STRING && t != DT_STRING) {
         return absl::InvalidArgumentError(
-            absl::StrCat("SparseCross crosses int64 and string features, not ", DataTypeString(t),
-                         i < 2 * n_ ? absl::StrCat(" (values ", i - n_, ")")
-                                    : absl::StrCat(" (dense input ", i - 3 * n_, ")")));
+            absl::StrCat("SparseCross: ", which, " should be of internal type string but is ",
+                         DataTypeString(t)));
       }
     }
     std::vector<Column> columns;
@@ -481,6 +490,7 @@ class SparseCrossOp : public OpKernel {
   int64_t n_ = 0, buckets_ = 0;
   bool hashed_ = false;
   uint64_t hash_key_ = 0;
+  DataType internal_type_ = DT_INT64;
 };
 
 }  // namespace

@@ -341,7 +341,8 @@ std::vector<Tensor> SparseStrings(const std::vector<std::vector<std::string>>& r
 }
 
 std::string Cross(const std::vector<std::vector<Tensor>>& sparse, const std::vector<Tensor>& dense,
-                  bool hashed, int64_t buckets = 0, int64_t key = 0xDECAFCAFFE) {
+                  bool hashed, int64_t buckets = 0, int64_t key = 0xDECAFCAFFE,
+                  DataType internal = DT_INVALID) {
   std::vector<Tensor> indices, values, shapes;
   AttrValue sparse_types, dense_types;
   sparse_types.mutable_list();  // set, if empty
@@ -353,6 +354,12 @@ std::string Cross(const std::vector<std::vector<Tensor>>& sparse, const std::vec
     sparse_types.mutable_list()->add_type(s[1].dtype());
   }
   for (const Tensor& d : dense) dense_types.mutable_list()->add_type(d.dtype());
+  // Unless given, as TensorFlow's Python picks it: int64 when any feature is.
+  if (internal == DT_INVALID) {
+    internal = DT_STRING;
+    for (const auto& s : sparse) internal = s[1].dtype() == DT_INT64 ? DT_INT64 : internal;
+    for (const Tensor& d : dense) internal = d.dtype() == DT_INT64 ? DT_INT64 : internal;
+  }
   auto out = RunKernel("SparseCross", {indices, values, shapes, dense},
                        {{"N", MakeAttrValue(static_cast<int64_t>(sparse.size()))},
                         {"hashed_output", MakeAttrValue(hashed)},
@@ -361,7 +368,7 @@ std::string Cross(const std::vector<std::vector<Tensor>>& sparse, const std::vec
                         {"sparse_types", sparse_types},
                         {"dense_types", dense_types},
                         {"out_type", MakeAttrValue(hashed ? DT_INT64 : DT_STRING)},
-                        {"internal_type", MakeAttrValue(hashed ? DT_INT64 : DT_STRING)}});
+                        {"internal_type", MakeAttrValue(internal)}});
   if (!out.ok()) return std::string(out.status().message());
   return (*out)[0].SummarizeValue(100) + " | " + (*out)[1].SummarizeValue(100) + " | " +
          (*out)[2].SummarizeValue(100);
@@ -385,6 +392,13 @@ TEST(SparseKernelsTest, SparseCrossAsTensorFlowCrossesFeatures) {
   EXPECT_EQ(Cross({SparseStrings({{"a"}, {"b", "c"}, {}})}, {dense}, false),
             "0 0 0 1 1 0 1 1 1 2 1 3 | \"a_X_11\" \"a_X_333\" \"b_X_55555\" \"b_X_999999\" "
             "\"c_X_55555\" \"c_X_999999\" | 3 4");
+
+  // With internal_type string every feature must be a string.
+  const std::vector<Tensor> ints = {I64(TensorShape({1, 2}), {0, 0}),
+                                    Tensor::Vector<int64_t>({7}), Tensor::Vector<int64_t>({1, 1})};
+  EXPECT_EQ(Cross({fc1, ints}, {}, false), "0 0 | \"batch1-FC1-F1_X_7\" | 1 1");
+  EXPECT_THAT(Cross({fc1, ints}, {}, false, 0, 1, DT_STRING),
+              HasSubstr("SparseCross: values 1 should be of internal type string but is int64"));
 
   EXPECT_THAT(Cross({fc1, SparseStrings({{"x"}, {"y"}})}, {}, false),
               HasSubstr("Expected batch size 1 got 2 at position 1"));
