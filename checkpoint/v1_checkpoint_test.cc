@@ -8,7 +8,7 @@
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/proto/saved_tensor_slice.pb.h"
 #include "checkpoint/table.h"
-#include "checkpoint/v1_test_writer.h"
+#include "checkpoint/v1_writer.h"
 #include "core/mem_env.h"
 #include "core/status_matchers.h"
 #include "core/tensor_types.h"
@@ -18,6 +18,7 @@
 namespace minigraph {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -278,6 +279,58 @@ TEST(V1CheckpointTest, NotATable) {
   ASSERT_OK(WriteStringToFile(&env, "/old/model.ckpt", "not a checkpoint"));
   EXPECT_THAT(BundleReader::Open(&env, "/old/model.ckpt"),
               StatusIs(absl::StatusCode::kDataLoss, HasSubstr("/old/model.ckpt")));
+}
+
+// The writer refuses what TensorFlow's refuses, with its codes, and what
+// TensorFlow writes but cannot restore (overlapping slices); a refused save
+// leaves nothing behind, not even its temporary file.
+TEST(V1WriterTest, RefusesWhatCannotBeRestored) {
+  MemEnv env;
+  const Tensor w = Iota({2, 2});
+  const TensorShape full({4, 2});
+  struct Refused {
+    std::vector<V1Slice> slices;
+    absl::StatusCode code;
+    std::string message;
+  };
+  const std::vector<Refused> refused = {
+      {{{"u", {2}, TensorSlice::Full(1), Tensor(DT_UINT32, TensorShape({2}))}},
+       absl::StatusCode::kInvalidArgument,
+       "tensor \"u\": TensorFlow's V1 format cannot hold uint32"},
+      {{{"b", {2}, TensorSlice::Full(1), Tensor(DT_BFLOAT16, TensorShape({2}))}},
+       absl::StatusCode::kUnimplemented, "tensor \"b\": saving data type bfloat16"},
+      {{{"emb", full, Slice("0,3:-"), w}},
+       absl::StatusCode::kInvalidArgument,
+       "tensor \"emb\": slice \"4 2 0,3:-\" has shape [3,2] but the data's is [2,2]"},
+      {{{"emb", full, Slice("3,2:-"), w}}, absl::StatusCode::kInternal, "tensor \"emb\""},
+      {{{"emb", full, Slice("0,2:-"), w}, {"emb", full, Slice("1,2:-"), w}},
+       absl::StatusCode::kInvalidArgument,
+       "tensor \"emb\" has overlapping slices \"0,2:-\" and \"1,2:-\""},
+      {{{"emb", full, Slice("0,2:-"), w}, {"emb", TensorShape({5, 2}), Slice("2,2:-"), w}},
+       absl::StatusCode::kInternal, "saved with shape [4,2] and again with shape [5,2]"},
+      {{{"emb", full, Slice("0,2:-"), w},
+        {"emb", full, Slice("2,2:-"), Tensor(DT_INT32, TensorShape({2, 2}))}},
+       absl::StatusCode::kInternal, "tensor \"emb\" saved as float and again as int32"},
+  };
+  for (const Refused& r : refused) {
+    EXPECT_THAT(WriteV1Checkpoint(&env, "/new/model.ckpt", r.slices),
+                StatusIs(r.code, AllOf(HasSubstr("/new/model.ckpt"), HasSubstr(r.message))));
+  }
+  ASSERT_OK(env.CreateDir("/new"));
+  EXPECT_THAT(env.GetChildren("/new"), IsOkAndHolds(ElementsAre()));
+}
+
+TEST(V1WriterTest, WritesInPlaceThroughATemporaryFile) {
+  MemEnv env;
+  ASSERT_OK(env.CreateDir("/new"));
+  ASSERT_OK(WriteStringToFile(&env, "/new/model.ckpt", "an older save"));
+  ASSERT_OK(WriteV1Checkpoint(&env, "/new/model.ckpt",
+                              {{"emb", TensorShape({4, 2}), Slice("2,2:-"), Iota({2, 2}, 4)},
+                               {"emb", TensorShape({4, 2}), Slice("0,2:-"), Iota({2, 2})}}));
+  EXPECT_THAT(env.GetChildren("/new"), IsOkAndHolds(ElementsAre("model.ckpt")));
+  ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(&env, "/new/model.ckpt"));
+  ASSERT_OK_AND_ASSIGN(Tensor emb, reader->Lookup("emb"));
+  EXPECT_THAT(Values(emb), ElementsAre(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 #include "checkpoint/naming.h"
 #include "checkpoint/temp_files.h"
 #include "checkpoint/tensor_slice.h"
-#include "checkpoint/v1_test_writer.h"
+#include "checkpoint/v1_writer.h"
 #include "core/fault_injection_env.h"
 #include "core/logging.h"
 #include "core/mem_env.h"
@@ -379,11 +379,15 @@ TEST_F(SaverTest, VOneSaverGraphRestoresAVOneCheckpoint) {
   EXPECT_THAT(Saver::FromSaverDef(def, &clock_)->Restore(s.get(), "/old/none-????\?-of-00002"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("not a valid checkpoint: /old/none-????\?-of-00002")));
-  EXPECT_THAT(Saver::FromSaverDef(def, &clock_)->Save(s.get(), "/old/model.ckpt"),
-              StatusIs(absl::StatusCode::kUnimplemented,
-                       HasSubstr("node save/SaveSlices (SaveSlices) writes a checkpoint in "
-                                 "TensorFlow's V1 format, which minigraph reads but does not "
-                                 "write")));
+  // Saving runs SaveSlices, which writes one V1 file; it restores as the
+  // shard files did.
+  ASSERT_OK_AND_ASSIGN(std::string path,
+                       Saver::FromSaverDef(def, &clock_)->Save(s.get(), "/old/resaved.ckpt"));
+  EXPECT_EQ(path, "/old/resaved.ckpt");
+  auto fresh = NewSess();
+  ASSERT_OK(Saver::FromSaverDef(def, &clock_)->Restore(fresh.get(), "/old/resaved.ckpt"));
+  EXPECT_EQ(Value(fresh.get(), part.name()), "2 3 4 5 6 7");
+  EXPECT_EQ(Value(fresh.get(), w.name()), "70");
 }
 
 TEST_F(SaverTest, RestoreSliceErrorsAreTensorFlows) {

@@ -14,7 +14,7 @@
 #include "checkpoint/bundle_writer.h"
 #include "checkpoint/naming.h"
 #include "checkpoint/tensor_slice.h"
-#include "checkpoint/v1_test_writer.h"
+#include "checkpoint/v1_writer.h"
 #include "core/coding.h"
 #include "core/env.h"
 #include "core/path.h"

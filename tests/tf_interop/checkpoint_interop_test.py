@@ -182,6 +182,25 @@ class MinigraphWritesTensorFlowReads(unittest.TestCase):
             with open(ours + suffix, "rb") as a, open(theirs + suffix, "rb") as b:
                 self.assertEqual(a.read(), b.read(), f"{suffix} differs from TensorFlow's")
 
+    def test_v1_format_the_same_bytes_as_tensorflows_save(self):
+        # Every dtype TensorFlow's V1 writer takes (not bfloat16, uint32 or
+        # uint64), written by minigraph and by TensorFlow's Save op.
+        values = {k: v for k, v in interop.edge_values(self.rng).items()
+                  if k not in ("bfloat16", "uint32", "uint64")}
+        ours = os.path.join(self.dir, "ours.ckpt")
+        theirs = os.path.join(self.dir, "theirs.ckpt")
+        interop.minigraph_write(ours, values, v1=True)
+        names = sorted(values)
+        tf.raw_ops.Save(filename=theirs, tensor_names=names,
+                        data=[tf.constant(values[n]) for n in names])
+        with open(ours, "rb") as a, open(theirs, "rb") as b:
+            self.assertEqual(a.read(), b.read(), "the V1 file differs from TensorFlow's")
+        restored = {n: tf.raw_ops.Restore(file_pattern=ours, tensor_name=n,
+                                          dt=tf.constant(values[n]).dtype).numpy()
+                    for n in names}
+        interop.assert_same_bits(self, values, restored, "Restore of minigraph's V1 file")
+        self.assertEqual(sorted(os.listdir(self.dir)), ["ours.ckpt", "theirs.ckpt"])
+
     def train(self, logdir, *flags):
         interop.run(
             [interop.binary("train"), f"--logdir={logdir}", "--model=mlp", "--optimizer=adam",

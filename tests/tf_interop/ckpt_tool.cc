@@ -6,6 +6,8 @@
 //                                    assembled) to OUT, in key order
 //   ckpt_tool write PREFIX IN       the tensors of IN as the checkpoint
 //                                    PREFIX (BundleWriter, key order)
+//   ckpt_tool write-v1 FILE IN      the same as one file in TensorFlow's V1
+//                                    format (what its Save op writes)
 //
 // The tensor file is tensor_records.h's.
 // Exit 0, or 1 with the error on stderr.
@@ -13,9 +15,11 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/bundle_writer.h"
+#include "checkpoint/v1_writer.h"
 #include "core/env.h"
 #include "core/status_macros.h"
 #include "tests/tf_interop/tensor_records.h"
@@ -43,16 +47,28 @@ absl::Status Write(const std::string& prefix, const std::string& in) {
   return writer->Finish();
 }
 
+absl::Status WriteV1(const std::string& path, const std::string& in) {
+  MG_ASSIGN_OR_RETURN(auto records, ReadTensorRecords(in));
+  std::map<std::string, Tensor> tensors(records.begin(), records.end());
+  std::vector<V1Slice> slices;
+  for (const auto& [key, t] : tensors) {
+    slices.push_back({key, t.shape(), TensorSlice::Full(t.dims()), t});
+  }
+  return WriteV1Checkpoint(Env::Default(), path, slices);
+}
+
 }  // namespace
 }  // namespace minigraph
 
 int main(int argc, char** argv) {
-  if (argc != 4 || (std::string(argv[1]) != "dump" && std::string(argv[1]) != "write")) {
-    std::fprintf(stderr, "usage: ckpt_tool dump PREFIX OUT | ckpt_tool write PREFIX IN\n");
+  const std::string command = argc == 4 ? argv[1] : "";
+  if (command != "dump" && command != "write" && command != "write-v1") {
+    std::fprintf(stderr, "usage: ckpt_tool dump|write PREFIX FILE | ckpt_tool write-v1 FILE IN\n");
     return 2;
   }
-  const absl::Status s = std::string(argv[1]) == "dump" ? minigraph::Dump(argv[2], argv[3])
-                                                        : minigraph::Write(argv[2], argv[3]);
+  const absl::Status s = command == "dump"    ? minigraph::Dump(argv[2], argv[3])
+                         : command == "write" ? minigraph::Write(argv[2], argv[3])
+                                              : minigraph::WriteV1(argv[2], argv[3]);
   if (!s.ok()) {
     std::fprintf(stderr, "ckpt_tool: %s\n", s.ToString().c_str());
     return 1;

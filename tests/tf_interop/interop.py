@@ -60,12 +60,13 @@ def minigraph_read(prefix):
         return read_records(out)
 
 
-def minigraph_write(prefix, tensors):
-    """Writes {key: ndarray} as a checkpoint with minigraph's BundleWriter."""
+def minigraph_write(prefix, tensors, v1=False):
+    """Writes {key: ndarray} as a checkpoint with minigraph's BundleWriter,
+    or with v1, as the one file of TensorFlow's V1 format."""
     with tempfile.TemporaryDirectory() as d:
         records = os.path.join(d, "tensors")
         write_records(records, tensors)
-        run([binary("ckpt_tool"), "write", prefix, records])
+        run([binary("ckpt_tool"), "write-v1" if v1 else "write", prefix, records])
 
 
 def tensorflow_read(prefix):

@@ -1,6 +1,7 @@
 // SaveV2, RestoreV2 and MergeV2Checkpoints over checkpoint/ (the one edge
-// from runtime to checkpoint), and the V1-era Restore and RestoreSlice. RestoreV2 reads its tensors
-// in parallel on the intra-op pool, largest first, each straight into its output buffer.
+// from runtime to checkpoint), and the V1-era Save, SaveSlices, Restore and
+// RestoreSlice. RestoreV2 reads its tensors in parallel on the intra-op
+// pool, largest first, each straight into its output buffer.
 #include <algorithm>
 #include <atomic>
 #include <optional>
@@ -16,6 +17,7 @@
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/bundle_writer.h"
 #include "checkpoint/tensor_slice.h"
+#include "checkpoint/v1_writer.h"
 #include "core/tensor_arena.h"
 #include "core/tensor_types.h"
 #include "runtime/engine/kernels/internal/eigen_util.h"
@@ -304,18 +306,55 @@ class RestoreSliceOp : public OpKernel {
   DataType dtype_ = DT_INVALID;
 };
 
-// Save and SaveSlices write TensorFlow's V1 format, which TensorFlow itself
-// stopped writing in 1.0 and minigraph does not write: a V1-era graph
-// imports and restores, and saving it says how to save instead.
+// Save and SaveSlices: the tensors (or, for SaveSlices, the slices its
+// shapes_and_slices name) as one file in TensorFlow's V1 format, written as
+// TensorFlow 1.0 and before wrote every checkpoint. An empty
+// shapes_and_slices entry saves the whole tensor.
 class SaveV1Op : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext* ctx) const override {
-    return absl::UnimplementedError(absl::StrCat(
-        "node ", name(), " (", type_string(),
-        ") writes a checkpoint in TensorFlow's V1 format, which minigraph reads but does not "
-        "write; save with a V2 Saver (tf.train.Saver's default since TensorFlow 1.0, "
-        "minigraph's Saver)"));
+    const Tensor& filename = ctx->input(0);
+    if (filename.NumElements() != 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("node ", name(), " (", type_string(),
+                       "): input 0 (filename) must be a string scalar; got a tensor of ",
+                       filename.NumElements(), " elements"));
+    }
+    const bool slices = type_string() == "SaveSlices";
+    const int fixed = slices ? 3 : 2;
+    const Tensor& names = ctx->input(1);
+    const int64_t n = names.NumElements();
+    if (ctx->num_inputs() != n + fixed) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node ", name(), " (", type_string(), "): expected totally ", n + fixed,
+          " inputs as input #1 (which is a string tensor of saved names) contains ", n,
+          " names, but received ", ctx->num_inputs(), " inputs"));
+    }
+    std::vector<std::optional<SliceSpec>> specs(n);
+    if (slices) {
+      MG_ASSIGN_OR_RETURN(specs, CheckNames(names, ctx->input(2), n));
+    }
+    std::vector<V1Slice> saved;
+    saved.reserve(n);
+    for (int64_t i = 0; i < n; ++i) {
+      const Tensor& t = ctx->input(fixed + i);
+      const std::string& tensor_name = names.flat<std::string>()(i);
+      V1Slice s{tensor_name, t.shape(), TensorSlice::Full(t.dims()), t};
+      if (specs[i].has_value()) {
+        s.shape = specs[i]->full;
+        s.slice = specs[i]->slice;
+        if (s.slice.SliceShape(s.shape) != t.shape()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "node ", name(), " (SaveSlices): tensor \"", tensor_name, "\" has shape ",
+              t.shape().DebugString(), " but its shapes_and_slices \"",
+              ctx->input(2).flat<std::string>()(i), "\" says ",
+              s.slice.SliceShape(s.shape).DebugString()));
+        }
+      }
+      saved.push_back(std::move(s));
+    }
+    return WriteV1Checkpoint(ctx->env(), filename.flat<std::string>()(0), saved);
   }
 };
 
