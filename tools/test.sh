@@ -42,12 +42,12 @@ rc=${PIPESTATUS[0]}
 show_failures "$log"
 
 # The same tests again under AddressSanitizer and UndefinedBehaviorSanitizer
-# (--config=asan; MG_SANITIZERS=0 skips them), but those tagged no_sanitizer.
+# (--config=asan; MG_SANITIZERS=0 skips them).
 asan_rc=0
 asan_log=$(mktemp)
 trap 'rm -f "$log" "$asan_log"' EXIT
 if [ "${MG_SANITIZERS:-1}" != 0 ]; then
-  bazel test --config=asan //... --test_tag_filters=-no_sanitizer --nocache_test_results \
+  bazel test --config=asan //... --nocache_test_results \
     --show_progress --show_progress_rate_limit=30 "${args[@]}" "$@" 2>&1 | tee "$asan_log"
   asan_rc=${PIPESTATUS[0]}
   show_failures "$asan_log"
@@ -56,8 +56,8 @@ fi
 # The tests once more under ThreadSanitizer (--config=tsan), with Abseil and
 # gRPC compiled from their Debian sources so that the sanitizer sees their
 # synchronization (tools/tsan_deps.sh). A test tagged "notsan" would be left
-# out; none is. The TensorFlow interop tests ran under ASan already (but the
-# op interop test, tagged no_sanitizer) and are left out here. MG_SANITIZERS=0 skips this with ASan.
+# out; none is. The TensorFlow interop tests ran under ASan already and are
+# left out here. MG_SANITIZERS=0 skips this with ASan.
 tsan_rc=0
 tsan_log=$(mktemp)
 trap 'rm -f "$log" "$asan_log" "$tsan_log"' EXIT
