@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "Eigen/Core"
 #include "absl/strings/str_cat.h"
 #include "core/allocator.h"
+#include "core/coding.h"
 #include "core/status_macros.h"
 
 namespace minigraph {
@@ -142,6 +144,40 @@ void SetHeader(const Tensor& t, TensorProto* proto) {
   t.shape().AsProto(proto->mutable_tensor_shape());
 }
 
+// Strings in tensor_content, as TensorFlow's C++ writes them (its
+// EncodeStringList: each length as a varint32, then the bytes of every
+// string one after another). Each string takes at least its length's byte,
+// so the count is checked against the content before anything is allocated.
+absl::StatusOr<Tensor> StringsFromContent(absl::string_view content, const TensorShape& shape) {
+  const int64_t n = shape.num_elements();
+  if (n > static_cast<int64_t>(content.size())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "TensorProto of ", n, " strings has ", content.size(),
+        " bytes of tensor_content, fewer than one per string's length"));
+  }
+  std::vector<uint32_t> sizes(n);
+  uint64_t total = 0;
+  for (uint32_t& size : sizes) {
+    if (!GetVarint32(&content, &size)) {
+      return absl::InvalidArgumentError(
+          "TensorProto of strings: tensor_content ends inside the strings' lengths");
+    }
+    total += size;
+  }
+  if (total != content.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "TensorProto of strings: the lengths in tensor_content add up to ", total,
+        " bytes, but ", content.size(), " follow them"));
+  }
+  Tensor t(DT_STRING, shape);
+  std::string* out = t.data<std::string>();
+  for (int64_t i = 0; i < n; ++i) {
+    out[i].assign(content.data(), sizes[i]);
+    content.remove_prefix(sizes[i]);
+  }
+  return t;
+}
+
 }  // namespace
 
 absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto, Allocator* allocator) {
@@ -157,8 +193,9 @@ absl::StatusOr<Tensor> TensorFromProto(const TensorProto& proto, Allocator* allo
   if (proto.tensor_content().empty()) {
     MG_RETURN_IF_ERROR(CheckFilledBytes(proto, dtype, shape->num_elements()));
   }
-  MG_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(dtype, *shape, allocator));
   const std::string& content = proto.tensor_content();
+  if (dtype == DT_STRING && !content.empty()) return StringsFromContent(content, *shape);
+  MG_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(dtype, *shape, allocator));
   if (!content.empty()) {
     if (!DataTypeCanUseMemcpy(dtype)) {
       return absl::InvalidArgumentError(

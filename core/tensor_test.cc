@@ -272,6 +272,30 @@ TEST(TensorProtoTest, RepeatingAHeavyLastValuePastTheLimitIsRefused) {
   SetMaxTensorBytes(saved);
 }
 
+TEST(TensorProtoTest, StringsInTensorContentAsTensorFlowsCppWritesThem) {
+  // TensorFlow 2.21's client sends string constants so (report_uninitialized
+  // _variables' names): every length as a varint32, then the bytes.
+  TensorProto p;
+  p.set_dtype(DT_STRING);
+  p.mutable_tensor_shape()->add_dim()->set_size(3);
+  const std::string long_one(300, 'z');  // a two-byte varint
+  p.set_tensor_content(std::string("\x01\x00\xac\x02", 4) + "a" + long_one);
+  ASSERT_OK_AND_ASSIGN(Tensor t, TensorFromProto(p));
+  EXPECT_EQ(t.data<std::string>()[0], "a");
+  EXPECT_EQ(t.data<std::string>()[1], "");
+  EXPECT_EQ(t.data<std::string>()[2], long_one);
+
+  p.set_tensor_content(std::string("\x01\x00\xac\x02", 4) + "a" + long_one + "!");
+  EXPECT_THAT(TensorFromProto(p), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("add up to 301 bytes, but 302 follow")));
+  p.set_tensor_content(std::string("\x01\x00\xac", 3));
+  EXPECT_THAT(TensorFromProto(p), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("ends inside the strings' lengths")));
+  p.mutable_tensor_shape()->mutable_dim(0)->set_size(int64_t{1} << 40);
+  EXPECT_THAT(TensorFromProto(p), StatusIs(absl::StatusCode::kInvalidArgument,
+                                           HasSubstr("fewer than one per string's length")));
+}
+
 TEST(TensorProtoTest, BadProtosAreInvalidArgument) {
   TensorProto p;
   p.set_dtype(DT_FLOAT);
