@@ -4,6 +4,7 @@
 #include <map>
 #include <thread>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/status_macros.h"
@@ -11,6 +12,7 @@
 #include "session/targets.h"
 #include "runtime/engine/denormal.h"
 #include "runtime/engine/kernel_registry.h"
+#include "runtime/engine/rendezvous.h"
 #include "runtime/graph/ops/standard_ops.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
@@ -64,6 +66,11 @@ struct LocalSession::Program {
   GraphDef def;
   std::unique_ptr<Graph> graph;
   std::vector<std::unique_ptr<OpKernel>> kernels;
+  // Whether the graph has _Send or _Recv nodes, and the first _Recv whose
+  // _Send is not in the graph ("" if none): run on its own, such a graph
+  // would wait for ever.
+  bool sends_or_receives = false;
+  std::string unmatched_recv;
   absl::Mutex mu;
   absl::flat_hash_map<std::string, std::unique_ptr<Executor>> executors ABSL_GUARDED_BY(mu);
 };
@@ -82,9 +89,32 @@ absl::Status LocalSession::Install(const GraphDef& def) {
   auto program = std::make_shared<Program>();
   program->def = def;
   MG_ASSIGN_OR_RETURN(program->graph, Graph::Create(def, StandardOps()));
+  absl::flat_hash_set<std::string> sent;
+  std::vector<std::pair<std::string, std::string>> received;  // (node, key)
   for (const Node& node : program->graph->nodes()) {
     MG_ASSIGN_OR_RETURN(auto k, GlobalKernelRegistry()->CreateKernel(node));
     program->kernels.push_back(std::move(k));
+    if (node.type_string() == "_Send" || node.type_string() == "_Recv") {
+      program->sends_or_receives = true;
+      const auto& attr = node.def().attr();
+      const auto s = [&](const char* name) {
+        auto it = attr.find(name);
+        return it == attr.end() ? std::string() : it->second.s();
+      };
+      std::string key = absl::StrCat(s("send_device"), ";", s("recv_device"), ";",
+                                     s("tensor_name"));
+      if (node.type_string() == "_Send") {
+        sent.insert(std::move(key));
+      } else {
+        received.emplace_back(node.name(), std::move(key));
+      }
+    }
+  }
+  for (const auto& [name, key] : received) {
+    if (!sent.contains(key)) {
+      program->unmatched_recv = name;
+      break;
+    }
   }
   absl::MutexLock l(&mu_);
   program_ = std::move(program);
@@ -178,6 +208,19 @@ absl::Status LocalSession::RunStep(const RunOptions& options,
     return absl::FailedPreconditionError("Session was not created with a graph before Run()");
   }
   MG_ASSIGN_OR_RETURN(const Executor* ex, GetExecutor(program.get(), feeds, fetches, targets));
+  // A graph with its own _Send and _Recv pairs, run on its own (as
+  // TensorFlow's DirectSession runs one): the step's own rendezvous.
+  std::unique_ptr<LocalRendezvous> own;
+  if (rendezvous == nullptr && program->sends_or_receives) {
+    if (!program->unmatched_recv.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "node '", program->unmatched_recv,
+          "' (_Recv) waits for a tensor that no _Send in this graph sends; it runs only in a "
+          "partition of a distributed step"));
+    }
+    own = std::make_unique<LocalRendezvous>();
+    rendezvous = own.get();
+  }
   Executor::Args args;
   args.feeds.reserve(feeds.size());
   for (const auto& f : feeds) args.feeds.push_back(f.second);

@@ -443,10 +443,12 @@ TEST(LocalSessionTest, PartitionsExchangeBothWaysWithOneThreadEach) {
                           &t, &dead));
     EXPECT_EQ(*t.data<float>(), 9.0f);
   }
-  // Outside a distributed step there is no rendezvous: a clear error.
+  // Run on its own, b's _Recv would wait for ever for a's _Send: a clear
+  // error instead.
   EXPECT_THAT(b.Run({}, {}, {"to_a"}, nullptr),
               StatusIs(absl::StatusCode::kFailedPrecondition,
-                       HasSubstr("runs only in a partition of a distributed step")));
+                       HasSubstr("(_Recv) waits for a tensor that no _Send in this graph "
+                                 "sends; it runs only in a partition of a distributed step")));
 }
 
 }  // namespace
