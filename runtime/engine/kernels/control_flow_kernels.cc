@@ -107,7 +107,7 @@ void RegisterControlFlowKernels(KernelRegistry* r) {
   r->Register("Merge", MakeFactory<MergeOp>());
   r->Register("RefMerge", MakeFactory<MergeOp>());
   for (const char* op : {"Enter", "RefEnter", "Exit", "RefExit", "NextIteration",
-                         "RefNextIteration", "LoopCond"}) {
+                         "RefNextIteration", "LoopCond", "RefIdentity"}) {
     r->Register(op, MakeFactory<ForwardOp>());
   }
 }

@@ -361,7 +361,8 @@ class CountDatasetOp final : public DatasetOpKernel {
             : op == "SkipDataset" ? CountDataset::kSkip
                                   : CountDataset::kRepeat;
     prefetch_ = op == "PrefetchDataset";
-    passthrough_ = op == "ModelDataset" || absl::StartsWith(op, "OptimizeDataset");
+    passthrough_ = op == "ModelDataset" || op == "OptionsDataset" ||
+                   absl::StartsWith(op, "OptimizeDataset");
     return absl::OkStatus();
   }
 
@@ -1049,6 +1050,7 @@ void RegisterDatasetKernels(KernelRegistry* r) {
   r->Register("SkipDataset", MakeFactory<CountDatasetOp>());
   r->Register("PrefetchDataset", MakeFactory<CountDatasetOp>());
   r->Register("ModelDataset", MakeFactory<CountDatasetOp>());
+  r->Register("OptionsDataset", MakeFactory<CountDatasetOp>());
   r->Register("OptimizeDataset", MakeFactory<CountDatasetOp>());
   r->Register("OptimizeDatasetV2", MakeFactory<CountDatasetOp>());
   r->Register("OneShotIterator", MakeFactory<OneShotIteratorOp>());

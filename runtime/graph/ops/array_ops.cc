@@ -650,6 +650,13 @@ void RegisterArrayOps(OpRegistry* r) {
                           .Attr("T: type")
                           .SetShapeFn(shape_fn::Unchanged));
   }
+  // The ref itself, forwarded: what a ref loop variable's body reads.
+  MG_REGISTER_OP(r, OpDefBuilder("RefIdentity")
+                        .Input("input: Ref(T)")
+                        .Output("output: Ref(T)")
+                        .Attr("T: type")
+                        .SetAllowsUninitializedInput()
+                        .SetShapeFn(shape_fn::Unchanged));
   MG_REGISTER_OP(r, OpDefBuilder("NoOp").SetShapeFn(shape_fn::Unknown));
   MG_REGISTER_OP(r, OpDefBuilder("Fill")
                         .Input("dims: index_type")

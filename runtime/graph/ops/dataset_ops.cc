@@ -198,8 +198,16 @@ void RegisterDatasetOps(OpRegistry* r) {
     MG_REGISTER_OP(r, b);
   }
   // tf.data's autotuning and graph rewrites (ModelDataset, OptimizeDataset,
-  // which TensorFlow 1.13+ and 2 put before every iterator) change how
-  // elements are made, not which: they pass them through.
+  // which TensorFlow 1.13+ and 2 put before every iterator) and its options
+  // (OptionsDataset, from Dataset.with_options: threading, autotuning,
+  // which rewrites to make, whether the order may vary) change how elements
+  // are made, not which: they pass them through, in order.
+  {
+    OpDefBuilder b = DatasetOp("OptionsDataset");
+    b.Input("input_dataset: variant").Attr("serialized_options: string");
+    ElementAttrs(b);
+    MG_REGISTER_OP(r, b);
+  }
   {
     OpDefBuilder b = DatasetOp("ModelDataset");
     b.Input("input_dataset: variant")
