@@ -132,11 +132,10 @@ def variables(kind):
 def control_flow(dt, rng):
     """tf.compat.v1's cond and while_loop as TensorFlow 1 builds them (Switch,
     Merge, Enter, Exit, NextIteration, LoopCond; with a ref variable inside,
-    RefSwitch and RefEnter: TensorFlow's Python makes RefExit, RefMerge and
-    RefNextIteration only for a ref loop variable, which it refuses) and as
-    TensorFlow 2 does (StatelessIf and
-    StatelessWhile; If and While when a branch or the body reads a
-    variable), and a ControlTrigger."""
+    RefSwitch and RefEnter; with a ref variable as a loop variable, updated
+    in place each iteration, RefMerge, RefNextIteration and RefExit) and as
+    TensorFlow 2 does (StatelessIf and StatelessWhile; If and While when a
+    branch or the body reads a variable), and a ControlTrigger."""
     from tensorflow.python.ops import control_flow_v2_toggles as toggles
     x0 = random_values(rng, (3,), F32, edges=False)
 
@@ -168,6 +167,13 @@ def control_flow(dt, rng):
                         outs.append(v1.while_loop(lambda j, a: j < 3,
                                                   lambda j, a: (j + 1, a + v._ref()),
                                                   [tf.constant(0), tf.zeros([3])])[1])
+                    w = v1.Variable(x0, use_resource=False, name="ref_loop_var")
+                    # The loop's RefEnter waits for w's initializer.
+                    with tf.control_dependencies([w.initializer]):
+                        _, updated = v1.while_loop(lambda j, a: j < 3,
+                                                   lambda j, a: (j + 1, v1.assign_add(a, x)),
+                                                   [tf.constant(0), w._ref()], back_prop=False)
+                    outs.append(tf.identity(updated))
                     trigger = tf.raw_ops.ControlTrigger()
                     outs += _after([trigger], [x])
                 return {x: x0, p: True}, outs
@@ -463,7 +469,7 @@ def datasets(dt, rng):
         it = v1.data.Iterator.from_structure(tf.int64, [None, 4])
         return {}, _iterate_resource(pb, it, 3, [tf.int64], [[None, 4]])
 
-    def legacy_v1_batch():
+    def legacy_v1_batch(rewrites=True):
         r = tf.raw_ops.RangeDataset(start=0, stop=5, step=1, output_types=[tf.int64],
                                     output_shapes=[[]])
         b = tf.raw_ops.BatchDataset(input_dataset=r, batch_size=2, output_types=types,
@@ -471,11 +477,24 @@ def datasets(dt, rng):
         pb = tf.raw_ops.PaddedBatchDataset(
             input_dataset=b, batch_size=2, padded_shapes=[tf.constant([3], tf.int64)],
             padding_values=[tf.constant(-1, tf.int64)], output_shapes=[[None, 3]])
+        if not rewrites:
+            # Without tf.data's rewrites TensorFlow runs the V1 ops.
+            options = tf.data.Options()
+            options.experimental_optimization.apply_default_optimizations = False
+            options.autotune.enabled = False
+            options.experimental_slack = False
+            options.experimental_warm_start = False
+            options.experimental_optimization.inject_prefetch = False
+            pb = tf.raw_ops.OptionsDataset(
+                input_dataset=pb, serialized_options=options._to_proto().SerializeToString(),
+                output_types=[tf.int64], output_shapes=[[None, 3]])
         it = v1.data.Iterator.from_structure(tf.int64, [None, 3])
         return {}, _iterate_resource(pb, it, 2, [tf.int64], [[None, 3]])
     out.append(Spec("legacy_ops", [], graph=legacy))
     out.append(Spec("legacy_padded_and_parallel_map", [], graph=legacy_padded_and_parallel_map))
     out.append(Spec("legacy_v1_batch", [], graph=legacy_v1_batch))
+    out.append(Spec("v1_batch_ops_with_options", [],
+                    graph=lambda: legacy_v1_batch(rewrites=False)))
     return out
 
 
@@ -553,6 +572,29 @@ def checkpoint_ops(dt, rng):
     return [Spec("v2", [], graph=v2), Spec("v1", [], graph=v1_format),
             Spec("v1_read", [], graph=v1_restores),
             Spec("v1_missing_tensor", [], graph=v1_missing_tensor)]
+
+
+def send_recv(dt, rng):
+    """_Send and _Recv, which a partitioned graph carries its cut edges with,
+    here as a pair on one device in one graph: the step's rendezvous hands
+    the tensor (float, then string) from one to the other."""
+    from tensorflow.python.framework import op_def_library
+    device = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+    def graph(dtype, value):
+        def build():
+            x = v1.placeholder(dtype, [None], name="x")
+            y = tf.identity(x)
+            edge = dict(tensor_name="edge_y", send_device=device, send_device_incarnation=1,
+                        recv_device=device, client_terminated=False)
+            send = op_def_library._apply_op_helper("_Send", tensor=y, name="send", **edge)[2]
+            recv = op_def_library._apply_op_helper("_Recv", tensor_type=dtype, name="recv",
+                                                   **edge)[2]
+            with tf.control_dependencies([send]):
+                return {x: value}, [tf.identity(recv.outputs[0])]
+        return build
+    return [Spec("float", [], graph=graph(F32, random_values(rng, (5,), F32, edges=True))),
+            Spec("string", [], graph=graph(tf.string, np.array([b"", b"a\x00b"], dtype=object)))]
 
 
 def summaries(dt, rng):
@@ -746,7 +788,8 @@ GRAPH_GROUPS += [
       "DestroyResourceOp", "DisableCopyOnRead"]),
     ("control_flow", control_flow,
      ["Switch", "Merge", "Enter", "Exit", "NextIteration", "LoopCond", "RefSwitch", "RefEnter",
-      "ControlTrigger", "If", "StatelessIf", "While", "StatelessWhile"]),
+      "RefMerge", "RefNextIteration", "RefExit", "RefIdentity", "ControlTrigger", "If", "StatelessIf", "While",
+      "StatelessWhile"]),
     ("functions", functions, ["PartitionedCall", "StatefulPartitionedCall"]),
     ("tensor_array", tensor_array,
      ["TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayGatherV3",
@@ -772,10 +815,11 @@ GRAPH_GROUPS += [
       "OneShotIterator", "IteratorV2", "MakeIterator", "IteratorGetNext",
       "IteratorToStringHandle", "IteratorFromStringHandleV2", "BatchDataset", "OptimizeDataset",
       "OptimizeDatasetV2", "ModelDataset", "Iterator", "IteratorFromStringHandle",
-      "ParallelMapDataset", "PaddedBatchDataset"]),
+      "ParallelMapDataset", "PaddedBatchDataset", "OptionsDataset"]),
     ("checkpoint_ops", checkpoint_ops,
      ["SaveV2", "RestoreV2", "ShardedFilename", "MergeV2Checkpoints", "Save", "Restore",
       "RestoreSlice", "SaveSlices"]),
+    ("send_recv", send_recv, ["_Send", "_Recv"]),
     ("summaries", summaries, ["ScalarSummary", "HistogramSummary", "MergeSummary"]),
     ("basics", basics, ["Const", "Placeholder", "Assert", "NoOp"]),
     ("parsing", parsing, ["ParseExampleV2"]),
