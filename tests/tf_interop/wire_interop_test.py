@@ -1,0 +1,240 @@
+"""TensorFlow 2.21's own gRPC client against minigraph's server: graphs built
+in Python run on `tools/server` through tf.compat.v1.Session("grpc://..."),
+and must give what TensorFlow's in-process session gives (values bit for
+bit, errors with the same class); TensorFlow's Saver, SessionManager and
+MonitoredTrainingSession drive it unchanged."""
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import unittest
+
+import numpy as np
+
+import interop
+from interop import tf
+
+v1 = tf.compat.v1
+v1.disable_eager_execution()
+
+
+class Server:
+    """A minigraph server (one task, /job:localhost, a free port) for the
+    length of a test class."""
+
+    def __init__(self):
+        self.proc = subprocess.Popen([interop.binary("server")], stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True)
+        self.log = []
+        for line in self.proc.stdout:
+            self.log.append(line)
+            m = re.search(r"serving at (\S+)", line)
+            if m:
+                self.target = "grpc://" + m.group(1)
+                break
+        else:
+            raise AssertionError("server exited before serving:\n" + "".join(self.log))
+        # Keep reading, so that the server never blocks on a full pipe.
+        self.reader = threading.Thread(target=lambda: self.log.extend(self.proc.stdout))
+        self.reader.start()
+
+    def stop(self):
+        self.proc.terminate()
+        code = self.proc.wait(timeout=60)
+        self.reader.join()
+        return code
+
+
+def run_both(build, target, feeds=None):
+    """Builds the graph twice (build() returns the fetches and, optionally,
+    a function making the feed dict) and runs it in TensorFlow's own session
+    and in a session on `target`: (TensorFlow's results, minigraph's)."""
+    results = []
+    for where in ("", target):
+        with tf.Graph().as_default():
+            fetches, feed = build()
+            with v1.Session(where) as sess:
+                results.append(sess.run(fetches, feed))
+    return results
+
+
+def assert_same(test, want, got, what):
+    test.assertEqual(len(want), len(got), what)
+    for i, (w, g) in enumerate(zip(want, got)):
+        w, g = np.asarray(w), np.asarray(g)
+        test.assertEqual(w.dtype, g.dtype, f"{what}: fetch {i} dtype")
+        test.assertEqual(w.shape, g.shape, f"{what}: fetch {i} shape")
+        if w.dtype == object:
+            test.assertEqual(w.tolist(), g.tolist(), f"{what}: fetch {i}")
+        else:
+            test.assertEqual(w.tobytes(), g.tobytes(), f"{what}: fetch {i} bits")
+
+
+class TensorFlowClientMinigraphServer(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server()
+        cls.target = cls.server.target
+
+    @classmethod
+    def tearDownClass(cls):
+        code = cls.server.stop()
+        assert code == 0, "server exit code %d:\n%s" % (code, "".join(cls.server.log))
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        self.rng = np.random.default_rng(37)
+        # Variables outlive sessions on a server, as on TensorFlow's; each
+        # test starts from none.
+        v1.Session.reset(self.target)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def test_feeds_and_fetches_of_every_dtype(self):
+        values = {k: v for k, v in interop.edge_values(self.rng).items()}
+
+        def build():
+            feeds, fetches = {}, []
+            for name, value in sorted(values.items()):
+                value = np.asarray(value)
+                dtype = tf.string if value.dtype == object else tf.as_dtype(value.dtype)
+                p = v1.placeholder(dtype, None, name=name)
+                feeds[p] = value
+                fetches += [tf.identity(p), tf.shape(p), tf.constant(value)]
+            return fetches, feeds
+        want, got = run_both(build, self.target)
+        assert_same(self, want, got, "identity, shape and constant of every dtype")
+
+    def test_computation_and_variables(self):
+        x0 = self.rng.standard_normal((4, 3)).astype(np.float32)
+
+        def build():
+            x = v1.placeholder(tf.float32, [None, 3])
+            w = v1.get_variable("w", initializer=tf.constant(
+                np.arange(6, dtype=np.float32).reshape(3, 2)), use_resource=False)
+            r = v1.get_variable("r", initializer=tf.constant([1.5, -2.0]), use_resource=True)
+            y = tf.nn.relu(tf.matmul(x, w) + r)
+            loss = tf.reduce_mean(tf.square(y))
+            step = v1.train.GradientDescentOptimizer(0.1).minimize(loss)
+            init = v1.global_variables_initializer()
+            return [init, loss, y, step, w, r.read_value(), loss], {x: x0}
+
+        # One run: the initializer, then a step, fetched together, as
+        # TensorFlow's own session would order them is not defined; run in
+        # stages instead.
+        results = []
+        for where in ("", self.target):
+            with tf.Graph().as_default():
+                fetches, feed = build()
+                init, loss, y, step, w, r, _ = fetches
+                with v1.Session(where) as sess:
+                    sess.run(init)
+                    before = sess.run([loss, y], feed)
+                    for _ in range(3):
+                        sess.run(step, feed)
+                    results.append(before + sess.run([w, r, loss], feed))
+        want, got = results
+        for i in range(len(want)):
+            np.testing.assert_allclose(got[i], want[i], rtol=1e-5, atol=1e-6)
+
+    def test_saver_runs_on_the_server(self):
+        path = os.path.join(self.dir, "model.ckpt")
+        w0 = self.rng.standard_normal((5, 3)).astype(np.float32)
+        with tf.Graph().as_default():
+            w = v1.get_variable("w", initializer=tf.constant(w0), use_resource=False)
+            n = v1.get_variable("n", initializer=tf.constant(7, tf.int64), use_resource=True)
+            saver = v1.train.Saver()
+            with v1.Session(self.target) as sess:
+                sess.run(v1.global_variables_initializer())
+                saved = saver.save(sess, path, global_step=3)
+                sess.run([w.assign(tf.zeros_like(w)), n.assign(0)])
+                saver.restore(sess, saved)
+                got = sess.run([w, n])
+        self.assertEqual(saved, path + "-3")
+        self.assertEqual(tf.train.latest_checkpoint(self.dir), saved)
+        np.testing.assert_array_equal(got[0], w0)
+        self.assertEqual(got[1], 7)
+        read = interop.tensorflow_read(saved)
+        np.testing.assert_array_equal(read["w"], w0)
+        self.assertEqual(read["n"], 7)
+
+    def test_errors_have_tensorflows_classes(self):
+        cases = [
+            # A reshape to a shape of another size.
+            (lambda: (tf.reshape(v1.placeholder(tf.float32, None), [2]),
+                      lambda p: {p.op.inputs[0]: np.zeros(3, np.float32)}),
+             tf.errors.InvalidArgumentError),
+            # A kernel's own error: a matrix product of mismatched shapes.
+            (lambda: (tf.matmul(v1.placeholder(tf.float32, None), tf.ones([3, 3])),
+                      lambda p: {p.op.inputs[0]: np.zeros((2, 2), np.float32)}),
+             tf.errors.InvalidArgumentError),
+            # An uninitialized variable.
+            (lambda: (v1.get_variable("u", [2], use_resource=False) + 1.0, lambda p: {}),
+             tf.errors.FailedPreconditionError),
+            # A failed assertion.
+            (lambda: (_assert_positive(v1.placeholder(tf.float32, None)),
+                      lambda p: {p.op.inputs[0]: np.float32(-1)}),
+             tf.errors.InvalidArgumentError),
+        ]
+        for i, (build, error) in enumerate(cases):
+            for where in ("", self.target):
+                with self.subTest(case=i, target=where or "in-process"), \
+                        tf.Graph().as_default():
+                    fetch, feed = build()
+                    with v1.Session(where) as sess:
+                        with self.assertRaises(error):
+                            sess.run(fetch, feed(fetch))
+
+    def test_session_manager_and_monitored_training_session(self):
+        # TensorFlow's own SessionManager and MonitoredTrainingSession,
+        # unchanged, against the server: initialize, train, checkpoint,
+        # then a second session restores the checkpoint.
+        logdir = os.path.join(self.dir, "train")
+        x0 = self.rng.standard_normal((8, 4)).astype(np.float32)
+        y0 = (x0.sum(axis=1, keepdims=True) > 0).astype(np.float32)
+        losses = []
+        for attempt in range(2):
+            with tf.Graph().as_default():
+                step = v1.train.get_or_create_global_step()
+                x = tf.constant(x0)
+                w = v1.get_variable("w", [4, 1], initializer=v1.zeros_initializer())
+                loss = tf.reduce_mean(tf.nn.sigmoid_cross_entropy_with_logits(
+                    labels=tf.constant(y0), logits=tf.matmul(x, w)))
+                train = v1.train.AdamOptimizer(0.1).minimize(loss, global_step=step)
+                with v1.train.MonitoredTrainingSession(
+                        master=self.target, is_chief=True, checkpoint_dir=logdir,
+                        save_checkpoint_steps=5, save_summaries_steps=None,
+                        log_step_count_steps=None,
+                        hooks=[v1.train.StopAtStepHook(last_step=10 * (attempt + 1))]) as sess:
+                    first = sess.run(step)
+                    while not sess.should_stop():
+                        _, l = sess.run([train, loss])
+                    losses.append((first, l))
+        self.assertEqual(losses[0][0], 0)
+        self.assertEqual(losses[1][0], 10, "the second session restores step 10")
+        self.assertLess(losses[1][1], losses[0][1])
+        self.assertEqual(tf.train.latest_checkpoint(logdir), os.path.join(logdir, "model.ckpt-20"))
+
+        with tf.Graph().as_default():
+            w = v1.get_variable("w", [4, 1])
+            ready = v1.report_uninitialized_variables()
+            manager = v1.train.SessionManager(ready_op=ready)
+            sess = manager.prepare_session(self.target, saver=v1.train.Saver(),
+                                           checkpoint_dir=logdir)
+            restored = sess.run(w)
+            sess.close()
+        np.testing.assert_array_equal(restored, interop.tensorflow_read(
+            os.path.join(logdir, "model.ckpt-20"))["w"])
+
+
+def _assert_positive(x):
+    with tf.control_dependencies([v1.assert_positive(x)]):
+        return tf.identity(x)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
