@@ -94,7 +94,9 @@ absl::Status LocalSession::Install(const GraphDef& def) {
   for (const Node& node : program->graph->nodes()) {
     MG_ASSIGN_OR_RETURN(auto k, GlobalKernelRegistry()->CreateKernel(node));
     program->kernels.push_back(std::move(k));
-    if (node.type_string() == "_Send" || node.type_string() == "_Recv") {
+    const std::string& op = node.type_string();
+    const bool send = op == "_Send" || op == "_HostSend";
+    if (send || op == "_Recv" || op == "_HostRecv") {
       program->sends_or_receives = true;
       const auto& attr = node.def().attr();
       const auto s = [&](const char* name) {
@@ -103,7 +105,7 @@ absl::Status LocalSession::Install(const GraphDef& def) {
       };
       std::string key = absl::StrCat(s("send_device"), ";", s("recv_device"), ";",
                                      s("tensor_name"));
-      if (node.type_string() == "_Send") {
+      if (send) {
         sent.insert(std::move(key));
       } else {
         received.emplace_back(node.name(), std::move(key));

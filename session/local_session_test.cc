@@ -451,5 +451,39 @@ TEST(LocalSessionTest, PartitionsExchangeBothWaysWithOneThreadEach) {
                                  "sends; it runs only in a partition of a distributed step")));
 }
 
+// A graph with its own _Send/_Recv pair across the two branches of a
+// Switch: the _Send on the untaken branch sends the deadness (as
+// TensorFlow's transfer nodes do), so the _Recv's consumer is dead too and
+// the Merge takes the live branch; without it the _Recv would wait for ever.
+TEST(LocalSessionTest, ASendOnAnUntakenBranchSendsDeadness) {
+  SessionOptions opts;
+  for (const char* send_op : {"_Send", "_HostSend"}) {
+    SCOPED_TRACE(send_op);
+    LocalSession session(opts, std::make_shared<SessionState>(""));
+    ASSERT_OK(session.Create(ParseGraph(absl::StrCat(
+        "node { name: 'x' op: 'Const' attr { key: 'dtype' value { type: DT_FLOAT } }"
+        "  attr { key: 'value' value { tensor { dtype: DT_FLOAT float_val: 3 } } } }",
+        "node { name: 'p' op: 'Placeholder' attr { key: 'dtype' value { type: DT_BOOL } } }",
+        "node { name: 'sw' op: 'Switch' input: 'x' input: 'p'"
+        "  attr { key: 'T' value { type: DT_FLOAT } } }",
+        "node { name: 'send' op: '", send_op, "' input: 'sw:1'"
+        "  attr { key: 'T' value { type: DT_FLOAT } }",
+        SendRecvAttrs("taken"), "}",
+        "node { name: 'recv' op: '_Recv' attr { key: 'tensor_type' value { type: DT_FLOAT } }",
+        SendRecvAttrs("taken"), "}",
+        "node { name: 'twice' op: 'Mul' input: 'recv' input: 'recv'"
+        "  attr { key: 'T' value { type: DT_FLOAT } } }",
+        "node { name: 'm' op: 'Merge' input: 'twice' input: 'sw:0'"
+        "  attr { key: 'T' value { type: DT_FLOAT } } attr { key: 'N' value { i: 2 } } }"))));
+    for (bool taken : {false, true}) {
+      std::vector<Tensor> out;
+      ASSERT_OK(session.Run({{"p", Tensor::Scalar<bool>(taken)}}, {"m:0", "m:1"}, {"send"},
+                            &out));
+      EXPECT_EQ(*out[0].data<float>(), taken ? 9.0f : 3.0f) << taken;
+      EXPECT_EQ(*out[1].data<int32_t>(), taken ? 0 : 1) << taken;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace minigraph

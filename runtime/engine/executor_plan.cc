@@ -206,6 +206,7 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(
     item.kernel = kernels[id];
     item.is_merge = IsMerge(node);
     item.control_trigger = node.type_string() == "ControlTrigger";
+    item.is_send = node.type_string() == "_Send" || node.type_string() == "_HostSend";
     static const absl::flat_hash_set<absl::string_view>* const kCheap =
         new absl::flat_hash_set<absl::string_view>{
             "Identity",         "NoOp",         "Const",         "Switch",

@@ -308,8 +308,9 @@ void Plan::Process(StepState* state, Task task) const {
           dead = iter->dead_control[item.local].load(std::memory_order_relaxed);
           for (int i = 0; i < item.num_inputs && !dead; ++i) dead = inputs[i].dead;
         }
-        if (!dead) {
-          for (int i : item.deref_inputs) {
+        if (!dead || item.is_send) {
+          for (size_t k = 0; !dead && k < item.deref_inputs.size(); ++k) {
+            const int i = item.deref_inputs[k];
             absl::StatusOr<Tensor> value = inputs[i].ref->Read();
             if (!value.ok()) {
               s = value.status();

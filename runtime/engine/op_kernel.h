@@ -127,6 +127,8 @@ class OpKernelContext {
   int num_inputs() const { return kernel_->node().num_inputs(); }
   int num_outputs() const { return kernel_->node().num_outputs(); }
   const Tensor& input(int i) const { return inputs_[i].tensor; }
+  // Only a _Send sees a dead input (executor_plan.h): its tensor is empty.
+  bool input_dead(int i) const { return inputs_[i].dead; }
   // Moves input `i` into `out` when no one else holds its buffer (so the
   // kernel may keep or modify it); returns false, leaving the input alone,
   // otherwise.

@@ -76,7 +76,7 @@ TEST(PartitionGraphTest, EdgesBetweenTasksBecomeSendRecvPairs) {
   ASSERT_OK_AND_ASSIGN(
       std::vector<Partition> parts,
       PartitionGraph(*built.graph, built.placement, {{kPs, 7}, {kWorker, 8}}, {"x:0"}, {"y:0"},
-                     {"train"}, "/job:client/replica:0/task:0/device:CPU:0", 9));
+                     {"train"}));
   ASSERT_EQ(parts.size(), 2u);
   const Partition& ps = parts[0].device == kPs ? parts[0] : parts[1];
   const Partition& worker = parts[0].device == kPs ? parts[1] : parts[0];
@@ -93,7 +93,12 @@ TEST(PartitionGraphTest, EdgesBetweenTasksBecomeSendRecvPairs) {
   EXPECT_EQ(worker.feeds[0].first, "x:0");
   EXPECT_THAT(worker.feeds[0].second, HasSubstr(";x:0;0:0"));
   ASSERT_EQ(worker.fetches.size(), 1u);
-  EXPECT_THAT(worker.fetches[0].second, HasSubstr(absl::StrCat(kWorker, ";0000000000000008;")));
+  // Both keyed with the worker's device at both ends, so that a
+  // TensorFlow worker takes them.
+  EXPECT_EQ(worker.feeds[0].second,
+            absl::StrCat(kWorker, ";0000000000000008;", kWorker, ";x:0;0:0"));
+  EXPECT_EQ(worker.fetches[0].second,
+            absl::StrCat(kWorker, ";0000000000000008;", kWorker, ";y;0:0"));
   // Every node of a partition is on its device.
   for (const Partition* p : {&ps, &worker}) {
     for (const NodeDef& n : p->graph.node()) EXPECT_EQ(n.device(), p->device) << n.name();
@@ -106,12 +111,12 @@ TEST(PartitionGraphTest, PruningAndBadNames) {
   ops::Const(root.WithOpName("unused"), 2.0f);
   Built b = Place(root);
   ASSERT_OK_AND_ASSIGN(std::vector<Partition> parts,
-                       PartitionGraph(*b.graph, b.placement, {}, {}, {"used"}, {}, kWorker, 1));
+                       PartitionGraph(*b.graph, b.placement, {}, {}, {"used"}, {}));
   ASSERT_EQ(parts.size(), 1u);
   EXPECT_EQ(parts[0].graph.node_size(), 2);  // "used" and its fetch _Send
-  EXPECT_THAT(PartitionGraph(*b.graph, b.placement, {}, {}, {"nope:0"}, {}, kWorker, 1).status(),
+  EXPECT_THAT(PartitionGraph(*b.graph, b.placement, {}, {}, {"nope:0"}, {}).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("fetch 'nope:0'")));
-  EXPECT_THAT(PartitionGraph(*b.graph, b.placement, {}, {}, {"used:3"}, {}, kWorker, 1).status(),
+  EXPECT_THAT(PartitionGraph(*b.graph, b.placement, {}, {}, {"used:3"}, {}).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has 1 outputs")));
 }
 

@@ -63,6 +63,10 @@ struct Item {
   // arrive dead (TensorFlow 1 while-loop gradients order each iteration's
   // stack pops with one).
   bool control_trigger = false;
+  // _Send: runs even when its input arrives dead, and sends the deadness
+  // on (TensorFlow's transfer nodes do), so that the receiving task's step
+  // ends, with the untaken branch of a cond that spans tasks dead there too.
+  bool is_send = false;
   int num_control = 0;
   enum Kind : uint8_t { kPlain, kEnter, kExit, kNextIteration } kind = kPlain;
   // Forwards or makes a small value (control flow, Identity, Const, NoOp):

@@ -38,7 +38,7 @@ class SendOp : public OpKernel {
   }
   absl::Status Compute(OpKernelContext* ctx) const override {
     if (ctx->rendezvous() == nullptr) return NoRendezvous(ctx);
-    return ctx->rendezvous()->Send(key_, ctx->input(0), /*is_dead=*/false);
+    return ctx->rendezvous()->Send(key_, ctx->input(0), ctx->input_dead(0));
   }
 
  private:
@@ -98,6 +98,8 @@ RecvStats GetRecvStats() {
 void RegisterSendRecvKernels(KernelRegistry* r) {
   r->Register("_Send", MakeFactory<SendOp>());
   r->Register("_Recv", MakeFactory<RecvOp>());
+  r->Register("_HostSend", MakeFactory<SendOp>());
+  r->Register("_HostRecv", MakeFactory<RecvOp>());
 }
 
 }  // namespace minigraph

@@ -90,7 +90,6 @@ MasterSession::MasterSession(std::string handle, const TaskContext* task,
     : handle_(std::move(handle)),
       task_(task),
       own_device_(TaskDeviceName(task->job_name, task->task_index)),
-      client_incarnation_(RandomNonZero()),
       local_(std::make_unique<LocalSession>(options, std::move(state))),
       operation_timeout_in_ms(operation_timeout_in_ms) {}
 
@@ -207,7 +206,7 @@ absl::StatusOr<std::shared_ptr<MasterSession::Plan>> MasterSession::GetPlan(
     absl::flat_hash_map<std::string, uint64_t> incarnations;
     MG_ASSIGN_OR_RETURN(std::vector<Partition> parts,
                         PartitionGraph(*program->graph, program->placement, {}, feed_names, fetches,
-                                       targets, own_device_, client_incarnation_));
+                                       targets));
     if (parts.size() == 1 && parts[0].device == own_device_) {
       plan->local = true;
     } else {
@@ -216,7 +215,7 @@ absl::StatusOr<std::shared_ptr<MasterSession::Plan>> MasterSession::GetPlan(
       }
       MG_ASSIGN_OR_RETURN(
           parts, PartitionGraph(*program->graph, program->placement, incarnations, feed_names,
-                                fetches, targets, own_device_, client_incarnation_));
+                                fetches, targets));
       for (Partition& p : parts) {
         Plan::Part part;
         MG_ASSIGN_OR_RETURN(part.worker, task_->workers->ForDevice(p.device));

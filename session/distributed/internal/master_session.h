@@ -82,7 +82,6 @@ class MasterSession {
   const std::string handle_;
   const TaskContext* const task_;
   const std::string own_device_;
-  const uint64_t client_incarnation_;
   const std::unique_ptr<LocalSession> local_;
 
  public:

@@ -129,8 +129,7 @@ absl::StatusOr<std::vector<Partition>> PartitionGraph(
     const Graph& graph, const std::vector<std::string>& placement,
     const absl::flat_hash_map<std::string, uint64_t>& incarnations,
     const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
-    const std::vector<std::string>& targets, const std::string& client_device,
-    uint64_t client_incarnation) {
+    const std::vector<std::string>& targets) {
   auto find = [&](const std::string& name, absl::string_view what) -> absl::StatusOr<TensorId> {
     MG_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(name));
     const Node* node = graph.FindNode(id.node);
@@ -265,9 +264,9 @@ absl::StatusOr<std::vector<Partition>> PartitionGraph(
         if (name.empty()) {
           name = absl::StrCat(src.name(), "/_recv_feed_", in.src_output);
           const std::string fed_tensor = fed_name[{in.src, in.src_output}];
-          add_recv(p, name, dtype, fed_tensor, client_device, client_incarnation, true);
+          add_recv(p, name, dtype, fed_tensor, device, incarnation(device), true);
           p.feeds.push_back(
-              {fed_tensor, RendezvousKey(client_device, client_incarnation, device, fed_tensor)});
+              {fed_tensor, RendezvousKey(device, incarnation(device), device, fed_tensor)});
         }
         def->add_input(name);
       } else if (placement[in.src] == device) {
@@ -345,9 +344,9 @@ absl::StatusOr<std::vector<Partition>> PartitionGraph(
     std::string& key = fetch_key[{id, index}];
     if (key.empty()) {
       const std::string name = tensor(id, index);
-      key = RendezvousKey(device, incarnation(device), client_device, name);
+      key = RendezvousKey(device, incarnation(device), device, name);
       add_send(p, absl::StrCat(graph.node(id).name(), "/_send_fetch_", index), name,
-               graph.node(id).output_type(index), name, client_device, true);
+               graph.node(id).output_type(index), name, device, true);
     }
     p.fetches.push_back({fetches[k], key});
   }

@@ -51,9 +51,11 @@ struct Partition {
 // tasks becomes a _Send on the producer's task and a _Recv on the
 // consumer's (one pair per tensor and receiving task; a constant is copied
 // to the consumer's task instead; the control edges into a node from one
-// task share one dummy scalar). Feeds become client-terminated _Recvs where they are
-// consumed, fetches client-terminated _Sends where they are produced, keyed
-// with `client_device`. `incarnations` holds every task device's. Returns
+// task share one dummy scalar). Feeds become client-terminated _Recvs where
+// they are consumed, fetches client-terminated _Sends where they are
+// produced, keyed with that device at both ends: RunGraph hands a task only
+// tensors of its own devices, as TensorFlow's workers require ("Invalid
+// rendezvous key" otherwise). `incarnations` holds every task device's. Returns
 // InvalidArgument for an unknown feed, fetch or target, and Unimplemented
 // for an edge between tasks that enters or leaves control flow (Switch,
 // Merge, Enter, Exit, NextIteration): loops and conds run within one task.
@@ -61,8 +63,7 @@ absl::StatusOr<std::vector<Partition>> PartitionGraph(
     const Graph& graph, const std::vector<std::string>& placement,
     const absl::flat_hash_map<std::string, uint64_t>& incarnations,
     const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
-    const std::vector<std::string>& targets, const std::string& client_device,
-    uint64_t client_incarnation);
+    const std::vector<std::string>& targets);
 
 }  // namespace distributed_internal
 }  // namespace minigraph
