@@ -2,12 +2,16 @@
 in Python run on `tools/server` through tf.compat.v1.Session("grpc://..."),
 and must give what TensorFlow's in-process session gives (values bit for
 bit, errors with the same class); TensorFlow's Saver, SessionManager and
-MonitoredTrainingSession drive it unchanged."""
+MonitoredTrainingSession drive it unchanged; and clusters that mix
+TensorFlow's tasks with minigraph's train as clusters of one kind do."""
 
+import json
 import os
 import re
 import shutil
+import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import unittest
@@ -229,6 +233,88 @@ class TensorFlowClientMinigraphServer(unittest.TestCase):
             sess.close()
         np.testing.assert_array_equal(restored, interop.tensorflow_read(
             os.path.join(logdir, "model.ckpt-20"))["w"])
+
+
+def free_ports(n):
+    ports = []
+    for _ in range(n):
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            ports.append(f"127.0.0.1:{sock.getsockname()[1]}")
+    return ports
+
+
+TASK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf_cluster_task.py")
+
+
+class MixedClusters(unittest.TestCase):
+    """A ps of one kind with a worker of the other: the same training, to
+    the same loss and checkpoint, as a cluster of the worker's own kind."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def start_ps(self, kind, ps, worker):
+        if kind == "tensorflow":
+            args, ready = [sys.executable, TASK, "ps", ps, worker], "serving"
+        else:
+            args = [interop.binary("server"), f"--cluster=ps={ps};worker={worker}",
+                    "--job_name=ps", "--task_index=0"]
+            ready = "serving at"
+        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True)
+        self.addCleanup(proc.wait)
+        self.addCleanup(proc.kill)
+        for line in proc.stdout:
+            if ready in line:
+                # Drain the rest, so that the task never blocks on the pipe.
+                threading.Thread(target=proc.stdout.read, daemon=True).start()
+                return proc
+        raise AssertionError(f"{kind} ps exited before serving")
+
+    def test_tensorflow_worker_with_a_minigraph_ps(self):
+        results = {}
+        for kind in ("tensorflow", "minigraph"):
+            ps, worker = free_ports(2)
+            self.start_ps(kind, ps, worker)
+            logdir = os.path.join(self.dir, kind)
+            out = interop.run([sys.executable, TASK, "worker", ps, worker, logdir],
+                              timeout=600).stdout
+            loss = json.loads(out.strip().splitlines()[-1])["loss"]
+            path = tf.train.latest_checkpoint(logdir)
+            self.assertEqual(path, os.path.join(logdir, "model.ckpt-30"), kind)
+            results[kind] = (loss, interop.tensorflow_read(path))
+        self.assertAlmostEqual(results["minigraph"][0], results["tensorflow"][0], delta=1e-5)
+        theirs, ours = results["tensorflow"][1], results["minigraph"][1]
+        self.assertEqual(sorted(ours), sorted(theirs))
+        for name in theirs:
+            np.testing.assert_allclose(ours[name], theirs[name], rtol=1e-5, atol=1e-6,
+                                       err_msg=name)
+
+    def test_minigraph_worker_with_a_tensorflow_ps(self):
+        results = {}
+        for kind in ("minigraph", "tensorflow"):
+            ps, worker = free_ports(2)
+            self.start_ps(kind, ps, worker)
+            logdir = os.path.join(self.dir, kind)
+            out = interop.run(
+                [interop.binary("train"), f"--cluster=ps={ps};worker={worker}",
+                 "--job_name=worker", "--task_index=0", f"--logdir={logdir}", "--model=mlp",
+                 "--optimizer=adam", "--steps=30", "--save_every=10",
+                 "--recovery_wait_secs=0.5"], timeout=600).stdout
+            loss = float(re.search(r"done: step 30 loss (\S+)", out).group(1))
+            path = tf.train.latest_checkpoint(logdir)
+            self.assertEqual(path, os.path.join(logdir, "model.ckpt-30"), kind)
+            results[kind] = (loss, interop.tensorflow_read(path))
+        self.assertAlmostEqual(results["tensorflow"][0], results["minigraph"][0], delta=1e-4)
+        ours, theirs = results["minigraph"][1], results["tensorflow"][1]
+        self.assertEqual(sorted(ours), sorted(theirs))
+        for name in ours:
+            np.testing.assert_allclose(theirs[name], ours[name], rtol=1e-5, atol=1e-6,
+                                       err_msg=name)
 
 
 def _assert_positive(x):
