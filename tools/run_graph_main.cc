@@ -6,6 +6,7 @@
 //   run_graph export_dir                   # a SavedModel (TensorFlow 1's layout)
 //   run_graph model.meta --fetch=logits:0 --input=x=batch.npy
 //   run_graph export_dir --signature=serving_default --input=images=batch.npy
+//   run_graph model.meta --fetch=logits:0 --target=grpc://ps0:2222   # on a server
 //
 // GRAPH is a MetaGraphDef (.meta; its checkpoint is the prefix beside it), a
 // GraphDef (binary, or text in .pbtxt; --checkpoint names its checkpoint) or
@@ -59,6 +60,9 @@ ABSL_FLAG(std::string, signature, "",
 ABSL_FLAG(std::vector<std::string>, tags, {"serve"}, "With --signature: the meta graph's tags");
 ABSL_FLAG(int, max_values, 20, "Values printed per fetched tensor (>= 1)");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the random values for Placeholders without --input");
+ABSL_FLAG(std::string, target, "",
+          "Run on this session target: \"\" (in this process) or grpc://HOST:PORT, a minigraph or "
+          "TensorFlow server (checkpoint paths are then the server's)");
 
 namespace minigraph {
 namespace {
@@ -249,8 +253,10 @@ void Print(const std::string& name, const Tensor& t) {
 // random values of their declared dtype and shape.
 int RunSignature(const std::string& dir, const std::string& signature) {
   const std::vector<std::string> tag_list = absl::GetFlag(FLAGS_tags);
+  SessionOptions options;
+  options.target = absl::GetFlag(FLAGS_target);
   absl::StatusOr<SavedModelBundle> model = LoadSavedModel(
-      SessionOptions(), dir, std::set<std::string>(tag_list.begin(), tag_list.end()));
+      options, dir, std::set<std::string>(tag_list.begin(), tag_list.end()));
   if (!model.ok()) return Fail(model.status());
   absl::StatusOr<std::map<std::string, Tensor>> inputs = Inputs();
   if (!inputs.ok()) return Fail(inputs.status());
@@ -340,7 +346,9 @@ int Run(const std::string& path) {
   GraphDef graph = file->graph;
   const bool own_restore = !file->saver && !vars.empty();
   if (own_restore) AddRestore(vars, &graph);
-  auto session = NewSession(SessionOptions());
+  SessionOptions options;
+  options.target = absl::GetFlag(FLAGS_target);
+  auto session = NewSession(options);
   if (!session.ok()) return Fail(session.status());
   if (absl::Status s = (*session)->Create(graph); !s.ok()) {
     std::printf("%s is not a valid graph: %s\n", path.c_str(), std::string(s.message()).c_str());
