@@ -577,24 +577,27 @@ def checkpoint_ops(dt, rng):
 def send_recv(dt, rng):
     """_Send and _Recv, which a partitioned graph carries its cut edges with,
     here as a pair on one device in one graph: the step's rendezvous hands
-    the tensor (float, then string) from one to the other."""
+    the tensor (float, then string) from one to the other; and
+    _HostSend/_HostRecv, which TensorFlow's partitions use for strings."""
     from tensorflow.python.framework import op_def_library
     device = "/job:localhost/replica:0/task:0/device:CPU:0"
 
-    def graph(dtype, value):
+    def graph(dtype, value, send="_Send", recv="_Recv"):
         def build():
             x = v1.placeholder(dtype, [None], name="x")
             y = tf.identity(x)
             edge = dict(tensor_name="edge_y", send_device=device, send_device_incarnation=1,
                         recv_device=device, client_terminated=False)
-            send = op_def_library._apply_op_helper("_Send", tensor=y, name="send", **edge)[2]
-            recv = op_def_library._apply_op_helper("_Recv", tensor_type=dtype, name="recv",
-                                                   **edge)[2]
-            with tf.control_dependencies([send]):
-                return {x: value}, [tf.identity(recv.outputs[0])]
+            sent = op_def_library._apply_op_helper(send, tensor=y, name="send", **edge)[2]
+            received = op_def_library._apply_op_helper(recv, tensor_type=dtype, name="recv",
+                                                       **edge)[2]
+            with tf.control_dependencies([sent]):
+                return {x: value}, [tf.identity(received.outputs[0])]
         return build
     return [Spec("float", [], graph=graph(F32, random_values(rng, (5,), F32, edges=True))),
-            Spec("string", [], graph=graph(tf.string, np.array([b"", b"a\x00b"], dtype=object)))]
+            Spec("string", [], graph=graph(tf.string, np.array([b"", b"a\x00b"], dtype=object))),
+            Spec("host_string", [], graph=graph(tf.string, np.array([b"c"], dtype=object),
+                                                "_HostSend", "_HostRecv"))]
 
 
 def summaries(dt, rng):
@@ -819,7 +822,7 @@ GRAPH_GROUPS += [
     ("checkpoint_ops", checkpoint_ops,
      ["SaveV2", "RestoreV2", "ShardedFilename", "MergeV2Checkpoints", "Save", "Restore",
       "RestoreSlice", "SaveSlices"]),
-    ("send_recv", send_recv, ["_Send", "_Recv"]),
+    ("send_recv", send_recv, ["_Send", "_Recv", "_HostSend", "_HostRecv"]),
     ("summaries", summaries, ["ScalarSummary", "HistogramSummary", "MergeSummary"]),
     ("basics", basics, ["Const", "Placeholder", "Assert", "NoOp"]),
     ("parsing", parsing, ["ParseExampleV2"]),

@@ -1,5 +1,8 @@
-"""One TensorFlow task of a cluster, for wire_interop_test's mixed clusters.
+"""One TensorFlow task of a cluster, for wire_interop_test.
 
+  tf_cluster_task.py local
+      serves a one-task cluster (tf.distribute.Server.create_local_server)
+      until killed; prints its target, grpc://localhost:PORT.
   tf_cluster_task.py ps PS_ADDR WORKER_ADDR
       serves /job:ps/task:0 until killed; prints "serving" once it listens.
   tf_cluster_task.py worker PS_ADDR WORKER_ADDR LOGDIR
@@ -18,7 +21,13 @@ import tensorflow as tf
 v1 = tf.compat.v1
 
 
-def main(mode, ps, worker, logdir=None):
+def main(mode, ps=None, worker=None, logdir=None):
+    if mode == "local":
+        server = tf.distribute.Server.create_local_server()
+        print(server.target.decode() if isinstance(server.target, bytes) else server.target,
+              flush=True)
+        server.join()
+        return
     cluster = tf.train.ClusterSpec({"ps": [ps], "worker": [worker]})
     server = tf.distribute.Server(cluster, job_name=mode, task_index=0)
     if mode == "ps":

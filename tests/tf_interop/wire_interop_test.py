@@ -317,6 +317,43 @@ class MixedClusters(unittest.TestCase):
                                        err_msg=name)
 
 
+class MinigraphClientTensorFlowServer(unittest.TestCase):
+    """minigraph's grpc:// client (run_graph --target) against TensorFlow's
+    own server: a TensorFlow 1 graph and its checkpoint, restored by its
+    Saver on the server, fetched as TensorFlow's session fetches them."""
+
+    def test_run_graph_on_a_tensorflow_server(self):
+        d = tempfile.mkdtemp()
+        self.addCleanup(shutil.rmtree, d)
+        x0 = np.arange(6, dtype=np.float32).reshape(2, 3) / 7
+        with tf.Graph().as_default():
+            x = v1.placeholder(tf.float32, [None, 3], name="x")
+            w = v1.get_variable("w", initializer=tf.constant(
+                np.linspace(-1, 1, 6, dtype=np.float32).reshape(3, 2)), use_resource=False)
+            v1.nn.softmax(tf.matmul(x, w), name="y")
+            tf.strings.join([tf.constant("a\x00"), tf.constant("b")], name="s")
+            with v1.Session() as sess:
+                sess.run(v1.global_variables_initializer())
+                v1.train.Saver().save(sess, os.path.join(d, "model"))
+                want = sess.run(["y:0", "s:0"], {x: x0})
+        np.save(os.path.join(d, "x.npy"), x0)
+        server = subprocess.Popen([sys.executable, TASK, "local"], stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, text=True)
+        self.addCleanup(server.wait)
+        self.addCleanup(server.kill)
+        target = server.stdout.readline().strip()
+        self.assertTrue(target.startswith("grpc://"), target)
+        out = interop.run([interop.binary("run_graph"), os.path.join(d, "model.meta"),
+                           "--fetch=y:0,s:0", f"--input=x={os.path.join(d, 'x.npy')}",
+                           f"--target={target}"], timeout=120).stdout
+        lines = out.splitlines()
+        y = lines[lines.index("y:0: float [2,2]") + 1]
+        np.testing.assert_allclose([float(v) for v in y.split()], want[0].ravel(), rtol=1e-5)
+        # run_graph prints strings C-escaped (a NUL, then "b" as hex).
+        self.assertEqual(want[1], b"a\x00b")
+        self.assertEqual(lines[lines.index("s:0: string []") + 1], '"a\\x00\\x62"')
+
+
 def _assert_positive(x):
     with tf.control_dependencies([v1.assert_positive(x)]):
         return tf.identity(x)
