@@ -236,6 +236,7 @@ absl::Status LocalSession::RunStep(const RunOptions& options,
   const int64_t timeout_ms =
       options.timeout_in_ms > 0 ? options.timeout_in_ms : options_.operation_timeout_in_ms;
   if (timeout_ms > 0) args.timeout = absl::Milliseconds(timeout_ms);
+  args.cancelled = options.cancelled;
   std::vector<Tensor> unused;
   return ex->Run(args, outputs != nullptr ? outputs : &unused);
 }

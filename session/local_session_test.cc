@@ -1,5 +1,6 @@
 #include "session/local_session.h"
 
+#include <atomic>
 #include <thread>
 
 #include "core/status_matchers.h"
@@ -285,6 +286,27 @@ TEST(LocalSessionTest, OperationTimeoutBoundsEveryStepWithoutItsOwn) {
   run.timeout_in_ms = 50;  // an hour's wait would time the test out
   EXPECT_THAT(sess->Run(run, {}, {"forever:0"}, {}, &out),
               StatusIs(absl::StatusCode::kDeadlineExceeded));
+}
+
+// RunOptions::cancelled: asked while the step runs; true cancels it (a
+// server passes whether its client went away). The first answers are no,
+// so the step is under way when it is cancelled.
+TEST(LocalSessionTest, ACancelledStepEndsCancelled) {
+  ASSERT_OK_AND_ASSIGN(GraphDef def, EndlessLoopGraph());
+  for (int threads : {1, 2}) {
+    SessionOptions opts;
+    opts.inter_op_threads = threads;
+    ASSERT_OK_AND_ASSIGN(auto sess, NewSession(opts));
+    ASSERT_OK(sess->Create(def));
+    std::atomic<int> asked{0};
+    RunOptions run;
+    run.cancelled = [&asked] { return asked.fetch_add(1) >= 3; };
+    std::vector<Tensor> out;
+    EXPECT_THAT(sess->Run(run, {}, {"forever:0"}, {}, &out),
+                StatusIs(absl::StatusCode::kCancelled, HasSubstr("step cancelled")))
+        << threads << " threads";
+    EXPECT_GE(asked.load(), 4);
+  }
 }
 
 TEST(LocalSessionTest, InitializedValueGuardsUninitializedVariables) {

@@ -54,6 +54,10 @@ struct SessionOptions {
 struct RunOptions {
   // 0 = no deadline; past it the step fails with DeadlineExceeded.
   int64_t timeout_in_ms = 0;
+  // When set, asked now and then while the step runs (every few dozen
+  // nodes, and every 100 ms while it waits); true cancels the step
+  // (Cancelled). A server passes whether its caller went away.
+  std::function<bool()> cancelled;
 };
 
 // A watch on the state a session's target shares with other sessions,

@@ -35,6 +35,7 @@
 #ifndef MINIGRAPH_RUNTIME_ENGINE_EXECUTOR_H_
 #define MINIGRAPH_RUNTIME_ENGINE_EXECUTOR_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -65,6 +66,9 @@ class Executor {
     Eigen::ThreadPoolInterface* pool = nullptr;
     // Zero means no deadline; past it the step fails with DeadlineExceeded.
     absl::Duration timeout = absl::ZeroDuration();
+    // When set, asked every 64 nodes and every 100 ms while the caller
+    // waits; true cancels the step (Cancelled).
+    std::function<bool()> cancelled;
   };
 
   // `graph` and `kernels` (one per node id, nullptr for nodes that never

@@ -139,6 +139,7 @@ struct StepState {
     if (status.ok()) status = s;
     cancelled.store(true);
   }
+  void FailCancelled() { Fail(absl::CancelledError("step cancelled: its caller gave up")); }
   void FailTimedOut() {
     Fail(absl::DeadlineExceededError(
         args->timeout > absl::ZeroDuration()
@@ -240,7 +241,21 @@ absl::Status Plan::Run(const Args& args, std::vector<Tensor>* fetches) const {
     NodeDone(&state);
   }
 
-  if (state.deadline != absl::InfiniteFuture()) {
+  if (args.cancelled) {
+    // Wakes every 100 ms to ask whether the caller gave up.
+    while (!state.done.WaitForNotificationWithDeadline(
+        std::min(state.deadline, absl::Now() + absl::Milliseconds(100)))) {
+      if (absl::Now() > state.deadline) {
+        state.FailTimedOut();
+      } else if (args.cancelled()) {
+        state.FailCancelled();
+      } else {
+        continue;
+      }
+      state.done.WaitForNotification();
+      break;
+    }
+  } else if (state.deadline != absl::InfiniteFuture()) {
     if (!state.done.WaitForNotificationWithDeadline(state.deadline)) {
       state.FailTimedOut();
       state.done.WaitForNotification();
@@ -280,10 +295,15 @@ void Plan::Process(StepState* state, Task task) const {
   ReadyList cheap;
   absl::InlinedVector<TensorValue, 4> outputs;
   const bool has_deadline = state->deadline != absl::InfiniteFuture();
+  const bool may_cancel = static_cast<bool>(state->args->cancelled);
   for (uint32_t count = 1;; ++count) {
-    if (has_deadline && count % 64 == 0 && !state->cancelled.load(std::memory_order_relaxed) &&
-        absl::Now() > state->deadline) {
-      state->FailTimedOut();
+    if ((has_deadline || may_cancel) && count % 64 == 0 &&
+        !state->cancelled.load(std::memory_order_relaxed)) {
+      if (has_deadline && absl::Now() > state->deadline) {
+        state->FailTimedOut();
+      } else if (may_cancel && state->args->cancelled()) {
+        state->FailCancelled();
+      }
     }
     const Item& item = items_[task.item];
     Iteration* iter = task.iter;

@@ -33,20 +33,40 @@ class Server:
         self.proc = subprocess.Popen([interop.binary("server")], stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)
         self.log = []
-        for line in self.proc.stdout:
-            self.log.append(line)
-            m = re.search(r"serving at (\S+)", line)
-            if m:
-                self.target = "grpc://" + m.group(1)
-                break
-        else:
-            raise AssertionError("server exited before serving:\n" + "".join(self.log))
-        # Keep reading, so that the server never blocks on a full pipe.
-        self.reader = threading.Thread(target=lambda: self.log.extend(self.proc.stdout))
+        self.changed = threading.Condition()
+        self.reader = threading.Thread(target=self._read)
         self.reader.start()
+        self.target = "grpc://" + self.wait_for(r"serving at (\S+)").group(1)
+
+    def _read(self):
+        for line in self.proc.stdout:
+            with self.changed:
+                self.log.append(line)
+                self.changed.notify_all()
+        with self.changed:
+            self.log.append(None)  # the end
+            self.changed.notify_all()
+
+    def wait_for(self, pattern, start=0, timeout=120):
+        """The match of the first line from `start` on that has `pattern`
+        (a failure, not a hang, if none comes within `timeout` seconds)."""
+        with self.changed:
+            i = start
+            while True:
+                while i == len(self.log):
+                    if not self.changed.wait(timeout):
+                        raise AssertionError(f"no server line matches {pattern!r} in {timeout} s")
+                if self.log[i] is None:
+                    raise AssertionError("server exited:\n" + "".join(self.log[:-1]))
+                m = re.search(pattern, self.log[i])
+                if m:
+                    return m
+                i += 1
 
     def stop(self):
-        self.proc.terminate()
+        """Stops the server (again: no-op) and returns its exit code."""
+        if self.proc.returncode is None:
+            self.proc.terminate()
         code = self.proc.wait(timeout=60)
         self.reader.join()
         return code
@@ -193,6 +213,47 @@ class TensorFlowClientMinigraphServer(unittest.TestCase):
                         with self.assertRaises(error):
                             sess.run(fetch, feed(fetch))
 
+    def test_run_options_partial_runs_and_reset_of_containers(self):
+        from tensorflow.python.ops import control_flow_v2_toggles as toggles
+        # A step past RunOptions.timeout_in_ms: DeadlineExceeded, as in
+        # TensorFlow's session (a TensorFlow 1 loop of 2e9 iterations).
+        toggles.disable_control_flow_v2()
+        try:
+            for where in ("", self.target):
+                with self.subTest(target=where or "in-process"), tf.Graph().as_default():
+                    i = v1.while_loop(lambda i: i < 2000000000, lambda i: i + 1,
+                                      [tf.constant(0)])
+                    with v1.Session(where) as sess:
+                        with self.assertRaises(tf.errors.DeadlineExceededError):
+                            sess.run(i, options=v1.RunOptions(timeout_in_ms=300))
+        finally:
+            toggles.enable_control_flow_v2()
+        with tf.Graph().as_default():
+            a = v1.placeholder(tf.float32, [])
+            b = a * 2
+            with v1.Session(self.target) as sess:
+                # A full trace runs (minigraph returns no step stats).
+                meta = v1.RunMetadata()
+                self.assertEqual(sess.run(b, {a: 1.5}, run_metadata=meta, options=v1.RunOptions(
+                    trace_level=v1.RunOptions.FULL_TRACE)), 3.0)
+                # Partial runs: TensorFlow's Unimplemented status.
+                with self.assertRaisesRegex(tf.errors.UnimplementedError,
+                                            "partial runs are not supported"):
+                    sess.partial_run_setup([b], [a])
+                self.assertEqual(sess.run(b, {a: 2.0}), 4.0, "the session goes on")
+        # Reset of one container clears its variables only.
+        with tf.Graph().as_default():
+            with v1.container("c1"):
+                x = v1.get_variable("x", initializer=1.0, use_resource=False)
+            y = v1.get_variable("y", initializer=2.0, use_resource=False)
+            with v1.Session(self.target) as sess:
+                sess.run([x.initializer, y.initializer])
+            v1.Session.reset(self.target, ["c1"])
+            with v1.Session(self.target) as sess:
+                self.assertEqual(sess.run(y), 2.0)
+                with self.assertRaises(tf.errors.FailedPreconditionError):
+                    sess.run(x)
+
     def test_session_manager_and_monitored_training_session(self):
         # TensorFlow's own SessionManager and MonitoredTrainingSession,
         # unchanged, against the server: initialize, train, checkpoint,
@@ -315,6 +376,52 @@ class MixedClusters(unittest.TestCase):
         for name in ours:
             np.testing.assert_allclose(theirs[name], ours[name], rtol=1e-5, atol=1e-6,
                                        err_msg=name)
+
+
+class ClientGoesAway(unittest.TestCase):
+    def test_a_client_killed_mid_step_cancels_its_step(self):
+        # A TensorFlow client starts a step of 2e9 loop iterations, each
+        # counting in a variable, and is killed once the count moves. The
+        # server cancels the step, as TensorFlow's does: it says so, the
+        # count stops, and the server stops at once.
+        server = Server()
+        self.addCleanup(server.stop)
+        client = subprocess.Popen([sys.executable, "-c", LONG_STEP, server.target],
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.addCleanup(client.wait)
+        self.addCleanup(client.kill)
+        self.assertEqual(client.stdout.readline().strip(), "running")
+        with tf.Graph().as_default():
+            counter = v1.get_variable("counter", [], tf.int64, use_resource=False)
+            with v1.Session(server.target) as sess:
+                while sess.run(counter) == 0:
+                    pass  # until the step runs
+                seen = len(server.log)
+                client.kill()
+                server.wait_for("step cancelled, its client .* went away", start=seen)
+                count = sess.run(counter)
+                self.assertEqual(sess.run(counter), count, "the step goes on")
+        self.assertEqual(server.stop(), 0)
+
+
+# Counts 2e9 loop iterations in a variable, on the target argv[1].
+LONG_STEP = """
+import sys
+import tensorflow as tf
+from tensorflow.python.ops import control_flow_v2_toggles as toggles
+v1 = tf.compat.v1
+v1.disable_eager_execution()
+toggles.disable_control_flow_v2()
+counter = v1.get_variable("counter", initializer=tf.constant(0, tf.int64), use_resource=False)
+def body(i):
+    with tf.control_dependencies([v1.assign_add(counter, 1)]):
+        return i + 1
+i = v1.while_loop(lambda i: i < 2000000000, body, [tf.constant(0)])
+with v1.Session(sys.argv[1]) as sess:
+    sess.run(counter.initializer)
+    print("running", flush=True)
+    sess.run(i)
+"""
 
 
 class MinigraphClientTensorFlowServer(unittest.TestCase):

@@ -189,6 +189,9 @@ grpc::Status Master::RunStep(grpc::ServerContext* ctx, const tensorflow::RunStep
     RunOptions options;
     options.timeout_in_ms = req->options().timeout_in_ms() > 0 ? req->options().timeout_in_ms()
                                                                : s->operation_timeout_in_ms;
+    // A client that disconnects (or cancels its call) cancels the step, as
+    // TensorFlow's master does, instead of leaving it to run to its end.
+    options.cancelled = [ctx] { return ctx->IsCancelled(); };
     const std::vector<std::string> fetches(req->fetch().begin(), req->fetch().end());
     const std::vector<std::string> targets(req->target().begin(), req->target().end());
     std::vector<Tensor> outputs;
@@ -201,6 +204,10 @@ grpc::Status Master::RunStep(grpc::ServerContext* ctx, const tensorflow::RunStep
     return absl::OkStatus();
   };
   absl::Status status = run();
+  if (absl::IsCancelled(status) && ctx->IsCancelled()) {
+    MG_LOG(INFO) << "session " << req->session_handle() << ": step cancelled, its client "
+                 << ctx->peer() << " went away";
+  }
   return Answer(status, req->store_errors_in_response_body(), resp);
 }
 
