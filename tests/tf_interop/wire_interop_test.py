@@ -336,46 +336,44 @@ class MixedClusters(unittest.TestCase):
                 return proc
         raise AssertionError(f"{kind} ps exited before serving")
 
-    def test_tensorflow_worker_with_a_minigraph_ps(self):
+    def train_with_each_ps(self, worker_kind, run_worker, loss_delta):
+        """Runs run_worker(ps, worker, logdir) -> loss once with a ps of the
+        worker's kind and once with one of the other; both must end at the
+        same loss and write the same checkpoint at step 30."""
         results = {}
         for kind in ("tensorflow", "minigraph"):
             ps, worker = free_ports(2)
             self.start_ps(kind, ps, worker)
             logdir = os.path.join(self.dir, kind)
-            out = interop.run([sys.executable, TASK, "worker", ps, worker, logdir],
-                              timeout=600).stdout
-            loss = json.loads(out.strip().splitlines()[-1])["loss"]
+            loss = run_worker(ps, worker, logdir)
             path = tf.train.latest_checkpoint(logdir)
             self.assertEqual(path, os.path.join(logdir, "model.ckpt-30"), kind)
             results[kind] = (loss, interop.tensorflow_read(path))
-        self.assertAlmostEqual(results["minigraph"][0], results["tensorflow"][0], delta=1e-5)
-        theirs, ours = results["tensorflow"][1], results["minigraph"][1]
-        self.assertEqual(sorted(ours), sorted(theirs))
-        for name in theirs:
-            np.testing.assert_allclose(ours[name], theirs[name], rtol=1e-5, atol=1e-6,
+        other = "minigraph" if worker_kind == "tensorflow" else "tensorflow"
+        (want_loss, want), (loss, got) = results[worker_kind], results[other]
+        self.assertAlmostEqual(loss, want_loss, delta=loss_delta)
+        self.assertEqual(sorted(got), sorted(want))
+        for name in want:
+            np.testing.assert_allclose(got[name], want[name], rtol=1e-5, atol=1e-6,
                                        err_msg=name)
 
+    def test_tensorflow_worker_with_a_minigraph_ps(self):
+        def tensorflow_worker(ps, worker, logdir):
+            out = interop.run([sys.executable, TASK, "worker", ps, worker, logdir],
+                              timeout=600).stdout
+            return json.loads(out.strip().splitlines()[-1])["loss"]
+        self.train_with_each_ps("tensorflow", tensorflow_worker, 1e-5)
+
     def test_minigraph_worker_with_a_tensorflow_ps(self):
-        results = {}
-        for kind in ("minigraph", "tensorflow"):
-            ps, worker = free_ports(2)
-            self.start_ps(kind, ps, worker)
-            logdir = os.path.join(self.dir, kind)
+        def minigraph_worker(ps, worker, logdir):
             out = interop.run(
                 [interop.binary("train"), f"--cluster=ps={ps};worker={worker}",
                  "--job_name=worker", "--task_index=0", f"--logdir={logdir}", "--model=mlp",
                  "--optimizer=adam", "--steps=30", "--save_every=10",
                  "--recovery_wait_secs=0.5"], timeout=600).stdout
-            loss = float(re.search(r"done: step 30 loss (\S+)", out).group(1))
-            path = tf.train.latest_checkpoint(logdir)
-            self.assertEqual(path, os.path.join(logdir, "model.ckpt-30"), kind)
-            results[kind] = (loss, interop.tensorflow_read(path))
-        self.assertAlmostEqual(results["tensorflow"][0], results["minigraph"][0], delta=1e-4)
-        ours, theirs = results["minigraph"][1], results["tensorflow"][1]
-        self.assertEqual(sorted(ours), sorted(theirs))
-        for name in ours:
-            np.testing.assert_allclose(theirs[name], ours[name], rtol=1e-5, atol=1e-6,
-                                       err_msg=name)
+            # train prints the loss to 4 decimals.
+            return float(re.search(r"done: step 30 loss (\S+)", out).group(1))
+        self.train_with_each_ps("minigraph", minigraph_worker, 1e-4)
 
 
 class ClientGoesAway(unittest.TestCase):

@@ -9,33 +9,34 @@
 
 namespace minigraph {
 
+namespace {
+
+// The attrs a _Send and its _Recv share: what their rendezvous key is made of.
+OpDefBuilder& TransferAttrs(OpDefBuilder& b) {
+  return b.Attr("tensor_name: string")
+      .Attr("send_device: string")
+      .Attr("send_device_incarnation: int")
+      .Attr("recv_device: string")
+      .Attr("client_terminated: bool = false")
+      .SetIsStateful()
+      .SetShapeFn(shape_fn::Unknown);
+}
+
+}  // namespace
+
 void RegisterSendRecvOps(OpRegistry* r) {
   // _HostSend and _HostRecv carry tensors TensorFlow keeps in host memory
   // (strings, shapes) between a GPU and the wire; on a CPU they are _Send
   // and _Recv, and TensorFlow's CPU partitions use them for such tensors.
   for (const char* op : {"_Send", "_HostSend"}) {
-    MG_REGISTER_OP(r, OpDefBuilder(op)
-                          .Input("tensor: T")
-                          .Attr("T: type")
-                          .Attr("tensor_name: string")
-                          .Attr("send_device: string")
-                          .Attr("send_device_incarnation: int")
-                          .Attr("recv_device: string")
-                          .Attr("client_terminated: bool = false")
-                          .SetIsStateful()
-                          .SetShapeFn(shape_fn::Unknown));
+    OpDefBuilder b(op);
+    b.Input("tensor: T").Attr("T: type");
+    MG_REGISTER_OP(r, TransferAttrs(b));
   }
   for (const char* op : {"_Recv", "_HostRecv"}) {
-    MG_REGISTER_OP(r, OpDefBuilder(op)
-                          .Output("tensor: tensor_type")
-                          .Attr("tensor_type: type")
-                          .Attr("tensor_name: string")
-                          .Attr("send_device: string")
-                          .Attr("send_device_incarnation: int")
-                          .Attr("recv_device: string")
-                          .Attr("client_terminated: bool = false")
-                          .SetIsStateful()
-                          .SetShapeFn(shape_fn::Unknown));
+    OpDefBuilder b(op);
+    b.Output("tensor: tensor_type").Attr("tensor_type: type");
+    MG_REGISTER_OP(r, TransferAttrs(b));
   }
 }
 
