@@ -56,14 +56,15 @@ TEST(TempFilesTest, SweepDeletesOnlyDeadWritersFilesOfThatName) {
   ASSERT_OK(env.CreateDir("/ckpt"));
   const std::vector<std::string> dead = {
       "/ckpt/model-5.index.tempstate123", "/ckpt/model-5.data-00000-of-00001.tempstate9",
-      "/ckpt/model.index.tempstate4", "/ckpt/model-6.meta.tmp42", "/ckpt/checkpoint.tmp8812735"};
+      "/ckpt/model.index.tempstate4", "/ckpt/model-6.meta.tmp42", "/ckpt/checkpoint.tmp8812735",
+      "/ckpt/model-8.tempstate77"};  // a V1 Save's one file
   for (const std::string& p : dead) ASSERT_OK(WriteStringToFile(&env, p, "xyz"));
   const std::vector<std::string> kept = {
       "/ckpt/model-4.index",       "/ckpt/model-4.data-00000-of-00001",
       "/ckpt/checkpoint",          "/ckpt/events.out",
       "/ckpt/data.tmp5",           "/ckpt/checkpoint.tmpfile",
       "/ckpt/best-2.index.tempstate1",  // another name's
-      "/ckpt/model2-3.index.tempstate1"};
+      "/ckpt/model2-3.index.tempstate1", "/ckpt/best-8.tempstate2"};
   for (const std::string& p : kept) ASSERT_OK(WriteStringToFile(&env, p, "x"));
   // A save in progress now, however old its file.
   ASSERT_OK_AND_ASSIGN(LockedTempFile live,
@@ -73,8 +74,9 @@ TEST(TempFilesTest, SweepDeletesOnlyDeadWritersFilesOfThatName) {
   ASSERT_OK_AND_ASSIGN(SweptFiles swept,
                        DeleteLeftoverTempFiles(&env, "/ckpt", "model", "checkpoint",
                                                absl::Hours(1)));
-  EXPECT_THAT(swept.paths, UnorderedElementsAre(dead[0], dead[1], dead[2], dead[3], dead[4]));
-  EXPECT_EQ(swept.bytes, 15u);
+  EXPECT_THAT(swept.paths,
+              UnorderedElementsAre(dead[0], dead[1], dead[2], dead[3], dead[4], dead[5]));
+  EXPECT_EQ(swept.bytes, 18u);
   for (const std::string& p : kept) EXPECT_OK(env.FileExists(p)) << p;
   EXPECT_OK(env.FileExists(live.path));
 

@@ -38,7 +38,12 @@ bool IsTempOf(absl::string_view base, absl::string_view latest_filename, absl::s
   const absl::string_view final_name = FinalNameOfTemp(name);
   if (final_name.empty()) return false;
   if (final_name == latest_filename) return true;
-  const std::string checkpoint = CheckpointNameOfFile(final_name);
+  std::string checkpoint = CheckpointNameOfFile(final_name);
+  // A V1 checkpoint is one file under the checkpoint's own name, written
+  // through "<name>.tempstate<random>" (v1_writer.h).
+  if (checkpoint.empty() && absl::StrContains(name, kTempStateSuffix)) {
+    checkpoint = std::string(final_name);
+  }
   return IsCheckpointOf(base, checkpoint);
 }
 

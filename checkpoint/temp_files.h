@@ -49,7 +49,8 @@ struct SweptFiles {
 
 // Deletes what saves of the checkpoints named `base` (IsCheckpointOf in
 // naming.h; "" for every name), killed part-way, left in `dir`:
-// - "<name>.index.tempstate*", "<name>.data-*.tempstate*" and
+// - "<name>.index.tempstate*", "<name>.data-*.tempstate*",
+//   "<name>.tempstate*" (a V1 checkpoint's one file) and
 //   "<name>.meta.tmp<digits>", and the state file's
 //   "<latest_filename>.tmp<digits>", each only when nobody holds its lock
 //   (CreateLockedTempFile): a live writer's file is never touched, however
