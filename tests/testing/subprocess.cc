@@ -12,8 +12,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <set>
 
 #include "absl/strings/match.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
@@ -116,7 +118,9 @@ absl::StatusOr<int> Subprocess::Wait(absl::Duration timeout) {
   return status;
 }
 
-absl::StatusOr<int> PickUnusedPort() {
+namespace {
+
+absl::StatusOr<int> KernelsPortPick() {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return absl::InternalError(absl::StrCat("socket: ", std::strerror(errno)));
   sockaddr_in addr{};
@@ -132,6 +136,23 @@ absl::StatusOr<int> PickUnusedPort() {
   }
   close(fd);
   return ntohs(addr.sin_port);
+}
+
+}  // namespace
+
+absl::StatusOr<int> PickUnusedPort() {
+  // The kernel may pick a port it picked a moment ago (its socket is
+  // closed): a cluster's tasks then shared one address. Never hand out a
+  // port twice in a process.
+  static absl::Mutex mu(absl::kConstInit);
+  static auto* given = new std::set<int>;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    absl::StatusOr<int> port = KernelsPortPick();
+    if (!port.ok()) return port.status();
+    absl::MutexLock l(&mu);
+    if (given->insert(*port).second) return *port;
+  }
+  return absl::ResourceExhaustedError("no port this process has not handed out already");
 }
 
 }  // namespace minigraph

@@ -62,8 +62,8 @@ class Subprocess {
 };
 
 // A TCP port on 127.0.0.1 that nothing listens on right now (the kernel's
-// pick for port 0). Another process could take it before the test binds
-// it; the kernel hands out ports in turn, which makes that unlikely.
+// pick for port 0), and that this process has not been given before.
+// Another process could take it before the test binds it.
 absl::StatusOr<int> PickUnusedPort();
 
 }  // namespace minigraph
