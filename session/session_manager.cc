@@ -20,17 +20,24 @@
 namespace minigraph {
 namespace {
 
+// An entry's op or tensor name, without the "^" of a target.
+absl::string_view Bare(absl::string_view name) {
+  return absl::StartsWith(name, "^") ? name.substr(1) : name;
+}
+
 // Python's "%s" of an op argument: None, the op's name, or a list.
 std::string OpString(const std::vector<std::string>& op) {
   if (op.empty()) return "None";
-  if (op.size() == 1) return op[0];
-  return absl::StrCat("[", absl::StrJoin(op, ", "), "]");
+  if (op.size() == 1) return std::string(Bare(op[0]));
+  return absl::StrCat("[", absl::StrJoin(op, ", ", [](std::string* out, const std::string& n) {
+                        absl::StrAppend(out, Bare(n));
+                      }), "]");
 }
 
 // _maybe_name: the name of one op or tensor, "None", or Python's text for a list.
 std::string MaybeName(const std::vector<std::string>& op) {
   if (op.empty()) return "None";
-  if (op.size() == 1) return op[0];
+  if (op.size() == 1) return std::string(Bare(op[0]));
   return "<no name for <class 'list'>>";
 }
 
