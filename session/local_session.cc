@@ -148,8 +148,9 @@ absl::Status LocalSession::Extend(const GraphDef& graph) {
 
 absl::StatusOr<const Executor*> LocalSession::GetExecutor(
     Program* program, const std::vector<std::pair<std::string, Tensor>>& feeds,
-    const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
-  std::string key;
+    const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+    bool every_node) {
+  std::string key = every_node ? "*" : "";
   for (const auto& f : feeds) absl::StrAppend(&key, f.first, ",");
   absl::StrAppend(&key, "->", absl::StrJoin(fetches, ","), "//", absl::StrJoin(targets, ","));
   {
@@ -172,7 +173,7 @@ absl::StatusOr<const Executor*> LocalSession::GetExecutor(
   std::vector<const OpKernel*> kernels;
   for (const auto& k : program->kernels) kernels.push_back(k.get());
   MG_ASSIGN_OR_RETURN(auto ex, Executor::Create(program->graph.get(), kernels, feed_ids,
-                                                fetch_ids, targets));
+                                                fetch_ids, targets, every_node));
   absl::MutexLock l(&program->mu);
   auto& slot = program->executors[key];
   if (slot == nullptr) slot = std::move(ex);
@@ -184,20 +185,22 @@ absl::Status LocalSession::Run(const RunOptions& options,
                                const std::vector<std::string>& fetches,
                                const std::vector<std::string>& targets,
                                std::vector<Tensor>* outputs) {
-  return RunStep(options, feeds, fetches, targets, nullptr, next_step_id.fetch_add(1), outputs);
+  return RunStep(options, feeds, fetches, targets, /*every_node=*/false, nullptr,
+                 next_step_id.fetch_add(1), outputs);
 }
 
 absl::Status LocalSession::RunPartition(const RunOptions& options,
                                         const std::vector<std::string>& targets,
                                         Rendezvous* rendezvous, int64_t step_id) {
   std::vector<Tensor> none;
-  return RunStep(options, {}, {}, targets, rendezvous, step_id, &none);
+  return RunStep(options, {}, {}, targets, /*every_node=*/targets.empty(), rendezvous, step_id,
+                 &none);
 }
 
 absl::Status LocalSession::RunStep(const RunOptions& options,
                                    const std::vector<std::pair<std::string, Tensor>>& feeds,
                                    const std::vector<std::string>& fetches,
-                                   const std::vector<std::string>& targets,
+                                   const std::vector<std::string>& targets, bool every_node,
                                    Rendezvous* rendezvous, int64_t step_id,
                                    std::vector<Tensor>* outputs) {
   std::shared_ptr<Program> program;
@@ -209,7 +212,8 @@ absl::Status LocalSession::RunStep(const RunOptions& options,
   if (program == nullptr) {
     return absl::FailedPreconditionError("Session was not created with a graph before Run()");
   }
-  MG_ASSIGN_OR_RETURN(const Executor* ex, GetExecutor(program.get(), feeds, fetches, targets));
+  MG_ASSIGN_OR_RETURN(const Executor* ex,
+                      GetExecutor(program.get(), feeds, fetches, targets, every_node));
   // A graph with its own _Send and _Recv pairs, run on its own (as
   // TensorFlow's DirectSession runs one): the step's own rendezvous.
   std::unique_ptr<LocalRendezvous> own;

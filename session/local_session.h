@@ -48,9 +48,10 @@ class LocalSession : public Session {
   // fires in-process as soon as a variable there gets its first value.
   absl::StatusOr<std::unique_ptr<StateWatch>> WatchState() override;
 
-  // Runs `targets` (and what they need) as one partition of a distributed
-  // step: its _Send and _Recv nodes meet their peers in `rendezvous` (not
-  // owned), and the step has the master's `step_id`.
+  // Runs `targets` (and what they need; none: every node of the graph, in
+  // loops too) as one partition of a distributed step: its _Send and _Recv
+  // nodes meet their peers in `rendezvous` (not owned), and the step has the
+  // master's `step_id`.
   absl::Status RunPartition(const RunOptions& options, const std::vector<std::string>& targets,
                             Rendezvous* rendezvous, int64_t step_id);
 
@@ -64,11 +65,13 @@ class LocalSession : public Session {
   absl::Status RunStep(const RunOptions& options,
                        const std::vector<std::pair<std::string, Tensor>>& feeds,
                        const std::vector<std::string>& fetches,
-                       const std::vector<std::string>& targets, Rendezvous* rendezvous,
-                       int64_t step_id, std::vector<Tensor>* outputs);
+                       const std::vector<std::string>& targets, bool every_node,
+                       Rendezvous* rendezvous, int64_t step_id, std::vector<Tensor>* outputs);
+  // See Executor::Create.
   absl::StatusOr<const Executor*> GetExecutor(
       Program* program, const std::vector<std::pair<std::string, Tensor>>& feeds,
-      const std::vector<std::string>& fetches, const std::vector<std::string>& targets);
+      const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+      bool every_node);
 
   const SessionOptions options_;
   const std::shared_ptr<SessionState> state_;

@@ -75,10 +75,13 @@ class Executor {
   // run) are not owned and must outlive the executor. Returns
   // InvalidArgument (naming the tensor or node) for a feed, fetch or target
   // that does not exist, a duplicate feed, or a needed node with no kernel.
+  // A target must lie outside loops, unless `every_node`: then every node
+  // of the graph runs, as the partition of a distributed step does (its
+  // loops may hold a _Send that nothing in the partition consumes).
   static absl::StatusOr<std::unique_ptr<Executor>> Create(
       const Graph* graph, const std::vector<const OpKernel*>& kernels,
       const std::vector<TensorId>& feeds, const std::vector<TensorId>& fetches,
-      const std::vector<std::string>& targets);
+      const std::vector<std::string>& targets, bool every_node = false);
 
   // Runs one step. `fetches` receives one tensor per fetch given to Create.
   absl::Status Run(const Args& args, std::vector<Tensor>* fetches) const;

@@ -114,7 +114,7 @@ GraphFrames FindFrames(const Graph& graph) {
 absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(
     const Graph* graph, const std::vector<const OpKernel*>& kernels,
     const std::vector<TensorId>& feeds, const std::vector<TensorId>& fetches,
-    const std::vector<std::string>& targets) {
+    const std::vector<std::string>& targets, bool every_node) {
   std::unique_ptr<Plan> ex(new Plan);
   ex->graph_ = graph;
   ex->feeds_ = feeds;
@@ -177,6 +177,9 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(
   for (const std::string& t : targets) {
     MG_ASSIGN_OR_RETURN(const Node* node, find(TensorId{t, 0, true}, "target"));
     need(node->id());
+  }
+  if (every_node) {
+    for (int id = 0; id < graph->num_nodes(); ++id) need(id);
   }
   while (!stack.empty()) {
     const Node& node = graph->node(stack.back());

@@ -26,11 +26,11 @@ v1.disable_eager_execution()
 
 
 class Server:
-    """A minigraph server (one task, /job:localhost, a free port) for the
-    length of a test class."""
+    """A minigraph server (by default one task, /job:localhost, a free port;
+    `args` name a task of a cluster) for the length of a test class."""
 
-    def __init__(self):
-        self.proc = subprocess.Popen([interop.binary("server")], stdout=subprocess.PIPE,
+    def __init__(self, *args):
+        self.proc = subprocess.Popen([interop.binary("server"), *args], stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, text=True)
         self.log = []
         self.changed = threading.Condition()
@@ -401,8 +401,37 @@ class ClientGoesAway(unittest.TestCase):
                 self.assertEqual(sess.run(counter), count, "the step goes on")
         self.assertEqual(server.stop(), 0)
 
+    def test_a_client_killed_mid_step_cancels_it_on_every_task(self):
+        # The same loop placed on the ps of a minigraph cluster, the client
+        # on its worker's master: the master cancels the ps's part too.
+        ps, worker = free_ports(2)
+        cluster = f"--cluster=ps={ps};worker={worker}"
+        ps_server = Server(cluster, "--job_name=ps", "--task_index=0")
+        self.addCleanup(ps_server.stop)
+        server = Server(cluster, "--job_name=worker", "--task_index=0")
+        self.addCleanup(server.stop)
+        client = subprocess.Popen([sys.executable, "-c", LONG_STEP, server.target, "/job:ps"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.addCleanup(client.wait)
+        self.addCleanup(client.kill)
+        self.assertEqual(client.stdout.readline().strip(), "running")
+        with tf.Graph().as_default():
+            with tf.device("/job:ps"):
+                counter = v1.get_variable("counter", [], tf.int64, use_resource=False)
+            with v1.Session(server.target) as sess:
+                while sess.run(counter) == 0:
+                    pass  # until the step runs
+                seen = len(server.log)
+                client.kill()
+                server.wait_for("step cancelled, its client .* went away", start=seen)
+                count = sess.run(counter)
+                self.assertEqual(sess.run(counter), count, "the ps's part goes on")
+        self.assertEqual(server.stop(), 0)
+        self.assertEqual(ps_server.stop(), 0)
 
-# Counts 2e9 loop iterations in a variable, on the target argv[1].
+
+# Counts 2e9 loop iterations in a variable, on the target argv[1], on the
+# device argv[2] (none: wherever the target puts it).
 LONG_STEP = """
 import sys
 import tensorflow as tf
@@ -410,11 +439,13 @@ from tensorflow.python.ops import control_flow_v2_toggles as toggles
 v1 = tf.compat.v1
 v1.disable_eager_execution()
 toggles.disable_control_flow_v2()
-counter = v1.get_variable("counter", initializer=tf.constant(0, tf.int64), use_resource=False)
-def body(i):
-    with tf.control_dependencies([v1.assign_add(counter, 1)]):
-        return i + 1
-i = v1.while_loop(lambda i: i < 2000000000, body, [tf.constant(0)])
+with tf.device(sys.argv[2] if len(sys.argv) > 2 else None):
+    counter = v1.get_variable("counter", initializer=tf.constant(0, tf.int64),
+                              use_resource=False)
+    def body(i):
+        with tf.control_dependencies([v1.assign_add(counter, 1)]):
+            return i + 1
+    i = v1.while_loop(lambda i: i < 2000000000, body, [tf.constant(0)])
 with v1.Session(sys.argv[1]) as sess:
     sess.run(counter.initializer)
     print("running", flush=True)

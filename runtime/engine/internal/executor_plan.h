@@ -102,7 +102,8 @@ class Plan {
                                                      const std::vector<const OpKernel*>& kernels,
                                                      const std::vector<TensorId>& feeds,
                                                      const std::vector<TensorId>& fetches,
-                                                     const std::vector<std::string>& targets);
+                                                     const std::vector<std::string>& targets,
+                                                     bool every_node);
   // See Executor::Run.
   absl::Status Run(const Args& args, std::vector<Tensor>* fetches) const;
   std::vector<int> PlannedNodes() const;

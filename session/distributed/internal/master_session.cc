@@ -373,20 +373,37 @@ absl::Status MasterSession::RunPartitions(const Plan& plan, const RunOptions& op
   }
   if (local >= 0) {
     Call* c = &calls[local];
-    absl::Status st = task_->local_worker->RunGraphLocally(c->req, &c->resp, options.timeout_in_ms);
+    absl::Status st = task_->local_worker->RunGraphLocally(c->req, &c->resp,
+                                                           options.timeout_in_ms, options.cancelled);
     absl::MutexLock l(&mu);
     c->status = std::move(st);
     if (!c->status.ok()) abort_all();
     --remaining;
   }
-  {
-    absl::MutexLock l(&mu);
-    mu.Await(absl::Condition(
-        +[](size_t* n) { return *n == 0; }, &remaining));
-    if (!aborted) {
-      for (size_t j = 0; j < calls.size(); ++j) end_step(j);
+  // Waits for every partition; a client that goes away meanwhile (asked
+  // every 100 ms) cancels the step on every task, as TensorFlow's master
+  // does: their calls are cancelled and their steps end.
+  bool cancelled = false;
+  for (;;) {
+    {
+      absl::MutexLock l(&mu);
+      if (mu.AwaitWithTimeout(absl::Condition(
+                                  +[](size_t* n) { return *n == 0; }, &remaining),
+                              absl::Milliseconds(100))) {
+        if (!aborted) {
+          for (size_t j = 0; j < calls.size(); ++j) end_step(j);
+        }
+        break;
+      }
+      if (cancelled || !options.cancelled || !options.cancelled()) continue;
+      cancelled = true;
+      abort_all();
+    }
+    for (size_t j = 0; j < calls.size(); ++j) {
+      if (static_cast<int>(j) != local) calls[j].ctx->TryCancel();
     }
   }
+  if (cancelled) return absl::CancelledError("the step was cancelled: its client went away");
   std::vector<absl::Status> errors;
   for (const Call& c : calls) errors.push_back(c.status);
   MG_RETURN_IF_ERROR(RootCause(errors));

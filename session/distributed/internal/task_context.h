@@ -12,6 +12,8 @@
 #include "core/proto/device_attributes.pb.h"
 #include "core/proto/worker.pb.h"
 #include "google/protobuf/repeated_field.h"
+#include <functional>
+
 #include "session/distributed/internal/worker_cache.h"
 #include "session/session_state.h"
 
@@ -23,9 +25,11 @@ namespace distributed_internal {
 class LocalWorker {
  public:
   virtual ~LocalWorker() = default;
-  // RunGraph's work; `timeout_ms` <= 0 is none.
+  // RunGraph's work; `timeout_ms` <= 0 is none; `cancelled` (may be empty)
+  // as RunOptions::cancelled.
   virtual absl::Status RunGraphLocally(const tensorflow::RunGraphRequest& req,
-                                       tensorflow::RunGraphResponse* resp, int64_t timeout_ms) = 0;
+                                       tensorflow::RunGraphResponse* resp, int64_t timeout_ms,
+                                       std::function<bool()> cancelled) = 0;
   // CleanupGraph's work: the step's rendezvous ends.
   virtual void EndStep(int64_t step_id) = 0;
 };

@@ -26,7 +26,6 @@ namespace distributed_internal {
 // of its nodes.
 struct Worker::Registered {
   std::unique_ptr<LocalSession> session;
-  std::vector<std::string> targets;
 };
 
 // One step's rendezvous on this task. Values this task's _Sends produce and
@@ -176,7 +175,6 @@ grpc::Status Worker::RegisterGraph(grpc::ServerContext* ctx,
   r->session = std::make_unique<LocalSession>(options, task_.state);
   absl::Status created = r->session->Create(req->graph_def());
   if (!created.ok()) return ToGrpcStatus(created);
-  for (const NodeDef& n : req->graph_def().node()) r->targets.push_back(n.name());
   const std::string handle = NewHandle();
   {
     absl::MutexLock l(&mu_);
@@ -196,7 +194,8 @@ grpc::Status Worker::DeregisterGraph(grpc::ServerContext* ctx,
 }
 
 absl::Status Worker::RunGraphLocally(const tensorflow::RunGraphRequest& req,
-                                     tensorflow::RunGraphResponse* resp, int64_t timeout_ms) {
+                                     tensorflow::RunGraphResponse* resp, int64_t timeout_ms,
+                                     std::function<bool()> cancelled) {
   std::shared_ptr<StepRendezvous> step;
   auto run = [&]() -> absl::Status {
     if (req.is_partial()) {
@@ -225,7 +224,9 @@ absl::Status Worker::RunGraphLocally(const tensorflow::RunGraphRequest& req,
     }
     RunOptions options;
     options.timeout_in_ms = std::max<int64_t>(0, timeout_ms);
-    MG_RETURN_IF_ERROR(g->session->RunPartition(options, g->targets, step.get(), req.step_id()));
+    options.cancelled = std::move(cancelled);
+    MG_RETURN_IF_ERROR(
+        g->session->RunPartition(options, /*targets=*/{}, step.get(), req.step_id()));
     for (const std::string& key : req.recv_key()) {
       Tensor t;
       bool is_dead = false;
@@ -254,7 +255,9 @@ grpc::Status Worker::RunGraph(grpc::ServerContext* ctx, const tensorflow::RunGra
                                           ctx->deadline() - std::chrono::system_clock::now())
                                           .count());
   }
-  absl::Status status = RunGraphLocally(*req, resp, timeout_ms);
+  // A master that cancels its call (its client went away) ends the step.
+  absl::Status status =
+      RunGraphLocally(*req, resp, timeout_ms, [ctx] { return ctx->IsCancelled(); });
   return Answer(status, req->store_errors_in_response_body(), resp);
 }
 

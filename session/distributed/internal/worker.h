@@ -35,7 +35,8 @@ class Worker final : public tensorflow::WorkerService::WithRawCallbackMethod_Rec
   void AbortAll();
 
   absl::Status RunGraphLocally(const tensorflow::RunGraphRequest& req,
-                               tensorflow::RunGraphResponse* resp, int64_t timeout_ms) override;
+                               tensorflow::RunGraphResponse* resp, int64_t timeout_ms,
+                               std::function<bool()> cancelled) override;
   void EndStep(int64_t step_id) override;
 
   grpc::Status GetStatus(grpc::ServerContext* ctx, const tensorflow::GetStatusRequest* req,
