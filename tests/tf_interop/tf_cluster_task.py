@@ -5,6 +5,8 @@
       until killed; prints its target, grpc://localhost:PORT.
   tf_cluster_task.py ps PS_ADDR WORKER_ADDR
       serves /job:ps/task:0 until killed; prints "serving" once it listens.
+  tf_cluster_task.py worker_server PS_ADDR WORKER_ADDR
+      the same for /job:worker/task:0 (a master for clients of the cluster).
   tf_cluster_task.py worker PS_ADDR WORKER_ADDR LOGDIR
       serves /job:worker/task:0 and trains a small softmax regression as
       TensorFlow 1 programs do (replica_device_setter puts the variables on
@@ -29,8 +31,9 @@ def main(mode, ps=None, worker=None, logdir=None):
         server.join()
         return
     cluster = tf.train.ClusterSpec({"ps": [ps], "worker": [worker]})
-    server = tf.distribute.Server(cluster, job_name=mode, task_index=0)
-    if mode == "ps":
+    server = tf.distribute.Server(cluster, job_name="ps" if mode == "ps" else "worker",
+                                  task_index=0)
+    if mode in ("ps", "worker_server"):
         print("serving", flush=True)
         server.join()
         return

@@ -254,6 +254,37 @@ class TensorFlowClientMinigraphServer(unittest.TestCase):
                 with self.assertRaises(tf.errors.FailedPreconditionError):
                     sess.run(x)
 
+    def test_what_minigraph_does_not_model_is_refused_by_name(self):
+        # A graph with an op type minigraph does not register: refused when it
+        # reaches the server (as TensorFlow refuses an op type its binary lacks),
+        # InvalidArgument naming the op.
+        with tf.Graph().as_default():
+            fft = tf.signal.fft(tf.constant([1 + 2j], tf.complex64))
+            with v1.Session(self.target) as sess:
+                with self.assertRaisesRegex(tf.errors.InvalidArgumentError,
+                                            "does not register: FFT"):
+                    sess.run(fft)
+        with tf.Graph().as_default():
+            c = tf.constant(1.0, name="c")
+            with v1.Session(self.target) as sess:
+                # tfdbg's tensor watches (RunOptions.debug_options, which
+                # TensorFlow's server honours by writing dumps).
+                watch = v1.RunOptions()
+                watch.debug_options.debug_tensor_watch_opts.add(
+                    node_name="c", debug_ops=["DebugIdentity"],
+                    debug_urls=["file://" + os.path.join(self.dir, "dumps")])
+                with self.assertRaisesRegex(tf.errors.UnimplementedError,
+                                            "RunOptions.debug_options"):
+                    sess.run(c, options=watch)
+                # Options that only tune TensorFlow's own scheduling run.
+                tuned = v1.RunOptions(inter_op_thread_pool=0)
+                tuned.experimental.collective_graph_key = 7
+                self.assertEqual(sess.run(c, options=tuned), 1.0)
+                # Dtypes beyond the numeric ones, fed and fetched.
+                p = v1.placeholder(tf.complex128, [2])
+                np.testing.assert_array_equal(
+                    sess.run(tf.identity(p), {p: [1 + 2j, 3 - 4j]}), [1 + 2j, 3 - 4j])
+
     def test_session_manager_and_monitored_training_session(self):
         # TensorFlow's own SessionManager and MonitoredTrainingSession,
         # unchanged, against the server: initialize, train, checkpoint,
@@ -374,6 +405,83 @@ class MixedClusters(unittest.TestCase):
             # train prints the loss to 4 decimals.
             return float(re.search(r"done: step 30 loss (\S+)", out).group(1))
         self.train_with_each_ps("minigraph", minigraph_worker, 1e-4)
+
+
+def start_task(test, kind, job, ps, worker):
+    """Starts /job:JOB/task:0 of the cluster ps=PS;worker=WORKER, of `kind`
+    (tensorflow or minigraph), until the test ends; returns its process once
+    it serves."""
+    if kind == "tensorflow":
+        args = [sys.executable, TASK, "ps" if job == "ps" else "worker_server", ps, worker]
+        ready = "serving"
+    else:
+        args = [interop.binary("server"), f"--cluster=ps={ps};worker={worker}",
+                f"--job_name={job}", "--task_index=0"]
+        ready = "serving at"
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    test.addCleanup(proc.stdout.close)
+    test.addCleanup(proc.wait)
+    test.addCleanup(proc.kill)
+    for line in proc.stdout:
+        if ready in line:
+            # Drain the rest, so that the task never blocks on the pipe.
+            threading.Thread(target=proc.stdout.read, daemon=True).start()
+            return proc
+    raise AssertionError(f"{kind} {job} exited before serving")
+
+
+class TaskRestarts(unittest.TestCase):
+    """A ps that restarts (a new incarnation, its variables and registered
+    graphs gone) under a master of the other kind. TensorFlow's
+    MonitoredTrainingSession, the client, sees a preemption error (Aborted
+    or Unavailable), makes a new session, restores the last checkpoint on the
+    new ps and trains on to the end, as in a cluster of one kind."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def train_through_a_restart(self, ps_kind, master_kind):
+        ps, worker = free_ports(2)
+        procs = [start_task(self, ps_kind, "ps", ps, worker)]
+        start_task(self, master_kind, "worker", ps, worker)
+        cluster = tf.train.ClusterSpec({"ps": [ps], "worker": [worker]})
+        rng = np.random.default_rng(2)
+        x0 = rng.standard_normal((32, 8)).astype(np.float32)
+        y0 = (x0.sum(axis=1) > 0).astype(np.int64)
+        seen = []
+        with tf.Graph().as_default():
+            with v1.device(v1.train.replica_device_setter(cluster=cluster)):
+                step = v1.train.get_or_create_global_step()
+                w = v1.get_variable("w", [8, 2], initializer=v1.zeros_initializer())
+                loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+                    labels=tf.constant(y0), logits=tf.matmul(tf.constant(x0), w)))
+                train = v1.train.GradientDescentOptimizer(0.5).minimize(loss, global_step=step)
+            with v1.train.MonitoredTrainingSession(
+                    master="grpc://" + worker, is_chief=True, checkpoint_dir=self.dir,
+                    hooks=[v1.train.StopAtStepHook(last_step=30)], save_checkpoint_steps=5,
+                    save_summaries_steps=None, log_step_count_steps=None) as sess:
+                while not sess.should_stop():
+                    before = sess.run(step)
+                    seen.append(before)
+                    sess.run(train)
+                    if before == 12 and len(procs) == 1:
+                        procs[0].kill()
+                        procs[0].wait()
+                        procs.append(start_task(self, ps_kind, "ps", ps, worker))
+        restart = seen.index(12) + 1
+        self.assertEqual(seen[restart], 10, f"after the restart, step 10 restored: {seen}")
+        self.assertEqual(seen[restart:], list(range(10, 30)))
+        self.assertEqual(tf.train.latest_checkpoint(self.dir),
+                         os.path.join(self.dir, "model.ckpt-30"))
+
+    def test_a_tensorflow_ps_restarts_under_a_minigraph_master(self):
+        self.train_through_a_restart("tensorflow", "minigraph")
+
+    def test_a_minigraph_ps_restarts_under_a_tensorflow_master(self):
+        self.train_through_a_restart("minigraph", "tensorflow")
 
 
 class ClientGoesAway(unittest.TestCase):

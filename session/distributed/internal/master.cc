@@ -11,6 +11,7 @@
 #include "core/logging.h"
 #include "core/status_macros.h"
 #include "core/tensor_proto.h"
+#include "google/protobuf/unknown_field_set.h"
 #include "session/distributed/cluster.h"
 #include "session/distributed/internal/grpc_util.h"
 #include "session/distributed/internal/worker_cache.h"
@@ -28,6 +29,26 @@ std::string NewHandle() {
 }
 
 namespace {
+
+// Fields of TensorFlow's RunOptions that minigraph does not model arrive as
+// unknown fields. One asks for what minigraph cannot do, and is refused by
+// name rather than dropped: debug_options (6), tfdbg's tensor watches, whose
+// dumps would silently be missing. The others (experimental: a collective
+// graph key, run handler pools) only tune TensorFlow's own scheduling.
+absl::Status CheckRunOptions(const tensorflow::RunOptions& options, absl::string_view call) {
+  const google::protobuf::UnknownFieldSet& unknown =
+      options.GetReflection()->GetUnknownFields(options);
+  for (int i = 0; i < unknown.field_count(); ++i) {
+    const google::protobuf::UnknownField& f = unknown.field(i);
+    if (f.number() == 6 && f.type() == google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED &&
+        !f.length_delimited().empty()) {
+      return absl::UnimplementedError(absl::StrCat(
+          call, ": RunOptions.debug_options (tfdbg's tensor watches and dumps) is not supported "
+                "by minigraph; run the step without it"));
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> Feeds(
     const google::protobuf::RepeatedPtrField<tensorflow::NamedTensorProto>& feeds) {
@@ -184,6 +205,7 @@ grpc::Status Master::RunStep(grpc::ServerContext* ctx, const tensorflow::RunStep
       return absl::UnimplementedError(
           "RunStep: partial_run_handle is set, and partial runs are not supported");
     }
+    MG_RETURN_IF_ERROR(CheckRunOptions(req->options(), "RunStep"));
     MG_ASSIGN_OR_RETURN(std::shared_ptr<MasterSession> s, Find(req->session_handle()));
     MG_ASSIGN_OR_RETURN(auto feeds, Feeds(req->feed()));
     RunOptions options;
@@ -285,6 +307,9 @@ grpc::Status Master::MakeCallable(grpc::ServerContext* ctx,
   if (o.tensor_connection_size() > 0) {
     return ToGrpcStatus(absl::UnimplementedError(
         "MakeCallable: CallableOptions.tensor_connection is not supported"));
+  }
+  if (absl::Status st = CheckRunOptions(o.run_options(), "MakeCallable"); !st.ok()) {
+    return ToGrpcStatus(st);
   }
   absl::StatusOr<std::shared_ptr<MasterSession>> s = Find(req->session_handle());
   if (!s.ok()) return ToGrpcStatus(s.status());

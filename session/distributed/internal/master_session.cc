@@ -283,9 +283,11 @@ absl::Status MasterSession::Run(const RunOptions& options,
   if (plan->local) return local_->Run(options, feeds, fetches, targets, outputs);
   absl::Status s = RunPartitions(*plan, options, feeds, fetches, outputs);
   if (plan->transient) Deregister(*plan);
-  if (absl::IsAborted(s) && absl::StrContains(s.message(), "is not registered on")) {
-    // A task restarted and lost its partitions: the next step registers
-    // them again (with the task's new incarnation).
+  if (absl::IsAborted(s) && (absl::StrContains(s.message(), "is not registered on") ||
+                             absl::StrContains(s.message(), "Graph handle is not found"))) {
+    // A task restarted and lost its partitions (a minigraph worker's text,
+    // or a TensorFlow worker's): the next step registers them again (with
+    // the task's new incarnation).
     absl::flat_hash_map<std::string, std::shared_ptr<Plan>> stale;
     {
       absl::MutexLock l(&mu_);
