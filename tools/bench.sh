@@ -8,12 +8,14 @@
 #
 #   --out DIR    where the raw outputs, bench.json and the plots go
 #                (default: bench_out in the work tree, which git ignores)
-#   --no-peers   skip PyTorch and NumPy (then the packages are not installed)
+#   --no-peers   skip PyTorch, NumPy and TensorFlow (then they are not installed)
 #   --quick      fewer repetitions and no 1 GiB run: a check that it all runs
 #
 # The peers come from ../shared/bench (eigen_mlp.cc, peers_ckpt.py,
 # torch_overhead.py); without that directory only minigraph's own figures
-# are taken. The MLP and its hand-fused peer run in alternating rounds, so a
+# are taken. TensorFlow 2.21 (the virtualenv of `tools/setup.sh tf`) is
+# measured by tools/tf_bench.py on the same checkpoints, MLP, one-op graph
+# and cluster as minigraph, each beside minigraph's run. The MLP and its hand-fused peer run in alternating rounds, so a
 # drift of the machine's speed affects both sides of the ratio alike.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +33,10 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-if [ "$peers" = 1 ]; then tools/setup.sh bench peers; else tools/setup.sh bench; fi
+if [ "$peers" = 1 ]; then tools/setup.sh bench peers tf; else tools/setup.sh bench; fi
+tf_py="${MG_TF_PYTHON:-${MG_TF_VENV:-/var/cache/minigraph-tf}/bin/python}"
+tf=0
+if [ "$peers" = 1 ] && [ -x "$tf_py" ]; then tf=1; fi
 mkdir -p "$out"
 rm -f "$out"/*.json "$out"/*.jsonl "$out"/*.txt "$out"/*.dat "$out"/*.png
 shared="$(cd .. && pwd)/shared/bench"
@@ -39,7 +44,8 @@ shared="$(cd .. && pwd)/shared/bench"
 
 echo "bench: building"
 bazel build --show_progress --show_progress_rate_limit=15 //core:crc32c_benchmark \
-  //session:local_session_benchmark //session:mlp_benchmark //tools:restore_bench
+  //session:local_session_benchmark //session:mlp_benchmark //tools:restore_bench \
+  //tools:distributed_bench
 bin=bazel-bin
 # Debian's Python, which has the packages setup.sh installs (a python3 found
 # first on the PATH, e.g. pyenv's, may not).
@@ -55,12 +61,23 @@ fi
 gbench+=(--benchmark_report_aggregates_only=true --benchmark_format=json)
 
 # 1. Restore, warm cache: each size and thread count in a fresh process, so
-# the first restore is a fresh process's first.
+# the first restore is a fresh process's first. With 2 threads (TensorFlow's
+# pool on this machine) also a durable save, and TensorFlow's Saver restores
+# and saves the same checkpoint.
 for t in 1 2; do
   for s in "${sizes[@]}"; do
     echo "bench: restore ${s} MiB, ${t} thread(s)"
+    extra=()
+    if [ "$t" = 2 ]; then extra=(--save --keep); fi
+    rm -rf "$tmp/restore" && mkdir -p "$tmp/restore"
     "$bin/tools/restore_bench" --size_mb="$s" --threads="$t" --repeats="$reps" \
-      --dir="$tmp/restore" 2>/dev/null | tail -n 1 >> "$out/restore.jsonl"
+      --dir="$tmp/restore" "${extra[@]}" 2>/dev/null | tail -n 1 >> "$out/restore.jsonl"
+    if [ "$t" = 2 ] && [ "$tf" = 1 ]; then
+      echo "bench: TensorFlow's Saver, ${s} MiB"
+      "$tf_py" tools/tf_bench.py ckpt --prefix="$tmp/restore/bench" --dir="$tmp/restore" \
+        --reps="$reps" 2>/dev/null | tail -n 1 >> "$out/tf_ckpt.jsonl"
+    fi
+    rm -rf "$tmp/restore"
   done
 done
 # 2, 3. Cold restore and durable save (the files on this machine's disk).
@@ -89,12 +106,32 @@ for r in $(seq 1 "$rounds"); do
     "$tmp/eigen_mlp" 2000 5 > "$out/eigen_mlp_t1_$r.txt"
     OMP_NUM_THREADS=2 "$tmp/eigen_mlp_omp" 2000 5 > "$out/eigen_mlp_t2_$r.txt"
   fi
+  if [ "$tf" = 1 ]; then
+    for t in 1 2; do
+      "$tf_py" tools/tf_bench.py mlp --threads="$t" 2>/dev/null | tail -n 1 >> "$out/tf_mlp.jsonl"
+    done
+  fi
 done
 
 # Executor-level pairs (a session against Eigen called directly) and crc32c.
 echo "bench: MatMul and Tanh against Eigen, crc32c"
-"$bin/session/local_session_benchmark" --benchmark_filter='MatMul(Session|Eigen)|Tanh' \
+"$bin/session/local_session_benchmark" --benchmark_filter='MatMul(Session|Eigen)|Tanh|OneOpRun' \
   "${gbench[@]}" > "$out/micro.json" 2>/dev/null
+if [ "$tf" = 1 ]; then
+  "$tf_py" tools/tf_bench.py oneop 2>/dev/null | tail -n 1 > "$out/tf_oneop.json"
+fi
+
+# Across processes' protocol on loopback: minigraph's 1 ps + 2 workers MLP and
+# 64 MiB RecvTensor (distributed_bench), and TensorFlow's.
+echo "bench: 1 ps + 2 workers, RecvTensor"
+dist_steps=300
+if [ "$quick" = 1 ]; then dist_steps=100; fi
+"$bin/tools/distributed_bench" --mlp_steps="$dist_steps" --waiters=8 --repeats="$reps" \
+  2>/dev/null | tail -n 1 > "$out/distributed.json"
+if [ "$tf" = 1 ]; then
+  "$tf_py" tools/tf_bench.py cluster --mlp_steps="$dist_steps" --reps="$reps" 2>/dev/null |
+    tail -n 1 > "$out/tf_cluster.json"
+fi
 "$bin/core/crc32c_benchmark" "${gbench[@]}" > "$out/crc.json" 2>/dev/null
 
 # Peers: PyTorch and NumPy at the same sizes, and PyTorch's MLP.

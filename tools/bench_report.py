@@ -15,6 +15,11 @@ Raw inputs (each optional; a missing one is reported as not measured):
   crc.json           crc32c_benchmark
   peers_*.txt        ../shared/bench/peers_ckpt.py output, per size
   torch_mlp_*.txt    ../shared/bench/torch_overhead.py output, per threads
+  distributed.json   distributed_bench (1 ps + 2 workers MLP, RecvTensor)
+  tf_ckpt.jsonl      tools/tf_bench.py ckpt, per size (restore_bench's checkpoint)
+  tf_mlp.jsonl       tools/tf_bench.py mlp, per round and threads
+  tf_oneop.json      tools/tf_bench.py oneop
+  tf_cluster.json    tools/tf_bench.py cluster
 """
 import glob
 import json
@@ -160,6 +165,50 @@ def main():
         size = int(re.search(r"peers_(\d+)\.txt", f).group(1))
         peers[size] = peers_rates(f)
 
+    # TensorFlow 2.21 in the same run: minigraph / TensorFlow, higher is
+    # better for minigraph.
+    tf_ckpt = {round(r["size_mb"]): r for r in load_json_lines(p("tf_ckpt.jsonl"))}
+    for r in sorted(restore, key=lambda r: r["size_mb"]):
+        t = tf_ckpt.get(round(r["size_mb"]))
+        if r["threads"] != 2 or not t:
+            continue
+        size = "%d MiB" % round(r["size_mb"])
+        goal("restore (warm) vs TensorFlow's Saver.restore, " + size,
+             r["session_gbps"] / t["restore_gbps"], 1.0,
+             "%.2f vs %.2f GB/s" % (r["session_gbps"], t["restore_gbps"]))
+        supporting.append(("first restore in a fresh process vs TensorFlow's first, " + size,
+                           r["session_first_gbps"] / t["restore_first_gbps"]))
+        if "save_gbps" in r:
+            goal("durable save vs TensorFlow's Saver.save + fsync, " + size,
+                 r["save_gbps"] / t["save_durable_gbps"], 1.0,
+                 "%.2f vs %.2f GB/s; TensorFlow without fsync %.2f" % (
+                     r["save_gbps"], t["save_durable_gbps"], t["save_gbps"]))
+    tf_mlp = {1: [], 2: []}
+    for r in load_json_lines(p("tf_mlp.jsonl")):
+        tf_mlp[r["threads"]].append(r["steps_per_s"])
+    for t in (1, 2):
+        o, f = med(ours[t]), med(tf_mlp[t])
+        goal("MLP SGD step vs TensorFlow, %d thread%s" % (t, "s" if t > 1 else ""),
+             o / f if o and f else None, 1.0, o and f and "%.0f vs %.0f steps/s" % (o, f))
+    tf_oneop = load_json_lines(p("tf_oneop.json"))
+    one = micro.get("BM_OneOpRun")
+    if tf_oneop and one:
+        ours_us = one["real_time"] / 1e3 if one.get("time_unit") == "ns" else one["real_time"]
+        goal("Session.run of one op vs TensorFlow's (time, inverted)",
+             tf_oneop[-1]["one_op_run_us"] / ours_us, 1.0,
+             "%.2f vs %.2f us; TensorFlow's through its Python client" % (
+                 ours_us, tf_oneop[-1]["one_op_run_us"]))
+    dist = load_json_lines(p("distributed.json"))
+    dist = dist[-1] if dist else {}
+    tf_cluster = load_json_lines(p("tf_cluster.json"))
+    tf_cluster = tf_cluster[-1] if tf_cluster else {}
+    for key, label, unit in (("mlp_worker_steps_per_s", "1 ps + 2 workers MLP, per worker",
+                              "steps/s"),
+                             ("recv_gbps", "64 MiB RecvTensor", "GB/s")):
+        o, f = dist.get(key), tf_cluster.get(key)
+        goal(label + " vs TensorFlow's cluster", o / f if o and f else None, 1.0,
+             o and f and "%.2f vs %.2f %s" % (o, f, unit))
+
     # The table.
     print("%-58s %10s %8s  %s" % ("goal (same-run ratio)", "measured", "target", "status"))
     print("-" * 100)
@@ -193,6 +242,9 @@ def main():
         "mlp_steps_per_s": {"minigraph_sgd": ours, "minigraph_adam": adam, "eigen_hand_fused": eigen,
                             "pytorch": torch_rate},
         "peers_gbps": peers,
+        "distributed": dist,
+        "tensorflow": {"ckpt": list(tf_ckpt.values()), "mlp_steps_per_s": tf_mlp,
+                       "one_op": tf_oneop, "cluster": tf_cluster},
     }
     with open(p("bench.json"), "w") as f:
         json.dump(report, f, indent=1, sort_keys=True)

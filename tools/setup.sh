@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages that minigraph's build needs. Idempotent: when
 # everything is present it installs nothing and returns in well under a second.
 #   tools/setup.sh              the build and the tests
-#   tools/setup.sh bench        also what tools/bench.sh needs (gnuplot, python3)
+#   tools/setup.sh bench        also what tools/bench.sh needs (gnuplot, python3, libomp)
 #   tools/setup.sh bench peers  also the peers it measures (PyTorch, NumPy)
 #   tools/setup.sh tf           also TensorFlow 2.21 in a virtualenv at
 #                               $MG_TF_VENV (default /var/cache/minigraph-tf),
@@ -36,7 +36,8 @@ PACKAGES=(
 want_tf=0
 for group in "$@"; do
   case "$group" in
-    bench) PACKAGES+=(gnuplot-nox python3) ;;
+    # libomp: the two-thread build of the hand-fused Eigen MLP (-fopenmp).
+    bench) PACKAGES+=(gnuplot-nox python3 libomp-14-dev) ;;
     # Without OpenBLAS, Debian's PyTorch uses the reference BLAS (~6x slower
     # at GEMM).
     peers) PACKAGES+=(python3-numpy python3-torch libopenblas0-pthread) ;;

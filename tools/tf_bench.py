@@ -1,0 +1,244 @@
+"""TensorFlow 2.21 as the performance peer: the figures tools/bench.sh takes of
+minigraph, taken of TensorFlow on the same machine in the same run, as the
+TensorFlow 1 user would write them (tf.compat.v1 graphs, ref variables,
+Session.make_callable: the client's fastest path). Each command prints one JSON
+object on its last line of stdout.
+
+  tf_bench.py ckpt --prefix=P --reps=5 --dir=D
+      Saver.restore of the checkpoint P (restore_bench's, kept with --keep:
+      the same tensors and bytes minigraph restores) into variables of its
+      shapes, and Saver.save of them to D, plain (as TensorFlow saves) and
+      followed by an fsync of its files (as minigraph's durable save). GB/s,
+      medians; the first restore apart.
+  tf_bench.py mlp --threads=N
+      The MLP of session/mlp_benchmark.cc (784-128-10, ReLU, softmax cross
+      entropy, batch 32, SGD 0.01, a global step), fed every step: steps/s.
+  tf_bench.py oneop
+      Session.run of a graph of one Const: microseconds per call.
+  tf_bench.py cluster --mlp_steps=300 --recv_mb=64
+      tools/distributed_bench's "mlp" and "recv" on TensorFlow's servers (in
+      this process, gRPC over loopback): 1 ps + 2 workers training the MLP
+      (between-graph, replica_device_setter, a client thread per worker),
+      steps/s per worker; and a 64 MiB variable on the ps read by a step on
+      the worker, GB/s.
+
+Run with the virtualenv of `tools/setup.sh tf`.
+"""
+
+import argparse
+import json
+import os
+import socket
+import statistics
+import threading
+import time
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
+
+v1 = tf.compat.v1
+v1.disable_eager_execution()
+
+
+def config(threads=2):
+    return v1.ConfigProto(intra_op_parallelism_threads=threads, inter_op_parallelism_threads=1)
+
+
+def ckpt(args):
+    shapes = v1.train.list_variables(args.prefix)
+    total = sum(int(np.prod(s)) * 4 for _, s in shapes)
+    graph = tf.Graph()
+    with graph.as_default():
+        variables = {name: v1.Variable(tf.zeros(shape, tf.float32), name="v%d" % i,
+                                       use_resource=False)
+                     for i, (name, shape) in enumerate(shapes)}
+        saver = v1.train.Saver(variables)
+        init = v1.global_variables_initializer()
+    gb = total / 1e9
+    with v1.Session(graph=graph, config=config()) as sess:
+        sess.run(init)
+        times = []
+        for _ in range(args.reps + 1):
+            t0 = time.perf_counter()
+            saver.restore(sess, args.prefix)
+            times.append(time.perf_counter() - t0)
+        first, restore = times[0], statistics.median(times[1:])
+        plain, durable = [], []
+        saved = os.path.join(args.dir, "tf_saved")
+        for sync in (False, True) * args.reps:
+            t0 = time.perf_counter()
+            saver.save(sess, saved, write_meta_graph=False, write_state=False)
+            if sync:
+                for f in (saved + ".index", saved + ".data-00000-of-00001"):
+                    fd = os.open(f, os.O_RDONLY)
+                    os.fsync(fd)
+                    os.close(fd)
+                fd = os.open(args.dir, os.O_RDONLY)
+                os.fsync(fd)
+                os.close(fd)
+            (durable if sync else plain).append(time.perf_counter() - t0)
+            for f in (saved + ".index", saved + ".data-00000-of-00001"):
+                os.remove(f)
+    return {"size_mb": total / 1048576.0, "tensors": len(shapes),
+            "restore_gbps": gb / restore, "restore_first_gbps": gb / first,
+            "save_gbps": gb / statistics.median(plain),
+            "save_durable_gbps": gb / statistics.median(durable)}
+
+
+def build_mlp(device_fn=None):
+    """session/mlp_benchmark.cc's MLP; returns (x, labels, train_op, init)."""
+    rng = np.random.default_rng(0)
+    with v1.device(device_fn):
+        w1 = v1.Variable(rng.standard_normal((784, 128)).astype(np.float32) * 0.05, name="w1",
+                         use_resource=False)
+        b1 = v1.Variable(np.zeros(128, np.float32), name="b1", use_resource=False)
+        w2 = v1.Variable(rng.standard_normal((128, 10)).astype(np.float32) * 0.05, name="w2",
+                         use_resource=False)
+        b2 = v1.Variable(np.zeros(10, np.float32), name="b2", use_resource=False)
+        step = v1.train.get_or_create_global_step()
+        x = v1.placeholder(tf.float32, (32, 784), name="x")
+        labels = v1.placeholder(tf.int64, (32,), name="labels")
+        h = tf.nn.relu(tf.nn.bias_add(tf.matmul(x, w1), b1))
+        logits = tf.nn.bias_add(tf.matmul(h, w2), b2)
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=labels, logits=logits))
+        train = v1.train.GradientDescentOptimizer(0.01).minimize(loss, global_step=step)
+    return x, labels, train, v1.global_variables_initializer()
+
+
+def mlp_feeds():
+    rng = np.random.default_rng(1)
+    return (rng.standard_normal((32, 784)).astype(np.float32),
+            rng.integers(0, 10, 32).astype(np.int64))
+
+
+def mlp(args):
+    graph = tf.Graph()
+    with graph.as_default():
+        x, labels, train, init = build_mlp()
+    xs, ls = mlp_feeds()
+    with v1.Session(graph=graph, config=config(args.threads)) as sess:
+        sess.run(init)
+        step = sess.make_callable(train, feed_list=[x, labels])
+        for _ in range(20):
+            step(xs, ls)
+        rates = []
+        for _ in range(args.reps):
+            t0 = time.perf_counter()
+            for _ in range(args.steps):
+                step(xs, ls)
+            rates.append(args.steps / (time.perf_counter() - t0))
+    return {"threads": args.threads, "steps_per_s": statistics.median(rates)}
+
+
+def oneop(args):
+    graph = tf.Graph()
+    with graph.as_default():
+        c = tf.constant(1.0, name="c")
+    with v1.Session(graph=graph, config=config(1)) as sess:
+        run = sess.make_callable(c)
+        for _ in range(1000):
+            run()
+        times = []
+        for _ in range(args.reps):
+            t0 = time.perf_counter()
+            for _ in range(args.calls):
+                run()
+            times.append((time.perf_counter() - t0) / args.calls * 1e6)
+    return {"one_op_run_us": statistics.median(times)}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def cluster(args):
+    spec = tf.train.ClusterSpec({"ps": ["127.0.0.1:%d" % free_port()],
+                                 "worker": ["127.0.0.1:%d" % free_port() for _ in range(2)]})
+    servers = [tf.distribute.Server(spec, job_name=job, task_index=i, config=config())
+               for job, i in (("ps", 0), ("worker", 0), ("worker", 1))]
+    out = {}
+
+    # The MLP, between-graph: each worker its graph, the variables on the ps.
+    graphs = []
+    for i in range(2):
+        graph = tf.Graph()
+        with graph.as_default():
+            setter = v1.train.replica_device_setter(
+                cluster=spec, worker_device="/job:worker/task:%d" % i)
+            graphs.append((graph, build_mlp(setter)))
+    xs, ls = mlp_feeds()
+    sessions = [v1.Session(servers[1 + i].target, graph=graphs[i][0]) for i in range(2)]
+    sessions[0].run(graphs[0][1][3])
+    rates = [0.0, 0.0]
+
+    def work(i):
+        x, labels, train, _ = graphs[i][1]
+        step = sessions[i].make_callable(train, feed_list=[x, labels])
+        for _ in range(20):
+            step(xs, ls)
+        t0 = time.perf_counter()
+        for _ in range(args.mlp_steps):
+            step(xs, ls)
+        rates[i] = args.mlp_steps / (time.perf_counter() - t0)
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for s in sessions:
+        s.close()
+    out["mlp_worker_steps_per_s"] = statistics.mean(rates)
+
+    # RecvTensor: a big variable on the ps, read by a step on the worker,
+    # only one element back to the client.
+    n = args.recv_mb << 18
+    graph = tf.Graph()
+    with graph.as_default():
+        with tf.device("/job:ps/task:0"):
+            big = v1.Variable(tf.ones([n], tf.float32), name="big", use_resource=False)
+        with tf.device("/job:worker/task:0"):
+            first = tf.identity(big)[:1]
+    with v1.Session(servers[1].target, graph=graph) as sess:
+        sess.run(big.initializer)
+        run = sess.make_callable(first)
+        run()
+        times = []
+        for _ in range(args.reps):
+            t0 = time.perf_counter()
+            run()
+            times.append(time.perf_counter() - t0)
+    out["recv_mb"] = args.recv_mb
+    out["recv_gbps"] = n * 4 / statistics.median(times) / 1e9
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("ckpt")
+    p.add_argument("--prefix", required=True)
+    p.add_argument("--dir", required=True)
+    p.add_argument("--reps", type=int, default=5)
+    p = sub.add_parser("mlp")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--steps", type=int, default=500)
+    p.add_argument("--reps", type=int, default=5)
+    p = sub.add_parser("oneop")
+    p.add_argument("--calls", type=int, default=20000)
+    p.add_argument("--reps", type=int, default=5)
+    p = sub.add_parser("cluster")
+    p.add_argument("--mlp_steps", type=int, default=300)
+    p.add_argument("--recv_mb", type=int, default=64)
+    p.add_argument("--reps", type=int, default=5)
+    args = parser.parse_args()
+    result = {"ckpt": ckpt, "mlp": mlp, "oneop": oneop, "cluster": cluster}[args.command](args)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
