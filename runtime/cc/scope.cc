@@ -9,6 +9,7 @@
 #include "runtime/graph/node_def_util.h"
 #include "runtime/graph/ops/standard_ops.h"
 #include "runtime/graph/shape_inference.h"
+#include "runtime/graph/versions.h"
 
 namespace minigraph {
 
@@ -53,6 +54,7 @@ const PartialShape& Output::shape() const {
 Scope Scope::NewRootScope(const OpRegistry* ops) {
   auto g = std::make_shared<Graph>();
   g->ops = ops != nullptr ? ops : StandardOps();
+  g->def.mutable_versions()->set_producer(kGraphDefVersion);
   return Scope(std::move(g));
 }
 

@@ -10,12 +10,22 @@ namespace minigraph {
 
 absl::StatusOr<std::unique_ptr<Graph>> Graph::Create(const GraphDef& def,
                                                     const OpRegistry* ops) {
-  return Create(def, std::make_shared<const FunctionDefLibrary>(def.library()), ops);
+  MG_RETURN_IF_ERROR(CheckGraphDefVersions(def.versions()));
+  return Create(def, std::make_shared<const FunctionDefLibrary>(def.library()), ops,
+                def.versions().producer());
 }
 
 absl::StatusOr<std::unique_ptr<Graph>> Graph::Create(
     const GraphDef& def, std::shared_ptr<const FunctionDefLibrary> library, const OpRegistry* ops) {
+  return Create(def, std::move(library), ops,
+                def.has_versions() ? def.versions().producer() : kGraphDefVersion);
+}
+
+absl::StatusOr<std::unique_ptr<Graph>> Graph::Create(
+    const GraphDef& def, std::shared_ptr<const FunctionDefLibrary> library, const OpRegistry* ops,
+    int version) {
   std::unique_ptr<Graph> g(new Graph);
+  g->version_ = version;
   // Everything but the library, which can be far larger than the nodes.
   *g->def_.mutable_node() = def.node();
   if (def.has_versions()) *g->def_.mutable_versions() = def.versions();
@@ -199,7 +209,7 @@ absl::Status Graph::InferShapes() {
     }
     std::vector<DataType> types(node.input_types_.begin(), node.input_types_.end());
     InferenceContext ctx(&node.def_, std::move(types), std::move(shapes), std::move(values),
-                         node.num_outputs());
+                         node.num_outputs(), version_);
     if (node.op_->shape_fn) {
       absl::Status s = node.op_->shape_fn(&ctx);
       if (!s.ok()) {

@@ -26,6 +26,7 @@
 #include "core/proto/graph.pb.h"
 #include "runtime/graph/op_registry.h"
 #include "runtime/graph/shape_inference.h"
+#include "runtime/graph/versions.h"
 
 namespace minigraph {
 
@@ -92,12 +93,16 @@ class Graph {
   Graph(const Graph&) = delete;
   Graph& operator=(const Graph&) = delete;
 
-  // `ops` (not owned) must outlive the graph.
+  // `ops` (not owned) must outlive the graph. Returns InvalidArgument when
+  // `def`'s versions refuse this consumer (CheckGraphDefVersions); a `def`
+  // without versions is version 0, as in TensorFlow.
   static absl::StatusOr<std::unique_ptr<Graph>> Create(const GraphDef& def,
                                                       const OpRegistry* ops);
   // A graph whose function library is `library`, shared rather than copied
   // (a function body's graph: its calls resolve in the caller's library);
-  // `def`'s own library is ignored.
+  // `def`'s own library is ignored. A `def` without versions has the
+  // current version (a function body has its caller's, and functions came
+  // after the versions whose semantics differ).
   static absl::StatusOr<std::unique_ptr<Graph>> Create(
       const GraphDef& def, std::shared_ptr<const FunctionDefLibrary> library,
       const OpRegistry* ops);
@@ -113,15 +118,21 @@ class Graph {
   // without its library.
   const GraphDef& graph_def() const { return def_; }
   const FunctionDefLibrary& library() const { return *library_; }
+  // The producer version its semantics follow (runtime/graph/versions.h).
+  int graph_def_version() const { return version_; }
   const std::shared_ptr<const FunctionDefLibrary>& shared_library() const { return library_; }
 
  private:
   Graph() = default;
+  static absl::StatusOr<std::unique_ptr<Graph>> Create(
+      const GraphDef& def, std::shared_ptr<const FunctionDefLibrary> library,
+      const OpRegistry* ops, int version);
   absl::Status Build(const OpRegistry* ops);
   absl::Status InferShapes();
 
   GraphDef def_;
   std::shared_ptr<const FunctionDefLibrary> library_;
+  int version_ = kGraphDefVersion;
   std::vector<Node> nodes_;
   absl::flat_hash_map<std::string, int> by_name_;
   std::vector<int> topo_;

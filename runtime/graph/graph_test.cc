@@ -335,5 +335,69 @@ TEST(PartialShapeTest, AHugeRankIsSummarizedInMessages) {
   EXPECT_EQ(PartialShape({2, -1}).DebugString(), "[2,?]");
 }
 
+// A TensorFlow 1.0-era input: a Placeholder whose `shape` attr has no
+// dimensions (what tf.placeholder wrote for an unknown shape), and an ArgMax
+// along dimension 1 of it.
+constexpr char kLegacyPlaceholder[] = R"pb(
+  node { name: "x" op: "Placeholder"
+         attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "shape" value { shape {} } } }
+  node { name: "d" op: "Const"
+         attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } } }
+  node { name: "m" op: "ArgMax" input: "x" input: "d"
+         attr { key: "T" value { type: DT_FLOAT } }
+         attr { key: "Tidx" value { type: DT_INT32 } } }
+)pb";
+
+std::string WithVersions(const std::string& graph, const std::string& versions) {
+  return absl::StrCat(graph, " versions { ", versions, " }");
+}
+
+TEST(GraphVersionsTest, PlaceholderWithoutDimsIsUnknownUpToVersion21) {
+  for (const char* v : {"producer: 21", "producer: 0"}) {
+    ASSERT_OK_AND_ASSIGN(auto g, Graph::Create(Parse(WithVersions(kLegacyPlaceholder, v)),
+                                               StandardOps()));
+    EXPECT_EQ(g->graph_def_version(), v == std::string("producer: 21") ? 21 : 0);
+    EXPECT_FALSE(g->FindNode("x")->output_shape(0).rank_known()) << v;
+  }
+  // Without versions at all: version 0, as in TensorFlow.
+  ASSERT_OK_AND_ASSIGN(auto g, Graph::Create(Parse(kLegacyPlaceholder), StandardOps()));
+  EXPECT_EQ(g->graph_def_version(), 0);
+  EXPECT_FALSE(g->FindNode("x")->output_shape(0).rank_known());
+  // From version 22 on it is a scalar, and the ArgMax is out of range.
+  EXPECT_THAT(Build(WithVersions(kLegacyPlaceholder, "producer: 22")),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("'m'")));
+}
+
+TEST(GraphVersionsTest, ReductionAxesOfAnyRankBeforeVersion21) {
+  const std::string sum = std::string(kConstA) + R"pb(
+    node { name: "axes" op: "Const"
+           attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32
+             tensor_shape { dim { size: 1 } dim { size: 1 } } int_val: 1 } } } }
+    node { name: "s" op: "Sum" input: "a" input: "axes"
+           attr { key: "T" value { type: DT_FLOAT } }
+           attr { key: "Tidx" value { type: DT_INT32 } } }
+  )pb";
+  ASSERT_OK_AND_ASSIGN(auto g, Graph::Create(Parse(WithVersions(sum, "producer: 20")),
+                                             StandardOps()));
+  EXPECT_EQ(g->FindNode("s")->output_shape(0).DebugString(), "[2]");
+  EXPECT_THAT(Build(WithVersions(sum, "producer: 21")),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("'s'"), HasSubstr("Shape must be at most rank 1"))));
+}
+
+TEST(GraphVersionsTest, ConsumerVersionsAreChecked) {
+  EXPECT_THAT(Build(WithVersions(kConstA, "producer: 3000 min_consumer: 3000")),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("GraphDef min consumer version 3000 above current version "
+                                 "2474")));
+  EXPECT_THAT(Build(WithVersions(kConstA, "producer: 2500 bad_consumers: 2474")),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("GraphDef disallows consumer version 2474")));
+  EXPECT_OK(Build(WithVersions(kConstA, "producer: 2500 min_consumer: 12 bad_consumers: 2473")));
+}
+
 }  // namespace
 }  // namespace minigraph

@@ -7,12 +7,14 @@ namespace minigraph {
 
 InferenceContext::InferenceContext(const NodeDef* node, std::vector<DataType> input_types,
                                    std::vector<PartialShape> input_shapes,
-                                   std::vector<const Tensor*> input_tensors, int num_outputs)
+                                   std::vector<const Tensor*> input_tensors, int num_outputs,
+                                   int graph_def_version)
     : node_(node),
       input_types_(std::move(input_types)),
       input_shapes_(std::move(input_shapes)),
       input_tensors_(std::move(input_tensors)),
-      output_shapes_(num_outputs) {}
+      output_shapes_(num_outputs),
+      graph_def_version_(graph_def_version) {}
 
 absl::StatusOr<PartialShape> InferenceContext::WithRank(int i, int rank) const {
   const PartialShape& s = input_shapes_[i];

@@ -22,6 +22,7 @@
 #include "core/tensor_shape.h"
 #include "runtime/graph/node_def_util.h"
 #include "runtime/graph/partial_shape.h"
+#include "runtime/graph/versions.h"
 
 namespace minigraph {
 
@@ -30,11 +31,15 @@ class InferenceContext {
   // All pointers are borrowed for the call of one shape function.
   // `input_tensors[i]` is the value of input i when it is a constant, else
   // nullptr.
+  // `graph_def_version`: the producer version of the node's graph
+  // (runtime/graph/versions.h).
   InferenceContext(const NodeDef* node, std::vector<DataType> input_types,
                    std::vector<PartialShape> input_shapes,
-                   std::vector<const Tensor*> input_tensors, int num_outputs);
+                   std::vector<const Tensor*> input_tensors, int num_outputs,
+                   int graph_def_version = kGraphDefVersion);
 
   const NodeDef& node_def() const { return *node_; }
+  int graph_def_version() const { return graph_def_version_; }
   int num_inputs() const { return static_cast<int>(input_shapes_.size()); }
   int num_outputs() const { return static_cast<int>(output_shapes_.size()); }
   // For a DT_RESOURCE input or output, the shape is that of the variable
@@ -65,6 +70,7 @@ class InferenceContext {
   std::vector<PartialShape> input_shapes_;
   std::vector<const Tensor*> input_tensors_;
   std::vector<PartialShape> output_shapes_;
+  int graph_def_version_;
 };
 
 // Shape functions shared by many ops.

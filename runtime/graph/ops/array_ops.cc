@@ -323,6 +323,11 @@ absl::Status ConstShape(InferenceContext* c) {
 
 absl::Status PlaceholderShape(InferenceContext* c) {
   MG_ASSIGN_OR_RETURN(PartialShape s, c->GetAttr<PartialShape>("shape"));
+  // Graphs up to version 21 wrote an unknown shape as a `shape` attr without
+  // dimensions, which later versions read as a scalar.
+  if (c->graph_def_version() <= kLegacyPlaceholderShapeVersion && s.rank() <= 0) {
+    s = PartialShape();
+  }
   c->set_output(0, s);
   return absl::OkStatus();
 }

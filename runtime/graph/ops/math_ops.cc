@@ -71,6 +71,13 @@ absl::Status BatchMatMulShape(InferenceContext* c) {
 
 absl::Status ReductionShape(InferenceContext* c) {
   MG_ASSIGN_OR_RETURN(bool keep_dims, c->GetAttr<bool>("keep_dims"));
+  // Graphs before version 21 could give the axes as a tensor of any rank
+  // ([[1, 2]] for axes 1 and 2); later ones, at most a vector.
+  if (c->graph_def_version() >= kReductionAxesRankVersion && c->input(1).rank_known() &&
+      c->input(1).rank() > 1) {
+    return c->Error(absl::StrCat("Shape must be at most rank 1 but is rank ", c->input(1).rank(),
+                                 " (reduction_indices)"));
+  }
   const PartialShape& in = c->input(0);
   const Tensor* axes = c->input_tensor(1);
   if (!in.rank_known() || axes == nullptr) {

@@ -229,8 +229,10 @@ class ReductionOp : public OpKernel {
 
   absl::Status Compute(OpKernelContext* ctx) const override {
     const Tensor& x = ctx->input(0);
-    MG_ASSIGN_OR_RETURN(std::vector<int64_t> axes,
-                        IntsFromTensor(ctx->input(1), "reduction_indices"));
+    // Axes of any rank, as TensorFlow's kernel reads them: graphs before
+    // version 21 may give [[1, 2]] (the shape function refuses it in later
+    // ones).
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> axes, FlatInts(ctx->input(1), "reduction_indices"));
     std::vector<bool> reduced(x.dims(), false);
     for (int64_t a : axes) {
       if (a < -x.dims() || a >= x.dims()) {
