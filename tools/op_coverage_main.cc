@@ -65,7 +65,11 @@ int main(int argc, char** argv) {
     with_kernel += has_kernel;
     with_gradient += has_grad;
     std::string check = "not yet";
-    if (auto it = counts.find(op); it != counts.end()) {
+    if (op == "PyFunc" || op == "PyFuncStateless" || op == "EagerPyFunc") {
+      // Nothing to compare: the function is Python's.
+      check = "needs Python: a step that reaches it fails naming it "
+              "(`graph_compat_interop_test`)";
+    } else if (auto it = counts.find(op); it != counts.end()) {
       ++checked;
       total_cases += std::stol(it->second.cases);
       total_gradient_cases += std::stol(it->second.gradient_cases);

@@ -234,6 +234,29 @@ absl::Status CheckInputFlags() {
 }
 
 // --input as NAME -> tensor (CheckInputFlags passed).
+// "2 nodes call Python functions (PyFunc 'f', EagerPyFunc 'g')", counting the
+// graph's functions too; "" when none does.
+std::string PythonCalls(const GraphDef& graph) {
+  std::vector<std::string> calls;
+  auto scan = [&](const auto& nodes, absl::string_view where) {
+    for (const NodeDef& n : nodes) {
+      if (n.op() == "PyFunc" || n.op() == "PyFuncStateless" || n.op() == "EagerPyFunc") {
+        calls.push_back(absl::StrCat(n.op(), " '", where, n.name(), "'"));
+      }
+    }
+  };
+  scan(graph.node(), "");
+  for (const FunctionDef& f : graph.library().function()) {
+    scan(f.node_def(), absl::StrCat(f.signature().name(), "/"));
+  }
+  if (calls.empty()) return "";
+  const size_t n = calls.size();
+  if (n > 5) calls.resize(5);
+  return absl::StrCat(n, n == 1 ? " node calls a Python function (" : " nodes call Python "
+                                                                     "functions (",
+                      absl::StrJoin(calls, ", "), n > 5 ? ", ..." : "", ")");
+}
+
 absl::StatusOr<std::map<std::string, Tensor>> Inputs() {
   std::map<std::string, Tensor> given;
   for (const std::string& in : absl::GetFlag(FLAGS_input)) {
@@ -371,6 +394,11 @@ int Run(const std::string& path) {
   std::printf("%s: %d nodes, %d functions, every op known; %zu variables restored%s%s\n",
               path.c_str(), graph.node_size(), file->graph.library().function_size(), vars.size(),
               prefix.empty() ? "" : " from ", prefix.c_str());
+  if (const std::string python = PythonCalls(file->graph); !python.empty()) {
+    std::printf("%s: they need Python, which only the process that built the graph has; "
+                "a fetch that depends on one fails, every other runs\n",
+                python.c_str());
+  }
   const std::vector<std::string> fetches = absl::GetFlag(FLAGS_fetch);
   if (fetches.empty()) return 0;
   // 4. Run: inputs from .npy files, random values for other Placeholders.

@@ -139,9 +139,33 @@ class WhileOp : public OpKernel {
   std::unique_ptr<FunctionRunner> cond_, body_;
 };
 
+// PyFunc, PyFuncStateless and EagerPyFunc: a Python function, which only
+// the Python process that built the graph can call. A step that reaches one
+// fails naming it; the rest of the graph runs.
+class PythonFunctionOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("token", &token_));
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext*) const override {
+    return absl::UnimplementedError(absl::StrCat(
+        "node '", name(), "' (", type_string(), ") calls a Python function (token '", token_,
+        "'), which needs Python: only the Python process that built the graph can run it, as "
+        "in TensorFlow's C++ runtime"));
+  }
+
+ private:
+  std::string token_;
+};
+
 }  // namespace
 
 void RegisterFunctionalKernels(KernelRegistry* r) {
+  r->Register("PyFunc", MakeFactory<PythonFunctionOp>());
+  r->Register("PyFuncStateless", MakeFactory<PythonFunctionOp>());
+  r->Register("EagerPyFunc", MakeFactory<PythonFunctionOp>());
   r->Register("PartitionedCall", MakeFactory<PartitionedCallOp>());
   r->Register("StatefulPartitionedCall", MakeFactory<PartitionedCallOp>());
   r->Register("If", MakeFactory<IfOp>());

@@ -1,5 +1,8 @@
 // Calls of the graph's library functions: PartitionedCall (TensorFlow 2's
-// tf.function calls), If and While with function branches and bodies.
+// tf.function calls), If and While with function branches and bodies; and
+// calls of Python functions (PyFunc, PyFuncStateless, EagerPyFunc:
+// tf.compat.v1.py_func and tf.py_function), whose kernels only say that
+// they need Python.
 #include <string>
 
 #include "runtime/graph/op_def_builder.h"
@@ -37,6 +40,20 @@ void RegisterFunctionalOps(OpRegistry* r) {
         .Attr("output_shapes: list(shape) = []")
         .SetShapeFn(shape_fn::OutputShapesAttr);
     if (std::string(op) == "If") b.SetIsStateful();
+    MG_REGISTER_OP(r, b);
+  }
+  // The function lives in the Python process that built the graph (its
+  // `token` names it in that process's registry).
+  for (const char* op : {"PyFunc", "PyFuncStateless", "EagerPyFunc"}) {
+    OpDefBuilder b(op);
+    b.Input("input: Tin")
+        .Output("output: Tout")
+        .Attr("token: string")
+        .Attr("Tin: list(type) >= 0")
+        .Attr("Tout: list(type) >= 0")
+        .SetShapeFn(shape_fn::Unknown);
+    if (std::string(op) == "EagerPyFunc") b.Attr("is_async: bool = false");
+    if (std::string(op) != "PyFuncStateless") b.SetIsStateful();
     MG_REGISTER_OP(r, b);
   }
   for (const char* op : {"While", "StatelessWhile"}) {

@@ -1,11 +1,20 @@
-"""GraphDef versions, with TensorFlow 2.21 as the oracle: hand-built GraphDefs
-whose semantics depend on `versions` (a TensorFlow 1.0-era Placeholder whose
-`shape` attr has no dimensions, reduction axes of rank 2, min_consumer and
-bad_consumers) at versions on both sides of each change. TensorFlow imports
-and runs each; minigraph's model_runner runs the same GraphDef. Both must
-give the same values, or both refuse it."""
+"""What real TensorFlow graphs trip on, with TensorFlow 2.21 as the oracle.
+
+GraphDef versions: hand-built GraphDefs whose semantics depend on `versions`
+(a TensorFlow 1.0-era Placeholder whose `shape` attr has no dimensions,
+reduction axes of rank 2, min_consumer and bad_consumers) at versions on both
+sides of each change. TensorFlow imports and runs each; minigraph's
+model_runner runs the same GraphDef. Both must give the same values, or both
+refuse it.
+
+Python functions: a graph with tf.compat.v1.py_func and tf.py_function
+nodes, its variables in a checkpoint. minigraph restores the variables and
+runs every fetch that does not need Python, as TensorFlow does; a fetch that
+reaches a Python function fails naming the node, and run_graph says which
+nodes need Python."""
 
 import os
+import shutil
 import subprocess
 import tempfile
 import unittest
@@ -110,6 +119,46 @@ class GraphVersionsInterop(unittest.TestCase):
                     else:
                         self.assertIsNotNone(got, f"TensorFlow runs it; minigraph: {error}")
                         interop.assert_same_bits(self, {"m": want}, {"m": got}, case)
+
+
+class PythonFunctions(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def test_what_does_not_need_python_runs(self):
+        prefix = os.path.join(self.dir, "model")
+        with tf.Graph().as_default():
+            x = v1.placeholder(tf.float32, [2, 3], name="x")
+            w = v1.get_variable("w", initializer=tf.constant(
+                np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4)), use_resource=False)
+            y = tf.nn.relu(tf.matmul(x, w), name="y")
+            doubled = v1.py_func(lambda a: a * 2, [y], tf.float32, name="doubled")
+            eager = tf.py_function(lambda a: a + 1, [y], tf.float32, name="eager")
+            saver = v1.train.Saver()
+            with v1.Session() as sess:
+                sess.run(w.initializer)
+                want = sess.run(y, {x: X})
+                saver.save(sess, prefix)
+            names = (doubled.op.name, eager.op.name)
+        feeds, out = os.path.join(self.dir, "feeds"), os.path.join(self.dir, "out")
+        interop.write_records(feeds, {"x:0": X})
+        runner = [interop.binary("model_runner"), f"--graph={prefix}.meta",
+                  f"--checkpoint={prefix}", f"--feeds={feeds}", f"--out={out}"]
+        interop.run(runner + ["--fetch=y:0"])
+        interop.assert_same_bits(self, {"y:0": want}, interop.read_records(out), "y")
+        for name, op in zip(names, ("PyFunc", "EagerPyFunc")):
+            proc = subprocess.run(runner + [f"--fetch={name}:0"], capture_output=True, text=True,
+                                  timeout=120)
+            self.assertNotEqual(proc.returncode, 0)
+            self.assertIn(f"node '{name}' ({op}) calls a Python function", proc.stderr)
+            self.assertIn("needs Python", proc.stderr)
+        check = interop.run([interop.binary("run_graph"), f"{prefix}.meta"]).stdout
+        self.assertIn("every op known; 1 variables restored", check)
+        self.assertIn(f"2 nodes call Python functions (PyFunc '{names[0]}', "
+                      f"EagerPyFunc '{names[1]}'): they need Python", check)
 
 
 if __name__ == "__main__":
