@@ -1103,6 +1103,134 @@ def decode_csv(dt, rng):
     return out
 
 
+# ---------------------------------------------------------------- serialized inputs
+
+
+def _bytes_array(rng, n, size, shape, bools=False):
+    """`n` byte strings of `size` random bytes (0 or 1 each for bools), shaped."""
+    out = np.empty(n, dtype=object)
+    for i in range(n):
+        raw = rng.integers(0, 2 if bools else 256, size, dtype=np.uint8)
+        out[i] = raw.tobytes()
+    return out.reshape(shape)
+
+
+def decode_raw(dt, rng):
+    w = dt.size
+    bools = dt == tf.bool
+    out = []
+    for endian in (True, False):
+        out += [Spec(f"vector.le{endian}", [_bytes_array(rng, 4, 3 * w, (4,), bools)],
+                     {"out_type": dt, "little_endian": endian}),
+                Spec(f"matrix.le{endian}", [_bytes_array(rng, 4, 2 * w, (2, 2), bools)],
+                     {"out_type": dt, "little_endian": endian})]
+    out += [Spec("scalar", [_bytes_array(rng, 1, w, (), bools)], {"out_type": dt}),
+            Spec("no_strings", [np.zeros((0,), dtype=object)], {"out_type": dt}),
+            Spec("empty_strings", [np.array([b"", b""], dtype=object)], {"out_type": dt}),
+            Spec("sizes_differ", [np.array([b"\0" * w, b"\0" * 2 * w], dtype=object)],
+                 {"out_type": dt})]
+    if w > 1:
+        out.append(Spec("not_a_multiple", [np.array([b"\1" * (w + 1)], dtype=object)],
+                        {"out_type": dt}))
+    return out
+
+
+def decode_padded_raw(dt, rng):
+    w = dt.size
+    strings = np.array([rng.integers(0, 256, n, dtype=np.uint8).tobytes()
+                        for n in (0, w - 1, 2 * w, 3 * w + 1, 5 * w)], dtype=object)
+    out = []
+    for endian in (True, False):
+        for fixed in (w, 3 * w):
+            out.append(Spec(f"fixed{fixed}.le{endian}", [strings, np.int32(fixed)],
+                            {"out_type": dt, "little_endian": endian}))
+    out += [Spec("matrix", [strings[:4].reshape(2, 2), np.int32(2 * w)], {"out_type": dt}),
+            Spec("zero_length", [strings, np.int32(0)], {"out_type": dt})]
+    if w > 1:
+        out.append(Spec("not_a_multiple", [strings, np.int32(w + 1)], {"out_type": dt}))
+    return out
+
+
+def serialize_tensor(dt, rng):
+    shapes = [(), (5,), (2, 3), (0, 4)]
+    if dt == tf.string:
+        return [Spec(f"{shape}", [_strings(shape)]) for shape in shapes]
+    return [Spec(f"{shape}", [random_values(rng, shape, dt)]) for shape in shapes]
+
+
+def parse_tensor(dt, rng):
+    def proto(value, field):
+        if field:  # typed repeated fields, as tf.make_tensor_proto writes small ones
+            return tf.make_tensor_proto(value).SerializeToString()
+        with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+            return sess.run(tf.io.serialize_tensor(tf.constant(value)))
+    value = _strings((2, 3)) if dt == tf.string else random_values(rng, (2, 3), dt)
+    other = np.int64(7) if dt != tf.int64 else np.float32(1.5)
+    out = [Spec("content", [np.array(proto(value, False), dtype=object)], {"out_type": dt}),
+           Spec("scalar", [np.array(proto(value.reshape(-1)[0], False), dtype=object)],
+                {"out_type": dt}),
+           Spec("other_dtype", [np.array(proto(other, False), dtype=object)],
+                {"out_type": dt}),
+           Spec("not_a_proto", [np.array(b"\xff\xff\xff", dtype=object)], {"out_type": dt}),
+           Spec("not_a_scalar", [np.array([proto(value, False)] * 2, dtype=object)],
+                {"out_type": dt})]
+    if dt != tf.bfloat16:
+        out.append(Spec("typed_fields", [np.array(proto(value, True), dtype=object)],
+                        {"out_type": dt}))
+    return out
+
+
+def _random_strings(rng, n):
+    return np.array([rng.integers(0, 256, k, dtype=np.uint8).tobytes()
+                     for k in rng.integers(0, 12, n)] + [b"", b"a", b"ab", b"abc"], dtype=object)
+
+
+def encode_base64(dt, rng):
+    x = _random_strings(rng, 8)
+    return [Spec("unpadded", [x]), Spec("padded", [x], {"pad": True}),
+            Spec("matrix", [x[:6].reshape(2, 3)], {"pad": True})]
+
+
+def decode_base64(dt, rng):
+    import base64
+    raw = _random_strings(rng, 8)
+    unpadded = np.array([base64.urlsafe_b64encode(r).rstrip(b"=") for r in raw], dtype=object)
+    padded = np.array([base64.urlsafe_b64encode(r) for r in raw], dtype=object)
+    return [Spec("unpadded", [unpadded]), Spec("padded", [padded]),
+            Spec("invalid_character", [np.array([b"ab$d"], dtype=object)]),
+            Spec("standard_alphabet", [np.array([b"a+/b"], dtype=object)]),
+            Spec("bad_length", [np.array([b"abcde"], dtype=object)])]
+
+
+def decode_compressed(dt, rng):
+    import gzip
+    import zlib
+    raw = _random_strings(rng, 6)
+    raw[0] = b"minigraph " * 1000  # longer than one inflate buffer once compressed
+    out = [Spec("none", [raw]),
+           Spec("zlib", [np.array([zlib.compress(r) for r in raw], dtype=object)],
+                {"compression_type": "ZLIB"}),
+           Spec("gzip", [np.array([gzip.compress(r) for r in raw], dtype=object)],
+                {"compression_type": "GZIP"}),
+           Spec("zlib_matrix", [np.array([zlib.compress(r) for r in raw[:4]],
+                                         dtype=object).reshape(2, 2)],
+                {"compression_type": "ZLIB"}),
+           Spec("corrupt", [np.array([b"not zlib at all"], dtype=object)],
+                {"compression_type": "ZLIB"}),
+           Spec("truncated", [np.array([zlib.compress(raw[0])[:20]], dtype=object)],
+                {"compression_type": "ZLIB"})]
+    return out
+
+
+GENERATORS["DecodeRaw"] = (decode_raw, "out_type")
+GENERATORS["DecodePaddedRaw"] = (decode_padded_raw, "out_type")
+GENERATORS["SerializeTensor"] = (serialize_tensor, "T")
+GENERATORS["ParseTensor"] = (parse_tensor, "out_type")
+GENERATORS["EncodeBase64"] = (encode_base64, None)
+GENERATORS["DecodeBase64"] = (decode_base64, None)
+GENERATORS["DecodeCompressed"] = (decode_compressed, None)
+
+
 # ---------------------------------------------------------------- stateless random
 
 SEEDS = [(0, 0), (1, 2), (-7, 123456789), (2**31 - 1, -(2**31))]

@@ -30,6 +30,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   RegisterSummaryKernels(r);
   RegisterSendRecvKernels(r);
   RegisterStringKernels(r);
+  RegisterSerializationKernels(r);
   RegisterExampleParsingKernels(r);
   RegisterRaggedKernels(r);
   RegisterFunctionalKernels(r);

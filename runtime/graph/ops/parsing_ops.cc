@@ -1,6 +1,7 @@
-// Parsing serialized tf.train.Examples: TensorFlow's ParseExampleV2 (what
+// Parsing serialized inputs: TensorFlow's ParseExampleV2 (what
 // tf.io.parse_example and parse_single_example build), with its shape
-// function.
+// function; raw bytes as numbers (DecodeRaw, DecodePaddedRaw), tensors as
+// TensorProtos (SerializeTensor, ParseTensor), base64 and zlib/gzip.
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -59,9 +60,73 @@ absl::Status ParseExampleV2Shape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// Input 0's shape with one more dimension, `last` (-1: unknown).
+absl::Status AppendDim(InferenceContext* c, int64_t last) {
+  if (!c->input(0).rank_known()) {
+    c->set_output(0, PartialShape());
+    return absl::OkStatus();
+  }
+  std::vector<int64_t> dims = c->input(0).dims();
+  dims.push_back(last);
+  c->set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
+absl::Status DecodeRawShape(InferenceContext* c) { return AppendDim(c, -1); }
+
+absl::Status DecodePaddedRawShape(InferenceContext* c) {
+  const Tensor* length = c->input_tensor(1);
+  if (length == nullptr || length->NumElements() != 1 || length->dtype() != DT_INT32) {
+    return AppendDim(c, -1);
+  }
+  MG_ASSIGN_OR_RETURN(DataType out_type, c->GetAttr<DataType>("out_type"));
+  const int64_t size = static_cast<int64_t>(DataTypeSize(out_type));
+  const int32_t bytes = *length->data<int32_t>();
+  return AppendDim(c, bytes >= 0 && bytes % size == 0 ? bytes / size : -1);
+}
+
 }  // namespace
 
 void RegisterParsingOps(OpRegistry* r) {
+  MG_REGISTER_OP(r, OpDefBuilder("DecodeRaw")
+                        .Input("bytes: string")
+                        .Output("output: out_type")
+                        .Attr("out_type: {half, float, double, int32, uint16, uint8, int16, int8, "
+                              "int64, complex64, complex128, bool, bfloat16}")
+                        .Attr("little_endian: bool = true")
+                        .SetShapeFn(DecodeRawShape));
+  MG_REGISTER_OP(r, OpDefBuilder("DecodePaddedRaw")
+                        .Input("input_bytes: string")
+                        .Input("fixed_length: int32")
+                        .Output("output: out_type")
+                        .Attr("out_type: {half, float, double, int32, uint16, uint8, int16, int8, "
+                              "int64, bfloat16}")
+                        .Attr("little_endian: bool = true")
+                        .SetShapeFn(DecodePaddedRawShape));
+  MG_REGISTER_OP(r, OpDefBuilder("SerializeTensor")
+                        .Input("tensor: T")
+                        .Output("serialized: string")
+                        .Attr("T: type")
+                        .SetShapeFn(shape_fn::Scalar));
+  MG_REGISTER_OP(r, OpDefBuilder("ParseTensor")
+                        .Input("serialized: string")
+                        .Output("output: out_type")
+                        .Attr("out_type: type")
+                        .SetShapeFn(shape_fn::Unknown));
+  MG_REGISTER_OP(r, OpDefBuilder("EncodeBase64")
+                        .Input("input: string")
+                        .Output("output: string")
+                        .Attr("pad: bool = false")
+                        .SetShapeFn(shape_fn::Unchanged));
+  MG_REGISTER_OP(r, OpDefBuilder("DecodeBase64")
+                        .Input("input: string")
+                        .Output("output: string")
+                        .SetShapeFn(shape_fn::Unchanged));
+  MG_REGISTER_OP(r, OpDefBuilder("DecodeCompressed")
+                        .Input("bytes: string")
+                        .Output("output: string")
+                        .Attr("compression_type: string = \"\"")
+                        .SetShapeFn(shape_fn::Unchanged));
   MG_REGISTER_OP(r, OpDefBuilder("ParseExampleV2")
                         .Input("serialized: string")
                         .Input("names: string")
