@@ -690,8 +690,50 @@ def parsing(dt, rng):
         single = {k: v for k, v in spec.items() if k != "r"}
         return {ser: batch[0]}, flat(tf.io.parse_single_example(ser, single))
 
+    def raw(parsed):
+        return (list(parsed.sparse_indices) + list(parsed.sparse_values) +
+                list(parsed.sparse_shapes) + list(parsed.dense_values))
+
+    dense_keys = ["x", "n", "seq", "missing"]
+    dense_shapes = [[2], [], [None, 2], [1, 2]]
+
+    def defaults():
+        return [tf.zeros([0], tf.float32), tf.constant(42, tf.int64), tf.constant(-1.0),
+                tf.constant([[b"d", b"e"]])]
+
+    def v1_graph(values, rank=1, names=()):
+        """TensorFlow 1's ParseExample: the keys one scalar input each."""
+        def graph():
+            # rank None: unknown, so that the kernel (not the shape function) sees it.
+            ser = v1.placeholder(tf.string, None if rank is None else [None] * rank,
+                                 name="serialized")
+            return {ser: values}, raw(tf.raw_ops.ParseExample(
+                serialized=ser, names=tf.constant(list(names), tf.string),
+                sparse_keys=["s", "tags"], dense_keys=dense_keys, dense_defaults=defaults(),
+                sparse_types=[tf.string, tf.int64], dense_shapes=dense_shapes))
+        return graph
+
+    def single_raw_graph(value, rank=0):
+        """ParseSingleExample, the keys in attrs."""
+        def graph():
+            ser = v1.placeholder(tf.string, None if rank is None else [None] * rank,
+                                 name="serialized")
+            return {ser: value}, raw(tf.raw_ops.ParseSingleExample(
+                serialized=ser, dense_defaults=defaults()[:2] + defaults()[3:], num_sparse=2,
+                sparse_keys=["s", "tags"], dense_keys=["x", "n", "missing"],
+                sparse_types=[tf.string, tf.int64], dense_shapes=[[2], [], [1, 2]]))
+        return graph
+
     fixed = {"x": tf.io.FixedLenFeature([2], tf.float32)}
     return [
+        Spec("v1_batch", [], graph=v1_graph(batch)),
+        Spec("v1_batch_named", [], graph=v1_graph(batch, names=(b"a", b"b", b"c"))),
+        Spec("v1_wrong_count", [], graph=v1_graph(np.array([_example(x=[1.0])], dtype=object))),
+        Spec("v1_scalar", [], graph=v1_graph(batch[0], rank=None)),
+        Spec("single_raw", [], graph=single_raw_graph(batch[1])),
+        Spec("single_raw_missing_required", [],
+             graph=single_raw_graph(_example(n=[1]))),
+        Spec("single_raw_vector", [], graph=single_raw_graph(batch[:1], rank=None)),
         Spec("batch", [], graph=batch_graph(batch)),
         # An empty list of another kind is still the wrong type.
         Spec("empty_list_of_the_wrong_kind", [],
@@ -825,7 +867,7 @@ GRAPH_GROUPS += [
     ("send_recv", send_recv, ["_Send", "_Recv", "_HostSend", "_HostRecv"]),
     ("summaries", summaries, ["ScalarSummary", "HistogramSummary", "MergeSummary"]),
     ("basics", basics, ["Const", "Placeholder", "Assert", "NoOp"]),
-    ("parsing", parsing, ["ParseExampleV2"]),
+    ("parsing", parsing, ["ParseExampleV2", "ParseExample", "ParseSingleExample"]),
     ("sparse_cross", sparse_cross, ["SparseCross"]),
     ("ragged_to_tensor", ragged_to_tensor, ["RaggedTensorToTensor"]),
 ]

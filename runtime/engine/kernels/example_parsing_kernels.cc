@@ -1,5 +1,8 @@
-// ParseExampleV2: serialized tf.train.Examples (protobuf parses them) into
-// dense, sparse and ragged tensors, with TensorFlow's semantics and messages:
+// ParseExampleV2, TensorFlow 1's ParseExample (the keys one scalar input
+// each, serialized a vector, no ragged features) and ParseSingleExample (one
+// Example, the keys in attrs): serialized tf.train.Examples (protobuf parses
+// them) into dense, sparse and ragged tensors, with TensorFlow's semantics
+// and messages:
 //   dense   [batch] + dense_shape; a missing feature takes its default, or is
 //           an error when the default is empty; a dense_shape whose first
 //           dimension is unknown is variable-length: rows padded with the
@@ -64,24 +67,43 @@ void CopyValues(const Feature& f, DataType dt, Tensor* out, int64_t at) {
   }
 }
 
-class ParseExampleV2Op : public OpKernel {
+class ParseExampleOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Init(OpKernelConstruction* c) {
+    const std::string& op = c->def().op();
+    version_ = op == "ParseExample" ? kV1 : op == "ParseSingleExample" ? kSingle : kV2;
     MG_RETURN_IF_ERROR(c->GetAttr("Tdense", &dense_types_));
-    MG_RETURN_IF_ERROR(c->GetAttr("num_sparse", &num_sparse_));
+    MG_RETURN_IF_ERROR(c->GetAttr(version_ == kV1 ? "Nsparse" : "num_sparse", &num_sparse_));
     MG_RETURN_IF_ERROR(c->GetAttr("sparse_types", &sparse_types_));
-    MG_RETURN_IF_ERROR(c->GetAttr("ragged_value_types", &ragged_types_));
-    MG_RETURN_IF_ERROR(c->GetAttr("ragged_split_types", &split_types_));
+    if (version_ == kV2) {
+      MG_RETURN_IF_ERROR(c->GetAttr("ragged_value_types", &ragged_types_));
+      MG_RETURN_IF_ERROR(c->GetAttr("ragged_split_types", &split_types_));
+    }
+    if (version_ == kSingle) {
+      MG_RETURN_IF_ERROR(c->GetAttr("sparse_keys", &attr_sparse_keys_));
+      MG_RETURN_IF_ERROR(c->GetAttr("dense_keys", &attr_dense_keys_));
+      if (static_cast<int64_t>(attr_sparse_keys_.size()) != num_sparse_ ||
+          attr_dense_keys_.size() != dense_types_.size()) {
+        return absl::InvalidArgumentError(
+            "ParseSingleExample's attrs disagree: sparse_keys must have num_sparse keys, "
+            "dense_keys one per Tdense");
+      }
+    }
+    // Where dense_defaults start among the inputs.
+    defaults_ = version_ == kV2       ? 5
+                : version_ == kSingle ? 1
+                                      : 2 + static_cast<int>(num_sparse_ + dense_types_.size());
     for (const TensorShapeProto& s : c->def().attr().at("dense_shapes").list().shape()) {
       dense_shapes_.push_back(PartialShape::FromProto(s));
     }
     if (dense_shapes_.size() != dense_types_.size() ||
         static_cast<int64_t>(sparse_types_.size()) != num_sparse_ ||
         split_types_.size() != ragged_types_.size()) {
-      return absl::InvalidArgumentError(
-          "ParseExampleV2's attrs disagree: Tdense and dense_shapes, num_sparse and "
-          "sparse_types, ragged_value_types and ragged_split_types must have equal lengths");
+      return absl::InvalidArgumentError(absl::StrCat(
+          c->def().op(), "'s attrs disagree: Tdense and dense_shapes, num_sparse and "
+             "sparse_types, ragged_value_types and ragged_split_types must have equal "
+             "lengths"));
     }
     for (size_t j = 0; j < dense_shapes_.size(); ++j) {
       const PartialShape& s = dense_shapes_[j];
@@ -98,7 +120,16 @@ class ParseExampleV2Op : public OpKernel {
 
   absl::Status Compute(OpKernelContext* ctx) const override {
     const Tensor& serialized = ctx->input(0);
-    const Tensor& names = ctx->input(1);
+    static const Tensor* const kNoNames = new Tensor(DT_STRING, TensorShape({0}));
+    const Tensor& names = version_ == kSingle ? *kNoNames : ctx->input(1);
+    if (version_ == kV1 && serialized.dims() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Expected serialized to be a vector, got shape: ", serialized.shape().DebugString()));
+    }
+    if (version_ == kSingle && serialized.dims() != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Expected serialized to be a scalar, got shape: ", serialized.shape().DebugString()));
+    }
     if (serialized.dims() > 1) {
       return absl::InvalidArgumentError(absl::StrCat(
           "serialized must be a scalar or a vector, got ", serialized.shape().DebugString()));
@@ -120,11 +151,26 @@ class ParseExampleV2Op : public OpKernel {
             absl::StrCat("Name: ", name(i), ", Could not parse example input, index ", i));
       }
     }
-    MG_ASSIGN_OR_RETURN(std::vector<std::string> sparse_keys, Keys(ctx, 2, num_sparse_, "sparse"));
-    MG_ASSIGN_OR_RETURN(std::vector<std::string> dense_keys,
-                        Keys(ctx, 3, static_cast<int64_t>(dense_types_.size()), "dense"));
-    MG_ASSIGN_OR_RETURN(std::vector<std::string> ragged_keys,
-                        Keys(ctx, 4, static_cast<int64_t>(ragged_types_.size()), "ragged"));
+    std::vector<std::string> sparse_keys = attr_sparse_keys_, dense_keys = attr_dense_keys_;
+    std::vector<std::string> ragged_keys;
+    const int64_t nd = static_cast<int64_t>(dense_types_.size());
+    if (version_ == kV2) {
+      MG_ASSIGN_OR_RETURN(sparse_keys, Keys(ctx, 2, num_sparse_, "sparse"));
+      MG_ASSIGN_OR_RETURN(dense_keys, Keys(ctx, 3, nd, "dense"));
+      MG_ASSIGN_OR_RETURN(ragged_keys,
+                          Keys(ctx, 4, static_cast<int64_t>(ragged_types_.size()), "ragged"));
+    } else if (version_ == kV1) {
+      for (int64_t j = 0; j < num_sparse_ + nd; ++j) {
+        const Tensor& key = ctx->input(2 + static_cast<int>(j));
+        if (key.NumElements() != 1) {
+          const bool sparse = j < num_sparse_;
+          return absl::InvalidArgumentError(absl::StrCat(
+              sparse ? "sparse_keys[" : "dense_keys[", sparse ? j : j - num_sparse_,
+              "] must be a scalar, got shape ", key.shape().DebugString()));
+        }
+        (j < num_sparse_ ? sparse_keys : dense_keys).push_back(*key.data<std::string>());
+      }
+    }
     // The feature `key` of example i, or null; its type checked.
     auto find = [&](int64_t i, const std::string& key, DataType dt,
                     const Feature** f) -> absl::Status {
@@ -210,7 +256,7 @@ class ParseExampleV2Op : public OpKernel {
                      int64_t batch, const NameFn& name, const Find& find) const {
     const DataType dt = dense_types_[j];
     const PartialShape& shape = dense_shapes_[j];
-    const Tensor& def = ctx->input(5 + j);
+    const Tensor& def = ctx->input(defaults_ + j);
     const bool variable = shape.rank() > 0 && shape.dim(0) < 0;
     int64_t row = 1;  // elements per step of the first dimension (variable) or per example
     for (int d = variable ? 1 : 0; d < shape.rank(); ++d) row *= shape.dim(d);
@@ -310,12 +356,17 @@ class ParseExampleV2Op : public OpKernel {
   std::vector<DataType> dense_types_, sparse_types_, ragged_types_, split_types_;
   std::vector<PartialShape> dense_shapes_;
   int64_t num_sparse_ = 0;
+  enum Version { kV2, kV1, kSingle } version_ = kV2;
+  std::vector<std::string> attr_sparse_keys_, attr_dense_keys_;  // ParseSingleExample's
+  int defaults_ = 5;  // the input index of dense_defaults[0]
 };
 
 }  // namespace
 
 void RegisterExampleParsingKernels(KernelRegistry* r) {
-  r->Register("ParseExampleV2", MakeFactory<ParseExampleV2Op>());
+  r->Register("ParseExampleV2", MakeFactory<ParseExampleOp>());
+  r->Register("ParseExample", MakeFactory<ParseExampleOp>());
+  r->Register("ParseSingleExample", MakeFactory<ParseExampleOp>());
 }
 
 }  // namespace minigraph

@@ -17,24 +17,35 @@ namespace {
 // Outputs in order: num_sparse indices, values and shapes, the dense values,
 // the ragged values and row splits. Serialized is a scalar (one Example) or
 // a vector (a batch).
-absl::Status ParseExampleV2Shape(InferenceContext* c) {
-  MG_ASSIGN_OR_RETURN(int64_t num_sparse, c->GetAttr<int64_t>("num_sparse"));
+// ParseExampleV2 (serialized a scalar or a vector), ParseExample (a vector;
+// `Nsparse`, no ragged features) and ParseSingleExample (a scalar).
+absl::Status ParseExampleShape(InferenceContext* c) {
+  const std::string& op = c->node_def().op();
+  MG_ASSIGN_OR_RETURN(int64_t num_sparse,
+                      c->GetAttr<int64_t>(op == "ParseExample" ? "Nsparse" : "num_sparse"));
   MG_ASSIGN_OR_RETURN(std::vector<DataType> dense_types,
                       c->GetAttr<std::vector<DataType>>("Tdense"));
-  MG_ASSIGN_OR_RETURN(std::vector<DataType> ragged_types,
-                      c->GetAttr<std::vector<DataType>>("ragged_value_types"));
+  std::vector<DataType> ragged_types;
+  if (op == "ParseExampleV2") {
+    MG_ASSIGN_OR_RETURN(ragged_types, c->GetAttr<std::vector<DataType>>("ragged_value_types"));
+  }
   std::vector<PartialShape> dense_shapes;
   for (const TensorShapeProto& s : c->node_def().attr().at("dense_shapes").list().shape()) {
     dense_shapes.push_back(PartialShape::FromProto(s));
   }
   if (dense_shapes.size() != dense_types.size()) {
-    return c->Error(absl::StrCat("ParseExampleV2 has ", dense_types.size(), " dense types but ",
+    return c->Error(absl::StrCat(op, " has ", dense_types.size(), " dense types but ",
                                  dense_shapes.size(), " dense_shapes"));
   }
   const PartialShape& serialized = c->input(0);
-  if (serialized.rank_known() && serialized.rank() > 1) {
-    return c->Error(absl::StrCat("serialized must be a scalar or a vector, got ",
-                                 serialized.DebugString()));
+  const int want = op == "ParseExample" ? 1 : op == "ParseSingleExample" ? 0 : -1;
+  if (serialized.rank_known() &&
+      (want >= 0 ? serialized.rank() != want : serialized.rank() > 1)) {
+    return c->Error(absl::StrCat("serialized must be ",
+                                 want == 1   ? "a vector"
+                                 : want == 0 ? "a scalar"
+                                             : "a scalar or a vector",
+                                 ", got ", serialized.DebugString()));
   }
   const bool known = serialized.rank_known();
   const bool scalar = known && serialized.rank() == 0;
@@ -146,7 +157,39 @@ void RegisterParsingOps(OpRegistry* r) {
                         .Attr("ragged_value_types: list({float, int64, string}) >= 0")
                         .Attr("ragged_split_types: list({int32, int64}) >= 0")
                         .Attr("dense_shapes: list(shape) >= 0")
-                        .SetShapeFn(ParseExampleV2Shape));
+                        .SetShapeFn(ParseExampleShape));
+  // TensorFlow 1's ParseExample: the keys one scalar input each.
+  MG_REGISTER_OP(r, OpDefBuilder("ParseExample")
+                        .Input("serialized: string")
+                        .Input("names: string")
+                        .Input("sparse_keys: Nsparse * string")
+                        .Input("dense_keys: Ndense * string")
+                        .Input("dense_defaults: Tdense")
+                        .Output("sparse_indices: Nsparse * int64")
+                        .Output("sparse_values: sparse_types")
+                        .Output("sparse_shapes: Nsparse * int64")
+                        .Output("dense_values: Tdense")
+                        .Attr("Nsparse: int >= 0")
+                        .Attr("Ndense: int >= 0")
+                        .Attr("sparse_types: list({float, int64, string}) >= 0")
+                        .Attr("Tdense: list({float, int64, string}) >= 0")
+                        .Attr("dense_shapes: list(shape) >= 0")
+                        .SetShapeFn(ParseExampleShape));
+  // One Example, the keys in attrs.
+  MG_REGISTER_OP(r, OpDefBuilder("ParseSingleExample")
+                        .Input("serialized: string")
+                        .Input("dense_defaults: Tdense")
+                        .Output("sparse_indices: num_sparse * int64")
+                        .Output("sparse_values: sparse_types")
+                        .Output("sparse_shapes: num_sparse * int64")
+                        .Output("dense_values: Tdense")
+                        .Attr("num_sparse: int >= 0")
+                        .Attr("sparse_keys: list(string) >= 0")
+                        .Attr("dense_keys: list(string) >= 0")
+                        .Attr("sparse_types: list({float, int64, string}) >= 0")
+                        .Attr("Tdense: list({float, int64, string}) >= 0")
+                        .Attr("dense_shapes: list(shape) >= 0")
+                        .SetShapeFn(ParseExampleShape));
 }
 
 }  // namespace minigraph
