@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Fuzzes minigraph's input parsers with libFuzzer (clang, ASan, UBSan;
 # --config=fuzz): the checkpoint reader, the `checkpoint` state-file parser,
-# TensorProto -> Tensor, GraphDef import with one executor step, and
-# LoadSavedModel with a run of each signature.
+# TensorProto -> Tensor, GraphDef import with one executor step,
+# LoadSavedModel with a run of each signature, and the ops that parse a
+# serving graph's serialized inputs (tf.train.Examples, TensorProtos, raw
+# bytes, base64, ZLIB and GZIP).
 #
 #   tools/fuzz.sh [--runs=N] [--jobs=J] [--max_len=BYTES] [SECONDS_EACH] [FUZZER...]
 #
@@ -69,7 +71,7 @@ fi
 fuzzers=("$@")
 if [ ${#fuzzers[@]} -eq 0 ]; then
   fuzzers=(bundle_reader_fuzzer checkpoint_state_fuzzer tensor_proto_fuzzer graph_fuzzer
-           saved_model_fuzzer)
+           saved_model_fuzzer serialized_input_fuzzer)
 fi
 work="${MG_FUZZ_DIR:-/var/cache/minigraph-fuzz}"
 mkdir -p "$work" && work="$(cd "$work" && pwd)" || exit 1

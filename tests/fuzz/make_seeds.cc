@@ -18,6 +18,7 @@
 #include "core/coding.h"
 #include "core/env.h"
 #include "core/path.h"
+#include "core/proto/example.pb.h"
 #include "core/proto/meta_graph.pb.h"
 #include "core/status_macros.h"
 #include "core/tensor_proto.h"
@@ -31,6 +32,7 @@
 #include "session/saver.h"
 #include "session/session.h"
 #include "tests/testing/function_library.h"
+#include "zlib.h"
 
 namespace minigraph {
 namespace {
@@ -408,6 +410,30 @@ absl::Status Run(const std::string& out, const std::string& shared) {
     MG_RETURN_IF_ERROR(
         WriteStringToFile(env, JoinPath(dir, "saved_model.pb"), model.SerializeAsString()));
     MG_RETURN_IF_ERROR(PutSavedModel(out, "minigraph", dir));
+  }
+  // serialized_input_fuzzer: an Example with the features its graph parses,
+  // and the same bytes compressed.
+  {
+    Example e;
+    auto& f = *e.mutable_features()->mutable_feature();
+    f["x"].mutable_float_list()->add_value(1.5f);
+    f["x"].mutable_float_list()->add_value(-2.0f);
+    f["seq"].mutable_int64_list()->add_value(7);
+    f["s"].mutable_bytes_list()->add_value("abc");
+    f["r"].mutable_float_list()->add_value(0.5f);
+    const std::string bytes = e.SerializeAsString();
+    MG_RETURN_IF_ERROR(Put(out, "serialized_input_fuzzer", "example", bytes));
+    TensorProto t;
+    TensorToProto(Tensor::Vector<float>({1, 2, 3}), &t);
+    MG_RETURN_IF_ERROR(Put(out, "serialized_input_fuzzer", "tensor", t.SerializeAsString()));
+    uLongf n = compressBound(bytes.size());
+    std::string z(n, '\0');
+    if (compress(reinterpret_cast<Bytef*>(z.data()), &n,
+                 reinterpret_cast<const Bytef*>(bytes.data()), bytes.size()) != Z_OK) {
+      return absl::InternalError("make_seeds: zlib failed");
+    }
+    z.resize(n);
+    MG_RETURN_IF_ERROR(Put(out, "serialized_input_fuzzer", "zlib", z));
   }
   // graph_fuzzer's and saved_model_fuzzer's dictionary (libFuzzer's -dict):
   // every op's name and its attrs' names, so that a mutation can turn one op
