@@ -78,7 +78,8 @@ absl::StatusOr<std::vector<std::pair<std::string, Tensor>>> Feeds(
   for (const Feed& f : entries) {
     TensorProto proto;
     if (!proto.ParseFromString(f.tensor())) {
-      return absl::InvalidArgumentError(absl::StrCat("the feed of ", f.name(), " is no TensorProto"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("the feed of ", f.name(), " is no TensorProto"));
     }
     MG_ASSIGN_OR_RETURN(Tensor t, TensorFromProto(proto));
     feeds.emplace_back(f.name(), std::move(t));
@@ -139,7 +140,8 @@ class Runner {
       if (!st.ok()) {
         out.set_error(true);
         // As sm_scenarios.py names a step on a session its call did not return.
-        out.set_code(st.message() == kNoSession ? "NO_SESSION" : absl::StatusCodeToString(st.code()));
+        out.set_code(st.message() == kNoSession ? "NO_SESSION"
+                                                : absl::StatusCodeToString(st.code()));
         out.set_message(FirstLine(st.message()));
       }
       out.set_sleeps(static_cast<int32_t>(clock_.sleeps() - sleeps));
@@ -314,7 +316,8 @@ class Runner {
 };
 
 absl::Status Main() {
-  MG_ASSIGN_OR_RETURN(std::string json, ReadFileToString(Env::Default(), absl::GetFlag(FLAGS_plan)));
+  MG_ASSIGN_OR_RETURN(std::string json,
+                      ReadFileToString(Env::Default(), absl::GetFlag(FLAGS_plan)));
   Plan plan;
   auto parsed = google::protobuf::util::JsonStringToMessage(json, &plan);
   if (!parsed.ok()) {

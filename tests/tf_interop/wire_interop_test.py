@@ -339,6 +339,29 @@ def free_ports(n):
 TASK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf_cluster_task.py")
 
 
+def start_task(test, kind, job, ps, worker):
+    """Starts /job:JOB/task:0 of the cluster ps=PS;worker=WORKER, of `kind`
+    (tensorflow or minigraph), until the test ends; returns its process once
+    it serves."""
+    if kind == "tensorflow":
+        args = [sys.executable, TASK, "ps" if job == "ps" else "worker_server", ps, worker]
+        ready = "serving"
+    else:
+        args = [interop.binary("server"), f"--cluster=ps={ps};worker={worker}",
+                f"--job_name={job}", "--task_index=0"]
+        ready = "serving at"
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    test.addCleanup(proc.stdout.close)
+    test.addCleanup(proc.wait)
+    test.addCleanup(proc.kill)
+    for line in proc.stdout:
+        if ready in line:
+            # Drain the rest, so that the task never blocks on the pipe.
+            threading.Thread(target=proc.stdout.read, daemon=True).start()
+            return proc
+    raise AssertionError(f"{kind} {job} exited before serving")
+
+
 class MixedClusters(unittest.TestCase):
     """A ps of one kind with a worker of the other: the same training, to
     the same loss and checkpoint, as a cluster of the worker's own kind."""
@@ -349,24 +372,6 @@ class MixedClusters(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir)
 
-    def start_ps(self, kind, ps, worker):
-        if kind == "tensorflow":
-            args, ready = [sys.executable, TASK, "ps", ps, worker], "serving"
-        else:
-            args = [interop.binary("server"), f"--cluster=ps={ps};worker={worker}",
-                    "--job_name=ps", "--task_index=0"]
-            ready = "serving at"
-        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True)
-        self.addCleanup(proc.wait)
-        self.addCleanup(proc.kill)
-        for line in proc.stdout:
-            if ready in line:
-                # Drain the rest, so that the task never blocks on the pipe.
-                threading.Thread(target=proc.stdout.read, daemon=True).start()
-                return proc
-        raise AssertionError(f"{kind} ps exited before serving")
-
     def train_with_each_ps(self, worker_kind, run_worker, loss_delta):
         """Runs run_worker(ps, worker, logdir) -> loss once with a ps of the
         worker's kind and once with one of the other; both must end at the
@@ -374,7 +379,7 @@ class MixedClusters(unittest.TestCase):
         results = {}
         for kind in ("tensorflow", "minigraph"):
             ps, worker = free_ports(2)
-            self.start_ps(kind, ps, worker)
+            start_task(self, kind, "ps", ps, worker)
             logdir = os.path.join(self.dir, kind)
             loss = run_worker(ps, worker, logdir)
             path = tf.train.latest_checkpoint(logdir)
@@ -405,29 +410,6 @@ class MixedClusters(unittest.TestCase):
             # train prints the loss to 4 decimals.
             return float(re.search(r"done: step 30 loss (\S+)", out).group(1))
         self.train_with_each_ps("minigraph", minigraph_worker, 1e-4)
-
-
-def start_task(test, kind, job, ps, worker):
-    """Starts /job:JOB/task:0 of the cluster ps=PS;worker=WORKER, of `kind`
-    (tensorflow or minigraph), until the test ends; returns its process once
-    it serves."""
-    if kind == "tensorflow":
-        args = [sys.executable, TASK, "ps" if job == "ps" else "worker_server", ps, worker]
-        ready = "serving"
-    else:
-        args = [interop.binary("server"), f"--cluster=ps={ps};worker={worker}",
-                f"--job_name={job}", "--task_index=0"]
-        ready = "serving at"
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    test.addCleanup(proc.stdout.close)
-    test.addCleanup(proc.wait)
-    test.addCleanup(proc.kill)
-    for line in proc.stdout:
-        if ready in line:
-            # Drain the rest, so that the task never blocks on the pipe.
-            threading.Thread(target=proc.stdout.read, daemon=True).start()
-            return proc
-    raise AssertionError(f"{kind} {job} exited before serving")
 
 
 class TaskRestarts(unittest.TestCase):
@@ -492,21 +474,7 @@ class ClientGoesAway(unittest.TestCase):
         # count stops, and the server stops at once.
         server = Server()
         self.addCleanup(server.stop)
-        client = subprocess.Popen([sys.executable, "-c", LONG_STEP, server.target],
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        self.addCleanup(client.wait)
-        self.addCleanup(client.kill)
-        self.assertEqual(client.stdout.readline().strip(), "running")
-        with tf.Graph().as_default():
-            counter = v1.get_variable("counter", [], tf.int64, use_resource=False)
-            with v1.Session(server.target) as sess:
-                while sess.run(counter) == 0:
-                    pass  # until the step runs
-                seen = len(server.log)
-                client.kill()
-                server.wait_for("step cancelled, its client .* went away", start=seen)
-                count = sess.run(counter)
-                self.assertEqual(sess.run(counter), count, "the step goes on")
+        self.kill_client_mid_step(server)
         self.assertEqual(server.stop(), 0)
 
     def test_a_client_killed_mid_step_cancels_it_on_every_task(self):
@@ -518,13 +486,22 @@ class ClientGoesAway(unittest.TestCase):
         self.addCleanup(ps_server.stop)
         server = Server(cluster, "--job_name=worker", "--task_index=0")
         self.addCleanup(server.stop)
-        client = subprocess.Popen([sys.executable, "-c", LONG_STEP, server.target, "/job:ps"],
-                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        self.kill_client_mid_step(server, "/job:ps")
+        self.assertEqual(server.stop(), 0)
+        self.assertEqual(ps_server.stop(), 0)
+
+    def kill_client_mid_step(self, server, device=None):
+        """Starts LONG_STEP's client on `server` (its loop on `device`), kills
+        it once the count moves, and checks that the server cancels the step:
+        it says so and the count stops."""
+        client = subprocess.Popen(
+            [sys.executable, "-c", LONG_STEP, server.target] + ([device] if device else []),
+            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         self.addCleanup(client.wait)
         self.addCleanup(client.kill)
         self.assertEqual(client.stdout.readline().strip(), "running")
         with tf.Graph().as_default():
-            with tf.device("/job:ps"):
+            with tf.device(device):
                 counter = v1.get_variable("counter", [], tf.int64, use_resource=False)
             with v1.Session(server.target) as sess:
                 while sess.run(counter) == 0:
@@ -533,9 +510,7 @@ class ClientGoesAway(unittest.TestCase):
                 client.kill()
                 server.wait_for("step cancelled, its client .* went away", start=seen)
                 count = sess.run(counter)
-                self.assertEqual(sess.run(counter), count, "the ps's part goes on")
-        self.assertEqual(server.stop(), 0)
-        self.assertEqual(ps_server.stop(), 0)
+                self.assertEqual(sess.run(counter), count, "the step goes on")
 
 
 # Counts 2e9 loop iterations in a variable, on the target argv[1], on the

@@ -41,7 +41,8 @@ void NormalizeBools(Tensor* t) {
   for (int64_t i = 0; i < t->NumElements(); ++i) bytes[i] = bytes[i] != 0;
 }
 
-class DecodeRawOp : public OpKernel {
+// DecodeRaw's and DecodePaddedRaw's attrs.
+class RawBytesOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Init(OpKernelConstruction* c) {
@@ -49,6 +50,15 @@ class DecodeRawOp : public OpKernel {
     MG_RETURN_IF_ERROR(c->GetAttr("little_endian", &little_endian_));
     return absl::OkStatus();
   }
+
+ protected:
+  DataType out_type_ = DT_INVALID;
+  bool little_endian_ = true;
+};
+
+class DecodeRawOp : public RawBytesOp {
+ public:
+  using RawBytesOp::RawBytesOp;
   absl::Status Compute(OpKernelContext* ctx) const override {
     const Tensor& in = ctx->input(0);
     const std::string* s = in.data<std::string>();
@@ -81,22 +91,13 @@ class DecodeRawOp : public OpKernel {
     NormalizeBools(out);
     return absl::OkStatus();
   }
-
- private:
-  DataType out_type_ = DT_INVALID;
-  bool little_endian_ = true;
 };
 
 // Each string's first fixed_length bytes, zero-padded to fixed_length, as
 // numbers.
-class DecodePaddedRawOp : public OpKernel {
+class DecodePaddedRawOp : public RawBytesOp {
  public:
-  using OpKernel::OpKernel;
-  absl::Status Init(OpKernelConstruction* c) {
-    MG_RETURN_IF_ERROR(c->GetAttr("out_type", &out_type_));
-    MG_RETURN_IF_ERROR(c->GetAttr("little_endian", &little_endian_));
-    return absl::OkStatus();
-  }
+  using RawBytesOp::RawBytesOp;
   absl::Status Compute(OpKernelContext* ctx) const override {
     const Tensor& in = ctx->input(0);
     const Tensor& length = ctx->input(1);
@@ -129,10 +130,6 @@ class DecodePaddedRawOp : public OpKernel {
     }
     return absl::OkStatus();
   }
-
- private:
-  DataType out_type_ = DT_INVALID;
-  bool little_endian_ = true;
 };
 
 // TensorFlow's encoding: dtype, shape and tensor_content (string tensors:

@@ -375,8 +375,8 @@ absl::Status MasterSession::RunPartitions(const Plan& plan, const RunOptions& op
   }
   if (local >= 0) {
     Call* c = &calls[local];
-    absl::Status st = task_->local_worker->RunGraphLocally(c->req, &c->resp,
-                                                           options.timeout_in_ms, options.cancelled);
+    absl::Status st = task_->local_worker->RunGraphLocally(
+        c->req, &c->resp, options.timeout_in_ms, options.cancelled);
     absl::MutexLock l(&mu);
     c->status = std::move(st);
     if (!c->status.ok()) abort_all();

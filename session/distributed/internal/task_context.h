@@ -4,6 +4,7 @@
 #ifndef MINIGRAPH_SESSION_DISTRIBUTED_INTERNAL_TASK_CONTEXT_H_
 #define MINIGRAPH_SESSION_DISTRIBUTED_INTERNAL_TASK_CONTEXT_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -12,8 +13,6 @@
 #include "core/proto/device_attributes.pb.h"
 #include "core/proto/worker.pb.h"
 #include "google/protobuf/repeated_field.h"
-#include <functional>
-
 #include "session/distributed/internal/worker_cache.h"
 #include "session/session_state.h"
 
