@@ -8,6 +8,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "core/allocator.h"
 #include "core/proto/tensor.pb.h"
 #include "core/status_macros.h"
 #include "core/tensor_proto.h"
@@ -228,7 +229,9 @@ class DecodeBase64Op : public OpKernel {
   }
 };
 
-// One zlib or gzip stream, inflated whole.
+// One zlib or gzip stream, inflated whole, to at most MaxTensorBytes() (a
+// few bytes can inflate to gigabytes: past the bound is ResourceExhausted
+// rather than the end of the process).
 absl::Status Inflate(const std::string& in, bool gzip, std::string* out) {
   z_stream z{};
   if (inflateInit2(&z, gzip ? 16 + MAX_WBITS : MAX_WBITS) != Z_OK) {
@@ -244,6 +247,12 @@ absl::Status Inflate(const std::string& in, bool gzip, std::string* out) {
     z.avail_out = sizeof(buf);
     rc = inflate(&z, Z_NO_FLUSH);
     out->append(buf, sizeof(buf) - z.avail_out);
+    if (out->size() > MaxTensorBytes()) {
+      inflateEnd(&z);
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "DecodeCompressed: the ", gzip ? "GZIP" : "ZLIB", " stream inflates to more than ",
+          MaxTensorBytes(), " bytes (the largest tensor allowed)"));
+    }
     if (rc == Z_BUF_ERROR && z.avail_in == 0) break;  // input ended early
   }
   const std::string why = z.msg != nullptr ? absl::StrCat(" (", z.msg, ")") : "";
@@ -274,7 +283,10 @@ class DecodeCompressedOp : public OpKernel {
       if (type_.empty()) {
         out->data<std::string>()[i] = s;
       } else {
-        MG_RETURN_IF_ERROR(Inflate(s, type_ == "GZIP", &out->data<std::string>()[i]));
+        absl::Status st = Inflate(s, type_ == "GZIP", &out->data<std::string>()[i]);
+        if (!st.ok()) {
+          return absl::Status(st.code(), absl::StrCat("element ", i, ": ", st.message()));
+        }
       }
     }
     return absl::OkStatus();
