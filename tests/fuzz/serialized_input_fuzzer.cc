@@ -2,7 +2,7 @@
 // input is one string, fed to every op of a fixed graph (tf.train.Examples
 // through ParseExampleV2, ParseExample and ParseSingleExample with dense,
 // variable-length, sparse and ragged features; TensorProtos through
-// ParseTensor; raw bytes, base64, ZLIB and GZIP). Each fetch runs alone:
+// ParseTensor; Examples as JSON; raw bytes, base64, ZLIB and GZIP). Each fetch runs alone:
 // bad bytes must come back as a Status, never a crash or a hang.
 #include <cstddef>
 #include <cstdint>
@@ -89,6 +89,7 @@ constexpr char kGraph[] = R"pb(
          attr { key: "out_type" value { type: DT_INT32 } }
          attr { key: "little_endian" value { b: false } } }
   node { name: "base64" op: "DecodeBase64" input: "batch" }
+  node { name: "json" op: "DecodeJSONExample" input: "batch" }
   node { name: "zlib" op: "DecodeCompressed" input: "one"
          attr { key: "compression_type" value { s: "ZLIB" } } }
   node { name: "gzip" op: "DecodeCompressed" input: "one"
@@ -101,7 +102,7 @@ constexpr const char* kFetches[] = {"v2:0",     "v2:3",           "v2:4",       
                                     "v2:6",     "v1:0",           "v1:3",            "v1:4",
                                     "single:0", "single:3",       "tensor_float:0",  "raw:0",
                                     "padded:0", "tensor_string:0", "base64:0",       "zlib:0",
-                                    "gzip:0"};
+                                    "gzip:0",   "json:0"};
 
 }  // namespace
 

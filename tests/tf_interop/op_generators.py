@@ -1222,6 +1222,27 @@ def decode_compressed(dt, rng):
     return out
 
 
+def decode_json_example(dt, rng):
+    from google.protobuf import json_format
+    examples = [tf.train.Example(features=tf.train.Features(feature={
+        "x": tf.train.Feature(float_list=tf.train.FloatList(value=[1.5, -2.0])),
+        "n": tf.train.Feature(int64_list=tf.train.Int64List(value=[7, -(2**40)])),
+        "s": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"a", b"\xff\x00"])),
+    })), tf.train.Example()]
+    json = np.array([json_format.MessageToJson(e).encode() for e in examples], dtype=object)
+    hand = np.array([
+        b'{"features": {"feature": {"b": {"int64_list": {"value": ["3", 4]}},'
+        b' "a": {"floatList": {"value": [0.25, "NaN"]}}}}}',
+        b'{}'], dtype=object)
+    return [Spec("from_messages", [json]), Spec("field_order_and_names", [hand]),
+            Spec("matrix", [np.concatenate([json, hand]).reshape(2, 2)]),
+            Spec("not_json", [np.array([b"{features"], dtype=object)]),
+            Spec("unknown_field", [np.array([b'{"feature": {}}'], dtype=object)]),
+            Spec("wrong_type", [np.array([b'{"features": {"feature": {"a": {"int64List": '
+                                          b'{"value": ["x"]}}}}}'], dtype=object)])]
+
+
+GENERATORS["DecodeJSONExample"] = (decode_json_example, None)
 GENERATORS["DecodeRaw"] = (decode_raw, "out_type")
 GENERATORS["DecodePaddedRaw"] = (decode_padded_raw, "out_type")
 GENERATORS["SerializeTensor"] = (serialize_tensor, "T")

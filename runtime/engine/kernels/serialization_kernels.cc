@@ -1,6 +1,7 @@
 // Serialized inputs as TensorFlow's kernels read them: raw bytes as numbers
 // (DecodeRaw, DecodePaddedRaw), tensors as TensorProtos (SerializeTensor,
-// ParseTensor), web-safe base64 (Abseil's codec), and zlib or gzip streams
+// ParseTensor), tf.train.Examples from JSON (protobuf's JSON converter, as
+// TensorFlow's), web-safe base64 (Abseil's codec), and zlib or gzip streams
 // (zlib's inflate).
 #include <algorithm>
 #include <cstring>
@@ -9,12 +10,17 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "core/allocator.h"
+#include "core/proto/example.pb.h"
 #include "core/proto/tensor.pb.h"
 #include "core/status_macros.h"
 #include "core/tensor_proto.h"
 #include "runtime/engine/kernel_registry.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 #include "runtime/engine/op_kernel.h"
+#include "google/protobuf/descriptor.h"
+#include "google/protobuf/util/json_util.h"
+#include "google/protobuf/util/type_resolver.h"
+#include "google/protobuf/util/type_resolver_util.h"
 #include "zlib.h"
 
 namespace minigraph {
@@ -229,6 +235,33 @@ class DecodeBase64Op : public OpKernel {
   }
 };
 
+// JSON in protobuf's mapping of tf.train.Example, converted straight to the
+// binary form in the order the JSON gives the fields, as TensorFlow does
+// (so the bytes are TensorFlow's).
+class DecodeJsonExampleOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    static google::protobuf::util::TypeResolver* const resolver =
+        google::protobuf::util::NewTypeResolverForDescriptorPool(
+            "type.googleapis.com", google::protobuf::DescriptorPool::generated_pool());
+    static const std::string* const type_url =
+        new std::string("type.googleapis.com/" + Example::descriptor()->full_name());
+    const Tensor& in = ctx->input(0);
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, in.shape(), &out));
+    for (int64_t i = 0; i < in.NumElements(); ++i) {
+      auto st = google::protobuf::util::JsonToBinaryString(
+          resolver, *type_url, in.data<std::string>()[i], &out->data<std::string>()[i]);
+      if (!st.ok()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Error while parsing JSON (element ", i, "): ", std::string(st.message())));
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
 // One zlib or gzip stream, inflated whole, to at most MaxTensorBytes() (a
 // few bytes can inflate to gigabytes: past the bound is ResourceExhausted
 // rather than the end of the process).
@@ -306,6 +339,7 @@ void RegisterSerializationKernels(KernelRegistry* r) {
   r->Register("EncodeBase64", MakeFactory<EncodeBase64Op>());
   r->Register("DecodeBase64", MakeFactory<DecodeBase64Op>());
   r->Register("DecodeCompressed", MakeFactory<DecodeCompressedOp>());
+  r->Register("DecodeJSONExample", MakeFactory<DecodeJsonExampleOp>());
 }
 
 }  // namespace minigraph

@@ -133,6 +133,10 @@ void RegisterParsingOps(OpRegistry* r) {
                         .Input("input: string")
                         .Output("output: string")
                         .SetShapeFn(shape_fn::Unchanged));
+  MG_REGISTER_OP(r, OpDefBuilder("DecodeJSONExample")
+                        .Input("json_examples: string")
+                        .Output("binary_examples: string")
+                        .SetShapeFn(shape_fn::Unchanged));
   MG_REGISTER_OP(r, OpDefBuilder("DecodeCompressed")
                         .Input("bytes: string")
                         .Output("output: string")
