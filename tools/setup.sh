@@ -23,6 +23,9 @@ PACKAGES=(
   libisal-dev          # crc32c (crc32_iscsi)
   librandom123-dev     # Philox4x32-10: TensorFlow's stateless random numbers
   zlib1g-dev           # tf.data's ZLIB and GZIP files
+  libjpeg62-turbo-dev  # libjpeg-turbo: DecodeJpeg, EncodeJpeg
+  libpng-dev           # libpng: DecodePng, EncodePng
+  libgif-dev           # giflib: DecodeGif
   libre2-dev           # RE2: the string ops' regular expressions (TensorFlow's syntax)
   libgrpc++-dev        # gRPC 1.51: processes on a network (session/distributed)
   protobuf-compiler-grpc  # grpc_cpp_plugin, run by the service genrules

@@ -377,6 +377,29 @@ void RegisterNn(GradientRegistry* r) {
                .output(0)};
     return absl::OkStatus();
   });
+  // The resizes' gradients take the forward op's corner attrs; the size
+  // input has none.
+  r->Register("ResizeBilinear",
+              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                const NodeDef& node = s.GetNodeDef(op);
+                *dx = {s.AddOp("ResizeBilinearGrad", {{dy[0]}, {s.GetInputs(op)[0]}},
+                               CopyAttrs(node, {"align_corners", "half_pixel_centers"}))
+                           .output(0),
+                       Output()};
+                return absl::OkStatus();
+              });
+  r->Register("ResizeNearestNeighbor",
+              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                const NodeDef& node = s.GetNodeDef(op);
+                // The input's height and width: shape[1:3].
+                Output size = ops::Slice(s, ops::Shape(s, s.GetInputs(op)[0]),
+                                         ops::Const<int32_t>(s, {1}), ops::Const<int32_t>(s, {2}));
+                *dx = {s.AddOp("ResizeNearestNeighborGrad", {{dy[0]}, {size}},
+                               CopyAttrs(node, {"align_corners", "half_pixel_centers"}))
+                           .output(0),
+                       Output()};
+                return absl::OkStatus();
+              });
   r->Register("Softmax", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     Output y = op.output(0);
     *dx = {ops::Mul(s, ops::Sub(s, dy[0], LastAxisKeep(s, ops::Mul(s, dy[0], y))), y)};

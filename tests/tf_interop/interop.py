@@ -8,6 +8,10 @@ import subprocess
 import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# TensorFlow's own kernels are the oracle: oneDNN's (on by default for some float32
+# ops) give results that depend on the CPU's vector width where NaNs and
+# ties are involved (Softmax, MaxPool's gradient).
+os.environ.setdefault("TF_ENABLE_ONEDNN_OPTS", "0")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from tensorflow.core.framework import tensor_pb2  # noqa: E402

@@ -5,6 +5,7 @@ its cases feed (op_cases.Spec) for one dtype. GENERATORS maps an op to
 import numpy as np
 
 from interop import tf
+import image_generators
 from op_cases import Const, SHAPES, Spec, random_values
 
 F32_64 = (tf.float32, tf.float64)
@@ -1298,3 +1299,5 @@ for _op in ("StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessTru
     GENERATORS[_op] = (stateless_random(2), "dtype")
 GENERATORS["StatelessRandomGetKeyCounter"] = (key_counter, "Tseed")
 GENERATORS["StatelessRandomGetAlg"] = (lambda dt, rng: [Spec("alg", [])], None)
+
+image_generators.register(GENERATORS)

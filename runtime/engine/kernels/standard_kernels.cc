@@ -31,6 +31,8 @@ void RegisterStandardKernels(KernelRegistry* r) {
   RegisterSendRecvKernels(r);
   RegisterStringKernels(r);
   RegisterSerializationKernels(r);
+  RegisterImageCodecKernels(r);
+  RegisterImageResizeKernels(r);
   RegisterExampleParsingKernels(r);
   RegisterRaggedKernels(r);
   RegisterFunctionalKernels(r);

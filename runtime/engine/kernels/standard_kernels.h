@@ -48,6 +48,8 @@ void RegisterSummaryKernels(KernelRegistry* r);
 void RegisterSendRecvKernels(KernelRegistry* r);
 void RegisterStringKernels(KernelRegistry* r);
 void RegisterSerializationKernels(KernelRegistry* r);
+void RegisterImageCodecKernels(KernelRegistry* r);
+void RegisterImageResizeKernels(KernelRegistry* r);
 void RegisterRaggedKernels(KernelRegistry* r);
 void RegisterFunctionalKernels(KernelRegistry* r);
 void RegisterDatasetKernels(KernelRegistry* r);

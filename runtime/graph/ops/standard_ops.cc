@@ -25,6 +25,7 @@ OpRegistry* MutableStandardOps() {
     RegisterListOps(r);
     RegisterTensorArrayOps(r);
     RegisterParsingOps(r);
+    RegisterImageOps(r);
     return r;
   }();
   return registry;

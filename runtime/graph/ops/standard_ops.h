@@ -40,6 +40,7 @@ void RegisterLookupOps(OpRegistry* r);
 void RegisterFunctionalOps(OpRegistry* r);
 void RegisterDatasetOps(OpRegistry* r);
 void RegisterListOps(OpRegistry* r);
+void RegisterImageOps(OpRegistry* r);
 void RegisterTensorArrayOps(OpRegistry* r);
 void RegisterParsingOps(OpRegistry* r);
 

@@ -1,0 +1,148 @@
+// What the op interop test cannot show of the image kernels: their bounds
+// on images that announce more pixels than they hold, and round trips.
+// (Their results are checked against TensorFlow's there.)
+#include <cstdint>
+#include <string>
+
+#include "core/allocator.h"
+#include "core/status_matchers.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "runtime/engine/kernels/kernel_test_util.h"
+#include "zlib.h"
+
+namespace minigraph {
+namespace {
+
+using ::testing::HasSubstr;
+
+Tensor Scalar(const std::string& s) {
+  Tensor t(DT_STRING, TensorShape({}));
+  *t.data<std::string>() = s;
+  return t;
+}
+
+// An image [h, w, c] of a smooth pattern (no wrap-around for h + w < 80).
+Tensor Picture(int64_t h, int64_t w, int64_t c) {
+  Tensor t(DT_UINT8, TensorShape({h, w, c}));
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    t.data<uint8_t>()[i] = static_cast<uint8_t>((i / c) % w * 2 + (i / c / w) * 2 + i % c * 20);
+  }
+  return t;
+}
+
+std::string BigEndian32(uint32_t v) {
+  return {static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8),
+          static_cast<char>(v)};
+}
+
+std::string PngChunk(const std::string& type, const std::string& data) {
+  const std::string body = type + data;
+  const uint32_t crc = crc32(0, reinterpret_cast<const Bytef*>(body.data()), body.size());
+  return BigEndian32(data.size()) + body + BigEndian32(crc);
+}
+
+// A PNG's signature, IHDR and an empty IDAT: an image that announces its
+// size and holds no pixels.
+std::string PngHeader(uint32_t width, uint32_t height) {
+  return "\x89PNG\r\n\x1a\n" +
+         PngChunk("IHDR", BigEndian32(width) + BigEndian32(height) +
+                              std::string("\x08\x02\x00\x00\x00", 5)) +
+         PngChunk("IDAT", "");
+}
+
+// A GIF whose one frame announces width x height pixels and holds none.
+std::string GifHeader(uint16_t width, uint16_t height) {
+  std::string g = "GIF89a";
+  for (uint16_t v : {width, height}) g += {static_cast<char>(v & 0xFF), static_cast<char>(v >> 8)};
+  g += std::string("\x80\x00\x00", 3) + std::string(6, '\0');  // two-colour table
+  g += ',' + std::string(4, '\0');
+  for (uint16_t v : {width, height}) g += {static_cast<char>(v & 0xFF), static_cast<char>(v >> 8)};
+  return g + std::string("\x00\x02\x02\x4c\x01\x00\x3b", 7);
+}
+
+class ImageKernelsTest : public ::testing::Test {
+ protected:
+  void TearDown() override { SetMaxTensorBytes(old_max_); }
+  const size_t old_max_ = MaxTensorBytes();
+};
+
+TEST_F(ImageKernelsTest, PngRoundTripsExactly) {
+  for (int channels : {1, 2, 3, 4}) {
+    const Tensor image = Picture(9, 13, channels);
+    ASSERT_OK_AND_ASSIGN(auto png, RunKernel("EncodePng", {{image}}));
+    ASSERT_OK_AND_ASSIGN(auto back, RunKernel("DecodePng", {{png[0]}}));
+    ExpectTensorEqual<uint8_t>(back[0], image);
+  }
+}
+
+TEST_F(ImageKernelsTest, JpegRoundTripsClosely) {
+  const Tensor image = Picture(32, 48, 3);
+  ASSERT_OK_AND_ASSIGN(auto jpeg,
+                       RunKernel("EncodeJpeg", {{image}}, {{"quality", MakeAttrValue(100)}}));
+  ASSERT_OK_AND_ASSIGN(auto back, RunKernel("DecodeJpeg", {{jpeg[0]}}));
+  ASSERT_EQ(back[0].shape(), image.shape());
+  int worst = 0;
+  for (int64_t i = 0; i < image.NumElements(); ++i) {
+    worst = std::max(worst, std::abs(back[0].data<uint8_t>()[i] - image.data<uint8_t>()[i]));
+  }
+  EXPECT_LE(worst, 8);
+  ASSERT_OK_AND_ASSIGN(auto shape, RunKernel("ExtractJpegShape", {{jpeg[0]}}));
+  EXPECT_EQ(shape[0].data<int32_t>()[0], 32);
+  EXPECT_EQ(shape[0].data<int32_t>()[1], 48);
+  EXPECT_EQ(shape[0].data<int32_t>()[2], 3);
+}
+
+TEST_F(ImageKernelsTest, AnnouncedPngLargerThanTheTensorBoundIsResourceExhausted) {
+  SetMaxTensorBytes(size_t{1} << 20);
+  EXPECT_THAT(RunKernel("DecodePng", {{Scalar(PngHeader(2000, 2000))}}),
+              StatusIs(absl::StatusCode::kResourceExhausted));
+  // Past TensorFlow's own bound (2^29 pixels) it is InvalidArgument, as there.
+  EXPECT_THAT(RunKernel("DecodePng", {{Scalar(PngHeader(100000, 100000))}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("PNG size too large")));
+}
+
+TEST_F(ImageKernelsTest, AnnouncedGifFrameLargerThanTheTensorBoundIsResourceExhausted) {
+  SetMaxTensorBytes(size_t{1} << 20);
+  EXPECT_THAT(RunKernel("DecodeGif", {{Scalar(GifHeader(60000, 30000))}}),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("the frames hold more than 1048576 pixels")));
+}
+
+TEST_F(ImageKernelsTest, AnnouncedJpegSizeIsBounded) {
+  ASSERT_OK_AND_ASSIGN(auto jpeg, RunKernel("EncodeJpeg", {{Picture(16, 16, 3)}}));
+  std::string bytes = *jpeg[0].data<std::string>();
+  const size_t sof = bytes.find("\xff\xc0");
+  ASSERT_NE(sof, std::string::npos);
+  // SOF0: marker, length (2), precision (1), height (2), width (2).
+  const auto announce = [&](uint16_t h, uint16_t w) {
+    std::string b = bytes;
+    b[sof + 5] = static_cast<char>(h >> 8);
+    b[sof + 6] = static_cast<char>(h & 0xFF);
+    b[sof + 7] = static_cast<char>(w >> 8);
+    b[sof + 8] = static_cast<char>(w & 0xFF);
+    return Scalar(b);
+  };
+  SetMaxTensorBytes(size_t{1} << 20);
+  EXPECT_THAT(RunKernel("DecodeJpeg", {{announce(2000, 2000)}}),
+              StatusIs(absl::StatusCode::kResourceExhausted));
+  EXPECT_THAT(RunKernel("DecodeJpeg", {{announce(60000, 60000)}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("2^29 samples")));
+}
+
+TEST_F(ImageKernelsTest, BadBytesAreInvalidArgumentNamingTheFormat) {
+  ASSERT_OK_AND_ASSIGN(auto jpeg, RunKernel("EncodeJpeg", {{Picture(64, 64, 3)}}));
+  const std::string& bytes = *jpeg[0].data<std::string>();
+  EXPECT_THAT(RunKernel("DecodeJpeg", {{Scalar(bytes.substr(0, bytes.size() / 2))}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Invalid JPEG data")));
+  EXPECT_THAT(RunKernel("DecodePng", {{Scalar(PngHeader(4, 4))}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Invalid PNG data")));
+  EXPECT_THAT(RunKernel("DecodeImage", {{Scalar("not an image")}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Unknown image file format")));
+  const std::string webp("RIFF\x10\x00\x00\x00WEBPVP8 12345678", 24);
+  EXPECT_THAT(RunKernel("DecodeImage", {{Scalar(webp)}}),
+              StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("WebP")));
+}
+
+}  // namespace
+}  // namespace minigraph
