@@ -6,6 +6,7 @@
 //   run_graph export_dir                   # a SavedModel (TensorFlow 1's layout)
 //   run_graph model.meta --fetch=logits:0 --input=x=batch.npy
 //   run_graph export_dir --signature=serving_default --input=images=batch.npy
+//   run_graph export_dir --signature=serving_default --input=image_bytes=@cat.jpg
 //   run_graph model.meta --fetch=logits:0 --target=grpc://ps0:2222   # on a server
 //
 // GRAPH is a MetaGraphDef (.meta; its checkpoint is the prefix beside it), a
@@ -16,7 +17,8 @@
 // variables the checkpoint lacks or holds with another dtype or shape. With
 // --fetch it restores the variables, feeds each Placeholder the .npy file
 // --input gives (or random values of its declared shape, unknown dimensions
-// 1) and prints the fetched tensors.
+// 1) and prints the fetched tensors. --input=NAME=@FILE feeds a file's bytes
+// as a string: an image, a serialized tf.train.Example.
 #include <cstdio>
 #include <cstring>
 #include <map>
@@ -53,7 +55,8 @@ ABSL_FLAG(std::string, checkpoint, "",
 ABSL_FLAG(std::vector<std::string>, fetch, {}, "Tensors to compute and print, e.g. logits:0");
 ABSL_FLAG(std::vector<std::string>, input, {},
           "Placeholder values as NAME=FILE.npy (little-endian, C order: float32/64, int32/64, "
-          "bool, uint8)");
+          "bool, uint8), or NAME=@FILE: the file's bytes as a string (an image, a serialized "
+          "tf.train.Example)");
 ABSL_FLAG(std::string, signature, "",
           "With a SavedModel directory: run this SignatureDef (e.g. serving_default), its "
           "inputs given by key with --input, printing its outputs by key");
@@ -227,13 +230,13 @@ absl::Status CheckInputFlags() {
   for (const std::string& in : absl::GetFlag(FLAGS_input)) {
     std::vector<std::string> kv = absl::StrSplit(in, absl::MaxSplits('=', 1));
     if (kv.size() != 2 || kv[0].empty() || kv[1].empty()) {
-      return absl::InvalidArgumentError(absl::StrCat("--input=", in, " is not NAME=FILE.npy"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("--input=", in, " is not NAME=FILE.npy or NAME=@FILE"));
     }
   }
   return absl::OkStatus();
 }
 
-// --input as NAME -> tensor (CheckInputFlags passed).
 // "2 nodes call Python functions (PyFunc 'f', EagerPyFunc 'g')", counting the
 // graph's functions too; "" when none does.
 std::string PythonCalls(const GraphDef& graph) {
@@ -257,11 +260,28 @@ std::string PythonCalls(const GraphDef& graph) {
                       absl::StrJoin(calls, ", "), n > 5 ? ", ..." : "", ")");
 }
 
-absl::StatusOr<std::map<std::string, Tensor>> Inputs() {
+// The declared rank of each input a run may feed (-1: unknown).
+using InputRanks = std::map<std::string, int>;
+
+int RankOf(const TensorShapeProto& shape) { return shape.unknown_rank() ? -1 : shape.dim_size(); }
+
+// --input as NAME -> tensor (CheckInputFlags passed): NAME=FILE.npy, or
+// NAME=@FILE for the file's bytes as a string (an image, a serialized
+// tf.train.Example), a batch of one where the input is a vector.
+absl::StatusOr<std::map<std::string, Tensor>> Inputs(const InputRanks& ranks) {
   std::map<std::string, Tensor> given;
   for (const std::string& in : absl::GetFlag(FLAGS_input)) {
     std::vector<std::string> kv = absl::StrSplit(in, absl::MaxSplits('=', 1));
-    MG_ASSIGN_OR_RETURN(given[kv[0]], ReadNpy(kv[1]));
+    if (!absl::StartsWith(kv[1], "@")) {
+      MG_ASSIGN_OR_RETURN(given[kv[0]], ReadNpy(kv[1]));
+      continue;
+    }
+    MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(Env::Default(), kv[1].substr(1)));
+    auto rank = ranks.find(kv[0]);
+    Tensor t(DT_STRING, rank != ranks.end() && rank->second == 1 ? TensorShape({1})
+                                                                 : TensorShape({}));
+    *t.data<std::string>() = std::move(bytes);
+    given[kv[0]] = std::move(t);
   }
   return given;
 }
@@ -281,9 +301,13 @@ int RunSignature(const std::string& dir, const std::string& signature) {
   absl::StatusOr<SavedModelBundle> model = LoadSavedModel(
       options, dir, std::set<std::string>(tag_list.begin(), tag_list.end()));
   if (!model.ok()) return Fail(model.status());
-  absl::StatusOr<std::map<std::string, Tensor>> inputs = Inputs();
-  if (!inputs.ok()) return Fail(inputs.status());
   auto sig = model->meta_graph.signature_def().find(signature);
+  InputRanks ranks;
+  if (sig != model->meta_graph.signature_def().end()) {
+    for (const auto& [key, info] : sig->second.inputs()) ranks[key] = RankOf(info.tensor_shape());
+  }
+  absl::StatusOr<std::map<std::string, Tensor>> inputs = Inputs(ranks);
+  if (!inputs.ok()) return Fail(inputs.status());
   if (sig != model->meta_graph.signature_def().end()) {
     std::mt19937_64 rng(absl::GetFlag(FLAGS_seed));
     for (const auto& [key, info] : sig->second.inputs()) {
@@ -402,7 +426,14 @@ int Run(const std::string& path) {
   const std::vector<std::string> fetches = absl::GetFlag(FLAGS_fetch);
   if (fetches.empty()) return 0;
   // 4. Run: inputs from .npy files, random values for other Placeholders.
-  absl::StatusOr<std::map<std::string, Tensor>> inputs = Inputs();
+  InputRanks ranks;
+  for (const NodeDef& n : file->graph.node()) {
+    auto shape = n.attr().find("shape");
+    if (n.op() == "Placeholder") {
+      ranks[n.name()] = shape == n.attr().end() ? -1 : RankOf(shape->second.shape());
+    }
+  }
+  absl::StatusOr<std::map<std::string, Tensor>> inputs = Inputs(ranks);
   if (!inputs.ok()) return Fail(inputs.status());
   std::map<std::string, Tensor> given = *std::move(inputs);
   std::mt19937_64 rng(absl::GetFlag(FLAGS_seed));

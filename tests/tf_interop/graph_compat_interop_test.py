@@ -11,7 +11,12 @@ Python functions: a graph with tf.compat.v1.py_func and tf.py_function
 nodes, its variables in a checkpoint. minigraph restores the variables and
 runs every fetch that does not need Python, as TensorFlow does; a fetch that
 reaches a Python function fails naming the node, and run_graph says which
-nodes need Python."""
+nodes need Python.
+
+Serving inputs: SavedModels whose signatures take serialized
+tf.train.Examples (an Estimator-style export) or JPEG bytes (an image
+classifier that decodes and resizes in the graph) run from the same bytes
+with TensorFlow's outputs."""
 
 import os
 import shutil
@@ -159,6 +164,122 @@ class PythonFunctions(unittest.TestCase):
         self.assertIn("every op known; 1 variables restored", check)
         self.assertIn(f"2 nodes call Python functions (PyFunc '{names[0]}', "
                       f"EagerPyFunc '{names[1]}'): they need Python", check)
+
+
+class ServingInputs(unittest.TestCase):
+    """SavedModels in TensorFlow 1's layout whose serving signatures take
+    bytes: serialized tf.train.Examples (as an Estimator's export does, with a
+    Python function elsewhere in its graph) and JPEG images (decoded, resized
+    and classified inside the graph, in a map_fn loop)."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def _export(self, inputs, outputs, feeds):
+        """Saves the default graph's model with a serving_default signature
+        and returns TensorFlow's outputs for `feeds` {key: value}."""
+        path = os.path.join(self.dir, "export")
+        with v1.Session() as sess:
+            sess.run(v1.global_variables_initializer())
+            want = sess.run(outputs, {inputs[k]: v for k, v in feeds.items()})
+            builder = v1.saved_model.Builder(path)
+            signature = v1.saved_model.predict_signature_def(inputs, outputs)
+            builder.add_meta_graph_and_variables(
+                sess, ["serve"], signature_def_map={"serving_default": signature})
+            builder.save()
+        return path, want
+
+    def _run_minigraph(self, path, feeds):
+        records, out = os.path.join(self.dir, "feeds"), os.path.join(self.dir, "out")
+        interop.write_records(records, feeds)
+        interop.run([interop.binary("model_runner"), f"--saved_model={path}",
+                     f"--feeds={records}", f"--out={out}"])
+        return interop.read_records(out)
+
+    def test_estimator_style_export_runs_from_serialized_examples(self):
+        def example(x, age, tags):
+            f = {"x": tf.train.Feature(float_list=tf.train.FloatList(value=x)),
+                 "tags": tf.train.Feature(bytes_list=tf.train.BytesList(value=tags))}
+            if age is not None:
+                f["age"] = tf.train.Feature(int64_list=tf.train.Int64List(value=[age]))
+            return tf.train.Example(features=tf.train.Features(feature=f)).SerializeToString()
+
+        examples = np.array([example([1.0, -2.0, 0.5], 41, [b"red", b"big"]),
+                             example([0.0, 3.0, -1.5], None, []),
+                             example([2.5, 0.25, 1.0], 7, [b"small"])], dtype=object)
+        with tf.Graph().as_default():
+            serialized = v1.placeholder(tf.string, [None], name="input_example_tensor")
+            f = v1.parse_example(serialized, {
+                "x": v1.FixedLenFeature([3], tf.float32),
+                "age": v1.FixedLenFeature([], tf.int64, default_value=30),
+                "tags": v1.VarLenFeature(tf.string)})
+            batch = tf.shape(serialized)[0]
+            rows = f["tags"].indices[:, 0]
+            table = v1.get_variable("tag_embeddings", [16, 2], initializer=tf.constant_initializer(
+                np.linspace(-1, 1, 32).reshape(16, 2)))
+            hashed = tf.strings.to_hash_bucket_fast(f["tags"].values, 16)
+            tags = tf.math.unsorted_segment_sum(tf.gather(table, hashed), rows, batch)
+            count = tf.math.unsorted_segment_sum(tf.ones_like(hashed, tf.float32), rows, batch)
+            age = tf.cast(f["age"], tf.float32)[:, None] / 100.0
+            features = tf.concat([f["x"], age, tags, count[:, None]], 1)
+            w = v1.get_variable("w", initializer=tf.constant(
+                np.linspace(-0.5, 0.5, 21, dtype=np.float32).reshape(7, 3)))
+            b = v1.get_variable("b", initializer=tf.constant([0.1, -0.2, 0.05]))
+            probabilities = tf.nn.softmax(tf.matmul(features, w) + b)
+            classes = tf.argmax(probabilities, 1)
+            # As an Estimator's hooks might: a Python function off the serving path.
+            v1.py_func(lambda a: a, [probabilities], tf.float32, name="debug_print")
+            path, want = self._export({"examples": serialized},
+                                      {"probabilities": probabilities, "classes": classes},
+                                      {"examples": examples})
+        got = self._run_minigraph(path, {"examples": examples})
+        np.testing.assert_allclose(got["probabilities"], want["probabilities"], rtol=1e-6)
+        np.testing.assert_array_equal(got["classes"], want["classes"])
+
+    def test_image_model_runs_from_jpeg_bytes(self):
+        rng = np.random.default_rng(3)
+        with tf.Graph().as_default(), v1.Session() as sess:
+            jpegs = np.array([sess.run(tf.io.encode_jpeg(rng.integers(0, 256, (h, w, 3),
+                                                                      dtype=np.uint8)))
+                              for h, w in ((40, 56), (17, 33), (64, 64))], dtype=object)
+
+        def preprocess(contents):
+            image = tf.io.decode_jpeg(contents, channels=3)
+            image = tf.image.resize(image, [24, 24])  # bilinear, half-pixel centres
+            return image / 255.0
+
+        with tf.Graph().as_default():
+            contents = v1.placeholder(tf.string, [None], name="image_bytes")
+            images = tf.map_fn(preprocess, contents, fn_output_signature=tf.float32)
+            images.set_shape([None, 24, 24, 3])
+            kernel = v1.get_variable("conv", initializer=tf.constant(
+                rng.normal(0, 0.2, (3, 3, 3, 4)).astype(np.float32)))
+            hidden = tf.nn.relu(tf.nn.conv2d(images, kernel, 1, "SAME"))
+            pooled = tf.nn.max_pool2d(hidden, 2, 2, "VALID")
+            dense = v1.get_variable("dense", initializer=tf.constant(
+                rng.normal(0, 0.05, (12 * 12 * 4, 5)).astype(np.float32)))
+            logits = tf.matmul(tf.reshape(pooled, [-1, 12 * 12 * 4]), dense)
+            # A thumbnail of the first image, as PNG: the encoder in the graph too.
+            thumbnail = tf.io.encode_png(tf.cast(
+                tf.image.resize(tf.io.decode_jpeg(contents[0]), [8, 8],
+                                method="nearest"), tf.uint8))
+            path, want = self._export({"image_bytes": contents},
+                                      {"logits": logits, "thumbnail": thumbnail},
+                                      {"image_bytes": jpegs})
+        got = self._run_minigraph(path, {"image_bytes": jpegs})
+        np.testing.assert_allclose(got["logits"], want["logits"], rtol=1e-5, atol=1e-6)
+        self.assertEqual(bytes(got["thumbnail"].item()), bytes(want["thumbnail"]))
+        # run_graph feeds an image file as it is.
+        photo = os.path.join(self.dir, "photo.jpg")
+        with open(photo, "wb") as f:
+            f.write(jpegs[1])
+        printed = interop.run([interop.binary("run_graph"), path, "--signature=serving_default",
+                               f"--input=image_bytes=@{photo}"]).stdout
+        self.assertIn("logits: float [1,5]", printed)
+        self.assertIn("thumbnail: string []", printed)
 
 
 if __name__ == "__main__":
