@@ -26,6 +26,7 @@
 #include "runtime/cc/ops.h"
 #include "runtime/cc/optimizers.h"
 #include "runtime/cc/variables.h"
+#include "runtime/engine/kernels/internal/image_codecs.h"
 #include "runtime/graph/node_def_util.h"
 #include "runtime/graph/op_registry.h"
 #include "runtime/graph/ops/standard_ops.h"
@@ -434,6 +435,39 @@ absl::Status Run(const std::string& out, const std::string& shared) {
     }
     z.resize(n);
     MG_RETURN_IF_ERROR(Put(out, "serialized_input_fuzzer", "zlib", z));
+  }
+  // serialized_input_fuzzer: small images of every format its decoders read.
+  {
+    std::vector<uint8_t> pixels(6 * 10 * 4);
+    for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<uint8_t>(i * 7);
+    JpegEncodeOptions progressive;
+    progressive.progressive = true;
+    MG_ASSIGN_OR_RETURN(std::string jpeg, EncodeJpeg(pixels.data(), 6, 10, 3, {}));
+    MG_RETURN_IF_ERROR(Put(out, "serialized_input_fuzzer", "jpeg", jpeg));
+    MG_ASSIGN_OR_RETURN(jpeg, EncodeJpeg(pixels.data(), 6, 10, 1, progressive));
+    MG_RETURN_IF_ERROR(Put(out, "serialized_input_fuzzer", "jpeg_progressive", jpeg));
+    MG_ASSIGN_OR_RETURN(std::string png, EncodePng(pixels.data(), 6, 10, 4, 8, -1));
+    MG_RETURN_IF_ERROR(Put(out, "serialized_input_fuzzer", "png", png));
+    MG_ASSIGN_OR_RETURN(png, EncodePng(pixels.data(), 3, 10, 2, 16, 9));
+    MG_RETURN_IF_ERROR(Put(out, "serialized_input_fuzzer", "png16", png));
+    // Two 2x2 frames of a two-colour table, the second with a transparent
+    // colour (index 1); each LZW stream is literal 3-bit codes.
+    static constexpr char kGif[] =
+        "GIF89a\x02\x00\x02\x00\x80\x00\x00\xff\x00\x00\x00\x00\xff"
+        ",\x00\x00\x00\x00\x02\x00\x02\x00\x00\x02\x03\x44\x18\x14\x00"
+        "!\xf9\x04\x05\x0a\x00\x01\x00"
+        ",\x00\x00\x00\x00\x02\x00\x02\x00\x00\x02\x03\x4c\x98\x14\x00;";
+    MG_RETURN_IF_ERROR(
+        Put(out, "serialized_input_fuzzer", "gif", std::string(kGif, sizeof(kGif) - 1)));
+    // A 2x2 24-bit BMP, bottom-up, rows padded to 8 bytes.
+    std::string bmp = "BM";
+    for (uint32_t v : {70u, 0u, 54u, 40u, 2u, 2u}) {
+      bmp.append(reinterpret_cast<const char*>(&v), 4);  // little-endian, as this machine
+    }
+    bmp += std::string("\x01\x00\x18\x00", 4) + std::string(24, '\0') +
+           std::string("\x10\x20\x30\x40\x50\x60\x00\x00\x70\x80\x90\xa0\xb0\xc0\x00\x00",
+                       16);
+    MG_RETURN_IF_ERROR(Put(out, "serialized_input_fuzzer", "bmp", bmp));
   }
   // graph_fuzzer's and saved_model_fuzzer's dictionary (libFuzzer's -dict):
   // every op's name and its attrs' names, so that a mutation can turn one op

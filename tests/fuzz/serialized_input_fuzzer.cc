@@ -2,7 +2,8 @@
 // input is one string, fed to every op of a fixed graph (tf.train.Examples
 // through ParseExampleV2, ParseExample and ParseSingleExample with dense,
 // variable-length, sparse and ragged features; TensorProtos through
-// ParseTensor; Examples as JSON; raw bytes, base64, ZLIB and GZIP). Each fetch runs alone:
+// ParseTensor; Examples as JSON; raw bytes, base64, ZLIB and GZIP; JPEG, PNG,
+// GIF and BMP images through every decoder). Each fetch runs alone:
 // bad bytes must come back as a Status, never a crash or a hang.
 #include <cstddef>
 #include <cstdint>
@@ -94,6 +95,21 @@ constexpr char kGraph[] = R"pb(
          attr { key: "compression_type" value { s: "ZLIB" } } }
   node { name: "gzip" op: "DecodeCompressed" input: "one"
          attr { key: "compression_type" value { s: "GZIP" } } }
+  node { name: "image" op: "DecodeImage" input: "one"
+         attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "png16" op: "DecodePng" input: "one"
+         attr { key: "dtype" value { type: DT_UINT16 } } attr { key: "channels" value { i: 4 } } }
+  node { name: "jpeg_gray" op: "DecodeJpeg" input: "one" attr { key: "channels" value { i: 1 } }
+         attr { key: "try_recover_truncated" value { b: true } }
+         attr { key: "acceptable_fraction" value { f: 0.25 } }
+         attr { key: "ratio" value { i: 2 } } }
+  node { name: "window" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 4 } }
+                                              int_val: 1 int_val: 3 int_val: 2 int_val: 5 } } } }
+  node { name: "crop" op: "DecodeAndCropJpeg" input: "one" input: "window" }
+  node { name: "gif" op: "DecodeGif" input: "one" }
+  node { name: "bmp" op: "DecodeBmp" input: "one" attr { key: "channels" value { i: 4 } } }
+  node { name: "jpeg_shape" op: "ExtractJpegShape" input: "one" }
   versions { producer: 2474 }
 )pb";
 
@@ -102,7 +118,9 @@ constexpr const char* kFetches[] = {"v2:0",     "v2:3",           "v2:4",       
                                     "v2:6",     "v1:0",           "v1:3",            "v1:4",
                                     "single:0", "single:3",       "tensor_float:0",  "raw:0",
                                     "padded:0", "tensor_string:0", "base64:0",       "zlib:0",
-                                    "gzip:0",   "json:0"};
+                                    "gzip:0",   "json:0",         "image:0",         "png16:0",
+                                    "jpeg_gray:0", "crop:0",      "gif:0",           "bmp:0",
+                                    "jpeg_shape:0"};
 
 }  // namespace
 
