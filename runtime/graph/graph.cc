@@ -74,6 +74,7 @@ absl::Status Graph::Build(const OpRegistry* ops) {
       unknown[nd->op()].push_back(nd->name());
       continue;
     }
+    MG_RETURN_IF_ERROR(CheckOpDeprecation((*op)->op_def, version_));
     nodes_[i].op_ = *op;
   }
   if (!unknown.empty()) {

@@ -245,6 +245,11 @@ OpDefBuilder& OpDefBuilder::SetShapeFn(ShapeFn fn) {
   data_.shape_fn = std::move(fn);
   return *this;
 }
+OpDefBuilder& OpDefBuilder::Deprecated(int version, std::string explanation) {
+  data_.op_def.mutable_deprecation()->set_version(version);
+  data_.op_def.mutable_deprecation()->set_explanation(std::move(explanation));
+  return *this;
+}
 OpDefBuilder& OpDefBuilder::Doc(std::string summary) {
   data_.op_def.set_summary(std::move(summary));
   return *this;

@@ -52,6 +52,9 @@ class OpDefBuilder {
   OpDefBuilder& SetIsAggregate();
   OpDefBuilder& SetAllowsUninitializedInput();
   OpDefBuilder& SetShapeFn(ShapeFn fn);
+  // The op is refused in graphs of producer `version` and newer (TensorFlow's
+  // OpDeprecation); `explanation` says what replaces it.
+  OpDefBuilder& Deprecated(int version, std::string explanation);
   OpDefBuilder& Doc(std::string summary);
 
   // Returns InvalidArgument naming the op and the bad spec.

@@ -27,4 +27,12 @@ absl::Status CheckGraphDefVersions(const VersionDef& versions) {
   return absl::OkStatus();
 }
 
+absl::Status CheckOpDeprecation(const OpDef& op, int producer) {
+  if (!op.has_deprecation() || producer < op.deprecation().version()) return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrCat(
+      "Op ", op.name(), " is not available in GraphDef version ", producer,
+      ". It has been removed in version ", op.deprecation().version(), ". ",
+      op.deprecation().explanation(), "."));
+}
+
 }  // namespace minigraph

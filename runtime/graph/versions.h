@@ -14,6 +14,7 @@
 #define MINIGRAPH_RUNTIME_GRAPH_VERSIONS_H_
 
 #include "absl/status/status.h"
+#include "core/proto/op_def.pb.h"
 #include "core/proto/versions.pb.h"
 
 namespace minigraph {
@@ -35,6 +36,11 @@ inline constexpr int kReductionAxesRankVersion = 21;
 // min_consumer newer than kGraphDefVersion, or kGraphDefVersion among its
 // bad_consumers.
 absl::Status CheckGraphDefVersions(const VersionDef& versions);
+
+// Unimplemented, in TensorFlow's words, when `op` was removed at a version
+// at or below `producer` ("Op TopK is not available in GraphDef version 7.
+// It has been removed in version 7. Use TopKV2 instead.").
+absl::Status CheckOpDeprecation(const OpDef& op, int producer);
 
 }  // namespace minigraph
 

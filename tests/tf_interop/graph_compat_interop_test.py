@@ -63,6 +63,62 @@ RANK2_AXES = """
          attr { key: "keep_dims" value { b: false } } }
 """
 
+# The largest two of each row of x, by TopKV2.
+TOP_K_V2 = """
+  node { name: "x" op: "Placeholder"
+         attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "shape" value { shape { dim { size: 2 } dim { size: 3 } } } } }
+  node { name: "k" op: "Const"
+         attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 2 } } } }
+  node { name: "m" op: "TopKV2" input: "x" input: "k"
+         attr { key: "T" value { type: DT_FLOAT } } }
+"""
+
+# TensorFlow 0.12's PlaceholderV2 (deprecated at version 23), summed.
+PLACEHOLDER_V2 = """
+  node { name: "x" op: "PlaceholderV2"
+         attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "shape" value { shape { dim { size: 2 } dim { size: 3 } } } } }
+  node { name: "axes" op: "Const"
+         attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
+                                              int_val: 0 } } } }
+  node { name: "m" op: "Sum" input: "x" input: "axes"
+         attr { key: "T" value { type: DT_FLOAT } }
+         attr { key: "Tidx" value { type: DT_INT32 } } }
+"""
+
+
+def _const(name, values, shape):
+    vals = " ".join(f"float_val: {v}" for v in values)
+    dims = " ".join(f"dim {{ size: {d} }}" for d in shape)
+    return (f'node {{ name: "{name}" op: "Const" attr {{ key: "dtype" value {{ type: DT_FLOAT }} }}'
+            f' attr {{ key: "value" value {{ tensor {{ dtype: DT_FLOAT tensor_shape {{ {dims} }}'
+            f' {vals} }} }} }} }}')
+
+
+# TensorFlow 0.x's BatchNormWithGlobalNormalization (deprecated at version 9,
+# in Inception's 2015 graph) of x as [1, 2, 3, 1].
+BATCH_NORM_GLOBAL = """
+  node { name: "x" op: "Placeholder"
+         attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "shape" value { shape { dim { size: 2 } dim { size: 3 } } } } }
+  node { name: "shape" op: "Const"
+         attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 4 } }
+                int_val: 1 int_val: 2 int_val: 3 int_val: 1 } } } }
+  node { name: "t" op: "Reshape" input: "x" input: "shape"
+         attr { key: "T" value { type: DT_FLOAT } } }
+""" + "\n".join(_const(n, [v], [1]) for n, v in
+                (("mean", 1.5), ("var", 4.0), ("beta", 0.25), ("gamma", -2.0))) + """
+  node { name: "m" op: "BatchNormWithGlobalNormalization"
+         input: "t" input: "mean" input: "var" input: "beta" input: "gamma"
+         attr { key: "T" value { type: DT_FLOAT } }
+         attr { key: "variance_epsilon" value { f: 0.001 } }
+         attr { key: "scale_after_normalization" value { b: true } } }
+"""
+
 X = np.arange(6, dtype=np.float32).reshape(2, 3)[:, ::-1].copy()
 
 # (case, graph, versions): each run with x fed X and m fetched.
@@ -75,6 +131,11 @@ CASES = [
     ("rank-2 reduction axes, version 21", RANK2_AXES, "producer: 21"),
     ("min_consumer above 2.21's", RANK2_AXES, "producer: 3000 min_consumer: 3000"),
     ("bad_consumers naming 2.21's", LEGACY_PLACEHOLDER, "producer: 21 bad_consumers: 2474"),
+    ("TopKV2", TOP_K_V2, "producer: 2474"),
+    ("PlaceholderV2, version 22", PLACEHOLDER_V2, "producer: 22"),
+    ("PlaceholderV2, version 23 (removed)", PLACEHOLDER_V2, "producer: 23"),
+    ("BatchNormWithGlobalNormalization, version 8", BATCH_NORM_GLOBAL, "producer: 8"),
+    ("BatchNormWithGlobalNormalization, version 9 (removed)", BATCH_NORM_GLOBAL, "producer: 9"),
 ]
 
 
@@ -124,6 +185,29 @@ class GraphVersionsInterop(unittest.TestCase):
                     else:
                         self.assertIsNotNone(got, f"TensorFlow runs it; minigraph: {error}")
                         interop.assert_same_bits(self, {"m": want}, {"m": got}, case)
+                    if "removed" in case:
+                        self.assertIn("It has been removed in version", error)
+
+    def test_top_k_of_old_graphs(self):
+        """TopK (k an attr) was removed at version 7: TensorFlow refuses it there
+        and later, with the message minigraph gives. Below 7 TensorFlow 2.21
+        cannot run it either (its kernel requires an index_type attr TopK never
+        had, its bug); minigraph runs it, with the values TopKV2 gives in
+        TensorFlow."""
+        top_k = TOP_K_V2.replace('op: "TopKV2" input: "x" input: "k"', 'op: "TopK" input: "x"')
+        top_k = top_k.replace('attr { key: "T" value { type: DT_FLOAT } } }',
+                              'attr { key: "T" value { type: DT_FLOAT } }'
+                              ' attr { key: "k" value { i: 2 } } }')
+        want = run_tensorflow(graph_def(TOP_K_V2, "producer: 2474"))
+        with tempfile.TemporaryDirectory() as work:
+            got, error = run_minigraph(graph_def(top_k, "producer: 6"), work)
+            self.assertIsNotNone(got, error)
+            interop.assert_same_bits(self, {"m": want}, {"m": got}, "TopK at version 6")
+            got, error = run_minigraph(graph_def(top_k, "producer: 7"), work)
+            self.assertIsNone(got)
+            self.assertIn("Op TopK is not available in GraphDef version 7. It has been removed "
+                          "in version 7. Use TopKV2 instead.", error)
+        self.assertIsNone(run_tensorflow(graph_def(top_k, "producer: 7")))
 
 
 class PythonFunctions(unittest.TestCase):

@@ -1301,3 +1301,28 @@ GENERATORS["StatelessRandomGetKeyCounter"] = (key_counter, "Tseed")
 GENERATORS["StatelessRandomGetAlg"] = (lambda dt, rng: [Spec("alg", [])], None)
 
 image_generators.register(GENERATORS)
+
+
+def top_k(dt, rng):
+    """TopKV2 of rows with ties (broken by the lower index) and infinities;
+    no NaN, whose order TensorFlow leaves to its sort."""
+    out = []
+    for shape in [(7,), (3, 5), (2, 3, 4), (4, 0), (1, 300)]:
+        x = random_values(rng, shape, dt, edges=False)
+        if dt.is_floating:
+            x = np.round(x.astype(np.float64)).astype(dt.as_numpy_dtype)
+            if x.size:
+                x.reshape(-1)[0] = np.inf
+                x.reshape(-1)[-1] = -np.inf
+        for k in sorted({0, 1, min(3, shape[-1]), shape[-1]}):
+            out.append(Spec(f"{list(shape)}.k{k}", [x, np.int32(k)]))
+        out.append(Spec(f"{list(shape)}.k_int64.index_int64", [x, np.int64(shape[-1])],
+                        {"index_type": tf.int64}))
+    x = random_values(rng, (2, 3), dt, edges=False)
+    out += [Spec("k_above_columns", [x, np.int32(4)]), Spec("k_negative", [x, np.int32(-1)]),
+            Spec("scalar_input", [x[0, 0], np.int32(0)]),
+            Spec("k_not_scalar", [x, np.array([1], np.int32)])]
+    return out
+
+
+GENERATORS["TopKV2"] = (top_k, "T")

@@ -761,6 +761,7 @@ class DynamicStitchOp : public OpKernel {
 void RegisterArrayKernels(KernelRegistry* r) {
   r->Register("Const", MakeFactory<ConstOp>());
   r->Register("Placeholder", MakeFactory<PlaceholderOp>());
+  r->Register("PlaceholderV2", MakeFactory<PlaceholderOp>());
   for (const char* op :
        {"Identity", "StopGradient", "Snapshot", "PlaceholderWithDefault", "PreventGradient"}) {
     r->Register(op, MakeFactory<ForwardOp>());

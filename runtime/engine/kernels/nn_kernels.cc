@@ -1,6 +1,7 @@
 // BiasAdd, Softmax, LogSoftmax and the cross-entropy losses.
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -661,9 +662,170 @@ class LrnGradOp : public OpKernel {
   LrnParams p_;
 };
 
+// TopK and TopKV2: per row of the last dimension, the k largest values in
+// descending order, ties broken by the lower index (TensorFlow's order);
+// NaN counts as larger than any number, so the order is total. `sorted`
+// false gives the same order (TensorFlow leaves it unspecified).
+template <typename T>
+class TopKOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    if (type_string() == "TopK") {
+      MG_RETURN_IF_ERROR(c->GetAttr("k", &k_));
+    } else {
+      MG_RETURN_IF_ERROR(c->GetAttr("index_type", &index_type_));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    int64_t k = k_;
+    if (type_string() != "TopK") {
+      const Tensor& kt = ctx->input(1);
+      if (kt.dims() != 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("k must be scalar, got shape ", kt.shape().DebugString()));
+      }
+      k = kt.dtype() == DT_INT64   ? *kt.data<int64_t>()
+          : kt.dtype() == DT_INT16 ? *kt.data<int16_t>()
+                                   : *kt.data<int32_t>();
+      if (k < 0) return absl::InvalidArgumentError(absl::StrCat("Need k >= 0, got ", k));
+    }
+    const Tensor& in = ctx->input(0);
+    if (in.dims() < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input must be >= 1-D, got shape ", in.shape().DebugString()));
+    }
+    const int64_t n = in.dim_size(in.dims() - 1);
+    if (n < k) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input must have at least k columns. Had ", n, ", needed ", k));
+    }
+    std::vector<int64_t> dims(in.shape().dim_sizes().begin(), in.shape().dim_sizes().end());
+    dims.back() = k;
+    const TensorShape shape(dims);
+    Tensor *values, *indices;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &values));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(1, shape, &indices));
+    if (k == 0 || n == 0) return absl::OkStatus();
+    const int64_t rows = in.NumElements() / n;
+    const T* x = in.data<T>();
+    ctx->ParallelFor(rows, n * sizeof(T), k * (sizeof(T) + 8), n * 8.0,
+                     [&](int64_t begin, int64_t end) {
+                       std::vector<int64_t> order(n);
+                       for (int64_t r = begin; r < end; ++r) {
+                         const T* row = x + r * n;
+                         std::iota(order.begin(), order.end(), int64_t{0});
+                         std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                                           [row](int64_t a, int64_t b) {
+                                             return Before(row[a], row[b], a, b);
+                                           });
+                         for (int64_t j = 0; j < k; ++j) {
+                           values->data<T>()[r * k + j] = row[order[j]];
+                           SetIndex(indices, r * k + j, order[j]);
+                         }
+                       }
+                     });
+    return absl::OkStatus();
+  }
+
+ private:
+  // Whether value a (at index i) comes before value b (at index j).
+  static bool Before(T a, T b, int64_t i, int64_t j) {
+    if constexpr (std::is_floating_point_v<T> || std::is_same_v<T, half> ||
+                  std::is_same_v<T, bfloat16>) {
+      const bool a_nan = Eigen::numext::isnan(a), b_nan = Eigen::numext::isnan(b);
+      if (a_nan || b_nan) return a_nan && (!b_nan || i < j);
+    }
+    if (b < a) return true;
+    if (a < b) return false;
+    return i < j;
+  }
+  static void SetIndex(Tensor* t, int64_t at, int64_t v) {
+    switch (t->dtype()) {
+      case DT_INT16:
+        t->data<int16_t>()[at] = static_cast<int16_t>(v);
+        break;
+      case DT_INT64:
+        t->data<int64_t>()[at] = v;
+        break;
+      default:
+        t->data<int32_t>()[at] = static_cast<int32_t>(v);
+    }
+  }
+
+  int64_t k_ = 0;
+  DataType index_type_ = DT_INT32;
+};
+
+// (t - m) / sqrt(v + epsilon) [* gamma] + beta over the last dimension.
+template <typename T>
+class BatchNormGlobalOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("variance_epsilon", &epsilon_));
+    return c->GetAttr("scale_after_normalization", &scale_);
+  }
+
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& t = ctx->input(0);
+    if (t.dims() != 4) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("input must be 4-dimensional", t.shape().DebugString()));
+    }
+    const int64_t depth = t.dim_size(3);
+    static constexpr const char* kNames[] = {"mean", "variance", "beta", "gamma"};
+    for (int i = 1; i < 5; ++i) {
+      const Tensor& v = ctx->input(i);
+      if (v.dims() != 1) {
+        return absl::InvalidArgumentError(absl::StrCat(kNames[i - 1], " must be 1-dimensional",
+                                                       v.shape().DebugString()));
+      }
+      if (v.NumElements() != depth) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(kNames[i - 1], " must have the same number of elements as the "
+                         "channels of input",
+                         v.shape().DebugString(), " vs ", t.shape().DebugString()));
+      }
+    }
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, t.shape(), &out));
+    const T* m = ctx->input(1).data<T>();
+    const T* v = ctx->input(2).data<T>();
+    const T* beta = ctx->input(3).data<T>();
+    const T* gamma = ctx->input(4).data<T>();
+    std::vector<T> scale(depth);
+    for (int64_t d = 0; d < depth; ++d) {
+      scale[d] = T(1) / std::sqrt(v[d] + static_cast<T>(epsilon_));
+      if (scale_) scale[d] *= gamma[d];
+    }
+    const T* x = t.data<T>();
+    T* y = out->data<T>();
+    const int64_t rows = depth == 0 ? 0 : t.NumElements() / depth;
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t d = 0; d < depth; ++d) {
+        y[r * depth + d] = (x[r * depth + d] - m[d]) * scale[d] + beta[d];
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  float epsilon_ = 0;
+  bool scale_ = false;
+};
+
 }  // namespace
 
 void RegisterNnKernels(KernelRegistry* r) {
+  for (const char* op : {"TopK", "TopKV2"}) {
+    r->Register(op, TypedFactory<TopKOp, float, double, int32_t, int64_t, uint8_t, int8_t,
+                                 int16_t, uint16_t, half, bfloat16>());
+  }
+  r->Register("BatchNormWithGlobalNormalization",
+              TypedFactory<BatchNormGlobalOp, float, double>());
   r->Register("BiasAdd", TypedFactory<BiasAddOp, float, double, int32_t, int64_t>());
   r->Register("BiasAddGrad", TypedFactory<BiasAddGradOp, float, double, int32_t, int64_t>());
   r->Register("Softmax", TypedFactory<SoftmaxFor<false>::Op, float, double>());

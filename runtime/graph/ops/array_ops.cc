@@ -642,6 +642,17 @@ void RegisterArrayOps(OpRegistry* r) {
                         .Attr("dtype: type")
                         .Attr("shape: shape = unknown")
                         .SetShapeFn(PlaceholderShape));
+  // TensorFlow 0.12's Placeholder; its shape attr has no legacy reading.
+  MG_REGISTER_OP(r, OpDefBuilder("PlaceholderV2")
+                        .Output("output: dtype")
+                        .Attr("dtype: type")
+                        .Attr("shape: shape")
+                        .Deprecated(23, "Placeholder now behaves the same as PlaceholderV2.")
+                        .SetShapeFn([](InferenceContext* c) {
+                          MG_ASSIGN_OR_RETURN(PartialShape s, c->GetAttr<PartialShape>("shape"));
+                          c->set_output(0, s);
+                          return absl::OkStatus();
+                        }));
   MG_REGISTER_OP(r, OpDefBuilder("PlaceholderWithDefault")
                         .Input("input: dtype")
                         .Output("output: dtype")

@@ -11,6 +11,56 @@ namespace minigraph {
 namespace {
 
 constexpr char kFloat[] = "T: {float, double}";
+constexpr char kRealNumberTypes[] =
+    "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, half, uint32, "
+    "uint64}";
+
+// TopK and TopKV2: [..., k] values and indices of [..., n].
+absl::Status TopKShape(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  if (in.rank_known() && in.rank() < 1) {
+    return c->Error(absl::StrCat("Shape must be at least rank 1 but is rank ", in.rank()));
+  }
+  int64_t k = -1;
+  if (c->node_def().op() == "TopK") {
+    MG_ASSIGN_OR_RETURN(k, c->GetAttr<int64_t>("k"));
+  } else if (const Tensor* t = c->input_tensor(1); t != nullptr && t->NumElements() == 1) {
+    k = t->dtype() == DT_INT64   ? *t->data<int64_t>()
+        : t->dtype() == DT_INT16 ? *t->data<int16_t>()
+                                 : *t->data<int32_t>();
+    if (k < 0) return c->Error(absl::StrCat("Need k >= 0, got ", k));
+  }
+  if (!in.rank_known()) {
+    c->set_output(0, PartialShape());
+    c->set_output(1, PartialShape());
+    return absl::OkStatus();
+  }
+  std::vector<int64_t> dims = in.dims();
+  if (k >= 0 && dims.back() >= 0 && dims.back() < k) {
+    return c->Error(absl::StrCat("input must have last dimension >= k = ", k, " but is ",
+                                 dims.back()));
+  }
+  dims.back() = k;
+  c->set_output(0, PartialShape(dims));
+  c->set_output(1, PartialShape(dims));
+  return absl::OkStatus();
+}
+
+// BatchNormWithGlobalNormalization: t [b, r, c, depth], the others [depth].
+absl::Status BatchNormGlobalShape(InferenceContext* c) {
+  MG_ASSIGN_OR_RETURN(PartialShape t, c->WithRank(0, 4));
+  int64_t depth = t.dim(3);
+  for (int i = 1; i < 5; ++i) {
+    MG_ASSIGN_OR_RETURN(PartialShape v, c->WithRank(i, 1));
+    if (depth >= 0 && v.dim(0) >= 0 && v.dim(0) != depth) {
+      return c->Error(absl::StrCat("Dimensions must be equal, but are ", depth, " and ",
+                                   v.dim(0)));
+    }
+    if (depth < 0) depth = v.dim(0);
+  }
+  c->set_output(0, PartialShape({t.dim(0), t.dim(1), t.dim(2), depth}));
+  return absl::OkStatus();
+}
 
 // NHWC output of a convolution or pool: [batch, out_rows, out_cols, depth].
 absl::Status WindowedShape(InferenceContext* c, const PartialShape& input, int64_t k_rows,
@@ -327,6 +377,42 @@ void RegisterNnOps(OpRegistry* r) {
                         .Attr("alpha: float = 0.2")
                         .Attr("T: {half, bfloat16, float, double} = float")
                         .SetShapeFn(shape_fn::MergeAllInputs));
+  // The k largest of each row, and where they are (ties: the lower index
+  // first); TopK takes k as an attr (deprecated at version 7).
+  MG_REGISTER_OP(r, OpDefBuilder("TopKV2")
+                        .Input("input: T")
+                        .Input("k: Tk")
+                        .Output("values: T")
+                        .Output("indices: index_type")
+                        .Attr("sorted: bool = true")
+                        .Attr(kRealNumberTypes)
+                        .Attr("Tk: {int16, int32, int64} = int32")
+                        .Attr("index_type: {int16, int32, int64} = int32")
+                        .SetShapeFn(TopKShape));
+  MG_REGISTER_OP(r, OpDefBuilder("TopK")
+                        .Input("input: T")
+                        .Output("values: T")
+                        .Output("indices: int32")
+                        .Attr("k: int >= 0")
+                        .Attr("sorted: bool = true")
+                        .Attr(kRealNumberTypes)
+                        .Deprecated(7, "Use TopKV2 instead")
+                        .SetShapeFn(TopKShape));
+  // TensorFlow 0.x's batch normalization of NHWC `t` with the moments given
+  // (deprecated at version 9; Inception's 2015 graph holds it).
+  MG_REGISTER_OP(r, OpDefBuilder("BatchNormWithGlobalNormalization")
+                        .Input("t: T")
+                        .Input("m: T")
+                        .Input("v: T")
+                        .Input("beta: T")
+                        .Input("gamma: T")
+                        .Output("result: T")
+                        .Attr("T: {float, double, int32, uint8, int16, int8, complex64, int64, "
+                              "bfloat16, uint16, complex128, half, uint32, uint64}")
+                        .Attr("variance_epsilon: float")
+                        .Attr("scale_after_normalization: bool")
+                        .Deprecated(9, "Use tf.nn.batch_normalization()")
+                        .SetShapeFn(BatchNormGlobalShape));
   // Whether each target is among the k largest predictions of its row
   // (ties counted as TensorFlow does: a target tied with the k-th is in).
   MG_REGISTER_OP(
