@@ -435,6 +435,17 @@ absl::Status Run(const std::string& out, const std::string& shared) {
     }
     z.resize(n);
     MG_RETURN_IF_ERROR(Put(out, "serialized_input_fuzzer", "zlib", z));
+    SequenceExample se;
+    *se.mutable_context() = e.features();
+    auto& lists = *se.mutable_feature_lists()->mutable_feature_list();
+    for (int step = 0; step < 3; ++step) {
+      lists["d"].add_feature()->mutable_float_list()->add_value(step);
+      lists["d"].mutable_feature(step)->mutable_float_list()->add_value(-step);
+      lists["s"].add_feature()->mutable_bytes_list()->add_value(std::string(step, 'z'));
+      lists["r"].add_feature()->mutable_float_list()->add_value(0.5f * step);
+    }
+    MG_RETURN_IF_ERROR(
+        Put(out, "serialized_input_fuzzer", "sequence_example", se.SerializeAsString()));
   }
   // serialized_input_fuzzer: small images of every format its decoders read.
   {

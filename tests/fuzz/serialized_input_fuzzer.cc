@@ -2,7 +2,8 @@
 // input is one string, fed to every op of a fixed graph (tf.train.Examples
 // through ParseExampleV2, ParseExample and ParseSingleExample with dense,
 // variable-length, sparse and ragged features; TensorProtos through
-// ParseTensor; Examples as JSON; raw bytes, base64, ZLIB and GZIP; JPEG, PNG,
+// ParseTensor; SequenceExamples through ParseSequenceExampleV2; Examples as
+// JSON; raw bytes, base64, ZLIB and GZIP; JPEG, PNG,
 // GIF and BMP images through every decoder). Each fetch runs alone:
 // bad bytes must come back as a Status, never a crash or a hang.
 #include <cstddef>
@@ -95,6 +96,33 @@ constexpr char kGraph[] = R"pb(
          attr { key: "compression_type" value { s: "ZLIB" } } }
   node { name: "gzip" op: "DecodeCompressed" input: "one"
          attr { key: "compression_type" value { s: "GZIP" } } }
+  node { name: "no_keys" op: "Const" attr { key: "dtype" value { type: DT_STRING } }
+         attr { key: "value" value { tensor { dtype: DT_STRING
+                                              tensor_shape { dim { size: 0 } } } } } }
+  node { name: "key_d" op: "Const" attr { key: "dtype" value { type: DT_STRING } }
+         attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape { dim { size: 1 } }
+                                              string_val: "d" } } } }
+  node { name: "assumed_empty" op: "Const" attr { key: "dtype" value { type: DT_BOOL } }
+         attr { key: "value" value { tensor { dtype: DT_BOOL tensor_shape { dim { size: 1 } }
+                                              bool_val: true } } } }
+  node { name: "sequence" op: "ParseSequenceExampleV2"
+         input: "batch" input: "names" input: "sparse_keys" input: "dense_keys"
+         input: "ragged_keys" input: "sparse_keys" input: "key_d" input: "ragged_keys"
+         input: "assumed_empty" input: "default_x" input: "default_seq"
+         attr { key: "Ncontext_sparse" value { i: 1 } }
+         attr { key: "context_sparse_types" value { list { type: DT_STRING } } }
+         attr { key: "Tcontext_dense" value { list { type: DT_FLOAT type: DT_INT64 } } }
+         attr { key: "context_dense_shapes" value { list { shape { dim { size: 2 } }
+                                                           shape { dim { size: -1 } } } } }
+         attr { key: "context_ragged_value_types" value { list { type: DT_FLOAT } } }
+         attr { key: "context_ragged_split_types" value { list { type: DT_INT64 } } }
+         attr { key: "Nfeature_list_sparse" value { i: 1 } }
+         attr { key: "feature_list_sparse_types" value { list { type: DT_STRING } } }
+         attr { key: "Nfeature_list_dense" value { i: 1 } }
+         attr { key: "feature_list_dense_types" value { list { type: DT_FLOAT } } }
+         attr { key: "feature_list_dense_shapes" value { list { shape { dim { size: 2 } } } } }
+         attr { key: "feature_list_ragged_value_types" value { list { type: DT_FLOAT } } }
+         attr { key: "feature_list_ragged_split_types" value { list { type: DT_INT32 } } } }
   node { name: "image" op: "DecodeImage" input: "one"
          attr { key: "dtype" value { type: DT_FLOAT } } }
   node { name: "png16" op: "DecodePng" input: "one"
@@ -120,7 +148,8 @@ constexpr const char* kFetches[] = {"v2:0",     "v2:3",           "v2:4",       
                                     "padded:0", "tensor_string:0", "base64:0",       "zlib:0",
                                     "gzip:0",   "json:0",         "image:0",         "png16:0",
                                     "jpeg_gray:0", "crop:0",      "gif:0",           "bmp:0",
-                                    "jpeg_shape:0"};
+                                    "jpeg_shape:0", "sequence:3",  "sequence:5",      "sequence:9",
+                                    "sequence:10",  "sequence:12", "sequence:13"};
 
 }  // namespace
 

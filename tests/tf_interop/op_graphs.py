@@ -753,6 +753,136 @@ def parsing(dt, rng):
     ]
 
 
+def _sequence_example(context=None, lists=None):
+    """A serialized tf.train.SequenceExample: `lists` maps a key to its steps,
+    each a list of floats, ints or bytes."""
+    def feature(v):
+        if v and isinstance(v[0], bytes):
+            return tf.train.Feature(bytes_list=tf.train.BytesList(value=v))
+        if v and isinstance(v[0], float):
+            return tf.train.Feature(float_list=tf.train.FloatList(value=v))
+        return tf.train.Feature(int64_list=tf.train.Int64List(value=v))
+    ctx = tf.train.Features(feature={k: feature(v) for k, v in (context or {}).items()})
+    fl = tf.train.FeatureLists(feature_list={
+        k: tf.train.FeatureList(feature=[feature(step) for step in steps])
+        for k, steps in (lists or {}).items()})
+    return tf.train.SequenceExample(context=ctx, feature_lists=fl).SerializeToString()
+
+
+def sequence_parsing(dt, rng):
+    """tf.io.parse_sequence_example and parse_single_sequence_example
+    (ParseSequenceExampleV2), TensorFlow 1's ParseSequenceExample and
+    ParseSingleSequenceExample: context features of every kind, feature lists
+    dense (with lengths; missing ones assumed empty or refused), sparse and
+    ragged, and the inputs TensorFlow refuses."""
+    a = _sequence_example(
+        {"c": [5], "cs": [b"x", b"y"], "cf": [1.5, 2.5], "cr": [1.0]},
+        {"d": [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], "s": [[1], [], [2, 3]],
+         "r": [[b"a"], [b"b", b"c"]], "w": [[b"p"]]})
+    b = _sequence_example({"cr": [2.0, 3.0]}, {"d": [[7.0, 8.0]], "s": [[9]], "w": []})
+    c = _sequence_example({}, {"d": [], "s": [], "w": [[b"q"], [b"r", b"s"]]})
+    batch = np.array([a, b, c], dtype=object)
+    context = {"c": tf.io.FixedLenFeature([], tf.int64, default_value=-1),
+               "cf": tf.io.FixedLenFeature([2], tf.float32, default_value=[0.0, 0.0]),
+               "cs": tf.io.VarLenFeature(tf.string),
+               "cr": tf.io.RaggedFeature(tf.float32)}
+    sequence = {"d": tf.io.FixedLenSequenceFeature([2], tf.float32),
+                "s": tf.io.VarLenFeature(tf.int64),
+                "r": tf.io.RaggedFeature(tf.string),
+                "w": tf.io.RaggedFeature(tf.string, row_splits_dtype=tf.int64)}
+
+    def flat(parsed):
+        out = []
+        for part in parsed:
+            for k in sorted(part):
+                v = part[k]
+                if isinstance(v, tf.SparseTensor):
+                    out += [v.indices, v.values, v.dense_shape]
+                elif isinstance(v, tf.RaggedTensor):
+                    out += [v.flat_values] + list(v.nested_row_splits)
+                else:
+                    out.append(v)
+        return out
+
+    def batch_graph(values, ctx=context, seq=sequence):
+        def graph():
+            ser = v1.placeholder(tf.string, [None], name="serialized")
+            return {ser: values}, flat(tf.io.parse_sequence_example(ser, ctx, seq))
+        return graph
+
+    def single_graph(value, ctx=context, seq=sequence):
+        def graph():
+            ser = v1.placeholder(tf.string, [], name="serialized")
+            return {ser: value}, flat(tf.io.parse_single_sequence_example(ser, ctx, seq))
+        return graph
+
+    def raw(outs):
+        return [t for group in outs for t in (group if isinstance(group, list) else [group])]
+
+    def v1_graph(values, assumed_empty=("d",)):
+        """TensorFlow 1's ParseSequenceExample: the keys in attrs."""
+        def graph():
+            ser = v1.placeholder(tf.string, [None], name="serialized")
+            return {ser: values}, raw(tf.raw_ops.ParseSequenceExample(
+                serialized=ser, debug_name=tf.constant([], tf.string),
+                context_dense_defaults=[tf.constant(-1, tf.int64)], Ncontext_sparse=1,
+                Ncontext_dense=1, Nfeature_list_sparse=1, Nfeature_list_dense=1,
+                feature_list_dense_missing_assumed_empty=list(assumed_empty),
+                context_sparse_keys=["cs"], context_dense_keys=["c"],
+                feature_list_sparse_keys=["s"], feature_list_dense_keys=["d"],
+                context_sparse_types=[tf.string], feature_list_dense_types=[tf.float32],
+                context_dense_shapes=[[]], feature_list_sparse_types=[tf.int64],
+                feature_list_dense_shapes=[[2]]))
+        return graph
+
+    def single_raw_graph(value, assumed_empty=()):
+        """ParseSingleSequenceExample: the keys scalar inputs."""
+        def graph():
+            ser = v1.placeholder(tf.string, None, name="serialized")
+            return {ser: value}, raw(tf.raw_ops.ParseSingleSequenceExample(
+                serialized=ser,
+                feature_list_dense_missing_assumed_empty=tf.constant(list(assumed_empty),
+                                                                     tf.string),
+                context_sparse_keys=[tf.constant("cs")], context_dense_keys=[tf.constant("cf")],
+                feature_list_sparse_keys=[tf.constant("s")],
+                feature_list_dense_keys=[tf.constant("d")],
+                context_dense_defaults=[tf.constant([0.5, 0.5])],
+                debug_name=tf.constant("one"), context_sparse_types=[tf.string],
+                feature_list_dense_types=[tf.float32], context_dense_shapes=[[2]],
+                feature_list_sparse_types=[tf.int64], feature_list_dense_shapes=[[2]]))
+        return graph
+
+    missing_d = np.array([a, _sequence_example({}, {"s": [[1]]})], dtype=object)
+    return [
+        Spec("batch", [], graph=batch_graph(batch)),
+        Spec("batch_of_one", [], graph=batch_graph(batch[:1])),
+        Spec("empty_batch", [], graph=batch_graph(np.array([], dtype=object))),
+        Spec("single", [], graph=single_graph(a)),
+        Spec("single_empty_lists", [], graph=single_graph(c)),
+        Spec("dense_list_missing", [],
+             graph=batch_graph(missing_d, seq={"d": tf.io.FixedLenSequenceFeature(
+                 [2], tf.float32)})),
+        Spec("dense_list_missing_allowed", [],
+             graph=batch_graph(missing_d, seq={"d": tf.io.FixedLenSequenceFeature(
+                 [2], tf.float32, allow_missing=True)})),
+        Spec("dense_list_wrong_type", [],
+             graph=batch_graph(batch, seq={"d": tf.io.FixedLenSequenceFeature([2], tf.int64)})),
+        Spec("dense_list_wrong_count", [],
+             graph=batch_graph(batch, seq={"d": tf.io.FixedLenSequenceFeature([3], tf.float32)})),
+        Spec("context_required_missing", [],
+             graph=batch_graph(batch, ctx={"c": tf.io.FixedLenFeature([], tf.int64)}, seq={})),
+        Spec("not_a_proto", [], graph=batch_graph(np.array([b"\x0a\x05abc"], dtype=object))),
+        Spec("v1_batch", [], graph=v1_graph(batch)),
+        Spec("v1_missing_refused", [], graph=v1_graph(missing_d, assumed_empty=())),
+        Spec("single_raw", [], graph=single_raw_graph(a)),
+        Spec("single_raw_missing_refused", [],
+             graph=single_raw_graph(_sequence_example({}, {"s": [[1]]}))),
+        Spec("single_raw_missing_allowed", [],
+             graph=single_raw_graph(_sequence_example({}, {"s": [[1]]}), assumed_empty=["d"])),
+        Spec("single_raw_vector", [], graph=single_raw_graph(batch[:1])),
+    ]
+
+
 def sparse_cross(dt, rng):
     """SparseCross (TensorFlow 1's feature crosses) of two sparse columns and
     a dense one, as strings and hashed into buckets; mixed string and int64
@@ -868,6 +998,8 @@ GRAPH_GROUPS += [
     ("summaries", summaries, ["ScalarSummary", "HistogramSummary", "MergeSummary"]),
     ("basics", basics, ["Const", "Placeholder", "Assert", "NoOp"]),
     ("parsing", parsing, ["ParseExampleV2", "ParseExample", "ParseSingleExample"]),
+    ("sequence_parsing", sequence_parsing,
+     ["ParseSequenceExampleV2", "ParseSequenceExample", "ParseSingleSequenceExample"]),
     ("sparse_cross", sparse_cross, ["SparseCross"]),
     ("ragged_to_tensor", ragged_to_tensor, ["RaggedTensorToTensor"]),
 ]

@@ -13,59 +13,165 @@
 // A scalar `serialized` is one Example: no batch dimension (sparse indices
 // [n, 1], no row splits).
 #include <algorithm>
+#include <array>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "core/proto/example.pb.h"
+#include "runtime/engine/kernels/internal/example_features.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
 namespace minigraph {
-namespace {
-
-const char* KindName(DataType dt) {
-  return dt == DT_FLOAT ? "float" : dt == DT_INT64 ? "int64" : "string";
+absl::Status FindFeature(const Features& features, const std::string& key, DataType dt,
+                         const std::string& name, const Feature** f) {
+  *f = nullptr;
+  auto it = features.feature().find(key);
+  if (it == features.feature().end() || it->second.kind_case() == Feature::KIND_NOT_SET) {
+    return absl::OkStatus();
+  }
+  if (CountOf(it->second, dt) < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Name: ", name, ", Feature: ", key, ".  Data types don't match. Data type: ",
+        FeatureKindName(it->second), " but expected type: ", KindName(dt)));
+  }
+  *f = &it->second;
+  return absl::OkStatus();
 }
 
-// The number of values of `f` if they are of `dt`, else -1.
-int64_t CountOf(const Feature& f, DataType dt) {
-  switch (f.kind_case()) {
-    case Feature::kFloatList:
-      return dt == DT_FLOAT ? f.float_list().value_size() : -1;
-    case Feature::kInt64List:
-      return dt == DT_INT64 ? f.int64_list().value_size() : -1;
-    case Feature::kBytesList:
-      return dt == DT_STRING ? f.bytes_list().value_size() : -1;
-    default:
-      return 0;  // no kind: an empty list of any type
+absl::Status WriteSparse(OpKernelContext* ctx, std::array<int, 3> outputs, DataType dt,
+                         const std::vector<const Feature*>& features, bool scalar) {
+  const int64_t batch = static_cast<int64_t>(features.size());
+  int64_t total = 0, longest = 0;
+  for (const Feature* f : features) {
+    const int64_t n = f == nullptr ? 0 : CountOf(*f, dt);
+    total += n;
+    longest = std::max(longest, n);
+  }
+  const int64_t rank = scalar ? 1 : 2;
+  Tensor *indices, *values, *shape;
+  MG_RETURN_IF_ERROR(ctx->allocate_output(outputs[0], TensorShape({total, rank}), &indices));
+  MG_RETURN_IF_ERROR(ctx->allocate_output(outputs[1], TensorShape({total}), &values));
+  MG_RETURN_IF_ERROR(ctx->allocate_output(outputs[2], TensorShape({rank}), &shape));
+  int64_t* idx = indices->data<int64_t>();
+  int64_t at = 0;
+  for (int64_t i = 0; i < batch; ++i) {
+    if (features[i] == nullptr) continue;
+    const int64_t n = CountOf(*features[i], dt);
+    CopyValues(*features[i], dt, values, at);
+    for (int64_t k = 0; k < n; ++k, ++at) {
+      if (!scalar) *idx++ = i;
+      *idx++ = k;
+    }
+  }
+  int64_t* s = shape->data<int64_t>();
+  if (!scalar) *s++ = batch;
+  *s = longest;
+  return absl::OkStatus();
+}
+
+absl::Status WriteDense(OpKernelContext* ctx, int output, DataType dt, const PartialShape& shape,
+                        const Tensor& def, const std::vector<const Feature*>& features,
+                        bool scalar, const std::string& key, int j, const ExampleName& name) {
+  const int64_t batch = static_cast<int64_t>(features.size());
+  const bool variable = shape.rank() > 0 && shape.dim(0) < 0;
+  int64_t row = 1;  // elements per step of the first dimension (variable) or per example
+  for (int d = variable ? 1 : 0; d < shape.rank(); ++d) row *= shape.dim(d);
+  int64_t rows = 0;  // the longest variable-length feature, in rows
+  for (int64_t i = 0; i < batch; ++i) {
+    const int64_t n = features[i] == nullptr ? -1 : CountOf(*features[i], dt);
+    if (n < 0) {
+      if (!variable && def.NumElements() == 0) {
+        return absl::InvalidArgumentError(absl::StrCat("Name: ", name(i), ", Feature: ", key,
+                                                       " (data type: ", KindName(dt),
+                                                       ") is required but could not be found."));
+      }
+      continue;
+    }
+    if (variable ? (row == 0 ? n != 0 : n % row != 0) : n != row) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Name: ", name(i), ", Key: ", key, ", Index: ", i, ".  Number of ", KindName(dt),
+          " values != expected.  values size: ", n, " but output shape: ",
+          shape.DebugString()));
+    }
+    if (variable && row > 0) rows = std::max(rows, n / row);
+  }
+  std::vector<int64_t> dims = shape.dims();
+  if (variable) dims[0] = rows;
+  if (!scalar) dims.insert(dims.begin(), batch);
+  MG_ASSIGN_OR_RETURN(TensorShape out_shape, TensorShape::Build(dims));
+  const int64_t per = variable ? rows * row : row;  // elements per example
+  if (!variable && def.NumElements() != 0 && def.NumElements() != per) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dense_defaults[", j, "] for ", key, " has ", def.NumElements(),
+        " values; it must be empty or have the ", per, " of ", shape.DebugString()));
+  }
+  if (variable && def.NumElements() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "dense_defaults[", j, "] for the variable-length ", key,
+        " must be a scalar (the padding) or empty, got ", def.shape().DebugString()));
+  }
+  Tensor* out;
+  MG_RETURN_IF_ERROR(ctx->allocate_output(output, out_shape, &out));
+  for (int64_t i = 0; i < batch; ++i) {
+    const int64_t base = i * per;
+    int64_t filled = 0;
+    if (features[i] != nullptr) {
+      CopyValues(*features[i], dt, out, base);
+      filled = CountOf(*features[i], dt);
+    }
+    // The rest from the default: all of it (fixed) or the padding (variable).
+    FillFrom(def, variable, dt, out, base + filled, per - filled, filled);
+  }
+  return absl::OkStatus();
+}
+
+void FillFrom(const Tensor& def, bool first_only, DataType dt, Tensor* out, int64_t at,
+              int64_t n, int64_t from) {
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t d = first_only ? 0 : from + k;
+    if (dt == DT_FLOAT) {
+      out->data<float>()[at + k] = def.NumElements() ? def.data<float>()[d] : 0.0f;
+    } else if (dt == DT_INT64) {
+      out->data<int64_t>()[at + k] = def.NumElements() ? def.data<int64_t>()[d] : 0;
+    } else {
+      out->data<std::string>()[at + k] =
+          def.NumElements() ? def.data<std::string>()[d] : std::string();
+    }
   }
 }
 
-const char* FeatureKindName(const Feature& f) {
-  switch (f.kind_case()) {
-    case Feature::kFloatList:
-      return "float";
-    case Feature::kInt64List:
-      return "int64";
-    default:
-      return "string";
-  }
-}
-
-// Copies the values of `f` (of `dt`, checked) into `out` at `at`.
-void CopyValues(const Feature& f, DataType dt, Tensor* out, int64_t at) {
-  if (dt == DT_FLOAT) {
-    const auto& v = f.float_list().value();
-    std::copy(v.begin(), v.end(), out->data<float>() + at);
-  } else if (dt == DT_INT64) {
-    const auto& v = f.int64_list().value();
-    std::copy(v.begin(), v.end(), out->data<int64_t>() + at);
+void SetSplit(Tensor* splits, int64_t i, int64_t v) {
+  if (splits->dtype() == DT_INT32) {
+    splits->data<int32_t>()[i] = static_cast<int32_t>(v);
   } else {
-    const auto& v = f.bytes_list().value();
-    std::copy(v.begin(), v.end(), out->data<std::string>() + at);
+    splits->data<int64_t>()[i] = v;
   }
 }
+
+absl::Status WriteRagged(OpKernelContext* ctx, std::array<int, 2> outputs, DataType dt,
+                         DataType split_dt, const std::vector<const Feature*>& features,
+                         bool scalar) {
+  const int64_t batch = static_cast<int64_t>(features.size());
+  int64_t total = 0;
+  for (const Feature* f : features) total += f == nullptr ? 0 : CountOf(*f, dt);
+  Tensor *values, *splits;
+  MG_RETURN_IF_ERROR(ctx->allocate_output(outputs[0], TensorShape({total}), &values));
+  MG_RETURN_IF_ERROR(
+      ctx->allocate_output(outputs[1], TensorShape({scalar ? 0 : batch + 1}), &splits));
+  if (splits->dtype() != split_dt) return absl::InternalError("ragged split type mismatch");
+  int64_t at = 0;
+  for (int64_t i = 0; i <= batch; ++i) {
+    if (!scalar) SetSplit(splits, i, at);
+    if (i == batch || features[i] == nullptr) continue;
+    CopyValues(*features[i], dt, values, at);
+    at += CountOf(*features[i], dt);
+  }
+  return absl::OkStatus();
+}
+
+namespace {
 
 class ParseExampleOp : public OpKernel {
  public:
@@ -141,7 +247,7 @@ class ParseExampleOp : public OpKernel {
           "names must be empty or have one name per serialized Example: ",
           names.NumElements(), " names for ", batch));
     }
-    auto name = [&](int64_t i) {
+    const ExampleName name = [&](int64_t i) {
       return names.NumElements() == 0 ? std::string("<unknown>") : names.data<std::string>()[i];
     };
     std::vector<Example> examples(batch);
@@ -171,40 +277,39 @@ class ParseExampleOp : public OpKernel {
         (j < num_sparse_ ? sparse_keys : dense_keys).push_back(*key.data<std::string>());
       }
     }
-    // The feature `key` of example i, or null; its type checked.
-    auto find = [&](int64_t i, const std::string& key, DataType dt,
-                    const Feature** f) -> absl::Status {
-      *f = nullptr;
-      const auto& map = examples[i].features().feature();
-      auto it = map.find(key);
-      if (it == map.end() || it->second.kind_case() == Feature::KIND_NOT_SET) {
-        return absl::OkStatus();
+    // The feature `key` of each example, or null; its type checked.
+    auto collect = [&](const std::string& key, DataType dt,
+                       std::vector<const Feature*>* found) -> absl::Status {
+      found->assign(batch, nullptr);
+      for (int64_t i = 0; i < batch; ++i) {
+        MG_RETURN_IF_ERROR(
+            FindFeature(examples[i].features(), key, dt, name(i), &(*found)[i]));
       }
-      if (CountOf(it->second, dt) < 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Name: ", name(i), ", Feature: ", key, ".  Data types don't match. Data type: ",
-            FeatureKindName(it->second), " but expected type: ", KindName(dt)));
-      }
-      *f = &it->second;
       return absl::OkStatus();
     };
-
-    const int64_t ns = num_sparse_;
-    for (int64_t j = 0; j < ns; ++j) {
-      MG_RETURN_IF_ERROR(Sparse(ctx, j, sparse_keys[j], sparse_types_[j], scalar, batch, find));
+    std::vector<const Feature*> found;
+    const int ns = static_cast<int>(num_sparse_);
+    for (int j = 0; j < ns; ++j) {
+      MG_RETURN_IF_ERROR(collect(sparse_keys[j], sparse_types_[j], &found));
+      MG_RETURN_IF_ERROR(
+          WriteSparse(ctx, {j, ns + j, 2 * ns + j}, sparse_types_[j], found, scalar));
     }
-    for (size_t j = 0; j < dense_types_.size(); ++j) {
-      MG_RETURN_IF_ERROR(Dense(ctx, static_cast<int>(j), dense_keys[j], scalar, batch, name, find));
+    for (int j = 0; j < static_cast<int>(nd); ++j) {
+      MG_RETURN_IF_ERROR(collect(dense_keys[j], dense_types_[j], &found));
+      MG_RETURN_IF_ERROR(WriteDense(ctx, 3 * ns + j, dense_types_[j], dense_shapes_[j],
+                                    ctx->input(defaults_ + j), found, scalar, dense_keys[j], j,
+                                    name));
     }
-    for (size_t j = 0; j < ragged_types_.size(); ++j) {
-      MG_RETURN_IF_ERROR(Ragged(ctx, static_cast<int>(j), ragged_keys[j], scalar, batch, find));
+    const int base = 3 * ns + static_cast<int>(nd), nr = static_cast<int>(ragged_types_.size());
+    for (int j = 0; j < nr; ++j) {
+      MG_RETURN_IF_ERROR(collect(ragged_keys[j], ragged_types_[j], &found));
+      MG_RETURN_IF_ERROR(WriteRagged(ctx, {base + j, base + nr + j}, ragged_types_[j],
+                                     split_types_[j], found, scalar));
     }
     return absl::OkStatus();
   }
 
  private:
-  using Find = std::function<absl::Status(int64_t, const std::string&, DataType, const Feature**)>;
-
   static absl::StatusOr<std::vector<std::string>> Keys(OpKernelContext* ctx, int input,
                                                        int64_t want, const char* what) {
     const Tensor& t = ctx->input(input);
@@ -213,144 +318,6 @@ class ParseExampleOp : public OpKernel {
                                                      t.NumElements()));
     }
     return std::vector<std::string>(t.data<std::string>(), t.data<std::string>() + want);
-  }
-
-  absl::Status Sparse(OpKernelContext* ctx, int64_t j, const std::string& key, DataType dt,
-                      bool scalar, int64_t batch, const Find& find) const {
-    std::vector<const Feature*> features(batch);
-    int64_t total = 0, longest = 0;
-    for (int64_t i = 0; i < batch; ++i) {
-      MG_RETURN_IF_ERROR(find(i, key, dt, &features[i]));
-      const int64_t n = features[i] == nullptr ? 0 : CountOf(*features[i], dt);
-      total += n;
-      longest = std::max(longest, n);
-    }
-    const int64_t rank = scalar ? 1 : 2;
-    const int ns = static_cast<int>(num_sparse_);
-    Tensor *indices, *values, *shape;
-    MG_RETURN_IF_ERROR(ctx->allocate_output(static_cast<int>(j), TensorShape({total, rank}),
-                                            &indices));
-    MG_RETURN_IF_ERROR(ctx->allocate_output(ns + static_cast<int>(j), TensorShape({total}),
-                                            &values));
-    MG_RETURN_IF_ERROR(ctx->allocate_output(2 * ns + static_cast<int>(j), TensorShape({rank}),
-                                            &shape));
-    int64_t* idx = indices->data<int64_t>();
-    int64_t at = 0;
-    for (int64_t i = 0; i < batch; ++i) {
-      if (features[i] == nullptr) continue;
-      const int64_t n = CountOf(*features[i], dt);
-      CopyValues(*features[i], dt, values, at);
-      for (int64_t k = 0; k < n; ++k, ++at) {
-        if (!scalar) *idx++ = i;
-        *idx++ = k;
-      }
-    }
-    int64_t* s = shape->data<int64_t>();
-    if (!scalar) *s++ = batch;
-    *s = longest;
-    return absl::OkStatus();
-  }
-
-  template <typename NameFn>
-  absl::Status Dense(OpKernelContext* ctx, int j, const std::string& key, bool scalar,
-                     int64_t batch, const NameFn& name, const Find& find) const {
-    const DataType dt = dense_types_[j];
-    const PartialShape& shape = dense_shapes_[j];
-    const Tensor& def = ctx->input(defaults_ + j);
-    const bool variable = shape.rank() > 0 && shape.dim(0) < 0;
-    int64_t row = 1;  // elements per step of the first dimension (variable) or per example
-    for (int d = variable ? 1 : 0; d < shape.rank(); ++d) row *= shape.dim(d);
-    std::vector<const Feature*> features(batch);
-    int64_t rows = 0;  // the longest variable-length feature, in rows
-    for (int64_t i = 0; i < batch; ++i) {
-      MG_RETURN_IF_ERROR(find(i, key, dt, &features[i]));
-      const int64_t n = features[i] == nullptr ? -1 : CountOf(*features[i], dt);
-      if (n < 0) {
-        if (!variable && def.NumElements() == 0) {
-          return absl::InvalidArgumentError(absl::StrCat("Name: ", name(i), ", Feature: ", key,
-                                                         " (data type: ", KindName(dt),
-                                                         ") is required but could not be found."));
-        }
-        continue;
-      }
-      if (variable ? (row == 0 ? n != 0 : n % row != 0) : n != row) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Name: ", name(i), ", Key: ", key, ", Index: ", i, ".  Number of ", KindName(dt),
-            " values != expected.  values size: ", n, " but output shape: ",
-            shape.DebugString()));
-      }
-      if (variable && row > 0) rows = std::max(rows, n / row);
-    }
-    std::vector<int64_t> dims = shape.dims();
-    if (variable) dims[0] = rows;
-    if (!scalar) dims.insert(dims.begin(), batch);
-    MG_ASSIGN_OR_RETURN(TensorShape out_shape, TensorShape::Build(dims));
-    const int64_t per = variable ? rows * row : row;  // elements per example
-    if (!variable && def.NumElements() != 0 && def.NumElements() != per) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "dense_defaults[", j, "] for ", key, " has ", def.NumElements(),
-          " values; it must be empty or have the ", per, " of ", shape.DebugString()));
-    }
-    if (variable && def.NumElements() > 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "dense_defaults[", j, "] for the variable-length ", key,
-          " must be a scalar (the padding) or empty, got ", def.shape().DebugString()));
-    }
-    Tensor* out;
-    const int index = static_cast<int>(3 * num_sparse_) + j;
-    MG_RETURN_IF_ERROR(ctx->allocate_output(index, out_shape, &out));
-    for (int64_t i = 0; i < batch; ++i) {
-      const int64_t base = i * per;
-      int64_t filled = 0;
-      if (features[i] != nullptr) {
-        CopyValues(*features[i], dt, out, base);
-        filled = CountOf(*features[i], dt);
-      }
-      // The rest from the default: all of it (fixed) or the padding (variable).
-      for (int64_t k = filled; k < per; ++k) {
-        const int64_t from = variable ? 0 : k;
-        if (dt == DT_FLOAT) {
-          out->data<float>()[base + k] = def.NumElements() ? def.data<float>()[from] : 0.0f;
-        } else if (dt == DT_INT64) {
-          out->data<int64_t>()[base + k] = def.NumElements() ? def.data<int64_t>()[from] : 0;
-        } else {
-          out->data<std::string>()[base + k] =
-              def.NumElements() ? def.data<std::string>()[from] : std::string();
-        }
-      }
-    }
-    return absl::OkStatus();
-  }
-
-  absl::Status Ragged(OpKernelContext* ctx, int j, const std::string& key, bool scalar,
-                      int64_t batch, const Find& find) const {
-    const DataType dt = ragged_types_[j];
-    std::vector<const Feature*> features(batch);
-    int64_t total = 0;
-    for (int64_t i = 0; i < batch; ++i) {
-      MG_RETURN_IF_ERROR(find(i, key, dt, &features[i]));
-      if (features[i] != nullptr) total += CountOf(*features[i], dt);
-    }
-    const int base = static_cast<int>(3 * num_sparse_ + dense_types_.size());
-    const int n_ragged = static_cast<int>(ragged_types_.size());
-    Tensor *values, *splits;
-    MG_RETURN_IF_ERROR(ctx->allocate_output(base + j, TensorShape({total}), &values));
-    MG_RETURN_IF_ERROR(ctx->allocate_output(base + n_ragged + j,
-                                            TensorShape({scalar ? 0 : batch + 1}), &splits));
-    int64_t at = 0;
-    for (int64_t i = 0; i <= batch; ++i) {
-      if (!scalar) {
-        if (split_types_[j] == DT_INT32) {
-          splits->data<int32_t>()[i] = static_cast<int32_t>(at);
-        } else {
-          splits->data<int64_t>()[i] = at;
-        }
-      }
-      if (i == batch || features[i] == nullptr) continue;
-      CopyValues(*features[i], dt, values, at);
-      at += CountOf(*features[i], dt);
-    }
-    return absl::OkStatus();
   }
 
   std::vector<DataType> dense_types_, sparse_types_, ragged_types_, split_types_;

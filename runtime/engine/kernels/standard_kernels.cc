@@ -34,6 +34,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   RegisterImageCodecKernels(r);
   RegisterImageResizeKernels(r);
   RegisterExampleParsingKernels(r);
+  RegisterSequenceExampleParsingKernels(r);
   RegisterRaggedKernels(r);
   RegisterFunctionalKernels(r);
   RegisterDatasetKernels(r);

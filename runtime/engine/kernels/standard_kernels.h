@@ -60,6 +60,7 @@ void RegisterListKernels(KernelRegistry* r);
 void RegisterOptionalKernels(KernelRegistry* r);
 void RegisterTensorArrayKernels(KernelRegistry* r);
 void RegisterExampleParsingKernels(KernelRegistry* r);
+void RegisterSequenceExampleParsingKernels(KernelRegistry* r);
 
 // _Recv kernels run in this process so far, and the seconds they took
 // (waiting for the value and moving it), for benchmarks.

@@ -83,6 +83,101 @@ absl::Status AppendDim(InferenceContext* c, int64_t last) {
   return absl::OkStatus();
 }
 
+// The three SequenceExample parsers' outputs in order: the context's sparse
+// (indices, values, shapes), dense and ragged (values, splits), then the
+// feature lists' sparse, dense (values, and lengths but for
+// ParseSingleSequenceExample) and ragged (values, outer and inner splits).
+absl::Status ParseSequenceExampleShape(InferenceContext* c) {
+  const std::string& op = c->node_def().op();
+  const bool single = op == "ParseSingleSequenceExample";
+  MG_ASSIGN_OR_RETURN(int64_t cs, c->GetAttr<int64_t>("Ncontext_sparse"));
+  MG_ASSIGN_OR_RETURN(std::vector<DataType> cd,
+                      c->GetAttr<std::vector<DataType>>("Tcontext_dense"));
+  MG_ASSIGN_OR_RETURN(int64_t ls, c->GetAttr<int64_t>("Nfeature_list_sparse"));
+  MG_ASSIGN_OR_RETURN(std::vector<DataType> ld,
+                      c->GetAttr<std::vector<DataType>>("feature_list_dense_types"));
+  const auto shapes = [&](const char* attr) {
+    std::vector<PartialShape> out;
+    auto it = c->node_def().attr().find(attr);
+    if (it == c->node_def().attr().end()) return out;
+    for (const TensorShapeProto& s : it->second.list().shape()) {
+      out.push_back(PartialShape::FromProto(s));
+    }
+    return out;
+  };
+  const std::vector<PartialShape> cd_shapes = shapes("context_dense_shapes");
+  const std::vector<PartialShape> ld_shapes = shapes("feature_list_dense_shapes");
+  std::vector<DataType> cr, lr;
+  if (op == "ParseSequenceExampleV2") {
+    MG_ASSIGN_OR_RETURN(cr, c->GetAttr<std::vector<DataType>>("context_ragged_value_types"));
+    MG_ASSIGN_OR_RETURN(lr,
+                        c->GetAttr<std::vector<DataType>>("feature_list_ragged_value_types"));
+  }
+  if (cd_shapes.size() != cd.size() || ld_shapes.size() != ld.size()) {
+    return c->Error(absl::StrCat(op, ": each dense type needs a shape"));
+  }
+  if (op == "ParseSequenceExample") {
+    // TensorFlow 1's counts must match its key lists.
+    for (const auto& [count, keys] :
+         {std::pair<const char*, const char*>{"Ncontext_sparse", "context_sparse_keys"},
+          {"Ncontext_dense", "context_dense_keys"},
+          {"Nfeature_list_sparse", "feature_list_sparse_keys"},
+          {"Nfeature_list_dense", "feature_list_dense_keys"}}) {
+      MG_ASSIGN_OR_RETURN(int64_t n, c->GetAttr<int64_t>(count));
+      MG_ASSIGN_OR_RETURN(std::vector<std::string> k, c->GetAttr<std::vector<std::string>>(keys));
+      if (n != static_cast<int64_t>(k.size())) {
+        return c->Error(absl::StrCat(count, " (", n, ") must match the size of ", keys, " (",
+                                     k.size(), ")"));
+      }
+    }
+  }
+  // [] for one example, [batch] for a vector of them.
+  PartialShape batch = single ? PartialShape::Scalar() : c->input(0);
+  if (batch.rank_known() && batch.rank() > 1) {
+    return c->Error(absl::StrCat("serialized must be a scalar or a vector, got ",
+                                 batch.DebugString()));
+  }
+  const int rank = batch.rank_known() ? batch.rank() : -1;
+  const int64_t examples = rank == 1 ? batch.dim(0) : rank == 0 ? 1 : -1;
+  auto prefixed = [&](const std::vector<int64_t>& dims) {
+    if (!batch.rank_known()) return PartialShape();
+    std::vector<int64_t> all = batch.dims();
+    all.insert(all.end(), dims.begin(), dims.end());
+    return PartialShape(all);
+  };
+  int out = 0;
+  auto sparse = [&](int64_t n, int64_t extra) {
+    const int64_t r = rank < 0 ? -1 : rank + extra;
+    for (int64_t j = 0; j < n; ++j) c->set_output(out + j, PartialShape({-1, r}));
+    for (int64_t j = 0; j < n; ++j) c->set_output(out + n + j, PartialShape({-1}));
+    for (int64_t j = 0; j < n; ++j) c->set_output(out + 2 * n + j, PartialShape({r}));
+    out += 3 * n;
+  };
+  auto splits = [&]() {
+    return PartialShape({rank == 0 ? 0 : examples < 0 ? -1 : examples + 1});
+  };
+  sparse(cs, 1);
+  for (const PartialShape& s : cd_shapes) c->set_output(out++, prefixed(s.dims()));
+  for (size_t j = 0; j < cr.size(); ++j) c->set_output(out + j, PartialShape({-1}));
+  for (size_t j = 0; j < cr.size(); ++j) c->set_output(out + cr.size() + j, splits());
+  out += 2 * cr.size();
+  sparse(ls, 2);
+  for (const PartialShape& s : ld_shapes) {
+    std::vector<int64_t> dims = {-1};
+    dims.insert(dims.end(), s.dims().begin(), s.dims().end());
+    c->set_output(out++, prefixed(dims));
+  }
+  if (!single) {
+    for (size_t j = 0; j < ld.size(); ++j) c->set_output(out++, batch);
+  }
+  for (size_t j = 0; j < lr.size(); ++j) c->set_output(out + j, PartialShape({-1}));
+  for (size_t j = 0; j < lr.size(); ++j) c->set_output(out + lr.size() + j, splits());
+  for (size_t j = 0; j < lr.size(); ++j) {
+    c->set_output(out + 2 * lr.size() + j, PartialShape({-1}));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status DecodeRawShape(InferenceContext* c) { return AppendDim(c, -1); }
 
 absl::Status DecodePaddedRawShape(InferenceContext* c) {
@@ -194,6 +289,107 @@ void RegisterParsingOps(OpRegistry* r) {
                         .Attr("Tdense: list({float, int64, string}) >= 0")
                         .Attr("dense_shapes: list(shape) >= 0")
                         .SetShapeFn(ParseExampleShape));
+  constexpr char kFeatureTypes[] = "list({float, int64, string}) >= 0";
+  auto types = [&](const char* name) { return absl::StrCat(name, ": ", kFeatureTypes); };
+  MG_REGISTER_OP(r, OpDefBuilder("ParseSequenceExampleV2")
+                        .Input("serialized: string")
+                        .Input("debug_name: string")
+                        .Input("context_sparse_keys: string")
+                        .Input("context_dense_keys: string")
+                        .Input("context_ragged_keys: string")
+                        .Input("feature_list_sparse_keys: string")
+                        .Input("feature_list_dense_keys: string")
+                        .Input("feature_list_ragged_keys: string")
+                        .Input("feature_list_dense_missing_assumed_empty: bool")
+                        .Input("context_dense_defaults: Tcontext_dense")
+                        .Output("context_sparse_indices: Ncontext_sparse * int64")
+                        .Output("context_sparse_values: context_sparse_types")
+                        .Output("context_sparse_shapes: Ncontext_sparse * int64")
+                        .Output("context_dense_values: Tcontext_dense")
+                        .Output("context_ragged_values: context_ragged_value_types")
+                        .Output("context_ragged_row_splits: context_ragged_split_types")
+                        .Output("feature_list_sparse_indices: Nfeature_list_sparse * int64")
+                        .Output("feature_list_sparse_values: feature_list_sparse_types")
+                        .Output("feature_list_sparse_shapes: Nfeature_list_sparse * int64")
+                        .Output("feature_list_dense_values: feature_list_dense_types")
+                        .Output("feature_list_dense_lengths: Nfeature_list_dense * int64")
+                        .Output("feature_list_ragged_values: feature_list_ragged_value_types")
+                        .Output("feature_list_ragged_outer_splits: feature_list_ragged_split_types")
+                        .Output("feature_list_ragged_inner_splits: feature_list_ragged_split_types")
+                        .Attr("Ncontext_sparse: int >= 0 = 0")
+                        .Attr(types("Tcontext_dense") + " = []")
+                        .Attr(types("context_sparse_types") + " = []")
+                        .Attr(types("context_ragged_value_types") + " = []")
+                        .Attr("context_ragged_split_types: list({int32, int64}) >= 0 = []")
+                        .Attr("context_dense_shapes: list(shape) >= 0 = []")
+                        .Attr("Nfeature_list_sparse: int >= 0 = 0")
+                        .Attr("Nfeature_list_dense: int >= 0 = 0")
+                        .Attr(types("feature_list_dense_types") + " = []")
+                        .Attr(types("feature_list_sparse_types") + " = []")
+                        .Attr(types("feature_list_ragged_value_types") + " = []")
+                        .Attr("feature_list_ragged_split_types: list({int32, int64}) >= 0 = []")
+                        .Attr("feature_list_dense_shapes: list(shape) >= 0 = []")
+                        .SetShapeFn(ParseSequenceExampleShape));
+  // TensorFlow 1's: the keys in attrs, a vector of examples, no ragged
+  // features.
+  MG_REGISTER_OP(r, OpDefBuilder("ParseSequenceExample")
+                        .Input("serialized: string")
+                        .Input("debug_name: string")
+                        .Input("context_dense_defaults: Tcontext_dense")
+                        .Output("context_sparse_indices: Ncontext_sparse * int64")
+                        .Output("context_sparse_values: context_sparse_types")
+                        .Output("context_sparse_shapes: Ncontext_sparse * int64")
+                        .Output("context_dense_values: Tcontext_dense")
+                        .Output("feature_list_sparse_indices: Nfeature_list_sparse * int64")
+                        .Output("feature_list_sparse_values: feature_list_sparse_types")
+                        .Output("feature_list_sparse_shapes: Nfeature_list_sparse * int64")
+                        .Output("feature_list_dense_values: feature_list_dense_types")
+                        .Output("feature_list_dense_lengths: Nfeature_list_dense * int64")
+                        .Attr("feature_list_dense_missing_assumed_empty: list(string) >= 0")
+                        .Attr("context_sparse_keys: list(string) >= 0")
+                        .Attr("context_dense_keys: list(string) >= 0")
+                        .Attr("feature_list_sparse_keys: list(string) >= 0")
+                        .Attr("feature_list_dense_keys: list(string) >= 0")
+                        .Attr("Ncontext_sparse: int >= 0 = 0")
+                        .Attr("Ncontext_dense: int >= 0 = 0")
+                        .Attr("Nfeature_list_sparse: int >= 0 = 0")
+                        .Attr("Nfeature_list_dense: int >= 0 = 0")
+                        .Attr(types("context_sparse_types") + " = []")
+                        .Attr(types("Tcontext_dense") + " = []")
+                        .Attr(types("feature_list_dense_types") + " = []")
+                        .Attr("context_dense_shapes: list(shape) >= 0 = []")
+                        .Attr(types("feature_list_sparse_types") + " = []")
+                        .Attr("feature_list_dense_shapes: list(shape) >= 0 = []")
+                        .SetShapeFn(ParseSequenceExampleShape));
+  // One SequenceExample, the keys scalar inputs.
+  MG_REGISTER_OP(r, OpDefBuilder("ParseSingleSequenceExample")
+                        .Input("serialized: string")
+                        .Input("feature_list_dense_missing_assumed_empty: string")
+                        .Input("context_sparse_keys: Ncontext_sparse * string")
+                        .Input("context_dense_keys: Ncontext_dense * string")
+                        .Input("feature_list_sparse_keys: Nfeature_list_sparse * string")
+                        .Input("feature_list_dense_keys: Nfeature_list_dense * string")
+                        .Input("context_dense_defaults: Tcontext_dense")
+                        .Input("debug_name: string")
+                        .Output("context_sparse_indices: Ncontext_sparse * int64")
+                        .Output("context_sparse_values: context_sparse_types")
+                        .Output("context_sparse_shapes: Ncontext_sparse * int64")
+                        .Output("context_dense_values: Tcontext_dense")
+                        .Output("feature_list_sparse_indices: Nfeature_list_sparse * int64")
+                        .Output("feature_list_sparse_values: feature_list_sparse_types")
+                        .Output("feature_list_sparse_shapes: Nfeature_list_sparse * int64")
+                        .Output("feature_list_dense_values: feature_list_dense_types")
+                        .Attr("Ncontext_sparse: int >= 0 = 0")
+                        .Attr("Ncontext_dense: int >= 0 = 0")
+                        .Attr("Nfeature_list_sparse: int >= 0 = 0")
+                        .Attr("Nfeature_list_dense: int >= 0 = 0")
+                        .Attr(types("context_sparse_types") + " = []")
+                        .Attr(types("Tcontext_dense") + " = []")
+                        .Attr(types("feature_list_dense_types") + " = []")
+                        .Attr("context_dense_shapes: list(shape) >= 0 = []")
+                        .Attr(types("feature_list_sparse_types") + " = []")
+                        .Attr("feature_list_dense_shapes: list(shape) >= 0 = []")
+                        .SetShapeFn(ParseSequenceExampleShape));
 }
 
 }  // namespace minigraph
