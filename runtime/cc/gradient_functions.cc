@@ -400,6 +400,33 @@ void RegisterNn(GradientRegistry* r) {
                        Output()};
                 return absl::OkStatus();
               });
+  // TopK's values take the gradient where they came from: each row's
+  // indices offset by the row's start in x, the gradient summed there.
+  auto top_k = [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    // The last element of a shape (int64), as a scalar.
+    auto last_dim = [&](Output shape) {
+      Output at = ops::Sub(s, ops::Size(s, shape, DT_INT64), ops::Const<int64_t>(s, 1));
+      Output one = ops::Slice(s, shape, ops::Reshape(s, at, ops::Const<int32_t>(s, {1})),
+                              ops::Const<int64_t>(s, {1}));
+      return ops::Reshape(s, one, ops::Const(s, Tensor(DT_INT32, TensorShape({0}))));
+    };
+    Output shape = ops::Shape(s, s.GetInputs(op)[0], DT_INT64);
+    Output indices = ops::Cast(s, op.output(1), DT_INT64);
+    Output k = last_dim(ops::Shape(s, indices, DT_INT64));
+    Output rows = ops::Reshape(s, indices, ops::Pack(s, {ops::Const<int64_t>(s, -1), k}));
+    Output total = ops::Prod(s, shape, ops::Const<int32_t>(s, 0));
+    Output starts = ops::ExpandDims(
+        s, ops::Range(s, ops::Const<int64_t>(s, 0), total, last_dim(shape)),
+        ops::Const<int32_t>(s, -1));
+    Output flat = ops::Reshape(s, ops::Add(s, rows, starts), ops::Const<int32_t>(s, {-1}));
+    Output sums = ops::UnsortedSegmentSum(
+        s, ops::Reshape(s, dy[0], ops::Const<int32_t>(s, {-1})), flat, total);
+    *dx = {ops::Reshape(s, sums, shape)};
+    if (s.GetNodeDef(op).op() == "TopKV2") dx->push_back(Output());
+    return absl::OkStatus();
+  };
+  r->Register("TopK", top_k);
+  r->Register("TopKV2", top_k);
   r->Register("Softmax", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     Output y = op.output(0);
     *dx = {ops::Mul(s, ops::Sub(s, dy[0], LastAxisKeep(s, ops::Mul(s, dy[0], y))), y)};

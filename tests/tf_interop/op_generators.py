@@ -1315,7 +1315,8 @@ def top_k(dt, rng):
                 x.reshape(-1)[0] = np.inf
                 x.reshape(-1)[-1] = -np.inf
         for k in sorted({0, 1, min(3, shape[-1]), shape[-1]}):
-            out.append(Spec(f"{list(shape)}.k{k}", [x, np.int32(k)]))
+            out.append(Spec(f"{list(shape)}.k{k}", [x, np.int32(k)],
+                            grad=_grad(dt, 0) if k else ()))
         out.append(Spec(f"{list(shape)}.k_int64.index_int64", [x, np.int64(shape[-1])],
                         {"index_type": tf.int64}))
     x = random_values(rng, (2, 3), dt, edges=False)
