@@ -5,7 +5,9 @@ checkpoint ops and summaries. Each case is a small graph built with
 TensorFlow's own Python API (op_cases.Spec.graph), as real graphs have these
 ops; GRAPH_GENERATORS maps each op to its cases."""
 
+import atexit
 import os
+import shutil
 import tempfile
 
 import numpy as np
@@ -343,6 +345,68 @@ def tables(dt, rng):
         return {}, [found]
     return [Spec("static", [], graph=static), Spec("mutable", [], graph=mutable),
             Spec("initialize_table", [], graph=initialize_table)]
+
+
+def text_file_tables(dt, rng):
+    """HashTables filled from text files (InitializeTableFromTextFileV2, what
+    tf.lookup.TextFileInitializer and vocabulary feature columns build):
+    keys and values from columns, line numbers (with an offset) or whole
+    lines, of every type; vocab_size cutting the file short or asking for
+    more; a space as the delimiter; CRLF lines; the files and delimiters
+    TensorFlow refuses."""
+    work = tempfile.mkdtemp(prefix="mg_vocab_")  # read again when minigraph runs the cases
+    atexit.register(shutil.rmtree, work, True)
+
+    def write(name, text):
+        path = os.path.join(work, name)
+        with open(path, "w", newline="") as f:
+            f.write(text)
+        return path
+
+    vocab = write("vocab.txt", "apple\nbanana\ncherry\n")
+    pairs = write("pairs.tsv", "a\t1\t0.5\nb\t2\t1.5\nc\t-3\t2.5\n")
+    spaces = write("spaces.txt", "x 10\ny 20\n")
+    crlf = write("crlf.txt", "p\r\nq\r\n")
+    gap = write("gap.txt", "a\n\nb\n")
+
+    def graph(path, key_dtype, value_dtype, key_index, value_index, queries, default, **attrs):
+        def g():
+            table = tf.raw_ops.HashTableV2(key_dtype=key_dtype, value_dtype=value_dtype)
+            init = tf.raw_ops.InitializeTableFromTextFileV2(
+                table_handle=table, filename=path, key_index=key_index,
+                value_index=value_index, **attrs)
+            with tf.control_dependencies([init]):
+                found = tf.raw_ops.LookupTableFindV2(
+                    table_handle=table, keys=tf.constant(queries, key_dtype),
+                    default_value=tf.constant(default, value_dtype))
+                size = tf.raw_ops.LookupTableSizeV2(table_handle=table)
+            return {}, [found, size]
+        return g
+
+    S, I = tf.string, tf.int64
+    words = [b"banana", b"apple", b"durian"]
+    return [
+        Spec("word_to_id", [], graph=graph(vocab, S, I, -2, -1, words, -1)),
+        Spec("id_to_word_offset", [], graph=graph(vocab, I, S, -1, -2, [5, 7, 0], b"?",
+                                                  offset=5)),
+        Spec("columns_int64", [], graph=graph(pairs, S, I, 0, 1, [b"b", b"z"], 0)),
+        Spec("columns_float", [], graph=graph(pairs, S, tf.float32, 0, 2, [b"c"], -1.0)),
+        Spec("columns_double", [], graph=graph(pairs, S, tf.float64, 0, 2, [b"a"], -1.0)),
+        Spec("int_keys", [], graph=graph(pairs, I, S, 1, 0, [-3, 2, 9], b"?")),
+        Spec("vocab_size_short", [], graph=graph(vocab, S, I, -2, -1, words, -1, vocab_size=2)),
+        Spec("vocab_size_too_long", [], graph=graph(vocab, S, I, -2, -1, words, -1,
+                                                    vocab_size=5)),
+        Spec("space_delimiter", [], graph=graph(spaces, S, I, 0, 1, [b"x", b"y"], 0,
+                                                delimiter=" ")),
+        Spec("empty_delimiter", [], graph=graph(spaces, S, I, 0, 1, [b"x"], 0, delimiter="")),
+        Spec("crlf", [], graph=graph(crlf, S, I, -2, -1, [b"q", b"q\r"], -1)),
+        Spec("empty_line", [], graph=graph(gap, S, I, -2, -1, [b"b"], -1)),
+        Spec("missing_column", [], graph=graph(pairs, S, I, 0, 3, [b"a"], 0)),
+        Spec("not_an_int", [], graph=graph(pairs, I, I, 0, 1, [1], 0)),
+        Spec("line_number_as_string", [], graph=graph(vocab, S, S, -2, -1, [b"a"], b"?")),
+        Spec("missing_file", [], graph=graph(os.path.join(work, "nope.txt"), S, I, -2, -1,
+                                             [b"a"], -1)),
+    ]
 
 
 def _iterate(ds, n, initializable=False):
@@ -981,6 +1045,7 @@ GRAPH_GROUPS += [
      ["HashTableV2", "InitializeTableV2", "LookupTableFindV2", "LookupTableSizeV2",
       "MutableHashTableV2", "LookupTableInsertV2", "LookupTableImportV2",
       "LookupTableExportV2"]),
+    ("text_file_tables", text_file_tables, ["InitializeTableFromTextFileV2"]),
     ("datasets", datasets,
      ["RangeDataset", "MapDataset", "BatchDatasetV2", "TensorSliceDataset", "FilterDataset",
       "PaddedBatchDatasetV2", "TensorDataset", "RepeatDataset", "TakeDataset", "SkipDataset",

@@ -7,8 +7,12 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
+#include "core/env.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
 namespace minigraph {
@@ -307,6 +311,132 @@ class LookupTableFillOp : public OpKernel {
   enum Kind { kInit, kInsert, kImport } kind_ = kInit;
 };
 
+// TensorFlow's InitializeTableFromTextFile: line i of the file (up to
+// vocab_size lines) gives one entry, its key and value each column k of the
+// line split at the delimiter (one character), the line number plus
+// offset (-1) or the whole line (-2).
+class InitializeTableFromTextFileOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  static constexpr int64_t kLineNumber = -1, kWholeLine = -2;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("key_index", &key_index_));
+    MG_RETURN_IF_ERROR(c->GetAttr("value_index", &value_index_));
+    MG_RETURN_IF_ERROR(c->GetAttr("vocab_size", &vocab_size_));
+    MG_RETURN_IF_ERROR(c->GetAttr("delimiter", &delimiter_));
+    if (delimiter_.size() != 1) {
+      return absl::InvalidArgumentError("delimiter should be only 1 char");
+    }
+    return c->GetAttr("offset", &offset_);
+  }
+
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& name = ctx->input(1);
+    if (name.dims() != 0) {
+      return absl::InvalidArgumentError(absl::StrCat("filename should be a single string, but got ",
+                                                     name.shape().DebugString()));
+    }
+    const std::string& file = *name.data<std::string>();
+    if (file.empty()) return absl::InvalidArgumentError("filename cannot be empty.");
+    std::shared_ptr<Resource> hold;
+    MG_ASSIGN_OR_RETURN(LookupTable * table, TableOf(ctx, nullptr, nullptr, &hold));
+    if (table->is_mutable()) {
+      return absl::InvalidArgumentError(
+          "InitializeTableFromTextFileV2 needs a HashTable, not a MutableHashTable");
+    }
+    MG_RETURN_IF_ERROR(CheckIndex(key_index_, table->key_dtype(), "key"));
+    MG_RETURN_IF_ERROR(CheckIndex(value_index_, table->value_dtype(), "value"));
+    MG_ASSIGN_OR_RETURN(std::string text, ReadFileToString(ctx->env(), file));
+    std::vector<absl::string_view> lines = absl::StrSplit(text, '\n');
+    if (!lines.empty() && lines.back().empty()) lines.pop_back();  // the last newline
+    const int64_t n = vocab_size_ < 0 ? static_cast<int64_t>(lines.size())
+                                      : std::min<int64_t>(vocab_size_, lines.size());
+    if (vocab_size_ >= 0 && static_cast<int64_t>(lines.size()) < vocab_size_) {
+      return absl::InvalidArgumentError(absl::StrCat("Invalid vocab_size in ", file, ": expected ",
+                                                     vocab_size_, " got ", lines.size()));
+    }
+    Tensor keys(table->key_dtype(), TensorShape({n}));
+    Tensor values(table->value_dtype(), TensorShape({n}));
+    for (int64_t i = 0; i < n; ++i) {
+      absl::string_view line = absl::StripSuffix(lines[i], "\r");
+      if (line.empty()) {
+        return absl::InvalidArgumentError(absl::StrCat("Invalid content in ", file,
+                                                       ": empty line found at position ", i,
+                                                       "."));
+      }
+      std::vector<absl::string_view> fields = absl::StrSplit(line, delimiter_[0]);
+      const int64_t need = std::max(key_index_, value_index_) + 1;
+      if (static_cast<int64_t>(fields.size()) < need) {
+        return absl::InvalidArgumentError(absl::StrCat("Invalid number of columns in ", file,
+                                                       " line ", i, " (", line, ") : expected ",
+                                                       need, " got ", fields.size()));
+      }
+      MG_RETURN_IF_ERROR(Set(key_index_, line, fields, i, file, &keys, i));
+      MG_RETURN_IF_ERROR(Set(value_index_, line, fields, i, file, &values, i));
+    }
+    return table->Initialize(keys, values);
+  }
+
+ private:
+  // `what`: "key" or "value".
+  static absl::Status CheckIndex(int64_t index, DataType dt, const std::string& what) {
+    const std::string What = what == "key" ? "Key" : "Value";
+    if (index == kLineNumber && dt != DT_INT64) {
+      return absl::InvalidArgumentError(absl::StrCat(What, " index for line number requires table ",
+                                                     what, " dtype of int64, got ",
+                                                     DataTypeString(dt)));
+    }
+    if (index == kWholeLine && dt != DT_STRING && dt != DT_INT64) {
+      return absl::InvalidArgumentError(absl::StrCat(What, " index for whole line requires string "
+                                                     "or integer table ", what, " dtype, got ",
+                                                     DataTypeString(dt)));
+    }
+    return absl::OkStatus();
+  }
+
+  // Element `at` of `out` from column `index` of line `i`.
+  absl::Status Set(int64_t index, absl::string_view line,
+                   const std::vector<absl::string_view>& fields, int64_t i,
+                   const std::string& file, Tensor* out, int64_t at) const {
+    if (index == kLineNumber) {
+      out->data<int64_t>()[at] = i + offset_;
+      return absl::OkStatus();
+    }
+    const absl::string_view field = index == kWholeLine ? line : fields[index];
+    bool ok = true;
+    switch (out->dtype()) {
+      case DT_STRING:
+        out->data<std::string>()[at] = std::string(field);
+        break;
+      case DT_INT64:
+        ok = absl::SimpleAtoi(field, &out->data<int64_t>()[at]);
+        break;
+      case DT_INT32:
+        ok = absl::SimpleAtoi(field, &out->data<int32_t>()[at]);
+        break;
+      case DT_FLOAT:
+        ok = absl::SimpleAtof(field, &out->data<float>()[at]);
+        break;
+      case DT_DOUBLE:
+        ok = absl::SimpleAtod(field, &out->data<double>()[at]);
+        break;
+      default:
+        return absl::InvalidArgumentError(absl::StrCat("Data type ",
+                                                       DataTypeString(out->dtype()),
+                                                       " not supported."));
+    }
+    if (!ok) {
+      return absl::InvalidArgumentError(absl::StrCat("Field ", field, " in line ", i, " of ", file,
+                                                     " is not a valid ",
+                                                     DataTypeString(out->dtype()), "."));
+    }
+    return absl::OkStatus();
+  }
+
+  int64_t key_index_ = 0, value_index_ = 0, vocab_size_ = -1, offset_ = 0;
+  std::string delimiter_;
+};
+
 class LookupTableExportOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -345,6 +475,7 @@ void RegisterLookupKernels(KernelRegistry* r) {
   r->Register("MutableHashTableV2", MakeFactory<TableOp>());
   r->Register("LookupTableFindV2", MakeFactory<LookupTableFindOp>());
   r->Register("InitializeTableV2", MakeFactory<LookupTableFillOp>());
+  r->Register("InitializeTableFromTextFileV2", MakeFactory<InitializeTableFromTextFileOp>());
   r->Register("LookupTableInsertV2", MakeFactory<LookupTableFillOp>());
   r->Register("LookupTableImportV2", MakeFactory<LookupTableFillOp>());
   r->Register("LookupTableExportV2", MakeFactory<LookupTableExportOp>());

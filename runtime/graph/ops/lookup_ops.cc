@@ -26,6 +26,22 @@ void RegisterLookupOps(OpRegistry* r) {
                         .Attr("Tval: type")
                         .SetIsStateful()
                         .SetShapeFn(shape_fn::Unknown));
+  // A HashTable's entries from the lines of a text file (a vocabulary):
+  // key and value each a column (split at `delimiter`), the line number
+  // (-1) or the whole line (-2).
+  MG_REGISTER_OP(r, OpDefBuilder("InitializeTableFromTextFileV2")
+                        .Input("table_handle: resource")
+                        .Input("filename: string")
+                        .Attr("key_index: int >= -2")
+                        .Attr("value_index: int >= -2")
+                        .Attr("vocab_size: int >= -1 = -1")
+                        .Attr("delimiter: string = \"\\t\"")
+                        .Attr("offset: int = 0")
+                        .SetIsStateful()
+                        .SetShapeFn([](InferenceContext* c) {
+                          MG_RETURN_IF_ERROR(c->WithRank(1, 0).status());
+                          return absl::OkStatus();
+                        }));
   MG_REGISTER_OP(r, OpDefBuilder("LookupTableFindV2")
                         .Input("table_handle: resource")
                         .Input("keys: Tin")
