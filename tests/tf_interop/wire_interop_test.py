@@ -499,14 +499,16 @@ class ClientGoesAway(unittest.TestCase):
         self.addCleanup(ps_server.stop)
         server = Server(cluster, "--job_name=worker", "--task_index=0")
         self.addCleanup(server.stop)
-        self.kill_client_mid_step(server, "/job:ps")
+        self.kill_client_mid_step(server, "/job:ps", ps_server)
         self.assertEqual(server.stop(), 0)
         self.assertEqual(ps_server.stop(), 0)
 
-    def kill_client_mid_step(self, server, device=None):
-        """Starts LONG_STEP's client on `server` (its loop on `device`), kills
-        it once the count moves, and checks that the server cancels the step:
-        it says so and the count stops."""
+    def kill_client_mid_step(self, server, device=None, device_server=None):
+        """Starts LONG_STEP's client on `server` (its loop on `device`, served by
+        `device_server`), kills it once the count moves, and checks that the
+        server cancels the step: it says so, the task running the loop says
+        its part ended (the master cancels it without waiting), and the count
+        stops."""
         client = subprocess.Popen(
             [sys.executable, "-c", LONG_STEP, server.target] + ([device] if device else []),
             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -520,8 +522,11 @@ class ClientGoesAway(unittest.TestCase):
                 while sess.run(counter) == 0:
                     pass  # until the step runs
                 seen = len(server.log)
+                seen_part = len(device_server.log) if device_server else 0
                 client.kill()
                 server.wait_for("step cancelled, its client .* went away", start=seen)
+                if device_server:
+                    device_server.wait_for("cancelled, its master .* went away", start=seen_part)
                 count = sess.run(counter)
                 self.assertEqual(sess.run(counter), count, "the step goes on")
 

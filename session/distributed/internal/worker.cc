@@ -258,6 +258,10 @@ grpc::Status Worker::RunGraph(grpc::ServerContext* ctx, const tensorflow::RunGra
   // A master that cancels its call (its client went away) ends the step.
   absl::Status status =
       RunGraphLocally(*req, resp, timeout_ms, [ctx] { return ctx->IsCancelled(); });
+  if (absl::IsCancelled(status) && ctx->IsCancelled()) {
+    MG_LOG(INFO) << "graph " << req->graph_handle() << ": step " << req->step_id()
+                 << " cancelled, its master " << ctx->peer() << " went away";
+  }
   return Answer(status, req->store_errors_in_response_body(), resp);
 }
 
