@@ -330,66 +330,54 @@ void RegisterParsingOps(OpRegistry* r) {
                         .Attr("feature_list_ragged_split_types: list({int32, int64}) >= 0 = []")
                         .Attr("feature_list_dense_shapes: list(shape) >= 0 = []")
                         .SetShapeFn(ParseSequenceExampleShape));
-  // TensorFlow 1's: the keys in attrs, a vector of examples, no ragged
-  // features.
-  MG_REGISTER_OP(r, OpDefBuilder("ParseSequenceExample")
-                        .Input("serialized: string")
-                        .Input("debug_name: string")
-                        .Input("context_dense_defaults: Tcontext_dense")
-                        .Output("context_sparse_indices: Ncontext_sparse * int64")
-                        .Output("context_sparse_values: context_sparse_types")
-                        .Output("context_sparse_shapes: Ncontext_sparse * int64")
-                        .Output("context_dense_values: Tcontext_dense")
-                        .Output("feature_list_sparse_indices: Nfeature_list_sparse * int64")
-                        .Output("feature_list_sparse_values: feature_list_sparse_types")
-                        .Output("feature_list_sparse_shapes: Nfeature_list_sparse * int64")
-                        .Output("feature_list_dense_values: feature_list_dense_types")
-                        .Output("feature_list_dense_lengths: Nfeature_list_dense * int64")
-                        .Attr("feature_list_dense_missing_assumed_empty: list(string) >= 0")
-                        .Attr("context_sparse_keys: list(string) >= 0")
-                        .Attr("context_dense_keys: list(string) >= 0")
-                        .Attr("feature_list_sparse_keys: list(string) >= 0")
-                        .Attr("feature_list_dense_keys: list(string) >= 0")
-                        .Attr("Ncontext_sparse: int >= 0 = 0")
-                        .Attr("Ncontext_dense: int >= 0 = 0")
-                        .Attr("Nfeature_list_sparse: int >= 0 = 0")
-                        .Attr("Nfeature_list_dense: int >= 0 = 0")
-                        .Attr(types("context_sparse_types") + " = []")
-                        .Attr(types("Tcontext_dense") + " = []")
-                        .Attr(types("feature_list_dense_types") + " = []")
-                        .Attr("context_dense_shapes: list(shape) >= 0 = []")
-                        .Attr(types("feature_list_sparse_types") + " = []")
-                        .Attr("feature_list_dense_shapes: list(shape) >= 0 = []")
-                        .SetShapeFn(ParseSequenceExampleShape));
+  // TensorFlow 1's two: no ragged features. Their outputs (the lengths
+  // but for one example) and the attrs of their types and counts.
+  auto v1_sequence = [&](OpDefBuilder b, bool lengths) {
+    b.Output("context_sparse_indices: Ncontext_sparse * int64")
+        .Output("context_sparse_values: context_sparse_types")
+        .Output("context_sparse_shapes: Ncontext_sparse * int64")
+        .Output("context_dense_values: Tcontext_dense")
+        .Output("feature_list_sparse_indices: Nfeature_list_sparse * int64")
+        .Output("feature_list_sparse_values: feature_list_sparse_types")
+        .Output("feature_list_sparse_shapes: Nfeature_list_sparse * int64")
+        .Output("feature_list_dense_values: feature_list_dense_types");
+    if (lengths) b.Output("feature_list_dense_lengths: Nfeature_list_dense * int64");
+    return b.Attr("Ncontext_sparse: int >= 0 = 0")
+        .Attr("Ncontext_dense: int >= 0 = 0")
+        .Attr("Nfeature_list_sparse: int >= 0 = 0")
+        .Attr("Nfeature_list_dense: int >= 0 = 0")
+        .Attr(types("context_sparse_types") + " = []")
+        .Attr(types("Tcontext_dense") + " = []")
+        .Attr(types("feature_list_dense_types") + " = []")
+        .Attr("context_dense_shapes: list(shape) >= 0 = []")
+        .Attr(types("feature_list_sparse_types") + " = []")
+        .Attr("feature_list_dense_shapes: list(shape) >= 0 = []")
+        .SetShapeFn(ParseSequenceExampleShape);
+  };
+  // The keys in attrs, a vector of examples.
+  MG_REGISTER_OP(r, v1_sequence(OpDefBuilder("ParseSequenceExample")
+                                    .Input("serialized: string")
+                                    .Input("debug_name: string")
+                                    .Input("context_dense_defaults: Tcontext_dense")
+                                    .Attr("feature_list_dense_missing_assumed_empty: "
+                                          "list(string) >= 0")
+                                    .Attr("context_sparse_keys: list(string) >= 0")
+                                    .Attr("context_dense_keys: list(string) >= 0")
+                                    .Attr("feature_list_sparse_keys: list(string) >= 0")
+                                    .Attr("feature_list_dense_keys: list(string) >= 0"),
+                                /*lengths=*/true));
   // One SequenceExample, the keys scalar inputs.
-  MG_REGISTER_OP(r, OpDefBuilder("ParseSingleSequenceExample")
-                        .Input("serialized: string")
-                        .Input("feature_list_dense_missing_assumed_empty: string")
-                        .Input("context_sparse_keys: Ncontext_sparse * string")
-                        .Input("context_dense_keys: Ncontext_dense * string")
-                        .Input("feature_list_sparse_keys: Nfeature_list_sparse * string")
-                        .Input("feature_list_dense_keys: Nfeature_list_dense * string")
-                        .Input("context_dense_defaults: Tcontext_dense")
-                        .Input("debug_name: string")
-                        .Output("context_sparse_indices: Ncontext_sparse * int64")
-                        .Output("context_sparse_values: context_sparse_types")
-                        .Output("context_sparse_shapes: Ncontext_sparse * int64")
-                        .Output("context_dense_values: Tcontext_dense")
-                        .Output("feature_list_sparse_indices: Nfeature_list_sparse * int64")
-                        .Output("feature_list_sparse_values: feature_list_sparse_types")
-                        .Output("feature_list_sparse_shapes: Nfeature_list_sparse * int64")
-                        .Output("feature_list_dense_values: feature_list_dense_types")
-                        .Attr("Ncontext_sparse: int >= 0 = 0")
-                        .Attr("Ncontext_dense: int >= 0 = 0")
-                        .Attr("Nfeature_list_sparse: int >= 0 = 0")
-                        .Attr("Nfeature_list_dense: int >= 0 = 0")
-                        .Attr(types("context_sparse_types") + " = []")
-                        .Attr(types("Tcontext_dense") + " = []")
-                        .Attr(types("feature_list_dense_types") + " = []")
-                        .Attr("context_dense_shapes: list(shape) >= 0 = []")
-                        .Attr(types("feature_list_sparse_types") + " = []")
-                        .Attr("feature_list_dense_shapes: list(shape) >= 0 = []")
-                        .SetShapeFn(ParseSequenceExampleShape));
+  MG_REGISTER_OP(
+      r, v1_sequence(OpDefBuilder("ParseSingleSequenceExample")
+                         .Input("serialized: string")
+                         .Input("feature_list_dense_missing_assumed_empty: string")
+                         .Input("context_sparse_keys: Ncontext_sparse * string")
+                         .Input("context_dense_keys: Ncontext_dense * string")
+                         .Input("feature_list_sparse_keys: Nfeature_list_sparse * string")
+                         .Input("feature_list_dense_keys: Nfeature_list_dense * string")
+                         .Input("context_dense_defaults: Tcontext_dense")
+                         .Input("debug_name: string"),
+                     /*lengths=*/false));
 }
 
 }  // namespace minigraph
