@@ -7,6 +7,7 @@
 #include <cmath>
 #include <vector>
 
+#include "Eigen/Core"  // half and bfloat16
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "runtime/engine/kernel_registry.h"

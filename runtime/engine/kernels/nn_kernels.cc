@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "Eigen/Core"  // half and bfloat16 (TopK)
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/array_eval.h"
