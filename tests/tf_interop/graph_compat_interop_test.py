@@ -366,5 +366,61 @@ class ServingInputs(unittest.TestCase):
         self.assertIn("thumbnail: string []", printed)
 
 
+class TablesInCheckpoints(unittest.TestCase):
+    """A MutableHashTable saved by TensorFlow 1's Saver (its keys and values
+    under NAME-keys and NAME-values) restores in minigraph from TensorFlow's
+    .meta and checkpoint; grown and saved again by minigraph under the same
+    keys, TensorFlow's Saver restores what minigraph wrote."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def test_mutable_hash_table_round_trip(self):
+        first, second = os.path.join(self.dir, "tf"), os.path.join(self.dir, "minigraph")
+        queries = np.array([b"a", b"b", b"c", b"d", b"z"], dtype=object)
+        with tf.Graph().as_default():
+            table = tf.lookup.experimental.MutableHashTable(tf.string, tf.int64, -1,
+                                                            name="words")
+            insert = table.insert(tf.constant([b"a", b"b", b"c"]),
+                                  tf.constant([1, 2, 3], tf.int64))
+            q = v1.placeholder(tf.string, [None], name="q")
+            tf.identity(table.lookup(q), name="found")
+            grow = table.insert(tf.constant([b"d", b"a"]), tf.constant([4, 10], tf.int64))
+            v = v1.get_variable("v", initializer=tf.constant(1.5))
+            saver = v1.train.Saver()
+            # The table grown, then saved under the Saver's keys.
+            path = v1.placeholder(tf.string, [], name="grown_path")
+            with tf.control_dependencies([grow]):
+                grown_keys, grown_values = table.export()
+            tf.raw_ops.SaveV2(prefix=path, tensor_names=["words-keys", "words-values", "v"],
+                              shape_and_slices=["", "", ""],
+                              tensors=[grown_keys, grown_values, v], name="save_grown")
+            with v1.Session() as sess:
+                sess.run([insert, v.initializer])
+                saver.save(sess, first)
+            keys = {name for name, _ in tf.train.list_variables(first)}
+            self.assertLessEqual({"words-keys", "words-values"}, keys)
+            # minigraph: restore TensorFlow's checkpoint, look up, grow and save.
+            feeds, out = os.path.join(self.dir, "feeds"), os.path.join(self.dir, "out")
+            interop.write_records(feeds, {"q:0": queries})
+            runner = [interop.binary("model_runner"), f"--graph={first}.meta",
+                      f"--checkpoint={first}", f"--feeds={feeds}", f"--out={out}"]
+            interop.run(runner + ["--fetch=found:0"])
+            np.testing.assert_array_equal(interop.read_records(out)["found:0"],
+                                          [1, 2, 3, -1, -1])
+            interop.write_records(feeds, {"q:0": queries, "grown_path:0":
+                                          np.array(second.encode(), dtype=object)})
+            interop.run(runner + ["--train_op=save_grown", "--steps=1", "--after=found:0"])
+            # TensorFlow restores what minigraph wrote.
+            with v1.Session() as sess:
+                saver.restore(sess, second)
+                np.testing.assert_array_equal(sess.run("found:0", {q: queries}),
+                                              [10, 2, 3, 4, -1])
+                self.assertEqual(sess.run(v), 1.5)
+
+
 if __name__ == "__main__":
     unittest.main()
