@@ -129,8 +129,14 @@ absl::Status ParseDefault(absl::string_view type, absl::string_view text, AttrVa
     MG_RETURN_IF_ERROR(ParseType(text, &dt));
     out->set_type(dt);
   } else if (type == "shape") {
-    if (text != "unknown") return bad();
-    out->mutable_shape()->set_unknown_rank(true);
+    // "unknown", or "{}": a scalar (TensorFlow's default of value_shape).
+    if (text == "{}") {
+      out->mutable_shape();
+    } else if (text == "unknown") {
+      out->mutable_shape()->set_unknown_rank(true);
+    } else {
+      return bad();
+    }
   } else {
     return bad();
   }

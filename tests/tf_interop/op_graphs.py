@@ -343,8 +343,25 @@ def tables(dt, rng):
                                                  keys=tf.constant([[-1, 0], [7, 7]], tf.int64),
                                                  default_value=tf.constant(b"?"))
         return {}, [found]
+    def of_tensors(default=(-1.0, -2.0), inserted=((0.5, 1.5), (2.5, 3.5))):
+        """A MutableHashTable whose values are vectors (MutableHashTableOfTensors)."""
+        def graph():
+            table = tf.lookup.experimental.MutableHashTable(tf.string, F32,
+                                                            default_value=list(default))
+            ins = table.insert(tf.constant([b"a", b"b"]), tf.constant(inserted, F32))
+            with tf.control_dependencies([ins]):
+                found = table.lookup(tf.constant([[b"b", b"z"], [b"a", b"a"]]))
+                size = table.size()
+                keys, values = table.export()
+            # The export's order is the hash map's: sums do not depend on it.
+            return {}, [found, size, tf.reduce_sum(values),
+                        tf.reduce_sum(table.lookup(keys))]
+        return graph
     return [Spec("static", [], graph=static), Spec("mutable", [], graph=mutable),
-            Spec("initialize_table", [], graph=initialize_table)]
+            Spec("initialize_table", [], graph=initialize_table),
+            Spec("of_tensors", [], graph=of_tensors()),
+            Spec("of_tensors_value_shape_mismatch", [],
+                 graph=of_tensors(inserted=((0.5, 1.5, 9.0), (2.5, 3.5, 9.0))))]
 
 
 def text_file_tables(dt, rng):
@@ -1043,7 +1060,8 @@ GRAPH_GROUPS += [
      ["OptionalFromValue", "OptionalNone", "OptionalGetValue", "OptionalHasValue"]),
     ("tables", tables,
      ["HashTableV2", "InitializeTableV2", "LookupTableFindV2", "LookupTableSizeV2",
-      "MutableHashTableV2", "LookupTableInsertV2", "LookupTableImportV2",
+      "MutableHashTableV2", "MutableHashTableOfTensorsV2", "LookupTableInsertV2",
+      "LookupTableImportV2",
       "LookupTableExportV2"]),
     ("text_file_tables", text_file_tables, ["InitializeTableFromTextFileV2"]),
     ("datasets", datasets,

@@ -1,12 +1,14 @@
-// Lookup tables: HashTableV2 (filled once by InitializeTableV2 or
-// LookupTableImportV2, then read-only) and MutableHashTableV2, keyed by int64
-// or string, with scalar values. A table lives in the session's
+// Lookup tables: HashTableV2 (filled once by InitializeTableV2,
+// InitializeTableFromTextFileV2 or LookupTableImportV2, then read-only),
+// MutableHashTableV2 and MutableHashTableOfTensorsV2 (vector values), keyed
+// by int64 or string. A table lives in the session's
 // ResourceMgr under (container, shared_name), like a resource variable.
 #include <memory>
 #include <string>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -23,13 +25,16 @@ constexpr char kLookupTypeName[] = "N10tensorflow6lookup15LookupInterfaceE";
 
 class LookupTable : public Resource {
  public:
-  LookupTable(DataType key, DataType value, bool is_mutable)
-      : key_dtype_(key), value_dtype_(value), mutable_(is_mutable) {}
+  LookupTable(DataType key, DataType value, bool is_mutable, TensorShape value_shape = {})
+      : key_dtype_(key), value_dtype_(value), mutable_(is_mutable),
+        value_shape_(std::move(value_shape)) {}
   std::string TypeName() const override { return kLookupTypeName; }
 
   DataType key_dtype() const { return key_dtype_; }
   DataType value_dtype() const { return value_dtype_; }
   bool is_mutable() const { return mutable_; }
+  // Each key's value: a scalar, or a vector (MutableHashTableOfTensors).
+  const TensorShape& value_shape() const { return value_shape_; }
 
   // values[i] = table[keys[i]], or default_value (a scalar) when absent.
   virtual absl::Status Find(const Tensor& keys, const Tensor& default_value, Tensor* values) = 0;
@@ -44,6 +49,7 @@ class LookupTable : public Resource {
  private:
   const DataType key_dtype_, value_dtype_;
   const bool mutable_;
+  const TensorShape value_shape_;
 };
 
 template <typename K, typename V>
@@ -146,11 +152,81 @@ class HashTable final : public LookupTable {
   bool initialized_ ABSL_GUARDED_BY(mu_) = false;
 };
 
+// MutableHashTableOfTensors: each key's value a vector of `value_shape`,
+// stored in one flat array (its rows reused as keys come and go).
+template <typename K, typename V>
+class TensorsTable final : public LookupTable {
+ public:
+  using LookupTable::LookupTable;
+
+  absl::Status Find(const Tensor& keys, const Tensor& default_value, Tensor* values) override {
+    absl::ReaderMutexLock l(&mu_);
+    const int64_t n = value_shape().num_elements();
+    const K* k = keys.data<K>();
+    V* v = values->data<V>();
+    const V* dflt = default_value.data<V>();
+    for (int64_t i = 0; i < keys.NumElements(); ++i) {
+      auto it = map_.find(k[i]);
+      const V* from = it == map_.end() ? dflt : it->second.data();
+      std::copy(from, from + n, v + i * n);
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Initialize(const Tensor& keys, const Tensor& values) override {
+    return Insert(keys, values);
+  }
+  absl::Status Insert(const Tensor& keys, const Tensor& values) override {
+    absl::MutexLock l(&mu_);
+    InsertLocked(keys, values);
+    return absl::OkStatus();
+  }
+  absl::Status Import(const Tensor& keys, const Tensor& values) override {
+    absl::MutexLock l(&mu_);
+    map_.clear();
+    InsertLocked(keys, values);
+    return absl::OkStatus();
+  }
+  std::pair<Tensor, Tensor> Export() override {
+    absl::ReaderMutexLock l(&mu_);
+    const int64_t size = static_cast<int64_t>(map_.size()), n = value_shape().num_elements();
+    Tensor keys(key_dtype(), TensorShape({size}));
+    Tensor values(value_dtype(), TensorShape({size, n}));
+    int64_t i = 0;
+    for (const auto& [k, v] : map_) {
+      keys.data<K>()[i] = k;
+      std::copy(v.begin(), v.end(), values.data<V>() + i++ * n);
+    }
+    return {keys, values};
+  }
+  int64_t Size() override {
+    absl::ReaderMutexLock l(&mu_);
+    return static_cast<int64_t>(map_.size());
+  }
+
+ private:
+  void InsertLocked(const Tensor& keys, const Tensor& values) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    const int64_t n = value_shape().num_elements();
+    for (int64_t i = 0; i < keys.NumElements(); ++i) {
+      const V* row = values.data<V>() + i * n;
+      map_[keys.data<K>()[i]].assign(row, row + n);
+    }
+  }
+
+  absl::Mutex mu_;
+  // InlinedVector: a real array of bools too (std::vector<bool> is not).
+  absl::flat_hash_map<K, absl::InlinedVector<V, 4>> map_ ABSL_GUARDED_BY(mu_);
+};
+
 template <typename K>
-std::unique_ptr<LookupTable> NewTableFor(DataType value, bool is_mutable) {
+std::unique_ptr<LookupTable> NewTableFor(DataType value, bool is_mutable,
+                                         const TensorShape* value_shape) {
   switch (value) {
-#define MG_CASE(V)               \
-  case DataTypeToEnum<V>::value: \
+#define MG_CASE(V)                                                                            \
+  case DataTypeToEnum<V>::value:                                                              \
+    if (value_shape != nullptr) {                                                             \
+      return std::make_unique<TensorsTable<K, V>>(DataTypeToEnum<K>::value, value, true,     \
+                                                  *value_shape);                              \
+    }                                                                                         \
     return std::make_unique<HashTable<K, V>>(DataTypeToEnum<K>::value, value, is_mutable);
     MG_CASE(int64_t)
     MG_CASE(int32_t)
@@ -164,9 +240,11 @@ std::unique_ptr<LookupTable> NewTableFor(DataType value, bool is_mutable) {
   }
 }
 
-std::unique_ptr<LookupTable> NewTable(DataType key, DataType value, bool is_mutable) {
-  if (key == DT_INT64) return NewTableFor<int64_t>(value, is_mutable);
-  if (key == DT_STRING) return NewTableFor<std::string>(value, is_mutable);
+// `value_shape`: a MutableHashTableOfTensors' (null: scalar values).
+std::unique_ptr<LookupTable> NewTable(DataType key, DataType value, bool is_mutable,
+                                      const TensorShape* value_shape = nullptr) {
+  if (key == DT_INT64) return NewTableFor<int64_t>(value, is_mutable, value_shape);
+  if (key == DT_STRING) return NewTableFor<std::string>(value, is_mutable, value_shape);
   return nullptr;
 }
 
@@ -176,7 +254,17 @@ class TableOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Init(OpKernelConstruction* c) {
-    mutable_ = c->def().op() == "MutableHashTableV2";
+    mutable_ = c->def().op() != "HashTableV2";
+    if (c->def().op() == "MutableHashTableOfTensorsV2") {
+      PartialShape shape;
+      MG_RETURN_IF_ERROR(c->GetAttr("value_shape", &shape));
+      if (!shape.IsFullyDefined() || shape.rank() != 1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("Default value must be a vector, got shape ", shape.DebugString()));
+      }
+      value_shape_ = TensorShape(shape.dims());
+      tensors_ = true;
+    }
     MG_RETURN_IF_ERROR(c->GetAttr("key_dtype", &key_dtype_));
     MG_RETURN_IF_ERROR(c->GetAttr("value_dtype", &value_dtype_));
     MG_RETURN_IF_ERROR(c->GetAttr("container", &container_));
@@ -186,7 +274,7 @@ class TableOp : public OpKernel {
     // instance; that differs only between sessions sharing a local://
     // target, which here share it.)
     if (name_.empty()) name_ = c->def().name();
-    if (NewTable(key_dtype_, value_dtype_, mutable_) == nullptr) {
+    if (NewTable(key_dtype_, value_dtype_, mutable_, Shape()) == nullptr) {
       return absl::UnimplementedError(absl::StrCat(c->def().op(), " '", c->def().name(),
                                                    "': no table from ", DataTypeString(key_dtype_),
                                                    " to ", DataTypeString(value_dtype_),
@@ -199,11 +287,12 @@ class TableOp : public OpKernel {
     MG_ASSIGN_OR_RETURN(
         std::shared_ptr<Resource> r,
         ctx->resource_manager()->LookupOrCreateResource(container_, name_, [&] {
-          return std::unique_ptr<Resource>(NewTable(key_dtype_, value_dtype_, mutable_));
+          return std::unique_ptr<Resource>(NewTable(key_dtype_, value_dtype_, mutable_, Shape()));
         }));
     auto* table = dynamic_cast<LookupTable*>(r.get());
     if (table == nullptr || table->key_dtype() != key_dtype_ ||
-        table->value_dtype() != value_dtype_ || table->is_mutable() != mutable_) {
+        table->value_dtype() != value_dtype_ || table->is_mutable() != mutable_ ||
+        table->value_shape() != value_shape_) {
       return absl::InvalidArgumentError(absl::StrCat(
           "resource ", name_, " exists and is not a ", DataTypeString(key_dtype_), " -> ",
           DataTypeString(value_dtype_), " ", mutable_ ? "MutableHashTable" : "HashTable"));
@@ -219,7 +308,10 @@ class TableOp : public OpKernel {
   }
 
  private:
-  bool mutable_ = false;
+  const TensorShape* Shape() const { return tensors_ ? &value_shape_ : nullptr; }
+
+  bool mutable_ = false, tensors_ = false;
+  TensorShape value_shape_;
   DataType key_dtype_ = DT_INVALID, value_dtype_ = DT_INVALID;
   std::string container_, name_;
 };
@@ -252,6 +344,13 @@ absl::StatusOr<LookupTable*> TableOf(OpKernelContext* ctx, const Tensor* keys, c
   return table;
 }
 
+// The keys' shape followed by each value's.
+TensorShape WithValueShape(const TensorShape& keys, const TensorShape& value) {
+  std::vector<int64_t> dims(keys.dim_sizes().begin(), keys.dim_sizes().end());
+  dims.insert(dims.end(), value.dim_sizes().begin(), value.dim_sizes().end());
+  return TensorShape(dims);
+}
+
 class LookupTableFindOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -260,12 +359,18 @@ class LookupTableFindOp : public OpKernel {
     const Tensor& dflt = ctx->input(2);
     std::shared_ptr<Resource> hold;
     MG_ASSIGN_OR_RETURN(LookupTable * table, TableOf(ctx, &keys, &dflt, &hold));
-    if (dflt.NumElements() != 1) {
+    const TensorShape& value_shape = table->value_shape();
+    if (value_shape.dims() == 0 && dflt.NumElements() != 1) {
       return absl::InvalidArgumentError(
           absl::StrCat("default_value must be a scalar, got shape ", dflt.shape().DebugString()));
     }
+    if (value_shape.dims() > 0 && dflt.shape() != value_shape) {
+      return absl::InvalidArgumentError(absl::StrCat("Expected shape ", value_shape.DebugString(),
+                                                     " for default value, got ",
+                                                     dflt.shape().DebugString()));
+    }
     Tensor* out;
-    MG_RETURN_IF_ERROR(ctx->allocate_output(0, keys.shape(), &out));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, WithValueShape(keys.shape(), value_shape), &out));
     return table->Find(keys, dflt, out);
   }
 };
@@ -284,10 +389,14 @@ class LookupTableFillOp : public OpKernel {
     const Tensor& values = ctx->input(2);
     std::shared_ptr<Resource> hold;
     MG_ASSIGN_OR_RETURN(LookupTable * table, TableOf(ctx, &keys, &values, &hold));
-    if (keys.shape() != values.shape()) {
+    const TensorShape want = WithValueShape(keys.shape(), table->value_shape());
+    if (values.shape() != want) {
       return absl::InvalidArgumentError(
-          absl::StrCat("keys and values must have the same shape, got ", keys.shape().DebugString(),
-                       " and ", values.shape().DebugString()));
+          table->value_shape().dims() == 0
+              ? absl::StrCat("keys and values must have the same shape, got ",
+                             keys.shape().DebugString(), " and ", values.shape().DebugString())
+              : absl::StrCat("Expected shape ", want.DebugString(), " for value, got ",
+                             values.shape().DebugString()));
     }
     switch (kind_) {
       case kInit:
@@ -473,6 +582,7 @@ class LookupTableSizeOp : public OpKernel {
 void RegisterLookupKernels(KernelRegistry* r) {
   r->Register("HashTableV2", MakeFactory<TableOp>());
   r->Register("MutableHashTableV2", MakeFactory<TableOp>());
+  r->Register("MutableHashTableOfTensorsV2", MakeFactory<TableOp>());
   r->Register("LookupTableFindV2", MakeFactory<LookupTableFindOp>());
   r->Register("InitializeTableV2", MakeFactory<LookupTableFillOp>());
   r->Register("InitializeTableFromTextFileV2", MakeFactory<InitializeTableFromTextFileOp>());

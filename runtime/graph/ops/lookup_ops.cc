@@ -18,6 +18,16 @@ void RegisterLookupOps(OpRegistry* r) {
                           .SetIsStateful()
                           .SetShapeFn(shape_fn::Scalar));
   }
+  MG_REGISTER_OP(r, OpDefBuilder("MutableHashTableOfTensorsV2")
+                        .Output("table_handle: resource")
+                        .Attr("container: string = \"\"")
+                        .Attr("shared_name: string = \"\"")
+                        .Attr("use_node_name_sharing: bool = false")
+                        .Attr("key_dtype: type")
+                        .Attr("value_dtype: type")
+                        .Attr("value_shape: shape = {}")
+                        .SetIsStateful()
+                        .SetShapeFn(shape_fn::Scalar));
   MG_REGISTER_OP(r, OpDefBuilder("InitializeTableV2")
                         .Input("table_handle: resource")
                         .Input("keys: Tkey")
@@ -51,7 +61,16 @@ void RegisterLookupOps(OpRegistry* r) {
                         .Attr("Tout: type")
                         .SetIsStateful()
                         .SetShapeFn([](InferenceContext* c) {
-                          c->set_output(0, c->input(1));
+                          // The keys' shape, then a vector value's.
+                          const PartialShape& keys = c->input(1);
+                          const PartialShape& value = c->input(2);
+                          if (!keys.rank_known() || !value.rank_known()) {
+                            c->set_output(0, value.rank() == 0 ? keys : PartialShape());
+                            return absl::OkStatus();
+                          }
+                          std::vector<int64_t> dims = keys.dims();
+                          dims.insert(dims.end(), value.dims().begin(), value.dims().end());
+                          c->set_output(0, PartialShape(dims));
                           return absl::OkStatus();
                         }));
   for (const char* op : {"LookupTableInsertV2", "LookupTableImportV2"}) {
