@@ -192,6 +192,60 @@ TEST_F(SaverTest, SaveAndRestoreRoundTrip) {
   EXPECT_EQ(latest, std::optional<std::string>("/logs/model-12"));
 }
 
+// Counts the opens of checkpoint index files.
+class IndexOpenCountingEnv : public EnvWrapper {
+ public:
+  using EnvWrapper::EnvWrapper;
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& path) override {
+    if (absl::EndsWith(path, ".index")) ++index_opens;
+    return EnvWrapper::NewRandomAccessFile(path);
+  }
+  std::atomic<int> index_opens{0};
+};
+
+// TensorFlow 1.0's Saver restored each variable with a RestoreV2 of its
+// own: one step of them opens (reads and checks) the checkpoint's index
+// once, not once per variable.
+TEST_F(SaverTest, RestoreOpsOfOneStepOpenTheCheckpointOnce) {
+  Build();
+  auto s = InitializedAndSet();
+  ASSERT_OK(mem_.CreateDir("/ckpt"));
+  ASSERT_OK_AND_ASSIGN(std::string path, saver_->Save(s.get(), "/ckpt/model"));
+  root_ = Scope::NewRootScope();
+  Variable v = Variable::Create(root_, "v", Tensor::Vector<float>({0, 0, 0}));
+  Variable w = Variable::Create(root_, "w", Tensor::Scalar<int64_t>(0));
+  Output prefix = ops::Placeholder(root_.WithOpName("prefix"), DT_STRING);
+  std::vector<Operation> assigns;
+  for (const auto& [var, dtype] : {std::pair<Variable, DataType>{v, DT_FLOAT}, {w, DT_INT64}}) {
+    AttrValue dtypes;
+    dtypes.mutable_list()->add_type(dtype);
+    Operation restore = root_.WithOpName("restore_" + var.name())
+                            .AddOp("RestoreV2",
+                                   {{prefix},
+                                    {ops::Const(root_, Tensor::Vector<std::string>({var.name()}))},
+                                    {ops::Const(root_, Tensor::Vector<std::string>({""}))}},
+                                   {{"dtypes", dtypes}});
+    assigns.push_back(ops::Assign(root_, var.ref(), restore.output(0)).op());
+  }
+  ops::Group(root_.WithOpName("restore_all"), assigns);
+  IndexOpenCountingEnv counting(&mem_);
+  SessionOptions opts;
+  opts.env = &counting;
+  ASSERT_OK_AND_ASSIGN(auto restored, NewSession(opts));
+  ASSERT_OK(restored->Create(*root_.ToGraphDef()));
+  std::vector<Tensor> out;
+  ASSERT_OK(restored->Run({{"prefix:0", Tensor::Scalar<std::string>(path)}}, {},
+                          {"restore_all"}, &out));
+  EXPECT_EQ(counting.index_opens, 1);
+  EXPECT_EQ(Value(restored.get(), "v:0"), "4 5 6");
+  EXPECT_EQ(Value(restored.get(), "w:0"), "7");
+  // The next step opens it again (the readers are the step's).
+  ASSERT_OK(restored->Run({{"prefix:0", Tensor::Scalar<std::string>(path)}}, {},
+                          {"restore_all"}, &out));
+  EXPECT_EQ(counting.index_opens, 2);
+}
+
 // A partitioned variable of one part (an Estimator's ".../part_0") saves
 // and restores with a shape_and_slices spec that covers the whole tensor
 // ("3 0,3"); TensorFlow stores it as a whole tensor, and so do we. A spec

@@ -4,6 +4,8 @@
 // pool, largest first, each straight into its output buffer.
 #include <algorithm>
 #include <atomic>
+#include <map>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/synchronization/blocking_counter.h"
+#include "absl/synchronization/mutex.h"
 #include "checkpoint/bundle_merge.h"
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/bundle_writer.h"
@@ -96,6 +99,44 @@ class SaveV2Op : public OpKernel {
   }
 };
 
+// The checkpoints a step's restore ops have opened, one reader per prefix:
+// a graph that restores each variable with an op of its own (TensorFlow
+// 1.0's Saver wrote such graphs) reads and checks each index once, not once
+// per variable. It lives in the step's resources, so files are let go when
+// the step ends.
+class StepCheckpointReaders : public Resource {
+ public:
+  std::string TypeName() const override { return "StepCheckpointReaders"; }
+  absl::StatusOr<std::shared_ptr<BundleReader>> Get(Env* env, const std::string& prefix) {
+    absl::MutexLock l(&mu_);
+    auto it = readers_.find(prefix);
+    if (it != readers_.end()) return it->second;
+    MG_ASSIGN_OR_RETURN(std::unique_ptr<BundleReader> reader, BundleReader::Open(env, prefix));
+    std::shared_ptr<BundleReader> shared = std::move(reader);
+    readers_.emplace(prefix, shared);
+    return shared;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::map<std::string, std::shared_ptr<BundleReader>> readers_ ABSL_GUARDED_BY(mu_);
+};
+
+// The reader of `prefix` for this step (opened on its first use).
+absl::StatusOr<std::shared_ptr<BundleReader>> StepReader(OpKernelContext* ctx,
+                                                        const std::string& prefix) {
+  if (ctx->step_resources() == nullptr) {
+    MG_ASSIGN_OR_RETURN(std::unique_ptr<BundleReader> reader,
+                        BundleReader::Open(ctx->env(), prefix));
+    return std::shared_ptr<BundleReader>(std::move(reader));
+  }
+  MG_ASSIGN_OR_RETURN(std::shared_ptr<Resource> r,
+                      ctx->step_resources()->LookupOrCreateResource(
+                          "_checkpoints", "readers",
+                          [] { return std::make_unique<StepCheckpointReaders>(); }));
+  return static_cast<StepCheckpointReaders*>(r.get())->Get(ctx->env(), prefix);
+}
+
 // RestoreV2 reads tensors below this size in runs of neighbours in the
 // data file, each run up to kRunBytes in one read.
 constexpr int64_t kSmallTensorBytes = 64 << 10;
@@ -112,7 +153,7 @@ class RestoreV2Op : public OpKernel {
     const int64_t n = static_cast<int64_t>(dtypes_.size());
     MG_ASSIGN_OR_RETURN(std::vector<std::optional<SliceSpec>> specs,
                         CheckNames(names, ctx->input(2), n));
-    MG_ASSIGN_OR_RETURN(auto reader, BundleReader::Open(ctx->env(), prefix));
+    MG_ASSIGN_OR_RETURN(std::shared_ptr<BundleReader> reader, StepReader(ctx, prefix));
     // Check every key and dtype and allocate every output first, then read.
     std::vector<TensorShape> shapes(n);
     std::vector<int64_t> partial;
@@ -277,7 +318,7 @@ class RestoreSliceOp : public OpKernel {
       MG_ASSIGN_OR_RETURN(spec, ScalarString(ctx->input(2), "shape_and_slice"));
     }
     MG_ASSIGN_OR_RETURN(std::optional<SliceSpec> slice, ParseSliceSpec(name, spec));
-    MG_ASSIGN_OR_RETURN(auto reader, BundleReader::Open(ctx->env(), pattern));
+    MG_ASSIGN_OR_RETURN(std::shared_ptr<BundleReader> reader, StepReader(ctx, pattern));
     if (!reader->Contains(name)) {
       return absl::NotFoundError(
           absl::StrCat("Tensor name \"", name, "\" not found in checkpoint files ", pattern));
