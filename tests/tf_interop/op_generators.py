@@ -1286,6 +1286,16 @@ def key_counter(dt, rng):
 GENERATORS["AsString"] = (as_string, "T")
 GENERATORS["StringJoin"] = (string_join, None)
 GENERATORS["StringLower"] = (string_lower, None)
+GENERATORS["StringLength"] = (
+    lambda dt, rng: [Spec(f"{unit}.{label}", [x], {"unit": unit})
+                     for unit in ("BYTE", "UTF8_CHAR")
+                     for label, x in (
+                         ("words", np.array([b"", b"a", b"tensor", "\u00e9t\u00e9".encode(),
+                                             "\U0001f600!".encode()], dtype=object)),
+                         ("invalid_utf8", np.array([b"\xff\xfe", b"a\x80b", b"\xc3"],
+                                                   dtype=object).reshape(3, 1)),
+                         ("scalar", np.array(b"xyz", dtype=object)))],
+    None)
 GENERATORS["StringUpper"] = (string_lower, None)
 GENERATORS["ReduceJoin"] = (reduce_join, None)
 GENERATORS["StringSplitV2"] = (string_split, None)

@@ -57,6 +57,37 @@ class StringCaseOp : public OpKernel {
   std::string encoding_;
 };
 
+// StringLength: bytes, or UTF-8 characters (the bytes that do not continue
+// a character, as TensorFlow counts them: invalid UTF-8 is not an error).
+class StringLengthOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    std::string unit;
+    MG_RETURN_IF_ERROR(c->GetAttr("unit", &unit));
+    chars_ = unit == "UTF8_CHAR";
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& in = ctx->input(0);
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, in.shape(), &out));
+    for (int64_t i = 0; i < in.NumElements(); ++i) {
+      const std::string& s = in.data<std::string>()[i];
+      int64_t n = static_cast<int64_t>(s.size());
+      if (chars_) {
+        n = std::count_if(s.begin(), s.end(),
+                          [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
+      }
+      out->data<int32_t>()[i] = static_cast<int32_t>(n);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  bool chars_ = false;
+};
+
 // ReduceJoin: the strings along the reduced axes joined with the separator,
 // the first axis listed varying fastest (TensorFlow's order: [0, 1] of
 // [[a, b], [c, d]] is "acbd"); no axes return the input.
@@ -448,6 +479,7 @@ class RegexReplaceOp : public OpKernel {
 void RegisterStringKernels(KernelRegistry* r) {
   r->Register("AsString", MakeFactory<AsStringOp>());
   r->Register("StringLower", MakeFactory<StringCaseOp<false>>());
+  r->Register("StringLength", MakeFactory<StringLengthOp>());
   r->Register("StringUpper", MakeFactory<StringCaseOp<true>>());
   r->Register("ReduceJoin", MakeFactory<ReduceJoinOp>());
   r->Register("StringSplitV2", MakeFactory<StringSplitV2Op>());

@@ -19,6 +19,11 @@ void RegisterStringOps(OpRegistry* r) {
                           .Attr("encoding: string = \"\"")
                           .SetShapeFn(shape_fn::Unchanged));
   }
+  MG_REGISTER_OP(r, OpDefBuilder("StringLength")
+                        .Input("input: string")
+                        .Output("output: int32")
+                        .Attr("unit: {\"BYTE\", \"UTF8_CHAR\"} = \"BYTE\"")
+                        .SetShapeFn(shape_fn::Unchanged));
   MG_REGISTER_OP(r, OpDefBuilder("ReduceJoin")
                         .Input("inputs: string")
                         .Input("reduction_indices: int32")
