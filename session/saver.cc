@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
 #include <random>
@@ -37,15 +38,71 @@ Tensor Strings(const std::vector<std::string>& v) {
 // variable's read.
 Output SavedTensor(const Variable& v) { return v.is_resource() ? v.value() : v.ref(); }
 
-// A SaveV2 named `name` of `vars` to `prefix` (a string tensor).
+// One thing a Saver saves: a variable (one tensor), or a mutable lookup
+// table (two: its keys and values).
+struct SavedItem {
+  std::string name;    // the order of the checkpoint's keys
+  std::string device;  // where a sharded save by device saves it
+  std::vector<std::string> keys, specs;
+  std::vector<Output> tensors;  // what the save writes, one per key
+  std::vector<DataType> dtypes;
+  // The restore of the item from RestoreV2's outputs for its keys.
+  std::function<Operation(const Scope&, const std::vector<Output>&)> restore;
+};
+
+SavedItem VariableItem(const Scope& scope, const Variable& v) {
+  SavedItem item;
+  item.name = v.name();
+  item.device = scope.GetNodeDef(v.ref().op()).device();
+  item.keys = {v.checkpoint_key()};
+  item.specs = {v.checkpoint_slice_spec()};
+  item.tensors = {SavedTensor(v)};
+  item.dtypes = {v.dtype()};
+  item.restore = [v](const Scope& on, const std::vector<Output>& values) {
+    return v.is_resource() ? ops::AssignVariableOp(on.WithOpName("AssignVariableOp"), v.ref(),
+                                                   values[0])
+                           : ops::Assign(on.WithOpName("Assign"), v.ref(), values[0]).op();
+  };
+  return item;
+}
+
+// A table's keys and values, exported by an op of the saver's scope `s`.
+absl::StatusOr<SavedItem> TableItem(const Scope& scope, const Scope& s, const Output& table) {
+  const NodeDef& node = scope.GetNodeDef(table.op());
+  if (node.op() != "MutableHashTableV2" && node.op() != "MutableHashTableOfTensorsV2") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Saver: '", node.name(), "' is a ", node.op(),
+        ", not a MutableHashTableV2 or MutableHashTableOfTensorsV2 (other tables are not saved)"));
+  }
+  SavedItem item;
+  item.name = node.name();
+  item.device = node.device();
+  item.keys = {node.name() + "-keys", node.name() + "-values"};
+  item.specs = {"", ""};
+  const DataType key = node.attr().at("key_dtype").type();
+  const DataType value = node.attr().at("value_dtype").type();
+  item.dtypes = {key, value};
+  Operation out = s.WithDevice(node.device())
+                      .WithOpName("LookupTableExportV2")
+                      .AddOp("LookupTableExportV2", {{table}},
+                             {{"Tkeys", MakeAttrValue(key)}, {"Tvalues", MakeAttrValue(value)}});
+  item.tensors = {out.output(0), out.output(1)};
+  item.restore = [table](const Scope& on, const std::vector<Output>& values) {
+    return on.WithOpName("LookupTableImportV2")
+        .AddOp("LookupTableImportV2", {{table}, {values[0]}, {values[1]}});
+  };
+  return item;
+}
+
+// A SaveV2 named `name` of `items` to `prefix` (a string tensor).
 Operation AddSave(const Scope& s, const std::string& name, Output prefix,
-                  const std::vector<Variable>& vars) {
+                  const std::vector<const SavedItem*>& items) {
   std::vector<std::string> names, specs;
   std::vector<Output> values;
-  for (const Variable& v : vars) {
-    names.push_back(v.checkpoint_key());
-    specs.push_back(v.checkpoint_slice_spec());
-    values.push_back(SavedTensor(v));
+  for (const SavedItem* item : items) {
+    names.insert(names.end(), item->keys.begin(), item->keys.end());
+    specs.insert(specs.end(), item->specs.begin(), item->specs.end());
+    values.insert(values.end(), item->tensors.begin(), item->tensors.end());
   }
   Output tensor_names = ops::Const(s.WithOpName(name + "/tensor_names"), Strings(names));
   Output slices = ops::Const(s.WithOpName(name + "/shape_and_slices"), Strings(specs));
@@ -83,14 +140,30 @@ Saver::Saver(SaverDef def, Env* env, const SaverOptions& options)
 absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOptions options,
                                                      Env* env) {
   std::vector<Variable> vars = options.var_list.empty() ? GlobalVariables(scope) : options.var_list;
-  // TensorFlow's Saver orders its tensors by name, so data files are in key
-  // order.
-  std::sort(vars.begin(), vars.end(),
-            [](const Variable& a, const Variable& b) { return a.name() < b.name(); });
-  if (vars.empty() && !options.allow_empty) {
+  std::vector<Output> tables = options.tables;
+  if (tables.empty() && options.var_list.empty()) {
+    MG_ASSIGN_OR_RETURN(GraphDef graph, scope.ToGraphDef());
+    for (const NodeDef& n : graph.node()) {
+      if (n.op() == "MutableHashTableV2" || n.op() == "MutableHashTableOfTensorsV2") {
+        MG_ASSIGN_OR_RETURN(Operation op, scope.FindOp(n.name()));
+        tables.push_back(op.output(0));
+      }
+    }
+  }
+  if (vars.empty() && tables.empty() && !options.allow_empty) {
     return absl::InvalidArgumentError("No variables to save");
   }
   const Scope s = scope.NewSubScope(options.name);
+  std::vector<SavedItem> items;
+  for (const Variable& v : vars) items.push_back(VariableItem(scope, v));
+  for (const Output& t : tables) {
+    MG_ASSIGN_OR_RETURN(SavedItem item, TableItem(scope, s, t));
+    items.push_back(std::move(item));
+  }
+  // TensorFlow's Saver orders what it saves by name, so data files are in
+  // key order.
+  std::sort(items.begin(), items.end(),
+            [](const SavedItem& a, const SavedItem& b) { return a.name < b.name; });
   Output filename = ops::Const(s.WithOpName("Const"), Tensor::Scalar<std::string>("model"));
   SaverDef def;
   def.set_filename_tensor_name(filename.name() + ":0");
@@ -99,25 +172,28 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
   def.set_version(SaverDef::V2);
   def.set_sharded(options.num_shards > 0);
 
-  // The shards: (device, variables). Round robin over num_shards, or one
-  // per device the variables are on.
-  std::vector<std::pair<std::string, std::vector<Variable>>> shards;
+  // The shards: (device, items). Round robin over num_shards, or one per
+  // device the items are on.
+  using Shard = std::pair<std::string, std::vector<const SavedItem*>>;
+  std::vector<Shard> shards;
   if (options.shard_by_device) {
-    std::map<std::string, std::vector<Variable>> by_device;
-    for (const Variable& v : vars) by_device[scope.GetNodeDef(v.ref().op()).device()].push_back(v);
+    std::map<std::string, std::vector<const SavedItem*>> by_device;
+    for (const SavedItem& item : items) by_device[item.device].push_back(&item);
     shards.assign(by_device.begin(), by_device.end());
   } else {
     for (int i = 0; i < options.num_shards; ++i) {
       shards.emplace_back();
-      for (size_t j = i; j < vars.size(); j += options.num_shards) {
-        shards.back().second.push_back(vars[j]);
+      for (size_t j = i; j < items.size(); j += options.num_shards) {
+        shards.back().second.push_back(&items[j]);
       }
     }
   }
   def.set_sharded(!shards.empty());
 
+  std::vector<const SavedItem*> all;
+  for (const SavedItem& item : items) all.push_back(&item);
   if (shards.empty()) {
-    Operation save = AddSave(s, "SaveV2", filename, vars);
+    Operation save = AddSave(s, "SaveV2", filename, all);
     Output saved =
         ops::Identity(s.WithOpName("control_dependency").WithControlDependencies({save}), filename);
     def.set_save_tensor_name(saved.name() + ":0");
@@ -153,13 +229,13 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
     def.set_save_tensor_name(saved.name() + ":0");
   }
 
-  // Restore: one RestoreV2 of every variable, or with shard_by_device one per
+  // Restore: one RestoreV2 of everything, or with shard_by_device one per
   // device, on it.
-  std::vector<std::pair<std::string, std::vector<Variable>>> restores;
+  std::vector<Shard> restores;
   if (options.shard_by_device) {
     restores = shards;
   } else {
-    restores.push_back({"", vars});
+    restores.push_back({"", all});
   }
   std::vector<Operation> assigns;
   for (size_t r = 0; r < restores.size(); ++r) {
@@ -167,10 +243,10 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
     const std::string suffix = r == 0 ? "" : absl::StrCat("_", r);
     std::vector<std::string> names, specs;
     AttrValue dtypes_attr;
-    for (const Variable& v : restores[r].second) {
-      names.push_back(v.checkpoint_key());
-      specs.push_back(v.checkpoint_slice_spec());
-      dtypes_attr.mutable_list()->add_type(v.dtype());
+    for (const SavedItem* item : restores[r].second) {
+      names.insert(names.end(), item->keys.begin(), item->keys.end());
+      specs.insert(specs.end(), item->specs.begin(), item->specs.end());
+      for (DataType dt : item->dtypes) dtypes_attr.mutable_list()->add_type(dt);
     }
     Operation restore =
         on.WithOpName("RestoreV2" + suffix)
@@ -181,12 +257,11 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
                     {ops::Const(on.WithOpName("RestoreV2" + suffix + "/shape_and_slices"),
                                 Strings(specs))}},
                    {{"dtypes", dtypes_attr}});
-    for (size_t i = 0; i < restores[r].second.size(); ++i) {
-      const Variable& v = restores[r].second[i];
-      const Output value = restore.output(static_cast<int>(i));
-      assigns.push_back(
-          v.is_resource() ? ops::AssignVariableOp(on.WithOpName("AssignVariableOp"), v.ref(), value)
-                          : ops::Assign(on.WithOpName("Assign"), v.ref(), value).op());
+    int at = 0;
+    for (const SavedItem* item : restores[r].second) {
+      std::vector<Output> values;
+      for (size_t k = 0; k < item->keys.size(); ++k) values.push_back(restore.output(at++));
+      assigns.push_back(item->restore(on, values));
     }
   }
   Operation restore_all = ops::Group(s.WithOpName("restore_all"), assigns);
@@ -194,7 +269,17 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
   MG_RETURN_IF_ERROR(scope.status());
   scope.SetSaverDef(def);
   auto saver = std::unique_ptr<Saver>(new Saver(def, env, options));
-  for (const Variable& v : vars) saver->snapshot_names_.push_back(SavedTensor(v).tensor_name());
+  for (const SavedItem& item : items) {
+    for (const Output& t : item.tensors) saver->snapshot_names_.push_back(t.tensor_name());
+  }
+  for (const SavedItem& item : items) {
+    if (item.keys.size() != 2) continue;  // a variable: below
+    for (size_t k = 0; k < 2; ++k) {       // a table: any number of entries
+      ExpectedTensor& e = saver->expected_.emplace_back();
+      e.key = item.keys[k];
+      e.dtype = item.dtypes[k];
+    }
+  }
   // What a restore needs, for the error that lists every difference.
   absl::flat_hash_set<std::string> partitioned;
   for (const Variable& v : vars) {

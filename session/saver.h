@@ -53,6 +53,13 @@ namespace minigraph {
 struct SaverOptions {
   // Saved under their op names; empty = every global variable.
   std::vector<Variable> var_list = {};
+  // Mutable lookup tables (the handles of MutableHashTableV2 and
+  // MutableHashTableOfTensorsV2 nodes), saved as TensorFlow's Saver saves
+  // them: their keys and values under "<node>-keys" and "<node>-values",
+  // restored by LookupTableImportV2. Empty with an empty var_list = every
+  // mutable table of the graph (TensorFlow's default Saver saves the
+  // tables its Python classes made).
+  std::vector<Output> tables = {};
   int max_to_keep = 5;  // 0 keeps everything and tracks nothing
   float keep_checkpoint_every_n_hours = 10000.0f;
   // Shards written in parallel and merged; 0 = one unsharded bundle.

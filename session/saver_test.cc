@@ -192,6 +192,60 @@ TEST_F(SaverTest, SaveAndRestoreRoundTrip) {
   EXPECT_EQ(latest, std::optional<std::string>("/logs/model-12"));
 }
 
+// Mutable lookup tables are saved as TensorFlow's Saver saves them (keys
+// and values under "<table>-keys" and "<table>-values") and restored into
+// the table, replacing what it held; sharded too.
+TEST_F(SaverTest, MutableTablesAreSavedAndRestored) {
+  for (int shards : {0, 2}) {
+    SCOPED_TRACE(shards);
+    root_ = Scope::NewRootScope();
+    Variable v = Variable::Create(root_, "v", Tensor::Scalar<float>(1.5f));
+    Output words = root_.WithOpName("words").AddOp(
+        "MutableHashTableV2", {},
+        {{"key_dtype", MakeAttrValue(DT_STRING)}, {"value_dtype", MakeAttrValue(DT_INT64)}})
+        .output(0);
+    Output rows = root_.WithOpName("rows")
+                      .AddOp("MutableHashTableOfTensorsV2", {},
+                             {{"key_dtype", MakeAttrValue(DT_INT64)},
+                              {"value_dtype", MakeAttrValue(DT_FLOAT)},
+                              {"value_shape", MakeAttrValue(PartialShape({2}))}})
+                      .output(0);
+    root_.WithOpName("insert_words")
+        .AddOp("LookupTableInsertV2",
+               {{words}, {ops::Const(root_, Tensor::Vector<std::string>({"a", "b"}))},
+                {ops::Const(root_, Tensor::Vector<int64_t>({1, 2}))}});
+    root_.WithOpName("insert_rows")
+        .AddOp("LookupTableInsertV2",
+               {{rows}, {ops::Const(root_, Tensor::Vector<int64_t>({7}))},
+                {ops::Const<float>(root_, {0.5f, -0.5f}, TensorShape({1, 2}))}});
+    root_.WithOpName("found").AddOp(
+        "LookupTableFindV2",
+        {{words}, {ops::Const(root_, Tensor::Vector<std::string>({"a", "b", "z"}))},
+         {ops::Const(root_, int64_t{-1})}});
+    root_.WithOpName("found_rows")
+        .AddOp("LookupTableFindV2",
+               {{rows}, {ops::Const(root_, Tensor::Vector<int64_t>({7, 8}))},
+                {ops::Const<float>(root_, {0.0f, 0.0f}, TensorShape({2}))}});
+    init_ = GlobalVariablesInitializer(root_);
+    SaverOptions options;
+    options.num_shards = shards;
+    ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(root_, options, &clock_));
+    auto s = NewSess();
+    RunTargets(s.get(), {init_.name(), "insert_words", "insert_rows"});
+    ASSERT_OK(mem_.CreateDir("/tables"));
+    ASSERT_OK_AND_ASSIGN(std::string path, saver->Save(s.get(), "/tables/model"));
+    ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(&mem_, path));
+    EXPECT_THAT(reader->keys(), ::testing::ElementsAre("rows-keys", "rows-values", "v",
+                                                       "words-keys", "words-values"));
+    auto fresh = NewSess();
+    EXPECT_EQ(Value(fresh.get(), "found:0"), "-1 -1 -1");
+    ASSERT_OK(saver->Restore(fresh.get(), path));
+    EXPECT_EQ(Value(fresh.get(), "found:0"), "1 2 -1");
+    EXPECT_EQ(Value(fresh.get(), "found_rows:0"), "0.5 -0.5 0 0");
+    EXPECT_EQ(Value(fresh.get(), "v:0"), "1.5");
+  }
+}
+
 // Counts the opens of checkpoint index files.
 class IndexOpenCountingEnv : public EnvWrapper {
  public:
