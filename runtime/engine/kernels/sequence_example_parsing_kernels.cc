@@ -211,7 +211,8 @@ class ParseSequenceExampleOp : public OpKernel {
       }
       if (context->sparse_keys.size() != context->sparse_types.size() ||
           context->dense_keys.size() != context->dense_types.size() ||
-          lists->sparse_keys.size() != lists->sparse_types.size() || lists->dense_keys.size() != ld) {
+          lists->sparse_keys.size() != lists->sparse_types.size() ||
+          lists->dense_keys.size() != ld) {
         return absl::InvalidArgumentError(
             absl::StrCat(type_string(), "'s keys and types disagree in number"));
       }
