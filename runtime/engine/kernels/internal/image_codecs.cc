@@ -552,9 +552,9 @@ absl::Status ComposeGifFrame(GifFileType* gif, int k, int64_t width, int64_t hei
   const int64_t right = std::min<int64_t>(int64_t{d.Left} + d.Width, width);
   for (int64_t i = top; i < bottom; ++i) {
     uint8_t* out = frame + i * width * 3;
-    const GifByteType* in = image->RasterBits + (i - d.Top) * d.Width - d.Left;
+    const GifByteType* in = image->RasterBits + (i - d.Top) * d.Width;  // the frame's row
     for (int64_t j = left; j < right; ++j) {
-      const int index = in[j];
+      const int index = in[j - d.Left];
       if (index == gcb.TransparentColor) {
         if (k == 0) std::memset(out + 3 * j, 0, 3);
         continue;
