@@ -24,6 +24,7 @@
 #include "core/path.h"
 #include "core/status_macros.h"
 #include "runtime/cc/ops.h"
+#include "runtime/graph/node_def_util.h"
 
 namespace minigraph {
 namespace {

@@ -21,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/variables.h"
+#include "runtime/graph/node_def_util.h"
 #include "session/session_manager.h"
 #include "tests/testing/shared_testdata.h"
 
