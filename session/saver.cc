@@ -47,6 +47,7 @@ struct SavedItem {
   std::vector<std::string> keys, specs;
   std::vector<Output> tensors;  // what the save writes, one per key
   std::vector<DataType> dtypes;
+  bool table = false;  // a table's entries are any in number: no shape expected
   // The restore of the item from RestoreV2's outputs for its keys.
   std::function<Operation(const Scope&, const std::vector<Output>&)> restore;
 };
@@ -76,6 +77,7 @@ absl::StatusOr<SavedItem> TableItem(const Scope& scope, const Scope& s, const Ou
         ", not a MutableHashTableV2 or MutableHashTableOfTensorsV2 (other tables are not saved)"));
   }
   SavedItem item;
+  item.table = true;
   item.name = node.name();
   item.device = node.device();
   item.keys = {node.name() + "-keys", node.name() + "-values"};
@@ -274,8 +276,8 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
     for (const Output& t : item.tensors) saver->snapshot_names_.push_back(t.tensor_name());
   }
   for (const SavedItem& item : items) {
-    if (item.keys.size() != 2) continue;  // a variable: below
-    for (size_t k = 0; k < 2; ++k) {       // a table: any number of entries
+    if (!item.table) continue;  // variables: below
+    for (size_t k = 0; k < item.keys.size(); ++k) {
       ExpectedTensor& e = saver->expected_.emplace_back();
       e.key = item.keys[k];
       e.dtype = item.dtypes[k];

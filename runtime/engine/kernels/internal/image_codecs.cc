@@ -187,8 +187,9 @@ bool DecodeJpegLow(absl::string_view data, const JpegDecodeOptions& o, ImageAllo
   cinfo.scale_num = 1;
   cinfo.scale_denom = o.ratio;
   cinfo.dct_method = o.accurate_dct ? JDCT_ISLOW : JDCT_IFAST;
-  // A progressive image's coefficients stay in memory until the end: bound
-  // them by the largest tensor allowed (twice over, for subsampled chroma).
+  // A progressive image's coefficients stay in memory until the end (two
+  // bytes a sample): bound them by four times the largest tensor allowed,
+  // plus room for libjpeg's own buffers.
   cinfo.mem->max_memory_to_use =
       static_cast<long>(std::min<size_t>(MaxTensorBytes(), std::numeric_limits<long>::max() / 4) *
                         4) +
