@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -466,9 +467,64 @@ class ShardedFilenameOp : public OpKernel {
   }
 };
 
+// The file's bytes, as a string scalar. TensorFlow's messages: the input
+// must be a scalar; a missing file is NotFound naming it.
+class ReadFileOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& name = ctx->input(0);
+    if (name.dims() != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Input filename tensor must be scalar, but had shape: ",
+                       name.shape().DebugString()));
+    }
+    const std::string& path = *name.data<std::string>();
+    absl::StatusOr<std::string> contents = ReadFileToString(ctx->env(), path);
+    if (!contents.ok()) return Named(contents.status(), path);
+    ctx->set_output(0, Tensor::Scalar<std::string>(*std::move(contents)));
+    return absl::OkStatus();
+  }
+
+ private:
+  static absl::Status Named(const absl::Status& s, const std::string& path) {
+    if (absl::StrContains(s.message(), path)) return s;
+    return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
+  }
+};
+
+// Writes the contents to the file (replacing it), making its directories
+// first, as TensorFlow's WriteFile does.
+class WriteFileOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    for (int i = 0; i < 2; ++i) {
+      if (ctx->input(i).dims() != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            i == 0 ? "Input filename tensor must be scalar, but had shape: "
+                   : "Contents tensor must be scalar, but had shape: ",
+            ctx->input(i).shape().DebugString()));
+      }
+    }
+    const std::string& path = *ctx->input(0).data<std::string>();
+    Env* env = ctx->env();
+    // Each missing parent, outermost first.
+    for (size_t at = path.find('/', 1); at != std::string::npos; at = path.find('/', at + 1)) {
+      const std::string dir = path.substr(0, at);
+      if (env->FileExists(dir).ok()) continue;
+      absl::Status s = env->CreateDir(dir);
+      if (!s.ok() && !absl::IsAlreadyExists(s)) return s;
+    }
+    return WriteStringToFile(env, path, *ctx->input(1).data<std::string>());
+  }
+};
+
 }  // namespace
 
 void RegisterSaveRestoreKernels(KernelRegistry* r) {
+  r->Register("ReadFile", MakeFactory<ReadFileOp>());
+  r->Register("WriteFile", MakeFactory<WriteFileOp>());
   r->Register("StringJoin", MakeFactory<StringJoinOp>());
   r->Register("ShardedFilename", MakeFactory<ShardedFilenameOp>());
   r->Register("SaveV2", MakeFactory<SaveV2Op>());

@@ -160,6 +160,16 @@ void RegisterIoOps(OpRegistry* r) {
                         .Input("num_shards: int32")
                         .Output("filename: string")
                         .SetShapeFn(shape_fn::Scalar));
+  // tf.io.read_file and tf.io.write_file, through the session's Env.
+  MG_REGISTER_OP(r, OpDefBuilder("ReadFile")
+                        .Input("filename: string")
+                        .Output("contents: string")
+                        .SetShapeFn(shape_fn::Scalar));
+  MG_REGISTER_OP(r, OpDefBuilder("WriteFile")
+                        .Input("filename: string")
+                        .Input("contents: string")
+                        .SetIsStateful()
+                        .SetShapeFn(shape_fn::Unknown));
   MG_REGISTER_OP(r, OpDefBuilder("MergeV2Checkpoints")
                         .Input("checkpoint_prefixes: string")
                         .Input("destination_prefix: string")
