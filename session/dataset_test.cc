@@ -12,9 +12,13 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "core/allocator.h"
 #include "core/mem_env.h"
+#include "core/status_macros.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
@@ -42,6 +46,13 @@ std::map<std::string, AttrValue> Spec(std::vector<DataType> types, const Partial
 }
 
 Output Int64(const Scope& s, int64_t v) { return ops::Const(s, Tensor::Scalar<int64_t>(v)); }
+
+// A string vector constant of `values`.
+Output Strings(const Scope& s, const std::vector<std::string>& values) {
+  Tensor t(DT_STRING, TensorShape({static_cast<int64_t>(values.size())}));
+  for (size_t i = 0; i < values.size(); ++i) t.data<std::string>()[i] = values[i];
+  return ops::Const(s, t);
+}
 
 // The vector 0, 1, ..., n - 1.
 Tensor Iota(int64_t n) {
@@ -122,6 +133,56 @@ constexpr char kIotaLibrary[] = R"pb(
   }
 )pb";
 
+// A MemEnv that counts the files opened under /gated/ and, with a barrier
+// of n, holds each opener there until n have come (so only openers running
+// at once pass). After 10 s an opener gives up with an error instead, so a
+// pipeline that opens one file at a time fails its test rather than hangs.
+class GateEnv : public MemEnv {
+ public:
+  void set_barrier(int n) {
+    absl::MutexLock l(&mu_);
+    barrier_ = n;
+  }
+  int opened() {
+    absl::MutexLock l(&mu_);
+    return opened_;
+  }
+  // Waits until `n` files were opened; false if that takes 10 s.
+  bool AwaitOpened(int n) {
+    absl::MutexLock l(&mu_);
+    auto reached = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return opened_ >= n; };
+    return mu_.AwaitWithTimeout(absl::Condition(&reached), absl::Seconds(10));
+  }
+
+  absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(
+      const std::string& path) override {
+    MG_RETURN_IF_ERROR(Enter(path));
+    return MemEnv::NewSequentialFile(path);
+  }
+  absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
+      const std::string& path) override {
+    MG_RETURN_IF_ERROR(Enter(path));
+    return MemEnv::NewRandomAccessFile(path);
+  }
+
+ private:
+  absl::Status Enter(const std::string& path) {
+    if (!absl::StartsWith(path, "/gated/")) return absl::OkStatus();
+    absl::MutexLock l(&mu_);
+    ++opened_;
+    auto all_came = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return opened_ >= barrier_; };
+    if (!mu_.AwaitWithTimeout(absl::Condition(&all_came), absl::Seconds(10))) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          path, ": only ", opened_, " of ", barrier_, " openers came while it waited"));
+    }
+    return absl::OkStatus();
+  }
+
+  absl::Mutex mu_;
+  int opened_ ABSL_GUARDED_BY(mu_) = 0;
+  int barrier_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
 class DatasetTest : public ::testing::Test {
  protected:
   void Start(const Scope& root, const char* library = nullptr) {
@@ -158,7 +219,7 @@ class DatasetTest : public ::testing::Test {
     }
   }
 
-  MemEnv env_;
+  GateEnv env_;
   std::unique_ptr<Session> session_;
 };
 
@@ -1108,8 +1169,8 @@ TEST_F(DatasetTest, CombiningDatasetsCheckTheirArguments) {
   root.WithOpName("cycle0").AddOp("InterleaveDataset",
                                   {{Range(root, 0, 3)}, {}, {Int64(root, 0)}, {Int64(root, 1)}},
                                   WithFunction("f", "repeat6"));
-  root.WithOpName("to_file").AddOp(
-      "CacheDataset", {{Range(root, 0, 3)}, {ops::Const(root, std::string("/tmp/cache"))}}, scalar);
+  root.WithOpName("to_files").AddOp(
+      "CacheDataset", {{Range(root, 0, 3)}, {Strings(root, {"/tmp/a", "/tmp/b"})}}, scalar);
   // Two int64 inputs zipped, declared as one component.
   root.WithOpName("bad_zip").AddOp("ZipDataset", {{Range(root, 0, 3), Range(root, 0, 3)}}, scalar);
   // The predicate returns an int64, not a bool.
@@ -1125,8 +1186,10 @@ TEST_F(DatasetTest, CombiningDatasetsCheckTheirArguments) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("InterleaveDataset 'cycle0': cycle_length must be greater than "
                                  "zero (or AUTOTUNE), got 0")));
-  EXPECT_THAT(Run({"to_file"}), StatusIs(absl::StatusCode::kUnimplemented,
-                                         HasSubstr("caching to a file ('/tmp/cache')")));
+  EXPECT_THAT(Run({"to_files"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("CacheDataset 'to_files': filename must be a string scalar, got "
+                                 "string [2]")));
   EXPECT_THAT(Run({"bad_zip"}),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("ZipDataset 'bad_zip': its output_types [int64] differ from its "
@@ -1153,6 +1216,325 @@ TEST_F(DatasetTest, FlatMapFunctionMustReturnADataset) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("function 'is_even' of dataset 'bad_flat_map' must return a "
                                  "single dataset (a variant scalar), got 1 values: bool []")));
+}
+
+// read_file(filename) = ReadFile(filename); lines(filename) =
+// TextLineDataset(filename).
+constexpr char kFileLibrary[] = R"pb(
+  library {
+    function {
+      signature {
+        name: "read_file"
+        input_arg { name: "filename" type: DT_STRING }
+        output_arg { name: "contents" type: DT_STRING }
+      }
+      node_def { name: "read" op: "ReadFile" input: "filename" }
+      ret { key: "contents" value: "read:contents:0" }
+    }
+    function {
+      signature {
+        name: "lines"
+        input_arg { name: "filename" type: DT_STRING }
+        output_arg { name: "handle" type: DT_VARIANT }
+        is_stateful: true
+      }
+      node_def {
+        name: "none"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_STRING }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_STRING
+              tensor_shape {}
+              string_val: ""
+            }
+          }
+        }
+      }
+      node_def {
+        name: "buffer"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT64 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT64
+              tensor_shape {}
+              int64_val: 256
+            }
+          }
+        }
+      }
+      node_def {
+        name: "lines"
+        op: "TextLineDataset"
+        input: "filename"
+        input: "none:output:0"
+        input: "buffer:output:0"
+      }
+      ret { key: "handle" value: "lines:handle:0" }
+    }
+  }
+)pb";
+
+// The string elements "next" gives until the end; errors as "error: ...".
+std::vector<std::string> DrainStrings(Session* session) {
+  std::vector<std::string> got;
+  for (int i = 0; i < 100; ++i) {
+    std::vector<Tensor> out;
+    absl::Status s = session->Run({}, {"next:0"}, {}, &out);
+    if (absl::IsOutOfRange(s)) break;
+    got.push_back(s.ok() ? *out[0].data<std::string>() : absl::StrCat("error: ", s.message()));
+  }
+  return got;
+}
+
+TEST_F(DatasetTest, PrefetchReadsAheadOnAThreadOfItsOwn) {
+  std::vector<std::string> files;
+  for (int i = 0; i < 6; ++i) {
+    files.push_back(absl::StrCat("/gated/f", i));
+    ASSERT_OK(WriteStringToFile(&env_, files.back(), absl::StrCat(i, "\n")));
+  }
+  Scope root = Scope::NewRootScope();
+  Output lines =
+      root.AddOp("TextLineDataset",
+                 {{Strings(root, files)}, {ops::Const(root, std::string())}, {Int64(root, 64)}})
+          .output(0);
+  Output prefetched = root.AddOp("PrefetchDataset", {{lines}, {Int64(root, 2)}},
+                                 Spec({DT_STRING}, PartialShape::Scalar()))
+                          .output(0);
+  AddIterator(root, prefetched, {DT_STRING}, PartialShape::Scalar());
+  Start(root);
+  ASSERT_OK(Run({"make"}));
+  std::vector<Tensor> out;
+  ASSERT_OK(session_->Run({}, {"next:0"}, {}, &out));
+  EXPECT_EQ(*out[0].data<std::string>(), "0");
+  // Without another read, the buffer fills: two more files are read, and
+  // no more.
+  ASSERT_TRUE(env_.AwaitOpened(3));
+  EXPECT_EQ(env_.opened(), 3);
+  ASSERT_OK(session_->Run({}, {"next:0"}, {}, &out));
+  EXPECT_EQ(*out[0].data<std::string>(), "1");
+  // The session goes while the thread waits for room: it is stopped.
+  session_.reset();
+
+  Start(root);
+  ASSERT_OK(Run({"make"}));
+  EXPECT_THAT(DrainStrings(session_.get()), ElementsAre("0", "1", "2", "3", "4", "5"));
+}
+
+TEST_F(DatasetTest, ParallelMapCallsRunAtOnceAndKeepTheOrderAndTheErrors) {
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_OK(WriteStringToFile(&env_, absl::StrCat("/gated/m", i), absl::StrCat("file ", i)));
+  }
+  Scope root = Scope::NewRootScope();
+  Output names = Strings(root, {"/gated/m0", "/gated/m1", "/gated/missing", "/gated/m2",
+                                "/gated/m3"});
+  Output slices = root.AddOp("TensorSliceDataset", {{names}},
+                             {{"output_shapes", Spec({DT_STRING}, PartialShape::Scalar())
+                                                    .at("output_shapes")}})
+                      .output(0);
+  for (const char* deterministic : {"true", "false"}) {
+    auto attrs = Spec({DT_STRING}, PartialShape::Scalar());
+    attrs["f"].mutable_func()->set_name("read_file");
+    attrs["Targuments"] = MakeAttrValue(std::vector<DataType>{});
+    attrs["deterministic"] = MakeAttrValue(std::string(deterministic));
+    Output mapped = root.WithOpName(absl::StrCat("map_", deterministic))
+                        .AddOp("ParallelMapDatasetV2", {{slices}, {}, {Int64(root, 2)}}, attrs)
+                        .output(0);
+    AddIterator(root.NewSubScope(deterministic), mapped, {DT_STRING}, PartialShape::Scalar());
+  }
+  Start(root, kFileLibrary);
+  // Each file is held until a second one is opened: two calls at once.
+  env_.set_barrier(2);
+  ASSERT_OK(Run({"true/make"}));
+  std::vector<std::string> got;
+  std::vector<Tensor> out;
+  for (int i = 0; i < 6; ++i) {
+    absl::Status s = session_->Run({}, {"true/next:0"}, {}, &out);
+    if (absl::IsOutOfRange(s)) break;
+    got.push_back(s.ok() ? *out[0].data<std::string>() : std::string(s.message()));
+  }
+  ASSERT_EQ(got.size(), 5u);
+  EXPECT_EQ(got[0], "file 0");
+  EXPECT_EQ(got[1], "file 1");
+  EXPECT_THAT(got[2], AllOf(HasSubstr("/gated/missing"), HasSubstr("read_file")));
+  EXPECT_EQ(got[3], "file 2");
+  EXPECT_EQ(got[4], "file 3");
+
+  ASSERT_OK(Run({"false/make"}));
+  got.clear();
+  for (int i = 0; i < 6; ++i) {
+    absl::Status s = session_->Run({}, {"false/next:0"}, {}, &out);
+    if (absl::IsOutOfRange(s)) break;
+    got.push_back(s.ok() ? *out[0].data<std::string>() : "error");
+  }
+  EXPECT_THAT(got, ::testing::UnorderedElementsAre("file 0", "file 1", "error", "file 2",
+                                                   "file 3"));
+}
+
+TEST_F(DatasetTest, ParallelInterleaveReadsItsOpenInputsAtOnce) {
+  ASSERT_OK(WriteStringToFile(&env_, "/gated/a", "a0\na1\na2\n"));
+  ASSERT_OK(WriteStringToFile(&env_, "/gated/b", "b0\nb1\n"));
+  Scope root = Scope::NewRootScope();
+  Output slices = root.AddOp("TensorSliceDataset", {{Strings(root, {"/gated/a", "/gated/b"})}},
+                             {{"output_shapes", Spec({DT_STRING}, PartialShape::Scalar())
+                                                    .at("output_shapes")}})
+                      .output(0);
+  auto attrs = Spec({DT_STRING}, PartialShape::Scalar());
+  attrs["f"].mutable_func()->set_name("lines");
+  attrs["Targuments"] = MakeAttrValue(std::vector<DataType>{});
+  // cycle_length 2, block_length 1, buffer_output_elements 1,
+  // prefetch_input_elements 1, num_parallel_calls 2.
+  Output interleaved =
+      root.AddOp("ParallelInterleaveDatasetV4",
+                 {{slices}, {}, {Int64(root, 2)}, {Int64(root, 1)}, {Int64(root, 1)},
+                  {Int64(root, 1)}, {Int64(root, 2)}},
+                 attrs)
+          .output(0);
+  AddIterator(root, interleaved, {DT_STRING}, PartialShape::Scalar());
+  Start(root, kFileLibrary);
+  env_.set_barrier(2);  // each file waits until the other one is open too
+  ASSERT_OK(Run({"make"}));
+  // TensorFlow's order, as InterleaveDataset gives it.
+  EXPECT_THAT(DrainStrings(session_.get()), ElementsAre("a0", "b0", "a1", "b1", "a2"));
+}
+
+TEST_F(DatasetTest, ParallelInterleaveChecksItsArguments) {
+  Scope root = Scope::NewRootScope();
+  auto attrs = WithFunction("f", "repeat6");
+  root.WithOpName("calls").AddOp(
+      "ParallelInterleaveDatasetV2",
+      {{Range(root, 0, 2)}, {}, {Int64(root, 2)}, {Int64(root, 1)}, {Int64(root, 0)}}, attrs);
+  root.WithOpName("buffer").AddOp("ParallelInterleaveDataset",
+                                  {{Range(root, 0, 2)}, {}, {Int64(root, 2)}, {Int64(root, 1)},
+                                   {ops::Const(root, false)}, {Int64(root, 0)}, {Int64(root, 1)}},
+                                  attrs);
+  Start(root, kComposeLibrary);
+  EXPECT_THAT(Run({"calls"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("ParallelInterleaveDatasetV2 'calls'"),
+                             HasSubstr("num_parallel_calls must be greater than zero"))));
+  EXPECT_THAT(Run({"buffer"}),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("ParallelInterleaveDataset 'buffer'"),
+                             HasSubstr("buffer_output_elements must be greater than zero"))));
+}
+
+TEST_F(DatasetTest, BatchWithParallelCopyGivesTheSameBatches) {
+  Scope root = Scope::NewRootScope();
+  auto attrs = Spec({DT_INT64}, PartialShape({-1}));
+  attrs["parallel_copy"] = MakeAttrValue(true);
+  Output batched = root.AddOp("BatchDatasetV2",
+                              {{Range(root, 0, 7)}, {Int64(root, 3)}, {ops::Const(root, true)}},
+                              attrs)
+                       .output(0);
+  AddIterator(root, batched, {DT_INT64}, PartialShape({-1}));
+  Start(root);
+  ASSERT_OK(Run({"make"}));
+  EXPECT_THAT(Drain(), ElementsAre(ElementsAre(0, 1, 2), ElementsAre(3, 4, 5)));
+}
+
+TEST_F(DatasetTest, ReadFileAndWriteFileUseTheSessionsEnv) {
+  Scope root = Scope::NewRootScope();
+  auto name = root.WithOpName("name")
+                  .AddOp("Placeholder", {}, {{"dtype", MakeAttrValue(DT_STRING)}})
+                  .output(0);
+  root.WithOpName("write").AddOp("WriteFile",
+                                 {{name}, {ops::Const(root, std::string("some bytes"))}});
+  root.WithOpName("read").AddOp("ReadFile", {{name}});
+  Start(root);
+  std::vector<Tensor> out;
+  const Tensor path = Tensor::Scalar<std::string>("/out/new/dir/f.bin");
+  ASSERT_OK(session_->Run({{"name:0", path}}, {}, {"write"}, &out));
+  ASSERT_OK(session_->Run({{"name:0", path}}, {"read:0"}, {}, &out));
+  EXPECT_EQ(*out[0].data<std::string>(), "some bytes");
+  EXPECT_THAT(session_->Run({{"name:0", Tensor::Scalar<std::string>("/out/none")}}, {"read:0"},
+                            {}, &out),
+              StatusIs(absl::StatusCode::kNotFound, HasSubstr("/out/none")));
+  Tensor two(DT_STRING, TensorShape({2}));
+  EXPECT_THAT(session_->Run({{"name:0", two}}, {"read:0"}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Input filename tensor must be scalar, but had shape: [2]")));
+}
+
+TEST_F(DatasetTest, CacheToAFileWritesTensorFlowsLayoutOnceAndReadsItAfter) {
+  ASSERT_OK(WriteStringToFile(&env_, "/data/source.txt", "10\n20\n30\n"));
+  Scope root = Scope::NewRootScope();
+  auto spec = Spec({DT_STRING}, PartialShape::Scalar());
+  Output lines = root.AddOp("TextLineDataset", {{ops::Const(root, std::string("/data/source.txt"))},
+                                                {ops::Const(root, std::string())},
+                                                {Int64(root, 64)}})
+                     .output(0);
+  std::map<std::string, Output> cached;
+  for (const char* cache : {"full", "part"}) {
+    cached[cache] =
+        root.WithOpName(absl::StrCat("cache_", cache))
+            .AddOp("CacheDataset",
+                   {{lines}, {ops::Const(root, absl::StrCat("/cache/", cache))}}, spec)
+            .output(0);
+    AddIterator(root.NewSubScope(cache), cached[cache], {DT_STRING}, PartialShape::Scalar());
+  }
+  // A second iterator over the "full" cache, to meet the first one writing.
+  auto iterator_spec = spec;
+  iterator_spec["shared_name"] = MakeAttrValue(std::string("other"));
+  iterator_spec["container"] = MakeAttrValue(std::string());
+  Operation other = root.WithOpName("other").AddOp("Iterator", {}, iterator_spec);
+  root.WithOpName("other_make")
+      .AddOp("MakeIterator", {{cached["full"]}, {other.output(0)}});
+  root.WithOpName("other_next").AddOp("IteratorGetNext", {{other.output(0)}}, spec);
+  Start(root);
+
+  std::vector<Tensor> out;
+  ASSERT_OK(Run({"full/make"}));
+  ASSERT_OK(session_->Run({}, {"full/next:0"}, {}, &out));
+  EXPECT_EQ(*out[0].data<std::string>(), "10");
+  EXPECT_TRUE(env_.FileExists("/cache/full_0.lockfile").ok());
+  ASSERT_OK(Run({"other_make"}));
+  EXPECT_THAT(session_->Run({}, {"other_next:0"}, {}, &out),
+              StatusIs(absl::StatusCode::kAlreadyExists,
+                       AllOf(HasSubstr("cache_full"), HasSubstr("/cache/full_0.lockfile"),
+                             HasSubstr("concurrent caching iterator"))));
+  std::vector<std::string> got = {"10"};
+  for (;;) {
+    absl::Status s = session_->Run({}, {"full/next:0"}, {}, &out);
+    if (absl::IsOutOfRange(s)) break;
+    ASSERT_OK(s);
+    got.push_back(*out[0].data<std::string>());
+  }
+  EXPECT_THAT(got, ElementsAre("10", "20", "30"));
+  EXPECT_TRUE(env_.FileExists("/cache/full.index").ok());
+  EXPECT_TRUE(env_.FileExists("/cache/full.data-00000-of-00001").ok());
+  EXPECT_FALSE(env_.FileExists("/cache/full_0.lockfile").ok());
+
+  // From now on the file is read, not the source.
+  ASSERT_OK(WriteStringToFile(&env_, "/data/source.txt", "changed\n"));
+  ASSERT_OK(Run({"full/make"}));
+  got.clear();
+  for (;;) {
+    absl::Status s = session_->Run({}, {"full/next:0"}, {}, &out);
+    if (absl::IsOutOfRange(s)) break;
+    ASSERT_OK(s);
+    got.push_back(*out[0].data<std::string>());
+  }
+  EXPECT_THAT(got, ElementsAre("10", "20", "30"));
+
+  // A pass that stops early leaves nothing behind: neither a cache nor
+  // the lockfile.
+  ASSERT_OK(Run({"part/make"}));
+  ASSERT_OK(session_->Run({}, {"part/next:0"}, {}, &out));
+  ASSERT_OK(Run({"part/make"}));  // the writing iterator goes
+  ASSERT_OK_AND_ASSIGN(std::vector<std::string> left, env_.GetChildren("/cache"));
+  for (const std::string& f : left) EXPECT_FALSE(absl::StartsWith(f, "part")) << f;
 }
 
 }  // namespace

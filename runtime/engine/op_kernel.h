@@ -123,6 +123,10 @@ class OpKernelContext {
   OpKernelContext(const OpKernel* kernel, const StepContext* step, TensorValue* inputs,
                   TensorValue* outputs)
       : kernel_(kernel), step_(step), inputs_(inputs), outputs_(outputs) {}
+  // For work within a step's facilities but outside any kernel call (the
+  // threads of a tf.data iterator): it has no kernel, inputs or outputs.
+  explicit OpKernelContext(const StepContext* step)
+      : kernel_(nullptr), step_(step), inputs_(nullptr), outputs_(nullptr) {}
 
   int num_inputs() const { return kernel_->node().num_inputs(); }
   int num_outputs() const { return kernel_->node().num_outputs(); }

@@ -422,5 +422,55 @@ class TablesInCheckpoints(unittest.TestCase):
                 self.assertEqual(sess.run(v), 1.5)
 
 
+class DatasetFiles(unittest.TestCase):
+    """Dataset.cache(filename): a cache either side wrote, the other reads."""
+
+    @staticmethod
+    def _graph(cache, scale):
+        """A graph whose one fetch batches the cached pipeline of range(5)
+        times `scale` (a cache already written answers instead)."""
+        g = tf.Graph()
+        with g.as_default():
+            ds = (tf.data.Dataset.range(5)
+                  .map(lambda j: (j * scale, tf.strings.as_string(j * scale)))
+                  .cache(cache).batch(10))
+            a, b = v1.data.make_one_shot_iterator(ds).get_next()
+            tf.identity(a, name="a")
+            tf.identity(b, name="b")
+        return g
+
+    @staticmethod
+    def _tensorflow(g):
+        with v1.Session(graph=g) as sess:
+            return sess.run(["a:0", "b:0"])
+
+    def _minigraph(self, g, work):
+        meta, feeds, out = (os.path.join(work, n) for n in ("g.meta", "feeds", "out"))
+        v1.train.export_meta_graph(meta, graph=g)
+        interop.write_records(feeds, {})
+        interop.run([interop.binary("model_runner"), f"--graph={meta}", f"--feeds={feeds}",
+                     "--fetch=a:0,b:0", f"--out={out}"])
+        got = interop.read_records(out)
+        return [got["a:0"], got["b:0"]]
+
+    def _check(self, got, scale):
+        np.testing.assert_array_equal(got[0], np.arange(5) * scale)
+        self.assertEqual([bytes(x) for x in got[1]],
+                         [str(i * scale).encode() for i in range(5)])
+
+    def test_file_cache_is_shared_with_tensorflow(self):
+        with tempfile.TemporaryDirectory() as work:
+            mine = os.path.join(work, "by_minigraph")
+            self._check(self._minigraph(self._graph(mine, 3), work), 3)
+            self.assertEqual(sorted(f for f in os.listdir(work) if f.startswith("by_")),
+                             ["by_minigraph.data-00000-of-00001", "by_minigraph.index"])
+            # TensorFlow, asked for other values, reads minigraph's cache.
+            self._check(self._tensorflow(self._graph(mine, 100)), 3)
+
+            theirs = os.path.join(work, "by_tensorflow")
+            self._check(self._tensorflow(self._graph(theirs, 3)), 3)
+            self._check(self._minigraph(self._graph(theirs, 100), work), 3)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -482,6 +482,24 @@ def datasets(dt, rng):
         "shuffle_and_repeat": lambda: (
             D.range(4).apply(tf.data.experimental.shuffle_and_repeat(4, count=2, seed=3)),
             8, False),
+        "parallel_interleave": lambda: (
+            D.range(4).interleave(lambda i: D.range(i * 10, i * 10 + 3), cycle_length=2,
+                                  block_length=2, num_parallel_calls=2), 12, False),
+        "legacy_parallel_interleave": lambda: (
+            D.range(3).apply(tf.data.experimental.parallel_interleave(
+                lambda i: D.range(i * 10, i * 10 + 3), cycle_length=2, block_length=2)),
+            9, False),
+        "read_files_in_parallel": lambda: (
+            D.from_tensor_slices([text, records]).map(tf.io.read_file, num_parallel_calls=2),
+            2, False),
+        "parallel_batch": lambda: (
+            D.range(7).batch(3, drop_remainder=True, num_parallel_calls=2), 2, False),
+        "prefetch_autotune": lambda: (D.range(5).prefetch(tf.data.AUTOTUNE), 5, False),
+        # TensorFlow writes the cache when it runs the graph; minigraph then
+        # reads TensorFlow's files.
+        "file_cache": lambda: (
+            D.range(5).map(lambda j: (j * 3, tf.strings.as_string(j)))
+            .cache(os.path.join(root, "cache")), 5, False),
         "text_lines": lambda: (tf.data.TextLineDataset(text), 3, False),
         "tfrecords": lambda: (tf.data.TFRecordDataset(records), 3, False),
     }
@@ -571,7 +589,37 @@ def datasets(dt, rng):
                 output_types=[tf.int64], output_shapes=[[None, 3]])
         it = v1.data.Iterator.from_structure(tf.int64, [None, 3])
         return {}, _iterate_resource(pb, it, 2, [tf.int64], [[None, 3]])
+    def legacy_parallel_interleaves():
+        """The ops TensorFlow 1.x wrote for interleave with threads."""
+        @tf.function(input_signature=[tf.TensorSpec([], tf.int64)])
+        def inner(i):
+            return tf.raw_ops.RangeDataset(start=i * 10, stop=i * 10 + 3, step=1,
+                                           output_types=[tf.int64], output_shapes=[[]])
+        f = inner.get_concrete_function()
+        common = dict(other_arguments=[], cycle_length=2, block_length=2, f=f,
+                      output_types=[tf.int64], output_shapes=[[]])
+        out_tensors = []
+        for k, op in enumerate(("ParallelInterleaveDataset", "ParallelInterleaveDatasetV2",
+                                "ParallelInterleaveDatasetV3")):
+            r = tf.raw_ops.RangeDataset(start=0, stop=3, step=1, output_types=[tf.int64],
+                                        output_shapes=[[]])
+            if op == "ParallelInterleaveDataset":
+                d = tf.raw_ops.ParallelInterleaveDataset(
+                    input_dataset=r, sloppy=False, buffer_output_elements=2,
+                    prefetch_input_elements=1, **common)
+            else:
+                d = getattr(tf.raw_ops, op)(input_dataset=r, num_parallel_calls=2, **common)
+            it = v1.data.Iterator.from_structure(tf.int64, [], shared_name=f"pi{k}")
+            out_tensors += _iterate_resource(d, it, 9, [tf.int64], [[]])
+        return {}, out_tensors
+    def write_then_read():
+        path = os.path.join(root, "new_dir", "written.bin")
+        write = tf.io.write_file(path, tf.constant(b"\x00bytes\xff"))
+        with tf.control_dependencies([write]):
+            return {}, [tf.io.read_file(path)]
+    out.append(Spec("write_then_read", [], graph=write_then_read))
     out.append(Spec("legacy_ops", [], graph=legacy))
+    out.append(Spec("legacy_parallel_interleaves", [], graph=legacy_parallel_interleaves))
     out.append(Spec("legacy_padded_and_parallel_map", [], graph=legacy_padded_and_parallel_map))
     out.append(Spec("legacy_v1_batch", [], graph=legacy_v1_batch))
     out.append(Spec("v1_batch_ops_with_options", [],
@@ -1073,7 +1121,10 @@ GRAPH_GROUPS += [
       "OneShotIterator", "IteratorV2", "MakeIterator", "IteratorGetNext",
       "IteratorToStringHandle", "IteratorFromStringHandleV2", "BatchDataset", "OptimizeDataset",
       "OptimizeDatasetV2", "ModelDataset", "Iterator", "IteratorFromStringHandle",
-      "ParallelMapDataset", "PaddedBatchDataset", "OptionsDataset"]),
+      "ParallelMapDataset", "PaddedBatchDataset", "OptionsDataset",
+      "ParallelInterleaveDatasetV4", "LegacyParallelInterleaveDatasetV2", "ReadFile", "WriteFile",
+      "ParallelBatchDataset", "ParallelInterleaveDataset", "ParallelInterleaveDatasetV2",
+      "ParallelInterleaveDatasetV3"]),
     ("checkpoint_ops", checkpoint_ops,
      ["SaveV2", "RestoreV2", "ShardedFilename", "MergeV2Checkpoints", "Save", "Restore",
       "RestoreSlice", "SaveSlices"]),

@@ -1,5 +1,6 @@
 #include "runtime/engine/kernels/internal/dataset.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,6 +79,172 @@ absl::Status CheckElement(const Element& e, const std::vector<DataType>& dtypes,
     }
   }
   return absl::OkStatus();
+}
+
+namespace {
+
+// The iterators whose pipelines the calling thread works in, innermost
+// last.
+std::vector<const void*>& Pipelines() {
+  thread_local std::vector<const void*> pipelines;
+  return pipelines;
+}
+
+}  // namespace
+
+bool InsidePipelineOf(const void* iterator) {
+  const std::vector<const void*>& p = Pipelines();
+  return std::find(p.begin(), p.end(), iterator) != p.end();
+}
+
+ScopedPipeline::ScopedPipeline(const void* iterator) { Pipelines().push_back(iterator); }
+ScopedPipeline::~ScopedPipeline() { Pipelines().pop_back(); }
+
+BackgroundWork::BackgroundWork(const OpKernelContext& starter)
+    : step_(starter.step_context()), pipelines_(Pipelines()) {
+  step_.step_resources = &step_resources_;
+  step_.cancelled = &cancelled_;
+  step_.deadline = absl::InfiniteFuture();
+  step_.rendezvous = nullptr;
+}
+
+BackgroundWork::~BackgroundWork() {
+  Cancel();
+  for (std::thread& t : threads_) t.join();
+}
+
+void BackgroundWork::Start(std::function<void(OpKernelContext*)> fn) {
+  threads_.emplace_back([this, fn = std::move(fn)] {
+    Pipelines() = pipelines_;
+    OpKernelContext ctx(&step_);
+    fn(&ctx);
+  });
+}
+
+absl::Status AwaitInStep(const OpKernelContext* ctx, const std::string& dataset, absl::Mutex* mu,
+                         const absl::Condition& cond) {
+  while (!mu->AwaitWithTimeout(cond, absl::Milliseconds(20))) {
+    MG_RETURN_IF_ERROR(CheckStep(ctx, dataset));
+  }
+  return absl::OkStatus();
+}
+
+int64_t ParallelThreads(int64_t calls) {
+  // More threads than this is a graph's mistake, not a speed-up.
+  constexpr int64_t kMaxThreads = 256;
+  if (calls == kAutotune) return std::max(1u, std::thread::hardware_concurrency());
+  return std::clamp<int64_t>(calls, 1, kMaxThreads);
+}
+
+bool CallBudget::Acquire(const OpKernelContext* ctx) {
+  absl::MutexLock l(&mu_);
+  auto available = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return free_ > 0; };
+  while (!mu_.AwaitWithTimeout(absl::Condition(&available), absl::Milliseconds(20))) {
+    if (ctx->cancelled()) return false;
+  }
+  --free_;
+  return true;
+}
+
+void CallBudget::Release() {
+  absl::MutexLock l(&mu_);
+  ++free_;
+}
+
+namespace {
+
+class PrefetchIterator final : public DatasetIterator {
+ public:
+  PrefetchIterator(std::unique_ptr<DatasetIterator> input, int64_t buffer_size, std::string node,
+                   std::shared_ptr<CallBudget> budget)
+      : input_(std::move(input)),
+        node_(std::move(node)),
+        budget_(std::move(budget)),
+        autotune_(buffer_size == kAutotune),
+        limit_(autotune_ ? 1 : buffer_size) {}
+
+  ~PrefetchIterator() override {
+    {
+      absl::MutexLock l(&mu_);
+      stop_ = true;
+    }
+    work_.reset();  // joins the producer before input_ goes
+  }
+
+  void Start(const OpKernelContext& ctx) {
+    work_ = std::make_unique<BackgroundWork>(ctx);
+    work_->Start([this](OpKernelContext* bg) { Produce(bg); });
+  }
+
+  absl::Status GetNext(OpKernelContext* ctx, Element* out, bool* end) override {
+    if (work_ == nullptr) Start(*ctx);
+    absl::MutexLock l(&mu_);
+    if (buffer_.empty() && autotune_) limit_ = std::min<int64_t>(limit_ * 2, kMaxAutotuned);
+    auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !buffer_.empty(); };
+    MG_RETURN_IF_ERROR(AwaitInStep(ctx, node_, &mu_, absl::Condition(&ready)));
+    Result& front = buffer_.front();
+    *end = front.end;
+    if (front.end) return absl::OkStatus();  // and on every later call
+    absl::Status s = std::move(front.status);
+    *out = std::move(front.element);
+    buffer_.pop_front();
+    return s;
+  }
+
+ private:
+  static constexpr int64_t kMaxAutotuned = 64;
+
+  struct Result {
+    absl::Status status;
+    Element element;
+    bool end = false;
+  };
+
+  void Produce(OpKernelContext* ctx) {
+    for (;;) {
+      {
+        absl::MutexLock l(&mu_);
+        auto room = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+          return stop_ || static_cast<int64_t>(buffer_.size()) < limit_;
+        };
+        mu_.Await(absl::Condition(&room));
+        if (stop_) return;
+      }
+      if (budget_ != nullptr && !budget_->Acquire(ctx)) return;
+      Result r;
+      r.status = input_->GetNext(ctx, &r.element, &r.end);
+      if (budget_ != nullptr) budget_->Release();
+      // What the input gives while being stopped is no one's.
+      if (ctx->cancelled()) return;
+      if (!r.status.ok()) r.end = false;
+      const bool end = r.end;
+      absl::MutexLock l(&mu_);
+      buffer_.push_back(std::move(r));
+      if (end) return;
+    }
+  }
+
+  const std::unique_ptr<DatasetIterator> input_;  // the producer's alone
+  const std::string node_;
+  const std::shared_ptr<CallBudget> budget_;
+  const bool autotune_;
+  absl::Mutex mu_;
+  int64_t limit_ ABSL_GUARDED_BY(mu_);
+  std::deque<Result> buffer_ ABSL_GUARDED_BY(mu_);
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  std::unique_ptr<BackgroundWork> work_;  // the reader's; made by Start
+};
+
+}  // namespace
+
+std::unique_ptr<DatasetIterator> MakePrefetchIterator(std::unique_ptr<DatasetIterator> input,
+                                                      int64_t buffer_size, std::string node,
+                                                      const OpKernelContext* start,
+                                                      std::shared_ptr<CallBudget> budget) {
+  auto it = std::make_unique<PrefetchIterator>(std::move(input), buffer_size, std::move(node),
+                                               std::move(budget));
+  if (start != nullptr) it->Start(*start);
+  return it;
 }
 
 std::shared_ptr<const Dataset> DatasetIn(const Tensor& t) {

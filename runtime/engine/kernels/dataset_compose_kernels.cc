@@ -1,8 +1,8 @@
 // tf.data transformations that combine datasets or make them from a
 // function: FilterDataset, FlatMapDataset, InterleaveDataset, ZipDataset,
-// ConcatenateDataset and CacheDataset (in memory), with TensorFlow's
-// element orders. Like the rest of tf.data here (dataset_kernels.cc), they
-// make elements inside the step that asks for them.
+// ConcatenateDataset and CacheDataset (in memory or in a file), with
+// TensorFlow's element orders, and ParallelInterleaveDataset(V2 to V4),
+// whose open inputs are read on threads of their own.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -12,7 +12,11 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/synchronization/mutex.h"
+#include "checkpoint/bundle_reader.h"
+#include "checkpoint/bundle_writer.h"
+#include "core/env.h"
 #include "core/status_macros.h"
 #include "runtime/engine/kernels/internal/dataset.h"
 #include "runtime/engine/kernels/internal/function_runner.h"
@@ -162,19 +166,28 @@ class FilterDatasetOp final : public FunctionDatasetOp {
 // cycle_length 1 one dataset after another (FlatMapDataset); otherwise
 // `block_length` elements from each of `cycle_length` open datasets in
 // turn, a finished one replaced by the next input element's in its place
-// (InterleaveDataset, as TensorFlow orders them).
+// (InterleaveDataset, as TensorFlow orders them). ParallelInterleaveDataset
+// (V1 to V4, and LegacyV2) reads each open dataset on a thread of its own, up to
+// `buffer` elements ahead (MakePrefetchIterator), at most `calls` of them
+// making an element at once; the order stays the same (a sloppy or
+// non-deterministic interleave may give any order; this is one of them).
 class InterleaveDataset final : public Dataset {
  public:
+  struct Parallel {
+    int64_t calls = 0;  // 0: in the reader's step
+    int64_t buffer = 0;
+  };
   InterleaveDataset(std::string node, std::vector<DataType> dtypes,
                     std::vector<PartialShape> shapes, std::shared_ptr<const Dataset> input,
                     std::shared_ptr<const FunctionRunner> f, Element captured, int64_t cycle_length,
-                    int64_t block_length)
+                    int64_t block_length, Parallel parallel)
       : Dataset(std::move(node), std::move(dtypes), std::move(shapes)),
         input_(std::move(input)),
         f_(std::move(f)),
         captured_(std::move(captured)),
         cycle_length_(cycle_length),
-        block_length_(block_length) {}
+        block_length_(block_length),
+        parallel_(parallel) {}
   std::unique_ptr<DatasetIterator> MakeIterator() const override {
     return std::make_unique<Iterator>(self<InterleaveDataset>());
   }
@@ -183,8 +196,18 @@ class InterleaveDataset final : public Dataset {
   class Iterator final : public DatasetIterator {
    public:
     explicit Iterator(std::shared_ptr<const InterleaveDataset> d)
-        : d_(std::move(d)), input_(d_->input_->MakeIterator()), cycle_(d_->cycle_length_) {}
+        : d_(std::move(d)), input_(d_->input_->MakeIterator()), cycle_(d_->cycle_length_) {
+      if (d_->parallel_.calls != 0) {
+        budget_ = std::make_shared<data::CallBudget>(data::ParallelThreads(d_->parallel_.calls));
+      }
+    }
     absl::Status GetNext(OpKernelContext* ctx, Element* out, bool* end) override {
+      // Parallel: every empty place is filled first, in the order the loop
+      // below would come to them, so that all open inputs are read at once.
+      for (size_t i = 0; budget_ != nullptr && i < cycle_.size() && !end_of_input_; ++i) {
+        std::unique_ptr<DatasetIterator>& place = cycle_[(index_ + i) % cycle_.size()];
+        if (place == nullptr) MG_RETURN_IF_ERROR(Open(ctx, &place));
+      }
       while (!end_of_input_ || open_ > 0) {
         MG_RETURN_IF_ERROR(CheckStep(ctx, d_->node()));
         std::unique_ptr<DatasetIterator>& current = cycle_[index_];
@@ -204,15 +227,7 @@ class InterleaveDataset final : public Dataset {
           --open_;
           Advance();
         } else if (!end_of_input_) {
-          Element args;
-          MG_RETURN_IF_ERROR(input_->GetNext(ctx, &args, &end_of_input_));
-          if (!end_of_input_) {
-            MG_ASSIGN_OR_RETURN(
-                std::shared_ptr<const Dataset> made,
-                DatasetOfElement(ctx, *d_->f_, std::move(args), d_->captured_, d_->node()));
-            current = made->MakeIterator();
-            ++open_;
-          }
+          MG_RETURN_IF_ERROR(Open(ctx, &current));
         } else {
           Advance();
         }
@@ -227,6 +242,23 @@ class InterleaveDataset final : public Dataset {
       index_ = (index_ + 1) % cycle_.size();
     }
 
+    // Fills an empty place with the dataset of the next input element.
+    absl::Status Open(OpKernelContext* ctx, std::unique_ptr<DatasetIterator>* place) {
+      Element args;
+      MG_RETURN_IF_ERROR(input_->GetNext(ctx, &args, &end_of_input_));
+      if (end_of_input_) return absl::OkStatus();
+      MG_ASSIGN_OR_RETURN(
+          std::shared_ptr<const Dataset> made,
+          DatasetOfElement(ctx, *d_->f_, std::move(args), d_->captured_, d_->node()));
+      *place = made->MakeIterator();
+      if (budget_ != nullptr) {
+        *place = data::MakePrefetchIterator(std::move(*place), d_->parallel_.buffer, d_->node(),
+                                            ctx, budget_);
+      }
+      ++open_;
+      return absl::OkStatus();
+    }
+
     const std::shared_ptr<const InterleaveDataset> d_;
     std::unique_ptr<DatasetIterator> input_;
     std::vector<std::unique_ptr<DatasetIterator>> cycle_;
@@ -234,6 +266,7 @@ class InterleaveDataset final : public Dataset {
     int64_t block_ = 0;
     int64_t open_ = 0;
     bool end_of_input_ = false;
+    std::shared_ptr<data::CallBudget> budget_;  // parallel: shared by the open datasets
   };
 
   const std::shared_ptr<const Dataset> input_;
@@ -241,13 +274,15 @@ class InterleaveDataset final : public Dataset {
   const Element captured_;
   const int64_t cycle_length_;
   const int64_t block_length_;
+  const Parallel parallel_;
 };
 
 class InterleaveDatasetOp final : public FunctionDatasetOp {
  public:
   using FunctionDatasetOp::FunctionDatasetOp;
   absl::Status Init(OpKernelConstruction* c) {
-    interleave_ = c->def().op() == "InterleaveDataset";
+    op_ = c->def().op();
+    interleave_ = op_ != "FlatMapDataset";
     return InitFunction(c, "f");
   }
 
@@ -256,13 +291,14 @@ class InterleaveDatasetOp final : public FunctionDatasetOp {
     MG_ASSIGN_OR_RETURN(std::shared_ptr<const Dataset> input, InputDataset(ctx, 0, false));
     MG_ASSIGN_OR_RETURN(Element captured, Captured(ctx, *input, "function"));
     int64_t cycle_length = 1, block_length = 1;
+    InterleaveDataset::Parallel parallel;
     if (interleave_) {
       const int at = 1 + captured_types_.size();
       MG_ASSIGN_OR_RETURN(cycle_length, ScalarInput(ctx, at, "cycle_length"));
       MG_ASSIGN_OR_RETURN(block_length, ScalarInput(ctx, at + 1, "block_length"));
       // -1 is tf.data.AUTOTUNE: as many as the machine has cores, as in
       // TensorFlow.
-      if (cycle_length == -1) {
+      if (cycle_length == data::kAutotune) {
         cycle_length = std::max(1u, std::thread::hardware_concurrency());
       }
       if (cycle_length <= 0) {
@@ -280,13 +316,59 @@ class InterleaveDatasetOp final : public FunctionDatasetOp {
         return absl::InvalidArgumentError(
             absl::StrCat(Where(), ": cycle_length ", cycle_length, " is more than ", kMaxCycle));
       }
+      if (op_ != "InterleaveDataset") {
+        MG_ASSIGN_OR_RETURN(parallel, Parallelism(ctx, at + 2, cycle_length, block_length));
+      }
     }
-    return std::shared_ptr<const Dataset>(
-        std::make_shared<InterleaveDataset>(name(), dtypes_, shapes_, std::move(input), f_,
-                                            std::move(captured), cycle_length, block_length));
+    return std::shared_ptr<const Dataset>(std::make_shared<InterleaveDataset>(
+        name(), dtypes_, shapes_, std::move(input), f_, std::move(captured), cycle_length,
+        block_length, parallel));
   }
 
  private:
+  // The inputs after block_length of a ParallelInterleaveDataset, from `at`.
+  absl::StatusOr<InterleaveDataset::Parallel> Parallelism(const OpKernelContext* ctx, int at,
+                                                          int64_t cycle_length,
+                                                          int64_t block_length) const {
+    // V1: sloppy, buffer_output_elements, prefetch_input_elements, and a
+    // thread per open input; LegacyV2 the same without sloppy. V4:
+    // buffer_output_elements, prefetch_input_elements, num_parallel_calls.
+    // V2, V3: num_parallel_calls.
+    const bool legacy =
+        op_ == "ParallelInterleaveDataset" || op_ == "LegacyParallelInterleaveDatasetV2";
+    int64_t buffer = data::kAutotune;
+    int64_t calls = cycle_length;
+    if (legacy || op_ == "ParallelInterleaveDatasetV4") {
+      const int buffer_at = op_ == "ParallelInterleaveDataset" ? at + 1 : at;
+      MG_ASSIGN_OR_RETURN(buffer, ScalarInput(ctx, buffer_at, "buffer_output_elements"));
+      MG_ASSIGN_OR_RETURN(int64_t prefetch,
+                          ScalarInput(ctx, buffer_at + 1, "prefetch_input_elements"));
+      if (buffer <= 0 && buffer != data::kAutotune) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            Where(), ": buffer_output_elements must be greater than zero (or AUTOTUNE), got ",
+            buffer));
+      }
+      if (prefetch < 0 && prefetch != data::kAutotune) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            Where(), ": prefetch_input_elements must be at least zero (or AUTOTUNE), got ",
+            prefetch));
+      }
+    }
+    if (!legacy) {
+      const int calls_at = op_ == "ParallelInterleaveDatasetV4" ? at + 2 : at;
+      MG_ASSIGN_OR_RETURN(calls, ScalarInput(ctx, calls_at, "num_parallel_calls"));
+      if (calls <= 0 && calls != data::kAutotune) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            Where(), ": num_parallel_calls must be greater than zero (or AUTOTUNE), got ", calls));
+      }
+      if (calls == data::kAutotune || calls > cycle_length) calls = cycle_length;
+    }
+    // TensorFlow's default: a block ahead of each open input.
+    if (buffer == data::kAutotune) buffer = block_length;
+    return InterleaveDataset::Parallel{calls, buffer};
+  }
+
+  std::string op_;
   bool interleave_ = false;
 };
 
@@ -454,6 +536,137 @@ class CacheDataset final : public Dataset {
   mutable std::shared_ptr<const std::vector<Element>> cached_ ABSL_GUARDED_BY(mu_);
 };
 
+// CacheDataset with a filename: the first iteration writes the input's
+// elements to a checkpoint at that prefix, in TensorFlow's layout (element
+// i's component c under the key "%7d_%d"), so either side reads the
+// other's cache; while it writes, "<filename>_0.lockfile" keeps a second
+// writer out (TensorFlow's AlreadyExists). Once the files exist, every
+// iterator reads them instead of the input. An iteration that stops early
+// leaves no cache (BundleWriter's files appear only when complete).
+class FileCacheDataset final : public Dataset {
+ public:
+  FileCacheDataset(std::string node, std::shared_ptr<const Dataset> input, std::string filename)
+      : Dataset(std::move(node), input->dtypes(), input->shapes()),
+        input_(std::move(input)),
+        filename_(std::move(filename)) {}
+  std::unique_ptr<DatasetIterator> MakeIterator() const override {
+    return std::make_unique<Iterator>(self<FileCacheDataset>());
+  }
+
+ private:
+  // TensorFlow's key: the element's index padded to 7 places (a cache
+  // holds fewer than kMaxElements), the component's to the places the
+  // last component's index takes.
+  static constexpr int64_t kMaxElements = 10000000;
+  std::string Key(int64_t element, size_t component) const {
+    const int places = absl::StrCat(dtypes().size() - 1).size();
+    return absl::StrFormat("%7d_%*d", element, places, component);
+  }
+
+  class Iterator final : public DatasetIterator {
+   public:
+    explicit Iterator(std::shared_ptr<const FileCacheDataset> d) : d_(std::move(d)) {}
+    ~Iterator() override {
+      if (writer_ != nullptr) env_->DeleteFile(Lockfile()).IgnoreError();  // temps go too
+    }
+
+    absl::Status GetNext(OpKernelContext* ctx, Element* out, bool* end) override {
+      if (env_ == nullptr) MG_RETURN_IF_ERROR(Begin(ctx->env()));
+      if (reader_ != nullptr) return Read(out, end);
+      if (writer_ == nullptr) {
+        *end = true;
+        return absl::OkStatus();
+      }
+      if (next_ >= kMaxElements) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "dataset '", d_->node(), "': Upstream iterator is producing more than ",
+            kMaxElements, " items, which is more than the cache limit."));
+      }
+      MG_RETURN_IF_ERROR(input_->GetNext(ctx, out, end));
+      if (*end) {
+        MG_RETURN_IF_ERROR(Named(writer_->Finish()));
+        writer_.reset();
+        input_.reset();
+        return Named(env_->DeleteFile(Lockfile()));
+      }
+      for (size_t c = 0; c < out->size(); ++c) {
+        MG_RETURN_IF_ERROR(Named(writer_->Add(d_->Key(next_, c), (*out)[c])));
+      }
+      ++next_;
+      return absl::OkStatus();
+    }
+
+   private:
+    std::string Lockfile() const { return absl::StrCat(d_->filename_, "_0.lockfile"); }
+    absl::Status Named(const absl::Status& s) const {
+      if (s.ok()) return s;
+      return absl::Status(s.code(), absl::StrCat("dataset '", d_->node(), "' caching to '",
+                                                 d_->filename_, "': ", s.message()));
+    }
+
+    // Reads the cache if it is complete; otherwise takes the lockfile and
+    // starts writing one.
+    absl::Status Begin(Env* env) {
+      env_ = env;
+      if (env->FileExists(absl::StrCat(d_->filename_, ".index")).ok()) {
+        absl::StatusOr<std::unique_ptr<BundleReader>> r = BundleReader::Open(env, d_->filename_);
+        if (!r.ok()) return Named(r.status());
+        reader_ = *std::move(r);
+        return absl::OkStatus();
+      }
+      const std::string lockfile = Lockfile();
+      if (env->FileExists(lockfile).ok()) {
+        absl::StatusOr<std::string> held = ReadFileToString(env, lockfile);
+        return absl::AlreadyExistsError(absl::StrCat(
+            "dataset '", d_->node(),
+            "': There appears to be a concurrent caching iterator running - cache lockfile "
+            "already exists ('",
+            lockfile,
+            "'). If you are sure no other running TF computations are using this cache "
+            "prefix, delete the lockfile and re-initialize the iterator. Lockfile contents: ",
+            held.ok() ? *held : std::string(held.status().message())));
+      }
+      absl::StatusOr<std::unique_ptr<BundleWriter>> w = BundleWriter::Create(env, d_->filename_);
+      if (!w.ok()) return Named(w.status());
+      MG_RETURN_IF_ERROR(Named(WriteStringToFile(
+          env, lockfile, absl::StrCat("Created at: ", env->NowMicros() / 1000000))));
+      writer_ = *std::move(w);
+      input_ = d_->input_->MakeIterator();
+      return absl::OkStatus();
+    }
+
+    absl::Status Read(Element* out, bool* end) {
+      *end = !reader_->Contains(d_->Key(next_, 0));
+      if (*end) return absl::OkStatus();
+      out->clear();
+      for (size_t c = 0; c < d_->dtypes().size(); ++c) {
+        const std::string key = d_->Key(next_, c);
+        absl::StatusOr<Tensor> t = reader_->Lookup(key);
+        if (!t.ok()) return Named(t.status());
+        if (t->dtype() != d_->dtypes()[c]) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "dataset '", d_->node(), "': the cache '", d_->filename_, "' holds ",
+              DataTypeString(t->dtype()), " under key '", key, "', but the dataset's component ",
+              c, " is ", DataTypeString(d_->dtypes()[c])));
+        }
+        out->push_back(*std::move(t));
+      }
+      ++next_;
+      return absl::OkStatus();
+    }
+
+    const std::shared_ptr<const FileCacheDataset> d_;
+    Env* env_ = nullptr;  // the first reader's step's
+    std::unique_ptr<BundleReader> reader_;
+    std::unique_ptr<BundleWriter> writer_;
+    std::unique_ptr<DatasetIterator> input_;
+    int64_t next_ = 0;  // the element read or written next
+  };
+
+  const std::shared_ptr<const Dataset> input_;
+  const std::string filename_;
+};
+
 class CacheDatasetOp final : public DatasetOpKernel {
  public:
   using DatasetOpKernel::DatasetOpKernel;
@@ -468,9 +681,8 @@ class CacheDatasetOp final : public DatasetOpKernel {
                        DataTypeString(filename.dtype()), " ", filename.shape().DebugString()));
     }
     if (!filename.data<std::string>()->empty()) {
-      return absl::UnimplementedError(
-          absl::StrCat(Where(), ": caching to a file ('", *filename.data<std::string>(),
-                       "') is not supported; an empty filename caches in memory"));
+      return std::shared_ptr<const Dataset>(std::make_shared<FileCacheDataset>(
+          name(), std::move(input), *filename.data<std::string>()));
     }
     return std::shared_ptr<const Dataset>(std::make_shared<CacheDataset>(name(), std::move(input)));
   }
@@ -482,6 +694,11 @@ void RegisterDatasetComposeKernels(KernelRegistry* r) {
   r->Register("FilterDataset", MakeFactory<FilterDatasetOp>());
   r->Register("FlatMapDataset", MakeFactory<InterleaveDatasetOp>());
   r->Register("InterleaveDataset", MakeFactory<InterleaveDatasetOp>());
+  for (const char* op : {"ParallelInterleaveDataset", "LegacyParallelInterleaveDatasetV2",
+                         "ParallelInterleaveDatasetV2", "ParallelInterleaveDatasetV3",
+                         "ParallelInterleaveDatasetV4"}) {
+    r->Register(op, MakeFactory<InterleaveDatasetOp>());
+  }
   r->Register("ZipDataset", MakeFactory<ZipOrConcatenateDatasetOp>());
   r->Register("ConcatenateDataset", MakeFactory<ZipOrConcatenateDatasetOp>());
   r->Register("CacheDataset", MakeFactory<CacheDatasetOp>());

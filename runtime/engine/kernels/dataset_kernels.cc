@@ -3,23 +3,20 @@
 // shuffle-and-repeat and map-and-batch) and the iterators. What every
 // dataset kernel shares is in internal/dataset.h; the sources are in
 // dataset_source_kernels.cc, the datasets made of several datasets or of a
-// function's datasets in dataset_compose_kernels.cc. A map function runs in
-// the step's context, reads and writes the session's state, and its errors
-// name the function. Nothing runs in the background (TensorFlow's
-// prefetching and parallel map calls overlap the pipeline with training;
-// here they produce the same elements in the same order, one at a time).
+// function's datasets in dataset_compose_kernels.cc. A map function reads
+// and writes the session's state, and its errors name the function. It runs
+// in the reader's step, except under a prefetch or with num_parallel_calls:
+// there the iterator's own threads run the pipeline below, ahead of the
+// reader, overlapping it with training as TensorFlow's do.
 #include <algorithm>
-#include <atomic>
 #include <deque>
 #include <memory>
 #include <random>
 #include <string>
-#include <thread>  // NOLINT(build/c++11): std::this_thread::get_id
 #include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
-#include "absl/cleanup/cleanup.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -159,6 +156,16 @@ class ShuffleDatasetOp final : public DatasetOpKernel {
   bool reshuffle_ = true;
 };
 
+// The `deterministic` attr: "true", "false", or "default" (TensorFlow's
+// default, deterministic unless the dataset's options say otherwise).
+absl::StatusOr<bool> Deterministic(const std::string& value, const std::string& node) {
+  if (value == "true" || value == "default") return true;
+  if (value == "false") return false;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "node '", node, "': deterministic must be \"true\", \"false\" or \"default\", got \"",
+      value, "\""));
+}
+
 // num_parallel_calls: at least 1, or -1 (tf.data.AUTOTUNE).
 absl::Status CheckParallelCalls(int64_t calls, const std::string& where) {
   if (calls > 0 || calls == -1) return absl::OkStatus();
@@ -184,21 +191,40 @@ absl::StatusOr<Element> CapturedArguments(const OpKernelContext* ctx, const Data
   return captured;
 }
 
-// f(element..., captured...) for each element of the input.
+// f(element..., captured...) for each element of the input. With
+// num_parallel_calls (`calls` > 0, or kAutotune), that many calls run at
+// once on the iterator's own threads, ahead of the reader: each thread
+// takes the next input element (in order) and maps it; the reader gets the
+// results in the input's order, or with `deterministic` false the first
+// one finished, as TensorFlow's ParallelMapDataset does.
 class MapDataset final : public Dataset {
  public:
   MapDataset(std::string node, std::vector<DataType> dtypes, std::vector<PartialShape> shapes,
              std::shared_ptr<const Dataset> input, std::shared_ptr<const FunctionRunner> f,
-             Element captured)
+             Element captured, int64_t calls = 0, bool deterministic = true)
       : Dataset(std::move(node), std::move(dtypes), std::move(shapes)),
         input_(std::move(input)),
         f_(std::move(f)),
-        captured_(std::move(captured)) {}
+        captured_(std::move(captured)),
+        calls_(calls),
+        deterministic_(deterministic) {}
   std::unique_ptr<DatasetIterator> MakeIterator() const override {
+    if (calls_ != 0) return std::make_unique<ParallelIterator>(self<MapDataset>());
     return std::make_unique<Iterator>(self<MapDataset>());
   }
 
  private:
+  absl::Status Map(OpKernelContext* ctx, Element args, Element* out) const {
+    args.insert(args.end(), captured_.begin(), captured_.end());
+    out->clear();
+    return f_->Run(ctx, std::move(args), out);
+  }
+  absl::Status Check(const Element& out) const {
+    return CheckElement(out, dtypes(), shapes(),
+                        absl::StrCat("map function '", f_->function().name, "' of dataset '",
+                                     node(), "'"));
+  }
+
   class Iterator final : public DatasetIterator {
    public:
     explicit Iterator(std::shared_ptr<const MapDataset> d)
@@ -207,12 +233,8 @@ class MapDataset final : public Dataset {
       Element args;
       MG_RETURN_IF_ERROR(input_->GetNext(ctx, &args, end));
       if (*end) return absl::OkStatus();
-      args.insert(args.end(), d_->captured_.begin(), d_->captured_.end());
-      out->clear();
-      MG_RETURN_IF_ERROR(d_->f_->Run(ctx, std::move(args), out));
-      return CheckElement(*out, d_->dtypes(), d_->shapes(),
-                          absl::StrCat("map function '", d_->f_->function().name, "' of dataset '",
-                                       d_->node(), "'"));
+      MG_RETURN_IF_ERROR(d_->Map(ctx, std::move(args), out));
+      return d_->Check(*out);
     }
 
    private:
@@ -220,9 +242,105 @@ class MapDataset final : public Dataset {
     std::unique_ptr<DatasetIterator> input_;
   };
 
+  class ParallelIterator final : public DatasetIterator {
+   public:
+    explicit ParallelIterator(std::shared_ptr<const MapDataset> d)
+        : d_(std::move(d)),
+          input_(d_->input_->MakeIterator()),
+          threads_(data::ParallelThreads(d_->calls_)) {}
+    ~ParallelIterator() override {
+      {
+        absl::MutexLock l(&mu_);
+        stop_ = true;
+      }
+      work_.reset();  // joins the threads before input_ goes
+    }
+
+    absl::Status GetNext(OpKernelContext* ctx, Element* out, bool* end) override {
+      if (work_ == nullptr) {
+        work_ = std::make_unique<data::BackgroundWork>(*ctx);
+        for (int64_t i = 0; i < threads_; ++i) {
+          work_->Start([this](OpKernelContext* bg) { Work(bg); });
+        }
+      }
+      absl::MutexLock l(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        if (slots_.empty()) return input_end_;
+        if (slots_.front()->done) return true;
+        return !d_->deterministic_ && done_ > 0;
+      };
+      MG_RETURN_IF_ERROR(data::AwaitInStep(ctx, d_->node(), &mu_, absl::Condition(&ready)));
+      *end = slots_.empty();
+      if (*end) return absl::OkStatus();
+      auto it = slots_.begin();
+      while (!(*it)->done) ++it;
+      std::shared_ptr<Slot> slot = std::move(*it);
+      slots_.erase(it);
+      --done_;
+      if (!slot->status.ok()) return slot->status;
+      *out = std::move(slot->element);
+      return d_->Check(*out);
+    }
+
+   private:
+    struct Slot {
+      bool done = false;
+      absl::Status status;
+      Element element;
+    };
+
+    // One thread: the next input element, mapped, until the input ends or
+    // the iterator goes.
+    void Work(OpKernelContext* ctx) {
+      for (;;) {
+        auto slot = std::make_shared<Slot>();
+        Element args;
+        {
+          absl::MutexLock in(&input_mu_);  // one reader of the input, in order
+          {
+            absl::MutexLock l(&mu_);
+            auto room = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+              return stop_ || input_end_ ||
+                     static_cast<int64_t>(slots_.size()) < threads_;
+            };
+            mu_.Await(absl::Condition(&room));
+            if (stop_ || input_end_) return;
+          }
+          bool end = false;
+          slot->status = input_->GetNext(ctx, &args, &end);
+          if (ctx->cancelled()) return;
+          absl::MutexLock l(&mu_);
+          if (slot->status.ok() && end) {
+            input_end_ = true;
+            return;
+          }
+          slots_.push_back(slot);
+        }
+        if (slot->status.ok()) slot->status = d_->Map(ctx, std::move(args), &slot->element);
+        if (ctx->cancelled()) return;
+        absl::MutexLock l(&mu_);
+        slot->done = true;
+        ++done_;
+      }
+    }
+
+    const std::shared_ptr<const MapDataset> d_;
+    absl::Mutex input_mu_;
+    const std::unique_ptr<DatasetIterator> input_ ABSL_PT_GUARDED_BY(input_mu_);
+    const int64_t threads_;
+    absl::Mutex mu_ ABSL_ACQUIRED_AFTER(input_mu_);
+    std::deque<std::shared_ptr<Slot>> slots_ ABSL_GUARDED_BY(mu_);  // in input order
+    int64_t done_ ABSL_GUARDED_BY(mu_) = 0;  // slots finished and not read
+    bool input_end_ ABSL_GUARDED_BY(mu_) = false;
+    bool stop_ ABSL_GUARDED_BY(mu_) = false;
+    std::unique_ptr<data::BackgroundWork> work_;  // the reader's; made on its first GetNext
+  };
+
   const std::shared_ptr<const Dataset> input_;
   const std::shared_ptr<const FunctionRunner> f_;
   const Element captured_;
+  const int64_t calls_;  // 0: in the reader's step
+  const bool deterministic_;
 };
 
 class MapDatasetOp final : public DatasetOpKernel {
@@ -237,6 +355,11 @@ class MapDatasetOp final : public DatasetOpKernel {
     }
     f_ = *std::move(f);
     parallel_ = c->def().op() != "MapDataset";
+    const auto& attr = c->def().attr();
+    if (auto it = attr.find("sloppy"); it != attr.end()) deterministic_ = !it->second.b();
+    if (auto it = attr.find("deterministic"); it != attr.end()) {
+      MG_ASSIGN_OR_RETURN(deterministic_, Deterministic(it->second.s(), c->def().name()));
+    }
     return absl::OkStatus();
   }
 
@@ -244,25 +367,29 @@ class MapDatasetOp final : public DatasetOpKernel {
   absl::StatusOr<std::shared_ptr<const Dataset>> MakeDataset(OpKernelContext* ctx) const override {
     MG_ASSIGN_OR_RETURN(std::shared_ptr<const Dataset> input, InputDataset(ctx, 0, false));
     const int captured_end = parallel_ ? ctx->num_inputs() - 1 : ctx->num_inputs();
+    int64_t calls = 0;
     if (parallel_) {
-      MG_ASSIGN_OR_RETURN(int64_t calls, ScalarInput(ctx, captured_end, "num_parallel_calls"));
+      MG_ASSIGN_OR_RETURN(calls, ScalarInput(ctx, captured_end, "num_parallel_calls"));
       MG_RETURN_IF_ERROR(CheckParallelCalls(calls, Where()));
     }
     MG_ASSIGN_OR_RETURN(Element captured,
                         CapturedArguments(ctx, *input, *f_, captured_end, Where()));
-    return std::shared_ptr<const Dataset>(std::make_shared<MapDataset>(
-        name(), dtypes_, shapes_, std::move(input), f_, std::move(captured)));
+    return std::shared_ptr<const Dataset>(
+        std::make_shared<MapDataset>(name(), dtypes_, shapes_, std::move(input), f_,
+                                     std::move(captured), calls, deterministic_));
   }
 
  private:
   std::shared_ptr<const FunctionRunner> f_;
   bool parallel_ = false;
+  bool deterministic_ = true;
 };
 
 // RepeatDataset (the input `count` times; forever when negative), TakeDataset
 // (its first `count` elements; all when negative), SkipDataset (all but the
-// first `count`; none when negative). (The kernels of PrefetchDataset,
-// ModelDataset and OptimizeDataset(V2) output their input dataset itself.)
+// first `count`; none when negative). (The kernels of ModelDataset and
+// OptimizeDataset(V2) output their input dataset itself, PrefetchDataset's
+// a PrefetchDataset.)
 class CountDataset final : public Dataset {
  public:
   enum Kind { kRepeat, kTake, kSkip };
@@ -351,6 +478,23 @@ class CountDataset final : public Dataset {
   const int64_t count_;
 };
 
+// The input's elements, made on a thread of the iterator's own up to
+// `buffer_size` ahead of the reader (MakePrefetchIterator).
+class PrefetchDataset final : public Dataset {
+ public:
+  PrefetchDataset(std::string node, std::shared_ptr<const Dataset> input, int64_t buffer_size)
+      : Dataset(std::move(node), input->dtypes(), input->shapes()),
+        input_(std::move(input)),
+        buffer_size_(buffer_size) {}
+  std::unique_ptr<DatasetIterator> MakeIterator() const override {
+    return data::MakePrefetchIterator(input_->MakeIterator(), buffer_size_, node());
+  }
+
+ private:
+  const std::shared_ptr<const Dataset> input_;
+  const int64_t buffer_size_;
+};
+
 class CountDatasetOp final : public DatasetOpKernel {
  public:
   using DatasetOpKernel::DatasetOpKernel;
@@ -376,7 +520,10 @@ class CountDatasetOp final : public DatasetOpKernel {
         return absl::InvalidArgumentError(
             absl::StrCat(Where(), ": buffer_size must be >= 0 or AUTOTUNE (-1), got ", count));
       }
-      return input;
+      // A buffer of none: the reader makes each element, as in TensorFlow.
+      if (count == 0) return input;
+      return std::shared_ptr<const Dataset>(
+          std::make_shared<PrefetchDataset>(name(), std::move(input), count));
     }
     return std::shared_ptr<const Dataset>(
         std::make_shared<CountDataset>(name(), std::move(input), kind_, count));
@@ -409,15 +556,18 @@ absl::Status GatherRows(OpKernelContext* ctx, DatasetIterator* input, int64_t ba
 }
 
 // Consecutive elements stacked into batches of `batch_size` (the last one
-// smaller, unless drop_remainder).
+// smaller, unless drop_remainder). With parallel_copy the rows are copied
+// into the batch on the intra-op threads.
 class BatchDataset final : public Dataset {
  public:
   BatchDataset(std::string node, std::vector<PartialShape> shapes,
-               std::shared_ptr<const Dataset> input, int64_t batch_size, bool drop_remainder)
+               std::shared_ptr<const Dataset> input, int64_t batch_size, bool drop_remainder,
+               bool parallel_copy = false)
       : Dataset(std::move(node), input->dtypes(), std::move(shapes)),
         input_(std::move(input)),
         batch_size_(batch_size),
-        drop_remainder_(drop_remainder) {}
+        drop_remainder_(drop_remainder),
+        parallel_copy_(parallel_copy) {}
   std::unique_ptr<DatasetIterator> MakeIterator() const override {
     return std::make_unique<Iterator>(self<BatchDataset>());
   }
@@ -450,7 +600,15 @@ class BatchDataset final : public Dataset {
                              c, ": the first element had shape ", first.shape().DebugString(),
                              " and element ", r, " had shape ", t.shape().DebugString()));
           }
-          CopyElements(t, 0, &batch, static_cast<int64_t>(r) * n, n);
+        }
+        auto copy = [&](int64_t begin, int64_t end) {
+          for (int64_t r = begin; r < end; ++r) CopyElements(rows[r][c], 0, &batch, r * n, n);
+        };
+        const int64_t bytes = first.TotalBytes();
+        if (d_->parallel_copy_) {
+          ctx->ParallelFor(static_cast<int64_t>(rows.size()), bytes, bytes, 0, copy);
+        } else {
+          copy(0, static_cast<int64_t>(rows.size()));
         }
         out->push_back(std::move(batch));
       }
@@ -466,11 +624,22 @@ class BatchDataset final : public Dataset {
   const std::shared_ptr<const Dataset> input_;
   const int64_t batch_size_;
   const bool drop_remainder_;
+  const bool parallel_copy_;
 };
 
+// BatchDataset, BatchDatasetV2 and ParallelBatchDataset: the last makes
+// its batches on a thread of the iterator's own, up to num_parallel_calls
+// of them ahead of the reader (a prefetch of the batches).
 class BatchDatasetOp final : public DatasetOpKernel {
  public:
   using DatasetOpKernel::DatasetOpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(DatasetOpKernel::Init(c));
+    const auto& attr = c->def().attr();
+    if (auto it = attr.find("parallel_copy"); it != attr.end()) parallel_copy_ = it->second.b();
+    parallel_ = c->def().op() == "ParallelBatchDataset";
+    return absl::OkStatus();
+  }
 
  protected:
   absl::StatusOr<std::shared_ptr<const Dataset>> MakeDataset(OpKernelContext* ctx) const override {
@@ -480,18 +649,31 @@ class BatchDatasetOp final : public DatasetOpKernel {
       return absl::InvalidArgumentError(
           absl::StrCat(Where(), ": batch_size must be greater than zero, got ", batch_size));
     }
+    int64_t calls = 0;
+    if (parallel_) {
+      MG_ASSIGN_OR_RETURN(calls, ScalarInput(ctx, 2, "num_parallel_calls"));
+      MG_RETURN_IF_ERROR(CheckParallelCalls(calls, Where()));
+    }
     bool drop_remainder = false;
-    if (ctx->num_inputs() > 2) {
-      const Tensor& t = ctx->input(2);
-      if (t.dims() != 0) {
+    const int drop_at = parallel_ ? 3 : 2;
+    if (ctx->num_inputs() > drop_at) {
+      const Tensor& t = ctx->input(drop_at);
+      if (t.dims() != 0 || t.dtype() != DT_BOOL) {
         return absl::InvalidArgumentError(
-            absl::StrCat(Where(), ": drop_remainder must be a scalar"));
+            absl::StrCat(Where(), ": drop_remainder must be a bool scalar"));
       }
       drop_remainder = *t.data<bool>();
     }
-    return std::shared_ptr<const Dataset>(std::make_shared<BatchDataset>(
-        name(), shapes_, std::move(input), batch_size, drop_remainder));
+    auto batched = std::make_shared<BatchDataset>(name(), shapes_, std::move(input), batch_size,
+                                                  drop_remainder, parallel_copy_);
+    if (!parallel_) return std::shared_ptr<const Dataset>(std::move(batched));
+    return std::shared_ptr<const Dataset>(
+        std::make_shared<PrefetchDataset>(name(), std::move(batched), calls));
   }
+
+ private:
+  bool parallel_copy_ = false;
+  bool parallel_ = false;
 };
 
 // Consecutive elements gathered into batches, each component padded to
@@ -767,7 +949,7 @@ class MapAndBatchDatasetOp final : public DatasetOpKernel {
     MG_ASSIGN_OR_RETURN(Element captured,
                         CapturedArguments(ctx, *input, *f_, captured_end, Where()));
     auto mapped = std::make_shared<MapDataset>(name(), dtypes_, row_shapes_, std::move(input), f_,
-                                               std::move(captured));
+                                               std::move(captured), calls);
     return std::shared_ptr<const Dataset>(std::make_shared<BatchDataset>(
         name(), shapes_, std::move(mapped), batch_size, *drop.data<bool>()));
   }
@@ -816,15 +998,14 @@ class IteratorResource final : public Resource {
 
   absl::Status GetNext(OpKernelContext* ctx, Element* out, bool* end, absl::string_view iterator) {
     // A map function that reads this same iterator would wait for itself.
-    if (reader_.load() == std::this_thread::get_id()) {
+    if (data::InsidePipelineOf(this)) {
       return absl::InvalidArgumentError(
           absl::StrCat("iterator '", iterator,
                        "' is read from inside its own pipeline (a map function reads "
                        "the iterator that is calling it)"));
     }
     absl::MutexLock l(&mu_);
-    reader_.store(std::this_thread::get_id());
-    absl::Cleanup done = [this] { reader_.store(std::thread::id()); };
+    data::ScopedPipeline inside(this);
     if (it_ == nullptr) {
       return absl::FailedPreconditionError(
           "GetNext() failed because the iterator has not been initialized. Ensure that you have "
@@ -847,8 +1028,6 @@ class IteratorResource final : public Resource {
   const std::vector<PartialShape> shapes_;
   absl::Mutex mu_;
   std::unique_ptr<DatasetIterator> it_ ABSL_GUARDED_BY(mu_);
-  // The thread inside GetNext, if any.
-  std::atomic<std::thread::id> reader_{std::thread::id()};
 };
 
 // The iterator `h` names, or TensorFlow's NotFound.
@@ -1056,6 +1235,7 @@ void RegisterDatasetKernels(KernelRegistry* r) {
   r->Register("OneShotIterator", MakeFactory<OneShotIteratorOp>());
   r->Register("BatchDataset", MakeFactory<BatchDatasetOp>());
   r->Register("BatchDatasetV2", MakeFactory<BatchDatasetOp>());
+  r->Register("ParallelBatchDataset", MakeFactory<BatchDatasetOp>());
   r->Register("PaddedBatchDataset", MakeFactory<PaddedBatchDatasetOp>());
   r->Register("PaddedBatchDatasetV2", MakeFactory<PaddedBatchDatasetOp>());
   r->Register("ShuffleAndRepeatDataset", MakeFactory<ShuffleAndRepeatDatasetOp>());

@@ -121,6 +121,42 @@ void RegisterDatasetOps(OpRegistry* r) {
     ElementAttrs(b);
     MG_REGISTER_OP(r, b);
   }
+  // Interleave with the open inputs read on threads of their own: the
+  // experimental parallel_interleave (V1, whose sloppy is an input, and
+  // the Legacy V2 TensorFlow 2 writes for it) and Dataset.interleave with
+  // num_parallel_calls (V2 to V4).
+  for (const char* op : {"ParallelInterleaveDataset", "LegacyParallelInterleaveDatasetV2",
+                         "ParallelInterleaveDatasetV2", "ParallelInterleaveDatasetV3",
+                         "ParallelInterleaveDatasetV4"}) {
+    const std::string name = op;
+    OpDefBuilder b = DatasetOp(op);
+    b.Input("input_dataset: variant")
+        .Input("other_arguments: Targuments")
+        .Input("cycle_length: int64")
+        .Input("block_length: int64")
+        .Attr("f: func")
+        .Attr("Targuments: list(type) >= 0");
+    if (name == "ParallelInterleaveDataset") {
+      b.Input("sloppy: bool")
+          .Input("buffer_output_elements: int64")
+          .Input("prefetch_input_elements: int64");
+    } else if (name == "LegacyParallelInterleaveDatasetV2") {
+      b.Input("buffer_output_elements: int64").Input("prefetch_input_elements: int64");
+    } else if (name == "ParallelInterleaveDatasetV4") {
+      b.Input("buffer_output_elements: int64")
+          .Input("prefetch_input_elements: int64")
+          .Input("num_parallel_calls: int64");
+    } else {
+      b.Input("num_parallel_calls: int64");
+    }
+    if (name == "ParallelInterleaveDatasetV2") b.Attr("sloppy: bool = false");
+    if (name == "ParallelInterleaveDatasetV3" || name == "ParallelInterleaveDatasetV4" ||
+        name == "LegacyParallelInterleaveDatasetV2") {
+      b.Attr("deterministic: string = \"default\"");
+    }
+    ElementAttrs(b);
+    MG_REGISTER_OP(r, b);
+  }
   {
     OpDefBuilder b = DatasetOp("ZipDataset");
     b.Input("input_datasets: N * variant").Attr("N: int >= 1");
@@ -155,6 +191,17 @@ void RegisterDatasetOps(OpRegistry* r) {
         .Input("batch_size: int64")
         .Input("drop_remainder: bool")
         .Attr("parallel_copy: bool = false");
+    ElementAttrs(b);
+    MG_REGISTER_OP(r, b);
+  }
+  {
+    OpDefBuilder b = DatasetOp("ParallelBatchDataset");
+    b.Input("input_dataset: variant")
+        .Input("batch_size: int64")
+        .Input("num_parallel_calls: int64")
+        .Input("drop_remainder: bool")
+        .Attr("parallel_copy: bool = false")
+        .Attr("deterministic: string = \"default\"");
     ElementAttrs(b);
     MG_REGISTER_OP(r, b);
   }

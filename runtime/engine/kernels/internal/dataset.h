@@ -2,23 +2,33 @@
 // transformations): a dataset is an immutable `Dataset` in a DT_VARIANT
 // scalar, made by its op from its inputs; a `DatasetIterator` walks one.
 // Elements are made when IteratorGetNext asks for them, inside that step
-// (its Env, variables, deadline and cancellation).
+// (its Env, variables, deadline and cancellation), except below a prefetch,
+// a parallel map or a parallel interleave: there threads of the iterator's
+// own make them ahead of the reader (`BackgroundWork`), as TensorFlow's do.
 
 #ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_DATASET_H_
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_DATASET_H_
 
+#include <atomic>
 #include <cstddef>
+#include <deque>
+#include <functional>
 #include <memory>
 #include <string>
+#include <thread>  // NOLINT(build/c++11): an iterator's own threads
 #include <utility>
 #include <vector>
+
+#include "absl/base/thread_annotations.h"
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
 #include "core/tensor.h"
 #include "core/variant.h"
 #include "runtime/engine/op_kernel.h"
+#include "runtime/engine/resource_mgr.h"
 #include "runtime/graph/partial_shape.h"
 
 namespace minigraph {
@@ -91,6 +101,85 @@ absl::Status CheckElement(const Element& e, const std::vector<DataType>& dtypes,
 // and `shapes` stay as given.
 absl::Status ElementSpec(OpKernelConstruction* c, const char* types_attr,
                          std::vector<DataType>* dtypes, std::vector<PartialShape>* shapes);
+
+// Where an iterator's background threads make elements, outside any step:
+// the session's variables, files, allocator and intra-op threads, as in the
+// step whose GetNext started them, with a cancellation and per-call
+// resources of their own and no deadline. The destructor cancels and joins
+// the threads, so their owner destroys it before what they use.
+class BackgroundWork {
+ public:
+  explicit BackgroundWork(const OpKernelContext& starter);
+  ~BackgroundWork();
+  BackgroundWork(const BackgroundWork&) = delete;
+  BackgroundWork& operator=(const BackgroundWork&) = delete;
+
+  // Runs `fn` on a thread of its own, with a context of its own (no kernel,
+  // inputs or outputs: what a DatasetIterator uses).
+  void Start(std::function<void(OpKernelContext*)> fn);
+  // CheckStep fails in the threads from now on; they should return.
+  void Cancel() { cancelled_.store(true); }
+  bool cancelled() const { return cancelled_.load(); }
+
+ private:
+  StepContext step_;
+  std::atomic<bool> cancelled_{false};
+  ResourceMgr step_resources_;
+  std::vector<const void*> pipelines_;  // the starter's (InsidePipelineOf)
+  std::vector<std::thread> threads_;
+};
+
+// Whether the calling thread is inside a GetNext of `iterator` (an
+// iterator resource), or is a background thread started by one: reading it
+// again there would wait for itself. `ScopedPipeline` marks the inside.
+bool InsidePipelineOf(const void* iterator);
+class ScopedPipeline {
+ public:
+  explicit ScopedPipeline(const void* iterator);
+  ~ScopedPipeline();
+  ScopedPipeline(const ScopedPipeline&) = delete;
+  ScopedPipeline& operator=(const ScopedPipeline&) = delete;
+};
+
+// Waits until `cond` holds, with `mu` held (it is held on return too); a
+// cancelled or timed-out step (CheckStep) ends the wait with its error.
+// The step's flag is not a condition `mu` sees change: asks every 20 ms.
+absl::Status AwaitInStep(const OpKernelContext* ctx, const std::string& dataset, absl::Mutex* mu,
+                         const absl::Condition& cond) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu);
+
+// tf.data.AUTOTUNE, for buffer sizes and num_parallel_calls.
+inline constexpr int64_t kAutotune = -1;
+
+// The threads a parallel map or interleave uses for `calls`
+// (num_parallel_calls, AUTOTUNE: the machine's cores).
+int64_t ParallelThreads(int64_t calls);
+
+// Pulls the elements of `input` on a thread of its own ahead of the reader:
+// up to `buffer_size` of them, or with kAutotune a buffer that starts at one
+// and doubles (up to 64) each time the reader finds it empty, as
+// TensorFlow's legacy autotuning does. Every result the input gives is kept
+// in order (elements, errors, the end), so a reader sees what reading the
+// input itself would show. The thread starts on the first GetNext, or at
+// once from `start`'s step when given. `budget`, when given, is shared with
+// other prefetchers: at most that many of them make an element at once.
+class CallBudget;
+std::unique_ptr<DatasetIterator> MakePrefetchIterator(std::unique_ptr<DatasetIterator> input,
+                                                      int64_t buffer_size, std::string node,
+                                                      const OpKernelContext* start = nullptr,
+                                                      std::shared_ptr<CallBudget> budget = nullptr);
+
+// A count of calls that may run at once, shared by prefetchers.
+class CallBudget {
+ public:
+  explicit CallBudget(int64_t calls) : free_(calls) {}
+  // Takes a call; false (without one) once `ctx` is cancelled.
+  bool Acquire(const OpKernelContext* ctx);
+  void Release();
+
+ private:
+  absl::Mutex mu_;
+  int64_t free_ ABSL_GUARDED_BY(mu_);
+};
 
 // The dataset `t` holds, or null when it is not a variant scalar holding one.
 std::shared_ptr<const Dataset> DatasetIn(const Tensor& t);
