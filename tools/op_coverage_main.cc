@@ -69,6 +69,10 @@ int main(int argc, char** argv) {
       // Nothing to compare: the function is Python's.
       check = "needs Python: a step that reaches it fails naming it "
               "(`graph_compat_interop_test`)";
+    } else if (op == "TensorArrayConcatV2") {
+      // Not deprecated itself, but only TensorArrayV2 makes its handle.
+      check = "takes TensorArrayV2's handle (removed at GraphDef version 26): run in older "
+              "graphs (`graph_compat_interop_test`)";
     } else if (const OpDef& def = (*ops->LookUp(op))->op_def; def.has_deprecation()) {
       // TensorFlow refuses it in graphs of today's version, as minigraph.
       check = absl::StrCat("removed at GraphDef version ", def.deprecation().version(),

@@ -75,11 +75,14 @@ Output Size(const Scope& s, const Array& a, Output flow) {
 
 class TensorArrayTest : public ::testing::TestWithParam<int> {
  protected:
-  void Start(const Scope& root) {
+  // `producer`: the graph's GraphDef version (the ops of TensorFlow
+  // before 1.0 are refused from 26 on), or Scope's own when negative.
+  void Start(const Scope& root, int producer = -1) {
     SessionOptions opts;
     opts.inter_op_threads = GetParam();
     ASSERT_OK_AND_ASSIGN(session_, NewSession(opts));
     ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+    if (producer >= 0) def.mutable_versions()->set_producer(producer);
     ASSERT_OK(session_->Create(def));
   }
   absl::StatusOr<Tensor> Fetch(const Output& o,
@@ -366,6 +369,67 @@ TEST_P(TensorArrayTest, StacksPushInOneLoopAndPopInAnother) {
   absl::Status s = session_->Run({}, {overflow.name()}, {}, &out);
   EXPECT_THAT(
       s, StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("] overflowed its max_size (1)")));
+}
+
+// TensorFlow 0.12's arrays (string handles, no flow out of the array and
+// its gradient), the first stacks (a reference to a string handle), and a
+// gradient array whose items have dimensions prepended.
+TEST_P(TensorArrayTest, PreOneZeroOpsFirstStacksAndGradientsWithShape) {
+  Scope root = Scope::NewRootScope();
+  Output values = ops::Const<float>(root, {1, 2, 3, 4, 5, 6}, TensorShape({3, 2}));
+  Output handle = root.AddOp("TensorArrayV2", {{ops::Const<int32_t>(root, 3)}},
+                             {{"dtype", MakeAttrValue(DT_FLOAT)},
+                              {"clear_after_read", MakeAttrValue(false)}})
+                      .output(0);
+  Array a{handle, ops::Const<float>(root, 0.0f)};
+  Output f = root.AddOp("TensorArrayScatterV2",
+                        {{handle}, {ops::Const<int32_t>(root, {0, 1, 2})}, {values}, {a.flow}})
+                 .output(0);
+  Output second = root.AddOp("TensorArrayReadV2", {{handle}, {ops::Const<int32_t>(root, 1)}, {f}},
+                             {{"dtype", MakeAttrValue(DT_FLOAT)}})
+                      .output(0);
+  Output size = root.AddOp("TensorArraySizeV2", {{handle}, {f}}).output(0);
+  Output grad = root.AddOp("TensorArrayGradV2", {{handle}, {f}},
+                           {{"source", MakeAttrValue(std::string("g"))}})
+                    .output(0);
+  Output unwritten = root.AddOp("TensorArrayReadV2", {{grad}, {ops::Const<int32_t>(root, 2)}, {f}},
+                                {{"dtype", MakeAttrValue(DT_FLOAT)}})
+                         .output(0);
+
+  Output stack = root.AddOp("Stack", {}, {{"elem_type", MakeAttrValue(DT_FLOAT)}}).output(0);
+  Output pushed = root.AddOp("StackPush", {{stack}, {second}}).output(0);
+  Output popped = root.WithControlDependencies({pushed.op()})
+                      .AddOp("StackPop", {{stack}}, {{"elem_type", MakeAttrValue(DT_FLOAT)}})
+                      .output(0);
+
+  Array v3 = NewArray(root, 2, {.element_shape = PartialShape({2})});
+  Output f3 = Write(root, v3, 0, ops::Const<float>(root, {1, 2}), v3.flow);
+  Operation with_shape = root.AddOp(
+      "TensorArrayGradWithShape", {{v3.handle}, {f3}, {ops::Const<int32_t>(root, {4})}},
+      {{"source", MakeAttrValue(std::string("s"))}});
+  Output zeros = Read(root, {with_shape.output(0), with_shape.output(1)}, 0, with_shape.output(1));
+  ASSERT_OK(root.status());
+  Start(root, 25);
+  ASSERT_OK_AND_ASSIGN(Tensor t, Fetch(second));
+  EXPECT_THAT(Floats(t), ElementsAre(3, 4));
+  ASSERT_OK_AND_ASSIGN(t, Fetch(size));
+  EXPECT_EQ(*t.data<int32_t>(), 3);
+  ASSERT_OK_AND_ASSIGN(t, Fetch(unwritten));
+  EXPECT_THAT(Floats(t), ElementsAre(0, 0));
+  ASSERT_OK_AND_ASSIGN(t, Fetch(popped));
+  EXPECT_THAT(Floats(t), ElementsAre(3, 4));
+  ASSERT_OK_AND_ASSIGN(t, Fetch(zeros));
+  EXPECT_EQ(t.shape().DebugString(), "[4,2]");
+  EXPECT_THAT(Floats(t), ElementsAre(0, 0, 0, 0, 0, 0, 0, 0));
+
+  // From GraphDef version 26 on, TensorFlow's message.
+  SessionOptions opts;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> now, NewSession(opts));
+  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  def.mutable_versions()->set_producer(26);
+  EXPECT_THAT(now->Create(def),
+              StatusIs(absl::StatusCode::kUnimplemented,
+                       HasSubstr("It has been removed in version 26. Use TensorArrayV3")));
 }
 
 // ControlTrigger runs, and makes what waits on it run, even when what it

@@ -119,6 +119,67 @@ BATCH_NORM_GLOBAL = """
          attr { key: "scale_after_normalization" value { b: true } } }
 """
 
+
+def _int_const(name, values, vector=True):
+    vals = " ".join(f"int_val: {v}" for v in values)
+    shape = f"dim {{ size: {len(values)} }}" if vector else ""
+    return (f'node {{ name: "{name}" op: "Const" attr {{ key: "dtype" value {{ type: DT_INT32 }} }}'
+            f' attr {{ key: "value" value {{ tensor {{ dtype: DT_INT32 tensor_shape {{ {shape} }}'
+            f' {vals} }} }} }} }}')
+
+
+# TensorFlow 0.12's TensorArray ops (deprecated at version 26: string
+# handles, no flow out of the array): x's rows scattered, gathered in
+# reverse, concatenated, counted; a gradient array with one row written,
+# gathered (the other row zeros); closed last. All of it flattened into m.
+TENSOR_ARRAY_V2 = "\n".join([
+    _int_const("size", [2], False), _int_const("rows", [0, 1]), _int_const("reversed", [1, 0]),
+    _int_const("one", [1], False), _int_const("flat", [-1]), _int_const("axis", [0], False),
+    _const("flow0", [0.0], []), _const("row", [7.0, 8.0, 9.0], [3])]) + """
+  node { name: "x" op: "Placeholder"
+         attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "shape" value { shape { dim { size: 2 } dim { size: 3 } } } } }
+  node { name: "ta" op: "TensorArrayV2" input: "size"
+         attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "element_shape" value { shape { dim { size: 3 } } } }
+         attr { key: "dynamic_size" value { b: false } }
+         attr { key: "clear_after_read" value { b: false } }
+         attr { key: "tensor_array_name" value { s: "" } } }
+  node { name: "scatter" op: "TensorArrayScatterV2" input: "ta" input: "rows" input: "x"
+         input: "flow0" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "gathered" op: "TensorArrayGatherV2" input: "ta" input: "reversed"
+         input: "scatter" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "element_shape" value { shape { dim { size: 3 } } } } }
+  node { name: "concat" op: "TensorArrayConcatV2" input: "ta" input: "scatter"
+         attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "element_shape_except0" value { shape { unknown_rank: true } } } }
+  node { name: "count" op: "TensorArraySizeV2" input: "ta" input: "scatter" }
+  node { name: "grad" op: "TensorArrayGradV2" input: "ta" input: "scatter"
+         attr { key: "source" value { s: "gradients" } } }
+  node { name: "grad_write" op: "TensorArrayWriteV2" input: "grad" input: "one" input: "row"
+         input: "scatter" attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "grad_gathered" op: "TensorArrayGatherV2" input: "grad" input: "rows"
+         input: "grad_write" attr { key: "dtype" value { type: DT_FLOAT } }
+         attr { key: "element_shape" value { shape { dim { size: 3 } } } } }
+  node { name: "close" op: "TensorArrayCloseV2" input: "ta" input: "^gathered"
+         input: "^concat" input: "^count" input: "^grad_gathered" }
+  node { name: "g_flat" op: "Reshape" input: "gathered" input: "flat"
+         attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "gg_flat" op: "Reshape" input: "grad_gathered" input: "flat"
+         attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "count_f" op: "Cast" input: "count"
+         attr { key: "SrcT" value { type: DT_INT32 } }
+         attr { key: "DstT" value { type: DT_FLOAT } } }
+  node { name: "count_flat" op: "Reshape" input: "count_f" input: "flat"
+         attr { key: "T" value { type: DT_FLOAT } } }
+  node { name: "all" op: "ConcatV2" input: "g_flat" input: "concat" input: "gg_flat"
+         input: "count_flat" input: "axis"
+         attr { key: "N" value { i: 4 } } attr { key: "T" value { type: DT_FLOAT } }
+         attr { key: "Tidx" value { type: DT_INT32 } } }
+  node { name: "m" op: "Identity" input: "all" input: "^close"
+         attr { key: "T" value { type: DT_FLOAT } } }
+"""
+
 X = np.arange(6, dtype=np.float32).reshape(2, 3)[:, ::-1].copy()
 
 # (case, graph, versions): each run with x fed X and m fetched.
@@ -136,6 +197,8 @@ CASES = [
     ("PlaceholderV2, version 23 (removed)", PLACEHOLDER_V2, "producer: 23"),
     ("BatchNormWithGlobalNormalization, version 8", BATCH_NORM_GLOBAL, "producer: 8"),
     ("BatchNormWithGlobalNormalization, version 9 (removed)", BATCH_NORM_GLOBAL, "producer: 9"),
+    ("TensorArrayV2 and its ops, version 25", TENSOR_ARRAY_V2, "producer: 25"),
+    ("TensorArrayV2 and its ops, version 26 (removed)", TENSOR_ARRAY_V2, "producer: 26"),
 ]
 
 

@@ -235,7 +235,36 @@ def tensor_array(dt, rng):
         with tf.control_dependencies(outs):
             close = ta.close()
         return {x: x0}, outs + _after([close], [size])
-    return [Spec("array", [], graph=graph)]
+
+    def grad_with_shape():
+        x = v1.placeholder(F32, [4, 3], name="x")
+        handle, flow = tf.raw_ops.TensorArrayV3(size=4, dtype=F32, element_shape=[3])
+        flow = tf.raw_ops.TensorArrayScatterV3(handle=handle, indices=tf.range(4), value=x,
+                                               flow_in=flow)
+        grad, gflow = tf.raw_ops.TensorArrayGradWithShape(
+            handle=handle, flow_in=flow, shape_to_prepend=tf.constant([2], tf.int32), source="s")
+        gflow = tf.raw_ops.TensorArrayWriteV3(handle=grad, index=1, value=tf.stack([x[0], x[1]]),
+                                              flow_in=gflow)
+        unwritten = tf.raw_ops.TensorArrayReadV3(handle=grad, index=0, flow_in=gflow, dtype=F32)
+        written = tf.raw_ops.TensorArrayReadV3(handle=grad, index=1, flow_in=gflow, dtype=F32)
+        return {x: x0}, [unwritten, written]
+
+    def stack_v1():
+        """TensorFlow 1's first stack: a reference to a string handle."""
+        x = v1.placeholder(F32, [4, 3], name="x")
+        s = tf.raw_ops.Stack(elem_type=F32, stack_name="s")
+        first = tf.raw_ops.StackPush(handle=s, elem=x)
+        with tf.control_dependencies([first]):
+            second = tf.raw_ops.StackPush(handle=s, elem=x * 2.0, swap_memory=True)
+        with tf.control_dependencies([second]):
+            top = tf.raw_ops.StackPop(handle=s, elem_type=F32)
+        with tf.control_dependencies([top]):
+            below = tf.raw_ops.StackPop(handle=s, elem_type=F32)
+        with tf.control_dependencies([below]):
+            close = tf.raw_ops.StackClose(handle=s)
+        return {x: x0}, [first, top, below] + _after([close], [top])
+    return [Spec("array", [], graph=graph), Spec("grad_with_shape", [], graph=grad_with_shape),
+            Spec("stack_v1", [], graph=stack_v1)]
 
 
 def tensor_list(dt, rng):
@@ -1098,7 +1127,8 @@ GRAPH_GROUPS += [
     ("tensor_array", tensor_array,
      ["TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayGatherV3",
       "TensorArrayScatterV3", "TensorArraySplitV3", "TensorArrayConcatV3", "TensorArraySizeV3",
-      "TensorArrayCloseV3", "TensorArrayGradV3"]),
+      "TensorArrayCloseV3", "TensorArrayGradV3", "TensorArrayGradWithShape", "Stack",
+      "StackPush", "StackPop", "StackClose"]),
     ("tensor_list", tensor_list,
      ["TensorListFromTensor", "TensorListSetItem", "TensorListPushBack", "TensorListLength",
       "TensorListGetItem", "TensorListPopBack", "TensorListElementShape", "TensorListStack",

@@ -8,7 +8,10 @@
 // (TensorArrayGradV3) adds writes to one index together and reads an index
 // nothing was written to as zeros of the forward item's shape. The
 // semantics and messages are TensorFlow's (tensorflow/core/kernels/
-// tensor_array.h, tensor_array_ops.cc, stack.cc).
+// tensor_array.h, tensor_array_ops.cc, stack.cc). The V3 kernels also run
+// the ops of TensorFlow before 1.0 (TensorArrayV2 and the rest, whose
+// handles are string vectors) and the first Stack ops (a reference to such
+// a vector), and TensorArrayGradWithShape.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -152,10 +155,12 @@ class TensorArray final : public Resource {
   }
 
   // The gradient array for source `key`: as long as this one, each index
-  // that holds an item here reading as zeros of its shape until written.
-  // From then on this array's size is fixed. FailedPrecondition when
-  // this array was itself aggregated into.
-  absl::StatusOr<std::unique_ptr<TensorArray>> MakeGrad(std::string key) {
+  // that holds an item here reading as zeros of its shape (after the
+  // dimensions of `prepend`, when given) until written. From then on this
+  // array's size is fixed. FailedPrecondition when this array was itself
+  // aggregated into.
+  absl::StatusOr<std::unique_ptr<TensorArray>> MakeGrad(std::string key,
+                                                        const std::vector<int64_t>* prepend) {
     absl::MutexLock l(&mu_);
     MG_RETURN_IF_ERROR(CheckOpen());
     if (gradients_disallowed_) {
@@ -168,6 +173,15 @@ class TensorArray final : public Resource {
     Options o;
     o.dtype = dtype_;
     o.element_shape = element_shape_;
+    if (prepend != nullptr) {
+      if (!element_shape_.rank_known()) {
+        o.element_shape = PartialShape();
+      } else {
+        std::vector<int64_t> dims = *prepend;
+        dims.insert(dims.end(), element_shape_.dims().begin(), element_shape_.dims().end());
+        o.element_shape = PartialShape(std::move(dims));
+      }
+    }
     o.clear_after_read = true;
     o.identical_element_shapes = identical_element_shapes_;
     o.is_grad = true;
@@ -177,6 +191,12 @@ class TensorArray final : public Resource {
     for (size_t i = 0; i < entries_.size(); ++i) {
       if (!entries_[i].written) continue;
       grad->entries_[i].shape = entries_[i].shape;
+      if (prepend != nullptr) {
+        std::vector<int64_t> dims = *prepend;
+        dims.insert(dims.end(), entries_[i].shape.dim_sizes().begin(),
+                    entries_[i].shape.dim_sizes().end());
+        MG_ASSIGN_OR_RETURN(grad->entries_[i].shape, TensorShape::Build(dims));
+      }
       grad->entries_[i].written = true;  // zeros of that shape
     }
     return grad;
@@ -397,8 +417,17 @@ std::string StepContainer(const OpKernelContext* ctx) {
   return absl::StrCat("__per_step_", ctx->step_id());
 }
 
-// A handle to the step resource `name`, of TensorFlow's type `type_name`.
+// A handle to the step resource `name`, of TensorFlow's type `type_name`,
+// in the form the kernel's output 0 takes: a resource handle (the V3 ops,
+// StackV2) or the string vector (container, name) of TensorFlow before 1.0
+// (TensorArrayV2, TensorArrayGradV2).
 Tensor MakeStepHandle(const OpKernelContext* ctx, const std::string& name, const char* type_name) {
+  if (BaseType(ctx->expected_output_dtype(0)) == DT_STRING) {
+    Tensor t(DT_STRING, TensorShape({2}));
+    t.data<std::string>()[0] = StepContainer(ctx);
+    t.data<std::string>()[1] = name;
+    return t;
+  }
   Tensor t = Tensor::Scalar<ResourceHandle>(ResourceHandle());
   ResourceHandle& h = *t.data<ResourceHandle>();
   h.set_device("/job:localhost/replica:0/task:0/device:CPU:0");
@@ -410,36 +439,61 @@ Tensor MakeStepHandle(const OpKernelContext* ctx, const std::string& name, const
 
 Tensor MakeHandle(const OpKernelContext* ctx, const TensorArray& ta) {
   Tensor t = MakeStepHandle(ctx, ta.name(), kArrayTypeName);
+  if (t.dtype() != DT_RESOURCE) return t;
   ResourceHandleProto::DtypeAndShape* ds = t.data<ResourceHandle>()->add_dtypes_and_shapes();
   ds->set_dtype(ta.dtype());
   ta.element_shape().AsProto(ds->mutable_shape());
   return t;
 }
 
-// The resource of type R (TensorArray or Stack) that input `i`'s handle
-// names, in this step.
-template <typename R>
-absl::StatusOr<std::shared_ptr<R>> StepResourceInput(const OpKernelContext* ctx, int i) {
-  const Tensor& t = ctx->input(i);
-  if (t.dtype() != DT_RESOURCE || t.NumElements() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat("a handle must be a scalar resource, got ",
-                                                   DataTypeString(t.dtype()), " ",
-                                                   t.shape().DebugString()));
+// (container, name) of the step resource input `i` names: a resource
+// handle, a string vector (container, name), or a reference to one (Stack).
+absl::StatusOr<std::pair<std::string, std::string>> HandleInput(const OpKernelContext* ctx,
+                                                                int i) {
+  Tensor t = ctx->input(i);
+  if (Var* v = ctx->input_ref(i); v != nullptr) {
+    absl::MutexLock l(v->mu());
+    if (!v->is_initialized()) {
+      return absl::FailedPreconditionError(
+          absl::StrCat("the stack handle '", v->name(), "' has no value"));
+    }
+    t = v->value();
   }
-  const ResourceHandle& h = *t.data<ResourceHandle>();
+  if (t.dtype() == DT_RESOURCE && t.NumElements() == 1) {
+    const ResourceHandle& h = *t.data<ResourceHandle>();
+    return std::make_pair(h.container(), h.name());
+  }
+  if (t.dtype() == DT_STRING && t.dims() == 1 && t.dim_size(0) == 2) {
+    return std::make_pair(t.data<std::string>()[0], t.data<std::string>()[1]);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "a handle must be a scalar resource or a string vector (container, name), got ",
+      DataTypeString(t.dtype()), " ", t.shape().DebugString()));
+}
+
+// The resource of type R (TensorArray or Stack, TensorFlow's type name
+// `type_name`) that input `i`'s handle names, in this step.
+template <typename R>
+absl::StatusOr<std::shared_ptr<R>> StepResourceInput(const OpKernelContext* ctx, int i,
+                                                     const char* type_name) {
+  MG_ASSIGN_OR_RETURN(auto h, HandleInput(ctx, i));
   std::shared_ptr<R> r;
   if (ctx->step_resources() != nullptr) {
-    r = std::dynamic_pointer_cast<R>(ctx->step_resources()->FindResource(h.container(), h.name()));
+    r = std::dynamic_pointer_cast<R>(ctx->step_resources()->FindResource(h.first, h.second));
   }
   if (r == nullptr) {
-    return absl::NotFoundError(absl::StrCat("Resource ", h.container(), "/", h.name(), "/",
-                                            h.maybe_type_name(), " does not exist."));
+    return absl::NotFoundError(
+        absl::StrCat("Resource ", h.first, "/", h.second, "/", type_name, " does not exist."));
   }
   return r;
 }
 
 absl::StatusOr<std::shared_ptr<TensorArray>> ArrayInput(const OpKernelContext* ctx, int i) {
-  return StepResourceInput<TensorArray>(ctx, i);
+  return StepResourceInput<TensorArray>(ctx, i, kArrayTypeName);
+}
+
+absl::StatusOr<std::shared_ptr<Stack>> StackInput(const OpKernelContext* ctx, int i) {
+  return StepResourceInput<Stack>(ctx, i, kStackTypeName);
 }
 
 absl::StatusOr<int64_t> ScalarInt(const Tensor& t, absl::string_view what) {
@@ -515,7 +569,10 @@ class TensorArrayOp final : public OpKernel {
     MG_RETURN_IF_ERROR(c->GetAttr("element_shape", &options_.element_shape));
     MG_RETURN_IF_ERROR(c->GetAttr("dynamic_size", &options_.dynamic_size));
     MG_RETURN_IF_ERROR(c->GetAttr("clear_after_read", &options_.clear_after_read));
-    MG_RETURN_IF_ERROR(c->GetAttr("identical_element_shapes", &options_.identical_element_shapes));
+    if (c->def().attr().count("identical_element_shapes")) {  // not TensorArrayV2's
+      MG_RETURN_IF_ERROR(
+          c->GetAttr("identical_element_shapes", &options_.identical_element_shapes));
+    }
     MG_RETURN_IF_ERROR(c->GetAttr("tensor_array_name", &base_name_));
     if (base_name_.empty()) base_name_ = c->def().name();
     return absl::OkStatus();
@@ -538,7 +595,7 @@ class TensorArrayOp final : public OpKernel {
           return std::make_unique<TensorArray>(name, options_, size);
         }));
     ctx->set_output(0, MakeHandle(ctx, static_cast<const TensorArray&>(*r)));
-    ctx->set_output(1, Tensor::Scalar<float>(0.0f));
+    if (ctx->num_outputs() > 1) ctx->set_output(1, Tensor::Scalar<float>(0.0f));  // not V2's
     return absl::OkStatus();
   }
 
@@ -547,20 +604,44 @@ class TensorArrayOp final : public OpKernel {
   std::string base_name_;
 };
 
+// TensorArrayGradV3, TensorArrayGradV2 (no flow out), and
+// TensorArrayGradWithShape: its items' shapes are shape_to_prepend's
+// dimensions, then the forward items'.
 class GradOp final : public OpKernel {
  public:
   using OpKernel::OpKernel;
-  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("source", &source_); }
+  absl::Status Init(OpKernelConstruction* c) {
+    with_shape_ = c->def().op() == "TensorArrayGradWithShape";
+    return c->GetAttr("source", &source_);
+  }
   absl::Status Compute(OpKernelContext* ctx) const override {
     MG_ASSIGN_OR_RETURN(std::shared_ptr<TensorArray> ta, ArrayInput(ctx, 0));
-    const ResourceHandle& h = *ctx->input(0).data<ResourceHandle>();
+    MG_ASSIGN_OR_RETURN(auto h, HandleInput(ctx, 0));
+    std::vector<int64_t> prepend;
+    if (with_shape_) {
+      const Tensor& shape = ctx->input(2);
+      if (shape.dims() != 1) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("shape_to_prepend must be a vector, but had shape: ",
+                         shape.shape().DebugString()));
+      }
+      for (int64_t i = 0; i < shape.NumElements(); ++i) {
+        const int32_t d = shape.data<int32_t>()[i];
+        if (d < 0) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "shape_to_prepend holds a negative dimension: ", shape.DebugString()));
+        }
+        prepend.push_back(d);
+      }
+    }
     const std::string key = absl::StrCat(ta->name(), "@", source_);
     // Every gradient op of one source finds the same array: the first
     // makes it (the forward array's lock is taken inside the manager's).
     absl::Status made = absl::OkStatus();
     absl::StatusOr<std::shared_ptr<Resource>> r = ctx->step_resources()->LookupOrCreateResource(
-        h.container(), key, [&]() -> std::unique_ptr<Resource> {
-          absl::StatusOr<std::unique_ptr<TensorArray>> g = ta->MakeGrad(key);
+        h.first, key, [&]() -> std::unique_ptr<Resource> {
+          absl::StatusOr<std::unique_ptr<TensorArray>> g =
+              ta->MakeGrad(key, with_shape_ ? &prepend : nullptr);
           if (!g.ok()) {
             made = g.status();
             return nullptr;
@@ -574,12 +655,13 @@ class GradOp final : public OpKernel {
       return absl::InternalError(absl::StrCat("resource ", key, " is not a TensorArray"));
     }
     ctx->set_output(0, MakeHandle(ctx, *grad));
-    ctx->set_output(1, ctx->input(1));
+    if (ctx->num_outputs() > 1) ctx->set_output(1, ctx->input(1));
     return absl::OkStatus();
   }
 
  private:
   std::string source_;
+  bool with_shape_ = false;
 };
 
 class WriteOp final : public OpKernel {
@@ -820,10 +902,15 @@ class StackOp final : public OpKernel {
     return absl::OkStatus();
   }
   absl::Status Compute(OpKernelContext* ctx) const override {
-    const Tensor& max_size = ctx->input(0);
-    if (max_size.dims() != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("max_size must be a scalar, but had shape: ",
-                                                     max_size.shape().DebugString()));
+    // Stack (TensorFlow 1's first) has no max_size: unbounded.
+    int32_t max_size = -1;
+    if (ctx->num_inputs() > 0) {
+      const Tensor& t = ctx->input(0);
+      if (t.dims() != 0) {
+        return absl::InvalidArgumentError(absl::StrCat("max_size must be a scalar, but had shape: ",
+                                                       t.shape().DebugString()));
+      }
+      max_size = *t.data<int32_t>();
     }
     static std::atomic<int64_t> counter{0};
     const std::string name = absl::StrCat(base_name_, "_", counter.fetch_add(1));
@@ -831,9 +918,21 @@ class StackOp final : public OpKernel {
         ctx->step_resources()
             ->LookupOrCreateResource(
                 StepContainer(ctx), name,
-                [&] { return std::make_unique<Stack>(name, dtype_, *max_size.data<int32_t>()); })
+                [&] { return std::make_unique<Stack>(name, dtype_, max_size); })
             .status());
-    ctx->set_output(0, MakeStepHandle(ctx, name, kStackTypeName));
+    Tensor handle = MakeStepHandle(ctx, name, kStackTypeName);
+    if (!IsRefType(ctx->expected_output_dtype(0))) {
+      ctx->set_output(0, std::move(handle));
+      return absl::OkStatus();
+    }
+    // Stack: a reference to the handle, kept in a variable of the step's.
+    MG_ASSIGN_OR_RETURN(Var * v, ctx->step_resources()->LookupOrCreateVar(StepContainer(ctx),
+                                                                           name, DT_STRING));
+    {
+      absl::MutexLock l(v->mu());
+      v->set_value(std::move(handle));
+    }
+    ctx->set_output_ref(0, v);
     return absl::OkStatus();
   }
 
@@ -846,7 +945,7 @@ class StackPushOp final : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext* ctx) const override {
-    MG_ASSIGN_OR_RETURN(std::shared_ptr<Stack> stack, StepResourceInput<Stack>(ctx, 0));
+    MG_ASSIGN_OR_RETURN(std::shared_ptr<Stack> stack, StackInput(ctx, 0));
     MG_RETURN_IF_ERROR(stack->Push(ctx->input(1)));
     ctx->set_output(0, ctx->input(1));
     return absl::OkStatus();
@@ -858,7 +957,7 @@ class StackPopOp final : public OpKernel {
   using OpKernel::OpKernel;
   absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("elem_type", &dtype_); }
   absl::Status Compute(OpKernelContext* ctx) const override {
-    MG_ASSIGN_OR_RETURN(std::shared_ptr<Stack> stack, StepResourceInput<Stack>(ctx, 0));
+    MG_ASSIGN_OR_RETURN(std::shared_ptr<Stack> stack, StackInput(ctx, 0));
     MG_ASSIGN_OR_RETURN(Tensor t, stack->Pop(dtype_));
     ctx->set_output(0, std::move(t));
     return absl::OkStatus();
@@ -872,7 +971,7 @@ class StackCloseOp final : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext* ctx) const override {
-    MG_ASSIGN_OR_RETURN(std::shared_ptr<Stack> stack, StepResourceInput<Stack>(ctx, 0));
+    MG_ASSIGN_OR_RETURN(std::shared_ptr<Stack> stack, StackInput(ctx, 0));
     stack->Close();
     return absl::OkStatus();
   }
@@ -891,6 +990,21 @@ void RegisterTensorArrayKernels(KernelRegistry* r) {
   r->Register("TensorArraySplitV3", MakeFactory<SplitOp>());
   r->Register("TensorArraySizeV3", MakeFactory<SizeOp>());
   r->Register("TensorArrayCloseV3", MakeFactory<CloseOp>());
+  r->Register("TensorArrayGradWithShape", MakeFactory<GradOp>());
+  r->Register("TensorArrayV2", MakeFactory<TensorArrayOp>());
+  r->Register("TensorArrayGradV2", MakeFactory<GradOp>());
+  r->Register("TensorArrayWriteV2", MakeFactory<WriteOp>());
+  r->Register("TensorArrayReadV2", MakeFactory<ReadOp>());
+  r->Register("TensorArrayGatherV2", MakeFactory<GatherOp>());
+  r->Register("TensorArrayScatterV2", MakeFactory<ScatterOp>());
+  r->Register("TensorArrayConcatV2", MakeFactory<ConcatOp>());
+  r->Register("TensorArraySplitV2", MakeFactory<SplitOp>());
+  r->Register("TensorArraySizeV2", MakeFactory<SizeOp>());
+  r->Register("TensorArrayCloseV2", MakeFactory<CloseOp>());
+  r->Register("Stack", MakeFactory<StackOp>());
+  r->Register("StackPush", MakeFactory<StackPushOp>());
+  r->Register("StackPop", MakeFactory<StackPopOp>());
+  r->Register("StackClose", MakeFactory<StackCloseOp>());
   r->Register("StackV2", MakeFactory<StackOp>());
   r->Register("StackPushV2", MakeFactory<StackPushOp>());
   r->Register("StackPopV2", MakeFactory<StackPopOp>());

@@ -167,6 +167,136 @@ void RegisterTensorArrayOps(OpRegistry* r) {
                         .SetIsStateful()
                         .SetShapeFn(shape_fn::Unknown));
 
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArrayGradWithShape")
+                        .Input("handle: resource")
+                        .Input("flow_in: float")
+                        .Input("shape_to_prepend: int32")
+                        .Output("grad_handle: resource")
+                        .Output("flow_out: float")
+                        .Attr("source: string")
+                        .SetIsStateful()
+                        .SetShapeFn(GradShape));
+
+  // The ops of TensorFlow before 1.0 (GraphDef versions up to 25): the
+  // handle is a string vector (container, name) and the array has no flow
+  // output of its own. The V3 kernels run them.
+  const auto handle_v2 = [](InferenceContext* c) {
+    c->set_output(0, PartialShape({2}));
+    return absl::OkStatus();
+  };
+  const char* kUseV3 = "Use TensorArrayV3";
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArrayV2")
+                        .Input("size: int32")
+                        .Output("handle: string")
+                        .Attr("dtype: type")
+                        .Attr("element_shape: shape = unknown")
+                        .Attr("dynamic_size: bool = false")
+                        .Attr("clear_after_read: bool = true")
+                        .Attr("tensor_array_name: string = \"\"")
+                        .SetIsStateful()
+                        .Deprecated(26, kUseV3)
+                        .SetShapeFn(handle_v2));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArrayGradV2")
+                        .Input("handle: string")
+                        .Input("flow_in: float")
+                        .Output("grad_handle: string")
+                        .Attr("source: string")
+                        .SetIsStateful()
+                        .Deprecated(26, "Use TensorArrayGradV3")
+                        .SetShapeFn(handle_v2));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArrayWriteV2")
+                        .Input("handle: string")
+                        .Input("index: int32")
+                        .Input("value: T")
+                        .Input("flow_in: float")
+                        .Output("flow_out: float")
+                        .Attr("T: type")
+                        .Deprecated(26, "Use TensorArrayWriteV3")
+                        .SetShapeFn([](InferenceContext* c) { return FlowOut(c, {1, 3}); }));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArrayReadV2")
+                        .Input("handle: string")
+                        .Input("index: int32")
+                        .Input("flow_in: float")
+                        .Output("value: dtype")
+                        .Attr("dtype: type")
+                        .Deprecated(26, "Use TensorArrayReadV3")
+                        .SetShapeFn(shape_fn::Unknown));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArrayGatherV2")
+                        .Input("handle: string")
+                        .Input("indices: int32")
+                        .Input("flow_in: float")
+                        .Output("value: dtype")
+                        .Attr("dtype: type")
+                        .Attr("element_shape: shape = unknown")
+                        .Deprecated(26, "Use TensorArrayGatherV3")
+                        .SetShapeFn(shape_fn::Unknown));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArrayScatterV2")
+                        .Input("handle: string")
+                        .Input("indices: int32")
+                        .Input("value: T")
+                        .Input("flow_in: float")
+                        .Output("flow_out: float")
+                        .Attr("T: type")
+                        .Deprecated(26, "Use TensorArrayScatterV3")
+                        .SetShapeFn([](InferenceContext* c) { return FlowOut(c, {3}); }));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArrayConcatV2")
+                        .Input("handle: string")
+                        .Input("flow_in: float")
+                        .Output("value: dtype")
+                        .Output("lengths: int64")
+                        .Attr("dtype: type")
+                        .Attr("element_shape_except0: shape = unknown")
+                        .SetShapeFn(ConcatShape));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArraySplitV2")
+                        .Input("handle: string")
+                        .Input("value: T")
+                        .Input("lengths: int64")
+                        .Input("flow_in: float")
+                        .Output("flow_out: float")
+                        .Attr("T: type")
+                        .Deprecated(26, "Use TensorArraySplitV3")
+                        .SetShapeFn([](InferenceContext* c) { return FlowOut(c, {3}); }));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArraySizeV2")
+                        .Input("handle: string")
+                        .Input("flow_in: float")
+                        .Output("size: int32")
+                        .Deprecated(26, "Use TensorArraySizeV3")
+                        .SetShapeFn([](InferenceContext* c) {
+                          MG_RETURN_IF_ERROR(ScalarInput(c, 1));
+                          return shape_fn::Scalar(c);
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("TensorArrayCloseV2")
+                        .Input("handle: string")
+                        .Deprecated(26, "Use TensorArrayCloseV3")
+                        .SetShapeFn(shape_fn::Unknown));
+
+  // TensorFlow 1's first stacks: the handle is a reference to a string
+  // vector (container, name), as the V2 TensorArray's.
+  MG_REGISTER_OP(r, OpDefBuilder("Stack")
+                        .Output("handle: Ref(string)")
+                        .Attr("elem_type: type")
+                        .Attr("stack_name: string = \"\"")
+                        .SetIsStateful()
+                        .SetShapeFn(shape_fn::Unknown));
+  MG_REGISTER_OP(r, OpDefBuilder("StackPush")
+                        .Input("handle: Ref(string)")
+                        .Input("elem: T")
+                        .Output("output: T")
+                        .Attr("T: type")
+                        .Attr("swap_memory: bool = false")
+                        .SetShapeFn([](InferenceContext* c) {
+                          c->set_output(0, c->input(1));
+                          return absl::OkStatus();
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("StackPop")
+                        .Input("handle: Ref(string)")
+                        .Output("elem: elem_type")
+                        .Attr("elem_type: type")
+                        .SetShapeFn(shape_fn::Unknown));
+  MG_REGISTER_OP(r, OpDefBuilder("StackClose")
+                        .Input("handle: Ref(string)")
+                        .SetShapeFn(shape_fn::Unknown));
+
   MG_REGISTER_OP(r, OpDefBuilder("StackV2")
                         .Input("max_size: int32")
                         .Output("handle: resource")
