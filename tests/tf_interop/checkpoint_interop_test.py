@@ -137,6 +137,48 @@ class TensorFlowWritesMinigraphReads(unittest.TestCase):
         self.assertEqual(tf_values["wide"].shape, (3, 8))
         self.check(path, "partitioned variables")
 
+    def test_variables_partitioned_in_two_dimensions(self):
+        """get_variable partitions along one dimension only (both runtimes
+        refuse more), but a SaveSliceInfo may name a block of any
+        dimensions: a 4x6 variable as a 2x3 grid of parts, saved by
+        TensorFlow's Saver, restores part by part in minigraph, and
+        minigraph's run of the same Saver's save op writes a checkpoint
+        TensorFlow reads whole."""
+        v1 = tf.compat.v1
+        whole = self.rng.standard_normal((4, 6)).astype(np.float32)
+        meta = os.path.join(self.dir, "grid.meta")
+        prefix = os.path.join(self.dir, "grid")
+        blocks = {f"w/part_{i}_{j}": (slice(2 * i, 2 * i + 2), slice(2 * j, 2 * j + 2))
+                  for i in range(2) for j in range(3)}
+        with tf.Graph().as_default():
+            parts = []
+            for name, (rows, cols) in blocks.items():
+                v = v1.Variable(whole[rows, cols], name=name)
+                v._set_save_slice_info(v1.Variable.SaveSliceInfo(
+                    "w", [4, 6], [rows.start, cols.start], [2, 2]))
+                tf.identity(v.read_value(), name=name + "/value")
+                parts.append(v)
+            saver = v1.train.Saver(parts)
+            with v1.Session() as sess:
+                sess.run(v1.global_variables_initializer())
+                saver.save(sess, prefix)
+            saver_def = saver.as_saver_def()
+            v1.train.export_meta_graph(meta, saver_def=saver_def)
+        feeds, out = os.path.join(self.dir, "feeds"), os.path.join(self.dir, "out")
+        runner = [interop.binary("model_runner"), f"--graph={meta}", f"--checkpoint={prefix}",
+                  f"--feeds={feeds}", f"--out={out}"]
+        interop.write_records(feeds, {})
+        interop.run(runner + ["--fetch=" + ",".join(f"{n}/value:0" for n in blocks)])
+        got = interop.read_records(out)
+        for name, (rows, cols) in blocks.items():
+            np.testing.assert_array_equal(got[f"{name}/value:0"], whole[rows, cols], name)
+
+        mine = os.path.join(self.dir, "by_minigraph")
+        interop.write_records(feeds, {saver_def.filename_tensor_name: mine.encode()})
+        interop.run(runner + [f"--fetch={saver_def.save_tensor_name}"])
+        interop.assert_same_bits(self, {"w": whole}, interop.tensorflow_read(mine),
+                                 "2-D parts saved by minigraph")
+
     def test_object_based_checkpoint(self):
         root = tf.train.Checkpoint(
             v=tf.Variable(self.rng.standard_normal(4).astype(np.float32)),
