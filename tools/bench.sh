@@ -14,8 +14,8 @@
 # The peers come from ../shared/bench (eigen_mlp.cc, peers_ckpt.py,
 # torch_overhead.py); without that directory only minigraph's own figures
 # are taken. TensorFlow 2.21 (the virtualenv of `tools/setup.sh tf`) is
-# measured by tools/tf_bench.py on the same checkpoints, MLP, one-op graph
-# and cluster as minigraph, each beside minigraph's run. The MLP and its hand-fused peer run in alternating rounds, so a
+# measured by tools/tf_bench.py on the same checkpoints, MLP, one-op graph,
+# cluster and tf.data pipelines as minigraph, each beside minigraph's run. The MLP and its hand-fused peer run in alternating rounds, so a
 # drift of the machine's speed affects both sides of the ratio alike.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,7 +45,7 @@ shared="$(cd .. && pwd)/shared/bench"
 echo "bench: building"
 bazel build --show_progress --show_progress_rate_limit=15 //core:crc32c_benchmark \
   //session:local_session_benchmark //session:mlp_benchmark //tools:restore_bench \
-  //tools:distributed_bench
+  //tools:distributed_bench //tools:graph_bench
 bin=bazel-bin
 # Debian's Python, which has the packages setup.sh installs (a python3 found
 # first on the PATH, e.g. pyenv's, may not).
@@ -133,6 +133,37 @@ if [ "$tf" = 1 ]; then
     tail -n 1 > "$out/tf_cluster.json"
 fi
 "$bin/core/crc32c_benchmark" "${gbench[@]}" > "$out/crc.json" 2>/dev/null
+
+# tf.data pipelines TensorFlow writes (a JPEG decoded and resized per
+# element; sequential, with threads, prefetched ahead of a training step),
+# drained by TensorFlow and by minigraph's graph_bench, and a TensorFlow 1
+# while loop with its gradient: without TensorFlow there are no graphs to
+# run.
+if [ "$tf" = 1 ]; then
+  echo "bench: tf.data pipelines"
+  data_elements=256
+  if [ "$quick" = 1 ]; then data_elements=64; fi
+  "$tf_py" tools/tf_bench.py data --export="$tmp/data" --elements="$data_elements" \
+    --reps="$reps" 2>/dev/null | tail -n 1 > "$out/tf_data.json"
+  echo "bench: a TensorFlow 1 while loop and its gradient"
+  "$tf_py" tools/tf_bench.py loops --export="$tmp/loops" --reps="$reps" 2>/dev/null |
+    tail -n 1 > "$out/tf_loops.json"
+  for f in loss:0 train; do
+    "$bin/tools/graph_bench" --graph="$tmp/loops/rnn.meta" --init=init --fetch="$f" --runs=50 \
+      --reps="$reps" 2>/dev/null | tail -n 1 >> "$out/loops.jsonl"
+  done
+  for g in "$tmp"/data/*.meta; do
+    "$bin/tools/graph_bench" --graph="$g" --reps="$reps" --intra_op_threads=1 2>/dev/null |
+      tail -n 1 >> "$out/data.jsonl"
+  done
+  # What two cores give this work here: two processes of the sequential
+  # map at once (their rates summed, over one process alone above).
+  for i in 1 2; do
+    "$bin/tools/graph_bench" --graph="$tmp/data/map.meta" --reps="$reps" --intra_op_threads=1 \
+      2>/dev/null | tail -n 1 >> "$out/data_two_processes.jsonl" &
+  done
+  wait
+fi
 
 # Peers: PyTorch and NumPy at the same sizes, and PyTorch's MLP.
 if [ "$peers" = 1 ] && [ -f "$shared/peers_ckpt.py" ] &&

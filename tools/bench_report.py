@@ -20,6 +20,11 @@ Raw inputs (each optional; a missing one is reported as not measured):
   tf_mlp.jsonl       tools/tf_bench.py mlp, per round and threads
   tf_oneop.json      tools/tf_bench.py oneop
   tf_cluster.json    tools/tf_bench.py cluster
+  tf_data.json       tools/tf_bench.py data (TensorFlow's elements/s per pipeline)
+  data.jsonl         graph_bench on the graphs tf_bench.py data wrote, per pipeline
+  data_two_processes.jsonl  two graph_bench runs of the sequential map at once
+  tf_loops.json      tools/tf_bench.py loops (a while loop's forward and gradient runs/s)
+  loops.jsonl        graph_bench on its graph: loss:0, then train
 """
 import glob
 import json
@@ -209,6 +214,60 @@ def main():
         goal(label + " vs TensorFlow's cluster", o / f if o and f else None, 1.0,
              o and f and "%.2f vs %.2f %s" % (o, f, unit))
 
+    # tf.data: threads against the same pipeline without them, and each
+    # pipeline against TensorFlow's run of the same graph.
+    data = {os.path.splitext(os.path.basename(r["graph"]))[0]: r["elements_per_s"]
+            for r in load_json_lines(p("data.jsonl"))}
+    tf_data = load_json_lines(p("tf_data.json"))
+    tf_data = tf_data[-1]["elements_per_s"] if tf_data else {}
+    # What this machine's two cores give the same work: two processes of
+    # the sequential map at once, over one alone. The threads' speed-ups
+    # are measured against it.
+    two = [r["elements_per_s"] for r in load_json_lines(p("data_two_processes.jsonl"))]
+    ceiling = sum(two) / data["map"] if len(two) == 2 and data.get("map") else None
+    if ceiling:
+        supporting.append(("tf.data: two processes' sequential maps at once / one alone",
+                           ceiling))
+    for fast, slow, label in (
+            ("map_parallel", "map", "tf.data map, 2 parallel calls vs 1"),
+            ("interleave_parallel", "interleave", "tf.data interleave, 2 threads vs none"),
+            ("map_prefetch_then_train", "map_then_train",
+             "tf.data prefetch before a training step vs none")):
+        a, b = data.get(fast), data.get(slow)
+        if a and b:
+            supporting.append((label + " (speed-up)", a / b))
+        goal(label + ", of two processes'", a / b / ceiling if a and b and ceiling else None,
+             0.8, a and b and ceiling and "%.2fx (%.0f vs %.0f elements/s); two processes %.2fx"
+             % (a / b, a, b, ceiling))
+    for name in sorted(data):
+        o, f = data.get(name), tf_data.get(name)
+        goal("tf.data %s vs TensorFlow" % name, o / f if o and f else None, 1.0,
+             o and f and "%.0f vs %.0f elements/s" % (o, f))
+
+    # A TensorFlow 1 while loop: forward, and forward with the gradient
+    # (the loop's stacks), against TensorFlow's runs of the same graph.
+    loops = load_json_lines(p("loops.jsonl"))
+    tf_loops = load_json_lines(p("tf_loops.json"))
+    tf_loops = tf_loops[-1] if tf_loops else {}
+    if len(loops) == 2:
+        for (label, target), ours_rate, key in zip(
+                (("while loop forward vs TensorFlow", 1.0),
+                 ("while loop forward + gradient vs TensorFlow (within 1.3x)", 1 / 1.3)),
+                (loops[0]["runs_per_s"], loops[1]["runs_per_s"]),
+                ("forward_runs_per_s", "forward_backward_runs_per_s")):
+            theirs = tf_loops.get(key)
+            goal(label, ours_rate / theirs if theirs else None, target,
+                 theirs and "%.1f vs %.1f runs/s" % (ours_rate, theirs))
+        # The backward pass's time over the forward's.
+        back = 1 / loops[1]["runs_per_s"] - 1 / loops[0]["runs_per_s"]
+        supporting.append(("while loop: backward time / forward time, minigraph",
+                           back * loops[0]["runs_per_s"]))
+        if tf_loops:
+            tf_back = (1 / tf_loops["forward_backward_runs_per_s"] -
+                       1 / tf_loops["forward_runs_per_s"])
+            supporting.append(("while loop: backward time / forward time, TensorFlow",
+                               tf_back * tf_loops["forward_runs_per_s"]))
+
     # The table.
     print("%-58s %10s %8s  %s" % ("goal (same-run ratio)", "measured", "target", "status"))
     print("-" * 100)
@@ -244,7 +303,9 @@ def main():
         "peers_gbps": peers,
         "distributed": dist,
         "tensorflow": {"ckpt": list(tf_ckpt.values()), "mlp_steps_per_s": tf_mlp,
-                       "one_op": tf_oneop, "cluster": tf_cluster},
+                       "one_op": tf_oneop, "cluster": tf_cluster, "data": tf_data},
+        "data_elements_per_s": data,
+        "while_loop": {"minigraph": loops, "tensorflow": tf_loops},
     }
     with open(p("bench.json"), "w") as f:
         json.dump(report, f, indent=1, sort_keys=True)

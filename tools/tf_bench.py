@@ -22,6 +22,27 @@ object on its last line of stdout.
       steps/s per worker; and a 64 MiB variable on the ps read by a step on
       the worker, GB/s.
 
+  tf_bench.py data --export=DIR --elements=256
+      tf.data pipelines of a map that decodes a JPEG and resizes it
+      (TensorFlow's image preprocessing), sequential and with
+      num_parallel_calls, prefetched ahead of a consumer that computes
+      about as long as the map, interleaved with and without threads:
+      elements/s drained by TensorFlow, each graph written to DIR/NAME.meta
+      for tools/graph_bench (its initializer "make", its fetch
+      "bench_step:0"). tf.data's own rewrites are off, so both runtimes run
+      the pipeline as written; one intra-op thread (--threads), so that one
+      element's kernels use one core and the pipeline's threads are what
+      makes elements at once.
+
+  tf_bench.py loops --export=DIR --steps=50
+      A recurrent loop as TensorFlow 1 writes it (tf.compat.v1.while_loop,
+      control flow v1: h = tanh(h W + x_t U), 50 steps, batch 32, 128
+      units) and its gradient (tf.gradients: the stacks of the loop's
+      gradient): runs/s of the loss alone and of the loss and the
+      gradients, by TensorFlow; the graph written to DIR/rnn.meta for
+      tools/graph_bench (its initializer "init", fetches "loss:0" and
+      "train:0").
+
 Run with the virtualenv of `tools/setup.sh tf`.
 """
 
@@ -149,6 +170,122 @@ def oneop(args):
     return {"one_op_run_us": statistics.median(times)}
 
 
+def data_pipelines(n):
+    """name -> (a function making the pipeline, its consumer)."""
+    D = tf.data.Dataset
+    # A photo-like picture (smooth shading and some noise), as JPEG bytes
+    # that come out of the dataset: a constant inside the map function
+    # would be decoded once, when TensorFlow optimizes the graph.
+    rng = np.random.default_rng(0)
+    y, x = np.mgrid[0:480, 0:640]
+    shade = np.stack([x / 640 * 200, y / 480 * 200, (x + y) / 1120 * 200], axis=-1)
+    image = np.clip(shade + rng.normal(0, 8, shade.shape), 0, 255).astype(np.uint8)
+    with tf.Graph().as_default(), v1.Session() as sess:
+        jpeg = sess.run(tf.io.encode_jpeg(tf.constant(image), quality=90))
+
+    def images(start, stop):
+        return D.zip((D.from_tensors(jpeg).repeat(stop - start), D.range(start, stop)))
+
+    def decode(data, i):
+        pixels = tf.image.resize(tf.io.decode_jpeg(data), [224, 224])
+        return tf.reduce_mean(pixels) + tf.cast(i, tf.float32)
+
+    def per_input(k):
+        return images(k * (n // 4), (k + 1) * (n // 4)).map(decode)
+
+    def train(x):
+        # About as long as one map call: a consumer the prefetch overlaps
+        # (made of the element, so that no optimizer computes it ahead).
+        w = tf.fill([256, 256], 1.0 + x * 1e-9)
+        for _ in range(3):
+            w = tf.tanh(tf.matmul(w, w) / 256.0)
+        return x + tf.reduce_sum(w)
+
+    return {
+        "map": (lambda: images(0, n).map(decode), tf.identity),
+        "map_parallel": (lambda: images(0, n).map(decode, num_parallel_calls=2), tf.identity),
+        "map_then_train": (lambda: images(0, n).map(decode), train),
+        "map_prefetch_then_train": (lambda: images(0, n).map(decode).prefetch(2), train),
+        "interleave": (lambda: D.range(4).interleave(per_input, cycle_length=4), tf.identity),
+        "interleave_parallel": (
+            lambda: D.range(4).interleave(per_input, cycle_length=4, num_parallel_calls=2),
+            tf.identity),
+    }
+
+
+def data(args):
+    options = tf.data.Options()
+    options.experimental_optimization.apply_default_optimizations = False
+    options.experimental_optimization.inject_prefetch = False
+    options.autotune.enabled = False
+    out = {}
+    os.makedirs(args.export, exist_ok=True)
+    for name, (make, consume) in data_pipelines(args.elements).items():
+        graph = tf.Graph()
+        with graph.as_default():
+            it = v1.data.make_initializable_iterator(make().with_options(options))
+            tf.group(it.initializer, name="make")
+            step = tf.identity(consume(it.get_next()), name="bench_step")
+        v1.train.export_meta_graph(os.path.join(args.export, name + ".meta"), graph=graph)
+        with v1.Session(graph=graph, config=config(args.threads)) as sess:
+            run = sess.make_callable(step)
+            rates = []
+            for _ in range(args.reps):
+                sess.run("make")
+                t0 = time.perf_counter()
+                count = 0
+                try:
+                    while True:
+                        run()
+                        count += 1
+                except tf.errors.OutOfRangeError:
+                    pass
+                rates.append(count / (time.perf_counter() - t0))
+        out[name] = statistics.median(rates)
+    return {"elements": args.elements, "elements_per_s": out}
+
+
+def loops(args):
+    from tensorflow.python.ops import control_flow_v2_toggles as toggles
+    toggles.disable_control_flow_v2()
+    rng = np.random.default_rng(1)
+    batch, units, steps = 32, 128, args.steps
+    graph = tf.Graph()
+    with graph.as_default():
+        xs = tf.constant(rng.standard_normal((steps, batch, units)).astype(np.float32))
+        w = v1.get_variable("w", initializer=tf.constant(
+            rng.standard_normal((units, units)).astype(np.float32) * 0.1), use_resource=False)
+        u = v1.get_variable("u", initializer=tf.constant(
+            rng.standard_normal((units, units)).astype(np.float32) * 0.1), use_resource=False)
+
+        def body(t, h):
+            return t + 1, tf.tanh(tf.matmul(h, w) + tf.matmul(xs[t], u))
+
+        _, h = v1.while_loop(lambda t, h: t < steps, body,
+                             [tf.constant(0), tf.zeros([batch, units])])
+        loss = tf.reduce_sum(h * h, name="loss")
+        grads = tf.gradients(loss, [w, u])
+        tf.group(*grads, loss, name="train")
+        tf.group(v1.global_variables_initializer(), name="init")
+    os.makedirs(args.export, exist_ok=True)
+    v1.train.export_meta_graph(os.path.join(args.export, "rnn.meta"), graph=graph)
+    out = {"steps": steps}
+    with v1.Session(graph=graph, config=config(2)) as sess:
+        sess.run("init")
+        for name, fetch in (("forward", "loss:0"), ("forward_backward", "train")):
+            run = sess.make_callable(fetch)
+            for _ in range(5):
+                run()
+            rates = []
+            for _ in range(args.reps):
+                t0 = time.perf_counter()
+                for _ in range(args.runs):
+                    run()
+                rates.append(args.runs / (time.perf_counter() - t0))
+            out[name + "_runs_per_s"] = statistics.median(rates)
+    return out
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -231,12 +368,23 @@ def main():
     p = sub.add_parser("oneop")
     p.add_argument("--calls", type=int, default=20000)
     p.add_argument("--reps", type=int, default=5)
+    p = sub.add_parser("data")
+    p.add_argument("--export", required=True)
+    p.add_argument("--elements", type=int, default=256)
+    p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--threads", type=int, default=1)
+    p = sub.add_parser("loops")
+    p.add_argument("--export", required=True)
+    p.add_argument("--steps", type=int, default=50)
+    p.add_argument("--runs", type=int, default=50)
+    p.add_argument("--reps", type=int, default=3)
     p = sub.add_parser("cluster")
     p.add_argument("--mlp_steps", type=int, default=300)
     p.add_argument("--recv_mb", type=int, default=64)
     p.add_argument("--reps", type=int, default=5)
     args = parser.parse_args()
-    result = {"ckpt": ckpt, "mlp": mlp, "oneop": oneop, "cluster": cluster}[args.command](args)
+    result = {"ckpt": ckpt, "mlp": mlp, "oneop": oneop, "cluster": cluster,
+              "data": data, "loops": loops}[args.command](args)
     print(json.dumps(result))
 
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Runs the checkpoint tools the way users do: inspect_checkpoint on a
 # TensorFlow checkpoint (list, print, verify, catch a corrupted byte, show a
-# directory's state) and restore_bench on a small synthetic checkpoint.
+# directory's state), restore_bench on a small synthetic checkpoint, and
+# graph_bench on a small dataset graph.
 set -euo pipefail
 inspect="$1"
 bench="$2"
 chief_worker="$3"
 run_graph="$4"
+graph_bench="$5"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # run SECONDS CMD...: CMD's output; a CMD still running after SECONDS is
 # killed and fails the test naming it, with what it printed (a hang here
@@ -233,4 +235,27 @@ printf '\xff' | dd of="$prefix.data-00000-of-00001" bs=1 seek=6000 conv=notrunc 
 if "$inspect" --prefix="$prefix" --verify 2>"$TEST_TMPDIR/err"; then fail "verify passed a corrupt file"; fi
 grep -q 'BAD layer1/weight: Checksum does not match for tensor "layer1/weight"' "$TEST_TMPDIR/err" ||
   fail "verify did not name the bad tensor: $(cat "$TEST_TMPDIR/err")"
+# graph_bench: a range of 5 drained, a fetch run 3 times, and a fetch that
+# never ends refused at --max_elements instead of running for ever.
+int64() { echo "node { name: \"$1\" op: \"Const\" attr { key: \"dtype\" value { type: DT_INT64 } }
+  attr { key: \"value\" value { tensor { dtype: DT_INT64 tensor_shape {} int64_val: $2 } } } }"; }
+spec='attr { key: "output_types" value { list { type: DT_INT64 } } }
+  attr { key: "output_shapes" value { list { shape {} } } }'
+{ int64 start 0; int64 stop 5; int64 one 1
+  echo "node { name: \"range\" op: \"RangeDataset\" input: \"start\" input: \"stop\" input: \"one\" $spec }"
+  echo "node { name: \"it\" op: \"IteratorV2\" attr { key: \"shared_name\" value { s: \"\" } }
+    attr { key: \"container\" value { s: \"\" } } $spec }"
+  echo 'node { name: "make" op: "MakeIterator" input: "range" input: "it" }'
+  echo "node { name: \"bench_step\" op: \"IteratorGetNext\" input: \"it\" $spec }"
+} >"$TEST_TMPDIR/data.pbtxt"
+json=$(run 60 "$graph_bench" --graph="$TEST_TMPDIR/data.pbtxt" --reps=2 | tail -n 1)
+[[ "$json" == *'"elements": 5,'* && "$json" == *'"elements_per_s":'* ]] ||
+  fail "graph_bench drain: $json"
+json=$(run 60 "$graph_bench" --graph="$TEST_TMPDIR/data.pbtxt" --fetch=stop:0 --runs=3 | tail -n 1)
+[[ "$json" == *'"runs": 3,'* ]] || fail "graph_bench --runs: $json"
+rc=0
+out=$(run 60 "$graph_bench" --graph="$TEST_TMPDIR/data.pbtxt" --fetch=stop:0 --max_elements=10) ||
+  rc=$?
+[ "$rc" -eq 1 ] && [[ "$out" == *"stop:0 gave more than --max_elements=10 elements"* ]] ||
+  fail "graph_bench on a fetch that never ends: $rc $out"
 echo "PASS"

@@ -290,7 +290,9 @@ class MapDataset final : public Dataset {
     };
 
     // One thread: the next input element, mapped, until the input ends or
-    // the iterator goes.
+    // the iterator goes. Up to twice as many results as threads are kept
+    // (being made, or made and not read yet), so that one slow element does
+    // not leave the other threads idle behind it.
     void Work(OpKernelContext* ctx) {
       for (;;) {
         auto slot = std::make_shared<Slot>();
@@ -301,7 +303,7 @@ class MapDataset final : public Dataset {
             absl::MutexLock l(&mu_);
             auto room = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
               return stop_ || input_end_ ||
-                     static_cast<int64_t>(slots_.size()) < threads_;
+                     static_cast<int64_t>(slots_.size()) < 2 * threads_;
             };
             mu_.Await(absl::Condition(&room));
             if (stop_ || input_end_) return;
