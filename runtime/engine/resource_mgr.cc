@@ -31,16 +31,43 @@ Var* ResourceMgr::FindVar(absl::string_view container, absl::string_view name) c
   return it == vars_.end() ? nullptr : it->second.get();
 }
 
+ResourceMgr::~ResourceMgr() {
+  // A resource may own threads that look things up here until its
+  // destructor joins them (a tf.data iterator's prefetching): resources go
+  // first, outside the lock, while the variables are still whole.
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<Resource>> resources;
+  {
+    absl::MutexLock l(&mu_);
+    resources.swap(resources_);
+  }
+}
+
 void ResourceMgr::Cleanup(absl::string_view container) {
-  absl::MutexLock l(&mu_);
-  const std::string c = ContainerOrDefault(container);
-  for (auto it = vars_.begin(); it != vars_.end();) {
-    it = it->first.first == c ? vars_.erase(it) : std::next(it);
+  // What the container held is destroyed after the lock is released (see
+  // the destructor).
+  std::vector<std::shared_ptr<Resource>> dropped;
+  std::vector<std::unique_ptr<Var>> dropped_vars;
+  {
+    absl::MutexLock l(&mu_);
+    const std::string c = ContainerOrDefault(container);
+    for (auto it = vars_.begin(); it != vars_.end();) {
+      if (it->first.first != c) {
+        ++it;
+        continue;
+      }
+      dropped_vars.push_back(std::move(it->second));
+      it = vars_.erase(it);
+    }
+    for (auto it = resources_.begin(); it != resources_.end();) {
+      if (it->first.first != c) {
+        ++it;
+        continue;
+      }
+      dropped.push_back(std::move(it->second));
+      it = resources_.erase(it);
+    }
+    ChangedLocked();
   }
-  for (auto it = resources_.begin(); it != resources_.end();) {
-    it = it->first.first == c ? resources_.erase(it) : std::next(it);
-  }
-  ChangedLocked();
 }
 
 absl::StatusOr<std::shared_ptr<Resource>> ResourceMgr::LookupOrCreateResource(

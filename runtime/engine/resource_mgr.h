@@ -40,6 +40,11 @@ class ResourceMgr {
   // TensorFlow's default container for an empty `container` attr.
   static constexpr char kDefaultContainer[] = "localhost";
 
+  ResourceMgr() = default;
+  ~ResourceMgr();
+  ResourceMgr(const ResourceMgr&) = delete;
+  ResourceMgr& operator=(const ResourceMgr&) = delete;
+
   // Returns the variable, creating it (uninitialized) on first use. Returns
   // InvalidArgument when it exists with another dtype. The pointer stays
   // valid until the container is cleared.

@@ -1,5 +1,7 @@
 #include "runtime/engine/resource_mgr.h"
 
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "core/status_matchers.h"
@@ -10,6 +12,38 @@ namespace {
 
 // The version moves when a variable gets its first value or a container is
 // cleared; updating an initialized variable is not a change of state.
+// A resource whose destructor looks a variable up in its manager, as a
+// tf.data iterator's threads may until the iterator joins them.
+class LooksUpWhenDestroyed : public Resource {
+ public:
+  LooksUpWhenDestroyed(ResourceMgr* rm, bool* found) : rm_(rm), found_(found) {}
+  ~LooksUpWhenDestroyed() override { *found_ = rm_->FindVar("c", "v") != nullptr; }
+  std::string TypeName() const override { return "test"; }
+
+ private:
+  ResourceMgr* rm_;
+  bool* found_;
+};
+
+TEST(ResourceMgrTest, ResourcesGoOutsideTheLockWithTheVariablesStillThere) {
+  bool found = false;
+  {
+    ResourceMgr rm;
+    ASSERT_OK(rm.LookupOrCreateVar("c", "v", DT_FLOAT).status());
+    ASSERT_OK(rm.LookupOrCreateResource("c", "r", [&] {
+                  return std::make_unique<LooksUpWhenDestroyed>(&rm, &found);
+                }).status());
+  }
+  EXPECT_TRUE(found);  // destroyed with the manager, which was not locked
+
+  ResourceMgr rm;
+  ASSERT_OK(rm.LookupOrCreateResource("c", "r", [&] {
+                return std::make_unique<LooksUpWhenDestroyed>(&rm, &found);
+              }).status());
+  rm.Cleanup("c");  // would wait for itself if the lock were held
+  EXPECT_EQ(rm.FindResource("c", "r"), nullptr);
+}
+
 TEST(ResourceMgrTest, VersionCountsFirstValuesAndCleanups) {
   ResourceMgr rm;
   EXPECT_EQ(rm.version(), 0u);
