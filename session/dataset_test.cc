@@ -1500,10 +1500,12 @@ TEST_F(DatasetTest, CacheToAFileWritesTensorFlowsLayoutOnceAndReadsItAfter) {
   EXPECT_EQ(*out[0].data<std::string>(), "10");
   EXPECT_TRUE(env_.FileExists("/cache/full_0.lockfile").ok());
   ASSERT_OK(Run({"other_make"}));
-  EXPECT_THAT(session_->Run({}, {"other_next:0"}, {}, &out),
-              StatusIs(absl::StatusCode::kAlreadyExists,
-                       AllOf(HasSubstr("cache_full"), HasSubstr("/cache/full_0.lockfile"),
-                             HasSubstr("concurrent caching iterator"))));
+  for (int i = 0; i < 2; ++i) {  // and again: never a silent end
+    EXPECT_THAT(session_->Run({}, {"other_next:0"}, {}, &out),
+                StatusIs(absl::StatusCode::kAlreadyExists,
+                         AllOf(HasSubstr("cache_full"), HasSubstr("/cache/full_0.lockfile"),
+                               HasSubstr("concurrent caching iterator"))));
+  }
   std::vector<std::string> got = {"10"};
   for (;;) {
     absl::Status s = session_->Run({}, {"full/next:0"}, {}, &out);

@@ -571,9 +571,13 @@ class FileCacheDataset final : public Dataset {
     }
 
     absl::Status GetNext(OpKernelContext* ctx, Element* out, bool* end) override {
-      if (env_ == nullptr) MG_RETURN_IF_ERROR(Begin(ctx->env()));
+      // Until it begins (a second writer's lockfile is in the way, say),
+      // every call tries again.
+      if (reader_ == nullptr && writer_ == nullptr && !written_) {
+        MG_RETURN_IF_ERROR(Begin(ctx->env()));
+      }
       if (reader_ != nullptr) return Read(out, end);
-      if (writer_ == nullptr) {
+      if (written_) {
         *end = true;
         return absl::OkStatus();
       }
@@ -587,6 +591,7 @@ class FileCacheDataset final : public Dataset {
         MG_RETURN_IF_ERROR(Named(writer_->Finish()));
         writer_.reset();
         input_.reset();
+        written_ = true;
         return Named(env_->DeleteFile(Lockfile()));
       }
       for (size_t c = 0; c < out->size(); ++c) {
@@ -607,7 +612,7 @@ class FileCacheDataset final : public Dataset {
     // Reads the cache if it is complete; otherwise takes the lockfile and
     // starts writing one.
     absl::Status Begin(Env* env) {
-      env_ = env;
+      env_ = env;  // the lockfile's, from now on
       if (env->FileExists(absl::StrCat(d_->filename_, ".index")).ok()) {
         absl::StatusOr<std::unique_ptr<BundleReader>> r = BundleReader::Open(env, d_->filename_);
         if (!r.ok()) return Named(r.status());
@@ -661,6 +666,7 @@ class FileCacheDataset final : public Dataset {
     std::unique_ptr<BundleWriter> writer_;
     std::unique_ptr<DatasetIterator> input_;
     int64_t next_ = 0;  // the element read or written next
+    bool written_ = false;  // this iterator wrote the whole cache
   };
 
   const std::shared_ptr<const Dataset> input_;
