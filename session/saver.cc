@@ -68,13 +68,21 @@ SavedItem VariableItem(const Scope& scope, const Variable& v) {
   return item;
 }
 
+// The tables TensorFlow's Saver saves: the mutable ones (a HashTable is
+// filled again by its initializer).
+bool IsSavedTable(const std::string& op) {
+  return op == "MutableHashTableV2" || op == "MutableHashTableOfTensorsV2" ||
+         op == "MutableDenseHashTableV2";
+}
+
 // A table's keys and values, exported by an op of the saver's scope `s`.
 absl::StatusOr<SavedItem> TableItem(const Scope& scope, const Scope& s, const Output& table) {
   const NodeDef& node = scope.GetNodeDef(table.op());
-  if (node.op() != "MutableHashTableV2" && node.op() != "MutableHashTableOfTensorsV2") {
+  if (!IsSavedTable(node.op())) {
     return absl::InvalidArgumentError(absl::StrCat(
         "Saver: '", node.name(), "' is a ", node.op(),
-        ", not a MutableHashTableV2 or MutableHashTableOfTensorsV2 (other tables are not saved)"));
+        ", not a MutableHashTableV2, MutableHashTableOfTensorsV2 or MutableDenseHashTableV2 "
+        "(other tables are not saved)"));
   }
   SavedItem item;
   item.table = true;
@@ -147,7 +155,7 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
   if (tables.empty() && options.var_list.empty()) {
     MG_ASSIGN_OR_RETURN(GraphDef graph, scope.ToGraphDef());
     for (const NodeDef& n : graph.node()) {
-      if (n.op() == "MutableHashTableV2" || n.op() == "MutableHashTableOfTensorsV2") {
+      if (IsSavedTable(n.op())) {
         MG_ASSIGN_OR_RETURN(Operation op, scope.FindOp(n.name()));
         tables.push_back(op.output(0));
       }

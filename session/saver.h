@@ -53,8 +53,8 @@ namespace minigraph {
 struct SaverOptions {
   // Saved under their op names; empty = every global variable.
   std::vector<Variable> var_list = {};
-  // Mutable lookup tables (the handles of MutableHashTableV2 and
-  // MutableHashTableOfTensorsV2 nodes), saved as TensorFlow's Saver saves
+  // Mutable lookup tables (the handles of MutableHashTableV2,
+  // MutableHashTableOfTensorsV2 and MutableDenseHashTableV2 nodes), saved as TensorFlow's Saver saves
   // them: their keys and values under "<node>-keys" and "<node>-values",
   // restored by LookupTableImportV2. Empty with an empty var_list = every
   // mutable table of the graph (TensorFlow's default Saver saves the

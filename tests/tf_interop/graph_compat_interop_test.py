@@ -484,6 +484,51 @@ class TablesInCheckpoints(unittest.TestCase):
                                               [10, 2, 3, 4, -1])
                 self.assertEqual(sess.run(v), 1.5)
 
+    def test_dense_hash_table_round_trip(self):
+        """A DenseHashTable's checkpoint is its buckets: minigraph finds the
+        keys where TensorFlow's hash put them, and its grown buckets are the
+        ones TensorFlow's own insert gives, byte for byte."""
+        first, second = os.path.join(self.dir, "tf"), os.path.join(self.dir, "minigraph")
+        queries = np.array([b"a", b"b", b"c", b"d", b"z"], dtype=object)
+        with tf.Graph().as_default():
+            table = tf.lookup.experimental.DenseHashTable(
+                tf.string, tf.int64, default_value=-1, empty_key="", deleted_key="$",
+                initial_num_buckets=4, name="words")
+            insert = table.insert(tf.constant([b"a", b"b", b"c"]),
+                                  tf.constant([1, 2, 3], tf.int64))
+            q = v1.placeholder(tf.string, [None], name="q")
+            tf.identity(table.lookup(q), name="found")
+            grow = table.insert(tf.constant([b"d", b"a"]), tf.constant([4, 10], tf.int64))
+            saver = v1.train.Saver()
+            path = v1.placeholder(tf.string, [], name="grown_path")
+            with tf.control_dependencies([grow]):
+                grown_keys, grown_values = table.export()
+            tf.raw_ops.SaveV2(prefix=path, tensor_names=["words-keys", "words-values"],
+                              shape_and_slices=["", ""], tensors=[grown_keys, grown_values],
+                              name="save_grown")
+            with v1.Session() as sess:
+                sess.run(insert)
+                saver.save(sess, first)
+                tf_keys, tf_values = sess.run([grown_keys, grown_values])
+            self.assertEqual(tf_keys.shape, (8, 1))  # grown from 4 buckets
+            feeds, out = os.path.join(self.dir, "feeds"), os.path.join(self.dir, "out")
+            interop.write_records(feeds, {"q:0": queries})
+            runner = [interop.binary("model_runner"), f"--graph={first}.meta",
+                      f"--checkpoint={first}", f"--feeds={feeds}", f"--out={out}"]
+            interop.run(runner + ["--fetch=found:0"])
+            np.testing.assert_array_equal(interop.read_records(out)["found:0"],
+                                          [1, 2, 3, -1, -1])
+            interop.write_records(feeds, {"q:0": queries, "grown_path:0":
+                                          np.array(second.encode(), dtype=object)})
+            interop.run(runner + ["--train_op=save_grown", "--steps=1", "--after=found:0"])
+            reader = tf.train.load_checkpoint(second)
+            np.testing.assert_array_equal(reader.get_tensor("words-keys"), tf_keys)
+            np.testing.assert_array_equal(reader.get_tensor("words-values"), tf_values)
+            with v1.Session() as sess:
+                saver.restore(sess, second)
+                np.testing.assert_array_equal(sess.run("found:0", {q: queries}),
+                                              [10, 2, 3, 4, -1])
+
 
 class DatasetFiles(unittest.TestCase):
     """Dataset.cache(filename): a cache either side wrote, the other reads."""

@@ -386,7 +386,70 @@ def tables(dt, rng):
             return {}, [found, size, tf.reduce_sum(values),
                         tf.reduce_sum(table.lookup(keys))]
         return graph
-    return [Spec("static", [], graph=static), Spec("mutable", [], graph=mutable),
+    def dense(key_dtype, value_dtype, keys, values, queries, default, empty, deleted,
+              removed=None, buckets=8, value_shape=None):
+        """A DenseHashTable filled, grown and emptied in part: its exported
+        buckets are where TensorFlow's hash and probes put each key."""
+        def graph():
+            table = tf.raw_ops.MutableDenseHashTableV2(
+                empty_key=tf.constant(empty, key_dtype), deleted_key=tf.constant(deleted, key_dtype),
+                value_dtype=value_dtype, initial_num_buckets=buckets,
+                value_shape=value_shape or [])
+            step = tf.raw_ops.LookupTableInsertV2(table_handle=table,
+                                                  keys=tf.constant(keys, key_dtype),
+                                                  values=tf.constant(values, value_dtype))
+            if removed is not None:
+                with tf.control_dependencies([step]):
+                    step = tf.raw_ops.LookupTableRemoveV2(table_handle=table,
+                                                          keys=tf.constant(removed, key_dtype))
+            with tf.control_dependencies([step]):
+                found = tf.raw_ops.LookupTableFindV2(
+                    table_handle=table, keys=tf.constant(queries, key_dtype),
+                    default_value=tf.constant(default, value_dtype))
+                size = tf.raw_ops.LookupTableSizeV2(table_handle=table)
+                exported = tf.raw_ops.LookupTableExportV2(table_handle=table, Tkeys=key_dtype,
+                                                          Tvalues=value_dtype)
+            return {}, [found, size, exported[0], exported[1]]
+        return graph
+
+    def remove_mutable():
+        table = tf.lookup.experimental.MutableHashTable(tf.int64, F32, default_value=-1.0)
+        ins = table.insert(tf.constant([1, 2, 3], tf.int64), tf.constant([1.0, 2.0, 3.0]))
+        with tf.control_dependencies([ins]):
+            rm = table.remove(tf.constant([2, 9], tf.int64))
+        with tf.control_dependencies([rm]):
+            return {}, [table.lookup(tf.constant([1, 2, 3], tf.int64)), table.size()]
+
+    i64 = tf.int64
+    dense_specs = [
+        Spec("dense_int64", [], graph=dense(i64, F32, [5, 13, 3, 21, 7, 9, 100],
+                                            [1, 2, 3, 4, 5, 6, 7], [5, 13, 21, 4], -1.0, 0, -1,
+                                            removed=[13, 8])),
+        Spec("dense_int32", [], graph=dense(tf.int32, tf.int32, [-3, 2, 6, -7], [1, 2, 3, 4],
+                                            [-3, -7, 5], -1, 0, 1, removed=[2], buckets=4)),
+        Spec("dense_string", [], graph=dense(tf.string, i64,
+                                             [b"a", b"bb", b"hello world!", b"12345678", b"x"],
+                                             [1, 2, 3, 4, 5], [b"bb", b"zz"], -1, b"", b"$",
+                                             removed=[b"a"])),
+        Spec("dense_vector_keys", [], graph=dense(i64, tf.double, [[1, 2], [3, 4], [5, -6]],
+                                                  [1.5, 2.5, 3.5], [[3, 4], [9, 9]], -1.0,
+                                                  [0, 0], [-1, -1])),
+        Spec("dense_vector_values", [], graph=dense(tf.string, tf.bool, [b"p", b"q"],
+                                                    [[True, False], [False, True]],
+                                                    [b"q", b"r"], [[True, True], [False, False]],
+                                                    b"", b"-", value_shape=[2])),
+        Spec("dense_insert_empty_key", [], graph=dense(i64, F32, [0], [1.0], [1], -1.0, 0, -1)),
+        Spec("dense_find_deleted_key", [], graph=dense(i64, F32, [1], [1.0], [-1], -1.0, 0, -1)),
+        Spec("dense_six_buckets", [], graph=dense(i64, F32, [1], [1.0], [1], -1.0, 0, -1,
+                                                  buckets=6)),
+        Spec("dense_same_free_keys", [], graph=dense(i64, F32, [1], [1.0], [1], -1.0, 7, 7)),
+        Spec("dense_key_shape", [], graph=dense(i64, F32, [1, 2, 3], [1.0, 2.0, 3.0], [1], -1.0,
+                                                [0, 0], [-1, -1])),
+        Spec("dense_default_shape", [], graph=dense(i64, F32, [1], [[1.0, 2.0]],
+                                                    [1, 5], -1.0, 0, -1, value_shape=[2])),
+        Spec("remove_mutable", [], graph=remove_mutable),
+    ]
+    return dense_specs + [Spec("static", [], graph=static), Spec("mutable", [], graph=mutable),
             Spec("initialize_table", [], graph=initialize_table),
             Spec("of_tensors", [], graph=of_tensors()),
             Spec("of_tensors_value_shape_mismatch", [],
@@ -1139,8 +1202,8 @@ GRAPH_GROUPS += [
     ("tables", tables,
      ["HashTableV2", "InitializeTableV2", "LookupTableFindV2", "LookupTableSizeV2",
       "MutableHashTableV2", "MutableHashTableOfTensorsV2", "LookupTableInsertV2",
-      "LookupTableImportV2",
-      "LookupTableExportV2"]),
+      "LookupTableImportV2", "LookupTableExportV2", "MutableDenseHashTableV2",
+      "LookupTableRemoveV2"]),
     ("text_file_tables", text_file_tables, ["InitializeTableFromTextFileV2"]),
     ("datasets", datasets,
      ["RangeDataset", "MapDataset", "BatchDatasetV2", "TensorSliceDataset", "FilterDataset",

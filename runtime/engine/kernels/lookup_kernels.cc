@@ -1,8 +1,9 @@
 // Lookup tables: HashTableV2 (filled once by InitializeTableV2,
 // InitializeTableFromTextFileV2 or LookupTableImportV2, then read-only),
 // MutableHashTableV2 and MutableHashTableOfTensorsV2 (vector values), keyed
-// by int64 or string. A table lives in the session's
-// ResourceMgr under (container, shared_name), like a resource variable.
+// by int64 or string, and the ops on every table (MutableDenseHashTableV2's
+// too). A table lives in the session's ResourceMgr under (container,
+// shared_name), like a resource variable.
 #include <memory>
 #include <string>
 #include <utility>
@@ -15,42 +16,68 @@
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "core/env.h"
+#include "runtime/engine/kernels/internal/lookup_table.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 
 namespace minigraph {
+
+TensorShape LookupTable::FoundShape(const TensorShape& keys) const {
+  std::vector<int64_t> dims(keys.dim_sizes().begin(),
+                            keys.dim_sizes().end() - std::min(keys.dims(), key_shape_.dims()));
+  dims.insert(dims.end(), value_shape_.dim_sizes().begin(), value_shape_.dim_sizes().end());
+  return TensorShape(dims);
+}
+
+absl::Status LookupTable::CheckKeyShape(const TensorShape& keys) const {
+  const int n = key_shape_.dims();
+  if (keys.dims() < n || !std::equal(key_shape_.dim_sizes().begin(), key_shape_.dim_sizes().end(),
+                                     keys.dim_sizes().end() - n)) {
+    return absl::InvalidArgumentError(absl::StrCat("Input key shape ", keys.DebugString(),
+                                                   " must end with the table's key shape ",
+                                                   key_shape_.DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LookupTable::CheckFind(const Tensor& keys, const Tensor& default_value) const {
+  MG_RETURN_IF_ERROR(CheckKeyShape(keys.shape()));
+  const TensorShape& dflt = default_value.shape();
+  if (value_shape_.dims() == 0 && dflt.num_elements() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("default_value must be a scalar, got shape ", dflt.DebugString()));
+  }
+  if (value_shape_.dims() > 0 && dflt != value_shape_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Expected shape ", value_shape_.DebugString(), " for default value, got ",
+        dflt.DebugString()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LookupTable::CheckFill(const Tensor& keys, const Tensor& values,
+                                    bool /*import*/) const {
+  MG_RETURN_IF_ERROR(CheckKeyShape(keys.shape()));
+  const TensorShape want = FoundShape(keys.shape());
+  if (values.shape() == want) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      value_shape_.dims() == 0 && key_shape_.dims() == 0
+          ? absl::StrCat("keys and values must have the same shape, got ",
+                         keys.shape().DebugString(), " and ", values.shape().DebugString())
+          : absl::StrCat("Expected shape ", want.DebugString(), " for value, got ",
+                         values.shape().DebugString()));
+}
+
+Tensor LookupTableHandle(const std::string& container, const std::string& name) {
+  Tensor t = Tensor::Scalar<ResourceHandle>(ResourceHandle());
+  ResourceHandle& h = t.data<ResourceHandle>()[0];
+  h.set_device("/job:localhost/replica:0/task:0/device:CPU:0");
+  h.set_container(container.empty() ? ResourceMgr::kDefaultContainer : container);
+  h.set_name(name);
+  h.set_maybe_type_name(kLookupTypeName);
+  return t;
+}
+
 namespace {
-
-// TensorFlow's type name of a table, as its "does not exist" errors print it.
-constexpr char kLookupTypeName[] = "N10tensorflow6lookup15LookupInterfaceE";
-
-class LookupTable : public Resource {
- public:
-  LookupTable(DataType key, DataType value, bool is_mutable, TensorShape value_shape = {})
-      : key_dtype_(key), value_dtype_(value), mutable_(is_mutable),
-        value_shape_(std::move(value_shape)) {}
-  std::string TypeName() const override { return kLookupTypeName; }
-
-  DataType key_dtype() const { return key_dtype_; }
-  DataType value_dtype() const { return value_dtype_; }
-  bool is_mutable() const { return mutable_; }
-  // Each key's value: a scalar, or a vector (MutableHashTableOfTensors).
-  const TensorShape& value_shape() const { return value_shape_; }
-
-  // values[i] = table[keys[i]], or default_value (a scalar) when absent.
-  virtual absl::Status Find(const Tensor& keys, const Tensor& default_value, Tensor* values) = 0;
-  // A HashTable's one filling: again with the same entries is a no-op.
-  virtual absl::Status Initialize(const Tensor& keys, const Tensor& values) = 0;
-  virtual absl::Status Insert(const Tensor& keys, const Tensor& values) = 0;
-  // Replaces every entry (a MutableHashTable's restore).
-  virtual absl::Status Import(const Tensor& keys, const Tensor& values) = 0;
-  virtual std::pair<Tensor, Tensor> Export() = 0;
-  virtual int64_t Size() = 0;
-
- private:
-  const DataType key_dtype_, value_dtype_;
-  const bool mutable_;
-  const TensorShape value_shape_;
-};
 
 template <typename K, typename V>
 class HashTable final : public LookupTable {
@@ -93,6 +120,16 @@ class HashTable final : public LookupTable {
   absl::Status Insert(const Tensor& keys, const Tensor& values) override {
     absl::MutexLock l(&mu_);
     return InsertLocked(keys, values, /*overwrite=*/true);
+  }
+
+  absl::Status Remove(const Tensor& keys) override {
+    if (!is_mutable()) {
+      return absl::UnimplementedError(
+          "Remove not supported by InitializableLookupTable implementations");
+    }
+    absl::MutexLock l(&mu_);
+    for (int64_t i = 0; i < keys.NumElements(); ++i) map_.erase(keys.data<K>()[i]);
+    return absl::OkStatus();
   }
 
   absl::Status Import(const Tensor& keys, const Tensor& values) override {
@@ -178,6 +215,11 @@ class TensorsTable final : public LookupTable {
   absl::Status Insert(const Tensor& keys, const Tensor& values) override {
     absl::MutexLock l(&mu_);
     InsertLocked(keys, values);
+    return absl::OkStatus();
+  }
+  absl::Status Remove(const Tensor& keys) override {
+    absl::MutexLock l(&mu_);
+    for (int64_t i = 0; i < keys.NumElements(); ++i) map_.erase(keys.data<K>()[i]);
     return absl::OkStatus();
   }
   absl::Status Import(const Tensor& keys, const Tensor& values) override {
@@ -297,13 +339,7 @@ class TableOp : public OpKernel {
           "resource ", name_, " exists and is not a ", DataTypeString(key_dtype_), " -> ",
           DataTypeString(value_dtype_), " ", mutable_ ? "MutableHashTable" : "HashTable"));
     }
-    Tensor t = Tensor::Scalar<ResourceHandle>(ResourceHandle());
-    ResourceHandle& h = t.data<ResourceHandle>()[0];
-    h.set_device("/job:localhost/replica:0/task:0/device:CPU:0");
-    h.set_container(container_.empty() ? ResourceMgr::kDefaultContainer : container_);
-    h.set_name(name_);
-    h.set_maybe_type_name(kLookupTypeName);
-    ctx->set_output(0, std::move(t));
+    ctx->set_output(0, LookupTableHandle(container_, name_));
     return absl::OkStatus();
   }
 
@@ -344,13 +380,6 @@ absl::StatusOr<LookupTable*> TableOf(OpKernelContext* ctx, const Tensor* keys, c
   return table;
 }
 
-// The keys' shape followed by each value's.
-TensorShape WithValueShape(const TensorShape& keys, const TensorShape& value) {
-  std::vector<int64_t> dims(keys.dim_sizes().begin(), keys.dim_sizes().end());
-  dims.insert(dims.end(), value.dim_sizes().begin(), value.dim_sizes().end());
-  return TensorShape(dims);
-}
-
 class LookupTableFindOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -359,19 +388,22 @@ class LookupTableFindOp : public OpKernel {
     const Tensor& dflt = ctx->input(2);
     std::shared_ptr<Resource> hold;
     MG_ASSIGN_OR_RETURN(LookupTable * table, TableOf(ctx, &keys, &dflt, &hold));
-    const TensorShape& value_shape = table->value_shape();
-    if (value_shape.dims() == 0 && dflt.NumElements() != 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("default_value must be a scalar, got shape ", dflt.shape().DebugString()));
-    }
-    if (value_shape.dims() > 0 && dflt.shape() != value_shape) {
-      return absl::InvalidArgumentError(absl::StrCat("Expected shape ", value_shape.DebugString(),
-                                                     " for default value, got ",
-                                                     dflt.shape().DebugString()));
-    }
+    MG_RETURN_IF_ERROR(table->CheckFind(keys, dflt));
     Tensor* out;
-    MG_RETURN_IF_ERROR(ctx->allocate_output(0, WithValueShape(keys.shape(), value_shape), &out));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, table->FoundShape(keys.shape()), &out));
     return table->Find(keys, dflt, out);
+  }
+};
+
+class LookupTableRemoveOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& keys = ctx->input(1);
+    std::shared_ptr<Resource> hold;
+    MG_ASSIGN_OR_RETURN(LookupTable * table, TableOf(ctx, &keys, nullptr, &hold));
+    MG_RETURN_IF_ERROR(table->CheckKeyShape(keys.shape()));
+    return table->Remove(keys);
   }
 };
 
@@ -389,15 +421,7 @@ class LookupTableFillOp : public OpKernel {
     const Tensor& values = ctx->input(2);
     std::shared_ptr<Resource> hold;
     MG_ASSIGN_OR_RETURN(LookupTable * table, TableOf(ctx, &keys, &values, &hold));
-    const TensorShape want = WithValueShape(keys.shape(), table->value_shape());
-    if (values.shape() != want) {
-      return absl::InvalidArgumentError(
-          table->value_shape().dims() == 0
-              ? absl::StrCat("keys and values must have the same shape, got ",
-                             keys.shape().DebugString(), " and ", values.shape().DebugString())
-              : absl::StrCat("Expected shape ", want.DebugString(), " for value, got ",
-                             values.shape().DebugString()));
-    }
+    MG_RETURN_IF_ERROR(table->CheckFill(keys, values, kind_ == kImport));
     switch (kind_) {
       case kInit:
         if (table->is_mutable()) {
@@ -584,6 +608,7 @@ void RegisterLookupKernels(KernelRegistry* r) {
   r->Register("MutableHashTableV2", MakeFactory<TableOp>());
   r->Register("MutableHashTableOfTensorsV2", MakeFactory<TableOp>());
   r->Register("LookupTableFindV2", MakeFactory<LookupTableFindOp>());
+  r->Register("LookupTableRemoveV2", MakeFactory<LookupTableRemoveOp>());
   r->Register("InitializeTableV2", MakeFactory<LookupTableFillOp>());
   r->Register("InitializeTableFromTextFileV2", MakeFactory<InitializeTableFromTextFileOp>());
   r->Register("LookupTableInsertV2", MakeFactory<LookupTableFillOp>());

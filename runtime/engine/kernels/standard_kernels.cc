@@ -8,6 +8,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   RegisterSegmentKernels(r);
   RegisterSparseKernels(r);
   RegisterLookupKernels(r);
+  RegisterDenseHashTableKernels(r);
   RegisterAddKernels(r);
   RegisterMulKernels(r);
   RegisterDivKernels(r);

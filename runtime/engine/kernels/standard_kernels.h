@@ -25,6 +25,7 @@ void RegisterSliceKernels(KernelRegistry* r);
 void RegisterSegmentKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
 void RegisterLookupKernels(KernelRegistry* r);
+void RegisterDenseHashTableKernels(KernelRegistry* r);
 void RegisterAddKernels(KernelRegistry* r);
 void RegisterMulKernels(KernelRegistry* r);
 void RegisterDivKernels(KernelRegistry* r);

@@ -1,4 +1,5 @@
 // Lookup tables (tf.lookup): a table is a resource; the ops take its handle.
+#include "absl/strings/str_cat.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/ops/standard_ops.h"
@@ -28,6 +29,41 @@ void RegisterLookupOps(OpRegistry* r) {
                         .Attr("value_shape: shape = {}")
                         .SetIsStateful()
                         .SetShapeFn(shape_fn::Scalar));
+  // Open addressing over tensors (tf.lookup.experimental.DenseHashTable);
+  // a key is a scalar or a vector, the empty key's shape.
+  MG_REGISTER_OP(r, OpDefBuilder("MutableDenseHashTableV2")
+                        .Input("empty_key: key_dtype")
+                        .Input("deleted_key: key_dtype")
+                        .Output("table_handle: resource")
+                        .Attr("container: string = \"\"")
+                        .Attr("shared_name: string = \"\"")
+                        .Attr("use_node_name_sharing: bool = false")
+                        .Attr("key_dtype: type")
+                        .Attr("value_dtype: type")
+                        .Attr("value_shape: shape = {}")
+                        .Attr("initial_num_buckets: int = 131072")
+                        .Attr("max_load_factor: float = 0.8")
+                        .SetIsStateful()
+                        .SetShapeFn([](InferenceContext* c) {
+                          for (int i : {0, 1}) {
+                            if (c->input(i).rank_known() && c->input(i).rank() > 1) {
+                              return c->Error(absl::StrCat(
+                                  "Shape must be at most rank 1 but is rank ",
+                                  c->input(i).rank()));
+                            }
+                          }
+                          c->set_output(0, PartialShape({}));
+                          return absl::OkStatus();
+                        }));
+  MG_REGISTER_OP(r, OpDefBuilder("LookupTableRemoveV2")
+                        .Input("table_handle: resource")
+                        .Input("keys: Tin")
+                        .Attr("Tin: type")
+                        .SetIsStateful()
+                        .SetShapeFn([](InferenceContext* c) {
+                          MG_RETURN_IF_ERROR(c->WithRank(0, 0).status());
+                          return absl::OkStatus();
+                        }));
   MG_REGISTER_OP(r, OpDefBuilder("InitializeTableV2")
                         .Input("table_handle: resource")
                         .Input("keys: Tkey")
