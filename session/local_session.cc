@@ -4,6 +4,7 @@
 #include <map>
 #include <thread>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -143,6 +144,22 @@ absl::Status LocalSession::Extend(const GraphDef& graph) {
   }
   for (const NodeDef& n : graph.node()) *combined.add_node() = n;
   if (graph.has_versions()) *combined.mutable_versions() = graph.versions();
+  // The new functions join the library, as TensorFlow's Extend adds them; one
+  // that is there already must be the same.
+  absl::flat_hash_map<std::string, const FunctionDef*> have;
+  for (const FunctionDef& f : combined.library().function()) have[f.signature().name()] = &f;
+  std::vector<const FunctionDef*> added;
+  for (const FunctionDef& f : graph.library().function()) {
+    auto it = have.find(f.signature().name());
+    if (it == have.end()) {
+      added.push_back(&f);
+    } else if (it->second->SerializeAsString() != f.SerializeAsString()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Cannot add function '", f.signature().name(),
+          "' because a different function with the same name already exists."));
+    }
+  }
+  for (const FunctionDef* f : added) *combined.mutable_library()->add_function() = *f;
   return Install(combined);
 }
 

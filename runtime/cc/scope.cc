@@ -169,6 +169,83 @@ void Scope::UpdateInput(const Operation& op, int index, const Output& input) con
   node->set_input(index, input.name());
 }
 
+void Scope::ExtendOp(const Operation& op, const std::vector<Output>& inputs,
+                     const std::map<std::string, AttrValue>& attrs) const {
+  Graph& g = *graph_;
+  if (!g.status.ok()) return;
+  auto fail = [&](const std::string& why) {
+    UpdateStatus(absl::InvalidArgumentError(absl::StrCat("ExtendOp '", op.name(), "': ", why)));
+  };
+  auto it = g.node_index.find(op.name());
+  if (it == g.node_index.end()) return fail("no such node");
+  NodeDef node = g.def.node(it->second);
+  std::vector<std::string> data, control;
+  for (const std::string& in : node.input()) (in[0] == '^' ? control : data).push_back(in);
+  const size_t old_inputs = data.size();
+  for (const Output& in : inputs) {
+    if (!in.op().valid()) return fail("an invalid input");
+    data.push_back(in.name());
+  }
+  node.clear_input();
+  for (const std::string& in : data) node.add_input(in);
+  for (const std::string& in : control) node.add_input(in);
+  for (const auto& [k, v] : attrs) (*node.mutable_attr())[k] = v;
+  absl::StatusOr<const OpRegistrationData*> reg = g.ops->LookUp(node.op());
+  if (!reg.ok()) return fail(std::string(reg.status().message()));
+  std::vector<DataType> in_types, out_types;
+  if (absl::Status s = InOutTypesForNode(node, (*reg)->op_def, &in_types, &out_types); !s.ok()) {
+    return fail(std::string(s.message()));
+  }
+  if (in_types.size() != data.size()) {
+    return fail(absl::StrCat("takes ", in_types.size(), " inputs, given ", data.size()));
+  }
+  for (size_t i = old_inputs; i < data.size(); ++i) {
+    const Output& in = inputs[i - old_inputs];
+    if (BaseType(in.dtype()) != BaseType(in_types[i])) {
+      return fail(absl::StrCat("input ", i, " ('", in.name(), "') is ",
+                               DataTypeString(in.dtype()), ", expected ",
+                               DataTypeString(in_types[i])));
+    }
+  }
+  // The new inputs' nodes, and those of their ancestors created after `op`,
+  // go just before it, so that AllOps() stays a topological order.
+  absl::flat_hash_map<std::string, size_t> position;
+  for (size_t i = 0; i < g.ops_in_order.size(); ++i) position[g.ops_in_order[i].name()] = i;
+  const size_t at = position.at(op.name());
+  absl::flat_hash_set<std::string> moved;
+  std::vector<std::string> todo;
+  for (const Output& in : inputs) todo.push_back(in.op().name());
+  while (!todo.empty()) {
+    const std::string name = todo.back();
+    todo.pop_back();
+    if (name == op.name()) return fail(absl::StrCat("input '", name, "' depends on it"));
+    if (position.at(name) < at || !moved.insert(name).second) continue;
+    for (const std::string& in : g.def.node(g.node_index.at(name)).input()) {
+      absl::StatusOr<TensorId> id = ParseTensorName(in[0] == '^' ? in.substr(1) : in);
+      if (id.ok()) todo.push_back(id->node);
+    }
+  }
+  *g.def.mutable_node(it->second) = std::move(node);
+  auto* n = const_cast<Operation::Node*>(g.ops_by_name.at(op.name()).node_.get());
+  n->types = std::move(out_types);
+  n->shapes.resize(n->types.size());
+  if (moved.empty()) return;
+  std::vector<Operation> order(g.ops_in_order.begin(), g.ops_in_order.begin() + at);
+  for (size_t i = at; i < g.ops_in_order.size(); ++i) {
+    if (moved.contains(g.ops_in_order[i].name())) order.push_back(g.ops_in_order[i]);
+  }
+  for (size_t i = at; i < g.ops_in_order.size(); ++i) {
+    if (!moved.contains(g.ops_in_order[i].name())) order.push_back(g.ops_in_order[i]);
+  }
+  google::protobuf::RepeatedPtrField<NodeDef> nodes;
+  for (const Operation& o : order) {
+    *nodes.Add() = std::move(*g.def.mutable_node(g.node_index.at(o.name())));
+  }
+  g.def.mutable_node()->Swap(&nodes);
+  for (int i = 0; i < g.def.node_size(); ++i) g.node_index[g.def.node(i).name()] = i;
+  g.ops_in_order = std::move(order);
+}
+
 absl::StatusOr<GraphDef> Scope::ToGraphDef() const {
   if (!graph_->status.ok()) return graph_->status;
   return graph_->def;

@@ -143,6 +143,15 @@ class Scope {
   // a while loop's Merge gets its back edge from a NextIteration built later.
   void UpdateInput(const Operation& op, int index, const Output& input) const;
 
+  // Appends data inputs to `op` (after its others) and sets `attrs` on it;
+  // its outputs become what its op gives for the new attrs, the Outputs
+  // taken before keeping their indices, the new ones of unknown shape. The
+  // new inputs' nodes, created after `op`, move before it in AllOps().
+  // How a While's gradient makes the forward loop keep what the backward
+  // loop needs, as TensorFlow's while_v2 rewrites the op it differentiates.
+  void ExtendOp(const Operation& op, const std::vector<Output>& inputs,
+                const std::map<std::string, AttrValue>& attrs) const;
+
   // Records the first error on the shared graph.
   void UpdateStatus(const absl::Status& s) const;
 

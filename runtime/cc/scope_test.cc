@@ -8,6 +8,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/cc/ops.h"
+#include "runtime/graph/node_def_util.h"
 
 namespace minigraph {
 namespace {
@@ -43,6 +44,33 @@ TEST(ScopeTest, ManyOperationsOfOneType) {
 // An Operation is a handle: copies (every Output holds one) share what the
 // Scope recorded, outputs keep their dtypes and shapes, and a default one is
 // invalid with no name and no outputs.
+// ExtendOp appends inputs to an op already in the graph: its outputs grow
+// (the handles taken before see them), the new inputs' nodes move before it
+// so AllOps() stays topological, and an input that depends on the op is
+// refused.
+TEST(ScopeTest, ExtendOpAppendsInputsAndKeepsTheOrderTopological) {
+  Scope root = Scope::NewRootScope();
+  Output a = ops::Const(root.WithOpName("a"), 1.0f);
+  Operation n = root.WithOpName("n").AddOp("ShapeN", {{a}});
+  Output after = ops::Identity(root.WithOpName("after"), n.output(0));
+  Output b = ops::Const(root.WithOpName("b"), {2.0f, 3.0f});
+  root.ExtendOp(n, {b}, {{"N", MakeAttrValue(int64_t{2})}});
+  ASSERT_OK(root.status());
+  EXPECT_EQ(n.num_outputs(), 2);
+  EXPECT_EQ(n.output(1).dtype(), DT_INT32);
+  std::vector<std::string> order;
+  for (const Operation& op : root.AllOps()) order.push_back(op.name());
+  EXPECT_THAT(order, ::testing::ElementsAre("a", "b", "n", "after"));
+  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  EXPECT_EQ(def.node(2).name(), "n");
+  EXPECT_THAT(def.node(2).input(), ::testing::ElementsAre("a", "b"));
+  EXPECT_EQ(root.GetNodeDef(after.op()).input(0), "n");
+
+  root.ExtendOp(n, {ops::Cast(root, after, DT_FLOAT)}, {{"N", MakeAttrValue(int64_t{3})}});
+  EXPECT_THAT(root.status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, ::testing::HasSubstr("depends on it")));
+}
+
 TEST(ScopeTest, OperationIsAHandle) {
   Operation none;
   EXPECT_FALSE(none.valid());

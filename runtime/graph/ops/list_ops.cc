@@ -93,8 +93,19 @@ void RegisterListOps(OpRegistry* r) {
                         .Output("tensor: element_dtype")
                         .Attr("element_dtype: type")
                         .SetShapeFn([](InferenceContext* c) {
+                          // The element: element_shape, when a constant
+                          // vector (-1 for a size it leaves open).
                           c->set_output(0, PartialShape::Scalar());
-                          c->set_output(1, PartialShape());
+                          const Tensor* shape = c->input_tensor(1);
+                          if (shape == nullptr || shape->dims() != 1) {
+                            c->set_output(1, PartialShape());
+                            return absl::OkStatus();
+                          }
+                          std::vector<int64_t> dims;
+                          for (int64_t i = 0; i < shape->NumElements(); ++i) {
+                            dims.push_back(std::max<int64_t>(shape->data<int32_t>()[i], -1));
+                          }
+                          c->set_output(1, PartialShape(std::move(dims)));
                           return absl::OkStatus();
                         }));
   MG_REGISTER_OP(r, OpDefBuilder("TensorListStack")
