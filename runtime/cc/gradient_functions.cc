@@ -32,11 +32,41 @@ std::pair<Output, Output> BroadcastAxes(const Scope& s, Output x, Output y) {
   return {r.r0, r.r1};
 }
 
+// The axes of the broadcast of shapes `x` and `y` (both fully defined)
+// that `x` does not have or has as 1: what x's gradient sums over.
+std::vector<int32_t> StaticReduceAxes(const PartialShape& x, const PartialShape& y) {
+  const int rank = std::max(x.rank(), y.rank());
+  std::vector<int32_t> axes;
+  for (int i = 0; i < rank; ++i) {
+    const int xi = i - (rank - x.rank()), yi = i - (rank - y.rank());
+    const int64_t xd = xi < 0 ? 1 : x.dims()[xi], yd = yi < 0 ? 1 : y.dims()[yi];
+    if (xi < 0 || (xd == 1 && yd != 1)) axes.push_back(i);
+  }
+  return axes;
+}
+
 absl::Status BinaryGrad(const Scope& s, const Operation& op, const Grads& dy, Grads* dx,
                         const std::function<std::pair<Output, Output>(Output, Output, Output)>& f) {
   const Grads in = s.GetInputs(op);
-  auto [rx, ry] = BroadcastAxes(s, in[0], in[1]);
   auto [gx, gy] = f(in[0], in[1], dy[0]);
+  const PartialShape &sx = in[0].shape(), &sy = in[1].shape();
+  if (sx.IsFullyDefined() && sy.IsFullyDefined()) {
+    // As TensorFlow's SmartBroadcastGradientArgs: constant axes and shapes,
+    // so that nothing reads the inputs at run time (a While's gradient then
+    // keeps fewer of its iterations' values), and no sum for equal shapes.
+    auto reduce = [&](Output g, const PartialShape& to, const PartialShape& other) {
+      const std::vector<int32_t> axes = StaticReduceAxes(to, other);
+      if (axes.empty()) return g;
+      Tensor a(DT_INT32, TensorShape({static_cast<int64_t>(axes.size())}));
+      std::copy(axes.begin(), axes.end(), a.data<int32_t>());
+      Tensor shape(DT_INT64, TensorShape({to.rank()}));
+      std::copy(to.dims().begin(), to.dims().end(), shape.data<int64_t>());
+      return ops::Reshape(s, ops::Sum(s, g, ops::Const(s, a)), ops::Const(s, shape));
+    };
+    *dx = {reduce(gx, sx, sy), reduce(gy, sy, sx)};
+    return absl::OkStatus();
+  }
+  auto [rx, ry] = BroadcastAxes(s, in[0], in[1]);
   *dx = {ReduceTo(s, gx, in[0], rx), ReduceTo(s, gy, in[1], ry)};
   return absl::OkStatus();
 }
