@@ -7,6 +7,7 @@
 #include "core/allocator.h"
 #include "core/logging.h"
 #include "core/tensor_types.h"
+#include "google/protobuf/text_format.h"
 #include "runtime/cc/gradients.h"
 #include "runtime/cc/ops.h"
 #include "runtime/graph/node_def_util.h"
@@ -175,6 +176,146 @@ void BM_RnnGradientStep(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_RnnGradientStep)->Arg(0)->Arg(1)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+// The same RNN as TensorFlow 2 builds it: a While over a library function
+// (its step: h <- tanh(x w + h u)). Arg 0: the forward loop alone; arg 1:
+// the training step, the gradients of sum(h_T) with respect to w and u,
+// which minigraph's gradient builds by keeping each iteration's values (the
+// forward loop pushes them) for a backward loop. Their ratio is what the
+// gradient costs in forward passes.
+constexpr char kRnnFunctions[] = R"pb(
+  function {
+    signature {
+      name: "rnn_cond"
+      input_arg { name: "i" type: DT_INT32 }
+      input_arg { name: "h" type: DT_FLOAT }
+      input_arg { name: "x" type: DT_FLOAT }
+      input_arg { name: "w" type: DT_FLOAT }
+      input_arg { name: "u" type: DT_FLOAT }
+      output_arg { name: "go_on" type: DT_BOOL }
+    }
+    node_def {
+      name: "steps"
+      op: "Const"
+      attr { key: "dtype" value { type: DT_INT32 } }
+      attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 32 } } }
+    }
+    node_def {
+      name: "less"
+      op: "Less"
+      input: "i"
+      input: "steps:output:0"
+      attr { key: "T" value { type: DT_INT32 } }
+    }
+    ret { key: "go_on" value: "less:z:0" }
+  }
+  function {
+    signature {
+      name: "rnn_step"
+      input_arg { name: "i" type: DT_INT32 }
+      input_arg { name: "h" type: DT_FLOAT }
+      input_arg { name: "x" type: DT_FLOAT }
+      input_arg { name: "w" type: DT_FLOAT }
+      input_arg { name: "u" type: DT_FLOAT }
+      output_arg { name: "i_next" type: DT_INT32 }
+      output_arg { name: "h_next" type: DT_FLOAT }
+      output_arg { name: "x_out" type: DT_FLOAT }
+      output_arg { name: "w_out" type: DT_FLOAT }
+      output_arg { name: "u_out" type: DT_FLOAT }
+    }
+    node_def {
+      name: "one"
+      op: "Const"
+      attr { key: "dtype" value { type: DT_INT32 } }
+      attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } }
+    }
+    node_def {
+      name: "inc"
+      op: "AddV2"
+      input: "i"
+      input: "one:output:0"
+      attr { key: "T" value { type: DT_INT32 } }
+    }
+    node_def {
+      name: "xw"
+      op: "MatMul"
+      input: "x"
+      input: "w"
+      attr { key: "T" value { type: DT_FLOAT } }
+    }
+    node_def {
+      name: "hu"
+      op: "MatMul"
+      input: "h"
+      input: "u"
+      attr { key: "T" value { type: DT_FLOAT } }
+    }
+    node_def {
+      name: "sum"
+      op: "AddV2"
+      input: "xw:product:0"
+      input: "hu:product:0"
+      attr { key: "T" value { type: DT_FLOAT } }
+    }
+    node_def {
+      name: "act"
+      op: "Tanh"
+      input: "sum:z:0"
+      attr { key: "T" value { type: DT_FLOAT } }
+    }
+    ret { key: "i_next" value: "inc:z:0" }
+    ret { key: "h_next" value: "act:y:0" }
+    ret { key: "x_out" value: "x" }
+    ret { key: "w_out" value: "w" }
+    ret { key: "u_out" value: "u" }
+  }
+)pb";
+
+void BM_FunctionalRnnStep(benchmark::State& state) {
+  constexpr int kB = 32, kH = 64;
+  const bool gradient = state.range(0) == 1;
+  RetainFreedMemory();
+  Scope root = Scope::NewRootScope();
+  FunctionDefLibrary library;
+  MG_CHECK(google::protobuf::TextFormat::ParseFromString(kRnnFunctions, &library));
+  root.AddFunctionLibrary(library);
+  Tensor x0(DT_FLOAT, TensorShape({kB, kH})), w0(DT_FLOAT, TensorShape({kH, kH}));
+  x0.flat<float>().setRandom();
+  w0.flat<float>().setRandom();
+  w0.flat<float>() = w0.flat<float>() * 0.1f;
+  Output w = ops::Placeholder(root.WithOpName("w"), DT_FLOAT, PartialShape({kH, kH}));
+  Output u = ops::Placeholder(root.WithOpName("u"), DT_FLOAT, PartialShape({kH, kH}));
+  AttrValue cond, body;
+  cond.mutable_func()->set_name("rnn_cond");
+  body.mutable_func()->set_name("rnn_step");
+  AttrValue shapes;
+  for (const PartialShape& p : {PartialShape({}), PartialShape({kB, kH}), PartialShape({kB, kH}),
+                                PartialShape({kH, kH}), PartialShape({kH, kH})}) {
+    p.AsProto(shapes.mutable_list()->add_shape());
+  }
+  Operation loop = root.AddOp(
+      "While",
+      {{ops::Const<int32_t>(root, 0), ops::Const(root, Tensor(DT_FLOAT, TensorShape({kB, kH}))),
+        ops::Const(root, x0), w, u}},
+      {{"cond", cond}, {"body", body}, {"output_shapes", shapes}});
+  Output loss = ops::Sum(root, loop.output(1), ops::Const<int32_t>(root, {0, 1}));
+  std::vector<std::string> fetches = {loss.name()};
+  if (gradient) {
+    std::vector<Output> grads;
+    absl::Status st = AddSymbolicGradients(root, {loss}, {w, u}, &grads);
+    MG_CHECK(st.ok()) << st;
+    fetches = {grads[0].name(), grads[1].name()};
+  }
+  auto s = MakeSession(root, 2, 1);
+  const std::vector<std::pair<std::string, Tensor>> feeds = {{"w", w0}, {"u", w0}};
+  std::vector<Tensor> out;
+  MG_CHECK(s->Run(feeds, fetches, {}, &out).ok());
+  for (auto _ : state) {
+    absl::Status st = s->Run(feeds, fetches, {}, &out);
+    MG_CHECK(st.ok()) << st;
+  }
+}
+BENCHMARK(BM_FunctionalRnnStep)->Arg(0)->Arg(1)->UseRealTime()->Unit(benchmark::kMicrosecond);
 
 // Session::Run on a graph of one op.
 void BM_OneOpRun(benchmark::State& state) {

@@ -3,6 +3,7 @@
 #include "session/saved_model.h"
 
 #include <cmath>
+#include <set>
 
 #include "checkpoint/bundle_writer.h"
 #include "core/mem_env.h"
@@ -234,6 +235,15 @@ TEST_F(SavedModelTest, DifferentiatesAKerasModelThroughItsCallsAndLstm) {
   GraphDef added;
   for (int i = static_cast<int>(imported); i < all.node_size(); ++i) {
     *added.add_node() = all.node(i);
+  }
+  // The functions the gradient added: the LSTM While's rewritten body and
+  // condition.
+  std::set<std::string> loaded;
+  for (const FunctionDef& f : model.meta_graph.graph_def().library().function()) {
+    loaded.insert(f.signature().name());
+  }
+  for (const FunctionDef& f : all.library().function()) {
+    if (!loaded.count(f.signature().name())) *added.mutable_library()->add_function() = f;
   }
   ASSERT_OK(model.session->Extend(added));
 

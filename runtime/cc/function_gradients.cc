@@ -1,6 +1,7 @@
 // Gradients of calls of library functions (PartitionedCall and
 // StatefulPartitionedCall): what TensorFlow's SymbolicGradient computes;
-// and of If and StatelessIf, as a choice between the branches' gradients.
+// of If and StatelessIf, as a choice between the branches' gradients; and
+// of While and StatelessWhile (WhileGrad, below).
 //
 // The called body (its CPU implementation) is instantiated, the part of it
 // its results depend on is copied into the gradient's name scope with the
@@ -45,12 +46,19 @@ bool RunsTheSameTwice(const std::string& op) {
 struct InlinedBody {
   std::vector<Output> args;
   std::vector<Output> rets;
+  // Each copied node's name in the body's graph (an argument's: the
+  // argument's), by the copy's name; the argument each Identity stands for;
+  // the copies of the body's constants.
+  absl::flat_hash_map<std::string, std::string> origin;
+  absl::flat_hash_map<std::string, int> arg_of;
+  absl::flat_hash_set<std::string> consts;
 };
 
-// `caller` names the node in errors. InvalidArgument when the results
-// depend on an op that would not run the same twice.
+// `caller` names the node in errors. With `runs_again`, InvalidArgument
+// when the results depend on an op that would not run the same twice.
 absl::StatusOr<InlinedBody> InlineBody(const Scope& b, const std::string& caller, NameAttrList fn,
-                                       const std::vector<Output>& inputs) {
+                                       const std::vector<Output>& inputs,
+                                       bool runs_again = true) {
   fn.set_name(CpuImplementation(b.library(), fn.name()));
   MG_ASSIGN_OR_RETURN(FunctionGraph body, InstantiateFunction(b.library(), fn, b.op_registry()));
   if (body.args.size() != inputs.size()) {
@@ -74,7 +82,7 @@ absl::StatusOr<InlinedBody> InlineBody(const Scope& b, const std::string& caller
     const NodeDef* n = by_name.at(todo.front());
     todo.pop_front();
     MG_ASSIGN_OR_RETURN(const OpRegistrationData* reg, b.op_registry()->LookUp(n->op()));
-    if (reg->op_def.is_stateful() && !RunsTheSameTwice(n->op())) {
+    if (runs_again && reg->op_def.is_stateful() && !RunsTheSameTwice(n->op())) {
       return absl::InvalidArgumentError(
           absl::StrCat("the gradient of '", caller, "' runs function '", fn.name(),
                        "' again, and its result depends on node '", n->name(), "' (", n->op(),
@@ -93,12 +101,19 @@ absl::StatusOr<InlinedBody> InlineBody(const Scope& b, const std::string& caller
     if (!needed.contains(id.node)) continue;
     out.args[i] = ops::Identity(b.WithOpName(id.node), inputs[i]);
     options.input_map[body.args[i]] = out.args[i];
+    out.origin[out.args[i].op().name()] = id.node;
+    out.arg_of[out.args[i].op().name()] = static_cast<int>(i);
   }
   GraphDef copy;
   for (const NodeDef& n : body.graph.node()) {
     if (needed.contains(n.name()) && !args.contains(n.name())) *copy.add_node() = n;
   }
   MG_ASSIGN_OR_RETURN(auto imported, ImportGraphDef(b, copy, options));
+  for (const NodeDef& n : copy.node()) {
+    const std::string& name = imported.at(n.name()).name();
+    out.origin[name] = n.name();
+    if (n.op() == "Const") out.consts.insert(name);
+  }
   for (const std::string& ret : body.rets) {
     MG_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(ret));
     auto mapped = options.input_map.find(absl::StrCat(id.node, ":", id.index));
@@ -263,46 +278,99 @@ absl::Status IfGrad(const Scope& scope, const Operation& op,
   return absl::OkStatus();
 }
 
-// While and StatelessWhile (while_v2's gradient, with recomputation): a
-// loop built as TensorFlow 1's frames (ops::WhileLoop) runs the forward loop
-// again and pushes, at the start of each iteration, every loop variable the
-// body changes onto a TensorList; a second loop then pops them in reverse
-// and, for each iteration, runs the body once more on that state and
-// differentiates it, carrying the loop variables' gradients from the last
-// iteration to the first. A variable the body passes through unchanged (a
-// variable's handle, a constant) is not pushed; its gradient sums over the
-// iterations. Floating variables and TensorLists (a list's gradient is a
-// list) get gradients, and resources the body reads; integers (counters)
-// get none.
-absl::Status WhileGrad(const Scope& scope, const Operation& op,
-                       const std::vector<Output>& grad_outputs, const std::vector<bool>& wanted,
-                       std::vector<Output>* grad_inputs) {
+// A While's gradient, as while_v2 builds it: the forward loop itself is
+// rewritten (Scope::ExtendOp) to push, each iteration, every value of its
+// body that the body's gradient reads onto a TensorList of its own, and to
+// count its iterations; a second loop, built as TensorFlow 1's frames
+// (ops::WhileLoop), then pops them in reverse and runs the body's gradient
+// on them, carrying the loop variables' gradients from the last iteration
+// to the first. Nothing of the body runs again, so a body with side
+// effects or randomness (dropout) has its gradient too.
+//
+// Which values the gradient reads is found first, by building it once on a
+// copy of the body in a scratch graph: every tensor of the copy a gradient
+// op takes, except constants and the variables the body passes through
+// unchanged (a variable's handle), whose values the backward loop has
+// anyway. A body with a While of its own (whose gradient would rewrite a
+// loop inside the copy), or with list-typed arguments, keeps its loop
+// variables only and runs again in the backward loop, as SymbolicGradient
+// does.
+//
+// Floating variables and TensorLists (a list's gradient is a list) get
+// gradients, and resources the body reads; integers (counters) get none. A
+// loop rewritten by an earlier gradient (TensorFlow's or this one's) says
+// how many of its variables are the user's in "_num_original_outputs".
+struct WhileLoopParts {
+  std::string caller;
+  NameAttrList cond_fn, body_fn;
+  const FunctionDef* cond = nullptr;
+  const FunctionDef* body = nullptr;
+  std::vector<Output> inputs;      // every loop variable's initial value
+  size_t n = 0;                    // the user's loop variables, first
+  std::vector<bool> through;       // passed through by the body unchanged
+  std::vector<bool> carried;       // a gradient flows back through it
+  std::vector<DataType> grad_type;  // its gradient's dtype, or DT_INVALID
+  // Its shape in every iteration: its input's when passed through, else
+  // the loop's output_shapes (TensorFlow's shape invariants), if given.
+  std::vector<PartialShape> shapes;
+};
+
+// A tensor of the body ("node:index" of its graph, or "argument:0") the
+// forward loop keeps for the backward, and its shape there.
+struct KeptValue {
+  std::string key;
+  PartialShape shape;
+};
+
+absl::StatusOr<WhileLoopParts> PartsOf(const Scope& scope, const Operation& op,
+                                       const std::vector<bool>& wanted) {
   const NodeDef& node = scope.GetNodeDef(op);
+  WhileLoopParts w;
+  w.caller = op.name();
   const NameAttrList* cond_fn = FuncAttr(node, "cond");
   const NameAttrList* body_fn = FuncAttr(node, "body");
   if (cond_fn == nullptr || body_fn == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("'", op.name(), "' lacks attr cond or body"));
   }
-  const std::vector<Output> inputs = scope.GetInputs(op);
-  const size_t n = inputs.size();
-  const FunctionDef* body_def = FindFunction(scope.library(), body_fn->name());
-  if (body_def == nullptr || body_def->signature().input_arg_size() != static_cast<int>(n) ||
-      body_def->signature().output_arg_size() != static_cast<int>(n)) {
-    return absl::InvalidArgumentError(absl::StrCat("'", op.name(), "': body '", body_fn->name(),
-                                                   "' is missing or does not take and return ", n,
-                                                   " values"));
+  w.cond_fn = *cond_fn;
+  w.body_fn = *body_fn;
+  w.inputs = scope.GetInputs(op);
+  const size_t vars = w.inputs.size();
+  w.n = vars;
+  auto original = node.attr().find("_num_original_outputs");
+  if (original != node.attr().end() && original->second.i() > 0 &&
+      static_cast<size_t>(original->second.i()) <= vars) {
+    w.n = static_cast<size_t>(original->second.i());
   }
-  // Which variables the body passes through, and each one's gradient dtype.
-  std::vector<bool> through(n), carried(n);
-  std::vector<DataType> grad_type(n, DT_INVALID);
-  for (size_t i = 0; i < n; ++i) {
-    const std::string& arg = body_def->signature().input_arg(i).name();
-    auto ret = body_def->ret().find(body_def->signature().output_arg(i).name());
-    through[i] = ret != body_def->ret().end() && ret->second == arg;
-    const DataType t = BaseType(inputs[i].dtype());
-    if (IsFloating(t) || t == DT_VARIANT) grad_type[i] = t;
-    if (t == DT_RESOURCE) grad_type[i] = ReadDtype(*body_def, arg);
-    if (t == DT_RESOURCE && !through[i]) {
+  w.cond = FindFunction(scope.library(), cond_fn->name());
+  w.body = FindFunction(scope.library(), body_fn->name());
+  if (w.cond == nullptr || w.body == nullptr ||
+      w.body->signature().input_arg_size() != static_cast<int>(vars) ||
+      w.body->signature().output_arg_size() != static_cast<int>(vars)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", op.name(), "': cond '", cond_fn->name(), "' or body '", body_fn->name(),
+        "' is missing, or the body does not take and return ", vars, " values"));
+  }
+  w.through.assign(vars, false);
+  w.carried.assign(vars, false);
+  w.grad_type.assign(vars, DT_INVALID);
+  w.shapes.assign(vars, PartialShape());
+  auto invariants = node.attr().find("output_shapes");
+  for (size_t i = 0; i < vars; ++i) {
+    const std::string& arg = w.body->signature().input_arg(i).name();
+    auto ret = w.body->ret().find(w.body->signature().output_arg(i).name());
+    w.through[i] = ret != w.body->ret().end() && ret->second == arg;
+    if (w.through[i]) {
+      w.shapes[i] = w.inputs[i].shape();
+    } else if (invariants != node.attr().end() &&
+               static_cast<size_t>(invariants->second.list().shape_size()) == vars) {
+      w.shapes[i] = PartialShape::FromProto(invariants->second.list().shape(i));
+    }
+    if (i >= w.n) continue;
+    const DataType t = BaseType(w.inputs[i].dtype());
+    if (IsFloating(t) || t == DT_VARIANT) w.grad_type[i] = t;
+    if (t == DT_RESOURCE) w.grad_type[i] = ReadDtype(*w.body, arg);
+    if (t == DT_RESOURCE && !w.through[i]) {
       return absl::UnimplementedError(absl::StrCat(
           "the gradient of '", op.name(), "': loop variable ", i, " ('", arg,
           "') is a resource that the body changes; only the handles a body passes through "
@@ -310,114 +378,380 @@ absl::Status WhileGrad(const Scope& scope, const Operation& op,
     }
     // A changing variable's gradient may flow into a wanted one's in an
     // earlier iteration; a passed-through one's flows only to itself.
-    carried[i] = grad_type[i] != DT_INVALID && (wanted[i] || !through[i]);
+    w.carried[i] = w.grad_type[i] != DT_INVALID && (wanted[i] || !w.through[i]);
   }
-  const std::string caller = op.name();
-  const Scope s = scope.NewSubScope(absl::StrCat(op.name(), "_grad"));
-  absl::Status status;
-  auto fail = [&](const absl::Status& st) {
-    if (status.ok()) status = st;
-  };
-  auto unknown_shape = [&](const Scope& at) { return ops::Const<int32_t>(at, -1); };
+  return w;
+}
 
-  // The forward loop again: {count, the variables..., one list per changing
-  // variable...}.
-  std::vector<Output> init = {ops::Const<int32_t>(s, 0)};
-  init.insert(init.end(), inputs.begin(), inputs.end());
-  std::vector<size_t> pushed;
-  for (size_t i = 0; i < n; ++i) {
-    if (through[i]) continue;
-    pushed.push_back(i);
-    init.push_back(s.AddOp("EmptyTensorList", {{unknown_shape(s)}, {ops::Const<int32_t>(s, -1)}},
-                           {{"element_dtype", MakeAttrValue(BaseType(inputs[i].dtype()))}})
-                       .output(0));
+// Maps a tensor of an inlined body copy to what the gradient reads instead.
+using BodyTensorMap = std::function<Output(const InlinedBody&, const Output&)>;
+
+// The gradient of one iteration, built in `b` on a copy of the body whose
+// arguments are `state`: d(results)/d(arguments), weighted by `dys`, for the
+// carried variables (the others' entries invalid). `map` (unless null)
+// turns the copy's tensors the gradient reads into others, leaving the copy
+// unused; without it the copy runs again (so it must run the same twice).
+absl::Status IterationGradient(const Scope& b, const WhileLoopParts& w,
+                               const std::vector<Output>& state, const std::vector<Output>& dys,
+                               const BodyTensorMap& map, std::vector<Output>* dstate) {
+  MG_ASSIGN_OR_RETURN(InlinedBody body,
+                      InlineBody(b, w.caller, w.body_fn, state, /*runs_again=*/map == nullptr));
+  std::vector<Output> xs;
+  std::vector<size_t> x_var;
+  for (size_t i = 0; i < w.n; ++i) {
+    if (!w.carried[i] || !body.args[i].op().valid()) continue;
+    xs.push_back(body.args[i]);
+    x_var.push_back(i);
   }
-  std::vector<Output> forward = ops::WhileLoop(
-      s.NewSubScope("forward"), init,
-      [&](const Scope& c, const std::vector<Output>& v) -> Output {
-        absl::StatusOr<InlinedBody> cond =
-            InlineBody(c.NewSubScope("cond"), caller, *cond_fn,
-                       std::vector<Output>(v.begin() + 1, v.begin() + 1 + n));
-        if (!cond.ok()) {
-          fail(cond.status());
-          return ops::Const(c, false);
+  const Scope g = map == nullptr ? b : b.WithInputMapper([&](const Output& in) {
+    return map(body, in);
+  });
+  std::vector<Output> grads;
+  MG_RETURN_IF_ERROR(AddSymbolicGradients(g, body.rets, xs, dys, &grads));
+  dstate->assign(state.size(), Output());
+  for (size_t k = 0; k < xs.size(); ++k) (*dstate)[x_var[k]] = grads[k];
+  return absl::OkStatus();
+}
+
+// Whether the copy's tensor `in` is one the forward loop must keep for the
+// backward: not a constant, nor a passed-through variable, nor outside the
+// copy. Its name in the body's graph ("node:index") goes to `key`.
+bool KeptInLoop(const InlinedBody& body, const WhileLoopParts& w, const Output& in,
+                std::string* key) {
+  const std::string& name = in.op().name();
+  auto origin = body.origin.find(name);
+  if (origin == body.origin.end() || body.consts.contains(name)) return false;
+  auto arg = body.arg_of.find(name);
+  if (arg != body.arg_of.end() && w.through[arg->second]) return false;
+  *key = absl::StrCat(origin->second, ":", in.index());
+  return true;
+}
+
+// Whether the body's values can be kept: it has no While of its own, and
+// every argument is one tensor of a fixed dtype.
+bool CanKeepValues(const WhileLoopParts& w) {
+  for (const OpDef::ArgDef& arg : w.body->signature().input_arg()) {
+    if (arg.type() == DT_INVALID || !arg.number_attr().empty()) return false;
+  }
+  for (const NodeDef& n : w.body->node_def()) {
+    if (n.op() == "While" || n.op() == "StatelessWhile") return false;
+  }
+  return true;
+}
+
+// The body's tensors ("node:index" of its graph, or "argument:0") that the
+// gradient of an iteration reads, found by building it in a scratch graph.
+// (Its arguments have the shapes the backward loop gives them, so that
+// shape-dependent gradients read the same values in both.)
+absl::StatusOr<std::vector<KeptValue>> ValuesToKeep(const Scope& scope, const WhileLoopParts& w) {
+  const Scope scratch = Scope::NewRootScope(scope.op_registry());
+  scratch.AddFunctionLibrary(scope.library());
+  std::vector<Output> state, dys(w.inputs.size());
+  for (size_t i = 0; i < w.inputs.size(); ++i) {
+    state.push_back(ops::Placeholder(scratch, BaseType(w.inputs[i].dtype()), w.shapes[i]));
+    if (i < w.n && w.carried[i]) dys[i] = ops::Placeholder(scratch, w.grad_type[i]);
+  }
+  std::vector<KeptValue> kept;
+  absl::flat_hash_set<std::string> seen;
+  std::vector<Output> ignored;
+  MG_RETURN_IF_ERROR(IterationGradient(
+      scratch, w, state, dys,
+      [&](const InlinedBody& body, const Output& in) {
+        std::string key;
+        if (KeptInLoop(body, w, in, &key) && seen.insert(key).second) {
+          kept.push_back({key, in.shape()});
         }
-        return cond->rets.empty() ? ops::Const(c, false) : cond->rets[0];
+        return in;
       },
-      [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
-        const std::vector<Output> state(v.begin() + 1, v.begin() + 1 + n);
-        absl::StatusOr<InlinedBody> step =
-            InlineBody(b.NewSubScope("body"), caller, *body_fn, state);
-        if (!step.ok()) {
-          fail(step.status());
-          return {};
-        }
-        std::vector<Output> next = {ops::Add(b, v[0], ops::Const<int32_t>(b, 1))};
-        next.insert(next.end(), step->rets.begin(), step->rets.end());
-        for (size_t k = 0; k < pushed.size(); ++k) {
-          next.push_back(
-              b.AddOp("TensorListPushBack", {{v[1 + n + k]}, {state[pushed[k]]}}).output(0));
-        }
-        return next;
-      });
-  MG_RETURN_IF_ERROR(status);
-  MG_RETURN_IF_ERROR(s.status());
+      &ignored));
+  MG_RETURN_IF_ERROR(scratch.status());
+  return kept;
+}
 
-  // Backward: {count, the carried variables' gradients..., the lists...}.
+// How the rewritten body refers to the tensor `key` ("node:index" of the
+// body's graph): "node:output_arg:k", or the argument's name; and its dtype.
+absl::Status FunctionTensor(const Scope& scope, const WhileLoopParts& w, const FunctionGraph& fg,
+                            const std::string& key, std::string* ref, DataType* dtype) {
+  MG_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(key));
+  for (size_t i = 0; i < fg.args.size(); ++i) {
+    if (fg.args[i] == absl::StrCat(id.node, ":0")) {
+      *ref = w.body->signature().input_arg(i).name();
+      *dtype = fg.arg_types[i];
+      return absl::OkStatus();
+    }
+  }
+  for (const NodeDef& n : fg.graph.node()) {
+    if (n.name() != id.node) continue;
+    MG_ASSIGN_OR_RETURN(const OpRegistrationData* reg, scope.op_registry()->LookUp(n.op()));
+    NodeDef with_defaults = n;
+    AddDefaultsToNodeDef(reg->op_def, &with_defaults);
+    std::vector<int64_t> in_sizes, sizes;
+    std::vector<DataType> in_types, out_types;
+    MG_RETURN_IF_ERROR(ArgSizesForNode(with_defaults, reg->op_def, &in_sizes, &sizes));
+    MG_RETURN_IF_ERROR(InOutTypesForNode(with_defaults, reg->op_def, &in_types, &out_types));
+    int64_t at = id.index;
+    for (int a = 0; a < reg->op_def.output_arg_size(); ++a) {
+      if (at < sizes[a]) {
+        *ref = absl::StrCat(id.node, ":", reg->op_def.output_arg(a).name(), ":", at);
+        *dtype = out_types[id.index];
+        return absl::OkStatus();
+      }
+      at -= sizes[a];
+    }
+  }
+  return absl::InternalError(absl::StrCat("the gradient of '", w.caller, "' reads '", key,
+                                          "', which function '", w.body->signature().name(),
+                                          "' does not have"));
+}
+
+// TensorList ops' element_shape for `shape`: -1 for an unknown rank, else
+// its sizes (-1 where unknown).
+Output ShapeConst(const Scope& s, const PartialShape& shape) {
+  if (!shape.rank_known()) return ops::Const<int32_t>(s, -1);
+  Tensor t(DT_INT32, TensorShape({shape.rank()}));
+  for (int i = 0; i < shape.rank(); ++i) {
+    t.data<int32_t>()[i] = static_cast<int32_t>(std::max<int64_t>(shape.dims()[i], -1));
+  }
+  return ops::Const(s, t);
+}
+
+// A name no function of `library` has, from `base`.
+std::string UnusedFunctionName(const FunctionDefLibrary& library, const std::string& base) {
+  absl::flat_hash_set<std::string> taken;
+  for (const FunctionDef& f : library.function()) taken.insert(f.signature().name());
+  std::string name = base;
+  for (int i = 1; taken.contains(name); ++i) name = absl::StrCat(base, "_", i);
+  return name;
+}
+
+// The forward loop rewritten to count its iterations and push the body's
+// tensors `kept` each iteration: returns the count's output, then one list
+// per kept tensor (their element dtypes in `dtypes`).
+absl::StatusOr<std::vector<Output>> KeepInForwardLoop(const Scope& scope, const Scope& s,
+                                                      const Operation& op,
+                                                      const WhileLoopParts& w,
+                                                      const std::vector<KeptValue>& kept,
+                                                      std::vector<DataType>* dtypes) {
+  NameAttrList body_call = w.body_fn;
+  body_call.set_name(w.body->signature().name());
+  MG_ASSIGN_OR_RETURN(FunctionGraph fg,
+                      InstantiateFunction(scope.library(), body_call, scope.op_registry()));
+  absl::flat_hash_set<std::string> names;
+  for (const NodeDef& n : w.body->node_def()) names.insert(n.name());
+  for (const OpDef::ArgDef& a : w.body->signature().input_arg()) names.insert(a.name());
+  std::string p = "mg_kept";
+  for (int i = 1; names.contains(p + "_count"); ++i) p = absl::StrCat("mg_kept", i);
+  auto out_name = [&](const std::string& op_type) -> absl::StatusOr<std::string> {
+    MG_ASSIGN_OR_RETURN(const OpRegistrationData* reg, scope.op_registry()->LookUp(op_type));
+    return reg->op_def.output_arg(0).name();
+  };
+  MG_ASSIGN_OR_RETURN(std::string const_out, out_name("Const"));
+  MG_ASSIGN_OR_RETURN(std::string add_out, out_name("AddV2"));
+  MG_ASSIGN_OR_RETURN(std::string push_out, out_name("TensorListPushBack"));
+
+  FunctionDef body = *w.body, cond = *w.cond;
+  body.mutable_signature()->set_name(
+      UnusedFunctionName(scope.library(), w.body->signature().name() + "_kept"));
+  cond.mutable_signature()->set_name(
+      UnusedFunctionName(scope.library(), w.cond->signature().name() + "_kept"));
+  auto add_var = [&](const std::string& name, DataType dtype) {
+    for (FunctionDef* f : {&body, &cond}) {
+      OpDef::ArgDef* in = f->mutable_signature()->add_input_arg();
+      in->set_name(name);
+      in->set_type(dtype);
+    }
+    OpDef::ArgDef* out = body.mutable_signature()->add_output_arg();
+    out->set_name(name + "_out");
+    out->set_type(dtype);
+  };
+  add_var(p + "_count", DT_INT32);
+  NodeDef* one = body.add_node_def();
+  one->set_name(p + "_one");
+  one->set_op("Const");
+  (*one->mutable_attr())["dtype"] = MakeAttrValue(DT_INT32);
+  (*one->mutable_attr())["value"] = MakeAttrValue(Tensor::Scalar<int32_t>(1));
+  NodeDef* next = body.add_node_def();
+  next->set_name(p + "_next");
+  next->set_op("AddV2");
+  next->add_input(p + "_count");
+  next->add_input(absl::StrCat(p, "_one:", const_out, ":0"));
+  (*next->mutable_attr())["T"] = MakeAttrValue(DT_INT32);
+  (*body.mutable_ret())[p + "_count_out"] = absl::StrCat(p, "_next:", add_out, ":0");
+  std::vector<Output> extra = {ops::Const<int32_t>(s, 0)};
+  for (size_t k = 0; k < kept.size(); ++k) {
+    std::string ref;
+    DataType dtype;
+    MG_RETURN_IF_ERROR(FunctionTensor(scope, w, fg, kept[k].key, &ref, &dtype));
+    dtypes->push_back(dtype);
+    const std::string list = absl::StrCat(p, "_", k);
+    add_var(list, DT_VARIANT);
+    NodeDef* push = body.add_node_def();
+    push->set_name(list + "_push");
+    push->set_op("TensorListPushBack");
+    push->add_input(list);
+    push->add_input(ref);
+    (*push->mutable_attr())["element_dtype"] = MakeAttrValue(dtype);
+    (*body.mutable_ret())[list + "_out"] = absl::StrCat(list, "_push:", push_out, ":0");
+    extra.push_back(s.AddOp("EmptyTensorList",
+                            {{ShapeConst(s, kept[k].shape)}, {ops::Const<int32_t>(s, -1)}},
+                            {{"element_dtype", MakeAttrValue(dtype)}})
+                        .output(0));
+  }
+  FunctionDefLibrary added;
+  *added.add_function() = body;
+  *added.add_function() = cond;
+  scope.AddFunctionLibrary(added);
+
+  const NodeDef& node = scope.GetNodeDef(op);
+  std::map<std::string, AttrValue> attrs;
+  NameAttrList body_fn = w.body_fn, cond_fn = w.cond_fn;
+  body_fn.set_name(body.signature().name());
+  cond_fn.set_name(cond.signature().name());
+  *attrs["body"].mutable_func() = body_fn;
+  *attrs["cond"].mutable_func() = cond_fn;
+  AttrValue types = node.attr().at("T");
+  types.mutable_list()->add_type(DT_INT32);
+  for (size_t k = 0; k < dtypes->size(); ++k) types.mutable_list()->add_type(DT_VARIANT);
+  attrs["T"] = types;
+  auto shapes = node.attr().find("output_shapes");
+  if (shapes != node.attr().end() && shapes->second.list().shape_size() > 0) {
+    AttrValue more = shapes->second;
+    for (size_t k = 0; k < extra.size(); ++k) {
+      more.mutable_list()->add_shape()->set_unknown_rank(true);
+    }
+    attrs["output_shapes"] = more;
+  }
+  attrs["_num_original_outputs"] = MakeAttrValue(static_cast<int64_t>(w.n));
+  const int first = op.num_outputs();
+  scope.ExtendOp(op, extra, attrs);
+  MG_RETURN_IF_ERROR(scope.status());
+  std::vector<Output> outs;
+  for (size_t k = 0; k < extra.size(); ++k) outs.push_back(op.output(first + static_cast<int>(k)));
+  return outs;
+}
+
+// What the backward loop needs of the forward: the values kept (in the
+// forward's lists, their dtypes), and how its variables are laid out.
+struct BackwardLoop {
+  const WhileLoopParts* w;
+  std::vector<KeptValue> kept;
+  std::vector<DataType> dtypes;
+  absl::flat_hash_map<std::string, size_t> kept_at;  // key -> index in kept
+  bool keep_values;  // else the body runs again on the kept variables
+  // The backward loop's variables: {count, the carried variables'
+  // gradients (of w->inputs[carried_at[j]])..., the lists...}.
   std::vector<size_t> carried_at;
-  std::vector<Output> back_init = {forward[0]};
-  for (size_t i = 0; i < n; ++i) {
-    if (!carried[i]) continue;
-    carried_at.push_back(i);
+};
+
+// One iteration of the backward loop: the kept values popped, the body's
+// gradient on them; the next values of the loop's variables `v`.
+absl::StatusOr<std::vector<Output>> BackwardIteration(const Scope& b, const BackwardLoop& loop,
+                                                      const std::vector<Output>& v) {
+  const WhileLoopParts& w = *loop.w;
+  const size_t vars = w.inputs.size(), m = loop.carried_at.size(), kept = loop.kept.size();
+  std::vector<Output> popped(kept), lists(kept);
+  for (size_t k = 0; k < kept; ++k) {
+    Operation pop =
+        b.AddOp("TensorListPopBack", {{v[1 + m + k]}, {ShapeConst(b, loop.kept[k].shape)}},
+                {{"element_dtype", MakeAttrValue(loop.dtypes[k])}});
+    lists[k] = pop.output(0);
+    popped[k] = pop.output(1);
+  }
+  // The body's arguments: what was kept of them; a passed-through one's
+  // input; the others unused (the gradient reads kept values), of their
+  // shapes in every iteration.
+  std::vector<Output> state(vars);
+  for (size_t i = 0; i < vars; ++i) {
+    auto at = loop.kept_at.find(absl::StrCat(w.body->signature().input_arg(i).name(), ":0"));
+    if (at != loop.kept_at.end()) {
+      state[i] = popped[at->second];
+    } else if (w.through[i]) {
+      state[i] = ops::LoopInvariant(b, w.inputs[i]);
+    } else {
+      state[i] =
+          ops::PlaceholderWithDefault(b, ops::LoopInvariant(b, w.inputs[i]), w.shapes[i]);
+    }
+  }
+  std::vector<Output> dys(vars);
+  for (size_t j = 0; j < m; ++j) dys[loop.carried_at[j]] = v[1 + j];
+  BodyTensorMap map;
+  if (loop.keep_values) {
+    map = [&](const InlinedBody& body, const Output& in) {
+      std::string key;
+      if (!KeptInLoop(body, w, in, &key)) return in;
+      auto at = loop.kept_at.find(key);
+      if (at != loop.kept_at.end()) return popped[at->second];
+      b.UpdateStatus(absl::InternalError(absl::StrCat(
+          "the gradient of '", w.caller, "' reads '", key, "', which was not kept")));
+      return in;
+    };
+  }
+  std::vector<Output> dstate;
+  MG_RETURN_IF_ERROR(IterationGradient(b.NewSubScope("body"), w, state, dys, map, &dstate));
+  std::vector<Output> next = {ops::Sub(b, v[0], ops::Const<int32_t>(b, 1))};
+  for (size_t j = 0; j < m; ++j) {
+    const Output& d = dstate[loop.carried_at[j]];
+    next.push_back(d.op().valid() ? d : ops::ZerosLike(b, v[1 + j]));
+  }
+  next.insert(next.end(), lists.begin(), lists.end());
+  return next;
+}
+
+absl::Status WhileGrad(const Scope& scope, const Operation& op,
+                       const std::vector<Output>& grad_outputs, const std::vector<bool>& wanted,
+                       std::vector<Output>* grad_inputs) {
+  MG_ASSIGN_OR_RETURN(WhileLoopParts w, PartsOf(scope, op, wanted));
+  BackwardLoop loop;
+  loop.w = &w;
+  // What the forward loop keeps: the values the gradient reads, or (when
+  // the body runs again) the variables it changes.
+  loop.keep_values = CanKeepValues(w);
+  if (loop.keep_values) {
+    MG_ASSIGN_OR_RETURN(loop.kept, ValuesToKeep(scope, w));
+  } else {
+    for (size_t i = 0; i < w.n; ++i) {
+      if (w.through[i]) continue;
+      loop.kept.push_back(
+          {absl::StrCat(w.body->signature().input_arg(i).name(), ":0"), w.shapes[i]});
+    }
+  }
+  for (size_t k = 0; k < loop.kept.size(); ++k) loop.kept_at[loop.kept[k].key] = k;
+  const Scope s = scope.NewSubScope(absl::StrCat(op.name(), "_grad"));
+  MG_ASSIGN_OR_RETURN(std::vector<Output> forward,
+                      KeepInForwardLoop(scope, s, op, w, loop.kept, &loop.dtypes));
+
+  std::vector<Output> init = {forward[0]};
+  for (size_t i = 0; i < w.n; ++i) {
+    if (!w.carried[i]) continue;
+    loop.carried_at.push_back(i);
     Output dy = grad_outputs[i];
     if (!dy.op().valid()) {
-      Output like = BaseType(inputs[i].dtype()) == DT_RESOURCE
-                        ? ops::ReadVariableOp(s, inputs[i], grad_type[i])
-                        : inputs[i];
+      Output like = BaseType(w.inputs[i].dtype()) == DT_RESOURCE
+                        ? ops::ReadVariableOp(s, w.inputs[i], w.grad_type[i])
+                        : w.inputs[i];
       dy = ops::ZerosLike(s, like);
     }
-    back_init.push_back(dy);
+    init.push_back(dy);
   }
-  for (size_t k = 0; k < pushed.size(); ++k) back_init.push_back(forward[1 + n + k]);
-  const size_t m = carried_at.size();
+  init.insert(init.end(), forward.begin() + 1, forward.end());
+  absl::Status status;
   std::vector<Output> backward = ops::WhileLoop(
-      s.NewSubScope("backward"), back_init,
+      s.NewSubScope("backward"), init,
       [](const Scope& c, const std::vector<Output>& v) {
         return ops::Greater(c, v[0], ops::Const<int32_t>(c, 0));
       },
       [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
-        std::vector<Output> state(n), lists(pushed.size());
-        for (size_t k = 0; k < pushed.size(); ++k) {
-          Operation pop =
-              b.AddOp("TensorListPopBack", {{v[1 + m + k]}, {unknown_shape(b)}},
-                      {{"element_dtype", MakeAttrValue(BaseType(inputs[pushed[k]].dtype()))}});
-          lists[k] = pop.output(0);
-          state[pushed[k]] = pop.output(1);
-        }
-        for (size_t i = 0; i < n; ++i) {
-          if (through[i]) state[i] = ops::LoopInvariant(b, inputs[i]);
-        }
-        std::vector<Output> dys(n);
-        for (size_t j = 0; j < m; ++j) dys[carried_at[j]] = v[1 + j];
-        std::vector<Output> dstate;
-        absl::Status st = DifferentiateBody(b.NewSubScope("body"), caller, *body_fn, state, dys,
-                                            carried, &dstate);
-        if (!st.ok()) {
-          fail(st);
-          return {};
-        }
-        std::vector<Output> next = {ops::Sub(b, v[0], ops::Const<int32_t>(b, 1))};
-        for (size_t j = 0; j < m; ++j) {
-          const Output& d = dstate[carried_at[j]];
-          next.push_back(d.op().valid() ? d : ops::ZerosLike(b, v[1 + j]));
-        }
-        next.insert(next.end(), lists.begin(), lists.end());
-        return next;
+        absl::StatusOr<std::vector<Output>> next = BackwardIteration(b, loop, v);
+        if (next.ok()) return *std::move(next);
+        if (status.ok()) status = next.status();
+        return {};
       });
   MG_RETURN_IF_ERROR(status);
   MG_RETURN_IF_ERROR(s.status());
-  grad_inputs->assign(n, Output());
-  for (size_t j = 0; j < m; ++j) (*grad_inputs)[carried_at[j]] = backward[1 + j];
+  grad_inputs->assign(w.inputs.size(), Output());
+  for (size_t j = 0; j < loop.carried_at.size(); ++j) {
+    (*grad_inputs)[loop.carried_at[j]] = backward[1 + j];
+  }
   return absl::OkStatus();
 }
 

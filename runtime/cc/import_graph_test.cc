@@ -708,6 +708,91 @@ TEST(FunctionCallGradientTest, AStatelessWhileWithACounterDifferentiates) {
   EXPECT_EQ(d[1].dtype(), DT_INT32) << "zeros for the counter";
 }
 
+// step with noise: (i + 1, acc * r), r uniform in [0, 1) each iteration.
+constexpr char kNoisyStep[] = R"pb(
+  library {
+    function {
+      signature {
+        name: "noisy_step"
+        input_arg { name: "i" type: DT_INT32 }
+        input_arg { name: "acc" type: DT_FLOAT }
+        output_arg { name: "i_next" type: DT_INT32 }
+        output_arg { name: "acc_next" type: DT_FLOAT }
+        is_stateful: true
+      }
+      node_def {
+        name: "one"
+        op: "Const"
+        attr { key: "dtype" value { type: DT_INT32 } }
+        attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 1 } } }
+      }
+      node_def {
+        name: "inc"
+        op: "AddV2"
+        input: "i"
+        input: "one:output:0"
+        attr { key: "T" value { type: DT_INT32 } }
+      }
+      node_def {
+        name: "shape"
+        op: "Const"
+        attr { key: "dtype" value { type: DT_INT32 } }
+        attr {
+          key: "value"
+          value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 0 } } } }
+        }
+      }
+      node_def {
+        name: "r"
+        op: "RandomUniform"
+        input: "shape:output:0"
+        attr { key: "dtype" value { type: DT_FLOAT } }
+        attr { key: "T" value { type: DT_INT32 } }
+      }
+      node_def {
+        name: "mul"
+        op: "Mul"
+        input: "acc"
+        input: "r:output:0"
+        attr { key: "T" value { type: DT_FLOAT } }
+      }
+      ret { key: "i_next" value: "inc:z:0" }
+      ret { key: "acc_next" value: "mul:z:0" }
+    }
+  }
+)pb";
+
+// The gradient keeps what each iteration computed instead of running the
+// body again: with a random factor per iteration, d(acc)/dx is the product
+// of the factors the forward loop drew, acc / x. The loop itself is
+// rewritten to keep them; differentiated again, it is rewritten again.
+TEST(FunctionCallGradientTest, AWhileLoopsGradientUsesTheValuesTheLoopComputed) {
+  Scope root = Scope::NewRootScope();
+  root.AddFunctionLibrary(Parse(kFunctionLibraryText).library());
+  root.AddFunctionLibrary(Parse(kNoisyStep).library());
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  AttrValue cond, body;
+  cond.mutable_func()->set_name("is_small");
+  body.mutable_func()->set_name("noisy_step");
+  Operation loop = root.WithOpName("loop").AddOp("While", {{ops::Const<int32_t>(root, 3), x}},
+                                                 {{"cond", cond}, {"body", body}});
+  std::vector<Output> d, again;
+  ASSERT_OK(AddSymbolicGradients(root, {loop.output(1)}, {x}, &d));
+  const NodeDef& rewritten = root.GetNodeDef(loop);
+  EXPECT_EQ(rewritten.attr().at("body").func().name(), "noisy_step_kept");
+  EXPECT_EQ(rewritten.attr().at("_num_original_outputs").i(), 2);
+  // The count, and the two factors of Mul's gradient: r and acc.
+  EXPECT_EQ(loop.num_outputs(), 5);
+  ASSERT_OK(AddSymbolicGradients(root, {loop.output(1)}, {x}, &again));
+  EXPECT_EQ(root.GetNodeDef(loop).attr().at("body").func().name(), "noisy_step_kept_kept");
+  std::vector<Tensor> out = RunGraph(root, {{"x", Tensor::Scalar(0.5f)}},
+                                     {loop.output(1).name(), d[0].name(), again[0].name()});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_GT(Scalar(out[0]), 0.0f);
+  EXPECT_FLOAT_EQ(Scalar(out[1]), Scalar(out[0]) / 0.5f);
+  EXPECT_FLOAT_EQ(Scalar(out[2]), Scalar(out[1]));
+}
+
 // A recurrent layer as Keras builds it: the inputs unstacked into a
 // TensorList, a While whose body reads step t from it, computes
 // h <- tanh(h * v + x_t) and writes h into an output TensorList at t, and
