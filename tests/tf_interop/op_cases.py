@@ -48,7 +48,7 @@ class Spec:
     label: str
     inputs: list                  # per input arg: ndarray, Const, or a list of them
     attrs: dict = dataclasses.field(default_factory=dict)
-    grad: tuple = ()              # input positions (flattened) to differentiate
+    grad: tuple = ()              # input positions (flattened; a graph's feeds) to differentiate
     tol: float = 1.0
     outputs: tuple = ()           # output positions compared (all when empty)
     # Input args given as constants in the gradient's graph (a reduction's
@@ -267,7 +267,12 @@ def _add_gradient(op, spec, case):
     static shape (minigraph's gradients of some ops need the rank); the
     graph before the gradients were added goes to minigraph."""
     with tf.Graph().as_default() as g:
-        feeds, flat, fetch, dys = _make_graph(op, spec, static=True)
+        if spec.graph is not None:  # spec.grad picks among its feeds
+            feeds, fetch = spec.graph()
+            flat = list(feeds)
+            dys = [v1.placeholder(t.dtype, None, name=f"dy{k}") for k, t in enumerate(fetch)]
+        else:
+            feeds, flat, fetch, dys = _make_graph(op, spec, static=True)
         xs = [flat[k] for k in spec.grad]
         ys = [(t, d, w) for t, d, w in zip(fetch, dys, case.want) if t.dtype.is_floating]
         if not ys:
