@@ -219,8 +219,13 @@ absl::StatusOr<std::shared_ptr<MasterSession::Plan>> MasterSession::GetPlan(
       for (Partition& p : parts) {
         Plan::Part part;
         MG_ASSIGN_OR_RETURN(part.worker, task_->workers->ForDevice(p.device));
+        if (absl::Status s = WorkerSessionOn(part.worker); !s.ok()) {
+          Deregister(*plan);
+          return s;
+        }
         tensorflow::RegisterGraphRequest req;
         req.set_session_handle(handle_);
+        req.set_create_worker_session_called(true);
         *req.mutable_graph_def() = p.graph;
         tensorflow::RegisterGraphResponse resp;
         auto ctx = task_->workers->NewContext(60000);
@@ -284,15 +289,18 @@ absl::Status MasterSession::Run(const RunOptions& options,
   absl::Status s = RunPartitions(*plan, options, feeds, fetches, outputs);
   if (plan->transient) Deregister(*plan);
   if (absl::IsAborted(s) && (absl::StrContains(s.message(), "is not registered on") ||
-                             absl::StrContains(s.message(), "Graph handle is not found"))) {
-    // A task restarted and lost its partitions (a minigraph worker's text,
-    // or a TensorFlow worker's): the next step registers them again (with
-    // the task's new incarnation).
+                             absl::StrContains(s.message(), "Graph handle is not found") ||
+                             absl::StrContains(s.message(), "Session handle is not found"))) {
+    // A task restarted and lost its partitions or this session's worker
+    // session (a minigraph worker's text, or a TensorFlow worker's): the
+    // next step creates and registers them again (with the task's new
+    // incarnation).
     absl::flat_hash_map<std::string, std::shared_ptr<Plan>> stale;
     {
       absl::MutexLock l(&mu_);
       plans_.swap(stale);
       incarnations_.clear();
+      worker_sessions_.clear();
     }
     for (auto& [key, p] : stale) Deregister(*p);
   }
@@ -319,6 +327,7 @@ absl::Status MasterSession::RunPartitions(const Plan& plan, const RunOptions& op
     Call& c = calls[i];
     c.ctx = task_->workers->NewContext(options.timeout_in_ms);
     c.req.set_session_handle(handle_);
+    c.req.set_create_worker_session_called(true);
     c.req.set_graph_handle(p.graph_handle);
     c.req.set_step_id(step_id);
     c.req.set_store_errors_in_response_body(true);
@@ -435,12 +444,54 @@ absl::Status MasterSession::RunPartitions(const Plan& plan, const RunOptions& op
 
 absl::Status MasterSession::Close() {
   absl::flat_hash_map<std::string, std::shared_ptr<Plan>> plans;
+  std::set<WorkerCache::Worker*> workers;
   {
     absl::MutexLock l(&mu_);
     plans.swap(plans_);
+    workers.swap(worker_sessions_);
   }
   for (auto& [key, plan] : plans) Deregister(*plan);
+  for (WorkerCache::Worker* w : workers) {
+    task_->workers->Async([this, w](std::function<void()> done) {
+      struct Call {
+        grpc::ClientContext ctx;
+        tensorflow::DeleteWorkerSessionRequest req;
+        tensorflow::DeleteWorkerSessionResponse resp;
+      };
+      auto* c = new Call;
+      c->req.set_session_handle(handle_);
+      c->ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+      AddToken(task_->workers->security(), &c->ctx);
+      w->stub->async()->DeleteWorkerSession(&c->ctx, &c->req, &c->resp,
+                                            [c, done = std::move(done)](grpc::Status) {
+                                              delete c;
+                                              done();
+                                            });
+    });
+  }
   return local_->Close();
+}
+
+absl::Status MasterSession::WorkerSessionOn(WorkerCache::Worker* w) {
+  {
+    absl::MutexLock l(&mu_);
+    if (worker_sessions_.count(w) > 0) return absl::OkStatus();
+  }
+  tensorflow::CreateWorkerSessionRequest req;
+  req.set_session_handle(handle_);
+  req.set_master_task(TaskName(task_->job_name, task_->task_index));
+  req.set_master_incarnation(static_cast<int64_t>(task_->device.incarnation()));
+  tensorflow::CreateWorkerSessionResponse resp;
+  auto ctx = task_->workers->NewContext(60000);
+  grpc::Status s = w->stub->CreateWorkerSession(ctx.get(), req, &resp);
+  if (!s.ok()) {
+    absl::Status st = FromGrpcStatus(s);
+    return absl::Status(st.code(), absl::StrCat("CreateWorkerSession on ", w->task, " (",
+                                                w->address, "): ", st.message()));
+  }
+  absl::MutexLock l(&mu_);
+  worker_sessions_.insert(w);
+  return absl::OkStatus();
 }
 
 int64_t MasterSession::AddCallable(tensorflow::CallableOptions options) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -78,6 +79,10 @@ class MasterSession {
                              const std::vector<std::pair<std::string, Tensor>>& feeds,
                              const std::vector<std::string>& fetches, std::vector<Tensor>* outputs);
   void Deregister(const Plan& plan);
+  // Creates this session's worker session on `w` (TensorFlow's
+  // CreateWorkerSession, naming this task and its incarnation, so that the
+  // worker deletes what the session leaves there if this task dies), once.
+  absl::Status WorkerSessionOn(WorkerCache::Worker* w);
 
   const std::string handle_;
   const TaskContext* const task_;
@@ -93,6 +98,8 @@ class MasterSession {
   int64_t graph_version_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<std::string, std::shared_ptr<Plan>> plans_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, uint64_t> incarnations_ ABSL_GUARDED_BY(mu_);
+  // The workers this session created its worker session on.
+  std::set<WorkerCache::Worker*> worker_sessions_ ABSL_GUARDED_BY(mu_);
   int64_t next_callable_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<int64_t, tensorflow::CallableOptions> callables_ ABSL_GUARDED_BY(mu_);
 };

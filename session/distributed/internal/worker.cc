@@ -28,6 +28,12 @@ struct Worker::Registered {
   std::unique_ptr<LocalSession> session;
 };
 
+// What the sweep deletes with a worker session.
+struct Worker::Deleted {
+  size_t graphs = 0;
+  std::vector<int64_t> steps;  // ended once the lock is released
+};
+
 // One step's rendezvous on this task. Values this task's _Sends produce and
 // the feeds RunGraph brings wait here; a _Recv of a value from another task
 // fetches it from that task's worker with RecvTensor.
@@ -37,6 +43,13 @@ class Worker::StepRendezvous : public Rendezvous {
       : step_id_(step_id), task_name_(std::move(task_name)), workers_(workers) {}
 
   LocalRendezvous* local() { return &local_; }
+
+  // Guarded by the Worker's mu_: when the step appeared on this task (Env
+  // micros), and the worker session of the RunGraph that ran it here ("":
+  // none ran, or one without a session).
+  int64_t created = 0;
+  bool ran = false;
+  std::string session;
 
   absl::Status Send(const std::string& key, const Tensor& value, bool is_dead) override {
     return local_.Send(key, value, is_dead);
@@ -107,9 +120,106 @@ class Worker::StepRendezvous : public Rendezvous {
 };
 
 Worker::Worker(TaskContext task)
-    : task_(std::move(task)), task_name_(TaskName(task_.job_name, task_.task_index)) {}
+    : task_(std::move(task)), task_name_(TaskName(task_.job_name, task_.task_index)) {
+  sweeper_ = std::thread([this] { SweepLoop(); });
+}
 
-Worker::~Worker() { AbortAll(); }
+Worker::~Worker() {
+  stop_sweeping_.Notify();
+  sweeper_.join();
+  AbortAll();
+}
+
+int64_t Worker::NowMicros() const {
+  return static_cast<int64_t>((task_.env != nullptr ? task_.env : Env::Default())->NowMicros());
+}
+
+void Worker::SweepLoop() {
+  while (!stop_sweeping_.WaitForNotificationWithTimeout(absl::Seconds(1))) Sweep();
+}
+
+void Worker::Sweep() {
+  const int64_t now = NowMicros();
+  std::vector<int64_t> abandoned;
+  std::vector<std::pair<std::string, WorkerSession>> idle;
+  {
+    absl::MutexLock l(&mu_);
+    if (shutting_down_) return;
+    for (const auto& [id, step] : steps_) {
+      if (!step->ran && now - step->created > kAbandonStepAfterMicros) abandoned.push_back(id);
+    }
+    for (auto& [handle, session] : sessions_) {
+      if (session.master_task.empty() || now - session.last_used < kProbeMasterAfterMicros ||
+          now - session.last_probe < kProbeMasterAfterMicros) {
+        continue;
+      }
+      session.last_probe = now;
+      idle.emplace_back(handle, session);
+    }
+  }
+  for (int64_t id : abandoned) {
+    EndStep(id, absl::AbortedError(absl::StrCat(
+                    "step ", id, " was abandoned: a peer asked ", task_name_,
+                    " for its values, but no RunGraph of it came for ",
+                    kAbandonStepAfterMicros / 1'000'000, " s (its master may have died)")));
+  }
+  for (const auto& [handle, session] : idle) {
+    // Only a master that does not answer is gone: one that came back as a
+    // new incarnation deletes its old sessions when it creates a new one.
+    absl::StatusOr<WorkerCache::Worker*> master = task_.workers->ForDevice(session.master_task);
+    if (!master.ok()) continue;  // not in this cluster: cannot be asked
+    tensorflow::GetStatusRequest req;
+    tensorflow::GetStatusResponse resp;
+    std::unique_ptr<grpc::ClientContext> ctx = task_.workers->NewContext(5000);
+    const grpc::Status answer = (*master)->stub->GetStatus(ctx.get(), req, &resp);
+    if (answer.ok()) continue;
+    Deleted deleted;
+    {
+      absl::MutexLock l(&mu_);
+      auto it = sessions_.find(handle);
+      if (it == sessions_.end() || it->second.last_used != session.last_used) continue;
+      deleted = DeleteSessionLocked(handle);
+    }
+    MG_LOG(WARNING) << "master task " << session.master_task << " ("
+                    << (*master)->address << ") does not answer (" << answer.error_message()
+                    << ") after its worker session " << handle << " was idle for "
+                    << (now - session.last_used) / 1'000'000 << " s: deleted the session, its "
+                    << deleted.graphs << " graph(s) and " << deleted.steps.size() << " step(s)";
+    for (int64_t id : deleted.steps) {
+      EndStep(id, absl::AbortedError(absl::StrCat("step ", id, ": its master ",
+                                                  session.master_task, " is gone")));
+    }
+  }
+}
+
+absl::Status Worker::UseSession(const std::string& handle, bool create_worker_session_called) {
+  if (handle.empty() || !create_worker_session_called) return absl::OkStatus();
+  auto it = sessions_.find(handle);
+  if (it == sessions_.end()) {
+    return absl::AbortedError(absl::StrCat("Session handle is not found: ", handle,
+                                           ". Possibly this worker (\"", task_name_,
+                                           "\") just restarted."));
+  }
+  it->second.last_used = NowMicros();
+  return absl::OkStatus();
+}
+
+Worker::Deleted Worker::DeleteSessionLocked(const std::string& handle) {
+  Deleted deleted;
+  auto it = sessions_.find(handle);
+  if (it == sessions_.end()) return deleted;
+  for (const std::string& g : it->second.graphs) deleted.graphs += graphs_.erase(g);
+  sessions_.erase(it);
+  for (const auto& [id, step] : steps_) {
+    if (step->session == handle) deleted.steps.push_back(id);
+  }
+  return deleted;
+}
+
+std::pair<size_t, size_t> Worker::SessionsAndGraphs() {
+  absl::MutexLock l(&mu_);
+  return {sessions_.size(), graphs_.size()};
+}
 
 void Worker::AbortAll() {
   absl::flat_hash_map<int64_t, std::shared_ptr<StepRendezvous>> steps;
@@ -131,7 +241,10 @@ std::shared_ptr<Worker::StepRendezvous> Worker::Step(int64_t step_id) {
     return r;
   }
   std::shared_ptr<StepRendezvous>& r = steps_[step_id];
-  if (r == nullptr) r = std::make_shared<StepRendezvous>(step_id, task_name_, task_.workers.get());
+  if (r == nullptr) {
+    r = std::make_shared<StepRendezvous>(step_id, task_name_, task_.workers.get());
+    r->created = NowMicros();
+  }
   return r;
 }
 
@@ -146,6 +259,42 @@ grpc::Status Worker::CreateWorkerSession(grpc::ServerContext* ctx,
                                          const tensorflow::CreateWorkerSessionRequest* req,
                                          tensorflow::CreateWorkerSessionResponse* resp) {
   if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
+  if (req->session_handle().empty()) {
+    return ToGrpcStatus(absl::InvalidArgumentError("Session must be non-empty."));
+  }
+  std::vector<int64_t> ended;
+  {
+    absl::MutexLock l(&mu_);
+    // A master task that restarted (a new incarnation) leaves its old
+    // sessions behind: as TensorFlow's SessionMgr, they go now.
+    std::vector<std::string> old;
+    for (const auto& [handle, session] : sessions_) {
+      if (!req->master_task().empty() && session.master_task == req->master_task() &&
+          session.master_incarnation != req->master_incarnation()) {
+        old.push_back(handle);
+      }
+    }
+    size_t graphs = 0;
+    for (const std::string& handle : old) {
+      Deleted deleted = DeleteSessionLocked(handle);
+      graphs += deleted.graphs;
+      ended.insert(ended.end(), deleted.steps.begin(), deleted.steps.end());
+    }
+    if (!old.empty()) {
+      MG_LOG(INFO) << "When creating WorkerSession for master task " << req->master_task()
+                   << ", found old WorkerSessions created by the same master task with a "
+                      "different incarnation. These sessions will be garbage collected: "
+                   << old.size() << " session(s), " << graphs << " graph(s)";
+    }
+    WorkerSession& session = sessions_[req->session_handle()];
+    session.master_task = req->master_task();
+    session.master_incarnation = req->master_incarnation();
+    session.last_used = session.last_probe = NowMicros();
+  }
+  for (int64_t id : ended) {
+    EndStep(id, absl::AbortedError(absl::StrCat("step ", id, ": its master ", req->master_task(),
+                                                " restarted")));
+  }
   return grpc::Status::OK;
 }
 
@@ -153,6 +302,14 @@ grpc::Status Worker::DeleteWorkerSession(grpc::ServerContext* ctx,
                                          const tensorflow::DeleteWorkerSessionRequest* req,
                                          tensorflow::DeleteWorkerSessionResponse* resp) {
   if (grpc::Status a = CheckToken(task_.workers->security().token, ctx); !a.ok()) return a;
+  Deleted deleted;
+  {
+    absl::MutexLock l(&mu_);
+    deleted = DeleteSessionLocked(req->session_handle());
+  }
+  for (int64_t id : deleted.steps) {
+    EndStep(id, absl::CancelledError(absl::StrCat("step ", id, ": its session was closed")));
+  }
   return grpc::Status::OK;
 }
 
@@ -178,7 +335,13 @@ grpc::Status Worker::RegisterGraph(grpc::ServerContext* ctx,
   const std::string handle = NewHandle();
   {
     absl::MutexLock l(&mu_);
+    absl::Status in_session =
+        UseSession(req->session_handle(), req->create_worker_session_called());
+    if (!in_session.ok()) return ToGrpcStatus(in_session);
     graphs_[handle] = std::move(r);
+    if (req->create_worker_session_called() && !req->session_handle().empty()) {
+      sessions_.at(req->session_handle()).graphs.insert(handle);
+    }
   }
   resp->set_graph_handle(handle);
   return grpc::Status::OK;
@@ -203,8 +366,10 @@ absl::Status Worker::RunGraphLocally(const tensorflow::RunGraphRequest& req,
           "RunGraph: is_partial is set; partial runs are not supported");
     }
     std::shared_ptr<Registered> g;
+    const bool in_session = req.create_worker_session_called() && !req.session_handle().empty();
     {
       absl::MutexLock l(&mu_);
+      MG_RETURN_IF_ERROR(UseSession(req.session_handle(), req.create_worker_session_called()));
       auto it = graphs_.find(req.graph_handle());
       if (it == graphs_.end()) {
         return absl::AbortedError(absl::StrCat("RunGraph: graph handle ", req.graph_handle(),
@@ -214,6 +379,11 @@ absl::Status Worker::RunGraphLocally(const tensorflow::RunGraphRequest& req,
       g = it->second;
     }
     step = Step(req.step_id());
+    {
+      absl::MutexLock l(&mu_);
+      step->ran = true;
+      if (in_session) step->session = req.session_handle();
+    }
     for (const tensorflow::NamedTensorProto& s : req.send()) {
       absl::StatusOr<Tensor> t = TensorFromProto(s.tensor());
       if (!t.ok()) {
@@ -274,9 +444,12 @@ grpc::Status Worker::CleanupGraph(grpc::ServerContext* ctx,
 }
 
 void Worker::EndStep(int64_t step_id) {
+  EndStep(step_id, absl::CancelledError(absl::StrCat("step ", step_id, " has ended")));
+}
+
+void Worker::EndStep(int64_t step_id, const absl::Status& ended) {
   // Remembered for the last 4096 steps: enough for any call still in flight.
   constexpr size_t kRemembered = 4096;
-  const absl::Status ended = absl::CancelledError(absl::StrCat("step ", step_id, " has ended"));
   std::shared_ptr<StepRendezvous> step;
   {
     absl::MutexLock l(&mu_);
