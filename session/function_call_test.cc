@@ -7,6 +7,7 @@
 #include "google/protobuf/text_format.h"
 #include "gtest/gtest.h"
 #include "runtime/graph/function.h"
+#include "runtime/graph/lower_while.h"
 #include "runtime/graph/ops/standard_ops.h"
 #include "session/session.h"
 #include "tests/testing/function_library.h"
@@ -216,6 +217,42 @@ TEST(FunctionCallTest, CallsIfAndWhileRunTheirFunctions) {
   ASSERT_OK(sess->Run({{"x", Tensor::Scalar<float>(41)}}, {}, {"init"}, &out));
   ASSERT_OK(sess->Run({}, {"read_call:0"}, {}, &out));
   EXPECT_EQ(*out[0].data<float>(), 42.0f);
+}
+
+// A loop as TensorFlow 2's graphs have it (`_lower_using_switch_merge`) is
+// lowered to TensorFlow 1's frame before it runs: the same results, its
+// Enters carrying the loop's parallel_iterations, and an IdentityN in the
+// loop's name that its consumers still read.
+TEST(FunctionCallTest, ALoopMarkedForLoweringRunsAsAFrame) {
+  GraphDef def = Parse(std::string(kLibrary) + kNodes);
+  for (NodeDef& n : *def.mutable_node()) {
+    if (n.name() != "loop") continue;
+    (*n.mutable_attr())["_lower_using_switch_merge"].set_b(true);
+    (*n.mutable_attr())["parallel_iterations"].set_i(4);
+  }
+  GraphDef lowered = def;
+  ASSERT_TRUE(HasLoopsToLower(lowered));
+  ASSERT_OK(LowerWhileLoops(&lowered, StandardOps()));
+  EXPECT_FALSE(HasLoopsToLower(lowered));
+  int enters = 0, exits = 0;
+  for (const NodeDef& n : lowered.node()) {
+    if (n.op() == "Enter") {
+      ++enters;
+      EXPECT_EQ(n.attr().at("parallel_iterations").i(), 4);
+      EXPECT_EQ(n.attr().at("frame_name").s(), "loop");
+    }
+    exits += n.op() == "Exit";
+    if (n.name() == "loop") EXPECT_EQ(n.op(), "IdentityN");
+  }
+  EXPECT_EQ(enters, 2);
+  EXPECT_EQ(exits, 2);
+
+  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
+  ASSERT_OK(sess->Create(def));
+  std::vector<Tensor> out;
+  ASSERT_OK(sess->Run({{"x", Tensor::Scalar<float>(1.5f)}}, {"loop:0", "loop:1"}, {}, &out));
+  EXPECT_EQ(*out[0].data<int32_t>(), 10);
+  EXPECT_EQ(*out[1].data<float>(), 1.5f * 128);
 }
 
 // Functions with list arguments and results, as TensorFlow 1's Defun and

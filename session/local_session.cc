@@ -14,6 +14,7 @@
 #include "runtime/engine/denormal.h"
 #include "runtime/engine/kernel_registry.h"
 #include "runtime/engine/rendezvous.h"
+#include "runtime/graph/lower_while.h"
 #include "runtime/graph/ops/standard_ops.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
@@ -89,7 +90,13 @@ LocalSession::~LocalSession() = default;
 absl::Status LocalSession::Install(const GraphDef& def) {
   auto program = std::make_shared<Program>();
   program->def = def;
-  MG_ASSIGN_OR_RETURN(program->graph, Graph::Create(def, StandardOps()));
+  if (HasLoopsToLower(def)) {
+    GraphDef lowered = def;
+    MG_RETURN_IF_ERROR(LowerWhileLoops(&lowered, StandardOps()));
+    MG_ASSIGN_OR_RETURN(program->graph, Graph::Create(lowered, StandardOps()));
+  } else {
+    MG_ASSIGN_OR_RETURN(program->graph, Graph::Create(def, StandardOps()));
+  }
   absl::flat_hash_set<std::string> sent;
   std::vector<std::pair<std::string, std::string>> received;  // (node, key)
   for (const Node& node : program->graph->nodes()) {

@@ -34,9 +34,10 @@ object on its last line of stdout.
       element's kernels use one core and the pipeline's threads are what
       makes elements at once.
 
-  tf_bench.py loops --export=DIR --steps=50
+  tf_bench.py loops --export=DIR --steps=50 [--v2]
       A recurrent loop as TensorFlow 1 writes it (tf.compat.v1.while_loop,
-      control flow v1: h = tanh(h W + x_t U), 50 steps, batch 32, 128
+      control flow v1, or with --v2 TensorFlow 2's While, which both
+      runtimes lower to a frame: h = tanh(h W + x_t U), 50 steps, batch 32, 128
       units) and its gradient (tf.gradients: the stacks of the loop's
       gradient): runs/s of the loss alone and of the loss and the
       gradients, by TensorFlow; the graph written to DIR/rnn.meta for
@@ -247,7 +248,7 @@ def data(args):
 
 def loops(args):
     from tensorflow.python.ops import control_flow_v2_toggles as toggles
-    toggles.disable_control_flow_v2()
+    (toggles.enable_control_flow_v2 if args.v2 else toggles.disable_control_flow_v2)()
     rng = np.random.default_rng(1)
     batch, units, steps = 32, 128, args.steps
     graph = tf.Graph()
@@ -378,6 +379,7 @@ def main():
     p.add_argument("--steps", type=int, default=50)
     p.add_argument("--runs", type=int, default=50)
     p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--v2", action="store_true")
     p = sub.add_parser("cluster")
     p.add_argument("--mlp_steps", type=int, default=300)
     p.add_argument("--recv_mb", type=int, default=64)

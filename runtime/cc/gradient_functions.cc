@@ -118,6 +118,10 @@ void RegisterMath(GradientRegistry* r) {
   };
   r->Register("Identity", identity);
   r->Register("Snapshot", identity);
+  r->Register("IdentityN", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = dy;
+    return absl::OkStatus();
+  });
   r->Register("PlaceholderWithDefault", identity);
   // TensorFlow's _ReadGrad: the read's gradient is the variable's.
   r->Register("ReadVariableOp", identity);

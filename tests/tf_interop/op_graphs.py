@@ -863,7 +863,8 @@ def basics(dt, rng):
         ok = tf.raw_ops.Assert(condition=tf.reduce_all(tf.math.is_finite(x[0:1, 0:1])),
                                data=[x])
         noop = tf.raw_ops.NoOp()
-        return {x: x0}, [c, s] + _after([ok, noop], [x])
+        both = tf.raw_ops.IdentityN(input=[x, s])  # what a lowered loop's outputs pass through
+        return {x: x0}, [c, s, both[0] * 2.0, both[1]] + _after([ok, noop], [x])
 
     def failing():
         x = v1.placeholder(F32, [2], name="x")
@@ -1244,7 +1245,7 @@ GRAPH_GROUPS += [
       "RestoreSlice", "SaveSlices"]),
     ("send_recv", send_recv, ["_Send", "_Recv", "_HostSend", "_HostRecv"]),
     ("summaries", summaries, ["ScalarSummary", "HistogramSummary", "MergeSummary"]),
-    ("basics", basics, ["Const", "Placeholder", "Assert", "NoOp"]),
+    ("basics", basics, ["Const", "Placeholder", "Assert", "NoOp", "IdentityN"]),
     ("parsing", parsing, ["ParseExampleV2", "ParseExample", "ParseSingleExample"]),
     ("sequence_parsing", sequence_parsing,
      ["ParseSequenceExampleV2", "ParseSequenceExample", "ParseSingleSequenceExample"]),

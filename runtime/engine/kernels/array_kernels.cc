@@ -66,6 +66,16 @@ class ForwardOp : public OpKernel {
   }
 };
 
+// IdentityN: every input forwarded.
+class ForwardAllOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    for (int i = 0; i < ctx->num_inputs(); ++i) ctx->set_output(i, ctx->input(i));
+    return absl::OkStatus();
+  }
+};
+
 class NoOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -766,6 +776,7 @@ void RegisterArrayKernels(KernelRegistry* r) {
        {"Identity", "StopGradient", "Snapshot", "PlaceholderWithDefault", "PreventGradient"}) {
     r->Register(op, MakeFactory<ForwardOp>());
   }
+  r->Register("IdentityN", MakeFactory<ForwardAllOp>());
   r->Register("NoOp", MakeFactory<NoOp>());
   r->Register("Fill", TypedFactory<FillOp, float, double, int32_t, int64_t, bool>());
   r->Register(

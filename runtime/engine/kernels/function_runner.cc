@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "core/status_macros.h"
 #include "runtime/engine/kernel_registry.h"
+#include "runtime/graph/lower_while.h"
 #include "runtime/graph/ops/standard_ops.h"
 
 namespace minigraph {
@@ -30,6 +31,7 @@ absl::StatusOr<std::unique_ptr<FunctionRunner>> FunctionRunner::Create(const Gra
   absl::Cleanup pop = [] { instantiating.pop_back(); };
   auto r = std::unique_ptr<FunctionRunner>(new FunctionRunner);
   MG_ASSIGN_OR_RETURN(r->f_, InstantiateFunction(caller.library(), call, StandardOps()));
+  MG_RETURN_IF_ERROR(LowerWhileLoops(&r->f_.graph, StandardOps(), &caller.library()));
   absl::StatusOr<std::unique_ptr<Graph>> graph =
       Graph::Create(r->f_.graph, caller.shared_library(), StandardOps());
   if (!graph.ok()) {

@@ -666,6 +666,14 @@ void RegisterArrayOps(OpRegistry* r) {
                           .Attr("T: type")
                           .SetShapeFn(shape_fn::Unchanged));
   }
+  MG_REGISTER_OP(r, OpDefBuilder("IdentityN")
+                        .Input("input: T")
+                        .Output("output: T")
+                        .Attr("T: list(type)")
+                        .SetShapeFn([](InferenceContext* c) {
+                          for (int i = 0; i < c->num_inputs(); ++i) c->set_output(i, c->input(i));
+                          return absl::OkStatus();
+                        }));
   // The ref itself, forwarded: what a ref loop variable's body reads.
   MG_REGISTER_OP(r, OpDefBuilder("RefIdentity")
                         .Input("input: Ref(T)")

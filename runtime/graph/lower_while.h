@@ -1,0 +1,38 @@
+// TensorFlow's lowering of functional loops (its LowerFunctionalOpsPass,
+// which runs before a graph executes): a While or StatelessWhile whose
+// `_lower_using_switch_merge` attr is true (what while_v2 sets on the loops
+// of TensorFlow 2's graphs) becomes TensorFlow 1's frame, its condition and
+// body inlined between Enter, Merge, Switch, NextIteration and Exit nodes:
+// iterations then overlap as far as their data allow, up to the loop's
+// `parallel_iterations`, instead of running one call of the body after
+// another. An IdentityN of the Exits takes the loop's name, so what named
+// its outputs or waited for it still does.
+//
+//   GraphDef lowered = def;
+//   MG_RETURN_IF_ERROR(LowerWhileLoops(&lowered, StandardOps()));
+//
+// A loop whose functions do not instantiate, whose condition does not
+// return a bool, or that has no loop variables is left as it is (its kernel
+// then reports what is wrong).
+
+#ifndef MINIGRAPH_RUNTIME_GRAPH_LOWER_WHILE_H_
+#define MINIGRAPH_RUNTIME_GRAPH_LOWER_WHILE_H_
+
+#include "absl/status/status.h"
+#include "core/proto/graph.pb.h"
+#include "runtime/graph/op_registry.h"
+
+namespace minigraph {
+
+// Whether `graph` has a loop marked for lowering.
+bool HasLoopsToLower(const GraphDef& graph);
+
+// Lowers the loops of `graph` (not those inside its library's functions:
+// a function's graph is lowered when it is instantiated). `library`: where
+// the loops' functions are (the graph's own library when null).
+absl::Status LowerWhileLoops(GraphDef* graph, const OpRegistry* ops,
+                             const FunctionDefLibrary* library = nullptr);
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_RUNTIME_GRAPH_LOWER_WHILE_H_
