@@ -230,6 +230,11 @@ TEST(FunctionCallTest, ALoopMarkedForLoweringRunsAsAFrame) {
     (*n.mutable_attr())["_lower_using_switch_merge"].set_b(true);
     (*n.mutable_attr())["parallel_iterations"].set_i(4);
   }
+  NodeDef* after = def.add_node();
+  after->set_name("after");
+  after->set_op("Identity");
+  after->add_input("loop:1");
+  (*after->mutable_attr())["T"].set_type(DT_FLOAT);
   GraphDef lowered = def;
   ASSERT_TRUE(HasLoopsToLower(lowered));
   ASSERT_OK(LowerWhileLoops(&lowered, StandardOps()));
@@ -243,6 +248,8 @@ TEST(FunctionCallTest, ALoopMarkedForLoweringRunsAsAFrame) {
     }
     exits += n.op() == "Exit";
     if (n.name() == "loop") EXPECT_EQ(n.op(), "IdentityN");
+    // A reader of the loop's output reads its Exit: the step needs no more.
+    if (n.name() == "after") EXPECT_THAT(n.input(0), ::testing::StartsWith("loop/Exit"));
   }
   EXPECT_EQ(enters, 2);
   EXPECT_EQ(exits, 2);
@@ -250,9 +257,11 @@ TEST(FunctionCallTest, ALoopMarkedForLoweringRunsAsAFrame) {
   ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
   ASSERT_OK(sess->Create(def));
   std::vector<Tensor> out;
-  ASSERT_OK(sess->Run({{"x", Tensor::Scalar<float>(1.5f)}}, {"loop:0", "loop:1"}, {}, &out));
+  ASSERT_OK(sess->Run({{"x", Tensor::Scalar<float>(1.5f)}}, {"loop:0", "loop:1", "after:0"}, {},
+                      &out));
   EXPECT_EQ(*out[0].data<int32_t>(), 10);
   EXPECT_EQ(*out[1].data<float>(), 1.5f * 128);
+  EXPECT_EQ(*out[2].data<float>(), 1.5f * 128);
 }
 
 // Functions with list arguments and results, as TensorFlow 1's Defun and

@@ -31,6 +31,11 @@ class Lowering {
   // nodes) when it stays as it is.
   bool Lower(const NodeDef& loop, std::vector<NodeDef>* nodes);
 
+  // Each lowered loop's Exits, by the loop's name.
+  const absl::flat_hash_map<std::string, std::vector<std::string>>& exits() const {
+    return exits_;
+  }
+
  private:
   // `base`, or base_1, base_2, ... when taken.
   std::string Unique(const std::string& base) {
@@ -63,6 +68,7 @@ class Lowering {
   const OpRegistry* const ops_;
   const FunctionDefLibrary& library_;
   absl::flat_hash_set<std::string> names_;
+  absl::flat_hash_map<std::string, std::vector<std::string>> exits_;
   std::string device_;
 };
 
@@ -193,6 +199,7 @@ bool Lowering::Lower(const NodeDef& loop, std::vector<NodeDef>* nodes) {
   out.push_back(std::move(outputs));
   nodes->insert(nodes->end(), std::make_move_iterator(out.begin()),
                 std::make_move_iterator(out.end()));
+  exits_[loop.name()] = std::move(exits);
   return true;
 }
 
@@ -223,6 +230,23 @@ absl::Status LowerWhileLoops(GraphDef* graph, const OpRegistry* ops,
       continue;
     }
     *done.Add() = std::move(n);
+  }
+  // What reads a loop's output reads its Exit (the IdentityN stays for
+  // fetches and control inputs), so that a step that needs some of a loop's
+  // outputs runs only the part of the frame they depend on, as TensorFlow
+  // rewires a loop that is not fetched.
+  const auto& exits = lowering.exits();
+  for (NodeDef& n : done) {
+    if (exits.contains(n.name()) && n.op() == "IdentityN") continue;
+    for (std::string& in : *n.mutable_input()) {
+      if (in.empty() || in[0] == '^') continue;
+      absl::StatusOr<TensorId> id = ParseTensorName(in);
+      if (!id.ok()) continue;
+      auto it = exits.find(id->node);
+      if (it != exits.end() && id->index < static_cast<int>(it->second.size())) {
+        in = it->second[id->index];
+      }
+    }
   }
   graph->mutable_node()->Swap(&done);
   return absl::OkStatus();

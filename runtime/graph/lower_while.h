@@ -5,8 +5,10 @@
 // body inlined between Enter, Merge, Switch, NextIteration and Exit nodes:
 // iterations then overlap as far as their data allow, up to the loop's
 // `parallel_iterations`, instead of running one call of the body after
-// another. An IdentityN of the Exits takes the loop's name, so what named
-// its outputs or waited for it still does.
+// another. An IdentityN of the Exits takes the loop's name, so what fetches
+// its outputs or waits for it still does; the nodes that read its outputs
+// read the Exits instead, so that a step runs only the part of the frame it
+// needs.
 //
 //   GraphDef lowered = def;
 //   MG_RETURN_IF_ERROR(LowerWhileLoops(&lowered, StandardOps()));
