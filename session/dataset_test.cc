@@ -1452,9 +1452,15 @@ TEST_F(DatasetTest, ReadFileAndWriteFileUseTheSessionsEnv) {
   root.WithOpName("write").AddOp("WriteFile",
                                  {{name}, {ops::Const(root, std::string("some bytes"))}});
   root.WithOpName("read").AddOp("ReadFile", {{name}});
+  Tensor lines(DT_STRING, TensorShape({2}));
+  root.WithOpName("write_lines").AddOp("WriteFile", {{name}, {ops::Const(root, lines)}});
   Start(root);
   std::vector<Tensor> out;
   const Tensor path = Tensor::Scalar<std::string>("/out/new/dir/f.bin");
+  EXPECT_THAT(session_->Run({{"name:0", path}}, {}, {"write_lines"}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Contents tensor must be scalar, but had shape: [2]")));
+  EXPECT_FALSE(env_.FileExists("/out/new/dir/f.bin").ok()) << "nothing written";
   ASSERT_OK(session_->Run({{"name:0", path}}, {}, {"write"}, &out));
   ASSERT_OK(session_->Run({{"name:0", path}}, {"read:0"}, {}, &out));
   EXPECT_EQ(*out[0].data<std::string>(), "some bytes");
@@ -1537,6 +1543,39 @@ TEST_F(DatasetTest, CacheToAFileWritesTensorFlowsLayoutOnceAndReadsItAfter) {
   ASSERT_OK(Run({"part/make"}));  // the writing iterator goes
   ASSERT_OK_AND_ASSIGN(std::vector<std::string> left, env_.GetChildren("/cache"));
   for (const std::string& f : left) EXPECT_FALSE(absl::StartsWith(f, "part")) << f;
+}
+
+// A cache file another pipeline wrote, of another dtype, is an error naming
+// the file, the key and both dtypes, not a wrong element.
+TEST_F(DatasetTest, ACacheFileOfAnotherDtypeIsAnErrorNamingIt) {
+  ASSERT_OK(WriteStringToFile(&env_, "/data/source.txt", "10\n20\n"));
+  Scope root = Scope::NewRootScope();
+  Output lines = root.AddOp("TextLineDataset", {{ops::Const(root, std::string("/data/source.txt"))},
+                                                {ops::Const(root, std::string())},
+                                                {Int64(root, 64)}})
+                     .output(0);
+  Output as_strings = root.WithOpName("strings")
+                          .AddOp("CacheDataset", {{lines}, {ops::Const(root, std::string("/c/x"))}},
+                                 Spec({DT_STRING}, PartialShape::Scalar()))
+                          .output(0);
+  AddIterator(root.NewSubScope("s"), as_strings, {DT_STRING}, PartialShape::Scalar());
+  Output as_ints = root.WithOpName("ints")
+                       .AddOp("CacheDataset",
+                              {{Range(root, 0, 2)}, {ops::Const(root, std::string("/c/x"))}},
+                              Spec({DT_INT64}, PartialShape::Scalar()))
+                       .output(0);
+  AddIterator(root.NewSubScope("i"), as_ints, {DT_INT64}, PartialShape::Scalar());
+  Start(root);
+  std::vector<Tensor> out;
+  ASSERT_OK(Run({"s/make"}));
+  while (session_->Run({}, {"s/next:0"}, {}, &out).ok()) {
+  }
+  ASSERT_TRUE(env_.FileExists("/c/x.index").ok());
+  ASSERT_OK(Run({"i/make"}));
+  EXPECT_THAT(session_->Run({}, {"i/next:0"}, {}, &out),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("the cache '/c/x' holds string under key"),
+                             HasSubstr("component 0 is int64"))));
 }
 
 }  // namespace

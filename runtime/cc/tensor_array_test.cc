@@ -408,8 +408,16 @@ TEST_P(TensorArrayTest, PreOneZeroOpsFirstStacksAndGradientsWithShape) {
       "TensorArrayGradWithShape", {{v3.handle}, {f3}, {ops::Const<int32_t>(root, {4})}},
       {{"source", MakeAttrValue(std::string("s"))}});
   Output zeros = Read(root, {with_shape.output(0), with_shape.output(1)}, 0, with_shape.output(1));
+  // A string handle that is not (container, name).
+  Output bad_handle = root.AddOp("TensorArraySizeV2",
+                                 {{ops::Const(root, Tensor::Vector<std::string>({"only"}))}, {f}})
+                          .output(0);
   ASSERT_OK(root.status());
   Start(root, 25);
+  EXPECT_THAT(Fetch(bad_handle).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("a handle must be a scalar resource or a string vector "
+                                 "(container, name), got string [1]")));
   ASSERT_OK_AND_ASSIGN(Tensor t, Fetch(second));
   EXPECT_THAT(Floats(t), ElementsAre(3, 4));
   ASSERT_OK_AND_ASSIGN(t, Fetch(size));

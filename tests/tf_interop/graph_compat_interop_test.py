@@ -441,6 +441,20 @@ class TablesInCheckpoints(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir)
 
+    def _minigraph_looks_up_grows_and_saves(self, first, second, queries):
+        """minigraph restores TensorFlow's checkpoint `first` of the table
+        "words" (a, b, c), looks up `queries`, then grows the table by
+        running save_grown, which saves it to `second`."""
+        feeds, out = os.path.join(self.dir, "feeds"), os.path.join(self.dir, "out")
+        interop.write_records(feeds, {"q:0": queries})
+        runner = [interop.binary("model_runner"), f"--graph={first}.meta",
+                  f"--checkpoint={first}", f"--feeds={feeds}", f"--out={out}"]
+        interop.run(runner + ["--fetch=found:0"])
+        np.testing.assert_array_equal(interop.read_records(out)["found:0"], [1, 2, 3, -1, -1])
+        interop.write_records(feeds, {"q:0": queries, "grown_path:0":
+                                      np.array(second.encode(), dtype=object)})
+        interop.run(runner + ["--train_op=save_grown", "--steps=1", "--after=found:0"])
+
     def test_mutable_hash_table_round_trip(self):
         first, second = os.path.join(self.dir, "tf"), os.path.join(self.dir, "minigraph")
         queries = np.array([b"a", b"b", b"c", b"d", b"z"], dtype=object)
@@ -466,17 +480,7 @@ class TablesInCheckpoints(unittest.TestCase):
                 saver.save(sess, first)
             keys = {name for name, _ in tf.train.list_variables(first)}
             self.assertLessEqual({"words-keys", "words-values"}, keys)
-            # minigraph: restore TensorFlow's checkpoint, look up, grow and save.
-            feeds, out = os.path.join(self.dir, "feeds"), os.path.join(self.dir, "out")
-            interop.write_records(feeds, {"q:0": queries})
-            runner = [interop.binary("model_runner"), f"--graph={first}.meta",
-                      f"--checkpoint={first}", f"--feeds={feeds}", f"--out={out}"]
-            interop.run(runner + ["--fetch=found:0"])
-            np.testing.assert_array_equal(interop.read_records(out)["found:0"],
-                                          [1, 2, 3, -1, -1])
-            interop.write_records(feeds, {"q:0": queries, "grown_path:0":
-                                          np.array(second.encode(), dtype=object)})
-            interop.run(runner + ["--train_op=save_grown", "--steps=1", "--after=found:0"])
+            self._minigraph_looks_up_grows_and_saves(first, second, queries)
             # TensorFlow restores what minigraph wrote.
             with v1.Session() as sess:
                 saver.restore(sess, second)
@@ -511,16 +515,7 @@ class TablesInCheckpoints(unittest.TestCase):
                 saver.save(sess, first)
                 tf_keys, tf_values = sess.run([grown_keys, grown_values])
             self.assertEqual(tf_keys.shape, (8, 1))  # grown from 4 buckets
-            feeds, out = os.path.join(self.dir, "feeds"), os.path.join(self.dir, "out")
-            interop.write_records(feeds, {"q:0": queries})
-            runner = [interop.binary("model_runner"), f"--graph={first}.meta",
-                      f"--checkpoint={first}", f"--feeds={feeds}", f"--out={out}"]
-            interop.run(runner + ["--fetch=found:0"])
-            np.testing.assert_array_equal(interop.read_records(out)["found:0"],
-                                          [1, 2, 3, -1, -1])
-            interop.write_records(feeds, {"q:0": queries, "grown_path:0":
-                                          np.array(second.encode(), dtype=object)})
-            interop.run(runner + ["--train_op=save_grown", "--steps=1", "--after=found:0"])
+            self._minigraph_looks_up_grows_and_saves(first, second, queries)
             reader = tf.train.load_checkpoint(second)
             np.testing.assert_array_equal(reader.get_tensor("words-keys"), tf_keys)
             np.testing.assert_array_equal(reader.get_tensor("words-values"), tf_values)

@@ -182,28 +182,38 @@ def control_flow(dt, rng):
             finally:
                 toggles.enable_control_flow_v2()
         return graph
-    def loop_gradient(step):
+    def loop_gradient(step, dtype=F32, branch=False):
         """A recurrent loop as TensorFlow 2 builds it (While over a body
-        reading step i of a captured sequence); minigraph differentiates the
-        imported loop itself (its While keeping each iteration's values)."""
+        reading step i of a captured sequence; with `branch`, a cond_v2 If in
+        it); minigraph differentiates the imported loop itself (its While
+        keeping each iteration's values)."""
         def graph():
             toggles.enable_control_flow_v2()
-            x = v1.placeholder(F32, [5, 2, 3], name="x")
-            h0 = v1.placeholder(F32, [2, 3], name="h0")
-            w = v1.placeholder(F32, [3, 3], name="w")
-            _, h = v1.while_loop(lambda i, h: i < 5, lambda i, h: (i + 1, step(h, w, x, i)),
-                                 [tf.constant(0), h0])
+            x = v1.placeholder(dtype, [5, 2, 3], name="x")
+            h0 = v1.placeholder(dtype, [2, 3], name="h0")
+            w = v1.placeholder(dtype, [3, 3], name="w")
+
+            def body(i, h):
+                h = step(h, w, x, i)
+                if branch:
+                    h = v1.cond(i % 2 < 1, lambda: h * w[0], lambda: tf.sin(h))
+                return i + 1, h
+            _, h = v1.while_loop(lambda i, h: i < 5, body, [tf.constant(0), h0])
             r = np.random.default_rng(3)
-            return {x: r.standard_normal((5, 2, 3)).astype(np.float32),
-                    h0: r.standard_normal((2, 3)).astype(np.float32),
-                    w: (r.standard_normal((3, 3)) * 0.5).astype(np.float32)}, [h]
+            np_dtype = dtype.as_numpy_dtype
+            return {x: r.standard_normal((5, 2, 3)).astype(np_dtype),
+                    h0: r.standard_normal((2, 3)).astype(np_dtype),
+                    w: (r.standard_normal((3, 3)) * 0.5).astype(np_dtype)}, [h]
         return graph
 
     return [Spec("tf1", [], graph=build(False)), Spec("tf2", [], graph=build(True)),
             Spec("tf2_loop_gradient", [], grad=(0, 1, 2), graph=loop_gradient(
                 lambda h, w, x, i: tf.tanh(tf.matmul(h, w) + tf.gather(x, i)) * 1.5 + h)),
             Spec("tf2_loop_gradient_broadcast", [], grad=(0, 1, 2), graph=loop_gradient(
-                lambda h, w, x, i: tf.sigmoid(h * tf.reduce_sum(w, 0) - x[i] / 2.0)))]
+                lambda h, w, x, i: tf.sigmoid(h * tf.reduce_sum(w, 0) - x[i] / 2.0))),
+            Spec("tf2_loop_and_cond_gradient_float64", [], grad=(0, 1, 2), graph=loop_gradient(
+                lambda h, w, x, i: tf.tanh(tf.matmul(h, w) + x[i]), dtype=tf.float64,
+                branch=True))]
 
 
 def functions(dt, rng):

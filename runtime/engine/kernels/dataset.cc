@@ -129,6 +129,12 @@ absl::Status AwaitInStep(const OpKernelContext* ctx, const std::string& dataset,
   return absl::OkStatus();
 }
 
+absl::Status CheckParallelCalls(int64_t calls, const std::string& where) {
+  if (calls > 0 || calls == kAutotune) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      where, ": num_parallel_calls must be greater than zero (or AUTOTUNE), got ", calls));
+}
+
 int64_t ParallelThreads(int64_t calls) {
   // More threads than this is a graph's mistake, not a speed-up.
   constexpr int64_t kMaxThreads = 256;

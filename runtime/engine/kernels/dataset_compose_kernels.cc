@@ -1,8 +1,9 @@
 // tf.data transformations that combine datasets or make them from a
 // function: FilterDataset, FlatMapDataset, InterleaveDataset, ZipDataset,
 // ConcatenateDataset and CacheDataset (in memory or in a file), with
-// TensorFlow's element orders, and ParallelInterleaveDataset(V2 to V4),
-// whose open inputs are read on threads of their own.
+// TensorFlow's element orders, and ParallelInterleaveDataset (V1 to V4, and
+// TensorFlow 2's LegacyParallelInterleaveDatasetV2), whose open inputs are
+// read on threads of their own.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -357,10 +358,7 @@ class InterleaveDatasetOp final : public FunctionDatasetOp {
     if (!legacy) {
       const int calls_at = op_ == "ParallelInterleaveDatasetV4" ? at + 2 : at;
       MG_ASSIGN_OR_RETURN(calls, ScalarInput(ctx, calls_at, "num_parallel_calls"));
-      if (calls <= 0 && calls != data::kAutotune) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            Where(), ": num_parallel_calls must be greater than zero (or AUTOTUNE), got ", calls));
-      }
+      MG_RETURN_IF_ERROR(data::CheckParallelCalls(calls, Where()));
       if (calls == data::kAutotune || calls > cycle_length) calls = cycle_length;
     }
     // TensorFlow's default: a block ahead of each open input.

@@ -167,12 +167,6 @@ absl::StatusOr<bool> Deterministic(const std::string& value, const std::string& 
 }
 
 // num_parallel_calls: at least 1, or -1 (tf.data.AUTOTUNE).
-absl::Status CheckParallelCalls(int64_t calls, const std::string& where) {
-  if (calls > 0 || calls == -1) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      where, ": num_parallel_calls must be greater than zero (or AUTOTUNE), got ", calls));
-}
-
 // The values a map function captures (inputs 1 to `captured_end` - 1),
 // after checking that with an element of `input` they are f's arguments.
 absl::StatusOr<Element> CapturedArguments(const OpKernelContext* ctx, const Dataset& input,
@@ -372,7 +366,7 @@ class MapDatasetOp final : public DatasetOpKernel {
     int64_t calls = 0;
     if (parallel_) {
       MG_ASSIGN_OR_RETURN(calls, ScalarInput(ctx, captured_end, "num_parallel_calls"));
-      MG_RETURN_IF_ERROR(CheckParallelCalls(calls, Where()));
+      MG_RETURN_IF_ERROR(data::CheckParallelCalls(calls, Where()));
     }
     MG_ASSIGN_OR_RETURN(Element captured,
                         CapturedArguments(ctx, *input, *f_, captured_end, Where()));
@@ -654,7 +648,7 @@ class BatchDatasetOp final : public DatasetOpKernel {
     int64_t calls = 0;
     if (parallel_) {
       MG_ASSIGN_OR_RETURN(calls, ScalarInput(ctx, 2, "num_parallel_calls"));
-      MG_RETURN_IF_ERROR(CheckParallelCalls(calls, Where()));
+      MG_RETURN_IF_ERROR(data::CheckParallelCalls(calls, Where()));
     }
     bool drop_remainder = false;
     const int drop_at = parallel_ ? 3 : 2;
@@ -942,7 +936,7 @@ class MapAndBatchDatasetOp final : public DatasetOpKernel {
           absl::StrCat(Where(), ": batch_size must be greater than zero, got ", batch_size));
     }
     MG_ASSIGN_OR_RETURN(int64_t calls, ScalarInput(ctx, captured_end + 1, "num_parallel_calls"));
-    MG_RETURN_IF_ERROR(CheckParallelCalls(calls, Where()));
+    MG_RETURN_IF_ERROR(data::CheckParallelCalls(calls, Where()));
     const Tensor& drop = ctx->input(captured_end + 2);
     if (drop.dims() != 0 || drop.dtype() != DT_BOOL) {
       return absl::InvalidArgumentError(

@@ -154,6 +154,10 @@ inline constexpr int64_t kAutotune = -1;
 // (num_parallel_calls, AUTOTUNE: the machine's cores).
 int64_t ParallelThreads(int64_t calls);
 
+// InvalidArgument naming `where` unless `calls` (num_parallel_calls) is
+// positive or AUTOTUNE, with TensorFlow's message.
+absl::Status CheckParallelCalls(int64_t calls, const std::string& where);
+
 // Pulls the elements of `input` on a thread of its own ahead of the reader:
 // up to `buffer_size` of them, or with kAutotune a buffer that starts at one
 // and doubles (up to 64) each time the reader finds it empty, as
