@@ -248,8 +248,8 @@ TEST(FunctionCallTest, ALoopMarkedForLoweringRunsAsAFrame) {
     }
     exits += n.op() == "Exit";
     if (n.name() == "loop") EXPECT_EQ(n.op(), "IdentityN");
-    // A reader of the loop's output reads its Exit: the step needs no more.
-    if (n.name() == "after") EXPECT_THAT(n.input(0), ::testing::StartsWith("loop/Exit"));
+    // A reader of the loop's output reads it alone: the step needs no more.
+    if (n.name() == "after") EXPECT_THAT(n.input(0), ::testing::StartsWith("loop/Output"));
   }
   EXPECT_EQ(enters, 2);
   EXPECT_EQ(exits, 2);
@@ -262,6 +262,9 @@ TEST(FunctionCallTest, ALoopMarkedForLoweringRunsAsAFrame) {
   EXPECT_EQ(*out[0].data<int32_t>(), 10);
   EXPECT_EQ(*out[1].data<float>(), 1.5f * 128);
   EXPECT_EQ(*out[2].data<float>(), 1.5f * 128);
+  // A fed output of the loop reaches its readers.
+  ASSERT_OK(sess->Run({{"loop:1", Tensor::Scalar<float>(7)}}, {"after:0"}, {}, &out));
+  EXPECT_EQ(*out[0].data<float>(), 7.0f);
 }
 
 // Functions with list arguments and results, as TensorFlow 1's Defun and

@@ -73,6 +73,8 @@ struct LocalSession::Program {
   // would wait for ever.
   bool sends_or_receives = false;
   std::string unmatched_recv;
+  // Each lowered loop's output ("loop:1") and the tensor its readers read.
+  absl::flat_hash_map<std::string, std::string> loop_exits;
   absl::Mutex mu;
   absl::flat_hash_map<std::string, std::unique_ptr<Executor>> executors ABSL_GUARDED_BY(mu);
 };
@@ -92,7 +94,7 @@ absl::Status LocalSession::Install(const GraphDef& def) {
   program->def = def;
   if (HasLoopsToLower(def)) {
     GraphDef lowered = def;
-    MG_RETURN_IF_ERROR(LowerWhileLoops(&lowered, StandardOps()));
+    MG_RETURN_IF_ERROR(LowerWhileLoops(&lowered, StandardOps(), nullptr, &program->loop_exits));
     MG_ASSIGN_OR_RETURN(program->graph, Graph::Create(lowered, StandardOps()));
   } else {
     MG_ASSIGN_OR_RETURN(program->graph, Graph::Create(def, StandardOps()));
@@ -236,8 +238,22 @@ absl::Status LocalSession::RunStep(const RunOptions& options,
   if (program == nullptr) {
     return absl::FailedPreconditionError("Session was not created with a graph before Run()");
   }
+  // A lowered loop's readers read its outputs one by one: a fed output of
+  // the loop is fed to them there too.
+  std::vector<std::pair<std::string, Tensor>> with_exits;
+  const std::vector<std::pair<std::string, Tensor>>* fed = &feeds;
+  if (!program->loop_exits.empty()) {
+    with_exits = feeds;
+    for (const auto& [name, value] : feeds) {
+      absl::StatusOr<TensorId> id = ParseTensorName(name);
+      if (!id.ok()) continue;
+      auto exit = program->loop_exits.find(absl::StrCat(id->node, ":", id->index));
+      if (exit != program->loop_exits.end()) with_exits.emplace_back(exit->second, value);
+    }
+    fed = &with_exits;
+  }
   MG_ASSIGN_OR_RETURN(const Executor* ex,
-                      GetExecutor(program.get(), feeds, fetches, targets, every_node));
+                      GetExecutor(program.get(), *fed, fetches, targets, every_node));
   // A graph with its own _Send and _Recv pairs, run on its own (as
   // TensorFlow's DirectSession runs one): the step's own rendezvous.
   std::unique_ptr<LocalRendezvous> own;
@@ -252,8 +268,8 @@ absl::Status LocalSession::RunStep(const RunOptions& options,
     rendezvous = own.get();
   }
   Executor::Args args;
-  args.feeds.reserve(feeds.size());
-  for (const auto& f : feeds) args.feeds.push_back(f.second);
+  args.feeds.reserve(fed->size());
+  for (const auto& f : *fed) args.feeds.push_back(f.second);
   args.step.device = device_;
   args.step.env = options_.env;
   args.step.resource_mgr = state_->resource_mgr();

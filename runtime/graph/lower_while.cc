@@ -31,7 +31,8 @@ class Lowering {
   // nodes) when it stays as it is.
   bool Lower(const NodeDef& loop, std::vector<NodeDef>* nodes);
 
-  // Each lowered loop's Exits, by the loop's name.
+  // Each lowered loop's outputs (an Identity of each Exit), by the loop's
+  // name.
   const absl::flat_hash_map<std::string, std::vector<std::string>>& exits() const {
     return exits_;
   }
@@ -190,16 +191,23 @@ bool Lowering::Lower(const NodeDef& loop, std::vector<NodeDef>* nodes) {
     in.insert(in.end(), body_after.begin(), body_after.end());
     out.push_back(Node(next[i], "NextIteration", static_cast<DataType>(types[i]), in));
   }
+  // Each output also on its own outside the frame, for its readers (and
+  // for a step that feeds it).
+  std::vector<std::string> each(k);
+  for (int i = 0; i < k; ++i) {
+    each[i] = Unique(frame + "/Output");
+    out.push_back(Node(each[i], "Identity", static_cast<DataType>(types[i]), {exits[i]}));
+  }
   NodeDef outputs;
   outputs.set_name(loop.name());
   outputs.set_op("IdentityN");
   outputs.set_device(device_);
-  for (const std::string& e : exits) outputs.add_input(e);
+  for (const std::string& e : each) outputs.add_input(e);
   (*outputs.mutable_attr())["T"] = types_it->second;
   out.push_back(std::move(outputs));
   nodes->insert(nodes->end(), std::make_move_iterator(out.begin()),
                 std::make_move_iterator(out.end()));
-  exits_[loop.name()] = std::move(exits);
+  exits_[loop.name()] = std::move(each);
   return true;
 }
 
@@ -213,7 +221,8 @@ bool HasLoopsToLower(const GraphDef& graph) {
 }
 
 absl::Status LowerWhileLoops(GraphDef* graph, const OpRegistry* ops,
-                             const FunctionDefLibrary* library) {
+                             const FunctionDefLibrary* library,
+                             absl::flat_hash_map<std::string, std::string>* exits_of) {
   if (!HasLoopsToLower(*graph)) return absl::OkStatus();
   const FunctionDefLibrary& lib = library != nullptr ? *library : graph->library();
   Lowering lowering(ops, lib, *graph);
@@ -231,10 +240,10 @@ absl::Status LowerWhileLoops(GraphDef* graph, const OpRegistry* ops,
     }
     *done.Add() = std::move(n);
   }
-  // What reads a loop's output reads its Exit (the IdentityN stays for
-  // fetches and control inputs), so that a step that needs some of a loop's
-  // outputs runs only the part of the frame they depend on, as TensorFlow
-  // rewires a loop that is not fetched.
+  // What reads a loop's output reads that output alone (the IdentityN
+  // stays for fetches and control inputs), so that a step that needs some
+  // of a loop's outputs runs only the part of the frame they depend on, as
+  // TensorFlow rewires a loop that is not fetched.
   const auto& exits = lowering.exits();
   for (NodeDef& n : done) {
     if (exits.contains(n.name()) && n.op() == "IdentityN") continue;
@@ -249,6 +258,13 @@ absl::Status LowerWhileLoops(GraphDef* graph, const OpRegistry* ops,
     }
   }
   graph->mutable_node()->Swap(&done);
+  if (exits_of != nullptr) {
+    for (const auto& [loop, loop_exits] : exits) {
+      for (size_t i = 0; i < loop_exits.size(); ++i) {
+        (*exits_of)[absl::StrCat(loop, ":", i)] = loop_exits[i] + ":0";
+      }
+    }
+  }
   return absl::OkStatus();
 }
 

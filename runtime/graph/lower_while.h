@@ -5,10 +5,10 @@
 // body inlined between Enter, Merge, Switch, NextIteration and Exit nodes:
 // iterations then overlap as far as their data allow, up to the loop's
 // `parallel_iterations`, instead of running one call of the body after
-// another. An IdentityN of the Exits takes the loop's name, so what fetches
-// its outputs or waits for it still does; the nodes that read its outputs
-// read the Exits instead, so that a step runs only the part of the frame it
-// needs.
+// another. An IdentityN of its outputs takes the loop's name, so what
+// fetches them or waits for the loop still does; the nodes that read an
+// output read an Identity of its Exit instead, so that a step runs only the
+// part of the frame it needs.
 //
 //   GraphDef lowered = def;
 //   MG_RETURN_IF_ERROR(LowerWhileLoops(&lowered, StandardOps()));
@@ -20,6 +20,9 @@
 #ifndef MINIGRAPH_RUNTIME_GRAPH_LOWER_WHILE_H_
 #define MINIGRAPH_RUNTIME_GRAPH_LOWER_WHILE_H_
 
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "core/proto/graph.pb.h"
 #include "runtime/graph/op_registry.h"
@@ -32,8 +35,12 @@ bool HasLoopsToLower(const GraphDef& graph);
 // Lowers the loops of `graph` (not those inside its library's functions:
 // a function's graph is lowered when it is instantiated). `library`: where
 // the loops' functions are (the graph's own library when null).
+// `exits` (if not null) gets each lowered loop's output ("loop:1") and the
+// tensor its readers now read: a step that feeds the output must feed that
+// one too.
 absl::Status LowerWhileLoops(GraphDef* graph, const OpRegistry* ops,
-                             const FunctionDefLibrary* library = nullptr);
+                             const FunctionDefLibrary* library = nullptr,
+                             absl::flat_hash_map<std::string, std::string>* exits = nullptr);
 
 }  // namespace minigraph
 
