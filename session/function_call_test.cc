@@ -265,6 +265,19 @@ TEST(FunctionCallTest, ALoopMarkedForLoweringRunsAsAFrame) {
   // A fed output of the loop reaches its readers.
   ASSERT_OK(sess->Run({{"loop:1", Tensor::Scalar<float>(7)}}, {"after:0"}, {}, &out));
   EXPECT_EQ(*out[0].data<float>(), 7.0f);
+
+  // A marked loop whose body is not in the library stays a While, and its
+  // kernel names the function.
+  for (NodeDef& n : *def.mutable_node()) {
+    if (n.name() == "loop") (*n.mutable_attr())["body"].mutable_func()->set_name("absent");
+  }
+  GraphDef kept = def;
+  ASSERT_OK(LowerWhileLoops(&kept, StandardOps()));
+  EXPECT_TRUE(HasLoopsToLower(kept));
+  ASSERT_OK_AND_ASSIGN(auto broken, NewSession(SessionOptions()));
+  absl::Status s = broken->Create(def);
+  if (s.ok()) s = broken->Run({{"x", Tensor::Scalar<float>(1.5f)}}, {"loop:1"}, {}, &out);
+  EXPECT_THAT(s, StatusIs(absl::StatusCode::kNotFound, HasSubstr("absent")));
 }
 
 // Functions with list arguments and results, as TensorFlow 1's Defun and

@@ -240,16 +240,16 @@ absl::Status LocalSession::RunStep(const RunOptions& options,
   }
   // A lowered loop's readers read its outputs one by one: a fed output of
   // the loop is fed to them there too.
+  // (The feeds are copied only in a step that feeds one.)
   std::vector<std::pair<std::string, Tensor>> with_exits;
   const std::vector<std::pair<std::string, Tensor>>* fed = &feeds;
-  if (!program->loop_exits.empty()) {
-    with_exits = feeds;
-    for (const auto& [name, value] : feeds) {
-      absl::StatusOr<TensorId> id = ParseTensorName(name);
-      if (!id.ok()) continue;
-      auto exit = program->loop_exits.find(absl::StrCat(id->node, ":", id->index));
-      if (exit != program->loop_exits.end()) with_exits.emplace_back(exit->second, value);
-    }
+  for (size_t i = 0; !program->loop_exits.empty() && i < feeds.size(); ++i) {
+    absl::StatusOr<TensorId> id = ParseTensorName(feeds[i].first);
+    if (!id.ok()) continue;
+    auto exit = program->loop_exits.find(absl::StrCat(id->node, ":", id->index));
+    if (exit == program->loop_exits.end()) continue;
+    if (fed == &feeds) with_exits = feeds;
+    with_exits.emplace_back(exit->second, feeds[i].second);
     fed = &with_exits;
   }
   MG_ASSIGN_OR_RETURN(const Executor* ex,
