@@ -4,6 +4,8 @@
 #include "core/path.h"
 #include "core/status_macros.h"
 #include "runtime/cc/ops.h"
+#include "runtime/cc/optimizers.h"
+#include "runtime/cc/summary.h"
 #include "runtime/cc/variables.h"
 
 namespace minigraph {
@@ -93,7 +95,25 @@ absl::StatusOr<Scaffold> Scaffold::Finalize(const Scope& scope, ScaffoldOptions 
     }
     options.saver = s.owned_saver_.get();
   }
-  MG_ASSIGN_OR_RETURN(s.graph_, scope.ToGraphDef());
+  if (options.summary_op.empty()) {
+    MG_ASSIGN_OR_RETURN(std::optional<std::string> op,
+                        FromCollection(scope, summary::kSummaryOpCollection, "summary_op"));
+    if (!op) {
+      std::optional<Output> merged = summary::MergeAll(scope);
+      MG_RETURN_IF_ERROR(scope.status());
+      if (merged) {
+        op = merged->tensor_name();
+        scope.AddToCollection(summary::kSummaryOpCollection, *op);
+      }
+    }
+    if (op) options.summary_op = {*op};
+  }
+  for (const std::string& name : scope.GetCollection(kGlobalStepCollection)) {
+    for (const Variable& v : GlobalVariables(scope)) {
+      if (v.name() == name) s.global_step_ = v.value().tensor_name();
+    }
+  }
+  MG_ASSIGN_OR_RETURN(s.meta_graph_, scope.ToMetaGraphDef());
   s.options_ = std::move(options);
   return s;
 }

@@ -10,6 +10,10 @@
 //   ready_for_local_init_op  "ready_for_local_init_op"  the same over global variables only
 //   local_init_op            "local_init_op"            group(local_variables_initializer())
 //   saver                    "savers" (SaverDefs)       Saver(sharded, allow_empty)
+//   summary_op               "summary_op"               merge_all() of "summaries", if any
+//
+// and the global step's value, from the "global_step" collection (what the
+// training hooks read; empty when the graph has none).
 //
 // minigraph has no resource variables, lookup tables or SavedModel
 // initializers, so those parts of TensorFlow's defaults are empty (the
@@ -35,6 +39,7 @@
 #include "absl/time/time.h"
 #include "core/env.h"
 #include "core/proto/graph.pb.h"
+#include "core/proto/meta_graph.pb.h"
 #include "runtime/cc/scope.h"
 #include "session/saver.h"
 #include "session/session.h"
@@ -60,6 +65,8 @@ struct ScaffoldOptions {
   std::vector<std::string> local_init_op = {};
   std::vector<std::pair<std::string, Tensor>> local_init_feed_dict = {};
   Saver* saver = nullptr;  // Not owned; must outlive the Scaffold.
+  // Tensors of serialized Summary protos, written by SummarySaverHook.
+  std::vector<std::string> summary_op = {};
   // Files and time for the Saver and the sessions' waits; not owned.
   Env* env = Env::Default();
 };
@@ -79,14 +86,21 @@ class Scaffold {
   }
   const std::vector<std::string>& local_init_op() const { return options_.local_init_op; }
   Saver* saver() const { return options_.saver; }
-  const GraphDef& graph() const { return graph_; }
+  const std::vector<std::string>& summary_op() const { return options_.summary_op; }
+  // "global_step/read:0" (the global step variable's value), or empty.
+  const std::string& global_step_tensor() const { return global_step_; }
+  const GraphDef& graph() const { return meta_graph_.graph_def(); }
+  // The graph with its collections and SaverDef, as CheckpointSaverHook
+  // writes it next to each checkpoint (".meta") and to event files.
+  const MetaGraphDef& meta_graph() const { return meta_graph_; }
   const ScaffoldOptions& options() const { return options_; }
 
  private:
   Scaffold() = default;
   ScaffoldOptions options_;
   std::shared_ptr<Saver> owned_saver_;  // the default Saver, when built
-  GraphDef graph_;
+  MetaGraphDef meta_graph_;
+  std::string global_step_;
 };
 
 // TensorFlow's ChiefSessionCreator: a SessionManager with the scaffold's
