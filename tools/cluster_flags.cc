@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 
 #include "absl/flags/flag.h"
 #include "absl/strings/str_cat.h"
@@ -18,7 +20,8 @@
 
 ABSL_FLAG(std::string, cluster, "",
           "The cluster: JOB=HOST:PORT[,HOST:PORT...][;JOB=...]; task i of a job is its i-th "
-          "address");
+          "address. Without --cluster or --cluster_file, the TF_CONFIG environment variable "
+          "(TensorFlow's JSON) gives the cluster and this task");
 ABSL_FLAG(std::string, cluster_file, "",
           "The cluster as a tensorflow.ClusterDef in protobuf text format (instead of --cluster)");
 ABSL_FLAG(std::string, job_name, "", "This task's job (required with a cluster)");
@@ -41,8 +44,26 @@ ABSL_FLAG(std::string, auth_token_file, "",
 
 namespace minigraph {
 
+namespace {
+
+// TF_CONFIG's text, when it is set and not empty.
+std::optional<std::string> TfConfigVariable() {
+  const char* v = std::getenv("TF_CONFIG");
+  if (v == nullptr || *v == '\0') return std::nullopt;
+  return std::string(v);
+}
+
+}  // namespace
+
 bool ClusterFlagsGiven() {
-  return !absl::GetFlag(FLAGS_cluster).empty() || !absl::GetFlag(FLAGS_cluster_file).empty();
+  if (!absl::GetFlag(FLAGS_cluster).empty() || !absl::GetFlag(FLAGS_cluster_file).empty()) {
+    return true;
+  }
+  // A TF_CONFIG that does not parse counts, so that its error is reported.
+  std::optional<std::string> tf_config = TfConfigVariable();
+  if (!tf_config) return false;
+  absl::StatusOr<TfConfig> c = ParseTfConfig(*tf_config);
+  return !c.ok() || !c->cluster.job().empty();
 }
 
 void ApplyMemoryFlags() {
@@ -63,11 +84,22 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags() {
     MG_ASSIGN_OR_RETURN(opts.cluster, ReadClusterFile(Env::Default(), file));
   }
   opts.job_name = absl::GetFlag(FLAGS_job_name);
+  opts.task_index = absl::GetFlag(FLAGS_task_index);
+  // Without cluster flags, TensorFlow's TF_CONFIG (its task unless
+  // --job_name says otherwise).
+  if (std::optional<std::string> tf_config = TfConfigVariable();
+      tf_config && spec.empty() && file.empty()) {
+    MG_ASSIGN_OR_RETURN(TfConfig c, ParseTfConfig(*tf_config));
+    opts.cluster = std::move(c.cluster);
+    if (opts.job_name.empty()) {
+      opts.job_name = c.task_type;
+      opts.task_index = c.task_index;
+    }
+  }
   if (!opts.cluster.job().empty() && opts.job_name.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "--job_name is required with a cluster (jobs: ", ClusterSpecString(opts.cluster), ")"));
   }
-  opts.task_index = absl::GetFlag(FLAGS_task_index);
   if (opts.task_index < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("--task_index=", opts.task_index, " is negative"));

@@ -10,14 +10,18 @@
 
 namespace minigraph {
 
-// True when --cluster or --cluster_file is given.
+// True when --cluster or --cluster_file is given, or else the TF_CONFIG
+// environment variable names a cluster (or does not parse).
 bool ClusterFlagsGiven();
 
-// The server options the flags describe; also makes the TLS and token
+// The server options the flags (or TF_CONFIG: its cluster, and its task
+// unless --job_name is given) describe; also makes the TLS and token
 // settings this process's grpc:// client settings. Returns InvalidArgument
 // naming the flag at fault (both --cluster and --cluster_file, a cluster
 // without --job_name, a negative --task_index, a task the cluster does not
-// have) and the Env's error for a file that cannot be read.
+// have), InvalidArgument starting "TF_CONFIG: " for a TF_CONFIG that does not
+// parse or names a task its cluster does not have, and the Env's error for a
+// file that cannot be read.
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags();
 
 // With --retain_freed_memory (the default), RetainFreedMemory

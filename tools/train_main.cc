@@ -8,10 +8,12 @@
 //
 // Between-graph replication across processes, as TensorFlow 1.x does it:
 // every process of the cluster runs `train` with the same --cluster and
-// its own --job_name/--task_index, and hosts its task's server. ps tasks
-// only serve (the variables live there, placed round robin); worker task 0
-// is the chief, which restores or initializes and saves; the other workers
-// wait for it (WaitForSession) and train the shared model on their own data.
+// its own --job_name/--task_index (or TensorFlow's TF_CONFIG environment
+// variable instead of the three), and hosts its task's server. ps tasks
+// only serve (the variables live there, placed round robin); the chief (task
+// 0 of a "chief" job, else worker task 0) restores or initializes and saves;
+// the other workers wait for it (WaitForSession) and train the shared model
+// on their own data.
 //
 //   C='ps=127.0.0.1:2222;worker=127.0.0.1:2223,127.0.0.1:2224'
 //   train --cluster=$C --job_name=ps --task_index=0 &
@@ -448,9 +450,10 @@ int Run() {
     const std::string job = so.job_name;
     const int task = so.task_index;
     task_index = task;
-    if (job != "ps" && job != "worker") {
-      return Fail(absl::InvalidArgumentError(
-          absl::StrCat("--job_name must be ps or worker with --cluster, got '", job, "'")));
+    if (job != "ps" && job != "worker" && job != "chief") {
+      return Fail(absl::InvalidArgumentError(absl::StrCat(
+          "--job_name (or TF_CONFIG's task.type) must be ps, worker or chief in a cluster, got '",
+          job, "'")));
     }
     if (!target.empty() || absl::GetFlag(FLAGS_workers) > 0) {
       return Fail(absl::InvalidArgumentError(
@@ -461,16 +464,19 @@ int Run() {
     so.inter_op_threads = 2;
     if (job == "ps") return ServePs(so);
     int num_ps = 0;
+    bool chief_job = false;  // TensorFlow's "chief" job: then no worker is the chief
     for (const auto& j : cluster.job()) {
       if (j.name() == "ps") num_ps = j.tasks_size();
+      if (j.name() == "chief") chief_job = true;
     }
     auto s = Server::Create(so);
     if (!s.ok()) return Fail(s.status());
     server = *std::move(s);
     target = server->target();
-    device_fn = ReplicaDeviceSetter(num_ps, absl::StrCat("/job:worker/task:", task));
-    chief = task == 0;
-    seed += task;  // each worker trains on its own data
+    device_fn = ReplicaDeviceSetter(num_ps, absl::StrCat("/job:", job, "/task:", task));
+    chief = job == "chief" || (!chief_job && task == 0);
+    // Each worker trains on its own data; a chief job's task on the seed's.
+    if (job == "worker") seed += chief_job ? task + 1 : task;
   }
   if (logdir.empty() && chief) return Fail(absl::InvalidArgumentError("--logdir is required"));
   if (absl::GetFlag(FLAGS_workers) > 0 && target.rfind("local://", 0) != 0) {

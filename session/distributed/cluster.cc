@@ -11,7 +11,9 @@
 #include "absl/strings/str_split.h"
 #include "core/status_macros.h"
 #include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/struct.pb.h"
 #include "google/protobuf/text_format.h"
+#include "google/protobuf/util/json_util.h"
 
 namespace minigraph {
 namespace {
@@ -187,6 +189,108 @@ std::string ClusterSpecString(const tensorflow::ClusterDef& cluster) {
     jobs.push_back(absl::StrCat(job.name(), "=", absl::StrJoin(addrs, ",")));
   }
   return absl::StrJoin(jobs, ";");
+}
+
+namespace {
+
+absl::Status TfConfigError(absl::string_view what) {
+  return absl::InvalidArgumentError(absl::StrCat("TF_CONFIG: ", what));
+}
+
+// A JSON number that is a whole number in [0, 2^31).
+absl::StatusOr<int> IndexOf(const google::protobuf::Value& v, absl::string_view what) {
+  double d = -1;
+  if (v.kind_case() == google::protobuf::Value::kNumberValue) {
+    d = v.number_value();
+  } else if (v.kind_case() == google::protobuf::Value::kStringValue) {
+    if (!absl::SimpleAtod(v.string_value(), &d)) d = -1;
+  }
+  if (!(d >= 0 && d < 2147483648.0) || d != static_cast<int>(d)) {
+    return TfConfigError(absl::StrCat(what, " must be a task index (0, 1, ...)"));
+  }
+  return static_cast<int>(d);
+}
+
+}  // namespace
+
+absl::StatusOr<TfConfig> ParseTfConfig(absl::string_view json) {
+  google::protobuf::Struct root;
+  if (auto s = google::protobuf::util::JsonStringToMessage(std::string(json), &root); !s.ok()) {
+    return TfConfigError(absl::StrCat("not a JSON object: ", s.ToString()));
+  }
+  TfConfig config;
+  const auto& fields = root.fields();
+  if (auto it = fields.find("cluster"); it != fields.end()) {
+    if (it->second.kind_case() != google::protobuf::Value::kStructValue) {
+      return TfConfigError("\"cluster\" must be an object of job name -> task addresses");
+    }
+    std::map<std::string, const google::protobuf::Value*> jobs;  // sorted, as TensorFlow's
+    for (const auto& [name, tasks] : it->second.struct_value().fields()) jobs[name] = &tasks;
+    for (const auto& [name, tasks] : jobs) {
+      tensorflow::JobDef* job = config.cluster.add_job();
+      job->set_name(name);
+      const std::string where = absl::StrCat("cluster.", name);
+      if (tasks->kind_case() == google::protobuf::Value::kListValue) {
+        int i = 0;
+        for (const google::protobuf::Value& a : tasks->list_value().values()) {
+          if (a.kind_case() != google::protobuf::Value::kStringValue) {
+            return TfConfigError(absl::StrCat(where, "[", i, "] must be a \"host:port\" string"));
+          }
+          (*job->mutable_tasks())[i++] = a.string_value();
+        }
+      } else if (tasks->kind_case() == google::protobuf::Value::kStructValue) {
+        for (const auto& [key, a] : tasks->struct_value().fields()) {
+          int index = 0;
+          if (!absl::SimpleAtoi(key, &index) || index < 0) {
+            return TfConfigError(absl::StrCat(where, ": '", key, "' is not a task index"));
+          }
+          if (a.kind_case() != google::protobuf::Value::kStringValue) {
+            return TfConfigError(
+                absl::StrCat(where, ".", key, " must be a \"host:port\" string"));
+          }
+          (*job->mutable_tasks())[index] = a.string_value();
+        }
+      } else {
+        return TfConfigError(absl::StrCat(where, " must be a list of \"host:port\" strings"));
+      }
+    }
+    if (absl::Status s = ValidateCluster(config.cluster); !s.ok()) {
+      return TfConfigError(s.message());
+    }
+  }
+  if (auto it = fields.find("task"); it != fields.end()) {
+    if (it->second.kind_case() != google::protobuf::Value::kStructValue) {
+      return TfConfigError("\"task\" must be an object with \"type\" and \"index\"");
+    }
+    const auto& task = it->second.struct_value().fields();
+    auto type = task.find("type");
+    if (type == task.end() || type->second.kind_case() != google::protobuf::Value::kStringValue ||
+        type->second.string_value().empty()) {
+      return TfConfigError("task.type must be a job name (\"chief\", \"worker\", \"ps\", ...)");
+    }
+    config.task_type = type->second.string_value();
+    if (auto index = task.find("index"); index != task.end()) {
+      MG_ASSIGN_OR_RETURN(config.task_index, IndexOf(index->second, "task.index"));
+    }
+    if (!config.cluster.job().empty()) {
+      if (absl::Status s = TaskAddress(config.cluster, config.task_type, config.task_index).status();
+          !s.ok()) {
+        return TfConfigError(absl::StrCat("task ", config.task_type, ":", config.task_index,
+                                          ": ", s.message()));
+      }
+    }
+  }
+  if (auto it = fields.find("rpc_layer"); it != fields.end()) {
+    if (it->second.kind_case() != google::protobuf::Value::kStringValue) {
+      return TfConfigError("\"rpc_layer\" must be a string");
+    }
+    config.rpc_layer = it->second.string_value();
+    if (!config.rpc_layer.empty() && config.rpc_layer != "grpc") {
+      return TfConfigError(absl::StrCat("rpc_layer \"", config.rpc_layer,
+                                        "\" is not supported (only \"grpc\")"));
+    }
+  }
+  return config;
 }
 
 }  // namespace minigraph

@@ -31,6 +31,24 @@ absl::StatusOr<tensorflow::ClusterDef> ParseClusterSpec(absl::string_view spec);
 // for text that does not parse or a cluster that does not validate.
 absl::StatusOr<tensorflow::ClusterDef> ReadClusterFile(Env* env, const std::string& path);
 
+// TensorFlow's TF_CONFIG environment variable, as its cluster resolvers
+// read it (Kubernetes operators and SageMaker set it):
+//   {"cluster": {"chief": ["c:2222"], "worker": ["w0:2222", "w1:2222"],
+//                "ps": ["p:2222"]},
+//    "task": {"type": "worker", "index": 1}, "rpc_layer": "grpc"}
+// A job's tasks are a list of addresses, or an object of index -> address.
+struct TfConfig {
+  tensorflow::ClusterDef cluster;
+  std::string task_type;  // empty when the JSON names no task
+  int task_index = 0;
+  std::string rpc_layer;
+};
+// Returns InvalidArgument starting "TF_CONFIG" and naming the part at fault
+// for JSON that does not parse, a field of the wrong kind, a task whose job
+// the cluster does not have or whose index is past its tasks, or a cluster
+// that does not validate.
+absl::StatusOr<TfConfig> ParseTfConfig(absl::string_view json);
+
 // OK when every job has a unique non-empty name, its task indices are
 // 0..n-1, and every address is HOST:PORT; else InvalidArgument naming the
 // job and task.

@@ -8,6 +8,7 @@
 namespace minigraph {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 TEST(ClusterTest, ParsesTheFlagForm) {
@@ -76,6 +77,43 @@ TEST(ClusterTest, DeviceStrings) {
   EXPECT_EQ(d.type, "");
   EXPECT_THAT(ParseDeviceSpec("/job:ps/task:x").status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("cannot read 'task:x'")));
+}
+
+TEST(ClusterTest, ReadsTfConfig) {
+  ASSERT_OK_AND_ASSIGN(
+      TfConfig c,
+      ParseTfConfig(R"({"cluster": {"worker": ["w0:2223", "w1:2224"], "ps": ["p:2222"],
+                                    "chief": {"0": "c:2225"}},
+                        "task": {"type": "worker", "index": 1}, "rpc_layer": "grpc"})"));
+  EXPECT_EQ(ClusterSpecString(c.cluster), "chief=c:2225;ps=p:2222;worker=w0:2223,w1:2224");
+  EXPECT_EQ(c.task_type, "worker");
+  EXPECT_EQ(c.task_index, 1);
+  EXPECT_EQ(c.rpc_layer, "grpc");
+  ASSERT_OK_AND_ASSIGN(TfConfig no_task, ParseTfConfig(R"({"cluster": {"ps": ["p:1"]}})"));
+  EXPECT_EQ(no_task.task_type, "");
+}
+
+TEST(ClusterTest, BadTfConfigsNameThePartAtFault) {
+  auto bad = [](absl::string_view json, absl::string_view what) {
+    EXPECT_THAT(ParseTfConfig(json).status(),
+                StatusIs(absl::StatusCode::kInvalidArgument,
+                         AllOf(HasSubstr("TF_CONFIG: "), HasSubstr(what))))
+        << json;
+  };
+  bad("{cluster", "not a JSON object");
+  bad(R"({"cluster": ["a:1"]})", "\"cluster\" must be an object");
+  bad(R"({"cluster": {"ps": "a:1"}})", "cluster.ps must be a list");
+  bad(R"({"cluster": {"ps": [1]}})", "cluster.ps[0] must be a \"host:port\" string");
+  bad(R"({"cluster": {"ps": {"x": "a:1"}}})", "cluster.ps: 'x' is not a task index");
+  bad(R"({"cluster": {"ps": ["nohost"]}})", "nohost");
+  bad(R"({"cluster": {"ps": ["a:1"]}, "task": {"type": "worker", "index": 0}})",
+      "task worker:0");
+  bad(R"({"cluster": {"ps": ["a:1"]}, "task": {"type": "ps", "index": 3}})", "task ps:3");
+  bad(R"({"cluster": {"ps": ["a:1"]}, "task": {"type": "ps", "index": -1}})",
+      "task.index must be a task index");
+  bad(R"({"cluster": {"ps": ["a:1"]}, "task": {"index": 0}})", "task.type must be a job name");
+  bad(R"({"cluster": {"ps": ["a:1"]}, "rpc_layer": "grpc+verbs"})",
+      "rpc_layer \"grpc+verbs\" is not supported");
 }
 
 }  // namespace

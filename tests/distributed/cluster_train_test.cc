@@ -2,7 +2,8 @@
 // one ps, a chief and a worker, TensorFlow's between-graph replication. The
 // failures the distributed runtime must survive, with real processes:
 // a worker started before its ps and chief, the chief killed and restarted,
-// the ps killed (steps fail naming it, no hang) and the job resumed.
+// the ps killed (steps fail naming it, no hang) and the job resumed; the
+// cluster and task from TF_CONFIG.
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -142,6 +143,53 @@ TEST(ClusterTrainTest, AKilledPsFailsStepsNamingItAndTheJobResumes) {
   EXPECT_THAT(chief2->output(), HasSubstr("restored step "));
   ps2->Signal(SIGTERM);
   ExpectExit(ps2.get(), 0);
+}
+
+// Starts `train` with TF_CONFIG (and no cluster flags) set to `tf_config`.
+std::unique_ptr<Subprocess> StartWithTfConfig(const std::string& tf_config,
+                                              const std::vector<std::string>& flags) {
+  setenv("TF_CONFIG", tf_config.c_str(), 1);
+  std::vector<std::string> argv = {*train_binary};
+  argv.insert(argv.end(), flags.begin(), flags.end());
+  auto p = Subprocess::Start(argv, /*with_stdout=*/true);
+  unsetenv("TF_CONFIG");
+  EXPECT_OK(p.status());
+  return *std::move(p);
+}
+
+TEST(ClusterTrainTest, TfConfigGivesTheClusterAndTheTaskWithAChiefJob) {
+  absl::StatusOr<int> ps_port = PickUnusedPort();
+  absl::StatusOr<int> chief_port = PickUnusedPort();
+  ASSERT_OK(ps_port.status());
+  ASSERT_OK(chief_port.status());
+  const std::string cluster = absl::StrCat(R"("cluster": {"ps": ["127.0.0.1:)", *ps_port,
+                                           R"("], "chief": ["127.0.0.1:)", *chief_port, R"("]})");
+  auto tf_config = [&](const std::string& type) {
+    return absl::StrCat("{", cluster, R"(, "task": {"type": ")", type, R"(", "index": 0}})");
+  };
+  auto ps = StartWithTfConfig(tf_config("ps"), {});
+  ASSERT_OK(ps->WaitForLine("serving at", kTimeout));
+  const std::string logdir = NewLogdir("tf_config");
+  auto chief = StartWithTfConfig(tf_config("chief"), {"--logdir=" + logdir, "--model=linear",
+                                                      "--steps=60", "--save_every=20"});
+  ExpectExit(chief.get(), 0);
+  EXPECT_THAT(chief->output(), HasSubstr("initialized from scratch"));
+  EXPECT_THAT(chief->output(), HasSubstr("done: step 60"));
+  ps->Signal(SIGTERM);
+  ExpectExit(ps.get(), 0);
+
+  // A TF_CONFIG that does not parse, or names a job train has no role for,
+  // stops it with the reason.
+  auto bad = StartWithTfConfig("{\"cluster\": ", {"--logdir=" + logdir});
+  ExpectExit(bad.get(), 1);
+  EXPECT_THAT(bad->output(), HasSubstr("TF_CONFIG: not a JSON object"));
+  auto evaluator = StartWithTfConfig(
+      absl::StrCat(R"({"cluster": {"evaluator": ["127.0.0.1:)", *chief_port,
+                   R"("]}, "task": {"type": "evaluator"}})"),
+      {"--logdir=" + logdir});
+  ExpectExit(evaluator.get(), 1);
+  EXPECT_THAT(evaluator->output(), HasSubstr("must be ps, worker or chief in a cluster, got "
+                                             "'evaluator'"));
 }
 
 TEST(ClusterTrainTest, AWorkerKilledMidStepLeavesTheModelConsistent) {
