@@ -32,7 +32,7 @@ absl::StatusOr<std::unique_ptr<EventsWriter>> EventsWriter::Create(const std::st
   }
   std::unique_ptr<EventsWriter> w(new EventsWriter(logdir, std::move(options)));
   absl::MutexLock lock(&w->mu_);
-  MG_RETURN_IF_ERROR(w->OpenFile());
+  if (!w->options_.open_on_first_event) MG_RETURN_IF_ERROR(w->OpenFile());
   return w;
 }
 
@@ -73,6 +73,7 @@ absl::Status EventsWriter::WriteLocked(const Event& event) {
     return absl::FailedPreconditionError(
         absl::StrCat("event file ", filename_, " is closed; the event was not written"));
   }
+  if (file_ == nullptr) MG_RETURN_IF_ERROR(OpenFile());
   MG_RETURN_IF_ERROR(records_->WriteRecord(event.SerializeAsString()));
   ++pending_;
   const uint64_t now = options_.env->NowMicros();
@@ -85,6 +86,7 @@ absl::Status EventsWriter::WriteLocked(const Event& event) {
 
 absl::Status EventsWriter::FlushLocked() {
   if (closed_) return absl::OkStatus();
+  if (file_ == nullptr) return OpenFile();
   if (!options_.env->FileExists(filename_).ok()) {
     // Deleted under us: what was written is gone with it; go on in a new
     // file rather than into an unlinked one nobody can read.
@@ -161,7 +163,7 @@ absl::Status EventsWriter::Flush() {
 absl::Status EventsWriter::Close() {
   absl::MutexLock lock(&mu_);
   if (closed_) return absl::OkStatus();
-  absl::Status s = FlushLocked();
+  absl::Status s = file_ != nullptr ? FlushLocked() : absl::OkStatus();
   closed_ = true;
   if (file_ != nullptr) s.Update(file_->Close());
   records_.reset();

@@ -51,12 +51,17 @@ struct EventsWriterOptions {
   int max_pending = 10;
   // Appended to the file name (TensorFlow's filename_suffix).
   std::string filename_suffix = {};
+  // Beyond TensorFlow: Create makes no file; the first event (or Flush)
+  // does, so a process that fails before it has anything to say leaves
+  // its log directory as it was.
+  bool open_on_first_event = false;
 };
 
 class EventsWriter {
  public:
   // Creates `logdir` (and its parents) if needed and a new event file in
-  // it, with its file_version event written and flushed. A name already
+  // it (at once, or at the first event: see the options), with its
+  // file_version event written and flushed. A name already
   // taken (two writers in one second) gets ".1", ".2", ... appended rather
   // than overwriting it.
   static absl::StatusOr<std::unique_ptr<EventsWriter>> Create(const std::string& logdir,
@@ -67,7 +72,7 @@ class EventsWriter {
   EventsWriter(const EventsWriter&) = delete;
   EventsWriter& operator=(const EventsWriter&) = delete;
 
-  // The file being written.
+  // The file being written ("" before it is opened).
   std::string filename() const;
 
   // Writes `event`, its wall_time set to now when it is 0.

@@ -164,6 +164,23 @@ TEST_F(EventsWriterTest, DeletedFileIsReplacedAtTheNextFlush) {
   EXPECT_THAT(ReadEvents(w->filename()), SizeIs(2));
 }
 
+TEST_F(EventsWriterTest, OpenOnFirstEventLeavesNoFileUntilThen) {
+  ASSERT_OK_AND_ASSIGN(auto w, EventsWriter::Create("/logs", {.env = &env_,
+                                                              .open_on_first_event = true}));
+  EXPECT_EQ(w->filename(), "");
+  EXPECT_THAT(Files(), SizeIs(0));
+  ASSERT_THAT(w->AddScalar("loss", 1, 1), IsOk());
+  ASSERT_THAT(w->Close(), IsOk());
+  std::vector<Event> events = ReadEvents(w->filename());
+  ASSERT_THAT(events, SizeIs(2));
+  EXPECT_EQ(events[0].file_version(), "brain.Event:2");
+  ASSERT_OK_AND_ASSIGN(auto unused, EventsWriter::Create("/logs/quiet",
+                                                         {.env = &env_,
+                                                          .open_on_first_event = true}));
+  ASSERT_THAT(unused->Close(), IsOk());
+  EXPECT_FALSE(mem_.FileExists("/logs/quiet").ok());
+}
+
 TEST_F(EventsWriterTest, BadInputsAreErrorsThatNameThem) {
   EXPECT_THAT(EventsWriter::Create("", {.env = &env_}).status(),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("log directory")));

@@ -187,6 +187,13 @@ absl::Status CheckpointSaverHook::Begin(const GraphDef& graph) {
   return absl::OkStatus();
 }
 
+void CheckpointSaverHook::BeforeSessionClose(Session*) {
+  if (absl::StatusOr<std::string> last = o_.saver->Wait(); !last.ok()) {
+    MG_LOG(WARNING) << "the checkpoint being written when the session closed failed: "
+                    << last.status();
+  }
+}
+
 absl::Status CheckpointSaverHook::AfterCreateSession(Session* session) {
   MG_ASSIGN_OR_RETURN(int64_t step, ReadStep(session, o_.global_step));
   if (o_.save_graph_def && o_.meta_graph != nullptr) {
@@ -220,7 +227,7 @@ absl::Status CheckpointSaverHook::AfterRun(SessionRunContext* context,
   MG_ASSIGN_OR_RETURN(int64_t step, ReadStep(context->session(), o_.global_step));
   if (!timer_.ShouldTriggerForStep(step)) return absl::OkStatus();
   timer_.UpdateLastTriggeredStep(step);
-  MG_ASSIGN_OR_RETURN(bool stop, Save(context->session(), step));
+  MG_ASSIGN_OR_RETURN(bool stop, Save(context->session(), step, o_.async_save));
   if (stop) context->RequestStop();
   return absl::OkStatus();
 }
@@ -232,14 +239,18 @@ absl::Status CheckpointSaverHook::End(Session* session) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<bool> CheckpointSaverHook::Save(Session* session, int64_t step) {
+absl::StatusOr<bool> CheckpointSaverHook::Save(Session* session, int64_t step, bool async) {
   for (const auto& l : o_.listeners) MG_RETURN_IF_ERROR(l->BeforeSave(session, step));
   const std::string prefix = JoinPath(o_.checkpoint_dir, o_.checkpoint_basename);
   MG_LOG(INFO) << "Saving checkpoints for " << step << " into " << prefix << ".";
   SaveOptions save;
   save.global_step = step;
   if (o_.save_graph_def) save.meta_graph = o_.meta_graph;
-  MG_ASSIGN_OR_RETURN(std::string saved, o_.saver->Save(session, prefix, save));
+  if (async) {
+    MG_RETURN_IF_ERROR(o_.saver->SaveAsync(session, prefix, save).status());
+  } else {
+    MG_RETURN_IF_ERROR(o_.saver->Save(session, prefix, save).status());
+  }
   if (o_.writer != nullptr) {
     SessionLog log;
     log.set_status(SessionLog::CHECKPOINT);

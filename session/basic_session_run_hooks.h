@@ -130,6 +130,12 @@ class CheckpointSaverHook : public SessionRunHook {
     // next to every checkpoint (".meta"). Not owned.
     const MetaGraphDef* meta_graph = nullptr;
     bool save_graph_def = true;
+    // Beyond TensorFlow: the scheduled saves are Saver::SaveAsync (the
+    // steps go on while a snapshot is written); the saves at the session's
+    // start and at the end wait. A save in flight when a session is lost
+    // (a ps restarted) is waited for before the session closes, and its
+    // error logged, not returned.
+    bool async_save = false;
     std::string global_step = {};
     Env* env = Env::Default();
   };
@@ -142,12 +148,14 @@ class CheckpointSaverHook : public SessionRunHook {
   absl::Status BeforeRun(SessionRunContext* context, SessionRunArgs* request) override;
   absl::Status AfterRun(SessionRunContext* context, const SessionRunValues& values) override;
   absl::Status End(Session* session) override;
+  void BeforeSessionClose(Session* session) override;
 
  private:
   CheckpointSaverHook(Options o, SecondOrStepTimer timer)
       : o_(std::move(o)), timer_(std::move(timer)) {}
-  // Saves at `step`; returns whether a listener asked to stop.
-  absl::StatusOr<bool> Save(Session* session, int64_t step);
+  // Saves at `step` (in the background when `async`); returns whether a
+  // listener asked to stop.
+  absl::StatusOr<bool> Save(Session* session, int64_t step, bool async = false);
   Options o_;
   SecondOrStepTimer timer_;
 };

@@ -103,6 +103,7 @@ MonitoredSession::~MonitoredSession() { CloseSession(); }
 
 void MonitoredSession::CloseSession() {
   if (session_ == nullptr) return;
+  for (const auto& h : hooks_) h->BeforeSessionClose(session_.get());
   if (absl::Status s = session_->Close(); !s.ok() && IsPreemption(s)) {
     MG_LOG(ERROR) << "An error occurred when attempting to close the session. This may be due "
                      "to a preemption in a connected worker or parameter server. Error: "

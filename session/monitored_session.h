@@ -106,6 +106,10 @@ class SessionRunHook {
   }
   // At Close(), when the training loop ended normally (not after an error).
   virtual absl::Status End(Session* session) { return absl::OkStatus(); }
+  // Beyond TensorFlow: just before each session is closed and destroyed (at
+  // Close, when recovery drops a lost one, at destruction), for a hook
+  // whose background work still uses it to finish.
+  virtual void BeforeSessionClose(Session* session) {}
 };
 
 using HookList = std::vector<std::shared_ptr<SessionRunHook>>;

@@ -2,7 +2,14 @@
 // SessionManager (restoring the newest checkpoint of --logdir, or
 // initializing), trains on data that is a pure function of (--seed, step),
 // saves every --save_every steps and at the end, and on SIGTERM or SIGINT
-// finishes the current step, saves and exits 0.
+// finishes the current step, saves and exits 0. The loop is TensorFlow's
+// MonitoredTrainingSession (session/monitored_session.h): its hooks stop at
+// --steps, save checkpoints (also when the session starts, as TensorFlow's
+// CheckpointSaverHook does) and write TensorBoard's event file in --logdir
+// (the loss and learning rate every --summary_every steps, global_step/sec
+// every --log_every, the graph, each checkpoint); a step that fails because
+// a ps restarted makes a new session (the chief restores the newest
+// checkpoint) and goes on.
 //
 //   train --logdir=/tmp/run --model=mlp --steps=500 --save_every=50
 //
@@ -49,14 +56,18 @@
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/naming.h"
 #include "core/env.h"
+#include "core/events_writer.h"
 #include "core/logging.h"
 #include "core/path.h"
 #include "core/status_macros.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/optimizers.h"
+#include "runtime/cc/summary.h"
 #include "runtime/cc/variables.h"
 #include "session/distributed/server.h"
+#include "session/basic_session_run_hooks.h"
 #include "session/init_from_checkpoint.h"
+#include "session/monitored_session.h"
 #include "session/saver.h"
 #include "session/session_manager.h"
 #include "tools/cluster_flags.h"
@@ -106,6 +117,11 @@ ABSL_FLAG(bool, strict, true,
 ABSL_FLAG(bool, start_over, false,
           "Train from step 0 whatever --logdir holds: restore nothing, and overwrite its "
           "checkpoints as the run reaches their steps");
+ABSL_FLAG(int64_t, summary_every, 100,
+          "Write the loss and the learning rate to --logdir's event file (TensorBoard) every this "
+          "many steps (0: never)");
+ABSL_FLAG(int64_t, log_every, 100,
+          "Write global_step/sec to the event file every this many steps (0: never)");
 ABSL_FLAG(double, recovery_wait_secs, 30,
           "How long a waiting worker sleeps between looks at the model (TensorFlow's 30 s)");
 namespace minigraph {
@@ -127,6 +143,8 @@ struct Model {
   Operation train, init;
   Output ready;  // the uninitialized variables' names (SessionManager's ready_op)
   std::unique_ptr<Saver> saver;
+  std::string summary;  // the merged summaries (loss, learning_rate)
+  MetaGraphDef meta_graph;  // the graph, its collections and SaverDef
   int warm_started = 0;  // assignment_map pairs, with --warm_start_from
 };
 
@@ -321,7 +339,15 @@ absl::Status Build(Model* m, DeviceFunction device_fn, Env* env) {
   saver_options.max_to_keep = absl::GetFlag(FLAGS_max_to_keep);
   saver_options.shard_by_device = device_fn != nullptr;
   MG_ASSIGN_OR_RETURN(m->saver, Saver::Create(root, saver_options, env));
-  return m->root.status();
+  // What TensorBoard draws: the loss and the learning rate, summarized where
+  // the model lives (a worker's nodes, in a cluster).
+  summary::Scalar(root, "loss", m->loss);
+  summary::Scalar(root, "learning_rate", ops::Const(root, static_cast<float>(lr)));
+  std::optional<Output> merged = summary::MergeAll(root);
+  MG_RETURN_IF_ERROR(m->root.status());
+  m->summary = merged->tensor_name();
+  MG_ASSIGN_OR_RETURN(m->meta_graph, m->root.ToMetaGraphDef());
+  return absl::OkStatus();
 }
 
 // The batch of step k: a pure function of (seed, k). Labels follow a fixed
@@ -390,6 +416,10 @@ absl::Status CheckFlags(const std::vector<char*>& rest) {
   MG_RETURN_IF_ERROR(FlagInRange("max_to_keep", absl::GetFlag(FLAGS_max_to_keep), 0, INT_MAX));
   MG_RETURN_IF_ERROR(FlagInRange("threads", absl::GetFlag(FLAGS_threads), 1, 1024));
   MG_RETURN_IF_ERROR(FlagInRange("workers", absl::GetFlag(FLAGS_workers), 0, 1024));
+  MG_RETURN_IF_ERROR(
+      FlagInRange<int64_t>("summary_every", absl::GetFlag(FLAGS_summary_every), 0, INT64_MAX));
+  MG_RETURN_IF_ERROR(
+      FlagInRange<int64_t>("log_every", absl::GetFlag(FLAGS_log_every), 0, INT64_MAX));
   if (!absl::GetFlag(FLAGS_warm_start_map).empty() &&
       absl::GetFlag(FLAGS_warm_start_from).empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -428,58 +458,256 @@ absl::StatusOr<std::unique_ptr<FileLock>> LockLogdir(Env* env, const std::string
   return lock;
 }
 
-int Run() {
-  std::string logdir = absl::GetFlag(FLAGS_logdir);
-  std::string target = absl::GetFlag(FLAGS_target);
-  const int64_t steps = absl::GetFlag(FLAGS_steps);
-  const int batch = absl::GetFlag(FLAGS_batch);
-  uint64_t seed = absl::GetFlag(FLAGS_seed);
-  // In a cluster: this task's server, and where the model's nodes go.
-  std::unique_ptr<Server> server;
-  DeviceFunction device_fn;
+// Where this process stands in the job.
+struct Role {
   bool chief = true;
+  bool in_cluster = false;
   int task_index = 0;
-  const bool in_cluster = ClusterFlagsGiven();
+  std::string target;
+  std::unique_ptr<Server> server;  // this task's, in a cluster
+  DeviceFunction device_fn;        // ReplicaDeviceSetter, in a cluster
+  uint64_t seed = 0;
+};
+
+// In a cluster: this task's server and placement; a ps task serves here
+// until a signal and `*served` says so. Returns the exit code's error.
+absl::Status JoinCluster(Role* role, bool* served, int* exit_code) {
+  MG_ASSIGN_OR_RETURN(ServerOptions so, ServerOptionsFromFlags());
+  const std::string job = so.job_name;
+  const int task = so.task_index;
+  role->task_index = task;
+  if (job != "ps" && job != "worker" && job != "chief") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--job_name (or TF_CONFIG's task.type) must be ps, worker or chief in a cluster, got '",
+        job, "'"));
+  }
+  if (!role->target.empty() || absl::GetFlag(FLAGS_workers) > 0) {
+    return absl::InvalidArgumentError(
+        "--cluster runs one task per process: --target and --workers do not apply");
+  }
+  so.intra_op_threads = absl::GetFlag(FLAGS_threads);
+  so.inter_op_threads = 2;
+  if (job == "ps") {
+    *served = true;
+    *exit_code = ServePs(so);
+    return absl::OkStatus();
+  }
+  int num_ps = 0;
+  bool chief_job = false;  // TensorFlow's "chief" job: then no worker is the chief
+  for (const auto& j : so.cluster.job()) {
+    if (j.name() == "ps") num_ps = j.tasks_size();
+    if (j.name() == "chief") chief_job = true;
+  }
+  MG_ASSIGN_OR_RETURN(role->server, Server::Create(so));
+  role->target = role->server->target();
+  role->device_fn = ReplicaDeviceSetter(num_ps, absl::StrCat("/job:", job, "/task:", task));
+  role->chief = job == "chief" || (!chief_job && task == 0);
+  // Each worker trains on its own data; a chief job's task on the seed's.
+  if (job == "worker") role->seed += chief_job ? task + 1 : task;
+  return absl::OkStatus();
+}
+
+// The step of a checkpoint prefix ("model.ckpt-300" -> 300), or -1.
+int64_t StepOfPrefix(const std::string& prefix) {
+  int64_t step = -1;
+  const std::string base(Basename(prefix));
+  if (!absl::SimpleAtoi(base.substr(base.rfind('-') + 1), &step)) return -1;
+  return step;
+}
+
+// How the MonitoredSession gets its sessions: the chief through the
+// SessionManager's PrepareSession with train's restore policy (and a line
+// saying what it restored), a worker by waiting for the chief.
+class TrainSessionCreator : public SessionCreator {
+ public:
+  TrainSessionCreator(SessionManager* sm, const GraphDef* graph,
+                      SessionManager::PrepareOptions prepare, const Role* role, const Model* m,
+                      Env* env, std::string logdir)
+      : sm_(sm),
+        graph_(graph),
+        prepare_(std::move(prepare)),
+        role_(role),
+        m_(m),
+        env_(env),
+        logdir_(std::move(logdir)) {
+    prepare_.restored_from = &restored_from_;
+  }
+
+  absl::StatusOr<std::unique_ptr<Session>> CreateSession() override {
+    if (!role_->chief) {
+      std::printf("worker %d waiting for the chief\n", role_->task_index);
+      std::fflush(stdout);
+      return sm_->WaitForSession(role_->target, prepare_.config);
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    absl::StatusOr<std::unique_ptr<Session>> session =
+        sm_->PrepareSession(role_->target, prepare_);
+    if (role_->in_cluster && absl::IsUnavailable(session.status())) {
+      // The ps may come up after the chief, or be restarting: the
+      // MonitoredSession tries again every --recovery_wait_secs.
+      std::printf("chief waiting for the cluster: %s\n",
+                  std::string(session.status().message()).c_str());
+      std::fflush(stdout);
+    }
+    if (!session.ok()) return session.status();
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    MG_RETURN_IF_ERROR(Report(session->get(), ms));
+    return session;
+  }
+  const GraphDef& graph() const override { return *graph_; }
+
+ private:
+  absl::Status Report(Session* session, double ms) {
+    if (restored_from_.empty()) {
+      if (m_->warm_started > 0) {
+        std::printf("initialized from scratch, warm-started from %s (%d assignment%s)\n",
+                    absl::GetFlag(FLAGS_warm_start_from).c_str(), m_->warm_started,
+                    m_->warm_started == 1 ? "" : "s");
+      } else {
+        std::printf("initialized from scratch\n");
+      }
+      std::fflush(stdout);
+      return absl::OkStatus();
+    }
+    uint64_t bytes = 0;
+    const std::string base(Basename(restored_from_));
+    for (const std::string& f : env_->GetChildren(logdir_).value_or(std::vector<std::string>())) {
+      if (IsDataFilenameOf(base, f)) bytes += env_->GetFileSize(JoinPath(logdir_, f)).value_or(0);
+    }
+    // The checkpoint's step, from its name (in a cluster, workers may
+    // already have moved global_step on since the restore).
+    int64_t restored = StepOfPrefix(restored_from_);
+    if (restored < 0) {
+      std::vector<Tensor> gs;
+      MG_RETURN_IF_ERROR(session->Run({}, {"global_step/read"}, {}, &gs));
+      restored = *gs[0].data<int64_t>();
+    }
+    std::printf("restored step %lld from %s in %.1f ms (%.2f MB, %.2f GB/s)\n",
+                static_cast<long long>(restored), restored_from_.c_str(), ms, bytes / 1e6,
+                bytes / 1e9 / (ms / 1e3));
+    std::fflush(stdout);
+    return absl::OkStatus();
+  }
+
+  SessionManager* const sm_;
+  const GraphDef* const graph_;
+  SessionManager::PrepareOptions prepare_;
+  const Role* const role_;
+  const Model* const m_;
+  Env* const env_;
+  const std::string logdir_;
+  std::string restored_from_;
+};
+
+absl::Status Diverged(float value, int64_t at, int64_t mine, const std::string& logdir) {
+  return absl::InternalError(absl::StrCat("loss is ", value, " at step ", at, " (", mine,
+                                          " steps into this run); stopped without saving, the "
+                                          "checkpoints in ",
+                                          logdir, " are as they were. Lower --learning_rate?"));
+}
+
+// Around each of the chief's saves: TensorFlow's NanTensorHook stops on a
+// non-finite loss, but a step's update can make the model diverge after its
+// own loss was finite, so the loss of the model about to be saved is
+// checked first (one forward pass); after it, the line saying so.
+class TrainSaveListener : public CheckpointSaverListener {
+ public:
+  TrainSaveListener(const Model* m, uint64_t seed, const int64_t* mine, std::string logdir)
+      : m_(m), seed_(seed), mine_(mine), logdir_(std::move(logdir)) {}
+  absl::Status BeforeSave(Session* session, int64_t step) override {
+    const int batch = absl::GetFlag(FLAGS_batch);
+    Tensor x(DT_FLOAT, TensorShape({batch, m_->inputs}));
+    Tensor labels(DT_INT64, TensorShape({batch}));
+    Batch(*m_, seed_, step, &x, &labels);
+    std::vector<Tensor> check;
+    MG_RETURN_IF_ERROR(session->Run({{"x", x}, {"labels", labels}}, {"loss"}, {}, &check));
+    if (const float l = *check[0].data<float>(); !std::isfinite(l)) {
+      return Diverged(l, step, *mine_, logdir_);
+    }
+    return absl::OkStatus();
+  }
+  absl::StatusOr<bool> AfterSave(Session*, int64_t step) override {
+    // As TensorFlow's CheckpointSaverHook logs each save; the final one
+    // is told by train's last line.
+    if (!quiet_) {
+      std::printf(absl::GetFlag(FLAGS_async_save) ? "saving checkpoint at step %lld\n"
+                                                  : "saved checkpoint at step %lld\n",
+                  static_cast<long long>(step));
+      std::fflush(stdout);
+    }
+    return false;
+  }
+  void set_quiet() { quiet_ = true; }
+
+ private:
+  const Model* const m_;
+  const uint64_t seed_;
+  const int64_t* const mine_;
+  const std::string logdir_;
+  bool quiet_ = false;
+};
+
+// The chief's hooks: the last step, checkpoints (every --save_every steps;
+// at the start and at the end), summaries and the step rate to event files.
+absl::StatusOr<HookList> ChiefHooks(const Model& m, const std::string& logdir, Env* env,
+                                    std::shared_ptr<TrainSaveListener> listener,
+                                    std::shared_ptr<EventsWriter>* events) {
+  HookList hooks;
+  MG_ASSIGN_OR_RETURN(auto stop, StopAtStepHook::Create({.last_step = absl::GetFlag(FLAGS_steps)}));
+  hooks.push_back(stop);
+  // No file until the session is made: a run that is refused (a strict
+  // restart, a bad checkpoint) leaves --logdir as it was.
+  MG_ASSIGN_OR_RETURN(*events, EventsWriter::Create(logdir, {.env = env,
+                                                             .flush_every = absl::Seconds(10),
+                                                             .open_on_first_event = true}));
+  CheckpointSaverHook::Options co;
+  co.checkpoint_dir = logdir;
+  // 0: only at the start and the end.
+  const int64_t save_every = absl::GetFlag(FLAGS_save_every);
+  co.save_steps = save_every > 0 ? save_every : INT64_MAX / 2;
+  co.saver = m.saver.get();
+  co.listeners = {listener};
+  co.writer = *events;
+  co.meta_graph = &m.meta_graph;
+  co.async_save = absl::GetFlag(FLAGS_async_save);
+  co.env = env;
+  MG_ASSIGN_OR_RETURN(auto saver_hook, CheckpointSaverHook::Create(std::move(co)));
+  hooks.push_back(saver_hook);
+  if (const int64_t every = absl::GetFlag(FLAGS_summary_every); every > 0) {
+    MG_ASSIGN_OR_RETURN(auto summaries, SummarySaverHook::Create({.save_steps = every,
+                                                                  .writer = *events,
+                                                                  .summary_op = {m.summary},
+                                                                  .env = env}));
+    hooks.push_back(summaries);
+  }
+  if (const int64_t every = absl::GetFlag(FLAGS_log_every); every > 0) {
+    MG_ASSIGN_OR_RETURN(auto counter, StepCounterHook::Create({.every_n_steps = every,
+                                                               .writer = *events,
+                                                               .env = env}));
+    hooks.push_back(counter);
+  }
+  return hooks;
+}
+
+int Run() {
+  const std::string logdir = absl::GetFlag(FLAGS_logdir);
+  const int batch = absl::GetFlag(FLAGS_batch);
+  Role role;
+  role.target = absl::GetFlag(FLAGS_target);
+  role.seed = absl::GetFlag(FLAGS_seed);
+  role.in_cluster = ClusterFlagsGiven();
   // Every step makes the same tensors again (and, with --async_save, copies
   // of the variables a save still reads): reuse their pages.
   ApplyMemoryFlags();
-  if (in_cluster) {
-    auto flags = ServerOptionsFromFlags();
-    if (!flags.ok()) return Fail(flags.status());
-    ServerOptions so = *std::move(flags);
-    const std::string job = so.job_name;
-    const int task = so.task_index;
-    task_index = task;
-    if (job != "ps" && job != "worker" && job != "chief") {
-      return Fail(absl::InvalidArgumentError(absl::StrCat(
-          "--job_name (or TF_CONFIG's task.type) must be ps, worker or chief in a cluster, got '",
-          job, "'")));
-    }
-    if (!target.empty() || absl::GetFlag(FLAGS_workers) > 0) {
-      return Fail(absl::InvalidArgumentError(
-          "--cluster runs one task per process: --target and --workers do not apply"));
-    }
-    const tensorflow::ClusterDef& cluster = so.cluster;
-    so.intra_op_threads = absl::GetFlag(FLAGS_threads);
-    so.inter_op_threads = 2;
-    if (job == "ps") return ServePs(so);
-    int num_ps = 0;
-    bool chief_job = false;  // TensorFlow's "chief" job: then no worker is the chief
-    for (const auto& j : cluster.job()) {
-      if (j.name() == "ps") num_ps = j.tasks_size();
-      if (j.name() == "chief") chief_job = true;
-    }
-    auto s = Server::Create(so);
-    if (!s.ok()) return Fail(s.status());
-    server = *std::move(s);
-    target = server->target();
-    device_fn = ReplicaDeviceSetter(num_ps, absl::StrCat("/job:", job, "/task:", task));
-    chief = job == "chief" || (!chief_job && task == 0);
-    // Each worker trains on its own data; a chief job's task on the seed's.
-    if (job == "worker") seed += chief_job ? task + 1 : task;
+  if (role.in_cluster) {
+    bool served = false;
+    int code = 0;
+    if (absl::Status s = JoinCluster(&role, &served, &code); !s.ok()) return Fail(s);
+    if (served) return code;
   }
-  if (logdir.empty() && chief) return Fail(absl::InvalidArgumentError("--logdir is required"));
-  if (absl::GetFlag(FLAGS_workers) > 0 && target.rfind("local://", 0) != 0) {
+  if (logdir.empty() && role.chief) return Fail(absl::InvalidArgumentError("--logdir is required"));
+  if (absl::GetFlag(FLAGS_workers) > 0 && role.target.rfind("local://", 0) != 0) {
     return Fail(absl::InvalidArgumentError("--workers needs --target=local://NAME"));
   }
   std::signal(SIGTERM, OnSignal);
@@ -488,16 +716,14 @@ int Run() {
   const std::unique_ptr<Env> test_env = TestEnvFromEnvironment();
   Env* env = test_env != nullptr ? test_env.get() : Env::Default();
   std::unique_ptr<FileLock> logdir_lock;
-  if (chief) {
+  if (role.chief) {
     if (absl::Status s = env->CreateDir(logdir); !s.ok()) return Fail(s);
     auto lock = LockLogdir(env, logdir);
     if (!lock.ok()) return Fail(lock.status());
     logdir_lock = *std::move(lock);
   }
   Model m;
-  if (absl::Status s = Build(&m, device_fn, env); !s.ok()) return Fail(s);
-  auto graph = m.root.ToGraphDef();
-  if (!graph.ok()) return Fail(graph.status());
+  if (absl::Status s = Build(&m, role.device_fn, env); !s.ok()) return Fail(s);
   SessionManager::Options sm_options;
   sm_options.env = env;
   sm_options.ready_op = {m.ready.tensor_name()};
@@ -507,7 +733,7 @@ int Run() {
     std::printf("waiting for the model: %s\n", r.ToString().c_str());
     std::fflush(stdout);
   };
-  auto sm = SessionManager::Create(*graph, sm_options);
+  auto sm = SessionManager::Create(m.meta_graph.graph_def(), sm_options);
   if (!sm.ok()) return Fail(sm.status());
   SessionManager::PrepareOptions prepare;
   prepare.init_op = {m.init.name()};
@@ -517,79 +743,50 @@ int Run() {
   prepare.fallback_to_valid_checkpoint = absl::GetFlag(FLAGS_fallback_to_valid_checkpoint);
   prepare.strict = absl::GetFlag(FLAGS_strict);
   prepare.recover_state_from_directory = absl::GetFlag(FLAGS_recover_state);
-  std::string restored_from;
-  prepare.restored_from = &restored_from;
   prepare.config.intra_op_threads = absl::GetFlag(FLAGS_threads);
   prepare.config.inter_op_threads = 1;
   prepare.config.env = env;
+  const SessionOptions config = prepare.config;
 
-  absl::StatusOr<std::unique_ptr<Session>> session;
-  // An asynchronous save still running uses the session: finish it first,
-  // whatever path leaves this function.
+  int64_t mine = 0;  // steps this process ran
+  std::shared_ptr<EventsWriter> events;
+  auto listener = std::make_shared<TrainSaveListener>(&m, role.seed, &mine, logdir);
+  HookList hooks;
+  if (role.chief) {
+    auto chief_hooks = ChiefHooks(m, logdir, env, listener, &events);
+    if (!chief_hooks.ok()) return Fail(chief_hooks.status());
+    hooks = *std::move(chief_hooks);
+  } else {
+    auto stop = StopAtStepHook::Create({.last_step = absl::GetFlag(FLAGS_steps)});
+    if (!stop.ok()) return Fail(stop.status());
+    hooks = {*stop};
+  }
+  // An asynchronous save still running uses the session: finish it before
+  // the session goes, whatever path leaves this function.
+  std::unique_ptr<MonitoredSession> session;
   absl::Cleanup finish_saves = [&] {
     if (absl::StatusOr<std::string> last = m.saver->Wait(); !last.ok()) Fail(last.status());
   };
-  const auto t0 = std::chrono::steady_clock::now();
-  if (!chief) {
-    // A worker: the chief prepares the model; wait until it is ready.
-    std::printf("worker %d waiting for the chief\n", task_index);
-    std::fflush(stdout);
-    session = (*sm)->WaitForSession(target, prepare.config);
-    if (!session.ok()) return Fail(session.status());
-  } else {
-    session = (*sm)->PrepareSession(target, prepare);
-    // In a cluster the ps may come up after the chief: an unreachable task
-    // is retried (every --recovery_wait_secs, for up to 10 minutes), as
-    // TensorFlow's MonitoredTrainingSession does.
-    for (absl::Time give_up = absl::Now() + absl::Minutes(10);
-         in_cluster && absl::IsUnavailable(session.status()) && absl::Now() < give_up;) {
-      std::printf("chief waiting for the cluster: %s\n",
-                  std::string(session.status().message()).c_str());
-      std::fflush(stdout);
-      env->SleepForMicroseconds(
-          static_cast<int64_t>(absl::GetFlag(FLAGS_recovery_wait_secs) * 1e6));
-      session = (*sm)->PrepareSession(target, prepare);
-    }
-    if (!session.ok()) return Fail(session.status());
-    const double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    if (!restored_from.empty()) {
-      uint64_t bytes = 0;
-      const std::vector<std::string> files =
-          env->GetChildren(logdir).value_or(std::vector<std::string>());
-      const std::string base(Basename(restored_from));
-      for (const std::string& f : files) {
-        if (IsDataFilenameOf(base, f)) bytes += env->GetFileSize(JoinPath(logdir, f)).value_or(0);
-      }
-      // The checkpoint's step, from its name (in a cluster, workers may
-      // already have moved global_step on since the restore).
-      int64_t restored = -1;
-      if (!absl::SimpleAtoi(base.substr(base.rfind('-') + 1), &restored)) {
-        std::vector<Tensor> gs;
-        if (absl::Status s = (*session)->Run({}, {"global_step/read"}, {}, &gs); !s.ok()) {
-          return Fail(s);
-        }
-        restored = *gs[0].data<int64_t>();
-      }
-      std::printf("restored step %lld from %s in %.1f ms (%.2f MB, %.2f GB/s)\n",
-                  static_cast<long long>(restored), restored_from.c_str(), ms, bytes / 1e6,
-                  bytes / 1e9 / (ms / 1e3));
-    } else {
-      if (m.warm_started > 0) {
-        std::printf("initialized from scratch, warm-started from %s (%d assignment%s)\n",
-                    absl::GetFlag(FLAGS_warm_start_from).c_str(), m.warm_started,
-                    m.warm_started == 1 ? "" : "s");
-      } else {
-        std::printf("initialized from scratch\n");
-      }
-    }
+  {
+    auto made = MonitoredSession::Create(
+        std::make_unique<TrainSessionCreator>(sm->get(), &m.meta_graph.graph_def(), prepare,
+                                              &role, &m, env, logdir),
+        hooks,
+        {.give_up_after = absl::Minutes(10),
+         .retry_every = absl::Seconds(absl::GetFlag(FLAGS_recovery_wait_secs)),
+         .env = env});
+    if (!made.ok()) return Fail(made.status());
+    session = *std::move(made);
   }
-  std::fflush(stdout);
-  std::vector<Tensor> out;
-  if (absl::Status s = (*session)->Run({}, {"global_step/read"}, {}, &out); !s.ok()) {
-    return Fail(s);
-  }
-  int64_t step = *out[0].data<int64_t>();
+  auto read_step = [&](int64_t* step) -> absl::Status {
+    std::vector<Tensor> gs;
+    MG_RETURN_IF_ERROR(session->raw_session()->Run({}, {"global_step/read"}, {}, &gs));
+    *step = *gs[0].data<int64_t>();
+    return absl::OkStatus();
+  };
+  int64_t step = 0;
+  if (absl::Status s = read_step(&step); !s.ok()) return Fail(s);
+  const int64_t steps = absl::GetFlag(FLAGS_steps);
 
   // Threads of this process that train the shared local:// model too.
   const int num_workers = absl::GetFlag(FLAGS_workers);
@@ -597,7 +794,7 @@ int Run() {
   std::atomic<bool> stop_workers{false};
   for (int w = 0; w < num_workers; ++w) {
     workers.emplace_back([&, w] {
-      auto ws = (*sm)->WaitForSession(target, prepare.config, absl::Seconds(60));
+      auto ws = (*sm)->WaitForSession(role.target, config, absl::Seconds(60));
       if (!ws.ok()) {
         std::fprintf(stderr, "worker %d: %s\n", w, std::string(ws.status().message()).c_str());
         return;
@@ -605,16 +802,16 @@ int Run() {
       Tensor wx(DT_FLOAT, TensorShape({batch, m.inputs}));
       Tensor wl(DT_INT64, TensorShape({batch}));
       std::vector<Tensor> wo;
-      int64_t mine = 0;
+      int64_t ran = 0;
       while (!stop_workers.load()) {
         if (!(*ws)->Run({}, {"global_step/read"}, {}, &wo).ok()) break;
         const int64_t at = *wo[0].data<int64_t>();
         if (at >= steps) break;
-        Batch(m, seed + 1 + w, at, &wx, &wl);
+        Batch(m, role.seed + 1 + w, at, &wx, &wl);
         if (!(*ws)->Run({{"x", wx}, {"labels", wl}}, {}, {m.train.name()}, &wo).ok()) break;
-        ++mine;
+        ++ran;
       }
-      std::printf("worker %d ran %lld steps\n", w, static_cast<long long>(mine));
+      std::printf("worker %d ran %lld steps\n", w, static_cast<long long>(ran));
     });
   }
   auto join_workers = [&] {
@@ -624,56 +821,29 @@ int Run() {
   Tensor x(DT_FLOAT, TensorShape({batch, m.inputs}));
   Tensor labels(DT_INT64, TensorShape({batch}));
   float loss = 0;
-  int64_t mine = 0;  // steps this process ran
-  const int64_t save_every = absl::GetFlag(FLAGS_save_every);
-  // TensorFlow's NanTensorHook stops on a non-finite loss; a step's update
-  // can make the model diverge after its own loss was finite, so the loss
-  // of the model about to be saved is checked too (one forward pass).
-  auto diverged = [&](float value, int64_t at) {
-    return absl::InternalError(absl::StrCat("loss is ", value, " at step ", at, " (", mine,
-                                            " steps into this run); stopped ",
-                                            "without saving, the checkpoints in ", logdir,
-                                            " are as they were. Lower --learning_rate?"));
-  };
-  // The periodic saves are asynchronous with --async_save; the last one
-  // (and Save) waits for any still running, and reports its error.
-  auto save = [&](int64_t at, bool periodic) -> absl::Status {
-    std::vector<Tensor> check;
-    Batch(m, seed, at, &x, &labels);
-    MG_RETURN_IF_ERROR((*session)->Run({{"x", x}, {"labels", labels}}, {"loss"}, {}, &check));
-    if (const float l = *check[0].data<float>(); !std::isfinite(l)) return diverged(l, at);
-    const std::string prefix = JoinPath(logdir, "model.ckpt");
-    if (periodic && absl::GetFlag(FLAGS_async_save)) {
-      return m.saver->SaveAsync(session->get(), prefix, {.global_step = at}).status();
-    }
-    return m.saver->Save(session->get(), prefix, {.global_step = at}).status();
-  };
-  // Others (threads, worker processes) move the shared global_step too: it
-  // is read back with every step, and a save happens when it crosses a
-  // multiple of --save_every.
-  const bool shared = num_workers > 0 || in_cluster;
-  int64_t last_saved = step;
+  std::vector<Tensor> out;
   auto last_print = std::chrono::steady_clock::now();
   int64_t printed_step = step;
-  while (step < steps) {
-    Batch(m, seed, step, &x, &labels);
-    const std::vector<std::string> fetches =
-        shared ? std::vector<std::string>{"loss", "global_step/read"}
-               : std::vector<std::string>{"loss"};
-    if (absl::Status s =
-            (*session)->Run({{"x", x}, {"labels", labels}}, fetches, {m.train.name()}, &out);
+  // Others (threads, worker processes) move the shared global_step too: it
+  // is fetched with every step.
+  // A run that starts at --steps or past it trains no step (as Estimator
+  // skips training there; the MonitoredSession alone would run one).
+  while (step < steps && !session->ShouldStop()) {
+    Batch(m, role.seed, step, &x, &labels);
+    if (absl::Status s = session->Run({{"x", x}, {"labels", labels}},
+                                      {"loss", "global_step/read"}, {m.train.name()}, &out);
         !s.ok()) {
       join_workers();
       return Fail(s);
     }
     ++mine;
-    step = shared ? std::max(step + 1, *out[1].data<int64_t>()) : step + 1;
+    step = std::max(step + 1, *out[1].data<int64_t>());
     loss = *out[0].data<float>();
     if (!std::isfinite(loss)) {
       // TensorFlow's NanTensorHook: stop before a save puts the diverged
-      // model over the good checkpoints.
+      // model over the good checkpoints (no Close: it would save).
       join_workers();
-      return Fail(diverged(loss, step));
+      return Fail(Diverged(loss, step, mine, logdir));
     }
     const auto now = std::chrono::steady_clock::now();
     const double since = std::chrono::duration<double>(now - last_print).count();
@@ -684,37 +854,29 @@ int Run() {
       last_print = now;
       printed_step = step;
     }
-    if (signal_received.load() != 0) {
-      join_workers();
-      if (!chief) {
-        std::printf("worker stopped on signal after %lld steps\n", static_cast<long long>(mine));
-        return 0;
-      }
-      if (absl::Status s = save(step, false); !s.ok()) return Fail(s);
-      std::printf("saved checkpoint at step %lld on signal\n", static_cast<long long>(step));
-      return 0;
-    }
-    if (chief && save_every > 0 && step / save_every > last_saved / save_every && step < steps) {
-      if (absl::Status s = save(step, true); !s.ok()) return Fail(s);
-      last_saved = step;
-      // As TensorFlow's CheckpointSaverHook logs each save.
-      std::printf(absl::GetFlag(FLAGS_async_save) ? "saving checkpoint at step %lld\n"
-                                                  : "saved checkpoint at step %lld\n",
-                  static_cast<long long>(step));
-      std::fflush(stdout);
-    }
+    if (signal_received.load() != 0) break;
   }
   join_workers();
-  if (!chief) {
-    std::printf("worker %d done: ran %lld steps, global step %lld, loss %.4f\n", task_index,
+  if (absl::Status s = read_step(&step); !s.ok()) return Fail(s);
+  // Closing runs the hooks' End: the chief saves at the last step.
+  listener->set_quiet();
+  if (absl::Status s = session->Close(); !s.ok()) return Fail(s);
+  if (events != nullptr) {
+    if (absl::Status s = events->Close(); !s.ok()) return Fail(s);
+  }
+  if (signal_received.load() != 0) {
+    if (!role.chief) {
+      std::printf("worker stopped on signal after %lld steps\n", static_cast<long long>(mine));
+    } else {
+      std::printf("saved checkpoint at step %lld on signal\n", static_cast<long long>(step));
+    }
+    return 0;
+  }
+  if (!role.chief) {
+    std::printf("worker %d done: ran %lld steps, global step %lld, loss %.4f\n", role.task_index,
                 static_cast<long long>(mine), static_cast<long long>(step), loss);
     return 0;
   }
-  if (shared) {
-    std::vector<Tensor> gs;
-    if ((*session)->Run({}, {"global_step/read"}, {}, &gs).ok()) step = *gs[0].data<int64_t>();
-  }
-  if (absl::Status s = save(step, false); !s.ok()) return Fail(s);
   std::printf("done: step %lld loss %.4f (this process ran %lld steps), saved %s\n",
               static_cast<long long>(step), loss, static_cast<long long>(mine),
               JoinPath(logdir, absl::StrCat("model.ckpt-", step)).c_str());

@@ -89,12 +89,16 @@ crash_loop() {
   echo "crash/resume $*: final checkpoint bitwise identical"
   # Whatever the kills left (temporary files, checkpoints saved but never
   # recorded, or dropped from the state file but not yet deleted, their
-  # marks) is gone: the three kept checkpoints, the state file and the lock.
+  # marks) is gone: the three kept checkpoints (with their meta graphs), the
+  # graph, the state file and the lock, besides the event files (one per
+  # start, as TensorFlow's writer makes them).
   local expected
-  expected=$(printf '%s\n' checkpoint train.lock \
-    model.ckpt-{980,990,1000}.{data-00000-of-00001,index} | sort)
-  [ "$(ls "$run" | sort)" = "$expected" ] || fail "leftovers after the crash loop: $(ls "$run" | tr '\n' ' ')"
-  echo "crash/resume $*: the log directory holds only the kept checkpoints"
+  expected=$(printf '%s\n' checkpoint train.lock graph.pbtxt \
+    model.ckpt-{980,990,1000}.{data-00000-of-00001,index,meta} | sort)
+  [ "$(ls "$run" | grep -v '^events\.out\.tfevents\.' | sort)" = "$expected" ] ||
+    fail "leftovers after the crash loop: $(ls "$run" | tr '\n' ' ')"
+  compgen -G "$run/events.out.tfevents.*" >/dev/null || fail "no event file in $run"
+  echo "crash/resume $*: the log directory holds only the kept checkpoints and event files"
 }
 crash_loop "$TEST_TMPDIR/crashy" 20 20261129
 # Killed during asynchronous saves (the snapshot being written while the
@@ -174,13 +178,17 @@ echo "logdir lock: second run refused while pid $pid trained"
 # A diverging run (non-finite loss) stops before it saves over good checkpoints.
 nan="$TEST_TMPDIR/nan"
 "$train" --logdir="$nan" --model=linear --steps=20 --save_every=10 >"$TEST_TMPDIR/nan1.log" 2>&1 || fail "nan setup run"
-before=$(ls -l --time-style=+%s.%N "$nan" | grep -v train.lock)
+# What the checkpoints hold (the restart saves the model it restored again,
+# as TensorFlow's CheckpointSaverHook does: the same bytes; its .meta is this
+# run's graph).
+checkpoints() { (cd "$nan" && md5sum checkpoint model.ckpt-*.data-* model.ckpt-*.index); }
+before=$(checkpoints)
 rc=0
 "$train" --logdir="$nan" --model=linear --steps=500 --save_every=1 --learning_rate=1e38 >"$TEST_TMPDIR/nan2.log" 2>&1 || rc=$?
 [ "$rc" -eq 1 ] || fail "a diverging run exited $rc: $(cat "$TEST_TMPDIR/nan2.log")"
 grep -qE "loss is (nan|inf|-inf|-nan) at step [0-9]+ .*stopped without saving" "$TEST_TMPDIR/nan2.log" ||
   fail "non-finite loss message: $(cat "$TEST_TMPDIR/nan2.log")"
-after=$(ls -l --time-style=+%s.%N "$nan" | grep -v train.lock)
+after=$(checkpoints)
 [ "$before" = "$after" ] || fail "a diverging run changed the checkpoints: $before // $after"
 echo "non-finite loss: $(grep -oE 'loss is [^ ]+ at step [0-9]+' "$TEST_TMPDIR/nan2.log"), checkpoints untouched"
 

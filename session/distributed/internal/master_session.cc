@@ -284,6 +284,29 @@ absl::Status MasterSession::Run(const RunOptions& options,
                                 const std::vector<std::string>& fetches,
                                 const std::vector<std::string>& targets,
                                 std::vector<Tensor>* outputs) {
+  // A tensor fetched twice ("x" and "x:0", or a hook's fetch beside the
+  // caller's) is fetched once and returned at each place, as TensorFlow's
+  // sessions do: two receives of one rendezvous key would find one value.
+  std::vector<std::string> unique;
+  std::vector<size_t> place(fetches.size());
+  absl::flat_hash_map<std::string, size_t> seen;
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    const std::string& f = fetches[i];
+    auto [it, inserted] =
+        seen.try_emplace(f.find(':') == std::string::npos ? absl::StrCat(f, ":0") : f,
+                         unique.size());
+    if (inserted) unique.push_back(f);
+    place[i] = it->second;
+  }
+  if (unique.size() < fetches.size()) {
+    std::vector<Tensor> values;
+    MG_RETURN_IF_ERROR(Run(options, feeds, unique, targets, &values));
+    if (outputs != nullptr) {
+      outputs->clear();
+      for (size_t i : place) outputs->push_back(values[i]);
+    }
+    return absl::OkStatus();
+  }
   MG_ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, GetPlan(feeds, fetches, targets));
   if (plan->local) return local_->Run(options, feeds, fetches, targets, outputs);
   absl::Status s = RunPartitions(*plan, options, feeds, fetches, outputs);
