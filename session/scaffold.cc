@@ -108,9 +108,17 @@ absl::StatusOr<Scaffold> Scaffold::Finalize(const Scope& scope, ScaffoldOptions 
     }
     if (op) options.summary_op = {*op};
   }
-  for (const std::string& name : scope.GetCollection(kGlobalStepCollection)) {
+  // The collection holds the variable's name (minigraph's) or its
+  // VariableDef (TensorFlow's, in an imported meta graph).
+  for (const std::string& entry : scope.GetCollection(kGlobalStepCollection)) {
     for (const Variable& v : GlobalVariables(scope)) {
-      if (v.name() == name) s.global_step_ = v.value().tensor_name();
+      if (v.name() == entry) s.global_step_ = v.value().tensor_name();
+    }
+    VariableDef def;
+    if (s.global_step_.empty() && def.ParseFromString(entry) && !def.variable_name().empty()) {
+      if (absl::StatusOr<Variable> v = Variable::FromDef(scope, def); v.ok()) {
+        s.global_step_ = v->value().tensor_name();
+      }
     }
   }
   MG_ASSIGN_OR_RETURN(s.meta_graph_, scope.ToMetaGraphDef());

@@ -51,6 +51,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "checkpoint/checkpoint_state.h"
@@ -60,10 +61,14 @@
 #include "core/logging.h"
 #include "core/path.h"
 #include "core/status_macros.h"
+#include "google/protobuf/io/tokenizer.h"
+#include "google/protobuf/text_format.h"
+#include "runtime/cc/import_graph.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/optimizers.h"
 #include "runtime/cc/summary.h"
 #include "runtime/cc/variables.h"
+#include "session/distributed/cluster.h"
 #include "session/distributed/server.h"
 #include "session/basic_session_run_hooks.h"
 #include "session/init_from_checkpoint.h"
@@ -117,6 +122,18 @@ ABSL_FLAG(bool, strict, true,
 ABSL_FLAG(bool, start_over, false,
           "Train from step 0 whatever --logdir holds: restore nothing, and overwrite its "
           "checkpoints as the run reaches their steps");
+ABSL_FLAG(std::string, graph, "",
+          "Train a TensorFlow 1 meta graph (MODEL.meta, binary or text) instead of --model: its "
+          "train op (the \"train_op\" collection, or --train_op), loss (\"losses\", or --loss), "
+          "global step, Saver, summaries and input pipeline; in a cluster, the devices it "
+          "records");
+ABSL_FLAG(std::string, train_op, "", "With --graph: the op one step runs");
+ABSL_FLAG(std::string, loss, "", "With --graph: the loss tensor");
+ABSL_FLAG(std::string, input, "",
+          "With --graph: the files (comma-separated, globs allowed) fed to its filename "
+          "placeholder when its iterators are initialized");
+ABSL_FLAG(std::string, input_placeholder, "",
+          "With --input: the placeholder to feed (default: the graph's one string placeholder)");
 ABSL_FLAG(int64_t, summary_every, 100,
           "Write the loss and the learning rate to --logdir's event file (TensorBoard) every this "
           "many steps (0: never)");
@@ -146,6 +163,15 @@ struct Model {
   std::string summary;  // the merged summaries (loss, learning_rate)
   MetaGraphDef meta_graph;  // the graph, its collections and SaverDef
   int warm_started = 0;  // assignment_map pairs, with --warm_start_from
+  // What the loop runs, by name: the built-in model's, or --graph's.
+  std::string train_op;
+  std::string loss_tensor = "loss:0";
+  std::string global_step = "global_step/read:0";
+  // --graph: the graph reads its own input (nothing is fed to its steps);
+  // its iterators are initialized once per session, with these feeds.
+  bool reads_own_input = false;
+  std::vector<std::string> iterator_inits;
+  FeedList iterator_feeds;
 };
 
 // --warm_start_map's pairs; InvalidArgument naming the flag when it is
@@ -325,6 +351,7 @@ absl::Status Build(Model* m, DeviceFunction device_fn, Env* env) {
         opt_name));
   }
   MG_ASSIGN_OR_RETURN(m->train, opt->Minimize(root, m->loss, {}, &step));
+  m->train_op = m->train.name();
   if (const std::string from = absl::GetFlag(FLAGS_warm_start_from); !from.empty()) {
     using AssignmentMap = std::map<std::string, std::string>;
     MG_ASSIGN_OR_RETURN(AssignmentMap map, WarmStartMap(root));
@@ -347,6 +374,170 @@ absl::Status Build(Model* m, DeviceFunction device_fn, Env* env) {
   MG_RETURN_IF_ERROR(m->root.status());
   m->summary = merged->tensor_name();
   MG_ASSIGN_OR_RETURN(m->meta_graph, m->root.ToMetaGraphDef());
+  return absl::OkStatus();
+}
+
+// The distinct names of the collection `key` ("node:0" -> "node" when
+// `ops`), in order.
+std::vector<std::string> Distinct(const Scope& root, const std::string& key, bool ops) {
+  std::vector<std::string> out;
+  for (std::string name : root.GetCollection(key)) {
+    if (ops && absl::EndsWith(name, ":0")) name.resize(name.size() - 2);
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+  return out;
+}
+
+// The one entry of --`flag`, else of the collection `key`; InvalidArgument
+// naming both when there is none or more than one.
+absl::StatusOr<std::string> FromFlagOrCollection(const Scope& root, const std::string& flag,
+                                                 const std::string& value,
+                                                 const std::string& key, bool ops) {
+  const std::string graph = absl::GetFlag(FLAGS_graph);
+  if (!value.empty()) {
+    const std::string node = value.substr(0, value.find(':'));
+    if (!root.FindOp(node).ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--", flag, "=", value, ": ", graph, " has no node ", node));
+    }
+    return value;
+  }
+  std::vector<std::string> names = Distinct(root, key, ops);
+  if (names.size() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--graph=", graph, ": its \"", key, "\" collection holds ", names.size(),
+        names.empty() ? "" : absl::StrCat(" (", absl::StrJoin(names, ", "), ")"),
+        "; name the one to use with --", flag));
+  }
+  return names[0];
+}
+
+// In a cluster, where the imported nodes go: the device the graph records
+// (replica_device_setter's), a worker's or chief's task made this task;
+// `device_fn`'s pick for a node with none.
+absl::Status PlaceImported(const DeviceFunction& device_fn, const std::string& own_task,
+                           GraphDef* graph) {
+  for (NodeDef& node : *graph->mutable_node()) {
+    if (node.device().empty()) {
+      node.set_device(device_fn(node));
+      continue;
+    }
+    MG_ASSIGN_OR_RETURN(DeviceSpec spec, ParseDeviceSpec(node.device()));
+    if (spec.job == "worker" || spec.job == "chief") node.set_device(own_task);
+  }
+  return absl::OkStatus();
+}
+
+// --graph: a TensorFlow 1 meta graph, with its own train op, loss, global
+// step, Saver, summaries and input pipeline.
+absl::Status BuildFromGraph(Model* m, const DeviceFunction& device_fn,
+                            const std::string& own_task, Env* env) {
+  const std::string path = absl::GetFlag(FLAGS_graph);
+  MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(env, path));
+  MetaGraphDef meta;
+  // The text parser's first complaint, instead of protobuf's log of it.
+  struct Errors : google::protobuf::io::ErrorCollector {
+    std::string first;
+    void AddError(int line, int column, const std::string& message) override {
+      if (first.empty()) first = absl::StrCat(line + 1, ":", column + 1, ": ", message);
+    }
+  } errors;
+  google::protobuf::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&errors);
+  if (!meta.ParseFromString(bytes) && !parser.ParseFromString(bytes, &meta)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--graph=", path, " is not a MetaGraphDef (binary, or text: ", errors.first, ")"));
+  }
+  if (meta.graph_def().node_size() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--graph=", path, " holds no graph"));
+  }
+  if (device_fn) MG_RETURN_IF_ERROR(PlaceImported(device_fn, own_task, meta.mutable_graph_def()));
+  const Scope& root = m->root;
+  MG_RETURN_IF_ERROR(ImportMetaGraphDef(root, meta));
+  MG_RETURN_IF_ERROR(root.status());
+  MG_ASSIGN_OR_RETURN(m->train_op, FromFlagOrCollection(root, "train_op",
+                                                        absl::GetFlag(FLAGS_train_op),
+                                                        "train_op", true));
+  MG_ASSIGN_OR_RETURN(m->loss_tensor, FromFlagOrCollection(root, "loss", absl::GetFlag(FLAGS_loss),
+                                                           "losses", false));
+  if (m->loss_tensor.find(':') == std::string::npos) absl::StrAppend(&m->loss_tensor, ":0");
+  // The global step: TensorFlow's collection holds its VariableDef.
+  m->global_step.clear();
+  for (const std::string& entry : root.GetCollection("global_step")) {
+    VariableDef def;
+    if (!def.ParseFromString(entry)) continue;
+    if (absl::StatusOr<Variable> v = Variable::FromDef(root, def); v.ok()) {
+      m->global_step = v->value().tensor_name();
+    }
+  }
+  if (m->global_step.empty()) {
+    MG_ASSIGN_OR_RETURN(GraphDef graph, root.ToGraphDef());
+    absl::StatusOr<std::string> found = FindGlobalStepTensor(graph, "train");
+    if (!found.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--graph=", path, " has no global step (tf.train.get_or_create_global_step): train "
+          "counts its steps, checkpoints and summaries by it"));
+    }
+    m->global_step = *found;
+  }
+  // Its iterators, initialized with --input's files fed to the filename
+  // placeholder (the graph's one string Placeholder, or --input_placeholder).
+  MG_ASSIGN_OR_RETURN(GraphDef graph, root.ToGraphDef());
+  std::vector<std::string> string_placeholders;
+  for (const NodeDef& n : graph.node()) {
+    if (n.op() == "MakeIterator") m->iterator_inits.push_back(n.name());
+    auto dtype = n.attr().find("dtype");
+    if (n.op() == "Placeholder" && dtype != n.attr().end() && dtype->second.type() == DT_STRING) {
+      string_placeholders.push_back(n.name());
+    }
+  }
+  const std::string input = absl::GetFlag(FLAGS_input);
+  std::string placeholder = absl::GetFlag(FLAGS_input_placeholder);
+  if (!input.empty()) {
+    if (placeholder.empty()) {
+      if (string_placeholders.size() != 1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "--input: ", path, " has ", string_placeholders.size(), " string placeholders (",
+            absl::StrJoin(string_placeholders, ", "),
+            "); name the one its pipeline reads file names from with --input_placeholder"));
+      }
+      placeholder = string_placeholders[0];
+    }
+    std::vector<std::string> files;
+    for (absl::string_view pattern : absl::StrSplit(input, ',', absl::SkipEmpty())) {
+      MG_ASSIGN_OR_RETURN(std::vector<std::string> matched,
+                          GetMatchingPaths(env, std::string(pattern)));
+      if (matched.empty()) {
+        return absl::NotFoundError(absl::StrCat("--input: no file matches ", pattern));
+      }
+      files.insert(files.end(), matched.begin(), matched.end());
+    }
+    Tensor names(DT_STRING, TensorShape({static_cast<int64_t>(files.size())}));
+    std::copy(files.begin(), files.end(), names.data<std::string>());
+    m->iterator_feeds = {{placeholder + ":0", names}};
+  } else if (!string_placeholders.empty() && !m->iterator_inits.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--graph=", path, " reads the files its placeholder ",
+        placeholder.empty() ? string_placeholders[0] : placeholder,
+        " names: give them with --input"));
+  }
+  m->reads_own_input = true;
+  // Its Saver, else a default one.
+  if (meta.has_saver_def()) {
+    m->saver = Saver::FromSaverDef(meta.saver_def(), env,
+                                   {.max_to_keep = absl::GetFlag(FLAGS_max_to_keep)});
+  } else {
+    SaverOptions so;
+    so.max_to_keep = absl::GetFlag(FLAGS_max_to_keep);
+    so.shard_by_device = static_cast<bool>(device_fn);
+    MG_ASSIGN_OR_RETURN(m->saver, Saver::Create(root, so, env));
+  }
+  m->init = ops::Group(root.WithOpName("train/init"),
+                       {GlobalVariablesInitializer(root), LocalVariablesInitializer(root)});
+  m->ready = ReportUninitializedVariables(root);
+  if (std::optional<Output> merged = summary::MergeAll(root)) m->summary = merged->tensor_name();
+  MG_RETURN_IF_ERROR(root.status());
+  MG_ASSIGN_OR_RETURN(m->meta_graph, root.ToMetaGraphDef());
   return absl::OkStatus();
 }
 
@@ -426,6 +617,21 @@ absl::Status CheckFlags(const std::vector<char*>& rest) {
         "--warm_start_map=", absl::GetFlag(FLAGS_warm_start_map), " needs --warm_start_from"));
   }
   MG_RETURN_IF_ERROR(ParseWarmStartMap().status());
+  const bool graph = !absl::GetFlag(FLAGS_graph).empty();
+  for (const auto& [flag, value] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"train_op", absl::GetFlag(FLAGS_train_op)},
+           {"loss", absl::GetFlag(FLAGS_loss)},
+           {"input", absl::GetFlag(FLAGS_input)},
+           {"input_placeholder", absl::GetFlag(FLAGS_input_placeholder)}}) {
+    if (!value.empty() && !graph) {
+      return absl::InvalidArgumentError(absl::StrCat("--", flag, "=", value, " needs --graph"));
+    }
+  }
+  if (graph && (absl::GetFlag(FLAGS_workers) > 0 || !absl::GetFlag(FLAGS_warm_start_from).empty())) {
+    return absl::InvalidArgumentError(
+        "--graph trains the graph as it is: --workers and --warm_start_from do not apply");
+  }
   return FlagInRange("recovery_wait_secs", absl::GetFlag(FLAGS_recovery_wait_secs), 1e-3, 86400.0);
 }
 
@@ -466,6 +672,7 @@ struct Role {
   std::string target;
   std::unique_ptr<Server> server;  // this task's, in a cluster
   DeviceFunction device_fn;        // ReplicaDeviceSetter, in a cluster
+  std::string own_task;            // "/job:worker/task:1", in a cluster
   uint64_t seed = 0;
 };
 
@@ -500,7 +707,8 @@ absl::Status JoinCluster(Role* role, bool* served, int* exit_code) {
   }
   MG_ASSIGN_OR_RETURN(role->server, Server::Create(so));
   role->target = role->server->target();
-  role->device_fn = ReplicaDeviceSetter(num_ps, absl::StrCat("/job:", job, "/task:", task));
+  role->own_task = absl::StrCat("/job:", job, "/task:", task);
+  role->device_fn = ReplicaDeviceSetter(num_ps, role->own_task);
   role->chief = job == "chief" || (!chief_job && task == 0);
   // Each worker trains on its own data; a chief job's task on the seed's.
   if (job == "worker") role->seed += chief_job ? task + 1 : task;
@@ -580,7 +788,7 @@ class TrainSessionCreator : public SessionCreator {
     int64_t restored = StepOfPrefix(restored_from_);
     if (restored < 0) {
       std::vector<Tensor> gs;
-      MG_RETURN_IF_ERROR(session->Run({}, {"global_step/read"}, {}, &gs));
+      MG_RETURN_IF_ERROR(session->Run({}, {m_->global_step}, {}, &gs));
       restored = *gs[0].data<int64_t>();
     }
     std::printf("restored step %lld from %s in %.1f ms (%.2f MB, %.2f GB/s)\n",
@@ -616,12 +824,15 @@ class TrainSaveListener : public CheckpointSaverListener {
   TrainSaveListener(const Model* m, uint64_t seed, const int64_t* mine, std::string logdir)
       : m_(m), seed_(seed), mine_(mine), logdir_(std::move(logdir)) {}
   absl::Status BeforeSave(Session* session, int64_t step) override {
+    // A graph that reads its own input would consume a batch here.
+    if (m_->reads_own_input) return absl::OkStatus();
     const int batch = absl::GetFlag(FLAGS_batch);
     Tensor x(DT_FLOAT, TensorShape({batch, m_->inputs}));
     Tensor labels(DT_INT64, TensorShape({batch}));
     Batch(*m_, seed_, step, &x, &labels);
     std::vector<Tensor> check;
-    MG_RETURN_IF_ERROR(session->Run({{"x", x}, {"labels", labels}}, {"loss"}, {}, &check));
+    MG_RETURN_IF_ERROR(
+        session->Run({{"x", x}, {"labels", labels}}, {m_->loss_tensor}, {}, &check));
     if (const float l = *check[0].data<float>(); !std::isfinite(l)) {
       return Diverged(l, step, *mine_, logdir_);
     }
@@ -654,7 +865,8 @@ absl::StatusOr<HookList> ChiefHooks(const Model& m, const std::string& logdir, E
                                     std::shared_ptr<TrainSaveListener> listener,
                                     std::shared_ptr<EventsWriter>* events) {
   HookList hooks;
-  MG_ASSIGN_OR_RETURN(auto stop, StopAtStepHook::Create({.last_step = absl::GetFlag(FLAGS_steps)}));
+  MG_ASSIGN_OR_RETURN(auto stop, StopAtStepHook::Create({.last_step = absl::GetFlag(FLAGS_steps),
+                                                          .global_step = m.global_step}));
   hooks.push_back(stop);
   // No file until the session is made: a run that is refused (a strict
   // restart, a bad checkpoint) leaves --logdir as it was.
@@ -671,19 +883,24 @@ absl::StatusOr<HookList> ChiefHooks(const Model& m, const std::string& logdir, E
   co.writer = *events;
   co.meta_graph = &m.meta_graph;
   co.async_save = absl::GetFlag(FLAGS_async_save);
+  co.global_step = m.global_step;
   co.env = env;
   MG_ASSIGN_OR_RETURN(auto saver_hook, CheckpointSaverHook::Create(std::move(co)));
   hooks.push_back(saver_hook);
   if (const int64_t every = absl::GetFlag(FLAGS_summary_every); every > 0) {
-    MG_ASSIGN_OR_RETURN(auto summaries, SummarySaverHook::Create({.save_steps = every,
-                                                                  .writer = *events,
-                                                                  .summary_op = {m.summary},
-                                                                  .env = env}));
+    SummarySaverHook::Options so;
+    so.save_steps = every;
+    so.writer = *events;
+    if (!m.summary.empty()) so.summary_op = {m.summary};
+    so.global_step = m.global_step;
+    so.env = env;
+    MG_ASSIGN_OR_RETURN(auto summaries, SummarySaverHook::Create(std::move(so)));
     hooks.push_back(summaries);
   }
   if (const int64_t every = absl::GetFlag(FLAGS_log_every); every > 0) {
     MG_ASSIGN_OR_RETURN(auto counter, StepCounterHook::Create({.every_n_steps = every,
                                                                .writer = *events,
+                                                               .global_step = m.global_step,
                                                                .env = env}));
     hooks.push_back(counter);
   }
@@ -723,10 +940,20 @@ int Run() {
     logdir_lock = *std::move(lock);
   }
   Model m;
-  if (absl::Status s = Build(&m, role.device_fn, env); !s.ok()) return Fail(s);
+  if (absl::Status s = absl::GetFlag(FLAGS_graph).empty()
+                           ? Build(&m, role.device_fn, env)
+                           : BuildFromGraph(&m, role.device_fn, role.own_task, env);
+      !s.ok()) {
+    return Fail(s);
+  }
   SessionManager::Options sm_options;
   sm_options.env = env;
   sm_options.ready_op = {m.ready.tensor_name()};
+  if (!m.iterator_inits.empty()) {
+    // Each session (the chief's, a worker's) gets its own iterators.
+    sm_options.local_init_op = m.iterator_inits;
+    sm_options.local_init_feed_dict = m.iterator_feeds;
+  }
   sm_options.recovery_wait = absl::Seconds(absl::GetFlag(FLAGS_recovery_wait_secs));
   // Waiting workers print why, on a change and then once a minute.
   sm_options.on_readiness = [](const SessionManager::ReadinessReport& r) {
@@ -757,7 +984,8 @@ int Run() {
     if (!chief_hooks.ok()) return Fail(chief_hooks.status());
     hooks = *std::move(chief_hooks);
   } else {
-    auto stop = StopAtStepHook::Create({.last_step = absl::GetFlag(FLAGS_steps)});
+    auto stop = StopAtStepHook::Create(
+        {.last_step = absl::GetFlag(FLAGS_steps), .global_step = m.global_step});
     if (!stop.ok()) return Fail(stop.status());
     hooks = {*stop};
   }
@@ -780,7 +1008,7 @@ int Run() {
   }
   auto read_step = [&](int64_t* step) -> absl::Status {
     std::vector<Tensor> gs;
-    MG_RETURN_IF_ERROR(session->raw_session()->Run({}, {"global_step/read"}, {}, &gs));
+    MG_RETURN_IF_ERROR(session->raw_session()->Run({}, {m.global_step}, {}, &gs));
     *step = *gs[0].data<int64_t>();
     return absl::OkStatus();
   };
@@ -804,11 +1032,11 @@ int Run() {
       std::vector<Tensor> wo;
       int64_t ran = 0;
       while (!stop_workers.load()) {
-        if (!(*ws)->Run({}, {"global_step/read"}, {}, &wo).ok()) break;
+        if (!(*ws)->Run({}, {m.global_step}, {}, &wo).ok()) break;
         const int64_t at = *wo[0].data<int64_t>();
         if (at >= steps) break;
         Batch(m, role.seed + 1 + w, at, &wx, &wl);
-        if (!(*ws)->Run({{"x", wx}, {"labels", wl}}, {}, {m.train.name()}, &wo).ok()) break;
+        if (!(*ws)->Run({{"x", wx}, {"labels", wl}}, {}, {m.train_op}, &wo).ok()) break;
         ++ran;
       }
       std::printf("worker %d ran %lld steps\n", w, static_cast<long long>(ran));
@@ -829,10 +1057,20 @@ int Run() {
   // A run that starts at --steps or past it trains no step (as Estimator
   // skips training there; the MonitoredSession alone would run one).
   while (step < steps && !session->ShouldStop()) {
-    Batch(m, role.seed, step, &x, &labels);
-    if (absl::Status s = session->Run({{"x", x}, {"labels", labels}},
-                                      {"loss", "global_step/read"}, {m.train.name()}, &out);
+    FeedList feeds;
+    if (!m.reads_own_input) {
+      Batch(m, role.seed, step, &x, &labels);
+      feeds = {{"x", x}, {"labels", labels}};
+    }
+    if (absl::Status s =
+            session->Run(feeds, {m.loss_tensor, m.global_step}, {m.train_op}, &out);
         !s.ok()) {
+      if (m.reads_own_input && absl::IsOutOfRange(s)) {
+        // The graph's input ended: the end of training, as a
+        // MonitoredSession's `with` block takes it.
+        std::printf("end of input at step %lld\n", static_cast<long long>(step));
+        break;
+      }
       join_workers();
       return Fail(s);
     }

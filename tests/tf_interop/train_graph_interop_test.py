@@ -1,0 +1,200 @@
+"""`train --graph`: a model written in Python with tf.compat.v1 (its own
+tf.data pipeline over TFRecord files of tf.Examples, a global step, a loss in
+the "losses" collection, a train op, a summary, a Saver), exported as a
+.meta and trained by minigraph's `train` with no Python at run time: alone,
+killed and restarted, and as a ps and two workers. TensorFlow trains the same
+graph on the same files, and reads what minigraph saved."""
+
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+import unittest
+
+import interop
+import numpy as np
+import tensorflow as tf
+from tensorboard.backend.event_processing import event_accumulator
+
+tf1 = tf.compat.v1
+TRUE_W = np.array([1.0, -2.0, 3.0, 0.5], dtype=np.float32)
+
+
+def write_data(path, n=256, seed=0):
+    """y = x . TRUE_W + 1 as tf.Examples with float features "x" (4) and "y"."""
+    rng = np.random.default_rng(seed)
+    with tf.io.TFRecordWriter(path) as w:
+        for _ in range(n):
+            x = rng.normal(size=4).astype(np.float32)
+            y = float(x @ TRUE_W + 1)
+            ex = tf.train.Example(features=tf.train.Features(feature={
+                "x": tf.train.Feature(float_list=tf.train.FloatList(value=x)),
+                "y": tf.train.Feature(float_list=tf.train.FloatList(value=[y]))}))
+            w.write(ex.SerializeToString())
+
+
+def build(ps_tasks=0):
+    """The model in a new graph; returns (graph, saver, names)."""
+    g = tf.Graph()
+    with g.as_default():
+        device = tf1.train.replica_device_setter(ps_tasks=ps_tasks) if ps_tasks else None
+        with tf1.device(device):
+            gs = tf1.train.get_or_create_global_step()
+            filenames = tf1.placeholder(tf.string, [None], name="filenames")
+
+            def parse(record):
+                f = tf.io.parse_single_example(record, {
+                    "x": tf.io.FixedLenFeature([4], tf.float32),
+                    "y": tf.io.FixedLenFeature([1], tf.float32)})
+                return f["x"], f["y"]
+
+            ds = tf.data.TFRecordDataset(filenames).map(parse).repeat().batch(16)
+            it = tf1.data.make_initializable_iterator(ds)
+            x, y = it.get_next()
+            w = tf1.get_variable("w", [4, 1], initializer=tf1.zeros_initializer())
+            b = tf1.get_variable("b", [1], initializer=tf1.zeros_initializer())
+            loss = tf1.losses.mean_squared_error(y, tf.matmul(x, w) + b)
+            tf1.summary.scalar("loss", loss)
+            train_op = tf1.train.GradientDescentOptimizer(0.05).minimize(loss, global_step=gs)
+            tf1.add_to_collection(tf1.GraphKeys.TRAIN_OP, train_op)
+            saver = tf1.train.Saver()
+    return g, saver, dict(iterator=it, filenames=filenames, train=train_op, loss=loss)
+
+
+def export(path, ps_tasks=0):
+    g, saver, _ = build(ps_tasks)
+    with g.as_default():
+        tf1.train.export_meta_graph(path, saver_def=saver.as_saver_def())
+
+
+def tensorflow_train(data, steps):
+    """TensorFlow's own run of the graph: the variables after `steps`."""
+    g, _, n = build()
+    with g.as_default(), tf1.Session() as s:
+        s.run(tf1.global_variables_initializer())
+        s.run(n["iterator"].initializer, {n["filenames"]: [data]})
+        for _ in range(steps):
+            s.run(n["train"])
+        return {v.op.name: s.run(v) for v in tf1.global_variables()}
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class TrainGraphTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp()
+        cls.data = os.path.join(cls.tmp, "data.tfrecord")
+        write_data(cls.data)
+        cls.meta = os.path.join(cls.tmp, "model.meta")
+        export(cls.meta)
+
+    def train(self, logdir, *flags, **kwargs):
+        return interop.run([interop.binary("train"), f"--graph={self.meta}",
+                            f"--input={self.data}", f"--logdir={logdir}", *flags], **kwargs)
+
+    def test_trains_as_tensorflow_does(self):
+        logdir = os.path.join(self.tmp, "alone")
+        p = self.train(logdir, "--steps=200", "--save_every=50", "--summary_every=20")
+        self.assertIn("initialized from scratch", p.stdout)
+        self.assertIn("done: step 200", p.stdout)
+        mine = interop.tensorflow_read(os.path.join(logdir, "model.ckpt-200"))
+        theirs = tensorflow_train(self.data, 200)
+        self.assertEqual(sorted(mine), sorted(theirs))
+        self.assertEqual(int(mine["global_step"]), 200)
+        for k in ("w", "b"):
+            np.testing.assert_allclose(mine[k], theirs[k], rtol=1e-4, atol=1e-5, err_msg=k)
+        np.testing.assert_allclose(mine["w"].ravel(), TRUE_W, atol=1e-3)
+        # TensorFlow restores it into its own graph, through the graph's Saver.
+        g, saver, n = build()
+        with g.as_default(), tf1.Session() as s:
+            saver.restore(s, os.path.join(logdir, "model.ckpt-200"))
+            s.run(n["iterator"].initializer, {n["filenames"]: [self.data]})
+            self.assertLess(s.run(n["loss"]), 1e-4)
+        # TensorBoard draws the graph's own summary.
+        acc = event_accumulator.EventAccumulator(logdir)
+        acc.Reload()
+        steps = [e.step for e in acc.Scalars("loss")]
+        self.assertEqual(steps, [1, 21, 41, 61, 81, 101, 121, 141, 161, 181])
+        self.assertLess(acc.Scalars("loss")[-1].value, acc.Scalars("loss")[0].value)
+
+    def test_killed_and_restarted_it_resumes_from_its_checkpoint(self):
+        logdir = os.path.join(self.tmp, "killed")
+        p = subprocess.Popen([interop.binary("train"), f"--graph={self.meta}",
+                              f"--input={self.data}", f"--logdir={logdir}",
+                              "--steps=100000000", "--save_every=50"],
+                             stdout=subprocess.PIPE, text=True)
+        for line in p.stdout:
+            if line.startswith("saved checkpoint at step 100"):
+                break
+        p.send_signal(signal.SIGKILL)
+        p.wait()
+        p = self.train(logdir, "--steps=300", "--save_every=50")
+        self.assertRegex(p.stdout, r"restored step (1\d\d|[2-9]\d\d)")
+        self.assertIn("done: step 300", p.stdout)
+        mine = interop.tensorflow_read(os.path.join(logdir, "model.ckpt-300"))
+        np.testing.assert_allclose(mine["w"].ravel(), TRUE_W, atol=1e-3)
+
+    def test_a_ps_and_two_workers_train_it(self):
+        meta = os.path.join(self.tmp, "model_ps.meta")
+        export(meta, ps_tasks=1)
+        ports = [free_port() for _ in range(3)]
+        cluster = f"ps=127.0.0.1:{ports[0]};worker=127.0.0.1:{ports[1]},127.0.0.1:{ports[2]}"
+        logdir = os.path.join(self.tmp, "cluster")
+        common = [interop.binary("train"), f"--cluster={cluster}", "--recovery_wait_secs=0.2"]
+        ps = subprocess.Popen(common + ["--job_name=ps"], stdout=subprocess.PIPE, text=True)
+        try:
+            graph = [f"--graph={meta}", f"--input={self.data}", "--steps=400", "--save_every=100"]
+            chief = subprocess.Popen(common + ["--job_name=worker", "--task_index=0",
+                                               f"--logdir={logdir}"] + graph,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            worker = subprocess.Popen(common + ["--job_name=worker", "--task_index=1"] + graph,
+                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            out_chief, _ = chief.communicate(timeout=300)
+            out_worker, _ = worker.communicate(timeout=300)
+            self.assertEqual(chief.returncode, 0, out_chief)
+            self.assertEqual(worker.returncode, 0, out_worker)
+            self.assertIn("worker 1 done: ran ", out_worker)
+            last = int(out_chief.split("done: step ")[1].split()[0])
+            self.assertGreaterEqual(last, 400)
+            mine = interop.tensorflow_read(os.path.join(logdir, f"model.ckpt-{last}"))
+            self.assertEqual(int(mine["global_step"]), last)
+            np.testing.assert_allclose(mine["w"].ravel(), TRUE_W, atol=1e-3)
+        finally:
+            ps.send_signal(signal.SIGTERM)
+            ps.wait(timeout=60)
+
+    def test_bad_graphs_and_flags_name_what_is_wrong(self):
+        logdir = os.path.join(self.tmp, "bad")
+        cases = [
+            (["--input=/nonexistent/*.tfrecord"], "no file matches /nonexistent/*.tfrecord"),
+            (["--train_op=nope"], "--train_op=nope: " + self.meta + " has no node nope"),
+        ]
+        for flags, message in cases:
+            p = subprocess.run([interop.binary("train"), f"--graph={self.meta}",
+                                f"--input={self.data}", f"--logdir={logdir}", *flags],
+                               capture_output=True, text=True)
+            self.assertNotEqual(p.returncode, 0, flags)
+            self.assertIn(message, p.stderr, flags)
+        p = subprocess.run([interop.binary("train"), f"--graph={self.meta}",
+                            f"--logdir={logdir}"], capture_output=True, text=True)
+        self.assertIn("names: give them with --input", p.stderr)
+        not_meta = os.path.join(self.tmp, "not.meta")
+        with open(not_meta, "wb") as f:
+            f.write(b"\xff\x00garbage")
+        p = subprocess.run([interop.binary("train"), f"--graph={not_meta}",
+                            f"--logdir={logdir}"], capture_output=True, text=True)
+        self.assertIn("is not a MetaGraphDef", p.stderr)
+        p = subprocess.run([interop.binary("train"), "--loss=x", f"--logdir={logdir}"],
+                           capture_output=True, text=True)
+        self.assertIn("--loss=x needs --graph", p.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
