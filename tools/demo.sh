@@ -5,7 +5,9 @@
 # restore was), finish, inspect the final checkpoint, measure restore
 # throughput against plain pread(), and run the same training as a cluster
 # of four processes on loopback (1 ps, the chief, 2 workers) whose chief is
-# killed and restarted while the workers go on.
+# killed and restarted while the workers go on; then train a model written in
+# Python with TensorFlow (tools/demo/regression.meta), alone (killed and
+# restarted) and as three processes, with no Python.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -84,6 +86,40 @@ wait "$w1_pid" "$w2_pid" || true
 for t in 1 2; do grep "done" "$work/worker$t.log" | sed "s/^/   worker $t: /"; done
 kill -TERM "$ps_pid"
 if wait "$ps_pid"; then echo "   ps 0:     stopped cleanly on SIGTERM"; fi
+
+echo
+echo "== 6. a model written in Python with tf.compat.v1 (tools/demo/regression.meta), trained with no Python"
+echo "   (its tf.data pipeline reads tools/demo/regression.tfrecord: y = x . [1, -2, 3, 0.5] + 1)"
+glogdir="$work/graph"
+gflags=(--graph=tools/demo/regression.meta --input=tools/demo/regression.tfrecord
+        --save_every=100 --summary_every=20 --log_every=100)
+"$bin/train" "${gflags[@]}" --logdir="$glogdir" --steps=100000000 >"$work/graph1.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 6000); do
+  [ -e "$glogdir/model.ckpt-300.index" ] && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.01
+done
+kill -KILL "$pid" 2>/dev/null || true
+wait "$pid" 2>/dev/null || true
+echo "   ... SIGKILL after $(sed -n 's/^model_checkpoint_path: //p' "$glogdir/checkpoint")"
+"$bin/train" "${gflags[@]}" --logdir="$glogdir" --steps=1500 | grep -E "restored|done" | sed 's/^/   /'
+"$bin/inspect_checkpoint" --prefix="$glogdir/model.ckpt-1500" --tensor=linear/w | sed 's/^/   /'
+base=$((20000 + RANDOM % 20000))
+gcluster="ps=127.0.0.1:$base;worker=127.0.0.1:$((base + 1)),127.0.0.1:$((base + 2))"
+"$bin/train" --cluster="$gcluster" --job_name=ps >"$work/graph_ps.log" 2>&1 &
+ps_pid=$!
+"$bin/train" "${gflags[@]}" --cluster="$gcluster" --job_name=worker --task_index=1 --steps=3000 \
+  --recovery_wait_secs=0.5 >"$work/graph_worker1.log" 2>&1 &
+w1_pid=$!
+"$bin/train" "${gflags[@]}" --cluster="$gcluster" --job_name=worker --task_index=0 --steps=3000 \
+  --recovery_wait_secs=0.5 --logdir="$work/graph_cluster" 2>&1 | grep -E "restored|initialized|done" |
+  sed 's/^/   chief:    /'
+wait "$w1_pid" || true
+grep "done" "$work/graph_worker1.log" | sed 's/^/   worker 1: /'
+kill -TERM "$ps_pid"
+wait "$ps_pid" || true
+echo "   TensorBoard draws its loss: tensorboard --logdir=$glogdir"
 
 echo
 echo "Done. Checkpoints and logs are in $work."
