@@ -490,4 +490,50 @@ absl::Status FinalOpsHook::End(Session* session) {
   return s;
 }
 
+// ProfilerHook -------------------------------------------------------------
+
+absl::StatusOr<std::shared_ptr<ProfilerHook>> ProfilerHook::Create(Options options) {
+  if (options.output_dir.empty()) {
+    return absl::InvalidArgumentError("ProfilerHook needs an output directory");
+  }
+  MG_ASSIGN_OR_RETURN(SecondOrStepTimer timer,
+                      SecondOrStepTimer::Create(options.save_secs, options.save_steps,
+                                                options.env));
+  return std::shared_ptr<ProfilerHook>(new ProfilerHook(std::move(options), std::move(timer)));
+}
+
+absl::Status ProfilerHook::Begin(const GraphDef& graph) {
+  next_step_.reset();
+  return ResolveGlobalStep(graph, "ProfilerHook", &o_.global_step);
+}
+
+absl::Status ProfilerHook::BeforeRun(SessionRunContext*, SessionRunArgs* request) {
+  request_trace_ = next_step_ && timer_.ShouldTriggerForStep(*next_step_);
+  request->fetches = {o_.global_step};
+  started_micros_ = o_.env->NowMicros();
+  return absl::OkStatus();
+}
+
+absl::Status ProfilerHook::AfterRun(SessionRunContext* context, const SessionRunValues& values) {
+  const uint64_t ended = o_.env->NowMicros();
+  MG_ASSIGN_OR_RETURN(int64_t stale, StepValue(values.results[0], o_.global_step));
+  if (!next_step_) timer_.UpdateLastTriggeredStep(stale);
+  int64_t step = stale + 1;
+  if (request_trace_) {
+    MG_ASSIGN_OR_RETURN(step, ReadStep(context->session(), o_.global_step));
+    timer_.UpdateLastTriggeredStep(step);
+    const std::string path = JoinPath(o_.output_dir, absl::StrCat("timeline-", step, ".json"));
+    MG_LOG(INFO) << "Saving timeline for " << step << " into '" << path << "'.";
+    const std::string trace = absl::StrFormat(
+        "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [{\"name\": \"step %d\", "
+        "\"ph\": \"X\", \"ts\": %d, \"dur\": %d, \"pid\": 0, \"tid\": 0, "
+        "\"args\": {\"global_step\": %d}}]}\n",
+        step, started_micros_, ended - started_micros_, step);
+    MG_RETURN_IF_ERROR(o_.env->CreateDir(o_.output_dir));
+    MG_RETURN_IF_ERROR(WriteStringToFile(o_.env, path, trace));
+  }
+  next_step_ = step + 1;
+  return absl::OkStatus();
+}
+
 }  // namespace minigraph

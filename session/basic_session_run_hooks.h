@@ -11,6 +11,8 @@
 //   LoggingTensorHook    logs tensors every N steps or seconds, or at the end
 //   FinalOpsHook         runs ops at the end and keeps their values
 //   FeedFnHook           feeds what a function returns to every step
+//   ProfilerHook         writes a step's timing as a Chrome trace every N
+//                        steps or seconds
 //
 // Schedules follow SecondOrStepTimer; time comes from the hook's Env, so
 // tests use a fake clock. Hooks that read the global step take its tensor
@@ -289,6 +291,36 @@ class FeedFnHook : public SessionRunHook {
 
  private:
   std::function<FeedList()> feed_fn_;
+};
+
+// TensorFlow's ProfilerHook, for the step as a whole: every save_steps
+// steps (or save_secs; never the first step), the step's wall time, from
+// the hooks' BeforeRun to their AfterRun, as a Chrome trace
+// (chrome://tracing, Perfetto) in output_dir/timeline-STEP.json. TensorFlow's
+// trace has an event per op; minigraph's executor records no per-op times,
+// so this one has the step's.
+class ProfilerHook : public SessionRunHook {
+ public:
+  struct Options {
+    std::optional<int64_t> save_steps = {};
+    std::optional<double> save_secs = {};
+    std::string output_dir;
+    std::string global_step = {};
+    Env* env = Env::Default();
+  };
+  static absl::StatusOr<std::shared_ptr<ProfilerHook>> Create(Options options);
+
+  absl::Status Begin(const GraphDef& graph) override;
+  absl::Status BeforeRun(SessionRunContext* context, SessionRunArgs* request) override;
+  absl::Status AfterRun(SessionRunContext* context, const SessionRunValues& values) override;
+
+ private:
+  ProfilerHook(Options o, SecondOrStepTimer timer) : o_(std::move(o)), timer_(std::move(timer)) {}
+  Options o_;
+  SecondOrStepTimer timer_;
+  std::optional<int64_t> next_step_;
+  bool request_trace_ = false;
+  uint64_t started_micros_ = 0;
 };
 
 }  // namespace minigraph

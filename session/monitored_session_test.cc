@@ -483,6 +483,25 @@ TEST_F(MonitoredSessionTest, FinalOpsAndFeedFnHooks) {
   EXPECT_EQ(*final_ops->final_ops_values()[0].data<int64_t>(), 3);
 }
 
+TEST_F(MonitoredSessionTest, ProfilerHookWritesAStepsTimingOnItsSchedule) {
+  ASSERT_OK_AND_ASSIGN(Scaffold scaffold, Scaffold::Finalize(root_, Opts()));
+  ASSERT_OK_AND_ASSIGN(auto profiler, ProfilerHook::Create({.save_steps = 3,
+                                                            .output_dir = "/logs/trace",
+                                                            .env = &env_}));
+  ASSERT_OK_AND_ASSIGN(auto s,
+                       MonitoredSession::Create(NewChiefSessionCreator(scaffold, ""), {profiler}));
+  for (int i = 0; i < 7; ++i) ASSERT_OK(s->Run({}, {}, {"train"}, nullptr));
+  // Not the first step: the timer starts at its step (0), and the steps
+  // that reach 3 and 6 are traced.
+  std::vector<std::string> files = env_.GetChildren("/logs/trace").value_or(
+      std::vector<std::string>());
+  std::sort(files.begin(), files.end());
+  EXPECT_THAT(files, ElementsAre("timeline-3.json", "timeline-6.json"));
+  ASSERT_OK_AND_ASSIGN(std::string trace, ReadFileToString(&env_, "/logs/trace/timeline-3.json"));
+  EXPECT_THAT(trace, HasSubstr(R"("name": "step 3", "ph": "X")"));
+  EXPECT_THAT(trace, HasSubstr(R"("args": {"global_step": 3})"));
+}
+
 TEST_F(MonitoredSessionTest, HooksNeedAGlobalStepAndValidSchedules) {
   Scope bare = Scope::NewRootScope();
   Variable::Create(bare, "v", Tensor::Scalar<float>(1));

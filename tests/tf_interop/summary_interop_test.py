@@ -8,7 +8,8 @@ import os
 import tempfile
 import unittest
 
-import interop  # noqa: F401  (TensorFlow's environment)
+import interop
+import numpy as np
 import tensorflow as tf
 from tensorboard.backend.event_processing import event_accumulator
 
@@ -122,6 +123,23 @@ class SummaryInteropTest(unittest.TestCase):
         tf_steps = loss_steps(self.tf)
         self.assertEqual(tf_steps[0], 1)
         self.assertTrue(all(b - a in (2, 3) for a, b in zip(tf_steps, tf_steps[1:])), tf_steps)
+
+    def test_tensorboard_loads_every_scalar_train_writes(self):
+        logdir = os.path.join(self.tmp, "train")
+        interop.run([interop.binary("train"), f"--logdir={logdir}", "--model=linear",
+                     "--steps=100", "--save_every=40", "--summary_every=25", "--log_every=30"])
+        acc = event_accumulator.EventAccumulator(logdir)
+        acc.Reload()
+        self.assertEqual(sorted(acc.Tags()["scalars"]),
+                         ["global_step/sec", "learning_rate", "loss"])
+        steps = lambda tag: [s.step for s in acc.Scalars(tag)]
+        self.assertEqual(steps("loss"), [1, 26, 51, 76])
+        self.assertEqual(steps("learning_rate"), [1, 26, 51, 76])
+        self.assertTrue(all(s.value == np.float32(0.01) for s in acc.Scalars("learning_rate")))
+        self.assertEqual(steps("global_step/sec"), [31, 61, 91])
+        logs = [e for e in events(logdir) if e[1] in ("START", "CHECKPOINT")]
+        self.assertEqual(logs, [(0, "CHECKPOINT"), (1, "START"), (40, "CHECKPOINT"),
+                                (80, "CHECKPOINT"), (100, "CHECKPOINT")])
 
     def test_a_cut_file_still_loads_up_to_the_cut(self):
         [path] = glob.glob(os.path.join(self.mg_dir, "events.out.tfevents.*"))
