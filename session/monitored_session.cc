@@ -1,6 +1,7 @@
 #include "session/monitored_session.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -138,6 +139,7 @@ absl::Status MonitoredSession::CreateSession() {
 }
 
 absl::Status MonitoredSession::WithRecovery(const std::function<absl::Status()>& attempt) {
+  std::optional<uint64_t> first_failure;
   while (true) {
     if (session_ == nullptr) {
       if (closed_) return absl::FailedPreconditionError("Session is already closed.");
@@ -145,6 +147,21 @@ absl::Status MonitoredSession::WithRecovery(const std::function<absl::Status()>&
     }
     absl::Status s = attempt();
     if (!options_.should_recover || !IsPreemption(s)) return s;
+    // A step that fails so again on a new session waits retry_every before
+    // the next try, and ends once give_up_after has passed since its first
+    // failure (not a restart, then).
+    const uint64_t now = options_.env->NowMicros();
+    if (first_failure) {
+      if (absl::Microseconds(now - *first_failure) >= options_.give_up_after) {
+        return absl::Status(s.code(),
+                            absl::StrCat("gave up retrying the step on new sessions after ",
+                                         absl::FormatDuration(options_.give_up_after), ": ",
+                                         s.message()));
+      }
+      options_.env->SleepForMicroseconds(absl::ToInt64Microseconds(options_.retry_every));
+    } else {
+      first_failure = now;
+    }
     MG_LOG(INFO) << "An error was raised. " << kPreemptionAdvice
                  << " The current session will be closed and a new session will be created. "
                     "Error: "

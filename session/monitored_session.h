@@ -140,7 +140,8 @@ struct MonitoredSessionOptions {
   bool should_recover = true;
   // Beyond TensorFlow, which retries forever: give up (returning the last
   // error) once making a session has failed with Aborted or Unavailable
-  // for this long, sleeping `retry_every` between attempts.
+  // for this long, sleeping `retry_every` between attempts, or once one
+  // step has failed so on new sessions for this long.
   absl::Duration give_up_after = absl::Hours(2);
   absl::Duration retry_every = absl::Seconds(1);
   // The clock of those waits; not owned.

@@ -29,7 +29,8 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 // A session whose Run fails with `error` on its training step number
-// `fail_at` (1-based, counting the Runs of "train"), once.
+// `fail_at` (1-based, counting the Runs of "train"), once; every one when
+// `fail_at` is 0.
 class FailingSession : public Session {
  public:
   FailingSession(std::unique_ptr<Session> s, std::atomic<int>* runs, int fail_at,
@@ -42,7 +43,7 @@ class FailingSession : public Session {
                    const std::vector<std::string>& targets,
                    std::vector<Tensor>* outputs) override {
     if (std::find(targets.begin(), targets.end(), "train") != targets.end() &&
-        ++*runs_ == fail_at_) {
+        (++*runs_ == fail_at_ || fail_at_ == 0)) {
       return error_;
     }
     return s_->Run(o, feeds, fetches, targets, outputs);
@@ -302,6 +303,23 @@ TEST_F(MonitoredSessionTest, RecoveryCanBeTurnedOffAndGivesUpWhenCreationKeepsFa
   EXPECT_EQ(clock_.NowMicros() - t0, 10'000'000u);
 }
 
+TEST_F(MonitoredSessionTest, AStepThatFailsOnEveryNewSessionEndsAfterGiveUpAfter) {
+  ASSERT_OK_AND_ASSIGN(Scaffold scaffold, Scaffold::Finalize(root_, Opts()));
+  auto creator = std::make_unique<FlakyCreator>(scaffold, "", "", 0,
+                                                absl::AbortedError("always aborted"));
+  FlakyCreator* flaky = creator.get();
+  ASSERT_OK_AND_ASSIGN(auto s, MonitoredSession::Create(std::move(creator), {},
+                                                        {.give_up_after = absl::Seconds(5),
+                                                         .retry_every = absl::Seconds(1),
+                                                         .env = &clock_}));
+  EXPECT_THAT(s->Run({}, {}, {"train"}, nullptr),
+              StatusIs(absl::StatusCode::kAborted,
+                       HasSubstr("gave up retrying the step on new sessions after 5s: always "
+                                 "aborted")));
+  // The first retry at once, then one a second for 5 s.
+  EXPECT_EQ(flaky->created, 7);
+}
+
 TEST_F(MonitoredSessionTest, StepFunctionsReachTheRawSessionAndCanStop) {
   ASSERT_OK_AND_ASSIGN(Scaffold scaffold, Scaffold::Finalize(root_, Opts()));
   auto hook = std::make_shared<RecordingHook>();
@@ -488,8 +506,11 @@ TEST_F(MonitoredSessionTest, ProfilerHookWritesAStepsTimingOnItsSchedule) {
   ASSERT_OK_AND_ASSIGN(auto profiler, ProfilerHook::Create({.save_steps = 3,
                                                             .output_dir = "/logs/trace",
                                                             .env = &env_}));
-  ASSERT_OK_AND_ASSIGN(auto s,
-                       MonitoredSession::Create(NewChiefSessionCreator(scaffold, ""), {profiler}));
+  // One inter-op thread: the hook's read of the step comes before the
+  // step's increment (on more, the two race, as in TensorFlow).
+  ASSERT_OK_AND_ASSIGN(auto s, MonitoredSession::Create(
+                                   NewChiefSessionCreator(scaffold, "", "", {.inter_op_threads = 1}),
+                                   {profiler}));
   for (int i = 0; i < 7; ++i) ASSERT_OK(s->Run({}, {}, {"train"}, nullptr));
   // Not the first step: the timer starts at its step (0), and the steps
   // that reach 3 and 6 are traced.
