@@ -64,7 +64,9 @@ class EventsWriterTest : public ::testing::Test {
     return events;
   }
 
-  std::vector<std::string> Files() { return mem_.GetChildren("/logs").value_or(std::vector<std::string>()); }
+  std::vector<std::string> Files() {
+    return mem_.GetChildren("/logs").value_or(std::vector<std::string>());
+  }
 
   FakeClockEnv clock_{Env::Default(), 1'700'000'000'250'000};
   MemEnv mem_{&clock_};

@@ -108,7 +108,8 @@ absl::StatusOr<SecondOrStepTimer> SecondOrStepTimer::Create(std::optional<double
 bool SecondOrStepTimer::ShouldTriggerForStep(int64_t step) const {
   if (!last_step_) return true;
   if (*last_step_ == step) return false;
-  if (every_secs_ && env_->NowMicros() >= last_micros_ + static_cast<uint64_t>(*every_secs_ * 1e6)) {
+  if (every_secs_ &&
+      env_->NowMicros() >= last_micros_ + static_cast<uint64_t>(*every_secs_ * 1e6)) {
     return true;
   }
   return every_steps_ && step >= *last_step_ + *every_steps_;
@@ -278,7 +279,8 @@ absl::StatusOr<std::shared_ptr<StepCounterHook>> StepCounterHook::Create(Options
   MG_ASSIGN_OR_RETURN(SecondOrStepTimer timer,
                       SecondOrStepTimer::Create(options.every_n_secs, options.every_n_steps,
                                                 options.env));
-  return std::shared_ptr<StepCounterHook>(new StepCounterHook(std::move(options), std::move(timer)));
+  return std::shared_ptr<StepCounterHook>(
+      new StepCounterHook(std::move(options), std::move(timer)));
 }
 
 absl::Status StepCounterHook::Begin(const GraphDef& graph) {
@@ -456,7 +458,9 @@ void LoggingTensorHook::Log(const std::vector<Tensor>& values) {
     return;
   }
   std::vector<std::string> stats;
-  for (const auto& [tag, value] : tagged) stats.push_back(absl::StrCat(tag, " = ", ValueText(value)));
+  for (const auto& [tag, value] : tagged) {
+    stats.push_back(absl::StrCat(tag, " = ", ValueText(value)));
+  }
   std::string line = absl::StrJoin(stats, ", ");
   if (e) absl::StrAppendFormat(&line, " (%.3f sec)", e->secs);
   LogOr(o_.log, line);

@@ -440,11 +440,13 @@ TEST_F(MonitoredSessionTest, LoggingTensorHookLogsOnItsSchedule) {
   ASSERT_OK_AND_ASSIGN(Scaffold scaffold, Scaffold::Finalize(root_, Opts()));
   std::vector<std::string> lines;
   auto log = [&](const std::string& line) { lines.push_back(line); };
-  ASSERT_OK_AND_ASSIGN(auto every2, LoggingTensorHook::Create({.tensors = {{"step", "global_step/read:0"}, {"loss", "loss:0"}},
-                                                               .every_n_iter = 2,
-                                                               .at_end = true,
-                                                               .env = &clock_,
-                                                               .log = log}));
+  ASSERT_OK_AND_ASSIGN(auto every2, LoggingTensorHook::Create(
+                                         {.tensors = {{"step", "global_step/read:0"},
+                                                      {"loss", "loss:0"}},
+                                          .every_n_iter = 2,
+                                          .at_end = true,
+                                          .env = &clock_,
+                                          .log = log}));
   ASSERT_OK_AND_ASSIGN(auto s,
                        MonitoredSession::Create(NewChiefSessionCreator(scaffold, ""), {every2}));
   for (int i = 0; i < 5; ++i) {
@@ -508,9 +510,9 @@ TEST_F(MonitoredSessionTest, ProfilerHookWritesAStepsTimingOnItsSchedule) {
                                                             .env = &env_}));
   // One inter-op thread: the hook's read of the step comes before the
   // step's increment (on more, the two race, as in TensorFlow).
-  ASSERT_OK_AND_ASSIGN(auto s, MonitoredSession::Create(
-                                   NewChiefSessionCreator(scaffold, "", "", {.inter_op_threads = 1}),
-                                   {profiler}));
+  ASSERT_OK_AND_ASSIGN(
+      auto s, MonitoredSession::Create(
+                  NewChiefSessionCreator(scaffold, "", "", {.inter_op_threads = 1}), {profiler}));
   for (int i = 0; i < 7; ++i) ASSERT_OK(s->Run({}, {}, {"train"}, nullptr));
   // Not the first step: the timer starts at its step (0), and the steps
   // that reach 3 and 6 are traced.

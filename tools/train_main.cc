@@ -123,10 +123,11 @@ ABSL_FLAG(bool, start_over, false,
           "Train from step 0 whatever --logdir holds: restore nothing, and overwrite its "
           "checkpoints as the run reaches their steps");
 ABSL_FLAG(std::string, graph, "",
-          "Train a TensorFlow 1 meta graph (MODEL.meta, binary or text) instead of --model: its "
-          "train op (the \"train_op\" collection, or --train_op), loss (\"losses\", or --loss), "
-          "global step, Saver, summaries and input pipeline; in a cluster, the devices it "
-          "records");
+          "Train a TensorFlow 1 meta graph instead of --model: MODEL.meta (binary or text), or a "
+          "SavedModel directory's graph tagged \"train\" (starting from its variables). Its "
+          "train op (the \"train_op\" collection, or --train_op), loss (\"losses\", or "
+          "--loss), global step, Saver, summaries and input pipeline; in a cluster, the "
+          "devices it records");
 ABSL_FLAG(std::string, train_op, "", "With --graph: the op one step runs");
 ABSL_FLAG(std::string, loss, "", "With --graph: the loss tensor");
 ABSL_FLAG(std::string, input, "",
@@ -172,6 +173,9 @@ struct Model {
   bool reads_own_input = false;
   std::vector<std::string> iterator_inits;
   FeedList iterator_feeds;
+  // --graph=SAVED_MODEL_DIR: the checkpoint a run without one of its own
+  // starts from (the SavedModel's variables).
+  std::string start_from;
 };
 
 // --warm_start_map's pairs; InvalidArgument naming the flag when it is
@@ -412,6 +416,26 @@ absl::StatusOr<std::string> FromFlagOrCollection(const Scope& root, const std::s
   return names[0];
 }
 
+// InvalidArgument unless `tensor` ("node:k") is a `dtype` tensor of the
+// graph (its shape is checked when the step runs).
+absl::Status CheckScalar(const Scope& root, const std::string& tensor, DataType dtype,
+                         absl::string_view what) {
+  const size_t colon = tensor.rfind(':');
+  int index = 0;
+  MG_ASSIGN_OR_RETURN(Operation op, root.FindOp(tensor.substr(0, colon)));
+  if (colon == std::string::npos || !absl::SimpleAtoi(tensor.substr(colon + 1), &index) ||
+      index < 0 || index >= op.num_outputs()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " ", tensor, " names no output of ",
+                                                   op.name()));
+  }
+  if (op.output(index).dtype() != dtype) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " ", tensor, " is ", DataTypeString(op.output(index).dtype()), "; train needs ",
+        DataTypeString(dtype)));
+  }
+  return absl::OkStatus();
+}
+
 // In a cluster, where the imported nodes go: the device the graph records
 // (replica_device_setter's), a worker's or chief's task made this task;
 // `device_fn`'s pick for a node with none.
@@ -428,11 +452,8 @@ absl::Status PlaceImported(const DeviceFunction& device_fn, const std::string& o
   return absl::OkStatus();
 }
 
-// --graph: a TensorFlow 1 meta graph, with its own train op, loss, global
-// step, Saver, summaries and input pipeline.
-absl::Status BuildFromGraph(Model* m, const DeviceFunction& device_fn,
-                            const std::string& own_task, Env* env) {
-  const std::string path = absl::GetFlag(FLAGS_graph);
+// A MetaGraphDef file, binary or text.
+absl::StatusOr<MetaGraphDef> ReadMetaGraph(Env* env, const std::string& path) {
   MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(env, path));
   MetaGraphDef meta;
   // The text parser's first complaint, instead of protobuf's log of it.
@@ -448,6 +469,43 @@ absl::Status BuildFromGraph(Model* m, const DeviceFunction& device_fn,
     return absl::InvalidArgumentError(absl::StrCat(
         "--graph=", path, " is not a MetaGraphDef (binary, or text: ", errors.first, ")"));
   }
+  return meta;
+}
+
+// The meta graph of a SavedModel directory tagged "train" (TensorFlow's
+// tag_constants.TRAINING, as Estimator exports it for training).
+absl::StatusOr<MetaGraphDef> TrainingGraphOfSavedModel(Env* env, const std::string& dir) {
+  const std::string pb = JoinPath(dir, "saved_model.pb");
+  MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(env, pb));
+  SavedModel model;
+  if (!model.ParseFromString(bytes)) {
+    return absl::InvalidArgumentError(absl::StrCat("--graph=", dir, ": ", pb,
+                                                   " is not a SavedModel"));
+  }
+  std::vector<std::string> tag_sets;
+  for (MetaGraphDef& meta : *model.mutable_meta_graphs()) {
+    const auto& tags = meta.meta_info_def().tags();
+    if (std::find(tags.begin(), tags.end(), "train") != tags.end()) return std::move(meta);
+    tag_sets.push_back(absl::StrCat("{", absl::StrJoin(tags, ", "), "}"));
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--graph=", dir, ": the SavedModel has no meta graph tagged \"train\" to train (it has ",
+      tag_sets.empty() ? "none" : absl::StrJoin(tag_sets, " "), ")"));
+}
+
+// --graph: a TensorFlow 1 meta graph, with its own train op, loss, global
+// step, Saver, summaries and input pipeline.
+absl::Status BuildFromGraph(Model* m, const DeviceFunction& device_fn,
+                            const std::string& own_task, Env* env) {
+  const std::string path = absl::GetFlag(FLAGS_graph);
+  MetaGraphDef meta;
+  if (env->IsDirectory(path).value_or(false)) {
+    MG_ASSIGN_OR_RETURN(meta, TrainingGraphOfSavedModel(env, path));
+    const std::string variables = JoinPath(path, "variables/variables");
+    if (env->FileExists(variables + ".index").ok()) m->start_from = variables;
+  } else {
+    MG_ASSIGN_OR_RETURN(meta, ReadMetaGraph(env, path));
+  }
   if (meta.graph_def().node_size() == 0) {
     return absl::InvalidArgumentError(absl::StrCat("--graph=", path, " holds no graph"));
   }
@@ -461,6 +519,7 @@ absl::Status BuildFromGraph(Model* m, const DeviceFunction& device_fn,
   MG_ASSIGN_OR_RETURN(m->loss_tensor, FromFlagOrCollection(root, "loss", absl::GetFlag(FLAGS_loss),
                                                            "losses", false));
   if (m->loss_tensor.find(':') == std::string::npos) absl::StrAppend(&m->loss_tensor, ":0");
+  MG_RETURN_IF_ERROR(CheckScalar(root, m->loss_tensor, DT_FLOAT, "the loss"));
   // The global step: TensorFlow's collection holds its VariableDef.
   m->global_step.clear();
   for (const std::string& entry : root.GetCollection("global_step")) {
@@ -480,6 +539,7 @@ absl::Status BuildFromGraph(Model* m, const DeviceFunction& device_fn,
     }
     m->global_step = *found;
   }
+  MG_RETURN_IF_ERROR(CheckScalar(root, m->global_step, DT_INT64, "the global step"));
   // Its iterators, initialized with --input's files fed to the filename
   // placeholder (the graph's one string Placeholder, or --input_placeholder).
   MG_ASSIGN_OR_RETURN(GraphDef graph, root.ToGraphDef());
@@ -628,7 +688,8 @@ absl::Status CheckFlags(const std::vector<char*>& rest) {
       return absl::InvalidArgumentError(absl::StrCat("--", flag, "=", value, " needs --graph"));
     }
   }
-  if (graph && (absl::GetFlag(FLAGS_workers) > 0 || !absl::GetFlag(FLAGS_warm_start_from).empty())) {
+  if (graph &&
+      (absl::GetFlag(FLAGS_workers) > 0 || !absl::GetFlag(FLAGS_warm_start_from).empty())) {
     return absl::InvalidArgumentError(
         "--graph trains the graph as it is: --workers and --warm_start_from do not apply");
   }
@@ -768,7 +829,9 @@ class TrainSessionCreator : public SessionCreator {
  private:
   absl::Status Report(Session* session, double ms) {
     if (restored_from_.empty()) {
-      if (m_->warm_started > 0) {
+      if (!m_->start_from.empty()) {
+        std::printf("initialized from the SavedModel's variables, %s\n", m_->start_from.c_str());
+      } else if (m_->warm_started > 0) {
         std::printf("initialized from scratch, warm-started from %s (%d assignment%s)\n",
                     absl::GetFlag(FLAGS_warm_start_from).c_str(), m_->warm_started,
                     m_->warm_started == 1 ? "" : "s");
@@ -965,6 +1028,11 @@ int Run() {
   SessionManager::PrepareOptions prepare;
   prepare.init_op = {m.init.name()};
   prepare.saver = m.saver.get();
+  if (!m.start_from.empty()) {
+    // After init_op (local variables, anything the SavedModel lacks), its
+    // variables, through the graph's Saver.
+    prepare.init_fn = [&m](Session* s) { return m.saver->Restore(s, m.start_from); };
+  }
   // --start_over: nothing is restored, so nothing refuses either.
   if (!absl::GetFlag(FLAGS_start_over)) prepare.checkpoint_dir = logdir;
   prepare.fallback_to_valid_checkpoint = absl::GetFlag(FLAGS_fallback_to_valid_checkpoint);

@@ -273,7 +273,8 @@ absl::StatusOr<TfConfig> ParseTfConfig(absl::string_view json) {
       MG_ASSIGN_OR_RETURN(config.task_index, IndexOf(index->second, "task.index"));
     }
     if (!config.cluster.job().empty()) {
-      if (absl::Status s = TaskAddress(config.cluster, config.task_type, config.task_index).status();
+      if (absl::Status s =
+              TaskAddress(config.cluster, config.task_type, config.task_index).status();
           !s.ok()) {
         return TfConfigError(absl::StrCat("task ", config.task_type, ":", config.task_index,
                                           ": ", s.message()));

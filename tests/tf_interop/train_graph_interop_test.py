@@ -170,6 +170,41 @@ class TrainGraphTest(unittest.TestCase):
             ps.send_signal(signal.SIGTERM)
             ps.wait(timeout=60)
 
+    def test_a_saved_models_training_graph_starts_from_its_variables(self):
+        export_dir = os.path.join(self.tmp, "saved_model")
+        g, saver, n = build()
+        with g.as_default(), tf1.Session() as s:
+            s.run(tf1.global_variables_initializer())
+            w = [v for v in tf1.global_variables() if v.op.name == "w"][0]
+            b = [v for v in tf1.global_variables() if v.op.name == "b"][0]
+            w.load(TRUE_W.reshape(4, 1), s)
+            b.load([1.0], s)
+            builder = tf1.saved_model.Builder(export_dir)
+            builder.add_meta_graph_and_variables(s, [tf1.saved_model.tag_constants.TRAINING],
+                                                 saver=saver)
+            builder.save()
+        logdir = os.path.join(self.tmp, "from_saved_model")
+        p = interop.run([interop.binary("train"), f"--graph={export_dir}", f"--input={self.data}",
+                         f"--logdir={logdir}", "--steps=10"])
+        self.assertIn("initialized from the SavedModel's variables", p.stdout)
+        mine = interop.tensorflow_read(os.path.join(logdir, "model.ckpt-10"))
+        np.testing.assert_allclose(mine["w"].ravel(), TRUE_W, atol=1e-4)
+        # Restarted, it restores its own checkpoint instead.
+        p = interop.run([interop.binary("train"), f"--graph={export_dir}", f"--input={self.data}",
+                         f"--logdir={logdir}", "--steps=20"])
+        self.assertIn("restored step 10", p.stdout)
+        # A SavedModel for serving only has nothing to train.
+        serving = os.path.join(self.tmp, "serving")
+        g, saver, n = build()
+        with g.as_default(), tf1.Session() as s:
+            s.run(tf1.global_variables_initializer())
+            builder = tf1.saved_model.Builder(serving)
+            builder.add_meta_graph_and_variables(s, ["serve"])
+            builder.save()
+        p = subprocess.run([interop.binary("train"), f"--graph={serving}", f"--input={self.data}",
+                            f"--logdir={logdir}_serving"], capture_output=True, text=True)
+        self.assertIn('has no meta graph tagged "train" to train (it has {serve})', p.stderr)
+
     def test_bad_graphs_and_flags_name_what_is_wrong(self):
         logdir = os.path.join(self.tmp, "bad")
         cases = [
