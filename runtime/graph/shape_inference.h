@@ -7,6 +7,10 @@
 //     c->set_output(0, PartialShape({m, n}));
 //     return absl::OkStatus();
 //   }
+//
+// An InferenceContext serves one node's shape function on one thread.
+// Shape functions keep no state: different nodes may be inferred on
+// different threads at once.
 
 #ifndef MINIGRAPH_RUNTIME_GRAPH_SHAPE_INFERENCE_H_
 #define MINIGRAPH_RUNTIME_GRAPH_SHAPE_INFERENCE_H_
@@ -61,7 +65,8 @@ class InferenceContext {
   // Helpers for common shape functions.
   // Requires input `i` to have rank `rank` (if known); returns the merged shape.
   absl::StatusOr<PartialShape> WithRank(int i, int rank) const;
-  // An InvalidArgument naming the node.
+  // An InvalidArgument with `message`; the graph that runs shape functions
+  // (Graph::Create) puts the node's name and op in front of it.
   absl::Status Error(absl::string_view message) const;
 
  private:
