@@ -22,6 +22,7 @@
 #include "core/logging.h"
 #include "session/distributed/server.h"
 #include "tools/cluster_flags.h"
+#include "tools/flag_checks.h"
 
 ABSL_FLAG(int, inter_op_threads, 0, "Threads running independent nodes; 0 = number of cores");
 ABSL_FLAG(int, intra_op_threads, 0, "Threads one kernel may use; 0 = number of cores");
@@ -67,9 +68,10 @@ int main(int argc, char** argv) {
       "Serves one task of a cluster (tf.train.Server): "
       "server --cluster='ps=127.0.0.1:2222;worker=127.0.0.1:2223' --job_name=ps --task_index=0");
   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
-  if (rest.size() > 1) {
-    std::fprintf(stderr, "server: unexpected argument '%s' (flags are --name=value)\n", rest[1]);
-    return 1;
-  }
+  // A server makes the tensors of the graphs its clients register: the
+  // limit matters most here.
+  absl::Status s = minigraph::NoPositionalArguments(rest);
+  if (s.ok()) s = minigraph::ApplyMaxTensorBytes();
+  if (!s.ok()) return minigraph::UsageError("server", s);
   return minigraph::Main();
 }

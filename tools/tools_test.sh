@@ -9,6 +9,7 @@ bench="$2"
 chief_worker="$3"
 run_graph="$4"
 graph_bench="$5"
+server="$6"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # run SECONDS CMD...: CMD's output; a CMD still running after SECONDS is
 # killed and fails the test naming it, with what it printed (a hang here
@@ -32,24 +33,32 @@ help=$("$bench" --help 2>&1 || true)
 [[ "$help" == *"--size_mb"* && "$help" == *"--repeats"* ]] || fail "restore_bench --help: $help"
 
 # restore_bench: the last line is the JSON object with every field.
-json=$(run 120 "$bench" --size_mb=4 --tensors=10 --repeats=1 --dir="$TEST_TMPDIR/bench" | tail -n 1)
+# A tool that fails says so with its output (an assignment alone would end
+# the test silently under set -e).
+json=$(run 120 "$bench" --size_mb=4 --tensors=10 --repeats=1 --dir="$TEST_TMPDIR/bench") ||
+  fail "restore_bench exited $?: $json"
+json=$(echo "$json" | tail -n 1)
 for field in size_mb tensors threads baseline_gbps reader_gbps session_gbps reader_ratio session_ratio; do
   echo "$json" | grep -q "\"$field\":" || fail "restore_bench JSON lacks $field: $json"
 done
 
 # chief_worker_demo: workers train after the chief initializes; a second run
 # restores the chief's checkpoint and continues.
-out=$(run 120 "$chief_worker" --logdir="$TEST_TMPDIR/cw" --workers=2 --steps=5)
+out=$(run 120 "$chief_worker" --logdir="$TEST_TMPDIR/cw" --workers=2 --steps=5) ||
+  fail "chief_worker_demo --logdir=cw --workers=2 --steps=5 exited $?: $out"
 echo "$out" | grep -q "after the workers: global_step 10," || fail "chief_worker_demo: $out"
-out=$(run 120 "$chief_worker" --logdir="$TEST_TMPDIR/cw" --workers=3 --steps=5)
+out=$(run 120 "$chief_worker" --logdir="$TEST_TMPDIR/cw" --workers=3 --steps=5) ||
+  fail "chief_worker_demo --logdir=cw --workers=3 --steps=5 exited $?: $out"
 echo "$out" | grep -q "after the workers: global_step 25," || fail "chief_worker_demo rerun: $out"
 # The same as four processes on loopback: a ps, the chief, two workers.
-out=$(run 120 "$chief_worker" --processes --logdir="$TEST_TMPDIR/cwp" --workers=2 --steps=5)
+out=$(run 120 "$chief_worker" --processes --logdir="$TEST_TMPDIR/cwp" --workers=2 --steps=5) ||
+  fail "chief_worker_demo --processes --logdir=cwp --workers=2 --steps=5 exited $?: $out"
 echo "$out" | grep -q "after the workers: global_step 10," || fail "chief_worker_demo --processes: $out"
 echo "$out" | grep -q "all processes finished; ps stopped" || fail "chief_worker_demo --processes: $out"
 # Again: the chief restores global_step 10 and waits for 10 more steps,
 # however far the workers got before its first Run.
-out=$(run 120 "$chief_worker" --processes --logdir="$TEST_TMPDIR/cwp" --workers=2 --steps=5)
+out=$(run 120 "$chief_worker" --processes --logdir="$TEST_TMPDIR/cwp" --workers=2 --steps=5) ||
+  fail "chief_worker_demo --processes --logdir=cwp --workers=2 --steps=5 exited $?: $out"
 echo "$out" | grep -q "model ready on the ps at global_step 10$" || fail "chief_worker_demo --processes rerun: $out"
 echo "$out" | grep -q "after the workers: global_step 20," || fail "chief_worker_demo --processes rerun: $out"
 
@@ -193,6 +202,12 @@ expect_tool_error "$bench" 1 "cannot create --dir" --size_mb=1 --tensors=1 --dir
 expect_tool_error "$chief_worker" 2 "--workers=-1 is out of range" --workers=-1
 expect_tool_error "$chief_worker" 2 'unexpected argument "extra"' extra
 expect_tool_error "$chief_worker" 1 "cannot create --logdir" --logdir="$TEST_TMPDIR/a_file/sub"
+expect_tool_error "$server" 2 'unexpected argument "extra"' extra
+expect_tool_error "$server" 2 "--max_tensor_bytes=-5" --max_tensor_bytes=-5
+# TF_CONFIG, when no cluster flag is given: its errors name it.
+TF_CONFIG='{"cluster": ' expect_tool_error "$server" 1 "TF_CONFIG: not a JSON object"
+TF_CONFIG='{"cluster": {"ps": ["127.0.0.1:1"]}, "task": {"type": "worker"}}' \
+  expect_tool_error "$server" 1 "TF_CONFIG: task worker:0"
 
 shared="${MG_SHARED_TESTDATA:-}"
 if [ -z "$shared" ] || [ ! -d "$shared" ]; then
