@@ -1,10 +1,21 @@
 #!/usr/bin/env bash
-# Runs minigraph's whole test suite: installs what the build needs (once),
-# builds, and runs every test. Extra arguments go to `bazel test`.
-# Prints a closing line "tests: N passed, N failed" and exits non-zero on any
-# failure.
+# Runs minigraph's test suite: installs what the build needs (once), builds,
+# and runs every test, and checks the layers. With --full (what CI runs), it
+# then runs every test again under ASan + UBSan and under ThreadSanitizer,
+# and each fuzzer. Other arguments go to `bazel test`. Prints a closing line
+# "tests: N passed, N failed" and exits non-zero on any failure.
+#   tools/test.sh           # quick: a few minutes cold
+#   tools/test.sh --full    # the sanitizers and fuzzers too
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
+full=0
+if [ "${1:-}" = "--full" ]; then
+  full=1
+  shift
+fi
+# MG_SANITIZERS=0 leaves the sanitizer passes out of a full run.
+sanitizers=0
+[ "$full" = 1 ] && [ "${MG_SANITIZERS:-1}" != 0 ] && sanitizers=1
 
 # The build's Debian packages, and TensorFlow 2.21 in its virtualenv for
 # the interop tests (tests/tf_interop), which must then run, not skip.
@@ -42,11 +53,11 @@ rc=${PIPESTATUS[0]}
 show_failures "$log"
 
 # The same tests again under AddressSanitizer and UndefinedBehaviorSanitizer
-# (--config=asan; MG_SANITIZERS=0 skips them).
+# (--config=asan), in a full run.
 asan_rc=0
 asan_log=$(mktemp)
 trap 'rm -f "$log" "$asan_log"' EXIT
-if [ "${MG_SANITIZERS:-1}" != 0 ]; then
+if [ "$sanitizers" = 1 ]; then
   bazel test --config=asan //... --nocache_test_results \
     --show_progress --show_progress_rate_limit=30 "${args[@]}" "$@" 2>&1 | tee "$asan_log"
   asan_rc=${PIPESTATUS[0]}
@@ -57,11 +68,11 @@ fi
 # gRPC compiled from their Debian sources so that the sanitizer sees their
 # synchronization (tools/tsan_deps.sh). A test tagged "notsan" would be left
 # out; none is. The TensorFlow interop tests ran under ASan already and are
-# left out here. MG_SANITIZERS=0 skips this with ASan.
+# left out here. In a full run, with ASan.
 tsan_rc=0
 tsan_log=$(mktemp)
 trap 'rm -f "$log" "$asan_log" "$tsan_log"' EXIT
-if [ "${MG_SANITIZERS:-1}" != 0 ]; then
+if [ "$sanitizers" = 1 ]; then
   if tools/tsan_deps.sh; then
     bazel test --config=tsan //... --test_tag_filters=-notsan,-tf_interop --build_tests_only \
       --nocache_test_results --show_progress --show_progress_rate_limit=30 "${args[@]}" "$@" \
@@ -73,9 +84,10 @@ if [ "${MG_SANITIZERS:-1}" != 0 ]; then
   fi
 fi
 
-# The fuzzers, bounded ($MG_FUZZ_SECONDS each, default 30; 0 skips them):
-# any crash, leak, hang or allocation bomb fails the suite.
+# In a full run, the fuzzers, bounded ($MG_FUZZ_SECONDS each, default 30; 0
+# skips them): any crash, leak, hang or allocation bomb fails the suite.
 fuzz_seconds="${MG_FUZZ_SECONDS:-30}"
+[ "$full" = 1 ] || fuzz_seconds=0
 fuzz_failed=0
 if [ "$fuzz_seconds" -gt 0 ]; then
   tools/fuzz.sh "$fuzz_seconds" || fuzz_failed=1
@@ -86,7 +98,7 @@ failed=$(grep -cE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FLAKY)' "$log"
 if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
   failed=$total  # the build itself failed
 fi
-if [ "${MG_SANITIZERS:-1}" != 0 ]; then
+if [ "$sanitizers" = 1 ]; then
   asan_failed=$(grep -cE '^//[^ ]+ +(FAILED|TIMEOUT|NO STATUS|INCOMPLETE|FLAKY)' "$asan_log" || true)
   if [ "$asan_rc" -ne 0 ] && [ "$asan_failed" -eq 0 ]; then asan_failed=$total; fi
   tsan_total=$(bazel query 'tests(//...) except attr(tags, "manual|notsan|tf_interop", //...)' 2>/dev/null |
@@ -97,8 +109,9 @@ if [ "${MG_SANITIZERS:-1}" != 0 ]; then
   failed=$((failed + asan_failed + tsan_failed))
   [ "$asan_rc" -eq 0 ] && [ "$tsan_rc" -eq 0 ] || rc=1
 fi
-# The layer check and the fuzz run count as one more test each.
-total=$((total + 2))
+# The layer check counts as one more test, and so does the fuzz run.
+total=$((total + 1))
+[ "$fuzz_seconds" -gt 0 ] && total=$((total + 1))
 failed=$((failed + layers_failed + fuzz_failed))
 [ "$layers_failed" -eq 0 ] && [ "$fuzz_failed" -eq 0 ] || rc=1
 echo "tests: $((total - failed)) passed, $failed failed"
