@@ -10,6 +10,9 @@
 //
 // The checkpoint side knows tensors, not graphs: callers list what the model
 // expects (tools/inspect_checkpoint reads a graph's variables for it).
+//
+// Every function opens its own readers: safe to call from several threads
+// at once.
 
 #ifndef MINIGRAPH_CHECKPOINT_CHECKPOINT_DIFF_H_
 #define MINIGRAPH_CHECKPOINT_CHECKPOINT_DIFF_H_

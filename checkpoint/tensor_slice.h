@@ -2,7 +2,7 @@
 // Partitioned variables save one slice each under the full tensor's name; a
 // checkpoint stores each slice as a tensor of its own under an OrderedCode
 // key (EncodeTensorNameSlice) and lists the slices in the full tensor's
-// entry (../shared/reference/tensor_bundle_format.md §8).
+// entry (checkpoint/FORMAT.md, "Partitioned tensors").
 
 #ifndef MINIGRAPH_CHECKPOINT_TENSOR_SLICE_H_
 #define MINIGRAPH_CHECKPOINT_TENSOR_SLICE_H_

@@ -3,7 +3,7 @@
 // file is a LevelDB-format table (the container of the V2 ".index"); key ""
 // holds the table of contents, every other key one slice of one tensor
 // with its elements inline (proto/saved_tensor_slice.proto,
-// ../shared/reference/tensor_bundle_format.md §12). Minigraph reads V1 and
+// checkpoint/FORMAT.md, "V1 checkpoints"). Minigraph reads V1 and
 // writes only V2, as TensorFlow has done since 1.0.
 //
 // BundleReader::Open reads V1 through this; callers use BundleReader.

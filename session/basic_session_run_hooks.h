@@ -19,7 +19,9 @@
 // (Options::global_step) or find it in the graph at Begin: the value of the
 // variable "global_step" ("global_step/read:0"; a resource variable's
 // ReadVariableOp), else FailedPrecondition "Global step should be created
-// to use <hook>." Hooks are used by one MonitoredSession at a time.
+// to use <hook>." Not thread-safe: a hook belongs to one MonitoredSession,
+// which calls it from the thread that runs the step (SecondOrStepTimer
+// likewise).
 
 #ifndef MINIGRAPH_SESSION_BASIC_SESSION_RUN_HOOKS_H_
 #define MINIGRAPH_SESSION_BASIC_SESSION_RUN_HOOKS_H_

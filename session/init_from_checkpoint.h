@@ -15,6 +15,9 @@
 // of its checkpoint tensor, so initializers built afterwards restore it, and
 // a SessionManager's init_op, or a restore from the run's own checkpoints
 // when there are some, take their usual course.
+//
+// Like Scope's, not thread-safe: build a graph on one thread (it reads
+// the checkpoint through the Env as it builds).
 
 #ifndef MINIGRAPH_SESSION_INIT_FROM_CHECKPOINT_H_
 #define MINIGRAPH_SESSION_INIT_FROM_CHECKPOINT_H_

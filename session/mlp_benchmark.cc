@@ -1,8 +1,7 @@
-// The MLP training step of the gradients issue (784-128-10, ReLU, softmax
-// cross entropy, batch 32): forward + backward + update in one
-// Session::Run, with plain SGD and with Adam, on 1 and 2 intra-op threads.
-// Compare with ../shared/bench/eigen_mlp.cc (hand-fused Eigen) and
-// torch_overhead.py run in the same session. BM_MlpTrainStepSaving: the
+// The MLP training step (784-128-10, ReLU, softmax cross entropy, batch
+// 32): forward + backward + update in one Session::Run, with plain SGD and
+// with Adam, on 1 and 2 intra-op threads. tools/bench.sh runs it beside its
+// peers (a hand-fused Eigen step, PyTorch) and gives the ratios. BM_MlpTrainStepSaving: the
 // Adam step with a checkpoint every 10 steps, none / Save / SaveAsync.
 //   bazel run //session:mlp_benchmark
 #include <cstdlib>

@@ -15,6 +15,9 @@
 // or TensorFlow 1's main_op or legacy_init_op collection, fed the asset
 // files' paths). Every op of the graph and of its functions must have a
 // kernel here (tools/run_graph lists what is missing).
+//
+// A SavedModelBundle's Run may be called from several threads at once, as
+// its session's Run may.
 
 #ifndef MINIGRAPH_SESSION_SAVED_MODEL_H_
 #define MINIGRAPH_SESSION_SAVED_MODEL_H_

@@ -1,5 +1,5 @@
 // TensorFlow 1.x's Scaffold and its chief and worker session creators
-// (monitored_session.py; ../shared/reference/session_manager.md §3.5): the
+// (tensorflow/python/training/monitored_session.py): the
 // pieces a training session is prepared with, each taken from the caller,
 // else from the graph's collection of that name, else built by default and
 // recorded in that collection:
@@ -25,6 +25,11 @@
 //   MG_ASSIGN_OR_RETURN(auto chief, CreateChiefSession(scaffold, "local://ps", "/logs"));
 //   // a worker: waits (up to 30 min) until the chief has made the model ready
 //   MG_ASSIGN_OR_RETURN(auto worker, CreateWorkerSession(scaffold, "local://ps"));
+//
+// Finalize builds on the Scope (one thread, as Scope requires). A finalized
+// Scaffold is only read, and threads may share it; its Saver, though, is
+// thread-compatible, so chief sessions (which restore through it) are
+// created one at a time. Worker sessions do not use it.
 
 #ifndef MINIGRAPH_SESSION_SCAFFOLD_H_
 #define MINIGRAPH_SESSION_SCAFFOLD_H_

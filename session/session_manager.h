@@ -12,8 +12,8 @@
 //   MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> s, sm->PrepareSession("", p));
 //
 // Behaviour, order of operations and messages follow
-// tensorflow/python/training/session_manager.py (see
-// ../shared/reference/session_manager.md); Python's ValueError is
+// tensorflow/python/training/session_manager.py (checked against it in
+// tests/tf_interop/session_manager_interop_test.py); Python's ValueError is
 // InvalidArgument, RuntimeError FailedPrecondition. An "op" option holds node
 // names (run as targets; "node" or "^node") and/or tensor names "node:k"
 // (fetched; the ":k" is required, see Output::tensor_name), as a Python

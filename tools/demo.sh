@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tools/setup.sh
-echo "== building (a cold build takes about 4.5 minutes on 2 cores; later ones come from the cache)"
+echo "== building (cold, under 3 minutes on 2 cores; later builds come from the cache)"
 bazel build --show_progress --show_progress_rate_limit=15 //tools:all
 
 work=$(mktemp -d /tmp/minigraph-demo.XXXXXX)

@@ -5,7 +5,7 @@
 //   std::vector<Output> grads;
 //   MG_RETURN_IF_ERROR(AddSymbolicGradients(root, {loss}, {w.value(), b.value()}, &grads));
 //
-// Each op type has a gradient function (runtime/ops/gradient_functions.cc);
+// Each op type has a gradient function (runtime/cc/gradient_functions.cc);
 // contributions from several paths are summed with AddN. Gradients stop at
 // the `xs`, at StopGradient, and at ops declared non-differentiable (shape
 // queries, comparisons, random ops). An x that the ys do not depend on gets
@@ -13,6 +13,10 @@
 // its type. An x of dtype resource (a variable's handle; its gradient is
 // that of the value read through it) that no gradient reaches gets an
 // invalid Output.
+//
+// Like Scope's, not thread-safe: add gradients to a graph on one thread.
+// The gradient function registry is filled at start-up and only read
+// after, from any thread.
 
 #ifndef MINIGRAPH_RUNTIME_CC_GRADIENTS_H_
 #define MINIGRAPH_RUNTIME_CC_GRADIENTS_H_

@@ -15,6 +15,8 @@
 // loop's back edges, NextIteration into Merge, are joined at the end), so
 // AllOps stays topological, as gradients need. The function library comes
 // along.
+//
+// Like Scope's, not thread-safe: import into a graph on one thread.
 
 #ifndef MINIGRAPH_RUNTIME_CC_IMPORT_GRAPH_H_
 #define MINIGRAPH_RUNTIME_CC_IMPORT_GRAPH_H_

@@ -5,6 +5,8 @@
 //   Output y = ops::Relu(s, ops::BiasAdd(s, ops::MatMul(s, x, w), b));
 //   Output loss = ops::Mean(s, ops::SparseSoftmaxCrossEntropyWithLogits(s, y, labels).loss,
 //                           ops::Const<int32_t>(s, {0}));
+//
+// Like Scope's, not thread-safe: build a graph on one thread.
 
 #ifndef MINIGRAPH_RUNTIME_CC_OPS_H_
 #define MINIGRAPH_RUNTIME_CC_OPS_H_

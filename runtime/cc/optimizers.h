@@ -8,6 +8,10 @@
 //   AdamOptimizer adam(0.001);
 //   MG_ASSIGN_OR_RETURN(Operation train, adam.Minimize(root, loss, {}, &step));
 //   // session->Run({feeds}, {}, {train.name()}, &out) per step
+//
+// Like Scope's, not thread-safe: build a graph on one thread. An
+// optimizer object holds its hyperparameters only; it may build into
+// several graphs, one after another.
 
 #ifndef MINIGRAPH_RUNTIME_CC_OPTIMIZERS_H_
 #define MINIGRAPH_RUNTIME_CC_OPTIMIZERS_H_

@@ -1,11 +1,13 @@
 // Summaries as tf.compat.v1.summary builds them: each op's serialized
-// Summary is recorded in the "summaries" collection, and MergeAllSummaries
-// merges them into the one string a training loop fetches and writes to
+// Summary is recorded in the "summaries" collection, and MergeAll merges
+// them into the one string a training loop fetches and writes to
 // an event file (core/events_writer.h).
 //
 //   summary::Scalar(root, "loss", loss);
 //   summary::Scalar(root, "learning_rate", lr);
 //   std::optional<Output> merged = summary::MergeAll(root);
+//
+// Like Scope's, not thread-safe: build a graph on one thread.
 
 #ifndef MINIGRAPH_RUNTIME_CC_SUMMARY_H_
 #define MINIGRAPH_RUNTIME_CC_SUMMARY_H_

@@ -10,6 +10,8 @@
 //   // nodes: r (VarHandleOp), r/Assign (AssignVariableOp), r/Read/ReadVariableOp
 //   Operation init = GlobalVariablesInitializer(root);          // "init"
 //   Output not_ready = ReportUninitializedVariables(root);       // 1-D string
+//
+// Like Scope's, not thread-safe: build a graph on one thread.
 
 #ifndef MINIGRAPH_RUNTIME_CC_VARIABLES_H_
 #define MINIGRAPH_RUNTIME_CC_VARIABLES_H_

@@ -16,6 +16,10 @@
 // with allowed values); "int >= 1" sets a minimum. Defaults: true/false,
 // numbers, "quoted strings", type names (DT_FLOAT or float), [] and
 // [1, 2] lists, and the shape default "unknown".
+//
+// An OpDefBuilder is a value built on one thread; what it builds goes
+// into an OpRegistry, which is filled at start-up and read from any
+// thread after.
 
 #ifndef MINIGRAPH_RUNTIME_GRAPH_OP_DEF_BUILDER_H_
 #define MINIGRAPH_RUNTIME_GRAPH_OP_DEF_BUILDER_H_

@@ -5,6 +5,9 @@
 //       ParseClusterSpec("ps=127.0.0.1:2222;worker=127.0.0.1:2223,127.0.0.1:2224"));
 //   MG_ASSIGN_OR_RETURN(std::string addr, TaskAddress(cluster, "worker", 1));
 //   TaskDeviceName("ps", 0)   // "/job:ps/replica:0/task:0/device:CPU:0"
+//
+// Pure functions of their arguments (ReadClusterFile reads through the
+// Env): safe from any thread.
 
 #ifndef MINIGRAPH_SESSION_DISTRIBUTED_CLUSTER_H_
 #define MINIGRAPH_SESSION_DISTRIBUTED_CLUSTER_H_

@@ -1,8 +1,9 @@
 // minigraph's CPU kernels (Eigen), one registration function per kernel
 // family. Linking this target (alwayslink) registers them all into
 // GlobalKernelRegistry() at start-up: its one static registrar, in
-// standard_kernels.cc, is the only static initializer in minigraph, and it
-// is how a binary says "I run graphs on the CPU".
+// standard_kernels.cc, is how a binary says "I run graphs on the CPU". It is
+// one of minigraph's three static initializers; the others register the
+// session kinds (local_session.cc, session/distributed/grpc_session.cc).
 //
 //   deps = ["//runtime/engine/kernels:standard_kernels", ...]
 //

@@ -1,4 +1,4 @@
-// Registration helper for the op definition files in runtime/ops.
+// Registration helper for the op definition files in runtime/graph/ops.
 
 #ifndef MINIGRAPH_RUNTIME_GRAPH_OPS_INTERNAL_OP_MACROS_H_
 #define MINIGRAPH_RUNTIME_GRAPH_OPS_INTERNAL_OP_MACROS_H_
