@@ -38,6 +38,10 @@
 namespace minigraph {
 namespace {
 
+using kernels_internal::EncodeJpeg;
+using kernels_internal::EncodePng;
+using kernels_internal::JpegEncodeOptions;
+
 // Calls of tests/testing/function_library.h's functions: scale_add through
 // StatefulPartitionedCall, If on a constant, a While from 0 to 10.
 constexpr char kFunctionCalls[] = R"pb(

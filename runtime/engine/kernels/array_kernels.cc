@@ -12,10 +12,11 @@
 #include "runtime/engine/kernels/internal/list_math.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/internal/wrapping.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 int64_t Product(absl::Span<const int64_t> dims, int begin, int end) {
@@ -816,4 +817,5 @@ void RegisterArrayKernels(KernelRegistry* r) {
               TypedFactory<BroadcastGradientArgsOp, int32_t, int64_t>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

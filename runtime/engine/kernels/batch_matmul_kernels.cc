@@ -5,9 +5,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/matmul_op.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 template <typename T>
@@ -74,7 +75,7 @@ class BatchMatMulOp : public OpKernel {
       if (k == 0) {
         std::fill(c, c + m * n, T(0));
       } else {
-        kernels_internal::Gemm<T>(ctx, x.data<T>() + ix * m * k, y.data<T>() + iy * k * n, c, m, n,
+        Gemm<T>(ctx, x.data<T>() + ix * m * k, y.data<T>() + iy * k * n, c, m, n,
                                   k, adj_x_, adj_y_, /*accumulate=*/false);
       }
       for (int d = rank - 1; d >= 0 && ++at[d] == batch[d]; --d) at[d] = 0;
@@ -95,4 +96,5 @@ void RegisterBatchMatMulKernels(KernelRegistry* r) {
   r->Register("BatchMatMulV2", TypedFactory<BatchMatMulOp, float, double>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

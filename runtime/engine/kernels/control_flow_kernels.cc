@@ -8,9 +8,10 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 class SwitchOp : public OpKernel {
@@ -112,4 +113,5 @@ void RegisterControlFlowKernels(KernelRegistry* r) {
   }
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -13,13 +13,13 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/matmul_op.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/graph/conv_util.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
-using kernels_internal::Gemm;
 
 // At most this many elements in a patch matrix (64 MiB of float).
 constexpr int64_t kMaxPatchElements = int64_t{16} << 20;
@@ -313,4 +313,5 @@ void RegisterConvKernels(KernelRegistry* r) {
   r->Register("Conv2DBackpropFilter", TypedFactory<Conv2DBackpropFilterOp, float, double>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -1,9 +1,10 @@
 // Add, AddV2, Sub (with broadcasting) and AddN.
 #include "runtime/engine/kernels/internal/cwise_ops.h"
 #include "runtime/engine/kernels/internal/list_math.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 // AddN: the sum of N same-shaped tensors.
@@ -61,4 +62,5 @@ void RegisterAddKernels(KernelRegistry* r) {
               });
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -2,9 +2,10 @@
 // LogicalAnd and LogicalOr, with broadcasting; bool outputs. (LogicalNot is
 // unary.)
 #include "runtime/engine/kernels/internal/cwise_ops.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 void RegisterCompareKernels(KernelRegistry* r) {
   r->Register("Greater", TypedFactory<BinaryKernelFor<functor::greater, true>::Op, float,
@@ -27,4 +28,5 @@ void RegisterCompareKernels(KernelRegistry* r) {
   });
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -2,9 +2,10 @@
 // semantics: floor division and modulo take the divisor's sign; integer
 // division by zero is an error).
 #include "runtime/engine/kernels/internal/cwise_ops.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 void RegisterDivKernels(KernelRegistry* r) {
   r->Register(
@@ -19,4 +20,5 @@ void RegisterDivKernels(KernelRegistry* r) {
       TypedFactory<IntDivKernelFor<functor::floor_mod>::Op, float, double, int32_t, int64_t>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -1,8 +1,9 @@
 // Maximum and Minimum, with broadcasting.
 #include "runtime/engine/kernels/internal/cwise_ops.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 void RegisterMaxMinKernels(KernelRegistry* r) {
   r->Register(
@@ -13,4 +14,5 @@ void RegisterMaxMinKernels(KernelRegistry* r) {
       TypedFactory<BinaryKernelFor<functor::minimum>::Op, float, double, int32_t, int64_t>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

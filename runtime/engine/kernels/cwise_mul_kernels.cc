@@ -1,8 +1,9 @@
 // Mul, RealDiv, Pow and SquaredDifference, with broadcasting.
 #include "runtime/engine/kernels/internal/cwise_ops.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 void RegisterMulKernels(KernelRegistry* r) {
   r->Register("Mul",
@@ -14,4 +15,5 @@ void RegisterMulKernels(KernelRegistry* r) {
                            int32_t, int64_t>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

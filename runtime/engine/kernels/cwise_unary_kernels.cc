@@ -1,8 +1,9 @@
 // Unary math and activation kernels, and their gradient helpers.
 #include "runtime/engine/kernels/internal/cwise_unary_ops.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 // LeakyRelu and its gradient (gradients, features): the slope `alpha` is an
@@ -144,4 +145,5 @@ void RegisterUnaryKernels(KernelRegistry* r) {
   });
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

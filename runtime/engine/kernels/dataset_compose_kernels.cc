@@ -21,9 +21,10 @@
 #include "core/status_macros.h"
 #include "runtime/engine/kernels/internal/dataset.h"
 #include "runtime/engine/kernels/internal/function_runner.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 using data::CheckElement;
@@ -708,4 +709,5 @@ void RegisterDatasetComposeKernels(KernelRegistry* r) {
   r->Register("CacheDataset", MakeFactory<CacheDatasetOp>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -28,12 +28,13 @@
 #include "runtime/engine/kernels/internal/function_runner.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/internal/philox_random.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/resource_mgr.h"
 #include "runtime/graph/node_def_util.h"
 #include "runtime/graph/partial_shape.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 using data::CheckElement;
@@ -1245,4 +1246,5 @@ void RegisterDatasetKernels(KernelRegistry* r) {
   r->Register("IteratorFromStringHandleV2", MakeFactory<IteratorFromStringHandleOp>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -18,10 +18,11 @@
 #include "core/status_macros.h"
 #include "runtime/engine/kernels/internal/dataset.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "zlib.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 using data::Dataset;
@@ -663,4 +664,5 @@ void RegisterDatasetSourceKernels(KernelRegistry* r) {
   r->Register("RangeDataset", MakeFactory<RangeDatasetOp>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

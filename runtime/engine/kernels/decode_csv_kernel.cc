@@ -9,9 +9,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 // absl's parser for each numeric type DecodeCSV takes.
@@ -192,4 +193,5 @@ void RegisterDecodeCsvKernels(KernelRegistry* r) {
   r->Register("DecodeCSV", MakeFactory<DecodeCsvOp>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -18,9 +18,10 @@
 #include "absl/synchronization/mutex.h"
 #include "core/status_macros.h"
 #include "runtime/engine/kernels/internal/lookup_table.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 // TensorFlow's Hash64 of a string: MurmurHash2's 64-bit MurmurHash64A with
@@ -469,4 +470,5 @@ void RegisterDenseHashTableKernels(KernelRegistry* r) {
   r->Register("MutableDenseHashTableV2", MakeFactory<DenseTableOp>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

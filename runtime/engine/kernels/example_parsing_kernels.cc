@@ -21,9 +21,10 @@
 #include "absl/strings/str_cat.h"
 #include "core/proto/example.pb.h"
 #include "runtime/engine/kernels/internal/example_features.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 absl::Status FindFeature(const Features& features, const std::string& key, DataType dt,
                          const std::string& name, const Feature** f) {
   *f = nullptr;
@@ -336,4 +337,5 @@ void RegisterExampleParsingKernels(KernelRegistry* r) {
   r->Register("ParseSingleExample", MakeFactory<ParseExampleOp>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -9,9 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "runtime/engine/kernels/internal/function_runner.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 std::vector<Tensor> Inputs(const OpKernelContext* ctx, int from) {
@@ -174,4 +175,5 @@ void RegisterFunctionalKernels(KernelRegistry* r) {
   r->Register("StatelessWhile", MakeFactory<WhileOp>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -10,10 +10,11 @@
 #include "core/status_macros.h"
 #include "runtime/engine/kernel_registry.h"
 #include "runtime/engine/kernels/internal/image_codecs.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/op_kernel.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 class DecodeImageOp : public OpKernel {
@@ -392,4 +393,5 @@ void RegisterImageCodecKernels(KernelRegistry* r) {
   r->Register("EncodePng", MakeFactory<EncodePngOp>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -11,13 +11,14 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "runtime/engine/kernel_registry.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/op_kernel.h"
 
 // a + (b - a) * t must round twice, as TensorFlow's build does, not fuse.
 #pragma STDC FP_CONTRACT OFF
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 // An input of one row (or column) scales as without align_corners: all
@@ -367,4 +368,5 @@ void RegisterImageResizeKernels(KernelRegistry* r) {
                            double, bfloat16>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

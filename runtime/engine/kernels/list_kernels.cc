@@ -14,10 +14,11 @@
 #include "runtime/engine/kernels/internal/list_math.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/internal/optional_value.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/graph/partial_shape.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 class TensorList final : public VariantValue {
@@ -503,4 +504,5 @@ void RegisterListKernels(KernelRegistry* r) {
   r->Register("TensorListStack", MakeFactory<StackOp>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -17,9 +17,10 @@
 #include "absl/synchronization/mutex.h"
 #include "core/env.h"
 #include "runtime/engine/kernels/internal/lookup_table.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 TensorShape LookupTable::FoundShape(const TensorShape& keys) const {
   std::vector<int64_t> dims(keys.dim_sizes().begin(),
@@ -617,4 +618,5 @@ void RegisterLookupKernels(KernelRegistry* r) {
   r->Register("LookupTableSizeV2", MakeFactory<LookupTableSizeOp>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -3,7 +3,7 @@
 // matmul_int_kernels.cc).
 #include "Eigen/Core"
 #include "runtime/engine/kernels/internal/matmul_op_impl.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
 namespace kernels_internal {
@@ -88,20 +88,19 @@ template void Gemm<float>(const OpKernelContext*, const float*, const float*, fl
 template void Gemm<double>(const OpKernelContext*, const double*, const double*, double*,
                            int64_t, int64_t, int64_t, bool, bool, bool);
 
-}  // namespace kernels_internal
-
 void RegisterMatMulKernels(KernelRegistry* r) {
   r->Register("MatMul", [](OpKernelConstruction* c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
     DataType dt;
     MG_RETURN_IF_ERROR(c->GetAttr("T", &dt));
     switch (dt) {
-      case DT_FLOAT: return kernels_internal::NewMatMulKernel<float>(c);
-      case DT_DOUBLE: return kernels_internal::NewMatMulKernel<double>(c);
-      case DT_INT32: return kernels_internal::NewMatMulKernel<int32_t>(c);
-      case DT_INT64: return kernels_internal::NewMatMulKernel<int64_t>(c);
+      case DT_FLOAT: return NewMatMulKernel<float>(c);
+      case DT_DOUBLE: return NewMatMulKernel<double>(c);
+      case DT_INT32: return NewMatMulKernel<int32_t>(c);
+      case DT_INT64: return NewMatMulKernel<int64_t>(c);
       default: return NoKernelForType(c, dt);
     }
   });
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

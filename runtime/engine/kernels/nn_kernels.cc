@@ -10,9 +10,10 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/array_eval.h"
 #include "runtime/engine/kernels/internal/wrapping.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 // The kernels below work row by row on [rows, c] views of their inputs
@@ -843,4 +844,5 @@ void RegisterNnKernels(KernelRegistry* r) {
               TypedFactory<SparseSoftmaxXentOp, float, double>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

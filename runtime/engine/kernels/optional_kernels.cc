@@ -5,9 +5,10 @@
 #include <vector>
 
 #include "runtime/engine/kernels/internal/optional_value.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 absl::StatusOr<const OptionalValue*> OptionalInput(const OpKernelContext* ctx) {
@@ -97,4 +98,5 @@ void RegisterOptionalKernels(KernelRegistry* r) {
   r->Register("OptionalGetValue", MakeFactory<GetValueOp>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -11,10 +11,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/graph/conv_util.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 struct PoolGeometry {
@@ -240,4 +241,5 @@ void RegisterPoolingKernels(KernelRegistry* r) {
   r->Register("AvgPoolGrad", TypedFactory<AvgPoolGradOp, float, double>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -8,9 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 // One ragged dimension: which element of the dimension above each element
@@ -225,4 +226,5 @@ void RegisterRaggedKernels(KernelRegistry* r) {
   r->Register("RaggedTensorToTensor", MakeFactory<RaggedTensorToTensorOp>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

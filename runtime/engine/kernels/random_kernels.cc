@@ -10,9 +10,10 @@
 #include "absl/synchronization/mutex.h"
 #include "runtime/engine/kernels/internal/philox_random.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 template <template <typename> class Dist>
@@ -71,4 +72,5 @@ void RegisterRandomKernels(KernelRegistry* r) {
               TypedFactory<RandomFor<PhiloxTruncatedNormal>::Op, float, double>("dtype"));
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -2,9 +2,10 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/reduction_ops.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 template <typename T, bool kMin>
@@ -149,8 +150,6 @@ struct ScanFor {
 }  // namespace
 
 void RegisterReductionKernels(KernelRegistry* r) {
-  using kernels_internal::ReductionFor;
-  namespace reducers = kernels_internal::reducers;
   r->Register("Sum",
               TypedFactory<ReductionFor<reducers::Sum>::Op, float, double, int32_t, int64_t>());
   r->Register("Mean",
@@ -160,11 +159,12 @@ void RegisterReductionKernels(KernelRegistry* r) {
   r->Register("Cumprod", TypedFactory<ScanFor<true>::Op, float, double, int32_t, int64_t>());
   r->Register("ArgMin", TypedFactory<ArgMinOp, float, double, int32_t, int64_t>());
   r->Register("All", [](OpKernelConstruction* c) {
-    return kernel_registry_internal::Build<kernels_internal::ReductionOp<bool, reducers::All>>(c);
+    return kernel_registry_internal::Build<ReductionOp<bool, reducers::All>>(c);
   });
   r->Register("Any", [](OpKernelConstruction* c) {
-    return kernel_registry_internal::Build<kernels_internal::ReductionOp<bool, reducers::Any>>(c);
+    return kernel_registry_internal::Build<ReductionOp<bool, reducers::Any>>(c);
   });
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

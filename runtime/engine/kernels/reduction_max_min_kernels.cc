@@ -1,12 +1,11 @@
 // Max, Min and Prod.
 #include "runtime/engine/kernels/internal/reduction_ops.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 void RegisterMaxMinProdKernels(KernelRegistry* r) {
-  using kernels_internal::ReductionFor;
-  namespace reducers = kernels_internal::reducers;
   r->Register("Max",
               TypedFactory<ReductionFor<reducers::Max>::Op, float, double, int32_t, int64_t>());
   r->Register("Min",
@@ -15,4 +14,5 @@ void RegisterMaxMinProdKernels(KernelRegistry* r) {
               TypedFactory<ReductionFor<reducers::Prod>::Op, float, double, int32_t, int64_t>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

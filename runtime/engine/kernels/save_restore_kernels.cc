@@ -25,9 +25,10 @@
 #include "core/tensor_arena.h"
 #include "core/tensor_types.h"
 #include "runtime/engine/kernels/internal/eigen_util.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 absl::StatusOr<std::string> ScalarString(const Tensor& t, absl::string_view what) {
@@ -536,4 +537,5 @@ void RegisterSaveRestoreKernels(KernelRegistry* r) {
   r->Register("MergeV2Checkpoints", MakeFactory<MergeV2CheckpointsOp>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -9,9 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 // "[2,0]" for element `i` of a tensor of shape `dims` (an index's position).
@@ -267,4 +268,5 @@ void RegisterSegmentKernels(KernelRegistry* r) {
   r->Register("DenseBincount", TypedFactory<DenseBincountOp, float, double, int32_t, int64_t>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -4,10 +4,12 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/standard_kernels.h"
 #include "runtime/engine/rendezvous.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 std::atomic<int64_t> recv_nanos{0};
@@ -90,16 +92,18 @@ class RecvOp : public OpKernel {
 
 }  // namespace
 
-RecvStats GetRecvStats() {
-  return {recv_count.load(std::memory_order_relaxed),
-          recv_nanos.load(std::memory_order_relaxed) / 1e9};
-}
-
 void RegisterSendRecvKernels(KernelRegistry* r) {
   r->Register("_Send", MakeFactory<SendOp>());
   r->Register("_Recv", MakeFactory<RecvOp>());
   r->Register("_HostSend", MakeFactory<SendOp>());
   r->Register("_HostRecv", MakeFactory<RecvOp>());
+}
+
+}  // namespace kernels_internal
+
+RecvStats GetRecvStats() {
+  return {kernels_internal::recv_count.load(std::memory_order_relaxed),
+          kernels_internal::recv_nanos.load(std::memory_order_relaxed) / 1e9};
 }
 
 }  // namespace minigraph

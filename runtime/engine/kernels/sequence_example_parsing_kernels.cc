@@ -19,9 +19,10 @@
 #include "absl/strings/str_cat.h"
 #include "core/proto/example.pb.h"
 #include "runtime/engine/kernels/internal/example_features.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 // The keys and types of one kind of feature (context or feature list).
@@ -451,4 +452,5 @@ void RegisterSequenceExampleParsingKernels(KernelRegistry* r) {
   }
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

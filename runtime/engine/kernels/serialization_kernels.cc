@@ -15,7 +15,7 @@
 #include "core/status_macros.h"
 #include "core/tensor_proto.h"
 #include "runtime/engine/kernel_registry.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/op_kernel.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/json_util.h"
@@ -24,6 +24,7 @@
 #include "zlib.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 // The bytes reversed in place in each `unit`-byte run of `data`: a
@@ -342,4 +343,5 @@ void RegisterSerializationKernels(KernelRegistry* r) {
   r->Register("DecodeJSONExample", MakeFactory<DecodeJsonExampleOp>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

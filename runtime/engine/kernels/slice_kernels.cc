@@ -13,10 +13,11 @@
 #include "absl/strings/str_join.h"
 #include "runtime/engine/kernels/internal/strided_copy.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/graph/strided_slice.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 std::vector<int64_t> Dims(const TensorShape& s) {
@@ -652,4 +653,5 @@ void RegisterSliceKernels(KernelRegistry* r) {
   r->Register("OneHot", TypedFactory<OneHotOp, float, double, int32_t, int64_t, bool>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -11,9 +11,10 @@
 #include "absl/strings/str_join.h"
 #include "runtime/engine/kernels/internal/fingerprint.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 Tensor Int64Vector(const std::vector<int64_t>& v) {
@@ -507,4 +508,5 @@ void RegisterSparseKernels(KernelRegistry* r) {
               TypedFactory<SparseSegmentSumOp, float, double, int32_t, int64_t>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -312,7 +312,7 @@ TEST(SparseKernelsTest, Fingerprint64IsFarmHashs) {
       {"b", 11795596070477164822ULL},
       {"d", 4470636696479570465ULL},
   };
-  for (const auto& [s, want] : known) EXPECT_EQ(Fingerprint64(s), want) << "\"" << s << "\"";
+  for (const auto& [s, want] : known) EXPECT_EQ(kernels_internal::Fingerprint64(s), want) << "\"" << s << "\"";
 }
 
 TEST(SparseKernelsTest, StringToHashBucketFastIsTensorFlows) {

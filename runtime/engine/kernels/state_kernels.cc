@@ -2,9 +2,10 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 // What names a variable and says what it holds: the attrs of VariableV2 and
@@ -316,4 +317,5 @@ void RegisterStateKernels(KernelRegistry* r) {
   r->Register("DisableCopyOnRead", MakeFactory<DisableCopyOnReadOp>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

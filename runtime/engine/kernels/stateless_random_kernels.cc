@@ -4,9 +4,10 @@
 // graph: StatelessRandomGetKeyCounter then StatelessRandomUniformV2.
 #include "runtime/engine/kernels/internal/philox_random.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 // TensorFlow's only CPU algorithm, and its number (RNG_ALG_PHILOX); "auto
@@ -118,4 +119,5 @@ void RegisterStatelessRandomKernels(KernelRegistry* r) {
               TypedFactory<StatelessFor<PhiloxTruncatedNormal, false>::Op, float, double>("dtype"));
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

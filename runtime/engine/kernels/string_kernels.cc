@@ -12,9 +12,10 @@
 #include "re2/re2.h"
 #include "runtime/engine/denormal.h"
 #include "runtime/engine/kernels/internal/fingerprint.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 // StringLower and StringUpper: ASCII letters lowered or raised. With encoding
@@ -490,4 +491,5 @@ void RegisterStringKernels(KernelRegistry* r) {
   r->Register("StaticRegexReplace", MakeFactory<RegexReplaceOp>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -10,9 +10,10 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "core/proto/summary.pb.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 Tensor Serialized(const Summary& s) {
@@ -161,4 +162,5 @@ void RegisterSummaryKernels(KernelRegistry* r) {
   r->Register("MergeSummary", MakeFactory<MergeSummaryOp>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -25,10 +25,11 @@
 #include "absl/synchronization/mutex.h"
 #include "core/status_macros.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/graph/partial_shape.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 // TensorFlow's type names, as "Resource .../N10tensorflow11TensorArrayE does
@@ -1011,4 +1012,5 @@ void RegisterTensorArrayKernels(KernelRegistry* r) {
   r->Register("StackCloseV2", MakeFactory<StackCloseOp>());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

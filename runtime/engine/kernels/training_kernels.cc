@@ -10,9 +10,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 // Runs update(i) for every i < n, vectorized, split across the step's
@@ -649,4 +650,5 @@ void RegisterTrainingKernels(KernelRegistry* r) {
   }
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -16,6 +16,7 @@
 #include "runtime/engine/op_kernel.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 template <typename T>
 using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
@@ -44,6 +45,7 @@ void BinaryEvaluate(const OpKernelContext* ctx, const T* x, const T* y, U* out, 
                    });
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_ARRAY_EVAL_H_

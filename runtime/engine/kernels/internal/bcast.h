@@ -17,6 +17,7 @@
 #include "core/tensor_shape.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 class BCast {
  public:
@@ -44,6 +45,7 @@ class BCast {
   bool same_shape_ = false;
 };
 
+}  // namespace kernels_internal
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_BCAST_H_

@@ -27,6 +27,7 @@
 #include "runtime/engine/op_kernel.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace functor {
 
 // Plain scalar function objects. Integers wrap around (wrapping.h).
@@ -427,6 +428,7 @@ struct SameShapeBinaryKernelFor {
   };
 };
 
+}  // namespace kernels_internal
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_CWISE_OPS_H_

@@ -9,6 +9,7 @@
 #include "runtime/engine/op_kernel.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 // y = F(x).
 template <template <typename> class F>
@@ -27,6 +28,7 @@ struct UnaryKernelFor {
   };
 };
 
+}  // namespace kernels_internal
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_CWISE_UNARY_OPS_H_

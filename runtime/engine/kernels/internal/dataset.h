@@ -32,6 +32,7 @@
 #include "runtime/graph/partial_shape.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace data {
 
 // One element: a tensor per component.
@@ -218,6 +219,7 @@ class DatasetOpKernel : public OpKernel {
 };
 
 }  // namespace data
+}  // namespace kernels_internal
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_DATASET_H_

@@ -12,6 +12,7 @@
 #include "unsupported/Eigen/CXX11/Tensor"
 
 namespace minigraph {
+namespace kernels_internal {
 
 // Evaluates `expr` into `out` on the step's ThreadPoolDevice, the one device
 // kernel expressions are compiled for; Eigen's cost model keeps an
@@ -29,6 +30,7 @@ void Evaluate(const OpKernelContext* ctx, Out out, const Expr& expr) {
       Eigen::internal::TiledEvaluation::Off>::run(assign, ctx->eigen_device());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_EIGEN_UTIL_H_

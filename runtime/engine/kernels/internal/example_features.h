@@ -16,6 +16,7 @@
 #include "runtime/graph/partial_shape.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 inline const char* KindName(DataType dt) {
   return dt == DT_FLOAT ? "float" : dt == DT_INT64 ? "int64" : "string";
@@ -92,6 +93,7 @@ void FillFrom(const Tensor& def, bool first_only, DataType dt, Tensor* out, int6
 // Row split i of `splits` (int32 or int64).
 void SetSplit(Tensor* splits, int64_t i, int64_t v);
 
+}  // namespace kernels_internal
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_EXAMPLE_FEATURES_H_

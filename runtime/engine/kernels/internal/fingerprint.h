@@ -10,6 +10,7 @@
 #include "absl/strings/string_view.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 // TensorFlow's Fingerprint64: FarmHash's Fingerprint64 (its "na" Hash64),
 // which is fixed for all time.
@@ -18,6 +19,7 @@ uint64_t Fingerprint64(absl::string_view s);
 // TensorFlow's FingerprintCat64: combines two fingerprints, in order.
 uint64_t FingerprintCat64(uint64_t fp1, uint64_t fp2);
 
+}  // namespace kernels_internal
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_FINGERPRINT_H_

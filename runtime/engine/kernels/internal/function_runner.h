@@ -26,6 +26,7 @@
 #include "runtime/graph/graph.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 class FunctionRunner {
  public:
@@ -54,6 +55,7 @@ class FunctionRunner {
 absl::StatusOr<std::unique_ptr<FunctionRunner>> RunnerFor(OpKernelConstruction* c,
                                                           const std::string& attr);
 
+}  // namespace kernels_internal
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_FUNCTION_RUNNER_H_

@@ -26,6 +26,7 @@
 // never skips one.
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 // TensorFlow refuses to decode more samples than this (jpeg_mem.cc).
@@ -891,4 +892,5 @@ absl::StatusOr<std::string> EncodePng(const void* pixels, int64_t height, int64_
   return out;
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -25,6 +25,7 @@
 #include "absl/strings/string_view.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 // The decoded pixels: `frames` images of height x width x channels samples,
 // each `sample_bytes` (1, or 2 for 16-bit PNG), row-major.
@@ -94,6 +95,7 @@ absl::StatusOr<std::string> EncodeJpeg(const uint8_t* pixels, int64_t height, in
 absl::StatusOr<std::string> EncodePng(const void* pixels, int64_t height, int64_t width,
                                       int channels, int bits, int compression);
 
+}  // namespace kernels_internal
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_IMAGE_CODECS_H_

@@ -13,10 +13,12 @@
 #include "runtime/engine/op_kernel.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 absl::StatusOr<std::unique_ptr<OpKernel>> MakeZerosLikeListKernel(OpKernelConstruction* c);
 absl::StatusOr<std::unique_ptr<OpKernel>> MakeAddNListKernel(OpKernelConstruction* c);
 
+}  // namespace kernels_internal
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_LIST_MATH_H_

@@ -14,6 +14,7 @@
 #include "runtime/engine/resource_mgr.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 // TensorFlow's type name of a table, as its "does not exist" errors print it.
 inline constexpr char kLookupTypeName[] = "N10tensorflow6lookup15LookupInterfaceE";
@@ -69,6 +70,7 @@ class LookupTable : public Resource {
 // process's CPU, as the table ops output it.
 Tensor LookupTableHandle(const std::string& container, const std::string& name);
 
+}  // namespace kernels_internal
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_LOOKUP_TABLE_H_

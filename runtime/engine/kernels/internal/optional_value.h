@@ -14,6 +14,7 @@
 #include "core/variant.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 class OptionalValue final : public VariantValue {
  public:
@@ -25,6 +26,7 @@ class OptionalValue final : public VariantValue {
   const std::optional<std::vector<Tensor>> value;
 };
 
+}  // namespace kernels_internal
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_OPTIONAL_VALUE_H_

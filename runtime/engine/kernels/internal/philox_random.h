@@ -20,6 +20,7 @@
 #include "Random123/philox.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 class PhiloxRandom {
  public:
@@ -242,6 +243,7 @@ void FillPhilox(PhiloxRandom gen, const Dist& dist, T* out, int64_t n) {
   }
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_PHILOX_RANDOM_H_

@@ -12,6 +12,7 @@
 #include "core/tensor.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 // For every index i in [0, dims): dst[dst_offset + sum(i_k * dst_strides_k)]
 // = src[src_offset + sum(i_k * src_strides_k)]. Offsets and strides count
@@ -27,6 +28,7 @@ void CopyStrided(const Tensor& src, Tensor* dst, const StridedBlock& block);
 // Row-major strides of `shape` (in elements).
 std::vector<int64_t> RowMajorStrides(const TensorShape& shape);
 
+}  // namespace kernels_internal
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_STRIDED_COPY_H_

@@ -13,6 +13,7 @@
 #include "core/tensor.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 // Reads the int32 or int64 elements of a 1-D (or scalar) tensor.
 absl::StatusOr<std::vector<int64_t>> IntsFromTensor(const Tensor& t, absl::string_view what);
@@ -36,6 +37,7 @@ absl::Status CheckScratchSize(int64_t count, size_t element_bytes, absl::string_
 // (memcpy for plain types, element copies for strings and handles).
 void CopyElements(const Tensor& src, int64_t src_off, Tensor* dst, int64_t dst_off, int64_t n);
 
+}  // namespace kernels_internal
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_TENSOR_UTIL_H_

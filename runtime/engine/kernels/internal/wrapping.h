@@ -14,6 +14,7 @@
 #include <type_traits>
 
 namespace minigraph {
+namespace kernels_internal {
 
 template <typename T>
 inline constexpr bool kWraps = std::is_integral_v<T> && !std::is_same_v<T, bool>;
@@ -73,6 +74,7 @@ constexpr T WrapNeg(T a) {
   }
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_WRAPPING_H_

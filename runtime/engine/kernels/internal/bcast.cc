@@ -4,6 +4,7 @@
 #include "core/status_macros.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 absl::StatusOr<BCast> BCast::Make(const TensorShape& x, const TensorShape& y) {
   BCast b;
@@ -60,4 +61,5 @@ absl::StatusOr<BCast> BCast::Make(const TensorShape& x, const TensorShape& y) {
   return b;
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

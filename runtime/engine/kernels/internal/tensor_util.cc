@@ -8,6 +8,7 @@
 #include "core/status_macros.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 absl::StatusOr<std::vector<int64_t>> IntsFromTensor(const Tensor& t, absl::string_view what) {
   if (t.dims() > 1) {
@@ -76,4 +77,5 @@ void CopyElements(const Tensor& src, int64_t src_off, Tensor* dst, int64_t dst_o
   }
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -4,6 +4,7 @@
 #include <string>
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 // Bytes of one element, moved as a unit.
@@ -88,4 +89,5 @@ std::vector<int64_t> RowMajorStrides(const TensorShape& shape) {
   return strides;
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -12,6 +12,7 @@
 #include "core/status_macros.h"
 
 namespace minigraph {
+namespace kernels_internal {
 namespace data {
 
 std::string Dataset::DebugString() const { return absl::StrCat("<dataset '", node_, "'>"); }
@@ -324,4 +325,5 @@ absl::StatusOr<int64_t> DatasetOpKernel::ScalarInput(const OpKernelContext* ctx,
 }
 
 }  // namespace data
+}  // namespace kernels_internal
 }  // namespace minigraph

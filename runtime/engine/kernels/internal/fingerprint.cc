@@ -8,6 +8,7 @@
 #include <utility>
 
 namespace minigraph {
+namespace kernels_internal {
 namespace {
 
 constexpr uint64_t k0 = 0xc3a5c85c97cb3127ULL;
@@ -145,4 +146,5 @@ uint64_t FingerprintCat64(uint64_t fp1, uint64_t fp2) {
   return ShiftMix(result);
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

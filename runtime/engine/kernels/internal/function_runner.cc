@@ -12,6 +12,7 @@
 #include "runtime/graph/ops/standard_ops.h"
 
 namespace minigraph {
+namespace kernels_internal {
 
 absl::StatusOr<std::unique_ptr<FunctionRunner>> FunctionRunner::Create(const Graph& caller,
                                                                        const NameAttrList& asked) {
@@ -86,4 +87,5 @@ absl::StatusOr<std::unique_ptr<FunctionRunner>> RunnerFor(OpKernelConstruction* 
   return FunctionRunner::Create(c->node().graph(), it->second.func());
 }
 
+}  // namespace kernels_internal
 }  // namespace minigraph

@@ -1,0 +1,59 @@
+// The registration function of each kernel family, one per source file;
+// RegisterStandardKernels (standard_kernels.h) calls them all. Internal to
+// this package.
+
+#ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_KERNEL_FAMILIES_H_
+#define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_KERNEL_FAMILIES_H_
+
+#include "runtime/engine/kernel_registry.h"
+
+namespace minigraph {
+namespace kernels_internal {
+
+void RegisterArrayKernels(KernelRegistry* r);
+void RegisterSliceKernels(KernelRegistry* r);
+void RegisterSegmentKernels(KernelRegistry* r);
+void RegisterSparseKernels(KernelRegistry* r);
+void RegisterLookupKernels(KernelRegistry* r);
+void RegisterDenseHashTableKernels(KernelRegistry* r);
+void RegisterAddKernels(KernelRegistry* r);
+void RegisterMulKernels(KernelRegistry* r);
+void RegisterDivKernels(KernelRegistry* r);
+void RegisterMaxMinKernels(KernelRegistry* r);
+void RegisterCompareKernels(KernelRegistry* r);
+void RegisterUnaryKernels(KernelRegistry* r);
+void RegisterMatMulKernels(KernelRegistry* r);
+void RegisterBatchMatMulKernels(KernelRegistry* r);
+void RegisterReductionKernels(KernelRegistry* r);
+void RegisterMaxMinProdKernels(KernelRegistry* r);
+void RegisterNnKernels(KernelRegistry* r);
+void RegisterConvKernels(KernelRegistry* r);
+void RegisterPoolingKernels(KernelRegistry* r);
+void RegisterRandomKernels(KernelRegistry* r);
+void RegisterStatelessRandomKernels(KernelRegistry* r);
+void RegisterStateKernels(KernelRegistry* r);
+void RegisterTrainingKernels(KernelRegistry* r);
+void RegisterControlFlowKernels(KernelRegistry* r);
+void RegisterSaveRestoreKernels(KernelRegistry* r);
+void RegisterSummaryKernels(KernelRegistry* r);
+void RegisterSendRecvKernels(KernelRegistry* r);
+void RegisterStringKernels(KernelRegistry* r);
+void RegisterSerializationKernels(KernelRegistry* r);
+void RegisterImageCodecKernels(KernelRegistry* r);
+void RegisterImageResizeKernels(KernelRegistry* r);
+void RegisterRaggedKernels(KernelRegistry* r);
+void RegisterFunctionalKernels(KernelRegistry* r);
+void RegisterDatasetKernels(KernelRegistry* r);
+void RegisterDatasetSourceKernels(KernelRegistry* r);
+void RegisterDatasetComposeKernels(KernelRegistry* r);
+void RegisterDecodeCsvKernels(KernelRegistry* r);
+void RegisterListKernels(KernelRegistry* r);
+void RegisterOptionalKernels(KernelRegistry* r);
+void RegisterTensorArrayKernels(KernelRegistry* r);
+void RegisterExampleParsingKernels(KernelRegistry* r);
+void RegisterSequenceExampleParsingKernels(KernelRegistry* r);
+
+}  // namespace kernels_internal
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_KERNEL_FAMILIES_H_
