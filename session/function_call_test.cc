@@ -237,7 +237,7 @@ TEST(FunctionCallTest, ALoopMarkedForLoweringRunsAsAFrame) {
   (*after->mutable_attr())["T"].set_type(DT_FLOAT);
   GraphDef lowered = def;
   ASSERT_TRUE(HasLoopsToLower(lowered));
-  ASSERT_OK(LowerWhileLoops(&lowered, StandardOps()));
+  ASSERT_OK(LowerWhileLoops(&lowered, GlobalOpRegistry()));
   EXPECT_FALSE(HasLoopsToLower(lowered));
   int enters = 0, exits = 0;
   for (const NodeDef& n : lowered.node()) {
@@ -272,7 +272,7 @@ TEST(FunctionCallTest, ALoopMarkedForLoweringRunsAsAFrame) {
     if (n.name() == "loop") (*n.mutable_attr())["body"].mutable_func()->set_name("absent");
   }
   GraphDef kept = def;
-  ASSERT_OK(LowerWhileLoops(&kept, StandardOps()));
+  ASSERT_OK(LowerWhileLoops(&kept, GlobalOpRegistry()));
   EXPECT_TRUE(HasLoopsToLower(kept));
   ASSERT_OK_AND_ASSIGN(auto broken, NewSession(SessionOptions()));
   absl::Status s = broken->Create(def);
@@ -474,16 +474,16 @@ TEST(FunctionCallTest, ListArgumentsAndResultsExpandAsTensorFlowNamesThem) {
   call.set_name("sum_list");
   (*call.mutable_attr())["N"].set_i(2);
   (*call.mutable_attr())["T"].set_type(DT_FLOAT);
-  ASSERT_OK_AND_ASSIGN(f, InstantiateFunction(lib.library(), call, StandardOps()));
+  ASSERT_OK_AND_ASSIGN(f, InstantiateFunction(lib.library(), call, GlobalOpRegistry()));
   EXPECT_EQ(f.args, (std::vector<std::string>{"xs_0:0", "xs_1:0"}));
   call.set_name("pass_list");
   (*call.mutable_attr())["Tp"].mutable_list()->add_type(DT_FLOAT);
-  EXPECT_THAT(InstantiateFunction(lib.library(), call, StandardOps()).status(),
+  EXPECT_THAT(InstantiateFunction(lib.library(), call, GlobalOpRegistry()).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("input 'p:1': argument 'p' has 1 tensor(s)")));
   call.set_name("split");
   call.clear_attr();
-  EXPECT_THAT(InstantiateFunction(lib.library(), call, StandardOps()).status(),
+  EXPECT_THAT(InstantiateFunction(lib.library(), call, GlobalOpRegistry()).status(),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("is $N, which the call does not set")));
 }

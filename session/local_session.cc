@@ -94,10 +94,11 @@ absl::Status LocalSession::Install(const GraphDef& def) {
   program->def = def;
   if (HasLoopsToLower(def)) {
     GraphDef lowered = def;
-    MG_RETURN_IF_ERROR(LowerWhileLoops(&lowered, StandardOps(), nullptr, &program->loop_exits));
-    MG_ASSIGN_OR_RETURN(program->graph, Graph::Create(lowered, StandardOps()));
+    MG_RETURN_IF_ERROR(
+        LowerWhileLoops(&lowered, GlobalOpRegistry(), nullptr, &program->loop_exits));
+    MG_ASSIGN_OR_RETURN(program->graph, Graph::Create(lowered, GlobalOpRegistry()));
   } else {
-    MG_ASSIGN_OR_RETURN(program->graph, Graph::Create(def, StandardOps()));
+    MG_ASSIGN_OR_RETURN(program->graph, Graph::Create(def, GlobalOpRegistry()));
   }
   absl::flat_hash_set<std::string> sent;
   std::vector<std::pair<std::string, std::string>> received;  // (node, key)

@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
                  "usage: op_coverage tests/tf_interop/op_counts.tsv (readable, 4 columns)\n");
     return 2;
   }
-  const OpRegistry* ops = StandardOps();
+  const OpRegistry* ops = GlobalOpRegistry();
   const KernelRegistry* kernels = GlobalKernelRegistry();
   const GradientRegistry* grads = StandardGradients();
   int with_kernel = 0, with_gradient = 0, n = 0, checked = 0;

@@ -342,7 +342,7 @@ int Run(const std::string& path) {
   // 1. Every op known, in the graph and in its functions.
   std::map<std::string, int> unknown;
   auto check = [&](const NodeDef& n) {
-    if (!StandardOps()->LookUp(n.op()).ok()) ++unknown[n.op()];
+    if (!GlobalOpRegistry()->LookUp(n.op()).ok()) ++unknown[n.op()];
   };
   // Only the functions a run may call count: not the cuDNN twins of Keras'
   // recurrent layers, nor gradient functions nothing calls.

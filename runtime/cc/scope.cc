@@ -53,7 +53,7 @@ const PartialShape& Output::shape() const {
 
 Scope Scope::NewRootScope(const OpRegistry* ops) {
   auto g = std::make_shared<Graph>();
-  g->ops = ops != nullptr ? ops : StandardOps();
+  g->ops = ops != nullptr ? ops : GlobalOpRegistry();
   g->def.mutable_versions()->set_producer(kGraphDefVersion);
   return Scope(std::move(g));
 }

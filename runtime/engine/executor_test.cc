@@ -69,7 +69,7 @@ class ExecutorTest : public ::testing::Test {
     std::string text;
     for (const std::string& n : nodes) absl::StrAppend(&text, n, "\n");
     ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def)) << text;
-    ASSERT_OK_AND_ASSIGN(graph_, Graph::Create(def, StandardOps()));
+    ASSERT_OK_AND_ASSIGN(graph_, Graph::Create(def, GlobalOpRegistry()));
     owned_.clear();
     kernels_.clear();
     for (const Node& node : graph_->nodes()) {

@@ -6,7 +6,7 @@
 // fetch and the control results as nodes to run.
 //
 //   MG_ASSIGN_OR_RETURN(FunctionGraph f, InstantiateFunction(graph.library(), call,
-//   StandardOps()));
+//   GlobalOpRegistry()));
 //   // feed f.args, fetch f.rets, run f.targets
 //
 // Thread-compatible.

@@ -1,6 +1,6 @@
 // A validated dataflow graph built from a GraphDef.
 //
-//   MG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Graph::Create(graph_def, StandardOps()));
+//   MG_ASSIGN_OR_RETURN(std::unique_ptr<Graph> g, Graph::Create(graph_def, GlobalOpRegistry()));
 //   const Node* n = g->FindNode("layer1/weight");
 //   for (const Node& node : g->nodes()) { ... }     // in GraphDef order
 //

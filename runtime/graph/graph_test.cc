@@ -26,7 +26,7 @@ GraphDef Parse(const std::string& text) {
 }
 
 absl::Status Build(const std::string& text) {
-  return Graph::Create(Parse(text), StandardOps()).status();
+  return Graph::Create(Parse(text), GlobalOpRegistry()).status();
 }
 
 constexpr char kConstA[] = R"pb(
@@ -46,7 +46,7 @@ TEST(GraphTest, ValidGraphHasTypesShapesAndTopologicalOrder) {
            attr { key: "T" value { type: DT_FLOAT } }
            attr { key: "transpose_b" value { b: true } } }
     node { name: "z" op: "NoOp" input: "^m" }
-  )pb"), StandardOps()));
+  )pb"), GlobalOpRegistry()));
   ASSERT_EQ(g->num_nodes(), 4);
   const Node* m = g->FindNode("m");
   ASSERT_NE(m, nullptr);
@@ -297,7 +297,7 @@ TEST(GraphTest, RestoreOpsOutputTheirSlicesShapes) {
     }
   )pb";
   ASSERT_OK_AND_ASSIGN(
-      auto g, Graph::Create(Parse(absl::StrFormat(kRestore, "4 6 1,2:2,3")), StandardOps()));
+      auto g, Graph::Create(Parse(absl::StrFormat(kRestore, "4 6 1,2:2,3")), GlobalOpRegistry()));
   EXPECT_EQ(g->FindNode("restore")->output_shape(0).DebugString(), "[5,20]");
   EXPECT_EQ(g->FindNode("restore")->output_shape(1).DebugString(), "?");
   EXPECT_EQ(g->FindNode("slice")->output_shape(0).DebugString(), "[2,3]");
@@ -317,7 +317,7 @@ TEST(GraphTest, RealTensorFlowMetaGraphLoads) {
   ASSERT_TRUE(meta.ParseFromString(bytes));
   // Every one of its 191 nodes (summaries, Pow and Floor included) is a
   // minigraph op with TensorFlow's signature; session/tf_graph_test runs it.
-  ASSERT_OK_AND_ASSIGN(auto g, Graph::Create(meta.graph_def(), StandardOps()));
+  ASSERT_OK_AND_ASSIGN(auto g, Graph::Create(meta.graph_def(), GlobalOpRegistry()));
   EXPECT_EQ(g->num_nodes(), 191);
 }
 
@@ -357,12 +357,12 @@ std::string WithVersions(const std::string& graph, const std::string& versions) 
 TEST(GraphVersionsTest, PlaceholderWithoutDimsIsUnknownUpToVersion21) {
   for (const char* v : {"producer: 21", "producer: 0"}) {
     ASSERT_OK_AND_ASSIGN(auto g, Graph::Create(Parse(WithVersions(kLegacyPlaceholder, v)),
-                                               StandardOps()));
+                                               GlobalOpRegistry()));
     EXPECT_EQ(g->graph_def_version(), v == std::string("producer: 21") ? 21 : 0);
     EXPECT_FALSE(g->FindNode("x")->output_shape(0).rank_known()) << v;
   }
   // Without versions at all: version 0, as in TensorFlow.
-  ASSERT_OK_AND_ASSIGN(auto g, Graph::Create(Parse(kLegacyPlaceholder), StandardOps()));
+  ASSERT_OK_AND_ASSIGN(auto g, Graph::Create(Parse(kLegacyPlaceholder), GlobalOpRegistry()));
   EXPECT_EQ(g->graph_def_version(), 0);
   EXPECT_FALSE(g->FindNode("x")->output_shape(0).rank_known());
   // From version 22 on it is a scalar, and the ArgMax is out of range.
@@ -381,7 +381,7 @@ TEST(GraphVersionsTest, ReductionAxesOfAnyRankBeforeVersion21) {
            attr { key: "Tidx" value { type: DT_INT32 } } }
   )pb";
   ASSERT_OK_AND_ASSIGN(auto g, Graph::Create(Parse(WithVersions(sum, "producer: 20")),
-                                             StandardOps()));
+                                             GlobalOpRegistry()));
   EXPECT_EQ(g->FindNode("s")->output_shape(0).DebugString(), "[2]");
   EXPECT_THAT(Build(WithVersions(sum, "producer: 21")),
               StatusIs(absl::StatusCode::kInvalidArgument,

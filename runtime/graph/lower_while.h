@@ -11,7 +11,7 @@
 // part of the frame it needs.
 //
 //   GraphDef lowered = def;
-//   MG_RETURN_IF_ERROR(LowerWhileLoops(&lowered, StandardOps()));
+//   MG_RETURN_IF_ERROR(LowerWhileLoops(&lowered, GlobalOpRegistry()));
 //
 // A loop whose functions do not instantiate, whose condition does not
 // return a bool, or that has no loop variables is left as it is (its kernel

@@ -1,6 +1,6 @@
 // The ops minigraph knows, by name.
 //
-//   const OpRegistry* ops = StandardOps();   // runtime/graph/ops/standard_ops.h
+//   const OpRegistry* ops = GlobalOpRegistry();   // runtime/graph/ops/standard_ops.h
 //   MG_ASSIGN_OR_RETURN(const OpRegistrationData* op, ops->LookUp("MatMul"));
 //
 // Ops register explicitly into a registry object, not through static

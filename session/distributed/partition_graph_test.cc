@@ -30,7 +30,7 @@ Built Place(const Scope& root) {
   Built b;
   auto def = root.ToGraphDef();
   EXPECT_OK(def.status());
-  auto g = Graph::Create(*def, StandardOps());
+  auto g = Graph::Create(*def, GlobalOpRegistry());
   EXPECT_OK(g.status());
   b.graph = *std::move(g);
   auto cluster = ParseClusterSpec("ps=h:1;worker=h:2");

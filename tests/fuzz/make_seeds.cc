@@ -489,7 +489,7 @@ absl::Status Run(const std::string& out, const std::string& shared) {
   // into another.
   {
     std::set<std::string> words;
-    const OpRegistry* ops = StandardOps();
+    const OpRegistry* ops = GlobalOpRegistry();
     for (const std::string& name : ops->OpNames()) {
       words.insert(name);
       MG_ASSIGN_OR_RETURN(const OpRegistrationData* op, ops->LookUp(name));

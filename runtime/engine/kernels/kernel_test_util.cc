@@ -35,7 +35,7 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(const std::string& op_type,
   }
   Operation op = root.WithOpName("op").AddOp(op_type, in, attrs);
   MG_ASSIGN_OR_RETURN(GraphDef def, root.ToGraphDef());
-  MG_ASSIGN_OR_RETURN(auto graph, Graph::Create(def, StandardOps()));
+  MG_ASSIGN_OR_RETURN(auto graph, Graph::Create(def, GlobalOpRegistry()));
   std::vector<std::unique_ptr<OpKernel>> kernels;
   std::vector<const OpKernel*> kernel_ptrs;
   for (const Node& n : graph->nodes()) {

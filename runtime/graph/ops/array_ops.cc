@@ -4,11 +4,12 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
-#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/shape_inference.h"
 #include "runtime/graph/strided_slice.h"
 
 namespace minigraph {
+namespace ops_internal {
 namespace {
 
 // The int values of a constant 1-D (or scalar) int32/int64 input.
@@ -1108,4 +1109,5 @@ void RegisterArrayOps(OpRegistry* r) {
                         .SetShapeFn(shape_fn::Unchanged));
 }
 
+}  // namespace ops_internal
 }  // namespace minigraph

@@ -4,10 +4,11 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
-#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+namespace ops_internal {
 namespace {
 
 absl::Status SwitchShape(InferenceContext* c) {
@@ -129,4 +130,5 @@ void RegisterControlFlowOps(OpRegistry* r) {
                         .SetShapeFn(shape_fn::Unknown));
 }
 
+}  // namespace ops_internal
 }  // namespace minigraph

@@ -8,10 +8,11 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
-#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+namespace ops_internal {
 namespace {
 
 // The attrs every dataset op carries: the types and shapes of its elements'
@@ -366,4 +367,5 @@ void RegisterDatasetOps(OpRegistry* r) {
   }
 }
 
+}  // namespace ops_internal
 }  // namespace minigraph

@@ -7,10 +7,11 @@
 
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
-#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+namespace ops_internal {
 
 void RegisterFunctionalOps(OpRegistry* r) {
   for (const char* op : {"PartitionedCall", "StatefulPartitionedCall"}) {
@@ -71,4 +72,5 @@ void RegisterFunctionalOps(OpRegistry* r) {
   }
 }
 
+}  // namespace ops_internal
 }  // namespace minigraph

@@ -7,10 +7,11 @@
 #include "core/status_macros.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
-#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+namespace ops_internal {
 namespace {
 
 constexpr char kJpegAttrs[][48] = {
@@ -226,4 +227,5 @@ void RegisterImageOps(OpRegistry* r) {
                         .SetShapeFn(ResizeShape));
 }
 
+}  // namespace ops_internal
 }  // namespace minigraph

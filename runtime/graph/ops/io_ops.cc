@@ -8,10 +8,11 @@
 #include "core/tensor_slice.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
-#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+namespace ops_internal {
 namespace {
 
 absl::Status SaveShape(InferenceContext* c) {
@@ -179,4 +180,5 @@ void RegisterIoOps(OpRegistry* r) {
                         .SetShapeFn(shape_fn::Unknown));
 }
 
+}  // namespace ops_internal
 }  // namespace minigraph

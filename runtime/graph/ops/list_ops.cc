@@ -6,10 +6,11 @@
 
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
-#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+namespace ops_internal {
 
 namespace {
 
@@ -117,4 +118,5 @@ void RegisterListOps(OpRegistry* r) {
                         .SetShapeFn(StackShape));
 }
 
+}  // namespace ops_internal
 }  // namespace minigraph

@@ -2,10 +2,11 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
-#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+namespace ops_internal {
 
 void RegisterLookupOps(OpRegistry* r) {
   for (const char* op : {"HashTableV2", "MutableHashTableV2"}) {
@@ -138,4 +139,5 @@ void RegisterLookupOps(OpRegistry* r) {
                         .SetShapeFn(shape_fn::Scalar));
 }
 
+}  // namespace ops_internal
 }  // namespace minigraph

@@ -4,10 +4,11 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
-#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+namespace ops_internal {
 namespace {
 
 constexpr char kNumeric[] = "T: {float, double, int32, int64}";
@@ -270,4 +271,5 @@ void RegisterMathOps(OpRegistry* r) {
   }
 }
 
+}  // namespace ops_internal
 }  // namespace minigraph

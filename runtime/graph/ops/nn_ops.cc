@@ -4,10 +4,11 @@
 #include "runtime/graph/conv_util.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
-#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+namespace ops_internal {
 namespace {
 
 constexpr char kFloat[] = "T: {float, double}";
@@ -512,4 +513,5 @@ void RegisterNnOps(OpRegistry* r) {
                         }));
 }
 
+}  // namespace ops_internal
 }  // namespace minigraph

@@ -8,10 +8,11 @@
 #include "core/status_macros.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
-#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+namespace ops_internal {
 namespace {
 
 // Outputs in order: num_sparse indices, values and shapes, the dense values,
@@ -380,4 +381,5 @@ void RegisterParsingOps(OpRegistry* r) {
                      /*lengths=*/false));
 }
 
+}  // namespace ops_internal
 }  // namespace minigraph

@@ -1,10 +1,11 @@
 // Random tensors, deterministic for a given (seed, seed2).
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
-#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+namespace ops_internal {
 namespace {
 
 absl::Status ShapeFromInput(InferenceContext* c) {
@@ -78,4 +79,5 @@ void RegisterRandomOps(OpRegistry* r) {
   }
 }
 
+}  // namespace ops_internal
 }  // namespace minigraph

@@ -1,10 +1,11 @@
 // Ops over SparseTensors given as (indices, values, dense_shape).
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
-#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+namespace ops_internal {
 namespace {
 
 // Dim `i` of `s`, or -1 (unknown) when `s` has no such dim.
@@ -114,4 +115,5 @@ void RegisterSparseOps(OpRegistry* r) {
                         }));
 }
 
+}  // namespace ops_internal
 }  // namespace minigraph

@@ -1,31 +1,33 @@
 #include "runtime/graph/ops/standard_ops.h"
 
+#include "runtime/graph/ops/internal/op_families.h"
+
 namespace minigraph {
 
 namespace {
 
-OpRegistry* MutableStandardOps() {
+OpRegistry* MutableGlobalOpRegistry() {
   static OpRegistry* const registry = [] {
     auto* r = new OpRegistry;
-    RegisterArrayOps(r);
-    RegisterMathOps(r);
-    RegisterNnOps(r);
-    RegisterStateOps(r);
-    RegisterRandomOps(r);
-    RegisterTrainingOps(r);
-    RegisterControlFlowOps(r);
-    RegisterIoOps(r);
-    RegisterSummaryOps(r);
-    RegisterSendRecvOps(r);
-    RegisterStringOps(r);
-    RegisterSparseOps(r);
-    RegisterLookupOps(r);
-    RegisterFunctionalOps(r);
-    RegisterDatasetOps(r);
-    RegisterListOps(r);
-    RegisterTensorArrayOps(r);
-    RegisterParsingOps(r);
-    RegisterImageOps(r);
+    ops_internal::RegisterArrayOps(r);
+    ops_internal::RegisterMathOps(r);
+    ops_internal::RegisterNnOps(r);
+    ops_internal::RegisterStateOps(r);
+    ops_internal::RegisterRandomOps(r);
+    ops_internal::RegisterTrainingOps(r);
+    ops_internal::RegisterControlFlowOps(r);
+    ops_internal::RegisterIoOps(r);
+    ops_internal::RegisterSummaryOps(r);
+    ops_internal::RegisterSendRecvOps(r);
+    ops_internal::RegisterStringOps(r);
+    ops_internal::RegisterSparseOps(r);
+    ops_internal::RegisterLookupOps(r);
+    ops_internal::RegisterFunctionalOps(r);
+    ops_internal::RegisterDatasetOps(r);
+    ops_internal::RegisterListOps(r);
+    ops_internal::RegisterTensorArrayOps(r);
+    ops_internal::RegisterParsingOps(r);
+    ops_internal::RegisterImageOps(r);
     return r;
   }();
   return registry;
@@ -33,10 +35,10 @@ OpRegistry* MutableStandardOps() {
 
 }  // namespace
 
-const OpRegistry* StandardOps() { return MutableStandardOps(); }
+const OpRegistry* GlobalOpRegistry() { return MutableGlobalOpRegistry(); }
 
 absl::Status RegisterOp(const OpDefBuilder& builder) {
-  return MutableStandardOps()->Register(builder);
+  return MutableGlobalOpRegistry()->Register(builder);
 }
 
 }  // namespace minigraph

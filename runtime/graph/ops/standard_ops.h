@@ -1,7 +1,7 @@
-// The registry of every op minigraph defines, and the functions that fill
-// it, one per op family.
+// The registry of every op minigraph defines (each family's registration
+// function is internal: internal/op_families.h).
 //
-//   MG_ASSIGN_OR_RETURN(auto graph, Graph::Create(graph_def, StandardOps()));
+//   MG_ASSIGN_OR_RETURN(auto graph, Graph::Create(graph_def, GlobalOpRegistry()));
 
 #ifndef MINIGRAPH_RUNTIME_GRAPH_OPS_STANDARD_OPS_H_
 #define MINIGRAPH_RUNTIME_GRAPH_OPS_STANDARD_OPS_H_
@@ -10,11 +10,11 @@
 
 namespace minigraph {
 
-// Every op below, registered once, plus those added with RegisterOp. Never
+// Every op minigraph defines, registered once, plus those added with RegisterOp. Never
 // destroyed.
-const OpRegistry* StandardOps();
+const OpRegistry* GlobalOpRegistry();
 
-// Adds an op of your own to StandardOps(), which sessions and the graph
+// Adds an op of your own to GlobalOpRegistry(), which sessions and the graph
 // builder use (TensorFlow's REGISTER_OP); give it a kernel with
 // RegisterKernel (runtime/engine/kernels/standard_kernels.h). Register before
 // building graphs that use it. Returns AlreadyExists for a name taken, or
@@ -23,26 +23,6 @@ const OpRegistry* StandardOps();
 //   MG_RETURN_IF_ERROR(RegisterOp(OpDefBuilder("TimesTwo").Input("x: float")
 //                                     .Output("y: float").SetShapeFn(...)));
 absl::Status RegisterOp(const OpDefBuilder& builder);
-
-void RegisterArrayOps(OpRegistry* r);
-void RegisterMathOps(OpRegistry* r);
-void RegisterNnOps(OpRegistry* r);
-void RegisterStateOps(OpRegistry* r);
-void RegisterRandomOps(OpRegistry* r);
-void RegisterTrainingOps(OpRegistry* r);
-void RegisterControlFlowOps(OpRegistry* r);
-void RegisterIoOps(OpRegistry* r);
-void RegisterSummaryOps(OpRegistry* r);
-void RegisterSendRecvOps(OpRegistry* r);
-void RegisterStringOps(OpRegistry* r);
-void RegisterSparseOps(OpRegistry* r);
-void RegisterLookupOps(OpRegistry* r);
-void RegisterFunctionalOps(OpRegistry* r);
-void RegisterDatasetOps(OpRegistry* r);
-void RegisterListOps(OpRegistry* r);
-void RegisterImageOps(OpRegistry* r);
-void RegisterTensorArrayOps(OpRegistry* r);
-void RegisterParsingOps(OpRegistry* r);
 
 }  // namespace minigraph
 

@@ -2,10 +2,11 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
-#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+namespace ops_internal {
 namespace {
 
 absl::Status AssignShape(InferenceContext* c) {
@@ -167,4 +168,5 @@ void RegisterStateOps(OpRegistry* r) {
                         .SetShapeFn(shape_fn::Unknown));
 }
 
+}  // namespace ops_internal
 }  // namespace minigraph

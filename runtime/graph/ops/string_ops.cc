@@ -6,10 +6,11 @@
 #include "core/status_macros.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
-#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+namespace ops_internal {
 
 void RegisterStringOps(OpRegistry* r) {
   for (const char* op : {"StringLower", "StringUpper"}) {
@@ -139,4 +140,5 @@ void RegisterStringOps(OpRegistry* r) {
                         .SetShapeFn(shape_fn::Unchanged));
 }
 
+}  // namespace ops_internal
 }  // namespace minigraph

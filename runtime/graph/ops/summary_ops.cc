@@ -2,10 +2,11 @@
 // string scalars, TensorFlow's signatures.
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
-#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+namespace ops_internal {
 namespace {
 
 absl::Status ScalarOutput(InferenceContext* c) {
@@ -39,4 +40,5 @@ void RegisterSummaryOps(OpRegistry* r) {
                         .SetShapeFn(ScalarOutput));
 }
 
+}  // namespace ops_internal
 }  // namespace minigraph

@@ -9,10 +9,11 @@
 
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
-#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+namespace ops_internal {
 
 namespace {
 
@@ -328,4 +329,5 @@ void RegisterTensorArrayOps(OpRegistry* r) {
                         .SetShapeFn(shape_fn::Unknown));
 }
 
+}  // namespace ops_internal
 }  // namespace minigraph

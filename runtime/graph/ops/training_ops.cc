@@ -3,10 +3,11 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_macros.h"
-#include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
+namespace ops_internal {
 namespace {
 
 // Of the inputs (the variable and its slots first), `same` must all have
@@ -119,4 +120,5 @@ void RegisterTrainingOps(OpRegistry* r) {
   }
 }
 
+}  // namespace ops_internal
 }  // namespace minigraph

@@ -97,7 +97,7 @@ MasterSession::~MasterSession() { Close().IgnoreError(); }
 
 absl::StatusOr<std::shared_ptr<MasterSession::Program>> MasterSession::Prepare(GraphDef def) const {
   auto program = std::make_shared<Program>();
-  MG_ASSIGN_OR_RETURN(program->graph, Graph::Create(def, StandardOps()));
+  MG_ASSIGN_OR_RETURN(program->graph, Graph::Create(def, GlobalOpRegistry()));
   MG_ASSIGN_OR_RETURN(program->placement, PlaceGraph(*program->graph, task_->workers->cluster(),
                                                      task_->job_name, task_->task_index));
   std::set<std::string> state_devices;

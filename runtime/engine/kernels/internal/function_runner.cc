@@ -31,10 +31,10 @@ absl::StatusOr<std::unique_ptr<FunctionRunner>> FunctionRunner::Create(const Gra
   instantiating.push_back(call.name());
   absl::Cleanup pop = [] { instantiating.pop_back(); };
   auto r = std::unique_ptr<FunctionRunner>(new FunctionRunner);
-  MG_ASSIGN_OR_RETURN(r->f_, InstantiateFunction(caller.library(), call, StandardOps()));
-  MG_RETURN_IF_ERROR(LowerWhileLoops(&r->f_.graph, StandardOps(), &caller.library()));
+  MG_ASSIGN_OR_RETURN(r->f_, InstantiateFunction(caller.library(), call, GlobalOpRegistry()));
+  MG_RETURN_IF_ERROR(LowerWhileLoops(&r->f_.graph, GlobalOpRegistry(), &caller.library()));
   absl::StatusOr<std::unique_ptr<Graph>> graph =
-      Graph::Create(r->f_.graph, caller.shared_library(), StandardOps());
+      Graph::Create(r->f_.graph, caller.shared_library(), GlobalOpRegistry());
   if (!graph.ok()) {
     return absl::Status(graph.status().code(),
                         absl::StrCat("in function '", r->f_.name, "': ", graph.status().message()));
