@@ -53,7 +53,7 @@ int main(int argc, char** argv) {
   }
   const OpRegistry* ops = GlobalOpRegistry();
   const KernelRegistry* kernels = GlobalKernelRegistry();
-  const GradientRegistry* grads = StandardGradients();
+  const GradientRegistry* grads = GlobalGradientRegistry();
   int with_kernel = 0, with_gradient = 0, n = 0, checked = 0;
   long total_cases = 0, total_gradient_cases = 0;
   std::string rows;

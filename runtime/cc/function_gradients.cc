@@ -21,6 +21,7 @@
 #include "core/status_macros.h"
 #include "runtime/cc/gradients.h"
 #include "runtime/cc/import_graph.h"
+#include "runtime/cc/internal/gradient_families.h"
 #include "runtime/cc/ops.h"
 #include "runtime/graph/function.h"
 #include "runtime/graph/node_def_util.h"
@@ -757,7 +758,7 @@ absl::Status WhileGrad(const Scope& scope, const Operation& op,
 
 }  // namespace
 
-void RegisterFunctionCallGradients(GradientRegistry* r) {
+void gradients_internal::RegisterFunctionCallGradients(GradientRegistry* r) {
   r->RegisterSelective("PartitionedCall", CallGrad);
   r->RegisterSelective("StatefulPartitionedCall", CallGrad);
   r->RegisterSelective("If", IfGrad);

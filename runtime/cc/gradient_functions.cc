@@ -3,11 +3,13 @@
 // backward graph stays importable by TensorFlow.
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
-#include "runtime/graph/node_def_util.h"
 #include "runtime/cc/gradients.h"
+#include "runtime/cc/internal/gradient_families.h"
 #include "runtime/cc/ops.h"
+#include "runtime/graph/node_def_util.h"
 
 namespace minigraph {
+namespace gradients_internal {
 namespace {
 
 using Grads = std::vector<Output>;
@@ -111,7 +113,9 @@ Output LastAxisKeep(const Scope& s, Output t) {
   return ops::Sum(s, t, ops::Const<int32_t>(s, {-1}), /*keep_dims=*/true);
 }
 
-void RegisterMath(GradientRegistry* r) {
+}  // namespace
+
+void RegisterMathGradients(GradientRegistry* r) {
   auto identity = [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     *dx = {dy[0]};
     return absl::OkStatus();
@@ -321,6 +325,8 @@ void RegisterMath(GradientRegistry* r) {
   }
 }
 
+namespace {
+
 // The attrs `names` of `node` that it sets.
 std::map<std::string, AttrValue> CopyAttrs(const NodeDef& node,
                                            std::initializer_list<const char*> names) {
@@ -339,7 +345,9 @@ std::map<std::string, AttrValue> WindowAttrs(const NodeDef& node) {
                    {"strides", "padding", "explicit_paddings", "dilations", "data_format", "ksize"});
 }
 
-void RegisterNn(GradientRegistry* r) {
+}  // namespace
+
+void RegisterNnGradients(GradientRegistry* r) {
   r->Register("Relu", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     *dx = {s.AddOp("ReluGrad", {{dy[0]}, {s.GetInputs(op)[0]}}).output(0)};
     return absl::OkStatus();
@@ -496,7 +504,8 @@ void RegisterNn(GradientRegistry* r) {
   r->Register("SparseSoftmaxCrossEntropyWithLogits", xent(true));
 }
 
-void RegisterArray(GradientRegistry* r) {
+
+void RegisterArrayGradients(GradientRegistry* r) {
   r->Register("Fill", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     Output flat = ops::Reshape(s, dy[0], ops::Const<int32_t>(s, {-1}));
     *dx = {Output(), ops::Sum(s, flat, ops::Const<int32_t>(s, 0))};
@@ -934,7 +943,6 @@ void RegisterArray(GradientRegistry* r) {
   }
 }
 
-}  // namespace
 
 // cond (Switch/Merge): the gradient flows back only through the branch that
 // ran. Merge routes dy to the input it took (its value_index), the other
@@ -942,7 +950,7 @@ void RegisterArray(GradientRegistry* r) {
 // of which only the taken side's is live. A tensor used inside a branch
 // gets a gradient when it came in through the cond's Switch (ops::Cond's
 // inputs), as in TensorFlow. While loops have no gradient yet.
-void RegisterControlFlow(GradientRegistry* r) {
+void RegisterControlFlowGradients(GradientRegistry* r) {
   r->Register("Merge", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     const std::vector<Output> inputs = s.GetInputs(op);
     dx->clear();
@@ -958,11 +966,5 @@ void RegisterControlFlow(GradientRegistry* r) {
   });
 }
 
-void RegisterStandardGradients(GradientRegistry* r) {
-  RegisterMath(r);
-  RegisterControlFlow(r);
-  RegisterNn(r);
-  RegisterArray(r);
-}
-
+}  // namespace gradients_internal
 }  // namespace minigraph

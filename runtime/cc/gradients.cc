@@ -11,6 +11,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
+#include "runtime/cc/internal/gradient_families.h"
 #include "runtime/cc/internal/while_gradients.h"
 #include "runtime/cc/ops.h"
 #include "runtime/graph/node_def_util.h"
@@ -35,13 +36,16 @@ const SelectiveGradFunc* GradientRegistry::Lookup(const std::string& op, bool* n
   return it == fns_.end() ? nullptr : &it->second;
 }
 
-const GradientRegistry* StandardGradients() {
+const GradientRegistry* GlobalGradientRegistry() {
   static const GradientRegistry* const r = [] {
     auto* reg = new GradientRegistry;
-    RegisterStandardGradients(reg);
-    RegisterFunctionCallGradients(reg);
-    RegisterListGradients(reg);
-    RegisterTensorArrayGradients(reg);
+    gradients_internal::RegisterMathGradients(reg);
+    gradients_internal::RegisterControlFlowGradients(reg);
+    gradients_internal::RegisterNnGradients(reg);
+    gradients_internal::RegisterArrayGradients(reg);
+    gradients_internal::RegisterFunctionCallGradients(reg);
+    gradients_internal::RegisterListGradients(reg);
+    gradients_internal::RegisterTensorArrayGradients(reg);
     return reg;
   }();
   return r;
@@ -55,7 +59,7 @@ absl::Status CallGradient(const Scope& g, const Scope& graph, const Operation& o
   const std::string& type = graph.GetNodeDef(op).op();
   dxs->clear();
   bool no_gradient = false;
-  const SelectiveGradFunc* fn = StandardGradients()->Lookup(type, &no_gradient);
+  const SelectiveGradFunc* fn = GlobalGradientRegistry()->Lookup(type, &no_gradient);
   if (fn == nullptr) {
     if (no_gradient) return absl::OkStatus();
     return absl::InvalidArgumentError(

@@ -64,7 +64,7 @@ class GradientRegistry {
 };
 
 // Every standard gradient function. Never destroyed.
-const GradientRegistry* StandardGradients();
+const GradientRegistry* GlobalGradientRegistry();
 
 // Adds d(sum of ys)/d(xs) to `scope`'s graph. `grad_ys` (one per y, or empty
 // for ones; an invalid one: nothing from that y) weights each y. Builds under the name scope
@@ -78,18 +78,6 @@ inline absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<O
                                          std::vector<Output>* grads) {
   return AddSymbolicGradients(scope, ys, xs, {}, grads);
 }
-
-// Defined in gradient_functions.cc.
-void RegisterStandardGradients(GradientRegistry* r);
-// PartitionedCall and StatefulPartitionedCall (function_gradients.cc): the
-// called body runs again in the backward pass and is differentiated there,
-// as TensorFlow's SymbolicGradient does. InvalidArgument naming the node
-// when the results depend on an op with side effects or randomness.
-void RegisterFunctionCallGradients(GradientRegistry* r);
-// The TensorList ops (list_gradients.cc).
-void RegisterListGradients(GradientRegistry* r);
-// TensorFlow 1's TensorArray ops (tensor_array_gradients.cc).
-void RegisterTensorArrayGradients(GradientRegistry* r);
 
 }  // namespace minigraph
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runtime/cc/gradients.h"
+#include "runtime/cc/internal/gradient_families.h"
 #include "runtime/cc/ops.h"
 #include "runtime/graph/node_def_util.h"
 
@@ -22,7 +23,7 @@ Output UnknownShape(const Scope& s) { return ops::Const<int32_t>(s, -1); }
 
 }  // namespace
 
-void RegisterListGradients(GradientRegistry* r) {
+void gradients_internal::RegisterListGradients(GradientRegistry* r) {
   // FromTensor(t) -> list of t's rows: d(t) stacks the rows' gradients.
   r->Register(
       "TensorListFromTensor", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {

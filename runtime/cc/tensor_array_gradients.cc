@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "runtime/cc/gradients.h"
+#include "runtime/cc/internal/gradient_families.h"
 #include "runtime/cc/ops.h"
 #include "runtime/graph/node_def_util.h"
 
@@ -48,7 +49,7 @@ AttrValue Attr(const Scope& s, const Operation& op, const char* name) {
 
 }  // namespace
 
-void RegisterTensorArrayGradients(GradientRegistry* r) {
+void gradients_internal::RegisterTensorArrayGradients(GradientRegistry* r) {
   // value = Read(ta, i): d(flow) is a write of dvalue at i of ta's gradient.
   r->Register("TensorArrayReadV3", [](const Scope& s, const Operation& op, const Grads& dy,
                                       Grads* dx) {

@@ -1,0 +1,31 @@
+// The registration function of each op family's gradients, one per source
+// file; GlobalGradientRegistry() (gradients.h) calls them all once. Only the
+// gradients target's own files include this.
+#ifndef MINIGRAPH_RUNTIME_CC_INTERNAL_GRADIENT_FAMILIES_H_
+#define MINIGRAPH_RUNTIME_CC_INTERNAL_GRADIENT_FAMILIES_H_
+
+#include "runtime/cc/gradients.h"
+
+namespace minigraph {
+namespace gradients_internal {
+
+// The math, neural network, array and control flow ops
+// (gradient_functions.cc).
+void RegisterMathGradients(GradientRegistry* r);
+void RegisterNnGradients(GradientRegistry* r);
+void RegisterArrayGradients(GradientRegistry* r);
+void RegisterControlFlowGradients(GradientRegistry* r);
+// PartitionedCall and StatefulPartitionedCall (function_gradients.cc): the
+// called body runs again in the backward pass and is differentiated there,
+// as TensorFlow's SymbolicGradient does. InvalidArgument naming the node
+// when the results depend on an op with side effects or randomness.
+void RegisterFunctionCallGradients(GradientRegistry* r);
+// The TensorList ops (list_gradients.cc).
+void RegisterListGradients(GradientRegistry* r);
+// TensorFlow 1's TensorArray ops (tensor_array_gradients.cc).
+void RegisterTensorArrayGradients(GradientRegistry* r);
+
+}  // namespace gradients_internal
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_RUNTIME_CC_INTERNAL_GRADIENT_FAMILIES_H_
