@@ -4,16 +4,21 @@
 #include <map>
 #include <thread>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
 #include "core/status_macros.h"
 #include "session/internal/in_process_factory.h"
+#include "session/internal/run_partition.h"
 #include "session/targets.h"
 #include "runtime/engine/denormal.h"
+#include "runtime/engine/executor.h"
 #include "runtime/engine/kernel_registry.h"
 #include "runtime/engine/rendezvous.h"
+#include "runtime/graph/graph.h"
 #include "runtime/graph/lower_while.h"
 #include "runtime/graph/ops/standard_ops.h"
 #include "unsupported/Eigen/CXX11/Tensor"
@@ -64,7 +69,52 @@ const bool kInProcessSessionsRegistered = [] {
 
 }  // namespace
 
-struct LocalSession::Program {
+// The session's state, behind the header's interface.
+class LocalSession::Impl {
+ public:
+  Impl(const SessionOptions& options, std::shared_ptr<SessionState> state);
+
+  absl::Status Create(const GraphDef& graph);
+  absl::Status Extend(const GraphDef& graph);
+  absl::Status Run(const RunOptions& options,
+                   const std::vector<std::pair<std::string, Tensor>>& feeds,
+                   const std::vector<std::string>& fetches,
+                   const std::vector<std::string>& targets, std::vector<Tensor>* outputs);
+  absl::Status RunPartition(const RunOptions& options, const std::vector<std::string>& targets,
+                            Rendezvous* rendezvous, int64_t step_id);
+  absl::Status Close();
+  GraphDef graph_def() const;
+  absl::StatusOr<std::unique_ptr<StateWatch>> WatchState();
+  SessionState* state() const { return state_.get(); }
+
+ private:
+  // A graph, its kernels and the plans built for it. Replaced whole by
+  // Extend, so a step in flight keeps the one it started with.
+  struct Program;
+  absl::Status Install(const GraphDef& graph);
+  absl::Status RunStep(const RunOptions& options,
+                       const std::vector<std::pair<std::string, Tensor>>& feeds,
+                       const std::vector<std::string>& fetches,
+                       const std::vector<std::string>& targets, bool every_node,
+                       Rendezvous* rendezvous, int64_t step_id, std::vector<Tensor>* outputs);
+  // See Executor::Create.
+  absl::StatusOr<const Executor*> GetExecutor(
+      Program* program, const std::vector<std::pair<std::string, Tensor>>& feeds,
+      const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
+      bool every_node);
+
+  const SessionOptions options_;
+  const std::shared_ptr<SessionState> state_;
+  // Process-wide pools for these thread counts.
+  Eigen::ThreadPoolInterface* inter_op_pool_;  // Not owned.
+  const Eigen::ThreadPoolDevice* device_;      // Not owned.
+
+  mutable absl::Mutex mu_;
+  std::shared_ptr<Program> program_ ABSL_GUARDED_BY(mu_);
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+struct LocalSession::Impl::Program {
   GraphDef def;
   std::unique_ptr<Graph> graph;
   std::vector<std::unique_ptr<OpKernel>> kernels;
@@ -79,7 +129,7 @@ struct LocalSession::Program {
   absl::flat_hash_map<std::string, std::unique_ptr<Executor>> executors ABSL_GUARDED_BY(mu);
 };
 
-LocalSession::LocalSession(const SessionOptions& options, std::shared_ptr<SessionState> state)
+LocalSession::Impl::Impl(const SessionOptions& options, std::shared_ptr<SessionState> state)
     : options_(options), state_(std::move(state)) {
   const Pools& pools = PoolsFor(Threads(options.inter_op_threads),
                                 Threads(options.intra_op_threads));
@@ -87,9 +137,7 @@ LocalSession::LocalSession(const SessionOptions& options, std::shared_ptr<Sessio
   device_ = pools.device.get();
 }
 
-LocalSession::~LocalSession() = default;
-
-absl::Status LocalSession::Install(const GraphDef& def) {
+absl::Status LocalSession::Impl::Install(const GraphDef& def) {
   auto program = std::make_shared<Program>();
   program->def = def;
   if (HasLoopsToLower(def)) {
@@ -134,7 +182,7 @@ absl::Status LocalSession::Install(const GraphDef& def) {
   return absl::OkStatus();
 }
 
-absl::Status LocalSession::Create(const GraphDef& graph) {
+absl::Status LocalSession::Impl::Create(const GraphDef& graph) {
   {
     absl::MutexLock l(&mu_);
     if (closed_) return absl::CancelledError("Session has been closed.");
@@ -145,7 +193,7 @@ absl::Status LocalSession::Create(const GraphDef& graph) {
   return Install(graph);
 }
 
-absl::Status LocalSession::Extend(const GraphDef& graph) {
+absl::Status LocalSession::Impl::Extend(const GraphDef& graph) {
   GraphDef combined;
   {
     absl::MutexLock l(&mu_);
@@ -173,7 +221,7 @@ absl::Status LocalSession::Extend(const GraphDef& graph) {
   return Install(combined);
 }
 
-absl::StatusOr<const Executor*> LocalSession::GetExecutor(
+absl::StatusOr<const Executor*> LocalSession::Impl::GetExecutor(
     Program* program, const std::vector<std::pair<std::string, Tensor>>& feeds,
     const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
     bool every_node) {
@@ -207,29 +255,29 @@ absl::StatusOr<const Executor*> LocalSession::GetExecutor(
   return slot.get();
 }
 
-absl::Status LocalSession::Run(const RunOptions& options,
-                               const std::vector<std::pair<std::string, Tensor>>& feeds,
-                               const std::vector<std::string>& fetches,
-                               const std::vector<std::string>& targets,
-                               std::vector<Tensor>* outputs) {
+absl::Status LocalSession::Impl::Run(const RunOptions& options,
+                                     const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                     const std::vector<std::string>& fetches,
+                                     const std::vector<std::string>& targets,
+                                     std::vector<Tensor>* outputs) {
   return RunStep(options, feeds, fetches, targets, /*every_node=*/false, nullptr,
                  next_step_id.fetch_add(1), outputs);
 }
 
-absl::Status LocalSession::RunPartition(const RunOptions& options,
-                                        const std::vector<std::string>& targets,
-                                        Rendezvous* rendezvous, int64_t step_id) {
+absl::Status LocalSession::Impl::RunPartition(const RunOptions& options,
+                                              const std::vector<std::string>& targets,
+                                              Rendezvous* rendezvous, int64_t step_id) {
   std::vector<Tensor> none;
   return RunStep(options, {}, {}, targets, /*every_node=*/targets.empty(), rendezvous, step_id,
                  &none);
 }
 
-absl::Status LocalSession::RunStep(const RunOptions& options,
-                                   const std::vector<std::pair<std::string, Tensor>>& feeds,
-                                   const std::vector<std::string>& fetches,
-                                   const std::vector<std::string>& targets, bool every_node,
-                                   Rendezvous* rendezvous, int64_t step_id,
-                                   std::vector<Tensor>* outputs) {
+absl::Status LocalSession::Impl::RunStep(const RunOptions& options,
+                                         const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                         const std::vector<std::string>& fetches,
+                                         const std::vector<std::string>& targets, bool every_node,
+                                         Rendezvous* rendezvous, int64_t step_id,
+                                         std::vector<Tensor>* outputs) {
   std::shared_ptr<Program> program;
   {
     absl::MutexLock l(&mu_);
@@ -286,7 +334,7 @@ absl::Status LocalSession::RunStep(const RunOptions& options,
   return ex->Run(args, outputs != nullptr ? outputs : &unused);
 }
 
-absl::Status LocalSession::Close() {
+absl::Status LocalSession::Impl::Close() {
   absl::MutexLock l(&mu_);
   closed_ = true;
   program_.reset();
@@ -316,13 +364,49 @@ class LocalStateWatch : public StateWatch {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<StateWatch>> LocalSession::WatchState() {
+absl::StatusOr<std::unique_ptr<StateWatch>> LocalSession::Impl::WatchState() {
   return std::make_unique<LocalStateWatch>(state_);
 }
 
-GraphDef LocalSession::graph_def() const {
+GraphDef LocalSession::Impl::graph_def() const {
   absl::MutexLock l(&mu_);
   return program_ == nullptr ? GraphDef() : program_->def;
 }
 
+LocalSession::LocalSession(const SessionOptions& options, std::shared_ptr<SessionState> state)
+    : impl_(std::make_unique<Impl>(options, std::move(state))) {}
+
+LocalSession::~LocalSession() = default;
+
+absl::Status LocalSession::Create(const GraphDef& graph) { return impl_->Create(graph); }
+
+absl::Status LocalSession::Extend(const GraphDef& graph) { return impl_->Extend(graph); }
+
+absl::Status LocalSession::Run(const RunOptions& options,
+                               const std::vector<std::pair<std::string, Tensor>>& feeds,
+                               const std::vector<std::string>& fetches,
+                               const std::vector<std::string>& targets,
+                               std::vector<Tensor>* outputs) {
+  return impl_->Run(options, feeds, fetches, targets, outputs);
+}
+
+absl::Status LocalSession::Close() { return impl_->Close(); }
+
+GraphDef LocalSession::graph_def() const { return impl_->graph_def(); }
+
+absl::StatusOr<std::unique_ptr<StateWatch>> LocalSession::WatchState() {
+  return impl_->WatchState();
+}
+
+SessionState* LocalSession::state() const { return impl_->state(); }
+
+namespace session_internal {
+
+absl::Status RunPartition(LocalSession* session, const RunOptions& options,
+                          const std::vector<std::string>& targets, Rendezvous* rendezvous,
+                          int64_t step_id) {
+  return session->impl_->RunPartition(options, targets, rendezvous, step_id);
+}
+
+}  // namespace session_internal
 }  // namespace minigraph

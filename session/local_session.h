@@ -13,20 +13,20 @@
 #include <string>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
-#include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
-#include "runtime/engine/executor.h"
-#include "runtime/graph/graph.h"
+#include "absl/status/status.h"
 #include "session/session.h"
 #include "session/session_state.h"
 
-namespace Eigen {
-class ThreadPoolInterface;
-struct ThreadPoolDevice;
-}  // namespace Eigen
-
 namespace minigraph {
+
+class LocalSession;
+class Rendezvous;
+namespace session_internal {
+// Declared in session/internal/run_partition.h, for the distributed runtime.
+absl::Status RunPartition(LocalSession* session, const RunOptions& options,
+                          const std::vector<std::string>& targets, Rendezvous* rendezvous,
+                          int64_t step_id);
+}  // namespace session_internal
 
 class LocalSession : public Session {
  public:
@@ -48,40 +48,15 @@ class LocalSession : public Session {
   // fires in-process as soon as a variable there gets its first value.
   absl::StatusOr<std::unique_ptr<StateWatch>> WatchState() override;
 
-  // Runs `targets` (and what they need; none: every node of the graph, in
-  // loops too) as one partition of a distributed step: its _Send and _Recv
-  // nodes meet their peers in `rendezvous` (not owned), and the step has the
-  // master's `step_id`.
-  absl::Status RunPartition(const RunOptions& options, const std::vector<std::string>& targets,
-                            Rendezvous* rendezvous, int64_t step_id);
-
-  SessionState* state() const { return state_.get(); }
+  SessionState* state() const;
 
  private:
-  // A graph, its kernels and the plans built for it. Replaced whole by
-  // Extend, so a step in flight keeps the one it started with.
-  struct Program;
-  absl::Status Install(const GraphDef& graph);
-  absl::Status RunStep(const RunOptions& options,
-                       const std::vector<std::pair<std::string, Tensor>>& feeds,
-                       const std::vector<std::string>& fetches,
-                       const std::vector<std::string>& targets, bool every_node,
-                       Rendezvous* rendezvous, int64_t step_id, std::vector<Tensor>* outputs);
-  // See Executor::Create.
-  absl::StatusOr<const Executor*> GetExecutor(
-      Program* program, const std::vector<std::pair<std::string, Tensor>>& feeds,
-      const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
-      bool every_node);
-
-  const SessionOptions options_;
-  const std::shared_ptr<SessionState> state_;
-  // Process-wide pools for these thread counts.
-  Eigen::ThreadPoolInterface* inter_op_pool_;  // Not owned.
-  const Eigen::ThreadPoolDevice* device_;      // Not owned.
-
-  mutable absl::Mutex mu_;
-  std::shared_ptr<Program> program_ ABSL_GUARDED_BY(mu_);
-  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+  friend absl::Status session_internal::RunPartition(LocalSession* session,
+                                                     const RunOptions& options,
+                                                     const std::vector<std::string>& targets,
+                                                     Rendezvous* rendezvous, int64_t step_id);
+  class Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace minigraph

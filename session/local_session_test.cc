@@ -12,6 +12,7 @@
 #include "runtime/cc/variables.h"
 #include "runtime/engine/kernel_registry.h"
 #include "runtime/graph/ops/standard_ops.h"
+#include "session/internal/run_partition.h"
 #include "session/session.h"
 #include "tests/testing/endless_loop.h"
 
@@ -452,8 +453,9 @@ TEST(LocalSessionTest, PartitionsExchangeBothWaysWithOneThreadEach) {
   for (int step = 1; step <= 20; ++step) {
     LocalRendezvous r;
     absl::Status sa, sb;
-    std::thread ta([&] { sa = a.RunPartition({}, {"result", "to_b"}, &r, step); });
-    std::thread tb([&] { sb = b.RunPartition({}, {"to_a"}, &r, step); });
+    std::thread ta(
+        [&] { sa = session_internal::RunPartition(&a, {}, {"result", "to_b"}, &r, step); });
+    std::thread tb([&] { sb = session_internal::RunPartition(&b, {}, {"to_a"}, &r, step); });
     ta.join();
     tb.join();
     ASSERT_OK(sa);

@@ -6,16 +6,20 @@
 #include <limits>
 #include <map>
 #include <random>
+#include <thread>
 
 #include "absl/algorithm/container.h"
+#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/bundle_writer.h"
+#include "checkpoint/checkpoint_diff.h"
 #include "checkpoint/checkpoint_files.h"
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/naming.h"
@@ -138,7 +142,86 @@ void LogSwept(const SweptFiles& swept, absl::string_view what) {
 
 }  // namespace
 
-Saver::Saver(SaverDef def, Env* env, const SaverOptions& options)
+// The saver's state and its work, behind the header's interface.
+class Saver::Impl {
+ public:
+  Impl(SaverDef def, Env* env, const SaverOptions& options);
+  // Waits for an in-flight SaveAsync (its error, if any, is logged).
+  ~Impl();
+
+  absl::StatusOr<std::string> Save(Session* session, const std::string& save_path,
+                                   const SaveOptions& options);
+  absl::StatusOr<std::string> SaveAsync(Session* session, const std::string& save_path,
+                                        const SaveOptions& options);
+  absl::StatusOr<std::string> Wait();
+  absl::Status Restore(Session* session, const std::string& save_path);
+  std::vector<std::string> last_checkpoints() const ABSL_LOCKS_EXCLUDED(mu_);
+  void RecoverLastCheckpoints(const std::vector<std::string>& paths) ABSL_LOCKS_EXCLUDED(mu_);
+  void SetLastCheckpointsWithTime(std::vector<std::pair<std::string, double>> checkpoints)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  // The checkpoint prefix a save to `save_path` writes, or Save's
+  // InvalidArgument for bad arguments.
+  absl::StatusOr<std::string> CheckpointFile(const std::string& save_path,
+                                             const SaveOptions& options) const;
+  // Runs the save ops (with `feeds` besides the filename) and commits.
+  absl::StatusOr<std::string> WriteAndCommit(Session* session, const std::string& save_path,
+                                             const std::string& checkpoint_file,
+                                             const SaveOptions& options,
+                                             std::vector<std::pair<std::string, Tensor>> feeds)
+      ABSL_LOCKS_EXCLUDED(mu_);
+  std::vector<std::string> TrackedPaths() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void RecordLastCheckpoint(const std::string& path) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void MaybeDeleteOldCheckpoints(absl::string_view save_dir) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // After a failed restore: each missing, mismatched and unused tensor (as
+  // inspect_checkpoint --diff), or "" when that cannot be said.
+  std::string DescribeDifferences(const std::string& save_path) const;
+  // The checkpoints of the newest recorded one's name, in its directory,
+  // that RecoverLastCheckpoints tracks besides `recorded`, oldest first:
+  // the complete ones marked (UnrecordedMarkerFilename). Deletes marks that
+  // stand alone.
+  // REQUIRES: `recorded` is not empty.
+  std::vector<CheckpointOnDisk> OrphanedCheckpoints(const std::vector<std::string>& recorded) const;
+  // Deletes what saves of `base` in `dir` killed part-way left: temporary
+  // files nobody writes (DeleteLeftoverTempFiles) and incomplete
+  // checkpoints (data without an index) that are marked or, with
+  // `older_than_tracked`, older than every tracked checkpoint. Logs the
+  // files and bytes deleted. Nothing with delete_stale_temp_files_after
+  // infinite.
+  void SweepInterruptedSaves(const std::string& dir, const std::string& base,
+                             const std::string& latest_filename, bool older_than_tracked)
+      ABSL_LOCKS_EXCLUDED(mu_);
+
+  SaverDef def_;
+  Env* env_;  // Not owned.
+  const absl::Duration stale_temp_age_;
+  const bool save_relative_paths_;
+  const bool pad_step_number_;
+  const bool lease_checkpoints_;
+  // The retention state, which a SaveAsync's background thread updates.
+  mutable absl::Mutex mu_;
+  std::vector<std::pair<std::string, double>> last_checkpoints_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::pair<std::string, double>> to_delete_ ABSL_GUARDED_BY(mu_);
+  // Old checkpoints retention could not delete yet: a reader held them.
+  std::vector<std::string> leased_ ABSL_GUARDED_BY(mu_);
+  double next_checkpoint_time_ ABSL_GUARDED_BY(mu_);
+  // Markers of checkpoints the next state file records.
+  std::vector<std::string> recorded_markers_ ABSL_GUARDED_BY(mu_);
+  // The save paths whose first save has swept what killed saves left.
+  absl::flat_hash_set<std::string> swept_ ABSL_GUARDED_BY(mu_);
+  // The variables a restore assigns (empty for FromSaverDef).
+  std::vector<ExpectedTensor> expected_;
+  // The tensors SaveAsync fetches and feeds: what the save ops read of each
+  // variable ("w:0", or "r/Read/ReadVariableOp:0"; empty for FromSaverDef).
+  std::vector<std::string> snapshot_names_;
+  // The running SaveAsync (joinable while one is in flight) and the result
+  // of the last one, until reported. Touched only by the caller's thread;
+  // the background thread sets async_result_ before it ends.
+  std::thread in_flight_;
+  absl::StatusOr<std::string> async_result_ = std::string();
+};
+
+Saver::Impl::Impl(SaverDef def, Env* env, const SaverOptions& options)
     : def_(std::move(def)),
       env_(env),
       stale_temp_age_(options.delete_stale_temp_files_after),
@@ -279,14 +362,14 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
   def.set_restore_op_name(restore_all.name());
   MG_RETURN_IF_ERROR(scope.status());
   scope.SetSaverDef(def);
-  auto saver = std::unique_ptr<Saver>(new Saver(def, env, options));
+  auto saver = std::unique_ptr<Saver>(new Saver(std::make_unique<Impl>(def, env, options)));
   for (const SavedItem& item : items) {
-    for (const Output& t : item.tensors) saver->snapshot_names_.push_back(t.tensor_name());
+    for (const Output& t : item.tensors) saver->impl_->snapshot_names_.push_back(t.tensor_name());
   }
   for (const SavedItem& item : items) {
     if (!item.table) continue;  // variables: below
     for (size_t k = 0; k < item.keys.size(); ++k) {
-      ExpectedTensor& e = saver->expected_.emplace_back();
+      ExpectedTensor& e = saver->impl_->expected_.emplace_back();
       e.key = item.keys[k];
       e.dtype = item.dtypes[k];
     }
@@ -297,13 +380,13 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
     if (const std::optional<SaveSliceInfo>& part = v.save_slice_info(); part.has_value()) {
       // A partitioned variable's parts: one tensor of the full shape.
       if (!partitioned.insert(part->full_name).second) continue;
-      ExpectedTensor& e = saver->expected_.emplace_back();
+      ExpectedTensor& e = saver->impl_->expected_.emplace_back();
       e.key = part->full_name;
       e.dtype = v.dtype();
       e.shape = TensorShape(part->full_shape);
       continue;
     }
-    ExpectedTensor& e = saver->expected_.emplace_back();
+    ExpectedTensor& e = saver->impl_->expected_.emplace_back();
     e.key = v.name();
     e.dtype = v.dtype();
     const NodeDef& node = scope.GetNodeDef(v.ref().op());
@@ -317,17 +400,17 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
 
 std::unique_ptr<Saver> Saver::FromSaverDef(const SaverDef& def, Env* env,
                                            const SaverOptions& options) {
-  return std::unique_ptr<Saver>(new Saver(def, env, options));
+  return std::unique_ptr<Saver>(new Saver(std::make_unique<Impl>(def, env, options)));
 }
 
-Saver::~Saver() {
+Saver::Impl::~Impl() {
   if (absl::StatusOr<std::string> last = Wait(); !last.ok()) {
     MG_LOG(ERROR) << "Asynchronous save failed: " << last.status();
   }
 }
 
-absl::StatusOr<std::string> Saver::CheckpointFile(const std::string& save_path,
-                                                  const SaveOptions& options) const {
+absl::StatusOr<std::string> Saver::Impl::CheckpointFile(const std::string& save_path,
+                                                        const SaveOptions& options) const {
   if (absl::StrContains(options.latest_filename, "/")) {
     return absl::InvalidArgumentError("'latest_filename' must not contain path components");
   }
@@ -348,15 +431,15 @@ absl::StatusOr<std::string> Saver::CheckpointFile(const std::string& save_path,
   return checkpoint_file;
 }
 
-absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& save_path,
-                                        const SaveOptions& options) {
+absl::StatusOr<std::string> Saver::Impl::Save(Session* session, const std::string& save_path,
+                                              const SaveOptions& options) {
   MG_RETURN_IF_ERROR(Wait().status());
   MG_ASSIGN_OR_RETURN(std::string checkpoint_file, CheckpointFile(save_path, options));
   return WriteAndCommit(session, save_path, checkpoint_file, options, {});
 }
 
-absl::StatusOr<std::string> Saver::SaveAsync(Session* session, const std::string& save_path,
-                                             const SaveOptions& options) {
+absl::StatusOr<std::string> Saver::Impl::SaveAsync(Session* session, const std::string& save_path,
+                                                   const SaveOptions& options) {
   if (snapshot_names_.empty()) {
     return absl::FailedPreconditionError(
         "SaveAsync needs to know the saved variables, and this Saver was made from a SaverDef "
@@ -384,12 +467,12 @@ absl::StatusOr<std::string> Saver::SaveAsync(Session* session, const std::string
   return checkpoint_file;
 }
 
-absl::StatusOr<std::string> Saver::Wait() {
+absl::StatusOr<std::string> Saver::Impl::Wait() {
   if (in_flight_.joinable()) in_flight_.join();
   return std::exchange(async_result_, std::string());
 }
 
-absl::StatusOr<std::string> Saver::WriteAndCommit(
+absl::StatusOr<std::string> Saver::Impl::WriteAndCommit(
     Session* session, const std::string& save_path, const std::string& checkpoint_file,
     const SaveOptions& options, std::vector<std::pair<std::string, Tensor>> feeds) {
   const std::string save_dir(Dirname(save_path));
@@ -473,8 +556,9 @@ absl::StatusOr<std::string> Saver::WriteAndCommit(
   return model_checkpoint_path;
 }
 
-void Saver::SweepInterruptedSaves(const std::string& dir, const std::string& base,
-                                  const std::string& latest_filename, bool older_than_tracked) {
+void Saver::Impl::SweepInterruptedSaves(const std::string& dir, const std::string& base,
+                                        const std::string& latest_filename,
+                                        bool older_than_tracked) {
   if (stale_temp_age_ == absl::InfiniteDuration()) return;
   absl::StatusOr<SweptFiles> swept =
       DeleteLeftoverTempFiles(env_, dir, base, latest_filename, stale_temp_age_);
@@ -511,7 +595,7 @@ void Saver::SweepInterruptedSaves(const std::string& dir, const std::string& bas
   LogSwept(*swept, JoinPath(dir, base));
 }
 
-absl::Status Saver::Restore(Session* session, const std::string& save_path) {
+absl::Status Saver::Impl::Restore(Session* session, const std::string& save_path) {
   if (save_path.empty()) {
     return absl::InvalidArgumentError("Can't load save_path when it is None.");
   }
@@ -544,7 +628,7 @@ absl::Status Saver::Restore(Session* session, const std::string& save_path) {
       s.message(), all));
 }
 
-std::string Saver::DescribeDifferences(const std::string& save_path) const {
+std::string Saver::Impl::DescribeDifferences(const std::string& save_path) const {
   if (expected_.empty()) return "";  // a Saver from a SaverDef: no variables known
   absl::StatusOr<std::unique_ptr<BundleReader>> reader = BundleReader::Open(env_, save_path);
   if (!reader.ok()) return "";
@@ -554,18 +638,18 @@ std::string Saver::DescribeDifferences(const std::string& save_path) const {
                       diff.ToString());
 }
 
-std::vector<std::string> Saver::last_checkpoints() const {
+std::vector<std::string> Saver::Impl::last_checkpoints() const {
   absl::MutexLock l(&mu_);
   return TrackedPaths();
 }
 
-std::vector<std::string> Saver::TrackedPaths() const {
+std::vector<std::string> Saver::Impl::TrackedPaths() const {
   std::vector<std::string> out;
   for (const auto& [p, t] : last_checkpoints_) out.push_back(p);
   return out;
 }
 
-void Saver::RecordLastCheckpoint(const std::string& path) {
+void Saver::Impl::RecordLastCheckpoint(const std::string& path) {
   if (def_.max_to_keep() <= 0) return;
   last_checkpoints_.erase(std::remove_if(last_checkpoints_.begin(), last_checkpoints_.end(),
                                          [&](const auto& e) { return e.first == path; }),
@@ -585,7 +669,7 @@ void Saver::RecordLastCheckpoint(const std::string& path) {
   }
 }
 
-void Saver::MaybeDeleteOldCheckpoints(absl::string_view save_dir) {
+void Saver::Impl::MaybeDeleteOldCheckpoints(absl::string_view save_dir) {
   // With leases, deleting waits while a restore is between reading the
   // state file and taking its checkpoint's lease (DirectoryLeaseFilename):
   // whatever would go now goes at a later save instead.
@@ -626,7 +710,7 @@ void Saver::MaybeDeleteOldCheckpoints(absl::string_view save_dir) {
   }
 }
 
-void Saver::RecoverLastCheckpoints(const std::vector<std::string>& paths) {
+void Saver::Impl::RecoverLastCheckpoints(const std::vector<std::string>& paths) {
   std::vector<std::pair<std::string, double>> recorded;
   for (const std::string& p : paths) {
     absl::StatusOr<uint64_t> mtime = env_->GetModificationTimeMicros(MetaFilename(p));
@@ -657,7 +741,7 @@ void Saver::RecoverLastCheckpoints(const std::vector<std::string>& paths) {
   recorded_markers_.insert(recorded_markers_.end(), markers.begin(), markers.end());
 }
 
-std::vector<CheckpointOnDisk> Saver::OrphanedCheckpoints(
+std::vector<CheckpointOnDisk> Saver::Impl::OrphanedCheckpoints(
     const std::vector<std::string>& recorded) const {
   const absl::string_view recorded_dir = Dirname(recorded.back());
   const std::string dir = recorded_dir.empty() ? "." : std::string(recorded_dir);
@@ -689,9 +773,44 @@ std::vector<CheckpointOnDisk> Saver::OrphanedCheckpoints(
   return out;
 }
 
-void Saver::SetLastCheckpointsWithTime(std::vector<std::pair<std::string, double>> checkpoints) {
+void Saver::Impl::SetLastCheckpointsWithTime(
+    std::vector<std::pair<std::string, double>> checkpoints) {
   absl::MutexLock l(&mu_);
   last_checkpoints_ = std::move(checkpoints);
+}
+
+Saver::Saver(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+Saver::~Saver() = default;
+
+const SaverDef& Saver::saver_def() const { return impl_->def_; }
+
+Env* Saver::env() const { return impl_->env_; }
+
+absl::StatusOr<std::string> Saver::Save(Session* session, const std::string& save_path,
+                                        const SaveOptions& options) {
+  return impl_->Save(session, save_path, options);
+}
+
+absl::StatusOr<std::string> Saver::SaveAsync(Session* session, const std::string& save_path,
+                                             const SaveOptions& options) {
+  return impl_->SaveAsync(session, save_path, options);
+}
+
+absl::StatusOr<std::string> Saver::Wait() { return impl_->Wait(); }
+
+absl::Status Saver::Restore(Session* session, const std::string& save_path) {
+  return impl_->Restore(session, save_path);
+}
+
+std::vector<std::string> Saver::last_checkpoints() const { return impl_->last_checkpoints(); }
+
+void Saver::RecoverLastCheckpoints(const std::vector<std::string>& paths) {
+  impl_->RecoverLastCheckpoints(paths);
+}
+
+void Saver::SetLastCheckpointsWithTime(std::vector<std::pair<std::string, double>> checkpoints) {
+  impl_->SetLastCheckpointsWithTime(std::move(checkpoints));
 }
 
 }  // namespace minigraph

@@ -30,16 +30,11 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <utility>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "absl/container/flat_hash_set.h"
-#include "checkpoint/checkpoint_diff.h"
 #include "checkpoint/checkpoint_files.h"
 #include "core/env.h"
 #include "core/proto/meta_graph.pb.h"
@@ -54,11 +49,11 @@ struct SaverOptions {
   // Saved under their op names; empty = every global variable.
   std::vector<Variable> var_list = {};
   // Mutable lookup tables (the handles of MutableHashTableV2,
-  // MutableHashTableOfTensorsV2 and MutableDenseHashTableV2 nodes), saved as TensorFlow's Saver saves
-  // them: their keys and values under "<node>-keys" and "<node>-values",
-  // restored by LookupTableImportV2. Empty with an empty var_list = every
-  // mutable table of the graph (TensorFlow's default Saver saves the
-  // tables its Python classes made).
+  // MutableHashTableOfTensorsV2 and MutableDenseHashTableV2 nodes), saved as
+  // TensorFlow's Saver saves them: their keys and values under "<node>-keys"
+  // and "<node>-values", restored by LookupTableImportV2. Empty with an
+  // empty var_list = every mutable table of the graph (TensorFlow's default
+  // Saver saves the tables its Python classes made).
   std::vector<Output> tables = {};
   int max_to_keep = 5;  // 0 keeps everything and tracks nothing
   float keep_checkpoint_every_n_hours = 10000.0f;
@@ -124,9 +119,9 @@ class Saver {
   static std::unique_ptr<Saver> FromSaverDef(const SaverDef& def, Env* env = Env::Default(),
                                              const SaverOptions& options = {});
 
-  const SaverDef& saver_def() const { return def_; }
+  const SaverDef& saver_def() const;
   // The Env the saver reads and writes checkpoint files through.
-  Env* env() const { return env_; }
+  Env* env() const;
 
   // Saves to `save_path` ("-<global_step>" appended when given, as 8 digits
   // with pad_step_number) and returns
@@ -171,7 +166,7 @@ class Saver {
   absl::Status Restore(Session* session, const std::string& save_path);
 
   // Tracked checkpoints, oldest first.
-  std::vector<std::string> last_checkpoints() const ABSL_LOCKS_EXCLUDED(mu_);
+  std::vector<std::string> last_checkpoints() const;
   // Tracks the existing ones among `paths`, with their files' times (after
   // a restart, from GetCheckpointState().all_model_checkpoint_paths, oldest
   // first). Beyond TensorFlow, which never deletes them: also tracks the
@@ -180,71 +175,14 @@ class Saver {
   // file and retention, left behind (marked: UnrecordedMarkerFilename in
   // checkpoint/naming.h); retention deletes them in turn, oldest first.
   // Unmarked ones (kept for good, copied in, TensorFlow's) stay.
-  void RecoverLastCheckpoints(const std::vector<std::string>& paths) ABSL_LOCKS_EXCLUDED(mu_);
-  void SetLastCheckpointsWithTime(std::vector<std::pair<std::string, double>> checkpoints)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  void RecoverLastCheckpoints(const std::vector<std::string>& paths);
+  void SetLastCheckpointsWithTime(std::vector<std::pair<std::string, double>> checkpoints);
 
  private:
-  Saver(SaverDef def, Env* env, const SaverOptions& options);
-  // The checkpoint prefix a save to `save_path` writes, or Save's
-  // InvalidArgument for bad arguments.
-  absl::StatusOr<std::string> CheckpointFile(const std::string& save_path,
-                                             const SaveOptions& options) const;
-  // Runs the save ops (with `feeds` besides the filename) and commits.
-  absl::StatusOr<std::string> WriteAndCommit(Session* session, const std::string& save_path,
-                                             const std::string& checkpoint_file,
-                                             const SaveOptions& options,
-                                             std::vector<std::pair<std::string, Tensor>> feeds)
-      ABSL_LOCKS_EXCLUDED(mu_);
-  std::vector<std::string> TrackedPaths() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void RecordLastCheckpoint(const std::string& path) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void MaybeDeleteOldCheckpoints(absl::string_view save_dir) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // After a failed restore: each missing, mismatched and unused tensor (as
-  // inspect_checkpoint --diff), or "" when that cannot be said.
-  std::string DescribeDifferences(const std::string& save_path) const;
-  // The checkpoints of the newest recorded one's name, in its directory,
-  // that RecoverLastCheckpoints tracks besides `recorded`, oldest first:
-  // the complete ones marked (UnrecordedMarkerFilename). Deletes marks that
-  // stand alone.
-  // REQUIRES: `recorded` is not empty.
-  std::vector<CheckpointOnDisk> OrphanedCheckpoints(const std::vector<std::string>& recorded) const;
-  // Deletes what saves of `base` in `dir` killed part-way left: temporary
-  // files nobody writes (DeleteLeftoverTempFiles) and incomplete
-  // checkpoints (data without an index) that are marked or, with
-  // `older_than_tracked`, older than every tracked checkpoint. Logs the
-  // files and bytes deleted. Nothing with delete_stale_temp_files_after
-  // infinite.
-  void SweepInterruptedSaves(const std::string& dir, const std::string& base,
-                             const std::string& latest_filename, bool older_than_tracked)
-      ABSL_LOCKS_EXCLUDED(mu_);
+  class Impl;
+  explicit Saver(std::unique_ptr<Impl> impl);
 
-  SaverDef def_;
-  Env* env_;  // Not owned.
-  const absl::Duration stale_temp_age_;
-  const bool save_relative_paths_;
-  const bool pad_step_number_;
-  const bool lease_checkpoints_;
-  // The retention state, which a SaveAsync's background thread updates.
-  mutable absl::Mutex mu_;
-  std::vector<std::pair<std::string, double>> last_checkpoints_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::pair<std::string, double>> to_delete_ ABSL_GUARDED_BY(mu_);
-  // Old checkpoints retention could not delete yet: a reader held them.
-  std::vector<std::string> leased_ ABSL_GUARDED_BY(mu_);
-  double next_checkpoint_time_ ABSL_GUARDED_BY(mu_);
-  // Markers of checkpoints the next state file records.
-  std::vector<std::string> recorded_markers_ ABSL_GUARDED_BY(mu_);
-  // The save paths whose first save has swept what killed saves left.
-  absl::flat_hash_set<std::string> swept_ ABSL_GUARDED_BY(mu_);
-  // The variables a restore assigns (empty for FromSaverDef).
-  std::vector<ExpectedTensor> expected_;
-  // The tensors SaveAsync fetches and feeds: what the save ops read of each
-  // variable ("w:0", or "r/Read/ReadVariableOp:0"; empty for FromSaverDef).
-  std::vector<std::string> snapshot_names_;
-  // The running SaveAsync (joinable while one is in flight) and the result
-  // of the last one, until reported. Touched only by the caller's thread;
-  // the background thread sets async_result_ before it ends.
-  std::thread in_flight_;
-  absl::StatusOr<std::string> async_result_ = std::string();
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace minigraph

@@ -396,7 +396,8 @@ absl::Status Worker::RunGraphLocally(const tensorflow::RunGraphRequest& req,
     options.timeout_in_ms = std::max<int64_t>(0, timeout_ms);
     options.cancelled = std::move(cancelled);
     MG_RETURN_IF_ERROR(
-        g->session->RunPartition(options, /*targets=*/{}, step.get(), req.step_id()));
+        session_internal::RunPartition(g->session.get(), options, /*targets=*/{}, step.get(),
+                                      req.step_id()));
     for (const std::string& key : req.recv_key()) {
       Tensor t;
       bool is_dead = false;
