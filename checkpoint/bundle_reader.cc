@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <optional>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "checkpoint/format_version.h"
 #include "checkpoint/naming.h"
+#include "checkpoint/proto/tensor_bundle.pb.h"
 #include "checkpoint/table.h"
+#include "checkpoint/v1_checkpoint.h"
 #include "core/coding.h"
 #include "core/crc32c.h"
 #include "core/status_macros.h"
@@ -43,15 +46,65 @@ std::optional<std::string> PrefixOfCheckpointFile(absl::string_view path) {
 
 }  // namespace
 
-BundleReader::~BundleReader() = default;
+// The reader's state and its work, behind the header's interface.
+class BundleReader::Impl {
+ public:
+  Impl(Env* env, std::string prefix) : env_(env), prefix_(std::move(prefix)) {}
+  absl::Status Init();
+  const std::string& prefix() const { return prefix_; }
+  int format_version() const { return v1_ == nullptr ? 2 : 1; }
+  int num_shards() const { return num_shards_; }
+  const std::vector<std::string>& keys() const { return keys_; }
+  std::vector<std::string> tensor_names() const;
+  bool Contains(absl::string_view key) const { return entries_.find(key) != entries_.end(); }
+  absl::StatusOr<const BundleEntryProto*> GetEntry(absl::string_view key) const;
+  absl::StatusOr<TensorShape> GetShape(absl::string_view key) const;
+  absl::StatusOr<Tensor> Lookup(absl::string_view key, Allocator* allocator) const;
+  absl::StatusOr<Tensor> LookupSlice(absl::string_view key, const TensorSlice& slice,
+                                     Allocator* allocator) const;
+  absl::Status ReadInto(absl::string_view key, Tensor* dst) const;
+  void ReadRunInto(absl::Span<const absl::string_view> keys, absl::Span<Tensor* const> dsts,
+                   absl::Span<absl::Status> status) const;
 
-absl::StatusOr<std::unique_ptr<BundleReader>> BundleReader::Open(Env* env, std::string prefix) {
-  std::unique_ptr<BundleReader> r(new BundleReader(env, std::move(prefix)));
-  MG_RETURN_IF_ERROR(r->Init());
-  return r;
-}
+ private:
+  // When the checkpoint has a lease file (LeaseFilename: its Saver was asked
+  // for leases), a shared lock on it for the reader's life, so retention
+  // leaves the checkpoint in place meanwhile. Readers never create files.
+  absl::Status TakeLease();
+  // The entry of `key` if this reader can read it (not sliced, a supported
+  // dtype), else NotFound or Unimplemented naming the key.
+  absl::StatusOr<const BundleEntryProto*> ReadableEntry(absl::string_view key) const;
+  absl::Status ReadBytes(const BundleEntryProto& e, absl::string_view key, char* dst,
+                         bool verify_crc) const;
+  // DataLoss naming `key` unless `crc` is the entry's.
+  absl::Status CheckCrc(const BundleEntryProto& e, absl::string_view key, uint32_t crc) const;
+  // InvalidArgument naming `key` unless `dst` has the entry's dtype and shape.
+  absl::Status CheckDestination(const BundleEntryProto& e, absl::string_view key,
+                                const Tensor& dst) const;
+  // DataLoss naming `key` unless its slices are valid, apart and stored
+  // (with the full tensor's dtype and each slice's shape).
+  absl::Status CheckSlices(const std::string& key, const BundleEntryProto& e) const;
+  // Assembles `slice` of the partitioned tensor `key` (entry `e`) into
+  // `dst`, which has the slice's shape.
+  absl::Status ReadSliceInto(const BundleEntryProto& e, absl::string_view key,
+                             const TensorSlice& slice, Tensor* dst) const;
+  // Reads and verifies a string entry of `n` elements; returns its bytes.
+  absl::StatusOr<std::string> ReadStrings(const BundleEntryProto& e, absl::string_view key,
+                                          int64_t n) const;
 
-absl::Status BundleReader::Init() {
+  Env* const env_;
+  const std::string prefix_;
+  int num_shards_ = 0;
+  std::map<std::string, BundleEntryProto, std::less<>> entries_;
+  std::vector<std::string> keys_;
+  std::vector<std::unique_ptr<RandomAccessFile>> data_files_;
+  std::vector<uint64_t> data_sizes_;
+  std::unique_ptr<FileLock> lease_;
+  std::unique_ptr<V1Checkpoint> v1_;  // set for a V1 checkpoint
+};
+
+
+absl::Status BundleReader::Impl::Init() {
   const std::string index = MetaFilename(prefix_);
   absl::Status exists = env_->FileExists(index);
   if (!exists.ok()) {
@@ -171,7 +224,7 @@ absl::Status BundleReader::Init() {
   return absl::OkStatus();
 }
 
-absl::Status BundleReader::TakeLease() {
+absl::Status BundleReader::Impl::TakeLease() {
   const std::string path = LeaseFilename(prefix_);
   if (!env_->FileExists(path).ok()) return absl::OkStatus();  // not a leased checkpoint
   absl::StatusOr<std::unique_ptr<FileLock>> lock = env_->LockFileShared(path);
@@ -186,7 +239,7 @@ absl::Status BundleReader::TakeLease() {
   return absl::OkStatus();
 }
 
-std::vector<std::string> BundleReader::tensor_names() const {
+std::vector<std::string> BundleReader::Impl::tensor_names() const {
   std::vector<std::string> names;
   for (const std::string& key : keys_) {
     if (!IsSliceKey(key)) names.push_back(key);
@@ -194,7 +247,7 @@ std::vector<std::string> BundleReader::tensor_names() const {
   return names;
 }
 
-absl::StatusOr<const BundleEntryProto*> BundleReader::GetEntry(absl::string_view key) const {
+absl::StatusOr<const BundleEntryProto*> BundleReader::Impl::GetEntry(absl::string_view key) const {
   auto it = entries_.find(key);
   if (it == entries_.end()) {
     return absl::NotFoundError(absl::StrCat("Key ", key, " not found in checkpoint ", prefix_));
@@ -202,13 +255,13 @@ absl::StatusOr<const BundleEntryProto*> BundleReader::GetEntry(absl::string_view
   return &it->second;
 }
 
-absl::StatusOr<TensorShape> BundleReader::GetShape(absl::string_view key) const {
+absl::StatusOr<TensorShape> BundleReader::Impl::GetShape(absl::string_view key) const {
   MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, GetEntry(key));
   return TensorShape::FromProto(e->shape());
 }
 
-absl::Status BundleReader::ReadBytes(const BundleEntryProto& e, absl::string_view key, char* dst,
-                                     bool verify_crc) const {
+absl::Status BundleReader::Impl::ReadBytes(const BundleEntryProto& e, absl::string_view key,
+                                           char* dst, bool verify_crc) const {
   const RandomAccessFile& file = *data_files_[e.shard_id()];
   uint32_t crc = 0;
   uint64_t done = 0;
@@ -227,8 +280,8 @@ absl::Status BundleReader::ReadBytes(const BundleEntryProto& e, absl::string_vie
   return verify_crc ? CheckCrc(e, key, crc) : absl::OkStatus();
 }
 
-absl::Status BundleReader::CheckCrc(const BundleEntryProto& e, absl::string_view key,
-                                    uint32_t crc) const {
+absl::Status BundleReader::Impl::CheckCrc(const BundleEntryProto& e, absl::string_view key,
+                                          uint32_t crc) const {
   if (crc32c::Unmask(e.crc32c()) == crc) return absl::OkStatus();
   return absl::DataLossError(absl::StrCat("Checksum does not match for tensor \"", key, "\" in ",
                                           DataFilename(prefix_, e.shard_id(), num_shards_),
@@ -236,8 +289,8 @@ absl::Status BundleReader::CheckCrc(const BundleEntryProto& e, absl::string_view
                                           crc32c::Mask(crc)));
 }
 
-absl::Status BundleReader::CheckDestination(const BundleEntryProto& e, absl::string_view key,
-                                            const Tensor& dst) const {
+absl::Status BundleReader::Impl::CheckDestination(const BundleEntryProto& e, absl::string_view key,
+                                                  const Tensor& dst) const {
   MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(e.shape()));
   if (dst.dtype() == e.dtype() && dst.shape() == shape) return absl::OkStatus();
   return absl::InvalidArgumentError(
@@ -246,8 +299,9 @@ absl::Status BundleReader::CheckDestination(const BundleEntryProto& e, absl::str
                    DataTypeString(dst.dtype()), " ", dst.shape().DebugString()));
 }
 
-absl::StatusOr<std::string> BundleReader::ReadStrings(const BundleEntryProto& e,
-                                                      absl::string_view key, int64_t n) const {
+absl::StatusOr<std::string> BundleReader::Impl::ReadStrings(const BundleEntryProto& e,
+                                                            absl::string_view key,
+                                                            int64_t n) const {
   // The entry's crc covers the lengths (as fixed-width integers), their
   // masked crc and the string bytes, not the varint bytes: checked below.
   // Nothing per string is allocated until every check has passed, so a
@@ -306,7 +360,8 @@ static void DecodeStrings(absl::string_view buf, int64_t n, std::string* out) {
   }
 }
 
-absl::StatusOr<const BundleEntryProto*> BundleReader::ReadableEntry(absl::string_view key) const {
+absl::StatusOr<const BundleEntryProto*> BundleReader::Impl::ReadableEntry(
+    absl::string_view key) const {
   MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, GetEntry(key));
   if (!DataTypeCanUseMemcpy(e->dtype()) && e->dtype() != DT_STRING) {
     return absl::UnimplementedError(absl::StrCat("tensor \"", key, "\" in checkpoint ", prefix_,
@@ -316,7 +371,7 @@ absl::StatusOr<const BundleEntryProto*> BundleReader::ReadableEntry(absl::string
   return e;
 }
 
-absl::Status BundleReader::ReadInto(absl::string_view key, Tensor* dst) const {
+absl::Status BundleReader::Impl::ReadInto(absl::string_view key, Tensor* dst) const {
   MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, ReadableEntry(key));
   MG_RETURN_IF_ERROR(CheckDestination(*e, key, *dst));
   if (e->slices_size() > 0) {
@@ -334,9 +389,9 @@ absl::Status BundleReader::ReadInto(absl::string_view key, Tensor* dst) const {
   return absl::OkStatus();
 }
 
-void BundleReader::ReadRunInto(absl::Span<const absl::string_view> keys,
-                               absl::Span<Tensor* const> dsts,
-                               absl::Span<absl::Status> status) const {
+void BundleReader::Impl::ReadRunInto(absl::Span<const absl::string_view> keys,
+                                     absl::Span<Tensor* const> dsts,
+                                     absl::Span<absl::Status> status) const {
   const size_t n = keys.size();
   // The entries, if they form one run: fixed-size dtypes, one shard, each
   // starting where the previous one ends.
@@ -384,7 +439,8 @@ void BundleReader::ReadRunInto(absl::Span<const absl::string_view> keys,
   }
 }
 
-absl::StatusOr<Tensor> BundleReader::Lookup(absl::string_view key, Allocator* allocator) const {
+absl::StatusOr<Tensor> BundleReader::Impl::Lookup(absl::string_view key,
+                                                  Allocator* allocator) const {
   MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, ReadableEntry(key));
   MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(e->shape()));
   auto create = [&]() -> absl::StatusOr<Tensor> {
@@ -406,8 +462,9 @@ absl::StatusOr<Tensor> BundleReader::Lookup(absl::string_view key, Allocator* al
   return t;
 }
 
-absl::StatusOr<Tensor> BundleReader::LookupSlice(absl::string_view key, const TensorSlice& slice,
-                                                 Allocator* allocator) const {
+absl::StatusOr<Tensor> BundleReader::Impl::LookupSlice(absl::string_view key,
+                                                       const TensorSlice& slice,
+                                                       Allocator* allocator) const {
   MG_ASSIGN_OR_RETURN(const BundleEntryProto* e, ReadableEntry(key));
   MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(e->shape()));
   if (absl::Status s = slice.CheckWithin(shape); !s.ok()) {
@@ -433,7 +490,8 @@ absl::StatusOr<Tensor> BundleReader::LookupSlice(absl::string_view key, const Te
   return t;
 }
 
-absl::Status BundleReader::CheckSlices(const std::string& key, const BundleEntryProto& e) const {
+absl::Status BundleReader::Impl::CheckSlices(const std::string& key,
+                                             const BundleEntryProto& e) const {
   auto bad = [&](absl::string_view why) {
     return absl::DataLossError(
         absl::StrCat("checkpoint ", prefix_, ": partitioned tensor \"", key, "\" ", why));
@@ -466,8 +524,8 @@ absl::Status BundleReader::CheckSlices(const std::string& key, const BundleEntry
   return absl::OkStatus();
 }
 
-absl::Status BundleReader::ReadSliceInto(const BundleEntryProto& e, absl::string_view key,
-                                         const TensorSlice& slice, Tensor* dst) const {
+absl::Status BundleReader::Impl::ReadSliceInto(const BundleEntryProto& e, absl::string_view key,
+                                               const TensorSlice& slice, Tensor* dst) const {
   const TensorShape shape = *TensorShape::FromProto(e.shape());  // checked by Open
   // Open checked that the stored slices do not overlap, so they cover the
   // request when their parts of it add up to it.
@@ -486,10 +544,60 @@ absl::Status BundleReader::ReadSliceInto(const BundleEntryProto& e, absl::string
   }
   for (const auto& [stored, region] : parts) {
     MG_ASSIGN_OR_RETURN(Tensor part, v1_ != nullptr ? v1_->ReadSlice(key, stored)
-                                                    : Lookup(EncodeTensorNameSlice(key, stored)));
+                                                    : Lookup(EncodeTensorNameSlice(key, stored),
+                                                             DefaultAllocator()));
     CopySliceRegion(part, stored, region, shape, slice, dst);
   }
   return absl::OkStatus();
+}
+
+BundleReader::BundleReader(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+BundleReader::~BundleReader() = default;
+
+absl::StatusOr<std::unique_ptr<BundleReader>> BundleReader::Open(Env* env, std::string prefix) {
+  auto impl = std::make_unique<Impl>(env, std::move(prefix));
+  MG_RETURN_IF_ERROR(impl->Init());
+  return std::unique_ptr<BundleReader>(new BundleReader(std::move(impl)));
+}
+
+const std::string& BundleReader::prefix() const { return impl_->prefix(); }
+
+int BundleReader::format_version() const { return impl_->format_version(); }
+
+int BundleReader::num_shards() const { return impl_->num_shards(); }
+
+const std::vector<std::string>& BundleReader::keys() const { return impl_->keys(); }
+
+std::vector<std::string> BundleReader::tensor_names() const { return impl_->tensor_names(); }
+
+bool BundleReader::Contains(absl::string_view key) const { return impl_->Contains(key); }
+
+absl::StatusOr<const BundleEntryProto*> BundleReader::GetEntry(absl::string_view key) const {
+  return impl_->GetEntry(key);
+}
+
+absl::StatusOr<TensorShape> BundleReader::GetShape(absl::string_view key) const {
+  return impl_->GetShape(key);
+}
+
+absl::StatusOr<Tensor> BundleReader::Lookup(absl::string_view key, Allocator* allocator) const {
+  return impl_->Lookup(key, allocator);
+}
+
+absl::StatusOr<Tensor> BundleReader::LookupSlice(absl::string_view key, const TensorSlice& slice,
+                                                 Allocator* allocator) const {
+  return impl_->LookupSlice(key, slice, allocator);
+}
+
+absl::Status BundleReader::ReadInto(absl::string_view key, Tensor* dst) const {
+  return impl_->ReadInto(key, dst);
+}
+
+void BundleReader::ReadRunInto(absl::Span<const absl::string_view> keys,
+                               absl::Span<Tensor* const> dsts,
+                               absl::Span<absl::Status> status) const {
+  impl_->ReadRunInto(keys, dsts, status);
 }
 
 }  // namespace minigraph

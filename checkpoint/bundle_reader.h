@@ -17,7 +17,6 @@
 #ifndef MINIGRAPH_CHECKPOINT_BUNDLE_READER_H_
 #define MINIGRAPH_CHECKPOINT_BUNDLE_READER_H_
 
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,14 +24,14 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "checkpoint/proto/tensor_bundle.pb.h"
 #include "checkpoint/tensor_slice.h"
-#include "checkpoint/v1_checkpoint.h"
 #include "core/allocator.h"
 #include "core/env.h"
 #include "core/tensor.h"
 
 namespace minigraph {
+
+class BundleEntryProto;
 
 class BundleReader {
  public:
@@ -46,21 +45,22 @@ class BundleReader {
   // cannot read. `env` (not owned) must outlive the reader.
   static absl::StatusOr<std::unique_ptr<BundleReader>> Open(Env* env, std::string prefix);
 
-  const std::string& prefix() const { return prefix_; }
+  const std::string& prefix() const;
   // 2, or 1 for TensorFlow's V1 format.
-  int format_version() const { return v1_ == nullptr ? 2 : 1; }
+  int format_version() const;
   // The data files (V2) or the files (V1).
-  int num_shards() const { return num_shards_; }
+  int num_shards() const;
   // Every tensor key, sorted bytewise. (For V1, and V2 tensors
   // saved in slices, their names; a V2 checkpoint also has a key per slice,
   // 0x00 and the name in OrderedCode.)
-  const std::vector<std::string>& keys() const { return keys_; }
+  const std::vector<std::string>& keys() const;
   // The tensors' names: keys() without the slice keys (what TensorFlow's
   // CheckpointReader and list_variables show).
   std::vector<std::string> tensor_names() const;
-  bool Contains(absl::string_view key) const { return entries_.find(key) != entries_.end(); }
+  bool Contains(absl::string_view key) const;
 
-  // The entry of `key`, or NotFound naming the key and checkpoint.
+  // The entry of `key`, or NotFound naming the key and checkpoint
+  // (checkpoint/proto/tensor_bundle.pb.h defines BundleEntryProto).
   absl::StatusOr<const BundleEntryProto*> GetEntry(absl::string_view key) const;
   absl::StatusOr<TensorShape> GetShape(absl::string_view key) const;
 
@@ -94,42 +94,10 @@ class BundleReader {
   ~BundleReader();
 
  private:
-  BundleReader(Env* env, std::string prefix) : env_(env), prefix_(std::move(prefix)) {}
-  absl::Status Init();
-  // When the checkpoint has a lease file (LeaseFilename: its Saver was asked
-  // for leases), a shared lock on it for the reader's life, so retention
-  // leaves the checkpoint in place meanwhile. Readers never create files.
-  absl::Status TakeLease();
-  // The entry of `key` if this reader can read it (not sliced, a supported
-  // dtype), else NotFound or Unimplemented naming the key.
-  absl::StatusOr<const BundleEntryProto*> ReadableEntry(absl::string_view key) const;
-  absl::Status ReadBytes(const BundleEntryProto& e, absl::string_view key, char* dst,
-                         bool verify_crc) const;
-  // DataLoss naming `key` unless `crc` is the entry's.
-  absl::Status CheckCrc(const BundleEntryProto& e, absl::string_view key, uint32_t crc) const;
-  // InvalidArgument naming `key` unless `dst` has the entry's dtype and shape.
-  absl::Status CheckDestination(const BundleEntryProto& e, absl::string_view key,
-                                const Tensor& dst) const;
-  // DataLoss naming `key` unless its slices are valid, apart and stored
-  // (with the full tensor's dtype and each slice's shape).
-  absl::Status CheckSlices(const std::string& key, const BundleEntryProto& e) const;
-  // Assembles `slice` of the partitioned tensor `key` (entry `e`) into
-  // `dst`, which has the slice's shape.
-  absl::Status ReadSliceInto(const BundleEntryProto& e, absl::string_view key,
-                             const TensorSlice& slice, Tensor* dst) const;
-  // Reads and verifies a string entry of `n` elements; returns its bytes.
-  absl::StatusOr<std::string> ReadStrings(const BundleEntryProto& e, absl::string_view key,
-                                          int64_t n) const;
+  class Impl;
+  explicit BundleReader(std::unique_ptr<Impl> impl);
 
-  Env* const env_;
-  const std::string prefix_;
-  int num_shards_ = 0;
-  std::map<std::string, BundleEntryProto, std::less<>> entries_;
-  std::vector<std::string> keys_;
-  std::vector<std::unique_ptr<RandomAccessFile>> data_files_;
-  std::vector<uint64_t> data_sizes_;
-  std::unique_ptr<FileLock> lease_;
-  std::unique_ptr<V1Checkpoint> v1_;  // set for a V1 checkpoint
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace minigraph

@@ -10,6 +10,7 @@
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/bundle_writer.h"
 #include "checkpoint/naming.h"
+#include "checkpoint/proto/tensor_bundle.pb.h"
 #include "checkpoint/table.h"
 #include "checkpoint/tensor_slice.h"
 #include "core/allocator.h"

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "checkpoint/proto/tensor_bundle.pb.h"
 
 namespace minigraph {
 namespace {

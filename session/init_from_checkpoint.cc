@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/checkpoint_state.h"
+#include "checkpoint/proto/tensor_bundle.pb.h"
 #include "core/status_macros.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/variables.h"

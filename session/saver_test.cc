@@ -1,3 +1,4 @@
+#include "checkpoint/proto/tensor_bundle.pb.h"
 #include "session/saver.h"
 
 #include <atomic>

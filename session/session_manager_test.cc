@@ -1,6 +1,7 @@
 // SessionManager against the catalogue of ../shared/reference/session_manager.md
 // (tests named as TensorFlow's session_manager_test.py), plus local:// targets.
 // All waiting runs on a fake clock.
+#include "checkpoint/proto/tensor_bundle.pb.h"
 #include "session/session_manager.h"
 
 #include <cstdlib>

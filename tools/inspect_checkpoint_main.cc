@@ -29,6 +29,7 @@
 #include "checkpoint/checkpoint_diff.h"
 #include "checkpoint/checkpoint_files.h"
 #include "checkpoint/checkpoint_state.h"
+#include "checkpoint/proto/tensor_bundle.pb.h"
 #include "checkpoint/tensor_slice.h"
 #include "core/env.h"
 #include "core/path.h"
