@@ -1,9 +1,11 @@
 #include "checkpoint/bundle_writer.h"
 
+#include <map>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "checkpoint/naming.h"
+#include "checkpoint/proto/tensor_bundle.pb.h"
 #include "checkpoint/table.h"
 #include "checkpoint/temp_files.h"
 #include "core/coding.h"
@@ -53,28 +55,56 @@ std::string EncodeStrings(const Tensor& t, uint32_t* crc) {
 
 }  // namespace
 
-BundleWriter::BundleWriter(Env* env, std::string prefix) : env_(env), prefix_(std::move(prefix)) {}
+// The writer's files and entries, behind the header's interface.
+class BundleWriter::Impl {
+ public:
+  Impl(Env* env, std::string prefix) : env_(env), prefix_(std::move(prefix)) {}
+  // Deletes the temporary files unless Finish succeeded.
+  ~Impl();
 
-absl::StatusOr<std::unique_ptr<BundleWriter>> BundleWriter::Create(Env* env, std::string prefix) {
-  std::unique_ptr<BundleWriter> w(new BundleWriter(env, std::move(prefix)));
-  const std::string dir(Dirname(w->prefix_));
-  if (!dir.empty()) MG_RETURN_IF_ERROR(env->CreateDir(dir));
+  // The temporary data file, created.
+  absl::Status Open();
+  absl::Status Add(absl::string_view key, const Tensor& t);
+  absl::Status AddSlice(absl::string_view key, const TensorShape& full_shape,
+                        const TensorSlice& slice, const Tensor& t);
+  absl::Status Finish();
+  const std::string& prefix() const { return prefix_; }
+
+ private:
+  // Appends `t`'s bytes and adds its entry under `key` (not yet present).
+  absl::Status AddData(absl::string_view key, const Tensor& t);
+
+  Env* const env_;  // Not owned.
+  const std::string prefix_;
+  std::string data_tmp_, index_tmp_;
+  std::unique_ptr<WritableFile> data_;
+  // Held until the data file is renamed or deleted (CreateLockedTempFile).
+  std::unique_ptr<FileLock> data_lock_;
+  int64_t offset_ = 0;
+  std::map<std::string, BundleEntryProto> entries_;
+  absl::Status status_;
+  bool finished_ = false;
+};
+
+absl::Status BundleWriter::Impl::Open() {
+  const std::string dir(Dirname(prefix_));
+  if (!dir.empty()) MG_RETURN_IF_ERROR(env_->CreateDir(dir));
   MG_ASSIGN_OR_RETURN(LockedTempFile data,
-                      CreateLockedTempFile(env, DataFilename(w->prefix_, 0, 1), kTempStateSuffix));
-  w->data_tmp_ = std::move(data.path);
-  w->data_ = std::move(data.file);
-  w->data_lock_ = std::move(data.lock);
-  return w;
+                      CreateLockedTempFile(env_, DataFilename(prefix_, 0, 1), kTempStateSuffix));
+  data_tmp_ = std::move(data.path);
+  data_ = std::move(data.file);
+  data_lock_ = std::move(data.lock);
+  return absl::OkStatus();
 }
 
-BundleWriter::~BundleWriter() {
+BundleWriter::Impl::~Impl() {
   if (finished_ && status_.ok()) return;
   data_.reset();
   env_->DeleteFile(data_tmp_).IgnoreError();
   if (!index_tmp_.empty()) env_->DeleteFile(index_tmp_).IgnoreError();
 }
 
-absl::Status BundleWriter::Add(absl::string_view key, const Tensor& t) {
+absl::Status BundleWriter::Impl::Add(absl::string_view key, const Tensor& t) {
   MG_RETURN_IF_ERROR(status_);
   if (finished_) {
     return absl::FailedPreconditionError(absl::StrCat("checkpoint ", prefix_, " is finished"));
@@ -90,8 +120,8 @@ absl::Status BundleWriter::Add(absl::string_view key, const Tensor& t) {
   return AddData(key, t);
 }
 
-absl::Status BundleWriter::AddSlice(absl::string_view key, const TensorShape& full_shape,
-                                    const TensorSlice& slice, const Tensor& t) {
+absl::Status BundleWriter::Impl::AddSlice(absl::string_view key, const TensorShape& full_shape,
+                                          const TensorSlice& slice, const Tensor& t) {
   MG_RETURN_IF_ERROR(status_);
   auto bad = [&](absl::string_view why) {
     return absl::InvalidArgumentError(absl::StrCat("checkpoint ", prefix_, ": slice \"",
@@ -129,7 +159,7 @@ absl::Status BundleWriter::AddSlice(absl::string_view key, const TensorShape& fu
   return absl::OkStatus();
 }
 
-absl::Status BundleWriter::AddData(absl::string_view key, const Tensor& t) {
+absl::Status BundleWriter::Impl::AddData(absl::string_view key, const Tensor& t) {
   if (!DataTypeCanUseMemcpy(t.dtype()) && t.dtype() != DT_STRING) {
     return absl::InvalidArgumentError(absl::StrCat("checkpoint ", prefix_, ": tensor \"", key,
                                                    "\" has dtype ", DataTypeName(t.dtype()),
@@ -170,7 +200,7 @@ absl::Status BundleWriter::AddData(absl::string_view key, const Tensor& t) {
   return absl::OkStatus();
 }
 
-absl::Status BundleWriter::Finish() {
+absl::Status BundleWriter::Impl::Finish() {
   if (finished_) {
     return absl::FailedPreconditionError(
         absl::StrCat("checkpoint ", prefix_, ": Finish() called twice"));
@@ -216,5 +246,28 @@ absl::Status BundleWriter::Finish() {
   if (absl::Status s = env_->SyncDir(dir); !s.ok()) return fail(s);
   return absl::OkStatus();
 }
+
+BundleWriter::BundleWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+BundleWriter::~BundleWriter() = default;
+
+absl::StatusOr<std::unique_ptr<BundleWriter>> BundleWriter::Create(Env* env, std::string prefix) {
+  auto impl = std::make_unique<Impl>(env, std::move(prefix));
+  MG_RETURN_IF_ERROR(impl->Open());
+  return std::unique_ptr<BundleWriter>(new BundleWriter(std::move(impl)));
+}
+
+absl::Status BundleWriter::Add(absl::string_view key, const Tensor& t) {
+  return impl_->Add(key, t);
+}
+
+absl::Status BundleWriter::AddSlice(absl::string_view key, const TensorShape& full_shape,
+                                    const TensorSlice& slice, const Tensor& t) {
+  return impl_->AddSlice(key, full_shape, slice, t);
+}
+
+absl::Status BundleWriter::Finish() { return impl_->Finish(); }
+
+const std::string& BundleWriter::prefix() const { return impl_->prefix(); }
 
 }  // namespace minigraph

@@ -17,14 +17,12 @@
 #ifndef MINIGRAPH_CHECKPOINT_BUNDLE_WRITER_H_
 #define MINIGRAPH_CHECKPOINT_BUNDLE_WRITER_H_
 
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "checkpoint/proto/tensor_bundle.pb.h"
 #include "checkpoint/tensor_slice.h"
 #include "core/env.h"
 #include "core/tensor.h"
@@ -57,23 +55,13 @@ class BundleWriter {
   // when called twice.
   absl::Status Finish();
 
-  const std::string& prefix() const { return prefix_; }
+  const std::string& prefix() const;
 
  private:
-  BundleWriter(Env* env, std::string prefix);
-  // Appends `t`'s bytes and adds its entry under `key` (not yet present).
-  absl::Status AddData(absl::string_view key, const Tensor& t);
+  class Impl;
+  explicit BundleWriter(std::unique_ptr<Impl> impl);
 
-  Env* const env_;  // Not owned.
-  const std::string prefix_;
-  std::string data_tmp_, index_tmp_;
-  std::unique_ptr<WritableFile> data_;
-  // Held until the data file is renamed or deleted (CreateLockedTempFile).
-  std::unique_ptr<FileLock> data_lock_;
-  int64_t offset_ = 0;
-  std::map<std::string, BundleEntryProto> entries_;
-  absl::Status status_;
-  bool finished_ = false;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace minigraph

@@ -10,6 +10,7 @@
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/bundle_writer.h"
 #include "checkpoint/naming.h"
+#include "checkpoint/proto/tensor_bundle.pb.h"
 #include "core/coding.h"
 #include "core/env.h"
 #include "core/mem_env.h"
