@@ -24,7 +24,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "checkpoint/tensor_slice.h"
+#include "checkpoint/saved_slices.h"
 #include "core/allocator.h"
 #include "core/env.h"
 #include "core/tensor.h"

@@ -23,7 +23,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "checkpoint/tensor_slice.h"
+#include "checkpoint/saved_slices.h"
 #include "core/env.h"
 #include "core/tensor.h"
 

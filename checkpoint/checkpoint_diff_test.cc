@@ -1,7 +1,7 @@
 #include "checkpoint/checkpoint_diff.h"
 
 #include "checkpoint/bundle_writer.h"
-#include "checkpoint/tensor_slice.h"
+#include "checkpoint/saved_slices.h"
 #include "core/mem_env.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"

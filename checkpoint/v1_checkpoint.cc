@@ -5,8 +5,8 @@
 #include "absl/strings/str_cat.h"
 #include "checkpoint/format_version.h"
 #include "checkpoint/proto/saved_tensor_slice.pb.h"
+#include "checkpoint/saved_slices.h"
 #include "checkpoint/table.h"
-#include "checkpoint/tensor_slice.h"
 #include "core/status_macros.h"
 #include "core/tensor_proto.h"
 

@@ -18,8 +18,8 @@
 
 #include "absl/status/statusor.h"
 #include "checkpoint/proto/tensor_bundle.pb.h"
+#include "checkpoint/saved_slices.h"
 #include "checkpoint/table.h"
-#include "checkpoint/tensor_slice.h"
 #include "core/env.h"
 #include "core/tensor.h"
 

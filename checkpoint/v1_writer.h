@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "checkpoint/tensor_slice.h"
+#include "checkpoint/saved_slices.h"
 #include "core/env.h"
 #include "core/tensor.h"
 

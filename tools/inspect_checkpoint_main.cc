@@ -30,7 +30,7 @@
 #include "checkpoint/checkpoint_files.h"
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/proto/tensor_bundle.pb.h"
-#include "checkpoint/tensor_slice.h"
+#include "checkpoint/saved_slices.h"
 #include "core/env.h"
 #include "core/path.h"
 #include "core/proto/meta_graph.pb.h"

@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "checkpoint/bundle_writer.h"
 #include "checkpoint/naming.h"
-#include "checkpoint/tensor_slice.h"
+#include "checkpoint/saved_slices.h"
 #include "checkpoint/v1_writer.h"
 #include "core/coding.h"
 #include "core/env.h"

@@ -21,7 +21,7 @@
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/bundle_writer.h"
 #include "checkpoint/proto/tensor_bundle.pb.h"
-#include "checkpoint/tensor_slice.h"
+#include "checkpoint/saved_slices.h"
 #include "checkpoint/v1_writer.h"
 #include "core/tensor_arena.h"
 #include "core/tensor_types.h"

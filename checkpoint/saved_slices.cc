@@ -1,4 +1,4 @@
-#include "checkpoint/tensor_slice.h"
+#include "checkpoint/saved_slices.h"
 
 #include <cstring>
 #include <string>

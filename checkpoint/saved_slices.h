@@ -4,8 +4,8 @@
 // key (EncodeTensorNameSlice) and lists the slices in the full tensor's
 // entry (checkpoint/FORMAT.md, "Partitioned tensors").
 
-#ifndef MINIGRAPH_CHECKPOINT_TENSOR_SLICE_H_
-#define MINIGRAPH_CHECKPOINT_TENSOR_SLICE_H_
+#ifndef MINIGRAPH_CHECKPOINT_SAVED_SLICES_H_
+#define MINIGRAPH_CHECKPOINT_SAVED_SLICES_H_
 
 #include <cstdint>
 #include <string>
@@ -41,4 +41,4 @@ void CopySliceRegion(const Tensor& src, const TensorSlice& src_slice, const Tens
 
 }  // namespace minigraph
 
-#endif  // MINIGRAPH_CHECKPOINT_TENSOR_SLICE_H_
+#endif  // MINIGRAPH_CHECKPOINT_SAVED_SLICES_H_
