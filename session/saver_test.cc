@@ -1,4 +1,3 @@
-#include "checkpoint/proto/tensor_bundle.pb.h"
 #include "session/saver.h"
 
 #include <atomic>
@@ -10,6 +9,7 @@
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/naming.h"
+#include "checkpoint/proto/tensor_bundle.pb.h"
 #include "checkpoint/saved_slices.h"
 #include "checkpoint/temp_files.h"
 #include "checkpoint/v1_writer.h"

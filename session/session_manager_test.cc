@@ -1,7 +1,11 @@
-// SessionManager against the catalogue of ../shared/reference/session_manager.md
-// (tests named as TensorFlow's session_manager_test.py), plus local:// targets.
-// All waiting runs on a fake clock.
-#include "checkpoint/proto/tensor_bundle.pb.h"
+// SessionManager against TensorFlow's session_manager_test.py, plus
+// local:// targets. One naming scheme: a test TensorFlow has is named
+// T<n>_<its name without "test"> (T1-T22 SessionManagerTest's tests in
+// order, T23-T28 ObsoleteSessionManagerTest's, "Obsolete" added); one of
+// the supplementary cases TensorFlow's tests leave out (X1-X9: the ready
+// message's order, errors that propagate, the checkpoint wait's clock, ...)
+// X<n>_<what it shows>; any other, what it shows. All waiting runs on a
+// fake clock.
 #include "session/session_manager.h"
 
 #include <cstdlib>
@@ -10,6 +14,7 @@
 
 #include "absl/strings/escaping.h"
 
+#include "checkpoint/proto/tensor_bundle.pb.h"
 #include "core/logging.h"
 #include "core/mem_env.h"
 #include "core/status_matchers.h"
@@ -180,7 +185,7 @@ class SessionManagerTest : public ::testing::Test {
 };
 
 // T1: ready_for_local_init_op without local_init_op is InvalidArgument.
-TEST_F(SessionManagerTest, testInitWithNoneLocalInitOpError) {
+TEST_F(SessionManagerTest, T1_InitWithNoneLocalInitOpError) {
   Scope root = Scope::NewRootScope();
   Output r = ReportUninitializedVariables(root, GlobalVariables(root));
   SessionManager::Options o = Opts();
@@ -192,24 +197,24 @@ TEST_F(SessionManagerTest, testInitWithNoneLocalInitOpError) {
 }
 
 // T2: init_op initializes the model and PrepareSession returns it ready.
-TEST_F(SessionManagerTest, testPrepareSessionSucceeds) {
+TEST_F(SessionManagerTest, T2_PrepareSessionSucceeds) {
   TestPrepareSessionSucceeds(&SessionManagerTest::ReportReady);
 }
 
 // T3: init_feed_dict is fed to the init_op run.
-TEST_F(SessionManagerTest, testPrepareSessionSucceedsWithInitFeedDict) {
+TEST_F(SessionManagerTest, T3_PrepareSessionSucceedsWithInitFeedDict) {
   TestPrepareSessionSucceedsWithInitFeedDict(&SessionManagerTest::ReportReady);
 }
 
 // T6: no checkpoint after waiting and no init op is FailedPrecondition; the
 // checkpoint restored later makes the model ready.
-TEST_F(SessionManagerTest, testPrepareSessionFails) {
+TEST_F(SessionManagerTest, T6_PrepareSessionFails) {
   TestPrepareSessionFails(&SessionManagerTest::ReportReady);
 }
 
 // T14: RecoverSession restores from a directory or a prefix (not both), and
 // reports initialized = false when there is nothing to restore.
-TEST_F(SessionManagerTest, testRecoverSession) {
+TEST_F(SessionManagerTest, T14_RecoverSession) {
   ASSERT_OK(env_.CreateDir("/tmp/recover_session"));
   Scope root = Scope::NewRootScope();
   Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));
@@ -242,13 +247,13 @@ TEST_F(SessionManagerTest, testRecoverSession) {
 }
 
 // T19: a model never made ready ends WaitForSession with DeadlineExceeded.
-TEST_F(SessionManagerTest, testWaitForSessionReturnsNoneAfterTimeout) {
+TEST_F(SessionManagerTest, T19_WaitForSessionReturnsNoneAfterTimeout) {
   TestWaitForSessionReturnsNoneAfterTimeout(&SessionManagerTest::ReportReady);
 }
 
 // T20: on a shared target, WaitForSession runs local_init_op itself once
 // the chief has initialized the globals, and returns without sleeping.
-TEST_F(SessionManagerTest, testWaitForSessionLocalInit) {
+TEST_F(SessionManagerTest, T20_WaitForSessionLocalInit) {
   ASSERT_OK_AND_ASSIGN(auto server, LocalServer::Create("wait_for_session_local_init"));
   Scope root = Scope::NewRootScope();
   Variable v = Variable::Create(root, "v", Tensor::Scalar<int32_t>(1));
@@ -372,12 +377,12 @@ struct GL {
 };
 
 // T4: init_fn alone initializes the model, called with the new session.
-TEST_F(SessionManagerTest, testPrepareSessionSucceedsWithInitFn) {
+TEST_F(SessionManagerTest, T4_PrepareSessionSucceedsWithInitFn) {
   TestPrepareSessionSucceedsWithInitFn(&SessionManagerTest::ReportReady);
 }
 
 // T5: local_init_op alone is enough, run with local_init_feed_dict.
-TEST_F(SessionManagerTest, testPrepareSessionSucceedsWithLocalInitFeedDict) {
+TEST_F(SessionManagerTest, T5_PrepareSessionSucceedsWithLocalInitFeedDict) {
   Scope root = Scope::NewRootScope();
   Output p_in = ops::Placeholder(root.WithOpName("p"), DT_FLOAT, PartialShape({3}));
   Variable v = Variable::Create(root, "v", p_in, {.collections = {kLocalVariables}});
@@ -391,7 +396,7 @@ TEST_F(SessionManagerTest, testPrepareSessionSucceedsWithLocalInitFeedDict) {
 }
 
 // T7: init_op, then a list local_init_op once ready_for_local_init_op passes.
-TEST_F(SessionManagerTest, testPrepareSessionWithReadyForLocalInitOp) {
+TEST_F(SessionManagerTest, T7_PrepareSessionWithReadyForLocalInitOp) {
   GL g;
   Variable x = Variable::Create(g.root, "x",
                                 ops::Mul(g.root, ops::Const<int32_t>(g.root, 3),
@@ -413,7 +418,7 @@ TEST_F(SessionManagerTest, testPrepareSessionWithReadyForLocalInitOp) {
 
 // T8: local_init_op alone; locals take their globals' initial values
 // through the initializer guard while the globals stay uninitialized.
-TEST_F(SessionManagerTest, testPrepareSessionWithPartialInitOp) {
+TEST_F(SessionManagerTest, T8_PrepareSessionWithPartialInitOp) {
   // v = 1, w = v (local), x = 3 * v (local), and the same again as v_res,
   // w_res, x_res. The spec turns resource variables off for its suite, so
   // there all six are ref variables; here the _res ones are resource
@@ -450,7 +455,7 @@ TEST_F(SessionManagerTest, testPrepareSessionWithPartialInitOp) {
 }
 
 // T9: an init_op that contains a while loop initializes the model.
-TEST_F(SessionManagerTest, testPrepareSessionWithCyclicInitializer) {
+TEST_F(SessionManagerTest, T9_PrepareSessionWithCyclicInitializer) {
   // i = while_loop(lambda i: i < 1, lambda i: i + 1, [0]); v = Variable(identity(i))
   Scope root = Scope::NewRootScope();
   std::vector<Output> i = ops::WhileLoop(
@@ -475,7 +480,7 @@ TEST_F(SessionManagerTest, testPrepareSessionWithCyclicInitializer) {
 
 // T10: a local variable left uninitialized fails with TensorFlow's full
 // "Init operations did not make model ready" message.
-TEST_F(SessionManagerTest, testPrepareSessionDidNotInitLocalVariable) {
+TEST_F(SessionManagerTest, T10_PrepareSessionDidNotInitLocalVariable) {
   GL g;
   SessionManager::Options o = Opts();
   o.ready_op = {ReportUninitializedVariables(g.root).tensor_name()};
@@ -490,7 +495,7 @@ TEST_F(SessionManagerTest, testPrepareSessionDidNotInitLocalVariable) {
 }
 
 // T11: the same with a list init_op, named as Python names a list.
-TEST_F(SessionManagerTest, testPrepareSessionDidNotInitLocalVariableList) {
+TEST_F(SessionManagerTest, T11_PrepareSessionDidNotInitLocalVariableList) {
   GL g;
   SessionManager::Options o = Opts();
   o.ready_op = {ReportUninitializedVariables(g.root).tensor_name()};
@@ -506,7 +511,7 @@ TEST_F(SessionManagerTest, testPrepareSessionDidNotInitLocalVariableList) {
 
 // T12: ready_for_local_init_op not satisfied: local init does not run and
 // PrepareSession fails "... not ready for local_init".
-TEST_F(SessionManagerTest, testPrepareSessionWithReadyNotReadyForLocal) {
+TEST_F(SessionManagerTest, T12_PrepareSessionWithReadyNotReadyForLocal) {
   GL g;
   SessionManager::Options o = Opts();
   o.ready_op = {ReportUninitializedVariables(g.root).tensor_name()};
@@ -523,7 +528,7 @@ TEST_F(SessionManagerTest, testPrepareSessionWithReadyNotReadyForLocal) {
 
 // T13: without ready_for_local_init_op, local init runs and ready_op still
 // reports the uninitialized global.
-TEST_F(SessionManagerTest, testPrepareSessionWithInsufficientReadyForLocalInitCheck) {
+TEST_F(SessionManagerTest, T13_PrepareSessionWithInsufficientReadyForLocalInitCheck) {
   GL g;
   SessionManager::Options o = Opts();
   o.ready_op = {ReportUninitializedVariables(g.root).tensor_name()};
@@ -551,7 +556,7 @@ void SaveV1(Env* env, const std::string& dir, SessionManagerTest* t) {
 }
 
 // T15: after a restore, local_init_op copies the restored value.
-TEST_F(SessionManagerTest, testRecoverSessionWithReadyForLocalInitOp) {
+TEST_F(SessionManagerTest, T15_RecoverSessionWithReadyForLocalInitOp) {
   SaveV1(&env_, "/tmp/recover_session_ready_for_local_init", this);
   GL g(2);
   SessionManager::Options o = Opts();
@@ -572,7 +577,7 @@ TEST_F(SessionManagerTest, testRecoverSessionWithReadyForLocalInitOp) {
 
 // T16: restored, but ready_for_local_init_op fails: initialized = false,
 // no error, locals untouched.
-TEST_F(SessionManagerTest, testRecoverSessionWithReadyForLocalInitOpFailsToReadyLocal) {
+TEST_F(SessionManagerTest, T16_RecoverSessionWithReadyForLocalInitOpFailsToReadyLocal) {
   SaveV1(&env_, "/tmp/recover_fails_to_ready_local", this);
   GL g(2);
   SessionManager::Options o = Opts();
@@ -591,7 +596,7 @@ TEST_F(SessionManagerTest, testRecoverSessionWithReadyForLocalInitOpFailsToReady
 }
 
 // T17: nothing to restore, yet local_init_op runs exactly once.
-TEST_F(SessionManagerTest, testRecoverSessionNoChkptStillRunsLocalInitOp) {
+TEST_F(SessionManagerTest, T17_RecoverSessionNoChkptStillRunsLocalInitOp) {
   Scope root = Scope::NewRootScope();
   Variable w = Variable::Create(root, "w", Tensor::Scalar<int32_t>(1),
                                 {.trainable = false, .collections = {kLocalVariables}});
@@ -606,7 +611,7 @@ TEST_F(SessionManagerTest, testRecoverSessionNoChkptStillRunsLocalInitOp) {
 
 // T18: an empty checkpoint directory: local_init_op runs, readiness is not
 // checked, no error.
-TEST_F(SessionManagerTest, testRecoverSessionFailsStillRunsLocalInitOp) {
+TEST_F(SessionManagerTest, T18_RecoverSessionFailsStillRunsLocalInitOp) {
   ASSERT_OK(env_.CreateDir("/tmp/recover_fails_still_run"));
   Scope root = Scope::NewRootScope();
   Variable v = Variable::Create(root, "v", Tensor::Scalar<int32_t>(2));
@@ -627,7 +632,7 @@ TEST_F(SessionManagerTest, testRecoverSessionFailsStillRunsLocalInitOp) {
 }
 
 // T21: max_wait below one recovery_wait ends the wait at once, unslept.
-TEST_F(SessionManagerTest, testWaitForSessionWithReadyForLocalInitOpFailsToReadyLocal) {
+TEST_F(SessionManagerTest, T21_WaitForSessionWithReadyForLocalInitOpFailsToReadyLocal) {
   GL g;
   SessionManager::Options o = Opts();
   o.ready_op = {ReportUninitializedVariables(g.root).tensor_name()};
@@ -641,7 +646,7 @@ TEST_F(SessionManagerTest, testWaitForSessionWithReadyForLocalInitOpFailsToReady
 }
 
 // T22: local init runs but ready_op fails: DeadlineExceeded at once.
-TEST_F(SessionManagerTest, testWaitForSessionInsufficientReadyForLocalInitCheck) {
+TEST_F(SessionManagerTest, T22_WaitForSessionInsufficientReadyForLocalInitCheck) {
   GL g;
   SessionManager::Options o = Opts();
   o.ready_op = {ReportUninitializedVariables(g.root).tensor_name()};
@@ -656,27 +661,27 @@ TEST_F(SessionManagerTest, testWaitForSessionInsufficientReadyForLocalInitCheck)
 // ObsoleteSessionManagerTest (T23-T28): ready_op = assert_variables_initialized().
 
 // T23: T2 with the assert_variables_initialized() ready op.
-TEST_F(SessionManagerTest, Obsolete_testPrepareSessionSucceeds) {
+TEST_F(SessionManagerTest, T23_ObsoletePrepareSessionSucceeds) {
   TestPrepareSessionSucceeds(&SessionManagerTest::AssertReady);
 }
 
 // T24: T3 with the assert_variables_initialized() ready op.
-TEST_F(SessionManagerTest, Obsolete_testPrepareSessionSucceedsWithInitFeedDict) {
+TEST_F(SessionManagerTest, T24_ObsoletePrepareSessionSucceedsWithInitFeedDict) {
   TestPrepareSessionSucceedsWithInitFeedDict(&SessionManagerTest::AssertReady);
 }
 
 // T25: T4 with the assert_variables_initialized() ready op.
-TEST_F(SessionManagerTest, Obsolete_testPrepareSessionSucceedsWithInitFn) {
+TEST_F(SessionManagerTest, T25_ObsoletePrepareSessionSucceedsWithInitFn) {
   TestPrepareSessionSucceedsWithInitFn(&SessionManagerTest::AssertReady);
 }
 
 // T26: T6 with the assert_variables_initialized() ready op.
-TEST_F(SessionManagerTest, Obsolete_testPrepareSessionFails) {
+TEST_F(SessionManagerTest, T26_ObsoletePrepareSessionFails) {
   TestPrepareSessionFails(&SessionManagerTest::AssertReady);
 }
 
 // T27: the old T14 (restore from a directory) with the obsolete ready op.
-TEST_F(SessionManagerTest, Obsolete_testRecoverSession) {
+TEST_F(SessionManagerTest, T27_ObsoleteRecoverSession) {
   SaveV1(&env_, "/tmp/recover_session", this);
   Scope root = Scope::NewRootScope();
   Variable::Create(root, "v", Tensor::Scalar<int32_t>(2));
@@ -693,7 +698,7 @@ TEST_F(SessionManagerTest, Obsolete_testRecoverSession) {
 }
 
 // T28: T19 with the assert_variables_initialized() ready op.
-TEST_F(SessionManagerTest, Obsolete_testWaitForSessionReturnsNoneAfterTimeout) {
+TEST_F(SessionManagerTest, T28_ObsoleteWaitForSessionReturnsNoneAfterTimeout) {
   TestWaitForSessionReturnsNoneAfterTimeout(&SessionManagerTest::AssertReady);
 }
 

@@ -10,60 +10,61 @@ namespace {
 using Attrs = std::map<std::string, AttrValue>;
 
 template <typename T>
-AttrValue A(const T& v) {
+AttrValue Attr(const T& v) {
   return MakeAttrValue(v);
 }
 
-Output One(const Scope& s, const char* op, std::vector<std::vector<Output>> in,
-           const Attrs& attrs = {}) {
+// Adds `op` to `s` and returns its first output.
+Output SingleOp(const Scope& s, const char* op, std::vector<std::vector<Output>> in,
+                const Attrs& attrs = {}) {
   return s.AddOp(op, in, attrs).output(0);
 }
 
 }  // namespace
 
 Output Const(const Scope& s, const Tensor& value) {
-  return One(s, "Const", {}, {{"value", A(value)}, {"dtype", A(value.dtype())}});
+  return SingleOp(s, "Const", {}, {{"value", Attr(value)}, {"dtype", Attr(value.dtype())}});
 }
 
 Output Placeholder(const Scope& s, DataType dtype, const PartialShape& shape) {
-  return One(s, "Placeholder", {}, {{"dtype", A(dtype)}, {"shape", A(shape)}});
+  return SingleOp(s, "Placeholder", {}, {{"dtype", Attr(dtype)}, {"shape", Attr(shape)}});
 }
 Output PlaceholderWithDefault(const Scope& s, Output input, const PartialShape& shape) {
-  return One(s, "PlaceholderWithDefault", {{input}}, {{"shape", A(shape)}});
+  return SingleOp(s, "PlaceholderWithDefault", {{input}}, {{"shape", Attr(shape)}});
 }
-Output Identity(const Scope& s, Output x) { return One(s, "Identity", {{x}}); }
-Output StopGradient(const Scope& s, Output x) { return One(s, "StopGradient", {{x}}); }
+Output Identity(const Scope& s, Output x) { return SingleOp(s, "Identity", {{x}}); }
+Output StopGradient(const Scope& s, Output x) { return SingleOp(s, "StopGradient", {{x}}); }
 Operation NoOp(const Scope& s) { return s.AddOp("NoOp", {}); }
 Operation Group(const Scope& s, const std::vector<Operation>& deps) {
   return NoOp(s.WithControlDependencies(deps));
 }
 
 Output Fill(const Scope& s, Output dims, Output value) {
-  return One(s, "Fill", {{dims}, {value}});
+  return SingleOp(s, "Fill", {{dims}, {value}});
 }
-Output ZerosLike(const Scope& s, Output x) { return One(s, "ZerosLike", {{x}}); }
-Output OnesLike(const Scope& s, Output x) { return One(s, "OnesLike", {{x}}); }
+Output ZerosLike(const Scope& s, Output x) { return SingleOp(s, "ZerosLike", {{x}}); }
+Output OnesLike(const Scope& s, Output x) { return SingleOp(s, "OnesLike", {{x}}); }
 Output Shape(const Scope& s, Output x, DataType out_type) {
-  return One(s, "Shape", {{x}}, {{"out_type", A(out_type)}});
+  return SingleOp(s, "Shape", {{x}}, {{"out_type", Attr(out_type)}});
 }
 Output Size(const Scope& s, Output x, DataType out_type) {
-  return One(s, "Size", {{x}}, {{"out_type", A(out_type)}});
+  return SingleOp(s, "Size", {{x}}, {{"out_type", Attr(out_type)}});
 }
-Output Rank(const Scope& s, Output x) { return One(s, "Rank", {{x}}); }
+Output Rank(const Scope& s, Output x) { return SingleOp(s, "Rank", {{x}}); }
 Output Reshape(const Scope& s, Output x, Output shape) {
-  return One(s, "Reshape", {{x}, {shape}});
+  return SingleOp(s, "Reshape", {{x}, {shape}});
 }
 Output Cast(const Scope& s, Output x, DataType dtype) {
-  return One(s, "Cast", {{x}}, {{"DstT", A(dtype)}});
+  return SingleOp(s, "Cast", {{x}}, {{"DstT", Attr(dtype)}});
 }
 Output Pack(const Scope& s, const std::vector<Output>& values, int64_t axis) {
-  return One(s, "Pack", {values}, {{"axis", A(axis)}});
+  return SingleOp(s, "Pack", {values}, {{"axis", Attr(axis)}});
 }
 Output ConcatV2(const Scope& s, const std::vector<Output>& values, Output axis) {
-  return One(s, "ConcatV2", {values, {axis}});
+  return SingleOp(s, "ConcatV2", {values, {axis}});
 }
 Output Gather(const Scope& s, Output params, Output indices) {
-  return One(s, "Gather", {{params}, {indices}});
+  return SingleOp(s, "Gather", {{params}, {indices}});
 }
 Output EmbeddingLookup(const Scope& scope, const std::vector<Output>& params, Output ids,
                        absl::string_view partition_strategy) {
@@ -116,27 +117,27 @@ Output EmbeddingLookup(const Scope& scope, const std::vector<Output>& params, Ou
   return Reshape(s, stitched, ConcatV2(s, {Shape(s, ids), row_shape}, Const<int32_t>(s, 0)));
 }
 Output GatherV2(const Scope& s, Output params, Output indices, Output axis) {
-  return One(s, "GatherV2", {{params}, {indices}, {axis}});
+  return SingleOp(s, "GatherV2", {{params}, {indices}, {axis}});
 }
 Output Select(const Scope& s, Output condition, Output t, Output e) {
-  return One(s, "Select", {{condition}, {t}, {e}});
+  return SingleOp(s, "Select", {{condition}, {t}, {e}});
 }
 Output SelectV2(const Scope& s, Output condition, Output t, Output e) {
-  return One(s, "SelectV2", {{condition}, {t}, {e}});
+  return SingleOp(s, "SelectV2", {{condition}, {t}, {e}});
 }
-Output Where(const Scope& s, Output x) { return One(s, "Where", {{x}}); }
+Output Where(const Scope& s, Output x) { return SingleOp(s, "Where", {{x}}); }
 Output GatherNd(const Scope& s, Output params, Output indices) {
-  return One(s, "GatherNd", {{params}, {indices}});
+  return SingleOp(s, "GatherNd", {{params}, {indices}});
 }
 UniqueOutputs Unique(const Scope& s, Output x) {
   Operation op = s.AddOp("Unique", {{x}});
   return {op.output(0), op.output(1)};
 }
 Output UnsortedSegmentSum(const Scope& s, Output data, Output segment_ids, Output num_segments) {
-  return One(s, "UnsortedSegmentSum", {{data}, {segment_ids}, {num_segments}});
+  return SingleOp(s, "UnsortedSegmentSum", {{data}, {segment_ids}, {num_segments}});
 }
 Output SparseSegmentSum(const Scope& s, Output data, Output indices, Output segment_ids) {
-  return One(s, "SparseSegmentSum", {{data}, {indices}, {segment_ids}});
+  return SingleOp(s, "SparseSegmentSum", {{data}, {indices}, {segment_ids}});
 }
 BroadcastGradientArgsOutputs BroadcastGradientArgs(const Scope& s, Output s0, Output s1) {
   Operation op = s.AddOp("BroadcastGradientArgs", {{s0}, {s1}});
@@ -144,7 +145,7 @@ BroadcastGradientArgsOutputs BroadcastGradientArgs(const Scope& s, Output s0, Ou
 }
 
 #define MG_BINARY(NAME) \
-  Output NAME(const Scope& s, Output x, Output y) { return One(s, #NAME, {{x}, {y}}); }
+  Output NAME(const Scope& s, Output x, Output y) { return SingleOp(s, #NAME, {{x}, {y}}); }
 MG_BINARY(Add)
 MG_BINARY(AddV2)
 MG_BINARY(Sub)
@@ -167,7 +168,7 @@ MG_BINARY(LogicalAnd)
 #undef MG_BINARY
 
 #define MG_UNARY(NAME) \
-  Output NAME(const Scope& s, Output x) { return One(s, #NAME, {{x}}); }
+  Output NAME(const Scope& s, Output x) { return SingleOp(s, #NAME, {{x}}); }
 MG_UNARY(LogicalNot)
 MG_UNARY(Neg)
 MG_UNARY(Square)
@@ -189,53 +190,53 @@ MG_UNARY(LogSoftmax)
 #undef MG_UNARY
 
 Output AddN(const Scope& s, const std::vector<Output>& inputs) {
-  return One(s, "AddN", {inputs});
+  return SingleOp(s, "AddN", {inputs});
 }
 
 Output MatMul(const Scope& s, Output a, Output b, bool transpose_a, bool transpose_b) {
-  return One(s, "MatMul", {{a}, {b}},
-             {{"transpose_a", A(transpose_a)}, {"transpose_b", A(transpose_b)}});
+  return SingleOp(s, "MatMul", {{a}, {b}},
+             {{"transpose_a", Attr(transpose_a)}, {"transpose_b", Attr(transpose_b)}});
 }
 namespace {
 Attrs ConvAttrs(const std::vector<int64_t>& strides, const std::string& padding,
                 const Conv2DOptions& options) {
-  Attrs a = {{"strides", A(strides)},
-             {"padding", A(padding)},
-             {"dilations", A(options.dilations)}};
+  Attrs a = {{"strides", Attr(strides)},
+             {"padding", Attr(padding)},
+             {"dilations", Attr(options.dilations)}};
   if (!options.explicit_paddings.empty()) {
-    a["explicit_paddings"] = A(options.explicit_paddings);
+    a["explicit_paddings"] = Attr(options.explicit_paddings);
   }
   return a;
 }
 Attrs PoolAttrs(const std::vector<int64_t>& ksize, const std::vector<int64_t>& strides,
                 const std::string& padding) {
-  return {{"ksize", A(ksize)}, {"strides", A(strides)}, {"padding", A(padding)}};
+  return {{"ksize", Attr(ksize)}, {"strides", Attr(strides)}, {"padding", Attr(padding)}};
 }
 }  // namespace
 
 Output Conv2D(const Scope& s, Output input, Output filter, const std::vector<int64_t>& strides,
               const std::string& padding, const Conv2DOptions& options) {
-  return One(s, "Conv2D", {{input}, {filter}}, ConvAttrs(strides, padding, options));
+  return SingleOp(s, "Conv2D", {{input}, {filter}}, ConvAttrs(strides, padding, options));
 }
 Output Conv2DBackpropInput(const Scope& s, Output input_sizes, Output filter, Output out_backprop,
                            const std::vector<int64_t>& strides, const std::string& padding,
                            const Conv2DOptions& options) {
-  return One(s, "Conv2DBackpropInput", {{input_sizes}, {filter}, {out_backprop}},
+  return SingleOp(s, "Conv2DBackpropInput", {{input_sizes}, {filter}, {out_backprop}},
              ConvAttrs(strides, padding, options));
 }
 Output Conv2DBackpropFilter(const Scope& s, Output input, Output filter_sizes,
                             Output out_backprop, const std::vector<int64_t>& strides,
                             const std::string& padding, const Conv2DOptions& options) {
-  return One(s, "Conv2DBackpropFilter", {{input}, {filter_sizes}, {out_backprop}},
+  return SingleOp(s, "Conv2DBackpropFilter", {{input}, {filter_sizes}, {out_backprop}},
              ConvAttrs(strides, padding, options));
 }
 Output MaxPool(const Scope& s, Output input, const std::vector<int64_t>& ksize,
                const std::vector<int64_t>& strides, const std::string& padding) {
-  return One(s, "MaxPool", {{input}}, PoolAttrs(ksize, strides, padding));
+  return SingleOp(s, "MaxPool", {{input}}, PoolAttrs(ksize, strides, padding));
 }
 Output AvgPool(const Scope& s, Output input, const std::vector<int64_t>& ksize,
                const std::vector<int64_t>& strides, const std::string& padding) {
-  return One(s, "AvgPool", {{input}}, PoolAttrs(ksize, strides, padding));
+  return SingleOp(s, "AvgPool", {{input}}, PoolAttrs(ksize, strides, padding));
 }
 
 namespace {
@@ -247,69 +248,74 @@ std::vector<Output> All(const Operation& op) {
 }  // namespace
 
 Output ExpandDims(const Scope& s, Output x, Output axis) {
-  return One(s, "ExpandDims", {{x}, {axis}});
+  return SingleOp(s, "ExpandDims", {{x}, {axis}});
 }
 Output Squeeze(const Scope& s, Output x, const std::vector<int64_t>& axes) {
-  return One(s, "Squeeze", {{x}}, {{"squeeze_dims", A(axes)}});
+  return SingleOp(s, "Squeeze", {{x}}, {{"squeeze_dims", Attr(axes)}});
 }
 Output Transpose(const Scope& s, Output x, Output perm) {
-  return One(s, "Transpose", {{x}, {perm}});
+  return SingleOp(s, "Transpose", {{x}, {perm}});
 }
-Output InvertPermutation(const Scope& s, Output x) { return One(s, "InvertPermutation", {{x}}); }
+Output InvertPermutation(const Scope& s, Output x) {
+  return SingleOp(s, "InvertPermutation", {{x}});
+}
 Output Slice(const Scope& s, Output x, Output begin, Output size) {
-  return One(s, "Slice", {{x}, {begin}, {size}});
+  return SingleOp(s, "Slice", {{x}, {begin}, {size}});
 }
 Output StridedSlice(const Scope& s, Output x, Output begin, Output end, Output strides,
                     const StridedSliceOptions& o) {
-  return One(s, "StridedSlice", {{x}, {begin}, {end}, {strides}},
-             {{"begin_mask", A(o.begin_mask)},
-              {"end_mask", A(o.end_mask)},
-              {"ellipsis_mask", A(o.ellipsis_mask)},
-              {"new_axis_mask", A(o.new_axis_mask)},
-              {"shrink_axis_mask", A(o.shrink_axis_mask)}});
+  return SingleOp(s, "StridedSlice", {{x}, {begin}, {end}, {strides}},
+             {{"begin_mask", Attr(o.begin_mask)},
+              {"end_mask", Attr(o.end_mask)},
+              {"ellipsis_mask", Attr(o.ellipsis_mask)},
+              {"new_axis_mask", Attr(o.new_axis_mask)},
+              {"shrink_axis_mask", Attr(o.shrink_axis_mask)}});
 }
 Output Tile(const Scope& s, Output x, Output multiples) {
-  return One(s, "Tile", {{x}, {multiples}});
+  return SingleOp(s, "Tile", {{x}, {multiples}});
 }
-Output Pad(const Scope& s, Output x, Output paddings) { return One(s, "Pad", {{x}, {paddings}}); }
+Output Pad(const Scope& s, Output x, Output paddings) {
+  return SingleOp(s, "Pad", {{x}, {paddings}});
+}
 Output PadV2(const Scope& s, Output x, Output paddings, Output constant_values) {
-  return One(s, "PadV2", {{x}, {paddings}, {constant_values}});
+  return SingleOp(s, "PadV2", {{x}, {paddings}, {constant_values}});
 }
 Output ReverseV2(const Scope& s, Output x, Output axis) {
-  return One(s, "ReverseV2", {{x}, {axis}});
+  return SingleOp(s, "ReverseV2", {{x}, {axis}});
 }
 std::vector<Output> Split(const Scope& s, Output axis, Output value, int64_t num_split) {
-  return All(s.AddOp("Split", {{axis}, {value}}, {{"num_split", A(num_split)}}));
+  return All(s.AddOp("Split", {{axis}, {value}}, {{"num_split", Attr(num_split)}}));
 }
 std::vector<Output> SplitV(const Scope& s, Output value, Output size_splits, Output axis,
                            int64_t num_split) {
-  return All(s.AddOp("SplitV", {{value}, {size_splits}, {axis}}, {{"num_split", A(num_split)}}));
+  return All(s.AddOp("SplitV", {{value}, {size_splits}, {axis}}, {{"num_split", Attr(num_split)}}));
 }
 std::vector<Output> Unstack(const Scope& s, Output value, int64_t num, int64_t axis) {
-  return All(s.AddOp("Unpack", {{value}}, {{"num", A(num)}, {"axis", A(axis)}}));
+  return All(s.AddOp("Unpack", {{value}}, {{"num", Attr(num)}, {"axis", Attr(axis)}}));
 }
 std::vector<Output> DynamicPartition(const Scope& s, Output data, Output partitions,
                                      int64_t num_partitions) {
-  return All(
-      s.AddOp("DynamicPartition", {{data}, {partitions}}, {{"num_partitions", A(num_partitions)}}));
+  return All(s.AddOp("DynamicPartition", {{data}, {partitions}},
+                     {{"num_partitions", Attr(num_partitions)}}));
 }
 Output DynamicStitch(const Scope& s, const std::vector<Output>& indices,
                      const std::vector<Output>& data) {
-  return One(s, "DynamicStitch", {indices, data});
+  return SingleOp(s, "DynamicStitch", {indices, data});
 }
 Output Range(const Scope& s, Output start, Output limit, Output delta) {
-  return One(s, "Range", {{start}, {limit}, {delta}});
+  return SingleOp(s, "Range", {{start}, {limit}, {delta}});
 }
 Output OneHot(const Scope& s, Output indices, Output depth, Output on_value, Output off_value,
               int64_t axis) {
-  return One(s, "OneHot", {{indices}, {depth}, {on_value}, {off_value}}, {{"axis", A(axis)}});
+  return SingleOp(s, "OneHot", {{indices}, {depth}, {on_value}, {off_value}},
+                  {{"axis", Attr(axis)}});
 }
 Output PreventGradient(const Scope& s, Output x, const std::string& message) {
-  return One(s, "PreventGradient", {{x}}, {{"message", A(message)}});
+  return SingleOp(s, "PreventGradient", {{x}}, {{"message", Attr(message)}});
 }
 
 Output BiasAdd(const Scope& s, Output value, Output bias) {
-  return One(s, "BiasAdd", {{value}, {bias}});
+  return SingleOp(s, "BiasAdd", {{value}, {bias}});
 }
 XentOutputs SoftmaxCrossEntropyWithLogits(const Scope& s, Output logits, Output labels) {
   Operation op = s.AddOp("SoftmaxCrossEntropyWithLogits", {{logits}, {labels}});
@@ -322,7 +328,7 @@ XentOutputs SparseSoftmaxCrossEntropyWithLogits(const Scope& s, Output logits, O
 
 #define MG_REDUCTION(NAME)                                                  \
   Output NAME(const Scope& s, Output x, Output axes, bool keep_dims) {      \
-    return One(s, #NAME, {{x}, {axes}}, {{"keep_dims", A(keep_dims)}});     \
+    return SingleOp(s, #NAME, {{x}, {axes}}, {{"keep_dims", Attr(keep_dims)}});     \
   }
 MG_REDUCTION(Sum)
 MG_REDUCTION(Mean)
@@ -332,25 +338,25 @@ MG_REDUCTION(Prod)
 #undef MG_REDUCTION
 
 Output ArgMax(const Scope& s, Output x, Output dimension, DataType out_type) {
-  return One(s, "ArgMax", {{x}, {dimension}}, {{"output_type", A(out_type)}});
+  return SingleOp(s, "ArgMax", {{x}, {dimension}}, {{"output_type", Attr(out_type)}});
 }
 Output ArgMin(const Scope& s, Output x, Output dimension, DataType out_type) {
-  return One(s, "ArgMin", {{x}, {dimension}}, {{"output_type", A(out_type)}});
+  return SingleOp(s, "ArgMin", {{x}, {dimension}}, {{"output_type", Attr(out_type)}});
 }
 Output All(const Scope& s, Output x, Output axes, bool keep_dims) {
-  return One(s, "All", {{x}, {axes}}, {{"keep_dims", A(keep_dims)}});
+  return SingleOp(s, "All", {{x}, {axes}}, {{"keep_dims", Attr(keep_dims)}});
 }
 Output Any(const Scope& s, Output x, Output axes, bool keep_dims) {
-  return One(s, "Any", {{x}, {axes}}, {{"keep_dims", A(keep_dims)}});
+  return SingleOp(s, "Any", {{x}, {axes}}, {{"keep_dims", Attr(keep_dims)}});
 }
 Output LeakyRelu(const Scope& s, Output x, float alpha) {
-  return One(s, "LeakyRelu", {{x}}, {{"alpha", A(alpha)}});
+  return SingleOp(s, "LeakyRelu", {{x}}, {{"alpha", Attr(alpha)}});
 }
 
 #define MG_RANDOM(NAME)                                                              \
   Output NAME(const Scope& s, Output shape, DataType dtype, int64_t seed, int64_t seed2) { \
-    return One(s, #NAME, {{shape}},                                                  \
-               {{"dtype", A(dtype)}, {"seed", A(seed)}, {"seed2", A(seed2)}});       \
+    return SingleOp(s, #NAME, {{shape}},                                                  \
+               {{"dtype", Attr(dtype)}, {"seed", Attr(seed)}, {"seed2", Attr(seed2)}});       \
   }
 MG_RANDOM(RandomUniform)
 MG_RANDOM(RandomStandardNormal)
@@ -361,19 +367,19 @@ FusedBatchNormOutputs FusedBatchNormV3(const Scope& s, Output x, Output scale, O
                                        Output mean, Output variance,
                                        const FusedBatchNormOptions& options) {
   Operation op = s.AddOp("FusedBatchNormV3", {{x}, {scale}, {offset}, {mean}, {variance}},
-                         {{"epsilon", A(options.epsilon)},
-                          {"is_training", A(options.is_training)},
-                          {"exponential_avg_factor", A(options.exponential_avg_factor)},
-                          {"data_format", A(options.data_format)}});
+                         {{"epsilon", Attr(options.epsilon)},
+                          {"is_training", Attr(options.is_training)},
+                          {"exponential_avg_factor", Attr(options.exponential_avg_factor)},
+                          {"data_format", Attr(options.data_format)}});
   return {op.output(0), op.output(1), op.output(2)};
 }
 Output LRN(const Scope& s, Output input, int64_t depth_radius, float bias, float alpha,
            float beta) {
-  return One(s, "LRN", {{input}},
-             {{"depth_radius", A(depth_radius)},
-              {"bias", A(bias)},
-              {"alpha", A(alpha)},
-              {"beta", A(beta)}});
+  return SingleOp(s, "LRN", {{input}},
+             {{"depth_radius", Attr(depth_radius)},
+              {"bias", Attr(bias)},
+              {"alpha", Attr(alpha)},
+              {"beta", Attr(beta)}});
 }
 Output Dropout(const Scope& s, Output x, float rate, int64_t seed, int64_t seed2) {
   const Scope d = s.NewSubScope("dropout");
@@ -391,20 +397,21 @@ Output Dropout(const Scope& s, Output x, float rate, int64_t seed, int64_t seed2
   return Mul(d, Mul(d, x, Const(d, scale)), keep);
 }
 Output BatchMatMulV2(const Scope& s, Output x, Output y, bool adj_x, bool adj_y) {
-  return One(s, "BatchMatMulV2", {{x}, {y}}, {{"adj_x", A(adj_x)}, {"adj_y", A(adj_y)}});
+  return SingleOp(s, "BatchMatMulV2", {{x}, {y}}, {{"adj_x", Attr(adj_x)}, {"adj_y", Attr(adj_y)}});
 }
 Output BroadcastTo(const Scope& s, Output input, Output shape) {
-  return One(s, "BroadcastTo", {{input}, {shape}});
+  return SingleOp(s, "BroadcastTo", {{input}, {shape}});
 }
 Output Cumsum(const Scope& s, Output x, Output axis, bool exclusive, bool reverse) {
-  return One(s, "Cumsum", {{x}, {axis}}, {{"exclusive", A(exclusive)}, {"reverse", A(reverse)}});
+  return SingleOp(s, "Cumsum", {{x}, {axis}},
+                  {{"exclusive", Attr(exclusive)}, {"reverse", Attr(reverse)}});
 }
 Output InTopKV2(const Scope& s, Output predictions, Output targets, Output k) {
-  return One(s, "InTopKV2", {{predictions}, {targets}, {k}});
+  return SingleOp(s, "InTopKV2", {{predictions}, {targets}, {k}});
 }
 Operation Assert(const Scope& s, Output condition, const std::vector<Output>& data,
                  int64_t summarize) {
-  return s.AddOp("Assert", {{condition}, data}, {{"summarize", A(summarize)}});
+  return s.AddOp("Assert", {{condition}, data}, {{"summarize", Attr(summarize)}});
 }
 
 SwitchOutputs Switch(const Scope& s, Output data, Output pred) {
@@ -416,23 +423,23 @@ SwitchOutputs RefSwitch(const Scope& s, Output ref, Output pred) {
   return {op.output(0), op.output(1)};
 }
 Output Merge(const Scope& s, const std::vector<Output>& inputs) {
-  return One(s, "Merge", {inputs});
+  return SingleOp(s, "Merge", {inputs});
 }
 
 Output Enter(const Scope& s, Output data, const std::string& frame_name, bool is_constant,
              int parallel_iterations) {
-  return One(s, IsRefType(data.dtype()) ? "RefEnter" : "Enter", {{data}},
-             {{"frame_name", A(frame_name)},
-              {"is_constant", A(is_constant)},
-              {"parallel_iterations", A(static_cast<int64_t>(parallel_iterations))}});
+  return SingleOp(s, IsRefType(data.dtype()) ? "RefEnter" : "Enter", {{data}},
+             {{"frame_name", Attr(frame_name)},
+              {"is_constant", Attr(is_constant)},
+              {"parallel_iterations", Attr(static_cast<int64_t>(parallel_iterations))}});
 }
 Output Exit(const Scope& s, Output data) {
-  return One(s, IsRefType(data.dtype()) ? "RefExit" : "Exit", {{data}});
+  return SingleOp(s, IsRefType(data.dtype()) ? "RefExit" : "Exit", {{data}});
 }
 Output NextIteration(const Scope& s, Output data) {
-  return One(s, IsRefType(data.dtype()) ? "RefNextIteration" : "NextIteration", {{data}});
+  return SingleOp(s, IsRefType(data.dtype()) ? "RefNextIteration" : "NextIteration", {{data}});
 }
-Output LoopCond(const Scope& s, Output pred) { return One(s, "LoopCond", {{pred}}); }
+Output LoopCond(const Scope& s, Output pred) { return SingleOp(s, "LoopCond", {{pred}}); }
 
 std::vector<Output> Cond(const Scope& s, Output pred, const std::vector<Output>& inputs,
                          const CondBranchFn& then_fn, const CondBranchFn& else_fn) {
@@ -489,7 +496,8 @@ std::vector<Output> Cond(const Scope& s, Output pred, const std::vector<Output>&
 Output LoopInvariant(const Scope& loop_scope, Output outer) {
   if (loop_scope.loop_frame().empty()) {
     loop_scope.UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
-        "LoopInvariant('", outer.name(), "'): the scope is not inside a WhileLoop's cond or body")));
+        "LoopInvariant('", outer.name(),
+        "'): the scope is not inside a WhileLoop's cond or body")));
     return Output();
   }
   return Enter(loop_scope.WithNoControlDependencies().WithOpName("Enter"), outer,
@@ -549,68 +557,69 @@ std::vector<Output> WhileLoop(const Scope& s, const std::vector<Output>& inputs,
 
 Output VariableV2(const Scope& s, const PartialShape& shape, DataType dtype,
                   const std::string& container, const std::string& shared_name) {
-  return One(s, "VariableV2", {},
-             {{"shape", A(shape)},
-              {"dtype", A(dtype)},
-              {"container", A(container)},
-              {"shared_name", A(shared_name)}});
+  return SingleOp(s, "VariableV2", {},
+             {{"shape", Attr(shape)},
+              {"dtype", Attr(dtype)},
+              {"container", Attr(container)},
+              {"shared_name", Attr(shared_name)}});
 }
 Output Assign(const Scope& s, Output ref, Output value, bool validate_shape, bool use_locking) {
-  return One(s, "Assign", {{ref}, {value}},
-             {{"validate_shape", A(validate_shape)}, {"use_locking", A(use_locking)}});
+  return SingleOp(s, "Assign", {{ref}, {value}},
+             {{"validate_shape", Attr(validate_shape)}, {"use_locking", Attr(use_locking)}});
 }
 Output AssignAdd(const Scope& s, Output ref, Output value, bool use_locking) {
-  return One(s, "AssignAdd", {{ref}, {value}}, {{"use_locking", A(use_locking)}});
+  return SingleOp(s, "AssignAdd", {{ref}, {value}}, {{"use_locking", Attr(use_locking)}});
 }
 Output AssignSub(const Scope& s, Output ref, Output value, bool use_locking) {
-  return One(s, "AssignSub", {{ref}, {value}}, {{"use_locking", A(use_locking)}});
+  return SingleOp(s, "AssignSub", {{ref}, {value}}, {{"use_locking", Attr(use_locking)}});
 }
 Output IsVariableInitialized(const Scope& s, Output ref) {
-  return One(s, "IsVariableInitialized", {{ref}});
+  return SingleOp(s, "IsVariableInitialized", {{ref}});
 }
 
 Output ReadVariableOp(const Scope& s, Output resource, DataType dtype) {
-  return One(s, "ReadVariableOp", {{resource}}, {{"dtype", A(dtype)}});
+  return SingleOp(s, "ReadVariableOp", {{resource}}, {{"dtype", Attr(dtype)}});
 }
 Operation AssignVariableOp(const Scope& s, Output resource, Output value) {
   return s.AddOp("AssignVariableOp", {{resource}, {value}},
-                 {{"dtype", A(BaseType(value.dtype()))}});
+                 {{"dtype", Attr(BaseType(value.dtype()))}});
 }
 Operation AssignAddVariableOp(const Scope& s, Output resource, Output value) {
   return s.AddOp("AssignAddVariableOp", {{resource}, {value}},
-                 {{"dtype", A(BaseType(value.dtype()))}});
+                 {{"dtype", Attr(BaseType(value.dtype()))}});
 }
 Operation AssignSubVariableOp(const Scope& s, Output resource, Output value) {
   return s.AddOp("AssignSubVariableOp", {{resource}, {value}},
-                 {{"dtype", A(BaseType(value.dtype()))}});
+                 {{"dtype", Attr(BaseType(value.dtype()))}});
 }
 Output VarIsInitializedOp(const Scope& s, Output resource) {
-  return One(s, "VarIsInitializedOp", {{resource}});
+  return SingleOp(s, "VarIsInitializedOp", {{resource}});
 }
 
 Output ApplyGradientDescent(const Scope& s, Output var, Output alpha, Output delta) {
-  return One(s, "ApplyGradientDescent", {{var}, {alpha}, {delta}});
+  return SingleOp(s, "ApplyGradientDescent", {{var}, {alpha}, {delta}});
 }
 Output ApplyMomentum(const Scope& s, Output var, Output accum, Output lr, Output grad,
                      Output momentum, bool use_nesterov) {
-  return One(s, "ApplyMomentum", {{var}, {accum}, {lr}, {grad}, {momentum}},
-             {{"use_nesterov", A(use_nesterov)}});
+  return SingleOp(s, "ApplyMomentum", {{var}, {accum}, {lr}, {grad}, {momentum}},
+             {{"use_nesterov", Attr(use_nesterov)}});
 }
 Output ApplyAdam(const Scope& s, Output var, Output m, Output v, Output beta1_power,
                  Output beta2_power, Output lr, Output beta1, Output beta2, Output epsilon,
                  Output grad, bool use_nesterov) {
-  return One(s, "ApplyAdam",
+  return SingleOp(s, "ApplyAdam",
              {{var}, {m}, {v}, {beta1_power}, {beta2_power}, {lr}, {beta1}, {beta2}, {epsilon},
               {grad}},
-             {{"use_nesterov", A(use_nesterov)}});
+             {{"use_nesterov", Attr(use_nesterov)}});
 }
 
 Output ApplyRMSProp(const Scope& s, Output var, Output ms, Output mom, Output lr, Output rho,
                     Output momentum, Output epsilon, Output grad) {
-  return One(s, "ApplyRMSProp", {{var}, {ms}, {mom}, {lr}, {rho}, {momentum}, {epsilon}, {grad}});
+  return SingleOp(s, "ApplyRMSProp",
+                  {{var}, {ms}, {mom}, {lr}, {rho}, {momentum}, {epsilon}, {grad}});
 }
 Output ApplyAdagrad(const Scope& s, Output var, Output accum, Output lr, Output grad) {
-  return One(s, "ApplyAdagrad", {{var}, {accum}, {lr}, {grad}});
+  return SingleOp(s, "ApplyAdagrad", {{var}, {accum}, {lr}, {grad}});
 }
 
 }  // namespace ops

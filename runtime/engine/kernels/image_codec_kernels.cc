@@ -85,7 +85,7 @@ class DecodeImageOp : public OpKernel {
   }
 
  private:
-  bool Is(const char* op) const { return type_string() == op; }
+  bool IsOp(const char* op) const { return type_string() == op; }
 
   // DecodeGif's output is 4-D whatever the format; DecodeImage's too for a
   // GIF unless expand_animations is false.
@@ -122,7 +122,7 @@ class DecodeImageOp : public OpKernel {
 
   absl::Status Jpeg(OpKernelContext* ctx, const std::string& input) const {
     if (channels_ == 4) return absl::InvalidArgumentError("JPEG does not support 4 channels");
-    if (Is("DecodeBmp")) {
+    if (IsOp("DecodeBmp")) {
       return absl::InvalidArgumentError(
           "Trying to decode JPEG format using DecodeBmp op. Use `decode_jpeg` or "
           "`decode_image` instead.");
@@ -145,22 +145,22 @@ class DecodeImageOp : public OpKernel {
       options.crop_height = w[2];
       options.crop_width = w[3];
     }
-    return Decode8(ctx, Is("DecodeGif"), [&](ImageAllocator allocate) {
+    return Decode8(ctx, IsOp("DecodeGif"), [&](ImageAllocator allocate) {
       return DecodeJpeg(input, options, allocate);
     });
   }
 
   absl::Status Png(OpKernelContext* ctx, const std::string& input) const {
-    if (Is("DecodeBmp")) {
+    if (IsOp("DecodeBmp")) {
       return absl::InvalidArgumentError(
           "Trying to decode PNG format using DecodeBmp op. Use `decode_png` or "
           "`decode_image` instead.");
     }
-    if (Is("DecodeAndCropJpeg")) {
+    if (IsOp("DecodeAndCropJpeg")) {
       return absl::InvalidArgumentError(
           "DecodeAndCropJpeg operation can run on JPEG only, but detected PNG.");
     }
-    const bool frames_axis = Is("DecodeGif");
+    const bool frames_axis = IsOp("DecodeGif");
     if (dtype_ != DT_FLOAT) {
       Tensor* out = nullptr;
       return DecodePng(input, channels_, dtype_ == DT_UINT8 ? 8 : 16,
@@ -191,18 +191,18 @@ class DecodeImageOp : public OpKernel {
       return absl::InvalidArgumentError(
           absl::StrCat("channels must be 0 or 3 for GIF, got ", channels_));
     }
-    if (Is("DecodeBmp")) {
+    if (IsOp("DecodeBmp")) {
       return absl::InvalidArgumentError(
           "Trying to decode GIF format using DecodeBmp op. Use `decode_gif` or "
           "`decode_image` instead.");
     }
-    if (Is("DecodeAndCropJpeg")) {
+    if (IsOp("DecodeAndCropJpeg")) {
       return absl::InvalidArgumentError(
           "DecodeAndCropJpeg operation can run on JPEG only, but detected GIF.");
     }
     // DecodeJpeg and DecodePng read a GIF of one frame (as 3-D).
-    const bool one_frame_op = Is("DecodeJpeg") || Is("DecodePng");
-    const bool all_frames = !(Is("DecodeImage") && !expand_);
+    const bool one_frame_op = IsOp("DecodeJpeg") || IsOp("DecodePng");
+    const bool all_frames = !(IsOp("DecodeImage") && !expand_);
     return Decode8(ctx, all_frames && !one_frame_op, [&](ImageAllocator allocate) {
       return DecodeGif(input, all_frames, [&](const ImageSize& s) -> absl::StatusOr<void*> {
         if (one_frame_op && s.frames != 1) {
@@ -216,8 +216,8 @@ class DecodeImageOp : public OpKernel {
   }
 
   absl::Status Bmp(OpKernelContext* ctx, const std::string& input) const {
-    if (!Is("DecodeBmp") && !Is("DecodeImage")) {
-      if (Is("DecodeAndCropJpeg")) {
+    if (!IsOp("DecodeBmp") && !IsOp("DecodeImage")) {
+      if (IsOp("DecodeAndCropJpeg")) {
         return absl::InvalidArgumentError(
             "DecodeAndCropJpeg operation can run on JPEG only, but detected BMP.");
       }
