@@ -14,6 +14,7 @@
 #include "core/tensor_types.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/tensors.h"
 
 namespace minigraph {
 namespace {
@@ -23,12 +24,6 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 TensorSlice Slice(absl::string_view spec) { return *TensorSlice::Parse(spec); }
-
-Tensor Iota(const TensorShape& shape, float from = 0) {
-  Tensor t(DT_FLOAT, shape);
-  for (int64_t i = 0; i < t.NumElements(); ++i) t.data<float>()[i] = from + static_cast<float>(i);
-  return t;
-}
 
 std::vector<float> Values(const Tensor& t) {
   return std::vector<float>(t.data<float>(), t.data<float>() + t.NumElements());
@@ -51,7 +46,7 @@ TEST(V1CheckpointTest, WholeTensorsOfEveryStoredDtype) {
   halves.data<half>()[1] = half(-2.0f);
   Tensor c(DT_COMPLEX64, TensorShape({1}));
   c.data<complex64>()[0] = complex64(1, -1);
-  const Tensor w = Iota(TensorShape({2, 3}));
+  const Tensor w = Iota<float>(TensorShape({2, 3}));
   ASSERT_OK(
       WriteV1Checkpoint(&env, "/old/model.ckpt-100",
                         {{"w", w.shape(), TensorSlice::Full(2), w},
@@ -97,10 +92,10 @@ TEST(V1CheckpointTest, PartitionedTensorAcrossShardFiles) {
   // A [4,2] variable in two partitions, one per shard file, as a sharded
   // V1 Saver wrote it; the state file records the pattern.
   ASSERT_OK(WriteV1Checkpoint(&env, "/old/m-00000-of-00002",
-                              {{"emb", TensorShape({4, 2}), Slice("0,2:-"), Iota({2, 2}, 0)},
-                               {"bias", TensorShape({2}), TensorSlice::Full(1), Iota({2}, 10)}}));
+                              {{"emb", TensorShape({4, 2}), Slice("0,2:-"), Iota({2, 2}, 0.f)},
+                               {"bias", TensorShape({2}), TensorSlice::Full(1), Iota({2}, 10.f)}}));
   ASSERT_OK(WriteV1Checkpoint(&env, "/old/m-00001-of-00002",
-                              {{"emb", TensorShape({4, 2}), Slice("2,2:-"), Iota({2, 2}, 4)}}));
+                              {{"emb", TensorShape({4, 2}), Slice("2,2:-"), Iota({2, 2}, 4.f)}}));
   const std::string pattern = "/old/m-????\?-of-00002";
   EXPECT_TRUE(CheckpointExists(&env, pattern));
   EXPECT_FALSE(CheckpointExists(&env, "/old/n-????\?-of-00002"));
@@ -153,8 +148,8 @@ class V1DamageTest : public ::testing::Test {
  protected:
   void SetUp() override {
     ASSERT_OK(WriteV1Checkpoint(&env_, kPath,
-                                {{"emb", TensorShape({4, 2}), Slice("0,2:-"), Iota({2, 2})},
-                                 {"emb", TensorShape({4, 2}), Slice("2,2:-"), Iota({2, 2}, 4)}}));
+                                {{"emb", TensorShape({4, 2}), Slice("0,2:-"), Iota<float>({2, 2})},
+                                 {"emb", TensorShape({4, 2}), Slice("2,2:-"), Iota({2, 2}, 4.f)}}));
   }
   absl::Status Open() { return BundleReader::Open(&env_, kPath).status(); }
   // Records are read when their tensor is.
@@ -255,9 +250,9 @@ TEST_F(V1DamageTest, NewerFormatVersion) {
 TEST(V1CheckpointTest, ShardsThatDisagree) {
   MemEnv env;
   ASSERT_OK(WriteV1Checkpoint(&env, "/old/m-00000-of-00002",
-                              {{"emb", TensorShape({4, 2}), Slice("0,2:-"), Iota({2, 2})}}));
+                              {{"emb", TensorShape({4, 2}), Slice("0,2:-"), Iota<float>({2, 2})}}));
   ASSERT_OK(WriteV1Checkpoint(&env, "/old/m-00001-of-00002",
-                              {{"emb", TensorShape({4, 3}), Slice("2,2:-"), Iota({2, 3})}}));
+                              {{"emb", TensorShape({4, 3}), Slice("2,2:-"), Iota<float>({2, 3})}}));
   EXPECT_THAT(BundleReader::Open(&env, "/old/m-????\?-of-00002"),
               StatusIs(absl::StatusCode::kDataLoss,
                        HasSubstr("/old/m-00001-of-00002: tensor \"emb\" is float [4,3], but "
@@ -286,7 +281,7 @@ TEST(V1CheckpointTest, NotATable) {
 // leaves nothing behind, not even its temporary file.
 TEST(V1WriterTest, RefusesWhatCannotBeRestored) {
   MemEnv env;
-  const Tensor w = Iota({2, 2});
+  const Tensor w = Iota<float>({2, 2});
   const TensorShape full({4, 2});
   struct Refused {
     std::vector<V1Slice> slices;
@@ -325,8 +320,8 @@ TEST(V1WriterTest, WritesInPlaceThroughATemporaryFile) {
   ASSERT_OK(env.CreateDir("/new"));
   ASSERT_OK(WriteStringToFile(&env, "/new/model.ckpt", "an older save"));
   ASSERT_OK(WriteV1Checkpoint(&env, "/new/model.ckpt",
-                              {{"emb", TensorShape({4, 2}), Slice("2,2:-"), Iota({2, 2}, 4)},
-                               {"emb", TensorShape({4, 2}), Slice("0,2:-"), Iota({2, 2})}}));
+                              {{"emb", TensorShape({4, 2}), Slice("2,2:-"), Iota({2, 2}, 4.f)},
+                               {"emb", TensorShape({4, 2}), Slice("0,2:-"), Iota<float>({2, 2})}}));
   EXPECT_THAT(env.GetChildren("/new"), IsOkAndHolds(ElementsAre("model.ckpt")));
   ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(&env, "/new/model.ckpt"));
   ASSERT_OK_AND_ASSIGN(Tensor emb, reader->Lookup("emb"));

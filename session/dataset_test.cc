@@ -28,6 +28,7 @@
 #include "runtime/graph/node_def_util.h"
 #include "session/session.h"
 #include "tests/testing/function_library.h"
+#include "tests/testing/tensors.h"
 #include "zlib.h"
 
 namespace minigraph {
@@ -52,13 +53,6 @@ Output Strings(const Scope& s, const std::vector<std::string>& values) {
   Tensor t(DT_STRING, TensorShape({static_cast<int64_t>(values.size())}));
   for (size_t i = 0; i < values.size(); ++i) t.data<std::string>()[i] = values[i];
   return ops::Const(s, t);
-}
-
-// The vector 0, 1, ..., n - 1.
-Tensor Iota(int64_t n) {
-  Tensor t(DT_INT64, TensorShape({n}));
-  for (int64_t i = 0; i < n; ++i) t.data<int64_t>()[i] = i;
-  return t;
 }
 
 // An iterator "it" over `dataset`, "make" (its initializer) and "next".
@@ -226,7 +220,7 @@ class DatasetTest : public ::testing::Test {
 TEST_F(DatasetTest, SlicesRepeatedAndBatchedWithTheRemainderLast) {
   Scope root = Scope::NewRootScope();
   Output slices =
-      root.AddOp("TensorSliceDataset", {{ops::Const(root, Iota(5))}},
+      root.AddOp("TensorSliceDataset", {{ops::Const(root, Iota<int64_t>({5}))}},
                  {{"output_shapes", Spec({DT_INT64}, PartialShape::Scalar()).at("output_shapes")}})
           .output(0);
   Output repeated = root.AddOp("RepeatDataset", {{slices}, {Int64(root, 2)}},
@@ -251,7 +245,7 @@ TEST_F(DatasetTest, SlicesRepeatedAndBatchedWithTheRemainderLast) {
 TEST_F(DatasetTest, DropRemainderTakeSkipAndPrefetch) {
   Scope root = Scope::NewRootScope();
   auto scalar = Spec({DT_INT64}, PartialShape::Scalar());
-  Output slices = root.AddOp("TensorSliceDataset", {{ops::Const(root, Iota(10))}},
+  Output slices = root.AddOp("TensorSliceDataset", {{ops::Const(root, Iota<int64_t>({10}))}},
                              {{"output_shapes", scalar.at("output_shapes")}})
                       .output(0);
   Output skipped = root.AddOp("SkipDataset", {{slices}, {Int64(root, 3)}}, scalar).output(0);
@@ -271,7 +265,7 @@ TEST_F(DatasetTest, DropRemainderTakeSkipAndPrefetch) {
 TEST_F(DatasetTest, ShuffleIsAPermutationFixedBySeedsAndNewEachEpoch) {
   Scope root = Scope::NewRootScope();
   auto scalar = Spec({DT_INT64}, PartialShape::Scalar());
-  const Tensor values = Iota(50);
+  const Tensor values = Iota<int64_t>({50});
   Output slices = root.AddOp("TensorSliceDataset", {{ops::Const(root, values)}},
                              {{"output_shapes", scalar.at("output_shapes")}})
                       .output(0);
@@ -417,7 +411,7 @@ TEST_F(DatasetTest, PaddedBatchPadsEachComponentToItsShape) {
 TEST_F(DatasetTest, ShuffleAndRepeatAndMapAndBatch) {
   Scope root = Scope::NewRootScope();
   auto scalar = Spec({DT_INT64}, PartialShape::Scalar());
-  Output slices = root.AddOp("TensorSliceDataset", {{ops::Const(root, Iota(20))}},
+  Output slices = root.AddOp("TensorSliceDataset", {{ops::Const(root, Iota<int64_t>({20}))}},
                              {{"output_shapes", scalar.at("output_shapes")}})
                       .output(0);
   Output shuffled =
@@ -544,7 +538,8 @@ TEST_F(DatasetTest, PaddedFusedDatasetsCheckTheirArguments) {
     Output in = c.floats ? root.AddOp("TensorSliceDataset", {{ops::Const(root, {1.0f, 2.0f})}},
                                       {{"output_shapes", fscalar.at("output_shapes")}})
                                .output(0)
-                         : root.AddOp("TensorSliceDataset", {{ops::Const(root, Iota(3))}},
+                         : root.AddOp("TensorSliceDataset",
+                                      {{ops::Const(root, Iota<int64_t>({3}))}},
                                       {{"output_shapes", scalar.at("output_shapes")}})
                                .output(0);
     Output ds = c.make(root, in);
@@ -722,7 +717,7 @@ TEST_F(DatasetTest, OneShotIteratorMakesItsDatasetOnce) {
 TEST_F(DatasetTest, EndlessPipelinesStopAtTheDeadlineOrTheMemoryLimit) {
   Scope root = Scope::NewRootScope();
   auto scalar = Spec({DT_INT64}, PartialShape::Scalar());
-  Output slices = root.AddOp("TensorSliceDataset", {{ops::Const(root, Iota(3))}},
+  Output slices = root.AddOp("TensorSliceDataset", {{ops::Const(root, Iota<int64_t>({3}))}},
                              {{"output_shapes", scalar.at("output_shapes")}})
                       .output(0);
   Output forever = root.AddOp("RepeatDataset", {{slices}, {Int64(root, -1)}}, scalar).output(0);

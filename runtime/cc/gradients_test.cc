@@ -17,19 +17,13 @@
 #include "runtime/cc/variables.h"
 #include "runtime/graph/node_def_util.h"
 #include "session/session.h"
+#include "tests/testing/tensors.h"
 
 namespace minigraph {
 namespace {
 
 using ::testing::HasSubstr;
 using Build = std::function<Output(const Scope&, const std::vector<Output>&)>;
-
-Tensor Random(const TensorShape& shape, std::mt19937* rng, double lo, double hi) {
-  Tensor t(DT_DOUBLE, shape);
-  std::uniform_real_distribution<double> d(lo, hi);
-  for (int64_t i = 0; i < t.NumElements(); ++i) t.data<double>()[i] = d(*rng);
-  return t;
-}
 
 // Checks d(sum(y * w))/d(inputs) for y = build(inputs) and random w.
 void CheckGradients(const Build& build, std::vector<Tensor> inputs, double lo = -2, double hi = 2,
@@ -67,7 +61,7 @@ void CheckGradients(const Build& build, std::vector<Tensor> inputs, double lo = 
   std::vector<Tensor> out;
   // y's shape (for w) from a first run with w = 1 broadcast.
   ASSERT_OK(sess->Run(feeds(inputs, Tensor::Scalar<double>(1)), {y.name()}, {}, &out));
-  Tensor weights = Random(out[0].shape(), &rng, 0.5, 1.5);
+  Tensor weights = RandomUniform<double>(out[0].shape(), &rng, 0.5, 1.5);
   std::vector<std::string> grad_names;
   for (const Output& g : grads) grad_names.push_back(g.name());
   ASSERT_OK(sess->Run(feeds(inputs, weights), grad_names, {}, &out));
@@ -102,7 +96,7 @@ std::mt19937& Rng() {
   return rng;
 }
 Tensor R(std::initializer_list<int64_t> dims, double lo = -2, double hi = 2) {
-  return Random(TensorShape(dims), &Rng(), lo, hi);
+  return RandomUniform<double>(TensorShape(dims), &Rng(), lo, hi);
 }
 
 using Binary = Output (*)(const Scope&, Output, Output);
@@ -126,7 +120,8 @@ TEST(GradientsTest, BinaryOpsWithBroadcasting) {
       CheckGradients(
           // An init-capture: C++17 cannot capture a structured binding.
           [fn = fn](const Scope& s, const std::vector<Output>& x) { return fn(s, x[0], x[1]); },
-          {Random(a, &Rng(), div ? 0.5 : -2, 2), Random(b, &Rng(), div ? 0.5 : -2, 2)});
+          {RandomUniform<double>(a, &Rng(), div ? 0.5 : -2, 2),
+           RandomUniform<double>(b, &Rng(), div ? 0.5 : -2, 2)});
     }
   }
 }

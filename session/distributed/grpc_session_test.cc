@@ -14,26 +14,12 @@
 #include "session/distributed/server.h"
 #include "session/session_manager.h"
 #include "tests/testing/endless_loop.h"
+#include "tests/testing/servers.h"
 
 namespace minigraph {
 namespace {
 
 using ::testing::HasSubstr;
-
-std::unique_ptr<Server> StartServer() {
-  ServerOptions opts;  // one task, /job:localhost, on a free loopback port
-  auto server = Server::Create(opts);
-  EXPECT_OK(server.status());
-  return *std::move(server);
-}
-
-std::unique_ptr<Session> Connect(const Server& server) {
-  SessionOptions opts;
-  opts.target = server.target();
-  auto s = NewSession(opts);
-  EXPECT_OK(s.status());
-  return *std::move(s);
-}
 
 // v (int64, starts at 10), v += 1 as "inc", and a readiness report.
 GraphDef CounterGraph() {
@@ -58,7 +44,7 @@ int64_t ReadV(Session* s) {
 
 TEST(GrpcSessionTest, RunsStepsWithFeedsFetchesAndTargets) {
   auto server = StartServer();
-  auto s = Connect(*server);
+  auto s = Connect(server->target());
   ASSERT_OK(s->Create(CounterGraph()));
   std::vector<Tensor> out;
   ASSERT_OK(s->Run({}, {}, {"init"}, &out));
@@ -75,20 +61,20 @@ TEST(GrpcSessionTest, RunsStepsWithFeedsFetchesAndTargets) {
 TEST(GrpcSessionTest, VariablesLiveInTheServerAcrossSessions) {
   auto server = StartServer();
   {
-    auto a = Connect(*server);
+    auto a = Connect(server->target());
     ASSERT_OK(a->Create(CounterGraph()));
     ASSERT_OK(a->Run({}, {}, {"init"}, nullptr));
     ASSERT_OK(a->Run({}, {}, {"inc"}, nullptr));
     ASSERT_OK(a->Close());
   }
-  auto b = Connect(*server);
+  auto b = Connect(server->target());
   ASSERT_OK(b->Create(CounterGraph()));
   EXPECT_EQ(ReadV(b.get()), 11);
 }
 
 TEST(GrpcSessionTest, ErrorsKeepTheirCodeAndTensorFlowsText) {
   auto server = StartServer();
-  auto s = Connect(*server);
+  auto s = Connect(server->target());
   ASSERT_OK(s->Create(CounterGraph()));
   std::vector<Tensor> out;
   // The readiness report and the uninitialized read that SessionManager's
@@ -108,7 +94,7 @@ TEST(GrpcSessionTest, ErrorsKeepTheirCodeAndTensorFlowsText) {
 
 TEST(GrpcSessionTest, ExtendAddsNodesAndKeepsTheGraphVersion) {
   auto server = StartServer();
-  auto s = Connect(*server);
+  auto s = Connect(server->target());
   ASSERT_OK(s->Create(CounterGraph()));
   Scope more = Scope::NewRootScope();
   ops::Const(more.WithOpName("seven"), 7.0f);
@@ -128,7 +114,7 @@ TEST(GrpcSessionTest, NodesPlacedOnThisTaskRunAndDevicesNotInTheClusterAreRefuse
   auto server = StartServer();
   GraphDef g = CounterGraph();
   for (NodeDef& n : *g.mutable_node()) n.set_device("/job:localhost/replica:0/task:0/device:CPU:0");
-  auto s = Connect(*server);
+  auto s = Connect(server->target());
   ASSERT_OK(s->Create(g));
   GraphDef other;
   NodeDef* c = other.add_node();
@@ -198,7 +184,7 @@ TEST(GrpcSessionTest, ListDevicesNamesTheTask) {
 
 TEST(GrpcSessionTest, ResetClearsVariablesAndClosesSessions) {
   auto server = StartServer();
-  auto a = Connect(*server);
+  auto a = Connect(server->target());
   ASSERT_OK(a->Create(CounterGraph()));
   ASSERT_OK(a->Run({}, {}, {"init"}, nullptr));
   SessionOptions opts;
@@ -207,7 +193,7 @@ TEST(GrpcSessionTest, ResetClearsVariablesAndClosesSessions) {
   // a's session is gone on the server, as after a restart.
   EXPECT_THAT(a->Run({}, {"v/read:0"}, {}, nullptr),
               StatusIs(absl::StatusCode::kAborted, HasSubstr("is not found")));
-  auto b = Connect(*server);
+  auto b = Connect(server->target());
   ASSERT_OK(b->Create(CounterGraph()));
   EXPECT_THAT(b->Run({}, {"v/read:0"}, {}, nullptr),
               StatusIs(absl::StatusCode::kFailedPrecondition));
@@ -218,7 +204,7 @@ TEST(GrpcSessionTest, ResetClearsVariablesAndClosesSessions) {
 // Cancelled. WaitForSession then polls.
 TEST(GrpcSessionTest, WatchStateOnAGoneSessionIsAClearError) {
   auto server = StartServer();
-  auto a = Connect(*server);
+  auto a = Connect(server->target());
   ASSERT_OK(a->Create(CounterGraph()));
   ASSERT_OK(a->WatchState().status());
   SessionOptions opts;

@@ -20,6 +20,7 @@
 #include "session/distributed/server.h"
 #include "session/saver.h"
 #include "session/session_manager.h"
+#include "tests/testing/servers.h"
 #include "tests/testing/subprocess.h"
 
 namespace minigraph {
@@ -67,14 +68,6 @@ Cluster StartCluster(int num_ps = 1) {
   return c;
 }
 
-std::unique_ptr<Session> Connect(const Server& server) {
-  SessionOptions opts;
-  opts.target = server.target();
-  auto s = NewSession(opts);
-  EXPECT_OK(s.status());
-  return *std::move(s);
-}
-
 // v on the ps; y = v * x and the update v += y placed by the setter.
 GraphDef ScaleGraph() {
   Scope root = Scope::NewRootScope();
@@ -112,7 +105,7 @@ TEST(PartitionTest, ReplicaDeviceSetterPlacesVariablesOnThePs) {
 
 TEST(PartitionTest, AStepRunsAcrossTasksAndTheVariableLivesOnThePs) {
   Cluster c = StartCluster();
-  auto s = Connect(*c.worker);
+  auto s = Connect(c.worker->target());
   ASSERT_OK(s->Create(ScaleGraph()));
   // Uninitialized on the ps: TensorFlow's error, through the worker.
   std::vector<Tensor> out;
@@ -127,13 +120,13 @@ TEST(PartitionTest, AStepRunsAcrossTasksAndTheVariableLivesOnThePs) {
   EXPECT_EQ(Scalar(s.get(), "x", {{"x", Tensor::Scalar<float>(5)}}), 5.0f);
 
   // The ps holds v: a session on the ps's own master reads it there...
-  auto on_ps = Connect(*c.ps);
+  auto on_ps = Connect(c.ps->target());
   ASSERT_OK(on_ps->Create(ScaleGraph()));
   EXPECT_EQ(Scalar(on_ps.get(), "v/read:0"), 3.0f);
   // ...and the worker's own state has no v at all.
   Scope local = Scope::NewRootScope();
   Variable::Create(local, "v", Tensor::Scalar<float>(1));
-  auto on_worker = Connect(*c.worker);
+  auto on_worker = Connect(c.worker->target());
   ASSERT_OK(on_worker->Create(*local.ToGraphDef()));
   EXPECT_THAT(on_worker->Run({}, {"v/read:0"}, {}, &out),
               StatusIs(absl::StatusCode::kFailedPrecondition));
@@ -162,7 +155,7 @@ TEST(PartitionTest, GradientDescentWithVariablesOnTwoPsTasks) {
   EXPECT_EQ(device["w"], "/job:ps/task:0");
   EXPECT_EQ(device["b"], "/job:ps/task:1");
 
-  auto sess = Connect(*c.worker);
+  auto sess = Connect(c.worker->target());
   ASSERT_OK(sess->Create(g));
   ASSERT_OK(sess->Run({}, {}, {"init"}, nullptr));
   // Fit t = 2x + 1 from two points, full batch.
@@ -203,7 +196,7 @@ TEST(PartitionTest, ResourceVariablesTrainOnTheirPsTasks) {
   EXPECT_EQ(device["w"], "/job:ps/task:0");
   EXPECT_EQ(device["b"], "/job:ps/task:1");
 
-  auto sess = Connect(*c.worker);
+  auto sess = Connect(c.worker->target());
   ASSERT_OK(sess->Create(g));
   std::vector<Tensor> out;
   ASSERT_OK(sess->Run({}, {"report"}, {}, &out));
@@ -224,7 +217,7 @@ TEST(PartitionTest, ResourceVariablesTrainOnTheirPsTasks) {
   EXPECT_NEAR(Scalar(sess.get(), w.value().name()), 2.0f, 0.02f);
   EXPECT_NEAR(Scalar(sess.get(), b.value().name()), 1.0f, 0.02f);
   // The variables live on the ps tasks: a second client sees them.
-  auto other = Connect(*c.worker);
+  auto other = Connect(c.worker->target());
   ASSERT_OK(other->Create(g));
   EXPECT_NEAR(Scalar(other.get(), w.value().name()), 2.0f, 0.02f);
 }
@@ -284,7 +277,7 @@ TEST(PartitionTest, FunctionCallsRunInTheirTask) {
                                                         }
                                                       })pb",
                                                     &g));
-  auto sess = Connect(*c.worker);
+  auto sess = Connect(c.worker->target());
   ASSERT_OK(sess->Create(g));
   EXPECT_EQ(Scalar(sess.get(), "call:0", {{"x", Tensor::Scalar<float>(21)}}), 42.0f);
 }
@@ -294,7 +287,7 @@ TEST(PartitionTest, FunctionCallsRunInTheirTask) {
 // steps run as before.
 TEST(PartitionTest, AfterAPsRestartsTheMasterRegistersItsPartitionsAgain) {
   Cluster c = StartCluster();
-  auto s = Connect(*c.worker);
+  auto s = Connect(c.worker->target());
   ASSERT_OK(s->Create(ScaleGraph()));
   ASSERT_OK(s->Run({}, {}, {"init"}, nullptr));
   EXPECT_EQ(Scalar(s.get(), "y", {{"x", Tensor::Scalar<float>(3)}}), 3.0f);
@@ -394,7 +387,7 @@ TEST(PartitionTest, EachPsSavesAndRestoresItsOwnShard) {
   EXPECT_EQ(device["save/SaveV2_1"], "/job:ps/task:1");
   EXPECT_EQ(device["save/RestoreV2_1"], "/job:ps/task:1");
 
-  auto sess = Connect(*c.worker);
+  auto sess = Connect(c.worker->target());
   ASSERT_OK(sess->Create(g));
   ASSERT_OK(sess->Run({}, {}, {"init"}, nullptr));
   const char* tmp = std::getenv("TEST_TMPDIR");

@@ -13,6 +13,7 @@
 #include "runtime/cc/variables.h"
 #include "session/distributed/grpc_session.h"
 #include "session/distributed/server.h"
+#include "tests/testing/servers.h"
 
 namespace minigraph {
 namespace {
@@ -73,16 +74,14 @@ class Certificates {
   const Certificates* certs = Certificates::Get(); \
   if (certs == nullptr) GTEST_SKIP() << "openssl could not make test certificates"
 
-std::unique_ptr<Server> StartServer(const TransportSecurity& security) {
+std::unique_ptr<Server> StartServerWith(const TransportSecurity& security) {
   ServerOptions o;
   o.security = security;
-  auto s = Server::Create(o);
-  EXPECT_OK(s.status());
-  return *std::move(s);
+  return StartServer(o);
 }
 
 // A session made with `security` as this process's client settings.
-std::unique_ptr<Session> Connect(const Server& server, const TransportSecurity& security) {
+std::unique_ptr<Session> ConnectWith(const Server& server, const TransportSecurity& security) {
   SetClientTransportSecurity(security);
   SessionOptions o;
   o.target = server.target();
@@ -102,36 +101,36 @@ GraphDef VariableGraph() {
 
 TEST(SecurityTest, TlsServesClientsThatTrustItsCa) {
   NEED_CERTIFICATES();
-  auto server = StartServer(certs->Server(/*require_client_cert=*/false));
-  auto s = Connect(*server, certs->Client(/*with_cert=*/false));
+  auto server = StartServerWith(certs->Server(/*require_client_cert=*/false));
+  auto s = ConnectWith(*server, certs->Client(/*with_cert=*/false));
   ASSERT_OK(s->Create(VariableGraph()));
   ASSERT_OK(s->Run({}, {}, {"init"}, nullptr));
   // A plaintext client cannot talk to it.
-  auto plain = Connect(*server, {});
+  auto plain = ConnectWith(*server, {});
   EXPECT_THAT(plain->Create(VariableGraph()), StatusIs(absl::StatusCode::kUnavailable));
 }
 
 TEST(SecurityTest, MutualTlsRequiresAClientCertificate) {
   NEED_CERTIFICATES();
-  auto server = StartServer(certs->Server(/*require_client_cert=*/true));
-  auto without = Connect(*server, certs->Client(/*with_cert=*/false));
+  auto server = StartServerWith(certs->Server(/*require_client_cert=*/true));
+  auto without = ConnectWith(*server, certs->Client(/*with_cert=*/false));
   EXPECT_THAT(without->Create(VariableGraph()), StatusIs(absl::StatusCode::kUnavailable));
-  auto with = Connect(*server, certs->Client(/*with_cert=*/true));
+  auto with = ConnectWith(*server, certs->Client(/*with_cert=*/true));
   EXPECT_OK(with->Create(VariableGraph()));
 }
 
 TEST(SecurityTest, ACallWithoutTheTokenIsUnauthenticatedAndChangesNothing) {
   TransportSecurity secret;
   secret.token = "s3cret";
-  auto server = StartServer(secret);
-  auto owner = Connect(*server, secret);
+  auto server = StartServerWith(secret);
+  auto owner = ConnectWith(*server, secret);
   ASSERT_OK(owner->Create(VariableGraph()));
   ASSERT_OK(owner->Run({}, {}, {"init"}, nullptr));
 
   for (const std::string& token : {std::string(), std::string("wrong!")}) {
     TransportSecurity other;
     other.token = token;
-    auto intruder = Connect(*server, other);
+    auto intruder = ConnectWith(*server, other);
     EXPECT_THAT(intruder->Create(VariableGraph()),
                 StatusIs(absl::StatusCode::kUnauthenticated, HasSubstr("requires a token")));
     SetClientTransportSecurity(other);

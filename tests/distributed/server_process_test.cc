@@ -22,6 +22,7 @@
 #include "session/distributed/security.h"
 #include "session/session.h"
 #include "session/session_manager.h"
+#include "tests/testing/servers.h"
 #include "tests/testing/subprocess.h"
 
 namespace minigraph {
@@ -60,15 +61,6 @@ PsProcess StartPs(int port = 0) {
   ps.process = *std::move(p);
   EXPECT_OK(ps.process->WaitForLine("serving at", kStartTimeout));
   return ps;
-}
-
-std::unique_ptr<Session> Connect(const std::string& target) {
-  SessionOptions opts;
-  opts.target = target;
-  opts.connect_timeout_ms = 10000;
-  auto s = NewSession(opts);
-  EXPECT_OK(s.status());
-  return *std::move(s);
 }
 
 GraphDef CounterGraph() {

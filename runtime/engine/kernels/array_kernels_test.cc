@@ -3,21 +3,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/engine/kernels/kernel_test_util.h"
+#include "tests/testing/tensors.h"
 
 namespace minigraph {
 namespace {
 
 using ::testing::HasSubstr;
-
-Tensor Iota(DataType dt, const TensorShape& shape) {
-  Tensor t(dt, shape);
-  for (int64_t i = 0; i < t.NumElements(); ++i) {
-    if (dt == DT_FLOAT) t.flat<float>()(i) = static_cast<float>(i);
-    if (dt == DT_INT32) t.flat<int32_t>()(i) = static_cast<int32_t>(i);
-    if (dt == DT_STRING) t.flat<std::string>()(i) = std::string(1, static_cast<char>('a' + i));
-  }
-  return t;
-}
 
 std::string Run1(const std::string& op, const std::vector<std::vector<Tensor>>& in,
                  const std::map<std::string, AttrValue>& attrs = {}) {

@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/engine/kernels/kernel_test_util.h"
+#include "tests/testing/tensors.h"
 
 namespace minigraph {
 namespace {
@@ -17,10 +18,7 @@ using ::testing::HasSubstr;
 
 Tensor Random(const TensorShape& shape, int seed) {
   std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> d(-1, 1);
-  Tensor t(DT_DOUBLE, shape);
-  for (int64_t i = 0; i < t.NumElements(); ++i) t.data<double>()[i] = d(rng);
-  return t;
+  return RandomUniform<double>(shape, &rng, -1, 1);
 }
 
 Tensor Ints(const std::vector<int32_t>& v) {

@@ -9,19 +9,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/engine/kernels/kernel_test_util.h"
+#include "tests/testing/tensors.h"
 
 namespace minigraph {
 namespace {
 
 using ::testing::HasSubstr;
-
-template <typename T>
-Tensor Random(const TensorShape& shape, std::mt19937* rng, double lo = -3, double hi = 3) {
-  Tensor t(DataTypeToEnum<T>::value, shape);
-  std::uniform_real_distribution<double> d(lo, hi);
-  for (int64_t i = 0; i < t.NumElements(); ++i) t.flat<T>()(i) = static_cast<T>(d(*rng));
-  return t;
-}
 
 // Reference broadcasting by explicit index arithmetic.
 template <typename T, typename R>
@@ -82,7 +75,7 @@ void CheckBinary(const std::string& op, typename NonDeduced<std::function<R(T, T
   std::mt19937 rng(42);
   for (const auto& [xs, ys] : ShapePairs()) {
     SCOPED_TRACE(op + " " + xs.DebugString() + " " + ys.DebugString());
-    Tensor x = Random<T>(xs, &rng, lo, hi), y = Random<T>(ys, &rng, lo, hi);
+    Tensor x = RandomUniform<T>(xs, &rng, lo, hi), y = RandomUniform<T>(ys, &rng, lo, hi);
     ASSERT_OK_AND_ASSIGN(auto out, RunKernel(op, {{x}, {y}}));
     Tensor want = RefBinary<T, R>(x, y, f);
     if constexpr (std::is_floating_point_v<R>) {
@@ -184,7 +177,7 @@ void CheckUnary(const std::string& op, typename NonDeduced<std::function<T(T)>>:
   for (const TensorShape& shape :
        {TensorShape(), TensorShape({7}), TensorShape({3, 0}), TensorShape({300, 200})}) {
     SCOPED_TRACE(op + " " + shape.DebugString());
-    Tensor x = Random<T>(shape, &rng, lo, hi);
+    Tensor x = RandomUniform<T>(shape, &rng, lo, hi);
     ASSERT_OK_AND_ASSIGN(auto out, RunKernel(op, {{x}}));
     Tensor want(x.dtype(), shape);
     for (int64_t i = 0; i < x.NumElements(); ++i) want.flat<T>()(i) = f(x.flat<T>()(i));
@@ -237,8 +230,8 @@ TEST(CwiseKernelsTest, IntegersWrapAround) {
 
 TEST(CwiseKernelsTest, GradientHelpers) {
   std::mt19937 rng(3);
-  Tensor y = Random<double>(TensorShape({4, 5}), &rng, 0.1, 0.9);
-  Tensor dy = Random<double>(TensorShape({4, 5}), &rng);
+  Tensor y = RandomUniform<double>(TensorShape({4, 5}), &rng, 0.1, 0.9);
+  Tensor dy = RandomUniform<double>(TensorShape({4, 5}), &rng, -3, 3);
   struct Case {
     const char* op;
     std::function<double(double, double)> f;
@@ -260,7 +253,7 @@ TEST(CwiseKernelsTest, GradientHelpers) {
 TEST(CwiseKernelsTest, AddN) {
   std::mt19937 rng(5);
   std::vector<Tensor> xs;
-  for (int i = 0; i < 4; ++i) xs.push_back(Random<float>(TensorShape({3, 4}), &rng));
+  for (int i = 0; i < 4; ++i) xs.push_back(RandomUniform<float>(TensorShape({3, 4}), &rng, -3, 3));
   ASSERT_OK_AND_ASSIGN(auto out, RunKernel("AddN", {xs}));
   Tensor want(DT_FLOAT, TensorShape({3, 4}));
   for (int i = 0; i < 12; ++i) {

@@ -10,19 +10,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/engine/kernels/kernel_test_util.h"
+#include "tests/testing/tensors.h"
 
 namespace minigraph {
 namespace {
 
 using ::testing::HasSubstr;
-
-template <typename T>
-Tensor Random(const TensorShape& shape, std::mt19937* rng) {
-  Tensor t(DataTypeToEnum<T>::value, shape);
-  std::uniform_real_distribution<double> d(-2, 2);
-  for (int64_t i = 0; i < t.NumElements(); ++i) t.flat<T>()(i) = static_cast<T>(d(*rng));
-  return t;
-}
 
 TEST(MatMulTest, AllTransposesAgainstTripleLoop) {
   std::mt19937 rng(1);
@@ -40,8 +33,10 @@ TEST(MatMulTest, AllTransposesAgainstTripleLoop) {
       for (bool tb : {false, true}) {
         SCOPED_TRACE(testing::Message()
                      << m << "x" << k << "x" << n << " ta=" << ta << " tb=" << tb);
-        Tensor a = Random<double>(ta ? TensorShape({k, m}) : TensorShape({m, k}), &rng);
-        Tensor b = Random<double>(tb ? TensorShape({n, k}) : TensorShape({k, n}), &rng);
+        Tensor a =
+            RandomUniform<double>(ta ? TensorShape({k, m}) : TensorShape({m, k}), &rng, -2, 2);
+        Tensor b =
+            RandomUniform<double>(tb ? TensorShape({n, k}) : TensorShape({k, n}), &rng, -2, 2);
         ASSERT_OK_AND_ASSIGN(auto out, RunKernel("MatMul", {{a}, {b}},
                                                  {{"transpose_a", MakeAttrValue(ta)},
                                                   {"transpose_b", MakeAttrValue(tb)}}));
@@ -113,7 +108,7 @@ TEST(ReductionTest, EveryAxisSetAgainstReference) {
   for (const TensorShape& shape :
        {TensorShape({5}), TensorShape({3, 4}), TensorShape({2, 3, 4}), TensorShape({2, 1, 3, 2, 2}),
         TensorShape({2, 0, 3}), TensorShape({2, 3, 2, 3, 2, 3})}) {
-    Tensor x = Random<double>(shape, &rng);
+    Tensor x = RandomUniform<double>(shape, &rng, -2, 2);
     const int r = shape.dims();
     for (int mask = 0; mask < (1 << r); ++mask) {
       std::set<int> axes;
@@ -187,7 +182,7 @@ TEST(ReductionTest, IntegerAndFloatTypes) {
 
 TEST(ArgMaxTest, AlongEachAxis) {
   std::mt19937 rng(9);
-  Tensor x = Random<float>(TensorShape({3, 4, 5}), &rng);
+  Tensor x = RandomUniform<float>(TensorShape({3, 4, 5}), &rng, -2, 2);
   for (int axis = -3; axis < 3; ++axis) {
     ASSERT_OK_AND_ASSIGN(auto out, RunKernel("ArgMax", {{x}, {Tensor::Scalar<int32_t>(axis)}}));
     const int a = axis < 0 ? axis + 3 : axis;
@@ -217,8 +212,8 @@ TEST(ArgMaxTest, AlongEachAxis) {
 
 TEST(NnKernelsTest, BiasAddAndGrad) {
   std::mt19937 rng(4);
-  Tensor x = Random<float>(TensorShape({2, 3, 4}), &rng);
-  Tensor b = Random<float>(TensorShape({4}), &rng);
+  Tensor x = RandomUniform<float>(TensorShape({2, 3, 4}), &rng, -2, 2);
+  Tensor b = RandomUniform<float>(TensorShape({4}), &rng, -2, 2);
   ASSERT_OK_AND_ASSIGN(auto out, RunKernel("BiasAdd", {{x}, {b}}));
   Tensor want(DT_FLOAT, x.shape());
   for (int i = 0; i < 24; ++i) want.flat<float>()(i) = x.flat<float>()(i) + b.flat<float>()(i % 4);
@@ -234,7 +229,7 @@ TEST(NnKernelsTest, BiasAddAndGrad) {
 
 TEST(NnKernelsTest, SoftmaxLogSoftmaxAndCrossEntropy) {
   std::mt19937 rng(6);
-  Tensor logits = Random<double>(TensorShape({5, 7}), &rng);
+  Tensor logits = RandomUniform<double>(TensorShape({5, 7}), &rng, -2, 2);
   Tensor labels(DT_DOUBLE, logits.shape());
   Tensor sparse(DT_INT64, TensorShape({5}));
   labels.flat<double>().setZero();
@@ -545,7 +540,7 @@ TEST(MathKernelsTest, ArgMinAllAny) {
 // direct loop.
 TEST(MathKernelsTest, ScansOnEveryAxisAgainstReference) {
   std::mt19937 rng(5);
-  const Tensor x = Random<double>(TensorShape({2, 3, 4}), &rng);
+  const Tensor x = RandomUniform<double>(TensorShape({2, 3, 4}), &rng, -2, 2);
   for (const char* op : {"Cumsum", "Cumprod"}) {
     const bool prod = std::string(op) == "Cumprod";
     for (int axis = -3; axis < 3; ++axis) {
@@ -608,7 +603,8 @@ TEST(MathKernelsTest, InTopKAndAssertFollowTensorFlow) {
 // inference with given statistics, NCHW.
 TEST(MathKernelsTest, FusedBatchNormForward) {
   std::mt19937 rng(3);
-  Tensor x = Random<float>(TensorShape({2, 3, 1, 2}), &rng);  // NHWC: C = 2, 6 per channel
+  // NHWC: C = 2, 6 per channel.
+  Tensor x = RandomUniform<float>(TensorShape({2, 3, 1, 2}), &rng, -2, 2);
   const Tensor scale = Tensor::Vector<float>({1.5f, 0.5f});
   const Tensor offset = Tensor::Vector<float>({0.25f, -1.0f});
   const Tensor mean = Tensor::Vector<float>({0.1f, -0.2f});
@@ -660,8 +656,8 @@ TEST(MathKernelsTest, FusedBatchNormForward) {
 // refuses batch dimensions that differ.
 TEST(MathKernelsTest, BatchMatMulAgainstReference) {
   std::mt19937 rng(9);
-  const Tensor x = Random<double>(TensorShape({2, 1, 3, 4}), &rng);
-  const Tensor y = Random<double>(TensorShape({3, 5, 4}), &rng);  // used adjoint
+  const Tensor x = RandomUniform<double>(TensorShape({2, 1, 3, 4}), &rng, -2, 2);
+  const Tensor y = RandomUniform<double>(TensorShape({3, 5, 4}), &rng, -2, 2);  // used adjoint
   ASSERT_OK_AND_ASSIGN(auto out,
                        RunKernel("BatchMatMulV2", {{x}, {y}}, {{"adj_y", MakeAttrValue(true)}}));
   ASSERT_EQ(out[0].shape().DebugString(), "[2,3,3,5]");

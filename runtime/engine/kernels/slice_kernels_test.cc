@@ -7,6 +7,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/engine/kernels/kernel_test_util.h"
+#include "tests/testing/tensors.h"
 
 namespace minigraph {
 namespace {
@@ -15,12 +16,6 @@ using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 
-// 0, 1, 2, ... shaped `dims` (int32).
-Tensor Iota(std::vector<int64_t> dims) {
-  Tensor t(DT_INT32, *TensorShape::Build(dims));
-  for (int64_t i = 0; i < t.NumElements(); ++i) t.data<int32_t>()[i] = static_cast<int32_t>(i);
-  return t;
-}
 Tensor Ints(std::vector<int32_t> v) {
   Tensor t(DT_INT32, TensorShape({static_cast<int64_t>(v.size())}));
   std::copy(v.begin(), v.end(), t.data<int32_t>());
@@ -51,7 +46,7 @@ absl::StatusOr<Tensor> StridedSlice(const Tensor& x, std::vector<int32_t> b, std
 }
 
 TEST(SliceKernelsTest, StridedSliceFollowsPythonIndexing) {
-  const Tensor x = Iota({2, 3, 4});
+  const Tensor x = Iota<int32_t>({2, 3, 4});
   // x[1]
   ASSERT_OK_AND_ASSIGN(Tensor y, StridedSlice(x, {1}, {2}, {1}, {.shrink = 1}));
   EXPECT_THAT(Dims(y), ElementsAre(3, 4));
@@ -90,7 +85,7 @@ TEST(SliceKernelsTest, StridedSliceFollowsPythonIndexing) {
 }
 
 TEST(SliceKernelsTest, StridedSliceGradScattersIntoZeros) {
-  Tensor dy = Iota({2, 3, 2});
+  Tensor dy = Iota<int32_t>({2, 3, 2});
   ASSERT_OK_AND_ASSIGN(
       auto out,
       RunKernel("StridedSliceGrad",
@@ -104,7 +99,7 @@ TEST(SliceKernelsTest, StridedSliceGradScattersIntoZeros) {
 }
 
 TEST(SliceKernelsTest, TransposeSliceTilePadReverse) {
-  const Tensor x = Iota({2, 3, 4});
+  const Tensor x = Iota<int32_t>({2, 3, 4});
   ASSERT_OK_AND_ASSIGN(auto out, RunKernel("Transpose", {{x}, {Ints({2, 0, 1})}}));
   EXPECT_THAT(Dims(out[0]), ElementsAre(4, 2, 3));
   for (int k = 0; k < 4; ++k)
@@ -121,7 +116,7 @@ TEST(SliceKernelsTest, TransposeSliceTilePadReverse) {
       RunKernel("Slice", {{x}, {Ints({0, 2, 0})}, {Ints({1, 2, 1})}}),
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Expected size[1] in [0, 1]")));
 
-  const Tensor m = Iota({2, 2});
+  const Tensor m = Iota<int32_t>({2, 2});
   ASSERT_OK_AND_ASSIGN(out, RunKernel("Tile", {{m}, {Ints({2, 3})}}));
   EXPECT_THAT(Dims(out[0]), ElementsAre(4, 6));
   const std::vector<int32_t> tiled = Values(out[0]);
@@ -138,12 +133,12 @@ TEST(SliceKernelsTest, TransposeSliceTilePadReverse) {
   ASSERT_OK_AND_ASSIGN(out, RunKernel("Pad", {{m}, {pads}}));
   EXPECT_THAT(Values(out[0]), ElementsAre(0, 0, 0, 0, 0, 1, 0, 0, 2, 3, 0, 0));
 
-  ASSERT_OK_AND_ASSIGN(out, RunKernel("ReverseV2", {{Iota({2, 3})}, {Ints({1, -2})}}));
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("ReverseV2", {{Iota<int32_t>({2, 3})}, {Ints({1, -2})}}));
   EXPECT_THAT(Values(out[0]), ElementsAre(5, 4, 3, 2, 1, 0));
 }
 
 TEST(SliceKernelsTest, SplitUnpackExpandSqueeze) {
-  const Tensor x = Iota({2, 6});
+  const Tensor x = Iota<int32_t>({2, 6});
   ASSERT_OK_AND_ASSIGN(auto out, RunKernel("Split", {{Tensor::Scalar<int32_t>(1)}, {x}},
                                            {{"num_split", MakeAttrValue(int64_t{3})}}));
   ASSERT_EQ(out.size(), 3u);
@@ -164,12 +159,12 @@ TEST(SliceKernelsTest, SplitUnpackExpandSqueeze) {
   EXPECT_THAT(Values(out[4]), ElementsAre(4, 10));
   ASSERT_OK_AND_ASSIGN(out, RunKernel("ExpandDims", {{x}, {Tensor::Scalar<int32_t>(-1)}}));
   EXPECT_THAT(Dims(out[0]), ElementsAre(2, 6, 1));
-  ASSERT_OK_AND_ASSIGN(out, RunKernel("Squeeze", {{Iota({1, 2, 1, 3})}}));
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("Squeeze", {{Iota<int32_t>({1, 2, 1, 3})}}));
   EXPECT_THAT(Dims(out[0]), ElementsAre(2, 3));
-  ASSERT_OK_AND_ASSIGN(out, RunKernel("Squeeze", {{Iota({1, 2, 1, 3})}},
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("Squeeze", {{Iota<int32_t>({1, 2, 1, 3})}},
                                       {{"squeeze_dims", MakeAttrValue(std::vector<int64_t>{2})}}));
   EXPECT_THAT(Dims(out[0]), ElementsAre(1, 2, 3));
-  EXPECT_THAT(RunKernel("Squeeze", {{Iota({1, 2})}},
+  EXPECT_THAT(RunKernel("Squeeze", {{Iota<int32_t>({1, 2})}},
                         {{"squeeze_dims", MakeAttrValue(std::vector<int64_t>{1})}}),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Can not squeeze dim[1], expected a dimension of 1, got 2")));
@@ -210,7 +205,7 @@ TEST(SliceKernelsTest, RangeOneHotInvertPermutationShapeNAndStrings) {
 
   ASSERT_OK_AND_ASSIGN(out, RunKernel("InvertPermutation", {{Ints({2, 0, 1})}}));
   EXPECT_THAT(Values(out[0]), ElementsAre(1, 2, 0));
-  ASSERT_OK_AND_ASSIGN(out, RunKernel("ShapeN", {{Iota({2, 3}), Iota({4})}}));
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("ShapeN", {{Iota<int32_t>({2, 3}), Iota<int32_t>({4})}}));
   EXPECT_THAT(Values(out[0]), ElementsAre(2, 3));
   EXPECT_THAT(Values(out[1]), ElementsAre(4));
 
