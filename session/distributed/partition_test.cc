@@ -20,6 +20,7 @@
 #include "session/distributed/server.h"
 #include "session/saver.h"
 #include "session/session_manager.h"
+#include "tests/testing/function_library.h"
 #include "tests/testing/servers.h"
 #include "tests/testing/subprocess.h"
 
@@ -227,59 +228,26 @@ TEST(PartitionTest, ResourceVariablesTrainOnTheirPsTasks) {
 TEST(PartitionTest, FunctionCallsRunInTheirTask) {
   Cluster c = StartCluster();
   GraphDef g;
-  ASSERT_TRUE(
-      google::protobuf::TextFormat::ParseFromString(R"pb(
-                                                      library {
-                                                        function {
-                                                          signature {
-                                                            name: "twice"
-                                                            input_arg { name: "x" type: DT_FLOAT }
-                                                            output_arg { name: "y" type: DT_FLOAT }
-                                                          }
-                                                          node_def {
-                                                            name: "add"
-                                                            op: "AddV2"
-                                                            input: "x"
-                                                            input: "x"
-                                                            attr {
-                                                              key: "T"
-                                                              value { type: DT_FLOAT }
-                                                            }
-                                                          }
-                                                          ret { key: "y" value: "add:z:0" }
-                                                        }
-                                                      }
-                                                      node {
-                                                        name: "x"
-                                                        op: "Placeholder"
-                                                        device: "/job:worker/task:0"
-                                                        attr {
-                                                          key: "dtype"
-                                                          value { type: DT_FLOAT }
-                                                        }
-                                                      }
-                                                      node {
-                                                        name: "call"
-                                                        op: "PartitionedCall"
-                                                        input: "x"
-                                                        device: "/job:ps/task:0"
-                                                        attr {
-                                                          key: "Tin"
-                                                          value { list { type: DT_FLOAT } }
-                                                        }
-                                                        attr {
-                                                          key: "Tout"
-                                                          value { list { type: DT_FLOAT } }
-                                                        }
-                                                        attr {
-                                                          key: "f"
-                                                          value { func { name: "twice" } }
-                                                        }
-                                                      })pb",
-                                                    &g));
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kFunctionLibraryText, &g));
+  ASSERT_TRUE(google::protobuf::TextFormat::MergeFromString(R"pb(
+    node {
+      name: "x"
+      op: "Placeholder"
+      device: "/job:worker/task:0"
+      attr { key: "dtype" value { type: DT_FLOAT } }
+    }
+    node {
+      name: "call"
+      op: "PartitionedCall"
+      input: "x"
+      device: "/job:ps/task:0"
+      attr { key: "Tin" value { list { type: DT_FLOAT } } }
+      attr { key: "Tout" value { list { type: DT_FLOAT } } }
+      attr { key: "f" value { func { name: "neg" } } }
+    })pb", &g));
   auto sess = Connect(c.worker->target());
   ASSERT_OK(sess->Create(g));
-  EXPECT_EQ(Scalar(sess.get(), "call:0", {{"x", Tensor::Scalar<float>(21)}}), 42.0f);
+  EXPECT_EQ(Scalar(sess.get(), "call:0", {{"x", Tensor::Scalar<float>(21)}}), -21.0f);
 }
 
 // A ps that restarts has lost its partitions and its variables: the master
