@@ -630,9 +630,8 @@ absl::Status SelectShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
-void RegisterArrayOps(OpRegistry* r) {
+// Constants, placeholders, identities and fills.
+void RegisterConstantOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("Const")
                         .Output("output: dtype")
                         .Attr("value: tensor")
@@ -707,6 +706,10 @@ void RegisterArrayOps(OpRegistry* r) {
                         .Attr("T: type")
                         .Attr("Tidx: {int32, int64} = int32")
                         .SetShapeFn(BroadcastToShape));
+}
+
+// Partitions, shapes, reshapes, casts, packing and concatenation.
+void RegisterShapeOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("DynamicPartition")
                         .Input("data: T")
                         .Input("partitions: int32")
@@ -780,6 +783,10 @@ void RegisterArrayOps(OpRegistry* r) {
                         .SetShapeFn([](InferenceContext* c) {
                           return ConcatShapeImpl(c, c->num_inputs() - 1, 0, c->num_inputs() - 1);
                         }));
+}
+
+// Gathers, segment sums, bincounts and ragged-to-dense.
+void RegisterGatherOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("Gather")
                         .Input("params: Tparams")
                         .Input("indices: Tindices")
@@ -884,6 +891,10 @@ void RegisterArrayOps(OpRegistry* r) {
                c->set_output(0, PartialShape(dims));
                return absl::OkStatus();
              }));
+}
+
+// Selections, uniques and the indices of true elements.
+void RegisterSelectionOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("SelectV2")
                         .Input("condition: bool")
                         .Input("t: T")
@@ -957,6 +968,10 @@ void RegisterArrayOps(OpRegistry* r) {
                           c->set_output(0, PartialShape({-1, c->input(0).rank()}));
                           return absl::OkStatus();
                         }));
+}
+
+// Broadcast arguments, dimensions, transposes and slices.
+void RegisterDimensionOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("BroadcastGradientArgs")
                         .Input("s0: T")
                         .Input("s1: T")
@@ -1019,6 +1034,10 @@ void RegisterArrayOps(OpRegistry* r) {
                          : +[](InferenceContext* c) { return StridedSliceShape(c); });
     MG_REGISTER_OP(r, b);
   }
+}
+
+// Tiles, pads, reversals, splits, unpacking, ranges and one-hots.
+void RegisterTilingOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("Tile")
                         .Input("input: T")
                         .Input("multiples: Tmultiples")
@@ -1107,6 +1126,17 @@ void RegisterArrayOps(OpRegistry* r) {
                         .Attr("T: type")
                         .Attr("message: string = \"\"")
                         .SetShapeFn(shape_fn::Unchanged));
+}
+
+}  // namespace
+
+void RegisterArrayOps(OpRegistry* r) {
+  RegisterConstantOps(r);
+  RegisterShapeOps(r);
+  RegisterGatherOps(r);
+  RegisterSelectionOps(r);
+  RegisterDimensionOps(r);
+  RegisterTilingOps(r);
 }
 
 }  // namespace ops_internal

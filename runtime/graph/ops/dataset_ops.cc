@@ -32,9 +32,8 @@ OpDefBuilder DatasetOp(const char* name) {
   return b;
 }
 
-}  // namespace
-
-void RegisterDatasetOps(OpRegistry* r) {
+// Datasets that read files or make their own elements, and shuffles.
+void RegisterSourceDatasetOps(OpRegistry* r) {
   {
     OpDefBuilder b = DatasetOp("TextLineDataset");
     b.Input("filenames: string")
@@ -88,6 +87,10 @@ void RegisterDatasetOps(OpRegistry* r) {
     ElementAttrs(b);
     MG_REGISTER_OP(r, b);
   }
+}
+
+// Datasets of a function of each element: maps, filters, flat maps and interleaves.
+void RegisterFunctionDatasetOps(OpRegistry* r) {
   for (const char* op : {"MapDataset", "ParallelMapDataset", "ParallelMapDatasetV2"}) {
     const std::string name = op;
     OpDefBuilder b = DatasetOp(op);
@@ -176,6 +179,10 @@ void RegisterDatasetOps(OpRegistry* r) {
     ElementAttrs(b);
     MG_REGISTER_OP(r, b);
   }
+}
+
+// Repeats, takes, skips, prefetches and batches.
+void RegisterBatchingDatasetOps(OpRegistry* r) {
   // A dataset and one int64.
   for (const auto& [op, arg] : {std::pair<const char*, const char*>{"RepeatDataset", "count"},
                                 {"TakeDataset", "count"},
@@ -245,6 +252,10 @@ void RegisterDatasetOps(OpRegistry* r) {
     ElementAttrs(b);
     MG_REGISTER_OP(r, b);
   }
+}
+
+// Options, autotuning and graph rewrites, which pass elements through.
+void RegisterPassThroughDatasetOps(OpRegistry* r) {
   // tf.data's autotuning and graph rewrites (ModelDataset, OptimizeDataset,
   // which TensorFlow 1.13+ and 2 put before every iterator) and its options
   // (OptionsDataset, from Dataset.with_options: threading, autotuning,
@@ -298,7 +309,10 @@ void RegisterDatasetOps(OpRegistry* r) {
     ElementAttrs(b);
     MG_REGISTER_OP(r, b);
   }
+}
 
+// Iterators, their string handles, and optionals.
+void RegisterIteratorOps(OpRegistry* r) {
   for (const char* op : {"Iterator", "IteratorV2"}) {
     MG_REGISTER_OP(r, OpDefBuilder(op)
                           .Output("handle: resource")
@@ -365,6 +379,16 @@ void RegisterDatasetOps(OpRegistry* r) {
                           .SetIsStateful()
                           .SetShapeFn(shape_fn::Scalar));
   }
+}
+
+}  // namespace
+
+void RegisterDatasetOps(OpRegistry* r) {
+  RegisterSourceDatasetOps(r);
+  RegisterFunctionDatasetOps(r);
+  RegisterBatchingDatasetOps(r);
+  RegisterPassThroughDatasetOps(r);
+  RegisterIteratorOps(r);
 }
 
 }  // namespace ops_internal

@@ -8,7 +8,10 @@
 namespace minigraph {
 namespace ops_internal {
 
-void RegisterLookupOps(OpRegistry* r) {
+namespace {
+
+// The tables and their initializers.
+void RegisterTableOps(OpRegistry* r) {
   for (const char* op : {"HashTableV2", "MutableHashTableV2"}) {
     MG_REGISTER_OP(r, OpDefBuilder(op)
                           .Output("table_handle: resource")
@@ -89,6 +92,10 @@ void RegisterLookupOps(OpRegistry* r) {
                           MG_RETURN_IF_ERROR(c->WithRank(1, 0).status());
                           return absl::OkStatus();
                         }));
+}
+
+// Finds, inserts, exports and sizes.
+void RegisterTableAccessOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("LookupTableFindV2")
                         .Input("table_handle: resource")
                         .Input("keys: Tin")
@@ -137,6 +144,13 @@ void RegisterLookupOps(OpRegistry* r) {
                         .Output("size: int64")
                         .SetIsStateful()
                         .SetShapeFn(shape_fn::Scalar));
+}
+
+}  // namespace
+
+void RegisterLookupOps(OpRegistry* r) {
+  RegisterTableOps(r);
+  RegisterTableAccessOps(r);
 }
 
 }  // namespace ops_internal

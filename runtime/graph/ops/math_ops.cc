@@ -121,9 +121,8 @@ void Binary(OpRegistry* r, const char* name, const char* types, bool bool_out = 
                         .SetShapeFn(shape_fn::BroadcastBinary));
 }
 
-}  // namespace
-
-void RegisterMathOps(OpRegistry* r) {
+// Element-wise arithmetic, comparisons, logic and unary math.
+void RegisterElementwiseOps(OpRegistry* r) {
   for (const char* op : {"Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum"}) {
     Binary(r, op, kNumeric);
   }
@@ -179,6 +178,10 @@ void RegisterMathOps(OpRegistry* r) {
         r, OpDefBuilder(op).Input("y: T").Input("dy: T").Output("z: T").Attr(kFloat).SetShapeFn(
                shape_fn::MergeAllInputs));
   }
+}
+
+// Sums of many, matrix products, reductions, scans and arg max/min.
+void RegisterMatrixAndReductionOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("AddN")
                         .Input("inputs: N * T")
                         .Output("sum: T")
@@ -269,6 +272,13 @@ void RegisterMathOps(OpRegistry* r) {
                             return absl::OkStatus();
                           }));
   }
+}
+
+}  // namespace
+
+void RegisterMathOps(OpRegistry* r) {
+  RegisterElementwiseOps(r);
+  RegisterMatrixAndReductionOps(r);
 }
 
 }  // namespace ops_internal

@@ -237,9 +237,8 @@ absl::Status FusedBatchNormGradShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
-void RegisterNnOps(OpRegistry* r) {
+// Relu, softmaxes, biases and cross-entropies.
+void RegisterActivationOps(OpRegistry* r) {
   for (const char* op : {"Relu", "Softmax", "LogSoftmax"}) {
     MG_REGISTER_OP(
         r, OpDefBuilder(op)
@@ -287,6 +286,10 @@ void RegisterNnOps(OpRegistry* r) {
                         .Attr(kFloat)
                         .Attr("Tlabels: {int32, int64} = int64")
                         .SetShapeFn([](InferenceContext* c) { return XentShape(c, true); }));
+}
+
+// Convolutions and pools, NHWC.
+void RegisterConvolutionOps(OpRegistry* r) {
   // Convolutions and pools, NHWC (TensorFlow's CPU kernels' only layout);
   // the dtype lists are TensorFlow's, the kernels float and double.
   MG_REGISTER_OP(
@@ -347,6 +350,10 @@ void RegisterNnOps(OpRegistry* r) {
                         .Attr(kNhwcNchw)
                         .Attr("T: {half, bfloat16, float, double}")
                         .SetShapeFn([](InferenceContext* c) { return ShapeFromInput(c, 0); }));
+}
+
+// Softplus, Elu, Relu6, LeakyRelu and their gradients.
+void RegisterMoreActivationOps(OpRegistry* r) {
   // Activations (features in, activations out) and their gradients
   // ((gradients, features) or, for Elu, (gradients, outputs)).
   for (const char* op : {"Softplus", "Elu", "Relu6"}) {
@@ -378,6 +385,10 @@ void RegisterNnOps(OpRegistry* r) {
                         .Attr("alpha: float = 0.2")
                         .Attr("T: {half, bfloat16, float, double} = float")
                         .SetShapeFn(shape_fn::MergeAllInputs));
+}
+
+// The k largest and whether targets are among them; TensorFlow 0.x's batch normalization.
+void RegisterTopKOps(OpRegistry* r) {
   // The k largest of each row, and where they are (ties: the lower index
   // first); TopK takes k as an attr (deprecated at version 7).
   MG_REGISTER_OP(r, OpDefBuilder("TopKV2")
@@ -434,6 +445,10 @@ void RegisterNnOps(OpRegistry* r) {
                c->set_output(0, *rows);
                return absl::OkStatus();
              }));
+}
+
+// Fused batch normalization and local response normalization.
+void RegisterNormalizationOps(OpRegistry* r) {
   // Batch normalization (TensorFlow's fused kernels, on the CPU): V1 has
   // every input in T; V2 and V3 keep scale, offset and the statistics in U.
   // V3 adds a reserve space the CPU leaves empty.
@@ -511,6 +526,16 @@ void RegisterNnOps(OpRegistry* r) {
                           c->set_output(0, *merged);
                           return absl::OkStatus();
                         }));
+}
+
+}  // namespace
+
+void RegisterNnOps(OpRegistry* r) {
+  RegisterActivationOps(r);
+  RegisterConvolutionOps(r);
+  RegisterMoreActivationOps(r);
+  RegisterTopKOps(r);
+  RegisterNormalizationOps(r);
 }
 
 }  // namespace ops_internal

@@ -192,9 +192,8 @@ absl::Status DecodePaddedRawShape(InferenceContext* c) {
   return AppendDim(c, bytes >= 0 && bytes % size == 0 ? bytes / size : -1);
 }
 
-}  // namespace
-
-void RegisterParsingOps(OpRegistry* r) {
+// Raw bytes, serialized tensors, base64, JSON and compressed strings.
+void RegisterDecodingOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("DecodeRaw")
                         .Input("bytes: string")
                         .Output("output: out_type")
@@ -238,6 +237,10 @@ void RegisterParsingOps(OpRegistry* r) {
                         .Output("output: string")
                         .Attr("compression_type: string = \"\"")
                         .SetShapeFn(shape_fn::Unchanged));
+}
+
+// tf.Example parsing.
+void RegisterExampleParsingOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("ParseExampleV2")
                         .Input("serialized: string")
                         .Input("names: string")
@@ -290,6 +293,10 @@ void RegisterParsingOps(OpRegistry* r) {
                         .Attr("Tdense: list({float, int64, string}) >= 0")
                         .Attr("dense_shapes: list(shape) >= 0")
                         .SetShapeFn(ParseExampleShape));
+}
+
+// tf.SequenceExample parsing.
+void RegisterSequenceExampleParsingOps(OpRegistry* r) {
   constexpr char kFeatureTypes[] = "list({float, int64, string}) >= 0";
   auto types = [&](const char* name) { return absl::StrCat(name, ": ", kFeatureTypes); };
   MG_REGISTER_OP(r, OpDefBuilder("ParseSequenceExampleV2")
@@ -379,6 +386,14 @@ void RegisterParsingOps(OpRegistry* r) {
                          .Input("context_dense_defaults: Tcontext_dense")
                          .Input("debug_name: string"),
                      /*lengths=*/false));
+}
+
+}  // namespace
+
+void RegisterParsingOps(OpRegistry* r) {
+  RegisterDecodingOps(r);
+  RegisterExampleParsingOps(r);
+  RegisterSequenceExampleParsingOps(r);
 }
 
 }  // namespace ops_internal

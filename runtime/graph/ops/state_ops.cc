@@ -34,9 +34,8 @@ absl::Status UpdateShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
-void RegisterStateOps(OpRegistry* r) {
+// TensorFlow 1's ref variables.
+void RegisterRefVariableOps(OpRegistry* r) {
   // Variable is VariableV2's name before TensorFlow 1.0's graphs.
   for (const char* op : {"VariableV2", "Variable"}) {
     MG_REGISTER_OP(r, OpDefBuilder(op)
@@ -76,7 +75,10 @@ void RegisterStateOps(OpRegistry* r) {
                         .Attr("dtype: type")
                         .SetAllowsUninitializedInput()
                         .SetShapeFn(shape_fn::Scalar));
+}
 
+// Resource variables.
+void RegisterResourceVariableOps(OpRegistry* r) {
   // Resource variables (TensorFlow 2's, and TensorFlow 1's with
   // use_resource=True): a VarHandleOp's output names the variable (a scalar
   // DT_RESOURCE); the ops below find it by that name. A read is a snapshot.
@@ -166,6 +168,13 @@ void RegisterStateOps(OpRegistry* r) {
                         .Attr("ignore_lookup_error: bool = true")
                         .SetIsStateful()
                         .SetShapeFn(shape_fn::Unknown));
+}
+
+}  // namespace
+
+void RegisterStateOps(OpRegistry* r) {
+  RegisterRefVariableOps(r);
+  RegisterResourceVariableOps(r);
 }
 
 }  // namespace ops_internal

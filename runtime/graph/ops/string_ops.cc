@@ -12,7 +12,10 @@
 namespace minigraph {
 namespace ops_internal {
 
-void RegisterStringOps(OpRegistry* r) {
+namespace {
+
+// Case, lengths, joins, splits and CSV.
+void RegisterStringTransformOps(OpRegistry* r) {
   for (const char* op : {"StringLower", "StringUpper"}) {
     MG_REGISTER_OP(r, OpDefBuilder(op)
                           .Input("input: string")
@@ -99,6 +102,10 @@ void RegisterStringOps(OpRegistry* r) {
                           }
                           return absl::OkStatus();
                         }));
+}
+
+// Hash buckets, conversions and regular expressions.
+void RegisterStringConversionOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("StringToHashBucketFast")
                         .Input("input: string")
                         .Output("output: int64")
@@ -138,6 +145,13 @@ void RegisterStringOps(OpRegistry* r) {
                         .Attr("rewrite: string")
                         .Attr("replace_global: bool = true")
                         .SetShapeFn(shape_fn::Unchanged));
+}
+
+}  // namespace
+
+void RegisterStringOps(OpRegistry* r) {
+  RegisterStringTransformOps(r);
+  RegisterStringConversionOps(r);
 }
 
 }  // namespace ops_internal

@@ -77,9 +77,8 @@ absl::Status ConcatShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
-}  // namespace
-
-void RegisterTensorArrayOps(OpRegistry* r) {
+// TensorFlow 1's TensorArray ops (V3).
+void RegisterTensorArrayV3Ops(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("TensorArrayV3")
                         .Input("size: int32")
                         .Output("handle: resource")
@@ -177,7 +176,10 @@ void RegisterTensorArrayOps(OpRegistry* r) {
                         .Attr("source: string")
                         .SetIsStateful()
                         .SetShapeFn(GradShape));
+}
 
+// The TensorArray ops of TensorFlow before 1.0.
+void RegisterTensorArrayV2Ops(OpRegistry* r) {
   // The ops of TensorFlow before 1.0 (GraphDef versions up to 25): the
   // handle is a string vector (container, name) and the array has no flow
   // output of its own. The V3 kernels run them.
@@ -270,7 +272,10 @@ void RegisterTensorArrayOps(OpRegistry* r) {
                         .Input("handle: string")
                         .Deprecated(26, "Use TensorArrayCloseV3")
                         .SetShapeFn(shape_fn::Unknown));
+}
 
+// TensorFlow 1's stacks.
+void RegisterStackOps(OpRegistry* r) {
   // TensorFlow 1's first stacks: the handle is a reference to a string
   // vector (container, name), as the V2 TensorArray's.
   MG_REGISTER_OP(r, OpDefBuilder("Stack")
@@ -327,6 +332,14 @@ void RegisterTensorArrayOps(OpRegistry* r) {
                         .Input("handle: resource")
                         .SetIsStateful()
                         .SetShapeFn(shape_fn::Unknown));
+}
+
+}  // namespace
+
+void RegisterTensorArrayOps(OpRegistry* r) {
+  RegisterTensorArrayV3Ops(r);
+  RegisterTensorArrayV2Ops(r);
+  RegisterStackOps(r);
 }
 
 }  // namespace ops_internal
