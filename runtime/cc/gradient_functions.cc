@@ -113,9 +113,8 @@ Output LastAxisKeep(const Scope& s, Output t) {
   return ops::Sum(s, t, ops::Const<int32_t>(s, {-1}), /*keep_dims=*/true);
 }
 
-}  // namespace
-
-void RegisterMathGradients(GradientRegistry* r) {
+// Identities and reads: the gradient passes through.
+void RegisterIdentityGradients(GradientRegistry* r) {
   auto identity = [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     *dx = {dy[0]};
     return absl::OkStatus();
@@ -129,6 +128,10 @@ void RegisterMathGradients(GradientRegistry* r) {
   r->Register("PlaceholderWithDefault", identity);
   // TensorFlow's _ReadGrad: the read's gradient is the variable's.
   r->Register("ReadVariableOp", identity);
+}
+
+// Sums, differences, products, quotients, maxima and minima; ops with none.
+void RegisterArithmeticGradients(GradientRegistry* r) {
   for (const char* op : {"Add", "AddV2"}) {
     r->Register(op, [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
       return BinaryGrad(s, op, dy, dx, [](Output, Output, Output g) { return std::make_pair(g, g); });
@@ -198,6 +201,10 @@ void RegisterMathGradients(GradientRegistry* r) {
                   });
                 });
   }
+}
+
+// Unary math.
+void RegisterUnaryGradients(GradientRegistry* r) {
   r->Register("Neg", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     *dx = {ops::Neg(s, dy[0])};
     return absl::OkStatus();
@@ -241,6 +248,10 @@ void RegisterMathGradients(GradientRegistry* r) {
     *dx = {s.AddOp("TanhGrad", {{op.output(0)}, {dy[0]}}).output(0)};
     return absl::OkStatus();
   });
+}
+
+// Sums of many, matrix products and reductions; shapes, which have none.
+void RegisterMatMulAndReductionGradients(GradientRegistry* r) {
   r->Register("AddN", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     dx->assign(s.GetInputs(op).size(), dy[0]);
     return absl::OkStatus();
@@ -325,6 +336,15 @@ void RegisterMathGradients(GradientRegistry* r) {
   }
 }
 
+}  // namespace
+
+void RegisterMathGradients(GradientRegistry* r) {
+  RegisterIdentityGradients(r);
+  RegisterArithmeticGradients(r);
+  RegisterUnaryGradients(r);
+  RegisterMatMulAndReductionGradients(r);
+}
+
 namespace {
 
 // The attrs `names` of `node` that it sets.
@@ -345,9 +365,8 @@ std::map<std::string, AttrValue> WindowAttrs(const NodeDef& node) {
                    {"strides", "padding", "explicit_paddings", "dilations", "data_format", "ksize"});
 }
 
-}  // namespace
-
-void RegisterNnGradients(GradientRegistry* r) {
+// Activations and biases.
+void RegisterActivationGradients(GradientRegistry* r) {
   r->Register("Relu", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     *dx = {s.AddOp("ReluGrad", {{dy[0]}, {s.GetInputs(op)[0]}}).output(0)};
     return absl::OkStatus();
@@ -375,6 +394,10 @@ void RegisterNnGradients(GradientRegistry* r) {
                .output(0)};
     return absl::OkStatus();
   });
+}
+
+// Convolutions, pools and image resizes.
+void RegisterConvolutionGradients(GradientRegistry* r) {
   // Convolutions and pools (TensorFlow's nn_grad.py): the backprop ops take
   // the forward op's window attrs.
   r->Register("Conv2D", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
@@ -442,6 +465,10 @@ void RegisterNnGradients(GradientRegistry* r) {
                        Output()};
                 return absl::OkStatus();
               });
+}
+
+// Top k, softmaxes and cross-entropies.
+void RegisterSoftmaxGradients(GradientRegistry* r) {
   // TopK's values take the gradient where they came from: each row's
   // indices offset by the row's start in x, the gradient summed there.
   auto top_k = [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
@@ -504,8 +531,18 @@ void RegisterNnGradients(GradientRegistry* r) {
   r->Register("SparseSoftmaxCrossEntropyWithLogits", xent(true));
 }
 
+}  // namespace
 
-void RegisterArrayGradients(GradientRegistry* r) {
+void RegisterNnGradients(GradientRegistry* r) {
+  RegisterActivationGradients(r);
+  RegisterConvolutionGradients(r);
+  RegisterSoftmaxGradients(r);
+}
+
+namespace {
+
+// Fill, dimension changes, transposes, slices, tiles and pads.
+void RegisterReshapingGradients(GradientRegistry* r) {
   r->Register("Fill", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     Output flat = ops::Reshape(s, dy[0], ops::Const<int32_t>(s, {-1}));
     *dx = {Output(), ops::Sum(s, flat, ops::Const<int32_t>(s, 0))};
@@ -590,6 +627,10 @@ void RegisterArrayGradients(GradientRegistry* r) {
       return absl::OkStatus();
     });
   }
+}
+
+// Fused batch normalization, batch matrix products, local response normalization.
+void RegisterBatchGradients(GradientRegistry* r) {
   for (const char* v : {"", "V2", "V3"}) {
     const std::string grad_op = absl::StrCat("FusedBatchNormGrad", v);
     r->Register(absl::StrCat("FusedBatchNorm", v), [grad_op](const Scope& s, const Operation& op,
@@ -648,6 +689,10 @@ void RegisterArrayGradients(GradientRegistry* r) {
                .output(0)};
     return absl::OkStatus();
   });
+}
+
+// Broadcasts, partitions, stitches, scans, reversals, splits and unpacking.
+void RegisterPartitionGradients(GradientRegistry* r) {
   r->Register("BroadcastTo", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     // Summed over the broadcast axes, back to the input's shape.
     const Grads in = s.GetInputs(op);
@@ -720,6 +765,10 @@ void RegisterArrayGradients(GradientRegistry* r) {
                 return absl::InvalidArgumentError(absl::StrCat(
                     "Gradient explicitly disabled for '", op.name(), "'. Reason: ", message));
               });
+}
+
+// Ops with none; reshapes, casts, selections and packing.
+void RegisterSelectionGradients(GradientRegistry* r) {
   for (const char* op : {"Range", "OneHot", "ShapeN", "InvertPermutation"}) {
     r->RegisterNoGradient(op);
   }
@@ -765,6 +814,10 @@ void RegisterArrayGradients(GradientRegistry* r) {
     }
     return absl::OkStatus();
   });
+}
+
+// Concatenations.
+void RegisterConcatGradients(GradientRegistry* r) {
   for (const char* name : {"ConcatV2", "Concat"}) {
     const bool v2 = name == std::string("ConcatV2");
     r->Register(name, [v2](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
@@ -815,6 +868,10 @@ void RegisterArrayGradients(GradientRegistry* r) {
       return absl::OkStatus();
     });
   }
+}
+
+// Segment sums and gathers.
+void RegisterGatherGradients(GradientRegistry* r) {
   // TensorFlow's _UnsortedSegmentSumGrad: each data row gets its segment's
   // gradient; rows with a negative id (dropped by the sum) get zeros.
   r->Register("UnsortedSegmentSum", [](const Scope& s, const Operation& op, const Grads& dy,
@@ -941,6 +998,17 @@ void RegisterArrayGradients(GradientRegistry* r) {
       return absl::OkStatus();
     });
   }
+}
+
+}  // namespace
+
+void RegisterArrayGradients(GradientRegistry* r) {
+  RegisterReshapingGradients(r);
+  RegisterBatchGradients(r);
+  RegisterPartitionGradients(r);
+  RegisterSelectionGradients(r);
+  RegisterConcatGradients(r);
+  RegisterGatherGradients(r);
 }
 
 
