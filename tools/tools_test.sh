@@ -10,6 +10,7 @@ chief_worker="$3"
 run_graph="$4"
 graph_bench="$5"
 server="$6"
+train="$7"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # run SECONDS CMD...: CMD's output; a CMD still running after SECONDS is
 # killed and fails the test naming it, with what it printed (a hang here
@@ -274,3 +275,9 @@ out=$(run 60 "$graph_bench" --graph="$TEST_TMPDIR/data.pbtxt" --fetch=stop:0 --m
 [ "$rc" -eq 1 ] && [[ "$out" == *"stop:0 gave more than --max_elements=10 elements"* ]] ||
   fail "graph_bench on a fetch that never ends: $rc $out"
 echo "PASS"
+
+# The production train carries no test hook: MG_TEST_KILL_IN_SAVE (which
+# //tools:train_with_test_hooks obeys) leaves its saves alone.
+out=$(MG_TEST_KILL_IN_SAVE=1 run 120 "$train" --logdir="$TEST_TMPDIR/train_hooks" --model=linear \
+  --steps=3 --save_every=1) || fail "train with MG_TEST_KILL_IN_SAVE exited $?: $out"
+[[ "$out" == *"done: step 3"* ]] || fail "train with MG_TEST_KILL_IN_SAVE: $out"

@@ -77,6 +77,7 @@
 #include "session/session_manager.h"
 #include "tools/cluster_flags.h"
 #include "tools/flag_checks.h"
+#include "tools/train_env.h"
 
 ABSL_FLAG(std::string, logdir, "", "Checkpoint directory (required)");
 ABSL_FLAG(std::string, target, "", "Session target: \"\" or local://NAME");
@@ -202,71 +203,6 @@ absl::StatusOr<std::map<std::string, std::string>> WarmStartMap(const Scope& roo
   if (!map.empty()) return map;
   for (const Variable& v : TrainableVariables(root)) map[v.name()] = v.name();
   return map;
-}
-
-// Hooks for tests/e2e/train_e2e_test.sh, read from the environment:
-//
-// MG_TEST_KILL_IN_SAVE=N: the process SIGKILLs itself in the middle of its
-// N-th save, just before the save renames its data file into place (the
-// data written under its temporary name; the index and the state file not
-// yet), as a crash there would. Watching the directory for that moment from
-// outside is a matter of luck: a save's temporary files exist for about a
-// millisecond.
-//
-// MG_TEST_STOP_AT_CHECKPOINT=K (or K:state): the process SIGSTOPs itself
-// as soon as checkpoint K's index is in place (with ":state", once the
-// state file names it), for the test to SIGKILL it there. Killing when the
-// index appears, seen from outside, raced with a run that finished its last
-// steps in the few milliseconds between two looks (on tmpfs, where a save
-// takes well under a millisecond).
-class TestHookEnv : public EnvWrapper {
- public:
-  TestHookEnv(Env* target, int kill_in_save, int64_t stop_at, bool stop_at_state)
-      : EnvWrapper(target),
-        saves_left_(kill_in_save),
-        stop_index_(stop_at > 0 ? absl::StrCat("-", stop_at, ".index") : ""),
-        stop_at_state_(stop_at_state) {}
-
-  absl::Status RenameFile(const std::string& src, const std::string& target) override {
-    if (absl::StrContains(src, kTempStateSuffix) && absl::StrContains(target, ".data-") &&
-        saves_left_.fetch_sub(1) == 1) {
-      std::raise(SIGKILL);
-    }
-    MG_RETURN_IF_ERROR(EnvWrapper::RenameFile(src, target));
-    if (!stop_index_.empty()) {
-      if (absl::EndsWith(target, stop_index_)) {
-        index_in_place_ = true;
-        if (!stop_at_state_) std::raise(SIGSTOP);
-      } else if (stop_at_state_ && index_in_place_ &&
-                 absl::EndsWith(target, absl::StrCat("/", kDefaultLatestFilename))) {
-        std::raise(SIGSTOP);
-      }
-    }
-    return absl::OkStatus();
-  }
-
- private:
-  std::atomic<int> saves_left_;
-  const std::string stop_index_;  // "-K.index", or empty
-  const bool stop_at_state_;
-  std::atomic<bool> index_in_place_{false};
-};
-
-std::unique_ptr<Env> TestEnvFromEnvironment() {
-  int saves = 0;
-  if (const char* n = std::getenv("MG_TEST_KILL_IN_SAVE");
-      n != nullptr && (!absl::SimpleAtoi(n, &saves) || saves < 0)) {
-    saves = 0;
-  }
-  int64_t stop_at = 0;
-  bool stop_at_state = false;
-  if (const char* k = std::getenv("MG_TEST_STOP_AT_CHECKPOINT"); k != nullptr) {
-    absl::string_view spec(k);
-    stop_at_state = absl::ConsumeSuffix(&spec, ":state");
-    if (!absl::SimpleAtoi(spec, &stop_at) || stop_at < 1) stop_at = 0;
-  }
-  if (saves == 0 && stop_at == 0) return nullptr;
-  return std::make_unique<TestHookEnv>(Env::Default(), saves, stop_at, stop_at_state);
 }
 
 // `device_fn`: where nodes go (ReplicaDeviceSetter in a cluster); null
@@ -970,9 +906,214 @@ absl::StatusOr<HookList> ChiefHooks(const Model& m, const std::string& logdir, E
   return hooks;
 }
 
+// The SessionManager of `m`'s graph: its ready op, the iterators each
+// session initializes, and waiting workers that say why they wait.
+absl::StatusOr<std::unique_ptr<SessionManager>> NewSessionManager(const Model& m, Env* env) {
+  SessionManager::Options options;
+  options.env = env;
+  options.ready_op = {m.ready.tensor_name()};
+  if (!m.iterator_inits.empty()) {
+    // Each session (the chief's, a worker's) gets its own iterators.
+    options.local_init_op = m.iterator_inits;
+    options.local_init_feed_dict = m.iterator_feeds;
+  }
+  options.recovery_wait = absl::Seconds(absl::GetFlag(FLAGS_recovery_wait_secs));
+  // Waiting workers print why, on a change and then once a minute.
+  options.on_readiness = [](const SessionManager::ReadinessReport& r) {
+    std::printf("waiting for the model: %s\n", r.ToString().c_str());
+    std::fflush(stdout);
+  };
+  return SessionManager::Create(m.meta_graph.graph_def(), options);
+}
+
+// How each session is prepared: init_op, then --graph's SavedModel
+// variables if any; or the newest checkpoint of `logdir`, with the recovery
+// flags. `m` must outlive the options.
+SessionManager::PrepareOptions TrainPrepareOptions(Model* m, const std::string& logdir,
+                                                   Env* env) {
+  SessionManager::PrepareOptions prepare;
+  prepare.init_op = {m->init.name()};
+  prepare.saver = m->saver.get();
+  if (!m->start_from.empty()) {
+    // After init_op (local variables, anything the SavedModel lacks), its
+    // variables, through the graph's Saver.
+    prepare.init_fn = [m](Session* s) { return m->saver->Restore(s, m->start_from); };
+  }
+  // --start_over: nothing is restored, so nothing refuses either.
+  if (!absl::GetFlag(FLAGS_start_over)) prepare.checkpoint_dir = logdir;
+  prepare.fallback_to_valid_checkpoint = absl::GetFlag(FLAGS_fallback_to_valid_checkpoint);
+  prepare.strict = absl::GetFlag(FLAGS_strict);
+  prepare.recover_state_from_directory = absl::GetFlag(FLAGS_recover_state);
+  prepare.config.intra_op_threads = absl::GetFlag(FLAGS_threads);
+  prepare.config.inter_op_threads = 1;
+  prepare.config.env = env;
+  return prepare;
+}
+
+// The chief's hooks (ChiefHooks, which makes `*events`), or a worker's:
+// only the stop at --steps.
+absl::StatusOr<HookList> TrainHooks(const Model& m, const Role& role, const std::string& logdir,
+                                    Env* env, std::shared_ptr<TrainSaveListener> listener,
+                                    std::shared_ptr<EventsWriter>* events) {
+  if (role.chief) return ChiefHooks(m, logdir, env, std::move(listener), events);
+  MG_ASSIGN_OR_RETURN(auto stop, StopAtStepHook::Create({.last_step = absl::GetFlag(FLAGS_steps),
+                                                          .global_step = m.global_step}));
+  return HookList{stop};
+}
+
+// --workers: threads of this process that train the shared local:// model
+// beside the main loop, each in a session of its own, until the global step
+// reaches --steps or Join.
+class LocalWorkers {
+ public:
+  LocalWorkers(SessionManager* sm, const SessionOptions& config, const Role& role,
+               const Model& m) {
+    const int64_t steps = absl::GetFlag(FLAGS_steps);
+    const int batch = absl::GetFlag(FLAGS_batch);
+    for (int w = 0; w < absl::GetFlag(FLAGS_workers); ++w) {
+      threads_.emplace_back(
+          [this, sm, config, &role, &m, w, steps, batch] {
+            Train(sm, config, role, m, w, steps, batch);
+          });
+    }
+  }
+  ~LocalWorkers() { Join(); }
+
+  void Join() {
+    stop_.store(true);
+    for (auto& t : threads_) t.join();
+    threads_.clear();
+  }
+
+ private:
+  void Train(SessionManager* sm, const SessionOptions& config, const Role& role, const Model& m,
+             int w, int64_t steps, int batch) {
+    auto session = sm->WaitForSession(role.target, config, absl::Seconds(60));
+    if (!session.ok()) {
+      std::fprintf(stderr, "worker %d: %s\n", w, std::string(session.status().message()).c_str());
+      return;
+    }
+    Tensor x(DT_FLOAT, TensorShape({batch, m.inputs}));
+    Tensor labels(DT_INT64, TensorShape({batch}));
+    std::vector<Tensor> out;
+    int64_t ran = 0;
+    while (!stop_.load()) {
+      if (!(*session)->Run({}, {m.global_step}, {}, &out).ok()) break;
+      const int64_t at = *out[0].data<int64_t>();
+      if (at >= steps) break;
+      Batch(m, role.seed + 1 + w, at, &x, &labels);
+      if (!(*session)->Run({{"x", x}, {"labels", labels}}, {}, {m.train_op}, &out).ok()) break;
+      ++ran;
+    }
+    std::printf("worker %d ran %lld steps\n", w, static_cast<long long>(ran));
+  }
+
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stop_{false};
+};
+
+// Where a run is: the global step, this process's steps and the last loss.
+struct Progress {
+  int64_t step = 0;
+  int64_t mine = 0;
+  float loss = 0;
+};
+
+// Trains from `progress->step` until --steps, a hook's stop, the end of the
+// graph's input or a signal; prints the loss and the step rate once a
+// second. A diverged loss is an error (TensorFlow's NanTensorHook), before
+// a save puts the model over the good checkpoints.
+absl::Status TrainLoop(MonitoredSession* session, const Model& m, const Role& role,
+                       const std::string& logdir, Progress* progress) {
+  const int batch = absl::GetFlag(FLAGS_batch);
+  const int64_t steps = absl::GetFlag(FLAGS_steps);
+  Tensor x(DT_FLOAT, TensorShape({batch, m.inputs}));
+  Tensor labels(DT_INT64, TensorShape({batch}));
+  std::vector<Tensor> out;
+  auto last_print = std::chrono::steady_clock::now();
+  int64_t printed_step = progress->step;
+  // Others (threads, worker processes) move the shared global_step too: it
+  // is fetched with every step.
+  // A run that starts at --steps or past it trains no step (as Estimator
+  // skips training there; the MonitoredSession alone would run one).
+  while (progress->step < steps && !session->ShouldStop()) {
+    FeedList feeds;
+    if (!m.reads_own_input) {
+      Batch(m, role.seed, progress->step, &x, &labels);
+      feeds = {{"x", x}, {"labels", labels}};
+    }
+    if (absl::Status s =
+            session->Run(feeds, {m.loss_tensor, m.global_step}, {m.train_op}, &out);
+        !s.ok()) {
+      if (m.reads_own_input && absl::IsOutOfRange(s)) {
+        // The graph's input ended: the end of training, as a
+        // MonitoredSession's `with` block takes it.
+        std::printf("end of input at step %lld\n", static_cast<long long>(progress->step));
+        return absl::OkStatus();
+      }
+      return s;
+    }
+    ++progress->mine;
+    progress->step = std::max(progress->step + 1, *out[1].data<int64_t>());
+    progress->loss = *out[0].data<float>();
+    if (!std::isfinite(progress->loss)) {
+      return Diverged(progress->loss, progress->step, progress->mine, logdir);
+    }
+    const auto now = std::chrono::steady_clock::now();
+    const double since = std::chrono::duration<double>(now - last_print).count();
+    if (since >= 1.0) {
+      std::printf("step %lld loss %.4f (%.0f steps/s)\n", static_cast<long long>(progress->step),
+                  progress->loss, (progress->step - printed_step) / since);
+      std::fflush(stdout);
+      last_print = now;
+      printed_step = progress->step;
+    }
+    if (signal_received.load() != 0) break;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadGlobalStep(MonitoredSession* session, const Model& m, int64_t* step) {
+  std::vector<Tensor> gs;
+  MG_RETURN_IF_ERROR(session->raw_session()->Run({}, {m.global_step}, {}, &gs));
+  *step = *gs[0].data<int64_t>();
+  return absl::OkStatus();
+}
+
+// The run's last line.
+void PrintSummary(const Role& role, const Progress& p, const std::string& logdir) {
+  const auto step = static_cast<long long>(p.step);
+  const auto mine = static_cast<long long>(p.mine);
+  if (signal_received.load() != 0) {
+    if (!role.chief) {
+      std::printf("worker stopped on signal after %lld steps\n", mine);
+    } else {
+      std::printf("saved checkpoint at step %lld on signal\n", step);
+    }
+  } else if (!role.chief) {
+    std::printf("worker %d done: ran %lld steps, global step %lld, loss %.4f\n", role.task_index,
+                mine, step, p.loss);
+  } else {
+    std::printf("done: step %lld loss %.4f (this process ran %lld steps), saved %s\n", step,
+                p.loss, mine, JoinPath(logdir, absl::StrCat("model.ckpt-", step)).c_str());
+  }
+}
+
+// Checks the flags of this process's role and takes --logdir (the chief).
+absl::Status CheckRunFlags(const Role& role, const std::string& logdir, Env* env,
+                           std::unique_ptr<FileLock>* logdir_lock) {
+  if (logdir.empty() && role.chief) return absl::InvalidArgumentError("--logdir is required");
+  if (absl::GetFlag(FLAGS_workers) > 0 && role.target.rfind("local://", 0) != 0) {
+    return absl::InvalidArgumentError("--workers needs --target=local://NAME");
+  }
+  if (!role.chief) return absl::OkStatus();
+  MG_RETURN_IF_ERROR(env->CreateDir(logdir));
+  MG_ASSIGN_OR_RETURN(*logdir_lock, LockLogdir(env, logdir));
+  return absl::OkStatus();
+}
+
 int Run() {
   const std::string logdir = absl::GetFlag(FLAGS_logdir);
-  const int batch = absl::GetFlag(FLAGS_batch);
   Role role;
   role.target = absl::GetFlag(FLAGS_target);
   role.seed = absl::GetFlag(FLAGS_seed);
@@ -986,22 +1127,13 @@ int Run() {
     if (absl::Status s = JoinCluster(&role, &served, &code); !s.ok()) return Fail(s);
     if (served) return code;
   }
-  if (logdir.empty() && role.chief) return Fail(absl::InvalidArgumentError("--logdir is required"));
-  if (absl::GetFlag(FLAGS_workers) > 0 && role.target.rfind("local://", 0) != 0) {
-    return Fail(absl::InvalidArgumentError("--workers needs --target=local://NAME"));
-  }
   std::signal(SIGTERM, OnSignal);
   std::signal(SIGINT, OnSignal);
   SetMinLogLevel(LogLevel::kWarning);
   const std::unique_ptr<Env> test_env = TestEnvFromEnvironment();
   Env* env = test_env != nullptr ? test_env.get() : Env::Default();
   std::unique_ptr<FileLock> logdir_lock;
-  if (role.chief) {
-    if (absl::Status s = env->CreateDir(logdir); !s.ok()) return Fail(s);
-    auto lock = LockLogdir(env, logdir);
-    if (!lock.ok()) return Fail(lock.status());
-    logdir_lock = *std::move(lock);
-  }
+  if (absl::Status s = CheckRunFlags(role, logdir, env, &logdir_lock); !s.ok()) return Fail(s);
   Model m;
   if (absl::Status s = absl::GetFlag(FLAGS_graph).empty()
                            ? Build(&m, role.device_fn, env)
@@ -1009,54 +1141,14 @@ int Run() {
       !s.ok()) {
     return Fail(s);
   }
-  SessionManager::Options sm_options;
-  sm_options.env = env;
-  sm_options.ready_op = {m.ready.tensor_name()};
-  if (!m.iterator_inits.empty()) {
-    // Each session (the chief's, a worker's) gets its own iterators.
-    sm_options.local_init_op = m.iterator_inits;
-    sm_options.local_init_feed_dict = m.iterator_feeds;
-  }
-  sm_options.recovery_wait = absl::Seconds(absl::GetFlag(FLAGS_recovery_wait_secs));
-  // Waiting workers print why, on a change and then once a minute.
-  sm_options.on_readiness = [](const SessionManager::ReadinessReport& r) {
-    std::printf("waiting for the model: %s\n", r.ToString().c_str());
-    std::fflush(stdout);
-  };
-  auto sm = SessionManager::Create(m.meta_graph.graph_def(), sm_options);
+  auto sm = NewSessionManager(m, env);
   if (!sm.ok()) return Fail(sm.status());
-  SessionManager::PrepareOptions prepare;
-  prepare.init_op = {m.init.name()};
-  prepare.saver = m.saver.get();
-  if (!m.start_from.empty()) {
-    // After init_op (local variables, anything the SavedModel lacks), its
-    // variables, through the graph's Saver.
-    prepare.init_fn = [&m](Session* s) { return m.saver->Restore(s, m.start_from); };
-  }
-  // --start_over: nothing is restored, so nothing refuses either.
-  if (!absl::GetFlag(FLAGS_start_over)) prepare.checkpoint_dir = logdir;
-  prepare.fallback_to_valid_checkpoint = absl::GetFlag(FLAGS_fallback_to_valid_checkpoint);
-  prepare.strict = absl::GetFlag(FLAGS_strict);
-  prepare.recover_state_from_directory = absl::GetFlag(FLAGS_recover_state);
-  prepare.config.intra_op_threads = absl::GetFlag(FLAGS_threads);
-  prepare.config.inter_op_threads = 1;
-  prepare.config.env = env;
-  const SessionOptions config = prepare.config;
-
-  int64_t mine = 0;  // steps this process ran
+  const SessionManager::PrepareOptions prepare = TrainPrepareOptions(&m, logdir, env);
+  Progress progress;
   std::shared_ptr<EventsWriter> events;
-  auto listener = std::make_shared<TrainSaveListener>(&m, role.seed, &mine, logdir);
-  HookList hooks;
-  if (role.chief) {
-    auto chief_hooks = ChiefHooks(m, logdir, env, listener, &events);
-    if (!chief_hooks.ok()) return Fail(chief_hooks.status());
-    hooks = *std::move(chief_hooks);
-  } else {
-    auto stop = StopAtStepHook::Create(
-        {.last_step = absl::GetFlag(FLAGS_steps), .global_step = m.global_step});
-    if (!stop.ok()) return Fail(stop.status());
-    hooks = {*stop};
-  }
+  auto listener = std::make_shared<TrainSaveListener>(&m, role.seed, &progress.mine, logdir);
+  auto hooks = TrainHooks(m, role, logdir, env, listener, &events);
+  if (!hooks.ok()) return Fail(hooks.status());
   // An asynchronous save still running uses the session: finish it before
   // the session goes, whatever path leaves this function.
   std::unique_ptr<MonitoredSession> session;
@@ -1067,125 +1159,30 @@ int Run() {
     auto made = MonitoredSession::Create(
         std::make_unique<TrainSessionCreator>(sm->get(), &m.meta_graph.graph_def(), prepare,
                                               &role, &m, env, logdir),
-        hooks,
+        *hooks,
         {.give_up_after = absl::Minutes(10),
          .retry_every = absl::Seconds(absl::GetFlag(FLAGS_recovery_wait_secs)),
          .env = env});
     if (!made.ok()) return Fail(made.status());
     session = *std::move(made);
   }
-  auto read_step = [&](int64_t* step) -> absl::Status {
-    std::vector<Tensor> gs;
-    MG_RETURN_IF_ERROR(session->raw_session()->Run({}, {m.global_step}, {}, &gs));
-    *step = *gs[0].data<int64_t>();
-    return absl::OkStatus();
-  };
-  int64_t step = 0;
-  if (absl::Status s = read_step(&step); !s.ok()) return Fail(s);
-  const int64_t steps = absl::GetFlag(FLAGS_steps);
-
-  // Threads of this process that train the shared local:// model too.
-  const int num_workers = absl::GetFlag(FLAGS_workers);
-  std::vector<std::thread> workers;
-  std::atomic<bool> stop_workers{false};
-  for (int w = 0; w < num_workers; ++w) {
-    workers.emplace_back([&, w] {
-      auto ws = (*sm)->WaitForSession(role.target, config, absl::Seconds(60));
-      if (!ws.ok()) {
-        std::fprintf(stderr, "worker %d: %s\n", w, std::string(ws.status().message()).c_str());
-        return;
-      }
-      Tensor wx(DT_FLOAT, TensorShape({batch, m.inputs}));
-      Tensor wl(DT_INT64, TensorShape({batch}));
-      std::vector<Tensor> wo;
-      int64_t ran = 0;
-      while (!stop_workers.load()) {
-        if (!(*ws)->Run({}, {m.global_step}, {}, &wo).ok()) break;
-        const int64_t at = *wo[0].data<int64_t>();
-        if (at >= steps) break;
-        Batch(m, role.seed + 1 + w, at, &wx, &wl);
-        if (!(*ws)->Run({{"x", wx}, {"labels", wl}}, {}, {m.train_op}, &wo).ok()) break;
-        ++ran;
-      }
-      std::printf("worker %d ran %lld steps\n", w, static_cast<long long>(ran));
-    });
-  }
-  auto join_workers = [&] {
-    stop_workers.store(true);
-    for (auto& t : workers) t.join();
-  };
-  Tensor x(DT_FLOAT, TensorShape({batch, m.inputs}));
-  Tensor labels(DT_INT64, TensorShape({batch}));
-  float loss = 0;
-  std::vector<Tensor> out;
-  auto last_print = std::chrono::steady_clock::now();
-  int64_t printed_step = step;
-  // Others (threads, worker processes) move the shared global_step too: it
-  // is fetched with every step.
-  // A run that starts at --steps or past it trains no step (as Estimator
-  // skips training there; the MonitoredSession alone would run one).
-  while (step < steps && !session->ShouldStop()) {
-    FeedList feeds;
-    if (!m.reads_own_input) {
-      Batch(m, role.seed, step, &x, &labels);
-      feeds = {{"x", x}, {"labels", labels}};
-    }
-    if (absl::Status s =
-            session->Run(feeds, {m.loss_tensor, m.global_step}, {m.train_op}, &out);
-        !s.ok()) {
-      if (m.reads_own_input && absl::IsOutOfRange(s)) {
-        // The graph's input ended: the end of training, as a
-        // MonitoredSession's `with` block takes it.
-        std::printf("end of input at step %lld\n", static_cast<long long>(step));
-        break;
-      }
-      join_workers();
+  if (absl::Status s = ReadGlobalStep(session.get(), m, &progress.step); !s.ok()) return Fail(s);
+  {
+    LocalWorkers workers(sm->get(), prepare.config, role, m);
+    if (absl::Status s = TrainLoop(session.get(), m, role, logdir, &progress); !s.ok()) {
+      // No Close after a divergence: it would save.
+      workers.Join();
       return Fail(s);
     }
-    ++mine;
-    step = std::max(step + 1, *out[1].data<int64_t>());
-    loss = *out[0].data<float>();
-    if (!std::isfinite(loss)) {
-      // TensorFlow's NanTensorHook: stop before a save puts the diverged
-      // model over the good checkpoints (no Close: it would save).
-      join_workers();
-      return Fail(Diverged(loss, step, mine, logdir));
-    }
-    const auto now = std::chrono::steady_clock::now();
-    const double since = std::chrono::duration<double>(now - last_print).count();
-    if (since >= 1.0) {
-      std::printf("step %lld loss %.4f (%.0f steps/s)\n", static_cast<long long>(step), loss,
-                  (step - printed_step) / since);
-      std::fflush(stdout);
-      last_print = now;
-      printed_step = step;
-    }
-    if (signal_received.load() != 0) break;
   }
-  join_workers();
-  if (absl::Status s = read_step(&step); !s.ok()) return Fail(s);
+  if (absl::Status s = ReadGlobalStep(session.get(), m, &progress.step); !s.ok()) return Fail(s);
   // Closing runs the hooks' End: the chief saves at the last step.
   listener->set_quiet();
   if (absl::Status s = session->Close(); !s.ok()) return Fail(s);
   if (events != nullptr) {
     if (absl::Status s = events->Close(); !s.ok()) return Fail(s);
   }
-  if (signal_received.load() != 0) {
-    if (!role.chief) {
-      std::printf("worker stopped on signal after %lld steps\n", static_cast<long long>(mine));
-    } else {
-      std::printf("saved checkpoint at step %lld on signal\n", static_cast<long long>(step));
-    }
-    return 0;
-  }
-  if (!role.chief) {
-    std::printf("worker %d done: ran %lld steps, global step %lld, loss %.4f\n", role.task_index,
-                static_cast<long long>(mine), static_cast<long long>(step), loss);
-    return 0;
-  }
-  std::printf("done: step %lld loss %.4f (this process ran %lld steps), saved %s\n",
-              static_cast<long long>(step), loss, static_cast<long long>(mine),
-              JoinPath(logdir, absl::StrCat("model.ckpt-", step)).c_str());
+  PrintSummary(role, progress, logdir);
   return 0;
 }
 
