@@ -52,7 +52,8 @@ using Key = std::pair<std::string, int>;
 
 Key KeyOf(const Output& o) { return {o.op().name(), o.index()}; }
 
-bool Is(const NodeDef& n, const char* type) {
+// Whether `n` is a `type` op or its ref form (RefEnter, ...).
+bool IsOpOrRef(const NodeDef& n, const char* type) {
   return n.op() == type || n.op() == absl::StrCat("Ref", type);
 }
 
@@ -118,7 +119,7 @@ absl::StatusOr<Loop> Analyze(const WhileLoopGradientArgs& a) {
   }
   auto only_consumer = [&](const Output& o, const char* type) -> Operation {
     for (const Operation& c : consumers[KeyOf(o)]) {
-      if (Is(graph.GetNodeDef(c), type)) return c;
+      if (IsOpOrRef(graph.GetNodeDef(c), type)) return c;
     }
     return Operation();
   };
@@ -130,7 +131,7 @@ absl::StatusOr<Loop> Analyze(const WhileLoopGradientArgs& a) {
   for (const Operation& op : a.ops) {
     if (!inner_frame(op).empty()) continue;
     const NodeDef& n = graph.GetNodeDef(op);
-    if (Is(n, "Enter")) {
+    if (IsOpOrRef(n, "Enter")) {
       loop.parallel_iterations = n.attr().at("parallel_iterations").i();
       loop.structure[op.name()] = true;
       if (n.attr().at("is_constant").b()) {
@@ -188,7 +189,7 @@ absl::StatusOr<Loop> Analyze(const WhileLoopGradientArgs& a) {
     } else {
       loop.units.push_back({"", {op}});
     }
-    if (Is(n, "Switch") && inner.empty()) loop.cond_switch[op.name()] = true;
+    if (IsOpOrRef(n, "Switch") && inner.empty()) loop.cond_switch[op.name()] = true;
     // The deepest cond among the inputs' (a branch may use a value from
     // outside the cond directly); a Merge leaves its branches' cond.
     std::vector<std::pair<Output, int>> deepest;
@@ -205,343 +206,445 @@ absl::StatusOr<Loop> Analyze(const WhileLoopGradientArgs& a) {
     if (!inner.empty()) {
       // Everything of an inner loop runs where its Enters do.
       std::vector<std::pair<Output, int>>& c = inner_conds[inner];
-      if (Is(n, "Enter") && a.frames->at(op.name()).size() == a.depth + 2 &&
+      if (IsOpOrRef(n, "Enter") && a.frames->at(op.name()).size() == a.depth + 2 &&
           deepest.size() > c.size()) {
         c = deepest;
       }
       loop.conds[op.name()] = c;
       continue;
     }
-    if (Is(n, "Merge") && !deepest.empty()) deepest.pop_back();
+    if (IsOpOrRef(n, "Merge") && !deepest.empty()) deepest.pop_back();
     loop.conds[op.name()] = std::move(deepest);
     loop.body.push_back(op);
   }
   return loop;
 }
 
-}  // namespace
+// The gradient of one while loop (AddWhileLoopGradients): a counter of the
+// forward iterations, then a backward loop that runs the body's gradients
+// as many times, with the forward values it needs popped from stacks the
+// forward iterations pushed them on.
+class WhileLoopGradient {
+ public:
+  WhileLoopGradient(const WhileLoopGradientArgs& a, Loop loop);
 
-absl::Status AddWhileLoopGradients(const WhileLoopGradientArgs& a) {
-  const Scope& graph = a.graph;
-  MG_ASSIGN_OR_RETURN(Loop loop, Analyze(a));
-  // Which loop variables and invariants carry gradients.
-  std::vector<int> carried;  // loop variable indices, in backward order
-  for (size_t i = 0; i < loop.vars.size(); ++i) {
-    if (Differentiable(loop.vars[i].enter.dtype())) carried.push_back(static_cast<int>(i));
+  absl::Status Build();
+
+ private:
+  class Body;
+
+  // Which loop variables (carried_) and invariants (accumulated_) carry
+  // gradients.
+  void ChooseCarried();
+  // The forward counter, but for its increment (CloseForwardCounter).
+  absl::Status AddForwardCounter();
+  // The backward loop's initial values: the count, the loop variables'
+  // gradients and the invariants' zeros.
+  std::vector<Output> InitialValues();
+  // The forward counter's increment, after each iteration's pushes.
+  absl::Status CloseForwardCounter();
+  // A value of the frame the loop runs in, as the backward pass sees it
+  // there (popped, inside another loop's backward body).
+  Output OuterValue(const Output& o) const { return a_.outer_map ? a_.outer_map(o) : o; }
+  // A value this gradient adds to the frame the loop runs in.
+  Output OuterAdded(const Output& o) {
+    if (a_.outer_register) a_.outer_register(o);
+    return OuterValue(o);
   }
-  std::vector<int> accumulated;  // invariant indices
-  std::vector<DataType> read_dtype(loop.invariants.size(), DT_INVALID);
-  for (size_t k = 0; k < loop.invariants.size(); ++k) {
-    const Output source = graph.GetInputs(loop.invariants[k].op())[0];
-    if (!a.from_x->contains(source.op().name())) continue;
+
+  const WhileLoopGradientArgs& a_;
+  const Scope& graph_;
+  Loop loop_;
+  std::vector<int> carried_;      // loop variable indices, in backward order
+  std::vector<int> accumulated_;  // invariant indices
+  // Per invariant: the dtype a variable read in the body reads, else
+  // DT_INVALID.
+  std::vector<DataType> read_dtype_;
+  const Scope s_;
+  const Scope outer_;
+  // Constants of the frame the loop runs in: inside another loop's body,
+  // made in each of its iterations.
+  const Scope outer_const_;
+  // Values this gradient adds to the loop's own forward frame for the
+  // gradients of loops inside its body (their stacks, their counts).
+  absl::flat_hash_set<std::string> added_forward_;
+  absl::flat_hash_set<std::string> in_loop_;
+  Output f_merge_, f_body_, f_total_;
+  std::vector<Operation> pushes_;
+  absl::Status status_;  // the backward body's first error
+};
+
+// One build of the backward loop's body: maps forward values to backward
+// ones and runs each body unit's gradient, last unit first.
+class WhileLoopGradient::Body {
+ public:
+  Body(WhileLoopGradient* lg, const Scope& b, const std::vector<Output>& v)
+      : lg_(*lg), loop_(lg->loop_), graph_(lg->graph_), b_(b), v_(v), m_(lg->carried_.size()),
+        d_var_(loop_.vars.size()), d_inv_(loop_.invariants.size()) {}
+
+  // The next iteration's values, or {} after an error (in lg->status_).
+  std::vector<Output> Build();
+
+ private:
+  using Conds = std::vector<std::pair<Output, int>>;
+
+  // A node of the backward body that is live exactly when the forward
+  // iteration took branch `cond.second` of the cond on `cond.first`.
+  Operation Pivot(const std::pair<Output, int>& cond);
+  // A forward value as the backward body sees it: itself (built by the
+  // gradient), an invariant, a constant, or popped from its stack.
+  Output Map(const Output& o);
+  // Pushes `o` in each forward iteration; returns its pop here.
+  Output PushAndPop(const Output& o, const std::string& key);
+  // The incoming gradients of the loop variables' tops.
+  void SeedGradients();
+  Output Sum(const std::vector<Output>& parts) {
+    if (parts.empty()) return Output();
+    return parts.size() == 1 ? parts[0] : ops::AddN(b_, parts);
+  }
+  bool Wants(const Output& in) const {
+    const std::string& src = in.op().name();
+    return lg_.a_.from_x->contains(src) || loop_.var_of.contains(src);
+  }
+  // Adds `dx`, the gradient of `input` from an op running in the conds
+  // `op_conds`.
+  void Contribute(const Conds& op_conds, const Output& input, Output dx);
+  // The gradient of a loop inside the body, built here in this backward
+  // body with this loop's stacks for its values.
+  absl::Status InnerLoopGradient(const Loop::Unit& unit, const Conds& op_conds);
+  // The gradient of one body op.
+  absl::Status OpGradient(const Operation& op, const Conds& op_conds);
+  // The next iteration's count and gradients.
+  std::vector<Output> Next();
+
+  WhileLoopGradient& lg_;
+  Loop& loop_;
+  const Scope& graph_;
+  const Scope b_;
+  const std::vector<Output>& v_;
+  const size_t m_;
+  std::vector<Operation> pops_;
+  absl::flat_hash_map<std::string, Output> mapped_;  // forward tensor -> backward
+  // Per (predicate, branch) of a cond in the forward body: see Pivot.
+  absl::flat_hash_map<std::string, Operation> pivots_;
+  // Gradients inside the body: of each loop variable's top, of each
+  // invariant, and per body output.
+  std::map<Key, std::vector<Output>> pending_;
+  std::vector<std::vector<Output>> d_var_, d_inv_;
+};
+
+Operation WhileLoopGradient::Body::Pivot(const std::pair<Output, int>& cond) {
+  const std::string key = absl::StrCat(cond.first.tensor_name(), "#", cond.second);
+  auto it = pivots_.find(key);
+  if (it != pivots_.end()) return it->second;
+  Output pred = Map(cond.first);
+  ops::SwitchOutputs sw = ops::Switch(b_.WithOpName("cond_pivot"), pred, pred);
+  const Output taken = cond.second == 1 ? sw.output_true : sw.output_false;
+  Operation p = ops::Identity(b_.WithOpName("cond_pivot"), taken).op();
+  pivots_[key] = p;
+  return p;
+}
+
+Output WhileLoopGradient::Body::Map(const Output& o) {
+  const std::string name = o.op().name();
+  const bool added = lg_.added_forward_.contains(name);
+  if (!lg_.a_.before->contains(name) && !added) return o;  // built by the gradient
+  const std::string key = o.tensor_name();
+  auto it = mapped_.find(key);
+  if (it != mapped_.end()) return it->second;
+  Output r;
+  const NodeDef& n = graph_.GetNodeDef(o.op());
+  if (!lg_.in_loop_.contains(name) && !added) {
+    r = ops::LoopInvariant(b_, lg_.OuterValue(o));
+  } else if (loop_.invariant_of.contains(name)) {
+    r = ops::LoopInvariant(b_, lg_.OuterValue(graph_.GetInputs(o.op())[0]));
+  } else if (n.op() == "Const") {
+    r = b_.AddOp("Const", {}, {{"value", n.attr().at("value")}, {"dtype", n.attr().at("dtype")}})
+            .output(0);
+  } else {
+    r = PushAndPop(o, key);
+  }
+  mapped_[key] = r;
+  return r;
+}
+
+Output WhileLoopGradient::Body::PushAndPop(const Output& o, const std::string& key) {
+  // Pushed in each forward iteration, popped in reverse here. A push waits
+  // for its iteration's count, and the count's increment for the push: so
+  // one iteration's pushes come before the next one's. A value in a cond's
+  // branch is pushed only when the branch runs, so its pop waits on the
+  // same branch here.
+  const DataType t = BaseType(o.dtype());
+  Output stack =
+      lg_.outer_.WithOpName("stack")
+          .AddOp("StackV2", {{ops::Const<int32_t>(lg_.outer_const_, -1)}},
+                 {{"elem_type", MakeAttrValue(t)}, {"stack_name", MakeAttrValue(key)}})
+          .output(0);
+  Output enter = ops::Enter(lg_.outer_.WithOpName("stack_enter"), stack, lg_.a_.frame, true,
+                            loop_.parallel_iterations);
+  lg_.pushes_.push_back(lg_.outer_.WithControlDependencies({lg_.f_body_.op()})
+                            .WithOpName("stack_push")
+                            .AddOp("StackPushV2", {{enter}, {o}}));
+  const Conds conds = loop_.CondsOf(graph_, o);
+  Scope at = b_;
+  if (!conds.empty()) at = b_.WithControlDependencies({Pivot(conds.back())});
+  Output r = at.WithOpName("stack_pop")
+                 .AddOp("StackPopV2", {{ops::LoopInvariant(b_, lg_.OuterAdded(stack))}},
+                        {{"elem_type", MakeAttrValue(t)}})
+                 .output(0);
+  pops_.push_back(r.op());
+  return r;
+}
+
+void WhileLoopGradient::Body::SeedGradients() {
+  for (size_t j = 0; j < m_; ++j) {
+    const Output& result = loop_.vars[lg_.carried_[j]].result;
+    const std::string& src = result.op().name();
+    if (auto var = loop_.var_of.find(src); var != loop_.var_of.end()) {
+      d_var_[var->second].push_back(v_[1 + j]);  // passed through unchanged
+    } else if (auto inv = loop_.invariant_of.find(src); inv != loop_.invariant_of.end()) {
+      d_inv_[inv->second].push_back(v_[1 + j]);
+    } else {
+      pending_[KeyOf(result)].push_back(v_[1 + j]);
+    }
+  }
+}
+
+void WhileLoopGradient::Body::Contribute(const Conds& op_conds, const Output& input, Output dx) {
+  // A branch's op that uses a value from outside its cond directly (not
+  // through the cond's Switch): its gradient is dead when the branch did
+  // not run, so zeros stand in for it then (a Merge with zeros that only
+  // the other branch lets through), level by level.
+  const size_t in_depth = loop_.CondsOf(graph_, input).size();
+  for (size_t d = op_conds.size(); d > in_depth; --d) {
+    const std::pair<Output, int>& c = op_conds[d - 1];
+    Output pred = Map(c.first);
+    Output like = Map(input);
+    if (BaseType(like.dtype()) == DT_RESOURCE) {
+      like = ops::ReadVariableOp(b_, like, BaseType(dx.dtype()));
+    }
+    ops::SwitchOutputs gate = ops::Switch(b_, ops::ZerosLike(b_, like), pred);
+    dx = ops::Merge(b_, {dx, c.second == 1 ? gate.output_false : gate.output_true});
+  }
+  const std::string& src = input.op().name();
+  if (auto var = loop_.var_of.find(src); var != loop_.var_of.end()) {
+    d_var_[var->second].push_back(dx);
+  } else if (auto inv = loop_.invariant_of.find(src); inv != loop_.invariant_of.end()) {
+    d_inv_[inv->second].push_back(dx);
+  } else {
+    pending_[KeyOf(input)].push_back(dx);
+  }
+}
+
+absl::Status WhileLoopGradient::Body::InnerLoopGradient(const Loop::Unit& unit,
+                                                        const Conds& op_conds) {
+  const WhileLoopGradientArgs& a = lg_.a_;
+  WhileLoopGradientArgs inner(graph_, b_);
+  inner.frame = unit.frame;
+  inner.ops = unit.ops;
+  inner.before = a.before;
+  inner.from_x = a.from_x;
+  inner.frames = a.frames;
+  inner.depth = a.depth + 1;
+  inner.grad_of = [&](const Output& o) {
+    auto p = pending_.find(KeyOf(o));
+    return p == pending_.end() ? Output() : Sum(p->second);
+  };
+  inner.add_grad = [&](const Output& in, const Output& grad) {
+    if (grad.op().valid() && Wants(in)) Contribute(op_conds, in, grad);
+  };
+  inner.outer_map = [this](const Output& o) { return Map(o); };
+  // Live in the forward iterations where the inner loop runs: an Identity
+  // of the input of its Enter in the deepest cond.
+  for (const Operation& op : unit.ops) {
+    const NodeDef& n = graph_.GetNodeDef(op);
+    if (!IsOpOrRef(n, "Enter") || a.frames->at(op.name()).size() != a.depth + 2) continue;
+    const Output in = graph_.GetInputs(op)[0];
+    if (!inner.outer_pivot.valid() || loop_.CondsOf(graph_, in).size() == op_conds.size()) {
+      inner.outer_pivot = ops::Identity(lg_.outer_.WithOpName("inner_pivot"), in).op();
+      if (loop_.CondsOf(graph_, in).size() == op_conds.size()) break;
+    }
+  }
+  inner.outer_register = [&](const Output& value) {
+    lg_.added_forward_.insert(value.op().name());
+    loop_.conds[value.op().name()] = op_conds;
+  };
+  return AddWhileLoopGradients(inner);
+}
+
+absl::Status WhileLoopGradient::Body::OpGradient(const Operation& op, const Conds& op_conds) {
+  std::vector<Output> dys(op.num_outputs());
+  bool any = false;
+  for (int i = 0; i < op.num_outputs(); ++i) {
+    auto p = pending_.find({op.name(), i});
+    if (p != pending_.end()) dys[i] = Sum(p->second);
+    any |= dys[i].op().valid();
+  }
+  if (!any) return absl::OkStatus();
+  const std::vector<Output> inputs = graph_.GetInputs(op);
+  std::vector<bool> wanted(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) wanted[i] = Wants(inputs[i]);
+  std::vector<Output> dxs;
+  const Scope bm = b_.WithInputMapper([this](const Output& o) { return Map(o); });
+  MG_RETURN_IF_ERROR(CallGradient(bm, graph_, op, dys, wanted, &dxs));
+  for (size_t i = 0; i < inputs.size() && i < dxs.size(); ++i) {
+    if (dxs[i].op().valid() && wanted[i]) Contribute(op_conds, inputs[i], dxs[i]);
+  }
+  return absl::OkStatus();
+}
+
+std::vector<Output> WhileLoopGradient::Body::Next() {
+  // The next iteration starts when this one's pops are done (through a
+  // ControlTrigger: a pop in a branch not taken is dead).
+  Scope count = b_;
+  if (!pops_.empty()) {
+    count = b_.WithControlDependencies({b_.WithNoControlDependencies()
+                                            .WithControlDependencies(pops_)
+                                            .WithOpName("b_sync")
+                                            .AddOp("ControlTrigger", {})});
+  }
+  std::vector<Output> next = {ops::Sub(count, v_[0], ops::Const<int32_t>(b_, 1))};
+  for (size_t j = 0; j < m_; ++j) {
+    Output d = Sum(d_var_[lg_.carried_[j]]);
+    next.push_back(d.op().valid() ? d : ops::ZerosLike(b_, v_[1 + j]));
+  }
+  for (size_t k = 0; k < lg_.accumulated_.size(); ++k) {
+    Output d = Sum(d_inv_[lg_.accumulated_[k]]);
+    next.push_back(d.op().valid() ? ops::Add(b_, v_[1 + m_ + k], d) : v_[1 + m_ + k]);
+  }
+  return next;
+}
+
+std::vector<Output> WhileLoopGradient::Body::Build() {
+  SeedGradients();
+  std::vector<std::vector<Operation>> unit_ops;
+  for (const Loop::Unit& u : loop_.units) unit_ops.push_back(u.ops);
+  for (const int u : ReverseTopologicalOrder(graph_, unit_ops)) {
+    const Loop::Unit& unit = loop_.units[u];
+    // (A copy: registering an inner loop's values adds to the map.)
+    const Conds op_conds = loop_.conds.at(unit.ops[0].name());
+    absl::Status st = unit.frame.empty() ? OpGradient(unit.ops[0], op_conds)
+                                         : InnerLoopGradient(unit, op_conds);
+    if (!st.ok()) {
+      if (lg_.status_.ok()) lg_.status_ = st;
+      return {};
+    }
+  }
+  return Next();
+}
+
+WhileLoopGradient::WhileLoopGradient(const WhileLoopGradientArgs& a, Loop loop)
+    : a_(a),
+      graph_(a.graph),
+      loop_(std::move(loop)),
+      s_(a.g.NewSubScope(absl::StrCat(loop_.vars[0].enter.op().name(), "_grad"))),
+      outer_(s_.WithNoControlDependencies()),
+      outer_const_(a.outer_pivot.valid() ? outer_.WithControlDependencies({a.outer_pivot})
+                                         : outer_) {
+  for (const Operation& op : a.ops) in_loop_.insert(op.name());
+}
+
+void WhileLoopGradient::ChooseCarried() {
+  for (size_t i = 0; i < loop_.vars.size(); ++i) {
+    if (Differentiable(loop_.vars[i].enter.dtype())) carried_.push_back(static_cast<int>(i));
+  }
+  read_dtype_.assign(loop_.invariants.size(), DT_INVALID);
+  for (size_t k = 0; k < loop_.invariants.size(); ++k) {
+    const Output source = graph_.GetInputs(loop_.invariants[k].op())[0];
+    if (!a_.from_x->contains(source.op().name())) continue;
     if (BaseType(source.dtype()) == DT_RESOURCE) {
       // A variable read in the body: its gradient is that of the value read.
-      for (const Operation& op : loop.body) {
-        const NodeDef& n = graph.GetNodeDef(op);
+      for (const Operation& op : loop_.body) {
+        const NodeDef& n = graph_.GetNodeDef(op);
         if ((n.op() == "ReadVariableOp" || n.op() == "ResourceGather") &&
-            graph.GetInputs(op)[0].op().name() == loop.invariants[k].op().name()) {
-          read_dtype[k] = n.attr().at("dtype").type();
+            graph_.GetInputs(op)[0].op().name() == loop_.invariants[k].op().name()) {
+          read_dtype_[k] = n.attr().at("dtype").type();
         }
       }
-      if (read_dtype[k] == DT_INVALID) continue;
+      if (read_dtype_[k] == DT_INVALID) continue;
     } else if (!Differentiable(source.dtype())) {
       continue;
     }
-    accumulated.push_back(static_cast<int>(k));
+    accumulated_.push_back(static_cast<int>(k));
   }
+}
 
-  const Scope s = a.g.NewSubScope(absl::StrCat(loop.vars[0].enter.op().name(), "_grad"));
-  const Scope outer = s.WithNoControlDependencies();
-  // Constants of the frame the loop runs in: inside another loop's body,
-  // made in each of its iterations.
-  const Scope outer_const =
-      a.outer_pivot.valid() ? outer.WithControlDependencies({a.outer_pivot}) : outer;
-  // A value of the frame the loop runs in, as the backward pass sees it
-  // there (popped, inside another loop's backward body).
-  auto outer_value = [&](const Output& o) { return a.outer_map ? a.outer_map(o) : o; };
-  // A value this gradient adds to the frame the loop runs in.
-  auto outer_added = [&](const Output& o) {
-    if (a.outer_register) a.outer_register(o);
-    return outer_value(o);
-  };
-  // Values this gradient adds to the loop's own forward frame for the
-  // gradients of loops inside its body (their stacks, their counts).
-  absl::flat_hash_set<std::string> added_forward;
-  absl::flat_hash_set<std::string> in_loop;
-  for (const Operation& op : a.ops) in_loop.insert(op.name());
+absl::Status WhileLoopGradient::AddForwardCounter() {
+  Output f_enter = ops::Enter(outer_.WithOpName("f_count"), ops::Const<int32_t>(outer_const_, 0),
+                              a_.frame, false, loop_.parallel_iterations);
+  f_merge_ = ops::Merge(outer_.WithOpName("f_count"), {f_enter, f_enter});
+  ops::SwitchOutputs f_switch = ops::Switch(outer_.WithOpName("f_count"), f_merge_, loop_.pred);
+  f_body_ = ops::Identity(outer_.WithOpName("f_count"), f_switch.output_true);
+  f_total_ = ops::Exit(outer_.WithOpName("f_count"), f_switch.output_false);
+  return s_.status();
+}
 
-  // The forward counter (its increment waits for the pushes, made below).
-  Output f_enter = ops::Enter(outer.WithOpName("f_count"), ops::Const<int32_t>(outer_const, 0),
-                              a.frame, false, loop.parallel_iterations);
-  Output f_merge = ops::Merge(outer.WithOpName("f_count"), {f_enter, f_enter});
-  ops::SwitchOutputs f_switch = ops::Switch(outer.WithOpName("f_count"), f_merge, loop.pred);
-  Output f_body = ops::Identity(outer.WithOpName("f_count"), f_switch.output_true);
-  Output f_total = ops::Exit(outer.WithOpName("f_count"), f_switch.output_false);
-  MG_RETURN_IF_ERROR(s.status());
-
-  // The backward loop's initial values.
-  std::vector<Output> init = {outer_added(f_total)};
-  for (int i : carried) {
-    const LoopVar& v = loop.vars[i];
-    Output dy = v.exit.op().valid() ? a.grad_of(v.exit) : Output();
+std::vector<Output> WhileLoopGradient::InitialValues() {
+  std::vector<Output> init = {OuterAdded(f_total_)};
+  for (int i : carried_) {
+    const LoopVar& v = loop_.vars[i];
+    Output dy = v.exit.op().valid() ? a_.grad_of(v.exit) : Output();
     if (!dy.op().valid()) {
       dy = ops::ZerosLike(
-          s, outer_value(v.exit.op().valid() ? v.exit : graph.GetInputs(v.enter.op())[0]));
+          s_, OuterValue(v.exit.op().valid() ? v.exit : graph_.GetInputs(v.enter.op())[0]));
     }
     init.push_back(dy);
   }
-  for (int k : accumulated) {
-    const Output source = graph.GetInputs(loop.invariants[k].op())[0];
-    const Output there = outer_value(source);
+  for (int k : accumulated_) {
+    const Output source = graph_.GetInputs(loop_.invariants[k].op())[0];
+    const Output there = OuterValue(source);
     init.push_back(ops::ZerosLike(
-        s, read_dtype[k] != DT_INVALID ? ops::ReadVariableOp(s, there, read_dtype[k]) : there));
+        s_, read_dtype_[k] != DT_INVALID ? ops::ReadVariableOp(s_, there, read_dtype_[k]) : there));
   }
+  return init;
+}
 
-  std::vector<Operation> pushes;
-  absl::Status status;
-  auto fail = [&](const absl::Status& st) {
-    if (status.ok()) status = st;
-  };
-  const size_t m = carried.size();
+absl::Status WhileLoopGradient::CloseForwardCounter() {
+  // After this iteration's pushes (through a ControlTrigger: a push in a
+  // branch not taken is dead, and must not make the count dead).
+  Output one = ops::Const<int32_t>(outer_.WithControlDependencies({f_body_.op()}), 1);
+  std::vector<Operation> sync;
+  if (!pushes_.empty()) {
+    sync.push_back(
+        outer_.WithControlDependencies(pushes_).WithOpName("f_sync").AddOp("ControlTrigger", {}));
+  }
+  Output f_next = ops::NextIteration(
+      outer_.WithOpName("f_count"),
+      ops::Add(outer_.WithControlDependencies(sync).WithOpName("f_count"), f_body_, one));
+  s_.UpdateInput(f_merge_.op(), 1, f_next);
+  return s_.status();
+}
+
+absl::Status WhileLoopGradient::Build() {
+  ChooseCarried();
+  // The forward counter (its increment waits for the pushes, made below).
+  MG_RETURN_IF_ERROR(AddForwardCounter());
+  const std::vector<Output> init = InitialValues();
   std::vector<Output> done = ops::WhileLoop(
-      s.NewSubScope("backward"), init,
+      s_.NewSubScope("backward"), init,
       [](const Scope& c, const std::vector<Output>& v) {
         return ops::Greater(c, v[0], ops::Const<int32_t>(c, 0));
       },
-      [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
-        std::vector<Operation> pops;
-        absl::flat_hash_map<std::string, Output> mapped;  // forward tensor -> backward
-        // Per (predicate, branch) of a cond in the forward body: a node of
-        // the backward body that is live exactly when the forward iteration
-        // took that branch.
-        absl::flat_hash_map<std::string, Operation> pivots;
-        std::function<Output(const Output&)> map;
-        auto pivot = [&](const std::pair<Output, int>& cond) -> Operation {
-          const std::string key = absl::StrCat(cond.first.tensor_name(), "#", cond.second);
-          auto it = pivots.find(key);
-          if (it != pivots.end()) return it->second;
-          Output pred = map(cond.first);
-          ops::SwitchOutputs sw = ops::Switch(b.WithOpName("cond_pivot"), pred, pred);
-          Operation p = ops::Identity(b.WithOpName("cond_pivot"),
-                                      cond.second == 1 ? sw.output_true : sw.output_false)
-                            .op();
-          pivots[key] = p;
-          return p;
-        };
-        // A forward value as the backward body sees it.
-        map = [&](const Output& o) -> Output {
-          const std::string name = o.op().name();
-          const bool added = added_forward.contains(name);
-          if (!a.before->contains(name) && !added) return o;  // built by the gradient
-          const std::string key = o.tensor_name();
-          auto it = mapped.find(key);
-          if (it != mapped.end()) return it->second;
-          Output r;
-          const NodeDef& n = graph.GetNodeDef(o.op());
-          if (!in_loop.contains(name) && !added) {
-            r = ops::LoopInvariant(b, outer_value(o));
-          } else if (loop.invariant_of.contains(name)) {
-            r = ops::LoopInvariant(b, outer_value(graph.GetInputs(o.op())[0]));
-          } else if (n.op() == "Const") {
-            r = b.AddOp("Const", {},
-                        {{"value", n.attr().at("value")}, {"dtype", n.attr().at("dtype")}})
-                    .output(0);
-          } else {
-            // Pushed in each forward iteration, popped in reverse here. A
-            // push waits for its iteration's count, and the count's
-            // increment for the push: so one iteration's pushes come before
-            // the next one's. A value in a cond's branch is pushed only when
-            // the branch runs, so its pop waits on the same branch here.
-            const DataType t = BaseType(o.dtype());
-            Output stack =
-                outer.WithOpName("stack")
-                    .AddOp("StackV2", {{ops::Const<int32_t>(outer_const, -1)}},
-                           {{"elem_type", MakeAttrValue(t)}, {"stack_name", MakeAttrValue(key)}})
-                    .output(0);
-            Output enter = ops::Enter(outer.WithOpName("stack_enter"), stack, a.frame, true,
-                                      loop.parallel_iterations);
-            pushes.push_back(outer.WithControlDependencies({f_body.op()})
-                                 .WithOpName("stack_push")
-                                 .AddOp("StackPushV2", {{enter}, {o}}));
-            const std::vector<std::pair<Output, int>> conds = loop.CondsOf(graph, o);
-            Scope at = b;
-            if (!conds.empty()) at = b.WithControlDependencies({pivot(conds.back())});
-            r = at.WithOpName("stack_pop")
-                    .AddOp("StackPopV2", {{ops::LoopInvariant(b, outer_added(stack))}},
-                           {{"elem_type", MakeAttrValue(t)}})
-                    .output(0);
-            pops.push_back(r.op());
-          }
-          mapped[key] = r;
-          return r;
-        };
-        const Scope bm = b.WithInputMapper(map);
-
-        // Gradients inside the body: of each loop variable's top, of each
-        // invariant, and per body output.
-        std::map<Key, std::vector<Output>> pending;
-        std::vector<std::vector<Output>> d_var(loop.vars.size()), d_inv(loop.invariants.size());
-        for (size_t j = 0; j < m; ++j) {
-          const Output& result = loop.vars[carried[j]].result;
-          const std::string& src = result.op().name();
-          if (auto var = loop.var_of.find(src); var != loop.var_of.end()) {
-            d_var[var->second].push_back(v[1 + j]);  // passed through unchanged
-          } else if (auto inv = loop.invariant_of.find(src); inv != loop.invariant_of.end()) {
-            d_inv[inv->second].push_back(v[1 + j]);
-          } else {
-            pending[KeyOf(result)].push_back(v[1 + j]);
-          }
-        }
-        auto sum = [&](const std::vector<Output>& parts) -> Output {
-          if (parts.empty()) return Output();
-          return parts.size() == 1 ? parts[0] : ops::AddN(b, parts);
-        };
-        auto wants = [&](const Output& in) {
-          const std::string& src = in.op().name();
-          return a.from_x->contains(src) || loop.var_of.contains(src);
-        };
-        // Adds `dx`, the gradient of `input` from an op running in the conds
-        // `op_conds`.
-        auto contribute = [&](const std::vector<std::pair<Output, int>>& op_conds,
-                              const Output& input, Output dx) {
-          // A branch's op that uses a value from outside its cond directly
-          // (not through the cond's Switch): its gradient is dead when the
-          // branch did not run, so zeros stand in for it then (a Merge with
-          // zeros that only the other branch lets through), level by level.
-          const size_t in_depth = loop.CondsOf(graph, input).size();
-          for (size_t d = op_conds.size(); d > in_depth; --d) {
-            const std::pair<Output, int>& c = op_conds[d - 1];
-            Output pred = map(c.first);
-            Output like = map(input);
-            if (BaseType(like.dtype()) == DT_RESOURCE) {
-              like = ops::ReadVariableOp(b, like, BaseType(dx.dtype()));
-            }
-            ops::SwitchOutputs gate = ops::Switch(b, ops::ZerosLike(b, like), pred);
-            dx = ops::Merge(b, {dx, c.second == 1 ? gate.output_false : gate.output_true});
-          }
-          const std::string& src = input.op().name();
-          if (auto var = loop.var_of.find(src); var != loop.var_of.end()) {
-            d_var[var->second].push_back(dx);
-          } else if (auto inv = loop.invariant_of.find(src); inv != loop.invariant_of.end()) {
-            d_inv[inv->second].push_back(dx);
-          } else {
-            pending[KeyOf(input)].push_back(dx);
-          }
-        };
-        std::vector<std::vector<Operation>> unit_ops;
-        for (const Loop::Unit& u : loop.units) unit_ops.push_back(u.ops);
-        for (const int u : ReverseTopologicalOrder(graph, unit_ops)) {
-          const Loop::Unit& unit = loop.units[u];
-          // (A copy: registering an inner loop's values adds to the map.)
-          const std::vector<std::pair<Output, int>> op_conds = loop.conds.at(unit.ops[0].name());
-          if (!unit.frame.empty()) {
-            // A loop inside the body: its gradient is built here, in this
-            // backward body, with this loop's stacks for its values.
-            WhileLoopGradientArgs inner(graph, b);
-            inner.frame = unit.frame;
-            inner.ops = unit.ops;
-            inner.before = a.before;
-            inner.from_x = a.from_x;
-            inner.frames = a.frames;
-            inner.depth = a.depth + 1;
-            inner.grad_of = [&](const Output& o) {
-              auto p = pending.find(KeyOf(o));
-              return p == pending.end() ? Output() : sum(p->second);
-            };
-            inner.add_grad = [&](const Output& in, const Output& grad) {
-              if (grad.op().valid() && wants(in)) contribute(op_conds, in, grad);
-            };
-            inner.outer_map = map;
-            // Live in the forward iterations where the inner loop runs: an
-            // Identity of the input of its Enter in the deepest cond.
-            for (const Operation& op : unit.ops) {
-              const NodeDef& n = graph.GetNodeDef(op);
-              if (!Is(n, "Enter") || a.frames->at(op.name()).size() != a.depth + 2) continue;
-              const Output in = graph.GetInputs(op)[0];
-              if (!inner.outer_pivot.valid() || loop.CondsOf(graph, in).size() == op_conds.size()) {
-                inner.outer_pivot = ops::Identity(outer.WithOpName("inner_pivot"), in).op();
-                if (loop.CondsOf(graph, in).size() == op_conds.size()) break;
-              }
-            }
-            inner.outer_register = [&](const Output& value) {
-              added_forward.insert(value.op().name());
-              loop.conds[value.op().name()] = op_conds;
-            };
-            absl::Status st = AddWhileLoopGradients(inner);
-            if (!st.ok()) {
-              fail(st);
-              return {};
-            }
-            continue;
-          }
-          const Operation& op = unit.ops[0];
-          std::vector<Output> dys(op.num_outputs());
-          bool any = false;
-          for (int i = 0; i < op.num_outputs(); ++i) {
-            auto p = pending.find({op.name(), i});
-            if (p != pending.end()) dys[i] = sum(p->second);
-            any |= dys[i].op().valid();
-          }
-          if (!any) continue;
-          const std::vector<Output> inputs = graph.GetInputs(op);
-          std::vector<bool> wanted(inputs.size());
-          for (size_t i = 0; i < inputs.size(); ++i) wanted[i] = wants(inputs[i]);
-          std::vector<Output> dxs;
-          absl::Status st = CallGradient(bm, graph, op, dys, wanted, &dxs);
-          if (!st.ok()) {
-            fail(st);
-            return {};
-          }
-          for (size_t i = 0; i < inputs.size() && i < dxs.size(); ++i) {
-            if (dxs[i].op().valid() && wanted[i]) contribute(op_conds, inputs[i], dxs[i]);
-          }
-        }
-        // The next iteration starts when this one's pops are done (through a
-        // ControlTrigger: a pop in a branch not taken is dead).
-        Scope count = b;
-        if (!pops.empty()) {
-          count = b.WithControlDependencies({b.WithNoControlDependencies()
-                                                 .WithControlDependencies(pops)
-                                                 .WithOpName("b_sync")
-                                                 .AddOp("ControlTrigger", {})});
-        }
-        std::vector<Output> next = {ops::Sub(count, v[0], ops::Const<int32_t>(b, 1))};
-        for (size_t j = 0; j < m; ++j) {
-          Output d = sum(d_var[carried[j]]);
-          next.push_back(d.op().valid() ? d : ops::ZerosLike(b, v[1 + j]));
-        }
-        for (size_t k = 0; k < accumulated.size(); ++k) {
-          Output d = sum(d_inv[accumulated[k]]);
-          next.push_back(d.op().valid() ? ops::Add(b, v[1 + m + k], d) : v[1 + m + k]);
-        }
-        return next;
-      },
-      static_cast<int>(loop.parallel_iterations));
-  MG_RETURN_IF_ERROR(status);
-  MG_RETURN_IF_ERROR(s.status());
-
-  // The forward counter's increment, after this iteration's pushes (through
-  // a ControlTrigger: a push in a branch not taken is dead, and must not
-  // make the count dead).
-  Output one = ops::Const<int32_t>(outer.WithControlDependencies({f_body.op()}), 1);
-  std::vector<Operation> sync;
-  if (!pushes.empty()) {
-    sync.push_back(
-        outer.WithControlDependencies(pushes).WithOpName("f_sync").AddOp("ControlTrigger", {}));
-  }
-  Output f_next = ops::NextIteration(
-      outer.WithOpName("f_count"),
-      ops::Add(outer.WithControlDependencies(sync).WithOpName("f_count"), f_body, one));
-  s.UpdateInput(f_merge.op(), 1, f_next);
-  MG_RETURN_IF_ERROR(s.status());
-
+      [this](const Scope& b, const std::vector<Output>& v) { return Body(this, b, v).Build(); },
+      static_cast<int>(loop_.parallel_iterations));
+  MG_RETURN_IF_ERROR(status_);
+  MG_RETURN_IF_ERROR(s_.status());
+  MG_RETURN_IF_ERROR(CloseForwardCounter());
+  const size_t m = carried_.size();
   for (size_t j = 0; j < m; ++j) {
-    a.add_grad(graph.GetInputs(loop.vars[carried[j]].enter.op())[0], done[1 + j]);
+    a_.add_grad(graph_.GetInputs(loop_.vars[carried_[j]].enter.op())[0], done[1 + j]);
   }
-  for (size_t k = 0; k < accumulated.size(); ++k) {
-    a.add_grad(graph.GetInputs(loop.invariants[accumulated[k]].op())[0], done[1 + m + k]);
+  for (size_t k = 0; k < accumulated_.size(); ++k) {
+    a_.add_grad(graph_.GetInputs(loop_.invariants[accumulated_[k]].op())[0], done[1 + m + k]);
   }
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status AddWhileLoopGradients(const WhileLoopGradientArgs& a) {
+  MG_ASSIGN_OR_RETURN(Loop loop, Analyze(a));
+  return WhileLoopGradient(a, std::move(loop)).Build();
 }
 
 }  // namespace gradients_internal
