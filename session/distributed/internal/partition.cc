@@ -125,237 +125,316 @@ absl::StatusOr<std::vector<std::string>> PlaceGraph(const Graph& graph,
   return placement;
 }
 
+namespace {
+
+// One PartitionGraph call: the pruned graph's nodes, each in its device's
+// partition, with a _Send/_Recv pair for every tensor or control signal
+// that crosses between two.
+class Partitioner {
+ public:
+  Partitioner(const Graph& graph, const std::vector<std::string>& placement,
+              const absl::flat_hash_map<std::string, uint64_t>& incarnations)
+      : graph_(graph), placement_(placement), incarnations_(incarnations),
+        needed_(graph.num_nodes(), false) {}
+
+  absl::StatusOr<std::vector<Partition>> Run(const std::vector<std::string>& feeds,
+                                             const std::vector<std::string>& fetches,
+                                             const std::vector<std::string>& targets);
+
+ private:
+  // The tensor (or target node) `name`, which a request names as `what`.
+  absl::StatusOr<TensorId> Find(const std::string& name, absl::string_view what) const;
+  // Parses the feeds, fetches and targets and marks what the fetches and
+  // targets need, through data and control inputs, stopping at fed tensors.
+  absl::Status Prune(const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
+                     const std::vector<std::string>& targets);
+  void Need(int id) {
+    if (!needed_[id]) {
+      needed_[id] = true;
+      stack_.push_back(id);
+    }
+  }
+  bool Fed(int id, int index) const { return fed_.count({id, index}) > 0; }
+  Partition& Part(const std::string& device);
+  uint64_t Incarnation(const std::string& device) const {
+    auto it = incarnations_.find(device);
+    return it == incarnations_.end() ? uint64_t{0} : it->second;
+  }
+  void AddSend(Partition& p, const std::string& name, const std::string& input, DataType dtype,
+               const std::string& tensor_name, const std::string& recv_device, bool client);
+  void AddRecv(Partition& p, const std::string& name, DataType dtype,
+               const std::string& tensor_name, const std::string& send_device,
+               uint64_t send_incarnation, bool client);
+  std::string TensorName(int id, int k) const {
+    return k == 0 ? graph_.node(id).name() : absl::StrCat(graph_.node(id).name(), ":", k);
+  }
+  absl::Status CrossError(const Node& src, const Node& dst) const;
+  // Copies node `id` into its partition, its inputs from other partitions
+  // received.
+  absl::Status AddNode(int id);
+  // The name `node`'s input `in` has in `device`'s partition `p`.
+  absl::StatusOr<std::string> DataInput(const Node& node, const Node::Input& in,
+                                        const std::string& device, Partition& p);
+  // Control inputs from another task: one signal per sending task, however
+  // many of its nodes this one waits for (a train op grouping the updates
+  // of every variable on a ps waits for one _Recv, not one per variable).
+  absl::Status AddControlInputs(const Node& node, const std::string& device, Partition& p,
+                                NodeDef* def);
+  // Fetches leave from where they are computed, once per tensor.
+  void AddFetches(const std::vector<std::string>& fetches);
+
+  const Graph& graph_;
+  const std::vector<std::string>& placement_;
+  const absl::flat_hash_map<std::string, uint64_t>& incarnations_;
+  // Fed tensors, as (node id, output), and the names they were fed as.
+  std::set<std::pair<int, int>> fed_;
+  std::map<std::pair<int, int>, std::string> fed_name_;
+  std::vector<std::pair<int, int>> fetch_ids_;
+  std::vector<bool> needed_;
+  std::vector<int> stack_;
+  // One partition per device that has a needed node.
+  std::map<std::string, Partition> parts_;
+  // The name, in the consumer's partition, of each tensor or control
+  // signal that crossed (so each crosses once per receiving task).
+  std::map<std::tuple<int, int, std::string>, std::string> received_;
+  // The same for control signals, by sending device, receiving device and
+  // the nodes waited for.
+  std::map<std::string, std::string> control_received_;
+};
+
+absl::StatusOr<TensorId> Partitioner::Find(const std::string& name,
+                                           absl::string_view what) const {
+  MG_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(name));
+  const Node* node = graph_.FindNode(id.node);
+  if (node == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " '", name, "' names a node that is not in the graph"));
+  }
+  if (what != "target" && !id.control && id.index >= node->num_outputs()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " '", name, "': node '", id.node,
+                                                   "' has ", node->num_outputs(), " outputs"));
+  }
+  return id;
+}
+
+absl::Status Partitioner::Prune(const std::vector<std::string>& feeds,
+                                const std::vector<std::string>& fetches,
+                                const std::vector<std::string>& targets) {
+  for (const std::string& f : feeds) {
+    MG_ASSIGN_OR_RETURN(TensorId id, Find(f, "feed"));
+    const int node = graph_.FindNode(id.node)->id();
+    fed_.insert({node, id.index});
+    fed_name_[{node, id.index}] = f;
+  }
+  for (const std::string& f : fetches) {
+    MG_ASSIGN_OR_RETURN(TensorId id, Find(f, "fetch"));
+    const int node = graph_.FindNode(id.node)->id();
+    fetch_ids_.push_back({node, id.index});
+    if (!Fed(node, id.index)) Need(node);
+  }
+  for (const std::string& t : targets) {
+    MG_ASSIGN_OR_RETURN(TensorId id, Find(t, "target"));
+    Need(graph_.FindNode(id.node)->id());
+  }
+  while (!stack_.empty()) {
+    const Node& node = graph_.node(stack_.back());
+    stack_.pop_back();
+    for (const Node::Input& in : node.inputs()) {
+      if (!Fed(in.src, in.src_output)) Need(in.src);
+    }
+    for (int c : node.control_inputs()) Need(c);
+  }
+  return absl::OkStatus();
+}
+
+Partition& Partitioner::Part(const std::string& device) {
+  Partition& p = parts_[device];
+  if (p.device.empty()) {
+    p.device = device;
+    // Function calls in the partition find their functions here.
+    *p.graph.mutable_library() = graph_.library();
+  }
+  return p;
+}
+
+void Partitioner::AddSend(Partition& p, const std::string& name, const std::string& input,
+                          DataType dtype, const std::string& tensor_name,
+                          const std::string& recv_device, bool client) {
+  NodeDef* s = p.graph.add_node();
+  s->set_name(name);
+  s->set_op("_Send");
+  s->set_device(p.device);
+  s->add_input(input);
+  SetAttr("T", BaseType(dtype), s);
+  SetAttr("tensor_name", tensor_name, s);
+  SetAttr("send_device", p.device, s);
+  SetAttr("send_device_incarnation", static_cast<int64_t>(Incarnation(p.device)), s);
+  SetAttr("recv_device", recv_device, s);
+  SetAttr("client_terminated", client, s);
+}
+
+void Partitioner::AddRecv(Partition& p, const std::string& name, DataType dtype,
+                          const std::string& tensor_name, const std::string& send_device,
+                          uint64_t send_incarnation, bool client) {
+  NodeDef* r = p.graph.add_node();
+  r->set_name(name);
+  r->set_op("_Recv");
+  r->set_device(p.device);
+  SetAttr("tensor_type", BaseType(dtype), r);
+  SetAttr("tensor_name", tensor_name, r);
+  SetAttr("send_device", send_device, r);
+  SetAttr("send_device_incarnation", static_cast<int64_t>(send_incarnation), r);
+  SetAttr("recv_device", p.device, r);
+  SetAttr("client_terminated", client, r);
+}
+
+absl::Status Partitioner::CrossError(const Node& src, const Node& dst) const {
+  return absl::UnimplementedError(
+      absl::StrCat("edge '", src.name(), "' -> '", dst.name(), "' crosses from ",
+                   placement_[src.id()], " to ", placement_[dst.id()],
+                   " and enters or leaves control flow; loops and conds must "
+                   "run within one task"));
+}
+
+absl::StatusOr<std::string> Partitioner::DataInput(const Node& node, const Node::Input& in,
+                                                   const std::string& device, Partition& p) {
+  const Node& src = graph_.node(in.src);
+  const DataType dtype = src.output_type(in.src_output);
+  if (Fed(in.src, in.src_output)) {
+    auto key = std::make_tuple(in.src, in.src_output, "feed@" + device);
+    std::string& name = received_[key];
+    if (name.empty()) {
+      name = absl::StrCat(src.name(), "/_recv_feed_", in.src_output);
+      const std::string fed_tensor = fed_name_[{in.src, in.src_output}];
+      AddRecv(p, name, dtype, fed_tensor, device, Incarnation(device), true);
+      p.feeds.push_back(
+          {fed_tensor, RendezvousKey(device, Incarnation(device), device, fed_tensor)});
+    }
+    return name;
+  }
+  if (placement_[in.src] == device) return TensorName(in.src, in.src_output);
+  if (src.type_string() == "Const" && src.control_inputs().empty()) {
+    // A constant is copied to the consumer's task instead of sent there
+    // every step (a learning rate, a shape).
+    auto key = std::make_tuple(in.src, -2, device);
+    std::string& name = received_[key];
+    if (name.empty()) {
+      name = absl::StrCat(src.name(), "/_copy_", received_.size());
+      NodeDef* copy = p.graph.add_node();
+      *copy = src.def();
+      copy->set_name(name);
+      copy->set_device(device);
+    }
+    return name;
+  }
+  if (IsControlFlowOp(src) || IsControlFlowOp(node)) return CrossError(src, node);
+  auto key = std::make_tuple(in.src, in.src_output, device);
+  std::string& name = received_[key];
+  if (name.empty()) {
+    const std::string& from = placement_[in.src];
+    const std::string edge = absl::StrCat("edge_", in.src_output, "_", src.name());
+    name = absl::StrCat(src.name(), "/_recv_", in.src_output, "_", parts_.size(), "_",
+                        received_.size());
+    AddSend(Part(from), absl::StrCat(name, "_send"), TensorName(in.src, in.src_output), dtype,
+            edge, device, false);
+    AddRecv(p, name, dtype, edge, from, Incarnation(from), false);
+  }
+  return name;
+}
+
+absl::Status Partitioner::AddControlInputs(const Node& node, const std::string& device,
+                                           Partition& p, NodeDef* def) {
+  std::map<std::string, std::vector<int>> remote_controls;  // by sending device
+  for (int c : node.control_inputs()) {
+    const Node& src = graph_.node(c);
+    if (placement_[c] == device) {
+      def->add_input(absl::StrCat("^", src.name()));
+      continue;
+    }
+    if (IsControlFlowOp(src) || IsControlFlowOp(node)) return CrossError(src, node);
+    remote_controls[placement_[c]].push_back(c);
+  }
+  for (const auto& [from, sources] : remote_controls) {
+    std::string key = absl::StrCat(from, "|", device);
+    for (int c : sources) absl::StrAppend(&key, "|", graph_.node(c).name());
+    std::string& name = control_received_[key];
+    if (name.empty()) {
+      Partition& sp = Part(from);
+      name = absl::StrCat(graph_.node(sources[0]).name(), "/_recv_ctrl_",
+                          control_received_.size());
+      const std::string edge = absl::StrCat("edge_ctrl_", name);
+      NodeDef* dummy = sp.graph.add_node();
+      dummy->set_name(absl::StrCat(name, "_const"));
+      dummy->set_op("Const");
+      dummy->set_device(from);
+      for (int c : sources) dummy->add_input(absl::StrCat("^", graph_.node(c).name()));
+      SetAttr("dtype", DT_FLOAT, dummy);
+      SetAttr("value", Tensor::Scalar<float>(0), dummy);
+      AddSend(sp, absl::StrCat(name, "_send"), dummy->name(), DT_FLOAT, edge, device, false);
+      AddRecv(p, name, DT_FLOAT, edge, from, Incarnation(from), false);
+    }
+    def->add_input(absl::StrCat("^", name));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Partitioner::AddNode(int id) {
+  const Node& node = graph_.node(id);
+  const std::string& device = placement_[id];
+  Partition& p = Part(device);
+  NodeDef* def = p.graph.add_node();
+  *def = node.def();
+  def->set_device(device);
+  def->clear_input();
+  for (int i = 0; i < node.num_inputs(); ++i) {
+    MG_ASSIGN_OR_RETURN(std::string input, DataInput(node, node.inputs()[i], device, p));
+    def->add_input(std::move(input));
+  }
+  return AddControlInputs(node, device, p, def);
+}
+
+void Partitioner::AddFetches(const std::vector<std::string>& fetches) {
+  std::map<std::pair<int, int>, std::string> fetch_key;
+  for (size_t k = 0; k < fetch_ids_.size(); ++k) {
+    const auto [id, index] = fetch_ids_[k];
+    if (Fed(id, index)) continue;
+    const std::string& device = placement_[id];
+    Partition& p = Part(device);
+    std::string& key = fetch_key[{id, index}];
+    if (key.empty()) {
+      const std::string name = TensorName(id, index);
+      key = RendezvousKey(device, Incarnation(device), device, name);
+      AddSend(p, absl::StrCat(graph_.node(id).name(), "/_send_fetch_", index), name,
+              graph_.node(id).output_type(index), name, device, true);
+    }
+    p.fetches.push_back({fetches[k], key});
+  }
+}
+
+absl::StatusOr<std::vector<Partition>> Partitioner::Run(const std::vector<std::string>& feeds,
+                                                        const std::vector<std::string>& fetches,
+                                                        const std::vector<std::string>& targets) {
+  MG_RETURN_IF_ERROR(Prune(feeds, fetches, targets));
+  for (int id : graph_.topological_order()) {
+    if (needed_[id]) MG_RETURN_IF_ERROR(AddNode(id));
+  }
+  AddFetches(fetches);
+  std::vector<Partition> out;
+  for (auto& [device, p] : parts_) {
+    *p.graph.mutable_versions() = graph_.graph_def().versions();
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<Partition>> PartitionGraph(
     const Graph& graph, const std::vector<std::string>& placement,
     const absl::flat_hash_map<std::string, uint64_t>& incarnations,
     const std::vector<std::string>& feeds, const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets) {
-  auto find = [&](const std::string& name, absl::string_view what) -> absl::StatusOr<TensorId> {
-    MG_ASSIGN_OR_RETURN(TensorId id, ParseTensorName(name));
-    const Node* node = graph.FindNode(id.node);
-    if (node == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, " '", name, "' names a node that is not in the graph"));
-    }
-    if (what != "target" && !id.control && id.index >= node->num_outputs()) {
-      return absl::InvalidArgumentError(absl::StrCat(what, " '", name, "': node '", id.node,
-                                                     "' has ", node->num_outputs(), " outputs"));
-    }
-    return id;
-  };
-  // Fed tensors, as (node id, output).
-  std::set<std::pair<int, int>> fed;
-  std::map<std::pair<int, int>, std::string> fed_name;
-  for (const std::string& f : feeds) {
-    MG_ASSIGN_OR_RETURN(TensorId id, find(f, "feed"));
-    const int node = graph.FindNode(id.node)->id();
-    fed.insert({node, id.index});
-    fed_name[{node, id.index}] = f;
-  }
-  // Prune: what fetches and targets need, through data and control inputs,
-  // stopping at fed tensors.
-  std::vector<bool> needed(graph.num_nodes(), false);
-  std::vector<int> stack;
-  auto need = [&](int id) {
-    if (!needed[id]) {
-      needed[id] = true;
-      stack.push_back(id);
-    }
-  };
-  std::vector<std::pair<int, int>> fetch_ids;
-  for (const std::string& f : fetches) {
-    MG_ASSIGN_OR_RETURN(TensorId id, find(f, "fetch"));
-    const int node = graph.FindNode(id.node)->id();
-    fetch_ids.push_back({node, id.index});
-    if (!fed.count({node, id.index})) need(node);
-  }
-  std::vector<int> target_ids;
-  for (const std::string& t : targets) {
-    MG_ASSIGN_OR_RETURN(TensorId id, find(t, "target"));
-    target_ids.push_back(graph.FindNode(id.node)->id());
-    need(target_ids.back());
-  }
-  while (!stack.empty()) {
-    const Node& node = graph.node(stack.back());
-    stack.pop_back();
-    for (const Node::Input& in : node.inputs()) {
-      if (!fed.count({in.src, in.src_output})) need(in.src);
-    }
-    for (int c : node.control_inputs()) need(c);
-  }
-
-  // One partition per device that has a needed node.
-  std::map<std::string, Partition> parts;
-  auto part = [&](const std::string& device) -> Partition& {
-    Partition& p = parts[device];
-    if (p.device.empty()) {
-      p.device = device;
-      // Function calls in the partition find their functions here.
-      *p.graph.mutable_library() = graph.library();
-    }
-    return p;
-  };
-  auto incarnation = [&](const std::string& device) {
-    auto it = incarnations.find(device);
-    return it == incarnations.end() ? uint64_t{0} : it->second;
-  };
-  auto add_send = [&](Partition& p, const std::string& name, const std::string& input,
-                      DataType dtype, const std::string& tensor_name,
-                      const std::string& recv_device, bool client) {
-    NodeDef* s = p.graph.add_node();
-    s->set_name(name);
-    s->set_op("_Send");
-    s->set_device(p.device);
-    s->add_input(input);
-    SetAttr("T", BaseType(dtype), s);
-    SetAttr("tensor_name", tensor_name, s);
-    SetAttr("send_device", p.device, s);
-    SetAttr("send_device_incarnation", static_cast<int64_t>(incarnation(p.device)), s);
-    SetAttr("recv_device", recv_device, s);
-    SetAttr("client_terminated", client, s);
-  };
-  auto add_recv = [&](Partition& p, const std::string& name, DataType dtype,
-                      const std::string& tensor_name, const std::string& send_device,
-                      uint64_t send_incarnation, bool client) {
-    NodeDef* r = p.graph.add_node();
-    r->set_name(name);
-    r->set_op("_Recv");
-    r->set_device(p.device);
-    SetAttr("tensor_type", BaseType(dtype), r);
-    SetAttr("tensor_name", tensor_name, r);
-    SetAttr("send_device", send_device, r);
-    SetAttr("send_device_incarnation", static_cast<int64_t>(send_incarnation), r);
-    SetAttr("recv_device", p.device, r);
-    SetAttr("client_terminated", client, r);
-  };
-  auto tensor = [&](int id, int k) {
-    return k == 0 ? graph.node(id).name() : absl::StrCat(graph.node(id).name(), ":", k);
-  };
-  // The name, in the consumer's partition, of each tensor or control
-  // signal that crossed (so each crosses once per receiving task).
-  std::map<std::tuple<int, int, std::string>, std::string> received;
-  // The same for control signals, by sending device, receiving device and
-  // the nodes waited for.
-  std::map<std::string, std::string> control_received;
-  auto cross_error = [&](const Node& src, const Node& dst) {
-    return absl::UnimplementedError(
-        absl::StrCat("edge '", src.name(), "' -> '", dst.name(), "' crosses from ",
-                     placement[src.id()], " to ", placement[dst.id()],
-                     " and enters or leaves control flow; loops and conds must "
-                     "run within one task"));
-  };
-
-  for (int id : graph.topological_order()) {
-    if (!needed[id]) continue;
-    const Node& node = graph.node(id);
-    const std::string& device = placement[id];
-    Partition& p = part(device);
-    NodeDef* def = p.graph.add_node();
-    *def = node.def();
-    def->set_device(device);
-    def->clear_input();
-    for (int i = 0; i < node.num_inputs(); ++i) {
-      const Node::Input& in = node.inputs()[i];
-      const Node& src = graph.node(in.src);
-      const DataType dtype = src.output_type(in.src_output);
-      if (fed.count({in.src, in.src_output})) {
-        auto key = std::make_tuple(in.src, in.src_output, "feed@" + device);
-        std::string& name = received[key];
-        if (name.empty()) {
-          name = absl::StrCat(src.name(), "/_recv_feed_", in.src_output);
-          const std::string fed_tensor = fed_name[{in.src, in.src_output}];
-          add_recv(p, name, dtype, fed_tensor, device, incarnation(device), true);
-          p.feeds.push_back(
-              {fed_tensor, RendezvousKey(device, incarnation(device), device, fed_tensor)});
-        }
-        def->add_input(name);
-      } else if (placement[in.src] == device) {
-        def->add_input(tensor(in.src, in.src_output));
-      } else if (src.type_string() == "Const" && src.control_inputs().empty()) {
-        // A constant is copied to the consumer's task instead of sent there
-        // every step (a learning rate, a shape).
-        auto key = std::make_tuple(in.src, -2, device);
-        std::string& name = received[key];
-        if (name.empty()) {
-          name = absl::StrCat(src.name(), "/_copy_", received.size());
-          NodeDef* copy = p.graph.add_node();
-          *copy = src.def();
-          copy->set_name(name);
-          copy->set_device(device);
-        }
-        def->add_input(name);
-      } else {
-        if (IsControlFlowOp(src) || IsControlFlowOp(node)) return cross_error(src, node);
-        auto key = std::make_tuple(in.src, in.src_output, device);
-        std::string& name = received[key];
-        if (name.empty()) {
-          const std::string& from = placement[in.src];
-          const std::string edge = absl::StrCat("edge_", in.src_output, "_", src.name());
-          name = absl::StrCat(src.name(), "/_recv_", in.src_output, "_", parts.size(), "_",
-                              received.size());
-          add_send(part(from), absl::StrCat(name, "_send"), tensor(in.src, in.src_output), dtype,
-                   edge, device, false);
-          add_recv(p, name, dtype, edge, from, incarnation(from), false);
-        }
-        def->add_input(name);
-      }
-    }
-    // Control inputs from another task: one signal per sending task, however
-    // many of its nodes this one waits for (a train op grouping the updates
-    // of every variable on a ps waits for one _Recv, not one per variable).
-    std::map<std::string, std::vector<int>> remote_controls;  // by sending device
-    for (int c : node.control_inputs()) {
-      const Node& src = graph.node(c);
-      if (placement[c] == device) {
-        def->add_input(absl::StrCat("^", src.name()));
-        continue;
-      }
-      if (IsControlFlowOp(src) || IsControlFlowOp(node)) return cross_error(src, node);
-      remote_controls[placement[c]].push_back(c);
-    }
-    for (const auto& [from, sources] : remote_controls) {
-      std::string key = absl::StrCat(from, "|", device);
-      for (int c : sources) absl::StrAppend(&key, "|", graph.node(c).name());
-      std::string& name = control_received[key];
-      if (name.empty()) {
-        Partition& sp = part(from);
-        name = absl::StrCat(graph.node(sources[0]).name(), "/_recv_ctrl_", control_received.size());
-        const std::string edge = absl::StrCat("edge_ctrl_", name);
-        NodeDef* dummy = sp.graph.add_node();
-        dummy->set_name(absl::StrCat(name, "_const"));
-        dummy->set_op("Const");
-        dummy->set_device(from);
-        for (int c : sources) dummy->add_input(absl::StrCat("^", graph.node(c).name()));
-        SetAttr("dtype", DT_FLOAT, dummy);
-        SetAttr("value", Tensor::Scalar<float>(0), dummy);
-        add_send(sp, absl::StrCat(name, "_send"), dummy->name(), DT_FLOAT, edge, device, false);
-        add_recv(p, name, DT_FLOAT, edge, from, incarnation(from), false);
-      }
-      def->add_input(absl::StrCat("^", name));
-    }
-  }
-  // Fetches leave from where they are computed, once per tensor.
-  std::map<std::pair<int, int>, std::string> fetch_key;
-  for (size_t k = 0; k < fetch_ids.size(); ++k) {
-    const auto [id, index] = fetch_ids[k];
-    if (fed.count({id, index})) continue;
-    const std::string& device = placement[id];
-    Partition& p = part(device);
-    std::string& key = fetch_key[{id, index}];
-    if (key.empty()) {
-      const std::string name = tensor(id, index);
-      key = RendezvousKey(device, incarnation(device), device, name);
-      add_send(p, absl::StrCat(graph.node(id).name(), "/_send_fetch_", index), name,
-               graph.node(id).output_type(index), name, device, true);
-    }
-    p.fetches.push_back({fetches[k], key});
-  }
-  std::vector<Partition> out;
-  for (auto& [device, p] : parts) {
-    *p.graph.mutable_versions() = graph.graph_def().versions();
-    out.push_back(std::move(p));
-  }
-  return out;
+  return Partitioner(graph, placement, incarnations).Run(feeds, fetches, targets);
 }
 
 }  // namespace distributed_internal
