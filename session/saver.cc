@@ -231,9 +231,11 @@ Saver::Impl::Impl(SaverDef def, Env* env, const SaverOptions& options)
   next_checkpoint_time_ = env_->NowSeconds() + def_.keep_checkpoint_every_n_hours() * 3600.0;
 }
 
-absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOptions options,
-                                                     Env* env) {
-  std::vector<Variable> vars = options.var_list.empty() ? GlobalVariables(scope) : options.var_list;
+namespace {
+
+// The mutable tables a Saver made by Create saves: `options.tables`, or
+// with neither tables nor var_list given every one of the graph's.
+absl::StatusOr<std::vector<Output>> TablesToSave(const Scope& scope, const SaverOptions& options) {
   std::vector<Output> tables = options.tables;
   if (tables.empty() && options.var_list.empty()) {
     MG_ASSIGN_OR_RETURN(GraphDef graph, scope.ToGraphDef());
@@ -244,31 +246,31 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
       }
     }
   }
-  if (vars.empty() && tables.empty() && !options.allow_empty) {
-    return absl::InvalidArgumentError("No variables to save");
-  }
-  const Scope s = scope.NewSubScope(options.name);
+  return tables;
+}
+
+// What is saved of `vars` and `tables`, sorted by name as TensorFlow's
+// Saver sorts them, so data files are in key order.
+absl::StatusOr<std::vector<SavedItem>> SavedItems(const Scope& scope, const Scope& s,
+                                                  const std::vector<Variable>& vars,
+                                                  const std::vector<Output>& tables) {
   std::vector<SavedItem> items;
   for (const Variable& v : vars) items.push_back(VariableItem(scope, v));
   for (const Output& t : tables) {
     MG_ASSIGN_OR_RETURN(SavedItem item, TableItem(scope, s, t));
     items.push_back(std::move(item));
   }
-  // TensorFlow's Saver orders what it saves by name, so data files are in
-  // key order.
   std::sort(items.begin(), items.end(),
             [](const SavedItem& a, const SavedItem& b) { return a.name < b.name; });
-  Output filename = ops::Const(s.WithOpName("Const"), Tensor::Scalar<std::string>("model"));
-  SaverDef def;
-  def.set_filename_tensor_name(filename.name() + ":0");
-  def.set_max_to_keep(options.max_to_keep);
-  def.set_keep_checkpoint_every_n_hours(options.keep_checkpoint_every_n_hours);
-  def.set_version(SaverDef::V2);
-  def.set_sharded(options.num_shards > 0);
+  return items;
+}
 
-  // The shards: (device, items). Round robin over num_shards, or one per
-  // device the items are on.
-  using Shard = std::pair<std::string, std::vector<const SavedItem*>>;
+// A device and the items saved or restored there.
+using Shard = std::pair<std::string, std::vector<const SavedItem*>>;
+
+// The save shards: round robin over num_shards, or one per device the
+// items are on; none for an unsharded save.
+std::vector<Shard> SaveShards(const std::vector<SavedItem>& items, const SaverOptions& options) {
   std::vector<Shard> shards;
   if (options.shard_by_device) {
     std::map<std::string, std::vector<const SavedItem*>> by_device;
@@ -282,55 +284,51 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
       }
     }
   }
-  def.set_sharded(!shards.empty());
+  return shards;
+}
 
-  std::vector<const SavedItem*> all;
-  for (const SavedItem& item : items) all.push_back(&item);
+// The save ops, as TensorFlow's Saver names them; returns the tensor whose
+// value is the prefix saved.
+Output AddSaveOps(const Scope& s, Output filename, const std::vector<Shard>& shards,
+                  const std::vector<const SavedItem*>& all) {
   if (shards.empty()) {
     Operation save = AddSave(s, "SaveV2", filename, all);
-    Output saved =
-        ops::Identity(s.WithOpName("control_dependency").WithControlDependencies({save}), filename);
-    def.set_save_tensor_name(saved.name() + ":0");
-  } else {
-    // Shard i of n saves to "<prefix>_temp_<random>/part-0000i-of-0000n";
-    // the parts are merged into <prefix>.
-    static thread_local std::mt19937_64 rng(std::random_device{}());
-    Output suffix_const =
-        ops::Const(s.WithOpName("StringJoin/inputs_1"),
-                   Tensor::Scalar<std::string>(absl::StrCat("_temp_", absl::Hex(rng()), "/part")));
-    Output temp =
-        s.WithOpName("StringJoin").AddOp("StringJoin", {{filename, suffix_const}}).output(0);
-    Output n = ops::Const(s.WithOpName("num_shards"), static_cast<int32_t>(shards.size()));
-    std::vector<Output> parts;
-    for (size_t i = 0; i < shards.size(); ++i) {
-      const Scope on = s.WithDevice(shards[i].first);
-      const std::string suffix = i == 0 ? "" : absl::StrCat("_", i);
-      Output shard_index =
-          ops::Const(on.WithOpName("ShardedFilename" + suffix + "/shard"), static_cast<int32_t>(i));
-      Output part = on.WithOpName("ShardedFilename" + suffix)
-                        .AddOp("ShardedFilename", {{temp}, {shard_index}, {n}})
-                        .output(0);
-      Operation save = AddSave(on, "SaveV2" + suffix, part, shards[i].second);
-      parts.push_back(ops::Identity(
-          on.WithOpName("control_dependency" + suffix).WithControlDependencies({save}), part));
-    }
-    Output prefixes = ops::Pack(s.WithOpName("MergeV2Checkpoints/checkpoint_prefixes"), parts);
-    Operation merge =
-        s.WithOpName("MergeV2Checkpoints").AddOp("MergeV2Checkpoints", {{prefixes}, {filename}});
-    std::vector<Operation> deps = {merge};
-    for (const Output& p : parts) deps.push_back(p.op());
-    Output saved = ops::Identity(s.WithOpName("Identity").WithControlDependencies(deps), filename);
-    def.set_save_tensor_name(saved.name() + ":0");
+    return ops::Identity(s.WithOpName("control_dependency").WithControlDependencies({save}),
+                         filename);
   }
+  // Shard i of n saves to "<prefix>_temp_<random>/part-0000i-of-0000n";
+  // the parts are merged into <prefix>.
+  static thread_local std::mt19937_64 rng(std::random_device{}());
+  Output suffix_const =
+      ops::Const(s.WithOpName("StringJoin/inputs_1"),
+                 Tensor::Scalar<std::string>(absl::StrCat("_temp_", absl::Hex(rng()), "/part")));
+  Output temp =
+      s.WithOpName("StringJoin").AddOp("StringJoin", {{filename, suffix_const}}).output(0);
+  Output n = ops::Const(s.WithOpName("num_shards"), static_cast<int32_t>(shards.size()));
+  std::vector<Output> parts;
+  for (size_t i = 0; i < shards.size(); ++i) {
+    const Scope on = s.WithDevice(shards[i].first);
+    const std::string suffix = i == 0 ? "" : absl::StrCat("_", i);
+    Output shard_index =
+        ops::Const(on.WithOpName("ShardedFilename" + suffix + "/shard"), static_cast<int32_t>(i));
+    Output part = on.WithOpName("ShardedFilename" + suffix)
+                      .AddOp("ShardedFilename", {{temp}, {shard_index}, {n}})
+                      .output(0);
+    Operation save = AddSave(on, "SaveV2" + suffix, part, shards[i].second);
+    parts.push_back(ops::Identity(
+        on.WithOpName("control_dependency" + suffix).WithControlDependencies({save}), part));
+  }
+  Output prefixes = ops::Pack(s.WithOpName("MergeV2Checkpoints/checkpoint_prefixes"), parts);
+  Operation merge =
+      s.WithOpName("MergeV2Checkpoints").AddOp("MergeV2Checkpoints", {{prefixes}, {filename}});
+  std::vector<Operation> deps = {merge};
+  for (const Output& p : parts) deps.push_back(p.op());
+  return ops::Identity(s.WithOpName("Identity").WithControlDependencies(deps), filename);
+}
 
-  // Restore: one RestoreV2 of everything, or with shard_by_device one per
-  // device, on it.
-  std::vector<Shard> restores;
-  if (options.shard_by_device) {
-    restores = shards;
-  } else {
-    restores.push_back({"", all});
-  }
+// The restore ops: a RestoreV2 per shard of `restores` on its device, and
+// the assignments of what it read; returns the op that runs them all.
+Operation AddRestoreOps(const Scope& s, Output filename, const std::vector<Shard>& restores) {
   std::vector<Operation> assigns;
   for (size_t r = 0; r < restores.size(); ++r) {
     const Scope on = s.WithDevice(restores[r].first);
@@ -358,35 +356,35 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
       assigns.push_back(item->restore(on, values));
     }
   }
-  Operation restore_all = ops::Group(s.WithOpName("restore_all"), assigns);
-  def.set_restore_op_name(restore_all.name());
-  MG_RETURN_IF_ERROR(scope.status());
-  scope.SetSaverDef(def);
-  auto saver = std::unique_ptr<Saver>(new Saver(std::make_unique<Impl>(def, env, options)));
-  for (const SavedItem& item : items) {
-    for (const Output& t : item.tensors) saver->impl_->snapshot_names_.push_back(t.tensor_name());
-  }
+  return ops::Group(s.WithOpName("restore_all"), assigns);
+}
+
+// What a restore needs, for the error that lists every difference: each
+// table's keys, each variable (a partitioned one's parts as one tensor of
+// the full shape) with its dtype and, when known, shape.
+std::vector<ExpectedTensor> ExpectedTensors(const Scope& scope,
+                                            const std::vector<SavedItem>& items,
+                                            const std::vector<Variable>& vars) {
+  std::vector<ExpectedTensor> expected;
   for (const SavedItem& item : items) {
     if (!item.table) continue;  // variables: below
     for (size_t k = 0; k < item.keys.size(); ++k) {
-      ExpectedTensor& e = saver->impl_->expected_.emplace_back();
+      ExpectedTensor& e = expected.emplace_back();
       e.key = item.keys[k];
       e.dtype = item.dtypes[k];
     }
   }
-  // What a restore needs, for the error that lists every difference.
   absl::flat_hash_set<std::string> partitioned;
   for (const Variable& v : vars) {
     if (const std::optional<SaveSliceInfo>& part = v.save_slice_info(); part.has_value()) {
-      // A partitioned variable's parts: one tensor of the full shape.
       if (!partitioned.insert(part->full_name).second) continue;
-      ExpectedTensor& e = saver->impl_->expected_.emplace_back();
+      ExpectedTensor& e = expected.emplace_back();
       e.key = part->full_name;
       e.dtype = v.dtype();
       e.shape = TensorShape(part->full_shape);
       continue;
     }
-    ExpectedTensor& e = saver->impl_->expected_.emplace_back();
+    ExpectedTensor& e = expected.emplace_back();
     e.key = v.name();
     e.dtype = v.dtype();
     const NodeDef& node = scope.GetNodeDef(v.ref().op());
@@ -395,6 +393,44 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
       if (shape.ok()) e.shape = *std::move(shape);  // else unknown: any shape
     }
   }
+  return expected;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOptions options,
+                                                     Env* env) {
+  const std::vector<Variable> vars =
+      options.var_list.empty() ? GlobalVariables(scope) : options.var_list;
+  MG_ASSIGN_OR_RETURN(const std::vector<Output> tables, TablesToSave(scope, options));
+  if (vars.empty() && tables.empty() && !options.allow_empty) {
+    return absl::InvalidArgumentError("No variables to save");
+  }
+  const Scope s = scope.NewSubScope(options.name);
+  MG_ASSIGN_OR_RETURN(const std::vector<SavedItem> items, SavedItems(scope, s, vars, tables));
+  Output filename = ops::Const(s.WithOpName("Const"), Tensor::Scalar<std::string>("model"));
+  const std::vector<Shard> shards = SaveShards(items, options);
+  std::vector<const SavedItem*> all;
+  for (const SavedItem& item : items) all.push_back(&item);
+  SaverDef def;
+  def.set_filename_tensor_name(filename.name() + ":0");
+  def.set_max_to_keep(options.max_to_keep);
+  def.set_keep_checkpoint_every_n_hours(options.keep_checkpoint_every_n_hours);
+  def.set_version(SaverDef::V2);
+  def.set_sharded(!shards.empty());
+  def.set_save_tensor_name(AddSaveOps(s, filename, shards, all).name() + ":0");
+  // Restore: one RestoreV2 of everything, or with shard_by_device one per
+  // device, on it.
+  const std::vector<Shard> restores =
+      options.shard_by_device ? shards : std::vector<Shard>{{"", all}};
+  def.set_restore_op_name(AddRestoreOps(s, filename, restores).name());
+  MG_RETURN_IF_ERROR(scope.status());
+  scope.SetSaverDef(def);
+  auto saver = std::unique_ptr<Saver>(new Saver(std::make_unique<Impl>(def, env, options)));
+  for (const SavedItem& item : items) {
+    for (const Output& t : item.tensors) saver->impl_->snapshot_names_.push_back(t.tensor_name());
+  }
+  saver->impl_->expected_ = ExpectedTensors(scope, items, vars);
   return saver;
 }
 
