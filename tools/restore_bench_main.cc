@@ -160,97 +160,126 @@ absl::Status CheckFlags(const std::vector<char*>& rest) {
   return FlagInRange("threads", absl::GetFlag(FLAGS_threads), 0, 1024);
 }
 
-int Run() {
-  SetMinLogLevel(LogLevel::kWarning);
-  Env* env = Env::Default();
-  const int n = absl::GetFlag(FLAGS_tensors);
-  const int64_t tensor_bytes = int64_t{absl::GetFlag(FLAGS_tensor_kb)} << 10;
-  const int64_t bytes =
-      tensor_bytes > 0 ? tensor_bytes * n : int64_t{absl::GetFlag(FLAGS_size_mb)} << 20;
-  const int repeats = absl::GetFlag(FLAGS_repeats);
-  int threads = absl::GetFlag(FLAGS_threads);
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::string dir = absl::GetFlag(FLAGS_dir);
-  if (dir.empty()) dir = absl::StrCat("/tmp/restore_bench.", getpid());
-  if (absl::Status s = env->CreateDir(dir); !s.ok()) {
-    std::fprintf(stderr, "restore_bench: cannot create --dir: %s\n",
-                 std::string(s.message()).c_str());
-    return 1;
+// Writes `sizes.size()` float tensors of those sizes to `prefix` and adds
+// a variable for each to `root` (its initial value a Fill op, so the graph
+// stays small).
+absl::StatusOr<std::vector<Variable>> WriteCheckpoint(Env* env, const std::string& prefix,
+                                                      const std::vector<int64_t>& sizes,
+                                                      const Scope& root) {
+  MG_ASSIGN_OR_RETURN(auto writer, BundleWriter::Create(env, prefix));
+  std::vector<Variable> vars;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    Tensor t(DT_FLOAT, TensorShape({sizes[i]}));
+    float* f = t.data<float>();
+    for (int64_t j = 0; j < sizes[i]; ++j) f[j] = static_cast<float>((j * 2654435761u) % 1000);
+    const std::string name = absl::StrFormat("layer%03d/weights", i);
+    MG_RETURN_IF_ERROR(writer->Add(name, t));
+    Output zeros = ops::Fill(root, ops::Const<int64_t>(root, {sizes[i]}), ops::Const(root, 0.0f));
+    vars.push_back(Variable::Create(root, name, zeros));
   }
-  const std::string prefix = JoinPath(dir, "bench");
+  MG_RETURN_IF_ERROR(writer->Finish());
+  return vars;
+}
 
+// One run of the benchmark over one checkpoint: each method timed
+// `repeats` times, its median reported.
+class RestoreBench {
+ public:
+  RestoreBench(Env* env, std::string dir, std::string prefix, int repeats, int threads)
+      : env_(env), dir_(std::move(dir)), prefix_(std::move(prefix)),
+        data_file_(DataFilename(prefix_, 0, 1)), repeats_(repeats), threads_(threads) {}
+
+  // Writes the checkpoint (`n` tensors, `bytes` in all or `tensor_bytes`
+  // each) and makes the session's graph and Saver.
+  absl::Status Prepare(int n, int64_t bytes, int64_t tensor_bytes);
+  // The baseline: `pread` of the whole data file, warm, into a used buffer.
+  void TimeBaseline();
+  // Saver::Restore through a session: the first restore of the process
+  // (fresh memory) and the next ones.
+  void TimeSessionRestores();
+  // BundleReader::Lookup of every tensor on `threads` threads.
+  void TimeReaderRestores();
+  // The JSON fields of the three above.
+  std::string WarmFields(int n, int64_t bytes) const;
+  // --cold: the best plain cold read against a cold session restore.
+  absl::StatusOr<std::string> ColdFields();
+  // --save: Saver::Save against a plain write + fdatasync.
+  absl::StatusOr<std::string> SaveFields();
+  // Deletes the checkpoint (and the directory, when it was made here).
+  void Clean(bool dir_made_here);
+
+ private:
+  void ReadAll();
+
+  Env* const env_;
+  const std::string dir_, prefix_, data_file_;
+  const int repeats_, threads_;
+  uint64_t file_size_ = 0;
+  std::unique_ptr<char[]> buf_;
+  std::unique_ptr<RandomAccessFile> file_;
+  std::unique_ptr<Saver> saver_;
+  std::unique_ptr<Session> session_;
+  std::vector<double> base_t_, reader_t_, session_t_;
+  double first_ = 0;
+};
+
+absl::Status RestoreBench::Prepare(int n, int64_t bytes, int64_t tensor_bytes) {
   std::mt19937 rng(1234);
   const std::vector<int64_t> sizes =
       tensor_bytes > 0 ? std::vector<int64_t>(n, tensor_bytes / 4) : MixedSizes(n, bytes / 4, &rng);
   std::fprintf(stderr, "writing %d tensors, %.1f MiB to %s\n", n, bytes / 1048576.0,
-               prefix.c_str());
+               prefix_.c_str());
   Scope root = Scope::NewRootScope();
-  std::vector<Variable> vars;
-  {
-    auto writer = BundleWriter::Create(env, prefix);
-    if (!writer.ok()) return Fail(writer.status());
-    for (int i = 0; i < n; ++i) {
-      Tensor t(DT_FLOAT, TensorShape({sizes[i]}));
-      float* f = t.data<float>();
-      for (int64_t j = 0; j < sizes[i]; ++j) f[j] = static_cast<float>((j * 2654435761u) % 1000);
-      const std::string name = absl::StrFormat("layer%03d/weights", i);
-      if (absl::Status st = (*writer)->Add(name, t); !st.ok()) return Fail(st);
-      // Initial values are Fill ops, so the graph stays small.
-      Output zeros = ops::Fill(root, ops::Const<int64_t>(root, {sizes[i]}), ops::Const(root, 0.0f));
-      vars.push_back(Variable::Create(root, name, zeros));
-    }
-    if (absl::Status st = (*writer)->Finish(); !st.ok()) return Fail(st);
-  }
-  auto saver = Saver::Create(root);
-  MG_CHECK(saver.ok()) << saver.status();
-  const std::string data_file = DataFilename(prefix, 0, 1);
-  const uint64_t file_size = *env->GetFileSize(data_file);
-
-  // Warm the page cache and the destination buffer of the baseline.
-  std::unique_ptr<char[]> buf(new char[file_size]);
-  auto file = *env->NewRandomAccessFile(data_file);
-  auto read_all = [&] {
-    constexpr size_t kChunk = 16 << 20;
-    for (uint64_t off = 0; off < file_size; off += kChunk) {
-      auto got = file->Read(off, std::min<uint64_t>(kChunk, file_size - off), buf.get() + off);
-      MG_CHECK(got.ok());
-    }
-  };
-  read_all();
-
-  std::vector<double> base_t, reader_t, session_t;
-  for (int r = 0; r < repeats; ++r) {
-    auto t0 = Clock::now();
-    read_all();
-    base_t.push_back(Seconds(t0, Clock::now()));
-  }
-  std::fprintf(stderr, "baseline: median %.3f s\n", Median(base_t));
-
-  // The session first: its first restore is this process's first use of
-  // tensor memory (the reader's tensors would leave buffers behind that the
-  // allocator hands out again).
+  MG_RETURN_IF_ERROR(WriteCheckpoint(env_, prefix_, sizes, root).status());
+  MG_ASSIGN_OR_RETURN(saver_, Saver::Create(root));
+  MG_ASSIGN_OR_RETURN(file_size_, env_->GetFileSize(data_file_));
+  buf_.reset(new char[file_size_]);
+  MG_ASSIGN_OR_RETURN(file_, env_->NewRandomAccessFile(data_file_));
   SessionOptions opts;
-  opts.intra_op_threads = threads;
-  auto session = NewSession(opts);
-  MG_CHECK(session.ok());
-  MG_CHECK((*session)->Create(*root.ToGraphDef()).ok());
-  double first = 0;
-  for (int r = 0; r < repeats + 1; ++r) {
+  opts.intra_op_threads = threads_;
+  MG_ASSIGN_OR_RETURN(session_, NewSession(opts));
+  MG_ASSIGN_OR_RETURN(GraphDef graph, root.ToGraphDef());
+  return session_->Create(graph);
+}
+
+void RestoreBench::ReadAll() {
+  constexpr size_t kChunk = 16 << 20;
+  for (uint64_t off = 0; off < file_size_; off += kChunk) {
+    auto got = file_->Read(off, std::min<uint64_t>(kChunk, file_size_ - off), buf_.get() + off);
+    MG_CHECK(got.ok());
+  }
+}
+
+void RestoreBench::TimeBaseline() {
+  ReadAll();  // warms the page cache and the destination buffer
+  for (int r = 0; r < repeats_; ++r) {
     auto t0 = Clock::now();
-    absl::Status s = (*saver)->Restore(session->get(), prefix);
+    ReadAll();
+    base_t_.push_back(Seconds(t0, Clock::now()));
+  }
+  std::fprintf(stderr, "baseline: median %.3f s\n", Median(base_t_));
+}
+
+void RestoreBench::TimeSessionRestores() {
+  for (int r = 0; r < repeats_ + 1; ++r) {
+    auto t0 = Clock::now();
+    absl::Status s = saver_->Restore(session_.get(), prefix_);
     MG_CHECK(s.ok()) << s;
     const double t = Seconds(t0, Clock::now());
     if (r == 0) {
-      first = t;
+      first_ = t;
     } else {
-      session_t.push_back(t);
+      session_t_.push_back(t);
     }
   }
-  std::fprintf(stderr, "session: first restore %.3f s, median %.3f s\n", first, Median(session_t));
+  std::fprintf(stderr, "session: first restore %.3f s, median %.3f s\n", first_,
+               Median(session_t_));
+}
 
-  for (int r = 0; r < repeats + 1; ++r) {
+void RestoreBench::TimeReaderRestores() {
+  for (int r = 0; r < repeats_ + 1; ++r) {
     auto t0 = Clock::now();
-    auto reader = BundleReader::Open(env, prefix);
+    auto reader = BundleReader::Open(env_, prefix_);
     MG_CHECK(reader.ok()) << reader.status();
     std::vector<std::string> keys = (*reader)->keys();
     std::atomic<size_t> next{0};
@@ -261,102 +290,139 @@ int Run() {
       }
     };
     std::vector<std::thread> pool;
-    for (int i = 1; i < threads; ++i) pool.emplace_back(work);
+    for (int i = 1; i < threads_; ++i) pool.emplace_back(work);
     work();
     for (auto& th : pool) th.join();
-    if (r > 0) reader_t.push_back(Seconds(t0, Clock::now()));  // r = 0 warms fresh memory
+    if (r > 0) reader_t_.push_back(Seconds(t0, Clock::now()));  // r = 0 warms fresh memory
   }
-  std::fprintf(stderr, "reader: median %.3f s\n", Median(reader_t));
+  std::fprintf(stderr, "reader: median %.3f s\n", Median(reader_t_));
+}
 
-  const double gb = static_cast<double>(file_size) / 1e9;
-  const double base = gb / Median(base_t), rd = gb / Median(reader_t), ss = gb / Median(session_t);
-  std::string json = absl::StrFormat(
-      "{\"size_mb\":%.3f,\"tensors\":%d,\"threads\":%d,\"baseline_gbps\":%.2f,"
+std::string RestoreBench::WarmFields(int n, int64_t bytes) const {
+  const double gb = static_cast<double>(file_size_) / 1e9;
+  const double base = gb / Median(base_t_), rd = gb / Median(reader_t_),
+               ss = gb / Median(session_t_);
+  return absl::StrFormat(
+      "\"size_mb\":%.3f,\"tensors\":%d,\"threads\":%d,\"baseline_gbps\":%.2f,"
       "\"reader_gbps\":%.2f,\"session_gbps\":%.2f,\"session_first_gbps\":%.2f,"
       "\"reader_ratio\":%.2f,\"session_ratio\":%.2f,\"session_first_ratio\":%.2f,"
       "\"session_overhead_us_per_tensor\":%.3f",
-      bytes / 1048576.0, n, threads, base, rd, ss, gb / first, rd / base, ss / base,
-      gb / first / base, (Median(session_t) - Median(base_t)) / n * 1e6);
+      bytes / 1048576.0, n, threads_, base, rd, ss, gb / first_, rd / base, ss / base,
+      gb / first_ / base, (Median(session_t_) - Median(base_t_)) / n * 1e6);
+}
 
+absl::StatusOr<std::string> RestoreBench::ColdFields() {
+  // The baseline: the fastest median of three plain sequential reads of
+  // the data file (16 MiB preads, 1 MiB preads, 16 MiB preads on
+  // `threads` threads), each from a cold cache.
+  const double gb = static_cast<double>(file_size_) / 1e9;
+  struct Method {
+    const char* name;
+    size_t chunk;
+    int threads;
+  };
+  const Method methods[] = {{"pread 16 MiB", 16 << 20, 1},
+                            {"pread 1 MiB", 1 << 20, 1},
+                            {"pread 16 MiB, threads", 16 << 20, threads_}};
+  double best = 0;
+  const char* best_name = "";
+  for (const Method& m : methods) {
+    std::vector<double> t;
+    for (int r = 0; r < repeats_; ++r) {
+      MG_RETURN_IF_ERROR(DropFromPageCache(data_file_));
+      auto t0 = Clock::now();
+      MG_RETURN_IF_ERROR(PlainRead(data_file_, file_size_, m.chunk, m.threads, buf_.get()));
+      t.push_back(Seconds(t0, Clock::now()));
+    }
+    std::fprintf(stderr, "cold %s: median %.3f s\n", m.name, Median(t));
+    if (gb / Median(t) > best) best = gb / Median(t), best_name = m.name;
+  }
+  std::vector<double> cold_t;
+  for (int r = 0; r < repeats_; ++r) {
+    for (const std::string& f : {data_file_, MetaFilename(prefix_)}) {
+      MG_RETURN_IF_ERROR(DropFromPageCache(f));
+    }
+    auto t0 = Clock::now();
+    absl::Status st = saver_->Restore(session_.get(), prefix_);
+    MG_CHECK(st.ok()) << st;
+    cold_t.push_back(Seconds(t0, Clock::now()));
+  }
+  std::fprintf(stderr, "cold session: median %.3f s\n", Median(cold_t));
+  return absl::StrFormat(
+      ",\"cold_baseline_gbps\":%.2f,\"cold_baseline\":\"%s\",\"cold_session_gbps\":%.2f,"
+      "\"cold_session_ratio\":%.2f",
+      best, best_name, gb / Median(cold_t), gb / Median(cold_t) / best);
+}
+
+absl::StatusOr<std::string> RestoreBench::SaveFields() {
+  // Each repetition writes a new file (or checkpoint) and deletes it
+  // afterwards, so neither side overwrites cached pages of the last.
+  const double gb = static_cast<double>(file_size_) / 1e9;
+  const std::string plain = JoinPath(dir_, "plain.bin");
+  std::vector<double> plain_t, save_t;
+  for (int r = 0; r < repeats_; ++r) {
+    auto t0 = Clock::now();
+    MG_RETURN_IF_ERROR(PlainDurableWrite(plain, buf_.get(), file_size_));
+    plain_t.push_back(Seconds(t0, Clock::now()));
+    env_->DeleteFile(plain).IgnoreError();
+    const std::string saved = JoinPath(dir_, "saved");
+    t0 = Clock::now();
+    absl::StatusOr<std::string> s = saver_->Save(session_.get(), saved, {.write_state = false});
+    MG_CHECK(s.ok()) << s.status();
+    save_t.push_back(Seconds(t0, Clock::now()));
+    env_->DeleteFile(DataFilename(saved, 0, 1)).IgnoreError();
+    env_->DeleteFile(MetaFilename(saved)).IgnoreError();
+  }
+  std::fprintf(stderr, "plain write + fdatasync: median %.3f s; Saver::Save: median %.3f s\n",
+               Median(plain_t), Median(save_t));
+  return absl::StrFormat(",\"save_baseline_gbps\":%.2f,\"save_gbps\":%.2f,\"save_ratio\":%.2f",
+                         gb / Median(plain_t), gb / Median(save_t),
+                         Median(plain_t) / Median(save_t));
+}
+
+void RestoreBench::Clean(bool dir_made_here) {
+  env_->DeleteFile(data_file_).IgnoreError();
+  env_->DeleteFile(MetaFilename(prefix_)).IgnoreError();
+  if (dir_made_here) env_->DeleteDir(dir_).IgnoreError();
+}
+
+int Run() {
+  SetMinLogLevel(LogLevel::kWarning);
+  Env* env = Env::Default();
+  const int n = absl::GetFlag(FLAGS_tensors);
+  const int64_t tensor_bytes = int64_t{absl::GetFlag(FLAGS_tensor_kb)} << 10;
+  const int64_t bytes =
+      tensor_bytes > 0 ? tensor_bytes * n : int64_t{absl::GetFlag(FLAGS_size_mb)} << 20;
+  int threads = absl::GetFlag(FLAGS_threads);
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::string dir = absl::GetFlag(FLAGS_dir);
+  if (dir.empty()) dir = absl::StrCat("/tmp/restore_bench.", getpid());
+  if (absl::Status s = env->CreateDir(dir); !s.ok()) {
+    std::fprintf(stderr, "restore_bench: cannot create --dir: %s\n",
+                 std::string(s.message()).c_str());
+    return 1;
+  }
+  RestoreBench bench(env, dir, JoinPath(dir, "bench"), absl::GetFlag(FLAGS_repeats), threads);
+  if (absl::Status s = bench.Prepare(n, bytes, tensor_bytes); !s.ok()) return Fail(s);
+  bench.TimeBaseline();
+  // The session first: its first restore is this process's first use of
+  // tensor memory (the reader's tensors would leave buffers behind that the
+  // allocator hands out again).
+  bench.TimeSessionRestores();
+  bench.TimeReaderRestores();
+  std::string json = bench.WarmFields(n, bytes);
   if (absl::GetFlag(FLAGS_cold)) {
-    // The baseline: the fastest median of three plain sequential reads of
-    // the data file (16 MiB preads, 1 MiB preads, 16 MiB preads on
-    // `threads` threads), each from a cold cache.
-    const std::string index_file = MetaFilename(prefix);
-    struct Method {
-      const char* name;
-      size_t chunk;
-      int threads;
-    };
-    const Method methods[] = {{"pread 16 MiB", 16 << 20, 1},
-                              {"pread 1 MiB", 1 << 20, 1},
-                              {"pread 16 MiB, threads", 16 << 20, threads}};
-    double best = 0;
-    const char* best_name = "";
-    for (const Method& m : methods) {
-      std::vector<double> t;
-      for (int r = 0; r < repeats; ++r) {
-        if (absl::Status st = DropFromPageCache(data_file); !st.ok()) return Fail(st);
-        auto t0 = Clock::now();
-        if (absl::Status st = PlainRead(data_file, file_size, m.chunk, m.threads, buf.get());
-            !st.ok()) {
-          return Fail(st);
-        }
-        t.push_back(Seconds(t0, Clock::now()));
-      }
-      std::fprintf(stderr, "cold %s: median %.3f s\n", m.name, Median(t));
-      if (gb / Median(t) > best) best = gb / Median(t), best_name = m.name;
-    }
-    std::vector<double> cold_t;
-    for (int r = 0; r < repeats; ++r) {
-      for (const std::string& f : {data_file, index_file}) {
-        if (absl::Status st = DropFromPageCache(f); !st.ok()) return Fail(st);
-      }
-      auto t0 = Clock::now();
-      absl::Status st = (*saver)->Restore(session->get(), prefix);
-      MG_CHECK(st.ok()) << st;
-      cold_t.push_back(Seconds(t0, Clock::now()));
-    }
-    std::fprintf(stderr, "cold session: median %.3f s\n", Median(cold_t));
-    absl::StrAppendFormat(
-        &json,
-        ",\"cold_baseline_gbps\":%.2f,\"cold_baseline\":\"%s\",\"cold_session_gbps\":%.2f,"
-        "\"cold_session_ratio\":%.2f",
-        best, best_name, gb / Median(cold_t), gb / Median(cold_t) / best);
+    absl::StatusOr<std::string> cold = bench.ColdFields();
+    if (!cold.ok()) return Fail(cold.status());
+    json += *cold;
   }
-
   if (absl::GetFlag(FLAGS_save)) {
-    // Each repetition writes a new file (or checkpoint) and deletes it
-    // afterwards, so neither side overwrites cached pages of the last.
-    const std::string plain = JoinPath(dir, "plain.bin");
-    std::vector<double> plain_t, save_t;
-    for (int r = 0; r < repeats; ++r) {
-      auto t0 = Clock::now();
-      if (absl::Status st = PlainDurableWrite(plain, buf.get(), file_size); !st.ok()) {
-        return Fail(st);
-      }
-      plain_t.push_back(Seconds(t0, Clock::now()));
-      env->DeleteFile(plain).IgnoreError();
-      const std::string saved = JoinPath(dir, "saved");
-      t0 = Clock::now();
-      absl::StatusOr<std::string> s = (*saver)->Save(session->get(), saved, {.write_state = false});
-      MG_CHECK(s.ok()) << s.status();
-      save_t.push_back(Seconds(t0, Clock::now()));
-      env->DeleteFile(DataFilename(saved, 0, 1)).IgnoreError();
-      env->DeleteFile(MetaFilename(saved)).IgnoreError();
-    }
-    std::fprintf(stderr, "plain write + fdatasync: median %.3f s; Saver::Save: median %.3f s\n",
-                 Median(plain_t), Median(save_t));
-    absl::StrAppendFormat(
-        &json, ",\"save_baseline_gbps\":%.2f,\"save_gbps\":%.2f,\"save_ratio\":%.2f",
-        gb / Median(plain_t), gb / Median(save_t), Median(plain_t) / Median(save_t));
+    absl::StatusOr<std::string> save = bench.SaveFields();
+    if (!save.ok()) return Fail(save.status());
+    json += *save;
   }
-  std::printf("%s}\n", json.c_str());
-  if (!absl::GetFlag(FLAGS_keep)) {
-    env->DeleteFile(data_file).IgnoreError();
-    env->DeleteFile(MetaFilename(prefix)).IgnoreError();
-    if (absl::GetFlag(FLAGS_dir).empty()) env->DeleteDir(dir).IgnoreError();
-  }
+  std::printf("{%s}\n", json.c_str());
+  if (!absl::GetFlag(FLAGS_keep)) bench.Clean(absl::GetFlag(FLAGS_dir).empty());
   return 0;
 }
 
