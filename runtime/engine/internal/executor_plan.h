@@ -109,6 +109,7 @@ class Plan {
   std::vector<int> PlannedNodes() const;
 
  private:
+  friend class PlanBuilder;  // Build's steps (executor_plan.cc)
   using ReadyList = absl::InlinedVector<Task, 8>;
   Plan() = default;
 
