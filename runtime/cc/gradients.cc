@@ -150,6 +150,155 @@ absl::flat_hash_map<std::string, std::vector<std::string>> LoopFrames(
   return frames;
 }
 
+// The ops between the xs and the ys: those the ys depend on (backward from
+// the ys, stopping nowhere) that depend on an x (forward from the xs,
+// repeated until nothing changes: a loop's back edge, NextIteration into
+// Merge, points to an op created earlier).
+absl::flat_hash_set<std::string> OpsFromXsToYs(const Scope& scope,
+                                               const std::vector<Operation>& all,
+                                               const std::vector<Output>& xs,
+                                               const std::vector<Output>& ys) {
+  absl::flat_hash_set<std::string> x_ops;
+  for (const Output& x : xs) x_ops.insert(x.op().name());
+  absl::flat_hash_set<std::string> reaches_y;
+  std::deque<Operation> queue;
+  for (const Output& y : ys) {
+    if (reaches_y.insert(y.op().name()).second) queue.push_back(y.op());
+  }
+  while (!queue.empty()) {
+    Operation op = queue.front();
+    queue.pop_front();
+    for (const Output& in : scope.GetInputs(op)) {
+      if (reaches_y.insert(in.op().name()).second) queue.push_back(in.op());
+    }
+  }
+  absl::flat_hash_set<std::string> from_x;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const Operation& op : all) {
+      if (!reaches_y.contains(op.name()) || from_x.contains(op.name())) continue;
+      bool depends = x_ops.contains(op.name());
+      for (const Output& in : scope.GetInputs(op)) depends |= from_x.contains(in.op().name());
+      if (depends) changed |= from_x.insert(op.name()).second;
+    }
+  }
+  return from_x;
+}
+
+// The units of the backward pass: one op, or a whole while loop (its
+// outermost frame inside the ys' own, `base` frames deep: gradients built
+// inside a loop's body, as a call's in a functional While's gradient,
+// differentiate the ops of that frame one by one), whose gradient is built
+// at once. A loop takes in all of its frame's ops, also those no x reaches.
+struct BackwardUnits {
+  std::vector<std::vector<Operation>> ops;
+  std::vector<std::string> frame;  // per unit: its loop's frame, or ""
+};
+
+BackwardUnits GroupIntoUnits(
+    const std::vector<Operation>& all, const absl::flat_hash_set<std::string>& from_x,
+    const absl::flat_hash_map<std::string, std::vector<std::string>>& frames, size_t base) {
+  auto loop_of = [&](const Operation& op) -> std::string {
+    const std::vector<std::string>& stack = frames.at(op.name());
+    return stack.size() > base ? stack[base] : std::string();
+  };
+  BackwardUnits units;
+  absl::flat_hash_map<std::string, int> unit_of;        // op name -> unit
+  absl::flat_hash_map<std::string, int> unit_of_frame;  // frame -> unit
+  for (const Operation& op : all) {
+    if (!from_x.contains(op.name())) continue;
+    const std::string frame = loop_of(op);
+    int u;
+    if (frame.empty()) {
+      u = static_cast<int>(units.ops.size());
+      units.ops.emplace_back();
+      units.frame.emplace_back();
+    } else {
+      auto [it, added] = unit_of_frame.try_emplace(frame, static_cast<int>(units.ops.size()));
+      if (added) {
+        units.ops.emplace_back();
+        units.frame.push_back(frame);
+      }
+      u = it->second;
+    }
+    units.ops[u].push_back(op);
+    unit_of[op.name()] = u;
+  }
+  for (const Operation& op : all) {
+    if (unit_of.contains(op.name())) continue;
+    const std::string frame = loop_of(op);
+    if (frame.empty()) continue;
+    auto it = unit_of_frame.find(frame);
+    if (it == unit_of_frame.end()) continue;
+    unit_of[op.name()] = it->second;
+  }
+  for (auto& [frame, u] : unit_of_frame) {
+    std::vector<Operation>& ops_of = units.ops[u];
+    ops_of.clear();
+    for (const Operation& op : all) {
+      auto it = unit_of.find(op.name());
+      if (it != unit_of.end() && it->second == u) ops_of.push_back(op);
+    }
+  }
+  return units;
+}
+
+// The backward pass's gradient contributions per output, summed when they
+// are all in.
+class Backprop {
+ public:
+  Backprop(const Scope& scope, const Scope& g, const std::vector<Output>& xs,
+           const absl::flat_hash_set<std::string>& from_x)
+      : scope_(scope), g_(g), from_x_(from_x) {
+    for (const Output& x : xs) x_keys_.insert(KeyOf(x));
+  }
+
+  void Add(const Output& of, const Output& grad) { pending_[KeyOf(of)].push_back(grad); }
+  Output Sum(const Key& k) const {
+    auto it = pending_.find(k);
+    if (it == pending_.end() || it->second.empty()) return Output();
+    if (it->second.size() == 1) return it->second[0];
+    return ops::AddN(g_, it->second);
+  }
+  bool Wanted(const Output& in) const {
+    return from_x_.contains(in.op().name()) || x_keys_.count(KeyOf(in)) > 0;
+  }
+  // Passes the gradients of `op`'s outputs to its wanted inputs, unless it
+  // is an x (whose gradient is what was collected so far; an x computed
+  // from another x still passes gradients on) or a StopGradient.
+  absl::Status OpGradient(const Operation& op);
+
+ private:
+  const Scope& scope_;
+  const Scope& g_;
+  const absl::flat_hash_set<std::string>& from_x_;
+  std::set<Key> x_keys_;
+  std::map<Key, std::vector<Output>> pending_;
+};
+
+absl::Status Backprop::OpGradient(const Operation& op) {
+  std::vector<Output> dys(op.num_outputs());
+  bool any = false;
+  for (int i = 0; i < op.num_outputs(); ++i) {
+    dys[i] = Sum({op.name(), i});
+    any |= dys[i].op().valid();
+  }
+  if (!any) return absl::OkStatus();
+  const std::string& type = scope_.GetNodeDef(op).op();
+  bool is_only_x = true;
+  for (int i = 0; i < op.num_outputs(); ++i) is_only_x &= x_keys_.count({op.name(), i}) > 0;
+  if (is_only_x || type == "StopGradient") return absl::OkStatus();
+  const std::vector<Output> inputs = scope_.GetInputs(op);
+  std::vector<bool> wanted(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) wanted[i] = Wanted(inputs[i]);
+  std::vector<Output> dxs;
+  MG_RETURN_IF_ERROR(gradients_internal::CallGradient(g_, scope_, op, dys, wanted, &dxs));
+  for (size_t i = 0; i < inputs.size() && i < dxs.size(); ++i) {
+    if (dxs[i].op().valid() && wanted[i]) Add(inputs[i], dxs[i]);
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>& ys,
@@ -165,151 +314,40 @@ absl::Status AddSymbolicGradients(const Scope& scope, const std::vector<Output>&
   std::vector<Operation> all = scope.AllOps();
   absl::flat_hash_set<std::string> before;
   for (const Operation& op : all) before.insert(op.name());
-
-  // Ops that the ys depend on (backward from the ys), stopping at the xs.
-  std::set<Key> x_keys;
-  for (const Output& x : xs) x_keys.insert(KeyOf(x));
-  absl::flat_hash_set<std::string> x_ops;
-  for (const Output& x : xs) x_ops.insert(x.op().name());
-  absl::flat_hash_set<std::string> reaches_y;
-  std::deque<Operation> queue;
-  for (const Output& y : ys) {
-    if (reaches_y.insert(y.op().name()).second) queue.push_back(y.op());
-  }
-  while (!queue.empty()) {
-    Operation op = queue.front();
-    queue.pop_front();
-    for (const Output& in : scope.GetInputs(op)) {
-      if (reaches_y.insert(in.op().name()).second) queue.push_back(in.op());
-    }
-  }
-  // Of those, the ones that depend on an x (forward from the xs). Repeated
-  // until nothing changes: a loop's back edge (NextIteration into Merge)
-  // points to an op created earlier.
-  absl::flat_hash_set<std::string> from_x;
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const Operation& op : all) {
-      if (!reaches_y.contains(op.name()) || from_x.contains(op.name())) continue;
-      bool depends = x_ops.contains(op.name());
-      for (const Output& in : scope.GetInputs(op)) depends |= from_x.contains(in.op().name());
-      if (depends) changed |= from_x.insert(op.name()).second;
-    }
-  }
-
-  // Gradient contributions per output, summed when they are all in.
-  std::map<Key, std::vector<Output>> pending;
+  const absl::flat_hash_set<std::string> from_x = OpsFromXsToYs(scope, all, xs, ys);
+  Backprop backprop(scope, g, xs, from_x);
   for (size_t i = 0; i < ys.size(); ++i) {
     Output dy = grad_ys.empty() ? ops::OnesLike(g, ys[i]) : grad_ys[i];
-    if (dy.op().valid()) pending[KeyOf(ys[i])].push_back(dy);
+    if (dy.op().valid()) backprop.Add(ys[i], dy);
   }
-  auto sum = [&](const Key& k) -> Output {
-    auto it = pending.find(k);
-    if (it == pending.end() || it->second.empty()) return Output();
-    if (it->second.size() == 1) return it->second[0];
-    return ops::AddN(g, it->second);
-  };
-  auto wanted_input = [&](const Output& in) {
-    return from_x.contains(in.op().name()) || x_keys.count(KeyOf(in)) > 0;
-  };
-
-  // Units of the backward pass: one op, or a whole while loop (its
-  // outermost frame inside the ys' own: gradients built inside a loop's
-  // body, as a call's in a functional While's gradient, differentiate the
-  // ops of that frame one by one), whose gradient is built at once.
   const absl::flat_hash_map<std::string, std::vector<std::string>> frames = LoopFrames(scope, all);
   // (An Exit runs in its loop's frame; its output is outside it.)
   const size_t base = ys.empty()
                           ? 0
                           : frames.at(ys[0].op().name()).size() -
                                 (absl::EndsWith(scope.GetNodeDef(ys[0].op()).op(), "Exit") ? 1 : 0);
-  auto loop_of = [&](const Operation& op) -> std::string {
-    const std::vector<std::string>& stack = frames.at(op.name());
-    return stack.size() > base ? stack[base] : std::string();
-  };
-  std::vector<std::vector<Operation>> units;
-  std::vector<std::string> unit_frame;
-  absl::flat_hash_map<std::string, int> unit_of;        // op name -> unit
-  absl::flat_hash_map<std::string, int> unit_of_frame;  // frame -> unit
-  for (const Operation& op : all) {
-    if (!from_x.contains(op.name())) continue;
-    const std::string frame = loop_of(op);
-    int u;
-    if (frame.empty()) {
-      u = static_cast<int>(units.size());
-      units.emplace_back();
-      unit_frame.emplace_back();
-    } else {
-      auto [it, added] = unit_of_frame.try_emplace(frame, static_cast<int>(units.size()));
-      if (added) {
-        units.emplace_back();
-        unit_frame.push_back(frame);
-      }
-      u = it->second;
-    }
-    units[u].push_back(op);
-    unit_of[op.name()] = u;
-  }
-  // A loop takes in all of its frame's ops, also those no x reaches.
-  for (const Operation& op : all) {
-    if (unit_of.contains(op.name())) continue;
-    const std::string frame = loop_of(op);
-    if (frame.empty()) continue;
-    auto it = unit_of_frame.find(frame);
-    if (it == unit_of_frame.end()) continue;
-    unit_of[op.name()] = it->second;
-  }
-  for (auto& [frame, u] : unit_of_frame) {
-    std::vector<Operation>& ops_of = units[u];
-    ops_of.clear();
-    for (const Operation& op : all) {
-      auto it = unit_of.find(op.name());
-      if (it != unit_of.end() && it->second == u) ops_of.push_back(op);
-    }
-  }
-  for (const int u : gradients_internal::ReverseTopologicalOrder(scope, units)) {
-    if (!unit_frame[u].empty()) {
-      gradients_internal::WhileLoopGradientArgs loop(scope, g);
-      loop.frame = unit_frame[u];
-      loop.ops = units[u];
-      loop.before = &before;
-      loop.from_x = &from_x;
-      loop.frames = &frames;
-      loop.depth = base;
-      loop.grad_of = [&](const Output& o) { return sum(KeyOf(o)); };
-      loop.add_grad = [&](const Output& in, const Output& grad) {
-        if (grad.op().valid() && wanted_input(in)) pending[KeyOf(in)].push_back(grad);
-      };
-      MG_RETURN_IF_ERROR(gradients_internal::AddWhileLoopGradients(loop));
+  const BackwardUnits units = GroupIntoUnits(all, from_x, frames, base);
+  for (const int u : gradients_internal::ReverseTopologicalOrder(scope, units.ops)) {
+    if (units.frame[u].empty()) {
+      MG_RETURN_IF_ERROR(backprop.OpGradient(units.ops[u][0]));
       continue;
     }
-    const Operation& op = units[u][0];
-    std::vector<Output> dys(op.num_outputs());
-    bool any = false;
-    for (int i = 0; i < op.num_outputs(); ++i) {
-      dys[i] = sum({op.name(), i});
-      any |= dys[i].op().valid();
-    }
-    if (!any) continue;
-    const std::string& type = scope.GetNodeDef(op).op();
-    // Stop at the xs: their gradient is what was collected so far. An x
-    // that is itself computed from another x still passes gradients on.
-    bool is_only_x = true;
-    for (int i = 0; i < op.num_outputs(); ++i) is_only_x &= x_keys.count({op.name(), i}) > 0;
-    if (is_only_x || type == "StopGradient") continue;
-    const std::vector<Output> inputs = scope.GetInputs(op);
-    std::vector<bool> wanted(inputs.size());
-    for (size_t i = 0; i < inputs.size(); ++i) wanted[i] = wanted_input(inputs[i]);
-    std::vector<Output> dxs;
-    MG_RETURN_IF_ERROR(gradients_internal::CallGradient(g, scope, op, dys, wanted, &dxs));
-    for (size_t i = 0; i < inputs.size() && i < dxs.size(); ++i) {
-      if (!dxs[i].op().valid() || !wanted[i]) continue;
-      pending[KeyOf(inputs[i])].push_back(dxs[i]);
-    }
+    gradients_internal::WhileLoopGradientArgs loop(scope, g);
+    loop.frame = units.frame[u];
+    loop.ops = units.ops[u];
+    loop.before = &before;
+    loop.from_x = &from_x;
+    loop.frames = &frames;
+    loop.depth = base;
+    loop.grad_of = [&](const Output& o) { return backprop.Sum(KeyOf(o)); };
+    loop.add_grad = [&](const Output& in, const Output& grad) {
+      if (grad.op().valid() && backprop.Wanted(in)) backprop.Add(in, grad);
+    };
+    MG_RETURN_IF_ERROR(gradients_internal::AddWhileLoopGradients(loop));
   }
   grads->clear();
   for (const Output& x : xs) {
-    Output dx = sum(KeyOf(x));
+    Output dx = backprop.Sum(KeyOf(x));
     if (!dx.op().valid() && x.dtype() != DT_RESOURCE) dx = ops::ZerosLike(g, x);
     grads->push_back(dx);
   }
