@@ -9,10 +9,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/engine/kernels/internal/bcast.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/list_math.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/internal/wrapping.h"
-#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/engine/kernels/internal/matmul_op.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/matmul_op.h"
 
 namespace minigraph {
 namespace kernels_internal {

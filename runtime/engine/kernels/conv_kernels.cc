@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/matmul_op.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
-#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/graph/conv_util.h"
 
 namespace minigraph {

@@ -1,7 +1,7 @@
 // Add, AddV2, Sub (with broadcasting) and AddN.
 #include "runtime/engine/kernels/internal/cwise_ops.h"
-#include "runtime/engine/kernels/internal/list_math.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/list_math.h"
 
 namespace minigraph {
 namespace kernels_internal {

@@ -17,8 +17,8 @@
 #include "core/env.h"
 #include "core/status_macros.h"
 #include "runtime/engine/kernels/internal/dataset.h"
-#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "zlib.h"
 
 namespace minigraph {

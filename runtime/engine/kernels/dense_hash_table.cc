@@ -17,8 +17,8 @@
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "core/status_macros.h"
-#include "runtime/engine/kernels/internal/lookup_table.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/lookup_table.h"
 
 namespace minigraph {
 namespace kernels_internal {

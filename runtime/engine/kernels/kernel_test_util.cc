@@ -1,9 +1,9 @@
 #include "runtime/engine/kernels/kernel_test_util.h"
 
 #include "absl/strings/str_cat.h"
+#include "runtime/cc/ops.h"
 #include "runtime/engine/executor.h"
 #include "runtime/engine/kernel_registry.h"
-#include "runtime/cc/ops.h"
 #include "runtime/graph/ops/standard_ops.h"
 #include "unsupported/Eigen/CXX11/ThreadPool"
 

@@ -11,10 +11,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
-#include "runtime/engine/kernels/internal/list_math.h"
-#include "runtime/engine/kernels/internal/tensor_util.h"
-#include "runtime/engine/kernels/internal/optional_value.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/list_math.h"
+#include "runtime/engine/kernels/internal/optional_value.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/graph/partial_shape.h"
 
 namespace minigraph {

@@ -16,8 +16,8 @@
 #include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "core/env.h"
-#include "runtime/engine/kernels/internal/lookup_table.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/lookup_table.h"
 
 namespace minigraph {
 namespace kernels_internal {

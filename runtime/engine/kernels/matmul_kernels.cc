@@ -2,8 +2,8 @@
 // kernel built for the node's dtype; int32 and int64 are built in
 // matmul_int_kernels.cc).
 #include "Eigen/Core"
-#include "runtime/engine/kernels/internal/matmul_op_impl.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/matmul_op_impl.h"
 
 namespace minigraph {
 namespace kernels_internal {

@@ -9,8 +9,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/array_eval.h"
-#include "runtime/engine/kernels/internal/wrapping.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/wrapping.h"
 
 namespace minigraph {
 namespace kernels_internal {

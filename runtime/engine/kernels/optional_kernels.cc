@@ -4,8 +4,8 @@
 #include <optional>
 #include <vector>
 
-#include "runtime/engine/kernels/internal/optional_value.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/optional_value.h"
 
 namespace minigraph {
 namespace kernels_internal {

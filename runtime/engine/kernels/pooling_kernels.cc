@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/graph/conv_util.h"
 
 namespace minigraph {

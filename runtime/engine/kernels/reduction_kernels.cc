@@ -1,8 +1,8 @@
 // Sum, Mean, ArgMax, ArgMin, All and Any.
 #include "absl/strings/str_cat.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/reduction_ops.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
-#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
 namespace kernels_internal {

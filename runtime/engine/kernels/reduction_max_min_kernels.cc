@@ -1,6 +1,6 @@
 // Max, Min and Prod.
-#include "runtime/engine/kernels/internal/reduction_ops.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/reduction_ops.h"
 
 namespace minigraph {
 namespace kernels_internal {

@@ -8,8 +8,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 
 namespace minigraph {
 namespace kernels_internal {

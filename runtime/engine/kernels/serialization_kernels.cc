@@ -14,13 +14,13 @@
 #include "core/proto/tensor.pb.h"
 #include "core/status_macros.h"
 #include "core/tensor_proto.h"
-#include "runtime/engine/kernel_registry.h"
-#include "runtime/engine/kernels/internal/kernel_families.h"
-#include "runtime/engine/op_kernel.h"
 #include "google/protobuf/descriptor.h"
 #include "google/protobuf/util/json_util.h"
 #include "google/protobuf/util/type_resolver.h"
 #include "google/protobuf/util/type_resolver_util.h"
+#include "runtime/engine/kernel_registry.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/op_kernel.h"
 #include "zlib.h"
 
 namespace minigraph {

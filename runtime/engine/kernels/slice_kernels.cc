@@ -11,9 +11,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/strided_copy.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
-#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/graph/strided_slice.h"
 
 namespace minigraph {

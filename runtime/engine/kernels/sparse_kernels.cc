@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/engine/kernels/internal/fingerprint.h"
-#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 
 namespace minigraph {
 namespace kernels_internal {
@@ -296,6 +296,18 @@ class SparseSegmentSumOp : public OpKernel {
   }
 };
 
+// One column of SparseCross: its features for each row (ranges of its
+// values) or a dense matrix.
+struct CrossColumn {
+  const Tensor* values;
+  bool dense;
+  std::vector<int64_t> start, count;  // per row, sparse only
+  int64_t Count(int64_t b) const { return dense ? values->dim_size(1) : count[b]; }
+  int64_t Index(int64_t b, int64_t n) const {
+    return dense ? b * values->dim_size(1) + n : start[b] + n;
+  }
+};
+
 // SparseCross: for each row of the batch, every combination of one feature
 // from each column (the sparse inputs' then the dense inputs', the last
 // varying fastest), as TensorFlow's feature crosses. Joined with "_X_", or,
@@ -323,18 +335,47 @@ class SparseCrossOp : public OpKernel {
   }
 
   absl::Status Compute(OpKernelContext* ctx) const override {
-    // Each column: its features for each row (values index ranges) or a
-    // dense matrix.
-    struct Column {
-      const Tensor* values;
-      bool dense;
-      std::vector<int64_t> start, count;  // per row, sparse only
-      int64_t Count(int64_t b) const { return dense ? values->dim_size(1) : count[b]; }
-      int64_t Index(int64_t b, int64_t n) const {
-        return dense ? b * values->dim_size(1) + n : start[b] + n;
-      }
-    };
     const int dense_n = ctx->num_inputs() - 3 * static_cast<int>(n_);
+    MG_ASSIGN_OR_RETURN(const int64_t batch, BatchSize(ctx, dense_n));
+    // Per column, a start and a count for each row; one count of crosses.
+    MG_RETURN_IF_ERROR(
+        CheckScratchSize(batch, (2 * n_ + 1) * sizeof(int64_t),
+                         absl::StrCat("SparseCross over a batch of ", batch, " rows")));
+    MG_RETURN_IF_ERROR(CheckTypes(ctx));
+    MG_ASSIGN_OR_RETURN(const std::vector<CrossColumn> columns, Columns(ctx, batch, dense_n));
+    // Output sizes: the product of the counts in each row.
+    std::vector<int64_t> crosses(batch, columns.empty() ? 0 : 1);
+    int64_t total = 0, widest = 0;
+    for (int64_t b = 0; b < batch; ++b) {
+      for (const CrossColumn& c : columns) {
+        const int64_t n = c.Count(b);
+        if (n != 0 && crosses[b] > std::numeric_limits<int64_t>::max() / n) {
+          return absl::InvalidArgumentError(
+              absl::StrCat("SparseCross: row ", b, " has more crosses than fit in int64"));
+        }
+        crosses[b] *= n;
+      }
+      if (total > std::numeric_limits<int64_t>::max() - crosses[b]) {
+        return absl::InvalidArgumentError("SparseCross: more crosses than fit in int64");
+      }
+      total += crosses[b];
+      widest = std::max(widest, crosses[b]);
+    }
+    Tensor *indices_out, *values_out, *shape_out;
+    MG_ASSIGN_OR_RETURN(TensorShape indices_shape, TensorShape::Build({total, 2}));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, indices_shape, &indices_out));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(1, TensorShape({total}), &values_out));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(2, TensorShape({2}), &shape_out));
+    shape_out->data<int64_t>()[0] = batch;
+    shape_out->data<int64_t>()[1] = widest;
+    WriteCrosses(columns, crosses, indices_out, values_out);
+    return absl::OkStatus();
+  }
+
+ private:
+  // The batch: the sparse inputs' first shape's rows, else the first dense
+  // input's.
+  absl::StatusOr<int64_t> BatchSize(OpKernelContext* ctx, int dense_n) const {
     int64_t batch = 0;
     if (n_ > 0) {
       const Tensor& shape = ctx->input(2 * n_);
@@ -348,10 +389,11 @@ class SparseCrossOp : public OpKernel {
       batch = ctx->input(3 * n_).dims() >= 1 ? ctx->input(3 * n_).dim_size(0) : 0;
     }
     if (batch < 0) return absl::InvalidArgumentError("SparseCross: negative batch size");
-    // Per column, a start and a count for each row; one count of crosses.
-    MG_RETURN_IF_ERROR(
-        CheckScratchSize(batch, (2 * n_ + 1) * sizeof(int64_t),
-                         absl::StrCat("SparseCross over a batch of ", batch, " rows")));
+    return batch;
+  }
+
+  // Every feature int64 or string, and string with internal_type string.
+  absl::Status CheckTypes(OpKernelContext* ctx) const {
     for (int i = n_; i < ctx->num_inputs(); ++i) {
       const DataType t = ctx->input(i).dtype();
       if (i >= 2 * n_ && i < 3 * n_) continue;  // shapes
@@ -370,7 +412,13 @@ class SparseCrossOp : public OpKernel {
                          DataTypeString(t)));
       }
     }
-    std::vector<Column> columns;
+    return absl::OkStatus();
+  }
+
+  // The sparse columns, then the dense ones, checked against the batch.
+  absl::StatusOr<std::vector<CrossColumn>> Columns(OpKernelContext* ctx, int64_t batch,
+                                                   int dense_n) const {
+    std::vector<CrossColumn> columns;
     for (int i = 0; i < n_; ++i) {
       const Tensor& indices = ctx->input(i);
       const Tensor& values = ctx->input(n_ + i);
@@ -394,7 +442,8 @@ class SparseCrossOp : public OpKernel {
         return absl::InvalidArgumentError(absl::StrCat(
             "Expected batch size ", batch, " got ", shape.data<int64_t>()[0], " at position ", i));
       }
-      Column col{&values, false, std::vector<int64_t>(batch, 0), std::vector<int64_t>(batch, 0)};
+      CrossColumn col{&values, false, std::vector<int64_t>(batch, 0),
+                      std::vector<int64_t>(batch, 0)};
       const int64_t* idx = indices.data<int64_t>();
       for (int64_t k = 0; k < indices.dim_size(0); ++k) {
         const int64_t row = idx[2 * k];
@@ -420,33 +469,13 @@ class SparseCrossOp : public OpKernel {
       }
       columns.push_back({&dense, true, {}, {}});
     }
+    return columns;
+  }
 
-    // Output sizes: the product of the counts in each row.
-    std::vector<int64_t> crosses(batch, columns.empty() ? 0 : 1);
-    int64_t total = 0, widest = 0;
-    for (int64_t b = 0; b < batch; ++b) {
-      for (const Column& c : columns) {
-        const int64_t n = c.Count(b);
-        if (n != 0 && crosses[b] > std::numeric_limits<int64_t>::max() / n) {
-          return absl::InvalidArgumentError(
-              absl::StrCat("SparseCross: row ", b, " has more crosses than fit in int64"));
-        }
-        crosses[b] *= n;
-      }
-      if (total > std::numeric_limits<int64_t>::max() - crosses[b]) {
-        return absl::InvalidArgumentError("SparseCross: more crosses than fit in int64");
-      }
-      total += crosses[b];
-      widest = std::max(widest, crosses[b]);
-    }
-    Tensor *indices_out, *values_out, *shape_out;
-    MG_ASSIGN_OR_RETURN(TensorShape indices_shape, TensorShape::Build({total, 2}));
-    MG_RETURN_IF_ERROR(ctx->allocate_output(0, indices_shape, &indices_out));
-    MG_RETURN_IF_ERROR(ctx->allocate_output(1, TensorShape({total}), &values_out));
-    MG_RETURN_IF_ERROR(ctx->allocate_output(2, TensorShape({2}), &shape_out));
-    shape_out->data<int64_t>()[0] = batch;
-    shape_out->data<int64_t>()[1] = widest;
-
+  // Each row's crosses, the last column varying fastest: joined strings or
+  // their hash.
+  void WriteCrosses(const std::vector<CrossColumn>& columns, const std::vector<int64_t>& crosses,
+                    Tensor* indices_out, Tensor* values_out) const {
     auto text = [](const Tensor& t, int64_t i) {
       return t.dtype() == DT_STRING ? t.data<std::string>()[i]
                                     : std::to_string(t.data<int64_t>()[i]);
@@ -457,6 +486,7 @@ class SparseCrossOp : public OpKernel {
     };
     int64_t* out_idx = indices_out->data<int64_t>();
     std::vector<int64_t> pick(columns.size());
+    const int64_t batch = static_cast<int64_t>(crosses.size());
     for (int64_t b = 0, k = 0; b < batch; ++b) {
       std::fill(pick.begin(), pick.end(), 0);
       for (int64_t j = 0; j < crosses[b]; ++j, ++k) {
@@ -484,10 +514,8 @@ class SparseCrossOp : public OpKernel {
         }
       }
     }
-    return absl::OkStatus();
   }
 
- private:
   int64_t n_ = 0, buckets_ = 0;
   bool hashed_ = false;
   uint64_t hash_key_ = 0;

@@ -2,9 +2,9 @@
 // gives TensorFlow's values bit for bit (internal/philox_random.h). TF 2's
 // initializers (glorot_uniform and the rest) build them into every layer's
 // graph: StatelessRandomGetKeyCounter then StatelessRandomUniformV2.
+#include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/philox_random.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
-#include "runtime/engine/kernels/internal/kernel_families.h"
 
 namespace minigraph {
 namespace kernels_internal {

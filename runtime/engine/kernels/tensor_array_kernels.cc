@@ -24,8 +24,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "core/status_macros.h"
-#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/graph/partial_shape.h"
 
 namespace minigraph {

@@ -3,8 +3,8 @@
 // them their meaning (see runtime/executor.h); their kernels only forward.
 #include "absl/strings/str_cat.h"
 #include "runtime/graph/op_def_builder.h"
-#include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/ops/internal/op_families.h"
+#include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {

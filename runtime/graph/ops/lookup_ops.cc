@@ -1,8 +1,8 @@
 // Lookup tables (tf.lookup): a table is a resource; the ops take its handle.
 #include "absl/strings/str_cat.h"
 #include "runtime/graph/op_def_builder.h"
-#include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/ops/internal/op_families.h"
+#include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {

@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "runtime/graph/op_def_builder.h"
-#include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/ops/internal/op_families.h"
+#include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {

@@ -3,8 +3,8 @@
 // partition graphs read the same). The key they meet under is built from the
 // attrs (runtime/engine/rendezvous.h).
 #include "runtime/graph/op_def_builder.h"
-#include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/ops/internal/op_families.h"
+#include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {

@@ -1,7 +1,7 @@
 // Ops over SparseTensors given as (indices, values, dense_shape).
 #include "runtime/graph/op_def_builder.h"
-#include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/ops/internal/op_families.h"
+#include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {

@@ -1,8 +1,8 @@
 // Summary ops: serialized Summary protos (core/proto/summary.proto) as
 // string scalars, TensorFlow's signatures.
 #include "runtime/graph/op_def_builder.h"
-#include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/ops/internal/op_families.h"
+#include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {

@@ -2,8 +2,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/graph/op_def_builder.h"
-#include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/ops/internal/op_families.h"
+#include "runtime/graph/ops/internal/op_macros.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {

@@ -4,8 +4,8 @@
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
-#include "jpeglib.h"
 #include "jerror.h"
+#include "jpeglib.h"
 // clang-format on
 #include <algorithm>
 #include <limits>
