@@ -4,6 +4,9 @@
 //
 //   MG_RETURN_IF_ERROR(MergeBundles(env, {"/c/tmp/part-00000-of-00002",
 //                                         "/c/tmp/part-00001-of-00002"}, "/c/model-5"));
+//
+// Thread safety: MergeBundles keeps no state of its own; merges running at once
+// must write different prefixes.
 
 #ifndef MINIGRAPH_CHECKPOINT_BUNDLE_MERGE_H_
 #define MINIGRAPH_CHECKPOINT_BUNDLE_MERGE_H_

@@ -6,6 +6,9 @@
 //   MG_ASSIGN_OR_RETURN(std::vector<CheckpointOnDisk> found,
 //                       ListCheckpoints(env, "/logs", "model.ckpt"));
 //   MG_ASSIGN_OR_RETURN(CheckpointState state, RebuildCheckpointState(env, "/logs"));
+//
+// Thread safety: the functions keep no state; each reads the directory as it is
+// when called.
 
 #ifndef MINIGRAPH_CHECKPOINT_CHECKPOINT_FILES_H_
 #define MINIGRAPH_CHECKPOINT_CHECKPOINT_FILES_H_

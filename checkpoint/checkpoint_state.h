@@ -8,6 +8,9 @@
 //
 // Relative paths in the file are relative to its directory. The file is
 // replaced atomically (temporary file, sync, rename, directory sync).
+//
+// Thread safety: the functions keep no state; updates of one directory's file
+// running at once each replace it whole (the last rename wins).
 
 #ifndef MINIGRAPH_CHECKPOINT_CHECKPOINT_STATE_H_
 #define MINIGRAPH_CHECKPOINT_CHECKPOINT_STATE_H_

@@ -1,5 +1,7 @@
 // The version check both checkpoint formats make (TensorFlow's
 // CheckVersions): the V2 header's and the V1 table of contents' VersionDef.
+//
+// Thread safety: constants only.
 
 #ifndef MINIGRAPH_CHECKPOINT_FORMAT_VERSION_H_
 #define MINIGRAPH_CHECKPOINT_FORMAT_VERSION_H_

@@ -3,6 +3,8 @@
 //
 //   MetaFilename("/ckpt/model-5")            // "/ckpt/model-5.index"
 //   DataFilename("/ckpt/model-5", 0, 1)      // "/ckpt/model-5.data-00000-of-00001"
+//
+// Thread safety: functions of their arguments only.
 
 #ifndef MINIGRAPH_CHECKPOINT_NAMING_H_
 #define MINIGRAPH_CHECKPOINT_NAMING_H_

@@ -3,6 +3,9 @@
 // checkpoint stores each slice as a tensor of its own under an OrderedCode
 // key (EncodeTensorNameSlice) and lists the slices in the full tensor's
 // entry (checkpoint/FORMAT.md, "Partitioned tensors").
+//
+// Thread safety: functions of their arguments only; CopySliceRegion writes only
+// its destination.
 
 #ifndef MINIGRAPH_CHECKPOINT_SAVED_SLICES_H_
 #define MINIGRAPH_CHECKPOINT_SAVED_SLICES_H_

@@ -9,6 +9,9 @@
 //   // After a restart: what killed saves of "/logs/model-*" left.
 //   MG_ASSIGN_OR_RETURN(SweptFiles swept, DeleteLeftoverTempFiles(env, "/logs", "model",
 //                                                                 "checkpoint", absl::Hours(1)));
+//
+// Thread safety: the functions keep no state; a sweep may run while other
+// threads or processes write temporary files, which their locks protect.
 
 #ifndef MINIGRAPH_CHECKPOINT_TEMP_FILES_H_
 #define MINIGRAPH_CHECKPOINT_TEMP_FILES_H_

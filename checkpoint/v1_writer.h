@@ -8,6 +8,9 @@
 //
 //   MG_RETURN_IF_ERROR(WriteV1Checkpoint(env, "/ckpt/model",
 //                                        {{"w", w.shape(), TensorSlice::Full(2), w}}));
+//
+// Thread safety: WriteV1Checkpoint keeps no state; writes of one path running
+// at once each leave a whole file (the last rename wins).
 
 #ifndef MINIGRAPH_CHECKPOINT_V1_WRITER_H_
 #define MINIGRAPH_CHECKPOINT_V1_WRITER_H_

@@ -6,6 +6,8 @@
 //   absl::string_view in(buf);
 //   uint64_t v;
 //   if (!GetVarint64(&in, &v)) { /* truncated or malformed */ }
+//
+// Thread safety: functions of their arguments only.
 
 #ifndef MINIGRAPH_CORE_CODING_H_
 #define MINIGRAPH_CORE_CODING_H_

@@ -6,6 +6,8 @@
 //
 // Computed by Intel ISA-L's crc32_iscsi (runtime-dispatched to the PCLMUL /
 // crc32 instruction kernels), which is faster than memcpy on this hardware.
+//
+// Thread safety: functions of their arguments only.
 
 #ifndef MINIGRAPH_CORE_CRC32C_H_
 #define MINIGRAPH_CORE_CRC32C_H_

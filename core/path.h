@@ -3,6 +3,8 @@
 //   JoinPath("/logs", "model.ckpt-5")   // "/logs/model.ckpt-5"
 //   Dirname("/logs/model.ckpt-5")       // "/logs"
 //   Basename("/logs/model.ckpt-5")      // "model.ckpt-5"
+//
+// Thread safety: functions of their arguments only.
 
 #ifndef MINIGRAPH_CORE_PATH_H_
 #define MINIGRAPH_CORE_PATH_H_

@@ -7,6 +7,8 @@
 //     MG_RETURN_IF_ERROR(Check(n));
 //     return absl::OkStatus();
 //   }
+//
+// Thread safety: macros over their arguments only.
 
 #ifndef MINIGRAPH_CORE_STATUS_MACROS_H_
 #define MINIGRAPH_CORE_STATUS_MACROS_H_

@@ -9,6 +9,8 @@
 // the raw little-endian elements; otherwise the typed field for the dtype
 // holds up to NumElements values, the last one repeated to fill the rest
 // (none at all means zeros).
+//
+// Thread safety: functions of their arguments only.
 
 #ifndef MINIGRAPH_CORE_TENSOR_PROTO_H_
 #define MINIGRAPH_CORE_TENSOR_PROTO_H_

@@ -7,6 +7,10 @@
 //
 //   MG_ASSIGN_OR_RETURN(TensorSlice s, TensorSlice::Parse("0,5:-"));  // rows 0..4
 //   TensorShape part = s.SliceShape(TensorShape({10, 3}));           // [5,3]
+//
+// Thread safety: a TensorSlice is a value (thread-compatible): const methods
+// may run on several threads at once; one being changed must not be read
+// meanwhile.
 
 #ifndef MINIGRAPH_CORE_TENSOR_SLICE_H_
 #define MINIGRAPH_CORE_TENSOR_SLICE_H_

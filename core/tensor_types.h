@@ -5,6 +5,9 @@
 //
 //   TTypes<float>::Flat v = t.flat<float>();
 //   TTypes<float, 2>::ConstTensor m = t.tensor<float, 2>();
+//
+// Thread safety: type aliases only; the views share their Tensor's buffer and
+// its rules.
 
 #ifndef MINIGRAPH_CORE_TENSOR_TYPES_H_
 #define MINIGRAPH_CORE_TENSOR_TYPES_H_

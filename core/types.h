@@ -6,6 +6,8 @@
 //
 // `DataType` is the proto enum (core/proto/types.proto), as in TensorFlow, so
 // values read from files need no conversion.
+//
+// Thread safety: functions of their arguments only.
 
 #ifndef MINIGRAPH_CORE_TYPES_H_
 #define MINIGRAPH_CORE_TYPES_H_

@@ -11,6 +11,9 @@
 //
 // On x86 this sets MXCSR's flush-to-zero and denormals-are-zero bits;
 // elsewhere it does nothing (as TensorFlow's does where it cannot).
+//
+// Thread safety: ScopedFlushDenormal changes the calling thread's floating-
+// point mode only.
 
 #ifndef MINIGRAPH_RUNTIME_ENGINE_DENORMAL_H_
 #define MINIGRAPH_RUNTIME_ENGINE_DENORMAL_H_

@@ -31,6 +31,9 @@
 // The first error cancels the step (no further node starts) and comes back
 // with the node name appended, as "message\n\t [[{{node NAME}}]]". An
 // Executor is immutable after Create; concurrent Run calls are safe.
+//
+// Thread safety: an Executor does not change once made; Run may be called from
+// several threads at once, each step with state of its own.
 
 #ifndef MINIGRAPH_RUNTIME_ENGINE_EXECUTOR_H_
 #define MINIGRAPH_RUNTIME_ENGINE_EXECUTOR_H_

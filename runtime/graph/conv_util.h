@@ -5,6 +5,8 @@
 //
 //   MG_ASSIGN_OR_RETURN(Window2D w, Window2D::FromNode(node, /*pool=*/false));
 //   MG_ASSIGN_OR_RETURN(WindowedSize rows, w.Rows(in_rows, filter_rows));
+//
+// Thread safety: functions of their arguments only.
 
 #ifndef MINIGRAPH_RUNTIME_GRAPH_CONV_UTIL_H_
 #define MINIGRAPH_RUNTIME_GRAPH_CONV_UTIL_H_

@@ -16,6 +16,8 @@
 // A loop whose functions do not instantiate, whose condition does not
 // return a bool, or that has no loop variables is left as it is (its kernel
 // then reports what is wrong).
+//
+// Thread safety: the functions change only the GraphDef they are given.
 
 #ifndef MINIGRAPH_RUNTIME_GRAPH_LOWER_WHILE_H_
 #define MINIGRAPH_RUNTIME_GRAPH_LOWER_WHILE_H_

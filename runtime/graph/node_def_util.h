@@ -4,6 +4,9 @@
 //   MG_RETURN_IF_ERROR(GetNodeAttr(node, "T", &t));
 //   SetAttr("transpose_a", true, &node);
 //   MG_ASSIGN_OR_RETURN(TensorId id, ParseTensorName("layer1/weight:0"));
+//
+// Thread safety: the functions change only the NodeDef or AttrValue they are
+// given.
 
 #ifndef MINIGRAPH_RUNTIME_GRAPH_NODE_DEF_UTIL_H_
 #define MINIGRAPH_RUNTIME_GRAPH_NODE_DEF_UTIL_H_

@@ -5,6 +5,8 @@
 // StridedSliceGrad) share it, so they agree by construction.
 //
 //   x[1:, ..., ::-1, tf.newaxis, 2]
+//
+// Thread safety: functions of their arguments only.
 
 #ifndef MINIGRAPH_RUNTIME_GRAPH_STRIDED_SLICE_H_
 #define MINIGRAPH_RUNTIME_GRAPH_STRIDED_SLICE_H_

@@ -9,6 +9,8 @@
 // InferenceContext::graph_def_version(). A GraphDef without `versions` is
 // version 0, as in TensorFlow. minigraph implements TensorFlow 2.21's
 // version and writes it into the graphs it builds (Scope).
+//
+// Thread safety: functions of their arguments only.
 
 #ifndef MINIGRAPH_RUNTIME_GRAPH_VERSIONS_H_
 #define MINIGRAPH_RUNTIME_GRAPH_VERSIONS_H_

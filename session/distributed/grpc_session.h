@@ -12,6 +12,9 @@
 // cannot be reached is Unavailable naming the address, after at most
 // SessionOptions::connect_timeout_ms. TLS and the token come from
 // SetClientTransportSecurity (session/distributed/security.h).
+//
+// Thread safety: a GrpcSession is safe for concurrent use, as every Session:
+// steps run at once, each in RPCs of its own.
 
 #ifndef MINIGRAPH_SESSION_DISTRIBUTED_GRPC_SESSION_H_
 #define MINIGRAPH_SESSION_DISTRIBUTED_GRPC_SESSION_H_

@@ -9,6 +9,10 @@
 //   deps = ["//runtime/engine/kernels:standard_kernels", ...]
 //
 // A binary that only builds graphs or reads checkpoints does not link them.
+//
+// Thread safety: GetRecvStats may be called from any thread;
+// RegisterStandardKernels, as KernelRegistry::Register, may run while other
+// threads use the registry.
 
 #ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_STANDARD_KERNELS_H_
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_STANDARD_KERNELS_H_
