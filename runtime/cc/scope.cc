@@ -359,6 +359,75 @@ const FunctionDefLibrary& Scope::library() const { return graph_->def.library();
 
 const OpRegistry* Scope::op_registry() const { return graph_->ops; }
 
+namespace {
+
+// Adds `inputs` (one list per input argument of `op`) to `node`, and the
+// type and length attrs they imply where `node` does not set them.
+absl::Status AddInputs(const OpDef& op, const std::vector<std::vector<Output>>& inputs,
+                       NodeDef* node) {
+  for (int a = 0; a < op.input_arg_size(); ++a) {
+    const auto& arg = op.input_arg(a);
+    for (const Output& in : inputs[a]) {
+      if (!in.op().valid()) {
+        return absl::InvalidArgumentError(absl::StrCat("input ", arg.name(), " is invalid"));
+      }
+    }
+    if (!arg.number_attr().empty() && !node->attr().contains(arg.number_attr())) {
+      SetAttr(arg.number_attr(), static_cast<int64_t>(inputs[a].size()), node);
+    }
+    if (!arg.type_attr().empty() && !node->attr().contains(arg.type_attr()) &&
+        !inputs[a].empty()) {
+      SetAttr(arg.type_attr(), BaseType(inputs[a][0].dtype()), node);
+    }
+    if (!arg.type_list_attr().empty() && !node->attr().contains(arg.type_list_attr())) {
+      std::vector<DataType> types;
+      for (const Output& in : inputs[a]) types.push_back(BaseType(in.dtype()));
+      SetAttr(arg.type_list_attr(), types, node);
+    }
+    for (const Output& in : inputs[a]) node->add_input(in.name());
+  }
+  return absl::OkStatus();
+}
+
+// Checks each input's dtype against the node's; collects their shapes and
+// the values of those that are constants, for the shape function.
+absl::Status CheckInputTypes(const std::vector<Output>& flat,
+                             const std::vector<DataType>& in_types,
+                             const absl::flat_hash_map<std::string, Tensor>& consts,
+                             std::vector<PartialShape>* shapes,
+                             std::vector<const Tensor*>* values) {
+  for (size_t i = 0; i < flat.size(); ++i) {
+    const DataType want = in_types[i], got = flat[i].dtype();
+    if (IsRefType(want) ? got != want : BaseType(got) != want) {
+      return absl::InvalidArgumentError(absl::StrCat("input ", i, " ('", flat[i].name(), "') is ",
+                                                     DataTypeString(got), ", expected ",
+                                                     DataTypeString(want)));
+    }
+    shapes->push_back(flat[i].shape());
+    auto c = consts.find(flat[i].op().name());
+    values->push_back(c == consts.end() ? nullptr : &c->second);
+  }
+  return absl::OkStatus();
+}
+
+// A graph TensorFlow exported records the shapes its own inference found
+// (`_output_shapes`); where ours knows less (a function call's results),
+// they refine it, as TensorFlow's importer uses them.
+void RefineWithRecordedShapes(const NodeDef& node, std::vector<PartialShape>* out_shapes) {
+  auto recorded = node.attr().find("_output_shapes");
+  if (recorded == node.attr().end() ||
+      recorded->second.list().shape_size() != static_cast<int>(out_shapes->size())) {
+    return;
+  }
+  for (size_t i = 0; i < out_shapes->size(); ++i) {
+    absl::StatusOr<PartialShape> merged = PartialShape::Merge(
+        (*out_shapes)[i], PartialShape::FromProto(recorded->second.list().shape(i)));
+    if (merged.ok()) (*out_shapes)[i] = *std::move(merged);
+  }
+}
+
+}  // namespace
+
 Operation Scope::AddOp(absl::string_view op_type,
                        const std::vector<std::vector<Output>>& given_inputs,
                        const std::map<std::string, AttrValue>& attrs) const {
@@ -403,27 +472,7 @@ Operation Scope::AddOp(absl::string_view op_type,
   node.set_name(name);
   node.set_op(std::string(op_type));
   for (const auto& [k, v] : attrs) (*node.mutable_attr())[k] = v;
-  // Infer type and length attrs from the inputs.
-  for (int a = 0; a < op.input_arg_size(); ++a) {
-    const auto& arg = op.input_arg(a);
-    for (const Output& in : inputs[a]) {
-      if (!in.op().valid()) {
-        return fail(absl::InvalidArgumentError(absl::StrCat("input ", arg.name(), " is invalid")));
-      }
-    }
-    if (!arg.number_attr().empty() && !node.attr().contains(arg.number_attr())) {
-      SetAttr(arg.number_attr(), static_cast<int64_t>(inputs[a].size()), &node);
-    }
-    if (!arg.type_attr().empty() && !node.attr().contains(arg.type_attr()) && !inputs[a].empty()) {
-      SetAttr(arg.type_attr(), BaseType(inputs[a][0].dtype()), &node);
-    }
-    if (!arg.type_list_attr().empty() && !node.attr().contains(arg.type_list_attr())) {
-      std::vector<DataType> types;
-      for (const Output& in : inputs[a]) types.push_back(BaseType(in.dtype()));
-      SetAttr(arg.type_list_attr(), types, &node);
-    }
-    for (const Output& in : inputs[a]) node.add_input(in.name());
-  }
+  if (absl::Status s = AddInputs(op, inputs, &node); !s.ok()) return fail(s);
   for (const Operation& dep : control_deps_) {
     if (dep.valid()) node.add_input(absl::StrCat("^", dep.name()));
   }
@@ -443,34 +492,15 @@ Operation Scope::AddOp(absl::string_view op_type,
   }
   std::vector<PartialShape> shapes;
   std::vector<const Tensor*> values;
-  for (size_t i = 0; i < flat.size(); ++i) {
-    const DataType want = in_types[i], got = flat[i].dtype();
-    if (IsRefType(want) ? got != want : BaseType(got) != want) {
-      return fail(absl::InvalidArgumentError(absl::StrCat("input ", i, " ('", flat[i].name(),
-                                                          "') is ", DataTypeString(got),
-                                                          ", expected ", DataTypeString(want))));
-    }
-    shapes.push_back(flat[i].shape());
-    auto c = g.consts.find(flat[i].op().name());
-    values.push_back(c == g.consts.end() ? nullptr : &c->second);
+  if (absl::Status s = CheckInputTypes(flat, in_types, g.consts, &shapes, &values); !s.ok()) {
+    return fail(s);
   }
   InferenceContext ctx(&node, in_types, shapes, values, static_cast<int>(out_types.size()));
   if ((*reg)->shape_fn) {
     if (absl::Status s = (*reg)->shape_fn(&ctx); !s.ok()) return fail(s);
   }
   std::vector<PartialShape> out_shapes = ctx.outputs();
-  // A graph TensorFlow exported records the shapes its own inference found
-  // (`_output_shapes`); where ours knows less (a function call's results),
-  // they refine it, as TensorFlow's importer uses them.
-  auto recorded = node.attr().find("_output_shapes");
-  if (recorded != node.attr().end() &&
-      recorded->second.list().shape_size() == static_cast<int>(out_shapes.size())) {
-    for (size_t i = 0; i < out_shapes.size(); ++i) {
-      absl::StatusOr<PartialShape> merged = PartialShape::Merge(
-          out_shapes[i], PartialShape::FromProto(recorded->second.list().shape(i)));
-      if (merged.ok()) out_shapes[i] = *std::move(merged);
-    }
-  }
+  RefineWithRecordedShapes(node, &out_shapes);
   if (op_type == "Const") {
     Tensor value;
     if (GetNodeAttr(node, "value", &value).ok()) g.consts[name] = value;

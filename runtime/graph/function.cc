@@ -61,6 +61,192 @@ absl::StatusOr<std::vector<DataType>> ArgTypes(const OpDef::ArgDef& arg, const N
   return std::vector<DataType>(n, dt);
 }
 
+// One InstantiateFunction call: `fdef`'s body as a graph, its arguments
+// placeholders, its inputs resolved to "node:k" names.
+class Instantiator {
+ public:
+  Instantiator(const FunctionDef& fdef, const NameAttrList& call,
+               const absl::flat_hash_map<std::string, const FunctionDef*>& functions)
+      : fdef_(fdef), call_(call), functions_(functions) {
+    out_.name = fdef.signature().name();
+  }
+
+  absl::StatusOr<FunctionGraph> Run(const OpRegistry* ops);
+
+ private:
+  absl::Status Fail(absl::string_view node, const std::string& message) const {
+    return absl::InvalidArgumentError(absl::StrCat("function '", fdef_.signature().name(),
+                                                   "', node '", node, "': ", message));
+  }
+  // Each argument's placeholders: "x" for one tensor, "xs_0", "xs_1", ...
+  // for a list of several (TensorFlow's names). "xs" names them all, "xs:i"
+  // one of them.
+  absl::Status AddArguments();
+  // The body's nodes with the call's values for their "$placeholder" attrs.
+  absl::Status SubstituteAttrs();
+  // Each node's output arguments, as offsets into its flat outputs and
+  // lengths.
+  absl::Status IndexOutputs(const OpRegistry* ops);
+  // The tensors an input names: "x" (an argument, all of a list), "xs:i"
+  // (one of a list), "node:out" (all of an output argument), "node:out:k",
+  // "node:k" (an output by index) or "node" (output 0); "^node" (control).
+  absl::StatusOr<std::vector<std::string>> Resolve(absl::string_view node,
+                                                   const std::string& input) const;
+  // The results and the control outputs.
+  absl::Status AddResults();
+
+  const FunctionDef& fdef_;
+  const NameAttrList& call_;
+  const absl::flat_hash_map<std::string, const FunctionDef*>& functions_;
+  FunctionGraph out_;
+  absl::flat_hash_map<std::string, std::vector<std::string>> arg_tensors_;
+  absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, std::pair<int64_t, int64_t>>>
+      outputs_;
+  std::vector<NodeDef> body_;
+};
+
+absl::Status Instantiator::AddArguments() {
+  for (const OpDef::ArgDef& arg : fdef_.signature().input_arg()) {
+    MG_ASSIGN_OR_RETURN(std::vector<DataType> types, ArgTypes(arg, call_, fdef_, "argument"));
+    std::vector<std::string>& tensors = arg_tensors_[arg.name()];
+    for (size_t i = 0; i < types.size(); ++i) {
+      NodeDef* p = out_.graph.add_node();
+      p->set_name(types.size() == 1 ? arg.name() : absl::StrCat(arg.name(), "_", i));
+      p->set_op("Placeholder");
+      SetAttr("dtype", types[i], p);
+      tensors.push_back(p->name() + ":0");
+      out_.args.push_back(p->name() + ":0");
+      out_.arg_types.push_back(types[i]);
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Instantiator::SubstituteAttrs() {
+  body_.assign(fdef_.node_def().begin(), fdef_.node_def().end());
+  for (NodeDef& node : body_) {
+    for (auto& [name, value] : *node.mutable_attr()) {
+      if (value.value_case() != AttrValue::kPlaceholder) continue;
+      const AttrValue* v = FindAttr(value.placeholder(), call_, fdef_);
+      if (v == nullptr) {
+        return Fail(node.name(), absl::StrCat("attr '", name, "' is $", value.placeholder(),
+                                              ", which the call does not set"));
+      }
+      value = *v;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Instantiator::IndexOutputs(const OpRegistry* ops) {
+  for (const NodeDef& node : body_) {
+    if (functions_.contains(node.op())) {
+      return absl::UnimplementedError(absl::StrCat(
+          "function '", fdef_.signature().name(), "', node '", node.name(), "' calls function '",
+          node.op(), "' by name; only calls through PartitionedCall, If and While are supported"));
+    }
+    absl::StatusOr<const OpRegistrationData*> op = ops->LookUp(node.op());
+    if (!op.ok()) return Fail(node.name(), std::string(op.status().message()));
+    NodeDef with_defaults = node;
+    AddDefaultsToNodeDef((*op)->op_def, &with_defaults);
+    std::vector<int64_t> in_sizes, sizes;
+    MG_RETURN_IF_ERROR(ArgSizesForNode(with_defaults, (*op)->op_def, &in_sizes, &sizes));
+    int64_t at = 0;
+    for (int i = 0; i < (*op)->op_def.output_arg_size(); ++i) {
+      outputs_[node.name()][(*op)->op_def.output_arg(i).name()] = {at, sizes[i]};
+      at += sizes[i];
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> Instantiator::Resolve(absl::string_view node,
+                                                               const std::string& input) const {
+  if (!input.empty() && input[0] == '^') return std::vector<std::string>{input};
+  std::vector<std::string> parts = absl::StrSplit(input, ':');
+  auto arg = arg_tensors_.find(parts[0]);
+  auto node_it = outputs_.find(parts[0]);
+  int64_t k = 0;
+  if (parts.size() == 1) {
+    if (arg != arg_tensors_.end()) return arg->second;
+    return std::vector<std::string>{input};
+  }
+  if (parts.size() == 2 && arg != arg_tensors_.end()) {
+    if (!absl::SimpleAtoi(parts[1], &k) || k < 0 ||
+        k >= static_cast<int64_t>(arg->second.size())) {
+      return Fail(node, absl::StrCat("input '", input, "': argument '", parts[0], "' has ",
+                                     arg->second.size(), " tensor(s)"));
+    }
+    return std::vector<std::string>{arg->second[k]};
+  }
+  if (parts.size() == 2 && absl::SimpleAtoi(parts[1], &k)) {
+    return std::vector<std::string>{input};  // already "node:k"
+  }
+  if (node_it == outputs_.end() || parts.size() > 3 ||
+      (parts.size() == 3 && !absl::SimpleAtoi(parts[2], &k))) {
+    return Fail(node, absl::StrCat("cannot resolve input '", input, "'"));
+  }
+  auto out_it = node_it->second.find(parts[1]);
+  if (out_it == node_it->second.end()) {
+    return Fail(node, absl::StrCat("input '", input, "': node '", parts[0],
+                                   "' has no output argument '", parts[1], "'"));
+  }
+  const auto [offset, length] = out_it->second;
+  std::vector<std::string> tensors;
+  if (parts.size() == 3) {
+    if (k < 0 || k >= length) {
+      return Fail(node, absl::StrCat("input '", input, "': output argument '", parts[1], "' has ",
+                                     length, " tensor(s)"));
+    }
+    tensors.push_back(absl::StrCat(parts[0], ":", offset + k));
+  } else {
+    for (int64_t i = 0; i < length; ++i) tensors.push_back(absl::StrCat(parts[0], ":", offset + i));
+  }
+  return tensors;
+}
+
+absl::Status Instantiator::AddResults() {
+  const OpDef& sig = fdef_.signature();
+  for (const OpDef::ArgDef& arg : sig.output_arg()) {
+    MG_ASSIGN_OR_RETURN(std::vector<DataType> types, ArgTypes(arg, call_, fdef_, "result"));
+    auto it = fdef_.ret().find(arg.name());
+    if (it == fdef_.ret().end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "function '", sig.name(), "' does not say what result '", arg.name(), "' returns"));
+    }
+    MG_ASSIGN_OR_RETURN(std::vector<std::string> tensors, Resolve("<return>", it->second));
+    if (tensors.size() != types.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("function '", sig.name(), "': result '", arg.name(), "' is ", types.size(),
+                       " tensor(s), but '", it->second, "' names ", tensors.size()));
+    }
+    out_.rets.insert(out_.rets.end(), tensors.begin(), tensors.end());
+    out_.ret_types.insert(out_.ret_types.end(), types.begin(), types.end());
+  }
+  for (const std::string& c : sig.control_output()) {
+    auto it = fdef_.control_ret().find(c);
+    out_.targets.push_back(it == fdef_.control_ret().end() ? c : it->second);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<FunctionGraph> Instantiator::Run(const OpRegistry* ops) {
+  MG_RETURN_IF_ERROR(AddArguments());
+  MG_RETURN_IF_ERROR(SubstituteAttrs());
+  MG_RETURN_IF_ERROR(IndexOutputs(ops));
+  for (const NodeDef& node : body_) {
+    NodeDef* n = out_.graph.add_node();
+    *n = node;
+    n->clear_input();
+    for (const std::string& input : node.input()) {
+      MG_ASSIGN_OR_RETURN(std::vector<std::string> tensors, Resolve(node.name(), input));
+      for (std::string& t : tensors) n->add_input(std::move(t));
+    }
+  }
+  MG_RETURN_IF_ERROR(AddResults());
+  return std::move(out_);
+}
+
 }  // namespace
 
 absl::StatusOr<FunctionGraph> InstantiateFunction(const FunctionDefLibrary& library,
@@ -75,143 +261,7 @@ absl::StatusOr<FunctionGraph> InstantiateFunction(const FunctionDefLibrary& libr
     return absl::NotFoundError(
         absl::StrCat("function '", call.name(), "' is not in the graph's function library"));
   }
-  const OpDef& sig = fdef->signature();
-  auto fail = [&](absl::string_view node, const std::string& message) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("function '", sig.name(), "', node '", node, "': ", message));
-  };
-  FunctionGraph out;
-  out.name = sig.name();
-  // Each argument's placeholders: "x" for one tensor, "xs_0", "xs_1", ...
-  // for a list of several (TensorFlow's names). "xs" names them all, "xs:i"
-  // one of them.
-  absl::flat_hash_map<std::string, std::vector<std::string>> arg_tensors;
-  for (const OpDef::ArgDef& arg : sig.input_arg()) {
-    MG_ASSIGN_OR_RETURN(std::vector<DataType> types, ArgTypes(arg, call, *fdef, "argument"));
-    std::vector<std::string>& tensors = arg_tensors[arg.name()];
-    for (size_t i = 0; i < types.size(); ++i) {
-      NodeDef* p = out.graph.add_node();
-      p->set_name(types.size() == 1 ? arg.name() : absl::StrCat(arg.name(), "_", i));
-      p->set_op("Placeholder");
-      SetAttr("dtype", types[i], p);
-      tensors.push_back(p->name() + ":0");
-      out.args.push_back(p->name() + ":0");
-      out.arg_types.push_back(types[i]);
-    }
-  }
-  // Each node's output arguments, as offsets into its flat outputs and
-  // lengths.
-  absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, std::pair<int64_t, int64_t>>>
-      outputs;
-  // The body's nodes with the call's values for their "$placeholder" attrs.
-  std::vector<NodeDef> body(fdef->node_def().begin(), fdef->node_def().end());
-  for (NodeDef& node : body) {
-    for (auto& [name, value] : *node.mutable_attr()) {
-      if (value.value_case() != AttrValue::kPlaceholder) continue;
-      const AttrValue* v = FindAttr(value.placeholder(), call, *fdef);
-      if (v == nullptr) {
-        return fail(node.name(), absl::StrCat("attr '", name, "' is $", value.placeholder(),
-                                              ", which the call does not set"));
-      }
-      value = *v;
-    }
-  }
-  for (const NodeDef& node : body) {
-    if (functions.contains(node.op())) {
-      return absl::UnimplementedError(absl::StrCat(
-          "function '", sig.name(), "', node '", node.name(), "' calls function '", node.op(),
-          "' by name; only calls through PartitionedCall, If and While are supported"));
-    }
-    absl::StatusOr<const OpRegistrationData*> op = ops->LookUp(node.op());
-    if (!op.ok()) return fail(node.name(), std::string(op.status().message()));
-    NodeDef with_defaults = node;
-    AddDefaultsToNodeDef((*op)->op_def, &with_defaults);
-    std::vector<int64_t> in_sizes, sizes;
-    MG_RETURN_IF_ERROR(ArgSizesForNode(with_defaults, (*op)->op_def, &in_sizes, &sizes));
-    int64_t at = 0;
-    for (int i = 0; i < (*op)->op_def.output_arg_size(); ++i) {
-      outputs[node.name()][(*op)->op_def.output_arg(i).name()] = {at, sizes[i]};
-      at += sizes[i];
-    }
-  }
-  // The tensors an input names: "x" (an argument, all of a list), "xs:i"
-  // (one of a list), "node:out" (all of an output argument), "node:out:k",
-  // "node:k" (an output by index) or "node" (output 0); "^node" (control).
-  auto resolve = [&](absl::string_view node,
-                     const std::string& input) -> absl::StatusOr<std::vector<std::string>> {
-    if (!input.empty() && input[0] == '^') return std::vector<std::string>{input};
-    std::vector<std::string> parts = absl::StrSplit(input, ':');
-    auto arg = arg_tensors.find(parts[0]);
-    auto node_it = outputs.find(parts[0]);
-    int64_t k = 0;
-    if (parts.size() == 1) {
-      if (arg != arg_tensors.end()) return arg->second;
-      return std::vector<std::string>{input};
-    }
-    if (parts.size() == 2 && arg != arg_tensors.end()) {
-      if (!absl::SimpleAtoi(parts[1], &k) || k < 0 ||
-          k >= static_cast<int64_t>(arg->second.size())) {
-        return fail(node, absl::StrCat("input '", input, "': argument '", parts[0], "' has ",
-                                       arg->second.size(), " tensor(s)"));
-      }
-      return std::vector<std::string>{arg->second[k]};
-    }
-    if (parts.size() == 2 && absl::SimpleAtoi(parts[1], &k)) {
-      return std::vector<std::string>{input};  // already "node:k"
-    }
-    if (node_it == outputs.end() || parts.size() > 3 ||
-        (parts.size() == 3 && !absl::SimpleAtoi(parts[2], &k))) {
-      return fail(node, absl::StrCat("cannot resolve input '", input, "'"));
-    }
-    auto out_it = node_it->second.find(parts[1]);
-    if (out_it == node_it->second.end()) {
-      return fail(node, absl::StrCat("input '", input, "': node '", parts[0],
-                                     "' has no output argument '", parts[1], "'"));
-    }
-    const auto [offset, length] = out_it->second;
-    std::vector<std::string> tensors;
-    if (parts.size() == 3) {
-      if (k < 0 || k >= length) {
-        return fail(node, absl::StrCat("input '", input, "': output argument '", parts[1], "' has ",
-                                       length, " tensor(s)"));
-      }
-      tensors.push_back(absl::StrCat(parts[0], ":", offset + k));
-    } else {
-      for (int64_t i = 0; i < length; ++i)
-        tensors.push_back(absl::StrCat(parts[0], ":", offset + i));
-    }
-    return tensors;
-  };
-  for (const NodeDef& node : body) {
-    NodeDef* n = out.graph.add_node();
-    *n = node;
-    n->clear_input();
-    for (const std::string& input : node.input()) {
-      MG_ASSIGN_OR_RETURN(std::vector<std::string> tensors, resolve(node.name(), input));
-      for (std::string& t : tensors) n->add_input(std::move(t));
-    }
-  }
-  for (const OpDef::ArgDef& arg : sig.output_arg()) {
-    MG_ASSIGN_OR_RETURN(std::vector<DataType> types, ArgTypes(arg, call, *fdef, "result"));
-    auto it = fdef->ret().find(arg.name());
-    if (it == fdef->ret().end()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "function '", sig.name(), "' does not say what result '", arg.name(), "' returns"));
-    }
-    MG_ASSIGN_OR_RETURN(std::vector<std::string> tensors, resolve("<return>", it->second));
-    if (tensors.size() != types.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("function '", sig.name(), "': result '", arg.name(), "' is ", types.size(),
-                       " tensor(s), but '", it->second, "' names ", tensors.size()));
-    }
-    out.rets.insert(out.rets.end(), tensors.begin(), tensors.end());
-    out.ret_types.insert(out.ret_types.end(), types.begin(), types.end());
-  }
-  for (const std::string& c : sig.control_output()) {
-    auto it = fdef->control_ret().find(c);
-    out.targets.push_back(it == fdef->control_ret().end() ? c : it->second);
-  }
-  return out;
+  return Instantiator(*fdef, call, functions).Run(ops);
 }
 
 std::string CpuImplementation(const FunctionDefLibrary& library, const std::string& name) {

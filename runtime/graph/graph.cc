@@ -54,9 +54,17 @@ const Node* Graph::FindNode(absl::string_view name) const {
 }
 
 absl::Status Graph::Build(const OpRegistry* ops) {
-  const int n = def_.node_size();
-  nodes_.resize(n);
+  nodes_.resize(def_.node_size());
   for (Node& node : nodes_) node.graph_ = this;
+  MG_RETURN_IF_ERROR(LookUpOps(ops));
+  MG_RETURN_IF_ERROR(ResolveTypes());
+  for (int i = 0; i < def_.node_size(); ++i) MG_RETURN_IF_ERROR(ConnectInputs(i));
+  MG_RETURN_IF_ERROR(TopologicalOrder());
+  return InferShapes();
+}
+
+absl::Status Graph::LookUpOps(const OpRegistry* ops) {
+  const int n = def_.node_size();
   // Names first, and every unknown op at once, so one error lists them all.
   std::map<std::string, std::vector<std::string>> unknown;
   for (int i = 0; i < n; ++i) {
@@ -87,7 +95,11 @@ absl::Status Graph::Build(const OpRegistry* ops) {
         "graph uses ", unknown.size(), " op type", unknown.size() > 1 ? "s" : "",
         " that minigraph does not register: ", absl::StrJoin(parts, ", ")));
   }
+  return absl::OkStatus();
+}
 
+absl::Status Graph::ResolveTypes() {
+  const int n = def_.node_size();
   for (int i = 0; i < n; ++i) {
     Node& node = nodes_[i];
     node.id_ = i;
@@ -98,60 +110,65 @@ absl::Status Graph::Build(const OpRegistry* ops) {
         InOutTypesForNode(*nd, node.op_->op_def, &node.input_types_, &node.output_types_));
     node.def_ = *nd;
   }
+  return absl::OkStatus();
+}
 
-  for (int i = 0; i < n; ++i) {
-    Node& node = nodes_[i];
-    const NodeDef& nd = node.def_;
-    bool seen_control = false;
-    for (const std::string& in : nd.input()) {
-      auto id = ParseTensorName(in);
-      if (!id.ok()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("node '", nd.name(), "': ", id.status().message()));
-      }
-      auto src = by_name_.find(id->node);
-      if (src == by_name_.end()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "node '", nd.name(), "' has input '", in, "' naming a node that does not exist"));
-      }
-      if (id->control) {
-        seen_control = true;
-        node.control_inputs_.push_back(src->second);
-        nodes_[src->second].control_outputs_.push_back(i);
-        continue;
-      }
-      if (seen_control) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "node '", nd.name(), "' has data input '", in, "' after a control input"));
-      }
-      Node& s = nodes_[src->second];
-      if (id->index >= s.num_outputs()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "node '", nd.name(), "' has input '", in, "', but node '", s.name(), "' (",
-            s.type_string(), ") has only ", s.num_outputs(), " output",
-            s.num_outputs() == 1 ? "" : "s"));
-      }
-      const int k = node.num_inputs();
-      node.inputs_.push_back({src->second, id->index});
-      if (k < static_cast<int>(node.input_types_.size())) {
-        const DataType want = node.input_types_[k];
-        const DataType got = s.output_types_[id->index];
-        const bool ok = IsRefType(want) ? got == want : BaseType(got) == want;
-        if (!ok) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "node '", nd.name(), "' (", nd.op(), ") input ", k, " expects ",
-              DataTypeString(want), ", but '", in, "' is ", DataTypeString(got)));
-        }
-      }
-      s.out_edges_.push_back({i, k});
+absl::Status Graph::ConnectInputs(int i) {
+  Node& node = nodes_[i];
+  const NodeDef& nd = node.def_;
+  bool seen_control = false;
+  for (const std::string& in : nd.input()) {
+    auto id = ParseTensorName(in);
+    if (!id.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("node '", nd.name(), "': ", id.status().message()));
     }
-    if (node.num_inputs() != static_cast<int>(node.input_types_.size())) {
+    auto src = by_name_.find(id->node);
+    if (src == by_name_.end()) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "node '", nd.name(), "' (", nd.op(), ") expects ", node.input_types_.size(),
-          " input", node.input_types_.size() == 1 ? "" : "s", ", got ", node.num_inputs()));
+          "node '", nd.name(), "' has input '", in, "' naming a node that does not exist"));
     }
+    if (id->control) {
+      seen_control = true;
+      node.control_inputs_.push_back(src->second);
+      nodes_[src->second].control_outputs_.push_back(i);
+      continue;
+    }
+    if (seen_control) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node '", nd.name(), "' has data input '", in, "' after a control input"));
+    }
+    Node& s = nodes_[src->second];
+    if (id->index >= s.num_outputs()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "node '", nd.name(), "' has input '", in, "', but node '", s.name(), "' (",
+          s.type_string(), ") has only ", s.num_outputs(), " output",
+          s.num_outputs() == 1 ? "" : "s"));
+    }
+    const int k = node.num_inputs();
+    node.inputs_.push_back({src->second, id->index});
+    if (k < static_cast<int>(node.input_types_.size())) {
+      const DataType want = node.input_types_[k];
+      const DataType got = s.output_types_[id->index];
+      const bool ok = IsRefType(want) ? got == want : BaseType(got) == want;
+      if (!ok) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "node '", nd.name(), "' (", nd.op(), ") input ", k, " expects ",
+            DataTypeString(want), ", but '", in, "' is ", DataTypeString(got)));
+      }
+    }
+    s.out_edges_.push_back({i, k});
   }
+  if (node.num_inputs() != static_cast<int>(node.input_types_.size())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "node '", nd.name(), "' (", nd.op(), ") expects ", node.input_types_.size(),
+        " input", node.input_types_.size() == 1 ? "" : "s", ", got ", node.num_inputs()));
+  }
+  return absl::OkStatus();
+}
 
+absl::Status Graph::TopologicalOrder() {
+  const int n = def_.node_size();
   // Kahn's algorithm without the loops' back edges; whatever is left is on
   // or behind a cycle.
   std::vector<int> pending(n);
@@ -186,7 +203,7 @@ absl::Status Graph::Build(const OpRegistry* ops) {
     return absl::InvalidArgumentError(absl::StrCat(
         "graph has a cycle through or behind nodes ", absl::StrJoin(names, ", ")));
   }
-  return InferShapes();
+  return absl::OkStatus();
 }
 
 absl::Status Graph::InferShapes() {

@@ -128,6 +128,13 @@ class Graph {
       const GraphDef& def, std::shared_ptr<const FunctionDefLibrary> library,
       const OpRegistry* ops, int version);
   absl::Status Build(const OpRegistry* ops);
+  // Build's steps: each node's op (every unknown op named at once), its
+  // attrs' defaults and types, its inputs (checked against them), the
+  // topological order (a cycle other than a loop's is an error), shapes.
+  absl::Status LookUpOps(const OpRegistry* ops);
+  absl::Status ResolveTypes();
+  absl::Status ConnectInputs(int i);
+  absl::Status TopologicalOrder();
   absl::Status InferShapes();
 
   GraphDef def_;

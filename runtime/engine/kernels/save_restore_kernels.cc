@@ -145,6 +145,95 @@ absl::StatusOr<std::shared_ptr<BundleReader>> StepReader(OpKernelContext* ctx,
 constexpr int64_t kSmallTensorBytes = 64 << 10;
 constexpr int64_t kRunBytes = 1 << 20;
 
+// Where RestoreV2's requested tensors are: each one's shape; for a whole
+// tensor its bytes, offset and shard in the data files (a string's shard
+// is its own, -1 - i); a part of a partitioned variable (bytes -1) is in
+// `partial`.
+struct RestoreLayout {
+  std::vector<TensorShape> shapes;
+  std::vector<int64_t> partial;
+  std::vector<int64_t> bytes, offset, shard;
+  std::vector<size_t> tensor_bytes;
+  size_t arena_bytes = 0;  // of the tensors that go in one arena
+};
+
+// A unit of work for RestoreV2's pool: one large tensor, or small ones
+// that lie back to back in a data file (one read for the run).
+struct ReadUnit {
+  int64_t bytes;
+  std::vector<int64_t> items;
+};
+
+// Each large tensor alone and the small ones in runs of neighbours in the
+// data file, largest units first.
+std::vector<ReadUnit> ReadUnits(const RestoreLayout& l) {
+  const int64_t n = static_cast<int64_t>(l.bytes.size());
+  std::vector<int64_t> by_offset;
+  for (int64_t i = 0; i < n; ++i) {
+    if (l.bytes[i] >= 0 && l.bytes[i] < kSmallTensorBytes) by_offset.push_back(i);
+  }
+  std::sort(by_offset.begin(), by_offset.end(), [&](int64_t a, int64_t b) {
+    return std::make_pair(l.shard[a], l.offset[a]) < std::make_pair(l.shard[b], l.offset[b]);
+  });
+  std::vector<ReadUnit> units;
+  for (int64_t i = 0; i < n; ++i) {
+    if (l.bytes[i] >= kSmallTensorBytes) units.push_back({l.bytes[i], {i}});
+  }
+  const size_t large = units.size();
+  for (int64_t i : by_offset) {
+    if (units.size() > large) {
+      ReadUnit& run = units.back();
+      const int64_t j = run.items.back();
+      if (l.shard[j] == l.shard[i] && l.offset[j] + l.bytes[j] == l.offset[i] &&
+          run.bytes + l.bytes[i] <= kRunBytes) {
+        run.bytes += l.bytes[i];
+        run.items.push_back(i);
+        continue;
+      }
+    }
+    units.push_back({l.bytes[i], {i}});
+  }
+  std::stable_sort(units.begin(), units.end(),
+                   [](const ReadUnit& a, const ReadUnit& b) { return a.bytes > b.bytes; });
+  return units;
+}
+
+// Reads every unit into `outs` on the device's pool and the calling thread,
+// each tensor's outcome into (*status)[i].
+void ReadInParallel(const Eigen::ThreadPoolDevice& d, const BundleReader& reader,
+                    const Tensor& names, const std::vector<ReadUnit>& units,
+                    const std::vector<Tensor*>& outs, std::vector<absl::Status>* status) {
+  const int64_t num_units = static_cast<int64_t>(units.size());
+  std::atomic<int64_t> next{0};
+  auto work = [&] {
+    std::vector<absl::string_view> keys;
+    std::vector<Tensor*> dsts;
+    std::vector<absl::Status> got;
+    for (int64_t u = next.fetch_add(1); u < num_units; u = next.fetch_add(1)) {
+      const std::vector<int64_t>& items = units[u].items;
+      keys.clear();
+      dsts.clear();
+      for (int64_t i : items) {
+        keys.push_back(names.data<std::string>()[i]);
+        dsts.push_back(outs[i]);
+      }
+      got.assign(items.size(), absl::OkStatus());
+      reader.ReadRunInto(keys, dsts, absl::MakeSpan(got));
+      for (size_t k = 0; k < items.size(); ++k) (*status)[items[k]] = std::move(got[k]);
+    }
+  };
+  const int helpers = static_cast<int>(std::min<int64_t>(d.numThreads(), num_units) - 1);
+  absl::BlockingCounter done(std::max(helpers, 0));
+  for (int h = 0; h < helpers; ++h) {
+    d.enqueueNoNotification([&] {
+      work();
+      done.DecrementCount();
+    });
+  }
+  work();
+  done.Wait();
+}
+
 class RestoreV2Op : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -158,130 +247,14 @@ class RestoreV2Op : public OpKernel {
                         CheckNames(names, ctx->input(2), n));
     MG_ASSIGN_OR_RETURN(std::shared_ptr<BundleReader> reader, StepReader(ctx, prefix));
     // Check every key and dtype and allocate every output first, then read.
-    std::vector<TensorShape> shapes(n);
-    std::vector<int64_t> partial;
-    std::vector<int64_t> bytes(n), offset(n), shard(n);
-    std::vector<size_t> tensor_bytes(n);
-    size_t arena_bytes = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const std::string& key = names.flat<std::string>()(i);
-      MG_ASSIGN_OR_RETURN(const BundleEntryProto* entry, reader->GetEntry(key));
-      const BundleEntryProto& e = *entry;
-      if (e.dtype() != dtypes_[i]) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("tensor_name = ", key, "; expected dtype ", DataTypeString(dtypes_[i]),
-                         " does not equal original dtype ", DataTypeString(e.dtype()),
-                         " in checkpoint ", prefix));
-      }
-      MG_ASSIGN_OR_RETURN(shapes[i], TensorShape::FromProto(e.shape()));
-      if (specs[i].has_value() && specs[i]->full != shapes[i]) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "tensor_name = ", key, "; shape in shape_and_slice spec ", specs[i]->full.DebugString(),
-            " does not match the shape stored in checkpoint: ", shapes[i].DebugString(),
-            " (checkpoint ", prefix, ")"));
-      }
-      if (specs[i].has_value() && specs[i]->partial()) {
-        // A part of a partitioned variable: assembled from the slices that
-        // cover it, here; the whole tensors go the parallel way below.
-        partial.push_back(i);
-        bytes[i] = -1;
-        continue;
-      }
-      bytes[i] = e.size();
-      offset[i] = static_cast<int64_t>(e.offset());
-      // Strings are decoded, not copied: read one by one.
-      shard[i] = e.dtype() == DT_STRING ? -1 - i : e.shard_id();
-      tensor_bytes[i] = static_cast<size_t>(shapes[i].num_elements()) * DataTypeSize(dtypes_[i]);
-      if (InArena(dtypes_[i], tensor_bytes[i])) arena_bytes += ArenaSize(tensor_bytes[i]);
-    }
-    // Tensors below the huge-page threshold share one huge-page buffer
-    // (TensorArena) when there are enough of them to fill it: from malloc,
-    // a fresh process's first restore faults on every 4 KiB page of them.
-    TensorArena* arena =
-        arena_bytes >= kHugeAllocationThreshold ? TensorArena::Create(arena_bytes) : nullptr;
-    std::vector<Tensor> in_arena(arena != nullptr ? n : 0);
-    std::vector<Tensor*> outs(n);
-    absl::Status allocated;
-    for (int64_t i = 0; i < n && allocated.ok(); ++i) {
-      if (bytes[i] < 0) continue;  // partial
-      if (arena != nullptr && InArena(dtypes_[i], tensor_bytes[i])) {
-        absl::StatusOr<Tensor> t = Tensor::Create(dtypes_[i], shapes[i], arena);
-        allocated = t.status();
-        if (t.ok()) in_arena[i] = *std::move(t);
-        outs[i] = &in_arena[i];
-      } else {
-        allocated = ctx->allocate_output(static_cast<int>(i), shapes[i], &outs[i]);
-      }
-    }
-    if (arena != nullptr) arena->Release();
-    MG_RETURN_IF_ERROR(allocated);
-    // Units of work for the pool: each large tensor alone, and the small
-    // ones in runs of neighbours in the data file (one read per run),
-    // largest units first.
-    std::vector<int64_t> by_offset;
-    for (int64_t i = 0; i < n; ++i) {
-      if (bytes[i] >= 0 && bytes[i] < kSmallTensorBytes) by_offset.push_back(i);
-    }
-    std::sort(by_offset.begin(), by_offset.end(), [&](int64_t a, int64_t b) {
-      return std::make_pair(shard[a], offset[a]) < std::make_pair(shard[b], offset[b]);
-    });
-    struct Unit {
-      int64_t bytes;
-      std::vector<int64_t> items;
-    };
-    std::vector<Unit> units;
-    for (int64_t i = 0; i < n; ++i) {
-      if (bytes[i] >= kSmallTensorBytes) units.push_back({bytes[i], {i}});
-    }
-    const size_t large = units.size();
-    for (int64_t i : by_offset) {
-      if (units.size() > large) {
-        Unit& run = units.back();
-        const int64_t j = run.items.back();
-        if (shard[j] == shard[i] && offset[j] + bytes[j] == offset[i] &&
-            run.bytes + bytes[i] <= kRunBytes) {
-          run.bytes += bytes[i];
-          run.items.push_back(i);
-          continue;
-        }
-      }
-      units.push_back({bytes[i], {i}});
-    }
-    std::stable_sort(units.begin(), units.end(),
-                     [](const Unit& a, const Unit& b) { return a.bytes > b.bytes; });
-    const int64_t num_units = static_cast<int64_t>(units.size());
-    std::atomic<int64_t> next{0};
+    MG_ASSIGN_OR_RETURN(const RestoreLayout layout, Layout(*reader, names, specs, prefix));
+    std::vector<Tensor> in_arena;
+    std::vector<Tensor*> outs;
+    MG_RETURN_IF_ERROR(AllocateOutputs(ctx, layout, &in_arena, &outs));
     std::vector<absl::Status> status(n);
-    auto work = [&] {
-      std::vector<absl::string_view> keys;
-      std::vector<Tensor*> dsts;
-      std::vector<absl::Status> got;
-      for (int64_t u = next.fetch_add(1); u < num_units; u = next.fetch_add(1)) {
-        const std::vector<int64_t>& items = units[u].items;
-        keys.clear();
-        dsts.clear();
-        for (int64_t i : items) {
-          keys.push_back(names.data<std::string>()[i]);
-          dsts.push_back(outs[i]);
-        }
-        got.assign(items.size(), absl::OkStatus());
-        reader->ReadRunInto(keys, dsts, absl::MakeSpan(got));
-        for (size_t k = 0; k < items.size(); ++k) status[items[k]] = std::move(got[k]);
-      }
-    };
-    const Eigen::ThreadPoolDevice& d = ctx->eigen_device();
-    const int helpers = static_cast<int>(std::min<int64_t>(d.numThreads(), num_units) - 1);
-    absl::BlockingCounter done(std::max(helpers, 0));
-    for (int h = 0; h < helpers; ++h) {
-      d.enqueueNoNotification([&] {
-        work();
-        done.DecrementCount();
-      });
-    }
-    work();
-    done.Wait();
+    ReadInParallel(ctx->eigen_device(), *reader, names, ReadUnits(layout), outs, &status);
     for (const absl::Status& s : status) MG_RETURN_IF_ERROR(s);
-    for (int64_t i : partial) {
+    for (int64_t i : layout.partial) {
       MG_ASSIGN_OR_RETURN(Tensor t,
                           reader->LookupSlice(names.flat<std::string>()(i), specs[i]->slice));
       ctx->set_output(static_cast<int>(i), std::move(t));
@@ -293,6 +266,81 @@ class RestoreV2Op : public OpKernel {
   }
 
  private:
+  // The requested tensors' shapes, each whole one's place in the data files,
+  // checked against the entries.
+  absl::StatusOr<RestoreLayout> Layout(const BundleReader& reader, const Tensor& names,
+                                       const std::vector<std::optional<SliceSpec>>& specs,
+                                       const std::string& prefix) const {
+    const int64_t n = static_cast<int64_t>(dtypes_.size());
+    RestoreLayout l;
+    l.shapes.resize(n);
+    l.bytes.resize(n);
+    l.offset.resize(n);
+    l.shard.resize(n);
+    l.tensor_bytes.resize(n);
+    for (int64_t i = 0; i < n; ++i) {
+      const std::string& key = names.flat<std::string>()(i);
+      MG_ASSIGN_OR_RETURN(const BundleEntryProto* entry, reader.GetEntry(key));
+      const BundleEntryProto& e = *entry;
+      if (e.dtype() != dtypes_[i]) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("tensor_name = ", key, "; expected dtype ", DataTypeString(dtypes_[i]),
+                         " does not equal original dtype ", DataTypeString(e.dtype()),
+                         " in checkpoint ", prefix));
+      }
+      MG_ASSIGN_OR_RETURN(l.shapes[i], TensorShape::FromProto(e.shape()));
+      if (specs[i].has_value() && specs[i]->full != l.shapes[i]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "tensor_name = ", key, "; shape in shape_and_slice spec ", specs[i]->full.DebugString(),
+            " does not match the shape stored in checkpoint: ", l.shapes[i].DebugString(),
+            " (checkpoint ", prefix, ")"));
+      }
+      if (specs[i].has_value() && specs[i]->partial()) {
+        // A part of a partitioned variable: assembled from the slices that
+        // cover it, at the end; the whole tensors go the parallel way.
+        l.partial.push_back(i);
+        l.bytes[i] = -1;
+        continue;
+      }
+      l.bytes[i] = e.size();
+      l.offset[i] = static_cast<int64_t>(e.offset());
+      // Strings are decoded, not copied: read one by one.
+      l.shard[i] = e.dtype() == DT_STRING ? -1 - i : e.shard_id();
+      l.tensor_bytes[i] =
+          static_cast<size_t>(l.shapes[i].num_elements()) * DataTypeSize(dtypes_[i]);
+      if (InArena(dtypes_[i], l.tensor_bytes[i])) l.arena_bytes += ArenaSize(l.tensor_bytes[i]);
+    }
+    return l;
+  }
+
+  // The whole tensors' destinations: outputs, or tensors of one huge-page
+  // buffer (TensorArena) for those below the huge-page threshold when there
+  // are enough of them to fill it: from malloc, a fresh process's first
+  // restore faults on every 4 KiB page of them. `*in_arena` holds those
+  // until they are set as outputs.
+  absl::Status AllocateOutputs(OpKernelContext* ctx, const RestoreLayout& l,
+                               std::vector<Tensor>* in_arena, std::vector<Tensor*>* outs) const {
+    const int64_t n = static_cast<int64_t>(dtypes_.size());
+    TensorArena* arena =
+        l.arena_bytes >= kHugeAllocationThreshold ? TensorArena::Create(l.arena_bytes) : nullptr;
+    in_arena->resize(arena != nullptr ? n : 0);
+    outs->assign(n, nullptr);
+    absl::Status allocated;
+    for (int64_t i = 0; i < n && allocated.ok(); ++i) {
+      if (l.bytes[i] < 0) continue;  // partial
+      if (arena != nullptr && InArena(dtypes_[i], l.tensor_bytes[i])) {
+        absl::StatusOr<Tensor> t = Tensor::Create(dtypes_[i], l.shapes[i], arena);
+        allocated = t.status();
+        if (t.ok()) (*in_arena)[i] = *std::move(t);
+        (*outs)[i] = &(*in_arena)[i];
+      } else {
+        allocated = ctx->allocate_output(static_cast<int>(i), l.shapes[i], &(*outs)[i]);
+      }
+    }
+    if (arena != nullptr) arena->Release();
+    return allocated;
+  }
+
   // Numeric tensors below the huge-page threshold; strings own their bytes.
   static bool InArena(DataType dtype, size_t bytes) {
     return dtype != DT_STRING && bytes > 0 && bytes < kHugeAllocationThreshold;
