@@ -185,6 +185,24 @@ absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> SessionManager::Restor
     MG_RETURN_IF_ERROR(options.saver->Restore(sess.get(), options.checkpoint_filename_with_path));
     return std::make_pair(std::move(sess), true);
   }
+  std::optional<CheckpointState> rebuilt;  // recovered from the directory
+  MG_ASSIGN_OR_RETURN(std::optional<CheckpointState> ckpt, CheckpointToRestore(options, &rebuilt));
+  if (!ckpt) return std::make_pair(std::move(sess), false);
+  std::unique_ptr<FileLock> dir_lease;  // held until the state is recorded
+  MG_ASSIGN_OR_RETURN(std::string restored,
+                      RestoreUnderLease(sess.get(), options, &*ckpt, &dir_lease));
+  std::vector<std::string> kept(ckpt->all_model_checkpoint_paths().begin(),
+                                ckpt->all_model_checkpoint_paths().end());
+  if (rebuilt && ckpt->model_checkpoint_path() == rebuilt->model_checkpoint_path()) {
+    kept = RewriteState(options.checkpoint_dir, *rebuilt, restored);
+  }
+  options.saver->RecoverLastCheckpoints(kept);
+  if (options.restored_from != nullptr) *options.restored_from = std::move(restored);
+  return std::make_pair(std::move(sess), true);
+}
+
+absl::StatusOr<std::optional<CheckpointState>> SessionManager::CheckpointToRestore(
+    const PrepareOptions& options, std::optional<CheckpointState>* rebuilt) {
   // Poll for the state file, counting nominal (not wall-clock) time; or,
   // with wake_on_state_change, sleep on a watch of the directory (taken
   // before each look, so a checkpoint written during it is not missed).
@@ -208,7 +226,6 @@ absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> SessionManager::Restor
     }
     return state;
   };
-  std::optional<CheckpointState> rebuilt;  // recovered from the directory
   MG_ASSIGN_OR_RETURN(std::optional<CheckpointState> ckpt, read_state());
   while (!ckpt || ckpt->model_checkpoint_path().empty()) {
     if (options.wait_for_checkpoint && waited < options.max_wait) {
@@ -231,42 +248,48 @@ absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> SessionManager::Restor
         const bool exists = env->FileExists(path).ok();
         // A missing state file in a directory without checkpoints is a
         // fresh start, nothing to warn about.
-        rebuilt = RecoverState(options.checkpoint_dir,
+        *rebuilt = RecoverState(options.checkpoint_dir,
                                exists ? "cannot be read or parsed" : "is missing",
                                /*warn_if_none=*/exists);
-        if (rebuilt) {
-          ckpt = rebuilt;
+        if (*rebuilt) {
+          ckpt = *rebuilt;
           break;
         }
       }
       if (options.strict) MG_RETURN_IF_ERROR(CheckNothingToRestore(options.checkpoint_dir));
-      return std::make_pair(std::move(sess), false);
+      return std::optional<CheckpointState>();
     }
   }
-  if (options.recover_state_from_directory && !rebuilt &&
+  if (options.recover_state_from_directory && !*rebuilt &&
       !CheckpointExists(env, ckpt->model_checkpoint_path())) {
-    rebuilt = RecoverState(options.checkpoint_dir,
+    *rebuilt = RecoverState(options.checkpoint_dir,
                            absl::StrCat("names a checkpoint that does not exist (",
                                         ckpt->model_checkpoint_path(), ")"),
                            /*warn_if_none=*/true);
-    if (rebuilt) ckpt = rebuilt;
+    if (*rebuilt) ckpt = *rebuilt;
   }
+  return ckpt;
+}
+
+absl::StatusOr<std::string> SessionManager::RestoreUnderLease(
+    Session* sess, const PrepareOptions& options, CheckpointState* ckpt,
+    std::unique_ptr<FileLock>* lease) {
+  Env* env = options_.env;
   // A Saver with leases deletes nothing while the directory's lease is
   // shared: held from choosing the checkpoint (the state file, read again
   // under it) until it is restored, it closes the gap between a reader
   // choosing a checkpoint and taking that checkpoint's own lease.
-  std::unique_ptr<FileLock> dir_lease;
   if (const std::string path = DirectoryLeaseFilename(options.checkpoint_dir);
       env->FileExists(path).ok()) {
     absl::StatusOr<std::unique_ptr<FileLock>> lock = env->LockFileShared(path);
     if (lock.ok()) {
-      dir_lease = *std::move(lock);
+      *lease = *std::move(lock);
       MG_ASSIGN_OR_RETURN(std::optional<CheckpointState> now,
                           GetCheckpointState(env, options.checkpoint_dir));
-      if (now && !now->model_checkpoint_path().empty()) ckpt = std::move(now);
+      if (now && !now->model_checkpoint_path().empty()) *ckpt = *std::move(now);
     }
   }
-  absl::StatusOr<std::string> newest = RestoreNewestValid(sess.get(), *ckpt, options);
+  absl::StatusOr<std::string> newest = RestoreNewestValid(sess, *ckpt, options);
   // The newest checkpoint went while this restored it (a trainer saving
   // meanwhile, its retention deleting): the state file names a newer one by
   // now; take that, a few times at most. (TensorFlow fails here.)
@@ -279,18 +302,10 @@ absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> SessionManager::Restor
         (*again)->model_checkpoint_path() == ckpt->model_checkpoint_path()) {
       break;
     }
-    ckpt = **again;
-    newest = RestoreNewestValid(sess.get(), *ckpt, options);
+    *ckpt = **again;
+    newest = RestoreNewestValid(sess, *ckpt, options);
   }
-  MG_ASSIGN_OR_RETURN(std::string restored, std::move(newest));
-  std::vector<std::string> kept(ckpt->all_model_checkpoint_paths().begin(),
-                                ckpt->all_model_checkpoint_paths().end());
-  if (rebuilt && ckpt->model_checkpoint_path() == rebuilt->model_checkpoint_path()) {
-    kept = RewriteState(options.checkpoint_dir, *rebuilt, restored);
-  }
-  options.saver->RecoverLastCheckpoints(kept);
-  if (options.restored_from != nullptr) *options.restored_from = std::move(restored);
-  return std::make_pair(std::move(sess), true);
+  return newest;
 }
 
 absl::StatusOr<std::string> SessionManager::RestoreNewestValid(Session* sess,

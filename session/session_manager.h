@@ -198,6 +198,19 @@ class SessionManager {
   // (session, restored)
   absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> RestoreCheckpoint(
       const std::string& master, const PrepareOptions& options);
+  // The state of options.checkpoint_dir to restore from, waited for as
+  // `options` say; nullopt when there is nothing to restore (after the
+  // strict check). `*rebuilt` is the state recovered from the directory,
+  // when it was.
+  absl::StatusOr<std::optional<CheckpointState>> CheckpointToRestore(
+      const PrepareOptions& options, std::optional<CheckpointState>* rebuilt);
+  // Restores `*ckpt`'s newest checkpoint into `sess` under the directory's
+  // lease (when its Saver takes leases; `*lease` holds it for the caller),
+  // following the state file to a newer one when the chosen one went
+  // meanwhile; returns the prefix.
+  absl::StatusOr<std::string> RestoreUnderLease(Session* sess, const PrepareOptions& options,
+                                                CheckpointState* ckpt,
+                                                std::unique_ptr<FileLock>* lease);
   // Restores the state file's newest checkpoint into `sess`, or with
   // fallback_to_valid_checkpoint the newest one that restores. Returns the
   // prefix restored.

@@ -330,24 +330,20 @@ absl::Status MasterSession::Run(const RunOptions& options,
   return s;
 }
 
-absl::Status MasterSession::RunPartitions(const Plan& plan, const RunOptions& options,
-                                          const std::vector<std::pair<std::string, Tensor>>& feeds,
-                                          const std::vector<std::string>& fetches,
-                                          std::vector<Tensor>* outputs) {
-  const int64_t step_id = static_cast<int64_t>(RandomNonZero() >> 1);
-  absl::flat_hash_map<std::string, const Tensor*> feed_value;
-  for (const auto& [name, t] : feeds) feed_value[name] = &t;
+struct MasterSession::PartitionCall {
+  std::unique_ptr<grpc::ClientContext> ctx;
+  tensorflow::RunGraphRequest req;
+  tensorflow::RunGraphResponse resp;
+  absl::Status status;
+};
 
-  struct Call {
-    std::unique_ptr<grpc::ClientContext> ctx;
-    tensorflow::RunGraphRequest req;
-    tensorflow::RunGraphResponse resp;
-    absl::Status status;
-  };
-  std::vector<Call> calls(plan.parts.size());
+std::vector<MasterSession::PartitionCall> MasterSession::NewCalls(
+    const Plan& plan, const RunOptions& options, int64_t step_id,
+    const FeedValues& feed_value) const {
+  std::vector<PartitionCall> calls(plan.parts.size());
   for (size_t i = 0; i < plan.parts.size(); ++i) {
     const Plan::Part& p = plan.parts[i];
-    Call& c = calls[i];
+    PartitionCall& c = calls[i];
     c.ctx = task_->workers->NewContext(options.timeout_in_ms);
     c.req.set_session_handle(handle_);
     c.req.set_create_worker_session_called(true);
@@ -361,6 +357,17 @@ absl::Status MasterSession::RunPartitions(const Plan& plan, const RunOptions& op
     }
     for (const auto& [name, key] : p.partition.fetches) c.req.add_recv_key(key);
   }
+  return calls;
+}
+
+absl::Status MasterSession::RunPartitions(const Plan& plan, const RunOptions& options,
+                                          const std::vector<std::pair<std::string, Tensor>>& feeds,
+                                          const std::vector<std::string>& fetches,
+                                          std::vector<Tensor>* outputs) {
+  const int64_t step_id = static_cast<int64_t>(RandomNonZero() >> 1);
+  FeedValues feed_value;
+  for (const auto& [name, t] : feeds) feed_value[name] = &t;
+  std::vector<PartitionCall> calls = NewCalls(plan, options, step_id, feed_value);
 
   // The partition on the master's own task runs in process (TensorFlow's
   // local worker), on this thread, once the others are under way.
@@ -389,7 +396,7 @@ absl::Status MasterSession::RunPartitions(const Plan& plan, const RunOptions& op
   };
   for (size_t i = 0; i < calls.size(); ++i) {
     if (static_cast<int>(i) == local) continue;
-    Call* c = &calls[i];
+    PartitionCall* c = &calls[i];
     const Plan::Part* p = &plan.parts[i];
     p->worker->stub->async()->RunGraph(c->ctx.get(), &c->req, &c->resp, [&, c, p](grpc::Status s) {
       absl::Status st = s.ok() ? FromBody(c->resp.status_code(), c->resp.status_error_message())
@@ -406,7 +413,7 @@ absl::Status MasterSession::RunPartitions(const Plan& plan, const RunOptions& op
     });
   }
   if (local >= 0) {
-    Call* c = &calls[local];
+    PartitionCall* c = &calls[local];
     absl::Status st = task_->local_worker->RunGraphLocally(
         c->req, &c->resp, options.timeout_in_ms, options.cancelled);
     absl::MutexLock l(&mu);
@@ -439,11 +446,18 @@ absl::Status MasterSession::RunPartitions(const Plan& plan, const RunOptions& op
   }
   if (cancelled) return absl::CancelledError("the step was cancelled: its client went away");
   std::vector<absl::Status> errors;
-  for (const Call& c : calls) errors.push_back(c.status);
+  for (const PartitionCall& c : calls) errors.push_back(c.status);
   MG_RETURN_IF_ERROR(RootCause(errors));
+  return CollectFetches(plan, calls, feed_value, fetches, outputs);
+}
 
+absl::Status MasterSession::CollectFetches(const Plan& plan,
+                                           const std::vector<PartitionCall>& calls,
+                                           const FeedValues& feed_value,
+                                           const std::vector<std::string>& fetches,
+                                           std::vector<Tensor>* outputs) {
   absl::flat_hash_map<std::string, const TensorProto*> by_key;
-  for (const Call& c : calls) {
+  for (const PartitionCall& c : calls) {
     for (const tensorflow::NamedTensorProto& t : c.resp.recv()) by_key[t.name()] = &t.tensor();
   }
   outputs->clear();

@@ -78,6 +78,17 @@ class MasterSession {
   absl::Status RunPartitions(const Plan& plan, const RunOptions& options,
                              const std::vector<std::pair<std::string, Tensor>>& feeds,
                              const std::vector<std::string>& fetches, std::vector<Tensor>* outputs);
+  // One partition's RunGraph call of a step.
+  struct PartitionCall;
+  using FeedValues = absl::flat_hash_map<std::string, const Tensor*>;
+  // The step's RunGraph requests, one per partition, with their feeds.
+  std::vector<PartitionCall> NewCalls(const Plan& plan, const RunOptions& options,
+                                      int64_t step_id, const FeedValues& feed_value) const;
+  // The fetched tensors, from the fed values and the calls' responses.
+  static absl::Status CollectFetches(const Plan& plan, const std::vector<PartitionCall>& calls,
+                                     const FeedValues& feed_value,
+                                     const std::vector<std::string>& fetches,
+                                     std::vector<Tensor>* outputs);
   void Deregister(const Plan& plan);
   // Creates this session's worker session on `w` (TensorFlow's
   // CreateWorkerSession, naming this task and its incarnation, so that the
