@@ -329,74 +329,75 @@ int RunSignature(const std::string& dir, const std::string& signature) {
   return 0;
 }
 
-int Run(const std::string& path) {
-  if (const std::string sig = absl::GetFlag(FLAGS_signature); !sig.empty()) {
-    if (!Env::Default()->IsDirectory(path).value_or(false)) {
-      return UsageError("run_graph", absl::InvalidArgumentError(
-                                         "--signature runs a SavedModel: give its directory"));
-    }
-    return RunSignature(path, sig);
-  }
-  absl::StatusOr<GraphFile> file = LoadGraphFile(path);
-  if (!file.ok()) return Fail(file.status());
-  // 1. Every op known, in the graph and in its functions.
+// 1. Every op known, in the graph and in the functions a run may call (not
+// the cuDNN twins of Keras' recurrent layers, nor gradient functions
+// nothing calls). Prints the unknown ones and returns 1, else 0.
+int CheckOps(const std::string& path, const GraphDef& graph) {
   std::map<std::string, int> unknown;
   auto check = [&](const NodeDef& n) {
     if (!GlobalOpRegistry()->LookUp(n.op()).ok()) ++unknown[n.op()];
   };
-  // Only the functions a run may call count: not the cuDNN twins of Keras'
-  // recurrent layers, nor gradient functions nothing calls.
   std::set<std::string> functions;
-  for (const FunctionDef& f : file->graph.library().function())
-    functions.insert(f.signature().name());
-  const std::set<std::string> reachable = ReachableFunctions(file->graph);
-  for (const NodeDef& n : file->graph.node()) check(n);
-  for (const FunctionDef& f : file->graph.library().function()) {
+  for (const FunctionDef& f : graph.library().function()) functions.insert(f.signature().name());
+  const std::set<std::string> reachable = ReachableFunctions(graph);
+  for (const NodeDef& n : graph.node()) check(n);
+  for (const FunctionDef& f : graph.library().function()) {
     if (!reachable.count(f.signature().name())) continue;
     for (const NodeDef& n : f.node_def()) {
       if (!functions.count(n.op())) check(n);
     }
   }
-  if (!unknown.empty()) {
-    std::vector<std::string> list;
-    int nodes = 0;
-    for (const auto& [op, count] : unknown) {
-      list.push_back(absl::StrCat(op, " (", count, count == 1 ? " node)" : " nodes)"));
-      nodes += count;
-    }
-    std::printf("%s: %zu ops minigraph does not have, in %d nodes: %s\n", path.c_str(),
-                unknown.size(), nodes, absl::StrJoin(list, ", ").c_str());
-    return 1;
+  if (unknown.empty()) return 0;
+  std::vector<std::string> list;
+  int nodes = 0;
+  for (const auto& [op, count] : unknown) {
+    list.push_back(absl::StrCat(op, " (", count, count == 1 ? " node)" : " nodes)"));
+    nodes += count;
   }
-  // 2. The checkpoint, and what it must hold.
-  const std::vector<ExpectedTensor> vars = GraphVariables(file->graph);
-  std::string prefix = absl::GetFlag(FLAGS_checkpoint);
-  if (prefix.empty() && !file->default_checkpoint.empty() &&
-      CheckpointExists(Env::Default(), file->default_checkpoint)) {
-    prefix = file->default_checkpoint;
+  std::printf("%s: %zu ops minigraph does not have, in %d nodes: %s\n", path.c_str(),
+              unknown.size(), nodes, absl::StrJoin(list, ", ").c_str());
+  return 1;
+}
+
+// 2. The checkpoint (--checkpoint, else the graph's own), and what it must
+// hold. Sets `*prefix` ("" for none needed); prints what is wrong and
+// returns non-zero.
+int CheckCheckpoint(const std::string& path, const GraphFile& file,
+                    const std::vector<ExpectedTensor>& vars, std::string* prefix) {
+  *prefix = absl::GetFlag(FLAGS_checkpoint);
+  if (prefix->empty() && !file.default_checkpoint.empty() &&
+      CheckpointExists(Env::Default(), file.default_checkpoint)) {
+    *prefix = file.default_checkpoint;
   }
-  if (!vars.empty() && prefix.empty()) {
+  if (!vars.empty() && prefix->empty()) {
     std::printf("%s has %zu variables and no checkpoint goes with it: give --checkpoint=PREFIX\n",
                 path.c_str(), vars.size());
     return 1;
   }
-  if (!prefix.empty()) {
-    auto reader = BundleReader::Open(Env::Default(), prefix);
-    if (!reader.ok()) return Fail(reader.status());
-    const CheckpointDiff d = DiffCheckpoint(**reader, vars);
-    if (!d.compatible()) {
-      std::printf("%s", d.ToString().c_str());
-      return 1;
-    }
+  if (prefix->empty()) return 0;
+  auto reader = BundleReader::Open(Env::Default(), *prefix);
+  if (!reader.ok()) return Fail(reader.status());
+  const CheckpointDiff d = DiffCheckpoint(**reader, vars);
+  if (!d.compatible()) {
+    std::printf("%s", d.ToString().c_str());
+    return 1;
   }
-  // 3. The graph valid, and the variables restored.
-  GraphDef graph = file->graph;
-  const bool own_restore = !file->saver && !vars.empty();
+  return 0;
+}
+
+// 3. The graph valid, and the variables restored (by the graph's Saver, or
+// by restore ops added here). Prints what failed and returns non-zero.
+int CreateAndRestore(const std::string& path, const GraphFile& file,
+                     const std::vector<ExpectedTensor>& vars, const std::string& prefix,
+                     std::unique_ptr<Session>* session) {
+  GraphDef graph = file.graph;
+  const bool own_restore = !file.saver && !vars.empty();
   if (own_restore) AddRestore(vars, &graph);
   SessionOptions options;
   options.target = absl::GetFlag(FLAGS_target);
-  auto session = NewSession(options);
-  if (!session.ok()) return Fail(session.status());
+  auto made = NewSession(options);
+  if (!made.ok()) return Fail(made.status());
+  *session = *std::move(made);
   if (absl::Status s = (*session)->Create(graph); !s.ok()) {
     std::printf("%s is not a valid graph: %s\n", path.c_str(), std::string(s.message()).c_str());
     return 1;
@@ -408,7 +409,7 @@ int Run(const std::string& path) {
       s = (*session)->Run({{"run_graph/prefix", Tensor::Scalar<std::string>(prefix)}}, {},
                           {"run_graph/restore_all"}, &out);
     } else {
-      s = Saver::FromSaverDef(*file->saver)->Restore(session->get(), prefix);
+      s = Saver::FromSaverDef(*file.saver)->Restore(session->get(), prefix);
     }
     if (!s.ok()) {
       std::printf("restoring %s failed: %s\n", prefix.c_str(), std::string(s.message()).c_str());
@@ -416,18 +417,16 @@ int Run(const std::string& path) {
     }
   }
   std::printf("%s: %d nodes, %d functions, every op known; %zu variables restored%s%s\n",
-              path.c_str(), graph.node_size(), file->graph.library().function_size(), vars.size(),
+              path.c_str(), graph.node_size(), file.graph.library().function_size(), vars.size(),
               prefix.empty() ? "" : " from ", prefix.c_str());
-  if (const std::string python = PythonCalls(file->graph); !python.empty()) {
-    std::printf("%s: they need Python, which only the process that built the graph has; "
-                "a fetch that depends on one fails, every other runs\n",
-                python.c_str());
-  }
-  const std::vector<std::string> fetches = absl::GetFlag(FLAGS_fetch);
-  if (fetches.empty()) return 0;
-  // 4. Run: inputs from .npy files, random values for other Placeholders.
+  return 0;
+}
+
+// 4. Runs --fetch: inputs from .npy files (--input), random values for the
+// other Placeholders.
+int RunFetches(const GraphDef& graph, Session* session, const std::vector<std::string>& fetches) {
   InputRanks ranks;
-  for (const NodeDef& n : file->graph.node()) {
+  for (const NodeDef& n : graph.node()) {
     auto shape = n.attr().find("shape");
     if (n.op() == "Placeholder") {
       ranks[n.name()] = shape == n.attr().end() ? -1 : RankOf(shape->second.shape());
@@ -438,7 +437,7 @@ int Run(const std::string& path) {
   std::map<std::string, Tensor> given = *std::move(inputs);
   std::mt19937_64 rng(absl::GetFlag(FLAGS_seed));
   std::vector<std::pair<std::string, Tensor>> feeds;
-  for (const NodeDef& n : file->graph.node()) {
+  for (const NodeDef& n : graph.node()) {
     if (n.op() != "Placeholder") continue;
     if (auto it = given.find(n.name()); it != given.end()) {
       feeds.emplace_back(n.name(), it->second);
@@ -457,9 +456,35 @@ int Run(const std::string& path) {
                                                     ", which is not a Placeholder of the graph")));
   }
   std::vector<Tensor> out;
-  if (absl::Status s = (*session)->Run(feeds, fetches, {}, &out); !s.ok()) return Fail(s);
+  if (absl::Status s = session->Run(feeds, fetches, {}, &out); !s.ok()) return Fail(s);
   for (size_t i = 0; i < fetches.size(); ++i) Print(fetches[i], out[i]);
   return 0;
+}
+
+int Run(const std::string& path) {
+  if (const std::string sig = absl::GetFlag(FLAGS_signature); !sig.empty()) {
+    if (!Env::Default()->IsDirectory(path).value_or(false)) {
+      return UsageError("run_graph", absl::InvalidArgumentError(
+                                         "--signature runs a SavedModel: give its directory"));
+    }
+    return RunSignature(path, sig);
+  }
+  absl::StatusOr<GraphFile> file = LoadGraphFile(path);
+  if (!file.ok()) return Fail(file.status());
+  if (int code = CheckOps(path, file->graph); code != 0) return code;
+  const std::vector<ExpectedTensor> vars = GraphVariables(file->graph);
+  std::string prefix;
+  if (int code = CheckCheckpoint(path, *file, vars, &prefix); code != 0) return code;
+  std::unique_ptr<Session> session;
+  if (int code = CreateAndRestore(path, *file, vars, prefix, &session); code != 0) return code;
+  if (const std::string python = PythonCalls(file->graph); !python.empty()) {
+    std::printf("%s: they need Python, which only the process that built the graph has; "
+                "a fetch that depends on one fails, every other runs\n",
+                python.c_str());
+  }
+  const std::vector<std::string> fetches = absl::GetFlag(FLAGS_fetch);
+  if (fetches.empty()) return 0;
+  return RunFetches(file->graph, session.get(), fetches);
 }
 
 }  // namespace
