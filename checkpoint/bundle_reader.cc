@@ -67,6 +67,17 @@ class BundleReader::Impl {
                    absl::Span<absl::Status> status) const;
 
  private:
+  // Init's steps: a checkpoint without an index (a file of one given
+  // instead of its prefix, V1, or none); the index's header and entries,
+  // each checked against the header and its dtype and shape; the data
+  // files; every entry within its file.
+  absl::Status InitWithoutIndex(const std::string& index);
+  absl::Status ReadIndex(const std::string& index);
+  absl::Status ReadHeader(const std::string& index, absl::string_view value);
+  absl::Status CheckEntry(const std::string& index, absl::string_view key,
+                          const BundleEntryProto& entry) const;
+  absl::Status OpenDataFiles();
+  absl::Status CheckEntriesInFiles() const;
   // When the checkpoint has a lease file (LeaseFilename: its Saver was asked
   // for leases), a shared lock on it for the reader's life, so retention
   // leaves the checkpoint in place meanwhile. Readers never create files.
@@ -106,49 +117,93 @@ class BundleReader::Impl {
 
 absl::Status BundleReader::Impl::Init() {
   const std::string index = MetaFilename(prefix_);
-  absl::Status exists = env_->FileExists(index);
-  if (!exists.ok()) {
-    // A file of the checkpoint given instead of its prefix.
-    if (std::optional<std::string> stripped = PrefixOfCheckpointFile(prefix_);
-        stripped.has_value() && env_->FileExists(MetaFilename(*stripped)).ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          prefix_, " is a file of checkpoint ", *stripped,
-          "; pass the checkpoint's prefix (without .index, .data-* or .meta): ", *stripped));
-    }
-    MG_ASSIGN_OR_RETURN(std::vector<std::string> v1_files, V1CheckpointFiles(env_, prefix_));
-    if (!v1_files.empty()) {
-      MG_ASSIGN_OR_RETURN(v1_, V1Checkpoint::Open(env_, v1_files));
-      num_shards_ = static_cast<int>(v1_files.size());
-      entries_ = v1_->entries();
-      for (const auto& [key, e] : entries_) keys_.push_back(key);
-      return absl::OkStatus();
-    }
-    return absl::NotFoundError(absl::StrCat("checkpoint index ", index, " not found",
-                                            prefix_.find_first_of("*?[") == std::string::npos
-                                                ? ""
-                                                : ", and no file matches the pattern"));
-  }
+  if (!env_->FileExists(index).ok()) return InitWithoutIndex(index);
   MG_RETURN_IF_ERROR(TakeLease());
+  MG_RETURN_IF_ERROR(ReadIndex(index));
+  MG_RETURN_IF_ERROR(OpenDataFiles());
+  return CheckEntriesInFiles();
+}
+
+absl::Status BundleReader::Impl::InitWithoutIndex(const std::string& index) {
+  // A file of the checkpoint given instead of its prefix.
+  if (std::optional<std::string> stripped = PrefixOfCheckpointFile(prefix_);
+      stripped.has_value() && env_->FileExists(MetaFilename(*stripped)).ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        prefix_, " is a file of checkpoint ", *stripped,
+        "; pass the checkpoint's prefix (without .index, .data-* or .meta): ", *stripped));
+  }
+  MG_ASSIGN_OR_RETURN(std::vector<std::string> v1_files, V1CheckpointFiles(env_, prefix_));
+  if (!v1_files.empty()) {
+    MG_ASSIGN_OR_RETURN(v1_, V1Checkpoint::Open(env_, v1_files));
+    num_shards_ = static_cast<int>(v1_files.size());
+    entries_ = v1_->entries();
+    for (const auto& [key, e] : entries_) keys_.push_back(key);
+    return absl::OkStatus();
+  }
+  return absl::NotFoundError(absl::StrCat("checkpoint index ", index, " not found",
+                                          prefix_.find_first_of("*?[") == std::string::npos
+                                              ? ""
+                                              : ", and no file matches the pattern"));
+}
+
+absl::Status BundleReader::Impl::ReadHeader(const std::string& index, absl::string_view value) {
+  BundleHeaderProto header;
+  if (!header.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
+    return absl::DataLossError(
+        absl::StrCat("checkpoint ", index, ": the header entry does not parse"));
+  }
+  MG_RETURN_IF_ERROR(CheckFormatVersion(header.version(), kConsumerVersion,
+                                        absl::StrCat("checkpoint ", index)));
+  if (header.endianness() != BundleHeaderProto::LITTLE) {
+    return absl::UnimplementedError(absl::StrCat(
+        "checkpoint ", index, " was written on a big-endian machine; not supported"));
+  }
+  if (header.num_shards() <= 0) {
+    return absl::DataLossError(
+        absl::StrCat("checkpoint ", index, " has ", header.num_shards(), " shards"));
+  }
+  num_shards_ = header.num_shards();
+  return absl::OkStatus();
+}
+
+absl::Status BundleReader::Impl::CheckEntry(const std::string& index, absl::string_view key,
+                                            const BundleEntryProto& entry) const {
+  auto bad = [&](absl::string_view why) {
+    return absl::DataLossError(
+        absl::StrCat("checkpoint ", index, ": entry for tensor \"", key, "\" ", why));
+  };
+  if (entry.slices_size() > 0) return absl::OkStatus();  // CheckSlices, once all are read
+  if (entry.shard_id() < 0 || entry.shard_id() >= num_shards_) {
+    return bad(absl::StrCat("has shard id ", entry.shard_id(), ", out of range [0, ", num_shards_,
+                            ")"));
+  }
+  if (entry.offset() < 0 || entry.size() < 0) return bad("has a negative offset or size");
+  auto shape = TensorShape::FromProto(entry.shape());
+  if (!shape.ok()) return bad(absl::StrCat("has an invalid shape: ", shape.status().message()));
+  if (DataTypeCanUseMemcpy(entry.dtype())) {
+    uint64_t want;
+    if (__builtin_mul_overflow(static_cast<uint64_t>(shape->num_elements()),
+                               DataTypeSize(entry.dtype()), &want) ||
+        want != static_cast<uint64_t>(entry.size())) {
+      return bad(absl::StrCat("has size ", entry.size(), ", but ", DataTypeName(entry.dtype()),
+                              " ", shape->DebugString(), " needs ", want));
+    }
+  } else if (entry.dtype() == DT_STRING) {
+    // At least one length byte per string plus the length checksum.
+    if (entry.size() < shape->num_elements() + 4) {
+      return bad(absl::StrCat("has size ", entry.size(), ", too small for ",
+                              shape->num_elements(), " strings"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BundleReader::Impl::ReadIndex(const std::string& index) {
   bool have_header = false;
   MG_RETURN_IF_ERROR(table::ReadTable(
       env_, index, [&](absl::string_view key, absl::string_view value) -> absl::Status {
         if (key.empty()) {
-          BundleHeaderProto header;
-          if (!header.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
-            return absl::DataLossError(
-                absl::StrCat("checkpoint ", index, ": the header entry does not parse"));
-          }
-          MG_RETURN_IF_ERROR(CheckFormatVersion(header.version(), kConsumerVersion,
-                                                absl::StrCat("checkpoint ", index)));
-          if (header.endianness() != BundleHeaderProto::LITTLE) {
-            return absl::UnimplementedError(absl::StrCat(
-                "checkpoint ", index, " was written on a big-endian machine; not supported"));
-          }
-          if (header.num_shards() <= 0) {
-            return absl::DataLossError(
-                absl::StrCat("checkpoint ", index, " has ", header.num_shards(), " shards"));
-          }
-          num_shards_ = header.num_shards();
+          MG_RETURN_IF_ERROR(ReadHeader(index, value));
           have_header = true;
           return absl::OkStatus();
         }
@@ -157,39 +212,11 @@ absl::Status BundleReader::Impl::Init() {
               absl::StrCat("checkpoint ", index, " has no header entry before \"", key, "\""));
         }
         BundleEntryProto entry;
-        auto bad = [&](absl::string_view why) {
-          return absl::DataLossError(
-              absl::StrCat("checkpoint ", index, ": entry for tensor \"", key, "\" ", why));
-        };
         if (!entry.ParseFromArray(value.data(), static_cast<int>(value.size()))) {
-          return bad("does not parse");
+          return absl::DataLossError(absl::StrCat("checkpoint ", index, ": entry for tensor \"",
+                                                  key, "\" does not parse"));
         }
-        if (entry.slices_size() == 0) {
-          if (entry.shard_id() < 0 || entry.shard_id() >= num_shards_) {
-            return bad(absl::StrCat("has shard id ", entry.shard_id(), ", out of range [0, ",
-                                    num_shards_, ")"));
-          }
-          if (entry.offset() < 0 || entry.size() < 0) return bad("has a negative offset or size");
-          auto shape = TensorShape::FromProto(entry.shape());
-          if (!shape.ok())
-            return bad(absl::StrCat("has an invalid shape: ", shape.status().message()));
-          if (DataTypeCanUseMemcpy(entry.dtype())) {
-            uint64_t want;
-            if (__builtin_mul_overflow(static_cast<uint64_t>(shape->num_elements()),
-                                       DataTypeSize(entry.dtype()), &want) ||
-                want != static_cast<uint64_t>(entry.size())) {
-              return bad(absl::StrCat("has size ", entry.size(), ", but ",
-                                      DataTypeName(entry.dtype()), " ", shape->DebugString(),
-                                      " needs ", want));
-            }
-          } else if (entry.dtype() == DT_STRING) {
-            // At least one length byte per string plus the length checksum.
-            if (entry.size() < shape->num_elements() + 4) {
-              return bad(absl::StrCat("has size ", entry.size(), ", too small for ",
-                                      shape->num_elements(), " strings"));
-            }
-          }
-        }
+        MG_RETURN_IF_ERROR(CheckEntry(index, key, entry));
         keys_.push_back(std::string(key));
         entries_.emplace(std::string(key), std::move(entry));
         return absl::OkStatus();
@@ -197,6 +224,10 @@ absl::Status BundleReader::Impl::Init() {
   if (!have_header) {
     return absl::DataLossError(absl::StrCat("checkpoint ", index, " has no header entry"));
   }
+  return absl::OkStatus();
+}
+
+absl::Status BundleReader::Impl::OpenDataFiles() {
   for (int s = 0; s < num_shards_; ++s) {
     const std::string path = DataFilename(prefix_, s, num_shards_);
     auto size = env_->GetFileSize(path);
@@ -208,6 +239,10 @@ absl::Status BundleReader::Impl::Init() {
     data_files_.push_back(std::move(file));
     data_sizes_.push_back(*size);
   }
+  return absl::OkStatus();
+}
+
+absl::Status BundleReader::Impl::CheckEntriesInFiles() const {
   for (const auto& [key, e] : entries_) {
     if (e.slices_size() > 0) {
       MG_RETURN_IF_ERROR(CheckSlices(key, e));
