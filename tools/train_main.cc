@@ -205,51 +205,59 @@ absl::StatusOr<std::map<std::string, std::string>> WarmStartMap(const Scope& roo
   return map;
 }
 
-// `device_fn`: where nodes go (ReplicaDeviceSetter in a cluster); null
-// leaves them unplaced. `env` is the sessions' Env (the Saver's too).
-absl::Status Build(Model* m, DeviceFunction device_fn, Env* env) {
-  const std::string kind = absl::GetFlag(FLAGS_model);
-  const int batch = absl::GetFlag(FLAGS_batch);
-  const int64_t seed = static_cast<int64_t>(absl::GetFlag(FLAGS_seed));
-  const Scope root = device_fn ? m->root.WithDeviceFunction(device_fn) : m->root;
-  const bool resource = absl::GetFlag(FLAGS_resource_variables);
-  m->inputs = kind == "linear" ? 16 : 784;
-  m->classes = kind == "linear" ? 4 : 10;
-  auto weights = [&](const std::string& name, std::vector<int64_t> dims, int64_t op_seed) {
+// The variables of a built-in model: weights from a truncated normal
+// (scaled by 0.05, seeded by --seed and each layer's op seed), biases zero.
+class ModelVariables {
+ public:
+  ModelVariables(const Scope& root, int64_t seed, bool resource)
+      : root_(root), seed_(seed), resource_(resource) {}
+
+  Variable Weights(const std::string& name, std::vector<int64_t> dims, int64_t op_seed) const {
     Tensor shape_value(DT_INT64, TensorShape({static_cast<int64_t>(dims.size())}));
     std::copy(dims.begin(), dims.end(), shape_value.data<int64_t>());
-    Output shape = ops::Const(root, shape_value);
-    Output init = ops::Mul(root, ops::TruncatedNormal(root, shape, DT_FLOAT, seed, op_seed),
-                           ops::Const(root, 0.05f));
-    return Variable::Create(root, name, init, {.use_resource = resource});
-  };
-  auto zeros = [&](const std::string& name, int64_t n) {
+    Output shape = ops::Const(root_, shape_value);
+    Output init = ops::Mul(root_, ops::TruncatedNormal(root_, shape, DT_FLOAT, seed_, op_seed),
+                           ops::Const(root_, 0.05f));
+    return Variable::Create(root_, name, init, {.use_resource = resource_});
+  }
+  Variable Zeros(const std::string& name, int64_t n) const {
     Tensor t(DT_FLOAT, TensorShape({n}));
     std::fill_n(t.data<float>(), t.NumElements(), 0.0f);
-    return Variable::Create(root, name, t, {.use_resource = resource});
-  };
-  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT, PartialShape({batch, m->inputs}));
-  Output labels = ops::Placeholder(root.WithOpName("labels"), DT_INT64, PartialShape({batch}));
-  Output logits;
+    return Variable::Create(root_, name, t, {.use_resource = resource_});
+  }
+
+ private:
+  const Scope root_;
+  const int64_t seed_;
+  const bool resource_;
+};
+
+// The logits of --model (mlp, linear or cnn) of the inputs `x`.
+absl::StatusOr<Output> BuiltinLogits(const std::string& kind, const Scope& root, Output x,
+                                     Model* m) {
+  const ModelVariables v(root, static_cast<int64_t>(absl::GetFlag(FLAGS_seed)),
+                         absl::GetFlag(FLAGS_resource_variables));
   if (kind == "mlp") {
-    Variable w1 = weights("layer1/weights", {m->inputs, 128}, 1);
-    Variable b1 = zeros("layer1/bias", 128);
-    Variable w2 = weights("layer2/weights", {128, m->classes}, 2);
-    Variable b2 = zeros("layer2/bias", m->classes);
+    Variable w1 = v.Weights("layer1/weights", {m->inputs, 128}, 1);
+    Variable b1 = v.Zeros("layer1/bias", 128);
+    Variable w2 = v.Weights("layer2/weights", {128, m->classes}, 2);
+    Variable b2 = v.Zeros("layer2/bias", m->classes);
     Output h = ops::Relu(root, ops::BiasAdd(root, ops::MatMul(root, x, w1.value()), b1.value()));
-    logits = ops::BiasAdd(root, ops::MatMul(root, h, w2.value()), b2.value());
-  } else if (kind == "linear") {
-    Variable w = weights("linear/weights", {m->inputs, m->classes}, 1);
-    Variable b = zeros("linear/bias", m->classes);
-    logits = ops::BiasAdd(root, ops::MatMul(root, x, w.value()), b.value());
-  } else if (kind == "cnn") {
+    return ops::BiasAdd(root, ops::MatMul(root, h, w2.value()), b2.value());
+  }
+  if (kind == "linear") {
+    Variable w = v.Weights("linear/weights", {m->inputs, m->classes}, 1);
+    Variable b = v.Zeros("linear/bias", m->classes);
+    return ops::BiasAdd(root, ops::MatMul(root, x, w.value()), b.value());
+  }
+  if (kind == "cnn") {
     m->images = true;
     // tf.nn's idiom: conv2d + bias + relu, max_pool 2x2, then a dense layer.
     Output images = ops::Reshape(root, x, ops::Const<int32_t>(root, {-1, 28, 28, 1}));
     auto conv_layer = [&](const std::string& name, Output in, int64_t in_depth, int64_t depth,
                           int64_t op_seed) {
-      Variable w = weights(name + "/weights", {5, 5, in_depth, depth}, op_seed);
-      Variable b = zeros(name + "/bias", depth);
+      Variable w = v.Weights(name + "/weights", {5, 5, in_depth, depth}, op_seed);
+      Variable b = v.Zeros(name + "/bias", depth);
       Output conv = ops::Conv2D(root, in, w.value(), {1, 1, 1, 1}, "SAME");
       Output act = ops::Relu(root, ops::BiasAdd(root, conv, b.value()));
       return ops::MaxPool(root, act, {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
@@ -257,39 +265,44 @@ absl::Status Build(Model* m, DeviceFunction device_fn, Env* env) {
     Output h1 = conv_layer("conv1", images, 1, 8, 1);  // 14x14x8
     Output h2 = conv_layer("conv2", h1, 8, 16, 2);     // 7x7x16
     Output flat = ops::Reshape(root, h2, ops::Const<int32_t>(root, {-1, 7 * 7 * 16}));
-    Variable w = weights("dense/weights", {7 * 7 * 16, m->classes}, 3);
-    Variable b = zeros("dense/bias", m->classes);
-    logits = ops::BiasAdd(root, ops::MatMul(root, flat, w.value()), b.value());
-  } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat("--model must be mlp, linear or cnn, got ", kind));
+    Variable w = v.Weights("dense/weights", {7 * 7 * 16, m->classes}, 3);
+    Variable b = v.Zeros("dense/bias", m->classes);
+    return ops::BiasAdd(root, ops::MatMul(root, flat, w.value()), b.value());
   }
+  return absl::InvalidArgumentError(absl::StrCat("--model must be mlp, linear or cnn, got ", kind));
+}
+
+// --optimizer at --learning_rate.
+absl::StatusOr<std::unique_ptr<Optimizer>> NewOptimizer(const std::string& name, double lr) {
+  if (name == "sgd") return std::make_unique<GradientDescentOptimizer>(lr);
+  if (name == "momentum") return std::make_unique<MomentumOptimizer>(lr, 0.9);
+  if (name == "adam") return std::make_unique<AdamOptimizer>(lr);
+  if (name == "rmsprop") return std::make_unique<RMSPropOptimizer>(lr);
+  if (name == "adagrad") return std::make_unique<AdagradOptimizer>(lr);
+  if (name == "adadelta") return std::make_unique<AdadeltaOptimizer>(lr);
+  if (name == "ftrl") return std::make_unique<FtrlOptimizer>(lr);
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--optimizer must be sgd, momentum, adam, rmsprop, adagrad, adadelta or ftrl, got ", name));
+}
+
+// `device_fn`: where nodes go (ReplicaDeviceSetter in a cluster); null
+// leaves them unplaced. `env` is the sessions' Env (the Saver's too).
+absl::Status Build(Model* m, DeviceFunction device_fn, Env* env) {
+  const std::string kind = absl::GetFlag(FLAGS_model);
+  const int batch = absl::GetFlag(FLAGS_batch);
+  const Scope root = device_fn ? m->root.WithDeviceFunction(device_fn) : m->root;
+  m->inputs = kind == "linear" ? 16 : 784;
+  m->classes = kind == "linear" ? 4 : 10;
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT, PartialShape({batch, m->inputs}));
+  Output labels = ops::Placeholder(root.WithOpName("labels"), DT_INT64, PartialShape({batch}));
+  MG_ASSIGN_OR_RETURN(Output logits, BuiltinLogits(kind, root, x, m));
   m->loss = ops::Mean(root.WithOpName("loss"),
                       ops::SparseSoftmaxCrossEntropyWithLogits(root, logits, labels).loss,
                       ops::Const<int32_t>(root, 0));
   Variable step = GetOrCreateGlobalStep(root);
-  const std::string opt_name = absl::GetFlag(FLAGS_optimizer);
   const double lr = absl::GetFlag(FLAGS_learning_rate);
-  std::unique_ptr<Optimizer> opt;
-  if (opt_name == "sgd") {
-    opt = std::make_unique<GradientDescentOptimizer>(lr);
-  } else if (opt_name == "momentum") {
-    opt = std::make_unique<MomentumOptimizer>(lr, 0.9);
-  } else if (opt_name == "adam") {
-    opt = std::make_unique<AdamOptimizer>(lr);
-  } else if (opt_name == "rmsprop") {
-    opt = std::make_unique<RMSPropOptimizer>(lr);
-  } else if (opt_name == "adagrad") {
-    opt = std::make_unique<AdagradOptimizer>(lr);
-  } else if (opt_name == "adadelta") {
-    opt = std::make_unique<AdadeltaOptimizer>(lr);
-  } else if (opt_name == "ftrl") {
-    opt = std::make_unique<FtrlOptimizer>(lr);
-  } else {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--optimizer must be sgd, momentum, adam, rmsprop, adagrad, adadelta or ftrl, got ",
-        opt_name));
-  }
+  MG_ASSIGN_OR_RETURN(std::unique_ptr<Optimizer> opt,
+                      NewOptimizer(absl::GetFlag(FLAGS_optimizer), lr));
   MG_ASSIGN_OR_RETURN(m->train, opt->Minimize(root, m->loss, {}, &step));
   m->train_op = m->train.name();
   if (const std::string from = absl::GetFlag(FLAGS_warm_start_from); !from.empty()) {
@@ -429,55 +442,33 @@ absl::StatusOr<MetaGraphDef> TrainingGraphOfSavedModel(Env* env, const std::stri
       tag_sets.empty() ? "none" : absl::StrJoin(tag_sets, " "), ")"));
 }
 
-// --graph: a TensorFlow 1 meta graph, with its own train op, loss, global
-// step, Saver, summaries and input pipeline.
-absl::Status BuildFromGraph(Model* m, const DeviceFunction& device_fn,
-                            const std::string& own_task, Env* env) {
-  const std::string path = absl::GetFlag(FLAGS_graph);
-  MetaGraphDef meta;
-  if (env->IsDirectory(path).value_or(false)) {
-    MG_ASSIGN_OR_RETURN(meta, TrainingGraphOfSavedModel(env, path));
-    const std::string variables = JoinPath(path, "variables/variables");
-    if (env->FileExists(variables + ".index").ok()) m->start_from = variables;
-  } else {
-    MG_ASSIGN_OR_RETURN(meta, ReadMetaGraph(env, path));
-  }
-  if (meta.graph_def().node_size() == 0) {
-    return absl::InvalidArgumentError(absl::StrCat("--graph=", path, " holds no graph"));
-  }
-  if (device_fn) MG_RETURN_IF_ERROR(PlaceImported(device_fn, own_task, meta.mutable_graph_def()));
-  const Scope& root = m->root;
-  MG_RETURN_IF_ERROR(ImportMetaGraphDef(root, meta));
-  MG_RETURN_IF_ERROR(root.status());
-  MG_ASSIGN_OR_RETURN(m->train_op, FromFlagOrCollection(root, "train_op",
-                                                        absl::GetFlag(FLAGS_train_op),
-                                                        "train_op", true));
-  MG_ASSIGN_OR_RETURN(m->loss_tensor, FromFlagOrCollection(root, "loss", absl::GetFlag(FLAGS_loss),
-                                                           "losses", false));
-  if (m->loss_tensor.find(':') == std::string::npos) absl::StrAppend(&m->loss_tensor, ":0");
-  MG_RETURN_IF_ERROR(CheckScalar(root, m->loss_tensor, DT_FLOAT, "the loss"));
-  // The global step: TensorFlow's collection holds its VariableDef.
-  m->global_step.clear();
+// The imported graph's global step: TensorFlow's collection holds its
+// VariableDef; else FindGlobalStepTensor's search. InvalidArgument naming
+// `path` when it has none.
+absl::StatusOr<std::string> ImportedGlobalStep(const Scope& root, const std::string& path) {
+  std::string step;  // the collection's last variable
   for (const std::string& entry : root.GetCollection("global_step")) {
     VariableDef def;
     if (!def.ParseFromString(entry)) continue;
     if (absl::StatusOr<Variable> v = Variable::FromDef(root, def); v.ok()) {
-      m->global_step = v->value().tensor_name();
+      step = v->value().tensor_name();
     }
   }
-  if (m->global_step.empty()) {
-    MG_ASSIGN_OR_RETURN(GraphDef graph, root.ToGraphDef());
-    absl::StatusOr<std::string> found = FindGlobalStepTensor(graph, "train");
-    if (!found.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--graph=", path, " has no global step (tf.train.get_or_create_global_step): train "
-          "counts its steps, checkpoints and summaries by it"));
-    }
-    m->global_step = *found;
+  if (!step.empty()) return step;
+  MG_ASSIGN_OR_RETURN(GraphDef graph, root.ToGraphDef());
+  absl::StatusOr<std::string> found = FindGlobalStepTensor(graph, "train");
+  if (!found.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--graph=", path, " has no global step (tf.train.get_or_create_global_step): train "
+        "counts its steps, checkpoints and summaries by it"));
   }
-  MG_RETURN_IF_ERROR(CheckScalar(root, m->global_step, DT_INT64, "the global step"));
-  // Its iterators, initialized with --input's files fed to the filename
-  // placeholder (the graph's one string Placeholder, or --input_placeholder).
+  return *found;
+}
+
+// The imported graph's iterators, initialized with --input's files fed to
+// the filename placeholder (the graph's one string Placeholder, or
+// --input_placeholder).
+absl::Status SetUpInput(const Scope& root, const std::string& path, Env* env, Model* m) {
   MG_ASSIGN_OR_RETURN(GraphDef graph, root.ToGraphDef());
   std::vector<std::string> string_placeholders;
   for (const NodeDef& n : graph.node()) {
@@ -517,6 +508,39 @@ absl::Status BuildFromGraph(Model* m, const DeviceFunction& device_fn,
         placeholder.empty() ? string_placeholders[0] : placeholder,
         " names: give them with --input"));
   }
+  return absl::OkStatus();
+}
+
+// --graph: a TensorFlow 1 meta graph, with its own train op, loss, global
+// step, Saver, summaries and input pipeline.
+absl::Status BuildFromGraph(Model* m, const DeviceFunction& device_fn,
+                            const std::string& own_task, Env* env) {
+  const std::string path = absl::GetFlag(FLAGS_graph);
+  MetaGraphDef meta;
+  if (env->IsDirectory(path).value_or(false)) {
+    MG_ASSIGN_OR_RETURN(meta, TrainingGraphOfSavedModel(env, path));
+    const std::string variables = JoinPath(path, "variables/variables");
+    if (env->FileExists(variables + ".index").ok()) m->start_from = variables;
+  } else {
+    MG_ASSIGN_OR_RETURN(meta, ReadMetaGraph(env, path));
+  }
+  if (meta.graph_def().node_size() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat("--graph=", path, " holds no graph"));
+  }
+  if (device_fn) MG_RETURN_IF_ERROR(PlaceImported(device_fn, own_task, meta.mutable_graph_def()));
+  const Scope& root = m->root;
+  MG_RETURN_IF_ERROR(ImportMetaGraphDef(root, meta));
+  MG_RETURN_IF_ERROR(root.status());
+  MG_ASSIGN_OR_RETURN(m->train_op, FromFlagOrCollection(root, "train_op",
+                                                        absl::GetFlag(FLAGS_train_op),
+                                                        "train_op", true));
+  MG_ASSIGN_OR_RETURN(m->loss_tensor, FromFlagOrCollection(root, "loss", absl::GetFlag(FLAGS_loss),
+                                                           "losses", false));
+  if (m->loss_tensor.find(':') == std::string::npos) absl::StrAppend(&m->loss_tensor, ":0");
+  MG_RETURN_IF_ERROR(CheckScalar(root, m->loss_tensor, DT_FLOAT, "the loss"));
+  MG_ASSIGN_OR_RETURN(m->global_step, ImportedGlobalStep(root, path));
+  MG_RETURN_IF_ERROR(CheckScalar(root, m->global_step, DT_INT64, "the global step"));
+  MG_RETURN_IF_ERROR(SetUpInput(root, path, env, m));
   m->reads_own_input = true;
   // Its Saver, else a default one.
   if (meta.has_saver_def()) {
