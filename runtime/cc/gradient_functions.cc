@@ -870,6 +870,120 @@ void RegisterConcatGradients(GradientRegistry* r) {
   }
 }
 
+// GatherV2's gradient with batch_dims == axis != 0: each batch's gather as
+// one gather from the batches' slices laid end to end (index + batch *
+// params.shape[axis]), summed by index.
+Output BatchedGatherGrad(const Scope& s, Output params, Output indices, Output dy,
+                         int batch_dims) {
+  Output zero = ops::Const<int32_t>(s, 0);
+  Output shape = ops::Shape(s, params);
+  const int b = batch_dims;
+  Output batches = ops::Prod(
+      s, ops::Slice(s, shape, ops::Const<int32_t>(s, {0}), ops::Const<int32_t>(s, {b})), zero);
+  Output limit = ops::GatherV2(s, shape, ops::Const<int32_t>(s, b), zero);
+  const DataType it = BaseType(indices.dtype());
+  Output offsets = ops::Reshape(
+      s,
+      ops::Cast(s, ops::Mul(s, ops::Range(s, zero, batches, ops::Const<int32_t>(s, 1)), limit),
+                it),
+      ops::Const<int32_t>(s, {-1, 1}));
+  Output by_batch =
+      ops::Reshape(s, indices, ops::Pack(s, {batches, ops::Const<int32_t>(s, -1)}, 0));
+  Output flat = ops::Reshape(s, ops::Add(s, by_batch, offsets), ops::Const<int32_t>(s, {-1}));
+  Output inner =
+      ops::Slice(s, shape, ops::Const<int32_t>(s, {b + 1}), ops::Const<int32_t>(s, {-1}));
+  Output values =
+      ops::Reshape(s, dy, ops::ConcatV2(s, {ops::Const<int32_t>(s, {-1}), inner}, zero));
+  Output summed = ops::UnsortedSegmentSum(s, values, flat, ops::Mul(s, batches, limit));
+  return ops::Reshape(s, summed, shape);
+}
+
+// TensorFlow's _GatherV2Grad along `axis` > 0 of params (of known rank):
+// dy as [outer..., indices, inner...], the indices' axis moved first,
+// summed by index, moved back.
+absl::StatusOr<Output> GatherAxisGrad(const Scope& s, Output params, Output indices, Output dy,
+                                      int64_t axis) {
+  const PartialShape& ps = params.shape();
+  if (!ps.rank_known()) {
+    return absl::UnimplementedError(
+        "the gradient of GatherV2 along an axis other than 0 needs params' rank");
+  }
+  const int rank = ps.rank();
+  if (axis < 0) axis += rank;
+  if (axis <= 0 || axis >= rank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("GatherV2 axis ", axis, " is out of range for rank ", rank));
+  }
+  Output zero = ops::Const<int32_t>(s, 0);
+  Output shape = ops::Shape(s, params);
+  const int a = static_cast<int>(axis);
+  Output outer = ops::Slice(s, shape, zero, ops::Const<int32_t>(s, {a}));
+  Output inner =
+      ops::Slice(s, shape, ops::Const<int32_t>(s, {a + 1}), ops::Const<int32_t>(s, {-1}));
+  Output count = ops::Reshape(s, ops::Size(s, indices), ops::Const<int32_t>(s, {1}));
+  Output values = ops::Reshape(s, dy, ops::ConcatV2(s, {outer, count, inner}, zero));
+  std::vector<int32_t> perm = {a}, back;
+  for (int d = 0; d < rank; ++d) {
+    if (d != a) perm.push_back(d);
+  }
+  for (int d = 1; d <= a; ++d) back.push_back(d);
+  back.push_back(0);
+  for (int d = a + 1; d < rank; ++d) back.push_back(d);
+  auto vector = [&](const std::vector<int32_t>& v) {
+    Tensor t(DT_INT32, TensorShape({static_cast<int64_t>(v.size())}));
+    std::copy(v.begin(), v.end(), t.data<int32_t>());
+    return ops::Const(s, t);
+  };
+  Output moved = ops::Transpose(s, values, vector(perm));
+  Output rows = ops::GatherV2(s, shape, ops::Const<int32_t>(s, a), zero);
+  Output summed = ops::UnsortedSegmentSum(
+      s, moved, ops::Reshape(s, indices, ops::Const<int32_t>(s, {-1})), rows);
+  return ops::Transpose(s, summed, vector(back));
+}
+
+// Gather's and GatherV2's dense gradient: dy's slices summed into the
+// slices of params the indices name (TensorFlow's IndexedSlices, applied
+// densely), in O(indices x slice + params), empty indices too.
+absl::Status GatherGrad(bool v2, const Scope& s, const Operation& op, const Grads& dy,
+                        Grads* dx) {
+  const Grads in = s.GetInputs(op);
+  Output params = in[0], indices = in[1];
+  int64_t axis = 0;
+  if (v2) {
+    int64_t batch_dims = 0;
+    MG_RETURN_IF_ERROR(GetNodeAttr(s.GetNodeDef(op), "batch_dims", &batch_dims));
+    Tensor axis_t;
+    if (!GetNodeAttr(s.GetNodeDef(in[2].op()), "value", &axis_t).ok() ||
+        axis_t.NumElements() != 1) {
+      return absl::UnimplementedError("the gradient of GatherV2 needs a constant axis");
+    }
+    axis = axis_t.dtype() == DT_INT32 ? axis_t.data<int32_t>()[0] : axis_t.data<int64_t>()[0];
+    const PartialShape& ps = params.shape();
+    if (axis < 0 && ps.rank_known()) axis += ps.rank();
+    if (batch_dims < 0 && indices.shape().rank_known()) batch_dims += indices.shape().rank();
+    if (batch_dims != 0) {
+      if (batch_dims != axis) {
+        return absl::UnimplementedError(
+            absl::StrCat("the gradient of GatherV2 with batch_dims ", batch_dims,
+                         " supports axis == batch_dims only, got axis ", axis));
+      }
+      *dx = {BatchedGatherGrad(s, params, indices, dy[0], static_cast<int>(batch_dims)),
+             Output(), Output()};
+      return absl::OkStatus();
+    }
+  }
+  if (axis != 0) {
+    MG_ASSIGN_OR_RETURN(Output d, GatherAxisGrad(s, params, indices, dy[0], axis));
+    *dx = {d, Output(), Output()};
+    return absl::OkStatus();
+  }
+  Output zero = ops::Const<int32_t>(s, 0);
+  Output rows = ops::GatherV2(s, ops::Shape(s, params), zero, zero);
+  *dx = {ops::UnsortedSegmentSum(s, dy[0], indices, rows), Output()};
+  if (v2) dx->push_back(Output());
+  return absl::OkStatus();
+}
+
 // Segment sums and gathers.
 void RegisterGatherGradients(GradientRegistry* r) {
   // TensorFlow's _UnsortedSegmentSumGrad: each data row gets its segment's
@@ -898,104 +1012,7 @@ void RegisterGatherGradients(GradientRegistry* r) {
   for (const char* name : {"Gather", "GatherV2"}) {
     const bool v2 = name == std::string("GatherV2");
     r->Register(name, [v2](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
-      // Dense gradient: dy's slices summed into the slices of params the
-      // indices name (TensorFlow's IndexedSlices, applied densely), in
-      // O(indices x slice + params), empty indices too.
-      const Grads in = s.GetInputs(op);
-      Output params = in[0], indices = in[1];
-      int64_t axis = 0;
-      if (v2) {
-        int64_t batch_dims = 0;
-        MG_RETURN_IF_ERROR(GetNodeAttr(s.GetNodeDef(op), "batch_dims", &batch_dims));
-        Tensor axis_t;
-        if (!GetNodeAttr(s.GetNodeDef(in[2].op()), "value", &axis_t).ok() ||
-            axis_t.NumElements() != 1) {
-          return absl::UnimplementedError("the gradient of GatherV2 needs a constant axis");
-        }
-        axis = axis_t.dtype() == DT_INT32 ? axis_t.data<int32_t>()[0] : axis_t.data<int64_t>()[0];
-        const PartialShape& ps = params.shape();
-        if (axis < 0 && ps.rank_known()) axis += ps.rank();
-        if (batch_dims < 0 && indices.shape().rank_known()) batch_dims += indices.shape().rank();
-        if (batch_dims != 0) {
-          if (batch_dims != axis) {
-            return absl::UnimplementedError(absl::StrCat(
-                "the gradient of GatherV2 with batch_dims ", batch_dims,
-                " supports axis == batch_dims only, got axis ", axis));
-          }
-          // Each batch's gather as one gather from the batches' slices laid
-          // end to end: index + batch * params.shape[axis], summed by index.
-          Output zero = ops::Const<int32_t>(s, 0);
-          Output shape = ops::Shape(s, params);
-          const int b = static_cast<int>(batch_dims);
-          Output batches = ops::Prod(s, ops::Slice(s, shape, ops::Const<int32_t>(s, {0}),
-                                                   ops::Const<int32_t>(s, {b})),
-                                     zero);
-          Output limit = ops::GatherV2(s, shape, ops::Const<int32_t>(s, b), zero);
-          const DataType it = BaseType(indices.dtype());
-          Output offsets = ops::Reshape(
-              s,
-              ops::Cast(s, ops::Mul(s, ops::Range(s, zero, batches, ops::Const<int32_t>(s, 1)),
-                                    limit),
-                        it),
-              ops::Const<int32_t>(s, {-1, 1}));
-          Output by_batch =
-              ops::Reshape(s, indices, ops::Pack(s, {batches, ops::Const<int32_t>(s, -1)}, 0));
-          Output flat =
-              ops::Reshape(s, ops::Add(s, by_batch, offsets), ops::Const<int32_t>(s, {-1}));
-          Output inner = ops::Slice(s, shape, ops::Const<int32_t>(s, {b + 1}),
-                                    ops::Const<int32_t>(s, {-1}));
-          Output values =
-              ops::Reshape(s, dy[0], ops::ConcatV2(s, {ops::Const<int32_t>(s, {-1}), inner}, zero));
-          Output summed = ops::UnsortedSegmentSum(s, values, flat, ops::Mul(s, batches, limit));
-          *dx = {ops::Reshape(s, summed, shape), Output(), Output()};
-          return absl::OkStatus();
-        }
-      }
-      Output zero = ops::Const<int32_t>(s, 0);
-      Output shape = ops::Shape(s, params);
-      if (axis != 0) {
-        const PartialShape& ps = params.shape();
-        if (!ps.rank_known()) {
-          return absl::UnimplementedError(
-              "the gradient of GatherV2 along an axis other than 0 needs params' rank");
-        }
-        const int rank = ps.rank();
-        if (axis < 0) axis += rank;
-        if (axis <= 0 || axis >= rank) {
-          return absl::InvalidArgumentError(absl::StrCat("GatherV2 axis ", axis,
-                                                         " is out of range for rank ", rank));
-        }
-        // TensorFlow's _GatherV2Grad: dy as [outer..., indices, inner...],
-        // the indices' axis moved first, summed by index, moved back.
-        const int a = static_cast<int>(axis);
-        Output outer = ops::Slice(s, shape, zero, ops::Const<int32_t>(s, {a}));
-        Output inner = ops::Slice(s, shape, ops::Const<int32_t>(s, {a + 1}),
-                                  ops::Const<int32_t>(s, {-1}));
-        Output count = ops::Reshape(s, ops::Size(s, indices), ops::Const<int32_t>(s, {1}));
-        Output values = ops::Reshape(s, dy[0], ops::ConcatV2(s, {outer, count, inner}, zero));
-        std::vector<int32_t> perm = {a}, back;
-        for (int d = 0; d < rank; ++d) {
-          if (d != a) perm.push_back(d);
-        }
-        for (int d = 1; d <= a; ++d) back.push_back(d);
-        back.push_back(0);
-        for (int d = a + 1; d < rank; ++d) back.push_back(d);
-        auto vector = [&](const std::vector<int32_t>& v) {
-          Tensor t(DT_INT32, TensorShape({static_cast<int64_t>(v.size())}));
-          std::copy(v.begin(), v.end(), t.data<int32_t>());
-          return ops::Const(s, t);
-        };
-        Output moved = ops::Transpose(s, values, vector(perm));
-        Output rows = ops::GatherV2(s, shape, ops::Const<int32_t>(s, a), zero);
-        Output summed = ops::UnsortedSegmentSum(
-            s, moved, ops::Reshape(s, indices, ops::Const<int32_t>(s, {-1})), rows);
-        *dx = {ops::Transpose(s, summed, vector(back)), Output(), Output()};
-        return absl::OkStatus();
-      }
-      Output rows = ops::GatherV2(s, shape, zero, zero);
-      *dx = {ops::UnsortedSegmentSum(s, dy[0], indices, rows), Output()};
-      if (v2) dx->push_back(Output());
-      return absl::OkStatus();
+      return GatherGrad(v2, s, op, dy, dx);
     });
   }
 }
