@@ -16,7 +16,7 @@ const OpRegistry* GlobalOpRegistry();
 
 // Adds an op of your own to GlobalOpRegistry(), which sessions and the graph
 // builder use (TensorFlow's REGISTER_OP); give it a kernel with
-// RegisterKernel (runtime/engine/kernels/standard_kernels.h). Register before
+// RegisterKernel (runtime/engine/kernel_registry.h). Register before
 // building graphs that use it. Returns AlreadyExists for a name taken, or
 // the builder's error. Thread-safe.
 //
