@@ -38,9 +38,13 @@ def compare(model, got):
                 same = np.array_equal(a, b)
             if not same:
                 return f"{key}: differs (exact)"
-        elif not np.allclose(a, b, rtol=model.rtol, atol=model.atol, equal_nan=True):
-            err = np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))
-            return f"{key}: max abs difference {err:.3g} (rtol {model.rtol}, atol {model.atol})"
+        else:
+            rtol, atol = model.rtol, model.atol
+            if key.startswith("after:") and model.after_rtol is not None:
+                rtol, atol = model.after_rtol, model.after_atol
+            if not np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True):
+                err = np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))
+                return f"{key}: max abs difference {err:.3g} (rtol {rtol}, atol {atol})"
     return ""
 
 

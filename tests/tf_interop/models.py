@@ -31,6 +31,9 @@ class Model:
     # float32 against TensorFlow: sums and reductions add in another order.
     rtol: float = 1e-4
     atol: float = 1e-5
+    # The variables after training, when they need more (None: rtol, atol).
+    after_rtol: float = None
+    after_atol: float = None
 
 
 def _rng():
@@ -84,6 +87,8 @@ def graph_model(name, root, build, steps=3, rtol=1e-4, atol=1e-5):
         steps=steps if train_op is not None else 0,
         after=[t.name for t in reads] if train_op is not None else [],
         rtol=rtol, atol=atol,
+        after_rtol=getattr(build, "after_rtol", None),
+        after_atol=getattr(build, "after_atol", None),
     )
 
 
@@ -148,6 +153,13 @@ def cnn(pool, padding):
             tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits), name="loss")
         train = v1.train.AdamOptimizer(0.01).minimize(loss, name="train")
         return {x: x_value, y: y_value}, [logits, loss], loss, train
+    # Adam divides each step by the root of the gradient's square, so where
+    # a gradient is near zero (a pooled-away input, a ReLU at its kink) the
+    # round-off of the convolutions' sums, either side's, moves the weights
+    # after three steps by about 1e-4: one ASan run in ten of
+    # cnn_max_pool_valid exceeded rtol 1e-4 (1.03e-4). The outputs and
+    # gradients before training keep the tight tolerance.
+    build.after_rtol, build.after_atol = 1e-3, 1e-4
     return build
 
 
