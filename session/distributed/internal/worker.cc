@@ -139,6 +139,7 @@ void Worker::SweepLoop() {
 }
 
 void Worker::Sweep() {
+  absl::MutexLock sweeping(&sweep_mu_);
   const int64_t now = NowMicros();
   std::vector<int64_t> abandoned;
   std::vector<std::pair<std::string, WorkerSession>> idle;

@@ -53,8 +53,9 @@ class Worker final : public tensorflow::WorkerService::WithRawCallbackMethod_Rec
   // The cleanup the sweeper thread runs every second (tests call it after
   // advancing their Env's clock): ends abandoned steps; probes the master
   // of each idle session and deletes the sessions of one that is gone or
-  // came back as a new incarnation.
-  void Sweep();
+  // came back as a new incarnation. Sweeps run one at a time: a call made
+  // while the sweeper thread's is probing returns after that one is done.
+  void Sweep() ABSL_LOCKS_EXCLUDED(sweep_mu_);
 
   // Fails every step in progress and every step that starts later (at
   // shutdown, before the server stops: no RecvTensor is left waiting).
@@ -120,6 +121,8 @@ class Worker final : public tensorflow::WorkerService::WithRawCallbackMethod_Rec
   const TaskContext task_;
   const std::string task_name_;
 
+  // Held for a whole sweep, probes included; taken before mu_.
+  absl::Mutex sweep_mu_ ABSL_ACQUIRED_BEFORE(mu_);
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<Registered>> graphs_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, WorkerSession> sessions_ ABSL_GUARDED_BY(mu_);
