@@ -134,7 +134,8 @@ __attribute__((target("sse4.2,pclmul"))) uint32_t CopyThreeStreams(uint32_t raw,
 
 // --- AVX-512 + VPCLMULQDQ: four 512-bit accumulators -----------------------
 
-#define MG_AVX512_TARGET __attribute__((target("avx512f,avx512vl,avx512bw,vpclmulqdq,pclmul,sse4.2")))
+#define MG_AVX512_TARGET \
+  __attribute__((target("avx512f,avx512vl,avx512bw,vpclmulqdq,pclmul,sse4.2")))
 
 // x folded forward by k's distance, plus y.
 MG_AVX512_TARGET inline __m512i FoldInto(__m512i x, __m512i k, __m512i y) {
