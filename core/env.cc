@@ -15,6 +15,10 @@ bool Env::SleepUnlessNotified(const absl::Notification& n, int64_t micros) {
   return n.WaitForNotificationWithTimeout(absl::Microseconds(micros));
 }
 
+absl::StatusOr<std::unique_ptr<MappedFile>> Env::MapFile(const std::string& path) {
+  return absl::UnimplementedError(absl::StrCat("this Env cannot map files (", path, ")"));
+}
+
 absl::StatusOr<std::unique_ptr<DirectoryWatch>> Env::WatchDirectory(const std::string& dir) {
   return absl::UnimplementedError(absl::StrCat("this Env cannot watch ", dir));
 }

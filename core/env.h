@@ -66,6 +66,16 @@ class WritableFile {
   virtual absl::Status Close() = 0;
 };
 
+// A file's bytes mapped read-only into memory (Env::MapFile); destroying it
+// unmaps them. Thread-safe (immutable).
+class MappedFile {
+ public:
+  virtual ~MappedFile() = default;
+  virtual const char* data() const = 0;
+  // The file's size when it was mapped.
+  virtual uint64_t size() const = 0;
+};
+
 // An exclusive advisory lock (Env::LockFile); destroying it releases it.
 class FileLock {
  public:
@@ -90,6 +100,15 @@ class Env {
   // Opens `path` for appending, creating it if missing.
   virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
       const std::string& path) = 0;
+
+  // The whole of `path` mapped read-only and private: pages come from the
+  // page cache as they are first touched (no copy) and are shared with
+  // every process that maps or reads the file. The mapping outlives the
+  // file's deletion. Touching a page past the end of a file truncated
+  // after it was mapped raises SIGBUS: read it inside RunCatchingBusErrors
+  // (bus_errors.h). Unimplemented where this Env cannot map files (the
+  // default; in-memory files): read through NewRandomAccessFile instead.
+  virtual absl::StatusOr<std::unique_ptr<MappedFile>> MapFile(const std::string& path);
 
   // OK if `path` exists (file or directory), NotFound otherwise.
   virtual absl::Status FileExists(const std::string& path) = 0;
@@ -174,6 +193,9 @@ class EnvWrapper : public Env {
   absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
       const std::string& path) override {
     return target_->NewAppendableFile(path);
+  }
+  absl::StatusOr<std::unique_ptr<MappedFile>> MapFile(const std::string& path) override {
+    return target_->MapFile(path);
   }
   absl::Status FileExists(const std::string& path) override {
     return target_->FileExists(path);

@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <sys/file.h>
 #include <sys/inotify.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <time.h>
@@ -100,6 +101,20 @@ class PosixRandomAccessFile : public RandomAccessFile {
  private:
   const std::string path_;
   const int fd_;
+};
+
+class PosixMappedFile : public MappedFile {
+ public:
+  PosixMappedFile(void* data, uint64_t size) : data_(data), size_(size) {}
+  ~PosixMappedFile() override {
+    if (size_ > 0) munmap(data_, size_);
+  }
+  const char* data() const override { return static_cast<const char*>(data_); }
+  uint64_t size() const override { return size_; }
+
+ private:
+  void* const data_;
+  const uint64_t size_;
 };
 
 class PosixWritableFile : public WritableFile {
@@ -253,6 +268,29 @@ class PosixEnv : public Env {
     int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return IoError("open", path, errno);
     return std::unique_ptr<RandomAccessFile>(new PosixRandomAccessFile(path, fd));
+  }
+
+  absl::StatusOr<std::unique_ptr<MappedFile>> MapFile(const std::string& path) override {
+    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return IoError("open", path, errno);
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+      const int err = errno;
+      close(fd);
+      return IoError("stat", path, err);
+    }
+    const uint64_t size = static_cast<uint64_t>(st.st_size);
+    void* data = nullptr;
+    if (size > 0) {
+      data = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+      if (data == MAP_FAILED) {
+        const int err = errno;
+        close(fd);
+        return IoError("mmap", path, err);
+      }
+    }
+    close(fd);  // the mapping keeps the file
+    return std::unique_ptr<MappedFile>(new PosixMappedFile(data, size));
   }
 
   absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {

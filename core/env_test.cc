@@ -1,9 +1,13 @@
 #include "core/env.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 
+#include "core/bus_errors.h"
 #include "core/fault_injection_env.h"
 #include "core/mem_env.h"
 #include "core/path.h"
@@ -269,6 +273,72 @@ TEST(EnvTest, DirectoryWatchWakesOnANewFile) {
   EXPECT_THAT(fake.WatchDirectory(dir).status(), StatusIs(absl::StatusCode::kUnimplemented));
   MemEnv mem;
   EXPECT_THAT(mem.WatchDirectory("/").status(), StatusIs(absl::StatusCode::kUnimplemented));
+}
+
+// A mapped file reads as the file, outlives its deletion, and a read past
+// the end of a file truncated since it was mapped fails instead of killing
+// the process; the process's own later bus errors still go where they did.
+TEST(EnvTest, MappedFileOutlivesDeletionAndItsTruncationIsCaught) {
+  if (!kCanCatchBusErrors) GTEST_SKIP() << "bus errors are not caught in this build (TSan)";
+  Env* env = Env::Default();
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string path = JoinPath(tmp != nullptr ? tmp : "/tmp", "mapped");
+  std::string bytes(3 * 4096 + 5, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7);
+  ASSERT_OK(WriteStringToFile(env, path, bytes));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<MappedFile> map, env->MapFile(path));
+  ASSERT_EQ(map->size(), bytes.size());
+  EXPECT_EQ(std::string(map->data(), map->size()), bytes);
+
+  // Truncated in place to one page: the first page reads, the last fails.
+  ASSERT_OK(env->MapFile(path).status());
+  ASSERT_EQ(truncate(path.c_str(), 4096), 0);
+  std::string copy(bytes.size(), '\0');
+  EXPECT_TRUE(RunCatchingBusErrors([&] { std::memcpy(&copy[0], map->data(), 4096); }));
+  EXPECT_EQ(copy.substr(0, 4096), bytes.substr(0, 4096));
+  bool finished = false;
+  EXPECT_FALSE(RunCatchingBusErrors([&] {
+    std::memcpy(&copy[0], map->data(), map->size());
+    finished = true;
+  }));
+  EXPECT_FALSE(finished);
+  // Nested: the inner call catches its own; the outer one goes on.
+  EXPECT_TRUE(RunCatchingBusErrors([&] {
+    EXPECT_FALSE(RunCatchingBusErrors([&] { copy[0] = map->data()[2 * 4096]; }));
+  }));
+
+  // Deleted: a mapping of the whole file still reads it.
+  ASSERT_OK(WriteStringToFile(env, path, bytes));
+  ASSERT_OK_AND_ASSIGN(map, env->MapFile(path));
+  ASSERT_OK(env->DeleteFile(path));
+  EXPECT_EQ(std::string(map->data(), map->size()), bytes);
+
+  EXPECT_THAT(env->MapFile(path).status(), StatusIs(absl::StatusCode::kNotFound));
+  ASSERT_OK(WriteStringToFile(env, path, ""));
+  ASSERT_OK_AND_ASSIGN(map, env->MapFile(path));
+  EXPECT_EQ(map->size(), 0u);
+  MemEnv mem;
+  EXPECT_THAT(mem.MapFile("/x").status(), StatusIs(absl::StatusCode::kUnimplemented));
+  FakeClockEnv fake(env);
+  EXPECT_OK(fake.MapFile(path).status());
+}
+
+// A bus error outside RunCatchingBusErrors still kills the process.
+TEST(EnvDeathTest, BusErrorOutsideTheGuardIsFatal) {
+  if (!kCanCatchBusErrors) GTEST_SKIP() << "bus errors are not caught in this build (TSan)";
+  EXPECT_TRUE(RunCatchingBusErrors([] {}));  // the handler is installed
+  Env* env = Env::Default();
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string path = JoinPath(tmp != nullptr ? tmp : "/tmp", "mapped_fatal");
+  ASSERT_OK(WriteStringToFile(env, path, std::string(8192, 'x')));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<MappedFile> map, env->MapFile(path));
+  ASSERT_EQ(truncate(path.c_str(), 0), 0);
+  EXPECT_DEATH(
+      {
+        volatile char c = map->data()[4096];
+        (void)c;
+      },
+      "");
 }
 
 }  // namespace minigraph

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "core/env.h"
 
@@ -29,6 +30,10 @@ class MemEnv : public EnvWrapper {
   // Its files are not the clock's: waiting loops poll.
   absl::StatusOr<std::unique_ptr<DirectoryWatch>> WatchDirectory(const std::string& dir) override {
     return absl::UnimplementedError("in-memory files cannot be watched");
+  }
+  // Nor mapped: readers read them through NewRandomAccessFile.
+  absl::StatusOr<std::unique_ptr<MappedFile>> MapFile(const std::string& path) override {
+    return absl::UnimplementedError(absl::StrCat("in-memory file ", path, " cannot be mapped"));
   }
 
   absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(

@@ -1,0 +1,64 @@
+#include "core/bus_errors.h"
+
+#include <setjmp.h>
+#include <signal.h>
+
+#include <mutex>
+
+namespace minigraph {
+namespace {
+
+// Where the innermost RunCatchingBusErrors of this thread resumes, if any.
+thread_local sigjmp_buf* t_resume = nullptr;
+struct sigaction g_previous;
+
+void OnBusError(int sig, siginfo_t* info, void* context) {
+  if (sigjmp_buf* resume = t_resume; resume != nullptr) {
+    // SA_NODEFER left SIGBUS unblocked, so the mask needs no restoring and
+    // sigsetjmp did not save it (which would cost a system call per read).
+    siglongjmp(*resume, 1);
+  }
+  // Not raised inside RunCatchingBusErrors: what the process did before.
+  if (g_previous.sa_flags & SA_SIGINFO) {
+    if (g_previous.sa_sigaction != nullptr) g_previous.sa_sigaction(sig, info, context);
+    return;
+  }
+  if (g_previous.sa_handler == SIG_DFL || g_previous.sa_handler == SIG_IGN) {
+    // The faulting access runs again on return and is fatal this time
+    // (an ignored SIGBUS raised by a fault kills too).
+    signal(SIGBUS, SIG_DFL);
+    return;
+  }
+  g_previous.sa_handler(sig);
+}
+
+void InstallHandler() {
+  struct sigaction action = {};
+  action.sa_sigaction = OnBusError;
+  action.sa_flags = SA_SIGINFO | SA_NODEFER | SA_ONSTACK;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGBUS, &action, &g_previous);
+}
+
+}  // namespace
+
+bool RunCatchingBusErrors(absl::FunctionRef<void()> fn) {
+  if (!kCanCatchBusErrors) {
+    fn();
+    return true;
+  }
+  static std::once_flag installed;
+  std::call_once(installed, InstallHandler);
+  sigjmp_buf resume;
+  sigjmp_buf* const outer = t_resume;
+  if (sigsetjmp(resume, /*savemask=*/0) != 0) {
+    t_resume = outer;
+    return false;
+  }
+  t_resume = &resume;
+  fn();
+  t_resume = outer;
+  return true;
+}
+
+}  // namespace minigraph
