@@ -13,6 +13,12 @@
 // every entry against its data file); tensor reads check the payload's
 // crc32c. Errors name the file and the tensor key. After Open the reader is
 // safe for concurrent reads of tensors.
+//
+// Where the Env maps files (Env::MapFile: the POSIX one), the data files are
+// mapped and each tensor is copied and checksummed in one pass from the page
+// cache (crc32c::CopyAndExtend); a data file deleted meanwhile stays
+// readable, and one truncated in place meanwhile fails the read with
+// DataLoss (RunCatchingBusErrors). Elsewhere tensors are read with pread.
 
 #ifndef MINIGRAPH_CHECKPOINT_BUNDLE_READER_H_
 #define MINIGRAPH_CHECKPOINT_BUNDLE_READER_H_
@@ -86,8 +92,8 @@ class BundleReader {
   // (*status)[i] to each one's outcome. When the entries are of fixed-size
   // dtypes and lie back to back in one data file, in this order, their bytes
   // come in one file read (a checkpoint of many small tensors then costs a
-  // system call per run of them, not per tensor); otherwise each is read by
-  // ReadInto. REQUIRES: the three have the same size.
+  // system call per run of them, not per tensor), unless the file is mapped;
+  // otherwise each is read by ReadInto. REQUIRES: the three have the same size.
   void ReadRunInto(absl::Span<const absl::string_view> keys, absl::Span<Tensor* const> dsts,
                    absl::Span<absl::Status> status) const;
 

@@ -1,5 +1,7 @@
 // BundleWriter/BundleReader round trips, argument errors, and corruption:
 // every flipped byte and every truncation ends in an error or correct data.
+#include <unistd.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <random>
@@ -707,6 +709,77 @@ TEST(BundleTest, ConcurrentWritersOfOnePrefixOnDisk) {
   const std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/concurrent_writers");
   ASSERT_OK(Env::Default()->CreateDir(dir));
   ConcurrentWritersOfOnePrefix(Env::Default(), dir);
+}
+
+// On disk the data file is mapped: tensors read through the mapping equal
+// what was written (a run of small ones too), a flipped byte fails its crc,
+// a data file deleted after Open still reads, and one truncated in place
+// after Open fails the read with DataLoss instead of killing the process.
+TEST(BundleTest, MappedDataFileReadsSurvivesDeletionAndReportsTruncation) {
+  Env* env = Env::Default();
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/mapped");
+  ASSERT_OK(DeleteRecursively(env, dir));
+  ASSERT_OK(env->CreateDir(dir));
+  const std::string prefix = dir + "/m";
+  std::mt19937 rng(40);
+  std::vector<Tensor> saved;
+  auto write = [&] {
+    saved.clear();
+    ASSERT_OK_AND_ASSIGN(auto w, BundleWriter::Create(env, prefix));
+    for (int i = 0; i < 4; ++i) {
+      saved.push_back(RandomTensor(DT_FLOAT, TensorShape({i == 3 ? 300000 : i + 1, 3}), &rng));
+      ASSERT_OK(w->Add(absl::StrCat("t", i), saved.back()));
+    }
+    ASSERT_OK(w->Finish());
+  };
+  const std::string data = DataFilename(prefix, 0, 1);
+  write();
+  ASSERT_OK_AND_ASSIGN(auto r, BundleReader::Open(env, prefix));
+  for (int i = 0; i < 4; ++i) {
+    ASSERT_OK_AND_ASSIGN(Tensor t, r->Lookup(absl::StrCat("t", i)));
+    EXPECT_EQ(t.tensor_data(), saved[i].tensor_data()) << i;
+  }
+  std::vector<Tensor> run = {Tensor(DT_FLOAT, TensorShape({1, 3})),
+                             Tensor(DT_FLOAT, TensorShape({2, 3}))};
+  std::vector<absl::Status> status(2);
+  r->ReadRunInto({"t0", "t1"}, {&run[0], &run[1]}, absl::MakeSpan(status));
+  EXPECT_OK(status[0]);
+  EXPECT_OK(status[1]);
+  EXPECT_EQ(run[1].tensor_data(), saved[1].tensor_data());
+
+  // Deleted (as retention deletes): the open reader still reads it.
+  ASSERT_OK(env->DeleteFile(data));
+  ASSERT_OK_AND_ASSIGN(Tensor big, r->Lookup("t3"));
+  EXPECT_EQ(big.tensor_data(), saved[3].tensor_data());
+  r.reset();
+
+  // A byte of t3 flipped on disk: its crc fails.
+  write();
+  ASSERT_OK_AND_ASSIGN(r, BundleReader::Open(env, prefix));
+  ASSERT_OK_AND_ASSIGN(const BundleEntryProto* e3, r->GetEntry("t3"));
+  const int64_t t3_offset = e3->offset();
+  r.reset();
+  {
+    ASSERT_OK_AND_ASSIGN(std::string bytes, ReadFileToString(env, data));
+    bytes[t3_offset + 1000] ^= 1;
+    ASSERT_OK(WriteStringToFile(env, data, bytes));
+    ASSERT_OK_AND_ASSIGN(auto corrupt, BundleReader::Open(env, prefix));
+    EXPECT_THAT(corrupt->Lookup("t3").status(),
+                StatusIs(absl::StatusCode::kDataLoss, HasSubstr("Checksum does not match")));
+  }
+
+  // Truncated in place in the middle of t3 after Open: the small tensors
+  // before it read, t3 is DataLoss naming it and the file.
+  write();
+  ASSERT_OK_AND_ASSIGN(r, BundleReader::Open(env, prefix));
+  ASSERT_EQ(truncate(data.c_str(), t3_offset + 8192), 0);
+  ASSERT_OK_AND_ASSIGN(Tensor t0, r->Lookup("t0"));
+  EXPECT_EQ(t0.tensor_data(), saved[0].tensor_data());
+  EXPECT_THAT(r->Lookup("t3").status(),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       AllOf(HasSubstr("tensor \"t3\" is truncated in"), HasSubstr(data),
+                             HasSubstr("shrank"))));
 }
 
 TEST(BundleTest, LockFileExcludesOtherHoldersAndNamesMissingPaths) {
