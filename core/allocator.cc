@@ -4,9 +4,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
+#include <thread>
+#include <utility>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -143,5 +148,49 @@ void RetainFreedMemory() {
 }
 
 void SetMaxTensorBytes(size_t bytes) { max_tensor_bytes.store(bytes, std::memory_order_relaxed); }
+
+class Prefaulter::Impl {
+ public:
+  explicit Impl(std::vector<Range> ranges) : ranges_(std::move(ranges)) {
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~Impl() {
+    stop_.store(true, std::memory_order_relaxed);
+    thread_.join();
+  }
+
+ private:
+  void Run() {
+    constexpr size_t kStep = size_t{2} << 20;
+    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGE_SIZE));
+    for (const Range& r : ranges_) {
+      // madvise wants a page-aligned start; the partial first page is the
+      // previous buffer's or the copier's to fault.
+      uintptr_t p = (reinterpret_cast<uintptr_t>(r.data) + page - 1) & ~(page - 1);
+      const uintptr_t end = (reinterpret_cast<uintptr_t>(r.data) + r.size) & ~(page - 1);
+      for (; p < end; p += kStep) {
+        if (stop_.load(std::memory_order_relaxed)) return;
+        const size_t len = std::min<uintptr_t>(kStep, end - p);
+        if (madvise(reinterpret_cast<void*>(p), len, MADV_POPULATE_WRITE) != 0 &&
+            errno == EINVAL) {
+          return;  // a kernel without MADV_POPULATE_WRITE
+        }
+      }
+    }
+  }
+
+  const std::vector<Range> ranges_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+Prefaulter::Prefaulter(std::vector<Range> ranges, size_t min_bytes) {
+  size_t total = 0;
+  for (const Range& r : ranges) total += r.size;
+  if (total < min_bytes || std::thread::hardware_concurrency() < 2) return;
+  impl_ = std::make_unique<Impl>(std::move(ranges));
+}
+
+Prefaulter::~Prefaulter() = default;
 
 }  // namespace minigraph
