@@ -1,6 +1,10 @@
 // Restore throughput: a synthetic checkpoint read three ways in one run,
 // page cache warm, median of --repeats:
 //   baseline  plain pread() of the data file into one reused buffer
+//   fresh     the same into a buffer mapped for each read (pages never
+//             touched: what any first read into new memory costs)
+//   mapped    mmap of the data file, every byte read (a sum), unmapped
+//   memcpy    one used buffer into another: the memory's copy speed
 //   reader    BundleReader into fresh tensors, every crc checked, --threads
 //             tensors at a time
 //   session   Saver::Restore through Session::Run into variables (RestoreV2
@@ -16,6 +20,7 @@
 //   restore_bench --size_mb=1024 --tensors=100 --repeats=5
 //   restore_bench --tensors=20000 --tensor_kb=1 --save --cold
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -219,7 +224,7 @@ class RestoreBench {
   std::unique_ptr<RandomAccessFile> file_;
   std::unique_ptr<Saver> saver_;
   std::unique_ptr<Session> session_;
-  std::vector<double> base_t_, reader_t_, session_t_;
+  std::vector<double> base_t_, fresh_t_, mapped_t_, memcpy_t_, reader_t_, session_t_;
   double first_ = 0;
 };
 
@@ -252,12 +257,43 @@ void RestoreBench::ReadAll() {
 
 void RestoreBench::TimeBaseline() {
   ReadAll();  // warms the page cache and the destination buffer
+  std::unique_ptr<char[]> copy(new char[file_size_]);
+  std::memcpy(copy.get(), buf_.get(), file_size_);
   for (int r = 0; r < repeats_; ++r) {
     auto t0 = Clock::now();
     ReadAll();
     base_t_.push_back(Seconds(t0, Clock::now()));
+
+    void* fresh = mmap(nullptr, file_size_, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    MG_CHECK(fresh != MAP_FAILED);
+    t0 = Clock::now();
+    MG_CHECK(file_->Read(0, file_size_, static_cast<char*>(fresh)).ok());
+    fresh_t_.push_back(Seconds(t0, Clock::now()));
+    munmap(fresh, file_size_);
+
+    t0 = Clock::now();
+    absl::StatusOr<std::unique_ptr<MappedFile>> map = env_->MapFile(data_file_);
+    MG_CHECK(map.ok()) << map.status();
+    uint64_t sum = 0;
+    const char* p = (*map)->data();
+    for (uint64_t i = 0; i + 8 <= file_size_; i += 8) {
+      uint64_t v;
+      std::memcpy(&v, p + i, 8);
+      sum += v;
+    }
+    map->reset();
+    mapped_t_.push_back(Seconds(t0, Clock::now()));
+    MG_CHECK(sum != 1);  // keeps the sum
+
+    t0 = Clock::now();
+    std::memcpy(copy.get(), buf_.get(), file_size_);
+    asm volatile("" : : "r"(copy.get()) : "memory");  // the copy is used
+    memcpy_t_.push_back(Seconds(t0, Clock::now()));
   }
-  std::fprintf(stderr, "baseline: median %.3f s\n", Median(base_t_));
+  std::fprintf(stderr,
+               "baseline: median %.3f s (fresh buffers %.3f s, mapped %.3f s, memcpy %.3f s)\n",
+               Median(base_t_), Median(fresh_t_), Median(mapped_t_), Median(memcpy_t_));
 }
 
 void RestoreBench::TimeSessionRestores() {
@@ -302,13 +338,16 @@ std::string RestoreBench::WarmFields(int n, int64_t bytes) const {
   const double gb = static_cast<double>(file_size_) / 1e9;
   const double base = gb / Median(base_t_), rd = gb / Median(reader_t_),
                ss = gb / Median(session_t_);
+  const double fresh = gb / Median(fresh_t_);
   return absl::StrFormat(
       "\"size_mb\":%.3f,\"tensors\":%d,\"threads\":%d,\"baseline_gbps\":%.2f,"
+      "\"fresh_baseline_gbps\":%.2f,\"mapped_read_gbps\":%.2f,\"memcpy_gbps\":%.2f,"
       "\"reader_gbps\":%.2f,\"session_gbps\":%.2f,\"session_first_gbps\":%.2f,"
       "\"reader_ratio\":%.2f,\"session_ratio\":%.2f,\"session_first_ratio\":%.2f,"
-      "\"session_overhead_us_per_tensor\":%.3f",
-      bytes / 1048576.0, n, threads_, base, rd, ss, gb / first_, rd / base, ss / base,
-      gb / first_ / base, (Median(session_t_) - Median(base_t_)) / n * 1e6);
+      "\"session_first_vs_fresh\":%.2f,\"session_overhead_us_per_tensor\":%.3f",
+      bytes / 1048576.0, n, threads_, base, fresh, gb / Median(mapped_t_),
+      gb / Median(memcpy_t_), rd, ss, gb / first_, rd / base, ss / base, gb / first_ / base,
+      gb / first_ / fresh, (Median(session_t_) - Median(base_t_)) / n * 1e6);
 }
 
 absl::StatusOr<std::string> RestoreBench::ColdFields() {
