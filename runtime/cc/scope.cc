@@ -255,7 +255,10 @@ absl::StatusOr<MetaGraphDef> Scope::ToMetaGraphDef() const {
   if (!graph_->status.ok()) return graph_->status;
   MetaGraphDef meta;
   *meta.mutable_graph_def() = graph_->def;
-  meta.mutable_meta_info_def()->set_tensorflow_version("minigraph");
+  // The producer in the git version: TensorFlow parses tensorflow_version
+  // as a release number (import_meta_graph fails on "minigraph") and takes
+  // an empty one for a graph whose VariableDefs say whether they train.
+  meta.mutable_meta_info_def()->set_tensorflow_git_version("minigraph");
   for (const auto& [key, names] : graph_->node_collections) {
     auto* list = (*meta.mutable_collection_def())[key].mutable_node_list();
     for (const auto& n : names) list->add_value(n);
