@@ -711,6 +711,47 @@ TEST(BundleTest, ConcurrentWritersOfOnePrefixOnDisk) {
   ConcurrentWritersOfOnePrefix(Env::Default(), dir);
 }
 
+// With an alignment every tensor's bytes start at a multiple of it, zeros
+// between them, and read back; by default they lie back to back. Tensors
+// below and above the staging buffer's 1 MiB, strings among them.
+TEST(BundleTest, AlignmentPlacesEveryTensorAtItsMultiple) {
+  MemEnv env;
+  std::mt19937 rng(64);
+  std::vector<std::pair<std::string, Tensor>> saved;
+  for (int i = 0; i < 6; ++i) {
+    const int64_t rows = i == 4 ? 100000 : i * 3 + 1;  // t4: 1.2 MB
+    saved.emplace_back(absl::StrCat("t", i), RandomTensor(i == 2 ? DT_INT8 : DT_FLOAT,
+                                                          TensorShape({rows, 3}), &rng));
+  }
+  saved.emplace_back("u_strings", Tensor::Vector<std::string>({"a", "bcd"}));
+  for (size_t alignment : {size_t{1}, size_t{64}, size_t{4096}}) {
+    const std::string prefix = absl::StrCat("/a/m", alignment);
+    ASSERT_OK_AND_ASSIGN(auto w, BundleWriter::Create(&env, prefix, {.alignment = alignment}));
+    for (const auto& [key, t] : saved) ASSERT_OK(w->Add(key, t));
+    ASSERT_OK(w->Finish());
+    ASSERT_OK_AND_ASSIGN(auto r, BundleReader::Open(&env, prefix));
+    int64_t end = 0;
+    for (const auto& [key, t] : saved) {
+      ASSERT_OK_AND_ASSIGN(const BundleEntryProto* e, r->GetEntry(key));
+      EXPECT_EQ(e->offset() % static_cast<int64_t>(alignment), 0) << key << " " << alignment;
+      EXPECT_LT(e->offset() - end, static_cast<int64_t>(alignment)) << key << " " << alignment;
+      if (alignment == 1) EXPECT_EQ(e->offset(), end) << key;
+      end = e->offset() + e->size();
+      ASSERT_OK_AND_ASSIGN(Tensor back, r->Lookup(key));
+      if (t.dtype() == DT_STRING) {
+        EXPECT_EQ(back.data<std::string>()[1], "bcd");
+      } else {
+        EXPECT_EQ(back.tensor_data(), t.tensor_data()) << key << " " << alignment;
+      }
+    }
+    EXPECT_THAT(env.GetFileSize(DataFilename(prefix, 0, 1)), IsOkAndHolds(end));
+  }
+  EXPECT_THAT(BundleWriter::Create(&env, "/a/bad", {.alignment = 48}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("not a power of two")));
+  EXPECT_THAT(BundleWriter::Create(&env, "/a/bad", {.alignment = 0}).status(),
+              StatusIs(absl::StatusCode::kInvalidArgument));
+}
+
 // On disk the data file is mapped: tensors read through the mapping equal
 // what was written (a run of small ones too), a flipped byte fails its crc,
 // a data file deleted after Open still reads, and one truncated in place

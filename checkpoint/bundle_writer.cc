@@ -1,5 +1,7 @@
 #include "checkpoint/bundle_writer.h"
 
+#include <algorithm>
+#include <cstring>
 #include <map>
 #include <thread>
 
@@ -20,6 +22,10 @@ namespace {
 // thread while they are written (below it, starting a thread costs more
 // than the crc: 1 MiB takes about 40 µs at ISA-L's speed here).
 constexpr size_t kParallelCrcBytes = size_t{4} << 20;
+
+// Tensors below this size go through the staging buffer, which holds as
+// much: a write of it goes past the file's own 64 KiB buffer.
+constexpr size_t kStagingBytes = size_t{1} << 20;
 
 // TensorFlow's string tensor encoding (format doc §7.2): varint lengths, the
 // masked crc32c of the lengths (each as uint32, or uint64 past 4 GiB), then
@@ -58,7 +64,8 @@ std::string EncodeStrings(const Tensor& t, uint32_t* crc) {
 // The writer's files and entries, behind the header's interface.
 class BundleWriter::Impl {
  public:
-  Impl(Env* env, std::string prefix) : env_(env), prefix_(std::move(prefix)) {}
+  Impl(Env* env, std::string prefix, const BundleWriterOptions& options)
+      : env_(env), prefix_(std::move(prefix)), alignment_(options.alignment) {}
   // Deletes the temporary files unless Finish succeeded.
   ~Impl();
 
@@ -73,9 +80,21 @@ class BundleWriter::Impl {
  private:
   // Appends `t`'s bytes and adds its entry under `key` (not yet present).
   absl::Status AddData(absl::string_view key, const Tensor& t);
+  // Appends `bytes` to the data file, through the staging buffer when they
+  // are small, and returns their crc32c (computed as they are staged).
+  absl::StatusOr<uint32_t> AppendWithCrc(absl::string_view bytes);
+  // The same without the crc (padding; strings, whose crc comes with them).
+  absl::Status Append(absl::string_view bytes);
+  // Zeros up to the next multiple of the alignment.
+  absl::Status Pad();
+  // Writes what is staged to the file.
+  absl::Status FlushStaging();
 
   Env* const env_;  // Not owned.
   const std::string prefix_;
+  const size_t alignment_;
+  std::unique_ptr<char[]> staging_;  // kStagingBytes, made on first use
+  size_t staged_ = 0;
   std::string data_tmp_, index_tmp_;
   std::unique_ptr<WritableFile> data_;
   // Held until the data file is renamed or deleted (CreateLockedTempFile).
@@ -168,25 +187,21 @@ absl::Status BundleWriter::Impl::AddData(absl::string_view key, const Tensor& t)
   BundleEntryProto entry;
   entry.set_dtype(t.dtype());
   t.shape().AsProto(entry.mutable_shape());
+  if (absl::Status s = Pad(); !s.ok()) {
+    status_ = AddContext(s, absl::StrCat("writing tensor \"", key, "\" of checkpoint ", prefix_));
+    return status_;
+  }
   entry.set_offset(offset_);
-  uint32_t crc;
+  uint32_t crc = 0;
   if (t.dtype() == DT_STRING) {
     const std::string payload = EncodeStrings(t, &crc);
-    status_ = data_->Append(payload);
+    status_ = Append(payload);
     entry.set_size(static_cast<int64_t>(payload.size()));
   } else {
     const absl::string_view bytes = t.tensor_data();
-    if (bytes.size() >= kParallelCrcBytes) {
-      // The crc on a second thread while this one writes the same bytes:
-      // both only read the tensor, and each is about as fast as the other,
-      // so a large tensor costs the longer of the two instead of the sum.
-      std::thread crc_thread([&] { crc = crc32c::Value(bytes.data(), bytes.size()); });
-      status_ = data_->Append(bytes);
-      crc_thread.join();
-    } else {
-      crc = crc32c::Value(bytes.data(), bytes.size());
-      status_ = data_->Append(bytes);
-    }
+    absl::StatusOr<uint32_t> appended = AppendWithCrc(bytes);
+    status_ = appended.status();
+    if (appended.ok()) crc = *appended;
     entry.set_size(static_cast<int64_t>(bytes.size()));
   }
   entry.set_crc32c(crc32c::Mask(crc));
@@ -200,6 +215,66 @@ absl::Status BundleWriter::Impl::AddData(absl::string_view key, const Tensor& t)
   return absl::OkStatus();
 }
 
+absl::StatusOr<uint32_t> BundleWriter::Impl::AppendWithCrc(absl::string_view bytes) {
+  const size_t n = bytes.size();
+  if (n < kStagingBytes) {
+    if (staged_ + n > kStagingBytes) MG_RETURN_IF_ERROR(FlushStaging());
+    if (staging_ == nullptr) staging_.reset(new char[kStagingBytes]);
+    const uint32_t crc = crc32c::CopyAndExtend(0, staging_.get() + staged_, bytes.data(), n);
+    staged_ += n;
+    return crc;
+  }
+  MG_RETURN_IF_ERROR(FlushStaging());
+  uint32_t crc = 0;
+  absl::Status written;
+  if (n >= kParallelCrcBytes) {
+    // The crc on a second thread while this one writes the same bytes:
+    // both only read the tensor, and each is about as fast as the other,
+    // so a large tensor costs the longer of the two instead of the sum.
+    std::thread crc_thread([&] { crc = crc32c::Value(bytes.data(), n); });
+    written = data_->Append(bytes);
+    crc_thread.join();
+  } else {
+    crc = crc32c::Value(bytes.data(), n);
+    written = data_->Append(bytes);
+  }
+  MG_RETURN_IF_ERROR(written);
+  return crc;
+}
+
+absl::Status BundleWriter::Impl::Append(absl::string_view bytes) {
+  const size_t n = bytes.size();
+  if (n >= kStagingBytes) {
+    MG_RETURN_IF_ERROR(FlushStaging());
+    return data_->Append(bytes);
+  }
+  if (staged_ + n > kStagingBytes) MG_RETURN_IF_ERROR(FlushStaging());
+  if (staging_ == nullptr) staging_.reset(new char[kStagingBytes]);
+  if (n > 0) std::memcpy(staging_.get() + staged_, bytes.data(), n);
+  staged_ += n;
+  return absl::OkStatus();
+}
+
+absl::Status BundleWriter::Impl::Pad() {
+  const size_t pad = static_cast<size_t>(-offset_) & (alignment_ - 1);
+  if (pad == 0) return absl::OkStatus();
+  static constexpr char kZeros[4096] = {};
+  for (size_t left = pad; left > 0;) {
+    const size_t n = std::min(left, sizeof(kZeros));
+    MG_RETURN_IF_ERROR(Append(absl::string_view(kZeros, n)));
+    left -= n;
+  }
+  offset_ += static_cast<int64_t>(pad);
+  return absl::OkStatus();
+}
+
+absl::Status BundleWriter::Impl::FlushStaging() {
+  if (staged_ == 0) return absl::OkStatus();
+  const size_t n = staged_;
+  staged_ = 0;
+  return data_->Append(absl::string_view(staging_.get(), n));
+}
+
 absl::Status BundleWriter::Impl::Finish() {
   if (finished_) {
     return absl::FailedPreconditionError(
@@ -211,6 +286,7 @@ absl::Status BundleWriter::Impl::Finish() {
     return status_;
   };
   MG_RETURN_IF_ERROR(status_);
+  if (absl::Status s = FlushStaging(); !s.ok()) return fail(s);
   if (absl::Status s = data_->Sync(); !s.ok()) return fail(s);
   if (absl::Status s = data_->Close(); !s.ok()) return fail(s);
   data_.reset();
@@ -251,8 +327,14 @@ BundleWriter::BundleWriter(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) 
 
 BundleWriter::~BundleWriter() = default;
 
-absl::StatusOr<std::unique_ptr<BundleWriter>> BundleWriter::Create(Env* env, std::string prefix) {
-  auto impl = std::make_unique<Impl>(env, std::move(prefix));
+absl::StatusOr<std::unique_ptr<BundleWriter>> BundleWriter::Create(
+    Env* env, std::string prefix, const BundleWriterOptions& options) {
+  if (options.alignment == 0 || (options.alignment & (options.alignment - 1)) != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("checkpoint ", prefix, ": alignment ",
+                                                   options.alignment,
+                                                   " is not a power of two"));
+  }
+  auto impl = std::make_unique<Impl>(env, std::move(prefix), options);
   MG_RETURN_IF_ERROR(impl->Open());
   return std::unique_ptr<BundleWriter>(new BundleWriter(std::move(impl)));
 }

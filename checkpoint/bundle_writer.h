@@ -13,6 +13,10 @@
 // processes) each write their own temporary files and commit one at a time
 // under the directory's lock (Env::LockFile): the checkpoint left is one
 // writer's whole, never a mix. One writer is not thread-safe.
+//
+// Tensors below 1 MiB are copied into a staging buffer with their crc32c
+// computed in the same pass (crc32c::CopyAndExtend) and reach the file a
+// buffer at a time; larger ones are written from the tensor's own memory.
 
 #ifndef MINIGRAPH_CHECKPOINT_BUNDLE_WRITER_H_
 #define MINIGRAPH_CHECKPOINT_BUNDLE_WRITER_H_
@@ -29,11 +33,23 @@
 
 namespace minigraph {
 
+struct BundleWriterOptions {
+  // Where each tensor's bytes start in the data file: a multiple of this
+  // (a power of two), zeros filling the gaps. 1 (the default) writes them
+  // back to back, as TensorFlow does, byte for byte. 64 or the page size
+  // lets a reader use the bytes in place (BundleReader::LookupMapped), and
+  // TensorFlow reads such a checkpoint all the same: entries say where
+  // their bytes are.
+  size_t alignment = 1;
+};
+
 class BundleWriter {
  public:
   // Creates the prefix's directory if missing and opens the temporary data
   // file. `env` (not owned) must outlive the writer.
-  static absl::StatusOr<std::unique_ptr<BundleWriter>> Create(Env* env, std::string prefix);
+  // InvalidArgument for an alignment that is not a power of two.
+  static absl::StatusOr<std::unique_ptr<BundleWriter>> Create(
+      Env* env, std::string prefix, const BundleWriterOptions& options = BundleWriterOptions());
   // Deletes the temporary files unless Finish() succeeded.
   ~BundleWriter();
 
