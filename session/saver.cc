@@ -29,6 +29,7 @@
 #include "core/status_macros.h"
 #include "runtime/cc/ops.h"
 #include "runtime/graph/node_def_util.h"
+#include "runtime/graph/ops/standard_ops.h"
 
 namespace minigraph {
 namespace {
@@ -109,9 +110,10 @@ absl::StatusOr<SavedItem> TableItem(const Scope& scope, const Scope& s, const Ou
   return item;
 }
 
-// A SaveV2 named `name` of `items` to `prefix` (a string tensor).
+// A SaveV2 named `name` of `items` to `prefix` (a string tensor), its
+// tensors starting at multiples of `alignment` in the data file.
 Operation AddSave(const Scope& s, const std::string& name, Output prefix,
-                  const std::vector<const SavedItem*>& items) {
+                  const std::vector<const SavedItem*>& items, int64_t alignment) {
   std::vector<std::string> names, specs;
   std::vector<Output> values;
   for (const SavedItem* item : items) {
@@ -121,7 +123,11 @@ Operation AddSave(const Scope& s, const std::string& name, Output prefix,
   }
   Output tensor_names = ops::Const(s.WithOpName(name + "/tensor_names"), Strings(names));
   Output slices = ops::Const(s.WithOpName(name + "/shape_and_slices"), Strings(specs));
-  return s.WithOpName(name).AddOp("SaveV2", {{prefix}, {tensor_names}, {slices}, values});
+  // An internal attr (TensorFlow ignores attrs named "_..."), set only when
+  // asked for, so a default Saver's graph stays TensorFlow's.
+  std::map<std::string, AttrValue> attrs;
+  if (alignment > 1) attrs[kTensorAlignmentAttr].set_i(alignment);
+  return s.WithOpName(name).AddOp("SaveV2", {{prefix}, {tensor_names}, {slices}, values}, attrs);
 }
 
 // The name a checkpoint's path saves under: "model.ckpt" for
@@ -290,9 +296,9 @@ std::vector<Shard> SaveShards(const std::vector<SavedItem>& items, const SaverOp
 // The save ops, as TensorFlow's Saver names them; returns the tensor whose
 // value is the prefix saved.
 Output AddSaveOps(const Scope& s, Output filename, const std::vector<Shard>& shards,
-                  const std::vector<const SavedItem*>& all) {
+                  const std::vector<const SavedItem*>& all, int64_t alignment) {
   if (shards.empty()) {
-    Operation save = AddSave(s, "SaveV2", filename, all);
+    Operation save = AddSave(s, "SaveV2", filename, all, alignment);
     return ops::Identity(s.WithOpName("control_dependency").WithControlDependencies({save}),
                          filename);
   }
@@ -314,7 +320,7 @@ Output AddSaveOps(const Scope& s, Output filename, const std::vector<Shard>& sha
     Output part = on.WithOpName("ShardedFilename" + suffix)
                       .AddOp("ShardedFilename", {{temp}, {shard_index}, {n}})
                       .output(0);
-    Operation save = AddSave(on, "SaveV2" + suffix, part, shards[i].second);
+    Operation save = AddSave(on, "SaveV2" + suffix, part, shards[i].second, alignment);
     parts.push_back(ops::Identity(
         on.WithOpName("control_dependency" + suffix).WithControlDependencies({save}), part));
   }
@@ -418,7 +424,8 @@ absl::StatusOr<std::unique_ptr<Saver>> Saver::Create(const Scope& scope, SaverOp
   def.set_keep_checkpoint_every_n_hours(options.keep_checkpoint_every_n_hours);
   def.set_version(SaverDef::V2);
   def.set_sharded(!shards.empty());
-  def.set_save_tensor_name(AddSaveOps(s, filename, shards, all).name() + ":0");
+  const int64_t alignment = options.align_tensors ? int64_t{kTensorAlignment} : 1;
+  def.set_save_tensor_name(AddSaveOps(s, filename, shards, all, alignment).name() + ":0");
   // Restore: one RestoreV2 of everything, or with shard_by_device one per
   // device, on it.
   const std::vector<Shard> restores =

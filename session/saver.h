@@ -87,6 +87,14 @@ struct SaverOptions {
   // an evaluator restoring while the trainer saves with max_to_keep = 1 never
   // has its checkpoint deleted under it.
   bool lease_checkpoints = false;
+  // Beyond TensorFlow: every tensor starts at a multiple of 64 bytes in the
+  // data file (zeros between them; the SaveV2 ops get the internal attr
+  // "_tensor_alignment", which TensorFlow ignores). A restore then uses the
+  // file's pages in place for tensors of fixed-size dtypes instead of
+  // copying them (BundleReader::LookupMapped), and processes restoring the
+  // same checkpoint share those pages. TensorFlow reads such checkpoints.
+  // Off, the files are byte for byte TensorFlow's.
+  bool align_tensors = false;
 };
 
 struct SaveOptions {

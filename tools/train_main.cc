@@ -96,6 +96,11 @@ ABSL_FLAG(bool, resource_variables, false,
 ABSL_FLAG(bool, async_save, false,
           "Write the periodic checkpoints in the background (Saver::SaveAsync): the step goes on "
           "while a snapshot of the variables is written; the final save waits");
+ABSL_FLAG(bool, align_tensors, false,
+          "Start every tensor of the checkpoints at a multiple of 64 bytes of the data file "
+          "(SaverOptions::align_tensors): restores then use the file's pages in place instead of "
+          "copying them; TensorFlow reads such checkpoints too. Not for a --graph with a Saver "
+          "of its own");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the initial weights and of the data");
 ABSL_FLAG(int, threads, 1, "Intra-op threads (1 keeps runs bitwise reproducible)");
 ABSL_FLAG(int, workers, 0,
@@ -318,6 +323,7 @@ absl::Status Build(Model* m, DeviceFunction device_fn, Env* env) {
   SaverOptions saver_options;
   saver_options.max_to_keep = absl::GetFlag(FLAGS_max_to_keep);
   saver_options.shard_by_device = device_fn != nullptr;
+  saver_options.align_tensors = absl::GetFlag(FLAGS_align_tensors);
   MG_ASSIGN_OR_RETURN(m->saver, Saver::Create(root, saver_options, env));
   // What TensorBoard draws: the loss and the learning rate, summarized where
   // the model lives (a worker's nodes, in a cluster).
@@ -550,6 +556,7 @@ absl::Status BuildFromGraph(Model* m, const DeviceFunction& device_fn,
     SaverOptions so;
     so.max_to_keep = absl::GetFlag(FLAGS_max_to_keep);
     so.shard_by_device = static_cast<bool>(device_fn);
+    so.align_tensors = absl::GetFlag(FLAGS_align_tensors);
     MG_ASSIGN_OR_RETURN(m->saver, Saver::Create(root, so, env));
   }
   m->init = ops::Group(root.WithOpName("train/init"),

@@ -27,6 +27,8 @@
 #include "core/tensor_types.h"
 #include "runtime/engine/kernels/internal/eigen_util.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/graph/node_def_util.h"
+#include "runtime/graph/ops/standard_ops.h"
 
 namespace minigraph {
 namespace kernels_internal {
@@ -73,6 +75,19 @@ absl::StatusOr<std::vector<std::optional<SliceSpec>>> CheckNames(const Tensor& n
 class SaveV2Op : public OpKernel {
  public:
   using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    int64_t alignment = 1;
+    if (GetNodeAttr(c->def(), kTensorAlignmentAttr, &alignment).ok()) {
+      if (alignment < 1 || (alignment & (alignment - 1)) != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "SaveV2 ", c->def().name(), ": ", kTensorAlignmentAttr, " = ", alignment,
+            " is not a power of two"));
+      }
+      options_.alignment = static_cast<size_t>(alignment);
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status Compute(OpKernelContext* ctx) const override {
     MG_ASSIGN_OR_RETURN(std::string prefix, ScalarString(ctx->input(0), "prefix"));
     const Tensor& names = ctx->input(1);
@@ -88,7 +103,7 @@ class SaveV2Op : public OpKernel {
             specs[i]->slice.SliceShape(specs[i]->full).DebugString()));
       }
     }
-    MG_ASSIGN_OR_RETURN(auto writer, BundleWriter::Create(ctx->env(), prefix));
+    MG_ASSIGN_OR_RETURN(auto writer, BundleWriter::Create(ctx->env(), prefix, options_));
     for (int64_t i = 0; i < n; ++i) {
       const std::string& key = names.flat<std::string>()(i);
       if (specs[i].has_value()) {
@@ -100,6 +115,9 @@ class SaveV2Op : public OpKernel {
     }
     return writer->Finish();
   }
+
+ private:
+  BundleWriterOptions options_;
 };
 
 // The checkpoints a step's restore ops have opened, one reader per prefix:

@@ -24,6 +24,12 @@ const OpRegistry* GlobalOpRegistry();
 //                                     .Output("y: float").SetShapeFn(...)));
 absl::Status RegisterOp(const OpDefBuilder& builder);
 
+// An int attr of SaveV2 beyond TensorFlow's op: each tensor's bytes start at
+// a multiple of it in the data file (BundleWriterOptions::alignment).
+// Internal (its name starts with "_"), so TensorFlow runs such a graph and
+// ignores it.
+inline constexpr char kTensorAlignmentAttr[] = "_tensor_alignment";
+
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_RUNTIME_GRAPH_OPS_STANDARD_OPS_H_
