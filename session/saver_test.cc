@@ -194,6 +194,43 @@ TEST_F(SaverTest, SaveAndRestoreRoundTrip) {
   EXPECT_EQ(latest, std::optional<std::string>("/logs/model-12"));
 }
 
+// align_tensors: the SaveV2 ops carry the internal alignment attr (a default
+// Saver's do not), every tensor of the checkpoint starts at a multiple of
+// 64 bytes, and it restores; sharded too.
+TEST_F(SaverTest, AlignTensorsPlacesEveryTensorAtAMultipleOf64) {
+  for (int shards : {0, 2}) {
+    for (bool align : {false, true}) {
+      Build({.num_shards = shards, .align_tensors = align});
+      ASSERT_OK_AND_ASSIGN(GraphDef graph, root_.ToGraphDef());
+      int saves = 0;
+      for (const NodeDef& n : graph.node()) {
+        if (n.op() != "SaveV2") continue;
+        ++saves;
+        EXPECT_EQ(n.attr().count("_tensor_alignment"), align ? 1u : 0u) << n.name();
+        if (align) EXPECT_EQ(n.attr().at("_tensor_alignment").i(), 64);
+      }
+      EXPECT_EQ(saves, std::max(shards, 1));
+      const std::string dir = absl::StrCat("/aligned", shards, align);
+      ASSERT_OK(mem_.CreateDir(dir));
+      auto a = InitializedAndSet();
+      ASSERT_OK_AND_ASSIGN(std::string path, saver_->Save(a.get(), dir + "/model"));
+      ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(&mem_, path));
+      for (const std::string& key : {std::string("v"), std::string("w")}) {
+        ASSERT_OK_AND_ASSIGN(const BundleEntryProto* e, reader->GetEntry(key));
+        if (align) EXPECT_EQ(e->offset() % 64, 0) << key;
+      }
+      if (!align) {
+        ASSERT_OK_AND_ASSIGN(const BundleEntryProto* e, reader->GetEntry("w"));
+        EXPECT_EQ(e->offset() % 64, shards == 0 ? 12 : 0) << "v's 12 bytes first";
+      }
+      auto b = NewSess();
+      ASSERT_OK(saver_->Restore(b.get(), path));
+      EXPECT_EQ(Value(b.get(), "v/read"), "4 5 6");
+      EXPECT_EQ(Value(b.get(), "w/read"), "7");
+    }
+  }
+}
+
 // Mutable lookup tables are saved as TensorFlow's Saver saves them (keys
 // and values under "<table>-keys" and "<table>-values") and restored into
 // the table, replacing what it held; sharded too.

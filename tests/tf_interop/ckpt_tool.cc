@@ -6,6 +6,8 @@
 //                                    assembled) to OUT, in key order
 //   ckpt_tool write PREFIX IN       the tensors of IN as the checkpoint
 //                                    PREFIX (BundleWriter, key order)
+//   ckpt_tool write-aligned PREFIX IN  the same, each tensor at a multiple
+//                                    of 64 bytes (BundleWriterOptions)
 //   ckpt_tool write-v1 FILE IN      the same as one file in TensorFlow's V1
 //                                    format (what its Save op writes)
 //
@@ -38,11 +40,11 @@ absl::Status Dump(const std::string& prefix, const std::string& out) {
   return WriteStringToFile(env, out, records);
 }
 
-absl::Status Write(const std::string& prefix, const std::string& in) {
+absl::Status Write(const std::string& prefix, const std::string& in, size_t alignment) {
   MG_ASSIGN_OR_RETURN(auto records, ReadTensorRecords(in));
   std::map<std::string, Tensor> tensors(records.begin(), records.end());
   MG_ASSIGN_OR_RETURN(std::unique_ptr<BundleWriter> writer,
-                      BundleWriter::Create(Env::Default(), prefix));
+                      BundleWriter::Create(Env::Default(), prefix, {.alignment = alignment}));
   for (const auto& [key, t] : tensors) MG_RETURN_IF_ERROR(writer->Add(key, t));
   return writer->Finish();
 }
@@ -62,13 +64,18 @@ absl::Status WriteV1(const std::string& path, const std::string& in) {
 
 int main(int argc, char** argv) {
   const std::string command = argc == 4 ? argv[1] : "";
-  if (command != "dump" && command != "write" && command != "write-v1") {
-    std::fprintf(stderr, "usage: ckpt_tool dump|write PREFIX FILE | ckpt_tool write-v1 FILE IN\n");
+  if (command != "dump" && command != "write" && command != "write-aligned" &&
+      command != "write-v1") {
+    std::fprintf(stderr,
+                 "usage: ckpt_tool dump|write|write-aligned PREFIX FILE | "
+                 "ckpt_tool write-v1 FILE IN\n");
     return 2;
   }
   const absl::Status s = command == "dump"    ? minigraph::Dump(argv[2], argv[3])
-                         : command == "write" ? minigraph::Write(argv[2], argv[3])
-                                              : minigraph::WriteV1(argv[2], argv[3]);
+                         : command == "write" ? minigraph::Write(argv[2], argv[3], 1)
+                         : command == "write-aligned"
+                             ? minigraph::Write(argv[2], argv[3], 64)
+                             : minigraph::WriteV1(argv[2], argv[3]);
   if (!s.ok()) {
     std::fprintf(stderr, "ckpt_tool: %s\n", s.ToString().c_str());
     return 1;

@@ -64,13 +64,15 @@ def minigraph_read(prefix):
         return read_records(out)
 
 
-def minigraph_write(prefix, tensors, v1=False):
-    """Writes {key: ndarray} as a checkpoint with minigraph's BundleWriter,
-    or with v1, as the one file of TensorFlow's V1 format."""
+def minigraph_write(prefix, tensors, v1=False, aligned=False):
+    """Writes {key: ndarray} as a checkpoint with minigraph's BundleWriter
+    (with aligned, each tensor at a multiple of 64 bytes), or with v1, as the
+    one file of TensorFlow's V1 format."""
     with tempfile.TemporaryDirectory() as d:
         records = os.path.join(d, "tensors")
         write_records(records, tensors)
-        run([binary("ckpt_tool"), "write-v1" if v1 else "write", prefix, records])
+        command = "write-v1" if v1 else "write-aligned" if aligned else "write"
+        run([binary("ckpt_tool"), command, prefix, records])
 
 
 def tensorflow_read(prefix):
