@@ -1,5 +1,6 @@
 // BundleWriter/BundleReader round trips, argument errors, and corruption:
 // every flipped byte and every truncation ends in an error or correct data.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -755,7 +756,8 @@ TEST(BundleTest, AlignmentPlacesEveryTensorAtItsMultiple) {
 // On disk the data file is mapped: tensors read through the mapping equal
 // what was written (a run of small ones too), a flipped byte fails its crc,
 // a data file deleted after Open still reads, and one truncated in place
-// after Open fails the read with DataLoss instead of killing the process.
+// after Open still reads (the mapping's lease) or, unguarded, fails the
+// read with DataLoss instead of killing the process.
 TEST(BundleTest, MappedDataFileReadsSurvivesDeletionAndReportsTruncation) {
   Env* env = Env::Default();
   const char* tmp = std::getenv("TEST_TMPDIR");
@@ -810,10 +812,22 @@ TEST(BundleTest, MappedDataFileReadsSurvivesDeletionAndReportsTruncation) {
                 StatusIs(absl::StatusCode::kDataLoss, HasSubstr("Checksum does not match")));
   }
 
-  // Truncated in place in the middle of t3 after Open: the small tensors
-  // before it read, t3 is DataLoss naming it and the file.
+  // Truncated in place in the middle of t3 after Open: the mapping's lease
+  // had its pages copied first, so every tensor still reads.
   write();
   ASSERT_OK_AND_ASSIGN(r, BundleReader::Open(env, prefix));
+  ASSERT_EQ(truncate(data.c_str(), t3_offset + 8192), 0);
+  ASSERT_OK_AND_ASSIGN(big, r->Lookup("t3"));
+  EXPECT_EQ(big.tensor_data(), saved[3].tensor_data());
+
+  // The same where no lease could be had (the file was open for writing
+  // when the reader mapped it): the small tensors before the cut read, t3
+  // is DataLoss naming it and the file.
+  write();
+  const int writer = open(data.c_str(), O_WRONLY);
+  ASSERT_GE(writer, 0);
+  ASSERT_OK_AND_ASSIGN(r, BundleReader::Open(env, prefix));
+  close(writer);
   ASSERT_EQ(truncate(data.c_str(), t3_offset + 8192), 0);
   ASSERT_OK_AND_ASSIGN(Tensor t0, r->Lookup("t0"));
   EXPECT_EQ(t0.tensor_data(), saved[0].tensor_data());

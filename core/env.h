@@ -72,8 +72,18 @@ class MappedFile {
  public:
   virtual ~MappedFile() = default;
   virtual const char* data() const = 0;
+  // The same bytes, writable: a write copies the page it lands on into the
+  // process's own memory (copy on write). The file never changes.
+  virtual char* mutable_data() const = 0;
   // The file's size when it was mapped.
   virtual uint64_t size() const = 0;
+  // Whether the bytes stay readable, as they were, when another process
+  // truncates or rewrites the file in place: the mapping holds a kernel
+  // lease, and its pages are copied into private memory before such a
+  // change goes ahead (internal/mapping_lease.h). When false, touching a
+  // page past the end of a file that shrank raises SIGBUS
+  // (RunCatchingBusErrors catches it).
+  virtual bool guarded() const = 0;
 };
 
 // An exclusive advisory lock (Env::LockFile); destroying it releases it.
@@ -101,13 +111,13 @@ class Env {
   virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewAppendableFile(
       const std::string& path) = 0;
 
-  // The whole of `path` mapped read-only and private: pages come from the
+  // The whole of `path` mapped private (MAP_PRIVATE): pages come from the
   // page cache as they are first touched (no copy) and are shared with
-  // every process that maps or reads the file. The mapping outlives the
-  // file's deletion. Touching a page past the end of a file truncated
-  // after it was mapped raises SIGBUS: read it inside RunCatchingBusErrors
-  // (bus_errors.h). Unimplemented where this Env cannot map files (the
-  // default; in-memory files): read through NewRandomAccessFile instead.
+  // every process that maps or reads the file until one writes to them.
+  // The mapping outlives the file's deletion; while it is guarded(), a
+  // truncation by another process leaves it intact. Unimplemented where
+  // this Env cannot map files (the default; in-memory files): read through
+  // NewRandomAccessFile instead.
   virtual absl::StatusOr<std::unique_ptr<MappedFile>> MapFile(const std::string& path);
 
   // OK if `path` exists (file or directory), NotFound otherwise.

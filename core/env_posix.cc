@@ -18,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/env.h"
+#include "core/internal/mapping_lease.h"
 #include "core/path.h"
 #include "core/status_macros.h"
 
@@ -105,16 +106,21 @@ class PosixRandomAccessFile : public RandomAccessFile {
 
 class PosixMappedFile : public MappedFile {
  public:
-  PosixMappedFile(void* data, uint64_t size) : data_(data), size_(size) {}
+  PosixMappedFile(void* data, uint64_t size, std::unique_ptr<env_internal::MappingLease> lease)
+      : data_(static_cast<char*>(data)), size_(size), lease_(std::move(lease)) {}
   ~PosixMappedFile() override {
+    lease_.reset();  // first: a lease being broken still copies the pages
     if (size_ > 0) munmap(data_, size_);
   }
-  const char* data() const override { return static_cast<const char*>(data_); }
+  const char* data() const override { return data_; }
+  char* mutable_data() const override { return data_; }
   uint64_t size() const override { return size_; }
+  bool guarded() const override { return lease_ != nullptr; }
 
  private:
-  void* const data_;
+  char* const data_;
   const uint64_t size_;
+  std::unique_ptr<env_internal::MappingLease> lease_;
 };
 
 class PosixWritableFile : public WritableFile {
@@ -282,15 +288,18 @@ class PosixEnv : public Env {
     const uint64_t size = static_cast<uint64_t>(st.st_size);
     void* data = nullptr;
     if (size > 0) {
-      data = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+      // Writable but private: writes copy pages, never reach the file.
+      data = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
       if (data == MAP_FAILED) {
         const int err = errno;
         close(fd);
         return IoError("mmap", path, err);
       }
     }
-    close(fd);  // the mapping keeps the file
-    return std::unique_ptr<MappedFile>(new PosixMappedFile(data, size));
+    // The lease keeps `fd` (the mapping alone keeps the file's pages).
+    std::unique_ptr<env_internal::MappingLease> lease =
+        env_internal::MappingLease::Take(fd, static_cast<char*>(data), size);
+    return std::unique_ptr<MappedFile>(new PosixMappedFile(data, size, std::move(lease)));
   }
 
   absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(const std::string& path) override {

@@ -1,5 +1,7 @@
 #include "core/env.h"
 
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -286,12 +288,18 @@ TEST(EnvTest, MappedFileOutlivesDeletionAndItsTruncationIsCaught) {
   std::string bytes(3 * 4096 + 5, '\0');
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7);
   ASSERT_OK(WriteStringToFile(env, path, bytes));
+
+  // Mapped while the file is open for writing: no lease can be had, so
+  // nothing guards the mapping.
+  const int writer = open(path.c_str(), O_WRONLY);
+  ASSERT_GE(writer, 0);
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<MappedFile> map, env->MapFile(path));
+  close(writer);
+  EXPECT_FALSE(map->guarded());
   ASSERT_EQ(map->size(), bytes.size());
   EXPECT_EQ(std::string(map->data(), map->size()), bytes);
 
   // Truncated in place to one page: the first page reads, the last fails.
-  ASSERT_OK(env->MapFile(path).status());
   ASSERT_EQ(truncate(path.c_str(), 4096), 0);
   std::string copy(bytes.size(), '\0');
   EXPECT_TRUE(RunCatchingBusErrors([&] { std::memcpy(&copy[0], map->data(), 4096); }));
@@ -323,6 +331,69 @@ TEST(EnvTest, MappedFileOutlivesDeletionAndItsTruncationIsCaught) {
   EXPECT_OK(fake.MapFile(path).status());
 }
 
+// A guarded mapping (a lease) keeps its bytes when another process
+// truncates the file: that process waits while the pages are copied, then
+// goes on; the mapping reads as the file was, and writes to it stay
+// private.
+TEST(EnvTest, GuardedMappingKeepsItsBytesWhenAnotherProcessTruncatesTheFile) {
+  Env* env = Env::Default();
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string path = JoinPath(tmp != nullptr ? tmp : "/tmp", "guarded");
+  std::string bytes(5 * 4096 + 7, '\0');
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 13);
+  ASSERT_OK(WriteStringToFile(env, path, bytes));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<MappedFile> map, env->MapFile(path));
+  ASSERT_TRUE(map->guarded()) << "the kernel refused a read lease on " << path;
+  map->mutable_data()[1] = 'x';  // a private page
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(truncate(path.c_str(), 0) == 0 ? 0 : 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the truncation failed";
+  EXPECT_THAT(env->GetFileSize(path), IsOkAndHolds(0u));
+  std::string expected = bytes;
+  expected[1] = 'x';
+  EXPECT_EQ(std::string(map->data(), map->size()), expected);
+  ASSERT_OK_AND_ASSIGN(std::string on_disk, ReadFileToString(env, path));
+  EXPECT_EQ(on_disk, "");
+}
+
+// Writes to a guarded mapping while another process truncates the file are
+// all kept: each waits while the pages are swapped for their copy.
+TEST(EnvTest, GuardedMappingKeepsEveryWriteMadeWhileItIsCopied) {
+  Env* env = Env::Default();
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string path = JoinPath(tmp != nullptr ? tmp : "/tmp", "guarded_writes");
+  const size_t slots = size_t{4} << 20;  // 32 MiB of int64 slots
+  ASSERT_OK(WriteStringToFile(env, path, std::string(slots * 8, '\0')));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<MappedFile> map, env->MapFile(path));
+  ASSERT_TRUE(map->guarded());
+  std::atomic<bool> started{false};
+  std::thread writer([&] {
+    for (size_t i = 0; i < slots; ++i) {
+      const int64_t v = static_cast<int64_t>(i) + 1;
+      std::memcpy(map->mutable_data() + i * 8, &v, 8);
+      if (i == slots / 8) started.store(true);
+    }
+  });
+  while (!started.load()) std::this_thread::yield();
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) _exit(truncate(path.c_str(), 0) == 0 ? 0 : 1);
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  writer.join();
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  size_t lost = 0;
+  for (size_t i = 0; i < slots; ++i) {
+    int64_t v;
+    std::memcpy(&v, map->data() + i * 8, 8);
+    lost += v != static_cast<int64_t>(i) + 1;
+  }
+  EXPECT_EQ(lost, 0u);
+}
+
 // A bus error outside RunCatchingBusErrors still kills the process.
 TEST(EnvDeathTest, BusErrorOutsideTheGuardIsFatal) {
   if (!kCanCatchBusErrors) GTEST_SKIP() << "bus errors are not caught in this build (TSan)";
@@ -331,7 +402,11 @@ TEST(EnvDeathTest, BusErrorOutsideTheGuardIsFatal) {
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string path = JoinPath(tmp != nullptr ? tmp : "/tmp", "mapped_fatal");
   ASSERT_OK(WriteStringToFile(env, path, std::string(8192, 'x')));
+  const int writer = open(path.c_str(), O_WRONLY);  // no lease, no guard
+  ASSERT_GE(writer, 0);
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<MappedFile> map, env->MapFile(path));
+  close(writer);
+  ASSERT_FALSE(map->guarded());
   ASSERT_EQ(truncate(path.c_str(), 0), 0);
   EXPECT_DEATH(
       {

@@ -1,0 +1,53 @@
+// What keeps a private mapping of a file readable when someone else shrinks
+// the file: a read lease (fcntl F_SETLEASE). The kernel holds back another
+// process that opens the file for writing or truncates it (for at most
+// /proc/sys/fs/lease-break-time seconds) and signals this one (SIGIO), whose
+// lease thread replaces the mapping with anonymous memory holding the same
+// bytes (mremap over it; writes to it wait meanwhile, in a SIGSEGV handler)
+// and then lets the lease go. The mapping keeps its bytes and no read of it
+// can raise SIGBUS, so tensors backed by it stay valid. Copy on write alone
+// would not do: truncation discards private copies of pages past the new
+// end as well.
+//
+// The first lease installs handlers for SIGIO and SIGSEGV; signals that are
+// not about a lease go on to the handlers there were before.
+//
+// Thread safety: Take and destruction are safe from any thread.
+
+#ifndef MINIGRAPH_CORE_INTERNAL_MAPPING_LEASE_H_
+#define MINIGRAPH_CORE_INTERNAL_MAPPING_LEASE_H_
+
+#include <cstddef>
+#include <memory>
+
+namespace minigraph {
+namespace env_internal {
+
+class MappingLease {
+ public:
+  // Takes a read lease on `fd` (open read-only; owned from now on, closed by
+  // the lease) for the writable private mapping [data, data + size). nullptr
+  // (and `fd` closed) when the kernel refuses: the file is open for writing
+  // somewhere, belongs to another user (without CAP_LEASE), or lives on a
+  // file system without leases.
+  static std::unique_ptr<MappingLease> Take(int fd, char* data, size_t size);
+  // Releases the lease (if still held) and closes the file.
+  ~MappingLease();
+  MappingLease(const MappingLease&) = delete;
+  MappingLease& operator=(const MappingLease&) = delete;
+
+  // Whether someone broke the lease: the mapping is private memory now.
+  bool broken() const;
+
+  // What the lease thread sees of a lease (mapping_lease.cc).
+  struct State;
+
+ private:
+  explicit MappingLease(std::shared_ptr<State> state);
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace env_internal
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_CORE_INTERNAL_MAPPING_LEASE_H_
