@@ -5,8 +5,10 @@
 #include <map>
 #include <optional>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "checkpoint/format_version.h"
 #include "checkpoint/naming.h"
 #include "checkpoint/proto/tensor_bundle.pb.h"
@@ -19,6 +21,43 @@
 
 namespace minigraph {
 namespace {
+
+// One tensor's bytes where they lie in a mapped data file: the allocator
+// of that tensor alone, which keeps the mapping alive while the tensor's
+// buffer lives and deletes itself when it is freed.
+class InPlace final : public Allocator {
+ public:
+  InPlace(std::shared_ptr<const MappedFile> file, char* data)
+      : file_(std::move(file)), data_(data) {}
+  std::string Name() const override { return "checkpoint mapping"; }
+  void* Allocate(size_t bytes) override { return data_; }
+  void Deallocate(void* p, size_t bytes) override { delete this; }
+
+ private:
+  const std::shared_ptr<const MappedFile> file_;
+  char* const data_;
+};
+
+// Dtypes whose tensors can sit on a file's bytes as they are: nothing to
+// construct (a Tensor of complex or half numbers zeroes its elements when
+// made) or to normalize (bools).
+bool UsableInPlace(DataType dtype) {
+  switch (dtype) {
+    case DT_FLOAT:
+    case DT_DOUBLE:
+    case DT_INT8:
+    case DT_INT16:
+    case DT_INT32:
+    case DT_INT64:
+    case DT_UINT8:
+    case DT_UINT16:
+    case DT_UINT32:
+    case DT_UINT64:
+      return true;
+    default:
+      return false;
+  }
+}
 
 // Reads run in chunks so each chunk's crc is computed while it is in cache.
 // From a cold page cache, a chunk no larger than the kernel's readahead
@@ -61,6 +100,8 @@ class BundleReader::Impl {
   absl::StatusOr<const BundleEntryProto*> GetEntry(absl::string_view key) const;
   absl::StatusOr<TensorShape> GetShape(absl::string_view key) const;
   absl::StatusOr<Tensor> Lookup(absl::string_view key, Allocator* allocator) const;
+  bool ClaimInPlace(absl::string_view key) const;
+  absl::StatusOr<Tensor> ReadInPlace(absl::string_view key) const;
   absl::StatusOr<Tensor> LookupSlice(absl::string_view key, const TensorSlice& slice,
                                      Allocator* allocator) const;
   absl::Status ReadInto(absl::string_view key, Tensor* dst) const;
@@ -115,7 +156,10 @@ class BundleReader::Impl {
   // Each data file mapped (Env::MapFile), or null where the Env cannot map:
   // a mapped file's tensors are copied and checksummed in one pass
   // (crc32c::CopyAndExtend) straight from the page cache.
-  std::vector<std::unique_ptr<MappedFile>> maps_;
+  std::vector<std::shared_ptr<const MappedFile>> maps_;
+  // The keys ClaimInPlace gave out.
+  mutable absl::Mutex claimed_mu_;
+  mutable absl::flat_hash_set<std::string> claimed_ ABSL_GUARDED_BY(claimed_mu_);
   std::vector<uint64_t> data_sizes_;
   std::unique_ptr<FileLock> lease_;
   std::unique_ptr<V1Checkpoint> v1_;  // set for a V1 checkpoint
@@ -529,6 +573,45 @@ absl::StatusOr<Tensor> BundleReader::Impl::Lookup(absl::string_view key,
   return t;
 }
 
+bool BundleReader::Impl::ClaimInPlace(absl::string_view key) const {
+  absl::StatusOr<const BundleEntryProto*> entry = ReadableEntry(key);
+  if (!entry.ok()) return false;
+  const BundleEntryProto& e = **entry;
+  const MappedFile* map = maps_[e.shard_id()].get();
+  if (map == nullptr || !map->guarded() || !UsableInPlace(e.dtype()) || e.size() == 0 ||
+      e.offset() % kTensorAlignment != 0) {
+    return false;
+  }
+  absl::MutexLock l(&claimed_mu_);
+  return claimed_.emplace(key).second;
+}
+
+absl::StatusOr<Tensor> BundleReader::Impl::ReadInPlace(absl::string_view key) const {
+  MG_ASSIGN_OR_RETURN(const BundleEntryProto* entry, ReadableEntry(key));
+  const BundleEntryProto& e = *entry;
+  {
+    absl::MutexLock l(&claimed_mu_);
+    if (!claimed_.contains(key)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "checkpoint ", prefix_, ": tensor \"", key, "\" was not claimed for reading in place"));
+    }
+  }
+  MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::FromProto(e.shape()));
+  const std::shared_ptr<const MappedFile>& map = maps_[e.shard_id()];
+  char* data = map->mutable_data() + e.offset();
+  uint32_t crc = 0;
+  if (!RunCatchingBusErrors([&] { crc = crc32c::Value(data, e.size()); })) return Shrank(e, key);
+  MG_RETURN_IF_ERROR(CheckCrc(e, key, crc));
+  auto in_place = std::make_unique<InPlace>(map, data);
+  absl::StatusOr<Tensor> t = Tensor::Create(e.dtype(), shape, in_place.get());
+  if (!t.ok()) {
+    return absl::Status(t.status().code(), absl::StrCat("tensor \"", key, "\" in checkpoint ",
+                                                        prefix_, ": ", t.status().message()));
+  }
+  in_place.release();  // the tensor's buffer frees it (InPlace::Deallocate)
+  return t;
+}
+
 absl::StatusOr<Tensor> BundleReader::Impl::LookupSlice(absl::string_view key,
                                                        const TensorSlice& slice,
                                                        Allocator* allocator) const {
@@ -650,6 +733,12 @@ absl::StatusOr<TensorShape> BundleReader::GetShape(absl::string_view key) const 
 
 absl::StatusOr<Tensor> BundleReader::Lookup(absl::string_view key, Allocator* allocator) const {
   return impl_->Lookup(key, allocator);
+}
+
+bool BundleReader::ClaimInPlace(absl::string_view key) const { return impl_->ClaimInPlace(key); }
+
+absl::StatusOr<Tensor> BundleReader::ReadInPlace(absl::string_view key) const {
+  return impl_->ReadInPlace(key);
 }
 
 absl::StatusOr<Tensor> BundleReader::LookupSlice(absl::string_view key, const TensorSlice& slice,

@@ -88,6 +88,24 @@ class BundleReader {
   // entry's dtype and shape (else InvalidArgument naming both).
   absl::Status ReadInto(absl::string_view key, Tensor* dst) const;
 
+  // Claims `key` for ReadInPlace: true when its bytes can be used where
+  // they lie, and no one claimed them from this reader before (two tensors
+  // over the same memory would see each other's writes). They can when the
+  // data file is mapped and guarded (Env::MapFile, MappedFile::guarded),
+  // the dtype is a plain number (float, double, signed and unsigned
+  // integers: nothing to construct or normalize) and the bytes start at a
+  // multiple of kTensorAlignment (a checkpoint saved with
+  // BundleWriterOptions::alignment, SaverOptions::align_tensors).
+  bool ClaimInPlace(absl::string_view key) const;
+  // `key` as a tensor over the mapped data file's pages: no copy and no new
+  // memory, the crc32c checked (one read of every byte). The tensor keeps
+  // the mapping alive; its pages are shared with every process that maps
+  // the file until written: a write (an optimizer's update) copies the
+  // page it lands on, and the file never changes. The bytes stay as they
+  // were if the file is deleted, truncated or rewritten meanwhile (the
+  // mapping's lease). FailedPrecondition unless ClaimInPlace(key) was true.
+  absl::StatusOr<Tensor> ReadInPlace(absl::string_view key) const;
+
   // Reads keys[i] into dsts[i] for every i, as ReadInto does, and sets
   // (*status)[i] to each one's outcome. When the entries are of fixed-size
   // dtypes and lie back to back in one data file, in this order, their bytes

@@ -837,6 +837,68 @@ TEST(BundleTest, MappedDataFileReadsSurvivesDeletionAndReportsTruncation) {
                              HasSubstr("shrank"))));
 }
 
+// An aligned checkpoint's number tensors are read in place: each key once
+// per reader, the crc checked; the tensor outlives its reader, the file's
+// deletion and its truncation, and writes to it never reach the file.
+// Bools, strings, unaligned checkpoints and in-memory files are copied.
+TEST(BundleTest, AlignedTensorsAreReadInPlace) {
+  Env* env = Env::Default();
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/in_place");
+  ASSERT_OK(DeleteRecursively(env, dir));
+  ASSERT_OK(env->CreateDir(dir));
+  std::mt19937 rng(41);
+  const Tensor w = RandomTensor(DT_FLOAT, TensorShape({1000, 17}), &rng);
+  const Tensor b = RandomTensor(DT_INT64, TensorShape({3}), &rng);
+  const Tensor flags = RandomTensor(DT_BOOL, TensorShape({5}), &rng);
+  auto write = [&](const std::string& prefix, size_t alignment) {
+    ASSERT_OK_AND_ASSIGN(auto writer, BundleWriter::Create(env, prefix, {.alignment = alignment}));
+    ASSERT_OK(writer->Add("b", b));
+    ASSERT_OK(writer->Add("flags", flags));
+    ASSERT_OK(writer->Add("s", Tensor::Vector<std::string>({"x"})));
+    ASSERT_OK(writer->Add("w", w));
+    ASSERT_OK(writer->Finish());
+  };
+  const std::string aligned = dir + "/aligned", packed = dir + "/packed";
+  write(aligned, 64);
+  write(packed, 1);
+
+  ASSERT_OK_AND_ASSIGN(auto r, BundleReader::Open(env, aligned));
+  EXPECT_FALSE(r->ClaimInPlace("flags"));
+  EXPECT_FALSE(r->ClaimInPlace("s"));
+  EXPECT_FALSE(r->ClaimInPlace("missing"));
+  EXPECT_THAT(r->ReadInPlace("w").status(), StatusIs(absl::StatusCode::kFailedPrecondition));
+  ASSERT_TRUE(r->ClaimInPlace("w"));
+  EXPECT_FALSE(r->ClaimInPlace("w")) << "claimed twice";
+  ASSERT_TRUE(r->ClaimInPlace("b"));
+  ASSERT_OK_AND_ASSIGN(Tensor in_place, r->ReadInPlace("w"));
+  ASSERT_OK_AND_ASSIGN(Tensor b_in_place, r->ReadInPlace("b"));
+  EXPECT_EQ(in_place.tensor_data(), w.tensor_data());
+  EXPECT_EQ(b_in_place.tensor_data(), b.tensor_data());
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(in_place.raw_data()) % kTensorAlignment, 0u);
+  r.reset();  // the tensors keep the mapping
+  in_place.flat<float>()(0) = 12345.0f;
+  const std::string data = DataFilename(aligned, 0, 1);
+  {
+    ASSERT_OK_AND_ASSIGN(auto again, BundleReader::Open(env, aligned));
+    ASSERT_OK_AND_ASSIGN(Tensor copy, again->Lookup("w"));
+    EXPECT_EQ(copy.tensor_data(), w.tensor_data()) << "a write reached the file";
+  }
+  ASSERT_EQ(truncate(data.c_str(), 0), 0);
+  ASSERT_OK(env->DeleteFile(data));
+  EXPECT_EQ(in_place.flat<float>()(0), 12345.0f);
+  EXPECT_EQ(in_place.tensor_data().substr(4), w.tensor_data().substr(4));
+
+  ASSERT_OK_AND_ASSIGN(auto p, BundleReader::Open(env, packed));
+  EXPECT_FALSE(p->ClaimInPlace("w")) << "w starts at an odd offset";
+  MemEnv mem;
+  ASSERT_OK_AND_ASSIGN(auto writer, BundleWriter::Create(&mem, "/m", {.alignment = 64}));
+  ASSERT_OK(writer->Add("w", w));
+  ASSERT_OK(writer->Finish());
+  ASSERT_OK_AND_ASSIGN(auto m, BundleReader::Open(&mem, "/m"));
+  EXPECT_FALSE(m->ClaimInPlace("w")) << "in-memory files are not mapped";
+}
+
 TEST(BundleTest, LockFileExcludesOtherHoldersAndNamesMissingPaths) {
   MemEnv env;
   ASSERT_OK(env.CreateDir("/d"));

@@ -15,7 +15,8 @@ namespace {
 // A filled buffer from the tensor allocator, as checkpoint data would be.
 class Buffer {
  public:
-  explicit Buffer(size_t n, char fill) : n_(n), p_(static_cast<char*>(DefaultAllocator()->Allocate(n))) {
+  explicit Buffer(size_t n, char fill)
+      : n_(n), p_(static_cast<char*>(DefaultAllocator()->Allocate(n))) {
     std::memset(p_, fill, n_);
   }
   ~Buffer() { DefaultAllocator()->Deallocate(p_, n_); }

@@ -231,6 +231,60 @@ TEST_F(SaverTest, AlignTensorsPlacesEveryTensorAtAMultipleOf64) {
   }
 }
 
+// On disk an aligned checkpoint restores in place: training then updates
+// the restored variables without touching the file, two sessions restoring
+// it train apart, and retention deleting it changes nothing for them.
+TEST(SaverOnDiskTest, AnAlignedCheckpointRestoresInPlaceAndTrainingNeverWritesIt) {
+  Env* env = Env::Default();
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = JoinPath(tmp != nullptr ? tmp : "/tmp", "aligned_restore");
+  ASSERT_OK(DeleteRecursively(env, dir));
+  Scope root = Scope::NewRootScope();
+  Variable v = Variable::Create(root, "v", Tensor::Vector<float>({1, 2, 3}));
+  Variable w = Variable::Create(root, "w", Tensor::Scalar<int64_t>(7));
+  ops::AssignAdd(root.WithOpName("step"), v.ref(), ops::Const<float>(root, {1, 1, 1}));
+  Operation init = GlobalVariablesInitializer(root);
+  ASSERT_OK_AND_ASSIGN(auto saver,
+                       Saver::Create(root, {.max_to_keep = 1, .align_tensors = true}, env));
+  SessionOptions opts;
+  auto session = [&] {
+    auto s = NewSession(opts);
+    EXPECT_OK(s.status());
+    EXPECT_OK((*s)->Create(*root.ToGraphDef()));
+    return *std::move(s);
+  };
+  auto value = [](Session* s, const std::string& name) {
+    std::vector<Tensor> out;
+    absl::Status st = s->Run({}, {name}, {}, &out);
+    return st.ok() ? out[0].SummarizeValue(3) : std::string(st.message());
+  };
+  std::vector<Tensor> out;
+  auto trainer = session();
+  ASSERT_OK(trainer->Run({}, {}, {init.name()}, &out));
+  ASSERT_OK(env->CreateDir(dir));
+  ASSERT_OK_AND_ASSIGN(std::string first,
+                       saver->Save(trainer.get(), dir + "/model", {.global_step = 1}));
+
+  auto a = session(), b = session();
+  ASSERT_OK(saver->Restore(a.get(), first));
+  ASSERT_OK(saver->Restore(b.get(), first));
+  ASSERT_OK(a->Run({}, {}, {"step"}, &out));
+  ASSERT_OK(a->Run({}, {}, {"step"}, &out));
+  EXPECT_EQ(value(a.get(), "v"), "3 4 5");
+  EXPECT_EQ(value(b.get(), "v"), "1 2 3") << "b shares a's memory";
+  // Retention deletes the first checkpoint: a and b go on.
+  ASSERT_OK(trainer->Run({}, {}, {"step"}, &out));
+  ASSERT_OK(saver->Save(trainer.get(), dir + "/model", {.global_step = 2}).status());
+  EXPECT_THAT(env->FileExists(first + ".index"), StatusIs(absl::StatusCode::kNotFound));
+  ASSERT_OK(b->Run({}, {}, {"step"}, &out));
+  EXPECT_EQ(value(b.get(), "v"), "2 3 4");
+  EXPECT_EQ(value(a.get(), "w"), "7");
+  // The second checkpoint holds the trainer's values: nothing a or b did.
+  auto c = session();
+  ASSERT_OK(saver->Restore(c.get(), dir + "/model-2"));
+  EXPECT_EQ(value(c.get(), "v"), "2 3 4");
+}
+
 // Mutable lookup tables are saved as TensorFlow's Saver saves them (keys
 // and values under "<table>-keys" and "<table>-values") and restored into
 // the table, replacing what it held; sharded too.

@@ -172,6 +172,9 @@ struct RestoreLayout {
   std::vector<int64_t> partial;
   std::vector<int64_t> bytes, offset, shard;
   std::vector<size_t> tensor_bytes;
+  // Read where they lie in the mapped file (BundleReader::ClaimInPlace):
+  // no output is allocated for them.
+  std::vector<bool> in_place;
   size_t arena_bytes = 0;  // of the tensors that go in one arena
 };
 
@@ -235,27 +238,38 @@ std::vector<Prefaulter::Range> PrefaultRanges(const std::vector<ReadUnit>& units
 }
 
 // Reads every unit into `outs` on the device's pool and the calling thread,
-// each tensor's outcome into (*status)[i].
+// each tensor's outcome into (*status)[i]; a tensor claimed in place (no
+// output allocated: outs[i] null) into (*in_place)[i].
 void ReadInParallel(const Eigen::ThreadPoolDevice& d, const BundleReader& reader,
                     const Tensor& names, const std::vector<ReadUnit>& units,
-                    const std::vector<Tensor*>& outs, std::vector<absl::Status>* status) {
+                    const std::vector<Tensor*>& outs, std::vector<Tensor>* in_place,
+                    std::vector<absl::Status>* status) {
   const int64_t num_units = static_cast<int64_t>(units.size());
   std::atomic<int64_t> next{0};
   auto work = [&] {
     std::vector<absl::string_view> keys;
     std::vector<Tensor*> dsts;
+    std::vector<int64_t> copied;
     std::vector<absl::Status> got;
     for (int64_t u = next.fetch_add(1); u < num_units; u = next.fetch_add(1)) {
-      const std::vector<int64_t>& items = units[u].items;
       keys.clear();
       dsts.clear();
-      for (int64_t i : items) {
-        keys.push_back(names.data<std::string>()[i]);
+      copied.clear();
+      for (int64_t i : units[u].items) {
+        const std::string& key = names.data<std::string>()[i];
+        if (outs[i] == nullptr) {  // claimed in place
+          absl::StatusOr<Tensor> t = reader.ReadInPlace(key);
+          (*status)[i] = t.status();
+          if (t.ok()) (*in_place)[i] = *std::move(t);
+          continue;
+        }
+        keys.push_back(key);
         dsts.push_back(outs[i]);
+        copied.push_back(i);
       }
-      got.assign(items.size(), absl::OkStatus());
+      got.assign(keys.size(), absl::OkStatus());
       reader.ReadRunInto(keys, dsts, absl::MakeSpan(got));
-      for (size_t k = 0; k < items.size(); ++k) (*status)[items[k]] = std::move(got[k]);
+      for (size_t k = 0; k < copied.size(); ++k) (*status)[copied[k]] = std::move(got[k]);
     }
   };
   const int helpers = static_cast<int>(std::min<int64_t>(d.numThreads(), num_units) - 1);
@@ -289,10 +303,11 @@ class RestoreV2Op : public OpKernel {
     MG_RETURN_IF_ERROR(AllocateOutputs(ctx, layout, &in_arena, &outs));
     const std::vector<ReadUnit> units = ReadUnits(layout);
     std::vector<absl::Status> status(n);
+    std::vector<Tensor> in_place(n);
     {
       // Fresh output memory faulted in ahead of the reads, in their order.
       Prefaulter prefault(PrefaultRanges(units, outs), kPrefaultBytes);
-      ReadInParallel(ctx->eigen_device(), *reader, names, units, outs, &status);
+      ReadInParallel(ctx->eigen_device(), *reader, names, units, outs, &in_place, &status);
     }
     for (const absl::Status& s : status) MG_RETURN_IF_ERROR(s);
     for (int64_t i : layout.partial) {
@@ -302,6 +317,9 @@ class RestoreV2Op : public OpKernel {
     }
     for (size_t i = 0; i < in_arena.size(); ++i) {
       if (in_arena[i].IsInitialized()) ctx->set_output(static_cast<int>(i), std::move(in_arena[i]));
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      if (in_place[i].IsInitialized()) ctx->set_output(static_cast<int>(i), std::move(in_place[i]));
     }
     return absl::OkStatus();
   }
@@ -319,6 +337,7 @@ class RestoreV2Op : public OpKernel {
     l.offset.resize(n);
     l.shard.resize(n);
     l.tensor_bytes.resize(n);
+    l.in_place.assign(n, false);
     for (int64_t i = 0; i < n; ++i) {
       const std::string& key = names.flat<std::string>()(i);
       MG_ASSIGN_OR_RETURN(const BundleEntryProto* entry, reader.GetEntry(key));
@@ -349,7 +368,10 @@ class RestoreV2Op : public OpKernel {
       l.shard[i] = e.dtype() == DT_STRING ? -1 - i : e.shard_id();
       l.tensor_bytes[i] =
           static_cast<size_t>(l.shapes[i].num_elements()) * DataTypeSize(dtypes_[i]);
-      if (InArena(dtypes_[i], l.tensor_bytes[i])) l.arena_bytes += ArenaSize(l.tensor_bytes[i]);
+      l.in_place[i] = reader.ClaimInPlace(key);
+      if (!l.in_place[i] && InArena(dtypes_[i], l.tensor_bytes[i])) {
+        l.arena_bytes += ArenaSize(l.tensor_bytes[i]);
+      }
     }
     return l;
   }
@@ -368,7 +390,7 @@ class RestoreV2Op : public OpKernel {
     outs->assign(n, nullptr);
     absl::Status allocated;
     for (int64_t i = 0; i < n && allocated.ok(); ++i) {
-      if (l.bytes[i] < 0) continue;  // partial
+      if (l.bytes[i] < 0 || l.in_place[i]) continue;  // partial, or no copy
       if (arena != nullptr && InArena(dtypes_[i], l.tensor_bytes[i])) {
         absl::StatusOr<Tensor> t = Tensor::Create(dtypes_[i], l.shapes[i], arena);
         allocated = t.status();
