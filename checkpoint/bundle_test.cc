@@ -4,11 +4,19 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <climits>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <random>
 #include <set>
 #include <thread>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "checkpoint/bundle_merge.h"
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/bundle_writer.h"
@@ -837,6 +845,33 @@ TEST(BundleTest, MappedDataFileReadsSurvivesDeletionAndReportsTruncation) {
                              HasSubstr("shrank"))));
 }
 
+// The kB of `field` ("Rss", "Anonymous") of this process's mapping of
+// `path`, from /proc/self/smaps; -1 when nothing maps it.
+int64_t MappedKb(const std::string& path, const std::string& field) {
+  char real[PATH_MAX];
+  if (realpath(path.c_str(), real) == nullptr) return -1;
+  // Read as a stream: /proc files have no size for Env to read by.
+  std::ifstream in_file("/proc/self/smaps");
+  const std::string smaps((std::istreambuf_iterator<char>(in_file)),
+                          std::istreambuf_iterator<char>());
+  bool in = false;
+  for (absl::string_view line : absl::StrSplit(smaps, '\n')) {
+    if (!line.empty() && absl::ascii_isxdigit(line[0]) && line.find('-') != line.npos &&
+        line.find(' ') < line.find(':')) {
+      in = absl::EndsWith(line, real);
+      continue;
+    }
+    if (in && absl::StartsWith(line, field + ":")) {
+      int64_t kb = -1;
+      absl::SimpleAtoi(absl::StripAsciiWhitespace(
+                           absl::StripSuffix(line.substr(field.size() + 1), "kB")),
+                       &kb);
+      return kb;
+    }
+  }
+  return -1;
+}
+
 // An aligned checkpoint's number tensors are read in place: each key once
 // per reader, the crc checked; the tensor outlives its reader, the file's
 // deletion and its truncation, and writes to it never reach the file.
@@ -877,8 +912,13 @@ TEST(BundleTest, AlignedTensorsAreReadInPlace) {
   EXPECT_EQ(b_in_place.tensor_data(), b.tensor_data());
   EXPECT_EQ(reinterpret_cast<uintptr_t>(in_place.raw_data()) % kTensorAlignment, 0u);
   r.reset();  // the tensors keep the mapping
-  in_place.flat<float>()(0) = 12345.0f;
   const std::string data = DataFilename(aligned, 0, 1);
+  // The page cache's pages, shared with every process mapping the file: no
+  // private copy until a write, which copies one page.
+  EXPECT_GT(MappedKb(data, "Rss"), 0);
+  EXPECT_EQ(MappedKb(data, "Anonymous"), 0);
+  in_place.flat<float>()(0) = 12345.0f;
+  EXPECT_EQ(MappedKb(data, "Anonymous"), 4);
   {
     ASSERT_OK_AND_ASSIGN(auto again, BundleReader::Open(env, aligned));
     ASSERT_OK_AND_ASSIGN(Tensor copy, again->Lookup("w"));
