@@ -64,8 +64,14 @@ gbench+=(--benchmark_report_aggregates_only=true --benchmark_format=json)
 # the first restore is a fresh process's first. With 2 threads (TensorFlow's
 # pool on this machine) also a durable save, and TensorFlow's Saver restores
 # and saves the same checkpoint.
+# Each checkpoint twice: as TensorFlow lays it out (tensors back to back,
+# copied out) and aligned (SaverOptions::align_tensors: read in place).
 for t in 1 2; do
   for s in "${sizes[@]}"; do
+    echo "bench: restore ${s} MiB, ${t} thread(s), aligned"
+    rm -rf "$tmp/restore" && mkdir -p "$tmp/restore"
+    "$bin/tools/restore_bench" --size_mb="$s" --threads="$t" --repeats="$reps" --align_tensors \
+      --dir="$tmp/restore" 2>/dev/null | tail -n 1 >> "$out/restore.jsonl"
     echo "bench: restore ${s} MiB, ${t} thread(s)"
     extra=()
     if [ "$t" = 2 ]; then extra=(--save --keep); fi
