@@ -102,6 +102,7 @@ class BundleReader::Impl {
   absl::StatusOr<Tensor> Lookup(absl::string_view key, Allocator* allocator) const;
   bool ClaimInPlace(absl::string_view key) const;
   absl::StatusOr<Tensor> ReadInPlace(absl::string_view key) const;
+  void ReadAhead(absl::Span<const absl::string_view> keys) const;
   absl::StatusOr<Tensor> LookupSlice(absl::string_view key, const TensorSlice& slice,
                                      Allocator* allocator) const;
   absl::Status ReadInto(absl::string_view key, Tensor* dst) const;
@@ -612,6 +613,23 @@ absl::StatusOr<Tensor> BundleReader::Impl::ReadInPlace(absl::string_view key) co
   return t;
 }
 
+void BundleReader::Impl::ReadAhead(absl::Span<const absl::string_view> keys) const {
+  std::vector<const BundleEntryProto*> entries;
+  for (absl::string_view key : keys) {
+    absl::StatusOr<const BundleEntryProto*> e = ReadableEntry(key);
+    if (e.ok() && maps_[(*e)->shard_id()] != nullptr) entries.push_back(*e);
+  }
+  std::sort(entries.begin(), entries.end(),
+            [](const BundleEntryProto* a, const BundleEntryProto* b) {
+              return std::make_pair(a->shard_id(), a->offset()) <
+                     std::make_pair(b->shard_id(), b->offset());
+            });
+  for (const BundleEntryProto* e : entries) {
+    maps_[e->shard_id()]->ReadAhead(static_cast<uint64_t>(e->offset()),
+                                    static_cast<uint64_t>(e->size()));
+  }
+}
+
 absl::StatusOr<Tensor> BundleReader::Impl::LookupSlice(absl::string_view key,
                                                        const TensorSlice& slice,
                                                        Allocator* allocator) const {
@@ -736,6 +754,10 @@ absl::StatusOr<Tensor> BundleReader::Lookup(absl::string_view key, Allocator* al
 }
 
 bool BundleReader::ClaimInPlace(absl::string_view key) const { return impl_->ClaimInPlace(key); }
+
+void BundleReader::ReadAhead(absl::Span<const absl::string_view> keys) const {
+  impl_->ReadAhead(keys);
+}
 
 absl::StatusOr<Tensor> BundleReader::ReadInPlace(absl::string_view key) const {
   return impl_->ReadInPlace(key);

@@ -106,6 +106,13 @@ class BundleReader {
   // mapping's lease). FailedPrecondition unless ClaimInPlace(key) was true.
   absl::StatusOr<Tensor> ReadInPlace(absl::string_view key) const;
 
+  // Starts reading the bytes of `keys` into the page cache in the
+  // background, in file order, where they are not there yet (a cold
+  // restore then reads each data file front to back at the disk's pace
+  // while tensors are copied out, whatever order they are copied in).
+  // Unknown keys are skipped. Nothing happens where files are not mapped.
+  void ReadAhead(absl::Span<const absl::string_view> keys) const;
+
   // Reads keys[i] into dsts[i] for every i, as ReadInto does, and sets
   // (*status)[i] to each one's outcome. When the entries are of fixed-size
   // dtypes and lie back to back in one data file, in this order, their bytes

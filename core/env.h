@@ -84,6 +84,11 @@ class MappedFile {
   // page past the end of a file that shrank raises SIGBUS
   // (RunCatchingBusErrors catches it).
   virtual bool guarded() const = 0;
+  // Asks the kernel to read [offset, offset + size) of the file into the
+  // page cache in the background, in file order, unless its first and last
+  // pages are there already (then it costs two mincore calls). A hint:
+  // nothing fails.
+  virtual void ReadAhead(uint64_t offset, uint64_t size) const {}
 };
 
 // An exclusive advisory lock (Env::LockFile); destroying it releases it.

@@ -116,6 +116,20 @@ class PosixMappedFile : public MappedFile {
   char* mutable_data() const override { return data_; }
   uint64_t size() const override { return size_; }
   bool guarded() const override { return lease_ != nullptr; }
+  void ReadAhead(uint64_t offset, uint64_t size) const override {
+    if (size == 0 || offset >= size_) return;
+    size = std::min(size, size_ - offset);
+    const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGE_SIZE));
+    const uintptr_t begin = (reinterpret_cast<uintptr_t>(data_) + offset) & ~(page - 1);
+    const uintptr_t last = (reinterpret_cast<uintptr_t>(data_) + offset + size - 1) & ~(page - 1);
+    unsigned char first_in = 0, last_in = 0;
+    if (mincore(reinterpret_cast<void*>(begin), page, &first_in) == 0 &&
+        mincore(reinterpret_cast<void*>(last), page, &last_in) == 0 && (first_in & 1) &&
+        (last_in & 1)) {
+      return;
+    }
+    madvise(reinterpret_cast<void*>(begin), last + page - begin, MADV_WILLNEED);
+  }
 
  private:
   char* const data_;

@@ -305,6 +305,15 @@ class RestoreV2Op : public OpKernel {
     std::vector<absl::Status> status(n);
     std::vector<Tensor> in_place(n);
     {
+      // A cold file read ahead front to back while tensors are copied out
+      // largest first.
+      std::vector<absl::string_view> keys;
+      for (const ReadUnit& u : units) {
+        for (int64_t i : u.items) keys.push_back(names.data<std::string>()[i]);
+      }
+      reader->ReadAhead(keys);
+    }
+    {
       // Fresh output memory faulted in ahead of the reads, in their order.
       Prefaulter prefault(PrefaultRanges(units, outs), kPrefaultBytes);
       ReadInParallel(ctx->eigen_device(), *reader, names, units, outs, &in_place, &status);
