@@ -290,10 +290,8 @@ absl::Status BundleReader::Impl::OpenDataFiles() {
     MG_ASSIGN_OR_RETURN(auto file, env_->NewRandomAccessFile(path));
     data_files_.push_back(std::move(file));
     // Where mapping fails (an Env of in-memory files, a file system without
-    // mmap), reads go through the file; so under TSan, where the bus error
-    // of a mapping whose file shrank could not be caught (bus_errors.h).
-    absl::StatusOr<std::unique_ptr<MappedFile>> map =
-        kCanCatchBusErrors ? env_->MapFile(path) : absl::UnimplementedError("");
+    // mmap, a ThreadSanitizer build), reads go through the file.
+    absl::StatusOr<std::unique_ptr<MappedFile>> map = env_->MapFile(path);
     maps_.push_back(map.ok() ? *std::move(map) : nullptr);
     data_sizes_.push_back(maps_.back() != nullptr ? maps_.back()->size() : *size);
   }

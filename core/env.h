@@ -121,8 +121,8 @@ class Env {
   // every process that maps or reads the file until one writes to them.
   // The mapping outlives the file's deletion; while it is guarded(), a
   // truncation by another process leaves it intact. Unimplemented where
-  // this Env cannot map files (the default; in-memory files): read through
-  // NewRandomAccessFile instead.
+  // this Env cannot map files (the default; in-memory files; POSIX files in
+  // a ThreadSanitizer build): read through NewRandomAccessFile instead.
   virtual absl::StatusOr<std::unique_ptr<MappedFile>> MapFile(const std::string& path);
 
   // OK if `path` exists (file or directory), NotFound otherwise.

@@ -17,6 +17,7 @@
 #include <ctime>
 
 #include "absl/strings/str_cat.h"
+#include "core/bus_errors.h"
 #include "core/env.h"
 #include "core/internal/mapping_lease.h"
 #include "core/path.h"
@@ -291,6 +292,13 @@ class PosixEnv : public Env {
   }
 
   absl::StatusOr<std::unique_ptr<MappedFile>> MapFile(const std::string& path) override {
+    if (!kCanCatchBusErrors) {
+      // A mapping's safety rests on signal handlers (SIGBUS, the lease's
+      // SIGIO and SIGSEGV) whose jumps and waits ThreadSanitizer cannot
+      // follow: such builds read files instead.
+      return absl::UnimplementedError(
+          absl::StrCat("files are not mapped in this build (ThreadSanitizer): ", path));
+    }
     const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return IoError("open", path, errno);
     struct stat st;

@@ -281,7 +281,7 @@ TEST(EnvTest, DirectoryWatchWakesOnANewFile) {
 // the end of a file truncated since it was mapped fails instead of killing
 // the process; the process's own later bus errors still go where they did.
 TEST(EnvTest, MappedFileOutlivesDeletionAndItsTruncationIsCaught) {
-  if (!kCanCatchBusErrors) GTEST_SKIP() << "bus errors are not caught in this build (TSan)";
+  if (!kCanCatchBusErrors) GTEST_SKIP() << "files are not mapped in this build (TSan)";
   Env* env = Env::Default();
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string path = JoinPath(tmp != nullptr ? tmp : "/tmp", "mapped");
@@ -331,11 +331,21 @@ TEST(EnvTest, MappedFileOutlivesDeletionAndItsTruncationIsCaught) {
   EXPECT_OK(fake.MapFile(path).status());
 }
 
+TEST(EnvTest, ThreadSanitizerBuildsDoNotMapFiles) {
+  if (kCanCatchBusErrors) GTEST_SKIP() << "this build maps files";
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string path = JoinPath(tmp != nullptr ? tmp : "/tmp", "not_mapped");
+  ASSERT_OK(WriteStringToFile(Env::Default(), path, "x"));
+  EXPECT_THAT(Env::Default()->MapFile(path).status(),
+              StatusIs(absl::StatusCode::kUnimplemented, HasSubstr(path)));
+}
+
 // A guarded mapping (a lease) keeps its bytes when another process
 // truncates the file: that process waits while the pages are copied, then
 // goes on; the mapping reads as the file was, and writes to it stay
 // private.
 TEST(EnvTest, GuardedMappingKeepsItsBytesWhenAnotherProcessTruncatesTheFile) {
+  if (!kCanCatchBusErrors) GTEST_SKIP() << "files are not mapped in this build (TSan)";
   Env* env = Env::Default();
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string path = JoinPath(tmp != nullptr ? tmp : "/tmp", "guarded");
@@ -362,6 +372,7 @@ TEST(EnvTest, GuardedMappingKeepsItsBytesWhenAnotherProcessTruncatesTheFile) {
 // Writes to a guarded mapping while another process truncates the file are
 // all kept: each waits while the pages are swapped for their copy.
 TEST(EnvTest, GuardedMappingKeepsEveryWriteMadeWhileItIsCopied) {
+  if (!kCanCatchBusErrors) GTEST_SKIP() << "files are not mapped in this build (TSan)";
   Env* env = Env::Default();
   const char* tmp = std::getenv("TEST_TMPDIR");
   const std::string path = JoinPath(tmp != nullptr ? tmp : "/tmp", "guarded_writes");
@@ -396,7 +407,7 @@ TEST(EnvTest, GuardedMappingKeepsEveryWriteMadeWhileItIsCopied) {
 
 // A bus error outside RunCatchingBusErrors still kills the process.
 TEST(EnvDeathTest, BusErrorOutsideTheGuardIsFatal) {
-  if (!kCanCatchBusErrors) GTEST_SKIP() << "bus errors are not caught in this build (TSan)";
+  if (!kCanCatchBusErrors) GTEST_SKIP() << "files are not mapped in this build (TSan)";
   EXPECT_TRUE(RunCatchingBusErrors([] {}));  // the handler is installed
   Env* env = Env::Default();
   const char* tmp = std::getenv("TEST_TMPDIR");
