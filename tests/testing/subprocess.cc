@@ -10,8 +10,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <random>
 #include <set>
 
 #include "absl/strings/match.h"
@@ -120,39 +123,55 @@ absl::StatusOr<int> Subprocess::Wait(absl::Duration timeout) {
 
 namespace {
 
-absl::StatusOr<int> KernelsPortPick() {
+// The lowest port of the kernel's ephemeral range (source ports of
+// outgoing connections), 32768 where it cannot be read.
+int EphemeralLow() {
+  std::ifstream range("/proc/sys/net/ipv4/ip_local_port_range");
+  int low = 0;
+  if (!(range >> low) || low <= 1024) low = 32768;
+  return low;
+}
+
+// Whether 127.0.0.1:`port` can be bound right now.
+absl::StatusOr<bool> Bindable(int port) {
   const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   if (fd < 0) return absl::InternalError(absl::StrCat("socket: ", std::strerror(errno)));
   sockaddr_in addr{};
   addr.sin_family = AF_INET;
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    const int e = errno;
-    close(fd);
-    return absl::InternalError(absl::StrCat("bind 127.0.0.1:0: ", std::strerror(e)));
-  }
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  const bool bound = bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0;
   close(fd);
-  return ntohs(addr.sin_port);
+  return bound;
 }
 
 }  // namespace
 
 absl::StatusOr<int> PickUnusedPort() {
-  // The kernel may pick a port it picked a moment ago (its socket is
-  // closed): a cluster's tasks then shared one address. Never hand out a
-  // port twice in a process.
+  // Below the ephemeral range: a port the kernel picks for port 0 is one it
+  // may also give an outgoing connection (a task dialing another) as its
+  // source port before the test's server binds it. Never handed out twice
+  // in a process.
   static absl::Mutex mu(absl::kConstInit);
   static auto* given = new std::set<int>;
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    absl::StatusOr<int> port = KernelsPortPick();
-    if (!port.ok()) return port.status();
+  static const int low = EphemeralLow();
+  const int first = std::max(1025, low - 16384);
+  std::random_device seed;
+  std::mt19937 pick(seed());
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const int port = first + static_cast<int>(pick() % static_cast<unsigned>(low - first));
+    {
+      absl::MutexLock l(&mu);
+      if (given->count(port) > 0) continue;
+    }
+    absl::StatusOr<bool> free = Bindable(port);
+    if (!free.ok()) return free.status();
+    if (!*free) continue;
     absl::MutexLock l(&mu);
-    if (given->insert(*port).second) return *port;
+    if (given->insert(port).second) return port;
   }
-  return absl::ResourceExhaustedError("no port this process has not handed out already");
+  return absl::ResourceExhaustedError(absl::StrCat("no free port in [", first, ", ", low,
+                                                   ") that this process has not handed out"));
 }
 
 }  // namespace minigraph

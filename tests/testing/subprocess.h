@@ -61,9 +61,10 @@ class Subprocess {
   std::string output_;
 };
 
-// A TCP port on 127.0.0.1 that nothing listens on right now (the kernel's
-// pick for port 0), and that this process has not been given before.
-// Another process could take it before the test binds it.
+// A TCP port on 127.0.0.1 that nothing listens on right now, below the
+// kernel's ephemeral range (so no outgoing connection takes it as its
+// source port), and that this process has not been given before. Another
+// process could still bind it before the test does.
 absl::StatusOr<int> PickUnusedPort();
 
 }  // namespace minigraph

@@ -4,7 +4,6 @@ value bit for bit, the files byte for byte, and the `checkpoint` state file."""
 import os
 import re
 import shutil
-import socket
 import subprocess
 import tempfile
 import unittest
@@ -313,11 +312,7 @@ class MinigraphWritesTensorFlowReads(unittest.TestCase):
         """`train` in a cluster of two ps tasks and a chief: each ps task
         writes the shard of the variables it holds, the chief merges them;
         TensorFlow reads the one checkpoint and its Saver restores it."""
-        ports = []
-        for _ in range(3):
-            with socket.socket() as sock:
-                sock.bind(("127.0.0.1", 0))
-                ports.append(sock.getsockname()[1])
+        ports = interop.listen_ports(3)
         cluster = (f"ps=127.0.0.1:{ports[0]},127.0.0.1:{ports[1]};"
                    f"worker=127.0.0.1:{ports[2]}")
         logdir = os.path.join(self.dir, "cluster")

@@ -3,6 +3,8 @@ binaries (paths from the environment the sh_test wrapper sets), and exact
 comparison of tensors."""
 
 import os
+import random
+import socket
 import struct
 import subprocess
 import tempfile
@@ -54,6 +56,31 @@ def read_records(path):
         at += 8 + m
         out[key] = tf.make_ndarray(proto)
     return out
+
+
+def listen_ports(n):
+    """`n` distinct loopback ports for a test's servers: free now, and below
+    the kernel's ephemeral range, so that no outgoing connection (one task
+    dialing another) takes one as its source port before its server binds
+    it, as it could a port the kernel picked."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            low = int(f.read().split()[0])
+    except (OSError, ValueError):
+        low = 32768
+    pick = random.SystemRandom()
+    ports = []
+    while len(ports) < n:
+        port = pick.randrange(max(1024, low - 16384), low)
+        if port in ports:
+            continue
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        ports.append(port)
+    return ports
 
 
 def minigraph_read(prefix):

@@ -7,7 +7,6 @@ graph on the same files, and reads what minigraph saved."""
 
 import os
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -80,12 +79,6 @@ def tensorflow_train(data, steps):
         return {v.op.name: s.run(v) for v in tf1.global_variables()}
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class TrainGraphTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -144,7 +137,7 @@ class TrainGraphTest(unittest.TestCase):
     def test_a_ps_and_two_workers_train_it(self):
         meta = os.path.join(self.tmp, "model_ps.meta")
         export(meta, ps_tasks=1)
-        ports = [free_port() for _ in range(3)]
+        ports = interop.listen_ports(3)
         cluster = f"ps=127.0.0.1:{ports[0]};worker=127.0.0.1:{ports[1]},127.0.0.1:{ports[2]}"
         logdir = os.path.join(self.tmp, "cluster")
         common = [interop.binary("train"), f"--cluster={cluster}", "--recovery_wait_secs=0.2"]

@@ -9,7 +9,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
@@ -328,12 +327,7 @@ class TensorFlowClientMinigraphServer(unittest.TestCase):
 
 
 def free_ports(n):
-    ports = []
-    for _ in range(n):
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            ports.append(f"127.0.0.1:{sock.getsockname()[1]}")
-    return ports
+    return [f"127.0.0.1:{port}" for port in interop.listen_ports(n)]
 
 
 TASK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tf_cluster_task.py")
