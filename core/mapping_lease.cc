@@ -104,7 +104,8 @@ void Privatize(const MappingLease::State& s) {
   void* copy = mmap(nullptr, s.size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (copy == MAP_FAILED) {
     MG_LOG(WARNING) << "no memory to copy a mapped file of " << s.size
-                    << " bytes before it changes: reads past its new end will fail";
+                    << " bytes before it changes: its pages past the file's new end will "
+                       "raise SIGBUS when touched";
     return;
   }
   const uintptr_t begin = reinterpret_cast<uintptr_t>(s.data);
@@ -115,7 +116,7 @@ void Privatize(const MappingLease::State& s) {
   if (mremap(copy, s.size, s.size, MREMAP_MAYMOVE | MREMAP_FIXED, s.data) == MAP_FAILED) {
     MG_LOG(WARNING) << "swapping a mapped file of " << s.size
                     << " bytes for a copy failed (errno " << errno
-                    << "): reads past its new end will fail";
+                    << "): its pages past the file's new end will raise SIGBUS when touched";
     mprotect(s.data, s.size, PROT_READ | PROT_WRITE);
     munmap(copy, s.size);
   }

@@ -39,9 +39,13 @@ help=$("$bench" --help 2>&1 || true)
 json=$(run 120 "$bench" --size_mb=4 --tensors=10 --repeats=1 --dir="$TEST_TMPDIR/bench") ||
   fail "restore_bench exited $?: $json"
 json=$(echo "$json" | tail -n 1)
-for field in size_mb tensors threads baseline_gbps reader_gbps session_gbps reader_ratio session_ratio; do
+for field in size_mb tensors threads aligned baseline_gbps fresh_baseline_gbps mapped_read_gbps \
+  memcpy_gbps reader_gbps session_gbps reader_ratio session_ratio session_first_vs_fresh; do
   echo "$json" | grep -q "\"$field\":" || fail "restore_bench JSON lacks $field: $json"
 done
+json=$(run 120 "$bench" --size_mb=4 --tensors=10 --repeats=1 --align_tensors \
+  --dir="$TEST_TMPDIR/bench_aligned") || fail "restore_bench --align_tensors exited $?: $json"
+echo "$json" | tail -n 1 | grep -q '"aligned":true' || fail "restore_bench --align_tensors: $json"
 
 # chief_worker_demo: workers train after the chief initializes; a second run
 # restores the chief's checkpoint and continues.

@@ -10,7 +10,9 @@
 // end as well.
 //
 // The first lease installs handlers for SIGIO and SIGSEGV; signals that are
-// not about a lease go on to the handlers there were before.
+// not about a lease go on to the handlers there were before. A handler
+// installed later that does not pass other faults on takes the writes made
+// during a swap (they would then fault there).
 //
 // Thread safety: Take and destruction are safe from any thread.
 
