@@ -935,6 +935,24 @@ TEST(BundleTest, AlignedTensorsAreReadInPlace) {
 
   ASSERT_OK_AND_ASSIGN(auto p, BundleReader::Open(env, packed));
   EXPECT_FALSE(p->ClaimInPlace("w")) << "w starts at an odd offset";
+
+  // A flipped byte of w on disk: read in place, its crc fails, naming it.
+  write(aligned, 64);
+  {
+    ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(env, aligned));
+    ASSERT_OK_AND_ASSIGN(const BundleEntryProto* e, reader->GetEntry("w"));
+    const int64_t at = e->offset() + 100;
+    reader.reset();
+    ASSERT_OK_AND_ASSIGN(std::string bytes, ReadFileToString(env, data));
+    bytes[at] ^= 1;
+    ASSERT_OK(WriteStringToFile(env, data, bytes));
+  }
+  ASSERT_OK_AND_ASSIGN(auto corrupt, BundleReader::Open(env, aligned));
+  ASSERT_TRUE(corrupt->ClaimInPlace("w"));
+  EXPECT_THAT(corrupt->ReadInPlace("w").status(),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       AllOf(HasSubstr("Checksum does not match for tensor \"w\""),
+                             HasSubstr(data))));
   MemEnv mem;
   ASSERT_OK_AND_ASSIGN(auto writer, BundleWriter::Create(&mem, "/m", {.alignment = 64}));
   ASSERT_OK(writer->Add("w", w));

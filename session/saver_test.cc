@@ -231,6 +231,28 @@ TEST_F(SaverTest, AlignTensorsPlacesEveryTensorAtAMultipleOf64) {
   }
 }
 
+// A graph whose SaveV2 has a _tensor_alignment that is not a power of two
+// is refused when the session is created, naming the node and the value.
+TEST_F(SaverTest, ABadTensorAlignmentAttrIsAnErrorNamingTheNode) {
+  root_ = Scope::NewRootScope();
+  Output names = ops::Const(root_, Tensor::Vector<std::string>({"x"}));
+  Output spec = ops::Const(root_, Tensor::Vector<std::string>({""}));
+  AttrValue alignment;
+  alignment.set_i(48);
+  root_.WithOpName("save").AddOp(
+      "SaveV2",
+      {{ops::Const(root_, Tensor::Scalar<std::string>("/bad/x"))}, {names}, {spec},
+       {ops::Const(root_, Tensor::Vector<float>({1, 2, 3}))}},
+      {{"_tensor_alignment", alignment}});
+  SessionOptions opts;
+  opts.env = &clock_;
+  ASSERT_OK_AND_ASSIGN(auto s, NewSession(opts));
+  EXPECT_THAT(s->Create(*root_.ToGraphDef()),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       AllOf(HasSubstr("node 'save'"), HasSubstr("_tensor_alignment = 48"),
+                             HasSubstr("not a power of two"))));
+}
+
 // On disk an aligned checkpoint restores in place: training then updates
 // the restored variables without touching the file, two sessions restoring
 // it train apart, and retention deleting it changes nothing for them.
