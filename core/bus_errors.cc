@@ -5,6 +5,8 @@
 
 #include <mutex>
 
+#include "core/internal/signal_chain.h"
+
 namespace minigraph {
 namespace {
 
@@ -19,17 +21,7 @@ void OnBusError(int sig, siginfo_t* info, void* context) {
     siglongjmp(*resume, 1);
   }
   // Not raised inside RunCatchingBusErrors: what the process did before.
-  if (g_previous.sa_flags & SA_SIGINFO) {
-    if (g_previous.sa_sigaction != nullptr) g_previous.sa_sigaction(sig, info, context);
-    return;
-  }
-  if (g_previous.sa_handler == SIG_DFL || g_previous.sa_handler == SIG_IGN) {
-    // The faulting access runs again on return and is fatal this time
-    // (an ignored SIGBUS raised by a fault kills too).
-    signal(SIGBUS, SIG_DFL);
-    return;
-  }
-  g_previous.sa_handler(sig);
+  env_internal::PassOnSignal(g_previous, sig, info, context, /*is_fault=*/true);
 }
 
 void InstallHandler() {

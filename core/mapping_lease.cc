@@ -13,6 +13,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "core/internal/mapping_lease.h"
+#include "core/internal/signal_chain.h"
 #include "core/logging.h"
 
 namespace minigraph {
@@ -55,14 +56,7 @@ void OnSigio(int sig, siginfo_t* info, void* context) {
     return;
   }
   // Not a lease of ours: what the process did before.
-  if (g_previous.sa_flags & SA_SIGINFO) {
-    if (g_previous.sa_sigaction != nullptr) g_previous.sa_sigaction(sig, info, context);
-  } else if (g_previous.sa_handler == SIG_DFL) {
-    signal(SIGIO, SIG_DFL);
-    raise(SIGIO);
-  } else if (g_previous.sa_handler != SIG_IGN) {
-    g_previous.sa_handler(sig);
-  }
+  PassOnSignal(g_previous, sig, info, context, /*is_fault=*/false);
 }
 
 // The range being made private, if any: a write to it meanwhile waits in
@@ -81,17 +75,7 @@ void OnSigsegv(int sig, siginfo_t* info, void* context) {
     }
     return;
   }
-  if (g_previous_sigsegv.sa_flags & SA_SIGINFO) {
-    if (g_previous_sigsegv.sa_sigaction != nullptr) {
-      g_previous_sigsegv.sa_sigaction(sig, info, context);
-    }
-    return;
-  }
-  if (g_previous_sigsegv.sa_handler == SIG_DFL || g_previous_sigsegv.sa_handler == SIG_IGN) {
-    signal(SIGSEGV, SIG_DFL);  // the access faults again, fatally
-    return;
-  }
-  g_previous_sigsegv.sa_handler(sig);
+  PassOnSignal(g_previous_sigsegv, sig, info, context, /*is_fault=*/true);
 }
 
 // Replaces the mapping with anonymous memory holding its bytes as they are
