@@ -525,6 +525,34 @@ std::string UnusedFunctionName(const FunctionDefLibrary& library, const std::str
   return name;
 }
 
+// The attrs of the forward `While` (`node`) that change when it runs `body`
+// and `cond`, which carry the iteration count and `num_kept` lists after
+// the loop's own variables.
+std::map<std::string, AttrValue> KeepingLoopAttrs(const NodeDef& node, const WhileLoopParts& w,
+                                                  const FunctionDef& body, const FunctionDef& cond,
+                                                  int num_kept) {
+  std::map<std::string, AttrValue> attrs;
+  NameAttrList body_fn = w.body_fn, cond_fn = w.cond_fn;
+  body_fn.set_name(body.signature().name());
+  cond_fn.set_name(cond.signature().name());
+  *attrs["body"].mutable_func() = body_fn;
+  *attrs["cond"].mutable_func() = cond_fn;
+  AttrValue types = node.attr().at("T");
+  types.mutable_list()->add_type(DT_INT32);
+  for (int k = 0; k < num_kept; ++k) types.mutable_list()->add_type(DT_VARIANT);
+  attrs["T"] = types;
+  auto shapes = node.attr().find("output_shapes");
+  if (shapes != node.attr().end() && shapes->second.list().shape_size() > 0) {
+    AttrValue more = shapes->second;
+    for (int k = 0; k < 1 + num_kept; ++k) {
+      more.mutable_list()->add_shape()->set_unknown_rank(true);
+    }
+    attrs["output_shapes"] = more;
+  }
+  attrs["_num_original_outputs"] = MakeAttrValue(static_cast<int64_t>(w.n));
+  return attrs;
+}
+
 // The forward loop rewritten to count its iterations and push the body's
 // tensors `kept` each iteration: returns the count's output, then one list
 // per kept tensor (their element dtypes in `dtypes`).
@@ -603,28 +631,9 @@ absl::StatusOr<std::vector<Output>> KeepInForwardLoop(const Scope& scope, const 
   *added.add_function() = cond;
   scope.AddFunctionLibrary(added);
 
-  const NodeDef& node = scope.GetNodeDef(op);
-  std::map<std::string, AttrValue> attrs;
-  NameAttrList body_fn = w.body_fn, cond_fn = w.cond_fn;
-  body_fn.set_name(body.signature().name());
-  cond_fn.set_name(cond.signature().name());
-  *attrs["body"].mutable_func() = body_fn;
-  *attrs["cond"].mutable_func() = cond_fn;
-  AttrValue types = node.attr().at("T");
-  types.mutable_list()->add_type(DT_INT32);
-  for (size_t k = 0; k < dtypes->size(); ++k) types.mutable_list()->add_type(DT_VARIANT);
-  attrs["T"] = types;
-  auto shapes = node.attr().find("output_shapes");
-  if (shapes != node.attr().end() && shapes->second.list().shape_size() > 0) {
-    AttrValue more = shapes->second;
-    for (size_t k = 0; k < extra.size(); ++k) {
-      more.mutable_list()->add_shape()->set_unknown_rank(true);
-    }
-    attrs["output_shapes"] = more;
-  }
-  attrs["_num_original_outputs"] = MakeAttrValue(static_cast<int64_t>(w.n));
   const int first = op.num_outputs();
-  scope.ExtendOp(op, extra, attrs);
+  const int num_kept = static_cast<int>(kept.size());
+  scope.ExtendOp(op, extra, KeepingLoopAttrs(scope.GetNodeDef(op), w, body, cond, num_kept));
   MG_RETURN_IF_ERROR(scope.status());
   std::vector<Output> outs;
   for (size_t k = 0; k < extra.size(); ++k) outs.push_back(op.output(first + static_cast<int>(k)));

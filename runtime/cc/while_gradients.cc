@@ -103,106 +103,137 @@ struct Loop {
   }
 };
 
-absl::StatusOr<Loop> Analyze(const WhileLoopGradientArgs& a) {
+absl::Status Unsupported(const WhileLoopGradientArgs& a, const std::string& what) {
+  return absl::UnimplementedError(
+      absl::StrCat("the gradient of while loop '", a.frame, "': ", what));
+}
+
+// The loop inside the body `op` runs in, or "" for the loop's own.
+std::string InnerFrame(const WhileLoopGradientArgs& a, const Operation& op) {
+  const std::vector<std::string>& stack = a.frames->at(op.name());
+  return stack.size() > a.depth + 1 ? stack[a.depth + 1] : std::string();
+}
+
+// The ops of the loop that read each (op, output).
+using Consumers = std::map<Key, std::vector<Operation>>;
+
+// The consumer of `o` that is a `type` op (or its ref form), or an invalid
+// Operation.
+Operation ConsumerOfType(const Scope& graph, const Consumers& consumers, const Output& o,
+                         const char* type) {
+  auto it = consumers.find(KeyOf(o));
+  if (it == consumers.end()) return Operation();
+  for (const Operation& c : it->second) {
+    if (IsOpOrRef(graph.GetNodeDef(c), type)) return c;
+  }
+  return Operation();
+}
+
+// Adds to `loop` the variable that the (not constant) Enter `enter` starts:
+// its Merge, NextIteration, Switch, Exit and the body's Identity.
+absl::Status AddLoopVar(const WhileLoopGradientArgs& a, const Consumers& consumers,
+                        const Operation& enter, Loop* loop) {
   const Scope& graph = a.graph;
-  auto unsupported = [&](const std::string& what) {
-    return absl::UnimplementedError(
-        absl::StrCat("the gradient of while loop '", a.frame, "': ", what));
-  };
-  Loop loop;
-  absl::flat_hash_map<std::string, Operation> by_name;
-  for (const Operation& op : a.ops) by_name[op.name()] = op;
-  // Consumers by (op, output), within the loop.
-  std::map<Key, std::vector<Operation>> consumers;
+  LoopVar v;
+  v.enter = enter.output(0);
+  Operation merge = ConsumerOfType(graph, consumers, v.enter, "Merge");
+  if (!merge.valid()) {
+    return Unsupported(a, absl::StrCat("Enter '", enter.name(), "' feeds no Merge"));
+  }
+  v.merge = merge.output(0);
+  const std::vector<Output> merge_in = graph.GetInputs(merge);
+  if (merge_in.size() != 2) {
+    return Unsupported(a, absl::StrCat("Merge '", merge.name(), "' has ", merge_in.size(),
+                                       " inputs, not an Enter and a NextIteration"));
+  }
+  v.next = merge_in[1];
+  v.result = graph.GetInputs(v.next.op())[0];
+  Operation sw = ConsumerOfType(graph, consumers, v.merge, "Switch");
+  if (!sw.valid()) {
+    return Unsupported(a, absl::StrCat("Merge '", merge.name(), "' feeds no Switch"));
+  }
+  Operation exit = ConsumerOfType(graph, consumers, sw.output(0), "Exit");
+  Operation ident = ConsumerOfType(graph, consumers, sw.output(1), "Identity");
+  v.exit = exit.valid() ? exit.output(0) : Output();
+  v.body = ident.valid() ? ident.output(0) : sw.output(1);
+  const int k = static_cast<int>(loop->vars.size());
+  for (const Operation& o : {merge, sw, v.next.op(), ident, exit}) {
+    if (!o.valid()) continue;
+    loop->structure[o.name()] = true;
+    if (o.name() != v.next.op().name() && o.name() != exit.name()) loop->var_of[o.name()] = k;
+  }
+  loop->vars.push_back(v);
+  return absl::OkStatus();
+}
+
+// The loop's own frame: its variables, invariants and predicate.
+absl::Status FindStructure(const WhileLoopGradientArgs& a, Loop* loop) {
+  const Scope& graph = a.graph;
+  Consumers consumers;
   for (const Operation& op : a.ops) {
     for (const Output& in : graph.GetInputs(op)) consumers[KeyOf(in)].push_back(op);
   }
-  auto only_consumer = [&](const Output& o, const char* type) -> Operation {
-    for (const Operation& c : consumers[KeyOf(o)]) {
-      if (IsOpOrRef(graph.GetNodeDef(c), type)) return c;
-    }
-    return Operation();
-  };
-  // The loop inside the body an op runs in, or "" for the loop's own.
-  auto inner_frame = [&](const Operation& op) -> std::string {
-    const std::vector<std::string>& stack = a.frames->at(op.name());
-    return stack.size() > a.depth + 1 ? stack[a.depth + 1] : std::string();
-  };
   for (const Operation& op : a.ops) {
-    if (!inner_frame(op).empty()) continue;
+    if (!InnerFrame(a, op).empty()) continue;
     const NodeDef& n = graph.GetNodeDef(op);
     if (IsOpOrRef(n, "Enter")) {
-      loop.parallel_iterations = n.attr().at("parallel_iterations").i();
-      loop.structure[op.name()] = true;
+      loop->parallel_iterations = n.attr().at("parallel_iterations").i();
+      loop->structure[op.name()] = true;
       if (n.attr().at("is_constant").b()) {
-        loop.invariant_of[op.name()] = static_cast<int>(loop.invariants.size());
-        loop.invariants.push_back(op.output(0));
+        loop->invariant_of[op.name()] = static_cast<int>(loop->invariants.size());
+        loop->invariants.push_back(op.output(0));
         continue;
       }
-      LoopVar v;
-      v.enter = op.output(0);
-      Operation merge = only_consumer(v.enter, "Merge");
-      if (!merge.valid()) {
-        return unsupported(absl::StrCat("Enter '", op.name(), "' feeds no Merge"));
-      }
-      v.merge = merge.output(0);
-      const std::vector<Output> merge_in = graph.GetInputs(merge);
-      if (merge_in.size() != 2) {
-        return unsupported(absl::StrCat("Merge '", merge.name(), "' has ", merge_in.size(),
-                                        " inputs, not an Enter and a NextIteration"));
-      }
-      v.next = merge_in[1];
-      v.result = graph.GetInputs(v.next.op())[0];
-      Operation sw = only_consumer(v.merge, "Switch");
-      if (!sw.valid())
-        return unsupported(absl::StrCat("Merge '", merge.name(), "' feeds no Switch"));
-      Operation exit = only_consumer(sw.output(0), "Exit");
-      Operation ident = only_consumer(sw.output(1), "Identity");
-      v.exit = exit.valid() ? exit.output(0) : Output();
-      v.body = ident.valid() ? ident.output(0) : sw.output(1);
-      const int k = static_cast<int>(loop.vars.size());
-      for (const Operation& o : {merge, sw, v.next.op(), ident, exit}) {
-        if (!o.valid()) continue;
-        loop.structure[o.name()] = true;
-        if (o.name() != v.next.op().name() && o.name() != exit.name()) loop.var_of[o.name()] = k;
-      }
-      loop.vars.push_back(v);
+      MG_RETURN_IF_ERROR(AddLoopVar(a, consumers, op, loop));
     } else if (n.op() == "LoopCond") {
-      loop.pred = op.output(0);
-      loop.structure[op.name()] = true;
+      loop->pred = op.output(0);
+      loop->structure[op.name()] = true;
     }
   }
-  if (loop.vars.empty() || !loop.pred.op().valid()) {
-    return unsupported("its Enter, Merge, Switch and LoopCond nodes were not found");
+  if (loop->vars.empty() || !loop->pred.op().valid()) {
+    return Unsupported(a, "its Enter, Merge, Switch and LoopCond nodes were not found");
   }
+  return absl::OkStatus();
+}
+
+// The deepest cond among those of `n`'s inputs (a branch may use a value
+// from outside the cond directly).
+std::vector<std::pair<Output, int>> DeepestInputConds(const Scope& graph, const Loop& loop,
+                                                      const NodeDef& n) {
+  std::vector<std::pair<Output, int>> deepest;
+  for (const std::string& in : n.input()) {
+    const bool control = !in.empty() && in[0] == '^';
+    absl::StatusOr<TensorId> id = ParseTensorName(control ? in.substr(1) : in);
+    if (!id.ok()) continue;
+    absl::StatusOr<Operation> src = graph.FindOp(id->node);
+    if (!src.ok()) continue;
+    std::vector<std::pair<Output, int>> c = loop.CondsOf(graph, src->output(id->index));
+    if (control && loop.cond_switch.contains(id->node)) c.pop_back();  // the Switch itself
+    if (c.size() > deepest.size()) deepest = std::move(c);
+  }
+  return deepest;
+}
+
+// The body: its units (an op, or an inner loop's ops) and the conds each
+// op runs in.
+void FindBody(const WhileLoopGradientArgs& a, Loop* loop) {
+  const Scope& graph = a.graph;
   // An inner loop runs in the deepest cond of its Enters' inputs.
   absl::flat_hash_map<std::string, std::vector<std::pair<Output, int>>> inner_conds;
   absl::flat_hash_map<std::string, int> unit_of_frame;
   for (const Operation& op : a.ops) {
-    if (loop.structure.contains(op.name())) continue;
+    if (loop->structure.contains(op.name())) continue;
     const NodeDef& n = graph.GetNodeDef(op);
-    const std::string inner = inner_frame(op);
+    const std::string inner = InnerFrame(a, op);
     if (!inner.empty()) {
-      auto [it, added] = unit_of_frame.try_emplace(inner, static_cast<int>(loop.units.size()));
-      if (added) loop.units.push_back({inner, {}});
-      loop.units[it->second].ops.push_back(op);
+      auto [it, added] = unit_of_frame.try_emplace(inner, static_cast<int>(loop->units.size()));
+      if (added) loop->units.push_back({inner, {}});
+      loop->units[it->second].ops.push_back(op);
     } else {
-      loop.units.push_back({"", {op}});
+      loop->units.push_back({"", {op}});
     }
-    if (IsOpOrRef(n, "Switch") && inner.empty()) loop.cond_switch[op.name()] = true;
-    // The deepest cond among the inputs' (a branch may use a value from
-    // outside the cond directly); a Merge leaves its branches' cond.
-    std::vector<std::pair<Output, int>> deepest;
-    for (const std::string& in : n.input()) {
-      const bool control = !in.empty() && in[0] == '^';
-      absl::StatusOr<TensorId> id = ParseTensorName(control ? in.substr(1) : in);
-      if (!id.ok()) continue;
-      absl::StatusOr<Operation> src = graph.FindOp(id->node);
-      if (!src.ok()) continue;
-      std::vector<std::pair<Output, int>> c = loop.CondsOf(graph, src->output(id->index));
-      if (control && loop.cond_switch.contains(id->node)) c.pop_back();  // the Switch itself
-      if (c.size() > deepest.size()) deepest = std::move(c);
-    }
+    if (IsOpOrRef(n, "Switch") && inner.empty()) loop->cond_switch[op.name()] = true;
+    std::vector<std::pair<Output, int>> deepest = DeepestInputConds(graph, *loop, n);
     if (!inner.empty()) {
       // Everything of an inner loop runs where its Enters do.
       std::vector<std::pair<Output, int>>& c = inner_conds[inner];
@@ -210,13 +241,20 @@ absl::StatusOr<Loop> Analyze(const WhileLoopGradientArgs& a) {
           deepest.size() > c.size()) {
         c = deepest;
       }
-      loop.conds[op.name()] = c;
+      loop->conds[op.name()] = c;
       continue;
     }
+    // A Merge leaves its branches' cond.
     if (IsOpOrRef(n, "Merge") && !deepest.empty()) deepest.pop_back();
-    loop.conds[op.name()] = std::move(deepest);
-    loop.body.push_back(op);
+    loop->conds[op.name()] = std::move(deepest);
+    loop->body.push_back(op);
   }
+}
+
+absl::StatusOr<Loop> Analyze(const WhileLoopGradientArgs& a) {
+  Loop loop;
+  MG_RETURN_IF_ERROR(FindStructure(a, &loop));
+  FindBody(a, &loop);
   return loop;
 }
 

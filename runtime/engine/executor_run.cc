@@ -17,6 +17,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "core/status_macros.h"
 #include "runtime/engine/denormal.h"
 #include "runtime/engine/internal/executor_plan.h"
 #include "unsupported/Eigen/CXX11/ThreadPool"
@@ -175,7 +176,37 @@ std::unique_ptr<Iteration> Plan::NewIteration(Frame* frame, int64_t num) const {
   return it;
 }
 
-absl::Status Plan::Run(const Args& args, std::vector<Tensor>* fetches) const {
+namespace {
+
+// Waits until the step is done; fails it when its deadline passes or its
+// caller gives up (args.cancelled, asked every 100 ms).
+void WaitForStep(StepState* state, const Executor::Args& args) {
+  if (args.cancelled) {
+    while (!state->done.WaitForNotificationWithDeadline(
+        std::min(state->deadline, absl::Now() + absl::Milliseconds(100)))) {
+      if (absl::Now() > state->deadline) {
+        state->FailTimedOut();
+      } else if (args.cancelled()) {
+        state->FailCancelled();
+      } else {
+        continue;
+      }
+      state->done.WaitForNotification();
+      break;
+    }
+  } else if (state->deadline != absl::InfiniteFuture()) {
+    if (!state->done.WaitForNotificationWithDeadline(state->deadline)) {
+      state->FailTimedOut();
+      state->done.WaitForNotification();
+    }
+  } else {
+    state->done.WaitForNotification();
+  }
+}
+
+}  // namespace
+
+absl::Status Plan::CheckFeeds(const Args& args) const {
   if (args.feeds.size() != feeds_.size()) {
     return absl::InvalidArgumentError(absl::StrCat("expected ", feeds_.size(),
                                                    " feed values, got ", args.feeds.size()));
@@ -194,6 +225,53 @@ absl::Status Plan::Run(const Args& args, std::vector<Tensor>* fetches) const {
           feeds_[i].ToString(), "', which has shape ", feed_shapes_[i].DebugString()));
     }
   }
+  return absl::OkStatus();
+}
+
+void Plan::Start(StepState* state, Iteration* root_iter) const {
+  auto task = [&](int item) { return Task{item, root_iter}; };
+  // The calling thread runs the first initial node that is not blocking;
+  // the others go to the pools (or, without a pool, to the inline queue).
+  state->outstanding.store(1);
+  int first = -1;
+  for (size_t i = 0; i < initial_ready_.size(); ++i) {
+    const Task t = task(initial_ready_[i]);
+    if (first < 0 && !items_[t.item].blocking) {
+      first = static_cast<int>(i);
+    } else if (state->pool != nullptr) {
+      Schedule(state, t);
+    } else {
+      state->inline_queue.push_back(t);
+    }
+  }
+  if (first >= 0) {
+    Process(state, task(initial_ready_[first]));
+  } else {
+    NodeDone(state);
+  }
+}
+
+absl::Status Plan::CheckAllFetched(const StepState& state) const {
+  // Every node that could run has run. A fetch still missing sits behind
+  // a loop that never delivered it: a malformed graph, not a hang.
+  for (size_t k = 0; k < state.fetched.size(); ++k) {
+    if (fetch_from_feed_[k] >= 0 || state.fetched[k].load(std::memory_order_relaxed)) continue;
+    for (const Item& item : items_) {
+      for (const auto& [output, fetch] : item.fetches) {
+        if (fetch == static_cast<int>(k)) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "fetched tensor '", item.node->name(), ":", output,
+              "' was never computed: the step ended with its inputs incomplete (a while "
+              "loop that did not exit?)"));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Plan::Run(const Args& args, std::vector<Tensor>* fetches) const {
+  MG_RETURN_IF_ERROR(CheckFeeds(args));
   fetches->assign(fetch_from_feed_.size(), Tensor());
   for (size_t k = 0; k < fetch_from_feed_.size(); ++k) {
     if (fetch_from_feed_[k] >= 0) (*fetches)[k] = args.feeds[fetch_from_feed_[k]];
@@ -218,73 +296,90 @@ absl::Status Plan::Run(const Args& args, std::vector<Tensor>* fetches) const {
   Iteration* root_iter = state.root.iterations.front().get();
   root_iter->outstanding_ops = static_cast<int>(initial_ready_.size());
   for (const auto& [slot, feed] : fed_slots_) root_iter->slots[slot].tensor = args.feeds[feed];
-
-  auto task = [&](int item) { return Task{item, root_iter}; };
   state.pool = args.pool != nullptr ? args.pool : has_blocking_ ? BlockingPool() : nullptr;
-  // The calling thread runs the first initial node that is not blocking;
-  // the others go to the pools (or, without a pool, to the inline queue).
-  state.outstanding.store(1);
-  int first = -1;
-  for (size_t i = 0; i < initial_ready_.size(); ++i) {
-    const Task t = task(initial_ready_[i]);
-    if (first < 0 && !items_[t.item].blocking) {
-      first = static_cast<int>(i);
-    } else if (state.pool != nullptr) {
-      Schedule(&state, t);
-    } else {
-      state.inline_queue.push_back(t);
-    }
-  }
-  if (first >= 0) {
-    Process(&state, task(initial_ready_[first]));
-  } else {
-    NodeDone(&state);
-  }
 
-  if (args.cancelled) {
-    // Wakes every 100 ms to ask whether the caller gave up.
-    while (!state.done.WaitForNotificationWithDeadline(
-        std::min(state.deadline, absl::Now() + absl::Milliseconds(100)))) {
-      if (absl::Now() > state.deadline) {
-        state.FailTimedOut();
-      } else if (args.cancelled()) {
-        state.FailCancelled();
-      } else {
-        continue;
-      }
-      state.done.WaitForNotification();
-      break;
-    }
-  } else if (state.deadline != absl::InfiniteFuture()) {
-    if (!state.done.WaitForNotificationWithDeadline(state.deadline)) {
-      state.FailTimedOut();
-      state.done.WaitForNotification();
-    }
-  } else {
-    state.done.WaitForNotification();
-  }
+  Start(&state, root_iter);
+  WaitForStep(&state, args);
   absl::MutexLock l(&state.mu);
-  if (state.status.ok()) {
-    // Every node that could run has run. A fetch still missing sits behind
-    // a loop that never delivered it: a malformed graph, not a hang.
-    for (size_t k = 0; k < state.fetched.size(); ++k) {
-      if (fetch_from_feed_[k] < 0 && !state.fetched[k].load(std::memory_order_relaxed)) {
-        for (const Item& item : items_) {
-          for (const auto& [output, fetch] : item.fetches) {
-            if (fetch == static_cast<int>(k)) {
-              state.status = absl::InvalidArgumentError(absl::StrCat(
-                  "fetched tensor '", item.node->name(), ":", output,
-                  "' was never computed: the step ended with its inputs incomplete (a while "
-                  "loop that did not exit?)"));
-            }
-          }
-        }
-        break;
-      }
-    }
-  }
+  if (state.status.ok()) state.status = CheckAllFetched(state);
   if (!state.status.ok()) fetches->clear();
   return state.status;
+}
+
+absl::Status Plan::Compute(StepState* state, int item_index, TensorValue* inputs,
+                           TensorValue* outputs) const {
+  const Item& item = items_[item_index];
+  OpKernelContext ctx(item.kernel, &state->step, inputs, outputs);
+  if (state->pool == nullptr || item.cheap) return item.kernel->Compute(&ctx);
+  const uint64_t start = Cycles();
+  absl::Status s = item.kernel->Compute(&ctx);
+  const uint64_t end = Cycles();
+  // Decaying average: 7/8 of the old estimate, 1/8 of this run (skipped if
+  // the thread moved to a core whose counter lags).
+  if (end >= start) {
+    std::atomic<uint64_t>& cost = cost_cycles_[item_index];
+    const uint64_t old = cost.load(std::memory_order_relaxed);
+    cost.store(old - old / 8 + (end - start) / 8, std::memory_order_relaxed);
+  }
+  return s;
+}
+
+absl::Status Plan::RunItem(StepState* state, const Task& task, TensorValue* outputs,
+                           bool* dead) const {
+  const Item& item = items_[task.item];
+  Iteration* iter = task.iter;
+  TensorValue* inputs = &iter->slots[item.input_start];
+  if (item.is_merge) {
+    // Late arrivals may still write other input slots: read only the
+    // winner's, and leave the slots for the iteration to free.
+    const int w = iter->merge_winner[item.local].load(std::memory_order_acquire);
+    if (w < 0) {
+      *dead = true;
+    } else {
+      outputs[0] = inputs[w];
+      outputs[1].tensor = Tensor::Scalar<int32_t>(w);
+    }
+    return absl::OkStatus();
+  }
+  if (has_control_flow_ && !item.control_trigger) {
+    *dead = iter->dead_control[item.local].load(std::memory_order_relaxed);
+    for (int i = 0; i < item.num_inputs && !*dead; ++i) *dead = inputs[i].dead;
+  }
+  absl::Status s;
+  if (!*dead || item.is_send) {
+    for (size_t k = 0; !*dead && k < item.deref_inputs.size(); ++k) {
+      const int i = item.deref_inputs[k];
+      absl::StatusOr<Tensor> value = inputs[i].ref->Read();
+      if (!value.ok()) {
+        s = value.status();
+        break;
+      }
+      inputs[i].tensor = *std::move(value);
+      inputs[i].ref = nullptr;
+    }
+    if (s.ok()) s = Compute(state, task.item, inputs, outputs);
+  }
+  for (int i = 0; i < item.num_inputs; ++i) inputs[i] = TensorValue();
+  return s;
+}
+
+void Plan::Dispatch(StepState* state, const ReadyList& ready, ReadyList* cheap) const {
+  // Of the expensive ones, one stays on this thread when nothing cheap
+  // is waiting; the others go to the pool.
+  bool keep_one = cheap->empty();
+  for (const Task& t : ready) {
+    if (items_[t.item].blocking) {
+      Schedule(state, t);
+    } else if (items_[t.item].cheap ||
+               cost_cycles_[t.item].load(std::memory_order_relaxed) < kExpensiveCycles) {
+      cheap->push_back(t);
+    } else if (keep_one) {
+      cheap->push_back(t);
+      keep_one = false;
+    } else {
+      Schedule(state, t);
+    }
+  }
 }
 
 void Plan::Process(StepState* state, Task task) const {
@@ -305,60 +400,12 @@ void Plan::Process(StepState* state, Task task) const {
         state->FailCancelled();
       }
     }
-    const Item& item = items_[task.item];
-    Iteration* iter = task.iter;
     ready.clear();
     if (!state->cancelled.load(std::memory_order_relaxed)) {
-      TensorValue* inputs = &iter->slots[item.input_start];
-      absl::Status s;
+      const Item& item = items_[task.item];
       outputs.assign(item.node->num_outputs(), TensorValue());
       bool dead = false;
-      if (item.is_merge) {
-        // Late arrivals may still write other input slots: read only the
-        // winner's, and leave the slots for the iteration to free.
-        const int w = iter->merge_winner[item.local].load(std::memory_order_acquire);
-        if (w < 0) {
-          dead = true;
-        } else {
-          outputs[0] = inputs[w];
-          outputs[1].tensor = Tensor::Scalar<int32_t>(w);
-        }
-      } else {
-        if (has_control_flow_ && !item.control_trigger) {
-          dead = iter->dead_control[item.local].load(std::memory_order_relaxed);
-          for (int i = 0; i < item.num_inputs && !dead; ++i) dead = inputs[i].dead;
-        }
-        if (!dead || item.is_send) {
-          for (size_t k = 0; !dead && k < item.deref_inputs.size(); ++k) {
-            const int i = item.deref_inputs[k];
-            absl::StatusOr<Tensor> value = inputs[i].ref->Read();
-            if (!value.ok()) {
-              s = value.status();
-              break;
-            }
-            inputs[i].tensor = *std::move(value);
-            inputs[i].ref = nullptr;
-          }
-          if (s.ok()) {
-            OpKernelContext ctx(item.kernel, &state->step, inputs, outputs.data());
-            if (state->pool != nullptr && !item.cheap) {
-              const uint64_t start = Cycles();
-              s = item.kernel->Compute(&ctx);
-              const uint64_t end = Cycles();
-              // Decaying average: 7/8 of the old estimate, 1/8 of this run
-              // (skipped if the thread moved to a core whose counter lags).
-              if (end >= start) {
-                std::atomic<uint64_t>& cost = cost_cycles_[task.item];
-                const uint64_t old = cost.load(std::memory_order_relaxed);
-                cost.store(old - old / 8 + (end - start) / 8, std::memory_order_relaxed);
-              }
-            } else {
-              s = item.kernel->Compute(&ctx);
-            }
-          }
-        }
-        for (int i = 0; i < item.num_inputs; ++i) inputs[i] = TensorValue();
-      }
+      absl::Status s = RunItem(state, task, outputs.data(), &dead);
       if (dead) {
         for (TensorValue& v : outputs) v.dead = true;
       }
@@ -379,22 +426,7 @@ void Plan::Process(StepState* state, Task task) const {
       state->inline_queue.pop_back();
       continue;
     }
-    // Of the expensive ones, one stays on this thread when nothing cheap
-    // is waiting; the others go to the pool.
-    bool keep_one = cheap.empty();
-    for (const Task& t : ready) {
-      if (items_[t.item].blocking) {
-        Schedule(state, t);
-      } else if (items_[t.item].cheap ||
-          cost_cycles_[t.item].load(std::memory_order_relaxed) < kExpensiveCycles) {
-        cheap.push_back(t);
-      } else if (keep_one) {
-        cheap.push_back(t);
-        keep_one = false;
-      } else {
-        Schedule(state, t);
-      }
-    }
+    Dispatch(state, ready, &cheap);
     if (cheap.empty()) break;
     task = cheap.back();
     cheap.pop_back();

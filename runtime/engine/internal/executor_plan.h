@@ -113,7 +113,22 @@ class Plan {
   using ReadyList = absl::InlinedVector<Task, 8>;
   Plan() = default;
 
+  // Run's steps: the feeds against the plan's, the initial nodes started
+  // (the first on the calling thread), every fetch delivered.
+  absl::Status CheckFeeds(const Args& args) const;
+  void Start(StepState* state, Iteration* root_iter) const;
+  absl::Status CheckAllFetched(const StepState& state) const;
+  // Runs `task` and every node it makes ready that stays on this thread.
   void Process(StepState* state, Task task) const;
+  // Process's steps: one node's run into `outputs` (`*dead` when its inputs
+  // were), its kernel's run (timed for the cost estimate on a pool), and
+  // the nodes it made ready handed on: to the pool, or to `cheap`, which
+  // this thread runs next.
+  absl::Status RunItem(StepState* state, const Task& task, TensorValue* outputs,
+                       bool* dead) const;
+  absl::Status Compute(StepState* state, int item_index, TensorValue* inputs,
+                       TensorValue* outputs) const;
+  void Dispatch(StepState* state, const ReadyList& ready, ReadyList* cheap) const;
   // `frame_end`: the dead values a finished loop leaves on its Exits.
   absl::Status Fetch(StepState* state, const Item& item, TensorValue* outputs,
                      bool frame_end = false) const;

@@ -485,7 +485,9 @@ absl::Status PackShape(InferenceContext* c) {
   PartialShape s;
   for (int i = 0; i < c->num_inputs(); ++i) {
     auto merged = PartialShape::Merge(s, c->input(i));
-    if (!merged.ok()) return c->Error(absl::StrCat("Pack inputs differ: ", merged.status().message()));
+    if (!merged.ok()) {
+      return c->Error(absl::StrCat("Pack inputs differ: ", merged.status().message()));
+    }
     s = *merged;
   }
   MG_ASSIGN_OR_RETURN(int64_t axis, c->GetAttr<int64_t>("axis"));
@@ -785,6 +787,61 @@ void RegisterShapeOps(OpRegistry* r) {
                         }));
 }
 
+absl::Status GatherV2Shape(InferenceContext* c) {
+  std::vector<int64_t> axis;
+  if (!ConstInts(c, 2, &axis) || axis.size() != 1) {
+    c->set_output(0, PartialShape());
+    return absl::OkStatus();
+  }
+  MG_ASSIGN_OR_RETURN(int64_t batch_dims, c->GetAttr<int64_t>("batch_dims"));
+  return GatherShapeImpl(c, axis[0], batch_dims);
+}
+
+absl::Status DenseBincountShape(InferenceContext* c) {
+  const PartialShape& in = c->input(0);
+  if (in.rank_known() && in.rank() > 2) {
+    return c->Error(absl::StrCat("input must be at most rank 2, got rank ", in.rank()));
+  }
+  int64_t size = -1;
+  if (const Tensor* t = c->input_tensor(1); t && t->NumElements() == 1) {
+    size = t->dtype() == DT_INT32 ? t->data<int32_t>()[0] : t->data<int64_t>()[0];
+  }
+  if (!in.rank_known()) {
+    c->set_output(0, PartialShape());
+  } else if (in.rank() == 2) {
+    c->set_output(0, PartialShape({in.dim(0), size}));
+  } else {
+    c->set_output(0, PartialShape({size}));
+  }
+  return absl::OkStatus();
+}
+
+// The rank is the ragged rank plus the values' rank; dims come from
+// `shape` where it gives them.
+absl::Status RaggedTensorToTensorShape(InferenceContext* c) {
+  MG_ASSIGN_OR_RETURN(std::vector<std::string> types,
+                      c->GetAttr<std::vector<std::string>>("row_partition_types"));
+  const PartialShape& values = c->input(1);
+  if (types.empty() || !values.rank_known()) {
+    c->set_output(0, PartialShape());
+    return absl::OkStatus();
+  }
+  const int ragged_rank = static_cast<int>(types.size()) - (types[0] == "FIRST_DIM_SIZE" ? 1 : 0);
+  std::vector<int64_t> dims(ragged_rank + values.rank(), -1);
+  for (int d = 1; d < values.rank(); ++d) dims[ragged_rank + d] = values.dim(d);
+  const Tensor* shape = c->input_tensor(0);
+  if (shape != nullptr && shape->dims() == 1 &&
+      shape->NumElements() == static_cast<int64_t>(dims.size())) {
+    for (size_t d = 0; d < dims.size(); ++d) {
+      const int64_t v = shape->dtype() == DT_INT32 ? shape->data<int32_t>()[d]
+                                                   : shape->data<int64_t>()[d];
+      if (v >= 0) dims[d] = v;
+    }
+  }
+  c->set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
 // Gathers, segment sums, bincounts and ragged-to-dense.
 void RegisterGatherOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("Gather")
@@ -804,16 +861,7 @@ void RegisterGatherOps(OpRegistry* r) {
                         .Attr("Tparams: type")
                         .Attr("Tindices: {int32, int64}")
                         .Attr("Taxis: {int32, int64}")
-                        .SetShapeFn([](InferenceContext* c) {
-                          std::vector<int64_t> axis;
-                          if (!ConstInts(c, 2, &axis) || axis.size() != 1) {
-                            c->set_output(0, PartialShape());
-                            return absl::OkStatus();
-                          }
-                          MG_ASSIGN_OR_RETURN(int64_t batch_dims,
-                                              c->GetAttr<int64_t>("batch_dims"));
-                          return GatherShapeImpl(c, axis[0], batch_dims);
-                        }));
+                        .SetShapeFn(GatherV2Shape));
   MG_REGISTER_OP(r, OpDefBuilder("UnsortedSegmentSum")
                         .Input("data: T")
                         .Input("segment_ids: Tindices")
@@ -831,26 +879,7 @@ void RegisterGatherOps(OpRegistry* r) {
                         .Attr("Tidx: {int32, int64}")
                         .Attr("T: {int32, int64, float, double}")
                         .Attr("binary_output: bool = false")
-                        .SetShapeFn([](InferenceContext* c) {
-                          const PartialShape& in = c->input(0);
-                          if (in.rank_known() && in.rank() > 2) {
-                            return c->Error(
-                                absl::StrCat("input must be at most rank 2, got rank ", in.rank()));
-                          }
-                          int64_t size = -1;
-                          if (const Tensor* t = c->input_tensor(1); t && t->NumElements() == 1) {
-                            size = t->dtype() == DT_INT32 ? t->data<int32_t>()[0]
-                                                          : t->data<int64_t>()[0];
-                          }
-                          if (!in.rank_known()) {
-                            c->set_output(0, PartialShape());
-                          } else if (in.rank() == 2) {
-                            c->set_output(0, PartialShape({in.dim(0), size}));
-                          } else {
-                            c->set_output(0, PartialShape({size}));
-                          }
-                          return absl::OkStatus();
-                        }));
+                        .SetShapeFn(DenseBincountShape));
   MG_REGISTER_OP(
       r, OpDefBuilder("RaggedTensorToTensor")
              .Input("shape: Tshape")
@@ -863,34 +892,7 @@ void RegisterGatherOps(OpRegistry* r) {
              .Attr("Tshape: {int32, int64}")
              .Attr("num_row_partition_tensors: int")
              .Attr("row_partition_types: list(string)")
-             .SetShapeFn([](InferenceContext* c) {
-               // The rank is the ragged rank plus the values' rank;
-               // dims come from `shape` where it gives them.
-               MG_ASSIGN_OR_RETURN(std::vector<std::string> types,
-                                   c->GetAttr<std::vector<std::string>>("row_partition_types"));
-               const PartialShape& values = c->input(1);
-               if (types.empty() || !values.rank_known()) {
-                 c->set_output(0, PartialShape());
-                 return absl::OkStatus();
-               }
-               const int ragged_rank =
-                   static_cast<int>(types.size()) - (types[0] == "FIRST_DIM_SIZE" ? 1 : 0);
-               std::vector<int64_t> dims(ragged_rank + values.rank(), -1);
-               for (int d = 1; d < values.rank(); ++d) {
-                 dims[ragged_rank + d] = values.dim(d);
-               }
-               const Tensor* shape = c->input_tensor(0);
-               if (shape != nullptr && shape->dims() == 1 &&
-                   shape->NumElements() == static_cast<int64_t>(dims.size())) {
-                 for (size_t d = 0; d < dims.size(); ++d) {
-                   const int64_t v = shape->dtype() == DT_INT32 ? shape->data<int32_t>()[d]
-                                                                : shape->data<int64_t>()[d];
-                   if (v >= 0) dims[d] = v;
-                 }
-               }
-               c->set_output(0, PartialShape(dims));
-               return absl::OkStatus();
-             }));
+             .SetShapeFn(RaggedTensorToTensorShape));
 }
 
 // Selections, uniques and the indices of true elements.

@@ -168,19 +168,19 @@ void CmykToRgb(const JSAMPLE* in, int64_t width, bool adobe, uint8_t* out) {
   }
 }
 
-// TensorFlow's UncompressLow. False when the image could not be decoded;
-// `st` holds what to free and why.
-bool DecodeJpegLow(absl::string_view data, const JpegDecodeOptions& o, ImageAllocator allocate,
-                   JpegDecodeState* st) {
-  if (setjmp(st->err.jump)) return false;
-  StartJpeg(data, o.try_recover_truncated, st);
+// DecodeJpegLow's steps. Each may end in libjpeg's error exit, which jumps
+// back to DecodeJpegLow's setjmp; a false return has set st->problem.
+
+// Reads the header and sets the output's color space, scale and DCT
+// method; `*components` is the channels of the result.
+bool ConfigureJpeg(const JpegDecodeOptions& o, JpegDecodeState* st, int* components) {
   jpeg_decompress_struct& cinfo = st->cinfo;
   jpeg_read_header(&cinfo, TRUE);
-  const int components = o.channels == 0 ? std::min(cinfo.num_components, 3) : o.channels;
-  if (components == 1) {
+  *components = o.channels == 0 ? std::min(cinfo.num_components, 3) : o.channels;
+  if (*components == 1) {
     cinfo.out_color_space = JCS_GRAYSCALE;
   } else if (cinfo.jpeg_color_space == JCS_CMYK || cinfo.jpeg_color_space == JCS_YCCK) {
-    cinfo.out_color_space = JCS_CMYK;  // converted to RGB below
+    cinfo.out_color_space = JCS_CMYK;  // converted to RGB by ReadJpegLines
   } else {
     cinfo.out_color_space = JCS_RGB;
   }
@@ -209,36 +209,46 @@ bool DecodeJpegLow(absl::string_view data, const JpegDecodeOptions& o, ImageAllo
     st->problem = "the image has 2^29 samples or more";
     return false;
   }
+  return true;
+}
+
+// Starts decompressing; with a crop window, narrows the scanlines to it and
+// skips the rows above (`*skipped` of them). `*width` and `*height` are the
+// result's.
+bool StartJpegWindow(const JpegDecodeOptions& o, JpegDecodeState* st, int64_t* width,
+                     int64_t* height, JDIMENSION* skipped) {
+  jpeg_decompress_struct& cinfo = st->cinfo;
   jpeg_start_decompress(&cinfo);
-
-  int64_t out_width = cinfo.output_width, out_height = cinfo.output_height;
-  JDIMENSION skipped = 0;
-  if (o.crop) {
-    if (o.crop_width <= 0 || o.crop_height <= 0 || o.crop_x < 0 || o.crop_y < 0 ||
-        int64_t{o.crop_y} + o.crop_height > out_height ||
-        int64_t{o.crop_x} + o.crop_width > out_width) {
-      st->problem = "the crop window is not inside the image";
-      return false;
-    }
-    out_width = o.crop_width;
-    out_height = o.crop_height;
-    // The scanline must start on an MCU boundary: libjpeg moves it left and
-    // widens it; the rows are realigned below.
-    JDIMENSION x = o.crop_x, width = o.crop_width;
-    jpeg_crop_scanline(&cinfo, &x, &width);
-    skipped = jpeg_skip_scanlines(&cinfo, o.crop_y);
-    if (skipped != static_cast<JDIMENSION>(o.crop_y)) {
-      st->problem = "the rows above the crop window could not be skipped";
-      return false;
-    }
+  *width = cinfo.output_width;
+  *height = cinfo.output_height;
+  *skipped = 0;
+  if (!o.crop) return true;
+  if (o.crop_width <= 0 || o.crop_height <= 0 || o.crop_x < 0 || o.crop_y < 0 ||
+      int64_t{o.crop_y} + o.crop_height > *height || int64_t{o.crop_x} + o.crop_width > *width) {
+    st->problem = "the crop window is not inside the image";
+    return false;
   }
-  const int64_t stride = out_width * components;
-  st->height = out_height;
-  st->stride = stride;
-  CallAllocate(allocate, ImageSize{1, out_height, out_width, components, 1}, &st->alloc_status,
-               &st->out);
-  if (st->out == nullptr) return false;
+  *width = o.crop_width;
+  *height = o.crop_height;
+  // The scanline must start on an MCU boundary: libjpeg moves it left and
+  // widens it; ReadJpegLines realigns the rows.
+  JDIMENSION x = o.crop_x, crop_width = o.crop_width;
+  jpeg_crop_scanline(&cinfo, &x, &crop_width);
+  *skipped = jpeg_skip_scanlines(&cinfo, o.crop_y);
+  if (*skipped != static_cast<JDIMENSION>(o.crop_y)) {
+    st->problem = "the rows above the crop window could not be skipped";
+    return false;
+  }
+  return true;
+}
 
+// Reads the window's rows (`out_width` wide, from row `skipped`) into
+// st->out, converting CMYK and realigning a cropped row. Returns whether
+// the data ended early and try_recover_truncated did not fill the rest.
+bool ReadJpegLines(const JpegDecodeOptions& o, int components, int64_t out_width,
+                   JDIMENSION skipped, JpegDecodeState* st) {
+  jpeg_decompress_struct& cinfo = st->cinfo;
+  const int64_t stride = st->stride;
   const bool realign = out_width != static_cast<int64_t>(cinfo.output_width);
   const bool cmyk = cinfo.out_color_space == JCS_CMYK;
   if (cmyk) {
@@ -247,8 +257,8 @@ bool DecodeJpegLow(absl::string_view data, const JpegDecodeOptions& o, ImageAllo
     st->temp = new JSAMPLE[cinfo.output_width * components];
   }
   const int64_t align_offset = (cinfo.output_width - out_width) * (cmyk ? 4 : components);
-  const JDIMENSION last_line = skipped + out_height;
-  st->height_read = out_height;
+  const JDIMENSION last_line = skipped + st->height;
+  st->height_read = st->height;
   bool truncated = false;
   uint8_t* line = st->out;
   while (cinfo.output_scanline < last_line) {
@@ -279,9 +289,31 @@ bool DecodeJpegLow(absl::string_view data, const JpegDecodeOptions& o, ImageAllo
   }
   delete[] st->temp;
   st->temp = nullptr;
+  return truncated;
+}
+
+// TensorFlow's UncompressLow. False when the image could not be decoded;
+// `st` holds what to free and why.
+bool DecodeJpegLow(absl::string_view data, const JpegDecodeOptions& o, ImageAllocator allocate,
+                   JpegDecodeState* st) {
+  if (setjmp(st->err.jump)) return false;
+  StartJpeg(data, o.try_recover_truncated, st);
+  jpeg_decompress_struct& cinfo = st->cinfo;
+  int components = 0;
+  if (!ConfigureJpeg(o, st, &components)) return false;
+  int64_t out_width = 0, out_height = 0;
+  JDIMENSION skipped = 0;
+  if (!StartJpegWindow(o, st, &out_width, &out_height, &skipped)) return false;
+  st->height = out_height;
+  st->stride = out_width * components;
+  CallAllocate(allocate, ImageSize{1, out_height, out_width, components, 1}, &st->alloc_status,
+               &st->out);
+  if (st->out == nullptr) return false;
+  const bool truncated = ReadJpegLines(o, components, out_width, skipped, st);
   if (o.crop && cinfo.output_scanline < cinfo.output_height) {
     jpeg_skip_scanlines(&cinfo, cinfo.output_height - o.crop_y - o.crop_height);
   }
+  const bool cmyk = cinfo.out_color_space == JCS_CMYK;
   const int want = components == 1 ? 1 : cmyk ? 4 : 3;
   if (truncated || cinfo.output_components != want) {
     jpeg_abort(reinterpret_cast<j_common_ptr>(&cinfo));
