@@ -2,6 +2,7 @@
 // them: StatefulPartitionedCall (with a resource variable passed in), If
 // and While with function branches and bodies, a call inside a function,
 // and the errors for what does not resolve.
+#include "absl/strings/str_cat.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
@@ -488,96 +489,54 @@ TEST(FunctionCallTest, ListArgumentsAndResultsExpandAsTensorFlowNamesThem) {
                        HasSubstr("is $N, which the call does not set")));
 }
 
+// A While of kLibrary's "step" whose condition, "always", is always true.
+constexpr char kForeverLoop[] = R"pb(
+  library {
+    function {
+      signature {
+        name: "always"
+        input_arg { name: "i" type: DT_INT32 }
+        input_arg { name: "acc" type: DT_FLOAT }
+        output_arg { name: "b" type: DT_BOOL }
+      }
+      node_def {
+        name: "t"
+        op: "Const"
+        attr { key: "dtype" value { type: DT_BOOL } }
+        attr { key: "value" value { tensor { dtype: DT_BOOL tensor_shape {} bool_val: true } } }
+      }
+      ret { key: "b" value: "t:output:0" }
+    }
+  }
+  node {
+    name: "i0"
+    op: "Const"
+    attr { key: "dtype" value { type: DT_INT32 } }
+    attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 0 } } }
+  }
+  node {
+    name: "acc0"
+    op: "Const"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } }
+  }
+  node {
+    name: "loop"
+    op: "While"
+    input: "i0"
+    input: "acc0"
+    attr { key: "T" value { list { type: [ DT_INT32, DT_FLOAT ] } } }
+    attr { key: "cond" value { func { name: "always" } } }
+    attr { key: "body" value { func { name: "step" } } }
+  })pb";
+
 // A While whose condition never turns false ends at the step's deadline,
 // on one thread as on several.
 TEST(FunctionCallTest, AWhileThatNeverEndsStopsAtTheDeadline) {
-  // kLibrary's functions and one more, merged (a text proto sets a message
-  // field once).
+  // kLibrary's functions and kForeverLoop's, merged (a text proto sets a
+  // message field once).
   GraphDef def = Parse(kLibrary);
-  const std::string forever = R"pb(
-    library {
-      function {
-        signature {
-          name: "always"
-          input_arg { name: "i" type: DT_INT32 }
-          input_arg { name: "acc" type: DT_FLOAT }
-          output_arg { name: "b" type: DT_BOOL }
-        }
-        node_def {
-          name: "t"
-          op: "Const"
-          attr {
-            key: "dtype"
-            value { type: DT_BOOL }
-          }
-          attr {
-            key: "value"
-            value {
-              tensor {
-                dtype: DT_BOOL
-                tensor_shape {}
-                bool_val: true
-              }
-            }
-          }
-        }
-        ret { key: "b" value: "t:output:0" }
-      }
-    }
-    node {
-      name: "i0"
-      op: "Const"
-      attr {
-        key: "dtype"
-        value { type: DT_INT32 }
-      }
-      attr {
-        key: "value"
-        value {
-          tensor {
-            dtype: DT_INT32
-            tensor_shape {}
-            int_val: 0
-          }
-        }
-      }
-    }
-    node {
-      name: "acc0"
-      op: "Const"
-      attr {
-        key: "dtype"
-        value { type: DT_FLOAT }
-      }
-      attr {
-        key: "value"
-        value {
-          tensor {
-            dtype: DT_FLOAT
-            tensor_shape {}
-            float_val: 1
-          }
-        }
-      }
-    }
-    node {
-      name: "loop"
-      op: "While"
-      input: "i0"
-      input: "acc0"
-      attr {
-        key: "T"
-        value { list { type: [ DT_INT32, DT_FLOAT ] } }
-      }
-      attr {
-        key: "cond"
-        value { func { name: "always" } }
-      }
-      attr {
-        key: "body"
-        value { func { name: "step" } }
-      }
-    })pb";
+  const std::string forever = kForeverLoop;
   for (int threads : {1, 2}) {
     SessionOptions options;
     options.inter_op_threads = threads;
@@ -682,175 +641,112 @@ TEST(FunctionCallTest, ACallOfAGpuImplementationRunsItsCpuTwin) {
   EXPECT_EQ(*out[0].data<float>(), -2.0f);
 }
 
-TEST(FunctionCallTest, WhatDoesNotResolveIsAnErrorNamingIt) {
-  auto create = [](const std::string& text) {
-    absl::StatusOr<std::unique_ptr<Session>> sess = NewSession(SessionOptions());
-    EXPECT_OK(sess.status());
-    return (*sess)->Create(Parse(text));
-  };
-  const std::string call_missing = std::string(kLibrary) + R"pb(
-    node {
-      name: "call"
-      op: "PartitionedCall"
-      attr {
-        key: "Tin"
-        value { list {} }
+absl::Status CreateSession(const std::string& text) {
+  absl::StatusOr<std::unique_ptr<Session>> sess = NewSession(SessionOptions());
+  EXPECT_OK(sess.status());
+  return (*sess)->Create(Parse(text));
+}
+
+// x -> a PartitionedCall of F (the tests put a function name there).
+constexpr char kCallOfF[] = R"pb(
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node {
+    name: "call"
+    op: "PartitionedCall"
+    input: "x"
+    attr { key: "Tin" value { list { type: DT_FLOAT } } }
+    attr { key: "Tout" value { list { type: DT_FLOAT } } }
+    attr { key: "f" value { func { name: "F" } } }
+  })pb";
+
+// f runs an op no registry has; g returns an output its node lacks.
+constexpr char kBadFunctions[] = R"pb(
+  library {
+    function {
+      signature {
+        name: "f"
+        input_arg { name: "x" type: DT_FLOAT }
+        output_arg { name: "y" type: DT_FLOAT }
       }
-      attr {
-        key: "Tout"
-        value { list { type: DT_FLOAT } }
+      node_def { name: "u" op: "NoSuchOp" input: "x" }
+      ret { key: "y" value: "u:y:0" }
+    }
+    function {
+      signature {
+        name: "g"
+        input_arg { name: "x" type: DT_FLOAT }
+        output_arg { name: "y" type: DT_FLOAT }
       }
-      attr {
-        key: "f"
-        value { func { name: "nope" } }
+      node_def { name: "n" op: "Neg" input: "x" attr { key: "T" value { type: DT_FLOAT } } }
+      ret { key: "y" value: "n:nope:0" }
+    }
+  })pb";
+
+// f calls g calls f.
+constexpr char kRecursiveFunctions[] = R"pb(
+  library {
+    function {
+      signature {
+        name: "f"
+        input_arg { name: "x" type: DT_FLOAT }
+        output_arg { name: "y" type: DT_FLOAT }
       }
-    })pb";
-  EXPECT_THAT(create(call_missing),
+      node_def {
+        name: "c"
+        op: "PartitionedCall"
+        input: "x"
+        attr { key: "Tin" value { list { type: DT_FLOAT } } }
+        attr { key: "Tout" value { list { type: DT_FLOAT } } }
+        attr { key: "f" value { func { name: "g" } } }
+      }
+      ret { key: "y" value: "c:output:0" }
+    }
+    function {
+      signature {
+        name: "g"
+        input_arg { name: "x" type: DT_FLOAT }
+        output_arg { name: "y" type: DT_FLOAT }
+      }
+      node_def {
+        name: "c"
+        op: "PartitionedCall"
+        input: "x"
+        attr { key: "Tin" value { list { type: DT_FLOAT } } }
+        attr { key: "Tout" value { list { type: DT_FLOAT } } }
+        attr { key: "f" value { func { name: "f" } } }
+      }
+      ret { key: "y" value: "c:output:0" }
+    }
+  })pb";
+
+// kCallOfF calling `function`, after `library`.
+std::string CallOf(const std::string& library, const std::string& function) {
+  std::string text = library + kCallOfF;
+  text.replace(text.rfind("\"F\""), 3, absl::StrCat("\"", function, "\""));
+  return text;
+}
+
+TEST(FunctionCallTest, ACallOfAMissingFunctionIsNotFoundNamingIt) {
+  EXPECT_THAT(CreateSession(CallOf(kLibrary, "nope")),
               StatusIs(absl::StatusCode::kNotFound,
                        HasSubstr("function 'nope' is not in the graph's function library")));
-  const std::string bad_body = R"pb(
-    library {
-      function {
-        signature {
-          name: "f"
-          input_arg { name: "x" type: DT_FLOAT }
-          output_arg { name: "y" type: DT_FLOAT }
-        }
-        node_def { name: "u" op: "NoSuchOp" input: "x" }
-        ret { key: "y" value: "u:y:0" }
-      }
-      function {
-        signature {
-          name: "g"
-          input_arg { name: "x" type: DT_FLOAT }
-          output_arg { name: "y" type: DT_FLOAT }
-        }
-        node_def {
-          name: "n"
-          op: "Neg"
-          input: "x"
-          attr {
-            key: "T"
-            value { type: DT_FLOAT }
-          }
-        }
-        ret { key: "y" value: "n:nope:0" }
-      }
-    }
-    node {
-      name: "x"
-      op: "Placeholder"
-      attr {
-        key: "dtype"
-        value { type: DT_FLOAT }
-      }
-    }
-    node {
-      name: "call"
-      op: "PartitionedCall"
-      input: "x"
-      attr {
-        key: "Tin"
-        value { list { type: DT_FLOAT } }
-      }
-      attr {
-        key: "Tout"
-        value { list { type: DT_FLOAT } }
-      }
-      attr {
-        key: "f"
-        value { func { name: "F" } }
-      }
-    })pb";
-  std::string unknown_op = bad_body;
-  unknown_op.replace(unknown_op.find("\"F\""), 3, "\"f\"");
-  EXPECT_THAT(create(unknown_op),
+}
+
+TEST(FunctionCallTest, AnUnknownOpInAFunctionNamesTheFunctionAndNode) {
+  EXPECT_THAT(CreateSession(CallOf(kBadFunctions, "f")),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("function 'f', node 'u'")));
-  // f calls g calls f.
-  const std::string recursive = R"pb(
-    library {
-      function {
-        signature {
-          name: "f"
-          input_arg { name: "x" type: DT_FLOAT }
-          output_arg { name: "y" type: DT_FLOAT }
-        }
-        node_def {
-          name: "c"
-          op: "PartitionedCall"
-          input: "x"
-          attr {
-            key: "Tin"
-            value { list { type: DT_FLOAT } }
-          }
-          attr {
-            key: "Tout"
-            value { list { type: DT_FLOAT } }
-          }
-          attr {
-            key: "f"
-            value { func { name: "g" } }
-          }
-        }
-        ret { key: "y" value: "c:output:0" }
-      }
-      function {
-        signature {
-          name: "g"
-          input_arg { name: "x" type: DT_FLOAT }
-          output_arg { name: "y" type: DT_FLOAT }
-        }
-        node_def {
-          name: "c"
-          op: "PartitionedCall"
-          input: "x"
-          attr {
-            key: "Tin"
-            value { list { type: DT_FLOAT } }
-          }
-          attr {
-            key: "Tout"
-            value { list { type: DT_FLOAT } }
-          }
-          attr {
-            key: "f"
-            value { func { name: "f" } }
-          }
-        }
-        ret { key: "y" value: "c:output:0" }
-      }
-    }
-    node {
-      name: "x"
-      op: "Placeholder"
-      attr {
-        key: "dtype"
-        value { type: DT_FLOAT }
-      }
-    }
-    node {
-      name: "call"
-      op: "PartitionedCall"
-      input: "x"
-      attr {
-        key: "Tin"
-        value { list { type: DT_FLOAT } }
-      }
-      attr {
-        key: "Tout"
-        value { list { type: DT_FLOAT } }
-      }
-      attr {
-        key: "f"
-        value { func { name: "f" } }
-      }
-    })pb";
-  EXPECT_THAT(create(recursive), StatusIs(absl::StatusCode::kInvalidArgument,
-                                          HasSubstr("function 'f' calls itself (through f -> g)")));
-  std::string bad_ret = bad_body;
-  bad_ret.replace(bad_ret.find("\"F\""), 3, "\"g\"");
-  EXPECT_THAT(create(bad_ret), StatusIs(absl::StatusCode::kInvalidArgument,
-                                        HasSubstr("node 'n' has no output argument 'nope'")));
+}
+
+TEST(FunctionCallTest, ARecursiveCallIsAnErrorNamingThePath) {
+  EXPECT_THAT(CreateSession(CallOf(kRecursiveFunctions, "f")),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("function 'f' calls itself (through f -> g)")));
+}
+
+TEST(FunctionCallTest, AReturnOfAMissingOutputNamesTheNode) {
+  EXPECT_THAT(CreateSession(CallOf(kBadFunctions, "g")),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("node 'n' has no output argument 'nope'")));
 }
 
 }  // namespace

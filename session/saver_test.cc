@@ -17,6 +17,7 @@
 #include "core/logging.h"
 #include "core/mem_env.h"
 #include "core/path.h"
+#include "core/status_macros.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -1446,16 +1447,10 @@ TEST(SaverResourceTest, ResourceVariablesSaveRestoreAndMixWithRefVariables) {
   EXPECT_EQ(value(*fresh, fresh->w), "7");
 }
 
-// A partitioned variable's parts are saved as slices of one tensor, as
-// TensorFlow's Saver writes them: restorable into another partitioning, into
-// an unpartitioned variable, and from an unpartitioned one.
-TEST(SaverPartitionedTest, PartsAreSlicesOfOneTensorInAnyPartitioning) {
-  MemEnv mem;
-  ASSERT_OK(mem.CreateDir("/logs"));
-  SessionOptions opts;
-  opts.env = &mem;
-  Tensor full(DT_FLOAT, TensorShape({5, 2}));
-  for (int i = 0; i < 10; ++i) full.data<float>()[i] = static_cast<float>(i);
+// Models over one [5,2] variable "emb" (0..9), partitioned or not, with
+// their Savers and sessions, in memory.
+class SaverPartitionedTest : public ::testing::Test {
+ protected:
   struct Model {
     Scope root = Scope::NewRootScope();
     Output value;
@@ -1464,16 +1459,23 @@ TEST(SaverPartitionedTest, PartsAreSlicesOfOneTensorInAnyPartitioning) {
     std::unique_ptr<Saver> saver;
     std::unique_ptr<Session> session;
   };
+
+  void SetUp() override {
+    ASSERT_OK(mem_.CreateDir("/logs"));
+    opts_.env = &mem_;
+    for (int i = 0; i < 10; ++i) full_.data<float>()[i] = static_cast<float>(i);
+  }
+
   // `parts` 0: an unpartitioned variable "emb"; otherwise that many parts.
-  auto build = [&](int parts, bool resource, int num_shards = 0) {
+  std::unique_ptr<Model> Build(int parts, bool resource, int num_shards = 0) {
     auto m = std::make_unique<Model>();
     if (parts == 0) {
-      Variable v = Variable::Create(m->root, "emb", full, {.use_resource = resource});
+      Variable v = Variable::Create(m->root, "emb", full_, {.use_resource = resource});
       m->value = v.value();
       m->vars = {v};
     } else {
-      auto pv = PartitionedVariable::Create(m->root, "emb", full,
-                                            FixedSizePartitions(full.shape(), parts),
+      auto pv = PartitionedVariable::Create(m->root, "emb", full_,
+                                            FixedSizePartitions(full_.shape(), parts),
                                             {.use_resource = resource});
       EXPECT_OK(pv.status());
       m->value = pv->AsTensor(m->root);
@@ -1481,84 +1483,98 @@ TEST(SaverPartitionedTest, PartsAreSlicesOfOneTensorInAnyPartitioning) {
     }
     Variable::Create(m->root, "step", Tensor::Scalar<int64_t>(3));
     m->init = GlobalVariablesInitializer(m->root);
-    auto saver = Saver::Create(m->root, {.num_shards = num_shards}, &mem);
+    auto saver = Saver::Create(m->root, {.num_shards = num_shards}, &mem_);
     EXPECT_OK(saver.status());
     m->saver = *std::move(saver);
-    auto s = NewSession(opts);
+    auto s = NewSession(opts_);
     EXPECT_OK(s.status());
     m->session = *std::move(s);
     EXPECT_OK(m->session->Create(*m->root.ToGraphDef()));
     return m;
-  };
-  auto value = [](Model& m) {
+  }
+
+  // `m` initialized and saved under `prefix`, at step 1.
+  absl::StatusOr<std::string> InitAndSave(Model& m, const std::string& prefix) {
+    std::vector<Tensor> out;
+    MG_RETURN_IF_ERROR(m.session->Run({}, {}, {m.init.name()}, &out));
+    return m.saver->Save(m.session.get(), prefix, {.global_step = 1});
+  }
+
+  static std::string Value(Model& m) {
     std::vector<Tensor> out;
     absl::Status s = m.session->Run({}, {m.value.name()}, {}, &out);
     return s.ok() ? out[0].SummarizeValue(10) : std::string(s.message());
-  };
-  const std::string expected = "0 1 2 3 4 5 6 7 8 9";
+  }
 
-  auto three = build(3, false);
+  static constexpr char kExpected[] = "0 1 2 3 4 5 6 7 8 9";
+  MemEnv mem_;
+  SessionOptions opts_;
+  Tensor full_{DT_FLOAT, TensorShape({5, 2})};
+};
+
+// A partitioned variable's parts are saved as slices of one tensor, as
+// TensorFlow's Saver writes them, restorable into another partitioning and
+// into an unpartitioned variable.
+TEST_F(SaverPartitionedTest, PartsAreSlicesOfOneTensorInAnyPartitioning) {
+  auto three = Build(3, false);
   ASSERT_EQ(three->vars.size(), 3u);
   EXPECT_EQ(three->vars[1].name(), "emb/part_1");
   EXPECT_EQ(three->vars[1].checkpoint_slice_spec(), "5 2 2,2:0,2");
   EXPECT_EQ(three->vars[1].shape().DebugString(), PartialShape({2, 2}).DebugString());
-  std::vector<Tensor> out;
-  ASSERT_OK(three->session->Run({}, {}, {three->init.name()}, &out));
-  EXPECT_EQ(value(*three), expected);
-  ASSERT_OK_AND_ASSIGN(std::string path,
-                       three->saver->Save(three->session.get(), "/logs/m", {.global_step = 1}));
+  ASSERT_OK_AND_ASSIGN(std::string path, InitAndSave(*three, "/logs/m"));
+  EXPECT_EQ(Value(*three), kExpected);
 
   // One tensor "emb" of the full shape, in three slices.
-  ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(&mem, path));
+  ASSERT_OK_AND_ASSIGN(auto reader, BundleReader::Open(&mem_, path));
   EXPECT_THAT(reader->tensor_names(), ElementsAre("emb", "step"));
   ASSERT_OK_AND_ASSIGN(const BundleEntryProto* entry, reader->GetEntry("emb"));
   EXPECT_EQ(entry->slices_size(), 3);
   ASSERT_OK_AND_ASSIGN(Tensor whole, reader->Lookup("emb"));
-  EXPECT_EQ(whole.shape(), full.shape());
-  EXPECT_EQ(whole.SummarizeValue(10), expected);
+  EXPECT_EQ(whole.shape(), full_.shape());
+  EXPECT_EQ(whole.SummarizeValue(10), kExpected);
 
   for (auto [parts, resource] : {std::pair{2, false}, {5, true}, {0, false}, {1, true}}) {
     SCOPED_TRACE(absl::StrCat(parts, " parts, resource ", resource));
-    auto other = build(parts, resource);
+    auto other = Build(parts, resource);
     ASSERT_OK(other->saver->Restore(other->session.get(), path));
-    EXPECT_EQ(value(*other), expected);
+    EXPECT_EQ(Value(*other), kExpected);
   }
+}
 
-  // From an unpartitioned variable's checkpoint into parts.
-  auto single = build(0, false);
-  ASSERT_OK(single->session->Run({}, {}, {single->init.name()}, &out));
-  ASSERT_OK_AND_ASSIGN(std::string from_single,
-                       single->saver->Save(single->session.get(), "/logs/s", {.global_step = 1}));
-  auto two = build(2, false);
+TEST_F(SaverPartitionedTest, AnUnpartitionedCheckpointRestoresIntoParts) {
+  auto single = Build(0, false);
+  ASSERT_OK_AND_ASSIGN(std::string from_single, InitAndSave(*single, "/logs/s"));
+  auto two = Build(2, false);
   ASSERT_OK(two->saver->Restore(two->session.get(), from_single));
-  EXPECT_EQ(value(*two), expected);
+  EXPECT_EQ(Value(*two), kExpected);
+}
 
-  // A sharded save spreads the parts over the shards; the merged checkpoint
-  // holds the one tensor with all its slices.
-  {
-    auto m = build(3, false, /*num_shards=*/2);
-    ASSERT_OK(m->session->Run({}, {}, {m->init.name()}, &out));
-    ASSERT_OK_AND_ASSIGN(std::string merged,
-                         m->saver->Save(m->session.get(), "/logs/sharded", {.global_step = 1}));
-    ASSERT_OK_AND_ASSIGN(auto merged_reader, BundleReader::Open(&mem, merged));
-    ASSERT_OK_AND_ASSIGN(const BundleEntryProto* e, merged_reader->GetEntry("emb"));
-    EXPECT_EQ(e->slices_size(), 3);
-    auto other = build(2, true);
-    ASSERT_OK(other->saver->Restore(other->session.get(), merged));
-    EXPECT_EQ(value(*other), expected);
-  }
+// A sharded save spreads the parts over the shards; the merged checkpoint
+// holds the one tensor with all its slices.
+TEST_F(SaverPartitionedTest, AShardedSaveMergesThePartsIntoOneTensor) {
+  auto m = Build(3, false, /*num_shards=*/2);
+  ASSERT_OK_AND_ASSIGN(std::string merged, InitAndSave(*m, "/logs/sharded"));
+  ASSERT_OK_AND_ASSIGN(auto merged_reader, BundleReader::Open(&mem_, merged));
+  ASSERT_OK_AND_ASSIGN(const BundleEntryProto* e, merged_reader->GetEntry("emb"));
+  EXPECT_EQ(e->slices_size(), 3);
+  auto other = Build(2, true);
+  ASSERT_OK(other->saver->Restore(other->session.get(), merged));
+  EXPECT_EQ(Value(*other), kExpected);
+}
 
-  // A checkpoint whose "emb" has another shape: the error names it.
-  Tensor other_full(DT_FLOAT, TensorShape({4, 2}));
-  {
-    auto m = std::make_unique<Model>();
-    ASSERT_OK(PartitionedVariable::Create(m->root, "emb", other_full, {2, 1}).status());
-    ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(m->root, {}, &mem));
-    ASSERT_OK_AND_ASSIGN(auto session, NewSession(opts));
-    ASSERT_OK(session->Create(*m->root.ToGraphDef()));
-    absl::Status s = saver->Restore(session.get(), path);
-    EXPECT_THAT(s.message(), AllOf(HasSubstr("emb"), HasSubstr("[5,2]"), HasSubstr("[4,2]")));
-  }
+// A checkpoint whose "emb" has another shape: the error names it.
+TEST_F(SaverPartitionedTest, ACheckpointOfAnotherShapeIsAnErrorNamingBoth) {
+  auto three = Build(3, false);
+  ASSERT_OK_AND_ASSIGN(std::string path, InitAndSave(*three, "/logs/m"));
+  Model m;
+  ASSERT_OK(PartitionedVariable::Create(m.root, "emb", Tensor(DT_FLOAT, TensorShape({4, 2})),
+                                        {2, 1})
+                .status());
+  ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(m.root, {}, &mem_));
+  ASSERT_OK_AND_ASSIGN(auto session, NewSession(opts_));
+  ASSERT_OK(session->Create(*m.root.ToGraphDef()));
+  absl::Status s = saver->Restore(session.get(), path);
+  EXPECT_THAT(s.message(), AllOf(HasSubstr("emb"), HasSubstr("[5,2]"), HasSubstr("[4,2]")));
 }
 
 TEST_F(SaverTest, RestoresTensorFlowCheckpointExactly) {

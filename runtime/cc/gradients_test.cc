@@ -691,46 +691,54 @@ TEST(GradientsTest, LocalResponseNormalization) {
 // the gradient array, a write's reads back from it), items nothing reads
 // (zeros), one item read twice (the gradient array adds both), and two
 // tf.gradients calls over one array (each has its own gradient array).
+// A TensorFlow 1 TensorArray of doubles: its handle and its first flow.
+struct Array {
+  Output handle, flow;
+};
+
+Array NewArray(const Scope& s, int size, bool clear_after_read = true,
+               PartialShape element_shape = PartialShape()) {
+  Operation op = s.AddOp("TensorArrayV3", {{ops::Const<int32_t>(s, size)}},
+                         {{"dtype", MakeAttrValue(DT_DOUBLE)},
+                          {"clear_after_read", MakeAttrValue(clear_after_read)},
+                          {"element_shape", MakeAttrValue(element_shape)}});
+  return Array{op.output(0), op.output(1)};
+}
+
+Output Int32s(const Scope& s, std::initializer_list<int32_t> v) {
+  return ops::Const<int32_t>(s, v);
+}
+
+// Item i of `a` set to v after `flow`; returns the new flow.
+Output ArrayWrite(const Scope& s, const Array& a, int i, Output v, Output flow) {
+  return s.AddOp("TensorArrayWriteV3", {{a.handle}, {ops::Const<int32_t>(s, i)}, {v}, {flow}})
+      .output(0);
+}
+
+Output ArrayRead(const Scope& s, const Array& a, int i, Output flow) {
+  return s
+      .AddOp("TensorArrayReadV3", {{a.handle}, {ops::Const<int32_t>(s, i)}, {flow}},
+             {{"dtype", MakeAttrValue(DT_DOUBLE)}})
+      .output(0);
+}
+
+Output ArrayGather(const Scope& s, const Array& a, Output indices, Output flow) {
+  return s
+      .AddOp("TensorArrayGatherV3", {{a.handle}, {indices}, {flow}},
+             {{"dtype", MakeAttrValue(DT_DOUBLE)}})
+      .output(0);
+}
+
 TEST(GradientsTest, TensorArrays) {
-  struct Array {
-    Output handle, flow;
-  };
-  auto make = [](const Scope& s, int size, bool clear_after_read = true,
-                 PartialShape element_shape = PartialShape()) {
-    Operation op = s.AddOp("TensorArrayV3", {{ops::Const<int32_t>(s, size)}},
-                           {{"dtype", MakeAttrValue(DT_DOUBLE)},
-                            {"clear_after_read", MakeAttrValue(clear_after_read)},
-                            {"element_shape", MakeAttrValue(element_shape)}});
-    return Array{op.output(0), op.output(1)};
-  };
-  auto i32 = [](const Scope& s, std::initializer_list<int32_t> v) {
-    return ops::Const<int32_t>(s, v);
-  };
-  auto write = [](const Scope& s, const Array& a, int i, Output v, Output flow) {
-    return s.AddOp("TensorArrayWriteV3", {{a.handle}, {ops::Const<int32_t>(s, i)}, {v}, {flow}})
-        .output(0);
-  };
-  auto read = [](const Scope& s, const Array& a, int i, Output flow) {
-    return s
-        .AddOp("TensorArrayReadV3", {{a.handle}, {ops::Const<int32_t>(s, i)}, {flow}},
-               {{"dtype", MakeAttrValue(DT_DOUBLE)}})
-        .output(0);
-  };
-  auto gather = [](const Scope& s, const Array& a, Output indices, Output flow) {
-    return s
-        .AddOp("TensorArrayGatherV3", {{a.handle}, {indices}, {flow}},
-               {{"dtype", MakeAttrValue(DT_DOUBLE)}})
-        .output(0);
-  };
   {
     SCOPED_TRACE("scatter, then gather in another order");
     CheckGradients(
         [&](const Scope& s, const std::vector<Output>& x) {
-          Array a = make(s, 3);
+          Array a = NewArray(s, 3);
           Output f = s.AddOp("TensorArrayScatterV3",
-                             {{a.handle}, {i32(s, {2, 0, 1})}, {ops::Square(s, x[0])}, {a.flow}})
+                             {{a.handle}, {Int32s(s, {2, 0, 1})}, {ops::Square(s, x[0])}, {a.flow}})
                          .output(0);
-          return ops::Mul(s, gather(s, a, i32(s, {1, 2, 0}), f), x[0]);
+          return ops::Mul(s, ArrayGather(s, a, Int32s(s, {1, 2, 0}), f), x[0]);
         },
         {R({3, 2})});
   }
@@ -738,12 +746,12 @@ TEST(GradientsTest, TensorArrays) {
     SCOPED_TRACE("writes and reads; item 2 never read; item 0 read twice");
     CheckGradients(
         [&](const Scope& s, const std::vector<Output>& x) {
-          Array a = make(s, 3, /*clear_after_read=*/false);
-          Output f = write(s, a, 0, ops::Square(s, x[0]), a.flow);
-          f = write(s, a, 1, ops::Tanh(s, x[0]), f);
-          f = write(s, a, 2, x[1], f);
-          Output r0 = read(s, a, 0, f);
-          return ops::Mul(s, ops::Mul(s, r0, read(s, a, 1, f)), read(s, a, 0, f));
+          Array a = NewArray(s, 3, /*clear_after_read=*/false);
+          Output f = ArrayWrite(s, a, 0, ops::Square(s, x[0]), a.flow);
+          f = ArrayWrite(s, a, 1, ops::Tanh(s, x[0]), f);
+          f = ArrayWrite(s, a, 2, x[1], f);
+          Output r0 = ArrayRead(s, a, 0, f);
+          return ops::Mul(s, ops::Mul(s, r0, ArrayRead(s, a, 1, f)), ArrayRead(s, a, 0, f));
         },
         {R({2}), R({2})});
   }
@@ -751,7 +759,7 @@ TEST(GradientsTest, TensorArrays) {
     SCOPED_TRACE("split, then concat");
     CheckGradients(
         [&](const Scope& s, const std::vector<Output>& x) {
-          Array a = make(s, 3);
+          Array a = NewArray(s, 3);
           Output f =
               s.AddOp(
                    "TensorArraySplitV3",
@@ -768,21 +776,22 @@ TEST(GradientsTest, TensorArrays) {
     SCOPED_TRACE("rows written one by one, stacked");
     CheckGradients(
         [&](const Scope& s, const std::vector<Output>& x) {
-          Array a = make(s, 2);
-          Output f = write(s, a, 1, ops::Tanh(s, x[0]), a.flow);
-          f = write(s, a, 0, ops::Mul(s, x[0], x[1]), f);
-          return gather(s, a, i32(s, {0, 1}), f);
+          Array a = NewArray(s, 2);
+          Output f = ArrayWrite(s, a, 1, ops::Tanh(s, x[0]), a.flow);
+          f = ArrayWrite(s, a, 0, ops::Mul(s, x[0], x[1]), f);
+          return ArrayGather(s, a, Int32s(s, {0, 1}), f);
         },
         {R({2, 3}), R({2, 3})});
   }
+}
 
-  // Two gradient computations over one forward array.
+TEST(GradientsTest, TwoGradientsOfOneTensorArrayEachHaveTheirOwnGradientArray) {
   Scope root = Scope::NewRootScope();
   Output x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE, PartialShape({2}));
-  Array a = make(root, 1, /*clear_after_read=*/false, PartialShape({2}));
-  Output y = read(root, a, 0, write(root, a, 0, ops::Square(root, x), a.flow));
-  Output l1 = ops::Sum(root, y, i32(root, {0}));
-  Output l2 = ops::Sum(root, ops::Mul(root, y, y), i32(root, {0}));
+  Array a = NewArray(root, 1, /*clear_after_read=*/false, PartialShape({2}));
+  Output y = ArrayRead(root, a, 0, ArrayWrite(root, a, 0, ops::Square(root, x), a.flow));
+  Output l1 = ops::Sum(root, y, Int32s(root, {0}));
+  Output l2 = ops::Sum(root, ops::Mul(root, y, y), Int32s(root, {0}));
   std::vector<Output> g1, g2;
   ASSERT_OK(AddSymbolicGradients(root, {l1}, {x}, &g1));
   ASSERT_OK(AddSymbolicGradients(root, {l2}, {x}, &g2));
@@ -809,38 +818,43 @@ TEST(GradientsTest, TensorArrays) {
 // TensorFlow 1 while loops (ops::WhileLoop's frames): the forward values
 // each iteration's gradient needs are kept on stacks, a backward loop pops
 // them in reverse; loop invariants' gradients sum over the iterations.
+Output Int32(const Scope& s, int v) { return ops::Const<int32_t>(s, v); }
+
+// A loop condition: the counter (the first variable) is below n.
+std::function<Output(const Scope&, const std::vector<Output>&)> Below(int n) {
+  return [n](const Scope& c, const std::vector<Output>& v) {
+    return ops::Less(c, v[0], Int32(c, n));
+  };
+}
+
+// h after `n` runs of step(b, i, h) from h0, a counter i alongside.
+using Step = std::function<Output(const Scope&, const Output& i, const Output& h)>;
+Output Counted(const Scope& s, int n, Output h0, const Step& step, int parallel = 10) {
+  return ops::WhileLoop(
+      s, {Int32(s, 0), h0}, Below(n),
+      [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
+        return {ops::Add(b, v[0], Int32(b, 1)), step(b, v[0], v[1])};
+      },
+      parallel)[1];
+}
+
+void CheckNamed(const char* what, const Build& build, std::vector<Tensor> inputs) {
+  SCOPED_TRACE(what);
+  CheckGradients(build, std::move(inputs));
+}
+
 TEST(GradientsTest, TensorFlow1WhileLoops) {
-  auto i32 = [](const Scope& s, int v) { return ops::Const<int32_t>(s, v); };
-  auto below = [&](int n) {
-    return [&, n](const Scope& c, const std::vector<Output>& v) {
-      return ops::Less(c, v[0], i32(c, n));
-    };
-  };
-  // h after `n` runs of step(b, i, h) from h0, a counter i alongside.
-  using Step = std::function<Output(const Scope&, const Output& i, const Output& h)>;
-  auto counted = [&](const Scope& s, int n, Output h0, const Step& step, int parallel = 10) {
-    return ops::WhileLoop(
-        s, {i32(s, 0), h0}, below(n),
-        [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
-          return {ops::Add(b, v[0], i32(b, 1)), step(b, v[0], v[1])};
-        },
-        parallel)[1];
-  };
-  auto check = [&](const char* what, const Build& build, std::vector<Tensor> inputs) {
-    SCOPED_TRACE(what);
-    CheckGradients(build, std::move(inputs));
-  };
-  check("h = tanh(h * w + 0.1), three times",
+  CheckNamed("h = tanh(h * w + 0.1), three times",
         [&](const Scope& s, const std::vector<Output>& x) {
-          return counted(s, 3, x[0], [&](const Scope& b, const Output&, const Output& h) {
+          return Counted(s, 3, x[0], [&](const Scope& b, const Output&, const Output& h) {
             Output w = ops::LoopInvariant(b, x[1]);
             return ops::Tanh(b, ops::Add(b, ops::Mul(b, h, w), ops::Const(b, 0.1)));
           });
         },
         {R({3}), R({3})});
-  check("a recurrent layer: h = tanh(h W + b), four times",
+  CheckNamed("a recurrent layer: h = tanh(h W + b), four times",
         [&](const Scope& s, const std::vector<Output>& x) {
-          return counted(
+          return Counted(
               s, 4, x[0],
               [&](const Scope& b, const Output&, const Output& h) {
                 return ops::Tanh(b, ops::BiasAdd(b, ops::MatMul(b, h, ops::LoopInvariant(b, x[1])),
@@ -849,28 +863,31 @@ TEST(GradientsTest, TensorFlow1WhileLoops) {
               /*parallel=*/4);
         },
         {R({2, 3}), R({3, 3}, -1, 1), R({3})});
-  check("a = a * c with c passed through: a c^5",
+  CheckNamed("a = a * c with c passed through: a c^5",
         [&](const Scope& s, const std::vector<Output>& x) {
           std::vector<Output> out = ops::WhileLoop(
-              s, {i32(s, 0), x[0], x[1]}, below(5),
+              s, {Int32(s, 0), x[0], x[1]}, Below(5),
               [&](const Scope& b, const std::vector<Output>& v) -> std::vector<Output> {
-                return {ops::Add(b, v[0], i32(b, 1)), ops::Mul(b, v[1], v[2]), v[2]};
+                return {ops::Add(b, v[0], Int32(b, 1)), ops::Mul(b, v[1], v[2]), v[2]};
               });
           return ops::Add(s, out[1], out[2]);
         },
         {R({2}), R({2}, 0.5, 1.5)});
-  check("h = -h: a body whose gradient needs no forward value (no stack)",
+  CheckNamed("h = -h: a body whose gradient needs no forward value (no stack)",
         [&](const Scope& s, const std::vector<Output>& x) {
-          return counted(s, 3, x[0], [](const Scope& b, const Output&, const Output& h) {
+          return Counted(s, 3, x[0], [](const Scope& b, const Output&, const Output& h) {
             return ops::Neg(b, h);
           });
         },
         {R({2})});
-  check("a loop inside a loop: g = tanh(g w) twice per step, h = g + h / 2, 3 steps",
+}
+
+TEST(GradientsTest, TensorFlow1WhileLoopsInsideLoops) {
+  CheckNamed("a loop inside a loop: g = tanh(g w) twice per step, h = g + h / 2, 3 steps",
         [&](const Scope& s, const std::vector<Output>& x) {
-          return counted(s, 3, x[0], [&](const Scope& b, const Output&, const Output& h) {
+          return Counted(s, 3, x[0], [&](const Scope& b, const Output&, const Output& h) {
             Output w = ops::LoopInvariant(b, x[1]);
-            Output g = counted(b.NewSubScope("inner"), 2, h,
+            Output g = Counted(b.NewSubScope("inner"), 2, h,
                                [&](const Scope& ib, const Output&, const Output& g) {
                                  return ops::Tanh(ib, ops::Mul(ib, g, ops::LoopInvariant(ib, w)));
                                });
@@ -878,21 +895,21 @@ TEST(GradientsTest, TensorFlow1WhileLoops) {
           });
         },
         {R({2}, -1, 1), R({2}, -1.5, 1.5)});
-  check("an inner loop that runs once more in each outer step, inside a cond",
+  CheckNamed("an inner loop that runs once more in each outer step, inside a cond",
         [&](const Scope& s, const std::vector<Output>& x) {
-          return counted(s, 4, x[0], [&](const Scope& b, const Output& i, const Output& h) {
-            Output odd = ops::Equal(b, ops::FloorMod(b, i, i32(b, 2)), i32(b, 1));
+          return Counted(s, 4, x[0], [&](const Scope& b, const Output& i, const Output& h) {
+            Output odd = ops::Equal(b, ops::FloorMod(b, i, Int32(b, 2)), Int32(b, 1));
             return ops::Cond(
                 b, odd, {h, i},
                 [&](const Scope& t, const std::vector<Output>& in) -> std::vector<Output> {
                   Output steps = in[1];
                   return {ops::WhileLoop(
-                      t.NewSubScope("inner"), {i32(t, 0), in[0]},
+                      t.NewSubScope("inner"), {Int32(t, 0), in[0]},
                       [&](const Scope& c, const std::vector<Output>& u) {
                         return ops::Less(c, u[0], ops::LoopInvariant(c, steps));
                       },
                       [&](const Scope& ib, const std::vector<Output>& u) -> std::vector<Output> {
-                        return {ops::Add(ib, u[0], i32(ib, 1)),
+                        return {ops::Add(ib, u[0], Int32(ib, 1)),
                                 ops::Tanh(ib, ops::Add(ib, u[1], ops::Const(ib, 0.25)))};
                       })[1]};
                 },
@@ -902,10 +919,13 @@ TEST(GradientsTest, TensorFlow1WhileLoops) {
           });
         },
         {R({2}, -1, 1), R({2}, 0.5, 1.5)});
-  check("a cond in the body, its branch alternating with the counter",
+}
+
+TEST(GradientsTest, TensorFlow1WhileLoopsWithCondsInTheBody) {
+  CheckNamed("a cond in the body, its branch alternating with the counter",
         [&](const Scope& s, const std::vector<Output>& x) {
-          return counted(s, 5, x[0], [&](const Scope& b, const Output& i, const Output& h) {
-            Output even = ops::Equal(b, ops::FloorMod(b, i, i32(b, 2)), i32(b, 0));
+          return Counted(s, 5, x[0], [&](const Scope& b, const Output& i, const Output& h) {
+            Output even = ops::Equal(b, ops::FloorMod(b, i, Int32(b, 2)), Int32(b, 0));
             return ops::Cond(
                 b, even, {h, ops::LoopInvariant(b, x[1])},
                 [](const Scope& t, const std::vector<Output>& in) -> std::vector<Output> {
@@ -917,9 +937,9 @@ TEST(GradientsTest, TensorFlow1WhileLoops) {
           });
         },
         {R({3}, -1, 1), R({3}, -1, 1)});
-  check("a cond on the data: halve the state while its sum of squares is above 1",
+  CheckNamed("a cond on the data: halve the state while its sum of squares is above 1",
         [&](const Scope& s, const std::vector<Output>& x) {
-          return counted(s, 4, x[0], [&](const Scope& b, const Output&, const Output& h) {
+          return Counted(s, 4, x[0], [&](const Scope& b, const Output&, const Output& h) {
             Output big = ops::Greater(b, ops::Sum(b, ops::Square(b, h), ops::Const<int32_t>(b, 0)),
                                       ops::Const(b, 1.0));
             return ops::Cond(
@@ -933,8 +953,10 @@ TEST(GradientsTest, TensorFlow1WhileLoops) {
           });
         },
         {Tensor::Vector<double>({1.5, -0.5}), Tensor::Vector<double>({1.2, 1.7})});
+}
 
-  // A data-dependent count: x doubles until its sum reaches 10.
+// A data-dependent count: x doubles until its sum reaches 10.
+TEST(GradientsTest, TensorFlow1WhileLoopWithADataDependentCount) {
   std::vector<Output> grads;
   ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
   Scope root = Scope::NewRootScope();

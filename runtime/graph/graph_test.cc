@@ -34,7 +34,12 @@ constexpr char kConstA[] = R"pb(
     name: "a"
     op: "Const"
     attr { key: "dtype" value { type: DT_FLOAT } }
-    attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } dim { size: 3 } } float_val: 1 } } }
+    attr {
+      key: "value"
+      value {
+        tensor { dtype: DT_FLOAT tensor_shape { dim { size: 2 } dim { size: 3 } } float_val: 1 }
+      }
+    }
   }
 )pb";
 
@@ -67,7 +72,8 @@ TEST(GraphTest, UnknownOpsAreListedTogether) {
     node { name: "p" op: "BatchMatMulV3" }
   )pb"),
               StatusIs(absl::StatusCode::kInvalidArgument,
-                       AllOf(HasSubstr("2 op types"), HasSubstr("ImageSummary (2 nodes, e.g. 's1')"),
+                       AllOf(HasSubstr("2 op types"),
+                             HasSubstr("ImageSummary (2 nodes, e.g. 's1')"),
                              HasSubstr("BatchMatMulV3 (1 node, e.g. 'p')"))));
 }
 
@@ -84,7 +90,8 @@ TEST(GraphTest, InputErrorsNameTheNode) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        AllOf(HasSubstr("'n'"), HasSubstr("'ghost'"), HasSubstr("does not exist"))));
   EXPECT_THAT(Build(std::string(kConstA) + R"pb(
-                node { name: "n" op: "Neg" input: "a:1" attr { key: "T" value { type: DT_FLOAT } } })pb"),
+                node { name: "n" op: "Neg" input: "a:1"
+                       attr { key: "T" value { type: DT_FLOAT } } })pb"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        AllOf(HasSubstr("'n'"), HasSubstr("'a:1'"), HasSubstr("1 output"))));
   EXPECT_THAT(Build(std::string(kConstA) + R"pb(
@@ -93,7 +100,8 @@ TEST(GraphTest, InputErrorsNameTheNode) {
               StatusIs(absl::StatusCode::kInvalidArgument,
                        AllOf(HasSubstr("'n'"), HasSubstr("expects 1 input, got 2"))));
   EXPECT_THAT(Build(std::string(kConstA) + R"pb(
-                node { name: "n" op: "Neg" input: "a" attr { key: "T" value { type: DT_INT32 } } })pb"),
+                node { name: "n" op: "Neg" input: "a"
+                       attr { key: "T" value { type: DT_INT32 } } })pb"),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        AllOf(HasSubstr("'n'"), HasSubstr("expects int32"), HasSubstr("is float"))));
   EXPECT_THAT(Build(std::string(kConstA) + R"pb(
@@ -177,125 +185,74 @@ TEST(GraphTest, ShapeFunctionErrorsSurfaceAtCreation) {
                        AllOf(HasSubstr("'m'"), HasSubstr("inner dimensions"))));
 }
 
+// A RestoreV2 of "a" (slice 0,5 of a [10,20] tensor) and "b" (whole), and
+// a RestoreSlice of "a" whose spec is %s.
+constexpr char kRestore[] = R"pb(
+  node {
+    name: "prefix"
+    op: "Const"
+    attr { key: "dtype" value { type: DT_STRING } }
+    attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape {} string_val: "p" } } }
+  }
+  node {
+    name: "names"
+    op: "Const"
+    attr { key: "dtype" value { type: DT_STRING } }
+    attr {
+      key: "value"
+      value {
+        tensor {
+          dtype: DT_STRING
+          tensor_shape { dim { size: 2 } }
+          string_val: [ "a", "b" ]
+        }
+      }
+    }
+  }
+  node {
+    name: "name"
+    op: "Const"
+    attr { key: "dtype" value { type: DT_STRING } }
+    attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape {} string_val: "a" } } }
+  }
+  node {
+    name: "specs"
+    op: "Const"
+    attr { key: "dtype" value { type: DT_STRING } }
+    attr {
+      key: "value"
+      value {
+        tensor {
+          dtype: DT_STRING
+          tensor_shape { dim { size: 2 } }
+          string_val: [ "10 20 0,5:-", "" ]
+        }
+      }
+    }
+  }
+  node {
+    name: "spec"
+    op: "Const"
+    attr { key: "dtype" value { type: DT_STRING } }
+    attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape {} string_val: "%s" } } }
+  }
+  node {
+    name: "restore"
+    op: "RestoreV2"
+    input: [ "prefix", "names", "specs" ]
+    attr { key: "dtypes" value { list { type: [ DT_FLOAT, DT_FLOAT ] } } }
+  }
+  node {
+    name: "slice"
+    op: "RestoreSlice"
+    input: [ "prefix", "name", "spec" ]
+    attr { key: "dt" value { type: DT_FLOAT } }
+  }
+)pb";
+
 // A restore whose shape_and_slices are constants (as a Saver builds them)
 // outputs each entry's shape: the slice's, or unknown for a whole tensor.
 TEST(GraphTest, RestoreOpsOutputTheirSlicesShapes) {
-  constexpr char kRestore[] = R"pb(
-    node {
-      name: "prefix"
-      op: "Const"
-      attr {
-        key: "dtype"
-        value { type: DT_STRING }
-      }
-      attr {
-        key: "value"
-        value {
-          tensor {
-            dtype: DT_STRING
-            tensor_shape {}
-            string_val: "p"
-          }
-        }
-      }
-    }
-    node {
-      name: "names"
-      op: "Const"
-      attr {
-        key: "dtype"
-        value { type: DT_STRING }
-      }
-      attr {
-        key: "value"
-        value {
-          tensor {
-            dtype: DT_STRING
-            tensor_shape { dim { size: 2 } }
-            string_val: "a"
-            string_val: "b"
-          }
-        }
-      }
-    }
-    node {
-      name: "name"
-      op: "Const"
-      attr {
-        key: "dtype"
-        value { type: DT_STRING }
-      }
-      attr {
-        key: "value"
-        value {
-          tensor {
-            dtype: DT_STRING
-            tensor_shape {}
-            string_val: "a"
-          }
-        }
-      }
-    }
-    node {
-      name: "specs"
-      op: "Const"
-      attr {
-        key: "dtype"
-        value { type: DT_STRING }
-      }
-      attr {
-        key: "value"
-        value {
-          tensor {
-            dtype: DT_STRING
-            tensor_shape { dim { size: 2 } }
-            string_val: "10 20 0,5:-"
-            string_val: ""
-          }
-        }
-      }
-    }
-    node {
-      name: "spec"
-      op: "Const"
-      attr {
-        key: "dtype"
-        value { type: DT_STRING }
-      }
-      attr {
-        key: "value"
-        value {
-          tensor {
-            dtype: DT_STRING
-            tensor_shape {}
-            string_val: "%s"
-          }
-        }
-      }
-    }
-    node {
-      name: "restore"
-      op: "RestoreV2"
-      input: "prefix"
-      input: "names"
-      input: "specs"
-      attr {
-        key: "dtypes"
-        value { list { type: [ DT_FLOAT, DT_FLOAT ] } }
-      }
-    }
-    node {
-      name: "slice"
-      op: "RestoreSlice"
-      input: "prefix"
-      input: "name"
-      input: "spec"
-      attr {
-        key: "dt"
-        value { type: DT_FLOAT }
-      }
-    }
-  )pb";
   ASSERT_OK_AND_ASSIGN(
       auto g, Graph::Create(Parse(absl::StrFormat(kRestore, "4 6 1,2:2,3")), GlobalOpRegistry()));
   EXPECT_EQ(g->FindNode("restore")->output_shape(0).DebugString(), "[5,20]");
