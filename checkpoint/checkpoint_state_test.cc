@@ -30,11 +30,12 @@ TEST(CheckpointStateTest, AbsolutePathsWrittenAsTensorFlowDoes) {
   ASSERT_OK(UpdateCheckpointState(&env, "/data/train", "/data/train/model.ckpt-300",
                                   {"/data/train/model.ckpt-100", "/data/train/model.ckpt-200",
                                    "/data/train/model.ckpt-300"}));
-  EXPECT_THAT(ReadFileToString(&env, "/data/train/checkpoint"),
-              IsOkAndHolds(std::string("model_checkpoint_path: \"/data/train/model.ckpt-300\"\n"
-                                       "all_model_checkpoint_paths: \"/data/train/model.ckpt-100\"\n"
-                                       "all_model_checkpoint_paths: \"/data/train/model.ckpt-200\"\n"
-                                       "all_model_checkpoint_paths: \"/data/train/model.ckpt-300\"\n")));
+  EXPECT_THAT(
+      ReadFileToString(&env, "/data/train/checkpoint"),
+      IsOkAndHolds(std::string("model_checkpoint_path: \"/data/train/model.ckpt-300\"\n"
+                               "all_model_checkpoint_paths: \"/data/train/model.ckpt-100\"\n"
+                               "all_model_checkpoint_paths: \"/data/train/model.ckpt-200\"\n"
+                               "all_model_checkpoint_paths: \"/data/train/model.ckpt-300\"\n")));
   ASSERT_OK_AND_ASSIGN(auto state, GetCheckpointState(&env, "/data/train"));
   ASSERT_TRUE(state.has_value());
   EXPECT_EQ(state->model_checkpoint_path(), "/data/train/model.ckpt-300");
@@ -119,7 +120,8 @@ TEST(CheckpointStateTest, ReadsTensorFlowStateFiles) {
   EXPECT_GT(state->last_preserved_timestamp(), 1.5e9);
   EXPECT_THAT(LatestCheckpoint(Env::Default(), gan),
               IsOkAndHolds(Optional(JoinPath(gan, "ckpt-3149"))));
-  const std::string td = JoinPath(dir, "tf_checkpoints/HamBamLam__TD-Checkers-LiamBurke/checkpoints");
+  const std::string td =
+      JoinPath(dir, "tf_checkpoints/HamBamLam__TD-Checkers-LiamBurke/checkpoints");
   ASSERT_OK_AND_ASSIGN(auto latest, LatestCheckpoint(Env::Default(), td));
   ASSERT_TRUE(latest.has_value());
   EXPECT_TRUE(CheckpointExists(Env::Default(), *latest));

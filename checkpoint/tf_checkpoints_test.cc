@@ -162,8 +162,9 @@ TEST(TfCheckpointsTest, TwoShardKerasCheckpointReadsBothShards) {
   MG_REQUIRE_SHARED_TESTDATA(dir);
   ASSERT_OK_AND_ASSIGN(
       auto reader,
-      BundleReader::Open(Env::Default(),
-                         JoinPath(dir, "tf_checkpoints/dpbigler__mnist_GAN/training_checkpoints/ckpt-3149")));
+      BundleReader::Open(
+          Env::Default(),
+          JoinPath(dir, "tf_checkpoints/dpbigler__mnist_GAN/training_checkpoints/ckpt-3149")));
   EXPECT_EQ(reader->num_shards(), 2);
   ASSERT_OK_AND_ASSIGN(Tensor counter, reader->Lookup("save_counter/.ATTRIBUTES/VARIABLE_VALUE"));
   EXPECT_EQ(*counter.data<int64_t>(), 3149);

@@ -44,8 +44,8 @@ absl::Status GetOrDefault(const Scope& scope, const std::string& key, absl::stri
 // concat([report_uninitialized_variables(vars), report_uninitialized_resources()], 0);
 // with no resources the second is an empty string constant.
 Output ReadyReport(const Scope& scope, const std::vector<Variable>* vars) {
-  Output variables =
-      vars != nullptr ? ReportUninitializedVariables(scope, *vars) : ReportUninitializedVariables(scope);
+  Output variables = vars != nullptr ? ReportUninitializedVariables(scope, *vars)
+                                     : ReportUninitializedVariables(scope);
   Output resources = ops::Const(scope.NewSubScope("report_uninitialized_resources"),
                                 Tensor(DT_STRING, TensorShape({0})));
   // "concat/axis", then "concat" itself (uniquified as a whole: "concat_1").

@@ -6,7 +6,7 @@
 //
 //   init_op                  "init_op"                  group(global_variables_initializer())
 //   ready_op                 "ready_op"                 concat([report_uninitialized_variables(),
-//                                                               report_uninitialized_resources()], 0)
+//                                                        report_uninitialized_resources()], 0)
 //   ready_for_local_init_op  "ready_for_local_init_op"  the same over global variables only
 //   local_init_op            "local_init_op"            group(local_variables_initializer())
 //   saver                    "savers" (SaverDefs)       Saver(sharded, allow_empty)

@@ -229,7 +229,8 @@ TEST_F(SessionManagerTest, T14_RecoverSession) {
   EXPECT_FALSE(r.initialized);
   std::vector<Tensor> out;
   ASSERT_OK(r.session->Run({}, {}, {"v/Assign"}, &out));
-  ASSERT_OK(saver->Save(r.session.get(), "/tmp/recover_session/recover_session_checkpoint").status());
+  ASSERT_OK(
+      saver->Save(r.session.get(), "/tmp/recover_session/recover_session_checkpoint").status());
   ASSERT_OK_AND_ASSIGN(r, sm->RecoverSession("", p));
   EXPECT_TRUE(r.initialized);
   EXPECT_EQ(Value(r.session.get(), "v/read"), "1");
@@ -261,7 +262,8 @@ TEST_F(SessionManagerTest, T20_WaitForSessionLocalInit) {
                                 {.trainable = false, .collections = {kLocalVariables}});
   SessionManager::Options o = Opts();
   o.ready_op = {ReportUninitializedVariables(root).tensor_name()};
-  o.ready_for_local_init_op = {ReportUninitializedVariables(root, GlobalVariables(root)).tensor_name()};
+  o.ready_for_local_init_op = {
+      ReportUninitializedVariables(root, GlobalVariables(root)).tensor_name()};
   o.local_init_op = {w.initializer().name()};
   auto sm = Make(root, o);
   SessionOptions so;
@@ -487,11 +489,12 @@ TEST_F(SessionManagerTest, T10_PrepareSessionDidNotInitLocalVariable) {
   auto sm = Make(g.root, o);
   SessionManager::PrepareOptions p = Prep();
   p.init_op = {g.v.initializer().name()};
-  EXPECT_THAT(sm->PrepareSession("", p),
-              StatusIs(absl::StatusCode::kFailedPrecondition,
-                       ::testing::Eq("Init operations did not make model ready.  Init op: v/Assign, "
-                                   "init fn: None, local_init_op: None, error: Variables not "
-                                   "initialized: w")));
+  EXPECT_THAT(
+      sm->PrepareSession("", p),
+      StatusIs(absl::StatusCode::kFailedPrecondition,
+               ::testing::Eq("Init operations did not make model ready.  Init op: v/Assign, "
+                             "init fn: None, local_init_op: None, error: Variables not "
+                             "initialized: w")));
 }
 
 // T11: the same with a list init_op, named as Python names a list.
@@ -902,9 +905,10 @@ TEST_F(SessionManagerTest, X4_X5_BadCheckpointStatesPropagate) {
   p.checkpoint_dir = "/tmp/bad_state";
   ASSERT_OK(WriteStringToFile(&env_, "/tmp/bad_state/checkpoint",
                               "model_checkpoint_path: \"/tmp/bad_state/gone\"\n"));
-  EXPECT_THAT(sm->RecoverSession("", p),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("The passed save_path is not a valid checkpoint: /tmp/bad_state/gone")));
+  EXPECT_THAT(
+      sm->RecoverSession("", p),
+      StatusIs(absl::StatusCode::kInvalidArgument,
+               HasSubstr("The passed save_path is not a valid checkpoint: /tmp/bad_state/gone")));
   ASSERT_OK(WriteStringToFile(&env_, "/tmp/bad_state/checkpoint", "\n"));
   EXPECT_THAT(sm->RecoverSession("", p),
               StatusIs(absl::StatusCode::kInvalidArgument,
@@ -1281,7 +1285,8 @@ TEST_F(SessionManagerTest, PreparedLocalModelOutlivesItsSessions) {
     ASSERT_OK_AND_ASSIGN(auto chief, sm->PrepareSession(target, p));
     ASSERT_OK(chief->Close());
   }
-  ASSERT_OK_AND_ASSIGN(auto worker, sm->WaitForSession(target, SessionOptions(), absl::Seconds(60)));
+  ASSERT_OK_AND_ASSIGN(auto worker,
+                       sm->WaitForSession(target, SessionOptions(), absl::Seconds(60)));
   EXPECT_EQ(Value(worker.get(), "v/read"), "7");
   EXPECT_EQ(clock_.sleeps(), 0);
   worker.reset();

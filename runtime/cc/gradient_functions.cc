@@ -134,7 +134,8 @@ void RegisterIdentityGradients(GradientRegistry* r) {
 void RegisterArithmeticGradients(GradientRegistry* r) {
   for (const char* op : {"Add", "AddV2"}) {
     r->Register(op, [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
-      return BinaryGrad(s, op, dy, dx, [](Output, Output, Output g) { return std::make_pair(g, g); });
+      return BinaryGrad(s, op, dy, dx,
+                        [](Output, Output, Output g) { return std::make_pair(g, g); });
     });
   }
   r->Register("Sub", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
@@ -178,7 +179,8 @@ void RegisterArithmeticGradients(GradientRegistry* r) {
   });
   r->Register("Log1p", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     Output x = s.GetInputs(op)[0];
-    *dx = {ops::Mul(s, dy[0], ops::Reciprocal(s, ops::Add(s, Scalar(s, BaseType(x.dtype()), 1), x)))};
+    *dx = {
+        ops::Mul(s, dy[0], ops::Reciprocal(s, ops::Add(s, Scalar(s, BaseType(x.dtype()), 1), x)))};
     return absl::OkStatus();
   });
   for (const char* op : {"Round", "FloorDiv", "ArgMin", "All", "Any"}) r->RegisterNoGradient(op);
@@ -361,8 +363,8 @@ std::map<std::string, AttrValue> CopyAttrs(const NodeDef& node,
 // The window attrs of a convolution or pool (strides, padding, ...), for
 // the op that computes its gradient.
 std::map<std::string, AttrValue> WindowAttrs(const NodeDef& node) {
-  return CopyAttrs(node,
-                   {"strides", "padding", "explicit_paddings", "dilations", "data_format", "ksize"});
+  return CopyAttrs(
+      node, {"strides", "padding", "explicit_paddings", "dilations", "data_format", "ksize"});
 }
 
 // Activations and biases.
@@ -565,8 +567,8 @@ void RegisterReshapingGradients(GradientRegistry* r) {
     const Grads in = s.GetInputs(op);
     const DataType index = BaseType(in[1].dtype());
     Output column = ops::Const<int32_t>(s, {-1, 1});
-    Output after = ops::Sub(s, ops::Sub(s, ops::Shape(s, in[0], index), ops::Shape(s, op.output(0), index)),
-                            in[1]);
+    Output after = ops::Sub(
+        s, ops::Sub(s, ops::Shape(s, in[0], index), ops::Shape(s, op.output(0), index)), in[1]);
     Output paddings = ops::ConcatV2(
         s, {ops::Reshape(s, in[1], column), ops::Reshape(s, after, column)},
         ops::Const<int32_t>(s, 1));

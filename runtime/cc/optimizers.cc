@@ -139,10 +139,12 @@ absl::Status AdamOptimizer::Prepare(const Scope& root, const Scope& scope,
                                     const std::vector<Variable>& vars) {
   const DataType dt = vars[0].dtype();
   if (!beta1_power_.ref().op().valid()) {
-    beta1_power_ = Variable::Create(root, "beta1_power", Hyper(root, "beta1_power/initial_value", dt, beta1_),
-                                    {.trainable = false});
-    beta2_power_ = Variable::Create(root, "beta2_power", Hyper(root, "beta2_power/initial_value", dt, beta2_),
-                                    {.trainable = false});
+    beta1_power_ =
+        Variable::Create(root, "beta1_power", Hyper(root, "beta1_power/initial_value", dt, beta1_),
+                         {.trainable = false});
+    beta2_power_ =
+        Variable::Create(root, "beta2_power", Hyper(root, "beta2_power/initial_value", dt, beta2_),
+                         {.trainable = false});
   }
   for (const Variable& v : vars) {
     if (v.dtype() != dt) {

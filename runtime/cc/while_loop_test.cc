@@ -475,8 +475,9 @@ TEST_P(WhileLoopTest, BuilderErrors) {
       [](const Scope& b, const std::vector<Output>&) -> std::vector<Output> {
         return {ops::Const(b, 1.0f)};
       });
-  EXPECT_THAT(root2.status(), StatusIs(absl::StatusCode::kInvalidArgument,
-                                       HasSubstr("input 1 is int32, 'while/NextIteration' is float")));
+  EXPECT_THAT(root2.status(),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("input 1 is int32, 'while/NextIteration' is float")));
 }
 
 TEST_P(WhileLoopTest, CondRunsOnlyTheBranchTaken) {

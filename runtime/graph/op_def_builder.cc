@@ -151,7 +151,9 @@ absl::Status ParseAttr(absl::string_view spec, OpDef::AttrDef* attr) {
   bool has_default = false;
   // The default's '=' (not the one of ">=").
   size_t eq = rest.find('=');
-  while (eq != absl::string_view::npos && eq > 0 && rest[eq - 1] == '>') eq = rest.find('=', eq + 1);
+  while (eq != absl::string_view::npos && eq > 0 && rest[eq - 1] == '>') {
+    eq = rest.find('=', eq + 1);
+  }
   if (eq != absl::string_view::npos) {
     type = Trim(rest.substr(0, eq));
     default_text = Trim(rest.substr(eq + 1));

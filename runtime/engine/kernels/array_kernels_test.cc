@@ -20,7 +20,8 @@ std::string Run1(const std::string& op, const std::vector<std::vector<Tensor>>& 
 TEST(ArrayKernelsTest, FillShapeSizeRank) {
   EXPECT_EQ(Run1("Fill", {{Tensor::Vector<int32_t>({2, 2})}, {Tensor::Scalar<float>(1.5f)}}),
             "[2,2] 1.5 1.5 1.5 1.5");
-  EXPECT_EQ(Run1("Fill", {{Tensor::Vector<int64_t>({0, 3})}, {Tensor::Scalar<int32_t>(1)}}), "[0,3] ");
+  EXPECT_EQ(Run1("Fill", {{Tensor::Vector<int64_t>({0, 3})}, {Tensor::Scalar<int32_t>(1)}}),
+            "[0,3] ");
   Tensor x = Iota(DT_FLOAT, TensorShape({2, 3}));
   EXPECT_EQ(Run1("ZerosLike", {{x}}), "[2,3] 0 0 0 0 0 0");
   EXPECT_EQ(Run1("OnesLike", {{x}}), "[2,3] 1 1 1 1 1 1");
@@ -47,9 +48,11 @@ TEST(ArrayKernelsTest, Cast) {
   EXPECT_EQ(Run1("Cast", {{x}}, {{"DstT", MakeAttrValue(DT_INT32)}}), "[3] -1 0 2");
   EXPECT_EQ(Run1("Cast", {{x}}, {{"DstT", MakeAttrValue(DT_BOOL)}}), "[3] 1 0 1");
   EXPECT_EQ(Run1("Cast", {{x}}, {{"DstT", MakeAttrValue(DT_DOUBLE)}}), "[3] -1.7 0 2.5");
-  EXPECT_EQ(Run1("Cast", {{Tensor::Vector<bool>({true, false})}}, {{"DstT", MakeAttrValue(DT_FLOAT)}}),
-            "[2] 1 0");
-  EXPECT_THAT(Run1("Cast", {{x}}, {{"DstT", MakeAttrValue(DT_STRING)}}), HasSubstr("no CPU kernel"));
+  EXPECT_EQ(
+      Run1("Cast", {{Tensor::Vector<bool>({true, false})}}, {{"DstT", MakeAttrValue(DT_FLOAT)}}),
+      "[2] 1 0");
+  EXPECT_THAT(Run1("Cast", {{x}}, {{"DstT", MakeAttrValue(DT_STRING)}}),
+              HasSubstr("no CPU kernel"));
   // A bfloat16 denormal is true, as TensorFlow tests its bits.
   Tensor tiny(DT_BFLOAT16, TensorShape({2}));
   tiny.data<bfloat16>()[0] = Eigen::numext::bit_cast<bfloat16>(uint16_t{0x0001});
@@ -84,10 +87,13 @@ TEST(ArrayKernelsTest, Concat) {
   Tensor b = Iota(DT_FLOAT, TensorShape({2, 1}));
   EXPECT_EQ(Run1("ConcatV2", {{a, b}, {Tensor::Scalar<int32_t>(1)}}), "[2,3] 0 1 0 2 3 1");
   EXPECT_EQ(Run1("ConcatV2", {{a, a}, {Tensor::Scalar<int32_t>(0)}}), "[4,2] 0 1 2 3 0 1 2 3");
-  EXPECT_EQ(Run1("ConcatV2", {{a, Tensor(DT_FLOAT, TensorShape({0, 2}))}, {Tensor::Scalar<int64_t>(-2)}}),
-            "[2,2] 0 1 2 3");
-  EXPECT_EQ(Run1("Concat", {{Tensor::Scalar<int32_t>(0)}, {Iota(DT_STRING, TensorShape({2})), Iota(DT_STRING, TensorShape({1}))}}),
-            "[3] \"a\" \"b\" \"a\"");
+  EXPECT_EQ(
+      Run1("ConcatV2", {{a, Tensor(DT_FLOAT, TensorShape({0, 2}))}, {Tensor::Scalar<int64_t>(-2)}}),
+      "[2,2] 0 1 2 3");
+  EXPECT_EQ(
+      Run1("Concat", {{Tensor::Scalar<int32_t>(0)},
+                      {Iota(DT_STRING, TensorShape({2})), Iota(DT_STRING, TensorShape({1}))}}),
+      "[3] \"a\" \"b\" \"a\"");
   EXPECT_THAT(Run1("ConcatV2", {{a, b}, {Tensor::Scalar<int32_t>(0)}}), HasSubstr("Concat"));
 }
 
@@ -215,9 +221,11 @@ TEST(ArrayKernelsTest, ConcatOffsetGivesEachInputsStart) {
 TEST(ArrayKernelsTest, GatherAndGatherV2) {
   Tensor params = Iota(DT_FLOAT, TensorShape({3, 2}));
   EXPECT_EQ(Run1("Gather", {{params}, {Tensor::Vector<int32_t>({2, 0, 2})}}), "[3,2] 4 5 0 1 4 5");
-  EXPECT_EQ(Run1("GatherV2", {{params}, {Tensor::Vector<int64_t>({1})}, {Tensor::Scalar<int32_t>(1)}}),
-            "[3,1] 1 3 5");
-  EXPECT_EQ(Run1("GatherV2", {{Iota(DT_STRING, TensorShape({3}))}, {Tensor::Vector<int32_t>({2, 1})},
+  EXPECT_EQ(
+      Run1("GatherV2", {{params}, {Tensor::Vector<int64_t>({1})}, {Tensor::Scalar<int32_t>(1)}}),
+      "[3,1] 1 3 5");
+  EXPECT_EQ(Run1("GatherV2", {{Iota(DT_STRING, TensorShape({3}))},
+                              {Tensor::Vector<int32_t>({2, 1})},
                               {Tensor::Scalar<int32_t>(0)}}),
             "[2] \"c\" \"b\"");
   EXPECT_EQ(Run1("Gather", {{params}, {Tensor(DT_INT32, TensorShape({0}))}}), "[0,2] ");
@@ -282,8 +290,8 @@ TEST(ArrayKernelsTest, WhereAndBroadcastGradientArgs) {
                                           {Tensor::Vector<int32_t>({3, 1})}}));
   EXPECT_EQ(r[0].SummarizeValue(10), "");
   EXPECT_EQ(r[1].SummarizeValue(10), "0 2");
-  ASSERT_OK_AND_ASSIGN(r, RunKernel("BroadcastGradientArgs",
-                                    {{Tensor::Vector<int32_t>({1, 4})}, {Tensor::Vector<int32_t>({3, 1})}}));
+  ASSERT_OK_AND_ASSIGN(r, RunKernel("BroadcastGradientArgs", {{Tensor::Vector<int32_t>({1, 4})},
+                                                              {Tensor::Vector<int32_t>({3, 1})}}));
   EXPECT_EQ(r[0].SummarizeValue(10), "0");
   EXPECT_EQ(r[1].SummarizeValue(10), "1");
 }

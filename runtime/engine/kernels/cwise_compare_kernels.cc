@@ -21,7 +21,8 @@ void RegisterCompareKernels(KernelRegistry* r) {
   r->Register("NotEqual", TypedFactory<BinaryKernelFor<functor::not_equal_to, true>::Op, float,
                                        double, int32_t, int64_t, bool, std::string>());
   r->Register("LogicalAnd", [](OpKernelConstruction* c) {
-    return kernel_registry_internal::Build<BinaryKernelFor<functor::logical_and, true>::Op<bool>>(c);
+    return kernel_registry_internal::Build<BinaryKernelFor<functor::logical_and, true>::Op<bool>>(
+        c);
   });
   r->Register("LogicalOr", [](OpKernelConstruction* c) {
     return kernel_registry_internal::Build<BinaryKernelFor<functor::logical_or, true>::Op<bool>>(c);

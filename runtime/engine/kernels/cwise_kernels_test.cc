@@ -146,7 +146,8 @@ TEST(CwiseKernelsTest, Logical) {
   Tensor b = Tensor::Vector<bool>({true, false, true, false});
   ASSERT_OK_AND_ASSIGN(auto and_out, RunKernel("LogicalAnd", {{a}, {b}}));
   EXPECT_EQ(and_out[0].SummarizeValue(10), "1 0 0 0");
-  ASSERT_OK_AND_ASSIGN(auto and_scalar, RunKernel("LogicalAnd", {{a}, {Tensor::Scalar<bool>(true)}}));
+  ASSERT_OK_AND_ASSIGN(auto and_scalar,
+                       RunKernel("LogicalAnd", {{a}, {Tensor::Scalar<bool>(true)}}));
   EXPECT_EQ(and_scalar[0].SummarizeValue(10), "1 1 0 0");
   ASSERT_OK_AND_ASSIGN(auto not_out, RunKernel("LogicalNot", {{a}}));
   EXPECT_EQ(not_out[0].SummarizeValue(10), "0 0 1 1");
@@ -171,8 +172,8 @@ TEST(CwiseKernelsTest, IncompatibleShapesAreInvalidArgument) {
 }
 
 template <typename T>
-void CheckUnary(const std::string& op, typename NonDeduced<std::function<T(T)>>::type f, double lo = -3, double hi = 3,
-                double tol = 1e-6) {
+void CheckUnary(const std::string& op, typename NonDeduced<std::function<T(T)>>::type f,
+                double lo = -3, double hi = 3, double tol = 1e-6) {
   std::mt19937 rng(7);
   for (const TensorShape& shape :
        {TensorShape(), TensorShape({7}), TensorShape({3, 0}), TensorShape({300, 200})}) {
@@ -243,7 +244,9 @@ TEST(CwiseKernelsTest, GradientHelpers) {
     SCOPED_TRACE(c.op);
     ASSERT_OK_AND_ASSIGN(auto out, RunKernel(c.op, {{y}, {dy}}));
     Tensor want(DT_DOUBLE, y.shape());
-    for (int i = 0; i < 20; ++i) want.flat<double>()(i) = c.f(y.flat<double>()(i), dy.flat<double>()(i));
+    for (int i = 0; i < 20; ++i) {
+      want.flat<double>()(i) = c.f(y.flat<double>()(i), dy.flat<double>()(i));
+    }
     ExpectTensorNear<double>(out[0], want, 1e-12);
   }
   EXPECT_THAT(RunKernel("ReluGrad", {{y}, {Tensor(DT_DOUBLE, TensorShape({5, 4}))}}),

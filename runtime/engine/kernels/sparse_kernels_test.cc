@@ -91,10 +91,10 @@ TEST(SparseKernelsTest, SparseReshape) {
                                     {Tensor::Vector<int64_t>({int64_t{1} << 40, int64_t{1} << 40})},
                                     {in_shape}}),
               HasSubstr("more than 2^63 values"));
-  EXPECT_THAT(Out("SparseReshape", {{idx},
-                                    {in_shape},
-                                    {Tensor::Vector<int64_t>({int64_t{1} << 40, int64_t{1} << 40})}}),
-              HasSubstr("new_shape [1099511627776,1099511627776] has more than 2^63 values"));
+  EXPECT_THAT(
+      Out("SparseReshape",
+          {{idx}, {in_shape}, {Tensor::Vector<int64_t>({int64_t{1} << 40, int64_t{1} << 40})}}),
+      HasSubstr("new_shape [1099511627776,1099511627776] has more than 2^63 values"));
 }
 
 TEST(SparseKernelsTest, SparseFillEmptyRows) {
@@ -312,7 +312,9 @@ TEST(SparseKernelsTest, Fingerprint64IsFarmHashs) {
       {"b", 11795596070477164822ULL},
       {"d", 4470636696479570465ULL},
   };
-  for (const auto& [s, want] : known) EXPECT_EQ(kernels_internal::Fingerprint64(s), want) << "\"" << s << "\"";
+  for (const auto& [s, want] : known) {
+    EXPECT_EQ(kernels_internal::Fingerprint64(s), want) << "\"" << s << "\"";
+  }
 }
 
 TEST(SparseKernelsTest, StringToHashBucketFastIsTensorFlows) {

@@ -77,12 +77,14 @@ TEST(SummaryKernelsTest, HistogramSummaryUsesTensorFlowsBuckets) {
   EXPECT_EQ(h.bucket_limit(h.bucket_limit_size() - 1), DBL_MAX);
 
   // NaN and infinity are errors naming the node.
-  EXPECT_THAT(RunKernel("HistogramSummary", {{Tensor::Scalar<std::string>("w")},
-                                             {Tensor::Vector<float>({1, NAN})}}),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Nan in summary histogram for: ")));
-  EXPECT_THAT(RunKernel("HistogramSummary", {{Tensor::Scalar<std::string>("w")},
-                                             {Tensor::Vector<float>({INFINITY})}}),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Infinity in summary histogram")));
+  EXPECT_THAT(
+      RunKernel("HistogramSummary",
+                {{Tensor::Scalar<std::string>("w")}, {Tensor::Vector<float>({1, NAN})}}),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Nan in summary histogram for: ")));
+  EXPECT_THAT(
+      RunKernel("HistogramSummary",
+                {{Tensor::Scalar<std::string>("w")}, {Tensor::Vector<float>({INFINITY})}}),
+      StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Infinity in summary histogram")));
 }
 
 TEST(SummaryKernelsTest, MergeSummaryConcatenatesAndRejectsDuplicateTags) {
