@@ -10,6 +10,7 @@
 #include <chrono>
 #endif
 
+#include "absl/base/attributes.h"
 #include "absl/container/fixed_array.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
@@ -180,7 +181,7 @@ namespace {
 
 // Waits until the step is done; fails it when its deadline passes or its
 // caller gives up (args.cancelled, asked every 100 ms).
-void WaitForStep(StepState* state, const Executor::Args& args) {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void WaitForStep(StepState* state, const Executor::Args& args) {
   if (args.cancelled) {
     while (!state->done.WaitForNotificationWithDeadline(
         std::min(state->deadline, absl::Now() + absl::Milliseconds(100)))) {
@@ -206,7 +207,7 @@ void WaitForStep(StepState* state, const Executor::Args& args) {
 
 }  // namespace
 
-absl::Status Plan::CheckFeeds(const Args& args) const {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Status Plan::CheckFeeds(const Args& args) const {
   if (args.feeds.size() != feeds_.size()) {
     return absl::InvalidArgumentError(absl::StrCat("expected ", feeds_.size(),
                                                    " feed values, got ", args.feeds.size()));
@@ -228,7 +229,7 @@ absl::Status Plan::CheckFeeds(const Args& args) const {
   return absl::OkStatus();
 }
 
-void Plan::Start(StepState* state, Iteration* root_iter) const {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void Plan::Start(StepState* state, Iteration* root_iter) const {
   auto task = [&](int item) { return Task{item, root_iter}; };
   // The calling thread runs the first initial node that is not blocking;
   // the others go to the pools (or, without a pool, to the inline queue).
@@ -251,7 +252,8 @@ void Plan::Start(StepState* state, Iteration* root_iter) const {
   }
 }
 
-absl::Status Plan::CheckAllFetched(const StepState& state) const {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Status Plan::CheckAllFetched(
+    const StepState& state) const {
   // Every node that could run has run. A fetch still missing sits behind
   // a loop that never delivered it: a malformed graph, not a hang.
   for (size_t k = 0; k < state.fetched.size(); ++k) {
@@ -306,8 +308,9 @@ absl::Status Plan::Run(const Args& args, std::vector<Tensor>* fetches) const {
   return state.status;
 }
 
-absl::Status Plan::Compute(StepState* state, int item_index, TensorValue* inputs,
-                           TensorValue* outputs) const {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Status Plan::Compute(StepState* state, int item_index,
+                                                               TensorValue* inputs,
+                                                               TensorValue* outputs) const {
   const Item& item = items_[item_index];
   OpKernelContext ctx(item.kernel, &state->step, inputs, outputs);
   if (state->pool == nullptr || item.cheap) return item.kernel->Compute(&ctx);
@@ -324,8 +327,9 @@ absl::Status Plan::Compute(StepState* state, int item_index, TensorValue* inputs
   return s;
 }
 
-absl::Status Plan::RunItem(StepState* state, const Task& task, TensorValue* outputs,
-                           bool* dead) const {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Status Plan::RunItem(StepState* state, const Task& task,
+                                                               TensorValue* outputs,
+                                                               bool* dead) const {
   const Item& item = items_[task.item];
   Iteration* iter = task.iter;
   TensorValue* inputs = &iter->slots[item.input_start];
@@ -363,7 +367,8 @@ absl::Status Plan::RunItem(StepState* state, const Task& task, TensorValue* outp
   return s;
 }
 
-void Plan::Dispatch(StepState* state, const ReadyList& ready, ReadyList* cheap) const {
+ABSL_ATTRIBUTE_ALWAYS_INLINE inline void Plan::Dispatch(StepState* state, const ReadyList& ready,
+                                                        ReadyList* cheap) const {
   // Of the expensive ones, one stays on this thread when nothing cheap
   // is waiting; the others go to the pool.
   bool keep_one = cheap->empty();
