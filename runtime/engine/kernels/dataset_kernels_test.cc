@@ -1,5 +1,6 @@
-// tf.data pipelines run in a session: sources (tensor slices, ranges, text
-// and TFRecord files in the session's Env), transformations (map through a
+// tf.data pipelines run step by step on the executor (GraphRunner):
+// sources (tensor slices, ranges, text and TFRecord files in the steps'
+// Env), transformations (map through a
 // library function with a captured value, filter, flat_map, interleave,
 // zip, concatenate, cache, shuffle, repeat, take, skip, batch, padded batch,
 // prefetch, shuffle-and-repeat, map-and-batch), iterators
@@ -25,8 +26,8 @@
 #include "gtest/gtest.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/scope.h"
+#include "runtime/engine/kernels/kernel_test_util.h"
 #include "runtime/graph/node_def_util.h"
-#include "session/session.h"
 #include "tests/testing/function_library.h"
 #include "tests/testing/tensors.h"
 #include "zlib.h"
@@ -186,15 +187,12 @@ class DatasetTest : public ::testing::Test {
       ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(library, &lib));
       *g.mutable_library() = lib.library();
     }
-    SessionOptions options;
-    options.env = &env_;
-    ASSERT_OK_AND_ASSIGN(session_, NewSession(options));
-    ASSERT_OK(session_->Create(g));
+    ASSERT_OK_AND_ASSIGN(runner_, GraphRunner::Create(g, &env_));
   }
 
   absl::Status Run(const std::vector<std::string>& targets) {
     std::vector<Tensor> out;
-    return session_->Run({}, {}, targets, &out);
+    return runner_->Run({}, {}, targets, &out);
   }
 
   // Every element "next" gives until the end, component 0 as int64s.
@@ -202,7 +200,7 @@ class DatasetTest : public ::testing::Test {
     std::vector<std::vector<int64_t>> rows;
     for (;;) {
       std::vector<Tensor> out;
-      absl::Status s = session_->Run({}, {"next:0"}, {}, &out);
+      absl::Status s = runner_->Run({}, {"next:0"}, {}, &out);
       if (absl::IsOutOfRange(s)) {
         EXPECT_THAT(s.message(), HasSubstr("End of sequence"));
         return rows;
@@ -214,7 +212,7 @@ class DatasetTest : public ::testing::Test {
   }
 
   GateEnv env_;
-  std::unique_ptr<Session> session_;
+  std::unique_ptr<GraphRunner> runner_;
 };
 
 TEST_F(DatasetTest, SlicesRepeatedAndBatchedWithTheRemainderLast) {
@@ -303,7 +301,7 @@ TEST_F(DatasetTest, ShuffleIsAPermutationFixedBySeedsAndNewEachEpoch) {
                           21, 25, 16, 23, 27, 28, 34, 29, 33, 31, 39, 32, 37, 35, 0, 43, 38, 40,
                           24, 36, 46, 11, 41, 49, 45, 48, 47, 44, 42, 30));
 
-  // Seeds fix the orders: making the iterator again, or in a new session,
+  // Seeds fix the orders: making the iterator again, or in a new runner (a new session),
   // repeats them (as TensorFlow 1.x does when seeds are set).
   ASSERT_OK(Run({"make"}));
   EXPECT_EQ(Drain(), epochs);
@@ -346,7 +344,7 @@ TEST_F(DatasetTest, PaddedBatchPadsEachComponentToItsShape) {
   std::vector<std::vector<int64_t>> shapes, values;
   for (;;) {
     std::vector<Tensor> out;
-    if (!session_->Run({}, {"next:0"}, {}, &out).ok()) break;
+    if (!runner_->Run({}, {"next:0"}, {}, &out).ok()) break;
     shapes.emplace_back(out[0].shape().dim_sizes().begin(), out[0].shape().dim_sizes().end());
     values.emplace_back(out[0].data<int64_t>(), out[0].data<int64_t>() + out[0].NumElements());
   }
@@ -401,7 +399,7 @@ TEST_F(DatasetTest, PaddedBatchPadsEachComponentToItsShape) {
   Start(bad, kIotaLibrary);
   ASSERT_OK(Run({"make"}));
   EXPECT_THAT(
-      session_->Run({}, {"next:0"}, {}, &out),
+      runner_->Run({}, {"next:0"}, {}, &out),
       StatusIs(absl::StatusCode::kInvalidArgument,
                AllOf(HasSubstr("'padded'"), HasSubstr("pad to a smaller size"), HasSubstr("[5]"))));
 }
@@ -459,7 +457,7 @@ TEST_F(DatasetTest, ShuffleAndRepeatAndMapAndBatch) {
   ASSERT_OK(Run({"make"}));
   std::vector<std::vector<float>> got;
   std::vector<Tensor> out;
-  while (session_->Run({}, {"next:0"}, {}, &out).ok()) {
+  while (runner_->Run({}, {"next:0"}, {}, &out).ok()) {
     got.emplace_back(out[0].data<float>(), out[0].data<float>() + out[0].NumElements());
   }
   using F = std::vector<float>;
@@ -552,7 +550,7 @@ TEST_F(DatasetTest, PaddedFusedDatasetsCheckTheirArguments) {
   }
 }
 
-TEST_F(DatasetTest, TextLinesOfFilesInTheSessionsEnv) {
+TEST_F(DatasetTest, TextLinesOfFilesInTheStepsEnv) {
   ASSERT_OK(WriteStringToFile(&env_, "/data/a.txt", "first\nsecond\r\n\nlast without newline"));
   ASSERT_OK(WriteStringToFile(&env_, "/data/b.txt", "b1\n"));
   Scope root = Scope::NewRootScope();
@@ -569,10 +567,10 @@ TEST_F(DatasetTest, TextLinesOfFilesInTheSessionsEnv) {
   files.data<std::string>()[0] = "/data/a.txt";
   files.data<std::string>()[1] = "/data/b.txt";
   std::vector<Tensor> out;
-  ASSERT_OK(session_->Run({{"filenames:0", files}}, {}, {"make"}, &out));
+  ASSERT_OK(runner_->Run({{"filenames:0", files}}, {}, {"make"}, &out));
   std::vector<std::string> got;
   for (;;) {
-    absl::Status s = session_->Run({}, {"next:0"}, {}, &out);
+    absl::Status s = runner_->Run({}, {"next:0"}, {}, &out);
     if (!s.ok()) {
       EXPECT_TRUE(absl::IsOutOfRange(s)) << s;
       break;
@@ -581,9 +579,9 @@ TEST_F(DatasetTest, TextLinesOfFilesInTheSessionsEnv) {
   }
   EXPECT_THAT(got, ElementsAre("first", "second", "", "last without newline", "b1"));
 
-  ASSERT_OK(session_->Run({{"filenames:0", Tensor::Scalar<std::string>("/data/missing.csv")}}, {},
+  ASSERT_OK(runner_->Run({{"filenames:0", Tensor::Scalar<std::string>("/data/missing.csv")}}, {},
                           {"make"}, &out));
-  EXPECT_THAT(session_->Run({}, {"next:0"}, {}, &out),
+  EXPECT_THAT(runner_->Run({}, {"next:0"}, {}, &out),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("/data/missing.csv")));
 }
 
@@ -603,7 +601,7 @@ TEST_F(DatasetTest, MapCallsALibraryFunctionWithACapturedValue) {
   ASSERT_OK(Run({"make"}));
   std::vector<float> got;
   std::vector<Tensor> out;
-  while (session_->Run({}, {"next:0"}, {}, &out).ok()) got.push_back(*out[0].data<float>());
+  while (runner_->Run({}, {"next:0"}, {}, &out).ok()) got.push_back(*out[0].data<float>());
   EXPECT_THAT(got, ElementsAre(2.5f, 4.5f, 6.5f));
 }
 
@@ -728,12 +726,10 @@ TEST_F(DatasetTest, EndlessPipelinesStopAtTheDeadlineOrTheMemoryLimit) {
   AddIterator(root, batched, {DT_INT64}, PartialShape({-1}));
   Start(root);
   ASSERT_OK(Run({"make"}));
-  RunOptions timeout;
-  timeout.timeout_in_ms = 50;
   std::vector<Tensor> out;
   // Whichever loop of the pipeline sees the deadline first names itself.
   EXPECT_THAT(
-      session_->Run(timeout, {}, {"next:0"}, {}, &out),
+      runner_->Run({}, {"next:0"}, {}, &out, absl::Milliseconds(50)),
       StatusIs(absl::StatusCode::kDeadlineExceeded, HasSubstr("step timed out in dataset '")));
 
   const size_t limit = MaxTensorBytes();
@@ -776,11 +772,11 @@ TEST_F(DatasetTest, ErrorsNameTheDatasetTheIteratorOrTheFunction) {
   EXPECT_THAT(Run({"next_from_handle"}), StatusIs(absl::StatusCode::kFailedPrecondition));
   std::vector<Tensor> out;
   EXPECT_THAT(
-      session_->Run({{"handle:0", Tensor::Scalar<std::string>("not a handle")}}, {},
+      runner_->Run({{"handle:0", Tensor::Scalar<std::string>("not a handle")}}, {},
                     {"next_from_handle"}, &out),
       StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("could not parse string_handle")));
 
-  // A map function that does not exist is named when the session is made.
+  // A map function that does not exist is named when the graph is loaded.
   Scope root2 = Scope::NewRootScope();
   auto map_attrs = scalar;
   map_attrs["f"].mutable_func()->set_name("no_such_function");
@@ -790,9 +786,9 @@ TEST_F(DatasetTest, ErrorsNameTheDatasetTheIteratorOrTheFunction) {
                   .output(0);
   root2.WithOpName("map").AddOp("MapDataset", {{s2}, {}}, map_attrs);
   ASSERT_OK_AND_ASSIGN(GraphDef g, root2.ToGraphDef());
-  ASSERT_OK_AND_ASSIGN(std::unique_ptr<Session> s, NewSession(SessionOptions()));
-  absl::Status created = s->Create(g);
-  if (created.ok()) created = s->Run({}, {}, {"map"}, &out);
+  absl::StatusOr<std::unique_ptr<GraphRunner>> runner = GraphRunner::Create(g);
+  absl::Status created = runner.status();
+  if (created.ok()) created = (*runner)->Run({}, {}, {"map"}, &out);
   EXPECT_THAT(created, StatusIs(absl::StatusCode::kNotFound, HasSubstr("no_such_function")));
 }
 
@@ -994,7 +990,7 @@ TEST_F(DatasetTest, ZipStopsAtTheShortestAndCacheKeepsAFinishedPass) {
 
   auto next = [&](std::vector<std::string>* got) {
     std::vector<Tensor> out;
-    absl::Status s = session_->Run({}, {"next:0", "next:1"}, {}, &out);
+    absl::Status s = runner_->Run({}, {"next:0", "next:1"}, {}, &out);
     if (s.ok()) {
       got->push_back(absl::StrCat(*out[0].data<int64_t>(), ":", *out[1].data<std::string>()));
     }
@@ -1041,9 +1037,9 @@ TEST_F(DatasetTest, TFRecordsAreCheckedAndNameTheFileAndOffsetWhenCorrupt) {
     Tensor t(DT_STRING, TensorShape({static_cast<int64_t>(names.size())}));
     for (size_t i = 0; i < names.size(); ++i) t.data<std::string>()[i] = names[i];
     std::vector<Tensor> out;
-    absl::Status s = session_->Run({{"files", t}}, {}, {"make"}, &out);
+    absl::Status s = runner_->Run({{"files", t}}, {}, {"make"}, &out);
     while (s.ok()) {
-      s = session_->Run({}, {"next:0"}, {}, &out);
+      s = runner_->Run({}, {"next:0"}, {}, &out);
       if (s.ok()) got->push_back(*out[0].data<std::string>());
     }
     return s;
@@ -1123,11 +1119,11 @@ TEST_F(DatasetTest, CompressedTFRecordsAndTextLines) {
   auto read = [&](const std::string& file, const std::string& compression, bool text,
                   std::vector<std::string>* got) {
     std::vector<Tensor> out;
-    absl::Status s = session_->Run({{"files", Tensor::Scalar<std::string>(file)},
+    absl::Status s = runner_->Run({{"files", Tensor::Scalar<std::string>(file)},
                                     {"kind", Tensor::Scalar<std::string>(compression)}},
                                    {}, {text ? "make_lines" : "make"}, &out);
     while (s.ok()) {
-      s = session_->Run({}, {text ? "next_line:0" : "next:0"}, {}, &out);
+      s = runner_->Run({}, {text ? "next_line:0" : "next:0"}, {}, &out);
       if (s.ok()) got->push_back(*out[0].data<std::string>());
     }
     return s;
@@ -1282,11 +1278,11 @@ constexpr char kFileLibrary[] = R"pb(
 )pb";
 
 // The string elements "next" gives until the end; errors as "error: ...".
-std::vector<std::string> DrainStrings(Session* session) {
+std::vector<std::string> DrainStrings(GraphRunner* runner) {
   std::vector<std::string> got;
   for (int i = 0; i < 100; ++i) {
     std::vector<Tensor> out;
-    absl::Status s = session->Run({}, {"next:0"}, {}, &out);
+    absl::Status s = runner->Run({}, {"next:0"}, {}, &out);
     if (absl::IsOutOfRange(s)) break;
     got.push_back(s.ok() ? *out[0].data<std::string>() : absl::StrCat("error: ", s.message()));
   }
@@ -1311,20 +1307,20 @@ TEST_F(DatasetTest, PrefetchReadsAheadOnAThreadOfItsOwn) {
   Start(root);
   ASSERT_OK(Run({"make"}));
   std::vector<Tensor> out;
-  ASSERT_OK(session_->Run({}, {"next:0"}, {}, &out));
+  ASSERT_OK(runner_->Run({}, {"next:0"}, {}, &out));
   EXPECT_EQ(*out[0].data<std::string>(), "0");
   // Without another read, the buffer fills: two more files are read, and
   // no more.
   ASSERT_TRUE(env_.AwaitOpened(3));
   EXPECT_EQ(env_.opened(), 3);
-  ASSERT_OK(session_->Run({}, {"next:0"}, {}, &out));
+  ASSERT_OK(runner_->Run({}, {"next:0"}, {}, &out));
   EXPECT_EQ(*out[0].data<std::string>(), "1");
-  // The session goes while the thread waits for room: it is stopped.
-  session_.reset();
+  // The runner (its resources) goes while the thread waits for room: it is stopped.
+  runner_.reset();
 
   Start(root);
   ASSERT_OK(Run({"make"}));
-  EXPECT_THAT(DrainStrings(session_.get()), ElementsAre("0", "1", "2", "3", "4", "5"));
+  EXPECT_THAT(DrainStrings(runner_.get()), ElementsAre("0", "1", "2", "3", "4", "5"));
 }
 
 TEST_F(DatasetTest, ParallelMapCallsRunAtOnceAndKeepTheOrderAndTheErrors) {
@@ -1355,7 +1351,7 @@ TEST_F(DatasetTest, ParallelMapCallsRunAtOnceAndKeepTheOrderAndTheErrors) {
   std::vector<std::string> got;
   std::vector<Tensor> out;
   for (int i = 0; i < 6; ++i) {
-    absl::Status s = session_->Run({}, {"true/next:0"}, {}, &out);
+    absl::Status s = runner_->Run({}, {"true/next:0"}, {}, &out);
     if (absl::IsOutOfRange(s)) break;
     got.push_back(s.ok() ? *out[0].data<std::string>() : std::string(s.message()));
   }
@@ -1369,7 +1365,7 @@ TEST_F(DatasetTest, ParallelMapCallsRunAtOnceAndKeepTheOrderAndTheErrors) {
   ASSERT_OK(Run({"false/make"}));
   got.clear();
   for (int i = 0; i < 6; ++i) {
-    absl::Status s = session_->Run({}, {"false/next:0"}, {}, &out);
+    absl::Status s = runner_->Run({}, {"false/next:0"}, {}, &out);
     if (absl::IsOutOfRange(s)) break;
     got.push_back(s.ok() ? *out[0].data<std::string>() : "error");
   }
@@ -1401,7 +1397,7 @@ TEST_F(DatasetTest, ParallelInterleaveReadsItsOpenInputsAtOnce) {
   env_.set_barrier(2);  // each file waits until the other one is open too
   ASSERT_OK(Run({"make"}));
   // TensorFlow's order, as InterleaveDataset gives it.
-  EXPECT_THAT(DrainStrings(session_.get()), ElementsAre("a0", "b0", "a1", "b1", "a2"));
+  EXPECT_THAT(DrainStrings(runner_.get()), ElementsAre("a0", "b0", "a1", "b1", "a2"));
 }
 
 TEST_F(DatasetTest, ParallelInterleaveChecksItsArguments) {
@@ -1439,7 +1435,7 @@ TEST_F(DatasetTest, BatchWithParallelCopyGivesTheSameBatches) {
   EXPECT_THAT(Drain(), ElementsAre(ElementsAre(0, 1, 2), ElementsAre(3, 4, 5)));
 }
 
-TEST_F(DatasetTest, ReadFileAndWriteFileUseTheSessionsEnv) {
+TEST_F(DatasetTest, ReadFileAndWriteFileUseTheStepsEnv) {
   Scope root = Scope::NewRootScope();
   auto name = root.WithOpName("name")
                   .AddOp("Placeholder", {}, {{"dtype", MakeAttrValue(DT_STRING)}})
@@ -1452,18 +1448,18 @@ TEST_F(DatasetTest, ReadFileAndWriteFileUseTheSessionsEnv) {
   Start(root);
   std::vector<Tensor> out;
   const Tensor path = Tensor::Scalar<std::string>("/out/new/dir/f.bin");
-  EXPECT_THAT(session_->Run({{"name:0", path}}, {}, {"write_lines"}, &out),
+  EXPECT_THAT(runner_->Run({{"name:0", path}}, {}, {"write_lines"}, &out),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Contents tensor must be scalar, but had shape: [2]")));
   EXPECT_FALSE(env_.FileExists("/out/new/dir/f.bin").ok()) << "nothing written";
-  ASSERT_OK(session_->Run({{"name:0", path}}, {}, {"write"}, &out));
-  ASSERT_OK(session_->Run({{"name:0", path}}, {"read:0"}, {}, &out));
+  ASSERT_OK(runner_->Run({{"name:0", path}}, {}, {"write"}, &out));
+  ASSERT_OK(runner_->Run({{"name:0", path}}, {"read:0"}, {}, &out));
   EXPECT_EQ(*out[0].data<std::string>(), "some bytes");
-  EXPECT_THAT(session_->Run({{"name:0", Tensor::Scalar<std::string>("/out/none")}}, {"read:0"},
+  EXPECT_THAT(runner_->Run({{"name:0", Tensor::Scalar<std::string>("/out/none")}}, {"read:0"},
                             {}, &out),
               StatusIs(absl::StatusCode::kNotFound, HasSubstr("/out/none")));
   Tensor two(DT_STRING, TensorShape({2}));
-  EXPECT_THAT(session_->Run({{"name:0", two}}, {"read:0"}, {}, &out),
+  EXPECT_THAT(runner_->Run({{"name:0", two}}, {"read:0"}, {}, &out),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("Input filename tensor must be scalar, but had shape: [2]")));
 }
@@ -1497,19 +1493,19 @@ TEST_F(DatasetTest, CacheToAFileWritesTensorFlowsLayoutOnceAndReadsItAfter) {
 
   std::vector<Tensor> out;
   ASSERT_OK(Run({"full/make"}));
-  ASSERT_OK(session_->Run({}, {"full/next:0"}, {}, &out));
+  ASSERT_OK(runner_->Run({}, {"full/next:0"}, {}, &out));
   EXPECT_EQ(*out[0].data<std::string>(), "10");
   EXPECT_TRUE(env_.FileExists("/cache/full_0.lockfile").ok());
   ASSERT_OK(Run({"other_make"}));
   for (int i = 0; i < 2; ++i) {  // and again: never a silent end
-    EXPECT_THAT(session_->Run({}, {"other_next:0"}, {}, &out),
+    EXPECT_THAT(runner_->Run({}, {"other_next:0"}, {}, &out),
                 StatusIs(absl::StatusCode::kAlreadyExists,
                          AllOf(HasSubstr("cache_full"), HasSubstr("/cache/full_0.lockfile"),
                                HasSubstr("concurrent caching iterator"))));
   }
   std::vector<std::string> got = {"10"};
   for (;;) {
-    absl::Status s = session_->Run({}, {"full/next:0"}, {}, &out);
+    absl::Status s = runner_->Run({}, {"full/next:0"}, {}, &out);
     if (absl::IsOutOfRange(s)) break;
     ASSERT_OK(s);
     got.push_back(*out[0].data<std::string>());
@@ -1524,7 +1520,7 @@ TEST_F(DatasetTest, CacheToAFileWritesTensorFlowsLayoutOnceAndReadsItAfter) {
   ASSERT_OK(Run({"full/make"}));
   got.clear();
   for (;;) {
-    absl::Status s = session_->Run({}, {"full/next:0"}, {}, &out);
+    absl::Status s = runner_->Run({}, {"full/next:0"}, {}, &out);
     if (absl::IsOutOfRange(s)) break;
     ASSERT_OK(s);
     got.push_back(*out[0].data<std::string>());
@@ -1534,7 +1530,7 @@ TEST_F(DatasetTest, CacheToAFileWritesTensorFlowsLayoutOnceAndReadsItAfter) {
   // A pass that stops early leaves nothing behind: neither a cache nor
   // the lockfile.
   ASSERT_OK(Run({"part/make"}));
-  ASSERT_OK(session_->Run({}, {"part/next:0"}, {}, &out));
+  ASSERT_OK(runner_->Run({}, {"part/next:0"}, {}, &out));
   ASSERT_OK(Run({"part/make"}));  // the writing iterator goes
   ASSERT_OK_AND_ASSIGN(std::vector<std::string> left, env_.GetChildren("/cache"));
   for (const std::string& f : left) EXPECT_FALSE(absl::StartsWith(f, "part")) << f;
@@ -1563,11 +1559,11 @@ TEST_F(DatasetTest, ACacheFileOfAnotherDtypeIsAnErrorNamingIt) {
   Start(root);
   std::vector<Tensor> out;
   ASSERT_OK(Run({"s/make"}));
-  while (session_->Run({}, {"s/next:0"}, {}, &out).ok()) {
+  while (runner_->Run({}, {"s/next:0"}, {}, &out).ok()) {
   }
   ASSERT_TRUE(env_.FileExists("/c/x.index").ok());
   ASSERT_OK(Run({"i/make"}));
-  EXPECT_THAT(session_->Run({}, {"i/next:0"}, {}, &out),
+  EXPECT_THAT(runner_->Run({}, {"i/next:0"}, {}, &out),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        AllOf(HasSubstr("the cache '/c/x' holds string under key"),
                              HasSubstr("component 0 is int64"))));
