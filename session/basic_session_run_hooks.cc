@@ -19,8 +19,8 @@ absl::StatusOr<int64_t> StepValue(const Tensor& t, const std::string& name) {
   if (t.NumElements() == 1 && t.dtype() == DT_INT64) return *t.data<int64_t>();
   if (t.NumElements() == 1 && t.dtype() == DT_INT32) return *t.data<int32_t>();
   return absl::InvalidArgumentError(absl::StrCat(
-      "the global step ", name, " is a ", DataTypeString(t.dtype()), " tensor of shape ",
-      t.shape().DebugString(), "; the hooks need an int64 scalar"));
+      "the global step ", name, " is a tensor of dtype ", DataTypeString(t.dtype()),
+      " and shape ", t.shape().DebugString(), "; the hooks need an int64 scalar"));
 }
 
 absl::StatusOr<int64_t> ReadStep(Session* session, const std::string& name) {
@@ -369,8 +369,9 @@ absl::Status SummarySaverHook::AfterRun(SessionRunContext* context,
       const Tensor& t = values.results[i];
       if (t.dtype() != DT_STRING || t.NumElements() != 1) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "the summary op ", o_.summary_op[i - 1], " gave a ", DataTypeString(t.dtype()),
-            " tensor of shape ", t.shape().DebugString(), ", not a serialized Summary"));
+            "the summary op ", o_.summary_op[i - 1], " gave a tensor of dtype ",
+            DataTypeString(t.dtype()), " and shape ", t.shape().DebugString(),
+            ", not a serialized Summary"));
       }
       MG_RETURN_IF_ERROR(o_.writer->AddSummary(*t.data<std::string>(), step));
     }
@@ -400,8 +401,9 @@ absl::Status NanTensorHook::AfterRun(SessionRunContext* context,
     v = *t.data<double>();
   } else {
     return absl::InvalidArgumentError(
-        absl::StrCat("NanTensorHook's loss ", loss_, " is a ", DataTypeString(t.dtype()),
-                     " tensor of shape ", t.shape().DebugString(), ", not a float scalar"));
+        absl::StrCat("NanTensorHook's loss ", loss_, " is a tensor of dtype ",
+                     DataTypeString(t.dtype()), " and shape ", t.shape().DebugString(),
+                     ", not a float scalar"));
   }
   if (!std::isnan(v)) return absl::OkStatus();
   if (fail_) {

@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "core/events_writer.h"
 #include "core/logging.h"
 #include "core/mem_env.h"
 #include "core/path.h"
 #include "core/record_io.h"
+#include "core/status_macros.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -434,6 +436,49 @@ TEST_F(MonitoredSessionTest, NanTensorHookFailsOrStops) {
                                    {std::make_shared<NanTensorHook>(nan.tensor_name(), false)}));
   ASSERT_OK(s->Run({}, {}, {"train"}, nullptr));
   EXPECT_TRUE(s->ShouldStop());
+}
+
+// A hook's tensor of the wrong kind fails the step with InvalidArgument
+// naming the tensor, its dtype and shape: a loss that is not a float
+// scalar, a summary op that is not a string scalar, a global step that is
+// not an integer scalar.
+TEST_F(MonitoredSessionTest, AHookTensorOfTheWrongKindIsAnErrorNamingIt) {
+  ops::Const(root_.WithOpName("words"), Tensor::Vector<std::string>({"a", "b"}));
+  ops::Const(root_.WithOpName("ratio"), 0.5f);
+  ASSERT_OK_AND_ASSIGN(Scaffold scaffold, Scaffold::Finalize(root_, Opts()));
+  auto run_with = [&](std::shared_ptr<SessionRunHook> hook) -> absl::Status {
+    MG_ASSIGN_OR_RETURN(auto s, MonitoredSession::Create(NewChiefSessionCreator(scaffold, ""),
+                                                         {std::move(hook)}));
+    return s->Run({}, {}, {"train"}, nullptr);
+  };
+  EXPECT_THAT(run_with(std::make_shared<NanTensorHook>("global_step/read:0")),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("NanTensorHook's loss global_step/read:0 is a tensor of dtype "
+                                 "int64 and shape [], not a float scalar")));
+  ASSERT_OK_AND_ASSIGN(auto writer, EventsWriter::Create("/logs/bad", {.env = &env_}));
+  SummarySaverHook::Options so;
+  so.save_steps = 1;
+  so.writer = std::move(writer);
+  so.summary_op = {"loss:0", "words:0"};
+  so.global_step = "global_step/read:0";
+  so.env = &env_;
+  ASSERT_OK_AND_ASSIGN(auto summaries, SummarySaverHook::Create(so));
+  EXPECT_THAT(run_with(summaries),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the summary op loss:0 gave a tensor of dtype float and "
+                                 "shape [], not a serialized Summary")));
+  so.summary_op = {"words:0"};
+  ASSERT_OK_AND_ASSIGN(summaries, SummarySaverHook::Create(so));
+  EXPECT_THAT(run_with(summaries),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("the summary op words:0 gave a tensor of dtype string and "
+                                 "shape [2]")));
+  ASSERT_OK_AND_ASSIGN(auto stop, StopAtStepHook::Create({.num_steps = 3,
+                                                          .global_step = "ratio:0"}));
+  EXPECT_THAT(run_with(stop), StatusIs(absl::StatusCode::kInvalidArgument,
+                                       HasSubstr("the global step ratio:0 is a tensor of dtype "
+                                                 "float and shape []; the hooks need an int64 "
+                                                 "scalar")));
 }
 
 TEST_F(MonitoredSessionTest, LoggingTensorHookLogsOnItsSchedule) {
