@@ -11,7 +11,7 @@
 #include "checkpoint/checkpoint_state.h"
 #include "core/path.h"
 #include "core/status_macros.h"
-#include "google/protobuf/text_format.h"
+#include "core/text_proto.h"
 #include "runtime/graph/node_def_util.h"
 #include "session/saver.h"
 
@@ -35,8 +35,9 @@ absl::StatusOr<SavedModel> ReadSavedModel(Env* env, const std::string& dir) {
   const std::string pbtxt = JoinPath(dir, "saved_model.pbtxt");
   if (env->FileExists(pbtxt).ok()) {
     MG_ASSIGN_OR_RETURN(std::string text, ReadFileToString(env, pbtxt));
-    if (!google::protobuf::TextFormat::ParseFromString(text, &model)) {
-      return absl::DataLossError(absl::StrCat(pbtxt, " is not a SavedModel"));
+    if (absl::Status parsed = ParseTextProto(text, &model); !parsed.ok()) {
+      return absl::DataLossError(
+          absl::StrCat(pbtxt, " is not a SavedModel (", parsed.message(), ")"));
     }
     return model;
   }

@@ -11,7 +11,7 @@
 #include "core/path.h"
 #include "core/proto/meta_graph.pb.h"
 #include "core/status_macros.h"
-#include "google/protobuf/text_format.h"
+#include "core/text_proto.h"
 
 namespace minigraph {
 
@@ -39,6 +39,7 @@ absl::StatusOr<GraphFile> LoadGraphFile(const std::string& path) {
   }
   MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(env, path));
   bool parsed = false;
+  std::string text_error;  // the text parser's complaint, for a .pbtxt
   if (absl::EndsWith(path, ".meta")) {
     MetaGraphDef meta;
     parsed = meta.ParseFromString(bytes);
@@ -46,16 +47,18 @@ absl::StatusOr<GraphFile> LoadGraphFile(const std::string& path) {
     if (meta.has_saver_def()) out.saver = meta.saver_def();
     out.default_checkpoint = path.substr(0, path.size() - 5);
   } else if (absl::EndsWith(path, ".pbtxt") || absl::EndsWith(path, ".txt")) {
-    parsed = google::protobuf::TextFormat::ParseFromString(bytes, &out.graph);
+    absl::Status text = ParseTextProto(bytes, &out.graph);
+    parsed = text.ok();
+    if (!parsed) text_error = absl::StrCat(" (as text: ", text.message(), ")");
   } else {
-    parsed = out.graph.ParseFromString(bytes) ||
-             google::protobuf::TextFormat::ParseFromString(bytes, &out.graph);
+    parsed = out.graph.ParseFromString(bytes) || ParseTextProto(bytes, &out.graph).ok();
   }
   if (!parsed) {
     return absl::InvalidArgumentError(absl::StrCat(
         path,
         " is not a graph: neither a MetaGraphDef (.meta) nor a GraphDef (binary, or text "
-        "in .pbtxt), nor a SavedModel directory"));
+        "in .pbtxt), nor a SavedModel directory",
+        text_error));
   }
   return out;
 }

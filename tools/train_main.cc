@@ -61,8 +61,7 @@
 #include "core/logging.h"
 #include "core/path.h"
 #include "core/status_macros.h"
-#include "google/protobuf/io/tokenizer.h"
-#include "google/protobuf/text_format.h"
+#include "core/text_proto.h"
 #include "runtime/cc/import_graph.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/optimizers.h"
@@ -411,18 +410,10 @@ absl::Status PlaceImported(const DeviceFunction& device_fn, const std::string& o
 absl::StatusOr<MetaGraphDef> ReadMetaGraph(Env* env, const std::string& path) {
   MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(env, path));
   MetaGraphDef meta;
-  // The text parser's first complaint, instead of protobuf's log of it.
-  struct Errors : google::protobuf::io::ErrorCollector {
-    std::string first;
-    void AddError(int line, int column, const std::string& message) override {
-      if (first.empty()) first = absl::StrCat(line + 1, ":", column + 1, ": ", message);
-    }
-  } errors;
-  google::protobuf::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&errors);
-  if (!meta.ParseFromString(bytes) && !parser.ParseFromString(bytes, &meta)) {
+  if (meta.ParseFromString(bytes)) return meta;
+  if (absl::Status parsed = ParseTextProto(bytes, &meta); !parsed.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "--graph=", path, " is not a MetaGraphDef (binary, or text: ", errors.first, ")"));
+        "--graph=", path, " is not a MetaGraphDef (binary, or text: ", parsed.message(), ")"));
   }
   return meta;
 }

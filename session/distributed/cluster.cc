@@ -10,9 +10,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "core/status_macros.h"
-#include "google/protobuf/io/tokenizer.h"
+#include "core/text_proto.h"
 #include "google/protobuf/struct.pb.h"
-#include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace minigraph {
@@ -106,19 +105,10 @@ absl::StatusOr<tensorflow::ClusterDef> ParseClusterSpec(absl::string_view spec) 
 
 absl::StatusOr<tensorflow::ClusterDef> ReadClusterFile(Env* env, const std::string& path) {
   MG_ASSIGN_OR_RETURN(std::string text, ReadFileToString(env, path));
-  // Collects the parser's message instead of letting protobuf log it.
-  struct Errors : google::protobuf::io::ErrorCollector {
-    std::string first;
-    void AddError(int line, int column, const std::string& message) override {
-      if (first.empty()) first = absl::StrCat(line + 1, ":", column + 1, ": ", message);
-    }
-  } errors;
-  google::protobuf::TextFormat::Parser parser;
-  parser.RecordErrorsTo(&errors);
   tensorflow::ClusterDef cluster;
-  if (!parser.ParseFromString(text, &cluster)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, ": not a ClusterDef in protobuf text format (", errors.first, ")"));
+  if (absl::Status parsed = ParseTextProto(text, &cluster); !parsed.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ": not a ClusterDef in protobuf text format (", parsed.message(), ")"));
   }
   absl::Status s = ValidateCluster(cluster);
   if (!s.ok()) return absl::InvalidArgumentError(absl::StrCat(path, ": ", s.message()));
