@@ -217,7 +217,7 @@ TEST_F(EventsWriterTest, RecordsBeforeACutOneStillRead) {
     const uint64_t last = offset;
     EXPECT_THAT(reader.ReadRecord(&offset, &record),
                 StatusIs(absl::StatusCode::kDataLoss,
-                         HasSubstr(absl::StrCat(path, ": record at offset ", last))));
+                         HasSubstr(absl::StrCat(path, ": corrupted record at ", last))));
     EXPECT_EQ(offset, last);
   }
   // A flipped byte of data fails its checksum.

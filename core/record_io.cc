@@ -27,43 +27,70 @@ absl::Status RecordWriter::WriteRecord(absl::string_view data) {
   return file_->Append(absl::string_view(footer, kFooterBytes));
 }
 
-absl::Status RecordReader::ReadRecord(uint64_t* offset, std::string* record) const {
-  const uint64_t at = *offset;
-  char header[kHeaderBytes];
-  MG_ASSIGN_OR_RETURN(absl::string_view h, file_->Read(at, kHeaderBytes, header));
-  if (h.empty()) return absl::OutOfRangeError(absl::StrCat(name_, ": no record at ", at));
-  auto loss = [&](absl::string_view what) {
-    return absl::DataLossError(absl::StrCat(name_, ": record at offset ", at, ": ", what));
-  };
-  if (h.size() < kHeaderBytes) return loss("the file ends inside its header");
-  if (crc32c::Unmask(DecodeFixed32(h.data() + 8)) != crc32c::Value(h.data(), 8)) {
-    return loss("its length's checksum does not match");
+namespace {
+
+// The bytes of a RandomAccessFile from a position on.
+class FileSource : public RecordSource {
+ public:
+  FileSource(const RandomAccessFile* file, uint64_t position) : file_(file), position_(position) {}
+
+  absl::StatusOr<size_t> Read(size_t n, char* dst) override {
+    MG_ASSIGN_OR_RETURN(absl::string_view got, file_->Read(position_, n, dst));
+    if (got.data() != dst) std::memmove(dst, got.data(), got.size());
+    position_ += got.size();
+    return got.size();
   }
-  const uint64_t length = DecodeFixed64(h.data());
-  // Read in chunks, so a length larger than the file (a record cut short)
+
+ private:
+  const RandomAccessFile* const file_;
+  uint64_t position_;
+};
+
+}  // namespace
+
+absl::Status ReadRecordFrom(RecordSource* source, absl::string_view name, uint64_t offset,
+                            std::string* record, uint64_t max_length, size_t chunk) {
+  auto corrupt = [&](absl::string_view why) {
+    return absl::DataLossError(
+        absl::StrCat(name, ": corrupted record at ", offset, ": ", why));
+  };
+  char header[kHeaderBytes];
+  MG_ASSIGN_OR_RETURN(size_t got, source->Read(kHeaderBytes, header));
+  if (got == 0) return absl::OutOfRangeError(absl::StrCat(name, ": no record at ", offset));
+  if (got < kHeaderBytes) return corrupt("the file ends inside its header");
+  if (crc32c::Unmask(DecodeFixed32(header + 8)) != crc32c::Value(header, 8)) {
+    return corrupt("its length's checksum does not match");
+  }
+  const uint64_t length = DecodeFixed64(header);
+  if (length > max_length) {
+    return absl::ResourceExhaustedError(absl::StrCat(name, ": the record at ", offset, " holds ",
+                                                     length, " bytes, more than ", max_length));
+  }
+  // Read in chunks, so a length larger than the stream (a record cut short)
   // costs no more memory than the bytes that are there.
-  constexpr uint64_t kChunk = uint64_t{1} << 20;
   const uint64_t want = length + kFooterBytes;
   record->clear();
   while (record->size() < want) {
-    const size_t n = static_cast<size_t>(std::min<uint64_t>(kChunk, want - record->size()));
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(chunk, want - record->size()));
     const size_t old_size = record->size();
     record->resize(old_size + n);
-    MG_ASSIGN_OR_RETURN(absl::string_view d, file_->Read(at + kHeaderBytes + old_size, n,
-                                                         record->data() + old_size));
-    if (d.data() != record->data() + old_size) {
-      std::memcpy(record->data() + old_size, d.data(), d.size());
-    }
-    if (d.size() < n) {
-      return loss(absl::StrCat("the file ends inside its ", length, " bytes of data"));
+    MG_ASSIGN_OR_RETURN(got, source->Read(n, record->data() + old_size));
+    if (got < n) {
+      return corrupt(absl::StrCat("the file ends inside its ", length, " bytes of data"));
     }
   }
   const uint32_t stored = DecodeFixed32(record->data() + length);
   record->resize(length);
   if (crc32c::Unmask(stored) != crc32c::Value(record->data(), length)) {
-    return loss("its data's checksum does not match");
+    return corrupt("its data's checksum does not match");
   }
-  *offset = at + kHeaderBytes + length + kFooterBytes;
+  return absl::OkStatus();
+}
+
+absl::Status RecordReader::ReadRecord(uint64_t* offset, std::string* record) const {
+  FileSource source(file_, *offset);
+  MG_RETURN_IF_ERROR(ReadRecordFrom(&source, name_, *offset, record));
+  *offset += kHeaderBytes + record->size() + kFooterBytes;
   return absl::OkStatus();
 }
 

@@ -1050,15 +1050,17 @@ TEST_F(DatasetTest, TFRecordsAreCheckedAndNameTheFileAndOffsetWhenCorrupt) {
   got.clear();
   EXPECT_THAT(read({"/r/bad_data.tfrecord"}, &got),
               StatusIs(absl::StatusCode::kDataLoss,
-                       HasSubstr("corrupted record at 37 of /r/bad_data.tfrecord: the data's "
+                       HasSubstr("/r/bad_data.tfrecord: corrupted record at 37: its data's "
                                  "checksum does not match")));
   EXPECT_THAT(got, ElementsAre("hello", "")) << "the records before it";
   EXPECT_THAT(read({"/r/short.tfrecord"}, &got),
               StatusIs(absl::StatusCode::kDataLoss,
-                       HasSubstr("corrupted record at 37 of /r/short.tfrecord")));
+                       HasSubstr("/r/short.tfrecord: corrupted record at 37: the file ends "
+                                 "inside its")));
   EXPECT_THAT(read({"/r/bad_length.tfrecord"}, &got),
               StatusIs(absl::StatusCode::kDataLoss,
-                       HasSubstr("at 0 of /r/bad_length.tfrecord: the length's checksum")));
+                       HasSubstr("/r/bad_length.tfrecord: corrupted record at 0: its length's "
+                                 "checksum")));
   EXPECT_THAT(read({"/r/missing.tfrecord"}, &got), StatusIs(absl::StatusCode::kNotFound));
 }
 

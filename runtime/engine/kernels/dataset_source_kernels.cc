@@ -13,8 +13,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "core/allocator.h"
-#include "core/crc32c.h"
 #include "core/env.h"
+#include "core/record_io.h"
 #include "core/status_macros.h"
 #include "runtime/engine/kernels/internal/dataset.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
@@ -424,10 +424,9 @@ class TensorsDatasetOp final : public DatasetOpKernel {
   bool slice_ = false;
 };
 
-// The records of TFRecord files, in order: each is a little-endian uint64
-// length, the masked crc32c of those 8 bytes, the data, and the masked
-// crc32c of the data (TensorFlow's record format). A record that ends
-// early or fails a checksum is DataLoss naming the file and the offset.
+// The records of TFRecord files, in order (TensorFlow's record framing,
+// parsed by core/record_io.h's ReadRecordFrom). A record that ends early or
+// fails a checksum is DataLoss naming the file and the offset.
 class TFRecordDataset final : public Dataset {
  public:
   TFRecordDataset(std::string node, std::vector<std::string> files, Compression compression,
@@ -441,7 +440,8 @@ class TFRecordDataset final : public Dataset {
   }
 
  private:
-  class Iterator final : public FileIterator {
+  // Also the RecordSource of the open file's bytes from offset_ on.
+  class Iterator final : public FileIterator, private RecordSource {
    public:
     explicit Iterator(std::shared_ptr<const TFRecordDataset> d)
         : FileIterator(&d->files_), d_(std::move(d)) {}
@@ -468,86 +468,51 @@ class TFRecordDataset final : public Dataset {
     absl::Status NextInFile(Element* out, bool* done) override {
       if (inflater_ != nullptr) {
         absl::StatusOr<bool> end = inflater_->AtEnd();
-        if (!end.ok()) return Decompressing(end.status());
+        if (!end.ok()) return Reading(end.status());
         *done = *end;
       } else {
         *done = offset_ == size_;
       }
       if (*done) return absl::OkStatus();
       std::string record;
-      MG_RETURN_IF_ERROR(ReadRecord(&record));
+      absl::Status s =
+          ReadRecordFrom(this, path(), offset_, &record, MaxTensorBytes(), d_->chunk_);
+      if (absl::IsResourceExhausted(s)) {
+        return absl::ResourceExhaustedError(
+            absl::StrCat("dataset '", d_->node(), "': ", s.message(), " (max_tensor_bytes)"));
+      }
+      if (!s.ok()) {
+        return absl::Status(s.code(), absl::StrCat("dataset '", d_->node(), "': ", s.message()));
+      }
       out->assign(1, Tensor::Scalar<std::string>(std::move(record)));
       return absl::OkStatus();
     }
 
-    absl::Status Corrupt(uint64_t at, absl::string_view why) const {
-      return absl::DataLossError(absl::StrCat("dataset '", d_->node(), "': corrupted record at ",
-                                              at, " of ", path(), ": ", why));
-    }
-
-    absl::Status Decompressing(const absl::Status& s) const {
+    absl::Status Reading(const absl::Status& s) const {
       return absl::Status(s.code(), absl::StrCat("dataset '", d_->node(), "': reading ", path(),
                                                  " at ", offset_, ": ", s.message()));
     }
 
-    // `n` bytes at `offset_` (of the decompressed data) into `dst`, read
-    // `chunk_` bytes at a time.
-    absl::Status Read(size_t n, char* dst) {
+    // RecordSource: up to `n` bytes at offset_ (of the decompressed data)
+    // into `dst`, read `chunk_` bytes at a time.
+    absl::StatusOr<size_t> Read(size_t n, char* dst) override {
       if (inflater_ != nullptr) {
         absl::StatusOr<size_t> got = inflater_->Read(n, dst);
-        if (!got.ok()) return Decompressing(got.status());
-        if (*got != n) return Corrupt(offset_, "the file ends inside it");
-        offset_ += n;
-        return absl::OkStatus();
+        if (!got.ok()) return Reading(got.status());
+        offset_ += *got;
+        return got;
       }
-      for (size_t done = 0; done < n;) {
+      size_t done = 0;
+      while (done < n) {
         const size_t want = std::min(n - done, d_->chunk_);
         absl::StatusOr<absl::string_view> got = file_->Read(offset_, want, dst + done);
-        if (!got.ok()) {
-          return absl::Status(got.status().code(),
-                              absl::StrCat("dataset '", d_->node(), "': reading ", path(), ": ",
-                                           got.status().message()));
-        }
-        if (got->size() != want) return Corrupt(offset_, "the file ends inside it");
-        if (got->data() != dst + done) std::memmove(dst + done, got->data(), want);
-        done += want;
-        offset_ += want;
+        if (!got.ok()) return Reading(got.status());
+        if (got->data() != dst + done) std::memmove(dst + done, got->data(), got->size());
+        done += got->size();
+        offset_ += got->size();
+        if (got->size() < want) break;
       }
-      return absl::OkStatus();
-    }
-
-    absl::Status ReadRecord(std::string* record) {
-      const uint64_t start = offset_;
-      if (size_ - offset_ < 12) return Corrupt(start, "the file ends inside its header");
-      char header[12];
-      MG_RETURN_IF_ERROR(Read(sizeof(header), header));
-      uint64_t length = 0;
-      for (int i = 7; i >= 0; --i) length = (length << 8) | static_cast<uint8_t>(header[i]);
-      if (crc32c::Unmask(LoadLittle32(header + 8)) != crc32c::Value(header, 8)) {
-        return Corrupt(start, "the length's checksum does not match");
-      }
-      if (length > size_ - offset_ || size_ - offset_ - length < 4) {
-        return Corrupt(start, absl::StrCat("its length ", length, " runs past the file's end"));
-      }
-      if (length > MaxTensorBytes()) {
-        return absl::ResourceExhaustedError(absl::StrCat(
-            "dataset '", d_->node(), "': the record at ", start, " of ", path(), " holds ", length,
-            " bytes, more than ", MaxTensorBytes(), " (max_tensor_bytes)"));
-      }
-      record->resize(length);
-      MG_RETURN_IF_ERROR(Read(length, record->data()));
-      char footer[4];
-      MG_RETURN_IF_ERROR(Read(sizeof(footer), footer));
-      if (crc32c::Unmask(LoadLittle32(footer)) != crc32c::Value(record->data(), length)) {
-        return Corrupt(start, "the data's checksum does not match");
-      }
-      return absl::OkStatus();
-    }
-
-    static uint32_t LoadLittle32(const char* p) {
-      uint32_t v = 0;
-      for (int i = 3; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(p[i]);
-      return v;
+      return done;
     }
 
     const std::shared_ptr<const TFRecordDataset> d_;
