@@ -215,107 +215,10 @@ TEST(ImportGraphTest, WhatDoesNotImportIsNamedAndLeavesTheScopeAsItWas) {
 
 // A graph as TensorFlow 2 writes it: the library of tests/testing, called
 // by StatefulPartitionedCall and PartitionedCall (one call inside another),
-// and a resource variable read inside a function.
-constexpr char kCalls[] = R"pb(
-  node {
-    name: "x"
-    op: "Placeholder"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-  }
-  node {
-    name: "y"
-    op: "Placeholder"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-  }
-  node {
-    name: "scale_add"
-    op: "StatefulPartitionedCall"
-    input: "x"
-    input: "y"
-    attr {
-      key: "Tin"
-      value { list { type: [ DT_FLOAT, DT_FLOAT ] } }
-    }
-    attr {
-      key: "Tout"
-      value { list { type: DT_FLOAT } }
-    }
-    attr {
-      key: "f"
-      value { func { name: "scale_add" } }
-    }
-  }
-  node {
-    name: "twice"
-    op: "PartitionedCall"
-    input: "x"
-    input: "y"
-    attr {
-      key: "Tin"
-      value { list { type: [ DT_FLOAT, DT_FLOAT ] } }
-    }
-    attr {
-      key: "Tout"
-      value { list { type: DT_FLOAT } }
-    }
-    attr {
-      key: "f"
-      value { func { name: "twice" } }
-    }
-  }
-  node {
-    name: "v"
-    op: "VarHandleOp"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-    attr {
-      key: "shape"
-      value { shape {} }
-    }
-    attr {
-      key: "shared_name"
-      value { s: "v" }
-    }
-  }
-  node {
-    name: "init"
-    op: "AssignVariableOp"
-    input: "v"
-    input: "x"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-  }
-  node {
-    name: "read_plus_one"
-    op: "StatefulPartitionedCall"
-    input: "v"
-    attr {
-      key: "Tin"
-      value { list { type: DT_RESOURCE } }
-    }
-    attr {
-      key: "Tout"
-      value { list { type: DT_FLOAT } }
-    }
-    attr {
-      key: "f"
-      value { func { name: "read_plus_one" } }
-    }
-  }
-)pb";
+// and a resource variable read inside a function (kFunctionCallsText).
 
 GraphDef CallsGraph() {
-  GraphDef def = Parse(kCalls);
+  GraphDef def = Parse(kFunctionCallsText);
   def.MergeFrom(Parse(kFunctionLibraryText));
   return def;
 }
@@ -324,16 +227,17 @@ TEST(FunctionCallGradientTest, GradientsFlowThroughCallsAndCallsInsideThem) {
   Scope root = Scope::NewRootScope();
   ASSERT_OK_AND_ASSIGN(auto g, ImportGraphDef(root, CallsGraph()));
   const Output x = g.at("x").output(0), y = g.at("y").output(0);
-  // scale_add(x, y) = 2x + y; twice(x, y) = scale_add(scale_add(x, y), y) = 4x + 3y.
+  // call = scale_add(x, y) = 2x + y;
+  // nested = twice(x, y) = scale_add(scale_add(x, y), y) = 4x + 3y.
   std::vector<Output> d1, d2, d3;
-  ASSERT_OK(AddSymbolicGradients(root, {g.at("scale_add").output(0)}, {x, y}, &d1));
-  ASSERT_OK(AddSymbolicGradients(root, {g.at("twice").output(0)}, {x, y}, &d2));
+  ASSERT_OK(AddSymbolicGradients(root, {g.at("call").output(0)}, {x, y}, &d1));
+  ASSERT_OK(AddSymbolicGradients(root, {g.at("nested").output(0)}, {x, y}, &d2));
   // Both at once, weighted: 5 * (2x + y) + 7 * (4x + 3y).
-  ASSERT_OK(AddSymbolicGradients(root, {g.at("scale_add").output(0), g.at("twice").output(0)},
+  ASSERT_OK(AddSymbolicGradients(root, {g.at("call").output(0), g.at("nested").output(0)},
                                  {x, y}, {ops::Const(root, 5.0f), ops::Const(root, 7.0f)}, &d3));
   std::vector<Tensor> out =
       RunGraph(root, {{"x", Tensor::Scalar(1.5f)}, {"y", Tensor::Scalar(-2.0f)}},
-               {"twice", d1[0].name(), d1[1].name(), d2[0].name(), d2[1].name(), d3[0].name(),
+               {"nested", d1[0].name(), d1[1].name(), d2[0].name(), d2[1].name(), d3[0].name(),
                 d3[1].name()});
   ASSERT_EQ(out.size(), 7u);
   EXPECT_EQ(Scalar(out[0]), 0.0f);
@@ -369,11 +273,12 @@ TEST(FunctionCallGradientTest, EachArgumentGetsItsOwnPartialDerivative) {
 }
 
 TEST(FunctionCallGradientTest, AVariableReadInsideAFunctionTrains) {
-  // loss = (read_plus_one(v) - 4)^2 = (v - 3)^2; gradient descent from v = 0.
+  // loss = (read_call - 4)^2 = (read_plus_one(v) - 4)^2 = (v - 3)^2;
+  // gradient descent from v = 0.
   Scope root = Scope::NewRootScope();
   ASSERT_OK_AND_ASSIGN(auto g, ImportGraphDef(root, CallsGraph()));
   Output v = g.at("v").output(0);
-  Output loss = ops::Square(root.WithOpName("loss"), ops::Sub(root, g.at("read_plus_one").output(0),
+  Output loss = ops::Square(root.WithOpName("loss"), ops::Sub(root, g.at("read_call").output(0),
                                                               ops::Const(root, 4.0f)));
   std::vector<Output> d;
   ASSERT_OK(AddSymbolicGradients(root, {loss}, {v}, &d));
@@ -389,7 +294,7 @@ TEST(FunctionCallGradientTest, AVariableReadInsideAFunctionTrains) {
   // v <- v - 0.25 * 2 (v - 3) = (v + 3) / 2: 1.5, 2.25, 2.625, ...
   for (float want : {1.5f, 2.25f, 2.625f}) {
     ASSERT_OK(session->Run({}, {}, {"train"}, nullptr));
-    ASSERT_OK(session->Run({}, {"read_plus_one"}, {}, &out));
+    ASSERT_OK(session->Run({}, {"read_call"}, {}, &out));
     EXPECT_EQ(Scalar(out[0]), want + 1);
   }
 }

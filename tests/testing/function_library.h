@@ -6,6 +6,8 @@
 // neg(x) = -x; same(x) = x; read_plus_one(v) = v + 1 for a resource v;
 // twice(x, y) calls scale_add(scale_add(x, y), y).
 //
+// kFunctionCallsText calls them, as nodes to add to the library's graph.
+//
 //   GraphDef g;
 //   google::protobuf::TextFormat::ParseFromString(kFunctionLibraryText, &g);
 
@@ -265,6 +267,80 @@ inline constexpr char kFunctionLibraryText[] = R"pb(
       }
       ret { key: "z" value: "second:output:0" }
     }
+  }
+)pb";
+
+// Nodes calling kFunctionLibraryText's functions, given the float
+// placeholders x and y and the bool placeholder p:
+//   call = scale_add(x, y) (StatefulPartitionedCall);
+//   nested = twice(x, y) (PartitionedCall, a call inside a call);
+//   if = If(p, x): same(x) or neg(x);
+//   loop = StatelessWhile(is_small, step) from (i0 = 3, x);
+//   v, a resource variable; init assigns it x; read_call = read_plus_one(v).
+inline constexpr char kFunctionCallsText[] = R"pb(
+  node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "y" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+  node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_BOOL } } }
+  node {
+    name: "call"
+    op: "StatefulPartitionedCall"
+    input: [ "x", "y" ]
+    attr { key: "Tin" value { list { type: [ DT_FLOAT, DT_FLOAT ] } } }
+    attr { key: "Tout" value { list { type: DT_FLOAT } } }
+    attr { key: "f" value { func { name: "scale_add" } } }
+  }
+  node {
+    name: "nested"
+    op: "PartitionedCall"
+    input: [ "x", "y" ]
+    attr { key: "Tin" value { list { type: [ DT_FLOAT, DT_FLOAT ] } } }
+    attr { key: "Tout" value { list { type: DT_FLOAT } } }
+    attr { key: "f" value { func { name: "twice" } } }
+  }
+  node {
+    name: "if"
+    op: "If"
+    input: [ "p", "x" ]
+    attr { key: "Tcond" value { type: DT_BOOL } }
+    attr { key: "Tin" value { list { type: DT_FLOAT } } }
+    attr { key: "Tout" value { list { type: DT_FLOAT } } }
+    attr { key: "then_branch" value { func { name: "same" } } }
+    attr { key: "else_branch" value { func { name: "neg" } } }
+  }
+  node {
+    name: "i0"
+    op: "Const"
+    attr { key: "dtype" value { type: DT_INT32 } }
+    attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape {} int_val: 3 } } }
+  }
+  node {
+    name: "loop"
+    op: "StatelessWhile"
+    input: [ "i0", "x" ]
+    attr { key: "T" value { list { type: [ DT_INT32, DT_FLOAT ] } } }
+    attr { key: "cond" value { func { name: "is_small" } } }
+    attr { key: "body" value { func { name: "step" } } }
+  }
+  node {
+    name: "v"
+    op: "VarHandleOp"
+    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr { key: "shape" value { shape {} } }
+    attr { key: "shared_name" value { s: "v" } }
+  }
+  node {
+    name: "init"
+    op: "AssignVariableOp"
+    input: [ "v", "x" ]
+    attr { key: "dtype" value { type: DT_FLOAT } }
+  }
+  node {
+    name: "read_call"
+    op: "StatefulPartitionedCall"
+    input: "v"
+    attr { key: "Tin" value { list { type: DT_RESOURCE } } }
+    attr { key: "Tout" value { list { type: DT_FLOAT } } }
+    attr { key: "f" value { func { name: "read_plus_one" } } }
   }
 )pb";
 
