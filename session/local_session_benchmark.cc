@@ -11,6 +11,7 @@
 #include "runtime/cc/gradients.h"
 #include "runtime/cc/ops.h"
 #include "runtime/graph/node_def_util.h"
+#include "session/monitored_session.h"
 #include "session/session.h"
 #include "unsupported/Eigen/CXX11/Tensor"
 
@@ -326,6 +327,48 @@ void BM_OneOpRun(benchmark::State& state) {
   for (auto _ : state) RunOrDie(s.get(), {"c"});
 }
 BENCHMARK(BM_OneOpRun);
+
+// A SessionCreator of MakeSession's sessions over `root`.
+class BenchCreator : public SessionCreator {
+ public:
+  explicit BenchCreator(const Scope& root) : root_(root) {
+    auto def = root.ToGraphDef();
+    MG_CHECK(def.ok()) << def.status();
+    graph_ = *std::move(def);
+  }
+  absl::StatusOr<std::unique_ptr<Session>> CreateSession() override {
+    return MakeSession(root_, 1, 1);
+  }
+  const GraphDef& graph() const override { return graph_; }
+
+ private:
+  const Scope root_;
+  GraphDef graph_;
+};
+
+// A hook that fetches a tensor each step, as the global step's readers do.
+class FetchingHook : public SessionRunHook {
+ public:
+  absl::Status BeforeRun(SessionRunContext*, SessionRunArgs* request) override {
+    request->fetches = {"c"};
+    return absl::OkStatus();
+  }
+};
+
+// BM_OneOpRun's step through MonitoredSession::Run with `hooks` hooks that
+// each fetch one tensor: the hooks' machinery per step (their requests
+// merged, the fetches split back), beside BM_OneOpRun.
+void BM_MonitoredOneOpRun(benchmark::State& state) {
+  Scope root = Scope::NewRootScope();
+  ops::Const(root.WithOpName("c"), 1.0f);
+  HookList hooks;
+  for (int i = 0; i < state.range(0); ++i) hooks.push_back(std::make_shared<FetchingHook>());
+  auto s = MonitoredSession::Create(std::make_unique<BenchCreator>(root), hooks);
+  MG_CHECK(s.ok()) << s.status();
+  std::vector<Tensor> out;
+  for (auto _ : state) MG_CHECK((*s)->Run({}, {"c"}, {}, &out).ok());
+}
+BENCHMARK(BM_MonitoredOneOpRun)->Arg(0)->Arg(3);
 
 constexpr int kMatDim = 1024;
 

@@ -1,8 +1,8 @@
 #include "session/monitored_session.h"
 
+#include <algorithm>
 #include <map>
 #include <optional>
-#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -194,6 +194,11 @@ absl::Status MonitoredSession::RunHooked(const FeedList& feeds,
   if (ShouldStop()) {
     return absl::FailedPreconditionError("Run called even after should_stop requested.");
   }
+  if (hooks_.empty()) {  // nothing to merge or hand back
+    std::vector<Tensor> results;
+    return session_->Run(options, feeds, fetches, targets,
+                         outputs != nullptr ? outputs : &results);
+  }
   const SessionRunArgs original{fetches, targets, feeds, options.timeout_in_ms};
   SessionRunContext context(original, session_.get());
   // Every hook's request, then one step for all of them and the caller.
@@ -226,11 +231,13 @@ absl::Status MonitoredSession::RunHooked(const FeedList& feeds,
   }
   std::vector<std::string> all_fetches = fetches;
   std::vector<std::string> all_targets = targets;
-  std::set<std::string> seen_targets(targets.begin(), targets.end());
   for (const SessionRunArgs& r : requests) {
     all_fetches.insert(all_fetches.end(), r.fetches.begin(), r.fetches.end());
     for (const std::string& t : r.targets) {
-      if (seen_targets.insert(t).second) all_targets.push_back(t);
+      // (A few targets: a linear search beats building a set every step.)
+      if (std::find(all_targets.begin(), all_targets.end(), t) == all_targets.end()) {
+        all_targets.push_back(t);
+      }
     }
   }
   std::vector<Tensor> results;
