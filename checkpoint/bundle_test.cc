@@ -33,6 +33,7 @@
 #include "core/tensor_types.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/temp_path.h"
 
 namespace minigraph {
 namespace {
@@ -715,8 +716,7 @@ TEST(BundleTest, ConcurrentWritersOfOnePrefixInMemory) {
 }
 
 TEST(BundleTest, ConcurrentWritersOfOnePrefixOnDisk) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/concurrent_writers");
+  const std::string dir = TestTempPath("concurrent_writers");
   ASSERT_OK(Env::Default()->CreateDir(dir));
   ConcurrentWritersOfOnePrefix(Env::Default(), dir);
 }
@@ -770,8 +770,7 @@ TEST(BundleTest, AlignmentPlacesEveryTensorAtItsMultiple) {
 TEST(BundleTest, MappedDataFileReadsSurvivesDeletionAndReportsTruncation) {
   if (!kCanCatchBusErrors) GTEST_SKIP() << "files are not mapped in this build (TSan)";
   Env* env = Env::Default();
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/mapped");
+  const std::string dir = TestTempPath("mapped");
   ASSERT_OK(DeleteRecursively(env, dir));
   ASSERT_OK(env->CreateDir(dir));
   const std::string prefix = dir + "/m";
@@ -881,8 +880,7 @@ int64_t MappedKb(const std::string& path, const std::string& field) {
 TEST(BundleTest, AlignedTensorsAreReadInPlace) {
   if (!kCanCatchBusErrors) GTEST_SKIP() << "files are not mapped in this build (TSan)";
   Env* env = Env::Default();
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/in_place");
+  const std::string dir = TestTempPath("in_place");
   ASSERT_OK(DeleteRecursively(env, dir));
   ASSERT_OK(env->CreateDir(dir));
   std::mt19937 rng(41);

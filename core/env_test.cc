@@ -16,6 +16,7 @@
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/testing/temp_path.h"
 
 namespace minigraph {
 namespace {
@@ -30,8 +31,7 @@ class EnvContractTest : public ::testing::TestWithParam<bool> {
   void SetUp() override {
     if (GetParam()) {
       env_ = Env::Default();
-      const char* tmp = std::getenv("TEST_TMPDIR");
-      root_ = JoinPath(tmp != nullptr ? tmp : "/tmp", "env_contract");
+      root_ = TestTempPath("env_contract");
       ASSERT_OK(DeleteRecursively(env_, root_));
     } else {
       env_ = &mem_;
@@ -261,8 +261,7 @@ TEST_F(FaultInjectionEnvTest, FailOnceFailsOnlyTheChosenOperation) {
 // the test would time out otherwise) and times out when nothing changes.
 TEST(EnvTest, DirectoryWatchWakesOnANewFile) {
   Env* env = Env::Default();
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string dir = JoinPath(tmp != nullptr ? tmp : "/tmp", "watched");
+  const std::string dir = TestTempPath("watched");
   ASSERT_OK(env->CreateDir(dir));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<DirectoryWatch> watch, env->WatchDirectory(dir));
   EXPECT_FALSE(watch->Wait(1000));  // nothing yet
@@ -283,8 +282,7 @@ TEST(EnvTest, DirectoryWatchWakesOnANewFile) {
 TEST(EnvTest, MappedFileOutlivesDeletionAndItsTruncationIsCaught) {
   if (!kCanCatchBusErrors) GTEST_SKIP() << "files are not mapped in this build (TSan)";
   Env* env = Env::Default();
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string path = JoinPath(tmp != nullptr ? tmp : "/tmp", "mapped");
+  const std::string path = TestTempPath("mapped");
   std::string bytes(3 * 4096 + 5, '\0');
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 7);
   ASSERT_OK(WriteStringToFile(env, path, bytes));
@@ -333,8 +331,7 @@ TEST(EnvTest, MappedFileOutlivesDeletionAndItsTruncationIsCaught) {
 
 TEST(EnvTest, ThreadSanitizerBuildsDoNotMapFiles) {
   if (kCanCatchBusErrors) GTEST_SKIP() << "this build maps files";
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string path = JoinPath(tmp != nullptr ? tmp : "/tmp", "not_mapped");
+  const std::string path = TestTempPath("not_mapped");
   ASSERT_OK(WriteStringToFile(Env::Default(), path, "x"));
   EXPECT_THAT(Env::Default()->MapFile(path).status(),
               StatusIs(absl::StatusCode::kUnimplemented, HasSubstr(path)));
@@ -347,8 +344,7 @@ TEST(EnvTest, ThreadSanitizerBuildsDoNotMapFiles) {
 TEST(EnvTest, GuardedMappingKeepsItsBytesWhenAnotherProcessTruncatesTheFile) {
   if (!kCanCatchBusErrors) GTEST_SKIP() << "files are not mapped in this build (TSan)";
   Env* env = Env::Default();
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string path = JoinPath(tmp != nullptr ? tmp : "/tmp", "guarded");
+  const std::string path = TestTempPath("guarded");
   std::string bytes(5 * 4096 + 7, '\0');
   for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(i * 13);
   ASSERT_OK(WriteStringToFile(env, path, bytes));
@@ -374,8 +370,7 @@ TEST(EnvTest, GuardedMappingKeepsItsBytesWhenAnotherProcessTruncatesTheFile) {
 TEST(EnvTest, GuardedMappingKeepsEveryWriteMadeWhileItIsCopied) {
   if (!kCanCatchBusErrors) GTEST_SKIP() << "files are not mapped in this build (TSan)";
   Env* env = Env::Default();
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string path = JoinPath(tmp != nullptr ? tmp : "/tmp", "guarded_writes");
+  const std::string path = TestTempPath("guarded_writes");
   const size_t slots = size_t{4} << 20;  // 32 MiB of int64 slots
   ASSERT_OK(WriteStringToFile(env, path, std::string(slots * 8, '\0')));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<MappedFile> map, env->MapFile(path));
@@ -410,8 +405,7 @@ TEST(EnvDeathTest, BusErrorOutsideTheGuardIsFatal) {
   if (!kCanCatchBusErrors) GTEST_SKIP() << "files are not mapped in this build (TSan)";
   EXPECT_TRUE(RunCatchingBusErrors([] {}));  // the handler is installed
   Env* env = Env::Default();
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string path = JoinPath(tmp != nullptr ? tmp : "/tmp", "mapped_fatal");
+  const std::string path = TestTempPath("mapped_fatal");
   ASSERT_OK(WriteStringToFile(env, path, std::string(8192, 'x')));
   const int writer = open(path.c_str(), O_WRONLY);  // no lease, no guard
   ASSERT_GE(writer, 0);

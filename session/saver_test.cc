@@ -26,6 +26,7 @@
 #include "runtime/graph/node_def_util.h"
 #include "session/session_manager.h"
 #include "tests/testing/shared_testdata.h"
+#include "tests/testing/temp_path.h"
 
 namespace minigraph {
 namespace {
@@ -259,8 +260,7 @@ TEST_F(SaverTest, ABadTensorAlignmentAttrIsAnErrorNamingTheNode) {
 // it train apart, and retention deleting it changes nothing for them.
 TEST(SaverOnDiskTest, AnAlignedCheckpointRestoresInPlaceAndTrainingNeverWritesIt) {
   Env* env = Env::Default();
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string dir = JoinPath(tmp != nullptr ? tmp : "/tmp", "aligned_restore");
+  const std::string dir = TestTempPath("aligned_restore");
   ASSERT_OK(DeleteRecursively(env, dir));
   Scope root = Scope::NewRootScope();
   Variable v = Variable::Create(root, "v", Tensor::Vector<float>({1, 2, 3}));

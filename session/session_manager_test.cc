@@ -30,6 +30,7 @@
 #include "checkpoint/naming.h"
 #include "core/path.h"
 #include "tests/testing/shared_testdata.h"
+#include "tests/testing/temp_path.h"
 
 namespace minigraph {
 namespace {
@@ -759,8 +760,7 @@ TEST(SessionManagerWaitTest, X6_CheckpointAppearingDuringTheWaitIsPickedUp) {
 TEST(SessionManagerWaitTest, WaitForCheckpointWakesWhenTheCheckpointIsSaved) {
   SetMinLogLevel(LogLevel::kError);
   SleepSignalEnv env(Env::Default());
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string dir = JoinPath(tmp != nullptr ? tmp : "/tmp", "wait_for_checkpoint");
+  const std::string dir = TestTempPath("wait_for_checkpoint");
   ASSERT_OK(env.CreateDir(dir));
   Scope root = Scope::NewRootScope();
   Variable v = Variable::Create(root, "v", Tensor::Scalar<int32_t>(9));

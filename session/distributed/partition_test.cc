@@ -23,6 +23,7 @@
 #include "tests/testing/function_library.h"
 #include "tests/testing/servers.h"
 #include "tests/testing/subprocess.h"
+#include "tests/testing/temp_path.h"
 
 namespace minigraph {
 namespace {
@@ -358,9 +359,8 @@ TEST(PartitionTest, EachPsSavesAndRestoresItsOwnShard) {
   auto sess = Connect(c.worker->target());
   ASSERT_OK(sess->Create(g));
   ASSERT_OK(sess->Run({}, {}, {"init"}, nullptr));
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string prefix = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/sharded/model");
-  ASSERT_OK(Env::Default()->CreateDir(absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/sharded")));
+  const std::string prefix = TestTempPath("sharded/model");
+  ASSERT_OK(Env::Default()->CreateDir(TestTempPath("sharded")));
   ASSERT_OK_AND_ASSIGN(std::string path, saver->Save(sess.get(), prefix));
   ASSERT_OK(sess->Run({}, {}, {"double_a"}, nullptr));
   EXPECT_EQ(Scalar(sess.get(), "a/read:0"), 2.0f);

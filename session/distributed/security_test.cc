@@ -14,6 +14,7 @@
 #include "session/distributed/grpc_session.h"
 #include "session/distributed/server.h"
 #include "tests/testing/servers.h"
+#include "tests/testing/temp_path.h"
 
 namespace minigraph {
 namespace {
@@ -48,8 +49,7 @@ class Certificates {
 
  private:
   Certificates() {
-    const char* tmp = std::getenv("TEST_TMPDIR");
-    dir_ = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/certs");
+    dir_ = TestTempPath("certs");
     const std::string key = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
     const std::string script =
         absl::StrCat("set -e; mkdir -p ", dir_, "; cd ", dir_, "; ", "openssl req -x509 ", key,

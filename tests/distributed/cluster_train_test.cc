@@ -15,6 +15,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/testing/subprocess.h"
+#include "tests/testing/temp_path.h"
 
 namespace minigraph {
 namespace {
@@ -59,8 +60,7 @@ std::unique_ptr<Subprocess> StartTask(const ClusterSpec& c, const std::string& j
 }
 
 std::string NewLogdir(const std::string& name) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  std::string dir = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/", name);
+  std::string dir = TestTempPath(name);
   mkdir(dir.c_str(), 0755);
   return dir;
 }

@@ -24,6 +24,7 @@
 #include "session/session_manager.h"
 #include "tests/testing/servers.h"
 #include "tests/testing/subprocess.h"
+#include "tests/testing/temp_path.h"
 
 namespace minigraph {
 namespace {
@@ -214,8 +215,7 @@ TEST(ServerProcessTest, BadClientsGetClearErrorsAndTheServerStaysUp) {
 }
 
 TEST(ServerProcessTest, ATokenServerRefusesCallsWithoutIt) {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string token_file = absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/token");
+  const std::string token_file = TestTempPath("token");
   ASSERT_OK(WriteStringToFile(Env::Default(), token_file, "let-me-in\n"));
   ASSERT_OK_AND_ASSIGN(int port, PickUnusedPort());
   auto p = Subprocess::Start({*server_binary, absl::StrCat("--cluster=ps=127.0.0.1:", port),
