@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs one TensorFlow interop test (a Python unittest) with the Python of
 # the virtualenv `tools/setup.sh tf` makes, beside minigraph's binaries.
-#   run_tf_test.sh SCRIPT.py NAME=BINARY...   (each binary as MG_<NAME>)
+#   run_tf_test.sh SCRIPT.py NAME=FILE...   (each file as MG_<NAME>; a .py file's
+#                                           module importable too)
 # Without that virtualenv the test says so and skips, unless MG_TF_REQUIRED=1
 # (tools/test.sh sets it after installing TensorFlow): then it fails.
 set -euo pipefail
@@ -16,11 +17,15 @@ if [ ! -x "$py" ]; then
 fi
 script="$(realpath "$1")"
 shift
+pythonpath="$(dirname "$script")"
 for arg in "$@"; do
   name="${arg%%=*}"
-  export "MG_${name^^}=$(realpath "${arg#*=}")"
+  file="$(realpath "${arg#*=}")"
+  export "MG_${name^^}=$file"
+  # A Python module from elsewhere in the tree is importable by its name.
+  case "$file" in *.py) pythonpath="$pythonpath:$(dirname "$file")" ;; esac
 done
 # TensorFlow and Keras write caches under HOME; keep them in the sandbox.
 export HOME="$TEST_TMPDIR" TMPDIR="$TEST_TMPDIR"
-export PYTHONPATH="$(dirname "$script")" PYTHONDONTWRITEBYTECODE=1
+export PYTHONPATH="$pythonpath" PYTHONDONTWRITEBYTECODE=1
 exec "$py" "$script"

@@ -14,58 +14,28 @@ import unittest
 
 import interop
 import numpy as np
+import regression_model
 import tensorflow as tf
 from tensorboard.backend.event_processing import event_accumulator
 
 tf1 = tf.compat.v1
-TRUE_W = np.array([1.0, -2.0, 3.0, 0.5], dtype=np.float32)
+TRUE_W = regression_model.TRUE_W
+# The model (tools/demo/regression_model.py, the demo's), in batches of 16
+# at a learning rate of 0.05, its variables "w" and "b".
+MODEL = dict(batch=16, learning_rate=0.05)
 
 
-def write_data(path, n=256, seed=0):
-    """y = x . TRUE_W + 1 as tf.Examples with float features "x" (4) and "y"."""
-    rng = np.random.default_rng(seed)
-    with tf.io.TFRecordWriter(path) as w:
-        for _ in range(n):
-            x = rng.normal(size=4).astype(np.float32)
-            y = float(x @ TRUE_W + 1)
-            ex = tf.train.Example(features=tf.train.Features(feature={
-                "x": tf.train.Feature(float_list=tf.train.FloatList(value=x)),
-                "y": tf.train.Feature(float_list=tf.train.FloatList(value=[y]))}))
-            w.write(ex.SerializeToString())
+def write_data(path):
+    regression_model.write_data(path, n=256)
 
 
 def build(ps_tasks=0):
-    """The model in a new graph; returns (graph, saver, names)."""
-    g = tf.Graph()
-    with g.as_default():
-        device = tf1.train.replica_device_setter(ps_tasks=ps_tasks) if ps_tasks else None
-        with tf1.device(device):
-            gs = tf1.train.get_or_create_global_step()
-            filenames = tf1.placeholder(tf.string, [None], name="filenames")
-
-            def parse(record):
-                f = tf.io.parse_single_example(record, {
-                    "x": tf.io.FixedLenFeature([4], tf.float32),
-                    "y": tf.io.FixedLenFeature([1], tf.float32)})
-                return f["x"], f["y"]
-
-            ds = tf.data.TFRecordDataset(filenames).map(parse).repeat().batch(16)
-            it = tf1.data.make_initializable_iterator(ds)
-            x, y = it.get_next()
-            w = tf1.get_variable("w", [4, 1], initializer=tf1.zeros_initializer())
-            b = tf1.get_variable("b", [1], initializer=tf1.zeros_initializer())
-            loss = tf1.losses.mean_squared_error(y, tf.matmul(x, w) + b)
-            tf1.summary.scalar("loss", loss)
-            train_op = tf1.train.GradientDescentOptimizer(0.05).minimize(loss, global_step=gs)
-            tf1.add_to_collection(tf1.GraphKeys.TRAIN_OP, train_op)
-            saver = tf1.train.Saver()
-    return g, saver, dict(iterator=it, filenames=filenames, train=train_op, loss=loss)
+    """The model in a new graph; returns (graph, saver, nodes)."""
+    return regression_model.build(ps_tasks=ps_tasks, **MODEL)
 
 
 def export(path, ps_tasks=0):
-    g, saver, _ = build(ps_tasks)
-    with g.as_default():
-        tf1.train.export_meta_graph(path, saver_def=saver.as_saver_def())
+    regression_model.export(path, ps_tasks=ps_tasks, **MODEL)
 
 
 def tensorflow_train(data, steps):
