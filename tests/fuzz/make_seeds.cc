@@ -42,127 +42,6 @@ using kernels_internal::EncodeJpeg;
 using kernels_internal::EncodePng;
 using kernels_internal::JpegEncodeOptions;
 
-// Calls of tests/testing/function_library.h's functions: scale_add through
-// StatefulPartitionedCall, If on a constant, a While from 0 to 10.
-constexpr char kFunctionCalls[] = R"pb(
-  node {
-    name: "x"
-    op: "Const"
-    attr {
-      key: "dtype"
-      value { type: DT_FLOAT }
-    }
-    attr {
-      key: "value"
-      value {
-        tensor {
-          dtype: DT_FLOAT
-          tensor_shape {}
-          float_val: 1.5
-        }
-      }
-    }
-  }
-  node {
-    name: "t"
-    op: "Const"
-    attr {
-      key: "dtype"
-      value { type: DT_BOOL }
-    }
-    attr {
-      key: "value"
-      value {
-        tensor {
-          dtype: DT_BOOL
-          tensor_shape {}
-          bool_val: false
-        }
-      }
-    }
-  }
-  node {
-    name: "i0"
-    op: "Const"
-    attr {
-      key: "dtype"
-      value { type: DT_INT32 }
-    }
-    attr {
-      key: "value"
-      value {
-        tensor {
-          dtype: DT_INT32
-          tensor_shape {}
-          int_val: 0
-        }
-      }
-    }
-  }
-  node {
-    name: "call"
-    op: "StatefulPartitionedCall"
-    input: "x"
-    input: "x"
-    attr {
-      key: "Tin"
-      value { list { type: [ DT_FLOAT, DT_FLOAT ] } }
-    }
-    attr {
-      key: "Tout"
-      value { list { type: DT_FLOAT } }
-    }
-    attr {
-      key: "f"
-      value { func { name: "scale_add" } }
-    }
-  }
-  node {
-    name: "if"
-    op: "If"
-    input: "t"
-    input: "call"
-    attr {
-      key: "Tcond"
-      value { type: DT_BOOL }
-    }
-    attr {
-      key: "Tin"
-      value { list { type: DT_FLOAT } }
-    }
-    attr {
-      key: "Tout"
-      value { list { type: DT_FLOAT } }
-    }
-    attr {
-      key: "then_branch"
-      value { func { name: "same" } }
-    }
-    attr {
-      key: "else_branch"
-      value { func { name: "neg" } }
-    }
-  }
-  node {
-    name: "loop"
-    op: "While"
-    input: "i0"
-    input: "x"
-    attr {
-      key: "T"
-      value { list { type: [ DT_INT32, DT_FLOAT ] } }
-    }
-    attr {
-      key: "cond"
-      value { func { name: "is_small" } }
-    }
-    attr {
-      key: "body"
-      value { func { name: "step" } }
-    }
-  }
-)pb";
-
 Env* const env = Env::Default();
 
 absl::Status Put(const std::string& out, const std::string& fuzzer, const std::string& name,
@@ -355,12 +234,23 @@ absl::Status SeedFeatureColumnGraph(const std::string& out, const std::string& t
   return absl::OkStatus();
 }
 
-// Function calls: StatefulPartitionedCall, If and While over a library.
+// Function calls over a library: tests/testing/function_library.h's graph
+// of calls (StatefulPartitionedCall, a call inside a call, If,
+// StatelessWhile, a variable read in a function), its placeholders made
+// constants (x = 1.5, y = -2, p = false) so that every node runs unfed.
 absl::Status SeedFunctionCalls(const std::string& out, const std::string& tmp) {
   GraphDef g;
   if (!google::protobuf::TextFormat::ParseFromString(kFunctionLibraryText, &g) ||
-      !google::protobuf::TextFormat::MergeFromString(kFunctionCalls, &g)) {
+      !google::protobuf::TextFormat::MergeFromString(kFunctionCallsText, &g)) {
     return absl::InternalError("the function seed does not parse");
+  }
+  for (NodeDef& n : *g.mutable_node()) {
+    if (n.op() != "Placeholder") continue;
+    const bool is_bool = n.attr().at("dtype").type() == DT_BOOL;
+    n.set_op("Const");
+    (*n.mutable_attr())["value"] =
+        MakeAttrValue(is_bool ? Tensor::Scalar<bool>(false)
+                              : Tensor::Scalar<float>(n.name() == "x" ? 1.5f : -2.0f));
   }
   MG_RETURN_IF_ERROR(Put(out, "graph_fuzzer", "functions", g.SerializeAsString()));
   return absl::OkStatus();
