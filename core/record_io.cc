@@ -66,9 +66,13 @@ absl::Status ReadRecordFrom(RecordSource* source, absl::string_view name, uint64
     return absl::ResourceExhaustedError(absl::StrCat(name, ": the record at ", offset, " holds ",
                                                      length, " bytes, more than ", max_length));
   }
+  const uint64_t want = length + kFooterBytes;
+  const std::optional<uint64_t> left = source->Remaining();
+  if (left.has_value() && want > *left) {
+    return corrupt(absl::StrCat("the file ends inside its ", length, " bytes of data"));
+  }
   // Read in chunks, so a length larger than the stream (a record cut short)
   // costs no more memory than the bytes that are there.
-  const uint64_t want = length + kFooterBytes;
   record->clear();
   while (record->size() < want) {
     const size_t n = static_cast<size_t>(std::min<uint64_t>(chunk, want - record->size()));

@@ -22,6 +22,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -50,6 +51,9 @@ class RecordSource {
   virtual ~RecordSource() = default;
   // Reads up to `n` bytes into `dst`; fewer only where the stream ends.
   virtual absl::StatusOr<size_t> Read(size_t n, char* dst) = 0;
+  // How many bytes are left, where the source knows (a file of known
+  // size): a record longer than that fails at once, unread.
+  virtual std::optional<uint64_t> Remaining() const { return std::nullopt; }
 };
 
 // Reads the record at the start of `source`, which is at `offset` of the

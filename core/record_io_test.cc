@@ -3,6 +3,7 @@
 #include "core/record_io.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -124,6 +125,24 @@ TEST(RecordIoTest, AHugeLengthReadsOnlyWhatIsThere) {
               StatusIs(absl::StatusCode::kDataLoss,
                        HasSubstr("the file ends inside its 1099511627776 bytes of data")));
   EXPECT_LE(record.capacity(), 4096u);
+}
+
+// A source that knows how much is left: a length beyond it fails unread.
+TEST(RecordIoTest, ASourceOfKnownSizeRefusesALengthBeyondItUnread) {
+  class Sized : public StringSource {
+   public:
+    using StringSource::StringSource;
+    std::optional<uint64_t> Remaining() const override { return 1000; }
+  };
+  char header[12];
+  EncodeFixed64(header, 2000);
+  EncodeFixed32(header + 8, crc32c::Mask(crc32c::Value(header, 8)));
+  Sized source(std::string(header, 12) + std::string(2004, 'x'), 100);
+  std::string record;
+  EXPECT_THAT(ReadRecordFrom(&source, "/r", 0, &record),
+              StatusIs(absl::StatusCode::kDataLoss,
+                       HasSubstr("the file ends inside its 2000 bytes of data")));
+  EXPECT_TRUE(record.empty());
 }
 
 }  // namespace

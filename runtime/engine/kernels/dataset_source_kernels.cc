@@ -7,6 +7,7 @@
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -491,6 +492,13 @@ class TFRecordDataset final : public Dataset {
     absl::Status Reading(const absl::Status& s) const {
       return absl::Status(s.code(), absl::StrCat("dataset '", d_->node(), "': reading ", path(),
                                                  " at ", offset_, ": ", s.message()));
+    }
+
+    // RecordSource: what is left of a plain file (a compressed one's
+    // decompressed size is known only at its end).
+    std::optional<uint64_t> Remaining() const override {
+      if (inflater_ != nullptr) return std::nullopt;
+      return size_ - offset_;
     }
 
     // RecordSource: up to `n` bytes at offset_ (of the decompressed data)
