@@ -155,11 +155,14 @@ def cnn(pool, padding):
         return {x: x_value, y: y_value}, [logits, loss], loss, train
     # Adam divides each step by the root of the gradient's square, so where
     # a gradient is near zero (a pooled-away input, a ReLU at its kink) the
-    # round-off of the convolutions' sums, either side's, moves the weights
-    # after three steps by about 1e-4: one ASan run in ten of
-    # cnn_max_pool_valid exceeded rtol 1e-4 (1.03e-4). The outputs and
-    # gradients before training keep the tight tolerance.
-    build.after_rtol, build.after_atol = 1e-3, 1e-4
+    # round-off of the convolutions' sums, either side's, moves a weight by
+    # up to a step (lr 0.01) in three: one ASan run in ten of
+    # cnn_max_pool_valid exceeded rtol 1e-4 (1.03e-4), and a cold run of
+    # cnn_avg_pool_same differed by 3.2e-4 in one weight. The weights after
+    # training are compared within a tenth of one step (atol 1e-3); a wrong
+    # gradient moves them by whole steps. The outputs and gradients before
+    # training keep the tight tolerance.
+    build.after_rtol, build.after_atol = 1e-3, 1e-3
     return build
 
 
