@@ -4,7 +4,7 @@
 # then runs every test again under ASan + UBSan and under ThreadSanitizer,
 # and each fuzzer. Other arguments go to `bazel test`. Prints a closing line
 # "tests: N passed, N failed" and exits non-zero on any failure.
-#   tools/test.sh           # quick: about 8 minutes cold, 2 warm
+#   tools/test.sh           # quick: about 7 minutes cold, 2 warm
 #   tools/test.sh --full    # the sanitizers and fuzzers too
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
