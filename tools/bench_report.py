@@ -139,8 +139,8 @@ def main():
     small = load_json_lines(p("small.json"))
     small = small[-1] if small else {}
     goal("restore overhead per 1 KiB tensor (20,000), us", small.get("session_overhead_us_per_tensor"),
-         5.0, small and "session %.3f GB/s, pread %.3f GB/s" % (small["session_gbps"],
-                                                                small["baseline_gbps"]),
+         5.0, small and "Saver restore %.3f GB/s, pread %.3f GB/s" % (
+             small["session_gbps"], small["baseline_gbps"]),
          higher_is_better=False)
 
     # 5. The MLP step against the hand-fused Eigen step, interleaved rounds.
