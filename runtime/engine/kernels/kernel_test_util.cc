@@ -19,8 +19,7 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(const std::string& op_type,
   std::vector<std::vector<Output>> in;
   // Variants (objects a kernel made: lists, datasets) are fed; a Const
   // would hold only their encoding.
-  std::vector<TensorId> feeds;
-  std::vector<Tensor> feed_values;
+  std::vector<std::pair<std::string, Tensor>> feeds;
   int k = 0;
   for (const auto& list : inputs) {
     in.emplace_back();
@@ -28,8 +27,7 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(const std::string& op_type,
       const std::string name = absl::StrCat("input", k++);
       if (t.dtype() == DT_VARIANT) {
         in.back().push_back(ops::Placeholder(root.WithOpName(name), DT_VARIANT));
-        feeds.push_back(TensorId{name, 0, false});
-        feed_values.push_back(t);
+        feeds.emplace_back(name, t);
       } else {
         in.back().push_back(ops::Const(root.WithOpName(name), t));
       }
@@ -37,27 +35,11 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(const std::string& op_type,
   }
   Operation op = root.WithOpName("op").AddOp(op_type, in, attrs);
   MG_ASSIGN_OR_RETURN(GraphDef def, root.ToGraphDef());
-  MG_ASSIGN_OR_RETURN(auto graph, Graph::Create(def, GlobalOpRegistry()));
-  std::vector<std::unique_ptr<OpKernel>> kernels;
-  std::vector<const OpKernel*> kernel_ptrs;
-  for (const Node& n : graph->nodes()) {
-    MG_ASSIGN_OR_RETURN(auto kernel, GlobalKernelRegistry()->CreateKernel(n));
-    kernel_ptrs.push_back(kernel.get());
-    kernels.push_back(std::move(kernel));
-  }
-  std::vector<TensorId> fetches;
-  for (int i = 0; i < op.num_outputs(); ++i) fetches.push_back(TensorId{"op", i, false});
-  MG_ASSIGN_OR_RETURN(auto ex, Executor::Create(graph.get(), kernel_ptrs, feeds, fetches, {"op"}));
-  Eigen::ThreadPool pool(intra_op_threads);
-  Eigen::ThreadPoolDevice device(&pool, intra_op_threads);
-  ResourceMgr rm;
-  Executor::Args args;
-  args.step.device = &device;
-  args.step.resource_mgr = &rm;
-  args.step.allocator = DefaultAllocator();
-  args.feeds = std::move(feed_values);
+  MG_ASSIGN_OR_RETURN(auto runner, GraphRunner::Create(def, nullptr, intra_op_threads));
+  std::vector<std::string> fetches;
+  for (int i = 0; i < op.num_outputs(); ++i) fetches.push_back(absl::StrCat("op:", i));
   std::vector<Tensor> out;
-  MG_RETURN_IF_ERROR(ex->Run(args, &out));
+  MG_RETURN_IF_ERROR(runner->Run(feeds, fetches, {"op"}, &out));
   return out;
 }
 
