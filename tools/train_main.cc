@@ -38,6 +38,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <thread>
 #include <vector>
@@ -870,7 +871,15 @@ class TrainSaveListener : public CheckpointSaverListener {
     }
     return false;
   }
+  // The step of the checkpoint the hook's End saved or found saved: the
+  // file the run's last line names. Workers still training move the global
+  // step between a read of it here and the End's own.
+  absl::Status End(Session*, int64_t step) override {
+    final_step_ = step;
+    return absl::OkStatus();
+  }
   void set_quiet() { quiet_ = true; }
+  std::optional<int64_t> final_step() const { return final_step_; }
 
  private:
   const Model* const m_;
@@ -878,6 +887,7 @@ class TrainSaveListener : public CheckpointSaverListener {
   const int64_t* const mine_;
   const std::string logdir_;
   bool quiet_ = false;
+  std::optional<int64_t> final_step_;
 };
 
 // The chief's hooks: the last step, checkpoints (every --save_every steps;
@@ -1201,6 +1211,7 @@ int Run() {
   // Closing runs the hooks' End: the chief saves at the last step.
   listener->set_quiet();
   if (absl::Status s = session->Close(); !s.ok()) return Fail(s);
+  if (listener->final_step().has_value()) progress.step = *listener->final_step();
   if (events != nullptr) {
     if (absl::Status s = events->Close(); !s.ok()) return Fail(s);
   }

@@ -127,7 +127,9 @@ class TrainGraphTest(unittest.TestCase):
             last = int(out_chief.split("done: step ")[1].split()[0])
             self.assertGreaterEqual(last, 400)
             mine = interop.tensorflow_read(os.path.join(logdir, f"model.ckpt-{last}"))
-            self.assertEqual(int(mine["global_step"]), last)
+            # The file is named for the step read when the chief saved; the
+            # other worker's step in flight may still move the variable.
+            self.assertIn(int(mine["global_step"]), (last, last + 1))
             np.testing.assert_allclose(mine["w"].ravel(), TRUE_W, atol=1e-3)
         finally:
             ps.send_signal(signal.SIGTERM)
