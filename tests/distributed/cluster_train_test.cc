@@ -3,7 +3,8 @@
 // failures the distributed runtime must survive, with real processes:
 // a worker started before its ps and chief, the chief killed and restarted,
 // the ps killed and restarted under a running chief (which waits for it and
-// restores), the cluster and task from TF_CONFIG.
+// restores), a worker training on after the chief ends, the cluster and task
+// from TF_CONFIG.
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -117,6 +118,33 @@ TEST(ClusterTrainTest, ARestartedChiefRestoresTheLastCheckpoint) {
   auto chief = StartTask(c, "worker", 0, {"--logdir=" + logdir, "--steps=200"});
   ExpectExit(chief.get(), 0);
   EXPECT_THAT(chief->output(), HasSubstr("restored step "));
+  ps->Signal(SIGTERM);
+  ExpectExit(ps.get(), 0);
+}
+
+// A worker that trains past the chief's last step moves the global step
+// while the chief ends: its last save (TensorFlow's CheckpointSaverHook.end)
+// reads the step again, and the last line names that checkpoint, which is
+// on disk.
+TEST(ClusterTrainTest, TheChiefsLastLineNamesItsLastCheckpointWhileAWorkerTrainsOn) {
+  ClusterSpec c = NewCluster();
+  const std::string logdir = NewLogdir("worker_trains_on");
+  auto ps = StartTask(c, "ps", 0);
+  ASSERT_OK(ps->WaitForLine("serving at", kTimeout));
+  auto worker = StartTask(c, "worker", 1, {"--steps=100000000"});
+  auto chief = StartTask(c, "worker", 0, {"--logdir=" + logdir, "--steps=200"});
+  ExpectExit(chief.get(), 0);
+  const std::string out = chief->output();
+  const size_t done = out.find("done: step ");
+  ASSERT_NE(done, std::string::npos) << out;
+  const long long last = std::atoll(out.c_str() + done + 11);
+  EXPECT_GE(last, 200) << out;
+  struct stat st;
+  EXPECT_EQ(stat(absl::StrCat(logdir, "/model.ckpt-", last, ".index").c_str(), &st), 0) << out;
+  EXPECT_THAT(out, HasSubstr(absl::StrCat("saved ", logdir, "/model.ckpt-", last, "\n")));
+  worker->Signal(SIGTERM);
+  ExpectExit(worker.get(), 0);
+  EXPECT_THAT(worker->output(), HasSubstr("worker stopped on signal after "));
   ps->Signal(SIGTERM);
   ExpectExit(ps.get(), 0);
 }
