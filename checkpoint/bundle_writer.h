@@ -37,7 +37,7 @@ struct BundleWriterOptions {
   // Where each tensor's bytes start in the data file: a multiple of this
   // (a power of two), zeros filling the gaps. 1 (the default) writes them
   // back to back, as TensorFlow does, byte for byte. 64 or the page size
-  // lets a reader use the bytes in place (BundleReader::LookupMapped), and
+  // lets a reader use the bytes in place (BundleReader::ReadInPlace), and
   // TensorFlow reads such a checkpoint all the same: entries say where
   // their bytes are.
   size_t alignment = 1;

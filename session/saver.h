@@ -91,7 +91,7 @@ struct SaverOptions {
   // data file (zeros between them; the SaveV2 ops get the internal attr
   // "_tensor_alignment", which TensorFlow ignores). A restore then uses the
   // file's pages in place for tensors of fixed-size dtypes instead of
-  // copying them (BundleReader::LookupMapped), and processes restoring the
+  // copying them (BundleReader::ReadInPlace), and processes restoring the
   // same checkpoint share those pages. TensorFlow reads such checkpoints.
   // Off, the files are byte for byte TensorFlow's.
   bool align_tensors = false;

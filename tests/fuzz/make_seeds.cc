@@ -15,6 +15,7 @@
 #include "checkpoint/naming.h"
 #include "checkpoint/saved_slices.h"
 #include "checkpoint/v1_writer.h"
+#include "core/allocator.h"
 #include "core/coding.h"
 #include "core/env.h"
 #include "core/path.h"
@@ -97,15 +98,20 @@ std::vector<Tensor> SampleTensors() {
   return t;
 }
 
-// A minigraph checkpoint of the sample tensors.
+// Minigraph checkpoints of the sample tensors: packed, and aligned as
+// `train --align_tensors` saves them (the reader's in-place path).
 absl::Status SeedV2Checkpoint(const std::string& out, const std::string& tmp) {
-  MG_ASSIGN_OR_RETURN(auto w, BundleWriter::Create(env, JoinPath(tmp, "c")));
-  std::vector<Tensor> tensors = SampleTensors();
-  for (size_t i = 0; i < tensors.size(); ++i) {
-    MG_RETURN_IF_ERROR(w->Add(absl::StrCat("t", i), tensors[i]));
+  for (const size_t alignment : {size_t{1}, kTensorAlignment}) {
+    const std::string prefix = JoinPath(tmp, absl::StrCat("c", alignment));
+    MG_ASSIGN_OR_RETURN(auto w, BundleWriter::Create(env, prefix, {.alignment = alignment}));
+    std::vector<Tensor> tensors = SampleTensors();
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      MG_RETURN_IF_ERROR(w->Add(absl::StrCat("t", i), tensors[i]));
+    }
+    MG_RETURN_IF_ERROR(w->Finish());
+    MG_RETURN_IF_ERROR(
+        PutBundle(out, alignment == 1 ? "minigraph" : "minigraph_aligned", prefix));
   }
-  MG_RETURN_IF_ERROR(w->Finish());
-  MG_RETURN_IF_ERROR(PutBundle(out, "minigraph", JoinPath(tmp, "c")));
   return absl::OkStatus();
 }
 
