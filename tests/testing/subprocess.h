@@ -6,6 +6,9 @@
 //   ASSERT_OK(server->WaitForLine("serving at", absl::Seconds(30)));
 //   server->Signal(SIGTERM);
 //   ASSERT_OK_AND_ASSIGN(int status, server->Wait(absl::Seconds(30)));
+//
+// Thread-compatible: one thread at a time uses a Subprocess (its output is
+// read on the calling thread); distinct Subprocesses are independent.
 
 #ifndef MINIGRAPH_TESTS_TESTING_SUBPROCESS_H_
 #define MINIGRAPH_TESTS_TESTING_SUBPROCESS_H_

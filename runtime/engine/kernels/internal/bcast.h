@@ -6,6 +6,8 @@
 //   b.output_shape();   // [2,3] for x [2,3], y [3]
 //   b.x_reshape();      // {2, 3}; b.x_bcast() {1, 1}
 //   b.y_reshape();      // {1, 3}; b.y_bcast() {2, 1}
+//
+// A value type: immutable once made, safe to read from any thread.
 
 #ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_BCAST_H_
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_BCAST_H_

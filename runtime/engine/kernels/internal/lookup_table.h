@@ -2,6 +2,11 @@
 // session's ResourceMgr that HashTableV2, MutableHashTableV2,
 // MutableHashTableOfTensorsV2 (lookup_kernels.cc) and MutableDenseHashTableV2
 // (dense_hash_table.cc) make, and LookupTableFindV2 and its siblings use.
+//
+// Thread safety: a table is shared by every step of its session, so
+// implementations of Find, Initialize, Insert, Remove, Import, Export and
+// Size must be safe to call concurrently (those here take a reader-writer
+// mutex). The dtypes and shapes never change.
 
 #ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_LOOKUP_TABLE_H_
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_LOOKUP_TABLE_H_

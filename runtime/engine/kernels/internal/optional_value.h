@@ -1,6 +1,7 @@
 // The value of a DT_VARIANT that tf.experimental.Optional's ops make: a
 // tuple of tensors, or none (optional_kernels.cc; ZerosLike in
-// list_kernels.cc).
+// list_kernels.cc). Immutable once made, so safe for concurrent reads, as
+// every VariantValue must be.
 
 #ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_OPTIONAL_VALUE_H_
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_OPTIONAL_VALUE_H_

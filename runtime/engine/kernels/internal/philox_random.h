@@ -8,6 +8,10 @@
 //
 //   PhiloxRandom gen = PhiloxRandom::FromSeed(seed0, seed1);   // (key, counter)
 //   FillPhilox(gen, UniformFloat(), out, n);                    // tf.random.stateless_uniform
+//
+// Thread-compatible: generators are small values, each used by one thread
+// at a time; FillPhilox takes its own copy, and any group of the stream can
+// be computed alone, so a fill can be split across threads.
 
 #ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_PHILOX_RANDOM_H_
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_PHILOX_RANDOM_H_
