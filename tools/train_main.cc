@@ -872,8 +872,9 @@ class TrainSaveListener : public CheckpointSaverListener {
     return false;
   }
   // The step of the checkpoint the hook's End saved or found saved: the
-  // file the run's last line names. Workers still training move the global
-  // step between a read of it here and the End's own.
+  // file the run's last line names. Other workers still training can move
+  // the global step after the training loop last read it and before End
+  // reads it.
   absl::Status End(Session*, int64_t step) override {
     final_step_ = step;
     return absl::OkStatus();
