@@ -36,12 +36,7 @@ const std::string& FileDir() {
                                                         : "/tmp/mg_bundle_fuzz.XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) return new std::string();
     auto* d = new std::string(pattern);
-    atexit([] {
-      for (const char* name : {"/c.index", "/c.data-00000-of-00001"}) {
-        unlink((FileDir() + name).c_str());
-      }
-      rmdir(FileDir().c_str());
-    });
+    atexit([] { DeleteRecursively(Env::Default(), FileDir()).IgnoreError(); });
     return d;
   }();
   return *dir;
