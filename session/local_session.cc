@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "core/status_macros.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "session/internal/in_process_factory.h"
 #include "session/internal/run_partition.h"
 #include "session/targets.h"
@@ -203,7 +204,9 @@ absl::Status LocalSession::Impl::Extend(const GraphDef& graph) {
   for (const NodeDef& n : graph.node()) *combined.add_node() = n;
   if (graph.has_versions()) *combined.mutable_versions() = graph.versions();
   // The new functions join the library, as TensorFlow's Extend adds them; one
-  // that is there already must be the same.
+  // that is there already must be the same message. TensorFlow's client sends
+  // the whole library again with each Extend, and a FunctionDef's maps
+  // serialize in no fixed order, so equal functions may differ in bytes.
   absl::flat_hash_map<std::string, const FunctionDef*> have;
   for (const FunctionDef& f : combined.library().function()) have[f.signature().name()] = &f;
   std::vector<const FunctionDef*> added;
@@ -211,7 +214,7 @@ absl::Status LocalSession::Impl::Extend(const GraphDef& graph) {
     auto it = have.find(f.signature().name());
     if (it == have.end()) {
       added.push_back(&f);
-    } else if (it->second->SerializeAsString() != f.SerializeAsString()) {
+    } else if (!google::protobuf::util::MessageDifferencer::Equals(*it->second, f)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "Cannot add function '", f.signature().name(),
           "' because a different function with the same name already exists."));

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "core/status_matchers.h"
 #include "core/tensor_types.h"
 #include "gmock/gmock.h"
@@ -15,6 +16,7 @@
 #include "session/internal/run_partition.h"
 #include "session/session.h"
 #include "tests/testing/endless_loop.h"
+#include "tests/testing/function_library.h"
 
 namespace minigraph {
 namespace {
@@ -229,6 +231,52 @@ TEST(LocalSessionTest, ExtendAddsNodes) {
   GraphDef dup = more;
   EXPECT_THAT(s->Extend(dup), StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("duplicate")));
   EXPECT_EQ(Scalar<float>(s.get(), "d"), 4.0f);  // the failed Extend changed nothing
+}
+
+// TensorFlow's client sends the whole function library again with every
+// Extend, its maps (a node's attrs, the function's attrs and rets) in
+// whatever order they serialize in: a function equal as a message to one the
+// session has is that function. (wire_interop_test's
+// test_a_graph_with_functions_grows_after_its_first_run runs TensorFlow's
+// own client, whose second send differed in bytes.)
+TEST(LocalSessionTest, ExtendTakesTheLibraryAgainWhateverTheOrderOfItsMaps) {
+  // The test library with a function that has attributes as TensorFlow
+  // gives them (_input_shapes and the like), many, so that their order
+  // varies from copy to copy.
+  std::string attributed =
+      "signature { name: 'attributed' input_arg { name: 'x' type: DT_FLOAT } "
+      "output_arg { name: 'y' type: DT_FLOAT } } ret { key: 'y' value: 'x' } ";
+  for (int i = 0; i < 16; ++i) {
+    absl::StrAppend(&attributed, "attr { key: '_a", i, "' value { i: ", i, " } } ");
+  }
+  auto library = [&](GraphDef* g) {
+    return google::protobuf::TextFormat::ParseFromString(kFunctionLibraryText, g) &&
+           google::protobuf::TextFormat::ParseFromString(attributed,
+                                                         g->mutable_library()->add_function());
+  };
+  GraphDef graph;
+  ASSERT_TRUE(library(&graph));
+  auto s = NewSession(SessionOptions());
+  ASSERT_OK(s.status());
+  ASSERT_OK((*s)->Create(graph));
+  for (int i = 0; i < 20; ++i) {
+    GraphDef more;
+    ASSERT_TRUE(library(&more));
+    ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+        absl::StrCat("node { name: 'c", i, "' op: 'Const' attr { key: 'dtype' value { type: ",
+                     "DT_INT32 } } attr { key: 'value' value { tensor { dtype: DT_INT32 ",
+                     "tensor_shape {} int_val: ", i, " } } } }"),
+        &more)) << i;
+    ASSERT_OK((*s)->Extend(more)) << "Extend " << i;
+  }
+  EXPECT_EQ(Scalar<int32_t>(s->get(), "c19"), 19);
+  // A function that differs under the same name is still refused.
+  GraphDef other;
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(kFunctionLibraryText, &other));
+  other.mutable_library()->mutable_function(0)->mutable_ret()->begin()->second = "mul:z:0";
+  EXPECT_THAT((*s)->Extend(other),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("a different function with the same name already exists")));
 }
 
 // As TensorFlow's: VarHandleOps without a shared_name all name the one

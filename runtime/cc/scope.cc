@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "runtime/graph/node_def_util.h"
 #include "runtime/graph/ops/standard_ops.h"
 #include "runtime/graph/shape_inference.h"
@@ -345,7 +346,7 @@ void Scope::AddFunctionLibrary(const FunctionDefLibrary& library) const {
     }
     if (same_name == nullptr) {
       *have->add_function() = f;
-    } else if (same_name->SerializeAsString() != f.SerializeAsString()) {
+    } else if (!google::protobuf::util::MessageDifferencer::Equals(*same_name, f)) {
       UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
           "the graph already has a different function named '", f.signature().name(), "'")));
       return;

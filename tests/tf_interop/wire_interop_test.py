@@ -212,6 +212,26 @@ class TensorFlowClientMinigraphServer(unittest.TestCase):
                         with self.assertRaises(error):
                             sess.run(fetch, feed(fetch))
 
+    def test_a_graph_with_functions_grows_after_its_first_run(self):
+        # TensorFlow's client sends the whole function library again with
+        # each ExtendSession, its maps in whatever order they serialize in:
+        # the server takes the functions it has already, as TensorFlow's does.
+        def build_and_grow(target):
+            with tf.Graph().as_default():
+                x = tf.constant(1)
+                y = tf.cond(x > 0, lambda: x + 1, lambda: x - 1)
+                v = tf.Variable(tf.cond(x > 5, lambda: 2.0, lambda: 3.0))
+                with v1.Session(target) as sess:
+                    got = [sess.run(y)]
+                    z = tf.constant(5)
+                    got.append(sess.run(z))
+                    w = y * z
+                    sess.run(v.initializer)
+                    got += sess.run([w, v])
+                    return got
+        self.assertEqual(build_and_grow(""), [2, 5, 10, 3.0])
+        self.assertEqual(build_and_grow(self.target), [2, 5, 10, 3.0])
+
     def test_run_options_partial_runs_and_reset_of_containers(self):
         from tensorflow.python.ops import control_flow_v2_toggles as toggles
         # A step past RunOptions.timeout_in_ms: DeadlineExceeded, as in
