@@ -23,9 +23,17 @@ absl::StatusOr<std::unique_ptr<DirectoryWatch>> Env::WatchDirectory(const std::s
   return absl::UnimplementedError(absl::StrCat("this Env cannot watch ", dir));
 }
 
-absl::StatusOr<std::string> ReadFileToString(Env* env, const std::string& path) {
-  MG_ASSIGN_OR_RETURN(uint64_t size, env->GetFileSize(path));
+absl::StatusOr<std::string> ReadFileToString(Env* env, const std::string& path,
+                                             uint64_t max_bytes) {
+  // Opened first: the open refuses what is not a regular file, whose size
+  // means nothing.
   MG_ASSIGN_OR_RETURN(auto file, env->NewRandomAccessFile(path));
+  MG_ASSIGN_OR_RETURN(uint64_t size, env->GetFileSize(path));
+  if (size > max_bytes) {
+    return absl::ResourceExhaustedError(absl::StrCat(path, " holds ", size,
+                                                     " bytes, more than the ", max_bytes,
+                                                     " this read takes"));
+  }
   std::string out(size, '\0');
   MG_ASSIGN_OR_RETURN(absl::string_view got, file->Read(0, size, out.data()));
   out.resize(got.size());

@@ -91,10 +91,18 @@ class MappedFile {
   virtual void ReadAhead(uint64_t offset, uint64_t size) const {}
 };
 
-// An exclusive advisory lock (Env::LockFile); destroying it releases it.
+// An advisory lock (Env::LockFile, TryLockFile, LockFileShared); destroying
+// it releases it. Thread-safe.
 class FileLock {
  public:
   virtual ~FileLock() = default;
+  // OK while the path the lock was taken on still names the file it locks.
+  // FailedPrecondition naming the path once that file was deleted, renamed
+  // away or replaced: a lock on a file nobody can open any more excludes
+  // nobody, so a holder that must stay exclusive checks (train's lock on its
+  // log directory). The default, for locks on names rather than files (the
+  // in-memory Env's), is always OK.
+  virtual absl::Status Check() const { return absl::OkStatus(); }
 };
 
 // All methods are safe for concurrent use.
@@ -109,7 +117,16 @@ class Env {
       const std::string& path) = 0;
   virtual absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
       const std::string& path) = 0;
-  // Creates or truncates `path`.
+  // Opening for reading takes regular files only: a directory, FIFO, socket
+  // or device is FailedPrecondition naming the path and what it is (a FIFO
+  // would make the open wait for a writer for ever).
+  //
+  // Creates or truncates `path`. Writes (this and NewAppendableFile) go to
+  // regular files only, and never through a symbolic link as the last
+  // component of `path` (FailedPrecondition): minigraph writes predictable
+  // names (locks, temporary files, state files) in directories that others
+  // may write to, and would otherwise overwrite whatever a planted link
+  // names, with the rights of whoever runs it.
   virtual absl::StatusOr<std::unique_ptr<WritableFile>> NewWritableFile(
       const std::string& path) = 0;
   // Opens `path` for appending, creating it if missing.
@@ -265,7 +282,15 @@ class EnvWrapper : public Env {
 };
 
 // Whole-file helpers.
-absl::StatusOr<std::string> ReadFileToString(Env* env, const std::string& path);
+//
+// The most ReadFileToString reads unless told otherwise: protobuf's limit
+// on one message, which is what whole files are read for.
+inline constexpr uint64_t kMaxReadFileBytes = (uint64_t{1} << 31) - 1;
+// The whole of `path`; ResourceExhausted naming it when it holds more than
+// `max_bytes` (checked before anything is allocated: a sparse file may
+// claim far more than the machine's memory).
+absl::StatusOr<std::string> ReadFileToString(Env* env, const std::string& path,
+                                             uint64_t max_bytes = kMaxReadFileBytes);
 // Writes `data` to `path` (truncating), syncing it when `sync` is true.
 absl::Status WriteStringToFile(Env* env, const std::string& path,
                                absl::string_view data, bool sync = false);

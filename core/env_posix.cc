@@ -45,9 +45,46 @@ absl::Status IoError(absl::string_view op, const std::string& path, int err) {
     case ENOTEMPTY:
     case EISDIR:
       return absl::FailedPreconditionError(msg);
+    case ELOOP:
+      // O_NOFOLLOW met a symbolic link (or a path loops).
+      return absl::FailedPreconditionError(
+          absl::StrCat(op, " ", path, ": a symbolic link, which minigraph does not write through"));
     default:
       return absl::InternalError(msg);
   }
+}
+
+const char* FileKind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a regular file";
+}
+
+// Opens `path` with `flags` and keeps the descriptor only if it is a regular
+// file. O_NONBLOCK lets open() return at once on a FIFO with no one at its
+// other end (where it would wait for ever), so that fstat can refuse it; it
+// is cleared again, since it means nothing to a regular file's reads and
+// writes. O_NOFOLLOW (in `flags` for writes) refuses a symbolic link as the
+// last component: open() fails with ELOOP, which IoError names.
+absl::StatusOr<int> OpenRegularFile(absl::string_view op, const std::string& path, int flags) {
+  const int fd = open(path.c_str(), flags | O_CLOEXEC | O_NONBLOCK, 0644);
+  if (fd < 0) return IoError(op, path, errno);
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    const int err = errno;
+    close(fd);
+    return IoError("stat", path, err);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    return absl::FailedPreconditionError(
+        absl::StrCat(op, " ", path, ": ", FileKind(st.st_mode), ", not a regular file"));
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
 }
 
 class PosixSequentialFile : public SequentialFile {
@@ -212,13 +249,29 @@ class PosixWritableFile : public WritableFile {
 
 class PosixFileLock : public FileLock {
  public:
-  explicit PosixFileLock(int fd) : fd_(fd) {}
+  PosixFileLock(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
   ~PosixFileLock() override {
     flock(fd_, LOCK_UN);
     close(fd_);
   }
 
+  absl::Status Check() const override {
+    struct stat held, named;
+    if (fstat(fd_, &held) != 0) return IoError("stat", path_, errno);
+    if (stat(path_.c_str(), &named) != 0) {
+      if (errno != ENOENT && errno != ENOTDIR) return IoError("stat", path_, errno);
+      return absl::FailedPreconditionError(
+          absl::StrCat(path_, " was deleted or renamed away while locked"));
+    }
+    if (held.st_dev != named.st_dev || held.st_ino != named.st_ino) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(path_, " was replaced by another file while locked"));
+    }
+    return absl::OkStatus();
+  }
+
  private:
+  const std::string path_;
   const int fd_;
 };
 
@@ -263,7 +316,8 @@ class PosixEnv : public Env {
   // flock belongs to the open file description, so two opens in one
   // process exclude each other as two processes do.
   static absl::StatusOr<std::unique_ptr<FileLock>> Flock(const std::string& path, int op) {
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: a FIFO's open would wait for a writer.
+    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) return IoError("lock", path, errno);
     while (flock(fd, op) != 0) {
       const int err = errno;
@@ -274,20 +328,18 @@ class PosixEnv : public Env {
       }
       return IoError("lock", path, err);
     }
-    return std::unique_ptr<FileLock>(new PosixFileLock(fd));
+    return std::unique_ptr<FileLock>(new PosixFileLock(path, fd));
   }
 
   absl::StatusOr<std::unique_ptr<SequentialFile>> NewSequentialFile(
       const std::string& path) override {
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return IoError("open", path, errno);
+    MG_ASSIGN_OR_RETURN(const int fd, OpenRegularFile("open", path, O_RDONLY));
     return std::unique_ptr<SequentialFile>(new PosixSequentialFile(path, fd));
   }
 
   absl::StatusOr<std::unique_ptr<RandomAccessFile>> NewRandomAccessFile(
       const std::string& path) override {
-    int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return IoError("open", path, errno);
+    MG_ASSIGN_OR_RETURN(const int fd, OpenRegularFile("open", path, O_RDONLY));
     return std::unique_ptr<RandomAccessFile>(new PosixRandomAccessFile(path, fd));
   }
 
@@ -299,8 +351,7 @@ class PosixEnv : public Env {
       return absl::UnimplementedError(
           absl::StrCat("files are not mapped in this build (ThreadSanitizer): ", path));
     }
-    const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return IoError("open", path, errno);
+    MG_ASSIGN_OR_RETURN(const int fd, OpenRegularFile("open", path, O_RDONLY));
     struct stat st;
     if (fstat(fd, &st) != 0) {
       const int err = errno;
@@ -443,8 +494,12 @@ class PosixEnv : public Env {
  private:
   absl::StatusOr<std::unique_ptr<WritableFile>> OpenForWrite(const std::string& path,
                                                              int mode_flag) {
-    int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | mode_flag, 0644);
-    if (fd < 0) return IoError("create", path, errno);
+    // Never through a symbolic link: a trainer, often root, writes
+    // predictable names (locks, temporary files, event files) in
+    // directories others may write to. O_TRUNC applies only to a regular
+    // file, which OpenRegularFile checks before anything is written.
+    MG_ASSIGN_OR_RETURN(const int fd, OpenRegularFile("create", path,
+                                                      O_WRONLY | O_CREAT | O_NOFOLLOW | mode_flag));
     return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd));
   }
 };

@@ -1,6 +1,7 @@
 #include "core/env.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -8,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "core/bus_errors.h"
 #include "core/fault_injection_env.h"
@@ -21,6 +24,7 @@
 namespace minigraph {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAre;
@@ -131,6 +135,14 @@ TEST_P(EnvContractTest, TryLockFileFailsAtOnceWhileAnotherHolds) {
   reader2.reset();
   EXPECT_OK(env_->TryLockFile(P("lock")).status());
   EXPECT_THAT(env_->LockFileShared(P("missing")), StatusIs(absl::StatusCode::kNotFound));
+}
+
+TEST_P(EnvContractTest, ReadFileToStringRefusesMoreThanItsLimit) {
+  ASSERT_OK(WriteStringToFile(env_, P("ten"), "0123456789"));
+  EXPECT_THAT(ReadFileToString(env_, P("ten"), 10), IsOkAndHolds("0123456789"));
+  EXPECT_THAT(ReadFileToString(env_, P("ten"), 9),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       AllOf(HasSubstr(P("ten")), HasSubstr("10 bytes"))));
 }
 
 TEST_P(EnvContractTest, GetMatchingPathsMatchesTheLastComponent) {
@@ -398,6 +410,91 @@ TEST(EnvTest, GuardedMappingKeepsEveryWriteMadeWhileItIsCopied) {
     lost += v != static_cast<int64_t>(i) + 1;
   }
   EXPECT_EQ(lost, 0u);
+}
+
+// Files minigraph writes are never written through a symbolic link: each
+// way of writing refuses one planted at the name, dangling or not, and the
+// file it names is left as it was.
+TEST(EnvTest, WritesDoNotFollowASymbolicLink) {
+  Env* env = Env::Default();
+  const std::string dir = TestTempPath("symlinks");
+  ASSERT_OK(DeleteRecursively(env, dir));
+  ASSERT_OK(env->CreateDir(dir));
+  const std::string victim = JoinPath(dir, "victim");
+  ASSERT_OK(WriteStringToFile(env, victim, "precious"));
+  const std::string link = JoinPath(dir, "link");
+  const std::string dangling = JoinPath(dir, "dangling");
+  ASSERT_EQ(symlink(victim.c_str(), link.c_str()), 0);
+  ASSERT_EQ(symlink(JoinPath(dir, "made").c_str(), dangling.c_str()), 0);
+  for (const std::string& path : {link, dangling}) {
+    EXPECT_THAT(env->NewWritableFile(path),
+                StatusIs(absl::StatusCode::kFailedPrecondition,
+                         AllOf(HasSubstr(path), HasSubstr("symbolic link"))));
+    EXPECT_THAT(env->NewAppendableFile(path),
+                StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr(path)));
+    EXPECT_THAT(WriteStringToFile(env, path, "overwritten"),
+                StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr(path)));
+  }
+  EXPECT_THAT(ReadFileToString(env, victim), IsOkAndHolds("precious"));
+  EXPECT_THAT(env->FileExists(JoinPath(dir, "made")), StatusIs(absl::StatusCode::kNotFound));
+  // Reading through a link is as before.
+  EXPECT_THAT(ReadFileToString(env, link), IsOkAndHolds("precious"));
+}
+
+// Only regular files are opened: a FIFO would block the open for ever, a
+// directory or device has no size to read.
+TEST(EnvTest, SpecialFilesAreRefusedAtOnceNamingWhatTheyAre) {
+  Env* env = Env::Default();
+  const std::string dir = TestTempPath("special");
+  ASSERT_OK(DeleteRecursively(env, dir));
+  ASSERT_OK(env->CreateDir(dir));
+  const std::string fifo = JoinPath(dir, "fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  for (const auto& [path, kind] : std::vector<std::pair<std::string, std::string>>{
+           {fifo, "a FIFO"}, {dir, "a directory"}, {"/dev/zero", "a character device"}}) {
+    SCOPED_TRACE(path);
+    EXPECT_THAT(env->NewSequentialFile(path),
+                StatusIs(absl::StatusCode::kFailedPrecondition,
+                         AllOf(HasSubstr(path), HasSubstr(kind))));
+    EXPECT_THAT(env->NewRandomAccessFile(path),
+                StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr(kind)));
+    EXPECT_THAT(ReadFileToString(env, path),
+                StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr(kind)));
+    if (kCanCatchBusErrors) {
+      EXPECT_THAT(env->MapFile(path),
+                  StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr(kind)));
+    }
+  }
+  // Nor written: the FIFO has no reader, a device is no file.
+  EXPECT_FALSE(env->NewWritableFile(fifo).ok());
+  EXPECT_THAT(env->NewAppendableFile("/dev/null"),
+              StatusIs(absl::StatusCode::kFailedPrecondition, HasSubstr("a character device")));
+  // A lock on a FIFO does not wait for a writer either.
+  EXPECT_OK(env->TryLockFile(fifo).status());
+}
+
+// A lock says when its file was deleted or replaced: it then excludes
+// nobody, since a second holder opens and locks whatever the name is now.
+TEST(EnvTest, FileLockCheckFailsOnceItsFileIsDeletedOrReplaced) {
+  Env* env = Env::Default();
+  const std::string path = TestTempPath("checked_lock");
+  ASSERT_OK(WriteStringToFile(env, path, ""));
+  ASSERT_OK_AND_ASSIGN(auto lock, env->TryLockFile(path));
+  EXPECT_OK(lock->Check());
+  ASSERT_OK(env->DeleteFile(path));
+  EXPECT_THAT(lock->Check(), StatusIs(absl::StatusCode::kFailedPrecondition,
+                                      AllOf(HasSubstr(path), HasSubstr("deleted"))));
+  ASSERT_OK(WriteStringToFile(env, path, ""));
+  EXPECT_THAT(lock->Check(), StatusIs(absl::StatusCode::kFailedPrecondition,
+                                      AllOf(HasSubstr(path), HasSubstr("replaced"))));
+  ASSERT_OK_AND_ASSIGN(auto second, env->TryLockFile(path));
+  EXPECT_OK(second->Check());
+  // The in-memory Env locks names, which deletion does not free.
+  MemEnv mem;
+  ASSERT_OK(WriteStringToFile(&mem, "/l", ""));
+  ASSERT_OK_AND_ASSIGN(auto named, mem.TryLockFile("/l"));
+  ASSERT_OK(mem.DeleteFile("/l"));
+  EXPECT_OK(named->Check());
 }
 
 // A bus error outside RunCatchingBusErrors still kills the process.
