@@ -59,7 +59,8 @@ std::string ElementString(const T& v) {
 
 absl::StatusOr<tensor_internal::BufferRef> TensorBuffer::Create(Allocator* allocator,
                                                                 DataType dtype,
-                                                                int64_t num_elements) {
+                                                                int64_t num_elements,
+                                                                bool limited) {
   const size_t elem = DataTypeSize(dtype);
   if (elem == 0) {
     return absl::InvalidArgumentError(
@@ -70,7 +71,7 @@ absl::StatusOr<tensor_internal::BufferRef> TensorBuffer::Create(Allocator* alloc
     return absl::ResourceExhaustedError(absl::StrCat(
         "tensor of ", num_elements, " ", DataTypeString(dtype), " elements is too large"));
   }
-  if (bytes > MaxTensorBytes()) {
+  if (limited && bytes > MaxTensorBytes()) {
     return absl::ResourceExhaustedError(absl::StrCat(
         "a tensor of ", num_elements, " ", DataTypeString(dtype), " elements needs ", bytes,
         " bytes, more than the limit of ", MaxTensorBytes(), " (max_tensor_bytes)"));
@@ -108,9 +109,10 @@ TensorBuffer::~TensorBuffer() {
 }
 
 Tensor::Tensor(DataType dtype, const TensorShape& shape) {
-  absl::StatusOr<Tensor> t = Create(dtype, shape);
-  MG_CHECK(t.ok()) << t.status().message();
-  *this = *std::move(t);
+  auto buf = TensorBuffer::Create(DefaultAllocator(), dtype, shape.num_elements(),
+                                  /*limited=*/false);
+  MG_CHECK(buf.ok()) << buf.status().message();
+  *this = Tensor(dtype, shape, *std::move(buf));
 }
 
 absl::StatusOr<Tensor> Tensor::Create(DataType dtype, const TensorShape& shape,

@@ -82,10 +82,12 @@ class BufferRef {
 // elements of non-memcpy types (strings, resource handles, variants).
 class TensorBuffer {
  public:
-  // Returns ResourceExhausted when the allocator is out of memory and
+  // Returns ResourceExhausted when the allocator is out of memory or, unless
+  // `limited` is false, the buffer would pass MaxTensorBytes(); and
   // InvalidArgument for a dtype a Tensor cannot hold.
   static absl::StatusOr<tensor_internal::BufferRef> Create(Allocator* allocator, DataType dtype,
-                                                           int64_t num_elements);
+                                                           int64_t num_elements,
+                                                           bool limited = true);
   ~TensorBuffer();
   TensorBuffer(const TensorBuffer&) = delete;
   TensorBuffer& operator=(const TensorBuffer&) = delete;
@@ -128,7 +130,11 @@ class Tensor {
 
   // Allocates from DefaultAllocator(). Numeric elements are uninitialized;
   // strings are empty. Aborts when out of memory, as std::vector would; use
-  // Create() where that must be an error.
+  // Create() where that must be an error. For the tensors a program makes
+  // of its own sizes (constants of a graph it builds, its own batches):
+  // MaxTensorBytes(), the bound on what graphs and checkpoints may ask for,
+  // does not apply, so that a low bound is an error of the step that meets
+  // it (Create), never an abort.
   Tensor(DataType dtype, const TensorShape& shape);
 
   // Allocates from `allocator` (not owned; must outlive the tensor).

@@ -169,7 +169,7 @@ absl::StatusOr<Tensor> StringsFromContent(absl::string_view content, const Tenso
         "TensorProto of strings: the lengths in tensor_content add up to ", total,
         " bytes, but ", content.size(), " follow them"));
   }
-  Tensor t(DT_STRING, shape);
+  MG_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(DT_STRING, shape));
   std::string* out = t.data<std::string>();
   for (int64_t i = 0; i < n; ++i) {
     out[i].assign(content.data(), sizes[i]);
