@@ -203,8 +203,13 @@ absl::Status CheckpointSaverHook::AfterCreateSession(Session* session) {
     const std::string path = JoinPath(o_.checkpoint_dir, "graph.pbtxt");
     const std::string tmp = absl::StrCat(path, ".tmp");
     MG_RETURN_IF_ERROR(o_.env->CreateDir(o_.checkpoint_dir));
-    MG_RETURN_IF_ERROR(WriteStringToFile(o_.env, tmp, text));
-    MG_RETURN_IF_ERROR(o_.env->RenameFile(tmp, path));
+    absl::Status written = WriteStringToFile(o_.env, tmp, text);
+    if (written.ok()) written = o_.env->RenameFile(tmp, path);
+    if (!written.ok()) {
+      // Nothing left behind (a full disk; a directory where the graph goes).
+      o_.env->DeleteFile(tmp).IgnoreError();
+      return written;
+    }
     if (o_.writer != nullptr) {
       MG_RETURN_IF_ERROR(o_.writer->AddGraph(o_.meta_graph->graph_def()));
       MG_RETURN_IF_ERROR(o_.writer->AddMetaGraph(*o_.meta_graph));

@@ -471,6 +471,15 @@ absl::StatusOr<std::string> Saver::Impl::CheckpointFile(const std::string& save_
     return absl::InvalidArgumentError(
         absl::StrCat("Parent directory of ", save_path, " doesn't exist, can't save."));
   }
+  if (options.write_state) {
+    // A directory where the state file goes would refuse it only after the
+    // checkpoint was written, leaving one no state file names.
+    const std::string state = JoinPath(save_dir.empty() ? "." : save_dir, options.latest_filename);
+    if (env_->IsDirectory(state).value_or(false)) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "the checkpoint state file ", state, " is a directory; nothing was saved"));
+    }
+  }
   return checkpoint_file;
 }
 

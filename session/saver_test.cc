@@ -736,6 +736,22 @@ TEST_F(SaverTest, AbsolutePathsByDefault) {
             "all_model_checkpoint_paths: \"/logs/model-2\"\n");
 }
 
+// A directory where the state file goes would take the state only after
+// the checkpoint was written, leaving one that no state file names: the
+// save is refused first, and writes nothing.
+TEST_F(SaverTest, AStateFileThatIsADirectoryRefusesTheSaveBeforeWriting) {
+  Build();
+  ASSERT_OK(mem_.CreateDir("/logs/checkpoint"));
+  auto s = InitializedAndSet();
+  EXPECT_THAT(saver_->Save(s.get(), "/logs/model", {.global_step = 30}),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       HasSubstr("the checkpoint state file /logs/checkpoint is a directory")));
+  EXPECT_THAT(mem_.GetChildren("/logs"), IsOkAndHolds(ElementsAre("checkpoint")));
+  // Without the state file, the save goes ahead.
+  EXPECT_OK(saver_->Save(s.get(), "/logs/model", {.global_step = 30, .write_state = false})
+                .status());
+}
+
 // saver.py: `pad_step_number` names the checkpoint "%s-%08d".
 TEST_F(SaverTest, PadStepNumberUsesEightDigits) {
   Build({.pad_step_number = true});
