@@ -260,11 +260,31 @@ absl::StatusOr<std::optional<CheckpointState>> SessionManager::CheckpointToResto
       return std::optional<CheckpointState>();
     }
   }
-  if (options.recover_state_from_directory && !*rebuilt &&
-      !CheckpointExists(env, ckpt->model_checkpoint_path())) {
+  if (!options.recover_state_from_directory || *rebuilt) return ckpt;
+  // A newest checkpoint outside the directory (an absolute path or "../"
+  // with no checkpoint of its name beside the state file, which
+  // GetCheckpointState would have taken) is another run's: restoring it
+  // would train on from there while the directory's own checkpoints drop
+  // out of the Saver's retention. The directory's newest is restored
+  // instead; with none, nothing is, by name. (TensorFlow follows the path.)
+  absl::string_view here = options.checkpoint_dir;
+  while (here.size() > 1 && here.back() == '/') here.remove_suffix(1);
+  const std::string& named = ckpt->model_checkpoint_path();
+  if (Dirname(named) != here) {
     *rebuilt = RecoverState(options.checkpoint_dir,
-                           absl::StrCat("names a checkpoint that does not exist (",
-                                        ckpt->model_checkpoint_path(), ")"),
+                           absl::StrCat("names a checkpoint outside the directory (", named, ")"),
+                           /*warn_if_none=*/false);
+    if (*rebuilt) return *rebuilt;
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the state file ", JoinPath(options.checkpoint_dir, kDefaultLatestFilename), " names ",
+        named, ", outside ", options.checkpoint_dir,
+        ", which holds no checkpoint of its own: restore another run's checkpoint by name (a "
+        "warm start), or follow the state file as TensorFlow does (no recovery from the "
+        "directory)"));
+  }
+  if (!CheckpointExists(env, named)) {
+    *rebuilt = RecoverState(options.checkpoint_dir,
+                           absl::StrCat("names a checkpoint that does not exist (", named, ")"),
                            /*warn_if_none=*/true);
     if (*rebuilt) ckpt = *rebuilt;
   }

@@ -1495,6 +1495,41 @@ TEST_F(RecoveryOptionsTest, RecoversTheStateFromTheDirectory) {
                              Not(HasSubstr("tempstate")))));
 }
 
+// A state file naming another run's checkpoint, outside the directory:
+// with recover_state_from_directory the directory's own newest checkpoint
+// is restored and the state file rewritten, so retention keeps tracking the
+// directory's checkpoints; a directory with none of its own restores
+// nothing, by name. TensorFlow (the default) follows the path.
+TEST_F(RecoveryOptionsTest, AStateFileNamingAnotherRunsCheckpointIsNotFollowed) {
+  ASSERT_OK(env_.CreateDir("/other"));
+  {
+    ASSERT_OK_AND_ASSIGN(auto s, sm_->PrepareSession("", Prepare()));
+    std::vector<Tensor> out;
+    ASSERT_OK(s->Run({{"value", Tensor::Scalar<int32_t>(9)}}, {}, {"set"}, &out));
+    ASSERT_OK(saver_->Save(s.get(), "/other/model", {.global_step = 9, .write_state = false})
+                  .status());
+  }
+  const std::string outside = "model_checkpoint_path: \"/other/model-9\"\n";
+  ASSERT_OK(WriteStringToFile(&env_, "/ckpt/checkpoint", outside));
+  ASSERT_OK_AND_ASSIGN(auto followed, sm_->PrepareSession("", Prepare()));
+  EXPECT_EQ(Value(followed.get(), "v/read"), "9");
+  SessionManager::PrepareOptions p = Prepare();
+  p.recover_state_from_directory = true;
+  p.strict = true;
+  ASSERT_OK_AND_ASSIGN(auto own, sm_->PrepareSession("", p));
+  EXPECT_EQ(Value(own.get(), "v/read"), "3");
+  EXPECT_EQ(restored_from_, "/ckpt/model-3");
+  EXPECT_THAT(ReadFileToString(&env_, "/ckpt/checkpoint"),
+              IsOkAndHolds(HasSubstr("model_checkpoint_path: \"model-3\"")));
+  ASSERT_OK(env_.CreateDir("/fresh"));
+  ASSERT_OK(WriteStringToFile(&env_, "/fresh/checkpoint", outside));
+  p.checkpoint_dir = "/fresh";
+  EXPECT_THAT(sm_->PrepareSession("", p),
+              StatusIs(absl::StatusCode::kFailedPrecondition,
+                       AllOf(HasSubstr("/fresh/checkpoint"), HasSubstr("/other/model-9"),
+                             HasSubstr("no checkpoint of its own"))));
+}
+
 // The state file's bytes mutated at random, 400 times: with recovery on, a
 // run never starts from scratch while a valid checkpoint exists.
 TEST_F(RecoveryOptionsTest, AMangledStateFileNeverRestartsFromScratch) {
