@@ -25,7 +25,6 @@
 #include <thread>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/synchronization/mutex.h"
 #include "checkpoint/bundle_reader.h"
@@ -270,7 +269,7 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "One chief and N workers sharing a model through SessionManager on a local:// target.\n"
       "  chief_worker_demo [--logdir=D] [--workers=4] [--steps=100] [--processes]");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest = minigraph::ParseFlags(argc, argv);
   absl::Status s = minigraph::NoPositionalArguments(rest);
   if (s.ok()) s = minigraph::FlagInRange("workers", absl::GetFlag(FLAGS_workers), 1, 256);
   if (s.ok()) s = minigraph::FlagInRange("steps", absl::GetFlag(FLAGS_steps), 0, 1 << 30);

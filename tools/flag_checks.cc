@@ -1,10 +1,17 @@
 #include "tools/flag_checks.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
 #include "core/allocator.h"
 
 ABSL_FLAG(int64_t, max_tensor_bytes, 0,
@@ -12,6 +19,42 @@ ABSL_FLAG(int64_t, max_tensor_bytes, 0,
           "larger one is an error naming it (0: the machine's physical memory)");
 
 namespace minigraph {
+namespace {
+
+std::atomic<bool> parsing{false};
+
+// absl's parser reports a bad command line and calls exit(1); while it
+// parses, this handler, run by that exit, ends the process with 2 instead.
+void ExitTwoWhileParsing() {
+  if (!parsing.load()) return;
+  std::fflush(nullptr);
+  _exit(2);
+}
+
+// Whether `argv` asks for usage (--help, --helpfull, --helpshort,
+// --helppackage, --helpmatch=S, --version, --only_check_args), which absl
+// answers and exits on with codes of its own.
+bool AsksForUsage(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    absl::string_view arg = argv[i];
+    if (arg == "--") break;
+    arg = absl::StripPrefix(absl::StripPrefix(arg, "-"), "-");
+    if (absl::StartsWith(arg, "help") || arg == "version" || arg == "only_check_args") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<char*> ParseFlags(int argc, char** argv) {
+  if (!AsksForUsage(argc, argv)) {
+    std::atexit(ExitTwoWhileParsing);
+    parsing.store(true);
+  }
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  parsing.store(false);
+  return rest;
+}
 
 absl::Status NoPositionalArguments(const std::vector<char*>& rest) {
   if (rest.size() <= 1) return absl::OkStatus();

@@ -1,7 +1,7 @@
 // Checks for the tools' command lines: a stray argument or a flag out of its
 // range is an error that names it, never a silent default or a crash later.
 //
-//   std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+//   std::vector<char*> rest = ParseFlags(argc, argv);   // exit code 2 on a bad flag
 //   absl::Status s = NoPositionalArguments(rest);
 //   if (s.ok()) s = FlagInRange("batch", absl::GetFlag(FLAGS_batch), 1, 65536);
 //   if (s.ok()) s = ApplyMaxTensorBytes();
@@ -19,6 +19,13 @@
 #include "absl/strings/string_view.h"
 
 namespace minigraph {
+
+// absl::ParseCommandLine, except that a command line absl refuses (an
+// unknown flag, a value that does not parse or overflows its type) exits with
+// code 2, as every other bad command line of the tools does, not absl's 1.
+// --help and the other usage flags exit as absl has them. Call once, from
+// main.
+std::vector<char*> ParseFlags(int argc, char** argv);
 
 // InvalidArgument naming the first argument ParseCommandLine left over.
 absl::Status NoPositionalArguments(const std::vector<char*>& rest);

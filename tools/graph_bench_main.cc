@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
@@ -115,7 +114,7 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Times a TensorFlow graph: a tf.data iterator drained, or a fetch run --runs times.\n"
       "  graph_bench --graph=G.meta [--init=make] [--fetch=bench_step:0] [--reps=3] [--runs=N]");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest = minigraph::ParseFlags(argc, argv);
   absl::Status s = minigraph::CheckFlags(rest);
   if (s.ok()) s = minigraph::ApplyMaxTensorBytes();
   if (!s.ok()) return minigraph::UsageError("graph_bench", s);

@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
@@ -210,7 +209,7 @@ int main(int argc, char** argv) {
       "  inspect_checkpoint --prefix=P [--tensor=KEY [--max_values=N | --full] | --verify]\n"
       "  inspect_checkpoint --prefix=P --diff=GRAPH\n"
       "  inspect_checkpoint --dir=D [--repair_state [--write]]");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest = minigraph::ParseFlags(argc, argv);
   auto usage_error = [](const std::string& why) {
     return minigraph::UsageError("inspect_checkpoint", absl::InvalidArgumentError(why));
   };

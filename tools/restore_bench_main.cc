@@ -35,7 +35,6 @@
 #include <thread>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -482,7 +481,7 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Measures checkpoint restore throughput against plain pread() of the same bytes.\n"
       "  restore_bench [--size_mb=1024] [--tensors=100] [--repeats=5] [--threads=N] [--dir=D]");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest = minigraph::ParseFlags(argc, argv);
   absl::Status s = minigraph::CheckFlags(rest);
   if (s.ok()) s = minigraph::ApplyMaxTensorBytes();
   if (!s.ok()) return minigraph::UsageError("restore_bench", s);

@@ -28,7 +28,6 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -496,7 +495,7 @@ int main(int argc, char** argv) {
       "variables restored), and runs it.\n"
       "  run_graph GRAPH [--checkpoint=PREFIX] [--fetch=T:0,...] [--input=NAME=FILE.npy,...]\n"
       "GRAPH: a .meta, a GraphDef (binary or .pbtxt) or a SavedModel directory.");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest = minigraph::ParseFlags(argc, argv);
   absl::Status s;
   if (rest.size() != 2) {
     s = absl::InvalidArgumentError(rest.size() < 2

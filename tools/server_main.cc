@@ -15,7 +15,6 @@
 #include <cstdio>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "core/env.h"
@@ -67,7 +66,7 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Serves one task of a cluster (tf.train.Server): "
       "server --cluster='ps=127.0.0.1:2222;worker=127.0.0.1:2223' --job_name=ps --task_index=0");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest = minigraph::ParseFlags(argc, argv);
   // A server makes the tensors of the graphs its clients register: the
   // limit matters most here.
   absl::Status s = minigraph::NoPositionalArguments(rest);

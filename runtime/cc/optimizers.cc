@@ -68,6 +68,8 @@ Variable Optimizer::CreateSlot(const Scope& root, const Variable& var,
 absl::StatusOr<Operation> Optimizer::Minimize(const Scope& scope, Output loss,
                                               std::vector<Variable> var_list,
                                               const Variable* global_step) {
+  // A graph that failed to build has lost what it failed on: say why.
+  MG_RETURN_IF_ERROR(scope.status());
   if (var_list.empty()) var_list = TrainableVariables(scope);
   if (var_list.empty()) return absl::InvalidArgumentError("No variables to optimize.");
   std::vector<Output> xs;
