@@ -44,8 +44,9 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -156,8 +157,21 @@ constexpr int kMaxBatch = 1 << 16;
 // In --logdir, held by the chief while it trains.
 constexpr char kLockFile[] = "train.lock";
 
+// SIGTERM and SIGINT. Once the training loop runs, the first stops it; the
+// run then saves and exits 0. Before that (building, waiting for the
+// cluster, restoring, the first save), or at a second signal, the process
+// ends at once, wherever it is blocked: nothing has been trained yet, and
+// whatever a save was writing is as safe as after SIGKILL.
 std::atomic<int> signal_received{0};
-void OnSignal(int sig) { signal_received.store(sig); }
+std::atomic<bool> training{false};
+void OnSignal(int sig) {
+  if (signal_received.exchange(sig) != 0 || !training.load()) {
+    static constexpr char kMessage[] = "train: stopped by signal, saving nothing more\n";
+    ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
+    (void)ignored;
+    _exit(128 + sig);
+  }
+}
 
 struct Model {
   Scope root = Scope::NewRootScope();
@@ -371,6 +385,43 @@ absl::StatusOr<std::string> FromFlagOrCollection(const Scope& root, const std::s
   return names[0];
 }
 
+// Whether running `op` can change a variable: an optimizer's update, an
+// assignment or a scatter, or a call whose function may hold one.
+bool UpdatesState(absl::string_view op) {
+  for (absl::string_view prefix : {"Apply", "ResourceApply", "SparseApply", "ResourceSparseApply",
+                                   "Assign", "Scatter", "ResourceScatter", "TensorScatter"}) {
+    if (absl::StartsWith(op, prefix)) return true;
+  }
+  return op == "PartitionedCall" || op == "StatefulPartitionedCall" || op == "If" ||
+         op == "While";
+}
+
+// InvalidArgument unless what the train op `name` runs (its inputs and
+// control inputs, all the way up) updates a variable: a step of anything
+// else trains nothing (--train_op=global_step would run for ever, or until
+// the input ends, and exit 0).
+absl::Status CheckTrainOpUpdates(const GraphDef& graph, const std::string& name) {
+  absl::flat_hash_map<absl::string_view, const NodeDef*> nodes;
+  for (const NodeDef& n : graph.node()) nodes[n.name()] = &n;
+  std::vector<absl::string_view> todo = {absl::string_view(name).substr(0, name.find(':'))};
+  absl::flat_hash_set<absl::string_view> seen(todo.begin(), todo.end());
+  while (!todo.empty()) {
+    auto it = nodes.find(todo.back());
+    todo.pop_back();
+    if (it == nodes.end()) continue;
+    if (UpdatesState(it->second->op())) return absl::OkStatus();
+    for (absl::string_view in : it->second->input()) {
+      in = absl::StripPrefix(in, "^");
+      in = in.substr(0, in.find(':'));
+      if (seen.insert(in).second) todo.push_back(in);
+    }
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "--graph=", absl::GetFlag(FLAGS_graph), ": the train op ", name,
+      " updates no variable (no Apply*, Assign* or Scatter* op among what it runs), so its "
+      "steps would train nothing; name the optimizer's op with --train_op"));
+}
+
 // InvalidArgument unless `tensor` ("node:k") is a `dtype` tensor of the
 // graph (its shape is checked when the step runs).
 absl::Status CheckScalar(const Scope& root, const std::string& tensor, DataType dtype,
@@ -497,6 +548,10 @@ absl::Status SetUpInput(const Scope& root, const std::string& path, Env* env, Mo
       }
       files.insert(files.end(), matched.begin(), matched.end());
     }
+    if (files.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--input=", input, " names no file: give file names or patterns"));
+    }
     Tensor names(DT_STRING, TensorShape({static_cast<int64_t>(files.size())}));
     std::copy(files.begin(), files.end(), names.data<std::string>());
     m->iterator_feeds = {{placeholder + ":0", names}};
@@ -532,6 +587,7 @@ absl::Status BuildFromGraph(Model* m, const DeviceFunction& device_fn,
   MG_ASSIGN_OR_RETURN(m->train_op, FromFlagOrCollection(root, "train_op",
                                                         absl::GetFlag(FLAGS_train_op),
                                                         "train_op", true));
+  MG_RETURN_IF_ERROR(CheckTrainOpUpdates(meta.graph_def(), m->train_op));
   MG_ASSIGN_OR_RETURN(m->loss_tensor, FromFlagOrCollection(root, "loss", absl::GetFlag(FLAGS_loss),
                                                            "losses", false));
   if (m->loss_tensor.find(':') == std::string::npos) absl::StrAppend(&m->loss_tensor, ":0");
@@ -658,31 +714,77 @@ absl::Status CheckFlags(const std::vector<char*>& rest) {
 // One chief per log directory: two trainings in one directory would restore
 // and overwrite each other's checkpoints. The lock file holds the holder's
 // pid; creating it is also the check, before any work, that the directory is
-// writable.
+// writable. A lock on a file that its name no longer reaches excludes
+// nobody, so the lock is taken again when the file was deleted or replaced
+// between its open and its lock, and the training checks it as it goes
+// (LogdirLockHook).
 absl::StatusOr<std::unique_ptr<FileLock>> LockLogdir(Env* env, const std::string& logdir) {
   const std::string path = JoinPath(logdir, kLockFile);
-  if (!env->FileExists(path).ok()) {
-    if (absl::Status s = WriteStringToFile(env, path, ""); !s.ok()) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("log directory ", logdir,
-                       " is not writable (checkpoints could not be saved): ", s.message()));
-    }
-  }
-  absl::StatusOr<std::unique_ptr<FileLock>> lock = env->TryLockFile(path);
-  if (absl::IsFailedPrecondition(lock.status())) {
-    std::string pid(absl::StripAsciiWhitespace(ReadFileToString(env, path).value_or("")));
-    return absl::FailedPreconditionError(
-        absl::StrCat("log directory ", logdir, " in use by pid ", pid.empty() ? "(unknown)" : pid,
-                     " (it holds ", path, "); give each training its own --logdir"));
-  }
-  if (!lock.ok()) return lock.status();
-  if (absl::Status s = WriteStringToFile(env, path, absl::StrCat(getpid(), "\n")); !s.ok()) {
+  auto not_writable = [&](const absl::Status& s) {
     return absl::FailedPreconditionError(
         absl::StrCat("log directory ", logdir,
                      " is not writable (checkpoints could not be saved): ", s.message()));
+  };
+  std::unique_ptr<FileLock> held;
+  for (int attempt = 0; held == nullptr; ++attempt) {
+    if (!env->FileExists(path).ok()) {
+      // Appending creates the file without truncating one made meanwhile.
+      absl::StatusOr<std::unique_ptr<WritableFile>> made = env->NewAppendableFile(path);
+      if (!made.ok()) return not_writable(made.status());
+      if (absl::Status s = (*made)->Close(); !s.ok()) return not_writable(s);
+    }
+    absl::StatusOr<std::unique_ptr<FileLock>> lock = env->TryLockFile(path);
+    if (absl::IsFailedPrecondition(lock.status())) {
+      std::string pid(absl::StripAsciiWhitespace(ReadFileToString(env, path, 64).value_or("")));
+      return absl::FailedPreconditionError(absl::StrCat(
+          "log directory ", logdir, " in use by pid ", pid.empty() ? "(unknown)" : pid,
+          " (it holds ", path, "); give each training its own --logdir"));
+    }
+    if (!lock.ok()) return lock.status();
+    if (absl::Status s = (*lock)->Check(); !s.ok()) {
+      if (attempt == 10) return s;
+      continue;
+    }
+    held = *std::move(lock);
   }
-  return lock;
+  if (absl::Status s = WriteStringToFile(env, path, absl::StrCat(getpid(), "\n")); !s.ok()) {
+    return not_writable(s);
+  }
+  return held;
 }
+
+// OK while this training still holds its log directory's lock (LockLogdir):
+// a lock file deleted or replaced under it lets a second training in, so
+// this one stops, before its next step or save writes anything more.
+absl::Status CheckLogdirLock(const FileLock* lock, const std::string& logdir) {
+  if (lock == nullptr) return absl::OkStatus();
+  absl::Status s = lock->Check();
+  if (s.ok()) return s;
+  return absl::FailedPreconditionError(
+      absl::StrCat("lost the lock on log directory ", logdir, ": ", s.message(),
+                   "; another training may use the directory now, so this one stopped without "
+                   "saving"));
+}
+
+// Checks the log directory's lock before a step, at most once a second
+// (two stat calls): a training whose lock is gone stops within a second.
+class LogdirLockHook : public SessionRunHook {
+ public:
+  LogdirLockHook(const FileLock* lock, std::string logdir, Env* env)
+      : lock_(lock), logdir_(std::move(logdir)), env_(env) {}
+  absl::Status BeforeRun(SessionRunContext*, SessionRunArgs*) override {
+    const uint64_t now = env_->NowMicros();
+    if (now - last_check_ < 1000000) return absl::OkStatus();
+    last_check_ = now;
+    return CheckLogdirLock(lock_, logdir_);
+  }
+
+ private:
+  const FileLock* const lock_;
+  const std::string logdir_;
+  Env* const env_;
+  uint64_t last_check_ = 0;
+};
 
 // Where this process stands in the job.
 struct Role {
@@ -843,9 +945,12 @@ absl::Status Diverged(float value, int64_t at, int64_t mine, const std::string& 
 // checked first (one forward pass); after it, the line saying so.
 class TrainSaveListener : public CheckpointSaverListener {
  public:
-  TrainSaveListener(const Model* m, uint64_t seed, const int64_t* mine, std::string logdir)
-      : m_(m), seed_(seed), mine_(mine), logdir_(std::move(logdir)) {}
+  // `lock`, the log directory's (none in a test), is checked before each save.
+  TrainSaveListener(const Model* m, uint64_t seed, const int64_t* mine, std::string logdir,
+                    const FileLock* lock)
+      : m_(m), seed_(seed), mine_(mine), logdir_(std::move(logdir)), lock_(lock) {}
   absl::Status BeforeSave(Session* session, int64_t step) override {
+    MG_RETURN_IF_ERROR(CheckLogdirLock(lock_, logdir_));
     // A graph that reads its own input would consume a batch here.
     if (m_->reads_own_input) return absl::OkStatus();
     const int batch = absl::GetFlag(FLAGS_batch);
@@ -887,6 +992,7 @@ class TrainSaveListener : public CheckpointSaverListener {
   const uint64_t seed_;
   const int64_t* const mine_;
   const std::string logdir_;
+  const FileLock* const lock_;
   bool quiet_ = false;
   std::optional<int64_t> final_step_;
 };
@@ -895,8 +1001,10 @@ class TrainSaveListener : public CheckpointSaverListener {
 // at the start and at the end), summaries and the step rate to event files.
 absl::StatusOr<HookList> ChiefHooks(const Model& m, const std::string& logdir, Env* env,
                                     std::shared_ptr<TrainSaveListener> listener,
+                                    const FileLock* lock,
                                     std::shared_ptr<EventsWriter>* events) {
-  HookList hooks;
+  // First: no other hook's work before a step once the lock is gone.
+  HookList hooks = {std::make_shared<LogdirLockHook>(lock, logdir, env)};
   MG_ASSIGN_OR_RETURN(auto stop, StopAtStepHook::Create({.last_step = absl::GetFlag(FLAGS_steps),
                                                           .global_step = m.global_step}));
   hooks.push_back(stop);
@@ -987,8 +1095,9 @@ SessionManager::PrepareOptions TrainPrepareOptions(Model* m, const std::string& 
 // only the stop at --steps.
 absl::StatusOr<HookList> TrainHooks(const Model& m, const Role& role, const std::string& logdir,
                                     Env* env, std::shared_ptr<TrainSaveListener> listener,
+                                    const FileLock* lock,
                                     std::shared_ptr<EventsWriter>* events) {
-  if (role.chief) return ChiefHooks(m, logdir, env, std::move(listener), events);
+  if (role.chief) return ChiefHooks(m, logdir, env, std::move(listener), lock, events);
   MG_ASSIGN_OR_RETURN(auto stop, StopAtStepHook::Create({.last_step = absl::GetFlag(FLAGS_steps),
                                                           .global_step = m.global_step}));
   return HookList{stop};
@@ -1179,8 +1288,9 @@ int Run() {
   const SessionManager::PrepareOptions prepare = TrainPrepareOptions(&m, logdir, env);
   Progress progress;
   std::shared_ptr<EventsWriter> events;
-  auto listener = std::make_shared<TrainSaveListener>(&m, role.seed, &progress.mine, logdir);
-  auto hooks = TrainHooks(m, role, logdir, env, listener, &events);
+  auto listener = std::make_shared<TrainSaveListener>(&m, role.seed, &progress.mine, logdir,
+                                                      logdir_lock.get());
+  auto hooks = TrainHooks(m, role, logdir, env, listener, logdir_lock.get(), &events);
   if (!hooks.ok()) return Fail(hooks.status());
   // An asynchronous save still running uses the session: finish it before
   // the session goes, whatever path leaves this function.
@@ -1202,6 +1312,7 @@ int Run() {
   if (absl::Status s = ReadGlobalStep(session.get(), m, &progress.step); !s.ok()) return Fail(s);
   {
     LocalWorkers workers(sm->get(), prepare.config, role, m);
+    training.store(true);
     if (absl::Status s = TrainLoop(session.get(), m, role, logdir, &progress); !s.ok()) {
       // No Close after a divergence: it would save.
       workers.Join();
@@ -1228,7 +1339,7 @@ int main(int argc, char** argv) {
       "Trains a model with checkpoints, resuming from the newest one.\n"
       "  train --logdir=D [--model=mlp|linear|cnn] [--steps=N] [--save_every=N] "
       "[--optimizer=sgd|momentum|adam]");
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest = minigraph::ParseFlags(argc, argv);
   absl::Status s = minigraph::CheckFlags(rest);
   if (s.ok()) s = minigraph::ApplyMaxTensorBytes();
   if (!s.ok()) return minigraph::UsageError("train", s);
