@@ -17,6 +17,7 @@
 #include "core/status_macros.h"
 #include "session/distributed/cluster.h"
 #include "session/distributed/security.h"
+#include "tools/flag_checks.h"
 
 ABSL_FLAG(std::string, cluster, "",
           "The cluster: JOB=HOST:PORT[,HOST:PORT...][;JOB=...]; task i of a job is its i-th "
@@ -39,6 +40,11 @@ ABSL_FLAG(std::string, tls_ca, "",
 ABSL_FLAG(bool, retain_freed_memory, true,
           "Keep freed memory for reuse instead of returning it to the kernel (fewer page faults "
           "on large tensors; memory stays at its peak)");
+ABSL_FLAG(int, max_call_threads, 256,
+          "The most threads the server runs calls on; past it a new call fails at once with "
+          "RESOURCE_EXHAUSTED (at least 8)");
+ABSL_FLAG(int, max_streams_per_connection, 1024,
+          "The most calls one client connection may have open at once");
 ABSL_FLAG(std::string, auth_token_file, "",
           "A file holding a shared token: every RPC must carry it, and this process's carry it");
 
@@ -112,6 +118,11 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags() {
     }
   }
   opts.bind_host = absl::GetFlag(FLAGS_bind);
+  opts.max_call_threads = absl::GetFlag(FLAGS_max_call_threads);
+  opts.max_streams_per_connection = absl::GetFlag(FLAGS_max_streams_per_connection);
+  MG_RETURN_IF_ERROR(FlagInRange("max_call_threads", opts.max_call_threads, 8, 1 << 16));
+  MG_RETURN_IF_ERROR(
+      FlagInRange("max_streams_per_connection", opts.max_streams_per_connection, 1, 1 << 20));
   MG_ASSIGN_OR_RETURN(opts.security, LoadTransportSecurity(
                                          Env::Default(), absl::GetFlag(FLAGS_tls_cert),
                                          absl::GetFlag(FLAGS_tls_key), absl::GetFlag(FLAGS_tls_ca),

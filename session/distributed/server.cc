@@ -73,6 +73,11 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& opti
   if (options.bind_host.empty()) {
     return absl::InvalidArgumentError("server: bind_host is empty (127.0.0.1 serves loopback)");
   }
+  if (options.max_call_threads < 8 || options.max_streams_per_connection < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "server: max_call_threads must be at least 8 and max_streams_per_connection at least 1, "
+        "got ", options.max_call_threads, " and ", options.max_streams_per_connection));
+  }
   const std::string bind = absl::StrCat(options.bind_host, ":", port);
 
   auto rep = std::make_unique<Rep>();
@@ -103,6 +108,12 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& opti
   // One process per port: a second server on the same port fails to bind
   // instead of silently sharing it.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  // Bounded threads and streams, whatever clients send.
+  grpc::ResourceQuota quota(absl::StrCat("server ", rep->task_name));
+  quota.SetMaxThreads(options.max_call_threads);
+  builder.SetResourceQuota(quota);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS,
+                             options.max_streams_per_connection);
   builder.RegisterService(rep->master.get());
   builder.RegisterService(rep->worker.get());
   builder.RegisterService(rep->state_service.get());

@@ -49,6 +49,16 @@ struct ServerOptions {
   // TLS and token, for this server and for its calls to the other tasks
   // (session/distributed/security.h). Default: plaintext, no token.
   TransportSecurity security = {};
+  // The most threads gRPC runs this server's calls on (its ResourceQuota).
+  // A call that blocks (RunStep, RunGraph, a session's creation) holds one
+  // while it runs; past the bound a new call fails at once with
+  // ResourceExhausted instead of starting a thread. Unbounded, one HTTP/2
+  // connection opening and resetting streams as fast as it can send frames
+  // ("rapid reset") started ~20,000 threads. At least 8.
+  int max_call_threads = 256;
+  // The most streams one connection may have open at once (HTTP/2's
+  // SETTINGS_MAX_CONCURRENT_STREAMS); a client waits for a free one.
+  int max_streams_per_connection = 1024;
 };
 
 class Server {
