@@ -168,6 +168,15 @@ TEST(GrpcSessionTest, OperationTimeoutBoundsStepsWithoutTheirOwn) {
   EXPECT_OK(sess->Run({}, {}, {"Const"}, &out));
 }
 
+// A RunStep whose gRPC call passes its deadline (the client gave up on it)
+// is cancelled, as TensorFlow's master cancels it: its endless loop stops
+// instead of running on, and the server goes idle.
+TEST(GrpcSessionTest, AStepWhoseCallPassesItsDeadlineStops) {
+  ASSERT_OK_AND_ASSIGN(GraphDef graph, EndlessLoopGraph());
+  auto server = StartServer();
+  EXPECT_LE(CpuAfterStepsPastTheirDeadline(server->target(), graph, "forever:0", 10), 0.05);
+}
+
 TEST(GrpcSessionTest, ListDevicesNamesTheTask) {
   auto server = StartServer();
   SessionOptions opts;

@@ -21,6 +21,7 @@
 #include "session/saver.h"
 #include "session/session_manager.h"
 #include "tests/testing/function_library.h"
+#include "tests/testing/endless_loop.h"
 #include "tests/testing/servers.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_path.h"
@@ -132,6 +133,15 @@ TEST(PartitionTest, AStepRunsAcrossTasksAndTheVariableLivesOnThePs) {
   ASSERT_OK(on_worker->Create(*local.ToGraphDef()));
   EXPECT_THAT(on_worker->Run({}, {"v/read:0"}, {}, &out),
               StatusIs(absl::StatusCode::kFailedPrecondition));
+}
+
+// A step whose client gives up (its RunStep call passes its deadline)
+// ends on every task: the endless loop placed on the ps stops too.
+TEST(PartitionTest, AStepPastItsClientsDeadlineEndsOnEveryTask) {
+  ASSERT_OK_AND_ASSIGN(GraphDef graph, EndlessLoopGraph());
+  for (NodeDef& n : *graph.mutable_node()) n.set_device("/job:ps/task:0");
+  Cluster c = StartCluster();
+  EXPECT_LE(CpuAfterStepsPastTheirDeadline(c.worker->target(), graph, "forever:0", 10), 0.05);
 }
 
 TEST(PartitionTest, GradientDescentWithVariablesOnTwoPsTasks) {
