@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -46,6 +47,10 @@ std::vector<std::string> JobNames(const tensorflow::ClusterDef& cluster) {
 
 absl::Status ValidateCluster(const tensorflow::ClusterDef& cluster) {
   std::set<std::string> seen;
+  // Each task listens on its own address; two tasks given one would fight
+  // over the port, and the loser's calls reach the winner. Port 0 ("any
+  // free port") is the exception.
+  std::map<std::string, std::string> task_at;
   for (const tensorflow::JobDef& job : cluster.job()) {
     if (job.name().empty()) return absl::InvalidArgumentError("cluster: a job has no name");
     for (char c : job.name()) {
@@ -73,6 +78,14 @@ absl::Status ValidateCluster(const tensorflow::ClusterDef& cluster) {
       if (!s.ok()) {
         return absl::InvalidArgumentError(
             absl::StrCat("cluster: /job:", job.name(), "/task:", i, ": ", s.message()));
+      }
+      const std::string task = absl::StrCat("/job:", job.name(), "/task:", i);
+      if (!absl::EndsWith(it->second, ":0")) {
+        auto [other, inserted] = task_at.emplace(it->second, task);
+        if (!inserted) {
+          return absl::InvalidArgumentError(absl::StrCat("cluster: ", other->second, " and ", task,
+                                                         " have the same address ", it->second));
+        }
       }
     }
   }
@@ -183,8 +196,23 @@ std::string ClusterSpecString(const tensorflow::ClusterDef& cluster) {
 
 namespace {
 
+// `what` with its control characters (a NUL in a task type, a newline in
+// a key) written as \xNN: a message printed with %s or to a terminal keeps
+// all of it, and shows what the variable holds.
+std::string EscapeControl(absl::string_view what) {
+  std::string out;
+  for (unsigned char c : what) {
+    if (c < 0x20 || c == 0x7f) {
+      absl::StrAppend(&out, "\\x", absl::Hex(c, absl::kZeroPad2));
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  return out;
+}
+
 absl::Status TfConfigError(absl::string_view what) {
-  return absl::InvalidArgumentError(absl::StrCat("TF_CONFIG: ", what));
+  return absl::InvalidArgumentError(absl::StrCat("TF_CONFIG: ", EscapeControl(what)));
 }
 
 // A JSON number that is a whole number in [0, 2^31).

@@ -36,7 +36,9 @@ TEST(ClusterTest, BadSpecsNameThePartAtFault) {
         Case{"=a:1", "a job has no name"}, Case{"ps=a:1;ps=b:2", "job 'ps' appears twice"},
         Case{"ps=a:1,", "/job:ps/task:1: '' is not HOST:PORT"},
         Case{"ps=a", "/job:ps/task:0: 'a' is not HOST:PORT"},
-        Case{"ps=a:70000", "port in 0..65535"}, Case{"p s=a:1", "may use only letters"}}) {
+        Case{"ps=a:70000", "port in 0..65535"}, Case{"p s=a:1", "may use only letters"},
+        Case{"ps=a:1;worker=b:2,a:1", "/job:ps/task:0 and /job:worker/task:1 have the same "
+                                      "address a:1"}}) {
     EXPECT_THAT(ParseClusterSpec(c.spec).status(),
                 StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr(c.message)))
         << c.spec;
@@ -114,6 +116,11 @@ TEST(ClusterTest, BadTfConfigsNameThePartAtFault) {
   bad(R"({"cluster": {"ps": ["a:1"]}, "task": {"index": 0}})", "task.type must be a job name");
   bad(R"({"cluster": {"ps": ["a:1"]}, "rpc_layer": "grpc+verbs"})",
       "rpc_layer \"grpc+verbs\" is not supported");
+  // A NUL (or any control character) in a name is shown, not a cut.
+  bad(R"({"cluster": {"ps": ["a:1"]}, "task": {"type": "ps\u0000evil", "index": 0}})",
+      "task ps\\x00evil:0: ");
+  // Port 0 (any free port) may repeat.
+  EXPECT_OK(ParseClusterSpec("ps=localhost:0;worker=localhost:0").status());
 }
 
 }  // namespace
