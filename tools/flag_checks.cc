@@ -2,10 +2,12 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <string>
 
 #include "absl/flags/flag.h"
@@ -44,14 +46,64 @@ bool AsksForUsage(int argc, char** argv) {
   return false;
 }
 
+// `argv` with the occurrences of each flag of `list_flags` ("--name=v" or
+// "--name v", one dash or two, before a "--") joined into one, where the
+// first was.
+std::vector<std::string> JoinListFlags(int argc, char** argv,
+                                       const std::vector<std::string>& list_flags) {
+  std::vector<std::string> out;
+  std::map<std::string, size_t> first;  // flag -> its place in `out`
+  int i = 0;
+  for (; i < argc; ++i) {
+    const absl::string_view arg = argv[i];
+    if (arg == "--") break;
+    absl::string_view body = arg;
+    if (i == 0 || !absl::ConsumePrefix(&body, "-")) {
+      out.emplace_back(arg);
+      continue;
+    }
+    absl::ConsumePrefix(&body, "-");
+    const size_t eq = body.find('=');
+    const std::string name(body.substr(0, eq));
+    if (std::find(list_flags.begin(), list_flags.end(), name) == list_flags.end()) {
+      out.emplace_back(arg);
+      continue;
+    }
+    std::string value;
+    if (eq != absl::string_view::npos) {
+      value = std::string(body.substr(eq + 1));
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    }
+    auto [it, inserted] = first.emplace(name, out.size());
+    if (inserted) {
+      out.push_back(absl::StrCat("--", name, "=", value));
+    } else if (!value.empty()) {
+      std::string& joined = out[it->second];
+      absl::StrAppend(&joined, joined.back() == '=' ? "" : ",", value);
+    }
+  }
+  for (; i < argc; ++i) out.emplace_back(argv[i]);
+  return out;
+}
+
 }  // namespace
 
-std::vector<char*> ParseFlags(int argc, char** argv) {
+std::vector<char*> ParseFlags(int argc, char** argv, const std::vector<std::string>& list_flags) {
+  // The joined arguments live for the process, as argv does: what absl
+  // leaves over points into them.
+  static auto* joined = new std::vector<std::string>();
+  static auto* pointers = new std::vector<char*>();
+  *joined = JoinListFlags(argc, argv, list_flags);
+  pointers->clear();
+  for (std::string& a : *joined) pointers->push_back(a.data());
+  pointers->push_back(nullptr);
   if (!AsksForUsage(argc, argv)) {
     std::atexit(ExitTwoWhileParsing);
     parsing.store(true);
   }
-  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest =
+      absl::ParseCommandLine(static_cast<int>(joined->size()), pointers->data());
   parsing.store(false);
   return rest;
 }

@@ -11,6 +11,7 @@
 #define MINIGRAPH_TOOLS_FLAG_CHECKS_H_
 
 #include <cmath>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -25,7 +26,13 @@ namespace minigraph {
 // code 2, as every other bad command line of the tools does, not absl's 1.
 // --help and the other usage flags exit as absl has them. Call once, from
 // main.
-std::vector<char*> ParseFlags(int argc, char** argv);
+//
+// absl keeps only the last value of a flag given twice; each flag named in
+// `list_flags` (a std::vector<std::string> flag, comma-separated) takes
+// every one instead: "--input=a=A.npy --input=b=B.npy" is
+// "--input=a=A.npy,b=B.npy".
+std::vector<char*> ParseFlags(int argc, char** argv,
+                              const std::vector<std::string>& list_flags = {});
 
 // InvalidArgument naming the first argument ParseCommandLine left over.
 absl::Status NoPositionalArguments(const std::vector<char*>& rest);

@@ -39,6 +39,7 @@
 #include "checkpoint/checkpoint_diff.h"
 #include "checkpoint/checkpoint_state.h"
 #include "core/env.h"
+#include "core/path.h"
 #include "core/status_macros.h"
 #include "core/tensor_proto.h"
 #include "runtime/graph/function.h"
@@ -48,20 +49,26 @@
 #include "session/session.h"
 #include "tools/flag_checks.h"
 #include "tools/graph_files.h"
+#include "tools/npy.h"
 
 ABSL_FLAG(std::string, checkpoint, "",
           "The checkpoint prefix to restore (default: the one that goes with GRAPH)");
-ABSL_FLAG(std::vector<std::string>, fetch, {}, "Tensors to compute and print, e.g. logits:0");
+ABSL_FLAG(std::vector<std::string>, fetch, {},
+          "Tensors to compute and print, e.g. logits:0 (comma-separated; the flag may repeat)");
 ABSL_FLAG(std::vector<std::string>, input, {},
-          "Placeholder values as NAME=FILE.npy (little-endian, C order: float32/64, int32/64, "
-          "bool, uint8), or NAME=@FILE: the file's bytes as a string (an image, a serialized "
-          "tf.train.Example)");
+          "Placeholder values as NAME=FILE.npy (little-endian, C order: float16/32/64, "
+          "int8/16/32/64, uint8/16/32/64, bool, complex64/128), or NAME=@FILE: the file's bytes "
+          "as a string (an image, a serialized tf.train.Example); comma-separated, and the flag "
+          "may repeat");
 ABSL_FLAG(std::string, signature, "",
           "With a SavedModel directory: run this SignatureDef (e.g. serving_default), its "
           "inputs given by key with --input, printing its outputs by key");
 ABSL_FLAG(std::vector<std::string>, tags, {"serve"}, "With --signature: the meta graph's tags");
 ABSL_FLAG(int, max_values, 20, "Values printed per fetched tensor (>= 1)");
 ABSL_FLAG(uint64_t, seed, 1, "Seed of the random values for Placeholders without --input");
+ABSL_FLAG(std::string, output_dir, "",
+          "Also write each fetched tensor, every value at full precision, to DIR/NAME.npy (the "
+          "fetch's name with '/' and ':' as '_'); the directory must exist");
 ABSL_FLAG(std::string, target, "",
           "Run on this session target: \"\" (in this process) or grpc://HOST:PORT, a minigraph or "
           "TensorFlow server (checkpoint paths are then the server's)");
@@ -72,67 +79,6 @@ namespace {
 int Fail(const absl::Status& s) {
   std::fprintf(stderr, "run_graph: %s\n", std::string(s.ToString()).c_str());
   return 1;
-}
-
-// A NumPy .npy file (format 1.0 to 3.0) as a tensor. NumPy documents the
-// format (numpy.lib.format); no library here reads it, hence this.
-absl::StatusOr<Tensor> ReadNpy(const std::string& path) {
-  MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(Env::Default(), path));
-  auto bad = [&](absl::string_view why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, " is not a .npy file NumPy writes: ", why));
-  };
-  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) return bad("no magic");
-  const int major = static_cast<unsigned char>(bytes[6]);
-  size_t header_len, at;
-  if (major == 1) {
-    header_len = static_cast<unsigned char>(bytes[8]) | static_cast<unsigned char>(bytes[9]) << 8;
-    at = 10;
-  } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) return bad("truncated header");
-    header_len = 0;
-    for (int i = 0; i < 4; ++i)
-      header_len |= size_t{static_cast<unsigned char>(bytes[8 + i])} << (8 * i);
-    at = 12;
-  } else {
-    return bad(absl::StrCat("version ", major));
-  }
-  if (bytes.size() < at + header_len) return bad("truncated header");
-  const std::string header = bytes.substr(at, header_len);
-  at += header_len;
-  auto field = [&](absl::string_view key) -> std::string {
-    const size_t k = header.find(absl::StrCat("'", key, "'"));
-    if (k == std::string::npos) return "";
-    size_t v = header.find(':', k);
-    if (v == std::string::npos) return "";
-    ++v;
-    while (v < header.size() && header[v] == ' ') ++v;
-    if (header[v] == '(') return header.substr(v + 1, header.find(')', v) - v - 1);
-    const size_t end = header.find_first_of(",}", v);
-    return std::string(absl::StripAsciiWhitespace(header.substr(v, end - v)));
-  };
-  if (field("fortran_order") != "False") return bad("only C order is supported");
-  const std::map<std::string, DataType> kinds = {{"'<f4'", DT_FLOAT}, {"'<f8'", DT_DOUBLE},
-                                                 {"'<i4'", DT_INT32}, {"'<i8'", DT_INT64},
-                                                 {"'|b1'", DT_BOOL},  {"'|u1'", DT_UINT8}};
-  auto kind = kinds.find(field("descr"));
-  if (kind == kinds.end()) return bad(absl::StrCat("dtype ", field("descr"), " is not supported"));
-  std::vector<int64_t> dims;
-  for (absl::string_view d : absl::StrSplit(field("shape"), ',', absl::SkipWhitespace())) {
-    int64_t v;
-    if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(d), &v) || v < 0) {
-      return bad(absl::StrCat("shape (", field("shape"), ")"));
-    }
-    dims.push_back(v);
-  }
-  MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
-  MG_ASSIGN_OR_RETURN(Tensor t, Tensor::Create(kind->second, shape));
-  if (bytes.size() - at != t.TotalBytes()) {
-    return absl::DataLossError(absl::StrCat(path, " holds ", bytes.size() - at, " bytes of data, ",
-                                            "its header says ", t.TotalBytes()));
-  }
-  if (t.TotalBytes() > 0) std::memcpy(t.raw_data(), bytes.data() + at, t.TotalBytes());
-  return t;
 }
 
 // Values of the declared shape (unknown dimensions 1).
@@ -226,12 +172,20 @@ void AddRestore(const std::vector<ExpectedTensor>& vars, GraphDef* g) {
 
 // InvalidArgument naming an --input that is not NAME=FILE.
 absl::Status CheckInputFlags() {
+  std::set<std::string> named;
   for (const std::string& in : absl::GetFlag(FLAGS_input)) {
     std::vector<std::string> kv = absl::StrSplit(in, absl::MaxSplits('=', 1));
     if (kv.size() != 2 || kv[0].empty() || kv[1].empty()) {
       return absl::InvalidArgumentError(
           absl::StrCat("--input=", in, " is not NAME=FILE.npy or NAME=@FILE"));
     }
+    if (!named.insert(kv[0]).second) {
+      return absl::InvalidArgumentError(absl::StrCat("--input gives ", kv[0], " twice"));
+    }
+  }
+  if (const std::string dir = absl::GetFlag(FLAGS_output_dir);
+      !dir.empty() && !Env::Default()->IsDirectory(dir).value_or(false)) {
+    return absl::InvalidArgumentError(absl::StrCat("--output_dir=", dir, " is not a directory"));
   }
   return absl::OkStatus();
 }
@@ -272,7 +226,7 @@ absl::StatusOr<std::map<std::string, Tensor>> Inputs(const InputRanks& ranks) {
   for (const std::string& in : absl::GetFlag(FLAGS_input)) {
     std::vector<std::string> kv = absl::StrSplit(in, absl::MaxSplits('=', 1));
     if (!absl::StartsWith(kv[1], "@")) {
-      MG_ASSIGN_OR_RETURN(given[kv[0]], ReadNpy(kv[1]));
+      MG_ASSIGN_OR_RETURN(given[kv[0]], ReadNpy(Env::Default(), kv[1]));
       continue;
     }
     MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(Env::Default(), kv[1].substr(1)));
@@ -285,10 +239,22 @@ absl::StatusOr<std::map<std::string, Tensor>> Inputs(const InputRanks& ranks) {
   return given;
 }
 
-void Print(const std::string& name, const Tensor& t) {
+// Prints a fetched tensor, and with --output_dir writes it there whole as
+// NAME.npy (the fetch's name, '/' and ':' as '_').
+absl::Status Output(const std::string& name, const Tensor& t) {
   std::printf("%s: %s %s\n%s\n", name.c_str(), DataTypeString(t.dtype()).c_str(),
               t.shape().DebugString().c_str(),
               t.SummarizeValue(absl::GetFlag(FLAGS_max_values)).c_str());
+  const std::string dir = absl::GetFlag(FLAGS_output_dir);
+  if (dir.empty()) return absl::OkStatus();
+  std::string file = name;
+  for (char& c : file) {
+    if (c == '/' || c == ':') c = '_';
+  }
+  const std::string path = JoinPath(dir, absl::StrCat(file, ".npy"));
+  MG_RETURN_IF_ERROR(WriteNpy(Env::Default(), path, t));
+  std::printf("wrote %s\n", path.c_str());
+  return absl::OkStatus();
 }
 
 // A SavedModel's signature, through LoadSavedModel; inputs not given get
@@ -324,7 +290,9 @@ int RunSignature(const std::string& dir, const std::string& signature) {
   }
   absl::StatusOr<std::map<std::string, Tensor>> out = model->Run(signature, *inputs);
   if (!out.ok()) return Fail(out.status());
-  for (const auto& [key, t] : *out) Print(key, t);
+  for (const auto& [key, t] : *out) {
+    if (absl::Status s = Output(key, t); !s.ok()) return Fail(s);
+  }
   return 0;
 }
 
@@ -456,7 +424,9 @@ int RunFetches(const GraphDef& graph, Session* session, const std::vector<std::s
   }
   std::vector<Tensor> out;
   if (absl::Status s = session->Run(feeds, fetches, {}, &out); !s.ok()) return Fail(s);
-  for (size_t i = 0; i < fetches.size(); ++i) Print(fetches[i], out[i]);
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    if (absl::Status s = Output(fetches[i], out[i]); !s.ok()) return Fail(s);
+  }
   return 0;
 }
 
@@ -495,7 +465,7 @@ int main(int argc, char** argv) {
       "variables restored), and runs it.\n"
       "  run_graph GRAPH [--checkpoint=PREFIX] [--fetch=T:0,...] [--input=NAME=FILE.npy,...]\n"
       "GRAPH: a .meta, a GraphDef (binary or .pbtxt) or a SavedModel directory.");
-  std::vector<char*> rest = minigraph::ParseFlags(argc, argv);
+  std::vector<char*> rest = minigraph::ParseFlags(argc, argv, {"fetch", "input"});
   absl::Status s;
   if (rest.size() != 2) {
     s = absl::InvalidArgumentError(rest.size() < 2

@@ -196,7 +196,24 @@ expect_tool_error "$run_graph" 1 "is not a .npy file NumPy writes" "$TEST_TMPDIR
 expect_tool_error "$run_graph" 2 "give the graph" --checkpoint="$ck"
 expect_tool_error "$run_graph" 2 "--input=x is not NAME=FILE.npy" "$TEST_TMPDIR/model.pbtxt" --input=x
 expect_tool_error "$run_graph" 2 "--signature runs a SavedModel: give its directory" "$TEST_TMPDIR/model.pbtxt" --signature=serving_default
-echo "run_graph: checked, ran, and listed what is missing"
+# Repeated --input and --fetch flags all count; --output_dir writes each
+# fetch as NumPy writes it, every bit (2.0f = 0x40000000).
+{ echo 'node { name: "a" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }'
+  echo 'node { name: "b" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }'
+  echo 'node { name: "s" op: "AddV2" input: "a" input: "b" attr { key: "T" value { type: DT_FLOAT } } }'
+} >"$TEST_TMPDIR/sum.pbtxt"
+{ head -c 128 "$TEST_TMPDIR/ones.npy"; for _ in 1 2 3 4; do printf '\x00\x00\x00\x40'; done; } >"$TEST_TMPDIR/twos.npy"
+mkdir -p "$TEST_TMPDIR/out_npy"
+"$run_graph" "$TEST_TMPDIR/sum.pbtxt" --input=a="$TEST_TMPDIR/ones.npy" --input b="$TEST_TMPDIR/ones.npy" \
+  --fetch=s:0 --fetch=a:0 --output_dir="$TEST_TMPDIR/out_npy" >"$TEST_TMPDIR/run" ||
+  fail "run_graph with repeated flags: $(cat "$TEST_TMPDIR/run")"
+cmp -s "$TEST_TMPDIR/out_npy/s_0.npy" "$TEST_TMPDIR/twos.npy" &&
+  cmp -s "$TEST_TMPDIR/out_npy/a_0.npy" "$TEST_TMPDIR/ones.npy" ||
+  fail "run_graph --output_dir: $(cat "$TEST_TMPDIR/run"); $(od -c "$TEST_TMPDIR/out_npy/s_0.npy" | head)"
+expect_tool_error "$run_graph" 2 "--input gives a twice" "$TEST_TMPDIR/sum.pbtxt" \
+  --input=a="$TEST_TMPDIR/ones.npy" --input=a="$TEST_TMPDIR/ones.npy"
+expect_tool_error "$run_graph" 2 "is not a directory" "$TEST_TMPDIR/sum.pbtxt" --output_dir="$TEST_TMPDIR/none"
+echo "run_graph: checked, ran, and listed what is missing; repeated flags, fetches written as .npy"
 
 for bad in --tensors=0 --tensors=-1 --size_mb=0 --repeats=0 --threads=-4; do
   expect_tool_error "$bench" 2 "${bad%%=*}=" "$bad" --dir="$TEST_TMPDIR/rb"
