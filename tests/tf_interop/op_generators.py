@@ -308,6 +308,19 @@ def broadcast_to(dt, rng):
                             [_f(rng, s, dt, True), np.asarray(target, idx)],
                             grad=_grad(dt, 0), grad_const=(1,)))
     out.append(Spec("bad", [_f(rng, (3,), dt), _i32([4])]))
+    if dt == tf.float32:
+        # The shape computed (not a constant) from a constant value: the
+        # output's rank is the shape's length, whatever the value's values
+        # (tf.reduce_sum of a ragged tensor over its rows builds this).
+        def computed_shape():
+            b = tf.broadcast_to(tf.constant([2, 1]), tf.stack([tf.constant([2])[0]]))
+            return {}, [tf.stack([1, tf.maximum(0, tf.reduce_max(b, [0]))])]
+
+        def ragged_row_sums():
+            r = tf.ragged.constant([[1.0, 2.0], [3.0], []])
+            return {}, [tf.reduce_sum(r, axis=1)]
+        out += [Spec("computed_shape", [], graph=computed_shape),
+                Spec("ragged_row_sums", [], graph=ragged_row_sums)]
     return out
 
 

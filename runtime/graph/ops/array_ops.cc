@@ -360,7 +360,15 @@ absl::Status FillShape(InferenceContext* c) {
 
 absl::Status BroadcastToShape(InferenceContext* c) {
   std::vector<int64_t> dims;
-  if (!ConstInts(c, 1, &dims)) return FillShape(c);  // the rank, if known
+  if (!ConstInts(c, 1, &dims)) {
+    // The rank, if the length of `shape` is known. (Input 0 is the value
+    // broadcast, not a shape: its values say nothing of the output's.)
+    const PartialShape& shape = c->input(1);
+    c->set_output(0, shape.rank_known() && shape.rank() == 1 && shape.dim(0) >= 0
+                         ? PartialShape::UnknownOfRank(static_cast<int>(shape.dim(0)))
+                         : PartialShape());
+    return absl::OkStatus();
+  }
   auto b = PartialShape::Broadcast(c->input(0), PartialShape(dims));
   if (!b.ok() || (c->input(0).rank_known() && c->input(0).rank() > static_cast<int>(dims.size()))) {
     return c->Error(absl::StrCat("cannot broadcast ", c->input(0).DebugString(), " to ",
