@@ -293,8 +293,21 @@ class TensorFlowClientMinigraphServer(unittest.TestCase):
                     node_name="c", debug_ops=["DebugIdentity"],
                     debug_urls=["file://" + os.path.join(self.dir, "dumps")])
                 with self.assertRaisesRegex(tf.errors.UnimplementedError,
-                                            "RunOptions.debug_options"):
+                                            "RunOptions.debug_options watches c:0 into file://"):
                     sess.run(c, options=watch)
+                # A watch with nowhere to write does nothing, as on
+                # TensorFlow's server.
+                idle = v1.RunOptions()
+                idle.debug_options.debug_tensor_watch_opts.add(node_name="c",
+                                                               debug_ops=["DebugIdentity"])
+                self.assertEqual(sess.run(c, options=idle), 1.0)
+                # The partition graphs come back when asked for, as
+                # TensorFlow's do: here one, holding the fetched node.
+                meta = v1.RunMetadata()
+                self.assertEqual(sess.run(c, options=v1.RunOptions(output_partition_graphs=True),
+                                          run_metadata=meta), 1.0)
+                self.assertEqual(len(meta.partition_graphs), 1)
+                self.assertIn("c", [n.name for n in meta.partition_graphs[0].node])
                 # Options that only tune TensorFlow's own scheduling run.
                 tuned = v1.RunOptions(inter_op_thread_pool=0)
                 tuned.experimental.collective_graph_key = 7

@@ -36,15 +36,14 @@ namespace {
 // dumps would silently be missing. The others (experimental: a collective
 // graph key, run handler pools) only tune TensorFlow's own scheduling.
 absl::Status CheckRunOptions(const tensorflow::RunOptions& options, absl::string_view call) {
-  const google::protobuf::UnknownFieldSet& unknown =
-      options.GetReflection()->GetUnknownFields(options);
-  for (int i = 0; i < unknown.field_count(); ++i) {
-    const google::protobuf::UnknownField& f = unknown.field(i);
-    if (f.number() == 6 && f.type() == google::protobuf::UnknownField::TYPE_LENGTH_DELIMITED &&
-        !f.length_delimited().empty()) {
+  // A watch with nowhere to write does nothing, on TensorFlow's server too;
+  // one with a URL would write dumps, which minigraph does not.
+  for (const tensorflow::DebugTensorWatch& w : options.debug_options().debug_tensor_watch_opts()) {
+    if (!w.debug_urls().empty()) {
       return absl::UnimplementedError(absl::StrCat(
-          call, ": RunOptions.debug_options (tfdbg's tensor watches and dumps) is not supported "
-                "by minigraph; run the step without it"));
+          call, ": RunOptions.debug_options watches ", w.node_name(), ":", w.output_slot(),
+          " into ", w.debug_urls(0),
+          ", and minigraph writes no tfdbg dumps; run the step without the watch"));
     }
   }
   return absl::OkStatus();
@@ -222,6 +221,10 @@ grpc::Status Master::RunStep(grpc::ServerContext* ctx, const tensorflow::RunStep
       tensorflow::NamedTensorProto* t = resp->add_tensor();
       t->set_name(fetches[i]);
       TensorToProto(outputs[i], t->mutable_tensor());
+    }
+    if (req->options().output_partition_graphs()) {
+      MG_ASSIGN_OR_RETURN(std::vector<GraphDef> graphs, s->PartitionGraphs(feeds, fetches, targets));
+      for (GraphDef& g : graphs) *resp->mutable_metadata()->add_partition_graphs() = std::move(g);
     }
     return absl::OkStatus();
   };

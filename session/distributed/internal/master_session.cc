@@ -360,6 +360,27 @@ std::vector<MasterSession::PartitionCall> MasterSession::NewCalls(
   return calls;
 }
 
+absl::StatusOr<std::vector<GraphDef>> MasterSession::PartitionGraphs(
+    const std::vector<std::pair<std::string, Tensor>>& feeds,
+    const std::vector<std::string>& fetches, const std::vector<std::string>& targets) {
+  std::shared_ptr<Program> program;
+  {
+    absl::MutexLock l(&mu_);
+    program = program_;
+  }
+  if (program == nullptr) {
+    return absl::FailedPreconditionError("Session was not created with a graph before Run()");
+  }
+  std::vector<std::string> feed_names;
+  for (const auto& f : feeds) feed_names.push_back(f.first);
+  MG_ASSIGN_OR_RETURN(std::vector<Partition> parts,
+                      PartitionGraph(*program->graph, program->placement, {}, feed_names,
+                                     fetches, targets));
+  std::vector<GraphDef> graphs;
+  for (Partition& p : parts) graphs.push_back(std::move(p.graph));
+  return graphs;
+}
+
 absl::Status MasterSession::RunPartitions(const Plan& plan, const RunOptions& options,
                                           const std::vector<std::pair<std::string, Tensor>>& feeds,
                                           const std::vector<std::string>& fetches,

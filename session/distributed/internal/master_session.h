@@ -45,6 +45,12 @@ class MasterSession {
                    const std::vector<std::pair<std::string, Tensor>>& feeds,
                    const std::vector<std::string>& fetches, const std::vector<std::string>& targets,
                    std::vector<Tensor>* outputs);
+  // The graphs a step of these feeds, fetches and targets runs, one per
+  // task (RunOptions.output_partition_graphs asks for them in the step's
+  // RunMetadata).
+  absl::StatusOr<std::vector<GraphDef>> PartitionGraphs(
+      const std::vector<std::pair<std::string, Tensor>>& feeds,
+      const std::vector<std::string>& fetches, const std::vector<std::string>& targets);
   // Releases the partitions registered on workers.
   absl::Status Close();
   // The devices of the tasks that hold the graph's state (the nodes that
