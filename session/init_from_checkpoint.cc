@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/checkpoint_state.h"
+#include "checkpoint/naming.h"
 #include "checkpoint/proto/tensor_bundle.pb.h"
 #include "core/status_macros.h"
 #include "runtime/cc/ops.h"
@@ -15,19 +16,44 @@
 #include "runtime/graph/node_def_util.h"
 
 namespace minigraph {
-absl::Status InitFromCheckpoint(const Scope& scope, const std::string& ckpt_dir_or_file,
-                                const std::map<std::string, std::string>& assignment_map,
-                                Env* env) {
-  std::string prefix = ckpt_dir_or_file;
-  if (env->IsDirectory(prefix).value_or(false)) {
-    MG_ASSIGN_OR_RETURN(std::optional<std::string> latest, LatestCheckpoint(env, prefix));
+namespace {
+
+// The checkpoint `ckpt_dir_or_file` names, open (`*prefix` its prefix). A
+// directory's latest is chosen and opened under the directory's lease, when
+// its Saver takes leases, so that retention keeps it until its own lease is
+// taken; without leases, a checkpoint deleted between the state file's read
+// and the open is chosen again, a few times.
+absl::StatusOr<std::unique_ptr<BundleReader>> OpenCheckpoint(Env* env,
+                                                             const std::string& ckpt_dir_or_file,
+                                                             std::string* prefix) {
+  *prefix = ckpt_dir_or_file;
+  if (!env->IsDirectory(ckpt_dir_or_file).value_or(false)) return BundleReader::Open(env, *prefix);
+  std::unique_ptr<FileLock> dir_lease;
+  if (const std::string path = DirectoryLeaseFilename(ckpt_dir_or_file);
+      env->FileExists(path).ok()) {
+    dir_lease = env->LockFileShared(path).value_or(nullptr);
+  }
+  for (int attempt = 0;; ++attempt) {
+    MG_ASSIGN_OR_RETURN(std::optional<std::string> latest,
+                        LatestCheckpoint(env, ckpt_dir_or_file));
     if (!latest.has_value()) {
       return absl::NotFoundError(absl::StrCat(
-          "Couldn't find 'checkpoint' file or checkpoints in given directory ", prefix));
+          "Couldn't find 'checkpoint' file or checkpoints in given directory ", ckpt_dir_or_file));
     }
-    prefix = *std::move(latest);
+    *prefix = *std::move(latest);
+    absl::StatusOr<std::unique_ptr<BundleReader>> reader = BundleReader::Open(env, *prefix);
+    if (reader.ok() || !absl::IsNotFound(reader.status()) || attempt == 3) return reader;
   }
-  MG_ASSIGN_OR_RETURN(std::unique_ptr<BundleReader> reader, BundleReader::Open(env, prefix));
+}
+
+}  // namespace
+
+absl::Status InitFromCheckpoint(const Scope& scope, const std::string& ckpt_dir_or_file,
+                                const std::map<std::string, std::string>& assignment_map,
+                                Env* env, std::unique_ptr<BundleReader>* reader_out) {
+  std::string prefix;
+  MG_ASSIGN_OR_RETURN(std::unique_ptr<BundleReader> reader,
+                      OpenCheckpoint(env, ckpt_dir_or_file, &prefix));
   // TensorFlow's variable store: the variables by name, a partitioned
   // variable's parts together under its full name.
   std::map<std::string, std::vector<Variable>> vars;
@@ -109,6 +135,7 @@ absl::Status InitFromCheckpoint(const Scope& scope, const std::string& ckpt_dir_
       MG_RETURN_IF_ERROR(var.ReplaceInitialValue(s.InsideOp(restore), restore.output(0)).status());
     }
   }
+  if (reader_out != nullptr) *reader_out = std::move(reader);
   return absl::OkStatus();
 }
 

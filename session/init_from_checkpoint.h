@@ -23,9 +23,11 @@
 #define MINIGRAPH_SESSION_INIT_FROM_CHECKPOINT_H_
 
 #include <map>
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
+#include "checkpoint/bundle_reader.h"
 #include "core/env.h"
 #include "runtime/cc/scope.h"
 
@@ -47,9 +49,18 @@ namespace minigraph {
 // of tensor ...") or another dtype, and for a name that is no variable
 // mapped from a checkpoint name that is no scope ("Assignment map with scope
 // only name ... should map to scope only ...").
+//
+// The initializers read the checkpoint when they run, later. Beyond
+// TensorFlow, `reader`, when given, receives an open reader of the chosen
+// checkpoint, which holds its lease where its Saver leases checkpoints
+// (SaverOptions::lease_checkpoints): keep it until the initializers have
+// run, and the writer's retention cannot delete the checkpoint in between.
+// A directory's latest checkpoint is chosen under the directory's lease, as
+// SessionManager's restores choose theirs.
 absl::Status InitFromCheckpoint(const Scope& scope, const std::string& ckpt_dir_or_file,
                                 const std::map<std::string, std::string>& assignment_map,
-                                Env* env = Env::Default());
+                                Env* env = Env::Default(),
+                                std::unique_ptr<BundleReader>* reader = nullptr);
 
 }  // namespace minigraph
 

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/variables.h"
+#include "session/saver.h"
 #include "session/session.h"
 
 namespace minigraph {
@@ -132,6 +133,37 @@ TEST_F(InitFromCheckpointTest, DirectoriesRootScopesAndResourceVariables) {
   ASSERT_OK_AND_ASSIGN(Variable local, Variable::FromDef(root, LocalVariables(root)[0].ToDef()));
   EXPECT_THAT(local.initial_value().name(), HasSubstr("checkpoint_initializer"));
   (void)step;
+}
+
+// A warm start from a live trainer's directory: the trainer saves with
+// leases and keeps one checkpoint. The reader InitFromCheckpoint hands out
+// keeps the chosen checkpoint from retention until the initializers have
+// read it; released, it goes at the next save.
+TEST_F(InitFromCheckpointTest, TheChosenCheckpointOutlivesRetentionWhileItsReaderIsHeld) {
+  Scope trainer = Scope::NewRootScope();
+  Variable tw = Variable::Create(trainer, "w", Floats({1, 2}, TensorShape({2})));
+  ASSERT_OK_AND_ASSIGN(auto saver, Saver::Create(trainer, {.max_to_keep = 1,
+                                                           .lease_checkpoints = true}, &mem_));
+  Operation trainer_init = GlobalVariablesInitializer(trainer);
+  SessionOptions options;
+  options.env = &mem_;
+  ASSERT_OK_AND_ASSIGN(auto session, NewSession(options));
+  ASSERT_OK(session->Create(*trainer.ToGraphDef()));
+  ASSERT_OK(session->Run({}, {}, {trainer_init.name()}, nullptr));
+  ASSERT_OK(mem_.CreateDir("/run"));
+  ASSERT_OK(saver->Save(session.get(), "/run/model", {.global_step = 1}).status());
+
+  Scope root = Scope::NewRootScope();
+  Variable w = Variable::Create(root, "w", Zeros(TensorShape({2})));
+  std::unique_ptr<BundleReader> held;
+  ASSERT_OK(InitFromCheckpoint(root, "/run", {{"w", "w"}}, &mem_, &held));
+  ASSERT_NE(held, nullptr);
+  ASSERT_OK(saver->Save(session.get(), "/run/model", {.global_step = 2}).status());
+  EXPECT_TRUE(CheckpointExists(&mem_, "/run/model-1"));
+  EXPECT_THAT(Initialized(root, {w}), ElementsAre("1 2"));
+  held.reset();
+  ASSERT_OK(saver->Save(session.get(), "/run/model", {.global_step = 3}).status());
+  EXPECT_FALSE(CheckpointExists(&mem_, "/run/model-1"));
 }
 
 TEST_F(InitFromCheckpointTest, ErrorsComeBeforeAnyChange) {

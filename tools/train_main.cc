@@ -56,6 +56,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "checkpoint/bundle_reader.h"
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/naming.h"
 #include "core/env.h"
@@ -112,6 +113,10 @@ ABSL_FLAG(std::string, warm_start_from, "",
           "A checkpoint (prefix, or a directory: its latest) the model's trainable variables "
           "start from when --logdir has no checkpoint of its own (Estimator's warm start, "
           "tf.train.init_from_checkpoint); optimizer slots and global_step start afresh");
+ABSL_FLAG(bool, lease_checkpoints, true,
+          "Readers of this run's checkpoints in other processes (an evaluator, another run's "
+          "--warm_start_from) lease them: retention deletes a checkpoint only once no reader "
+          "holds it (a CHECKPOINT.lease file beside each, and checkpoint.lease)");
 ABSL_FLAG(std::string, warm_start_map, "",
           "With --warm_start_from: TensorFlow's assignment_map as CHECKPOINT=VARIABLE pairs, "
           "comma-separated, each a name or a scope ending in / (old_model/=layer1/); default: "
@@ -184,6 +189,9 @@ struct Model {
   std::string summary;  // the merged summaries (loss, learning_rate)
   MetaGraphDef meta_graph;  // the graph, its collections and SaverDef
   int warm_started = 0;  // assignment_map pairs, with --warm_start_from
+  // The --warm_start_from checkpoint, open and leased until the session's
+  // initializers have read it.
+  std::unique_ptr<BundleReader> warm_start_reader;
   // What the loop runs, by name: the built-in model's, or --graph's.
   std::string train_op;
   std::string loss_tensor = "loss:0";
@@ -327,7 +335,7 @@ absl::Status Build(Model* m, DeviceFunction device_fn, Env* env) {
   if (const std::string from = absl::GetFlag(FLAGS_warm_start_from); !from.empty()) {
     using AssignmentMap = std::map<std::string, std::string>;
     MG_ASSIGN_OR_RETURN(AssignmentMap map, WarmStartMap(root));
-    MG_RETURN_IF_ERROR(InitFromCheckpoint(root, from, map, env));
+    MG_RETURN_IF_ERROR(InitFromCheckpoint(root, from, map, env, &m->warm_start_reader));
     m->warm_started = static_cast<int>(map.size());
   }
   m->init = GlobalVariablesInitializer(root);
@@ -338,6 +346,7 @@ absl::Status Build(Model* m, DeviceFunction device_fn, Env* env) {
   saver_options.max_to_keep = absl::GetFlag(FLAGS_max_to_keep);
   saver_options.shard_by_device = device_fn != nullptr;
   saver_options.align_tensors = absl::GetFlag(FLAGS_align_tensors);
+  saver_options.lease_checkpoints = absl::GetFlag(FLAGS_lease_checkpoints);
   MG_ASSIGN_OR_RETURN(m->saver, Saver::Create(root, saver_options, env));
   // What TensorBoard draws: the loss and the learning rate, summarized where
   // the model lives (a worker's nodes, in a cluster).
@@ -1309,6 +1318,7 @@ int Run() {
     if (!made.ok()) return Fail(made.status());
     session = *std::move(made);
   }
+  m.warm_start_reader.reset();  // read by the initializers, or not needed
   if (absl::Status s = ReadGlobalStep(session.get(), m, &progress.step); !s.ok()) return Fail(s);
   {
     LocalWorkers workers(sm->get(), prepare.config, role, m);

@@ -89,12 +89,13 @@ crash_loop() {
   echo "crash/resume $*: final checkpoint bitwise identical"
   # Whatever the kills left (temporary files, checkpoints saved but never
   # recorded, or dropped from the state file but not yet deleted, their
-  # marks) is gone: the three kept checkpoints (with their meta graphs), the
-  # graph, the state file and the lock, besides the event files (one per
-  # start, as TensorFlow's writer makes them).
+  # marks) is gone: the three kept checkpoints (with their meta graphs and
+  # their readers' leases), the graph, the state file, the directory's lease
+  # and the lock, besides the event files (one per start, as TensorFlow's
+  # writer makes them).
   local expected
-  expected=$(printf '%s\n' checkpoint train.lock graph.pbtxt \
-    model.ckpt-{980,990,1000}.{data-00000-of-00001,index,meta} | sort)
+  expected=$(printf '%s\n' checkpoint checkpoint.lease train.lock graph.pbtxt \
+    model.ckpt-{980,990,1000}.{data-00000-of-00001,index,meta,lease} | sort)
   [ "$(ls "$run" | grep -v '^events\.out\.tfevents\.' | sort)" = "$expected" ] ||
     fail "leftovers after the crash loop: $(ls "$run" | tr '\n' ' ')"
   compgen -G "$run/events.out.tfevents.*" >/dev/null || fail "no event file in $run"

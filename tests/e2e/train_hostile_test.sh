@@ -5,9 +5,10 @@
 # it with an error before it saves again; FIFOs, a directory and a huge
 # sparse file where train reads its state file or --graph are refused at
 # once, naming the file; a training blocked before it trains ends at once on
-# SIGTERM; --input naming no file and a train op that updates nothing are
-# refused; so are flags absl cannot parse (exit 2) and a tensor bound below
-# what the model needs (an error, not an abort).
+# SIGTERM; warm starts from a live trainer keep their checkpoint; --input
+# naming no file and a train op that updates nothing are refused; so are
+# flags absl cannot parse (exit 2) and a tensor bound below what the model
+# needs (an error, not an abort).
 set -uo pipefail
 train="$1"
 graph="$2"  # a TensorFlow 1 meta graph with its own input pipeline
@@ -114,6 +115,22 @@ wait "$pid" || rc=$?
 [ "$rc" -eq 143 ] && grep -q "stopped by signal" "$t/blocked.log" ||
   fail "blocked train on SIGTERM: exit $rc: $(cat "$t/blocked.log")"
 echo "SIGTERM: a chief waiting for its ps ended at once"
+
+# Warm starts from a live trainer that saves every step and keeps one
+# checkpoint: each takes the checkpoint it chose under a lease, so none
+# loses it to the trainer's retention.
+live="$t/live"
+"$train" --logdir="$live" --model=linear --steps=100000000 --save_every=1 --max_to_keep=1 \
+  >"$t/live.log" 2>&1 &
+trainer=$!
+wait_for "grep -q '^step ' '$t/live.log'" || fail "the live trainer did not start: $(cat "$t/live.log")"
+for i in $(seq 1 30); do
+  "$train" --logdir="$t/warm_$i" --model=linear --steps=1 --save_every=0 --warm_start_from="$live" \
+    >"$t/warm.log" 2>&1 || fail "warm start $i from a live trainer: $(cat "$t/warm.log")"
+done
+kill -TERM "$trainer"
+wait "$trainer" || fail "the live trainer: $(cat "$t/live.log")"
+echo "warm starts: 30 from a trainer saving every step with max_to_keep=1, none failed"
 
 # Graphs that would train nothing.
 for bad in "--input=,,," "--train_op=global_step"; do
