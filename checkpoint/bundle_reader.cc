@@ -27,15 +27,27 @@ namespace {
 // buffer lives and deletes itself when it is freed.
 class InPlace final : public Allocator {
  public:
-  InPlace(std::shared_ptr<const MappedFile> file, char* data)
-      : file_(std::move(file)), data_(data) {}
+  // `tensor` of checkpoint data file `path`, at `data` in its mapping.
+  InPlace(std::shared_ptr<const MappedFile> file, char* data, std::string tensor,
+          std::string path)
+      : file_(std::move(file)), data_(data), tensor_(std::move(tensor)), path_(std::move(path)) {}
   std::string Name() const override { return "checkpoint mapping"; }
   void* Allocate(size_t bytes) override { return data_; }
   void Deallocate(void* p, size_t bytes) override { delete this; }
+  absl::Status CheckIntact() const override {
+    if (!file_->lease_revoked()) return absl::OkStatus();
+    return absl::DataLossError(absl::StrCat(
+        "tensor \"", tensor_, "\", read in place from ", path_,
+        ", may have been changed by another process: the file's lease was revoked while this "
+        "process did not answer (stopped longer than /proc/sys/fs/lease-break-time), so the "
+        "bytes it had not written are no longer the checkpoint's; restore it again"));
+  }
 
  private:
   const std::shared_ptr<const MappedFile> file_;
   char* const data_;
+  const std::string tensor_;
+  const std::string path_;
 };
 
 // Dtypes whose tensors can sit on a file's bytes as they are: nothing to
@@ -601,7 +613,8 @@ absl::StatusOr<Tensor> BundleReader::Impl::ReadInPlace(absl::string_view key) co
   uint32_t crc = 0;
   if (!RunCatchingBusErrors([&] { crc = crc32c::Value(data, e.size()); })) return Shrank(e, key);
   MG_RETURN_IF_ERROR(CheckCrc(e, key, crc));
-  auto in_place = std::make_unique<InPlace>(map, data);
+  auto in_place = std::make_unique<InPlace>(map, data, std::string(key),
+                                            DataFilename(prefix_, e.shard_id(), num_shards_));
   absl::StatusOr<Tensor> t = Tensor::Create(e.dtype(), shape, in_place.get());
   if (!t.ok()) {
     return absl::Status(t.status().code(), absl::StrCat("tensor \"", key, "\" in checkpoint ",

@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
+
 namespace minigraph {
 
 // Tensor buffers are aligned for any Eigen packet and a cache line.
@@ -35,6 +37,10 @@ class Allocator {
   virtual void* Allocate(size_t bytes) = 0;
   // REQUIRES: `p` came from Allocate(bytes) on this allocator.
   virtual void Deallocate(void* p, size_t bytes) = 0;
+  // OK unless what this allocator handed out may have changed behind the
+  // program's back: DataLoss saying where it came from (a checkpoint's
+  // mapped pages whose lease the kernel revoked).
+  virtual absl::Status CheckIntact() const { return absl::OkStatus(); }
 };
 
 // Large buffers as huge-page mappings, small ones from aligned malloc.

@@ -5,6 +5,7 @@
 
 #include <mutex>
 
+#include "core/internal/mapping_lease.h"
 #include "core/internal/signal_chain.h"
 
 namespace minigraph {
@@ -20,6 +21,9 @@ void OnBusError(int sig, siginfo_t* info, void* context) {
     // sigsetjmp did not save it (which would cost a system call per read).
     siglongjmp(*resume, 1);
   }
+  // A page of a leased mapping whose file shrank while the lease was
+  // revoked: zeros instead, and the mapping is marked (mapping_lease.h).
+  if (env_internal::ReplaceLostPage(info->si_addr)) return;
   // Not raised inside RunCatchingBusErrors: what the process did before.
   env_internal::PassOnSignal(g_previous, sig, info, context, /*is_fault=*/true);
 }

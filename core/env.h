@@ -84,12 +84,25 @@ class MappedFile {
   // page past the end of a file that shrank raises SIGBUS
   // (RunCatchingBusErrors catches it).
   virtual bool guarded() const = 0;
+  // Whether the guard failed: the kernel revoked the lease because this
+  // process did not answer in time (it was stopped longer than
+  // /proc/sys/fs/lease-break-time), so another process may have rewritten
+  // or truncated the file under the mapping. The bytes of pages this
+  // process had not written may then be that process's, or zeros where the
+  // file shrank (touching them never raises SIGBUS). Whoever uses the bytes
+  // in place must treat them as lost.
+  virtual bool lease_revoked() const { return false; }
   // Asks the kernel to read [offset, offset + size) of the file into the
   // page cache in the background, in file order, unless its first and last
   // pages are there already (then it costs two mincore calls). A hint:
   // nothing fails.
   virtual void ReadAhead(uint64_t offset, uint64_t size) const {}
 };
+
+// Zero while no mapping of this process ever had its lease revoked
+// (MappedFile::lease_revoked); grows with each revocation. A cheap test
+// before asking each mapping. Thread-safe.
+uint64_t MappedFileLeasesRevoked();
 
 // An advisory lock (Env::LockFile, TryLockFile, LockFileShared); destroying
 // it releases it. Thread-safe.

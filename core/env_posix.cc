@@ -154,6 +154,7 @@ class PosixMappedFile : public MappedFile {
   char* mutable_data() const override { return data_; }
   uint64_t size() const override { return size_; }
   bool guarded() const override { return lease_ != nullptr; }
+  bool lease_revoked() const override { return lease_ != nullptr && lease_->revoked(); }
   void ReadAhead(uint64_t offset, uint64_t size) const override {
     if (size == 0 || offset >= size_) return;
     size = std::min(size, size_ - offset);
@@ -505,6 +506,8 @@ class PosixEnv : public Env {
 };
 
 }  // namespace
+
+uint64_t MappedFileLeasesRevoked() { return env_internal::RevokedLeases(); }
 
 Env* Env::Default() {
   static Env* const env = new PosixEnv;

@@ -94,6 +94,7 @@ class TensorBuffer {
 
   void* data() const { return data_; }
   size_t size() const { return bytes_; }
+  const Allocator* allocator() const { return allocator_; }
 
  private:
   friend class tensor_internal::BufferRef;
@@ -160,6 +161,11 @@ class Tensor {
 
   // Raw element memory. For memcpy types this is what files store.
   void* raw_data() const { return buf_ ? buf_->data() : nullptr; }
+  // OK unless the buffer's bytes may have changed behind the program's
+  // back (Allocator::CheckIntact): DataLoss saying where they came from.
+  absl::Status CheckIntact() const {
+    return buf_ ? buf_->allocator()->CheckIntact() : absl::OkStatus();
+  }
   // REQUIRES: DataTypeCanUseMemcpy(dtype()).
   absl::string_view tensor_data() const;
 

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
+#include "core/env.h"
 #include "core/status_macros.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "session/internal/in_process_factory.h"
@@ -334,7 +335,15 @@ absl::Status LocalSession::Impl::RunStep(const RunOptions& options,
   if (timeout_ms > 0) args.timeout = absl::Milliseconds(timeout_ms);
   args.cancelled = options.cancelled;
   std::vector<Tensor> unused;
-  return ex->Run(args, outputs != nullptr ? outputs : &unused);
+  MG_RETURN_IF_ERROR(ex->Run(args, outputs != nullptr ? outputs : &unused));
+  // A variable restored in place from a checkpoint mapping that lost its
+  // lease may hold another process's bytes: every step fails, naming it,
+  // until it is restored or assigned again. (One atomic load while no lease
+  // was ever lost.)
+  if (MappedFileLeasesRevoked() != 0) {
+    MG_RETURN_IF_ERROR(state_->resource_mgr()->CheckVariablesIntact());
+  }
+  return absl::OkStatus();
 }
 
 absl::Status LocalSession::Impl::Close() {

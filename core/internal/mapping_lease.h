@@ -9,10 +9,20 @@
 // would not do: truncation discards private copies of pages past the new
 // end as well.
 //
-// The first lease installs handlers for SIGIO and SIGSEGV; signals that are
-// not about a lease go on to the handlers there were before. A handler
-// installed later that does not pass other faults on takes the writes made
-// during a swap (they would then fault there).
+// The protection lasts only while the process answers: a process that does
+// not within /proc/sys/fs/lease-break-time (stopped by SIGSTOP or a
+// debugger, a frozen container) loses the lease, and the writer goes ahead.
+// When the process runs again the lease thread finds the lease gone (it is
+// no longer listed in /proc/self/fdinfo), copies the mapping as it now is
+// and marks it revoked(): its bytes may be another process's. A page past
+// the end of a file truncated meanwhile is replaced by zeros when touched
+// (the SIGBUS handler of bus_errors.cc asks ReplaceLostPage), so the
+// process never dies of it; the mapping is marked revoked then too.
+//
+// The first lease installs handlers for SIGIO and SIGSEGV (and SIGBUS);
+// signals that are not about a lease go on to the handlers there were
+// before. A handler installed later that does not pass other faults on
+// takes the writes made during a swap (they would then fault there).
 //
 // Thread safety: Take and destruction are safe from any thread.
 
@@ -20,6 +30,7 @@
 #define MINIGRAPH_CORE_INTERNAL_MAPPING_LEASE_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 namespace minigraph {
@@ -40,6 +51,9 @@ class MappingLease {
 
   // Whether someone broke the lease: the mapping is private memory now.
   bool broken() const;
+  // Whether the lease was lost before the mapping was copied (see above):
+  // bytes of pages the process had not written may have changed.
+  bool revoked() const;
 
   // What the lease thread sees of a lease (mapping_lease.cc).
   struct State;
@@ -48,6 +62,16 @@ class MappingLease {
   explicit MappingLease(std::shared_ptr<State> state);
   std::shared_ptr<State> state_;
 };
+
+// For the SIGBUS handler (async-signal-safe): when `addr` lies in a leased
+// mapping, replaces its page with a page of zeros, marks the mapping
+// revoked and returns true (the faulting access then runs again); false for
+// any other address.
+bool ReplaceLostPage(const void* addr);
+
+// Zero while no lease of this process was ever revoked and no page ever
+// replaced; grows with each (a cheap test before a closer look).
+uint64_t RevokedLeases();
 
 }  // namespace env_internal
 }  // namespace minigraph

@@ -16,7 +16,7 @@ absl::StatusOr<Var*> ResourceMgr::LookupOrCreateVar(absl::string_view container,
   auto& slot = vars_[{ContainerOrDefault(container), std::string(name)}];
   if (slot == nullptr) {
     // Lock order: a variable's lock, then the manager's.
-    slot = std::make_unique<Var>(dtype, std::string(name), declared_shape, [this] { Changed(); });
+    slot = std::make_shared<Var>(dtype, std::string(name), declared_shape, [this] { Changed(); });
   } else if (slot->dtype() != dtype) {
     return absl::InvalidArgumentError(absl::StrCat(
         "variable '", name, "' in container '", ContainerOrDefault(container), "' has dtype ",
@@ -46,7 +46,7 @@ void ResourceMgr::Cleanup(absl::string_view container) {
   // What the container held is destroyed after the lock is released (see
   // the destructor).
   std::vector<std::shared_ptr<Resource>> dropped;
-  std::vector<std::unique_ptr<Var>> dropped_vars;
+  std::vector<std::shared_ptr<Var>> dropped_vars;
   {
     absl::MutexLock l(&mu_);
     const std::string c = ContainerOrDefault(container);
@@ -93,7 +93,7 @@ std::shared_ptr<Resource> ResourceMgr::FindResource(absl::string_view container,
 }
 
 bool ResourceMgr::DeleteVar(absl::string_view container, absl::string_view name) {
-  std::unique_ptr<Var> var;
+  std::shared_ptr<Var> var;
   {
     absl::MutexLock l(&mu_);
     auto it = vars_.find({ContainerOrDefault(container), std::string(name)});
@@ -116,6 +116,24 @@ std::vector<std::pair<std::string, std::string>> ResourceMgr::VarNames() const {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& [key, var] : vars_) out.push_back(key);
   return out;
+}
+
+absl::Status ResourceMgr::CheckVariablesIntact() const {
+  // Each variable's lock is taken without the manager's: a variable's
+  // first value takes the manager's lock under the variable's.
+  std::vector<std::shared_ptr<Var>> vars;
+  {
+    absl::MutexLock l(&mu_);
+    for (const auto& [key, var] : vars_) vars.push_back(var);
+  }
+  for (const std::shared_ptr<Var>& var : vars) {
+    absl::ReaderMutexLock vl(var->mu());
+    if (!var->is_initialized()) continue;
+    if (absl::Status s = var->value().CheckIntact(); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("variable ", var->name(), ": ", s.message()));
+    }
+  }
+  return absl::OkStatus();
 }
 
 uint64_t ResourceMgr::version() const {

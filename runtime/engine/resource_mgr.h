@@ -72,6 +72,12 @@ class ResourceMgr {
   // (container, name) of every variable, sorted.
   std::vector<std::pair<std::string, std::string>> VarNames() const;
 
+  // OK unless a variable's value may have changed behind the program's back
+  // (Tensor::CheckIntact: restored in place from a checkpoint whose mapping
+  // lost its lease): DataLoss naming the variable and where its value came
+  // from. Takes each variable's lock in turn.
+  absl::Status CheckVariablesIntact() const;
+
   // Counts the changes after which a readiness check (ready_op) may answer
   // differently: a variable getting its first value, a container cleared.
   // Updating an initialized variable (training, restoring) is not one.
@@ -94,9 +100,9 @@ class ResourceMgr {
   uint64_t version_ ABSL_GUARDED_BY(mu_) = 0;
   int64_t next_watch_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<int64_t, std::function<void(uint64_t)>> watches_ ABSL_GUARDED_BY(mu_);
-  std::map<std::pair<std::string, std::string>, std::unique_ptr<Var>> vars_
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<Var>> vars_
       ABSL_GUARDED_BY(mu_);
-  std::vector<std::unique_ptr<Var>> deleted_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<Var>> deleted_ ABSL_GUARDED_BY(mu_);
   std::map<std::pair<std::string, std::string>, std::shared_ptr<Resource>> resources_
       ABSL_GUARDED_BY(mu_);
 };
