@@ -9,9 +9,12 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
+#include <iterator>
 #include <map>
+#include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -72,7 +75,7 @@ class HugePageAllocator : public Allocator {
     const size_t len = RoundUp(bytes);
     {
       absl::MutexLock l(&mu_);
-      if (cached_bytes_ + len <= cache_limit_) {
+      if (cached_bytes_ + len <= cache_limit_.load(std::memory_order_relaxed)) {
         cache_.emplace(len, p);
         cached_bytes_ += len;
         return;
@@ -105,13 +108,27 @@ class HugePageAllocator : public Allocator {
   absl::Mutex mu_;
   std::multimap<size_t, void*> cache_ ABSL_GUARDED_BY(mu_);
   size_t cached_bytes_ ABSL_GUARDED_BY(mu_) = 0;
-  const size_t cache_limit_;
+  std::atomic<size_t> cache_limit_;
+
+ public:
+  void SetCacheLimit(size_t bytes) {
+    std::vector<std::pair<void*, size_t>> freed;
+    {
+      absl::MutexLock l(&mu_);
+      cache_limit_.store(bytes, std::memory_order_relaxed);
+      while (cached_bytes_ > bytes && !cache_.empty()) {
+        auto it = std::prev(cache_.end());  // the largest first
+        freed.emplace_back(it->second, it->first);
+        cached_bytes_ -= it->first;
+        cache_.erase(it);
+      }
+    }
+    for (const auto& [p, len] : freed) munmap(p, len);
+  }
 };
 
-}  // namespace
-
-Allocator* DefaultAllocator() {
-  static Allocator* const a = [] {
+HugePageAllocator* DefaultHugePageAllocator() {
+  static HugePageAllocator* const a = [] {
     size_t limit = kDefaultCacheBytes;
     if (const char* mb = std::getenv("MG_ALLOCATOR_CACHE_MB"); mb != nullptr) {
       limit = static_cast<size_t>(std::atoll(mb)) << 20;
@@ -119,6 +136,51 @@ Allocator* DefaultAllocator() {
     return new HugePageAllocator(limit);
   }();
   return a;
+}
+
+}  // namespace
+
+Allocator* DefaultAllocator() { return DefaultHugePageAllocator(); }
+
+void SetDefaultAllocatorCacheBytes(size_t bytes) { DefaultHugePageAllocator()->SetCacheLimit(bytes); }
+
+BoundedAllocator* BoundedAllocator::New(Allocator* base, size_t limit) {
+  return new BoundedAllocator(base, limit);
+}
+
+void BoundedAllocator::Release() { Unref(); }
+
+void BoundedAllocator::Unref() {
+  if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+}
+
+std::string BoundedAllocator::Name() const {
+  return "step memory (a bound of " + std::to_string(limit_) + " bytes, " +
+         std::to_string(in_use_.load(std::memory_order_relaxed)) + " in use)";
+}
+
+void* BoundedAllocator::Allocate(size_t bytes) {
+  size_t now = in_use_.load(std::memory_order_relaxed);
+  do {
+    if (bytes > limit_ || now > limit_ - bytes) return nullptr;
+  } while (!in_use_.compare_exchange_weak(now, now + bytes, std::memory_order_relaxed));
+  void* p = base_->Allocate(bytes);
+  if (p == nullptr) {
+    in_use_.fetch_sub(bytes, std::memory_order_relaxed);
+    return nullptr;
+  }
+  size_t peak = peak_.load(std::memory_order_relaxed);
+  while (now + bytes > peak &&
+         !peak_.compare_exchange_weak(peak, now + bytes, std::memory_order_relaxed)) {
+  }
+  refs_.fetch_add(1, std::memory_order_relaxed);
+  return p;
+}
+
+void BoundedAllocator::Deallocate(void* p, size_t bytes) {
+  base_->Deallocate(p, bytes);
+  in_use_.fetch_sub(bytes, std::memory_order_relaxed);
+  Unref();
 }
 
 std::unique_ptr<Allocator> NewHugePageAllocator(size_t cache_bytes) {

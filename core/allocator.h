@@ -15,7 +15,9 @@
 #ifndef MINIGRAPH_CORE_ALLOCATOR_H_
 #define MINIGRAPH_CORE_ALLOCATOR_H_
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +48,44 @@ class Allocator {
 // Large buffers as huge-page mappings, small ones from aligned malloc.
 // Never destroyed.
 Allocator* DefaultAllocator();
+
+// Sets how many bytes of freed large buffers DefaultAllocator() keeps for
+// reuse (default 4 GiB, or $MG_ALLOCATOR_CACHE_MB), returning what it
+// keeps beyond that to the kernel now. 0: every large buffer is unmapped
+// when freed, so a process's memory falls back after a step that needed
+// much (a server's), at the price of page faults on the next one.
+void SetDefaultAllocatorCacheBytes(size_t bytes);
+
+// An allocator over `base` that has at most `limit` bytes handed out at
+// once: past it Allocate returns nullptr, so the Tensor being made fails
+// with ResourceExhausted naming it. One step's tensors (a session's
+// max_step_bytes): a step that makes many large tensors fails instead of
+// taking the machine's memory, which the bound on each tensor
+// (MaxTensorBytes) does not prevent. It lives as long as its creator and
+// the buffers it handed out: New returns it with the creator's reference,
+// each buffer holds one more, and the last to go deletes it.
+class BoundedAllocator final : public Allocator {
+ public:
+  static BoundedAllocator* New(Allocator* base, size_t limit);
+  // Drops the creator's reference.
+  void Release();
+  // "step memory (a bound of LIMIT bytes, N in use)".
+  std::string Name() const override;
+  void* Allocate(size_t bytes) override;
+  void Deallocate(void* p, size_t bytes) override;
+  // The most bytes handed out at once so far.
+  size_t peak() const { return peak_.load(std::memory_order_relaxed); }
+
+ private:
+  BoundedAllocator(Allocator* base, size_t limit) : base_(base), limit_(limit) {}
+  void Unref();
+
+  Allocator* const base_;
+  const size_t limit_;
+  std::atomic<size_t> in_use_{0};
+  std::atomic<size_t> peak_{0};
+  std::atomic<int64_t> refs_{1};
+};
 
 // Plain aligned malloc for every size: the baseline for benchmarks.
 Allocator* MallocAllocator();

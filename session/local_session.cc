@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
@@ -327,6 +328,15 @@ absl::Status LocalSession::Impl::RunStep(const RunOptions& options,
   args.step.env = options_.env;
   args.step.resource_mgr = state_->resource_mgr();
   args.step.allocator = DefaultAllocator();
+  BoundedAllocator* bounded = nullptr;
+  if (options_.max_step_bytes > 0) {
+    bounded = BoundedAllocator::New(DefaultAllocator(), options_.max_step_bytes);
+    args.step.allocator = bounded;
+  }
+  // The bound's own reference goes with the step; its tensors keep it.
+  absl::Cleanup release = [bounded] {
+    if (bounded != nullptr) bounded->Release();
+  };
   args.step.step_id = step_id;
   args.step.rendezvous = rendezvous;
   args.pool = inter_op_pool_;

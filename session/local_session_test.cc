@@ -279,6 +279,35 @@ TEST(LocalSessionTest, ExtendTakesTheLibraryAgainWhateverTheOrderOfItsMaps) {
                        HasSubstr("a different function with the same name already exists")));
 }
 
+// SessionOptions::max_step_bytes bounds what one step's tensors hold at
+// once: twelve fetched Fills of 400 KB fit in 8 MB, not in 4 MB, where the
+// step fails with ResourceExhausted naming a Fill and the bound; each
+// tensor alone fits. The next step, smaller, runs.
+TEST(LocalSessionTest, MaxStepBytesBoundsWhatAStepHoldsAtOnce) {
+  Scope root = Scope::NewRootScope();
+  std::vector<std::string> fills;
+  for (int i = 0; i < 12; ++i) {
+    Output f = ops::Fill(root.WithOpName(absl::StrCat("fill", i)),
+                         ops::Const<int32_t>(root, {100000}), ops::Const(root, 1.0f));
+    fills.push_back(f.name());
+  }
+  for (int64_t bound : {int64_t{8} << 20, int64_t{4} << 20}) {
+    SessionOptions opts;
+    opts.max_step_bytes = bound;
+    ASSERT_OK_AND_ASSIGN(auto s, NewSession(opts));
+    ASSERT_OK(s->Create(*root.ToGraphDef()));
+    std::vector<Tensor> out;
+    absl::Status st = s->Run({}, fills, {}, &out);
+    if (bound == int64_t{8} << 20) {
+      EXPECT_OK(st);
+      continue;
+    }
+    EXPECT_THAT(st, StatusIs(absl::StatusCode::kResourceExhausted,
+                             AllOf(HasSubstr("fill"), HasSubstr("a bound of 4194304 bytes"))));
+    EXPECT_OK(s->Run({}, {fills[0], fills[1]}, {}, &out));
+  }
+}
+
 // As TensorFlow's: VarHandleOps without a shared_name all name the one
 // variable "" of their container (VariableV2s without one are their own).
 TEST(LocalSessionTest, VarHandleOpsWithoutASharedNameShareTheirVariable) {

@@ -49,6 +49,12 @@ struct SessionOptions {
   // SavedModel's init steps included. Past it the step fails with
   // DeadlineExceeded.
   int64_t operation_timeout_in_ms = 0;
+  // Beyond TensorFlow: the most bytes of tensors one step's kernels may
+  // hold at once (0 = no bound but the machine's). Past it the kernel whose
+  // output does not fit fails the step with ResourceExhausted naming its
+  // node. MaxTensorBytes bounds each tensor; this bounds a step that makes
+  // many (a server's clients' steps, each on the server's memory).
+  int64_t max_step_bytes = 0;
 };
 
 struct RunOptions {

@@ -38,8 +38,12 @@ ABSL_FLAG(std::string, tls_ca, "",
           "PEM CA: servers' certificates must chain to it (TLS on for calls), and clients "
           "must present a certificate from it");
 ABSL_FLAG(bool, retain_freed_memory, true,
-          "Keep freed memory for reuse instead of returning it to the kernel (fewer page faults "
-          "on large tensors; memory stays at its peak)");
+          "Keep freed memory for reuse instead of returning it to the kernel (the C library's, "
+          "and up to 4 GiB of freed large tensors: fewer page faults on large tensors; memory "
+          "stays at its peak). On for train; server sets it off unless given");
+ABSL_FLAG(int64_t, max_step_bytes, 0,
+          "The most bytes of tensors one step of a session on this server may hold at once; "
+          "past it the step fails with RESOURCE_EXHAUSTED naming the node (0: no bound)");
 ABSL_FLAG(int, max_call_threads, 256,
           "The most threads the server runs calls on; past it a new call fails at once with "
           "RESOURCE_EXHAUSTED (at least 8)");
@@ -73,8 +77,14 @@ bool ClusterFlagsGiven() {
 }
 
 void ApplyMemoryFlags() {
-  if (absl::GetFlag(FLAGS_retain_freed_memory)) RetainFreedMemory();
+  if (absl::GetFlag(FLAGS_retain_freed_memory)) {
+    RetainFreedMemory();
+  } else {
+    SetDefaultAllocatorCacheBytes(0);
+  }
 }
+
+void DefaultToReturningFreedMemory() { absl::SetFlag(&FLAGS_retain_freed_memory, false); }
 
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags() {
   ApplyMemoryFlags();
@@ -118,6 +128,8 @@ absl::StatusOr<ServerOptions> ServerOptionsFromFlags() {
     }
   }
   opts.bind_host = absl::GetFlag(FLAGS_bind);
+  opts.max_step_bytes = absl::GetFlag(FLAGS_max_step_bytes);
+  MG_RETURN_IF_ERROR(FlagInRange<int64_t>("max_step_bytes", opts.max_step_bytes, 0, INT64_MAX));
   opts.max_call_threads = absl::GetFlag(FLAGS_max_call_threads);
   opts.max_streams_per_connection = absl::GetFlag(FLAGS_max_streams_per_connection);
   MG_RETURN_IF_ERROR(FlagInRange("max_call_threads", opts.max_call_threads, 8, 1 << 16));

@@ -24,13 +24,19 @@ bool ClusterFlagsGiven();
 // file that cannot be read.
 absl::StatusOr<ServerOptions> ServerOptionsFromFlags();
 
-// With --retain_freed_memory (the default), RetainFreedMemory
+// With --retain_freed_memory (train's default), RetainFreedMemory
 // (core/allocator.h): tensors that cross the network, and the copies a step
 // makes of variables an asynchronous save still reads, come and go every
 // step, and fresh pages cost a page fault each (about a third of
-// RecvTensor's time on a 64 MiB tensor). ServerOptionsFromFlags calls it;
-// `train` calls it in every mode.
+// RecvTensor's time on a 64 MiB tensor). Without it, freed large tensors
+// go back to the kernel (SetDefaultAllocatorCacheBytes(0)): a server whose
+// clients' steps once needed gigabytes does not keep them.
+// ServerOptionsFromFlags calls it; `train` calls it in every mode.
 void ApplyMemoryFlags();
+
+// Makes --retain_freed_memory off unless the command line gives it: the
+// server's default. Call before parsing the flags.
+void DefaultToReturningFreedMemory();
 
 // A TCP port on 127.0.0.1 that nothing listens on right now (the kernel's
 // pick for port 0), for a cluster a tool starts on loopback. Another process

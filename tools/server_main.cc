@@ -66,6 +66,8 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "Serves one task of a cluster (tf.train.Server): "
       "server --cluster='ps=127.0.0.1:2222;worker=127.0.0.1:2223' --job_name=ps --task_index=0");
+  // A server's memory follows its clients' steps down again.
+  minigraph::DefaultToReturningFreedMemory();
   std::vector<char*> rest = minigraph::ParseFlags(argc, argv);
   // A server makes the tensors of the graphs its clients register: the
   // limit matters most here.

@@ -92,6 +92,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Create(const ServerOptions& opti
   ctx.workers = std::make_shared<distributed_internal::WorkerCache>(cluster, options.security);
   ctx.inter_op_threads = options.inter_op_threads;
   ctx.intra_op_threads = options.intra_op_threads;
+  ctx.max_step_bytes = options.max_step_bytes;
   ctx.env = options.env;
   rep->worker = std::make_unique<Worker>(ctx);
   ctx.local_worker = rep->worker.get();

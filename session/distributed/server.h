@@ -59,6 +59,10 @@ struct ServerOptions {
   // The most streams one connection may have open at once (HTTP/2's
   // SETTINGS_MAX_CONCURRENT_STREAMS); a client waits for a free one.
   int max_streams_per_connection = 1024;
+  // The most bytes of tensors one step of a session on this task may hold
+  // at once (SessionOptions::max_step_bytes; 0 = no bound): clients' steps
+  // all take this process's memory. Beyond TensorFlow, which has none.
+  int64_t max_step_bytes = 0;
 };
 
 class Server {

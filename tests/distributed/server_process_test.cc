@@ -29,6 +29,7 @@
 namespace minigraph {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 std::string* server_binary = nullptr;
@@ -212,6 +213,33 @@ TEST(ServerProcessTest, BadClientsGetClearErrorsAndTheServerStaysUp) {
   ASSERT_OK(ok->Create(CounterGraph()));
   ASSERT_OK(ok->Run({}, {}, {"init"}, nullptr));
   EXPECT_THAT(ReadV(ok.get()), IsOkAndHolds(10));
+}
+
+// --max_step_bytes bounds what one client step holds on the server at
+// once: twelve fetched 400 KB Fills do not fit in 4 MB (ResourceExhausted
+// naming a Fill), two do; the server goes on.
+TEST(ServerProcessTest, MaxStepBytesBoundsEachClientsStep) {
+  ASSERT_OK_AND_ASSIGN(int port, PickUnusedPort());
+  ASSERT_OK_AND_ASSIGN(auto server,
+                       Subprocess::Start({*server_binary, absl::StrCat("--cluster=worker=127.0.0.1:",
+                                                                       port),
+                                          "--job_name=worker", "--max_step_bytes=4194304"}));
+  ASSERT_OK(server->WaitForLine("serving at", kStartTimeout));
+  Scope root = Scope::NewRootScope();
+  std::vector<std::string> fills;
+  for (int i = 0; i < 12; ++i) {
+    fills.push_back(ops::Fill(root.WithOpName(absl::StrCat("fill", i)),
+                              ops::Const<int32_t>(root, {100000}), ops::Const(root, 1.0f))
+                        .name());
+  }
+  auto s = Connect(absl::StrCat("grpc://127.0.0.1:", port));
+  ASSERT_OK(s->Create(*root.ToGraphDef()));
+  std::vector<Tensor> out;
+  EXPECT_THAT(s->Run({}, fills, {}, &out),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       AllOf(HasSubstr("fill"), HasSubstr("a bound of 4194304 bytes"))));
+  ASSERT_OK(s->Run({}, {fills[0], fills[1]}, {}, &out));
+  EXPECT_EQ(out[1].NumElements(), 100000);
 }
 
 TEST(ServerProcessTest, ATokenServerRefusesCallsWithoutIt) {

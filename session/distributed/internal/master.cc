@@ -153,6 +153,7 @@ grpc::Status Master::CreateSession(grpc::ServerContext* ctx,
                                  ? config.intra_op_parallelism_threads()
                                  : task_.intra_op_threads;
   options.env = task_.env;
+  options.max_step_bytes = task_.max_step_bytes;
   const std::string handle = NewHandle();
   std::shared_ptr<SessionState> state =
       config.isolate_session_state() ? std::make_shared<SessionState>(handle) : task_.state;

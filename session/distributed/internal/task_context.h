@@ -44,6 +44,8 @@ struct TaskContext {
   std::shared_ptr<WorkerCache> workers = nullptr;
   int inter_op_threads = 0;
   int intra_op_threads = 0;
+  // SessionOptions::max_step_bytes of the task's sessions.
+  int64_t max_step_bytes = 0;
   Env* env = nullptr;
   // This task's worker, for its master; not owned (the server owns both).
   LocalWorker* local_worker = nullptr;

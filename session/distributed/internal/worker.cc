@@ -329,6 +329,7 @@ grpc::Status Worker::RegisterGraph(grpc::ServerContext* ctx,
   options.inter_op_threads = task_.inter_op_threads;
   options.intra_op_threads = task_.intra_op_threads;
   options.env = task_.env;
+  options.max_step_bytes = task_.max_step_bytes;
   auto r = std::make_shared<Registered>();
   r->session = std::make_unique<LocalSession>(options, task_.state);
   absl::Status created = r->session->Create(req->graph_def());
