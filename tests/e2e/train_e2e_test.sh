@@ -6,17 +6,10 @@
 # corrupted checkpoint stops the restart with DataLoss naming the tensor.
 set -uo pipefail
 train="$1"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 flags=(--model=mlp --steps=1000 --save_every=10 --max_to_keep=3 --seed=7)
 
-# Waits (bounded) until `cond` succeeds; polls the file system.
-wait_for() {
-  for _ in $(seq 1 2000); do
-    if eval "$1"; then return 0; fi
-    sleep 0.005
-  done
-  return 1
-}
+# shellcheck source=tests/e2e/e2e_lib.sh
+source "$(dirname "$0")/e2e_lib.sh"
 
 # Whether process $1 is stopped (state T in /proc/PID/stat).
 stopped() { [ "$(sed -E 's/^[0-9]+ \(.*\) (.).*/\1/' "/proc/$1/stat" 2>/dev/null)" = T ]; }

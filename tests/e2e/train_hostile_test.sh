@@ -13,17 +13,10 @@ set -uo pipefail
 train="$1"
 graph="$2"  # a TensorFlow 1 meta graph with its own input pipeline
 records="$3"  # its input
-fail() { echo "FAIL: $*" >&2; exit 1; }
 t="$TEST_TMPDIR"
 
-# Waits (bounded) until `cond` succeeds; polls the file system.
-wait_for() {
-  for _ in $(seq 1 2000); do
-    if eval "$1"; then return 0; fi
-    sleep 0.005
-  done
-  return 1
-}
+# shellcheck source=tests/e2e/e2e_lib.sh
+source "$(dirname "$0")/e2e_lib.sh"
 
 # Symbolic links planted at every name train writes in a fresh directory
 # (the lock, the state file, the graph and its temporary name, a
