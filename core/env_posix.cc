@@ -46,9 +46,12 @@ absl::Status IoError(absl::string_view op, const std::string& path, int err) {
     case EISDIR:
       return absl::FailedPreconditionError(msg);
     case ELOOP:
-      // O_NOFOLLOW met a symbolic link (or a path loops).
-      return absl::FailedPreconditionError(
-          absl::StrCat(op, " ", path, ": a symbolic link, which minigraph does not write through"));
+      // A write's O_NOFOLLOW met a symbolic link; or the path loops.
+      if (op == "create") {
+        return absl::FailedPreconditionError(absl::StrCat(
+            op, " ", path, ": a symbolic link, which minigraph does not write through"));
+      }
+      return absl::FailedPreconditionError(msg);
     default:
       return absl::InternalError(msg);
   }
@@ -497,8 +500,9 @@ class PosixEnv : public Env {
                                                              int mode_flag) {
     // Never through a symbolic link: a trainer, often root, writes
     // predictable names (locks, temporary files, event files) in
-    // directories others may write to. O_TRUNC applies only to a regular
-    // file, which OpenRegularFile checks before anything is written.
+    // directories others may write to. O_TRUNC truncates only a regular
+    // file (the kernel ignores it for the others, which OpenRegularFile
+    // then refuses).
     MG_ASSIGN_OR_RETURN(const int fd, OpenRegularFile("create", path,
                                                       O_WRONLY | O_CREAT | O_NOFOLLOW | mode_flag));
     return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd));
