@@ -17,6 +17,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -181,17 +182,20 @@ int PortOf(const Subprocess& server) {
 }
 
 // A step of a correct client, after the flood; returns how many times it
-// was told the server's threads were all busy before it ran.
+// was told the server's threads were all busy, or timed out while the
+// server still worked through the flood's calls (a sanitizer's build takes
+// seconds), before it ran. Bounded: two minutes in all.
 int ExpectAStepRuns(int port) {
   Scope root = Scope::NewRootScope();
   ops::Add(root.WithOpName("sum"), ops::Const(root, 2.0f), ops::Const(root, 3.0f));
+  const absl::Time give_up = absl::Now() + absl::Minutes(2);
   int busy = 0;
   for (;;) {
     auto s = Connect(absl::StrCat("grpc://127.0.0.1:", port));
     absl::Status st = s->Create(*root.ToGraphDef());
     std::vector<Tensor> out;
     if (st.ok()) st = s->Run({}, {"sum"}, {}, &out);
-    if (absl::IsResourceExhausted(st) && busy < 100000) {
+    if ((absl::IsResourceExhausted(st) || absl::IsDeadlineExceeded(st)) && absl::Now() < give_up) {
       ++busy;
       continue;
     }
@@ -220,7 +224,7 @@ TEST_P(ServerFloodTest, ThreadsStayUnderTheBoundAndACorrectClientStillRuns) {
   const int64_t sent = Flood(port, c.streams, c.continuations);
   const absl::Time flooded = absl::Now();
   const int busy = ExpectAStepRuns(port);
-  std::printf("a correct step ran %.3f s after the flood, after %d busy answers\n",
+  std::printf("a correct step ran %.3f s after the flood, after %d busy or late answers\n",
               absl::ToDoubleSeconds(absl::Now() - flooded), busy);
   const int64_t peak = sampler.Stop();
   ASSERT_GT(sent, 0);
