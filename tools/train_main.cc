@@ -174,7 +174,10 @@ void OnSignal(int sig) {
     static constexpr char kMessage[] = "train: stopped by signal, saving nothing more\n";
     ssize_t ignored = write(STDERR_FILENO, kMessage, sizeof(kMessage) - 1);
     (void)ignored;
-    _exit(128 + sig);
+    // Ended by the signal itself, as without a handler: the signal is
+    // blocked until this handler returns, and then kills.
+    std::signal(sig, SIG_DFL);
+    std::raise(sig);
   }
 }
 
