@@ -142,7 +142,9 @@ HugePageAllocator* DefaultHugePageAllocator() {
 
 Allocator* DefaultAllocator() { return DefaultHugePageAllocator(); }
 
-void SetDefaultAllocatorCacheBytes(size_t bytes) { DefaultHugePageAllocator()->SetCacheLimit(bytes); }
+void SetDefaultAllocatorCacheBytes(size_t bytes) {
+  DefaultHugePageAllocator()->SetCacheLimit(bytes);
+}
 
 BoundedAllocator* BoundedAllocator::New(Allocator* base, size_t limit) {
   return new BoundedAllocator(base, limit);

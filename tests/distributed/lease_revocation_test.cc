@@ -30,6 +30,7 @@
 #include "runtime/cc/variables.h"
 #include "session/saver.h"
 #include "session/session.h"
+#include "tests/testing/binary_under_test.h"
 #include "tests/testing/servers.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_path.h"
@@ -39,8 +40,6 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
-
-std::string* server_binary = nullptr;
 
 constexpr char kLeaseBreakTime[] = "/proc/sys/fs/lease-break-time";
 constexpr int kFloats = 100000;  // 400 KB: many pages
@@ -111,7 +110,7 @@ class LeaseRevocationTest : public ::testing::Test {
     if (!breaks_.ok()) GTEST_SKIP() << "cannot set " << kLeaseBreakTime << " (not root?)";
     dir_ = TestTempPath("lease_revocation");
     SaveAligned(&model_, dir_);
-    auto p = Subprocess::Start({*server_binary, "--inter_op_threads=2", "--intra_op_threads=1"});
+    auto p = Subprocess::Start({BinaryUnderTest(), "--inter_op_threads=2", "--intra_op_threads=1"});
     ASSERT_OK(p.status());
     server_ = *std::move(p);
     ASSERT_OK(server_->WaitForLine("serving at", absl::Seconds(60)));
@@ -180,13 +179,3 @@ TEST_F(LeaseRevocationTest, AFileTruncatedWhileTheServerWasStoppedIsNoBusError) 
 
 }  // namespace
 }  // namespace minigraph
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s SERVER_BINARY\n", argv[0]);
-    return 2;
-  }
-  minigraph::server_binary = new std::string(argv[1]);
-  return RUN_ALL_TESTS();
-}

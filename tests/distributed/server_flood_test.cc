@@ -23,13 +23,12 @@
 #include "gtest/gtest.h"
 #include "runtime/cc/ops.h"
 #include "session/session.h"
+#include "tests/testing/binary_under_test.h"
 #include "tests/testing/servers.h"
 #include "tests/testing/subprocess.h"
 
 namespace minigraph {
 namespace {
-
-std::string* server_binary = nullptr;
 
 constexpr int kMaxCallThreads = 16;
 // Threads gRPC may start on its own under load (timers, its executor),
@@ -163,7 +162,8 @@ int64_t Flood(int port, int streams, int continuations) {
 }
 
 std::unique_ptr<Subprocess> StartServer() {
-  auto p = Subprocess::Start({*server_binary, absl::StrCat("--max_call_threads=", kMaxCallThreads),
+  auto p = Subprocess::Start({BinaryUnderTest(),
+                              absl::StrCat("--max_call_threads=", kMaxCallThreads),
                               "--inter_op_threads=2", "--intra_op_threads=1"});
   EXPECT_OK(p.status());
   EXPECT_OK((*p)->WaitForLine("serving at", absl::Seconds(60)));
@@ -249,13 +249,3 @@ INSTANTIATE_TEST_SUITE_P(Floods, ServerFloodTest,
 
 }  // namespace
 }  // namespace minigraph
-
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s SERVER_BINARY\n", argv[0]);
-    return 2;
-  }
-  minigraph::server_binary = new std::string(argv[1]);
-  return RUN_ALL_TESTS();
-}

@@ -22,6 +22,7 @@
 #include "session/distributed/security.h"
 #include "session/session.h"
 #include "session/session_manager.h"
+#include "tests/testing/binary_under_test.h"
 #include "tests/testing/servers.h"
 #include "tests/testing/subprocess.h"
 #include "tests/testing/temp_path.h"
@@ -31,8 +32,6 @@ namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
-
-std::string* server_binary = nullptr;
 
 constexpr absl::Duration kStartTimeout = absl::Seconds(60);
 constexpr absl::Duration kStopTimeout = absl::Seconds(30);
@@ -56,7 +55,7 @@ PsProcess StartPs(int port = 0) {
   absl::StatusOr<int> worker_port = PickUnusedPort();
   EXPECT_OK(worker_port.status());
   auto p = Subprocess::Start(
-      {*server_binary,
+      {BinaryUnderTest(),
        absl::StrCat("--cluster=ps=127.0.0.1:", port, ";worker=127.0.0.1:", *worker_port),
        "--job_name=ps", "--task_index=0", "--inter_op_threads=2", "--intra_op_threads=1"});
   EXPECT_OK(p.status());
@@ -220,10 +219,10 @@ TEST(ServerProcessTest, BadClientsGetClearErrorsAndTheServerStaysUp) {
 // naming a Fill), two do; the server goes on.
 TEST(ServerProcessTest, MaxStepBytesBoundsEachClientsStep) {
   ASSERT_OK_AND_ASSIGN(int port, PickUnusedPort());
-  ASSERT_OK_AND_ASSIGN(auto server,
-                       Subprocess::Start({*server_binary, absl::StrCat("--cluster=worker=127.0.0.1:",
-                                                                       port),
-                                          "--job_name=worker", "--max_step_bytes=4194304"}));
+  ASSERT_OK_AND_ASSIGN(
+      auto server,
+      Subprocess::Start({BinaryUnderTest(), absl::StrCat("--cluster=worker=127.0.0.1:", port),
+                         "--job_name=worker", "--max_step_bytes=4194304"}));
   ASSERT_OK(server->WaitForLine("serving at", kStartTimeout));
   Scope root = Scope::NewRootScope();
   std::vector<std::string> fills;
@@ -246,7 +245,7 @@ TEST(ServerProcessTest, ATokenServerRefusesCallsWithoutIt) {
   const std::string token_file = TestTempPath("token");
   ASSERT_OK(WriteStringToFile(Env::Default(), token_file, "let-me-in\n"));
   ASSERT_OK_AND_ASSIGN(int port, PickUnusedPort());
-  auto p = Subprocess::Start({*server_binary, absl::StrCat("--cluster=ps=127.0.0.1:", port),
+  auto p = Subprocess::Start({BinaryUnderTest(), absl::StrCat("--cluster=ps=127.0.0.1:", port),
                               "--job_name=ps", "--auth_token_file=" + token_file});
   ASSERT_OK(p.status());
   auto server = *std::move(p);
@@ -270,14 +269,3 @@ TEST(ServerProcessTest, ATokenServerRefusesCallsWithoutIt) {
 
 }  // namespace
 }  // namespace minigraph
-
-int main(int argc, char** argv) {
-  testing::InitGoogleTest(&argc, argv);
-  if (argc < 2) {
-    std::fprintf(stderr, "usage: server_process_test PATH_TO_tools/server\n");
-    return 2;
-  }
-  std::string binary = argv[1];
-  minigraph::server_binary = &binary;
-  return RUN_ALL_TESTS();
-}

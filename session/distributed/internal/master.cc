@@ -224,7 +224,8 @@ grpc::Status Master::RunStep(grpc::ServerContext* ctx, const tensorflow::RunStep
       TensorToProto(outputs[i], t->mutable_tensor());
     }
     if (req->options().output_partition_graphs()) {
-      MG_ASSIGN_OR_RETURN(std::vector<GraphDef> graphs, s->PartitionGraphs(feeds, fetches, targets));
+      MG_ASSIGN_OR_RETURN(std::vector<GraphDef> graphs,
+                          s->PartitionGraphs(feeds, fetches, targets));
       for (GraphDef& g : graphs) *resp->mutable_metadata()->add_partition_graphs() = std::move(g);
     }
     return absl::OkStatus();
