@@ -151,17 +151,19 @@ absl::Status StridedSliceShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// The shape a shape-vector input of shape `shape` (not constant) describes:
+// unknown dimensions, as many as its length when that is known.
+PartialShape OfLength(const PartialShape& shape) {
+  return shape.rank_known() && shape.rank() == 1 && shape.dim(0) >= 0
+             ? PartialShape::UnknownOfRank(static_cast<int>(shape.dim(0)))
+             : PartialShape();
+}
+
 // Output 0 shaped by the constant int vector input `i`, else of rank its
 // length (when known).
 absl::Status ShapeFromConstInput(InferenceContext* c, int i) {
   std::vector<int64_t> dims;
-  if (ConstInts(c, i, &dims)) {
-    c->set_output(0, PartialShape(dims));
-  } else if (c->input(i).rank_known() && c->input(i).rank() == 1 && c->input(i).dim(0) >= 0) {
-    c->set_output(0, PartialShape::UnknownOfRank(static_cast<int>(c->input(i).dim(0))));
-  } else {
-    c->set_output(0, PartialShape());
-  }
+  c->set_output(0, ConstInts(c, i, &dims) ? PartialShape(dims) : OfLength(c->input(i)));
   return absl::OkStatus();
 }
 
@@ -350,25 +352,17 @@ absl::Status FillShape(InferenceContext* c) {
       if (d < 0) return c->Error(absl::StrCat("Fill dims must be >= 0, got ", d));
     }
     c->set_output(0, PartialShape(dims));
-  } else if (c->input(0).rank_known() && c->input(0).rank() == 1 && c->input(0).dim(0) >= 0) {
-    c->set_output(0, PartialShape::UnknownOfRank(static_cast<int>(c->input(0).dim(0))));
   } else {
-    c->set_output(0, PartialShape());
+    c->set_output(0, OfLength(c->input(0)));
   }
   return absl::OkStatus();
 }
 
 absl::Status BroadcastToShape(InferenceContext* c) {
   std::vector<int64_t> dims;
-  if (!ConstInts(c, 1, &dims)) {
-    // The rank, if the length of `shape` is known. (Input 0 is the value
-    // broadcast, not a shape: its values say nothing of the output's.)
-    const PartialShape& shape = c->input(1);
-    c->set_output(0, shape.rank_known() && shape.rank() == 1 && shape.dim(0) >= 0
-                         ? PartialShape::UnknownOfRank(static_cast<int>(shape.dim(0)))
-                         : PartialShape());
-    return absl::OkStatus();
-  }
+  // Without a constant `shape`, the rank is its length. (Input 0 is the
+  // value broadcast, not a shape: its values say nothing of the output's.)
+  if (!ConstInts(c, 1, &dims)) return ShapeFromConstInput(c, 1);
   auto b = PartialShape::Broadcast(c->input(0), PartialShape(dims));
   if (!b.ok() || (c->input(0).rank_known() && c->input(0).rank() > static_cast<int>(dims.size()))) {
     return c->Error(absl::StrCat("cannot broadcast ", c->input(0).DebugString(), " to ",
@@ -451,10 +445,7 @@ absl::Status ShapeShape(InferenceContext* c) {
 absl::Status ReshapeShape(InferenceContext* c) {
   std::vector<int64_t> dims;
   if (!ConstInts(c, 1, &dims)) {
-    const PartialShape& s = c->input(1);
-    c->set_output(0, s.rank_known() && s.rank() == 1 && s.dim(0) >= 0
-                         ? PartialShape::UnknownOfRank(static_cast<int>(s.dim(0)))
-                         : PartialShape());
+    c->set_output(0, OfLength(c->input(1)));
     return absl::OkStatus();
   }
   int unknown = -1;
