@@ -213,6 +213,13 @@ cmp -s "$TEST_TMPDIR/out_npy/s_0.npy" "$TEST_TMPDIR/twos.npy" &&
 expect_tool_error "$run_graph" 2 "--input gives a twice" "$TEST_TMPDIR/sum.pbtxt" \
   --input=a="$TEST_TMPDIR/ones.npy" --input=a="$TEST_TMPDIR/ones.npy"
 expect_tool_error "$run_graph" 2 "is not a directory" "$TEST_TMPDIR/sum.pbtxt" --output_dir="$TEST_TMPDIR/none"
+# A string has no .npy form; a big-endian array is not read as little-endian.
+echo 'node { name: "t" op: "Const" attr { key: "dtype" value { type: DT_STRING } } attr { key: "value" value { tensor { dtype: DT_STRING tensor_shape {} string_val: "x" } } } }' >"$TEST_TMPDIR/str.pbtxt"
+expect_tool_error "$run_graph" 1 "a string tensor has no .npy form" "$TEST_TMPDIR/str.pbtxt" \
+  --fetch=t:0 --output_dir="$TEST_TMPDIR/out_npy"
+sed 's/<f4/>f4/' "$TEST_TMPDIR/ones.npy" >"$TEST_TMPDIR/big_endian.npy"
+expect_tool_error "$run_graph" 1 "dtype '>f4' is not supported" "$TEST_TMPDIR/sum.pbtxt" \
+  --input=a="$TEST_TMPDIR/big_endian.npy" --fetch=s:0
 echo "run_graph: checked, ran, and listed what is missing; repeated flags, fetches written as .npy"
 
 for bad in --tensors=0 --tensors=-1 --size_mb=0 --repeats=0 --threads=-4; do
