@@ -93,7 +93,7 @@ absl::Status Graph::LookUpOps(const OpRegistry* ops) {
     }
     return absl::InvalidArgumentError(absl::StrCat(
         "graph uses ", unknown.size(), " op type", unknown.size() > 1 ? "s" : "",
-        " that minigraph does not register: ", absl::StrJoin(parts, ", ")));
+        " that neither minigraph nor TensorFlow 2.21 registers: ", absl::StrJoin(parts, ", ")));
   }
   return absl::OkStatus();
 }

@@ -249,6 +249,10 @@ OpDefBuilder& OpDefBuilder::SetAllowsUninitializedInput() {
   data_.op_def.set_allows_uninitialized_input(true);
   return *this;
 }
+OpDefBuilder& OpDefBuilder::SetIsDistributedCommunication() {
+  data_.op_def.set_is_distributed_communication(true);
+  return *this;
+}
 OpDefBuilder& OpDefBuilder::SetShapeFn(ShapeFn fn) {
   data_.shape_fn = std::move(fn);
   return *this;

@@ -25,6 +25,7 @@
 #define MINIGRAPH_RUNTIME_GRAPH_OP_DEF_BUILDER_H_
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,11 @@ struct OpRegistrationData {
   OpDef op_def;
   // Computes output shapes from input shapes; may be empty (unknown shapes).
   ShapeFn shape_fn;
+  // The dtypes minigraph's kernels take, by type attr (its name, "T", to the
+  // allowed values), where fewer than op_def allows: op_def is TensorFlow's
+  // interface, so a graph of any of its dtypes imports, and a node of
+  // another dtype fails when a step needs its kernel (KernelRegistry).
+  std::map<std::string, std::vector<DataType>> kernel_types;
 };
 
 class OpDefBuilder {
@@ -55,6 +61,8 @@ class OpDefBuilder {
   OpDefBuilder& SetIsCommutative();
   OpDefBuilder& SetIsAggregate();
   OpDefBuilder& SetAllowsUninitializedInput();
+  // The op moves tensors between tasks (_Recv; TensorFlow's flag).
+  OpDefBuilder& SetIsDistributedCommunication();
   OpDefBuilder& SetShapeFn(ShapeFn fn);
   // The op is refused in graphs of producer `version` and newer (TensorFlow's
   // OpDeprecation); `explanation` says what replaces it.

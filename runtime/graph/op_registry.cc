@@ -1,6 +1,7 @@
 #include "runtime/graph/op_registry.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
@@ -9,6 +10,10 @@ namespace minigraph {
 
 absl::Status OpRegistry::Register(const OpDefBuilder& builder) {
   MG_ASSIGN_OR_RETURN(OpRegistrationData data, builder.Finalize());
+  return Register(std::move(data));
+}
+
+absl::Status OpRegistry::Register(OpRegistrationData data) {
   const std::string name = data.op_def.name();
   absl::MutexLock l(&mu_);
   auto [it, inserted] =

@@ -32,6 +32,9 @@ class OpRegistry {
   // Adds an op. Returns AlreadyExists for a second op of one name, or the
   // builder's error.
   absl::Status Register(const OpDefBuilder& builder);
+  // Adds an op whose definition is already an OpDef (as the TensorFlow
+  // catalogue's are). Returns AlreadyExists for a second op of one name.
+  absl::Status Register(OpRegistrationData data);
 
   // Returns NotFound naming the op when it is not registered.
   absl::StatusOr<const OpRegistrationData*> LookUp(absl::string_view op_name) const;

@@ -503,7 +503,8 @@ TEST(NnKernelsTest, BiasAddNchwAndCrossEntropyBroadcast) {
   EXPECT_EQ(out[0].SummarizeValue(2), "3 7");
   EXPECT_THAT(RunKernel("BiasAdd", {{x}, {Tensor::Vector<float>({1, 2})}},
                         {{"data_format", MakeAttrValue("NDHWC")}}),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("NHWC or NCHW")));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("\"NDHWC\", which is not one of \"NHWC\", \"NCHW\"")));
   // Labels [1, c] broadcast over the batch, as TensorFlow's.
   Tensor logits(DT_FLOAT, TensorShape({2, 2}));
   logits.flat<float>().setValues({0, 0, 1, 1});

@@ -670,7 +670,7 @@ void RegisterConstantOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("IdentityN")
                         .Input("input: T")
                         .Output("output: T")
-                        .Attr("T: list(type)")
+                        .Attr("T: list(type) >= 1")
                         .SetShapeFn([](InferenceContext* c) {
                           for (int i = 0; i < c->num_inputs(); ++i) c->set_output(i, c->input(i));
                           return absl::OkStatus();
@@ -889,7 +889,7 @@ void RegisterGatherOps(OpRegistry* r) {
              .Attr("T: type")
              .Attr("Tindex: {int32, int64}")
              .Attr("Tshape: {int32, int64}")
-             .Attr("num_row_partition_tensors: int")
+             .Attr("num_row_partition_tensors: int >= 1")
              .Attr("row_partition_types: list(string)")
              .SetShapeFn(RaggedTensorToTensorShape));
 }
@@ -1066,7 +1066,8 @@ void RegisterTilingOps(OpRegistry* r) {
                         .Input("axis: Tidx")
                         .Output("output: T")
                         .Attr("Tidx: {int32, int64} = int32")
-                        .Attr("T: type")
+                        .Attr("T: {uint8, int8, uint16, int16, int32, uint32, int64, uint64, bool, "
+                              "bfloat16, half, float, double, complex64, complex128, string}")
                         .SetShapeFn(shape_fn::Unchanged));
   MG_REGISTER_OP(r, OpDefBuilder("Split")
                         .Input("split_dim: int32")

@@ -83,7 +83,6 @@ void RegisterControlFlowOps(OpRegistry* r) {
                         .Output("value_index: int32")
                         .Attr("T: type")
                         .Attr("N: int >= 1")
-                        .SetAllowsUninitializedInput()
                         .SetShapeFn(MergeShape));
   // Enter makes its input available in the child frame `frame_name` (every
   // iteration of it when is_constant); Exit returns a value to the parent
@@ -124,7 +123,7 @@ void RegisterControlFlowOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("Assert")
                         .Input("condition: bool")
                         .Input("data: T")
-                        .Attr("T: list(type)")
+                        .Attr("T: list(type) >= 1")
                         .Attr("summarize: int = 3")
                         .SetIsStateful()
                         .SetShapeFn(shape_fn::Unknown));

@@ -24,11 +24,10 @@ OpDefBuilder& ElementAttrs(OpDefBuilder& b) {
 }
 
 // A dataset op: its inputs are added by the caller; its output is the
-// dataset. Stateful, as in TensorFlow 1.x, so that no pass merges or folds
-// two of them.
+// dataset. Stateless but for the sources, as TensorFlow declares them.
 OpDefBuilder DatasetOp(const char* name) {
   OpDefBuilder b(name);
-  b.Output("handle: variant").SetIsStateful().SetShapeFn(shape_fn::Scalar);
+  b.Output("handle: variant").SetShapeFn(shape_fn::Scalar);
   return b;
 }
 
@@ -36,6 +35,7 @@ OpDefBuilder DatasetOp(const char* name) {
 void RegisterSourceDatasetOps(OpRegistry* r) {
   {
     OpDefBuilder b = DatasetOp("TextLineDataset");
+    b.SetIsStateful();
     b.Input("filenames: string")
         .Input("compression_type: string")
         .Input("buffer_size: int64")
@@ -44,6 +44,7 @@ void RegisterSourceDatasetOps(OpRegistry* r) {
   }
   {
     OpDefBuilder b = DatasetOp("TFRecordDataset");
+    b.SetIsStateful();
     b.Input("filenames: string")
         .Input("compression_type: string")
         .Input("buffer_size: int64")
@@ -52,6 +53,7 @@ void RegisterSourceDatasetOps(OpRegistry* r) {
   }
   {
     OpDefBuilder b = DatasetOp("RangeDataset");
+    b.SetIsStateful();
     b.Input("start: int64")
         .Input("stop: int64")
         .Input("step: int64")
@@ -61,6 +63,7 @@ void RegisterSourceDatasetOps(OpRegistry* r) {
   }
   {
     OpDefBuilder b = DatasetOp("TensorSliceDataset");
+    b.SetIsStateful();
     b.Input("components: Toutput_types")
         .Attr("Toutput_types: list(type) >= 1")
         .Attr("output_shapes: list(shape) >= 1")
@@ -71,6 +74,7 @@ void RegisterSourceDatasetOps(OpRegistry* r) {
   }
   {
     OpDefBuilder b = DatasetOp("TensorDataset");
+    b.SetIsStateful();
     b.Input("components: Toutput_types")
         .Attr("Toutput_types: list(type) >= 1")
         .Attr("output_shapes: list(shape) >= 1")
@@ -369,6 +373,7 @@ void RegisterIteratorOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("IteratorToStringHandle")
                         .Input("resource_handle: resource")
                         .Output("string_handle: string")
+                        .SetIsStateful()
                         .SetShapeFn(shape_fn::Scalar));
   for (const char* op : {"IteratorFromStringHandle", "IteratorFromStringHandleV2"}) {
     MG_REGISTER_OP(r, OpDefBuilder(op)

@@ -25,7 +25,9 @@ void RegisterFunctionalOps(OpRegistry* r) {
         .Attr("config_proto: string = \"\"")
         .Attr("executor_type: string = \"\"")
         .SetShapeFn(shape_fn::Unknown);
-    if (std::string(op) == "StatefulPartitionedCall") b.SetIsStateful();
+    if (std::string(op) == "StatefulPartitionedCall") {
+      b.SetIsStateful().SetIsDistributedCommunication();
+    }
     MG_REGISTER_OP(r, b);
   }
   for (const char* op : {"If", "StatelessIf"}) {

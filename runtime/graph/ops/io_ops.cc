@@ -104,7 +104,7 @@ void RegisterIoOps(OpRegistry* r) {
                         .Input("filename: string")
                         .Input("tensor_names: string")
                         .Input("data: T")
-                        .Attr("T: list(type)")
+                        .Attr("T: list(type) >= 1")
                         .SetIsStateful()
                         .SetShapeFn(shape_fn::Unknown));
   MG_REGISTER_OP(r, OpDefBuilder("SaveSlices")
@@ -112,7 +112,7 @@ void RegisterIoOps(OpRegistry* r) {
                         .Input("tensor_names: string")
                         .Input("shapes_and_slices: string")
                         .Input("data: T")
-                        .Attr("T: list(type)")
+                        .Attr("T: list(type) >= 1")
                         .SetIsStateful()
                         .SetShapeFn(shape_fn::Unknown));
   MG_REGISTER_OP(r, OpDefBuilder("SaveV2")
@@ -120,7 +120,7 @@ void RegisterIoOps(OpRegistry* r) {
                         .Input("tensor_names: string")
                         .Input("shape_and_slices: string")
                         .Input("tensors: dtypes")
-                        .Attr("dtypes: list(type)")
+                        .Attr("dtypes: list(type) >= 1")
                         .SetIsStateful()
                         .SetShapeFn(SaveShape));
   MG_REGISTER_OP(r, OpDefBuilder("RestoreV2")
@@ -128,13 +128,13 @@ void RegisterIoOps(OpRegistry* r) {
                         .Input("tensor_names: string")
                         .Input("shape_and_slices: string")
                         .Output("tensors: dtypes")
-                        .Attr("dtypes: list(type)")
+                        .Attr("dtypes: list(type) >= 1")
                         .SetIsStateful()
                         .SetShapeFn(RestoreShape));
   MG_REGISTER_OP(r, OpDefBuilder("StringJoin")
                         .Input("inputs: N * string")
                         .Output("output: string")
-                        .Attr("N: int >= 1")
+                        .Attr("N: int >= 0")
                         .Attr("separator: string = \"\"")
                         .SetShapeFn([](InferenceContext* c) {
                           // The non-scalar inputs' one shape, or a scalar.

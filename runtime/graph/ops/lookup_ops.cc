@@ -85,7 +85,7 @@ void RegisterTableOps(OpRegistry* r) {
                         .Attr("key_index: int >= -2")
                         .Attr("value_index: int >= -2")
                         .Attr("vocab_size: int >= -1 = -1")
-                        .Attr("delimiter: string = \"\\t\"")
+                        .Attr("delimiter: string = \"\t\"")  // a tab
                         .Attr("offset: int = 0")
                         .SetIsStateful()
                         .SetShapeFn([](InferenceContext* c) {

@@ -112,13 +112,25 @@ void Unary(OpRegistry* r, const char* name, const char* types) {
                         shape_fn::Unchanged));
 }
 
+// Commutative: x op y == y op x, as TensorFlow marks them.
+bool IsCommutative(absl::string_view name) {
+  static constexpr absl::string_view kCommutative[] = {
+      "AddV2", "Mul", "SquaredDifference", "Equal", "NotEqual", "LogicalAnd", "LogicalOr"};
+  return std::find(std::begin(kCommutative), std::end(kCommutative), name) !=
+         std::end(kCommutative);
+}
+
 void Binary(OpRegistry* r, const char* name, const char* types, bool bool_out = false) {
-  MG_REGISTER_OP(r, OpDefBuilder(name)
-                        .Input("x: T")
-                        .Input("y: T")
-                        .Output(bool_out ? "z: bool" : "z: T")
-                        .Attr(types)
-                        .SetShapeFn(shape_fn::BroadcastBinary));
+  OpDefBuilder b(name);
+  b.Input("x: T")
+      .Input("y: T")
+      .Output(bool_out ? "z: bool" : "z: T")
+      .Attr(types)
+      .SetShapeFn(shape_fn::BroadcastBinary);
+  if (IsCommutative(name)) b.SetIsCommutative();
+  // AddV2 also adds N tensors in any order (TensorFlow's aggregate).
+  if (absl::string_view(name) == "AddV2") b.SetIsAggregate();
+  MG_REGISTER_OP(r, b);
 }
 
 // Element-wise arithmetic, comparisons, logic and unary math.
@@ -141,18 +153,17 @@ void RegisterElementwiseOps(OpRegistry* r) {
                           .Output("z: bool")
                           .Attr("T: {float, double, int32, int64, bool, string}")
                           .Attr("incompatible_shape_error: bool = true")
+                          .SetIsCommutative()
                           .SetShapeFn(shape_fn::BroadcastBinary));
   }
-  MG_REGISTER_OP(r, OpDefBuilder("LogicalAnd")
-                        .Input("x: bool")
-                        .Input("y: bool")
-                        .Output("z: bool")
-                        .SetShapeFn(shape_fn::BroadcastBinary));
-  MG_REGISTER_OP(r, OpDefBuilder("LogicalOr")
-                        .Input("x: bool")
-                        .Input("y: bool")
-                        .Output("z: bool")
-                        .SetShapeFn(shape_fn::BroadcastBinary));
+  for (const char* op : {"LogicalAnd", "LogicalOr"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Input("x: bool")
+                          .Input("y: bool")
+                          .Output("z: bool")
+                          .SetIsCommutative()
+                          .SetShapeFn(shape_fn::BroadcastBinary));
+  }
   MG_REGISTER_OP(r, OpDefBuilder("LogicalNot")
                         .Input("x: bool")
                         .Output("y: bool")

@@ -243,7 +243,9 @@ void RegisterActivationOps(OpRegistry* r) {
     MG_REGISTER_OP(
         r, OpDefBuilder(op)
                .Input(op == std::string("Relu") ? "features: T" : "logits: T")
-               .Output(op == std::string("Relu") ? "activations: T" : "softmax: T")
+               .Output(op == std::string("Relu")      ? "activations: T"
+                       : op == std::string("Softmax") ? "softmax: T"
+                                                      : "logsoftmax: T")
                .Attr(op == std::string("Relu") ? "T: {float, double, int32, int64}" : kFloat)
                .SetShapeFn(shape_fn::Unchanged));
   }
@@ -258,13 +260,13 @@ void RegisterActivationOps(OpRegistry* r) {
                         .Input("bias: T")
                         .Output("output: T")
                         .Attr("T: {float, double, int32, int64}")
-                        .Attr("data_format: string = \"NHWC\"")
+                        .Attr("data_format: {\"NHWC\", \"NCHW\"} = \"NHWC\"")
                         .SetShapeFn(BiasAddShape));
   MG_REGISTER_OP(r, OpDefBuilder("BiasAddGrad")
                         .Input("out_backprop: T")
                         .Output("output: T")
                         .Attr("T: {float, double, int32, int64}")
-                        .Attr("data_format: string = \"NHWC\"")
+                        .Attr("data_format: {\"NHWC\", \"NCHW\"} = \"NHWC\"")
                         .SetShapeFn([](InferenceContext* c) {
                           const PartialShape& x = c->input(0);
                           MG_ASSIGN_OR_RETURN(int axis, BiasChannelAxis(c, x));

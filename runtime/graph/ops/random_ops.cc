@@ -50,6 +50,7 @@ void RegisterRandomOps(OpRegistry* r) {
                         }));
   MG_REGISTER_OP(r, OpDefBuilder("StatelessRandomGetAlg")
                         .Output("alg: int32")
+                        .SetIsStateful()
                         .SetShapeFn([](InferenceContext* c) {
                           c->set_output(0, PartialShape(std::vector<int64_t>{}));
                           return absl::OkStatus();

@@ -36,7 +36,7 @@ void RegisterSendRecvOps(OpRegistry* r) {
   }
   for (const char* op : {"_Recv", "_HostRecv"}) {
     OpDefBuilder b(op);
-    b.Output("tensor: tensor_type").Attr("tensor_type: type");
+    b.Output("tensor: tensor_type").Attr("tensor_type: type").SetIsDistributedCommunication();
     MG_REGISTER_OP(r, TransferAttrs(b));
   }
 }

@@ -51,9 +51,8 @@ void RegisterSparseOps(OpRegistry* r) {
                         .Attr("hashed_output: bool")
                         .Attr("num_buckets: int >= 0")
                         .Attr("hash_key: int")
-                        // TensorFlow's list({int64, string}): the kernel checks.
-                        .Attr("sparse_types: list(type) >= 0")
-                        .Attr("dense_types: list(type) >= 0")
+                        .Attr("sparse_types: list({int64, string}) >= 0")
+                        .Attr("dense_types: list({int64, string}) >= 0")
                         .Attr("out_type: {int64, string}")
                         .Attr("internal_type: {int64, string}")
                         .SetShapeFn([](InferenceContext* c) {

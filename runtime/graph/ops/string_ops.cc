@@ -85,13 +85,11 @@ void RegisterStringTransformOps(OpRegistry* r) {
                           c->set_output(2, PartialShape({2}));
                           return absl::OkStatus();
                         }));
-  // OUT_TYPE is list({float, double, int32, int64, string}) in TensorFlow;
-  // the kernel checks the element types.
   MG_REGISTER_OP(r, OpDefBuilder("DecodeCSV")
                         .Input("records: string")
                         .Input("record_defaults: OUT_TYPE")
                         .Output("output: OUT_TYPE")
-                        .Attr("OUT_TYPE: list(type)")
+                        .Attr("OUT_TYPE: list({float, double, int32, int64, string}) >= 1")
                         .Attr("field_delim: string = \",\"")
                         .Attr("use_quote_delim: bool = true")
                         .Attr("na_value: string = \"\"")

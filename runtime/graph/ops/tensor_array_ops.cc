@@ -106,6 +106,7 @@ void RegisterTensorArrayV3Ops(OpRegistry* r) {
                         .Input("flow_in: float")
                         .Output("flow_out: float")
                         .Attr("T: type")
+                        .SetIsStateful()
                         .SetShapeFn([](InferenceContext* c) {
                           return FlowOut(c, {1, 3});
                         }));
@@ -115,6 +116,7 @@ void RegisterTensorArrayV3Ops(OpRegistry* r) {
                         .Input("flow_in: float")
                         .Output("value: dtype")
                         .Attr("dtype: type")
+                        .SetIsStateful()
                         .SetShapeFn(ReadShape));
   MG_REGISTER_OP(r, OpDefBuilder("TensorArrayGatherV3")
                         .Input("handle: resource")
@@ -123,6 +125,7 @@ void RegisterTensorArrayV3Ops(OpRegistry* r) {
                         .Output("value: dtype")
                         .Attr("dtype: type")
                         .Attr("element_shape: shape = unknown")
+                        .SetIsStateful()
                         .SetShapeFn(GatherShape));
   MG_REGISTER_OP(r, OpDefBuilder("TensorArrayScatterV3")
                         .Input("handle: resource")
@@ -131,6 +134,7 @@ void RegisterTensorArrayV3Ops(OpRegistry* r) {
                         .Input("flow_in: float")
                         .Output("flow_out: float")
                         .Attr("T: type")
+                        .SetIsStateful()
                         .SetShapeFn([](InferenceContext* c) {
                           MG_RETURN_IF_ERROR(c->WithRank(1, 1).status());
                           return FlowOut(c, {3});
@@ -142,6 +146,7 @@ void RegisterTensorArrayV3Ops(OpRegistry* r) {
                         .Output("lengths: int64")
                         .Attr("dtype: type")
                         .Attr("element_shape_except0: shape = unknown")
+                        .SetIsStateful()
                         .SetShapeFn(ConcatShape));
   MG_REGISTER_OP(r, OpDefBuilder("TensorArraySplitV3")
                         .Input("handle: resource")
@@ -150,6 +155,7 @@ void RegisterTensorArrayV3Ops(OpRegistry* r) {
                         .Input("flow_in: float")
                         .Output("flow_out: float")
                         .Attr("T: type")
+                        .SetIsStateful()
                         .SetShapeFn([](InferenceContext* c) {
                           MG_RETURN_IF_ERROR(c->WithRank(2, 1).status());
                           return FlowOut(c, {3});
@@ -158,6 +164,7 @@ void RegisterTensorArrayV3Ops(OpRegistry* r) {
                         .Input("handle: resource")
                         .Input("flow_in: float")
                         .Output("size: int32")
+                        .SetIsStateful()
                         .SetShapeFn([](InferenceContext* c) {
                           MG_RETURN_IF_ERROR(ScalarInput(c, 1));
                           return shape_fn::Scalar(c);
@@ -319,6 +326,7 @@ void RegisterStackOps(OpRegistry* r) {
                         .Output("output: T")
                         .Attr("T: type")
                         .Attr("swap_memory: bool = false")
+                        .SetIsStateful()
                         .SetShapeFn([](InferenceContext* c) {
                           c->set_output(0, c->input(1));
                           return absl::OkStatus();
@@ -327,6 +335,7 @@ void RegisterStackOps(OpRegistry* r) {
                         .Input("handle: resource")
                         .Output("elem: elem_type")
                         .Attr("elem_type: type")
+                        .SetIsStateful()
                         .SetShapeFn(shape_fn::Unknown));
   MG_REGISTER_OP(r, OpDefBuilder("StackCloseV2")
                         .Input("handle: resource")

@@ -30,6 +30,15 @@ void RegisterImageOps(OpRegistry* r);
 void RegisterTensorArrayOps(OpRegistry* r);
 void RegisterParsingOps(OpRegistry* r);
 
+// Every family above.
+void RegisterMinigraphOps(OpRegistry* r);
+
+// `ours` (an op minigraph defines) with `tensorflow`'s interface, keeping
+// its shape function; where its type attrs allow fewer dtypes than
+// TensorFlow's, those become kernel_types.
+OpRegistrationData WithTensorFlowInterface(const OpRegistrationData& ours,
+                                           const OpDef& tensorflow);
+
 }  // namespace ops_internal
 }  // namespace minigraph
 
