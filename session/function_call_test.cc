@@ -476,10 +476,15 @@ TEST(FunctionCallTest, ACallOfAGpuImplementationRunsItsCpuTwin) {
   EXPECT_EQ(*out[0].data<float>(), -2.0f);
 }
 
-absl::Status CreateSession(const std::string& text) {
+// Creates a session of the graph `text`, which must succeed, and runs its
+// node "call" with x fed: a call's function is instantiated when a step
+// first needs it, as in TensorFlow, so that is where its errors surface.
+absl::Status RunCall(const std::string& text) {
   absl::StatusOr<std::unique_ptr<Session>> sess = NewSession(SessionOptions());
   EXPECT_OK(sess.status());
-  return (*sess)->Create(Parse(text));
+  EXPECT_OK((*sess)->Create(Parse(text)));
+  std::vector<Tensor> out;
+  return (*sess)->Run({{"x", Tensor::Scalar<float>(1)}}, {"call:0"}, {}, &out);
 }
 
 // x -> a PartitionedCall of F (the tests put a function name there).
@@ -562,24 +567,24 @@ std::string CallOf(const std::string& library, const std::string& function) {
 }
 
 TEST(FunctionCallTest, ACallOfAMissingFunctionIsNotFoundNamingIt) {
-  EXPECT_THAT(CreateSession(CallOf(kLibrary, "nope")),
+  EXPECT_THAT(RunCall(CallOf(kLibrary, "nope")),
               StatusIs(absl::StatusCode::kNotFound,
                        HasSubstr("function 'nope' is not in the graph's function library")));
 }
 
 TEST(FunctionCallTest, AnUnknownOpInAFunctionNamesTheFunctionAndNode) {
-  EXPECT_THAT(CreateSession(CallOf(kBadFunctions, "f")),
+  EXPECT_THAT(RunCall(CallOf(kBadFunctions, "f")),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("function 'f', node 'u'")));
 }
 
 TEST(FunctionCallTest, ARecursiveCallIsAnErrorNamingThePath) {
-  EXPECT_THAT(CreateSession(CallOf(kRecursiveFunctions, "f")),
+  EXPECT_THAT(RunCall(CallOf(kRecursiveFunctions, "f")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("function 'f' calls itself (through f -> g)")));
 }
 
 TEST(FunctionCallTest, AReturnOfAMissingOutputNamesTheNode) {
-  EXPECT_THAT(CreateSession(CallOf(kBadFunctions, "g")),
+  EXPECT_THAT(RunCall(CallOf(kBadFunctions, "g")),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("node 'n' has no output argument 'nope'")));
 }

@@ -121,6 +121,10 @@ struct LocalSession::Impl::Program {
   GraphDef def;
   std::unique_ptr<Graph> graph;
   std::vector<std::unique_ptr<OpKernel>> kernels;
+  // Per node id, why it has no kernel (OK where it has one): an op without
+  // a kernel, or attrs its kernel refuses, fails the steps that need the
+  // node, not the graph.
+  std::vector<absl::Status> why_no_kernel;
   // Whether the graph has _Send or _Recv nodes, and the first _Recv whose
   // _Send is not in the graph ("" if none): run on its own, such a graph
   // would wait for ever.
@@ -154,8 +158,9 @@ absl::Status LocalSession::Impl::Install(const GraphDef& def) {
   absl::flat_hash_set<std::string> sent;
   std::vector<std::pair<std::string, std::string>> received;  // (node, key)
   for (const Node& node : program->graph->nodes()) {
-    MG_ASSIGN_OR_RETURN(auto k, GlobalKernelRegistry()->CreateKernel(node));
-    program->kernels.push_back(std::move(k));
+    absl::StatusOr<std::unique_ptr<OpKernel>> k = GlobalKernelRegistry()->CreateKernel(node);
+    program->why_no_kernel.push_back(k.status());
+    program->kernels.push_back(k.ok() ? *std::move(k) : nullptr);
     const std::string& op = node.type_string();
     const bool send = op == "_Send" || op == "_HostSend";
     if (send || op == "_Recv" || op == "_HostRecv") {
@@ -253,7 +258,8 @@ absl::StatusOr<const Executor*> LocalSession::Impl::GetExecutor(
   std::vector<const OpKernel*> kernels;
   for (const auto& k : program->kernels) kernels.push_back(k.get());
   MG_ASSIGN_OR_RETURN(auto ex, Executor::Create(program->graph.get(), kernels, feed_ids,
-                                                fetch_ids, targets, every_node));
+                                                fetch_ids, targets, every_node,
+                                                &program->why_no_kernel));
   absl::MutexLock l(&program->mu);
   auto& slot = program->executors[key];
   if (slot == nullptr) slot = std::move(ex);

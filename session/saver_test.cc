@@ -249,7 +249,9 @@ TEST_F(SaverTest, ABadTensorAlignmentAttrIsAnErrorNamingTheNode) {
   SessionOptions opts;
   opts.env = &clock_;
   ASSERT_OK_AND_ASSIGN(auto s, NewSession(opts));
-  EXPECT_THAT(s->Create(*root_.ToGraphDef()),
+  ASSERT_OK(s->Create(*root_.ToGraphDef()));
+  std::vector<Tensor> out;
+  EXPECT_THAT(s->Run({}, {}, {"save"}, &out),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        AllOf(HasSubstr("node 'save'"), HasSubstr("_tensor_alignment = 48"),
                              HasSubstr("not a power of two"))));

@@ -20,10 +20,11 @@ Executor::~Executor() = default;
 absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
     const Graph* graph, const std::vector<const OpKernel*>& kernels,
     const std::vector<TensorId>& feeds, const std::vector<TensorId>& fetches,
-    const std::vector<std::string>& targets, bool every_node) {
-  MG_ASSIGN_OR_RETURN(
-      std::unique_ptr<executor_internal::Plan> plan,
-      executor_internal::Plan::Build(graph, kernels, feeds, fetches, targets, every_node));
+    const std::vector<std::string>& targets, bool every_node,
+    const std::vector<absl::Status>* why_no_kernel) {
+  MG_ASSIGN_OR_RETURN(std::unique_ptr<executor_internal::Plan> plan,
+                      executor_internal::Plan::Build(graph, kernels, feeds, fetches, targets,
+                                                     every_node, why_no_kernel));
   return std::unique_ptr<Executor>(new Executor(std::move(plan)));
 }
 

@@ -77,14 +77,17 @@ class Executor {
   // `graph` and `kernels` (one per node id, nullptr for nodes that never
   // run) are not owned and must outlive the executor. Returns
   // InvalidArgument (naming the tensor or node) for a feed, fetch or target
-  // that does not exist, a duplicate feed, or a needed node with no kernel.
+  // that does not exist, a duplicate feed, or a needed node with no kernel;
+  // for that last, `why_no_kernel` (one per node id, when given) holds the
+  // error to return instead: what creating its kernel returned.
   // A target must lie outside loops, unless `every_node`: then every node
   // of the graph runs, as the partition of a distributed step does (its
   // loops may hold a _Send that nothing in the partition consumes).
   static absl::StatusOr<std::unique_ptr<Executor>> Create(
       const Graph* graph, const std::vector<const OpKernel*>& kernels,
       const std::vector<TensorId>& feeds, const std::vector<TensorId>& fetches,
-      const std::vector<std::string>& targets, bool every_node = false);
+      const std::vector<std::string>& targets, bool every_node = false,
+      const std::vector<absl::Status>* why_no_kernel = nullptr);
 
   // Runs one step. `fetches` receives one tensor per fetch given to Create.
   absl::Status Run(const Args& args, std::vector<Tensor>* fetches) const;

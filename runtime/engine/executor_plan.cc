@@ -342,7 +342,8 @@ void PlanBuilder::Finish(const std::vector<TensorId>& fetches) {
 absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(
     const Graph* graph, const std::vector<const OpKernel*>& kernels,
     const std::vector<TensorId>& feeds, const std::vector<TensorId>& fetches,
-    const std::vector<std::string>& targets, bool every_node) {
+    const std::vector<std::string>& targets, bool every_node,
+    const std::vector<absl::Status>* why_no_kernel) {
   std::unique_ptr<Plan> ex(new Plan);
   ex->graph_ = graph;
   ex->feeds_ = feeds;
@@ -352,7 +353,11 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(
   MG_RETURN_IF_ERROR(builder.Prune(fetches, targets, every_node));
   ex->frames_.resize(gf.names.size());
   for (int id : graph->topological_order()) {
-    if (builder.needed(id)) MG_RETURN_IF_ERROR(builder.AddItem(id, kernels[id]));
+    if (!builder.needed(id)) continue;
+    if (kernels[id] == nullptr && why_no_kernel != nullptr && !(*why_no_kernel)[id].ok()) {
+      return (*why_no_kernel)[id];
+    }
+    MG_RETURN_IF_ERROR(builder.AddItem(id, kernels[id]));
   }
   MG_RETURN_IF_ERROR(builder.Connect());
   builder.Finish(fetches);

@@ -274,15 +274,19 @@ class TensorFlowClientMinigraphServer(unittest.TestCase):
                     sess.run(x)
 
     def test_what_minigraph_does_not_model_is_refused_by_name(self):
-        # A graph with an op type minigraph does not register: refused when it
-        # reaches the server (as TensorFlow refuses an op type its binary lacks),
-        # InvalidArgument naming the op.
+        # A graph holding an op minigraph has no kernel for (Abort, which
+        # would end the server's process) imports, and what does not need it
+        # runs; a step that needs it fails NotFound naming the node and op.
         with tf.Graph().as_default():
-            fft = tf.signal.fft(tf.constant([1 + 2j], tf.complex64))
+            abort = tf.raw_ops.Abort(error_msg="stop", name="stop_everything")
+            two = tf.constant(2.0)
             with v1.Session(self.target) as sess:
-                with self.assertRaisesRegex(tf.errors.InvalidArgumentError,
-                                            "does not register: FFT"):
-                    sess.run(fft)
+                self.assertEqual(sess.run(two), 2.0)
+                with self.assertRaisesRegex(
+                        tf.errors.NotFoundError,
+                        r"no kernel registered for op Abort \(node 'stop_everything'\)"):
+                    sess.run(abort)
+                self.assertEqual(sess.run(two), 2.0)
         with tf.Graph().as_default():
             c = tf.constant(1.0, name="c")
             with v1.Session(self.target) as sess:

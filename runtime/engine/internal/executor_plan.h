@@ -98,12 +98,11 @@ class Plan {
   using Args = Executor::Args;
 
   // See Executor::Create.
-  static absl::StatusOr<std::unique_ptr<Plan>> Build(const Graph* graph,
-                                                     const std::vector<const OpKernel*>& kernels,
-                                                     const std::vector<TensorId>& feeds,
-                                                     const std::vector<TensorId>& fetches,
-                                                     const std::vector<std::string>& targets,
-                                                     bool every_node);
+  static absl::StatusOr<std::unique_ptr<Plan>> Build(
+      const Graph* graph, const std::vector<const OpKernel*>& kernels,
+      const std::vector<TensorId>& feeds, const std::vector<TensorId>& fetches,
+      const std::vector<std::string>& targets, bool every_node,
+      const std::vector<absl::Status>* why_no_kernel);
   // See Executor::Run.
   absl::Status Run(const Args& args, std::vector<Tensor>* fetches) const;
   std::vector<int> PlannedNodes() const;
