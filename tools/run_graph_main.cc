@@ -13,7 +13,9 @@
 // GraphDef (binary, or text in .pbtxt; --checkpoint names its checkpoint) or
 // a SavedModel directory (variables/variables). Without --fetch it checks
 // everything a run needs and lists what is missing: unknown ops with their
-// counts (in the graph and in its functions), what makes the graph invalid,
+// counts (in the graph and in its functions), the ops without a kernel here
+// (with --fetch: those the fetches need, which fail the run before it
+// starts, and those present but unused), what makes the graph invalid,
 // variables the checkpoint lacks or holds with another dtype or shape. With
 // --fetch it restores the variables, feeds each Placeholder the .npy file
 // --input gives (or random values of its declared shape, unknown dimensions
@@ -42,6 +44,7 @@
 #include "core/path.h"
 #include "core/status_macros.h"
 #include "core/tensor_proto.h"
+#include "runtime/engine/kernel_registry.h"
 #include "runtime/graph/function.h"
 #include "runtime/graph/ops/standard_ops.h"
 #include "session/saved_model.h"
@@ -296,33 +299,88 @@ int RunSignature(const std::string& dir, const std::string& signature) {
   return 0;
 }
 
-// 1. Every op known, in the graph and in the functions a run may call (not
-// the cuDNN twins of Keras' recurrent layers, nor gradient functions
-// nothing calls). Prints the unknown ones and returns 1, else 0.
-int CheckOps(const std::string& path, const GraphDef& graph) {
-  std::map<std::string, int> unknown;
-  auto check = [&](const NodeDef& n) {
-    if (!GlobalOpRegistry()->LookUp(n.op()).ok()) ++unknown[n.op()];
-  };
+// The op types of `nodes` and of the library functions they may call (not
+// the cuDNN twins of Keras' recurrent layers, nor gradient functions nothing
+// calls), each with its node count; a call of a library function by its
+// name is not an op.
+std::map<std::string, int> OpsRun(const GraphDef& graph, const std::vector<const NodeDef*>& nodes) {
   std::set<std::string> functions;
   for (const FunctionDef& f : graph.library().function()) functions.insert(f.signature().name());
-  const std::set<std::string> reachable = ReachableFunctions(graph);
-  for (const NodeDef& n : graph.node()) check(n);
+  std::map<std::string, int> ops;
+  for (const NodeDef* n : nodes) {
+    if (!functions.count(n->op())) ++ops[n->op()];
+  }
+  const std::set<std::string> reachable = ReachableFunctions(graph.library(), nodes);
   for (const FunctionDef& f : graph.library().function()) {
     if (!reachable.count(f.signature().name())) continue;
     for (const NodeDef& n : f.node_def()) {
-      if (!functions.count(n.op())) check(n);
+      if (!functions.count(n.op())) ++ops[n.op()];
     }
   }
-  if (unknown.empty()) return 0;
+  return ops;
+}
+
+// "Qr (1 node), Sign (2 nodes)": each op with its node count.
+std::string OpList(const std::map<std::string, int>& ops) {
   std::vector<std::string> list;
-  int nodes = 0;
-  for (const auto& [op, count] : unknown) {
+  for (const auto& [op, count] : ops) {
     list.push_back(absl::StrCat(op, " (", count, count == 1 ? " node)" : " nodes)"));
-    nodes += count;
   }
-  std::printf("%s: %zu ops minigraph does not have, in %d nodes: %s\n", path.c_str(),
-              unknown.size(), nodes, absl::StrJoin(list, ", ").c_str());
+  return absl::StrJoin(list, ", ");
+}
+
+// 1. Every op known, in the graph and in the functions a run may call:
+// prints the unknown ones and returns 1. Then the known ops no kernel here
+// runs: with --fetch, those the fetches need (and the restore: `restore`,
+// "" for none) and those present but unused, returning 1 if any is needed;
+// without, each of them, as what a step that needs one fails on.
+int CheckOps(const std::string& path, const GraphDef& graph,
+             const std::vector<std::string>& fetches, const std::string& restore) {
+  std::vector<const NodeDef*> all;
+  for (const NodeDef& n : graph.node()) all.push_back(&n);
+  std::map<std::string, int> unknown, no_kernel;
+  for (const auto& [op, count] : OpsRun(graph, all)) {
+    if (!GlobalOpRegistry()->LookUp(op).ok()) {
+      unknown[op] = count;
+    } else if (!GlobalKernelRegistry()->HasKernel(op)) {
+      no_kernel[op] = count;
+    }
+  }
+  if (!unknown.empty()) {
+    std::printf("%s: ops neither minigraph nor TensorFlow 2.21 has: %s\n", path.c_str(),
+                OpList(unknown).c_str());
+    return 1;
+  }
+  if (no_kernel.empty()) return 0;
+  if (fetches.empty()) {
+    std::printf("%s: ops without a kernel here: %s; a step that needs one fails naming it, "
+                "every other runs\n",
+                path.c_str(), OpList(no_kernel).c_str());
+    return 0;
+  }
+  // Every Placeholder is fed (from --input, or random values).
+  std::set<std::string> fed;
+  for (const NodeDef& n : graph.node()) {
+    if (n.op() == "Placeholder") fed.insert(n.name());
+  }
+  std::vector<std::string> outputs = fetches;
+  if (!restore.empty()) outputs.push_back(restore);
+  absl::StatusOr<std::vector<const NodeDef*>> needed = NodesNeeded(graph, outputs, fed);
+  if (!needed.ok()) return Fail(needed.status());
+  std::map<std::string, int> needed_ops, unused;
+  for (const auto& [op, count] : OpsRun(graph, *needed)) {
+    if (no_kernel.count(op)) needed_ops[op] = count;
+  }
+  for (const auto& [op, count] : no_kernel) {
+    if (!needed_ops.count(op)) unused[op] = count;
+  }
+  if (!unused.empty()) {
+    std::printf("%s: ops without a kernel here, present but not needed by --fetch: %s\n",
+                path.c_str(), OpList(unused).c_str());
+  }
+  if (needed_ops.empty()) return 0;
+  std::printf("%s: --fetch needs ops without a kernel here: %s\n", path.c_str(),
+              OpList(needed_ops).c_str());
   return 1;
 }
 
@@ -440,7 +498,9 @@ int Run(const std::string& path) {
   }
   absl::StatusOr<GraphFile> file = LoadGraphFile(path);
   if (!file.ok()) return Fail(file.status());
-  if (int code = CheckOps(path, file->graph); code != 0) return code;
+  const std::vector<std::string> fetches = absl::GetFlag(FLAGS_fetch);
+  const std::string restore = file->saver ? file->saver->restore_op_name() : "";
+  if (int code = CheckOps(path, file->graph, fetches, restore); code != 0) return code;
   const std::vector<ExpectedTensor> vars = GraphVariables(file->graph);
   std::string prefix;
   if (int code = CheckCheckpoint(path, *file, vars, &prefix); code != 0) return code;
@@ -451,7 +511,6 @@ int Run(const std::string& path) {
                 "a fetch that depends on one fails, every other runs\n",
                 python.c_str());
   }
-  const std::vector<std::string> fetches = absl::GetFlag(FLAGS_fetch);
   if (fetches.empty()) return 0;
   return RunFetches(file->graph, session.get(), fetches);
 }

@@ -181,8 +181,31 @@ w=$(sed -n '/^w:0: float \[4\]$/{n;p}' "$TEST_TMPDIR/run")
 } >"$TEST_TMPDIR/unknown.pbtxt"
 rc=0
 "$run_graph" "$TEST_TMPDIR/unknown.pbtxt" --checkpoint="$ck" >"$TEST_TMPDIR/run" || rc=$?
-[ "$rc" -eq 1 ] && grep -q "1 ops minigraph does not have, in 2 nodes: Frobnicate (2 nodes)" "$TEST_TMPDIR/run" ||
+[ "$rc" -eq 1 ] && grep -q "ops neither minigraph nor TensorFlow 2.21 has: Frobnicate (2 nodes)" "$TEST_TMPDIR/run" ||
   fail "run_graph with an unknown op: $rc $(cat "$TEST_TMPDIR/run")"
+# Ops of TensorFlow's without a kernel here (Abort, and NcclAllReduce, which
+# only GPUs run): listed; a fetch that needs none runs, one that does is
+# refused before anything runs.
+{ cat "$TEST_TMPDIR/model.pbtxt"
+  echo 'node { name: "stop" op: "Abort" }'
+  echo 'node { name: "all" op: "NcclAllReduce" input: "y" attr { key: "T" value { type: DT_FLOAT } }'
+  echo '  attr { key: "reduction" value { s: "sum" } } attr { key: "num_devices" value { i: 2 } }'
+  echo '  attr { key: "shared_name" value { s: "s" } } }'
+} >"$TEST_TMPDIR/no_kernel.pbtxt"
+"$run_graph" "$TEST_TMPDIR/no_kernel.pbtxt" --checkpoint="$ck" >"$TEST_TMPDIR/run" ||
+  fail "run_graph with ops without kernels: $(cat "$TEST_TMPDIR/run")"
+grep -q "ops without a kernel here: Abort (1 node), NcclAllReduce (1 node); a step that needs one fails naming it" "$TEST_TMPDIR/run" ||
+  fail "run_graph lists ops without kernels: $(cat "$TEST_TMPDIR/run")"
+"$run_graph" "$TEST_TMPDIR/no_kernel.pbtxt" --checkpoint="$ck" --fetch=y:0 --input=x="$TEST_TMPDIR/ones.npy" >"$TEST_TMPDIR/run" ||
+  fail "run_graph --fetch past ops without kernels: $(cat "$TEST_TMPDIR/run")"
+grep -q "present but not needed by --fetch: Abort (1 node), NcclAllReduce (1 node)$" "$TEST_TMPDIR/run" &&
+  grep -q '^y:0: float \[4\]$' "$TEST_TMPDIR/run" ||
+  fail "run_graph --fetch past ops without kernels: $(cat "$TEST_TMPDIR/run")"
+rc=0
+"$run_graph" "$TEST_TMPDIR/no_kernel.pbtxt" --checkpoint="$ck" --fetch=all:0 >"$TEST_TMPDIR/run" || rc=$?
+[ "$rc" -eq 1 ] && grep -q "present but not needed by --fetch: Abort (1 node)$" "$TEST_TMPDIR/run" &&
+  grep -q -- "--fetch needs ops without a kernel here: NcclAllReduce (1 node)$" "$TEST_TMPDIR/run" ||
+  fail "run_graph --fetch needing an op without a kernel: $rc $(cat "$TEST_TMPDIR/run")"
 rc=0
 "$run_graph" "$TEST_TMPDIR/other.pbtxt" --checkpoint="$ck" >"$TEST_TMPDIR/run" || rc=$?
 [ "$rc" -eq 1 ] && grep -qP '^missing\tlr\tfloat \[\]$' "$TEST_TMPDIR/run" ||

@@ -7,6 +7,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 #include "core/status_macros.h"
 #include "runtime/graph/node_def_util.h"
 
@@ -288,12 +289,19 @@ std::string CpuImplementation(const FunctionDefLibrary& library, const std::stri
 }
 
 std::set<std::string> ReachableFunctions(const GraphDef& graph) {
+  std::vector<const NodeDef*> nodes;
+  for (const NodeDef& n : graph.node()) nodes.push_back(&n);
+  return ReachableFunctions(graph.library(), nodes);
+}
+
+std::set<std::string> ReachableFunctions(const FunctionDefLibrary& library,
+                                         const std::vector<const NodeDef*>& nodes) {
   absl::flat_hash_map<std::string, const FunctionDef*> functions;
-  for (const FunctionDef& f : graph.library().function()) functions[f.signature().name()] = &f;
+  for (const FunctionDef& f : library.function()) functions[f.signature().name()] = &f;
   std::set<std::string> reached;
   std::vector<std::string> todo;
   auto reach = [&](const std::string& name) {
-    const std::string chosen = CpuImplementation(graph.library(), name);
+    const std::string chosen = CpuImplementation(library, name);
     if (functions.count(chosen) > 0 && reached.insert(chosen).second) todo.push_back(chosen);
   };
   auto scan = [&](const NodeDef& n) {
@@ -303,13 +311,54 @@ std::set<std::string> ReachableFunctions(const GraphDef& graph) {
       for (const NameAttrList& f : value.list().func()) reach(f.name());
     }
   };
-  for (const NodeDef& n : graph.node()) scan(n);
+  for (const NodeDef* n : nodes) scan(*n);
   while (!todo.empty()) {
     const FunctionDef* f = functions[todo.back()];
     todo.pop_back();
     for (const NodeDef& n : f->node_def()) scan(n);
   }
   return reached;
+}
+
+absl::StatusOr<std::vector<const NodeDef*>> NodesNeeded(const GraphDef& graph,
+                                                        const std::vector<std::string>& outputs,
+                                                        const std::set<std::string>& fed) {
+  absl::flat_hash_map<absl::string_view, int> index;
+  for (int i = 0; i < graph.node_size(); ++i) index[graph.node(i).name()] = i;
+  // The node an input or output names: "^n", "n", "n:1".
+  auto node_of = [](absl::string_view name) {
+    absl::ConsumePrefix(&name, "^");
+    return name.substr(0, name.find(':'));
+  };
+  std::vector<bool> needed(graph.node_size(), false);
+  std::vector<int> todo;
+  for (const std::string& output : outputs) {
+    auto it = index.find(node_of(output));
+    if (it == index.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", output, "' names no node of the graph"));
+    }
+    if (!needed[it->second]) {
+      needed[it->second] = true;
+      todo.push_back(it->second);
+    }
+  }
+  while (!todo.empty()) {
+    const NodeDef& n = graph.node(todo.back());
+    todo.pop_back();
+    if (fed.count(n.name()) > 0) continue;
+    for (const std::string& input : n.input()) {
+      auto it = index.find(node_of(input));
+      if (it == index.end() || needed[it->second]) continue;
+      needed[it->second] = true;
+      todo.push_back(it->second);
+    }
+  }
+  std::vector<const NodeDef*> nodes;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    if (needed[i]) nodes.push_back(&graph.node(i));
+  }
+  return nodes;
 }
 
 }  // namespace minigraph

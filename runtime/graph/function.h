@@ -68,6 +68,18 @@ std::string CpuImplementation(const FunctionDefLibrary& library, const std::stri
 // after CpuImplementation. Functions only another device would run, and
 // gradient functions nothing calls, are not among them.
 std::set<std::string> ReachableFunctions(const GraphDef& graph);
+// The same for a run of only `nodes` (of a graph whose library is `library`).
+std::set<std::string> ReachableFunctions(const FunctionDefLibrary& library,
+                                         const std::vector<const NodeDef*>& nodes);
+
+// The nodes of `graph` that a step computing `outputs` (tensor names,
+// "x:0", or node names, "train_op" or "^train_op") needs: those, and their
+// data and control inputs in turn, stopping at the nodes named in `fed`,
+// in the graph's order. InvalidArgument naming an output that is not a node
+// of the graph.
+absl::StatusOr<std::vector<const NodeDef*>> NodesNeeded(const GraphDef& graph,
+                                                        const std::vector<std::string>& outputs,
+                                                        const std::set<std::string>& fed);
 
 }  // namespace minigraph
 
