@@ -40,7 +40,7 @@
 #include "runtime/cc/ops.h"
 #include "runtime/cc/optimizers.h"
 #include "runtime/cc/variables.h"
-#include "runtime/engine/kernels/standard_kernels.h"
+#include "runtime/engine/kernels/control_flow/recv_stats.h"
 #include "session/distributed/cluster.h"
 #include "session/distributed/grpc_session.h"
 #include "session/distributed/server.h"

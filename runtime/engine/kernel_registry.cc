@@ -49,6 +49,16 @@ bool KernelRegistry::HasKernel(const std::string& op) const {
   return factories_.contains(op);
 }
 
+std::vector<std::string> KernelRegistry::Ops() const {
+  std::vector<std::string> ops;
+  {
+    absl::ReaderMutexLock l(&mu_);
+    for (const auto& [op, factory] : factories_) ops.push_back(op);
+  }
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
 absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(const Node& node) const {
   KernelFactory factory;
   {

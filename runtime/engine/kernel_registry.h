@@ -20,6 +20,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
@@ -42,6 +43,8 @@ class KernelRegistry {
   absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const Node& node) const;
   // Whether a kernel is registered for `op` (for some dtypes at least).
   bool HasKernel(const std::string& op) const;
+  // The ops with a kernel, sorted.
+  std::vector<std::string> Ops() const;
 
  private:
   mutable absl::Mutex mu_;

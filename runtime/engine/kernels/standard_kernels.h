@@ -3,21 +3,19 @@
 // registrar, in standard_kernels.cc, is how a binary says "I run graphs on
 // the CPU". It is one of minigraph's three static initializers; the others
 // register the session kinds (local_session.cc,
-// session/distributed/grpc_session.cc). Each kernel family's registration
-// function is internal (internal/kernel_families.h).
+// session/distributed/grpc_session.cc). Each kernel family is a package of
+// its own (nn/, math/, image/, ...: see BUILD), whose registration functions
+// are internal (internal/kernel_families.h).
 //
 //   deps = ["//runtime/engine/kernels:standard_kernels", ...]
 //
 // A binary that only builds graphs or reads checkpoints does not link them.
 //
-// Thread safety: GetRecvStats may be called from any thread;
-// RegisterStandardKernels, as KernelRegistry::Register, may run while other
-// threads use the registry.
+// Thread safety: RegisterStandardKernels, as KernelRegistry::Register, may
+// run while other threads use the registry.
 
 #ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_STANDARD_KERNELS_H_
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_STANDARD_KERNELS_H_
-
-#include <cstdint>
 
 #include "runtime/engine/kernel_registry.h"
 
@@ -25,14 +23,6 @@ namespace minigraph {
 
 // Registers every kernel minigraph defines into `r`.
 void RegisterStandardKernels(KernelRegistry* r);
-
-// _Recv kernels run in this process so far, and the seconds they took
-// (waiting for the value and moving it), for benchmarks.
-struct RecvStats {
-  int64_t count = 0;
-  double seconds = 0;
-};
-RecvStats GetRecvStats();
 
 }  // namespace minigraph
 

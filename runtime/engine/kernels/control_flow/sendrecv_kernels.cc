@@ -4,8 +4,8 @@
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/engine/kernels/control_flow/recv_stats.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
-#include "runtime/engine/kernels/standard_kernels.h"
 #include "runtime/engine/rendezvous.h"
 
 namespace minigraph {

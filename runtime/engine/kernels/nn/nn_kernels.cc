@@ -836,9 +836,11 @@ void RegisterNnKernels(KernelRegistry* r) {
   r->Register("InTopKV2", TypedFactory<InTopKOp, int32_t, int64_t>());
   r->Register("LRN", MakeFactory<LrnOp>());
   r->Register("LRNGrad", MakeFactory<LrnGradOp>());
-  for (const char* v : {"", "V2", "V3"}) {
-    r->Register(absl::StrCat("FusedBatchNorm", v), MakeFactory<FusedBatchNormOp>());
-    r->Register(absl::StrCat("FusedBatchNormGrad", v), MakeFactory<FusedBatchNormGradOp>());
+  for (const char* op : {"FusedBatchNorm", "FusedBatchNormV2", "FusedBatchNormV3"}) {
+    r->Register(op, MakeFactory<FusedBatchNormOp>());
+  }
+  for (const char* op : {"FusedBatchNormGrad", "FusedBatchNormGradV2", "FusedBatchNormGradV3"}) {
+    r->Register(op, MakeFactory<FusedBatchNormGradOp>());
   }
   r->Register("SparseSoftmaxCrossEntropyWithLogits",
               TypedFactory<SparseSoftmaxXentOp, float, double>());

@@ -631,22 +631,46 @@ class SparseApplyAdagradOp : public OpKernel {
 }  // namespace
 
 void RegisterTrainingKernels(KernelRegistry* r) {
-  for (const char* prefix : {"", "Resource"}) {
-    const std::string p = prefix;
-    r->Register(p + "ApplyGradientDescent", TypedFactory<ApplyGradientDescentOp, float, double>());
-    r->Register(p + "ApplyMomentum", TypedFactory<ApplyMomentumOp, float, double>());
-    r->Register(p + "ApplyAdam", TypedFactory<ApplyAdamOp, float, double>());
-    r->Register(p + "ApplyRMSProp", TypedFactory<ApplyRMSPropOp, float, double>());
-    r->Register(p + "ApplyAdagrad", TypedFactory<ApplyAdagradOp, float, double>());
-    r->Register(p + "ApplyAdadelta", TypedFactory<ApplyAdadeltaOp, float, double>());
-    r->Register(p + "ApplyFtrl", TypedFactory<ApplyFtrlOp, float, double>());
-    r->Register(p + "SparseApplyFtrl", TypedFactory<SparseApplyFtrlOp, float, double>());
-    r->Register(p + "ApplyProximalGradientDescent",
-                TypedFactory<ApplyProximalGradientDescentOp, float, double>());
-    r->Register(p + "ApplyProximalAdagrad", TypedFactory<ApplyProximalAdagradOp, float, double>());
-    r->Register(p + "ApplyCenteredRMSProp", TypedFactory<ApplyCenteredRMSPropOp, float, double>());
-    r->Register(p + "ApplyAdagradDA", TypedFactory<ApplyAdagradDAOp, float, double>());
-    r->Register(p + "SparseApplyAdagrad", TypedFactory<SparseApplyAdagradOp, float, double>());
+  // Each update on a ref variable and on a resource variable: one kernel
+  // class serves both (it reads the variable through its input).
+  for (const char* op : {"ApplyGradientDescent", "ResourceApplyGradientDescent"}) {
+    r->Register(op, TypedFactory<ApplyGradientDescentOp, float, double>());
+  }
+  for (const char* op : {"ApplyMomentum", "ResourceApplyMomentum"}) {
+    r->Register(op, TypedFactory<ApplyMomentumOp, float, double>());
+  }
+  for (const char* op : {"ApplyAdam", "ResourceApplyAdam"}) {
+    r->Register(op, TypedFactory<ApplyAdamOp, float, double>());
+  }
+  for (const char* op : {"ApplyRMSProp", "ResourceApplyRMSProp"}) {
+    r->Register(op, TypedFactory<ApplyRMSPropOp, float, double>());
+  }
+  for (const char* op : {"ApplyAdagrad", "ResourceApplyAdagrad"}) {
+    r->Register(op, TypedFactory<ApplyAdagradOp, float, double>());
+  }
+  for (const char* op : {"ApplyAdadelta", "ResourceApplyAdadelta"}) {
+    r->Register(op, TypedFactory<ApplyAdadeltaOp, float, double>());
+  }
+  for (const char* op : {"ApplyFtrl", "ResourceApplyFtrl"}) {
+    r->Register(op, TypedFactory<ApplyFtrlOp, float, double>());
+  }
+  for (const char* op : {"SparseApplyFtrl", "ResourceSparseApplyFtrl"}) {
+    r->Register(op, TypedFactory<SparseApplyFtrlOp, float, double>());
+  }
+  for (const char* op : {"ApplyProximalGradientDescent", "ResourceApplyProximalGradientDescent"}) {
+    r->Register(op, TypedFactory<ApplyProximalGradientDescentOp, float, double>());
+  }
+  for (const char* op : {"ApplyProximalAdagrad", "ResourceApplyProximalAdagrad"}) {
+    r->Register(op, TypedFactory<ApplyProximalAdagradOp, float, double>());
+  }
+  for (const char* op : {"ApplyCenteredRMSProp", "ResourceApplyCenteredRMSProp"}) {
+    r->Register(op, TypedFactory<ApplyCenteredRMSPropOp, float, double>());
+  }
+  for (const char* op : {"ApplyAdagradDA", "ResourceApplyAdagradDA"}) {
+    r->Register(op, TypedFactory<ApplyAdagradDAOp, float, double>());
+  }
+  for (const char* op : {"SparseApplyAdagrad", "ResourceSparseApplyAdagrad"}) {
+    r->Register(op, TypedFactory<SparseApplyAdagradOp, float, double>());
   }
 }
 
