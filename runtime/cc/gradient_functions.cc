@@ -250,6 +250,41 @@ void RegisterUnaryGradients(GradientRegistry* r) {
     *dx = {s.AddOp("TanhGrad", {{op.output(0)}, {dy[0]}}).output(0)};
     return absl::OkStatus();
   });
+  // TensorFlow's _AbsGrad, _SignGrad (zero), _Expm1Grad, _ErfGrad, _ErfcGrad.
+  r->Register("Abs", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {ops::Mul(s, dy[0], s.AddOp("Sign", {{s.GetInputs(op)[0]}}).output(0))};
+    return absl::OkStatus();
+  });
+  r->Register("Sign", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {s.AddOp("ZerosLike", {{s.GetInputs(op)[0]}}).output(0)};
+    return absl::OkStatus();
+  });
+  r->Register("Expm1", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {ops::Mul(s, dy[0], s.AddOp("Exp", {{s.GetInputs(op)[0]}}).output(0))};
+    return absl::OkStatus();
+  });
+  for (bool erfc : {false, true}) {
+    r->Register(erfc ? "Erfc" : "Erf",
+                [erfc](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                  // d erf(x) = 2 / sqrt(pi) exp(-x^2) dx; erfc's is its negation.
+                  Output x = s.GetInputs(op)[0];
+                  const double two_over_root_pi = 1.1283791670955126;
+                  Output e = s.AddOp("Exp", {{ops::Neg(s, ops::Square(s, x))}}).output(0);
+                  *dx = {ops::Mul(
+                      s, dy[0],
+                      ops::Mul(s, Scalar(s, BaseType(x.dtype()),
+                                         erfc ? -two_over_root_pi : two_over_root_pi),
+                               e))};
+                  return absl::OkStatus();
+                });
+  }
+  // atan2(y, x): dy = x g / (x^2 + y^2), dx = -y g / (x^2 + y^2).
+  r->Register("Atan2", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    return BinaryGrad(s, op, dy, dx, [&](Output y, Output x, Output g) {
+      Output g_over = ops::RealDiv(s, g, ops::Add(s, ops::Square(s, x), ops::Square(s, y)));
+      return std::make_pair(ops::Mul(s, x, g_over), ops::Neg(s, ops::Mul(s, y, g_over)));
+    });
+  });
 }
 
 // Sums of many, matrix products and reductions; shapes, which have none.
@@ -388,6 +423,18 @@ void RegisterActivationGradients(GradientRegistry* r) {
     *dx = {s.AddOp("LeakyReluGrad", {{dy[0]}, {s.GetInputs(op)[0]}},
                    CopyAttrs(s.GetNodeDef(op), {"alpha"}))
                .output(0)};
+    return absl::OkStatus();
+  });
+  r->Register("Selu", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {s.AddOp("SeluGrad", {{dy[0]}, {op.output(0)}}).output(0)};
+    return absl::OkStatus();
+  });
+  r->Register("Softsign", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {s.AddOp("SoftsignGrad", {{dy[0]}, {s.GetInputs(op)[0]}}).output(0)};
+    return absl::OkStatus();
+  });
+  r->Register("L2Loss", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {ops::Mul(s, s.GetInputs(op)[0], dy[0])};
     return absl::OkStatus();
   });
   r->Register("BiasAdd", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {

@@ -43,21 +43,36 @@ BROADCASTS = [((), ()), ((7,), ()), ((7,), (7,)), ((2, 3, 4), (4,)), ((2, 1, 4),
 BAD_BROADCASTS = [((2, 3), (4,)), ((5,), (0,))]
 
 
-def binary(low=None, high=None, grad=True, tol=1.0, nonzero_y=False, same_shape=False):
+def _signed_zero_for_denormals(v):
+    if not v.dtype.kind == "f":
+        return v
+    return np.where(np.abs(v) < np.finfo(v.dtype).tiny, np.copysign(0, v), v).astype(v.dtype)
+
+
+def binary(low=None, high=None, grad=True, tol=1.0, nonzero_y=False, same_shape=False,
+           no_denormals=False):
     """Two inputs of one dtype, broadcast (or of the same shape, as gradient
-    kernels want); shapes that do not broadcast must fail as TensorFlow's."""
+    kernels want); shapes that do not broadcast must fail as TensorFlow's.
+    With no_denormals, the edge values' denormals are zeros of their sign:
+    for ops whose TensorFlow kernel answers a denormal differently by where
+    the element lies (its vectorized body flushes it, its scalar tail may
+    not)."""
+    def values(rng, shape, dt):
+        v = random_values(rng, shape, dt, low=low, high=high)
+        return _signed_zero_for_denormals(v) if no_denormals else v
+
     def gen(dt, rng):
         out = []
         pairs = [(s, s) for s in SHAPES] if same_shape else BROADCASTS
         for sx, sy in pairs + BAD_BROADCASTS:
-            x = random_values(rng, sx, dt, low=low, high=high)
-            y = random_values(rng, sy, dt, low=low, high=high)
+            x = values(rng, sx, dt)
+            y = values(rng, sy, dt)
             if nonzero_y and not (dt.is_floating or dt.is_complex):
                 y = np.where(y == 0, np.ones_like(y), y)
             out.append(Spec(f"x{list(sx)}.y{list(sy)}", [x, y],
                             grad=_grad(dt, 0, 1) if grad else (), tol=tol))
         # Both operands the edge values, every pair of them.
-        e = random_values(rng, (15,), dt, low=low, high=high)
+        e = values(rng, (15,), dt)
         x, y = np.meshgrid(e, e)
         if nonzero_y and not (dt.is_floating or dt.is_complex):
             y = np.where(y == 0, np.ones_like(y), y)
@@ -245,14 +260,20 @@ GENERATORS.update(_ops(["Neg", "Square", "Exp", "Sin", "Cos", "Tanh", "Sigmoid",
                         "Round", "Relu", "Relu6", "Elu", "Softplus", "Identity", "Snapshot",
                         "StopGradient", "ZerosLike", "OnesLike", "Sqrt", "Rsqrt", "Log",
                         "Log1p", "Reciprocal", "PreventGradient"], unary()))
+GENERATORS.update(_ops(["Abs", "Sign", "Expm1", "Erf", "Erfc", "Selu", "Softsign"], unary()))
+GENERATORS["L2Loss"] = (unary(tol=4.0), "T")
 GENERATORS["LogicalNot"] = (fixed(tf.bool, unary()), None)
 GENERATORS["LeakyRelu"] = (both(unary(), unary(attrs={"alpha": 0.05})), "T")
 GENERATORS.update(_ops(["Softmax", "LogSoftmax"], unary(min_rank=1, tol=4.0)))
 GENERATORS.update(_ops(["ReluGrad", "Relu6Grad", "EluGrad", "SoftplusGrad", "SigmoidGrad",
-                        "TanhGrad", "RsqrtGrad", "SqrtGrad", "LeakyReluGrad"],
+                        "TanhGrad", "RsqrtGrad", "SqrtGrad", "LeakyReluGrad", "SeluGrad",
+                        "SoftsignGrad"],
                        binary(same_shape=True, grad=False)))
 GENERATORS.update(_ops(["Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum", "SquaredDifference",
                         "RealDiv", "DivNoNan", "Pow"], binary(tol=2.0)))
+# TensorFlow's Atan2 of denormals: pi/4 for (d, d) in its vectorized body,
+# NaN in its scalar tail; minigraph reads them as zeros everywhere.
+GENERATORS["Atan2"] = (binary(tol=2.0, no_denormals=True), "T")
 GENERATORS.update(_ops(["Div", "FloorDiv", "FloorMod"],
                        both(binary(nonzero_y=True), integer_division_by_zero())))
 GENERATORS.update(_ops(["Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",

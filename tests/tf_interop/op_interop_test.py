@@ -40,8 +40,12 @@ KNOWN_GAPS = {
 }
 
 # Cases where TensorFlow 2.21 is wrong, by op: a substring of the case
-# names, and why. They are run and counted apart, never as agreeing.
+# names (or a tuple of them), and why. They are run and counted apart, never
+# as agreeing.
 TENSORFLOW_BUGS = {
+    "Erf": ((".float64.2.", ".float64.3.", ".float64.5."),
+            "float64 Erf of +inf and -inf is NaN (its kernel's rational approximation divides "
+            "infinities) where it is 1 and -1, which minigraph gives (float32's is right)"),
     "DecodeCompressed": (".truncated", "a ZLIB stream cut short decodes to an empty string, "
                                        "without an error (the 10,000 bytes it held are lost "
                                        "silently); minigraph fails with DataLoss"),
@@ -240,7 +244,8 @@ class OpInterop(unittest.TestCase):
             # Never counted either way: TensorFlow's answer may be garbage
             # that happens to agree.
             bug = TENSORFLOW_BUGS.get(c.op)
-            if bug is not None and bug[0] in c.name:
+            if bug is not None and any(
+                    part in c.name for part in ((bug[0],) if isinstance(bug[0], str) else bug[0])):
                 tf_bugs[c.op] += 1
                 continue
             # (A whole graph's gradient is checked whenever it has one.)

@@ -17,11 +17,13 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterMaxMinKernels(r);
   kernels_internal::RegisterCompareKernels(r);
   kernels_internal::RegisterUnaryKernels(r);
+  kernels_internal::RegisterBinaryMathKernels(r);
   kernels_internal::RegisterMatMulKernels(r);
   kernels_internal::RegisterBatchMatMulKernels(r);
   kernels_internal::RegisterReductionKernels(r);
   kernels_internal::RegisterMaxMinProdKernels(r);
   kernels_internal::RegisterNnKernels(r);
+  kernels_internal::RegisterActivationKernels(r);
   kernels_internal::RegisterConvKernels(r);
   kernels_internal::RegisterPoolingKernels(r);
   kernels_internal::RegisterRandomKernels(r);

@@ -175,13 +175,17 @@ void RegisterElementwiseOps(OpRegistry* r) {
                           .Attr("T: {float, double}")
                           .SetShapeFn(shape_fn::Unchanged));
   }
-  Unary(r, "Neg", kNumeric);
-  Unary(r, "Square", kNumeric);
-  for (const char* op :
-       {"Sqrt", "Exp", "Log", "Sigmoid", "Tanh", "Reciprocal", "Floor", "Rsqrt", "Log1p", "Sin",
-        "Cos"}) {
+  for (const char* op : {"Neg", "Square", "Abs", "Sign"}) Unary(r, op, kNumeric);
+  for (const char* op : {"Sqrt", "Exp", "Expm1", "Log", "Sigmoid", "Tanh", "Reciprocal", "Floor",
+                         "Rsqrt", "Log1p", "Sin", "Cos", "Erf", "Erfc"}) {
     Unary(r, op, kFloat);
   }
+  MG_REGISTER_OP(r, OpDefBuilder("Atan2")
+                        .Input("y: T")
+                        .Input("x: T")
+                        .Output("z: T")
+                        .Attr(kFloat)
+                        .SetShapeFn(shape_fn::BroadcastBinary));
   Unary(r, "Round", kNumeric);
   // Gradient helpers: y and dy in, dx out.
   for (const char* op : {"SigmoidGrad", "TanhGrad", "SqrtGrad", "RsqrtGrad"}) {

@@ -387,6 +387,30 @@ void RegisterMoreActivationOps(OpRegistry* r) {
                         .Attr("alpha: float = 0.2")
                         .Attr("T: {half, bfloat16, float, double} = float")
                         .SetShapeFn(shape_fn::MergeAllInputs));
+  for (const char* op : {"Selu", "Softsign"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Input("features: T")
+                          .Output("activations: T")
+                          .Attr("T: {float, double}")
+                          .SetShapeFn(shape_fn::Unchanged));
+  }
+  MG_REGISTER_OP(r, OpDefBuilder("SeluGrad")
+                        .Input("gradients: T")
+                        .Input("outputs: T")
+                        .Output("backprops: T")
+                        .Attr("T: {float, double}")
+                        .SetShapeFn(shape_fn::MergeAllInputs));
+  MG_REGISTER_OP(r, OpDefBuilder("SoftsignGrad")
+                        .Input("gradients: T")
+                        .Input("features: T")
+                        .Output("backprops: T")
+                        .Attr("T: {float, double}")
+                        .SetShapeFn(shape_fn::MergeAllInputs));
+  MG_REGISTER_OP(r, OpDefBuilder("L2Loss")
+                        .Input("t: T")
+                        .Output("output: T")
+                        .Attr("T: {float, double}")
+                        .SetShapeFn(shape_fn::Scalar));
 }
 
 // The k largest and whether targets are among them; TensorFlow 0.x's batch normalization.

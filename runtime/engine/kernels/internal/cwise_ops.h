@@ -239,6 +239,15 @@ template <typename T>
 struct elu {
   T operator()(const T& x) const { return x < T(0) ? std::expm1(x) : x; }
 };
+// The C library's error functions (a scalar loop: no vectorized form).
+template <typename T>
+struct erf {
+  T operator()(const T& x) const { return std::erf(x); }
+};
+template <typename T>
+struct erfc {
+  T operator()(const T& x) const { return std::erfc(x); }
+};
 template <typename T>
 struct relu6 {
   T operator()(const T& x) const { return x < T(0) ? T(0) : x > T(6) ? T(6) : x; }

@@ -80,6 +80,29 @@ template <typename T>
 using SquareFunctor = std::conditional_t<kWraps<T>, functor::square<T>,
                                          Eigen::internal::scalar_square_op<T>>;
 
+// |x|, wrapping for the most negative integer as TensorFlow's (two's
+// complement) does.
+template <typename T>
+struct AbsFunctor {
+  T operator()(T v) const {
+    if constexpr (kWraps<T>) {
+      return v < T(0) ? WrapNeg(v) : v;
+    } else {
+      return std::abs(v);
+    }
+  }
+};
+
+// erf and erfc: Eigen's vectorized rational approximation for float (what
+// TensorFlow's float kernels compute), the C library's for double (Eigen's
+// packet path clamps its input, which makes erf(NaN) 1; TensorFlow's is NaN).
+template <typename T>
+using ErfFunctor = std::conditional_t<std::is_same_v<T, float>,
+                                      Eigen::internal::scalar_erf_op<T>, functor::erf<T>>;
+template <typename T>
+using ErfcFunctor = std::conditional_t<std::is_same_v<T, float>,
+                                       Eigen::internal::scalar_erfc_op<T>, functor::erfc<T>>;
+
 bool IsFiniteValue(double v) { return std::isfinite(v); }
 bool IsNanValue(double v) { return std::isnan(v); }
 bool IsInfValue(double v) { return std::isinf(v); }
@@ -104,6 +127,13 @@ void RegisterUnaryKernels(KernelRegistry* r) {
     if (dt == DT_DOUBLE) return TypedFactory<UnaryKernelFor<functor::log>::Op, double>()(c);
     return TypedFactory<UnaryKernelFor<scalar_log_op>::Op, float>()(c);
   });
+  r->Register("Abs",
+              TypedFactory<UnaryKernelFor<AbsFunctor>::Op, float, double, int32_t, int64_t>());
+  r->Register("Sign",
+              TypedFactory<UnaryKernelFor<scalar_sign_op>::Op, float, double, int32_t, int64_t>());
+  r->Register("Expm1", TypedFactory<UnaryKernelFor<scalar_expm1_op>::Op, float, double>());
+  r->Register("Erf", TypedFactory<UnaryKernelFor<ErfFunctor>::Op, float, double>());
+  r->Register("Erfc", TypedFactory<UnaryKernelFor<ErfcFunctor>::Op, float, double>());
   r->Register("Sigmoid", TypedFactory<UnaryKernelFor<scalar_logistic_op>::Op, float, double>());
   r->Register("Tanh", TypedFactory<UnaryKernelFor<scalar_tanh_op>::Op, float, double>());
   r->Register("Sin", TypedFactory<UnaryKernelFor<scalar_sin_op>::Op, float, double>());
