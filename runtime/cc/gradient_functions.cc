@@ -458,6 +458,19 @@ void RegisterConvolutionGradients(GradientRegistry* r) {
                .output(0)};
     return absl::OkStatus();
   });
+  // TensorFlow's _DepthwiseConv2dNativeGrad and its gradients' gradients.
+  r->Register("DepthwiseConv2dNative",
+              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                const Grads in = s.GetInputs(op);
+                const auto attrs = WindowAttrs(s.GetNodeDef(op));
+                *dx = {s.AddOp("DepthwiseConv2dNativeBackpropInput",
+                               {{ops::Shape(s, in[0])}, {in[1]}, {dy[0]}}, attrs)
+                           .output(0),
+                       s.AddOp("DepthwiseConv2dNativeBackpropFilter",
+                               {{in[0]}, {ops::Shape(s, in[1])}, {dy[0]}}, attrs)
+                           .output(0)};
+                return absl::OkStatus();
+              });
   r->Register("Conv2DBackpropInput",
               [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
                 const Grads in = s.GetInputs(op);

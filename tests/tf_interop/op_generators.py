@@ -838,6 +838,63 @@ def conv2d_backprop(which):
     return gen
 
 
+DEPTHWISE_CASES = [
+    # input, filter [rows, cols, depth, multiplier], strides, padding, dilations
+    ((1, 5, 5, 2), (3, 3, 2, 1), (1, 1, 1, 1), "SAME", (1, 1, 1, 1)),
+    ((2, 7, 6, 3), (3, 2, 3, 2), (1, 2, 2, 1), "VALID", (1, 1, 1, 1)),
+    ((2, 8, 8, 4), (3, 3, 4, 1), (1, 2, 1, 1), "SAME", (1, 1, 1, 1)),
+    ((1, 9, 9, 2), (3, 3, 2, 3), (1, 1, 1, 1), "VALID", (1, 2, 2, 1)),
+    ((1, 9, 8, 3), (5, 5, 3, 1), (1, 2, 2, 1), "SAME", (1, 1, 1, 1)),
+    ((3, 4, 4, 5), (1, 1, 5, 2), (1, 1, 1, 1), "SAME", (1, 1, 1, 1)),
+    ((0, 4, 4, 2), (3, 3, 2, 1), (1, 1, 1, 1), "SAME", (1, 1, 1, 1)),
+]
+
+
+def depthwise_conv2d(dt, rng):
+    """DepthwiseConv2dNative: multipliers of 1 (MobileNet's, EfficientNet's)
+    and more, strides, dilations, both paddings, an empty batch; bad depths
+    and ranks."""
+    out = []
+    for xs, fs, strides, padding, dil in DEPTHWISE_CASES:
+        out.append(Spec(f"{xs}.{fs}.{strides}.{padding}.{dil}",
+                        [_f(rng, xs, dt), _f(rng, fs, dt)],
+                        {"strides": list(strides), "padding": padding, "dilations": list(dil)},
+                        grad=_grad(dt, 0, 1), tol=20.0))
+    attrs = {"strides": [1, 1, 1, 1], "padding": "SAME"}
+    out.append(Spec("depth_mismatch", [_f(rng, (1, 4, 4, 2), dt), _f(rng, (3, 3, 3, 1), dt)],
+                    attrs))
+    out.append(Spec("rank3_input", [_f(rng, (4, 4, 2), dt), _f(rng, (3, 3, 2, 1), dt)], attrs))
+    out.append(Spec("filter_too_big", [_f(rng, (1, 2, 2, 2), dt), _f(rng, (3, 3, 2, 1), dt)],
+                    {"strides": [1, 1, 1, 1], "padding": "VALID"}))
+    return out
+
+
+def depthwise_conv2d_backprop(which):
+    def gen(dt, rng):
+        out = []
+        for xs, fs, strides, padding, dil in DEPTHWISE_CASES:
+            with tf.Graph().as_default():
+                y = tf.raw_ops.DepthwiseConv2dNative(
+                    input=np.zeros(xs, np.float32), filter=np.zeros(fs, np.float32),
+                    strides=list(strides), padding=padding, dilations=list(dil))
+                ys = y.shape.as_list()
+            dy = _f(rng, ys, dt)
+            attrs = {"strides": list(strides), "padding": padding, "dilations": list(dil)}
+            if which == "input":
+                inputs = [_i32(xs), _f(rng, fs, dt), dy]
+            else:
+                inputs = [_f(rng, xs, dt), _i32(fs), dy]
+            out.append(Spec(f"{xs}.{fs}.{strides}.{padding}.{dil}", inputs, attrs, tol=20.0))
+        # out_backprop of the wrong shape.
+        xs, fs = (1, 5, 5, 2), (3, 3, 2, 1)
+        bad = _f(rng, (1, 4, 5, 2), dt)
+        inputs = ([_i32(xs), _f(rng, fs, dt), bad] if which == "input"
+                  else [_f(rng, xs, dt), _i32(fs), bad])
+        out.append(Spec("bad_out_backprop", inputs, {"strides": [1, 1, 1, 1], "padding": "SAME"}))
+        return out
+    return gen
+
+
 def pool(kind):
     def gen(dt, rng):
         out = []
@@ -1007,6 +1064,9 @@ GENERATORS["PlaceholderWithDefault"] = (placeholder_with_default, "dtype")
 GENERATORS["Conv2D"] = (conv2d, "T")
 GENERATORS["Conv2DBackpropInput"] = (conv2d_backprop("input"), "T")
 GENERATORS["Conv2DBackpropFilter"] = (conv2d_backprop("filter"), "T")
+GENERATORS["DepthwiseConv2dNative"] = (depthwise_conv2d, "T")
+GENERATORS["DepthwiseConv2dNativeBackpropInput"] = (depthwise_conv2d_backprop("input"), "T")
+GENERATORS["DepthwiseConv2dNativeBackpropFilter"] = (depthwise_conv2d_backprop("filter"), "T")
 GENERATORS.update({k: (pool(k), "T") for k in ("MaxPool", "AvgPool", "MaxPoolGrad",
                                                 "AvgPoolGrad")})
 GENERATORS["LRN"] = (lrn, "T")

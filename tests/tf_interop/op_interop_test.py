@@ -42,7 +42,25 @@ KNOWN_GAPS = {
 # Cases where TensorFlow 2.21 is wrong, by op: a substring of the case
 # names (or a tuple of them), and why. They are run and counted apart, never
 # as agreeing.
+_UNEQUAL_STRIDES = ("its graph-mode CPU kernel refuses a depthwise convolution whose row "
+                    "and column strides differ (InvalidArgument), which its eager (oneDNN) "
+                    "kernel and minigraph compute")
+_DILATED_GRADIENTS = ("; its CPU kernels refuse the gradients of a dilated depthwise "
+                      "convolution, whose forward they compute (graph mode: InvalidArgument; "
+                      "eager: Aborted, oneDNN 'could not create a primitive descriptor'), "
+                      "which minigraph computes")
 TENSORFLOW_BUGS = {
+    "DepthwiseConv2dNative": ((".(1, 2, 1, 1).SAME", ".(0, 4, 4, 2)."),
+                              _UNEQUAL_STRIDES + "; and for an empty batch the gradient of the "
+                              "filter is uninitialized memory (as DepthwiseConv2dNativeBackprop"
+                              "Filter's below)"),
+    "DepthwiseConv2dNativeBackpropInput": (
+        (".(1, 2, 1, 1).SAME", ".VALID.(1, 2, 2, 1)"), _UNEQUAL_STRIDES + _DILATED_GRADIENTS),
+    "DepthwiseConv2dNativeBackpropFilter": (
+        (".(1, 2, 1, 1).SAME", ".VALID.(1, 2, 2, 1)", ".(0, 4, 4, 2)."),
+        _UNEQUAL_STRIDES + _DILATED_GRADIENTS + "; and for an empty batch the filter gradient "
+        "is uninitialized memory (values like 2.7e36) where it is zeros, which minigraph "
+        "returns"),
     "Erf": ((".float64.2.", ".float64.3.", ".float64.5."),
             "float64 Erf of +inf and -inf is NaN (its kernel's rational approximation divides "
             "infinities) where it is 1 and -1, which minigraph gives (float32's is right)"),

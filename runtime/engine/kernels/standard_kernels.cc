@@ -25,6 +25,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterNnKernels(r);
   kernels_internal::RegisterActivationKernels(r);
   kernels_internal::RegisterConvKernels(r);
+  kernels_internal::RegisterDepthwiseConvKernels(r);
   kernels_internal::RegisterPoolingKernels(r);
   kernels_internal::RegisterRandomKernels(r);
   kernels_internal::RegisterStatelessRandomKernels(r);

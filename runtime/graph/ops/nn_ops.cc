@@ -94,6 +94,20 @@ absl::Status Conv2DShape(InferenceContext* c) {
   return WindowedShape(c, input, filter.dim(0), filter.dim(1), filter.dim(3), /*pool=*/false);
 }
 
+// DepthwiseConv2dNative: filter [rows, cols, depth, multiplier], output
+// depth depth * multiplier.
+absl::Status DepthwiseConv2dShape(InferenceContext* c) {
+  MG_ASSIGN_OR_RETURN(PartialShape input, c->WithRank(0, 4));
+  MG_ASSIGN_OR_RETURN(PartialShape filter, c->WithRank(1, 4));
+  if (input.dim(3) >= 0 && filter.dim(2) >= 0 && input.dim(3) != filter.dim(2)) {
+    return c->Error(absl::StrCat("input and filter must have the same depth: ", input.dim(3),
+                                 " vs ", filter.dim(2)));
+  }
+  const int64_t depth = input.dim(3) >= 0 ? input.dim(3) : filter.dim(2);
+  const int64_t out_depth = depth >= 0 && filter.dim(3) >= 0 ? depth * filter.dim(3) : -1;
+  return WindowedShape(c, input, filter.dim(0), filter.dim(1), out_depth, /*pool=*/false);
+}
+
 absl::Status PoolShape(InferenceContext* c) {
   MG_ASSIGN_OR_RETURN(PartialShape input, c->WithRank(0, 4));
   return WindowedShape(c, input, -1, -1, input.dim(3), /*pool=*/true);
@@ -305,6 +319,28 @@ void RegisterConvolutionOps(OpRegistry* r) {
       r, ConvDef("Conv2DBackpropFilter", {"input: T", "filter_sizes: int32", "out_backprop: T"},
                  "T: {half, bfloat16, float, double}")
              .SetShapeFn([](InferenceContext* c) { return ShapeFromInput(c, 1); }));
+  // The depthwise convolution and its gradients: ConvDef's attrs but
+  // use_cudnn_on_gpu.
+  const auto depthwise = [](const char* name, std::initializer_list<const char*> inputs) {
+    OpDefBuilder b(name);
+    for (const char* in : inputs) b.Input(in);
+    b.Output("output: T")
+        .Attr("T: {half, bfloat16, float, double}")
+        .Attr("strides: list(int)")
+        .Attr(kConvPadding)
+        .Attr("explicit_paddings: list(int) = []")
+        .Attr("data_format: {\"NHWC\", \"NCHW\"} = \"NHWC\"")
+        .Attr("dilations: list(int) = [1, 1, 1, 1]");
+    return b;
+  };
+  MG_REGISTER_OP(r, depthwise("DepthwiseConv2dNative", {"input: T", "filter: T"})
+                        .SetShapeFn(DepthwiseConv2dShape));
+  MG_REGISTER_OP(r, depthwise("DepthwiseConv2dNativeBackpropInput",
+                              {"input_sizes: int32", "filter: T", "out_backprop: T"})
+                        .SetShapeFn([](InferenceContext* c) { return ShapeFromInput(c, 0); }));
+  MG_REGISTER_OP(r, depthwise("DepthwiseConv2dNativeBackpropFilter",
+                              {"input: T", "filter_sizes: int32", "out_backprop: T"})
+                        .SetShapeFn([](InferenceContext* c) { return ShapeFromInput(c, 1); }));
   MG_REGISTER_OP(r, OpDefBuilder("MaxPool")
                         .Input("input: T")
                         .Output("output: T")

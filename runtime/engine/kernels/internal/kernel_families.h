@@ -30,6 +30,7 @@ void RegisterMaxMinProdKernels(KernelRegistry* r);
 void RegisterNnKernels(KernelRegistry* r);
 void RegisterActivationKernels(KernelRegistry* r);
 void RegisterConvKernels(KernelRegistry* r);
+void RegisterDepthwiseConvKernels(KernelRegistry* r);
 void RegisterPoolingKernels(KernelRegistry* r);
 void RegisterRandomKernels(KernelRegistry* r);
 void RegisterStatelessRandomKernels(KernelRegistry* r);
