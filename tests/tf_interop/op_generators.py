@@ -847,6 +847,10 @@ DEPTHWISE_CASES = [
     ((1, 9, 8, 3), (5, 5, 3, 1), (1, 2, 2, 1), "SAME", (1, 1, 1, 1)),
     ((3, 4, 4, 5), (1, 1, 5, 2), (1, 1, 1, 1), "SAME", (1, 1, 1, 1)),
     ((0, 4, 4, 2), (3, 3, 2, 1), (1, 1, 1, 1), "SAME", (1, 1, 1, 1)),
+    # Whole blocks of channels (minigraph's register-blocked loops) with
+    # edge columns, as MobileNet's layers have them.
+    ((2, 9, 10, 32), (3, 3, 32, 1), (1, 1, 1, 1), "SAME", (1, 1, 1, 1)),
+    ((1, 8, 11, 48), (3, 3, 48, 1), (1, 2, 2, 1), "SAME", (1, 1, 1, 1)),
 ]
 
 

@@ -115,6 +115,184 @@ inline void MultiplyAdd(const T* __restrict in, const T* __restrict f, T* __rest
   }
 }
 
+// Channels summed at once in registers: a 64-byte block.
+template <typename T>
+constexpr int64_t kChannelBlock = 64 / sizeof(T);
+
+// One output position of a multiplier-1 convolution, every channel: the
+// taps' products summed a block of channels at a time.
+template <typename T>
+void ForwardPosition(const DepthwiseGeometry& g, const T* x, const T* f, T* yc, int64_t n,
+                     int64_t r, int64_t c) {
+  constexpr int64_t kB = kChannelBlock<T>;
+  const int64_t d = g.depth;
+  for (int64_t c0 = 0; c0 < d; c0 += kB) {
+    const int64_t len = std::min(kB, d - c0);
+    T acc[kB] = {};
+    for (int64_t kr = 0; kr < g.k_rows; ++kr) {
+      const int64_t ir = g.InRow(r, kr);
+      if (ir < 0 || ir >= g.in_rows) continue;
+      for (int64_t kc = 0; kc < g.k_cols; ++kc) {
+        const int64_t ic = g.InCol(c, kc);
+        if (ic < 0 || ic >= g.in_cols) continue;
+        const T* xp = x + ((n * g.in_rows + ir) * g.in_cols + ic) * d + c0;
+        const T* fp = f + (kr * g.k_cols + kc) * d + c0;
+        if (len == kB) {
+#pragma omp simd
+          for (int64_t j = 0; j < kB; ++j) acc[j] += xp[j] * fp[j];
+        } else {
+          for (int64_t j = 0; j < len; ++j) acc[j] += xp[j] * fp[j];
+        }
+      }
+    }
+    std::copy(acc, acc + len, yc + c0);
+  }
+}
+
+// Output row `row` (image and row) of a multiplier-1 convolution. The
+// columns whose every tap lies inside the input go kW at a time, a block of
+// channels at a time: each tap's filter block is loaded once for kW
+// positions, and the kW sums stay in registers. The other columns one
+// position at a time.
+template <typename T>
+void ForwardRow(const DepthwiseGeometry& g, const T* x, const T* f, T* y, int64_t row) {
+  constexpr int64_t kB = kChannelBlock<T>;
+  constexpr int64_t kW = 4;
+  const int64_t n = row / g.out_rows, r = row % g.out_rows, d = g.depth;
+  T* yr = y + row * g.out_cols * d;
+  // [begin, end): the interior columns, a multiple of kW of them.
+  const int64_t span = (g.k_cols - 1) * g.dil_cols;
+  int64_t begin = 0;
+  while (begin < g.out_cols && g.InCol(begin, 0) < 0) ++begin;
+  int64_t end = begin;
+  while (end < g.out_cols && g.InCol(end, 0) + span < g.in_cols) ++end;
+  end = begin + (end - begin) / kW * kW;
+  if (d % kB != 0 || g.k_rows > 64) begin = end = 0;
+  int64_t valid_rows[64], row_count = 0;  // the filter rows inside the input
+  for (int64_t kr = 0; kr < g.k_rows && kr < 64; ++kr) {
+    const int64_t ir = g.InRow(r, kr);
+    if (ir >= 0 && ir < g.in_rows) valid_rows[row_count++] = kr;
+  }
+  for (int64_t c = begin; c < end; c += kW) {
+    for (int64_t c0 = 0; c0 < d; c0 += kB) {
+      T acc[kW][kB] = {};
+      for (int64_t i = 0; i < row_count; ++i) {
+        const int64_t kr = valid_rows[i];
+        const T* xr = x + ((n * g.in_rows + g.InRow(r, kr)) * g.in_cols) * d + c0;
+        for (int64_t kc = 0; kc < g.k_cols; ++kc) {
+          const T* fp = f + (kr * g.k_cols + kc) * d + c0;
+          for (int64_t w = 0; w < kW; ++w) {
+            const T* xp = xr + g.InCol(c + w, kc) * d;
+#pragma omp simd
+            for (int64_t j = 0; j < kB; ++j) acc[w][j] += xp[j] * fp[j];
+          }
+        }
+      }
+      for (int64_t w = 0; w < kW; ++w) std::copy(acc[w], acc[w] + kB, yr + (c + w) * d + c0);
+    }
+  }
+  for (int64_t c = 0; c < g.out_cols; ++c) {
+    if (c == begin && end > begin) c = end;
+    if (c >= g.out_cols) break;
+    ForwardPosition(g, x, f, yr + c * d, n, r, c);
+  }
+}
+
+// Input row `row` (image and row) of the input gradient of a multiplier-1,
+// stride-1 convolution: a correlation of dy with the filter turned round,
+// done as ForwardRow does (kW interior positions at a time, the sums in
+// registers); the edge positions one at a time.
+template <typename T>
+void BackpropInputRow(const DepthwiseGeometry& g, const T* dy, const T* f, T* dx, int64_t row) {
+  constexpr int64_t kB = kChannelBlock<T>;
+  constexpr int64_t kW = 4;
+  const int64_t n = row / g.in_rows, ir = row % g.in_rows, d = g.depth;
+  T* dxr = dx + row * g.in_cols * d;
+  // The output position filter tap (kr, kc) of input (ir, ic) comes from.
+  auto out_row = [&](int64_t kr) { return ir + g.pad_rows - kr * g.dil_rows; };
+  auto out_col = [&](int64_t ic, int64_t kc) { return ic + g.pad_cols - kc * g.dil_cols; };
+  int64_t valid_rows[64], row_count = 0;
+  for (int64_t kr = 0; kr < g.k_rows && kr < 64; ++kr) {
+    const int64_t r = out_row(kr);
+    if (r >= 0 && r < g.out_rows) valid_rows[row_count++] = kr;
+  }
+  // [begin, end): the input columns every filter column maps into dy.
+  int64_t begin = 0;
+  while (begin < g.in_cols && out_col(begin, g.k_cols - 1) < 0) ++begin;
+  int64_t end = begin;
+  while (end < g.in_cols && out_col(end, 0) < g.out_cols) ++end;
+  end = begin + (end - begin) / kW * kW;
+  if (d % kB != 0 || g.k_rows > 64) begin = end = 0;
+  for (int64_t ic = begin; ic < end; ic += kW) {
+    for (int64_t c0 = 0; c0 < d; c0 += kB) {
+      T acc[kW][kB] = {};
+      for (int64_t i = 0; i < row_count; ++i) {
+        const int64_t kr = valid_rows[i];
+        const T* gr = dy + ((n * g.out_rows + out_row(kr)) * g.out_cols) * d + c0;
+        for (int64_t kc = 0; kc < g.k_cols; ++kc) {
+          const T* fp = f + (kr * g.k_cols + kc) * d + c0;
+          for (int64_t w = 0; w < kW; ++w) {
+            const T* gp = gr + out_col(ic + w, kc) * d;
+#pragma omp simd
+            for (int64_t j = 0; j < kB; ++j) acc[w][j] += gp[j] * fp[j];
+          }
+        }
+      }
+      for (int64_t w = 0; w < kW; ++w) std::copy(acc[w], acc[w] + kB, dxr + (ic + w) * d + c0);
+    }
+  }
+  for (int64_t ic = 0; ic < g.in_cols; ++ic) {
+    if (ic == begin && end > begin) ic = end;
+    if (ic >= g.in_cols) break;
+    T* out = dxr + ic * d;
+    std::fill(out, out + d, T(0));
+    for (int64_t i = 0; i < row_count; ++i) {
+      const int64_t kr = valid_rows[i];
+      for (int64_t kc = 0; kc < g.k_cols; ++kc) {
+        const int64_t oc = out_col(ic, kc);
+        if (oc < 0 || oc >= g.out_cols) continue;
+        const T* gp = dy + ((n * g.out_rows + out_row(kr)) * g.out_cols + oc) * d;
+        const T* fp = f + (kr * g.k_cols + kc) * d;
+#pragma omp simd
+        for (int64_t j = 0; j < d; ++j) out[j] += gp[j] * fp[j];
+      }
+    }
+  }
+}
+
+// Adds output row `row`'s part of a multiplier-1 filter gradient (depth a
+// whole number of channel blocks) to `df`: per tap and block of channels,
+// the products along the row summed in registers, then added once.
+template <typename T>
+void BackpropFilterRow(const DepthwiseGeometry& g, const T* x, const T* dy, T* df, int64_t row) {
+  constexpr int64_t kB = kChannelBlock<T>;
+  const int64_t n = row / g.out_rows, r = row % g.out_rows, d = g.depth;
+  const T* gyr = dy + row * g.out_cols * d;
+  for (int64_t kr = 0; kr < g.k_rows; ++kr) {
+    const int64_t ir = g.InRow(r, kr);
+    if (ir < 0 || ir >= g.in_rows) continue;
+    const T* xr = x + (n * g.in_rows + ir) * g.in_cols * d;
+    for (int64_t kc = 0; kc < g.k_cols; ++kc) {
+      // The output columns whose tap kc lies inside the input.
+      int64_t begin = 0, end = g.out_cols;
+      while (begin < end && g.InCol(begin, kc) < 0) ++begin;
+      while (end > begin && g.InCol(end - 1, kc) >= g.in_cols) --end;
+      T* dft = df + (kr * g.k_cols + kc) * d;
+      for (int64_t c0 = 0; c0 < d; c0 += kB) {
+        T acc[kB] = {};
+        for (int64_t c = begin; c < end; ++c) {
+          const T* xp = xr + g.InCol(c, kc) * d + c0;
+          const T* gp = gyr + c * d + c0;
+#pragma omp simd
+          for (int64_t j = 0; j < kB; ++j) acc[j] += xp[j] * gp[j];
+        }
+#pragma omp simd
+        for (int64_t j = 0; j < kB; ++j) dft[c0 + j] += acc[j];
+      }
+    }
+  }
+}
+
 template <typename T>
 class DepthwiseBase : public OpKernel {
  public:
@@ -146,6 +324,13 @@ class DepthwiseConv2dNativeOp : public DepthwiseBase<T> {
     T* y = out->data<T>();
     const int64_t od = g.out_depth();
     const double row_cost = static_cast<double>(g.out_cols * g.k_rows * g.k_cols * od);
+    if (g.mult == 1) {
+      ctx->ParallelFor(g.batch * g.out_rows, row_cost * sizeof(T), g.out_cols * od * sizeof(T),
+                       row_cost, [&](int64_t begin, int64_t end) {
+                         for (int64_t row = begin; row < end; ++row) ForwardRow(g, x, f, y, row);
+                       });
+      return absl::OkStatus();
+    }
     ctx->ParallelFor(g.batch * g.out_rows, row_cost * sizeof(T), g.out_cols * od * sizeof(T),
                      row_cost, [&](int64_t begin, int64_t end) {
                        for (int64_t row = begin; row < end; ++row) {
@@ -193,6 +378,15 @@ class DepthwiseConv2dNativeBackpropInputOp : public DepthwiseBase<T> {
     T* dx = out->data<T>();
     const int64_t od = g.out_depth();
     const double row_cost = static_cast<double>(g.in_cols * g.k_rows * g.k_cols * od);
+    if (g.mult == 1 && g.stride_rows == 1 && g.stride_cols == 1) {
+      ctx->ParallelFor(g.batch * g.in_rows, row_cost * sizeof(T), g.in_cols * od * sizeof(T),
+                       row_cost, [&](int64_t begin, int64_t end) {
+                         for (int64_t row = begin; row < end; ++row) {
+                           BackpropInputRow(g, gy, f, dx, row);
+                         }
+                       });
+      return absl::OkStatus();
+    }
     ctx->ParallelFor(
         g.batch * g.in_rows, row_cost * sizeof(T), g.in_cols * g.depth * sizeof(T), row_cost,
         [&](int64_t begin, int64_t end) {
@@ -273,6 +467,13 @@ class DepthwiseConv2dNativeBackpropFilterOp : public DepthwiseBase<T> {
                        for (int64_t b = begin; b < end; ++b) {
                          T* acc = b == 0 ? df : partials.data<T>() + (b - 1) * size;
                          if (b > 0) std::fill(acc, acc + size, T(0));
+                         if (g.mult == 1 && g.depth % kChannelBlock<T> == 0) {
+                           for (int64_t row = rows * b / blocks; row < rows * (b + 1) / blocks;
+                                ++row) {
+                             BackpropFilterRow(g, x, gy, acc, row);
+                           }
+                           continue;
+                         }
                          for (int64_t row = rows * b / blocks; row < rows * (b + 1) / blocks;
                               ++row) {
                            const int64_t n = row / g.out_rows, r = row % g.out_rows;

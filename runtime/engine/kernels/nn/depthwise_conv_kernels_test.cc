@@ -96,6 +96,12 @@ TEST(DepthwiseConvKernelsTest, ForwardAndGradientsMatchDirectLoops) {
       {TensorShape({1, 8, 8, 5}), TensorShape({5, 5, 5, 1}), "SAME", 2, 1},
       {TensorShape({3, 5, 7, 2}), TensorShape({2, 3, 2, 1}), "EXPLICIT", 1, 1, {1, 2, 0, 3}},
       {TensorShape({2, 4, 4, 6}), TensorShape({1, 1, 6, 1}), "VALID", 1, 1},
+      // Channels in whole blocks: the register-blocked paths, with their
+      // edge columns.
+      {TensorShape({2, 9, 11, 32}), TensorShape({3, 3, 32, 1}), "SAME", 1, 1},
+      {TensorShape({1, 10, 13, 16}), TensorShape({3, 3, 16, 1}), "SAME", 1, 2},
+      {TensorShape({1, 8, 14, 16}), TensorShape({5, 3, 16, 1}), "VALID", 1, 1},
+      {TensorShape({1, 8, 9, 24}), TensorShape({3, 3, 24, 1}), "SAME", 1, 1},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.input.DebugString() + " " + c.filter.DebugString() + " " + c.padding);
