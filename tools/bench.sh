@@ -15,7 +15,8 @@
 # torch_overhead.py); without that directory only minigraph's own figures
 # are taken. TensorFlow 2.21 (the virtualenv of `tools/setup.sh tf`) is
 # measured by tools/tf_bench.py on the same checkpoints, MLP, one-op graph,
-# cluster and tf.data pipelines as minigraph, each beside minigraph's run. The MLP and its hand-fused peer run in alternating rounds, so a
+# cluster, tf.data pipelines and single kernels as minigraph, each beside
+# minigraph's run. The MLP and its hand-fused peer run in alternating rounds, so a
 # drift of the machine's speed affects both sides of the ratio alike.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -157,6 +158,22 @@ if [ "$tf" = 1 ]; then
   for f in loss:0 train; do
     "$bin/tools/graph_bench" --graph="$tmp/loops/rnn.meta" --init=init --fetch="$f" --runs=50 \
       --reps="$reps" 2>/dev/null | tail -n 1 >> "$out/loops.jsonl"
+  done
+  # Single ops at models' shapes (a MobileNetV2 depthwise layer, l2_loss),
+  # forward and backward, at 1 and 2 threads, against TensorFlow's runs of
+  # the same graphs.
+  echo "bench: kernels at models' shapes"
+  "$tf_py" tools/tf_bench.py kernels --export="$tmp/kernels" --reps="$reps" 2>/dev/null |
+    tail -n 1 > "$out/tf_kernels.json"
+  for g in "$tmp"/kernels/*.meta; do
+    for f in forward backward; do
+      for t in 1 2; do
+        result=$("$bin/tools/graph_bench" --graph="$g" --init=init --fetch="$f" --runs=20 \
+          --reps="$reps" --intra_op_threads="$t" 2>/dev/null | tail -n 1)
+        echo "{\"key\": \"$(basename "$g" .meta)/$f/$t\", \"result\": $result}" \
+          >> "$out/kernels.jsonl"
+      done
+    done
   done
   for g in "$tmp"/data/*.meta; do
     "$bin/tools/graph_bench" --graph="$g" --reps="$reps" --intra_op_threads=1 2>/dev/null |

@@ -25,6 +25,8 @@ Raw inputs (each optional; a missing one is reported as not measured):
   data_two_processes.jsonl  two graph_bench runs of the sequential map at once
   tf_loops.json      tools/tf_bench.py loops (a while loop's forward and gradient runs/s)
   loops.jsonl        graph_bench on its graph: loss:0, then train
+  tf_kernels.json    tools/tf_bench.py kernels (runs/s per "NAME/forward|backward/THREADS")
+  kernels.jsonl      graph_bench on those graphs: {"key": ..., "result": graph_bench's line}
 """
 import glob
 import json
@@ -290,6 +292,20 @@ def main():
             supporting.append(("while loop: backward time / forward time, TensorFlow",
                                tf_back * tf_loops["forward_runs_per_s"]))
 
+    # Single ops at models' shapes against TensorFlow's runs of the same
+    # graphs, forward and backward, at 1 and 2 threads.
+    kernel_rows = load_json_lines(p("kernels.jsonl"))
+    tf_kernels = load_json_lines(p("tf_kernels.json"))
+    tf_kernels = tf_kernels[-1].get("runs_per_s", {}) if tf_kernels else {}
+    kernels = {row["key"]: row["result"]["runs_per_s"] for row in kernel_rows}
+    for key in sorted(kernels):
+        name, fetch, threads = key.split("/")
+        ours, theirs = kernels[key], tf_kernels.get(key)
+        goal("%s %s, %s thread%s, vs TensorFlow" % (name, fetch, threads,
+                                                     "" if threads == "1" else "s"),
+             ours / theirs if theirs else None, 1.0,
+             theirs and "%.1f vs %.1f runs/s" % (ours, theirs))
+
     # The table.
     print("%-58s %10s %8s  %s" % ("goal (same-run ratio)", "measured", "target", "status"))
     print("-" * 100)
@@ -328,6 +344,7 @@ def main():
                        "one_op": tf_oneop, "cluster": tf_cluster, "data": tf_data},
         "data_elements_per_s": data,
         "while_loop": {"minigraph": loops, "tensorflow": tf_loops},
+        "kernels": {"minigraph": kernels, "tensorflow": tf_kernels},
     }
     with open(p("bench.json"), "w") as f:
         json.dump(report, f, indent=1, sort_keys=True)

@@ -34,6 +34,14 @@ object on its last line of stdout.
       element's kernels use one core and the pipeline's threads are what
       makes elements at once.
 
+  tf_bench.py kernels --export=DIR --runs=20 --reps=3
+      Single ops at real models' shapes (KERNEL_BENCHES: a MobileNetV2
+      depthwise layer, plain and strided; l2_loss of a 1M-parameter layer),
+      each as a graph of random variables whose "forward" runs the op and
+      whose "backward" computes the gradients of its inputs, written to
+      DIR/NAME.meta for tools/graph_bench (initializer "init"): runs/s of
+      each at 1 and 2 intra-op threads, keyed "NAME/forward/1".
+
   tf_bench.py loops --export=DIR --steps=50 [--v2]
       A recurrent loop as TensorFlow 1 writes it (tf.compat.v1.while_loop,
       control flow v1, or with --v2 TensorFlow 2's While, which both
@@ -287,6 +295,65 @@ def loops(args):
     return out
 
 
+# Single ops as training graphs use them, at a real model's shapes: each
+# forward, and the gradient of its inputs and parameters (the backward).
+KERNEL_BENCHES = {
+    # MobileNetV2's 3x3 depthwise layer at 56x56 with 96 channels.
+    "depthwise_conv": lambda rng: _bench_graph(
+        rng, [(16, 56, 56, 96), (3, 3, 96, 1)],
+        lambda x, f: tf.nn.depthwise_conv2d(x, f, [1, 1, 1, 1], "SAME")),
+    # Its strided form (every block's first layer), 112x112 to 56x56.
+    "depthwise_conv_strided": lambda rng: _bench_graph(
+        rng, [(8, 112, 112, 96), (3, 3, 96, 1)],
+        lambda x, f: tf.nn.depthwise_conv2d(x, f, [1, 2, 2, 1], "SAME")),
+    # tf.nn.l2_loss of a 1M-parameter layer (weight decay, clip_by_global_norm).
+    "l2_loss": lambda rng: _bench_graph(rng, [(1024, 1024)], tf.nn.l2_loss),
+}
+
+
+def _bench_graph(rng, shapes, op):
+    """Variables of `shapes` (random), and `op` of them: "forward" runs it,
+    "backward" computes its gradient with respect to each variable (given a
+    random gradient of its output), "init" initializes."""
+    params = [v1.get_variable("p%d" % i, initializer=tf.constant(
+        rng.standard_normal(shape).astype(np.float32))) for i, shape in enumerate(shapes)]
+    y = op(*params)
+    dy = v1.get_variable("dy", initializer=tf.constant(
+        rng.standard_normal(y.shape.as_list()).astype(np.float32)))
+    tf.group(y, name="forward")
+    tf.group(*tf.gradients(y, params, grad_ys=dy), name="backward")
+    tf.group(v1.global_variables_initializer(), name="init")
+
+
+def kernels(args):
+    out = {}
+    os.makedirs(args.export, exist_ok=True)
+    for name, build in KERNEL_BENCHES.items():
+        graph = tf.Graph()
+        with graph.as_default():
+            build(np.random.default_rng(1))
+        v1.train.export_meta_graph(os.path.join(args.export, name + ".meta"), graph=graph)
+        for threads in (1, 2):
+            # Grappler off: it would prune the op, whose output only a
+            # control edge reads, and both runtimes should run this graph.
+            cfg = config(threads)
+            cfg.graph_options.rewrite_options.disable_meta_optimizer = True
+            with v1.Session(graph=graph, config=cfg) as sess:
+                sess.run("init")
+                for fetch in ("forward", "backward"):
+                    run = sess.make_callable(fetch)
+                    for _ in range(3):
+                        run()
+                    rates = []
+                    for _ in range(args.reps):
+                        t0 = time.perf_counter()
+                        for _ in range(args.runs):
+                            run()
+                        rates.append(args.runs / (time.perf_counter() - t0))
+                    out["%s/%s/%d" % (name, fetch, threads)] = statistics.median(rates)
+    return {"runs_per_s": out}
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -380,13 +447,17 @@ def main():
     p.add_argument("--runs", type=int, default=50)
     p.add_argument("--reps", type=int, default=3)
     p.add_argument("--v2", action="store_true")
+    p = sub.add_parser("kernels")
+    p.add_argument("--export", required=True)
+    p.add_argument("--runs", type=int, default=20)
+    p.add_argument("--reps", type=int, default=3)
     p = sub.add_parser("cluster")
     p.add_argument("--mlp_steps", type=int, default=300)
     p.add_argument("--recv_mb", type=int, default=64)
     p.add_argument("--reps", type=int, default=5)
     args = parser.parse_args()
     result = {"ckpt": ckpt, "mlp": mlp, "oneop": oneop, "cluster": cluster,
-              "data": data, "loops": loops}[args.command](args)
+              "data": data, "loops": loops, "kernels": kernels}[args.command](args)
     print(json.dumps(result))
 
 
