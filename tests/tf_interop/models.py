@@ -180,6 +180,19 @@ def rnn(cell):
     return build
 
 
+def tf_keras_lstm_orthogonal(rng):
+    """A tf_keras LSTM in a TensorFlow 1 graph: its recurrent kernel's
+    default orthogonal initializer puts Qr (an op minigraph has no kernel
+    for) into the init op, which a run that restores the variables never
+    executes. Forward only: its gradient (a While's, adding TensorLists one
+    of which is an empty variant) is not minigraph's yet."""
+    import tf_keras
+    x_value = rng.standard_normal((3, 5, 4)).astype(np.float32)
+    x = v1.placeholder(tf.float32, [None, 5, 4], name="x")
+    y = tf_keras.layers.LSTM(6)(x)
+    return {x: x_value}, [y], None, None
+
+
 def while_loop(rng):
     x = v1.placeholder(tf.float32, [4], name="x")
     w = v1.get_variable("w", initializer=tf.constant([0.5, -0.25, 1.0, 2.0]))
@@ -331,6 +344,7 @@ def graph_models():
         "dynamic_rnn_gru": rnn(lambda: v1.nn.rnn_cell.GRUCell(6)),
         "dynamic_rnn_basic_rnn": rnn(lambda: v1.nn.rnn_cell.BasicRNNCell(4)),
         "while_loop_gradient": while_loop,
+        "tf_keras_lstm_orthogonal_init": tf_keras_lstm_orthogonal,
         "cond_gradient": cond,
         "embedding_partitioned_mod": embedding("mod"),
         "embedding_partitioned_div": embedding("div"),
