@@ -14,6 +14,7 @@
 #include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/matmul_op.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
+#include "runtime/engine/kernels/internal/window_kernel.h"
 #include "runtime/graph/conv_util.h"
 
 namespace minigraph {
@@ -158,16 +159,6 @@ void Col2Im(const OpKernelContext* ctx, const ConvGeometry& g, const T* patches,
   });
 }
 
-// A 4-element shape input (input_sizes, filter_sizes).
-absl::StatusOr<TensorShape> ShapeInput(const Tensor& t, const std::string& op, const char* what) {
-  MG_ASSIGN_OR_RETURN(TensorShape s, ShapeFromTensor(t, absl::StrCat(op, ": ", what)));
-  if (s.dims() != 4) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(op, ": ", what, " must have 4 elements, got ", s.dims()));
-  }
-  return s;
-}
-
 absl::Status CheckOutBackprop(const ConvGeometry& g, const Tensor& dy, const std::string& op) {
   const TensorShape want({g.batch, g.out_rows, g.out_cols, g.out_depth});
   if (dy.shape() != want) {
@@ -179,28 +170,14 @@ absl::Status CheckOutBackprop(const ConvGeometry& g, const Tensor& dy, const std
 }
 
 template <typename T>
-class ConvBase : public OpKernel {
+class Conv2DOp : public WindowKernel {
  public:
-  using OpKernel::OpKernel;
-  absl::Status Init(OpKernelConstruction* c) {
-    MG_ASSIGN_OR_RETURN(window_, Window2D::FromNode(c->def(), /*pool=*/false));
-    return absl::OkStatus();
-  }
-
- protected:
-  std::string Where() const { return absl::StrCat(type_string(), " '", name(), "'"); }
-  Window2D window_;
-};
-
-template <typename T>
-class Conv2DOp : public ConvBase<T> {
- public:
-  using ConvBase<T>::ConvBase;
+  using WindowKernel::WindowKernel;
   absl::Status Compute(OpKernelContext* ctx) const override {
     const Tensor& input = ctx->input(0);
     const Tensor& filter = ctx->input(1);
     MG_ASSIGN_OR_RETURN(ConvGeometry g,
-                        Geometry(this->window_, this->Where(), input.shape(), filter.shape()));
+                        Geometry(window_, Where(), input.shape(), filter.shape()));
     Tensor* out;
     MG_RETURN_IF_ERROR(
         ctx->allocate_output(0, TensorShape({g.batch, g.out_rows, g.out_cols, g.out_depth}), &out));
@@ -228,17 +205,17 @@ class Conv2DOp : public ConvBase<T> {
 };
 
 template <typename T>
-class Conv2DBackpropInputOp : public ConvBase<T> {
+class Conv2DBackpropInputOp : public WindowKernel {
  public:
-  using ConvBase<T>::ConvBase;
+  using WindowKernel::WindowKernel;
   absl::Status Compute(OpKernelContext* ctx) const override {
     MG_ASSIGN_OR_RETURN(TensorShape input_shape,
-                        ShapeInput(ctx->input(0), this->Where(), "input_sizes"));
+                        FourDimShapeInput(ctx->input(0), Where(), "input_sizes"));
     const Tensor& filter = ctx->input(1);
     const Tensor& dy = ctx->input(2);
     MG_ASSIGN_OR_RETURN(ConvGeometry g,
-                        Geometry(this->window_, this->Where(), input_shape, filter.shape()));
-    MG_RETURN_IF_ERROR(CheckOutBackprop(g, dy, this->Where()));
+                        Geometry(window_, Where(), input_shape, filter.shape()));
+    MG_RETURN_IF_ERROR(CheckOutBackprop(g, dy, Where()));
     Tensor* dx;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, input_shape, &dx));
     if (dx->NumElements() == 0) return absl::OkStatus();
@@ -268,17 +245,17 @@ class Conv2DBackpropInputOp : public ConvBase<T> {
 };
 
 template <typename T>
-class Conv2DBackpropFilterOp : public ConvBase<T> {
+class Conv2DBackpropFilterOp : public WindowKernel {
  public:
-  using ConvBase<T>::ConvBase;
+  using WindowKernel::WindowKernel;
   absl::Status Compute(OpKernelContext* ctx) const override {
     const Tensor& input = ctx->input(0);
     MG_ASSIGN_OR_RETURN(TensorShape filter_shape,
-                        ShapeInput(ctx->input(1), this->Where(), "filter_sizes"));
+                        FourDimShapeInput(ctx->input(1), Where(), "filter_sizes"));
     const Tensor& dy = ctx->input(2);
     MG_ASSIGN_OR_RETURN(ConvGeometry g,
-                        Geometry(this->window_, this->Where(), input.shape(), filter_shape));
-    MG_RETURN_IF_ERROR(CheckOutBackprop(g, dy, this->Where()));
+                        Geometry(window_, Where(), input.shape(), filter_shape));
+    MG_RETURN_IF_ERROR(CheckOutBackprop(g, dy, Where()));
     Tensor* df;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, filter_shape, &df));
     if (df->NumElements() == 0) return absl::OkStatus();

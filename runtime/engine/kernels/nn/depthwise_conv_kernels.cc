@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
+#include "runtime/engine/kernels/internal/window_kernel.h"
 #include "runtime/graph/conv_util.h"
 
 namespace minigraph {
@@ -73,17 +74,6 @@ absl::StatusOr<DepthwiseGeometry> Geometry(const Window2D& w, const std::string&
   g.dil_rows = w.dilation[0];
   g.dil_cols = w.dilation[1];
   return g;
-}
-
-// A 4-element shape input (input_sizes, filter_sizes).
-absl::StatusOr<TensorShape> SizesInput(const Tensor& t, const std::string& where,
-                                       const char* what) {
-  MG_ASSIGN_OR_RETURN(TensorShape s, ShapeFromTensor(t, absl::StrCat(where, ": ", what)));
-  if (s.dims() != 4) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(where, ": ", what, " must have 4 elements, got ", s.dims()));
-  }
-  return s;
 }
 
 absl::Status CheckOutBackprop(const DepthwiseGeometry& g, const Tensor& dy,
@@ -294,28 +284,14 @@ void BackpropFilterRow(const DepthwiseGeometry& g, const T* x, const T* dy, T* d
 }
 
 template <typename T>
-class DepthwiseBase : public OpKernel {
+class DepthwiseConv2dNativeOp : public WindowKernel {
  public:
-  using OpKernel::OpKernel;
-  absl::Status Init(OpKernelConstruction* c) {
-    MG_ASSIGN_OR_RETURN(window_, Window2D::FromNode(c->def(), /*pool=*/false));
-    return absl::OkStatus();
-  }
-
- protected:
-  std::string Where() const { return absl::StrCat(type_string(), " '", name(), "'"); }
-  Window2D window_;
-};
-
-template <typename T>
-class DepthwiseConv2dNativeOp : public DepthwiseBase<T> {
- public:
-  using DepthwiseBase<T>::DepthwiseBase;
+  using WindowKernel::WindowKernel;
   absl::Status Compute(OpKernelContext* ctx) const override {
     const Tensor& input = ctx->input(0);
     const Tensor& filter = ctx->input(1);
     MG_ASSIGN_OR_RETURN(DepthwiseGeometry g,
-                        Geometry(this->window_, this->Where(), input.shape(), filter.shape()));
+                        Geometry(window_, Where(), input.shape(), filter.shape()));
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, g.output_shape(), &out));
     if (out->NumElements() == 0) return absl::OkStatus();
@@ -359,17 +335,17 @@ class DepthwiseConv2dNativeOp : public DepthwiseBase<T> {
 // dx[n, ir, ic, c] = sum over the output positions and filter taps that read
 // it of dy[..., c * mult + m] * f[kr, kc, c, m]: gathered per input row.
 template <typename T>
-class DepthwiseConv2dNativeBackpropInputOp : public DepthwiseBase<T> {
+class DepthwiseConv2dNativeBackpropInputOp : public WindowKernel {
  public:
-  using DepthwiseBase<T>::DepthwiseBase;
+  using WindowKernel::WindowKernel;
   absl::Status Compute(OpKernelContext* ctx) const override {
     MG_ASSIGN_OR_RETURN(TensorShape input_shape,
-                        SizesInput(ctx->input(0), this->Where(), "input_sizes"));
+                        FourDimShapeInput(ctx->input(0), Where(), "input_sizes"));
     const Tensor& filter = ctx->input(1);
     const Tensor& dy = ctx->input(2);
     MG_ASSIGN_OR_RETURN(DepthwiseGeometry g,
-                        Geometry(this->window_, this->Where(), input_shape, filter.shape()));
-    MG_RETURN_IF_ERROR(CheckOutBackprop(g, dy, this->Where()));
+                        Geometry(window_, Where(), input_shape, filter.shape()));
+    MG_RETURN_IF_ERROR(CheckOutBackprop(g, dy, Where()));
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, input_shape, &out));
     if (out->NumElements() == 0) return absl::OkStatus();
@@ -434,17 +410,17 @@ class DepthwiseConv2dNativeBackpropInputOp : public DepthwiseBase<T> {
 // * dy[..., c * mult + m]: each block of output rows sums into its own
 // partial filter gradient, and the partials are added after.
 template <typename T>
-class DepthwiseConv2dNativeBackpropFilterOp : public DepthwiseBase<T> {
+class DepthwiseConv2dNativeBackpropFilterOp : public WindowKernel {
  public:
-  using DepthwiseBase<T>::DepthwiseBase;
+  using WindowKernel::WindowKernel;
   absl::Status Compute(OpKernelContext* ctx) const override {
     const Tensor& input = ctx->input(0);
     MG_ASSIGN_OR_RETURN(TensorShape filter_shape,
-                        SizesInput(ctx->input(1), this->Where(), "filter_sizes"));
+                        FourDimShapeInput(ctx->input(1), Where(), "filter_sizes"));
     const Tensor& dy = ctx->input(2);
     MG_ASSIGN_OR_RETURN(DepthwiseGeometry g,
-                        Geometry(this->window_, this->Where(), input.shape(), filter_shape));
-    MG_RETURN_IF_ERROR(CheckOutBackprop(g, dy, this->Where()));
+                        Geometry(window_, Where(), input.shape(), filter_shape));
+    MG_RETURN_IF_ERROR(CheckOutBackprop(g, dy, Where()));
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, filter_shape, &out));
     T* df = out->data<T>();
