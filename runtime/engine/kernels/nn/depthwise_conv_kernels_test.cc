@@ -144,8 +144,8 @@ TEST(DepthwiseConvKernelsTest, BadInputsNameTheNode) {
                         {{Random({1, 4, 4, 2}, 1)}, {Random({3, 3, 3, 1}, 2)}}, attrs),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        AllOf(HasSubstr("node 'op'"), HasSubstr("same depth: 2 vs 3"))));
-  EXPECT_THAT(RunKernel("DepthwiseConv2dNative", {{Random({4, 4, 2}, 1)}, {Random({3, 3, 2, 1}, 2)}},
-                        attrs),
+  EXPECT_THAT(RunKernel("DepthwiseConv2dNative",
+                        {{Random({4, 4, 2}, 1)}, {Random({3, 3, 2, 1}, 2)}}, attrs),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("must have rank 4")));
   EXPECT_THAT(RunKernel("DepthwiseConv2dNative",
                         {{Random({1, 1, 1, 1}, 1)}, {Random({3, 3, 1, 1}, 2)}}, attrs),
