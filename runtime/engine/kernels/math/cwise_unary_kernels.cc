@@ -1,4 +1,5 @@
 // Unary math and activation kernels, and their gradient helpers.
+#include "unsupported/Eigen/SpecialFunctions"  // scalar_erf_op, scalar_erfc_op
 #include "runtime/engine/kernels/internal/cwise_unary_ops.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
 

@@ -2,6 +2,7 @@
 // relu_op_functor.h, softsign_op.h and l2loss_op.h compute them.
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/array_eval.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/op_kernel.h"
