@@ -256,7 +256,7 @@ def _ops(names, gen, attr="T"):
 
 
 GENERATORS = {}
-GENERATORS.update(_ops(["Neg", "Square", "Exp", "Sin", "Cos", "Tanh", "Sigmoid", "Floor",
+GENERATORS.update(_ops(["Neg", "Square", "Exp", "Sin", "Cos", "Tanh", "Sigmoid", "Floor", "Ceil",
                         "Round", "Relu", "Relu6", "Elu", "Softplus", "Identity", "Snapshot",
                         "StopGradient", "ZerosLike", "OnesLike", "Sqrt", "Rsqrt", "Log",
                         "Log1p", "Reciprocal", "PreventGradient"], unary()))
@@ -899,6 +899,27 @@ def depthwise_conv2d_backprop(which):
     return gen
 
 
+def matrix_band_part(dt, rng):
+    """Bands of matrices and batches of them (a causal mask's lower
+    triangle, an upper one, a diagonal, all, empty batches); bounds of both
+    index types; ranks below 2, bounds past the matrix and non-scalar bounds
+    fail as TensorFlow's."""
+    out = []
+    for shape, lower, upper, index in [((4, 5), 1, 2, _i64), ((2, 3, 4, 4), -1, 0, _i64),
+                                       ((3, 3), 0, -1, _i32), ((5, 4), -1, -1, _i64),
+                                       ((0, 3, 3), 1, 1, _i64), ((2, 6, 3), 2, 0, _i32),
+                                       ((3, 4), 0, 0, _i64)]:
+        out.append(Spec(f"{shape}.{lower}.{upper}",
+                        [random_values(rng, shape, dt), index(lower), index(upper)],
+                        grad=_grad(dt, 0)))
+    for label, shape, lower, upper in [("rank1", (4,), _i64(0), _i64(0)),
+                                       ("lower_past_rows", (3, 3), _i64(4), _i64(0)),
+                                       ("upper_past_cols", (3, 2), _i64(0), _i64(3)),
+                                       ("vector_bound", (3, 3), _i64([1]), _i64(0))]:
+        out.append(Spec(label, [random_values(rng, shape, dt), lower, upper]))
+    return out
+
+
 def pool(kind):
     def gen(dt, rng):
         out = []
@@ -1068,6 +1089,7 @@ GENERATORS["PlaceholderWithDefault"] = (placeholder_with_default, "dtype")
 GENERATORS["Conv2D"] = (conv2d, "T")
 GENERATORS["Conv2DBackpropInput"] = (conv2d_backprop("input"), "T")
 GENERATORS["Conv2DBackpropFilter"] = (conv2d_backprop("filter"), "T")
+GENERATORS["MatrixBandPart"] = (matrix_band_part, "T")
 GENERATORS["DepthwiseConv2dNative"] = (depthwise_conv2d, "T")
 GENERATORS["DepthwiseConv2dNativeBackpropInput"] = (depthwise_conv2d_backprop("input"), "T")
 GENERATORS["DepthwiseConv2dNativeBackpropFilter"] = (depthwise_conv2d_backprop("filter"), "T")

@@ -50,6 +50,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterListKernels(r);
   kernels_internal::RegisterOptionalKernels(r);
   kernels_internal::RegisterTensorArrayKernels(r);
+  kernels_internal::RegisterMatrixBandPartKernels(r);
 }
 
 namespace {

@@ -177,7 +177,7 @@ void RegisterElementwiseOps(OpRegistry* r) {
   }
   for (const char* op : {"Neg", "Square", "Abs", "Sign"}) Unary(r, op, kNumeric);
   for (const char* op : {"Sqrt", "Exp", "Expm1", "Log", "Sigmoid", "Tanh", "Reciprocal", "Floor",
-                         "Rsqrt", "Log1p", "Sin", "Cos", "Erf", "Erfc"}) {
+                         "Ceil", "Rsqrt", "Log1p", "Sin", "Cos", "Erf", "Erfc"}) {
     Unary(r, op, kFloat);
   }
   MG_REGISTER_OP(r, OpDefBuilder("Atan2")

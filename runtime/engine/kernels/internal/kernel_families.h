@@ -53,6 +53,7 @@ void RegisterDecodeCsvKernels(KernelRegistry* r);
 void RegisterListKernels(KernelRegistry* r);
 void RegisterOptionalKernels(KernelRegistry* r);
 void RegisterTensorArrayKernels(KernelRegistry* r);
+void RegisterMatrixBandPartKernels(KernelRegistry* r);
 void RegisterExampleParsingKernels(KernelRegistry* r);
 void RegisterSequenceExampleParsingKernels(KernelRegistry* r);
 

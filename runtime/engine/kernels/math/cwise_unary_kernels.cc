@@ -141,6 +141,7 @@ void RegisterUnaryKernels(KernelRegistry* r) {
   r->Register("Cos", TypedFactory<UnaryKernelFor<scalar_cos_op>::Op, float, double>());
   r->Register("Reciprocal", TypedFactory<UnaryKernelFor<scalar_inverse_op>::Op, float, double>());
   r->Register("Floor", TypedFactory<UnaryKernelFor<scalar_floor_op>::Op, float, double>());
+  r->Register("Ceil", TypedFactory<UnaryKernelFor<scalar_ceil_op>::Op, float, double>());
   r->Register("Relu",
               TypedFactory<UnaryKernelFor<functor::relu>::Op, float, double, int32_t, int64_t>());
   r->Register("ReluGrad", TypedFactory<SameShapeBinaryKernelFor<functor::relu_grad>::Op, float,
