@@ -278,14 +278,6 @@ void RegisterUnaryGradients(GradientRegistry* r) {
                   return absl::OkStatus();
                 });
   }
-  // TensorFlow's _MatrixBandPartGrad: the band of the gradient; the bounds
-  // have none.
-  r->Register("MatrixBandPart", [](const Scope& s, const Operation& op, const Grads& dy,
-                                   Grads* dx) {
-    const Grads in = s.GetInputs(op);
-    *dx = {s.AddOp("MatrixBandPart", {{dy[0]}, {in[1]}, {in[2]}}).output(0), Output(), Output()};
-    return absl::OkStatus();
-  });
   // atan2(y, x): dy = x g / (x^2 + y^2), dx = -y g / (x^2 + y^2).
   r->Register("Atan2", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     return BinaryGrad(s, op, dy, dx, [&](Output y, Output x, Output g) {

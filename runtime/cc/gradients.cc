@@ -45,6 +45,7 @@ const GradientRegistry* GlobalGradientRegistry() {
     gradients_internal::RegisterArrayGradients(reg);
     gradients_internal::RegisterFunctionCallGradients(reg);
     gradients_internal::RegisterListGradients(reg);
+    gradients_internal::RegisterLinalgGradients(reg);
     gradients_internal::RegisterTensorArrayGradients(reg);
     return reg;
   }();

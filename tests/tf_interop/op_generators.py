@@ -920,6 +920,120 @@ def matrix_band_part(dt, rng):
     return out
 
 
+ALIGNS = ("RIGHT_LEFT", "LEFT_RIGHT", "LEFT_LEFT", "RIGHT_RIGHT")
+
+
+def _pad_value(dt, v):
+    return np.asarray(v, dt.as_numpy_dtype)
+
+
+def matrix_diag(version):
+    """Diagonals into matrices: the main one of vectors and batches
+    (MatrixDiag), and for V2/V3 bands k of packed diagonals, rectangular
+    outputs by num_rows/num_cols, padding values and V3's four alignments;
+    no diagonal, lower > upper, a band of the wrong height and too few rows
+    fail as TensorFlow's."""
+    def gen(dt, rng):
+        if version == 1:
+            return [Spec(f"{shape}", [random_values(rng, shape, dt)], grad=_grad(dt, 0))
+                    for shape in [(4,), (2, 3), (0, 2), (2, 0)]] + [
+                Spec("scalar", [random_values(rng, (), dt)])]
+        out = []
+        for shape, k, rows, cols, align in [
+                ((4,), 0, -1, -1, "RIGHT_LEFT"), ((2, 3), 1, -1, -1, "LEFT_RIGHT"),
+                ((3, 4), [-1, 1], -1, -1, "RIGHT_LEFT"), ((2, 3, 4), [-2, 0], 6, -1, "LEFT_LEFT"),
+                ((2, 3), -1, -1, 5, "RIGHT_RIGHT"), ((2, 3, 3), [0, 2], -1, -1, "LEFT_RIGHT"),
+                ((3,), 0, 3, 5, "RIGHT_LEFT"), ((0, 3), 0, -1, -1, "RIGHT_LEFT")]:
+            attrs = {"align": align} if version == 3 else {}
+            out.append(Spec(f"{shape}.k{k}.{rows}x{cols}.{align if version == 3 else ''}",
+                            [random_values(rng, shape, dt), _i32(k), _i32(rows), _i32(cols),
+                             _pad_value(dt, 1 if dt != tf.string else b"p")],
+                            attrs, grad=_grad(dt, 0)))
+        for label, shape, k, rows, cols in [
+                ("scalar", (), 0, -1, -1), ("lower_above_upper", (2, 3), [1, 0], -1, -1),
+                ("band_height", (3, 4), [0, 1], -1, -1), ("rows_too_few", (3,), 0, 2, -1),
+                ("cols_too_few", (3,), 1, -1, 3), ("rows_and_cols_too_many", (3,), 0, 4, 4),
+                ("k_three", (3,), [0, 0, 0], -1, -1)]:
+            out.append(Spec(label, [random_values(rng, shape, dt), _i32(k), _i32(rows),
+                                    _i32(cols), _pad_value(dt, 0 if dt != tf.string else b"")]))
+        return out
+    return gen
+
+
+def matrix_diag_part(version):
+    """Bands of diagonals out of matrices: square, wide, tall, batched,
+    empty; for V2/V3 a band k, a padding value and V3's alignments; ranks
+    below 2, k out of the matrix and lower > upper fail as TensorFlow's."""
+    def gen(dt, rng):
+        pad = _pad_value(dt, 1 if dt != tf.string else b"p")
+        if version == 1:
+            return [Spec(f"{shape}", [random_values(rng, shape, dt)], grad=_grad(dt, 0))
+                    for shape in [(3, 3), (2, 3, 4), (4, 2), (0, 2, 2)]] + [
+                Spec("rank1", [random_values(rng, (3,), dt)])]
+        out = []
+        for shape, k, align in [((3, 3), 0, "RIGHT_LEFT"), ((2, 3, 4), [-1, 2], "RIGHT_LEFT"),
+                                ((4, 2), [-3, 0], "LEFT_RIGHT"), ((3, 5), [1, 3], "LEFT_LEFT"),
+                                ((2, 4, 3), [-2, -1], "RIGHT_RIGHT"), ((0, 2, 2), 0, "LEFT_LEFT"),
+                                ((2, 2), 1, "RIGHT_LEFT")]:
+            attrs = {"align": align} if version == 3 else {}
+            out.append(Spec(f"{shape}.k{k}.{align if version == 3 else ''}",
+                            [random_values(rng, shape, dt), _i32(k), pad], attrs,
+                            grad=_grad(dt, 0)))
+        for label, shape, k in [("rank1", (3,), 0), ("k_past_cols", (3, 3), 3),
+                                ("k_past_rows", (3, 3), -3), ("lower_above_upper", (3, 3), [1, 0]),
+                                ("k_matrix", (3, 3), [[0]])]:
+            out.append(Spec(label, [random_values(rng, shape, dt), _i32(k), pad]))
+        return out
+    return gen
+
+
+def matrix_set_diag(version):
+    """Matrices with a band of diagonals replaced (the main one for V1);
+    V3's alignments; a diagonal of the wrong shape, a rank-1 input and k out
+    of the matrix fail as TensorFlow's."""
+    def gen(dt, rng):
+        def two(shape, dshape):
+            return [random_values(rng, shape, dt), random_values(rng, dshape, dt)]
+        if version == 1:
+            return [Spec(f"{shape}", two(shape, dshape), grad=_grad(dt, 0, 1))
+                    for shape, dshape in [((3, 3), (3,)), ((2, 3, 4), (2, 3)), ((0, 2, 2), (0, 2))]
+                    ] + [Spec("wrong_diagonal", two((3, 3), (2,))),
+                         Spec("rank1", two((3,), (3,)))]
+        out = []
+        for shape, dshape, k, align in [
+                ((3, 3), (3,), 0, "RIGHT_LEFT"), ((2, 3, 4), (2, 4, 3), [-1, 2], "RIGHT_LEFT"),
+                ((4, 2), (4, 2), [-3, 0], "LEFT_RIGHT"), ((3, 5), (3, 3), [1, 3], "LEFT_LEFT"),
+                ((2, 4, 3), (2, 2, 3), [-2, -1], "RIGHT_RIGHT"), ((0, 2, 2), (0, 2), 0, "LEFT_LEFT")]:
+            attrs = {"align": align} if version == 3 else {}
+            out.append(Spec(f"{shape}.k{k}.{align if version == 3 else ''}",
+                            two(shape, dshape) + [_i32(k)], attrs, grad=_grad(dt, 0, 1)))
+        for label, shape, dshape, k in [("wrong_diagonal", (3, 3), (2,), 0),
+                                        ("wrong_band", (3, 3), (2, 3), [0, 2]),
+                                        ("rank1", (3,), (3,), 0), ("k_past_cols", (3, 3), (1,), 3),
+                                        ("k_empty", (3, 3), (3,), np.zeros(0, np.int32))]:
+            out.append(Spec(label, two(shape, dshape) + [_i32(k)]))
+        return out
+    return gen
+
+
+def diag(dt, rng):
+    """Diag: rank k to rank 2k (vectors, matrices, empty); a scalar fails as
+    TensorFlow's."""
+    return [Spec(f"{shape}", [random_values(rng, shape, dt)], grad=_grad(dt, 0))
+            for shape in [(3,), (2, 2), (1, 2, 2), (0,)]] + [
+        Spec("scalar", [random_values(rng, (), dt)])]
+
+
+def diag_part(dt, rng):
+    """DiagPart: rank 2k to rank k (a scalar is its own, though TensorFlow's
+    shape function refuses it where the rank is known); odd ranks and
+    unequal halves fail as TensorFlow's."""
+    return [Spec(f"{shape}", [random_values(rng, shape, dt)], grad=_grad(dt, 0))
+            for shape in [(3, 3), (2, 3, 2, 3), (0, 0)]] + [
+        Spec(label, [random_values(rng, shape, dt)])
+        for label, shape in [("scalar", ()), ("rank3", (2, 2, 2)), ("unequal", (2, 3))]]
+
+
 def pool(kind):
     def gen(dt, rng):
         out = []
@@ -1090,6 +1204,12 @@ GENERATORS["Conv2D"] = (conv2d, "T")
 GENERATORS["Conv2DBackpropInput"] = (conv2d_backprop("input"), "T")
 GENERATORS["Conv2DBackpropFilter"] = (conv2d_backprop("filter"), "T")
 GENERATORS["MatrixBandPart"] = (matrix_band_part, "T")
+for _v, _suffix in [(1, ""), (2, "V2"), (3, "V3")]:
+    GENERATORS["MatrixDiag" + _suffix] = (matrix_diag(_v), "T")
+    GENERATORS["MatrixDiagPart" + _suffix] = (matrix_diag_part(_v), "T")
+    GENERATORS["MatrixSetDiag" + _suffix] = (matrix_set_diag(_v), "T")
+GENERATORS["Diag"] = (diag, "T")
+GENERATORS["DiagPart"] = (diag_part, "T")
 GENERATORS["DepthwiseConv2dNative"] = (depthwise_conv2d, "T")
 GENERATORS["DepthwiseConv2dNativeBackpropInput"] = (depthwise_conv2d_backprop("input"), "T")
 GENERATORS["DepthwiseConv2dNativeBackpropFilter"] = (depthwise_conv2d_backprop("filter"), "T")

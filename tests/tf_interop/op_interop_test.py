@@ -49,6 +49,11 @@ _DILATED_GRADIENTS = ("; its CPU kernels refuse the gradients of a dilated depth
                       "convolution, whose forward they compute (graph mode: InvalidArgument; "
                       "eager: Aborted, oneDNN 'could not create a primitive descriptor'), "
                       "which minigraph computes")
+_V2_DIAGONALS = (
+    "the gradient of a V2 diagonal op over a band whose diagonals differ in length is misplaced: "
+    "V2 packs every diagonal left, but TensorFlow's gradient (_MatrixDiagV2Grad, "
+    "_MatrixDiagPartV2Grad) calls the V3 op with its default align RIGHT_LEFT, which reads "
+    "superdiagonals from the right; minigraph's gradient packs as the op does")
 TENSORFLOW_BUGS = {
     "DepthwiseConv2dNative": ((".(1, 2, 1, 1).SAME", ".(0, 4, 4, 2)."),
                               _UNEQUAL_STRIDES + "; and for an empty batch the gradient of the "
@@ -61,6 +66,8 @@ TENSORFLOW_BUGS = {
         _UNEQUAL_STRIDES + _DILATED_GRADIENTS + "; and for an empty batch the filter gradient "
         "is uninitialized memory (values like 2.7e36) where it is zeros, which minigraph "
         "returns"),
+    "MatrixDiagV2": (("(3, 4).k[-1, 1].", "(2, 3, 3).k[0, 2]."), _V2_DIAGONALS),
+    "MatrixDiagPartV2": (("(2, 3, 4).k[-1, 2].", "(3, 5).k[1, 3]."), _V2_DIAGONALS),
     "Erf": ((".float64.2.", ".float64.3.", ".float64.5."),
             "float64 Erf of +inf and -inf is NaN (its kernel's rational approximation divides "
             "infinities) where it is 1 and -1, which minigraph gives (float32's is right)"),

@@ -22,6 +22,8 @@ void RegisterControlFlowGradients(GradientRegistry* r);
 void RegisterFunctionCallGradients(GradientRegistry* r);
 // The TensorList ops (list_gradients.cc).
 void RegisterListGradients(GradientRegistry* r);
+// Bands, diagonals and decompositions of matrices (linalg_gradients.cc).
+void RegisterLinalgGradients(GradientRegistry* r);
 // TensorFlow 1's TensorArray ops (tensor_array_gradients.cc).
 void RegisterTensorArrayGradients(GradientRegistry* r);
 

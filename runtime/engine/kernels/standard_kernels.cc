@@ -51,6 +51,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterOptionalKernels(r);
   kernels_internal::RegisterTensorArrayKernels(r);
   kernels_internal::RegisterMatrixBandPartKernels(r);
+  kernels_internal::RegisterMatrixDiagKernels(r);
 }
 
 namespace {

@@ -54,6 +54,7 @@ void RegisterListKernels(KernelRegistry* r);
 void RegisterOptionalKernels(KernelRegistry* r);
 void RegisterTensorArrayKernels(KernelRegistry* r);
 void RegisterMatrixBandPartKernels(KernelRegistry* r);
+void RegisterMatrixDiagKernels(KernelRegistry* r);
 void RegisterExampleParsingKernels(KernelRegistry* r);
 void RegisterSequenceExampleParsingKernels(KernelRegistry* r);
 
