@@ -1,5 +1,6 @@
-// Gradients of the linear algebra ops (TensorFlow's linalg_grad.py and the
-// matrix ops of array_grad.py): bands and diagonals.
+// Gradients of the linear algebra ops, as TensorFlow's linalg_grad.py and
+// the matrix ops of array_grad.py define them: bands and diagonals,
+// inverses, determinants, solves and the Cholesky factor.
 #include <map>
 #include <string>
 #include <vector>
@@ -42,6 +43,67 @@ std::string SameVersion(const std::string& op_type, const char* base) {
     if (absl::EndsWith(op_type, v)) return absl::StrCat(base, v);
   }
   return base;
+}
+
+// A boolean attr of `op` (false when unset).
+bool BoolAttr(const Scope& s, const Operation& op, const char* name) {
+  bool v = false;
+  return GetNodeAttr(s.GetNodeDef(op), name, &v).ok() && v;
+}
+
+Output AddOp1(const Scope& s, const char* type, const std::vector<Output>& inputs,
+              const std::map<std::string, AttrValue>& attrs = {}) {
+  std::vector<std::vector<Output>> args;
+  for (const Output& in : inputs) args.push_back({in});
+  return s.AddOp(type, args, attrs).output(0);
+}
+
+AttrValue Bool(bool b) {
+  AttrValue v;
+  v.set_b(b);
+  return v;
+}
+
+// x [..., m, n] times y, adjoining either (a BatchMatMulV2: batches
+// broadcast).
+Output MatMul(const Scope& s, Output x, Output y, bool adj_x = false, bool adj_y = false) {
+  return ops::BatchMatMulV2(s, x, y, adj_x, adj_y);
+}
+
+// The gradient `g` of a batch of matrices broadcast from `x`'s: summed over
+// the batch dimensions x was broadcast along, in x's shape.
+Output Unbroadcast(const Scope& s, Output g, Output x) {
+  auto batch = [&](Output t) {
+    Output shape = ops::Shape(s, t);
+    return ops::Slice(s, shape, ops::Const<int32_t>(s, {0}),
+                      ops::Sub(s, ops::Size(s, shape), ops::Const<int32_t>(s, {2})));
+  };
+  ops::BroadcastGradientArgsOutputs axes = ops::BroadcastGradientArgs(s, batch(x), batch(g));
+  return ops::Reshape(s, ops::Sum(s, g, axes.r0), ops::Shape(s, x));
+}
+
+// t [...] as [..., 1, 1], to scale each matrix of a batch.
+Output PerMatrix(const Scope& s, Output t) {
+  return ops::ExpandDims(s, ops::ExpandDims(s, t, ops::Const<int32_t>(s, -1)),
+                         ops::Const<int32_t>(s, -1));
+}
+
+// The adjoint (for real dtypes, the transpose) of each matrix of a batch:
+// the permutation [0, ..., r-3, r-1, r-2] of x's rank r.
+Output Adjoint(const Scope& s, Output x) {
+  Output r = ops::Rank(s, x);
+  Output one = ops::Const<int32_t>(s, 1), two = ops::Const<int32_t>(s, 2);
+  Output last = ops::Sub(s, r, one), before = ops::Sub(s, r, two);
+  Output perm = s.AddOp("ConcatV2", {{ops::Range(s, ops::Const<int32_t>(s, 0), before, one),
+                                      ops::Pack(s, {last, before})},
+                                     {ops::Const<int32_t>(s, 0)}})
+                    .output(0);
+  return ops::Transpose(s, x, perm);
+}
+
+// The identity matrices of a batch like x [..., n, n].
+Output Eye(const Scope& s, Output x) {
+  return AddOp1(s, "MatrixDiag", {ops::OnesLike(s, AddOp1(s, "MatrixDiagPart", {x}))});
 }
 
 }  // namespace
@@ -102,6 +164,75 @@ void gradients_internal::RegisterLinalgGradients(GradientRegistry* r) {
       return s.status();
     });
   }
+  // d(A^-1) = -A^-H dY A^-H (adjoint: A^-1 of A^H).
+  r->Register("MatrixInverse", [](const Scope& s, const Operation& op, const Grads& dy,
+                                  Grads* dx) {
+    const bool adjoint = BoolAttr(s, op, "adjoint");
+    Output inv = op.output(0);
+    *dx = {ops::Neg(s, MatMul(s, inv, MatMul(s, dy[0], inv, adjoint, !adjoint), !adjoint))};
+    return s.status();
+  });
+  // d det(A) = g det(A) A^-H.
+  r->Register("MatrixDeterminant", [](const Scope& s, const Operation& op, const Grads& dy,
+                                      Grads* dx) {
+    Output a = s.GetInputs(op)[0];
+    Output inv = AddOp1(s, "MatrixInverse", {a}, {{"adjoint", Bool(true)}});
+    *dx = {ops::Mul(s, PerMatrix(s, ops::Mul(s, dy[0], op.output(0))), inv)};
+    return s.status();
+  });
+  // d log|det(A)| = g A^-H; the sign has no gradient.
+  r->Register("LogMatrixDeterminant", [](const Scope& s, const Operation& op, const Grads& dy,
+                                         Grads* dx) {
+    Output a = s.GetInputs(op)[0];
+    Output inv = AddOp1(s, "MatrixInverse", {a}, {{"adjoint", Bool(true)}});
+    *dx = {ops::Mul(s, PerMatrix(s, dy[1]), inv)};
+    return s.status();
+  });
+  // A X = B: dB = A^-H dX, dA = -dB X^H (adjoint: -X dB^H).
+  r->Register("MatrixSolve", [](const Scope& s, const Operation& op, const Grads& dy,
+                                Grads* dx) {
+    const bool adjoint = BoolAttr(s, op, "adjoint");
+    Output a = s.GetInputs(op)[0];
+    Output x = op.output(0);
+    Output db = AddOp1(s, "MatrixSolve", {a, dy[0]}, {{"adjoint", Bool(!adjoint)}});
+    Output da = adjoint ? MatMul(s, x, db, false, true) : MatMul(s, db, x, false, true);
+    *dx = {ops::Neg(s, da), db};
+    return s.status();
+  });
+  // As MatrixSolve's, dA kept to A's triangle and both summed over the
+  // batch dimensions they were broadcast along.
+  r->Register("MatrixTriangularSolve", [](const Scope& s, const Operation& op, const Grads& dy,
+                                          Grads* dx) {
+    const bool adjoint = BoolAttr(s, op, "adjoint");
+    const bool lower = BoolAttr(s, op, "lower");
+    const Grads in = s.GetInputs(op);
+    Output x = op.output(0);
+    Output db = AddOp1(s, "MatrixTriangularSolve", {in[0], dy[0]},
+                       {{"lower", Bool(lower)}, {"adjoint", Bool(!adjoint)}});
+    Output da = ops::Neg(s, adjoint ? MatMul(s, x, db, false, true) : MatMul(s, db, x, false, true));
+    da = AddOp1(s, "MatrixBandPart", {da, ops::Const<int64_t>(s, lower ? -1 : 0),
+                                      ops::Const<int64_t>(s, lower ? 0 : -1)});
+    *dx = {Unbroadcast(s, da, in[0]), Unbroadcast(s, db, in[1])};
+    return s.status();
+  });
+  // TensorFlow's _CholeskyGrad (Murray, "Differentiation of the Cholesky
+  // decomposition", 2016): with L^-1 = solve(L, I) and
+  // M = Φ(L^H dL) (the lower triangle, its diagonal halved),
+  // dA = (L^-H M L^-1 + (L^-H M L^-1)^H) / 2.
+  r->Register("Cholesky", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    Output l = op.output(0);
+    Output l_inv = AddOp1(s, "MatrixTriangularSolve", {l, Eye(s, l)},
+                          {{"lower", Bool(true)}, {"adjoint", Bool(false)}});
+    Output middle = MatMul(s, l, dy[0], true, false);
+    Output half = ops::Cast(s, ops::Const<float>(s, 0.5f), l.dtype());
+    middle = AddOp1(s, "MatrixSetDiag",
+                    {middle, ops::Mul(s, half, AddOp1(s, "MatrixDiagPart", {middle}))});
+    middle = AddOp1(s, "MatrixBandPart",
+                    {middle, ops::Const<int64_t>(s, -1), ops::Const<int64_t>(s, 0)});
+    Output da = MatMul(s, MatMul(s, l_inv, middle, true, false), l_inv);
+    *dx = {ops::Mul(s, ops::Add(s, da, Adjoint(s, da)), half)};
+    return s.status();
+  });
   r->Register("Diag", [](const Scope& s, const Operation&, const Grads& dy, Grads* dx) {
     *dx = {s.AddOp("DiagPart", {{dy[0]}}).output(0)};
     return s.status();

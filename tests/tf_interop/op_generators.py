@@ -1034,6 +1034,124 @@ def diag_part(dt, rng):
         for label, shape in [("scalar", ()), ("rank3", (2, 2, 2)), ("unequal", (2, 3))]]
 
 
+def _well_conditioned(rng, shape, dt, kind="general"):
+    """Square matrices far from singular: random ones plus n times the
+    identity; "lower"/"upper" keep a triangle, "spd" is A A^T + n I."""
+    n = shape[-1]
+    a = rng.uniform(-1, 1, shape)
+    eye = np.eye(n) * (n + 1)
+    if kind == "spd":
+        a = a @ np.swapaxes(a, -1, -2) + eye
+    else:
+        a = a + eye
+        if kind == "lower":
+            a = np.tril(a)
+        elif kind == "upper":
+            a = np.triu(a)
+    return a.astype(dt.as_numpy_dtype)
+
+
+def _rhs(rng, shape, dt):
+    return rng.uniform(-2, 2, shape).astype(dt.as_numpy_dtype)
+
+
+def matrix_inverse(dt, rng):
+    """Inverses of matrices and batches, of their adjoints, of empty
+    batches; a singular matrix, a non-square one and a vector fail as
+    TensorFlow's."""
+    out = [Spec(f"{shape}.{adjoint}", [_well_conditioned(rng, shape, dt)],
+                {"adjoint": adjoint}, grad=_grad(dt, 0))
+           for shape, adjoint in [((3, 3), False), ((2, 4, 4), True), ((1, 1), False),
+                                  ((0, 3, 3), False), ((2, 0, 0), True)]]
+    for label, x in [("singular", np.zeros((2, 2))), ("not_square", np.ones((2, 3))),
+                     ("vector", np.ones(3))]:
+        out.append(Spec(label, [x.astype(dt.as_numpy_dtype)]))
+    return out
+
+
+def determinant(dt, rng):
+    """Determinants (MatrixDeterminant; LogMatrixDeterminant's sign and
+    log |det|) of matrices and batches, negative ones, singular ones (0;
+    sign 0 and -inf), empty matrices (1); a non-square batch fails as
+    TensorFlow's."""
+    neg = _well_conditioned(rng, (3, 3), dt)
+    neg[[0, 1]] = neg[[1, 0]]
+    out = [Spec(f"{shape}", [_well_conditioned(rng, shape, dt)], grad=_grad(dt, 0))
+           for shape in [(3, 3), (2, 4, 4), (1, 1), (2, 0, 0)]]
+    out.append(Spec("negative", [neg], grad=_grad(dt, 0)))
+    out.append(Spec("singular", [np.ones((2, 3, 3), dt.as_numpy_dtype)]))
+    out.append(Spec("not_square", [np.ones((2, 3), dt.as_numpy_dtype)]))
+    return out
+
+
+def matrix_solve(dt, rng):
+    """A X = B and A^H X = B for batches; different batch shapes, rows that
+    differ, a singular A and a non-square A fail as TensorFlow's."""
+    out = []
+    for a_shape, b_shape, adjoint in [((3, 3), (3, 2), False), ((2, 4, 4), (2, 4, 3), True),
+                                      ((3, 3), (3, 0), False), ((0, 2, 2), (0, 2, 1), False)]:
+        out.append(Spec(f"{a_shape}.{b_shape}.{adjoint}",
+                        [_well_conditioned(rng, a_shape, dt), _rhs(rng, b_shape, dt)],
+                        {"adjoint": adjoint}, grad=_grad(dt, 0, 1)))
+    for label, a, b in [("batch", _well_conditioned(rng, (2, 3, 3), dt), _rhs(rng, (1, 3, 1), dt)),
+                        ("rows", _well_conditioned(rng, (3, 3), dt), _rhs(rng, (2, 1), dt)),
+                        ("singular", np.zeros((2, 2), dt.as_numpy_dtype), _rhs(rng, (2, 1), dt)),
+                        ("not_square", np.ones((2, 3), dt.as_numpy_dtype), _rhs(rng, (2, 1), dt))]:
+        out.append(Spec(label, [a, b]))
+    return out
+
+
+def matrix_triangular_solve(dt, rng):
+    """Lower and upper, plain and adjoint, batches that broadcast (and
+    TensorFlow's gradient sums them back); rows that differ and a
+    non-square A fail as TensorFlow's."""
+    out = []
+    for a_shape, b_shape, lower, adjoint in [((3, 3), (3, 2), True, False),
+                                             ((3, 3), (3, 2), False, False),
+                                             ((2, 4, 4), (2, 4, 3), True, True),
+                                             ((2, 4, 4), (2, 4, 1), False, True),
+                                             ((2, 1, 3, 3), (4, 3, 2), True, False),
+                                             ((3, 3), (0, 3, 2), False, False)]:
+        out.append(Spec(f"{a_shape}.{b_shape}.{lower}.{adjoint}",
+                        [_well_conditioned(rng, a_shape, dt, "lower" if lower else "upper"),
+                         _rhs(rng, b_shape, dt)],
+                        {"lower": lower, "adjoint": adjoint}, grad=_grad(dt, 0, 1)))
+    for label, a, b in [("rows", _well_conditioned(rng, (3, 3), dt), _rhs(rng, (2, 1), dt)),
+                        ("batch", _well_conditioned(rng, (2, 3, 3), dt), _rhs(rng, (3, 3, 1), dt)),
+                        ("not_square", np.ones((2, 3), dt.as_numpy_dtype), _rhs(rng, (2, 1), dt))]:
+        out.append(Spec(label, [a, b]))
+    return out
+
+
+def cholesky(dt, rng):
+    """Cholesky factors of symmetric positive definite matrices and batches
+    (the upper triangle is not read), empty batches; a matrix that is not
+    positive definite gives NaNs as TensorFlow's does; a non-square one
+    fails."""
+    out = [Spec(f"{shape}", [_well_conditioned(rng, shape, dt, "spd")], grad=_grad(dt, 0))
+           for shape in [(3, 3), (2, 4, 4), (1, 1), (0, 2, 2)]]
+    skew = _well_conditioned(rng, (3, 3), dt, "spd")
+    skew[0, 2] += 5  # only the lower triangle is read
+    out.append(Spec("upper_ignored", [skew]))
+    out.append(Spec("not_positive_definite",
+                    [np.array([[1, 2], [2, 1]], dt.as_numpy_dtype)]))
+    out.append(Spec("not_square", [np.ones((2, 3), dt.as_numpy_dtype)]))
+    return out
+
+
+def lu(dt, rng):
+    """LU factors and permutations (int32 and int64) of matrices and
+    batches, with rows that must be swapped; a non-square matrix fails as
+    TensorFlow's."""
+    out = []
+    for shape, idx in [((3, 3), tf.int32), ((2, 4, 4), tf.int64), ((5, 5), tf.int32),
+                       ((0, 2, 2), tf.int32)]:
+        x = rng.uniform(-3, 3, shape).astype(dt.as_numpy_dtype)
+        out.append(Spec(f"{shape}.{idx.name}", [x], {"output_idx_type": idx}))
+    out.append(Spec("not_square", [np.ones((2, 3), dt.as_numpy_dtype)]))
+    return out
+
+
 def pool(kind):
     def gen(dt, rng):
         out = []
@@ -1208,6 +1326,13 @@ for _v, _suffix in [(1, ""), (2, "V2"), (3, "V3")]:
     GENERATORS["MatrixDiag" + _suffix] = (matrix_diag(_v), "T")
     GENERATORS["MatrixDiagPart" + _suffix] = (matrix_diag_part(_v), "T")
     GENERATORS["MatrixSetDiag" + _suffix] = (matrix_set_diag(_v), "T")
+GENERATORS["MatrixInverse"] = (matrix_inverse, "T")
+GENERATORS["MatrixDeterminant"] = (determinant, "T")
+GENERATORS["LogMatrixDeterminant"] = (determinant, "T")
+GENERATORS["MatrixSolve"] = (matrix_solve, "T")
+GENERATORS["MatrixTriangularSolve"] = (matrix_triangular_solve, "T")
+GENERATORS["Cholesky"] = (cholesky, "T")
+GENERATORS["Lu"] = (lu, "T")
 GENERATORS["Diag"] = (diag, "T")
 GENERATORS["DiagPart"] = (diag_part, "T")
 GENERATORS["DepthwiseConv2dNative"] = (depthwise_conv2d, "T")

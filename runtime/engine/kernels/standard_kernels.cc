@@ -52,6 +52,8 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterTensorArrayKernels(r);
   kernels_internal::RegisterMatrixBandPartKernels(r);
   kernels_internal::RegisterMatrixDiagKernels(r);
+  kernels_internal::RegisterLuKernels(r);
+  kernels_internal::RegisterTriangularKernels(r);
 }
 
 namespace {

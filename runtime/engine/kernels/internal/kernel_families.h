@@ -55,6 +55,8 @@ void RegisterOptionalKernels(KernelRegistry* r);
 void RegisterTensorArrayKernels(KernelRegistry* r);
 void RegisterMatrixBandPartKernels(KernelRegistry* r);
 void RegisterMatrixDiagKernels(KernelRegistry* r);
+void RegisterLuKernels(KernelRegistry* r);
+void RegisterTriangularKernels(KernelRegistry* r);
 void RegisterExampleParsingKernels(KernelRegistry* r);
 void RegisterSequenceExampleParsingKernels(KernelRegistry* r);
 

@@ -1,11 +1,13 @@
 // BatchMatMul and BatchMatMulV2: one GEMM per matrix of the (broadcast)
 // batch, on the same GEMM as MatMul.
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/matmul_op.h"
+#include "runtime/engine/kernels/internal/matrix_batch.h"
 
 namespace minigraph {
 namespace kernels_internal {
@@ -39,46 +41,29 @@ class BatchMatMulOp : public OpKernel {
           absl::StrCat("Matrix size-incompatible: In[0]: ", x.shape().DebugString(),
                        ", In[1]: ", y.shape().DebugString()));
     }
-    // The batch: x's and y's leading dimensions, padded with 1s to one rank
-    // and broadcast (V1: they must be equal).
-    const int rank = std::max(rx, ry) - 2;
-    std::vector<int64_t> bx(rank, 1), by(rank, 1), batch(rank);
-    for (int d = 0; d < rx - 2; ++d) bx[rank - (rx - 2) + d] = x.dim_size(d);
-    for (int d = 0; d < ry - 2; ++d) by[rank - (ry - 2) + d] = y.dim_size(d);
-    for (int d = 0; d < rank; ++d) {
-      const bool same = bx[d] == by[d];
-      if (!same && (!broadcast_ || (bx[d] != 1 && by[d] != 1))) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(broadcast_ ? "In[0] and In[1] must have compatible batch dimensions: "
-                                    : "In[0] and In[1] must have the same batch dimensions: ",
-                         x.shape().DebugString(), " vs. ", y.shape().DebugString()));
-      }
-      batch[d] = std::max(bx[d], by[d]);
+    // The batch: x's and y's leading dimensions, broadcast (V1: equal).
+    std::optional<MatrixBatch> batch = MatrixBatch::Make(x.shape(), y.shape(), broadcast_);
+    if (!batch) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(broadcast_ ? "In[0] and In[1] must have compatible batch dimensions: "
+                                  : "In[0] and In[1] must have the same batch dimensions: ",
+                       x.shape().DebugString(), " vs. ", y.shape().DebugString()));
     }
-    std::vector<int64_t> dims = batch;
+    std::vector<int64_t> dims = batch->dims();
     dims.push_back(m);
     dims.push_back(n);
     MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
     if (out->NumElements() == 0) return absl::OkStatus();
-    int64_t count = 1;
-    for (int64_t b : batch) count *= b;
-    std::vector<int64_t> at(rank, 0);
-    for (int64_t b = 0; b < count; ++b) {
-      int64_t ix = 0, iy = 0;
-      for (int d = 0; d < rank; ++d) {
-        ix = ix * bx[d] + (bx[d] == 1 ? 0 : at[d]);
-        iy = iy * by[d] + (by[d] == 1 ? 0 : at[d]);
-      }
+    for (int64_t b = 0; b < batch->count(); ++b) {
       T* c = out->data<T>() + b * m * n;
       if (k == 0) {
         std::fill(c, c + m * n, T(0));
       } else {
-        Gemm<T>(ctx, x.data<T>() + ix * m * k, y.data<T>() + iy * k * n, c, m, n,
-                                  k, adj_x_, adj_y_, /*accumulate=*/false);
+        Gemm<T>(ctx, x.data<T>() + batch->x(b) * m * k, y.data<T>() + batch->y(b) * k * n, c, m,
+                n, k, adj_x_, adj_y_, /*accumulate=*/false);
       }
-      for (int d = rank - 1; d >= 0 && ++at[d] == batch[d]; --d) at[d] = 0;
     }
     return absl::OkStatus();
   }
