@@ -42,6 +42,19 @@ struct Band {
     const bool left = (d >= 0 && left_super) || (d <= 0 && left_sub);
     return {len, left ? 0 : max_len - len};
   }
+  // Calls fn(p, m) for each element of the band in a rows x cols matrix: p
+  // its index in the packed form (count() rows of max_len, the uppermost
+  // diagonal first), m its index in the row-major matrix.
+  template <typename Fn>
+  void ForEachElement(int64_t rows, int64_t cols, int64_t max_len, const Fn& fn) const {
+    int64_t packed = 0;
+    for (int64_t d = upper; d >= lower; --d, packed += max_len) {
+      auto [len, offset] = LengthAndOffset(d, rows, cols, max_len);
+      const int64_t r0 = std::max<int64_t>(0, -d);
+      const int64_t c0 = std::max<int64_t>(0, d);
+      for (int64_t i = 0; i < len; ++i) fn(packed + offset + i, (r0 + i) * cols + c0 + i);
+    }
+  }
 };
 
 absl::Status ReadAlign(OpKernelConstruction* c, Band* band) {
@@ -201,14 +214,8 @@ class MatrixDiagOp : public OpKernel {
                          T* m = y + n * rows * cols;
                          std::fill(m, m + rows * cols, padding);
                          const T* packed = in + n * in_per_batch;
-                         for (int64_t d = b.upper; d >= b.lower; --d, packed += max_len) {
-                           auto [len, offset] = b.LengthAndOffset(d, rows, cols, max_len);
-                           const int64_t r0 = std::max<int64_t>(0, -d);
-                           const int64_t c0 = std::max<int64_t>(0, d);
-                           for (int64_t i = 0; i < len; ++i) {
-                             m[(r0 + i) * cols + c0 + i] = packed[offset + i];
-                           }
-                         }
+                         b.ForEachElement(rows, cols, max_len,
+                                          [&](int64_t p, int64_t e) { m[e] = packed[p]; });
                        }
                      });
     return absl::OkStatus();
@@ -253,15 +260,9 @@ class MatrixDiagPartOp : public OpKernel {
                        for (int64_t n = begin; n < end; ++n) {
                          const T* m = x + n * rows * cols;
                          T* packed = y + n * out_per_batch;
-                         for (int64_t d = b.upper; d >= b.lower; --d, packed += max_len) {
-                           auto [len, offset] = b.LengthAndOffset(d, rows, cols, max_len);
-                           const int64_t r0 = std::max<int64_t>(0, -d);
-                           const int64_t c0 = std::max<int64_t>(0, d);
-                           std::fill(packed, packed + max_len, padding);
-                           for (int64_t i = 0; i < len; ++i) {
-                             packed[offset + i] = m[(r0 + i) * cols + c0 + i];
-                           }
-                         }
+                         std::fill(packed, packed + out_per_batch, padding);
+                         b.ForEachElement(rows, cols, max_len,
+                                          [&](int64_t p, int64_t e) { packed[p] = m[e]; });
                        }
                      });
     return absl::OkStatus();
@@ -320,14 +321,8 @@ class MatrixSetDiagOp : public OpKernel {
                          for (int64_t n = begin; n < end; ++n) {
                            T* m = y + n * rows * cols;
                            const T* packed = in + n * per_batch;
-                           for (int64_t d = b.upper; d >= b.lower; --d, packed += max_len) {
-                             auto [len, offset] = b.LengthAndOffset(d, rows, cols, max_len);
-                             const int64_t r0 = std::max<int64_t>(0, -d);
-                             const int64_t c0 = std::max<int64_t>(0, d);
-                             for (int64_t i = 0; i < len; ++i) {
-                               m[(r0 + i) * cols + c0 + i] = packed[offset + i];
-                             }
-                           }
+                           b.ForEachElement(rows, cols, max_len,
+                                            [&](int64_t p, int64_t e) { m[e] = packed[p]; });
                          }
                        });
     }
