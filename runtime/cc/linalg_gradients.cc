@@ -51,6 +51,7 @@ bool BoolAttr(const Scope& s, const Operation& op, const char* name) {
   return GetNodeAttr(s.GetNodeDef(op), name, &v).ok() && v;
 }
 
+// An op of one output whose input arguments are single tensors.
 Output AddOp1(const Scope& s, const char* type, const std::vector<Output>& inputs,
               const std::map<std::string, AttrValue>& attrs = {}) {
   std::vector<std::vector<Output>> args;
@@ -209,7 +210,8 @@ void gradients_internal::RegisterLinalgGradients(GradientRegistry* r) {
     Output x = op.output(0);
     Output db = AddOp1(s, "MatrixTriangularSolve", {in[0], dy[0]},
                        {{"lower", Bool(lower)}, {"adjoint", Bool(!adjoint)}});
-    Output da = ops::Neg(s, adjoint ? MatMul(s, x, db, false, true) : MatMul(s, db, x, false, true));
+    Output da =
+        ops::Neg(s, adjoint ? MatMul(s, x, db, false, true) : MatMul(s, db, x, false, true));
     da = AddOp1(s, "MatrixBandPart", {da, ops::Const<int64_t>(s, lower ? -1 : 0),
                                       ops::Const<int64_t>(s, lower ? 0 : -1)});
     *dx = {Unbroadcast(s, da, in[0]), Unbroadcast(s, db, in[1])};
@@ -217,7 +219,7 @@ void gradients_internal::RegisterLinalgGradients(GradientRegistry* r) {
   });
   // TensorFlow's _CholeskyGrad (Murray, "Differentiation of the Cholesky
   // decomposition", 2016): with L^-1 = solve(L, I) and
-  // M = Φ(L^H dL) (the lower triangle, its diagonal halved),
+  // M = Phi(L^H dL) (the lower triangle, its diagonal halved),
   // dA = (L^-H M L^-1 + (L^-H M L^-1)^H) / 2.
   r->Register("Cholesky", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     Output l = op.output(0);

@@ -120,8 +120,8 @@ absl::Status CheckBand(const Band& b, int64_t rows, int64_t cols) {
 
 absl::Status CheckMatrices(const Tensor& t, const char* what) {
   if (t.dims() < 2) {
-    return absl::InvalidArgumentError(absl::StrCat(what, " must be at least 2-dim, received shape: ",
-                                                   t.shape().DebugString()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, " must be at least 2-dim, received shape: ", t.shape().DebugString()));
   }
   return absl::OkStatus();
 }
