@@ -59,15 +59,17 @@ BATCH = 4
 SIZES = (64, 75, 224, 331)
 LEARNING_RATE = 0.001
 # A step's update of each variable (new value minus the one both started
-# from) must point TensorFlow's way and be as long, within these: these
-# random networks on random inputs are so sensitive that TensorFlow against
-# itself, from variables 1e-6 apart, updates single elements up to 36% of
-# the largest differently after one step, though each variable's update
-# keeps a cosine of 0.996 or more. (So steps are compared one at a time,
-# each from minigraph's checkpoint of the step before: after two steps from
-# those variables, TensorFlow's own cosines fall to 0.5.)
+# from) must point TensorFlow's way and be as long, within these. Steps are
+# compared one at a time, each from minigraph's checkpoint of the step
+# before, because these random networks on random inputs are chaotic:
+# TensorFlow against itself, from variables 1e-6 apart, updates some of
+# ResNetRS50's variables at cosines down to 0.54 after one step, and
+# ResNet50's at 0.5 after two. Rounding is a smaller push than that:
+# minigraph against TensorFlow has shown cosines of 0.998 or more and
+# lengths within 2.6% (ResNetRS50's stem, the most sensitive); the bounds
+# keep a margin over those.
 MIN_COSINE = 0.99
-MAX_NORM_RATIO = 0.02
+MAX_NORM_RATIO = 0.05
 # An update this small against its variable (a convolution's bias before
 # batch norm, whose gradient is zero but for rounding) is compared by value.
 NEGLIGIBLE = 1e-5
