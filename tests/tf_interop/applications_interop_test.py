@@ -44,13 +44,7 @@ DEFAULT = ("ConvNeXtTiny", "DenseNet121", "EfficientNetB0", "EfficientNetV2B0",
 # Applications minigraph does not run yet, each with what stops it (a
 # substring of the first problem). One that starts to pass fails the test
 # until its line goes; docs/tf_interop.md lists the same.
-GROUPED = "grouped convolutions"
-KNOWN_GAPS = {name: GROUPED for name in (
-    "ConvNeXtTiny", "ConvNeXtSmall", "ConvNeXtBase", "ConvNeXtLarge", "ConvNeXtXLarge",
-    "RegNetX002", "RegNetX004", "RegNetX006", "RegNetX008", "RegNetX016", "RegNetX032",
-    "RegNetX040", "RegNetX064", "RegNetX080", "RegNetX120", "RegNetX160", "RegNetX320",
-    "RegNetY002", "RegNetY004", "RegNetY006", "RegNetY008", "RegNetY016", "RegNetY032",
-    "RegNetY040", "RegNetY064", "RegNetY080", "RegNetY120", "RegNetY160", "RegNetY320")}
+KNOWN_GAPS = {}
 STEPS = 3
 BATCH = 4
 # The smallest input each model takes from these: at 64 x 64 the last

@@ -811,7 +811,24 @@ def conv2d(dt, rng):
                         [_f(rng, xs, dt), _f(rng, fs, dt)],
                         {"strides": list(strides), "padding": padding, "dilations": list(dil)},
                         grad=_grad(dt, 0, 1), tol=20.0))
+    # Grouped: the filter's depth a divisor of the input's (ConvNeXt's
+    # depthwise and RegNet's group convolutions as tf_keras builds them).
+    # TensorFlow's CPU kernels compute these forward but refuse their
+    # gradients (XLA computes them): applications_interop_test checks
+    # minigraph's against XLA's.
+    for xs, fs, strides, padding, dil in [
+        ((1, 5, 5, 4), (3, 3, 2, 6), (1, 1, 1, 1), "SAME", (1, 1, 1, 1)),
+        ((2, 7, 6, 6), (3, 2, 1, 12), (1, 2, 2, 1), "VALID", (1, 1, 1, 1)),
+        ((1, 9, 9, 8), (3, 3, 2, 4), (1, 1, 1, 1), "SAME", (1, 2, 2, 1)),
+        ((1, 4, 4, 6), (1, 1, 3, 4), (1, 1, 1, 1), "SAME", (1, 1, 1, 1)),
+    ]:
+        out.append(Spec(f"grouped.{xs}.{fs}.{strides}.{padding}.{dil}",
+                        [_f(rng, xs, dt), _f(rng, fs, dt)],
+                        {"strides": list(strides), "padding": padding, "dilations": list(dil)},
+                        tol=20.0))
     out.append(Spec("channel_mismatch", [_f(rng, (1, 4, 4, 2), dt), _f(rng, (3, 3, 3, 1), dt)],
+                    {"strides": [1, 1, 1, 1], "padding": "SAME"}))
+    out.append(Spec("groups_out_depth", [_f(rng, (1, 4, 4, 4), dt), _f(rng, (3, 3, 2, 3), dt)],
                     {"strides": [1, 1, 1, 1], "padding": "SAME"}))
     return out
 

@@ -3,7 +3,8 @@
 // of a matrix (im2col), a product with the filter gives the output, a
 // product with the output's gradient gives the filter's, and the patches'
 // gradient is added back onto the input (col2im). The patch matrix is built
-// a few images at a time so its memory stays bounded. Patch copying is
+// a few images at a time so its memory stays bounded. A grouped convolution
+// (filter depth a divisor of the input's) runs group by group. Patch copying is
 // written here because Eigen's Tensor module has no NHWC convolution
 // (TensorFlow's SpatialConvolution is TensorFlow's own code).
 #include <algorithm>
@@ -31,6 +32,10 @@ constexpr int64_t kMaxPatchElements = int64_t{16} << 20;
 struct ConvGeometry {
   int64_t batch = 0, in_rows = 0, in_cols = 0, depth = 0;
   int64_t k_rows = 0, k_cols = 0, out_depth = 0;
+  // A grouped convolution (filter depth = depth / groups) is `groups`
+  // convolutions side by side: group i reads input channels [i * depth /
+  // groups, ...) and writes output channels [i * out_depth / groups, ...).
+  int64_t groups = 1;
   int64_t out_rows = 0, out_cols = 0;
   int64_t pad_rows = 0, pad_cols = 0;  // before
   int64_t stride_rows = 1, stride_cols = 1, dil_rows = 1, dil_cols = 1;
@@ -42,6 +47,14 @@ struct ConvGeometry {
   bool pointwise() const {
     return k_rows == 1 && k_cols == 1 && stride_rows == 1 && stride_cols == 1 && pad_rows == 0 &&
            pad_cols == 0 && out_rows == in_rows && out_cols == in_cols;
+  }
+  // The geometry of one group's convolution.
+  ConvGeometry Group() const {
+    ConvGeometry g = *this;
+    g.depth = depth / groups;
+    g.out_depth = out_depth / groups;
+    g.groups = 1;
+    return g;
   }
   // Images per patch matrix.
   int64_t images_per_chunk() const {
@@ -74,9 +87,12 @@ absl::StatusOr<ConvGeometry> Geometry(const Window2D& w, const std::string& op,
           absl::StrCat(op, ": input depth must be evenly divisible by filter depth: ", g.depth,
                        " vs ", filter.dim_size(2)));
     }
-    return absl::UnimplementedError(absl::StrCat(op, ": grouped convolutions (input depth ",
-                                                 g.depth, ", filter depth ", filter.dim_size(2),
-                                                 ") are not supported on the CPU"));
+    g.groups = g.depth / filter.dim_size(2);
+    if (g.out_depth % g.groups != 0 || g.out_depth < g.groups) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(op, ": output depth must be evenly divisible by number of groups: ",
+                       g.out_depth, " vs ", g.groups));
+    }
   }
   MG_ASSIGN_OR_RETURN(WindowedSize rows, w.Size(1, g.in_rows, g.k_rows));
   MG_ASSIGN_OR_RETURN(WindowedSize cols, w.Size(2, g.in_cols, g.k_cols));
@@ -169,6 +185,115 @@ absl::Status CheckOutBackprop(const ConvGeometry& g, const Tensor& dy, const std
   return absl::OkStatus();
 }
 
+// y = conv(x, f) for an ungrouped geometry g.
+template <typename T>
+absl::Status Forward(OpKernelContext* ctx, const ConvGeometry& g, const T* x, const T* f, T* y) {
+  const int64_t k = g.patch_size();
+  if (g.pointwise()) {
+    Gemm(ctx, x, f, y, g.batch * g.patches_per_image(), g.out_depth, k, false, false, false);
+    return absl::OkStatus();
+  }
+  const int64_t chunk = g.images_per_chunk();
+  MG_ASSIGN_OR_RETURN(
+      Tensor patches,
+      ctx->allocate_temp(DataTypeToEnum<T>::value,
+                         TensorShape({chunk * g.patches_per_image(), std::max<int64_t>(k, 1)})));
+  for (int64_t first = 0; first < g.batch; first += chunk) {
+    const int64_t last = std::min(g.batch, first + chunk);
+    Im2Col(ctx, g, x, first, last, patches.data<T>());
+    Gemm(ctx, patches.data<T>(), f, y + first * g.patches_per_image() * g.out_depth,
+         (last - first) * g.patches_per_image(), g.out_depth, k, false, false, false);
+  }
+  return absl::OkStatus();
+}
+
+// dx from dy and f for an ungrouped geometry g (dy not empty).
+template <typename T>
+absl::Status BackpropInput(OpKernelContext* ctx, const ConvGeometry& g, const T* f, const T* dy,
+                           T* dx) {
+  const int64_t k = g.patch_size();
+  if (g.pointwise()) {
+    Gemm(ctx, dy, f, dx, g.batch * g.patches_per_image(), k, g.out_depth, false, true, false);
+    return absl::OkStatus();
+  }
+  std::fill(dx, dx + g.batch * g.in_rows * g.in_cols * g.depth, T(0));
+  const int64_t chunk = g.images_per_chunk();
+  MG_ASSIGN_OR_RETURN(Tensor patches,
+                      ctx->allocate_temp(DataTypeToEnum<T>::value,
+                                         TensorShape({chunk * g.patches_per_image(), k})));
+  for (int64_t first = 0; first < g.batch; first += chunk) {
+    const int64_t last = std::min(g.batch, first + chunk);
+    // The patches' gradient: dy (rows x out_depth) times the filter
+    // (patch_size x out_depth) transposed.
+    Gemm(ctx, dy + first * g.patches_per_image() * g.out_depth, f, patches.data<T>(),
+         (last - first) * g.patches_per_image(), k, g.out_depth, false, true, false);
+    Col2Im(ctx, g, patches.data<T>(), first, last, dx);
+  }
+  return absl::OkStatus();
+}
+
+// df from x and dy for an ungrouped geometry g.
+template <typename T>
+absl::Status BackpropFilter(OpKernelContext* ctx, const ConvGeometry& g, const T* x,
+                            const T* dy, T* df) {
+  const int64_t k = g.patch_size();
+  const int64_t rows = g.batch * g.patches_per_image();
+  if (g.pointwise() || rows == 0) {
+    // The input (rows x depth) transposed times dy (rows x out_depth).
+    Gemm(ctx, x, dy, df, k, g.out_depth, rows, true, false, false);
+    return absl::OkStatus();
+  }
+  const int64_t chunk = g.images_per_chunk();
+  MG_ASSIGN_OR_RETURN(Tensor patches,
+                      ctx->allocate_temp(DataTypeToEnum<T>::value,
+                                         TensorShape({chunk * g.patches_per_image(), k})));
+  for (int64_t first = 0; first < g.batch; first += chunk) {
+    const int64_t last = std::min(g.batch, first + chunk);
+    Im2Col(ctx, g, x, first, last, patches.data<T>());
+    Gemm(ctx, patches.data<T>(), dy + first * g.patches_per_image() * g.out_depth, df, k,
+         g.out_depth, (last - first) * g.patches_per_image(), true, false,
+         /*accumulate=*/first > 0);
+  }
+  return absl::OkStatus();
+}
+
+// Columns [offset, offset + count) of each of `rows` rows of `cols` values
+// (a group's channels of an NHWC tensor, a group's output channels of a
+// filter seen as [k_rows * k_cols * in, out]), copied to or from a dense
+// rows x count block.
+template <typename T>
+void TakeColumns(const T* src, int64_t rows, int64_t cols, int64_t offset, int64_t count,
+                 T* dst) {
+  for (int64_t r = 0; r < rows; ++r) {
+    std::copy(src + r * cols + offset, src + r * cols + offset + count, dst + r * count);
+  }
+}
+template <typename T>
+void PutColumns(const T* src, int64_t rows, int64_t cols, int64_t offset, int64_t count,
+                T* dst) {
+  for (int64_t r = 0; r < rows; ++r) {
+    std::copy(src + r * count, src + (r + 1) * count, dst + r * cols + offset);
+  }
+}
+
+// A grouped convolution's operands and results, one group at a time: each
+// group's channels are copied out to dense tensors, the ungrouped
+// computation runs on them, and its result is copied back. (The copies cost
+// a pass over each operand; grouped convolutions are the small layers of
+// ConvNeXt and RegNet.)
+template <typename T>
+struct Groups {
+  const ConvGeometry& g;
+  ConvGeometry one = g.Group();
+  int64_t pixels_in = g.batch * g.in_rows * g.in_cols;
+  int64_t pixels_out = g.batch * g.out_rows * g.out_cols;
+  int64_t taps = g.k_rows * g.k_cols * one.depth;
+
+  absl::StatusOr<Tensor> Temp(OpKernelContext* ctx, int64_t n) const {
+    return ctx->allocate_temp(DataTypeToEnum<T>::value, TensorShape({n}));
+  }
+};
+
 template <typename T>
 class Conv2DOp : public WindowKernel {
  public:
@@ -182,23 +307,19 @@ class Conv2DOp : public WindowKernel {
     MG_RETURN_IF_ERROR(
         ctx->allocate_output(0, TensorShape({g.batch, g.out_rows, g.out_cols, g.out_depth}), &out));
     if (out->NumElements() == 0) return absl::OkStatus();
-    const int64_t k = g.patch_size();
-    if (g.pointwise()) {
-      Gemm(ctx, input.data<T>(), filter.data<T>(), out->data<T>(), g.batch * g.patches_per_image(),
-           g.out_depth, k, false, false, false);
-      return absl::OkStatus();
-    }
-    const int64_t chunk = g.images_per_chunk();
-    MG_ASSIGN_OR_RETURN(
-        Tensor patches,
-        ctx->allocate_temp(DataTypeToEnum<T>::value,
-                           TensorShape({chunk * g.patches_per_image(), std::max<int64_t>(k, 1)})));
-    for (int64_t first = 0; first < g.batch; first += chunk) {
-      const int64_t last = std::min(g.batch, first + chunk);
-      Im2Col(ctx, g, input.data<T>(), first, last, patches.data<T>());
-      Gemm(ctx, patches.data<T>(), filter.data<T>(),
-           out->data<T>() + first * g.patches_per_image() * g.out_depth,
-           (last - first) * g.patches_per_image(), g.out_depth, k, false, false, false);
+    if (g.groups == 1) return Forward(ctx, g, input.data<T>(), filter.data<T>(), out->data<T>());
+    const Groups<T> gr{g};
+    MG_ASSIGN_OR_RETURN(Tensor x, gr.Temp(ctx, gr.pixels_in * gr.one.depth));
+    MG_ASSIGN_OR_RETURN(Tensor f, gr.Temp(ctx, gr.taps * gr.one.out_depth));
+    MG_ASSIGN_OR_RETURN(Tensor y, gr.Temp(ctx, gr.pixels_out * gr.one.out_depth));
+    for (int64_t i = 0; i < g.groups; ++i) {
+      TakeColumns(input.data<T>(), gr.pixels_in, g.depth, i * gr.one.depth, gr.one.depth,
+                  x.data<T>());
+      TakeColumns(filter.data<T>(), gr.taps, g.out_depth, i * gr.one.out_depth,
+                  gr.one.out_depth, f.data<T>());
+      MG_RETURN_IF_ERROR(Forward(ctx, gr.one, x.data<T>(), f.data<T>(), y.data<T>()));
+      PutColumns(y.data<T>(), gr.pixels_out, g.out_depth, i * gr.one.out_depth,
+                 gr.one.out_depth, out->data<T>());
     }
     return absl::OkStatus();
   }
@@ -219,26 +340,23 @@ class Conv2DBackpropInputOp : public WindowKernel {
     Tensor* dx;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, input_shape, &dx));
     if (dx->NumElements() == 0) return absl::OkStatus();
-    const int64_t k = g.patch_size();
-    if (g.pointwise()) {
-      Gemm(ctx, dy.data<T>(), filter.data<T>(), dx->data<T>(), g.batch * g.patches_per_image(), k,
-           g.out_depth, false, true, false);
+    if (dy.NumElements() == 0) {
+      std::fill(dx->data<T>(), dx->data<T>() + dx->NumElements(), T(0));
       return absl::OkStatus();
     }
-    std::fill(dx->data<T>(), dx->data<T>() + dx->NumElements(), T(0));
-    if (dy.NumElements() == 0) return absl::OkStatus();
-    const int64_t chunk = g.images_per_chunk();
-    MG_ASSIGN_OR_RETURN(Tensor patches,
-                        ctx->allocate_temp(DataTypeToEnum<T>::value,
-                                           TensorShape({chunk * g.patches_per_image(), k})));
-    for (int64_t first = 0; first < g.batch; first += chunk) {
-      const int64_t last = std::min(g.batch, first + chunk);
-      // The patches' gradient: dy (rows x out_depth) times the filter
-      // (patch_size x out_depth) transposed.
-      Gemm(ctx, dy.data<T>() + first * g.patches_per_image() * g.out_depth, filter.data<T>(),
-           patches.data<T>(), (last - first) * g.patches_per_image(), k, g.out_depth, false, true,
-           false);
-      Col2Im(ctx, g, patches.data<T>(), first, last, dx->data<T>());
+    if (g.groups == 1) return BackpropInput(ctx, g, filter.data<T>(), dy.data<T>(), dx->data<T>());
+    const Groups<T> gr{g};
+    MG_ASSIGN_OR_RETURN(Tensor f, gr.Temp(ctx, gr.taps * gr.one.out_depth));
+    MG_ASSIGN_OR_RETURN(Tensor gy, gr.Temp(ctx, gr.pixels_out * gr.one.out_depth));
+    MG_ASSIGN_OR_RETURN(Tensor gx, gr.Temp(ctx, gr.pixels_in * gr.one.depth));
+    for (int64_t i = 0; i < g.groups; ++i) {
+      TakeColumns(filter.data<T>(), gr.taps, g.out_depth, i * gr.one.out_depth,
+                  gr.one.out_depth, f.data<T>());
+      TakeColumns(dy.data<T>(), gr.pixels_out, g.out_depth, i * gr.one.out_depth,
+                  gr.one.out_depth, gy.data<T>());
+      MG_RETURN_IF_ERROR(BackpropInput(ctx, gr.one, f.data<T>(), gy.data<T>(), gx.data<T>()));
+      PutColumns(gx.data<T>(), gr.pixels_in, g.depth, i * gr.one.depth, gr.one.depth,
+                 dx->data<T>());
     }
     return absl::OkStatus();
   }
@@ -259,24 +377,19 @@ class Conv2DBackpropFilterOp : public WindowKernel {
     Tensor* df;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, filter_shape, &df));
     if (df->NumElements() == 0) return absl::OkStatus();
-    const int64_t k = g.patch_size();
-    const int64_t rows = g.batch * g.patches_per_image();
-    if (g.pointwise() || rows == 0) {
-      // The input (rows x depth) transposed times dy (rows x out_depth).
-      Gemm(ctx, input.data<T>(), dy.data<T>(), df->data<T>(), k, g.out_depth, rows, true, false,
-           false);
-      return absl::OkStatus();
-    }
-    const int64_t chunk = g.images_per_chunk();
-    MG_ASSIGN_OR_RETURN(Tensor patches,
-                        ctx->allocate_temp(DataTypeToEnum<T>::value,
-                                           TensorShape({chunk * g.patches_per_image(), k})));
-    for (int64_t first = 0; first < g.batch; first += chunk) {
-      const int64_t last = std::min(g.batch, first + chunk);
-      Im2Col(ctx, g, input.data<T>(), first, last, patches.data<T>());
-      Gemm(ctx, patches.data<T>(), dy.data<T>() + first * g.patches_per_image() * g.out_depth,
-           df->data<T>(), k, g.out_depth, (last - first) * g.patches_per_image(), true, false,
-           /*accumulate=*/first > 0);
+    if (g.groups == 1) return BackpropFilter(ctx, g, input.data<T>(), dy.data<T>(), df->data<T>());
+    const Groups<T> gr{g};
+    MG_ASSIGN_OR_RETURN(Tensor x, gr.Temp(ctx, gr.pixels_in * gr.one.depth));
+    MG_ASSIGN_OR_RETURN(Tensor gy, gr.Temp(ctx, gr.pixels_out * gr.one.out_depth));
+    MG_ASSIGN_OR_RETURN(Tensor gf, gr.Temp(ctx, gr.taps * gr.one.out_depth));
+    for (int64_t i = 0; i < g.groups; ++i) {
+      TakeColumns(input.data<T>(), gr.pixels_in, g.depth, i * gr.one.depth, gr.one.depth,
+                  x.data<T>());
+      TakeColumns(dy.data<T>(), gr.pixels_out, g.out_depth, i * gr.one.out_depth,
+                  gr.one.out_depth, gy.data<T>());
+      MG_RETURN_IF_ERROR(BackpropFilter(ctx, gr.one, x.data<T>(), gy.data<T>(), gf.data<T>()));
+      PutColumns(gf.data<T>(), gr.taps, g.out_depth, i * gr.one.out_depth, gr.one.out_depth,
+                 df->data<T>());
     }
     return absl::OkStatus();
   }
