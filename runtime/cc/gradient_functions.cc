@@ -126,6 +126,7 @@ void RegisterIdentityGradients(GradientRegistry* r) {
     return absl::OkStatus();
   });
   r->Register("PlaceholderWithDefault", identity);
+  r->Register("EnsureShape", identity);
   // TensorFlow's _ReadGrad: the read's gradient is the variable's.
   r->Register("ReadVariableOp", identity);
 }
@@ -1048,6 +1049,12 @@ absl::Status GatherGrad(bool v2, const Scope& s, const Operation& op, const Grad
 
 // Segment sums and gathers.
 void RegisterGatherGradients(GradientRegistry* r) {
+  // TensorFlow's _ScatterNdGrad: each update's gradient is the slice of dy
+  // it was added to.
+  r->Register("ScatterNd", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {Output(), ops::GatherNd(s, dy[0], s.GetInputs(op)[0]), Output()};
+    return s.status();
+  });
   // TensorFlow's _UnsortedSegmentSumGrad: each data row gets its segment's
   // gradient; rows with a negative id (dropped by the sum) get zeros.
   r->Register("UnsortedSegmentSum", [](const Scope& s, const Operation& op, const Grads& dy,

@@ -916,6 +916,57 @@ def depthwise_conv2d_backprop(which):
     return gen
 
 
+def scatter_nd(dt, rng):
+    """ScatterNd: whole rows and single elements, repeated indices (added),
+    indices of both dtypes, none at all; an index out of the shape, updates
+    of the wrong shape, a non-vector shape and too deep an index fail as
+    TensorFlow's."""
+    out = []
+    for shape, idx, upd_shape, index in [
+            ((5, 3), [[1], [3], [1]], (3, 3), _i32), ((4, 4), [[0, 1], [3, 2], [0, 1]], (3,), _i64),
+            ((2, 3, 4), [[[1, 2]], [[0, 0]]], (2, 1, 4), _i64), ((6,), [[5], [0]], (2,), _i32),
+            ((3, 2), np.zeros((0, 1)), (0, 2), _i64)]:
+        out.append(Spec(f"{shape}.{np.shape(idx)}.{index.__name__}",
+                        [index(idx), random_values(rng, upd_shape, dt), index(shape)],
+                        grad=_grad(dt, 1)))
+    for label, shape, idx, upd_shape in [("out_of_range", (3, 2), [[3]], (1, 2)),
+                                         ("negative", (3, 2), [[-1]], (1, 2)),
+                                         ("updates_shape", (3, 2), [[1]], (1, 3)),
+                                         ("too_deep", (3,), [[1, 1]], (1,))]:
+        out.append(Spec(label, [_i32(idx), random_values(rng, upd_shape, dt), _i32(shape)]))
+    out.append(Spec("shape_matrix", [_i32([[1]]), random_values(rng, (1,), dt), _i32([[3]])]))
+    return out
+
+
+def ensure_shape(dt, rng):
+    """EnsureShape: shapes that fit (exactly, with unknown dims, of unknown
+    rank, empty) pass the input through; a dim or a rank that differs fails
+    as TensorFlow's."""
+    out = []
+    for label, shape, want in [("exact", (2, 3), [2, 3]), ("unknown_dim", (2, 3), [-1, 3]),
+                               ("unknown_rank", (4,), None), ("scalar", (), []),
+                               ("empty", (0, 2), [0, -1]), ("dim", (2, 3), [2, 4]),
+                               ("rank", (2, 3), [2, 3, 1])]:
+        shape_attr = tf.TensorShape(None if want is None else
+                                    [None if d == -1 else d for d in want])
+        out.append(Spec(label, [random_values(rng, shape, dt)], {"shape": shape_attr},
+                        grad=_grad(dt, 0) if label in ("exact", "unknown_dim") else ()))
+    return out
+
+
+def broadcast_args(dt, rng):
+    """BroadcastArgs: shapes that broadcast (ones, unequal ranks, scalars,
+    zeros); shapes that do not, and a matrix, fail as TensorFlow's."""
+    out = []
+    for s0, s1 in [([2, 3], [3]), ([4, 1, 5], [2, 1]), ([], [3, 2]), ([0, 3], [1, 3]),
+                   ([2, 3], [4]), ([1], [0])]:
+        out.append(Spec(f"{s0}.{s1}", [np.asarray(s0, dt.as_numpy_dtype),
+                                       np.asarray(s1, dt.as_numpy_dtype)]))
+    out.append(Spec("matrix", [np.ones((1, 2), dt.as_numpy_dtype),
+                               np.asarray([2], dt.as_numpy_dtype)]))
+    return out
+
+
 def matrix_band_part(dt, rng):
     """Bands of matrices and batches of them (a causal mask's lower
     triangle, an upper one, a diagonal, all, empty batches); bounds of both
@@ -1340,6 +1391,9 @@ GENERATORS["Conv2D"] = (conv2d, "T")
 GENERATORS["Conv2DBackpropInput"] = (conv2d_backprop("input"), "T")
 GENERATORS["Conv2DBackpropFilter"] = (conv2d_backprop("filter"), "T")
 GENERATORS["MatrixBandPart"] = (matrix_band_part, "T")
+GENERATORS["ScatterNd"] = (scatter_nd, "T")
+GENERATORS["EnsureShape"] = (ensure_shape, "T")
+GENERATORS["BroadcastArgs"] = (broadcast_args, "T")
 for _v, _suffix in [(1, ""), (2, "V2"), (3, "V3")]:
     GENERATORS["MatrixDiag" + _suffix] = (matrix_diag(_v), "T")
     GENERATORS["MatrixDiagPart" + _suffix] = (matrix_diag_part(_v), "T")

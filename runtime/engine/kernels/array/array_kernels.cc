@@ -4,6 +4,7 @@
 #include <cstring>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "Eigen/Core"  // half and bfloat16 conversions (Cast)
 #include "absl/strings/str_cat.h"
@@ -13,6 +14,7 @@
 #include "runtime/engine/kernels/internal/list_math.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/internal/wrapping.h"
+#include "runtime/graph/partial_shape.h"
 #include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
@@ -63,6 +65,53 @@ class ForwardOp : public OpKernel {
   using OpKernel::OpKernel;
   absl::Status Compute(OpKernelContext* ctx) const override {
     ctx->set_output(0, ctx->input(0));
+    return absl::OkStatus();
+  }
+};
+
+// EnsureShape: the input, forwarded when its shape fits the `shape` attr
+// (unknown dims and an unknown rank fit anything).
+class EnsureShapeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("shape", &shape_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& input = ctx->input(0);
+    if (!shape_.IsCompatibleWith(input.shape())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Shape of tensor ", name(), " ", input.shape().DebugString(),
+                       " is not compatible with expected shape ", shape_.DebugString(), "."));
+    }
+    ctx->set_output(0, input);
+    return absl::OkStatus();
+  }
+
+ private:
+  PartialShape shape_;
+};
+
+// BroadcastArgs: the shape two shapes broadcast to, as NumPy broadcasts.
+template <typename T>
+class BroadcastArgsOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    std::vector<TensorShape> shapes;
+    for (int i = 0; i < 2; ++i) {
+      const Tensor& t = ctx->input(i);
+      if (t.dims() != 1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "In[", i, "] must be a vector, got shape ", t.shape().DebugString()));
+      }
+      std::vector<int64_t> dims(t.data<T>(), t.data<T>() + t.NumElements());
+      MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
+      shapes.push_back(shape);
+    }
+    MG_ASSIGN_OR_RETURN(BCast b, BCast::Make(shapes[0], shapes[1]));
+    const TensorShape& result = b.output_shape();
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({result.dims()}), &out));
+    for (int d = 0; d < result.dims(); ++d) out->data<T>()[d] = static_cast<T>(result.dim_size(d));
     return absl::OkStatus();
   }
 };
@@ -773,6 +822,8 @@ void RegisterArrayKernels(KernelRegistry* r) {
   r->Register("Const", MakeFactory<ConstOp>());
   r->Register("Placeholder", MakeFactory<PlaceholderOp>());
   r->Register("PlaceholderV2", MakeFactory<PlaceholderOp>());
+  r->Register("EnsureShape", MakeFactory<EnsureShapeOp>());
+  r->Register("BroadcastArgs", TypedFactory<BroadcastArgsOp, int32_t, int64_t>());
   for (const char* op :
        {"Identity", "StopGradient", "Snapshot", "PlaceholderWithDefault", "PreventGradient"}) {
     r->Register(op, MakeFactory<ForwardOp>());

@@ -1,4 +1,4 @@
-// Indexing by tuples and by segment: GatherNd, Unique, UnsortedSegmentSum
+// Indexing by tuples and by segment: GatherNd, ScatterNd, Unique, UnsortedSegmentSum
 // and DenseBincount (what feature columns, embedding lookups and ragged
 // tensors build).
 #include <algorithm>
@@ -81,6 +81,77 @@ class GatherNdOp : public OpKernel {
         offset = offset * pd[d] + v;
       }
       CopyElements(params, offset * slice, out, i * slice, slice);
+    }
+    return absl::OkStatus();
+  }
+};
+
+// ScatterNd: zeros of `shape` with updates[i..., ...] added at the slice
+// indices[i..., :] names (the same slice named twice gets both), the
+// inverse of GatherNd and its gradient.
+template <typename T>
+class ScatterNdOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& indices = ctx->input(0);
+    const Tensor& updates = ctx->input(1);
+    const Tensor& shape_t = ctx->input(2);
+    if (shape_t.dims() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ScatterNd: shape must be a vector, got shape ", shape_t.shape().DebugString()));
+    }
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> dims, FlatInts(shape_t, "shape"));
+    MG_ASSIGN_OR_RETURN(TensorShape out_shape, TensorShape::Build(dims));
+    if (indices.dims() < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ScatterNd: indices must be at least 1-D, got shape ", indices.shape().DebugString()));
+    }
+    const auto id = indices.shape().dim_sizes();
+    const int64_t k = id.back();
+    if (k > out_shape.dims()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ScatterNd: the indices' innermost dimension (", k, ") must be <= the rank of shape ",
+          out_shape.DebugString()));
+    }
+    // updates must be indices.shape[:-1] + shape[k:].
+    std::vector<int64_t> want(id.begin(), id.end() - 1);
+    const std::vector<int64_t> batch = want;
+    want.insert(want.end(), dims.begin() + k, dims.end());
+    if (updates.shape() != TensorShape(want)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ScatterNd: updates have shape ", updates.shape().DebugString(), " where indices ",
+          indices.shape().DebugString(), " and shape ", out_shape.DebugString(), " need ",
+          TensorShape(want).DebugString()));
+    }
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, out_shape, &out));
+    T* o = out->data<T>();
+    std::fill(o, o + out->NumElements(), T(0));
+    if (updates.NumElements() > 0 && out->NumElements() == 0) {
+      return absl::InvalidArgumentError("ScatterNd: indices and updates given for an empty shape");
+    }
+    int64_t slice = 1;
+    for (size_t d = k; d < dims.size(); ++d) slice *= dims[d];
+    int64_t n = 1;
+    for (int64_t b : batch) n *= b;
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> idx, FlatInts(indices, "indices"));
+    const T* u = updates.data<T>();
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t offset = 0;
+      for (int64_t d = 0; d < k; ++d) {
+        const int64_t v = idx[i * k + d];
+        if (v < 0 || v >= dims[d]) {
+          std::vector<int64_t> tuple(idx.begin() + i * k, idx.begin() + (i + 1) * k);
+          return absl::InvalidArgumentError(
+              absl::StrCat("indices", Position(batch, i), " = [", absl::StrJoin(tuple, ", "),
+                           "] does not index into shape ", out_shape.DebugString()));
+        }
+        offset = offset * dims[d] + v;
+      }
+      T* dst = o + offset * slice;
+      const T* src = u + i * slice;
+      for (int64_t j = 0; j < slice; ++j) dst[j] += src[j];
     }
     return absl::OkStatus();
   }
@@ -260,6 +331,7 @@ class DenseBincountOp : public OpKernel {
 
 void RegisterSegmentKernels(KernelRegistry* r) {
   r->Register("GatherNd", TypedFactory<GatherNdOp, int32_t, int64_t>("Tindices"));
+  r->Register("ScatterNd", TypedFactory<ScatterNdOp, float, double, int32_t, int64_t>());
   auto unique = TypedFactory<UniqueOp, float, double, int32_t, int64_t, std::string>();
   r->Register("Unique", unique);
   r->Register("UniqueWithCounts", unique);
