@@ -292,6 +292,27 @@ struct Groups {
   absl::StatusOr<Tensor> Temp(OpKernelContext* ctx, int64_t n) const {
     return ctx->allocate_temp(DataTypeToEnum<T>::value, TensorShape({n}));
   }
+  // Group i's part of the input (pixels_in x depth), of the filter (taps x
+  // out_depth) or of the output (pixels_out x out_depth), copied to or from
+  // a dense block.
+  void TakeInput(int64_t i, const T* x, T* block) const {
+    TakeColumns(x, pixels_in, g.depth, i * one.depth, one.depth, block);
+  }
+  void PutInput(int64_t i, const T* block, T* x) const {
+    PutColumns(block, pixels_in, g.depth, i * one.depth, one.depth, x);
+  }
+  void TakeFilter(int64_t i, const T* f, T* block) const {
+    TakeColumns(f, taps, g.out_depth, i * one.out_depth, one.out_depth, block);
+  }
+  void PutFilter(int64_t i, const T* block, T* f) const {
+    PutColumns(block, taps, g.out_depth, i * one.out_depth, one.out_depth, f);
+  }
+  void TakeOutput(int64_t i, const T* y, T* block) const {
+    TakeColumns(y, pixels_out, g.out_depth, i * one.out_depth, one.out_depth, block);
+  }
+  void PutOutput(int64_t i, const T* block, T* y) const {
+    PutColumns(block, pixels_out, g.out_depth, i * one.out_depth, one.out_depth, y);
+  }
 };
 
 template <typename T>
@@ -313,13 +334,10 @@ class Conv2DOp : public WindowKernel {
     MG_ASSIGN_OR_RETURN(Tensor f, gr.Temp(ctx, gr.taps * gr.one.out_depth));
     MG_ASSIGN_OR_RETURN(Tensor y, gr.Temp(ctx, gr.pixels_out * gr.one.out_depth));
     for (int64_t i = 0; i < g.groups; ++i) {
-      TakeColumns(input.data<T>(), gr.pixels_in, g.depth, i * gr.one.depth, gr.one.depth,
-                  x.data<T>());
-      TakeColumns(filter.data<T>(), gr.taps, g.out_depth, i * gr.one.out_depth,
-                  gr.one.out_depth, f.data<T>());
+      gr.TakeInput(i, input.data<T>(), x.data<T>());
+      gr.TakeFilter(i, filter.data<T>(), f.data<T>());
       MG_RETURN_IF_ERROR(Forward(ctx, gr.one, x.data<T>(), f.data<T>(), y.data<T>()));
-      PutColumns(y.data<T>(), gr.pixels_out, g.out_depth, i * gr.one.out_depth,
-                 gr.one.out_depth, out->data<T>());
+      gr.PutOutput(i, y.data<T>(), out->data<T>());
     }
     return absl::OkStatus();
   }
@@ -350,13 +368,10 @@ class Conv2DBackpropInputOp : public WindowKernel {
     MG_ASSIGN_OR_RETURN(Tensor gy, gr.Temp(ctx, gr.pixels_out * gr.one.out_depth));
     MG_ASSIGN_OR_RETURN(Tensor gx, gr.Temp(ctx, gr.pixels_in * gr.one.depth));
     for (int64_t i = 0; i < g.groups; ++i) {
-      TakeColumns(filter.data<T>(), gr.taps, g.out_depth, i * gr.one.out_depth,
-                  gr.one.out_depth, f.data<T>());
-      TakeColumns(dy.data<T>(), gr.pixels_out, g.out_depth, i * gr.one.out_depth,
-                  gr.one.out_depth, gy.data<T>());
+      gr.TakeFilter(i, filter.data<T>(), f.data<T>());
+      gr.TakeOutput(i, dy.data<T>(), gy.data<T>());
       MG_RETURN_IF_ERROR(BackpropInput(ctx, gr.one, f.data<T>(), gy.data<T>(), gx.data<T>()));
-      PutColumns(gx.data<T>(), gr.pixels_in, g.depth, i * gr.one.depth, gr.one.depth,
-                 dx->data<T>());
+      gr.PutInput(i, gx.data<T>(), dx->data<T>());
     }
     return absl::OkStatus();
   }
@@ -383,13 +398,10 @@ class Conv2DBackpropFilterOp : public WindowKernel {
     MG_ASSIGN_OR_RETURN(Tensor gy, gr.Temp(ctx, gr.pixels_out * gr.one.out_depth));
     MG_ASSIGN_OR_RETURN(Tensor gf, gr.Temp(ctx, gr.taps * gr.one.out_depth));
     for (int64_t i = 0; i < g.groups; ++i) {
-      TakeColumns(input.data<T>(), gr.pixels_in, g.depth, i * gr.one.depth, gr.one.depth,
-                  x.data<T>());
-      TakeColumns(dy.data<T>(), gr.pixels_out, g.out_depth, i * gr.one.out_depth,
-                  gr.one.out_depth, gy.data<T>());
+      gr.TakeInput(i, input.data<T>(), x.data<T>());
+      gr.TakeOutput(i, dy.data<T>(), gy.data<T>());
       MG_RETURN_IF_ERROR(BackpropFilter(ctx, gr.one, x.data<T>(), gy.data<T>(), gf.data<T>()));
-      PutColumns(gf.data<T>(), gr.taps, g.out_depth, i * gr.one.out_depth, gr.one.out_depth,
-                 df->data<T>());
+      gr.PutFilter(i, gf.data<T>(), df->data<T>());
     }
     return absl::OkStatus();
   }
