@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
+#include "runtime/engine/kernels/internal/wrapping.h"
 
 namespace minigraph {
 namespace kernels_internal {
@@ -151,7 +152,8 @@ class ScatterNdOp : public OpKernel {
       }
       T* dst = o + offset * slice;
       const T* src = u + i * slice;
-      for (int64_t j = 0; j < slice; ++j) dst[j] += src[j];
+      // Integers wrap on overflow, as TensorFlow's sums do.
+      for (int64_t j = 0; j < slice; ++j) dst[j] = WrapAdd(dst[j], src[j]);
     }
     return absl::OkStatus();
   }
