@@ -1,8 +1,8 @@
 """Keras applications as TensorFlow 1 training graphs: each model of
-tf_keras.applications (weights=None, 10 classes, the smallest input it
-accepts, a batch of 2), built by TensorFlow 2.21 into a .meta with a global
-step, a cross-entropy loss, a plain SGD train op (batch norm's moving
-averages updated with it) and a Saver, saved before any step. minigraph
+tf_keras.applications (weights=None, 10 classes, the smallest input of
+SIZES it accepts, a batch of 4), built by TensorFlow 2.21 into a .meta with
+a global step, a cross-entropy loss, a plain SGD train op (batch norm's
+moving averages updated with it) and a Saver, saved before any step. minigraph
 then
 
   - runs its inference output (training=False) on a fed batch, which must
@@ -10,9 +10,9 @@ then
   - trains it three steps with `train --graph` from the .meta, resuming from
     TensorFlow's checkpoint at step 0 and saving after each step; TensorFlow
     takes each step again from minigraph's checkpoint of the step before,
-    and the variables must agree (batch norm's moving averages, dropout and
-    stochastic depth included: the random ops draw TensorFlow's numbers for
-    the graph's seeds).
+    and the updates must agree (within the bounds below; batch norm's
+    moving averages, dropout and stochastic depth included: the random ops
+    draw TensorFlow's numbers for the graph's seeds).
 
 One model of each architecture by default, the smallest (about 5 minutes
 here); MG_APPLICATIONS=all runs all 71 of tf_keras (long: TensorFlow alone
