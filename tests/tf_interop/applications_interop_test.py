@@ -10,15 +10,17 @@ then
   - trains it three steps with `train --graph` from the .meta, resuming from
     TensorFlow's checkpoint at step 0 and saving after each step; TensorFlow
     takes each step again from minigraph's checkpoint of the step before,
-    and the updates must agree (within the bounds below; batch norm's
-    moving averages, dropout and stochastic depth included: the random ops
-    draw TensorFlow's numbers for the graph's seeds).
+    and the updates must agree as closely as TensorFlow agrees with itself
+    when rounding changes (the bounds below; batch norm's moving averages,
+    dropout and stochastic depth included: the random ops draw
+    TensorFlow's numbers for the graph's seeds).
 
-One model of each architecture by default, the smallest (about 5 minutes
+One model of each architecture by default, the smallest (7 to 10 minutes
 here); MG_APPLICATIONS=all runs all 71 of tf_keras (long: TensorFlow alone
 took 19 minutes here to build 57 of them and step each three times at 32
 pixels, batch 2; ConvNeXtXLarge has 350M parameters), or a comma-separated
-list names some."""
+list names some. The models' initial values come from MG_SEED (7 unless
+set), so that a run can be repeated."""
 
 import os
 
@@ -26,6 +28,8 @@ import os
 os.environ["TF_USE_LEGACY_KERAS"] = "1"
 
 import shutil  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import unittest  # noqa: E402
@@ -55,27 +59,40 @@ BATCH = 4
 SIZES = (64, 75, 224, 331)
 # Small steps: the second and third stay near the first's point.
 LEARNING_RATE = 0.0001
-# A step's update (new values minus the ones both started from) must point
-# TensorFlow's way and be as long, within these, for the whole model and,
-# more loosely, for each variable. Steps are compared one at a time, each
-# from minigraph's checkpoint of the step before, because these random
-# networks on random inputs are chaotic: TensorFlow against itself, from
-# variables 1e-6 apart, updates some of ResNetRS50's variables at cosines
-# down to 0.54 after one step, and ResNet50's at 0.5 after two. Rounding
-# pushes less, but single variables still wander: at this learning rate
-# minigraph against TensorFlow has shown per-variable cosines down to
-# 0.9966 and lengths 3.1% apart, and the whole model's update a cosine of
-# 0.99945 (InceptionV3, the most sensitive); at 0.001, one variable of
-# InceptionV3 once fell to 0.967. A wrong gradient of any layer type moves
-# many variables and falls far below these.
-MIN_COSINE = 0.9
-MAX_NORM_RATIO = 0.1
-MIN_MODEL_COSINE = 0.995
-MAX_MODEL_NORM_RATIO = 0.02
+# A step's update (new values minus the ones both started from) is held to
+# TensorFlow's against how far TensorFlow's own update moves when only
+# rounding changes: OtherTensorFlow takes the same step with its matrix
+# products on another instruction set and its variables each moved by about
+# one unit in the last place. These random networks on random inputs are
+# chaotic (batch norm over 4 to 16 values, ReLUs that flip on rounding), and
+# steps are compared one at a time, each from minigraph's checkpoint of the
+# step before, so that differences do not compound. Seen on 2026-12-05:
+# TensorFlow on AVX2 against AVX-512, from the same checkpoint (MG_SEED=3),
+# updated InceptionV3 (75 pixels: 1 x 1 last maps) at a cosine of 0.9944,
+# single variables down to 0.981; on CI's machine minigraph against
+# TensorFlow had one of RegNetY002's at 0.94 where the whole model's
+# matched to five places. So:
+#  - the whole model's update may be MODEL_TOLERANCE of its length from
+#    TensorFlow's, or SPREADS times as far as the other TensorFlow's is;
+#  - a variable is off when its update is further than TOLERANCE of its
+#    length and SPREADS times the other's. Which variables a rounding flips
+#    is chance, so a step fails on more than MAX_OFF of them off or on one
+#    further than GROSS: a wrong gradient of a layer type moves every layer
+#    of that type, and a wrong single layer misses by its update's length.
+TOLERANCE = 0.1
+MODEL_TOLERANCE = 0.02
+SPREADS = 10
+MAX_OFF = 0.05
+GROSS = 1.0
 # An update this small against its variable (a convolution's bias before
 # batch norm, whose gradient is zero but for rounding) counts in the
 # model's update only.
 NEGLIGIBLE = 1e-5
+# The other TensorFlow: oneDNN's matrix products (TensorFlow's Eigen
+# contractions call them) limited to AVX (no FMA), and each variable multiplied
+# by 1 + u, u uniform in [-ULP, ULP).
+OTHER_ISA = "AVX"
+ULP = 2.0**-23
 # The inference outputs: softmax probabilities through the whole network.
 OUT_RTOL, OUT_ATOL = 1e-4, 1e-6
 
@@ -106,7 +123,7 @@ class Application:
         ctor = getattr(tf_keras.applications, name)
         self.graph = tf.Graph()
         with self.graph.as_default():
-            v1.set_random_seed(7)
+            tf_keras.utils.set_random_seed(int(os.environ.get("MG_SEED", "7")))
             for size in SIZES:
                 try:
                     model = ctor(weights=None, input_shape=(size, size, 3), classes=10)
@@ -141,8 +158,9 @@ class Application:
             feed = rng.standard_normal((2, size, size, 3)).astype(np.float32)
             # One thread and deterministic kernels: TensorFlow's step is the
             # same from run to run, as minigraph's `train` (one thread) is.
-            self.session = v1.Session(config=v1.ConfigProto(
-                intra_op_parallelism_threads=1, inter_op_parallelism_threads=1))
+            config = v1.ConfigProto(intra_op_parallelism_threads=1,
+                                    inter_op_parallelism_threads=1)
+            self.session = v1.Session(config=config)
             self.session.run(v1.global_variables_initializer())
             self.checkpoint = self.saver.save(self.session, os.path.join(self.logdir, "model.ckpt"),
                                               global_step=0, write_meta_graph=False)
@@ -163,6 +181,62 @@ class Application:
         self.session.close()
 
 
+class OtherTensorFlow:
+    """TensorFlow in another process taking the same steps from the graph's
+    .meta, its matrix products on OTHER_ISA and its variables a rounding
+    away: how far TensorFlow's own update moves when only rounding
+    changes."""
+
+    def __init__(self, meta):
+        self.process = subprocess.Popen(
+            [sys.executable, __file__, "--steps-from", meta], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, text=True, env={**os.environ, "ONEDNN_MAX_CPU_ISA": OTHER_ISA})
+
+    def send(self, checkpoint):
+        """Starts a step from `checkpoint`."""
+        self.process.stdin.write(checkpoint + "\n")
+        self.process.stdin.flush()
+
+    def receive(self):
+        """The variables after the step sent last."""
+        line = self.process.stdout.readline().strip()
+        if not line:
+            raise AssertionError(f"the other TensorFlow stopped ({self.process.wait()})")
+        with np.load(line) as values:
+            return dict(values)
+
+    def close(self):
+        self.process.stdin.close()
+        self.process.wait()
+
+
+def steps_from(meta):
+    """OtherTensorFlow's process: for each checkpoint prefix on stdin, one
+    step from its variables each moved by about one unit in the last place
+    (the random ops' states carried from step to step), the variables it
+    ends with written to <prefix>.other.npz, whose path goes to stdout."""
+    graph = tf.Graph()
+    with graph.as_default():
+        saver = v1.train.import_meta_graph(meta)
+        train_op = v1.get_collection("train_op")[0]
+        variables = v1.global_variables()
+        step = v1.placeholder(tf.int32, [])
+        nudge = tf.group([
+            v.assign(v * (1 + tf.random.stateless_uniform(
+                tf.shape(v), seed=tf.stack([i, step]), minval=-ULP, maxval=ULP)))
+            for i, v in enumerate(variables) if v.dtype.base_dtype == tf.float32])
+        with v1.Session(config=v1.ConfigProto(intra_op_parallelism_threads=1,
+                                              inter_op_parallelism_threads=1)) as session:
+            for n, line in enumerate(sys.stdin):
+                prefix = line.strip()
+                saver.restore(session, prefix)
+                session.run(nudge, {step: n})
+                session.run(train_op)
+                np.savez(prefix + ".other.npz", **{v.op.name: value for v, value in
+                                                   zip(variables, session.run(variables))})
+                print(prefix + ".other.npz", flush=True)
+
+
 def differences(want, got, rtol, atol):
     """What differs between two {name: value} maps, as text lines."""
     out = []
@@ -179,36 +253,42 @@ def differences(want, got, rtol, atol):
     return out
 
 
-def update_differences(start, want, got, worst):
+def update_differences(start, want, other, got, worst):
     """What differs between TensorFlow's (`want`) and minigraph's (`got`)
-    updates of each variable from `start`, as text lines; `worst` keeps the
-    lowest cosine and the largest length difference seen."""
-    out = []
-    dot = sq_want = sq_got = 0.0
+    updates from `start`, as text lines, given OtherTensorFlow's update
+    (`other`); `worst` keeps the largest part of its allowance the model's
+    update used, the largest share of variables off and the furthest one."""
+    total = {"miss": 0.0, "spread": 0.0, "update": 0.0}
+    off, compared = [], 0
     for key in sorted(want):
         if key not in got or np.shape(got[key]) != np.shape(want[key]):
-            out.append(f"{key}: missing or misshapen")
+            return [f"{key}: missing or misshapen"]
+        x0, a, b, c = (np.asarray(t[key], np.float64).ravel() for t in (start, want, got, other))
+        update = np.linalg.norm(a - x0)
+        miss, spread = np.linalg.norm(b - a), np.linalg.norm(c - a)
+        for k, v in (("miss", miss), ("spread", spread), ("update", update)):
+            total[k] += v * v
+        if update <= NEGLIGIBLE * max(np.linalg.norm(x0), 1.0):
             continue
-        x0 = np.asarray(start[key], np.float64).ravel()
-        a = np.asarray(want[key], np.float64).ravel() - x0
-        b = np.asarray(got[key], np.float64).ravel() - x0
-        na, nb = np.linalg.norm(a), np.linalg.norm(b)
-        dot, sq_want, sq_got = dot + a @ b, sq_want + na * na, sq_got + nb * nb
-        if na <= NEGLIGIBLE * max(np.linalg.norm(x0), 1.0):
-            continue
-        cosine = float(a @ b / (na * nb)) if nb > 0 else 0.0
-        worst["cosine"] = min(worst["cosine"], cosine)
-        worst["norm"] = max(worst["norm"], abs(nb / na - 1))
-        if cosine < MIN_COSINE or abs(nb / na - 1) > MAX_NORM_RATIO:
-            out.append(f"{key}: update's cosine {cosine:.4f}, norm {nb / na:.4f} of "
-                       "TensorFlow's")
-    if sq_want > 0:
-        cosine = dot / np.sqrt(sq_want * sq_got) if sq_got > 0 else 0.0
-        ratio = np.sqrt(sq_got / sq_want)
-        worst["model"] = min(worst["model"], cosine)
-        if cosine < MIN_MODEL_COSINE or abs(ratio - 1) > MAX_MODEL_NORM_RATIO:
-            out.append(f"the model's update: cosine {cosine:.5f}, norm {ratio:.4f} of "
-                       "TensorFlow's")
+        compared += 1
+        worst["furthest"] = max(worst["furthest"], miss / update)
+        if miss > max(TOLERANCE * update, SPREADS * spread):
+            off.append((miss / update, spread / update, key))
+    out = []
+    if off:
+        worst["off"] = max(worst["off"], len(off) / compared)
+        far, spread, key = max(off)
+        if len(off) > MAX_OFF * compared or far > GROSS:
+            out.append(f"{len(off)} of {compared} variables off, the furthest {key}: its update "
+                       f"{far:.3f} of its length from TensorFlow's, which moves {spread:.3f} "
+                       "when rounding does")
+    miss, spread, update = (np.sqrt(total[k]) for k in ("miss", "spread", "update"))
+    if update > 0:
+        allowed = max(MODEL_TOLERANCE * update, SPREADS * spread)
+        worst["model"] = max(worst["model"], miss / allowed)
+        if miss > allowed:
+            out.append(f"the model's update: {miss / update:.4f} of its length from "
+                       f"TensorFlow's, which moves {spread / update:.4f} when rounding does")
     return out
 
 
@@ -217,6 +297,7 @@ def check(name, root):
     minigraph's times."""
     t = time.time()
     app = Application(name, root)
+    other = OtherTensorFlow(app.meta)  # builds its graph while minigraph runs
     tf_time = time.time() - t
     try:
         t = time.time()
@@ -230,16 +311,19 @@ def check(name, root):
             wrong.append(f"train did not resume from step 0: {p.stdout[-300:]}")
         t = time.time()
         previous = app.checkpoint
-        worst = {"cosine": 1.0, "norm": 0.0, "model": 1.0}
+        worst = {"model": 0.0, "off": 0.0, "furthest": 0.0}
         for step in range(1, STEPS + 1):
             mine = os.path.join(app.logdir, f"model.ckpt-{step}")
+            other.send(previous)  # both TensorFlows step at once
             want = app.step_from(previous)
             wrong += [f"step {step}: {w}" for w in update_differences(
-                interop.tensorflow_read(previous), want, interop.tensorflow_read(mine), worst)]
+                interop.tensorflow_read(previous), want, other.receive(),
+                interop.tensorflow_read(mine), worst)]
             previous = mine
         tf_time += time.time() - t
     finally:
         app.close()
+        other.close()
     return wrong, tf_time, mg_time, worst
 
 
@@ -250,9 +334,9 @@ class ApplicationsInterop(unittest.TestCase):
             root = tempfile.mkdtemp()
             try:
                 wrong, tf_time, mg_time, worst = check(name, root)
-                status = (f"passes (the model's updates' cosines >= {worst['model']:.5f}; "
-                          f"each variable's >= {worst['cosine']:.4f}, lengths within "
-                          f"{100 * worst['norm']:.1f}%)" if not wrong
+                status = (f"passes (the model's update used {worst['model']:.2f} of its "
+                          f"allowance; {100 * worst['off']:.1f}% of variables off, the furthest "
+                          f"{worst['furthest']:.3f} of its length away)" if not wrong
                           else f"{len(wrong)} differ: {wrong[0]}")
                 rows.append(f"| {name} | {tf_time:.0f} s | {mg_time:.0f} s | {status} |")
             except AssertionError as e:  # a minigraph binary failed
@@ -278,4 +362,7 @@ class ApplicationsInterop(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    unittest.main(verbosity=2)
+    if sys.argv[1:2] == ["--steps-from"]:
+        steps_from(sys.argv[2])
+    else:
+        unittest.main(verbosity=2)
