@@ -14,15 +14,88 @@ absl::Status Invalid(const NodeDef& node, absl::string_view what) {
   return absl::InvalidArgumentError(absl::StrCat(node.op(), " '", node.name(), "': ", what));
 }
 
+// GetWindowedOutputSize: one dimension of `in` elements under a window of
+// `kernel` taps `dilation` apart, `stride` apart; `before` and `after` the
+// explicit padding.
+absl::StatusOr<WindowedSize> WindowedOutputSize(const std::string& node, int64_t in,
+                                                int64_t kernel, int64_t stride, int64_t dilation,
+                                                Padding padding, int64_t before, int64_t after) {
+  const int64_t effective = (kernel - 1) * dilation + 1;
+  WindowedSize s;
+  switch (padding) {
+    case Padding::kValid:
+      s.out = (in - effective + stride) / stride;
+      break;
+    case Padding::kExplicit:
+      s.out = (in + before + after - effective + stride) / stride;
+      s.pad_before = before;
+      break;
+    case Padding::kSame: {
+      s.out = (in + stride - 1) / stride;
+      const int64_t needed = std::max<int64_t>(0, (s.out - 1) * stride + effective - in);
+      s.pad_before = needed / 2;
+      break;
+    }
+  }
+  if (s.out < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        node, ": Computed output size would be negative: ", s.out, " [input_size: ", in,
+        ", effective_filter_size: ", effective, ", stride: ", stride, "]"));
+  }
+  return s;
+}
+
+// TensorFlow's messages for one window attr of a kernel.
+struct AttrMessages {
+  const char* size;         // not `rank` elements
+  const char* batch_depth;  // not 1 in the batch or depth dimension
+  const char* positive;     // a spatial element below 1
+};
+
+// Window attr `name` ("strides", "dilations", "ksize") of a node whose
+// tensors have `rank` dimensions: its spatial elements, the others being 1.
+absl::StatusOr<std::vector<int64_t>> SpatialAttr(const NodeDef& node, const char* name,
+                                                 size_t rank, const AttrMessages& m) {
+  std::vector<int64_t> v;
+  MG_RETURN_IF_ERROR(GetNodeAttr(node, name, &v));
+  if (v.size() != rank) return Invalid(node, m.size);
+  if (v.front() != 1 || v.back() != 1) return Invalid(node, m.batch_depth);
+  std::vector<int64_t> spatial(v.begin() + 1, v.end() - 1);
+  for (int64_t x : spatial) {
+    if (x < 1) return Invalid(node, m.positive);
+  }
+  return spatial;
+}
+
+// The "padding" attr: VALID, SAME, and EXPLICIT where `explicit_ok`.
+absl::StatusOr<Padding> PaddingAttr(const NodeDef& node, bool explicit_ok) {
+  std::string padding;
+  MG_RETURN_IF_ERROR(GetNodeAttr(node, "padding", &padding));
+  if (padding == "VALID") return Padding::kValid;
+  if (padding == "SAME") return Padding::kSame;
+  if (padding == "EXPLICIT" && explicit_ok) return Padding::kExplicit;
+  return Invalid(node, absl::StrCat("unknown padding \"", padding, "\""));
+}
+
+// The "data_format" attr, `default_format` when absent.
+absl::StatusOr<std::string> FormatAttr(const NodeDef& node, const char* default_format) {
+  std::string format = default_format;
+  if (node.attr().contains("data_format")) {
+    MG_RETURN_IF_ERROR(GetNodeAttr(node, "data_format", &format));
+  }
+  return format;
+}
+
+constexpr char kBatchDepthStrides[] =
+    "Current implementation does not yet support strides in the batch and depth dimensions.";
+constexpr char kDilatedRates[] = "Dilated rates should be larger than 0.";
+
 }  // namespace
 
 absl::StatusOr<Window2D> Window2D::FromNode(const NodeDef& node, bool pool) {
   Window2D w;
   w.node = absl::StrCat(node.op(), " '", node.name(), "'");
-  std::string format = "NHWC";
-  if (node.attr().contains("data_format")) {
-    MG_RETURN_IF_ERROR(GetNodeAttr(node, "data_format", &format));
-  }
+  MG_ASSIGN_OR_RETURN(const std::string format, FormatAttr(node, "NHWC"));
   if (format != "NHWC") {
     return absl::UnimplementedError(
         absl::StrCat(w.node,
@@ -30,51 +103,32 @@ absl::StatusOr<Window2D> Window2D::FromNode(const NodeDef& node, bool pool) {
                      "CPU. The op was given the format: ",
                      format));
   }
-  std::vector<int64_t> strides;
-  MG_RETURN_IF_ERROR(GetNodeAttr(node, "strides", &strides));
-  if (strides.size() != 4) {
-    return Invalid(node, "Sliding window strides field must specify 4 dimensions");
-  }
-  if (strides[0] != 1 || strides[3] != 1) {
-    return Invalid(node,
-                   "Current implementation does not yet support strides in the batch and depth "
-                   "dimensions.");
-  }
-  if (strides[1] < 1 || strides[2] < 1) return Invalid(node, "strides must be positive");
-  w.stride = {strides[1], strides[2]};
+  MG_ASSIGN_OR_RETURN(std::vector<int64_t> strides,
+                      SpatialAttr(node, "strides", 4,
+                                  {"Sliding window strides field must specify 4 dimensions",
+                                   kBatchDepthStrides, "strides must be positive"}));
+  w.stride = {strides[0], strides[1]};
   if (pool) {
-    std::vector<int64_t> ksize;
-    MG_RETURN_IF_ERROR(GetNodeAttr(node, "ksize", &ksize));
-    if (ksize.size() != 4) {
-      return Invalid(node, "Sliding window ksize field must specify 4 dimensions");
-    }
-    if (ksize[0] != 1 || ksize[3] != 1) {
-      return Invalid(node, "Pooling is not yet supported on the batch nor depth dimensions.");
-    }
-    if (ksize[1] < 1 || ksize[2] < 1) return Invalid(node, "ksize must be positive");
-    w.ksize = {ksize[1], ksize[2]};
+    MG_ASSIGN_OR_RETURN(
+        std::vector<int64_t> ksize,
+        SpatialAttr(node, "ksize", 4,
+                    {"Sliding window ksize field must specify 4 dimensions",
+                     "Pooling is not yet supported on the batch nor depth dimensions.",
+                     "ksize must be positive"}));
+    w.ksize = {ksize[0], ksize[1]};
   }
   if (node.attr().contains("dilations")) {
-    std::vector<int64_t> d;
-    MG_RETURN_IF_ERROR(GetNodeAttr(node, "dilations", &d));
-    if (d.size() != 4)
-      return Invalid(node, "Sliding window dilations field must specify 4 dimensions");
-    if (d[0] != 1 || d[3] != 1) {
-      return Invalid(node,
+    MG_ASSIGN_OR_RETURN(
+        std::vector<int64_t> d,
+        SpatialAttr(node, "dilations", 4,
+                    {"Sliding window dilations field must specify 4 dimensions",
                      "Current implementation does not yet support dilations in the batch and "
-                     "depth dimensions.");
-    }
-    if (d[1] < 1 || d[2] < 1) return Invalid(node, "Dilated rates should be larger than 0.");
-    w.dilation = {d[1], d[2]};
+                     "depth dimensions.",
+                     kDilatedRates}));
+    w.dilation = {d[0], d[1]};
   }
-  std::string padding;
-  MG_RETURN_IF_ERROR(GetNodeAttr(node, "padding", &padding));
-  if (padding == "VALID") {
-    w.padding = Padding::kValid;
-  } else if (padding == "SAME") {
-    w.padding = Padding::kSame;
-  } else if (padding == "EXPLICIT") {
-    w.padding = Padding::kExplicit;
+  MG_ASSIGN_OR_RETURN(w.padding, PaddingAttr(node, /*explicit_ok=*/true));
+  if (w.padding == Padding::kExplicit) {
     std::vector<int64_t> p;
     if (node.attr().contains("explicit_paddings")) {
       MG_RETURN_IF_ERROR(GetNodeAttr(node, "explicit_paddings", &p));
@@ -94,39 +148,49 @@ absl::StatusOr<Window2D> Window2D::FromNode(const NodeDef& node, bool pool) {
         return Invalid(node, absl::StrCat("Explicit padding must be nonnegative, got ", v));
     }
     w.explicit_pad = {p[2], p[3], p[4], p[5]};
-  } else {
-    return Invalid(node, absl::StrCat("unknown padding \"", padding, "\""));
   }
   return w;
 }
 
 absl::StatusOr<WindowedSize> Window2D::Size(int dim, int64_t in, int64_t kernel) const {
   const int i = dim - 1;
-  const int64_t stride_i = stride[i];
-  const int64_t effective = (kernel - 1) * dilation[i] + 1;
-  WindowedSize s;
-  switch (padding) {
-    case Padding::kValid:
-      s.out = (in - effective + stride_i) / stride_i;
-      break;
-    case Padding::kExplicit:
-      s.out =
-          (in + explicit_pad[2 * i] + explicit_pad[2 * i + 1] - effective + stride_i) / stride_i;
-      s.pad_before = explicit_pad[2 * i];
-      break;
-    case Padding::kSame: {
-      s.out = (in + stride_i - 1) / stride_i;
-      const int64_t needed = std::max<int64_t>(0, (s.out - 1) * stride_i + effective - in);
-      s.pad_before = needed / 2;
-      break;
+  return WindowedOutputSize(node, in, kernel, stride[i], dilation[i], padding,
+                            explicit_pad[2 * i], explicit_pad[2 * i + 1]);
+}
+
+absl::StatusOr<Window3D> Window3D::FromNode(const NodeDef& node) {
+  Window3D w;
+  w.node = absl::StrCat(node.op(), " '", node.name(), "'");
+  MG_ASSIGN_OR_RETURN(const std::string format, FormatAttr(node, "NDHWC"));
+  if (format != "NDHWC") {
+    return Invalid(node, absl::StrCat("CPU implementation of ", node.op(),
+                                      " currently only supports the NDHWC tensor format, not ",
+                                      format));
+  }
+  MG_ASSIGN_OR_RETURN(std::vector<int64_t> strides,
+                      SpatialAttr(node, "strides", 5,
+                                  {"Sliding window strides field must specify 5 dimensions",
+                                   kBatchDepthStrides, "Spatial strides should be larger than 0."}));
+  w.stride = {strides[0], strides[1], strides[2]};
+  if (node.attr().contains("dilations")) {
+    MG_ASSIGN_OR_RETURN(
+        std::vector<int64_t> d,
+        SpatialAttr(node, "dilations", 5,
+                    {"Dilation rates field must specify 5 dimensions",
+                     "Current implementation does not yet support dilation rates in the batch "
+                     "and depth dimensions.",
+                     kDilatedRates}));
+    if (d != std::vector<int64_t>{1, 1, 1}) {
+      return Invalid(node, absl::StrCat("CPU implementation of ", node.op(),
+                                        " currently only supports dilated rates of 1."));
     }
   }
-  if (s.out < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        node, ": Computed output size would be negative: ", s.out, " [input_size: ", in,
-        ", effective_filter_size: ", effective, ", stride: ", stride_i, "]"));
-  }
-  return s;
+  MG_ASSIGN_OR_RETURN(w.padding, PaddingAttr(node, /*explicit_ok=*/false));
+  return w;
+}
+
+absl::StatusOr<WindowedSize> Window3D::Size(int dim, int64_t in, int64_t kernel) const {
+  return WindowedOutputSize(node, in, kernel, stride[dim - 1], 1, padding, 0, 0);
 }
 
 }  // namespace minigraph

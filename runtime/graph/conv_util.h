@@ -1,7 +1,7 @@
-// The windows of TensorFlow's 2-D convolutions and pools (NHWC): their
-// attrs, checked with TensorFlow's messages, and the output size and
-// padding of each spatial dimension (TensorFlow's GetWindowedOutputSize).
-// Shape functions and kernels share it.
+// The windows of TensorFlow's 2-D convolutions and pools (NHWC) and 3-D
+// convolutions (NDHWC): their attrs, checked with TensorFlow's messages,
+// and the output size and padding of each spatial dimension (TensorFlow's
+// GetWindowedOutputSize). Shape functions and kernels share it.
 //
 //   MG_ASSIGN_OR_RETURN(Window2D w, Window2D::FromNode(node, /*pool=*/false));
 //   MG_ASSIGN_OR_RETURN(WindowedSize rows, w.Rows(in_rows, filter_rows));
@@ -48,6 +48,21 @@ struct Window2D {
   Padding padding = Padding::kValid;
   // kExplicit: (before, after) for rows and for columns.
   std::array<int64_t, 4> explicit_pad = {0, 0, 0, 0};
+};
+
+// Conv3D's window and its gradients': 5-element "strides" and "dilations",
+// SAME or VALID, NDHWC only. TensorFlow's CPU kernels take no dilations
+// but 1; FromNode refuses others, with their messages.
+struct Window3D {
+  // Returns InvalidArgument naming the node for values TensorFlow refuses.
+  static absl::StatusOr<Window3D> FromNode(const NodeDef& node);
+
+  // GetWindowedOutputSize for planes (dim 1), rows (2) or columns (3).
+  absl::StatusOr<WindowedSize> Size(int dim, int64_t in, int64_t kernel) const;
+
+  std::string node;  // for messages
+  std::array<int64_t, 3> stride = {1, 1, 1};
+  Padding padding = Padding::kValid;
 };
 
 }  // namespace minigraph
