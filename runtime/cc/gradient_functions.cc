@@ -450,15 +450,6 @@ void RegisterActivationGradients(GradientRegistry* r) {
 void RegisterConvolutionGradients(GradientRegistry* r) {
   // Convolutions and pools (TensorFlow's nn_grad.py): the backprop ops take
   // the forward op's window attrs.
-  r->Register("Conv2D", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
-    const Grads in = s.GetInputs(op);
-    const auto attrs = WindowAttrs(s.GetNodeDef(op));
-    *dx = {s.AddOp("Conv2DBackpropInput", {{ops::Shape(s, in[0])}, {in[1]}, {dy[0]}}, attrs)
-               .output(0),
-           s.AddOp("Conv2DBackpropFilter", {{in[0]}, {ops::Shape(s, in[1])}, {dy[0]}}, attrs)
-               .output(0)};
-    return absl::OkStatus();
-  });
   // TensorFlow's _DepthwiseConv2dNativeGrad and its gradients' gradients.
   r->Register("DepthwiseConv2dNative",
               [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
@@ -472,27 +463,39 @@ void RegisterConvolutionGradients(GradientRegistry* r) {
                            .output(0)};
                 return absl::OkStatus();
               });
-  r->Register("Conv2DBackpropInput",
-              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
-                const Grads in = s.GetInputs(op);
-                const auto attrs = WindowAttrs(s.GetNodeDef(op));
-                *dx = {Output(),
-                       s.AddOp("Conv2DBackpropFilter",
-                               {{dy[0]}, {ops::Shape(s, in[1])}, {in[2]}}, attrs)
-                           .output(0),
-                       s.AddOp("Conv2D", {{dy[0]}, {in[1]}}, attrs).output(0)};
-                return absl::OkStatus();
-              });
-  r->Register("Conv2DBackpropFilter",
-              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
-                const Grads in = s.GetInputs(op);
-                const auto attrs = WindowAttrs(s.GetNodeDef(op));
-                *dx = {s.AddOp("Conv2DBackpropInput",
-                               {{ops::Shape(s, in[0])}, {dy[0]}, {in[2]}}, attrs)
-                           .output(0),
-                       Output(), s.AddOp("Conv2D", {{in[0]}, {dy[0]}}, attrs).output(0)};
-                return absl::OkStatus();
-              });
+  // Conv2D's and Conv3D's, and their gradients' gradients: each backprop's
+  // gradient is the other backprop and the forward op.
+  struct ConvFamily {
+    const char* forward;
+    const char* input;
+    const char* filter;
+  };
+  for (const ConvFamily f : {ConvFamily{"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"},
+                             ConvFamily{"Conv3D", "Conv3DBackpropInputV2",
+                                        "Conv3DBackpropFilterV2"}}) {
+    r->Register(f.forward, [f](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      const auto attrs = WindowAttrs(s.GetNodeDef(op));
+      *dx = {s.AddOp(f.input, {{ops::Shape(s, in[0])}, {in[1]}, {dy[0]}}, attrs).output(0),
+             s.AddOp(f.filter, {{in[0]}, {ops::Shape(s, in[1])}, {dy[0]}}, attrs).output(0)};
+      return absl::OkStatus();
+    });
+    r->Register(f.input, [f](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      const auto attrs = WindowAttrs(s.GetNodeDef(op));
+      *dx = {Output(),
+             s.AddOp(f.filter, {{dy[0]}, {ops::Shape(s, in[1])}, {in[2]}}, attrs).output(0),
+             s.AddOp(f.forward, {{dy[0]}, {in[1]}}, attrs).output(0)};
+      return absl::OkStatus();
+    });
+    r->Register(f.filter, [f](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      const auto attrs = WindowAttrs(s.GetNodeDef(op));
+      *dx = {s.AddOp(f.input, {{ops::Shape(s, in[0])}, {dy[0]}, {in[2]}}, attrs).output(0),
+             Output(), s.AddOp(f.forward, {{in[0]}, {dy[0]}}, attrs).output(0)};
+      return absl::OkStatus();
+    });
+  }
   r->Register("MaxPool", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     *dx = {s.AddOp("MaxPoolGrad", {{s.GetInputs(op)[0]}, {op.output(0)}, {dy[0]}},
                    WindowAttrs(s.GetNodeDef(op)))

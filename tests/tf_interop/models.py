@@ -166,6 +166,22 @@ def cnn(pool, padding):
     return build
 
 
+def cnn3d(rng):
+    """Two 3-D convolutions (VALID, then strided SAME) and a classifier,
+    trained by momentum."""
+    x_value = rng.standard_normal((3, 6, 7, 5, 2)).astype(np.float32)
+    y_value = rng.integers(0, 4, 3).astype(np.int64)
+    x = v1.placeholder(tf.float32, [None, 6, 7, 5, 2], name="x")
+    y = v1.placeholder(tf.int64, [None], name="y")
+    c = v1.layers.conv3d(x, 6, 3, padding="valid", activation=tf.nn.relu, name="c1")
+    c = v1.layers.conv3d(c, 4, (2, 3, 2), strides=(2, 1, 2), padding="same", name="c2")
+    logits = v1.layers.dense(v1.layers.flatten(c), 4, name="logits")
+    loss = tf.reduce_mean(
+        tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits), name="loss")
+    train = v1.train.MomentumOptimizer(0.05, 0.9).minimize(loss, name="train")
+    return {x: x_value, y: y_value}, [logits, loss], loss, train
+
+
 def rnn(cell):
     def build(rng):
         x_value = rng.standard_normal((3, 5, 4)).astype(np.float32)
@@ -339,6 +355,7 @@ def graph_models():
         "mlp_momentum_resource": resource(mlp(OPTIMIZERS["momentum"])),
         "cnn_max_pool_valid": cnn(v1.layers.max_pooling2d, "valid"),
         "cnn_avg_pool_same": cnn(v1.layers.average_pooling2d, "same"),
+        "cnn3d_momentum": cnn3d,
         "dynamic_rnn_lstm": rnn(lambda: v1.nn.rnn_cell.LSTMCell(6)),
         "dynamic_rnn_basic_lstm": rnn(lambda: v1.nn.rnn_cell.BasicLSTMCell(5)),
         "dynamic_rnn_gru": rnn(lambda: v1.nn.rnn_cell.GRUCell(6)),
@@ -452,6 +469,11 @@ def saved_models():
             lambda K, x: K.layers.Dense(2)(K.layers.Flatten()(K.layers.BatchNormalization()(
                 K.layers.MaxPooling2D()(K.layers.Conv2D(4, 3, activation="relu")(x))))), (8, 8, 3)),
             {k: images}),
+        "tf_keras_conv3d": (_tf_keras(
+            lambda K, x: K.layers.Dense(2)(K.layers.GlobalAveragePooling3D()(
+                K.layers.Conv3D(3, (2, 3, 3), strides=(1, 2, 1), padding="same",
+                                activation="relu")(x))), (4, 6, 5, 2)),
+            {k: rng.standard_normal((2, 4, 6, 5, 2)).astype(np.float32)}),
         "tf_keras_conv1d_avgpool": (_tf_keras(
             lambda K, x: K.layers.GlobalAveragePooling1D()(K.layers.Conv1D(5, 2)(x)), (6, 4)),
             {k: seq}),

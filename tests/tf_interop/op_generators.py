@@ -855,6 +855,78 @@ def conv2d_backprop(which):
     return gen
 
 
+CONV3D_CASES = [
+    # input [n, planes, rows, cols, depth], filter [planes, rows, cols,
+    # depth, out_depth], strides, padding
+    ((1, 4, 5, 5, 2), (3, 3, 3, 2, 4), (1, 1, 1, 1, 1), "SAME"),
+    ((2, 5, 6, 7, 3), (2, 3, 2, 3, 2), (1, 2, 1, 2, 1), "VALID"),
+    ((2, 6, 5, 4, 1), (3, 2, 3, 1, 3), (1, 2, 2, 1, 1), "SAME"),
+    ((1, 3, 4, 4, 3), (1, 1, 1, 3, 5), (1, 1, 1, 1, 1), "SAME"),
+    ((1, 7, 3, 3, 2), (3, 1, 1, 2, 2), (1, 3, 1, 1, 1), "VALID"),
+    ((0, 4, 4, 4, 2), (2, 2, 2, 2, 1), (1, 1, 1, 1, 1), "SAME"),
+]
+
+
+def conv3d(dt, rng):
+    """Conv3D: both paddings, strides per dimension, a 1x1x1 filter, an
+    empty batch, a filter deeper than the input (VALID: empty output); bad
+    depths, ranks, strides, dilations (TensorFlow's CPU kernel takes none)
+    and format."""
+    out = []
+    for xs, fs, strides, padding in CONV3D_CASES:
+        out.append(Spec(f"{xs}.{fs}.{strides}.{padding}", [_f(rng, xs, dt), _f(rng, fs, dt)],
+                        {"strides": list(strides), "padding": padding},
+                        grad=_grad(dt, 0, 1), tol=20.0))
+    x, f = _f(rng, (1, 4, 4, 4, 2), dt), _f(rng, (2, 2, 2, 2, 3), dt)
+    same = {"strides": [1, 1, 1, 1, 1], "padding": "SAME"}
+    out += [
+        Spec("filter_deeper", [x, _f(rng, (5, 2, 2, 2, 3), dt)],
+             {"strides": [1, 1, 1, 1, 1], "padding": "VALID"}),
+        Spec("depth_not_divisible", [x, _f(rng, (2, 2, 2, 3, 3), dt)], same),
+        Spec("grouped", [_f(rng, (1, 4, 4, 4, 4), dt), f], same),
+        Spec("rank4", [x[0], f], same),
+        Spec("filter_rank4", [x, f[0]], same),
+        Spec("dilated", [x, f], {**same, "dilations": [1, 2, 1, 1, 1]}),
+        Spec("batch_stride", [x, f], {**same, "strides": [2, 1, 1, 1, 1]}),
+        Spec("zero_stride", [x, f], {**same, "strides": [1, 1, 0, 1, 1]}),
+        Spec("ncdhw", [x, f], {**same, "data_format": "NCDHW"}),
+    ]
+    return out
+
+
+def conv3d_backprop(which):
+    def gen(dt, rng):
+        out = []
+        for xs, fs, strides, padding in CONV3D_CASES:
+            with tf.Graph().as_default():
+                ys = tf.raw_ops.Conv3D(input=np.zeros(xs, np.float32),
+                                       filter=np.zeros(fs, np.float32), strides=list(strides),
+                                       padding=padding).shape.as_list()
+            dy = _f(rng, ys, dt)
+            for it in (np.int32, np.int64) if which == "input" else (np.int32,):
+                if which == "input":
+                    inputs = [np.asarray(xs, it), _f(rng, fs, dt), dy]
+                else:
+                    inputs = [_f(rng, xs, dt), _i32(fs), dy]
+                out.append(Spec(f"{xs}.{fs}.{strides}.{padding}.{np.dtype(it).name}", inputs,
+                                {"strides": list(strides), "padding": padding},
+                                grad=_grad(dt, *((1, 2) if which == "input" else (0, 2))),
+                                tol=20.0))
+        xs, fs, attrs = (1, 4, 4, 4, 2), (2, 2, 2, 2, 3), {"strides": [1, 1, 1, 1, 1],
+                                                            "padding": "SAME"}
+        x, f = ((_i32(xs), _f(rng, fs, dt)) if which == "input"
+                else (_f(rng, xs, dt), _i32(fs)))
+        dy = _f(rng, (1, 4, 4, 4, 3), dt)
+        out += [Spec("out_backprop_mismatch", [x, f, dy[:, :3]], attrs),
+                Spec("out_backprop_depth", [x, f, dy[..., :2]], attrs),
+                Spec("dilated", [x, f, dy], {**attrs, "dilations": [1, 1, 2, 1, 1]})]
+        sizes = _i32(xs[:3]) if which == "input" else _i32(fs[:3])
+        out.append(Spec("sizes_of_3", [sizes, f, dy] if which == "input" else [x, sizes, dy],
+                        attrs))
+        return out
+    return gen
+
+
 DEPTHWISE_CASES = [
     # input, filter [rows, cols, depth, multiplier], strides, padding, dilations
     ((1, 5, 5, 2), (3, 3, 2, 1), (1, 1, 1, 1), "SAME", (1, 1, 1, 1)),
@@ -1390,6 +1462,9 @@ GENERATORS["PlaceholderWithDefault"] = (placeholder_with_default, "dtype")
 GENERATORS["Conv2D"] = (conv2d, "T")
 GENERATORS["Conv2DBackpropInput"] = (conv2d_backprop("input"), "T")
 GENERATORS["Conv2DBackpropFilter"] = (conv2d_backprop("filter"), "T")
+GENERATORS["Conv3D"] = (conv3d, "T")
+GENERATORS["Conv3DBackpropInputV2"] = (conv3d_backprop("input"), "T")
+GENERATORS["Conv3DBackpropFilterV2"] = (conv3d_backprop("filter"), "T")
 GENERATORS["MatrixBandPart"] = (matrix_band_part, "T")
 GENERATORS["ScatterNd"] = (scatter_nd, "T")
 GENERATORS["EnsureShape"] = (ensure_shape, "T")

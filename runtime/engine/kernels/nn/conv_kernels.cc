@@ -1,5 +1,6 @@
-// Conv2D and its two gradients (NHWC, filter HWIO), lowered to matrix
-// products as TensorFlow's CPU kernels do: the input's patches become rows
+// Conv2D, Conv3D and their two gradients each (NHWC and NDHWC, filters
+// HWIO and DHWIO), lowered to matrix products as TensorFlow's CPU kernels
+// do: the input's patches become rows
 // of a matrix (im2col), a product with the filter gives the output, a
 // product with the output's gradient gives the filter's, and the patches'
 // gradient is added back onto the input (col2im). The patch matrix is built
@@ -9,6 +10,7 @@
 // (TensorFlow's SpatialConvolution is TensorFlow's own code).
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -26,27 +28,38 @@ namespace {
 // At most this many elements in a patch matrix (64 MiB of float).
 constexpr int64_t kMaxPatchElements = int64_t{16} << 20;
 
-// The geometry of one Conv2D: input [n, in_rows, in_cols, depth], filter
-// [k_rows, k_cols, depth, out_depth], output [n, out_rows, out_cols,
-// out_depth].
+// The geometry of one convolution: input [n, in_planes, in_rows, in_cols,
+// depth], filter [k_planes, k_rows, k_cols, depth, out_depth], output [n,
+// out_planes, out_rows, out_cols, out_depth]; a 2-D one has one plane and
+// its tensors no planes dimension.
 struct ConvGeometry {
-  int64_t batch = 0, in_rows = 0, in_cols = 0, depth = 0;
-  int64_t k_rows = 0, k_cols = 0, out_depth = 0;
+  int spatial = 2;  // spatial dimensions: 2 or 3
+  int64_t batch = 0, in_planes = 1, in_rows = 0, in_cols = 0, depth = 0;
+  int64_t k_planes = 1, k_rows = 0, k_cols = 0, out_depth = 0;
   // A grouped convolution (filter depth = depth / groups) is `groups`
   // convolutions side by side: group i reads input channels [i * depth /
   // groups, ...) and writes output channels [i * out_depth / groups, ...).
   int64_t groups = 1;
-  int64_t out_rows = 0, out_cols = 0;
-  int64_t pad_rows = 0, pad_cols = 0;  // before
-  int64_t stride_rows = 1, stride_cols = 1, dil_rows = 1, dil_cols = 1;
+  int64_t out_planes = 1, out_rows = 0, out_cols = 0;
+  int64_t pad_planes = 0, pad_rows = 0, pad_cols = 0;  // before
+  int64_t stride_planes = 1, stride_rows = 1, stride_cols = 1;
+  int64_t dil_rows = 1, dil_cols = 1;  // Conv3D has none
 
-  int64_t patch_size() const { return k_rows * k_cols * depth; }
-  int64_t patches_per_image() const { return out_rows * out_cols; }
+  int64_t patch_size() const { return k_planes * k_rows * k_cols * depth; }
+  int64_t patches_per_image() const { return out_planes * out_rows * out_cols; }
+  int64_t pixels_per_image() const { return in_planes * in_rows * in_cols; }
   // A 1x1 filter that visits every input element once: the input itself is
   // the patch matrix.
   bool pointwise() const {
-    return k_rows == 1 && k_cols == 1 && stride_rows == 1 && stride_cols == 1 && pad_rows == 0 &&
-           pad_cols == 0 && out_rows == in_rows && out_cols == in_cols;
+    return k_planes == 1 && k_rows == 1 && k_cols == 1 && stride_planes == 1 &&
+           stride_rows == 1 && stride_cols == 1 && pad_planes == 0 && pad_rows == 0 &&
+           pad_cols == 0 && out_planes == in_planes && out_rows == in_rows &&
+           out_cols == in_cols;
+  }
+  // The output's shape ([n, (planes,) rows, cols, out_depth]).
+  TensorShape output_shape() const {
+    return spatial == 2 ? TensorShape({batch, out_rows, out_cols, out_depth})
+                        : TensorShape({batch, out_planes, out_rows, out_cols, out_depth});
   }
   // The geometry of one group's convolution.
   ConvGeometry Group() const {
@@ -63,88 +76,149 @@ struct ConvGeometry {
   }
 };
 
-absl::StatusOr<ConvGeometry> Geometry(const Window2D& w, const std::string& op,
-                                      const TensorShape& input, const TensorShape& filter) {
-  if (input.dims() != 4) {
+// The rank of a window's tensors.
+template <typename W>
+constexpr int kRank = std::is_same_v<W, Window2D> ? 4 : 5;
+
+// The input's depth against the filter's: a 2-D convolution's filter may
+// be shallower, by a divisor (`groups` convolutions side by side).
+absl::Status CheckDepths(const Window2D&, const std::string& op, int64_t filter_depth,
+                         ConvGeometry* g) {
+  if (filter_depth == g->depth) return absl::OkStatus();
+  if (filter_depth == 0 || g->depth % filter_depth != 0) {
     return absl::InvalidArgumentError(
-        absl::StrCat(op, ": input must be 4-dimensional", input.DebugString()));
+        absl::StrCat(op, ": input depth must be evenly divisible by filter depth: ", g->depth,
+                     " vs ", filter_depth));
   }
-  if (filter.dims() != 4) {
+  g->groups = g->depth / filter_depth;
+  if (g->out_depth % g->groups != 0 || g->out_depth < g->groups) {
     return absl::InvalidArgumentError(
-        absl::StrCat(op, ": filter must be 4-dimensional: ", filter.DebugString()));
+        absl::StrCat(op, ": output depth must be evenly divisible by number of groups: ",
+                     g->out_depth, " vs ", g->groups));
+  }
+  return absl::OkStatus();
+}
+
+// Conv3D's may not (TensorFlow's CPU kernel refuses groups, with these
+// messages).
+absl::Status CheckDepths(const Window3D&, const std::string& op, int64_t filter_depth,
+                         ConvGeometry* g) {
+  if (filter_depth == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(op, ": filter_depth must be non-zero"));
+  }
+  if (g->depth % filter_depth != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        op, ": Input depth must be evenly divisible by filter depth: ", g->depth, " vs ",
+        filter_depth));
+  }
+  if (filter_depth != g->depth) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": Number of channels in filter (", filter_depth,
+                     ") must match last dimension of input (", g->depth, ")"));
+  }
+  return absl::OkStatus();
+}
+
+// The geometry of a convolution over window w (Window2D or Window3D) of
+// `input` by a filter of shape `filter`.
+template <typename W>
+absl::StatusOr<ConvGeometry> Geometry(const W& w, const std::string& op,
+                                      const TensorShape& input, const TensorShape& filter) {
+  constexpr int rank = kRank<W>, spatial = rank - 2;
+  if (input.dims() != rank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": input must be ", rank, "-dimensional: ", input.DebugString()));
+  }
+  if (filter.dims() != rank) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(op, ": filter must be ", rank, "-dimensional: ", filter.DebugString()));
   }
   ConvGeometry g;
+  g.spatial = spatial;
   g.batch = input.dim_size(0);
-  g.in_rows = input.dim_size(1);
-  g.in_cols = input.dim_size(2);
-  g.depth = input.dim_size(3);
-  g.k_rows = filter.dim_size(0);
-  g.k_cols = filter.dim_size(1);
-  g.out_depth = filter.dim_size(3);
-  if (filter.dim_size(2) != g.depth) {
-    if (filter.dim_size(2) == 0 || g.depth % filter.dim_size(2) != 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(op, ": input depth must be evenly divisible by filter depth: ", g.depth,
-                       " vs ", filter.dim_size(2)));
-    }
-    g.groups = g.depth / filter.dim_size(2);
-    if (g.out_depth % g.groups != 0 || g.out_depth < g.groups) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(op, ": output depth must be evenly divisible by number of groups: ",
-                       g.out_depth, " vs ", g.groups));
-    }
+  g.depth = input.dim_size(rank - 1);
+  g.out_depth = filter.dim_size(rank - 1);
+  MG_RETURN_IF_ERROR(CheckDepths(w, op, filter.dim_size(rank - 2), &g));
+  // Planes, rows, columns; a 2-D window's start at rows.
+  int64_t* in[] = {&g.in_planes, &g.in_rows, &g.in_cols};
+  int64_t* k[] = {&g.k_planes, &g.k_rows, &g.k_cols};
+  int64_t* out[] = {&g.out_planes, &g.out_rows, &g.out_cols};
+  int64_t* pad[] = {&g.pad_planes, &g.pad_rows, &g.pad_cols};
+  int64_t* stride[] = {&g.stride_planes, &g.stride_rows, &g.stride_cols};
+  for (int i = 0; i < spatial; ++i) {
+    const int at = 3 - spatial + i;
+    *in[at] = input.dim_size(1 + i);
+    *k[at] = filter.dim_size(i);
+    MG_ASSIGN_OR_RETURN(WindowedSize size, w.Size(i + 1, *in[at], *k[at]));
+    *out[at] = size.out;
+    *pad[at] = size.pad_before;
+    *stride[at] = w.stride[i];
   }
-  MG_ASSIGN_OR_RETURN(WindowedSize rows, w.Size(1, g.in_rows, g.k_rows));
-  MG_ASSIGN_OR_RETURN(WindowedSize cols, w.Size(2, g.in_cols, g.k_cols));
-  g.out_rows = rows.out;
-  g.out_cols = cols.out;
-  g.pad_rows = rows.pad_before;
-  g.pad_cols = cols.pad_before;
-  g.stride_rows = w.stride[0];
-  g.stride_cols = w.stride[1];
-  g.dil_rows = w.dilation[0];
-  g.dil_cols = w.dilation[1];
+  if constexpr (spatial == 2) {
+    g.dil_rows = w.dilation[0];
+    g.dil_cols = w.dilation[1];
+  }
   return g;
 }
 
-// Calls f(patch_row, image, out_row, out_col) for the patch rows of images
-// [first, last), on the step's pool.
+// Calls f(patch_row, image, out_plane, out_row, out_col) for the patch
+// rows of images [first, last), on the step's pool.
 template <typename F>
 void ForEachPatchRow(const OpKernelContext* ctx, const ConvGeometry& g, int64_t first, int64_t last,
                      const F& f) {
   const int64_t per_image = g.patches_per_image();
+  const int64_t per_plane = g.out_rows * g.out_cols;
   const double bytes_per_row = static_cast<double>(g.patch_size()) * 8;
   ctx->ParallelFor((last - first) * per_image, bytes_per_row, bytes_per_row, g.patch_size(),
                    [&](int64_t begin, int64_t end) {
                      for (int64_t r = begin; r < end; ++r) {
                        const int64_t image = first + r / per_image;
                        const int64_t p = r % per_image;
-                       f(r, image, p / g.out_cols, p % g.out_cols);
+                       const int64_t q = p % per_plane;
+                       f(r, image, p / per_plane, q / g.out_cols, q % g.out_cols);
                      }
                    });
 }
 
+// Calls f(filter_tap, input_pixel) for the filter taps of the window at
+// output position (oplane, orow, ocol) of image n, in the patch's order;
+// input_pixel is -1 for a tap in the padding.
+template <typename F>
+void ForEachTap(const ConvGeometry& g, int64_t n, int64_t oplane, int64_t orow, int64_t ocol,
+                const F& f) {
+  int64_t tap = 0;
+  for (int64_t kp = 0; kp < g.k_planes; ++kp) {
+    const int64_t ip = oplane * g.stride_planes - g.pad_planes + kp;
+    for (int64_t kr = 0; kr < g.k_rows; ++kr) {
+      const int64_t ir = orow * g.stride_rows - g.pad_rows + kr * g.dil_rows;
+      for (int64_t kc = 0; kc < g.k_cols; ++kc, ++tap) {
+        const int64_t ic = ocol * g.stride_cols - g.pad_cols + kc * g.dil_cols;
+        const bool inside = ip >= 0 && ip < g.in_planes && ir >= 0 && ir < g.in_rows &&
+                            ic >= 0 && ic < g.in_cols;
+        f(tap, inside ? ((n * g.in_planes + ip) * g.in_rows + ir) * g.in_cols + ic : -1);
+      }
+    }
+  }
+}
+
 // Patch rows of images [first, last) into `patches` (row-major, one row of
-// patch_size() per output position: filter row, filter column, depth).
+// patch_size() per output position: filter plane, row, column, depth).
 template <typename T>
 void Im2Col(const OpKernelContext* ctx, const ConvGeometry& g, const T* input, int64_t first,
             int64_t last, T* patches) {
   const int64_t k = g.patch_size();
-  ForEachPatchRow(ctx, g, first, last, [&](int64_t r, int64_t n, int64_t orow, int64_t ocol) {
-    T* out = patches + r * k;
-    for (int64_t kr = 0; kr < g.k_rows; ++kr) {
-      const int64_t ir = orow * g.stride_rows - g.pad_rows + kr * g.dil_rows;
-      for (int64_t kc = 0; kc < g.k_cols; ++kc, out += g.depth) {
-        const int64_t ic = ocol * g.stride_cols - g.pad_cols + kc * g.dil_cols;
-        if (ir < 0 || ir >= g.in_rows || ic < 0 || ic >= g.in_cols) {
-          std::fill(out, out + g.depth, T(0));
-        } else {
-          std::memcpy(out, input + ((n * g.in_rows + ir) * g.in_cols + ic) * g.depth,
-                      g.depth * sizeof(T));
-        }
-      }
-    }
-  });
+  ForEachPatchRow(ctx, g, first, last,
+                  [&](int64_t r, int64_t n, int64_t oplane, int64_t orow, int64_t ocol) {
+                    T* row = patches + r * k;
+                    ForEachTap(g, n, oplane, orow, ocol, [&](int64_t tap, int64_t pixel) {
+                      T* out = row + tap * g.depth;
+                      if (pixel < 0) {
+                        std::fill(out, out + g.depth, T(0));
+                      } else {
+                        std::memcpy(out, input + pixel * g.depth, g.depth * sizeof(T));
+                      }
+                    });
+                  });
 }
 
 // Adds patch gradients of images [first, last) onto `input_grad`. Windows
@@ -158,16 +232,15 @@ void Col2Im(const OpKernelContext* ctx, const ConvGeometry& g, const T* patches,
     for (int64_t i = begin; i < end; ++i) {
       const int64_t n = first + i;
       const T* row = patches + i * g.patches_per_image() * k;
-      for (int64_t orow = 0; orow < g.out_rows; ++orow) {
-        for (int64_t ocol = 0; ocol < g.out_cols; ++ocol) {
-          for (int64_t kr = 0; kr < g.k_rows; ++kr) {
-            const int64_t ir = orow * g.stride_rows - g.pad_rows + kr * g.dil_rows;
-            for (int64_t kc = 0; kc < g.k_cols; ++kc, row += g.depth) {
-              const int64_t ic = ocol * g.stride_cols - g.pad_cols + kc * g.dil_cols;
-              if (ir < 0 || ir >= g.in_rows || ic < 0 || ic >= g.in_cols) continue;
-              T* dst = input_grad + ((n * g.in_rows + ir) * g.in_cols + ic) * g.depth;
-              for (int64_t d = 0; d < g.depth; ++d) dst[d] += row[d];
-            }
+      for (int64_t oplane = 0; oplane < g.out_planes; ++oplane) {
+        for (int64_t orow = 0; orow < g.out_rows; ++orow) {
+          for (int64_t ocol = 0; ocol < g.out_cols; ++ocol, row += k) {
+            ForEachTap(g, n, oplane, orow, ocol, [&](int64_t tap, int64_t pixel) {
+              if (pixel < 0) return;
+              const T* src = row + tap * g.depth;
+              T* dst = input_grad + pixel * g.depth;
+              for (int64_t d = 0; d < g.depth; ++d) dst[d] += src[d];
+            });
           }
         }
       }
@@ -176,7 +249,7 @@ void Col2Im(const OpKernelContext* ctx, const ConvGeometry& g, const T* patches,
 }
 
 absl::Status CheckOutBackprop(const ConvGeometry& g, const Tensor& dy, const std::string& op) {
-  const TensorShape want({g.batch, g.out_rows, g.out_cols, g.out_depth});
+  const TensorShape want = g.output_shape();
   if (dy.shape() != want) {
     return absl::InvalidArgumentError(
         absl::StrCat(op, ": out_backprop has shape ", dy.shape().DebugString(),
@@ -216,7 +289,7 @@ absl::Status BackpropInput(OpKernelContext* ctx, const ConvGeometry& g, const T*
     Gemm(ctx, dy, f, dx, g.batch * g.patches_per_image(), k, g.out_depth, false, true, false);
     return absl::OkStatus();
   }
-  std::fill(dx, dx + g.batch * g.in_rows * g.in_cols * g.depth, T(0));
+  std::fill(dx, dx + g.batch * g.pixels_per_image() * g.depth, T(0));
   const int64_t chunk = g.images_per_chunk();
   MG_ASSIGN_OR_RETURN(Tensor patches,
                       ctx->allocate_temp(DataTypeToEnum<T>::value,
@@ -285,9 +358,9 @@ template <typename T>
 struct Groups {
   const ConvGeometry& g;
   ConvGeometry one = g.Group();
-  int64_t pixels_in = g.batch * g.in_rows * g.in_cols;
-  int64_t pixels_out = g.batch * g.out_rows * g.out_cols;
-  int64_t taps = g.k_rows * g.k_cols * one.depth;
+  int64_t pixels_in = g.batch * g.pixels_per_image();
+  int64_t pixels_out = g.batch * g.patches_per_image();
+  int64_t taps = g.k_planes * g.k_rows * g.k_cols * one.depth;
 
   absl::StatusOr<Tensor> Temp(OpKernelContext* ctx, int64_t n) const {
     return ctx->allocate_temp(DataTypeToEnum<T>::value, TensorShape({n}));
@@ -315,18 +388,19 @@ struct Groups {
   }
 };
 
-template <typename T>
-class Conv2DOp : public WindowKernel {
+// Conv2D (W = Window2D) and Conv3D (Window3D), and their backprops below.
+template <typename W, typename T>
+class ConvOp : public WindowKernelOf<W> {
  public:
-  using WindowKernel::WindowKernel;
+  using WindowKernelOf<W>::WindowKernelOf;
+  using WindowKernelOf<W>::Where;
   absl::Status Compute(OpKernelContext* ctx) const override {
     const Tensor& input = ctx->input(0);
     const Tensor& filter = ctx->input(1);
     MG_ASSIGN_OR_RETURN(ConvGeometry g,
-                        Geometry(window_, Where(), input.shape(), filter.shape()));
+                        Geometry(this->window_, Where(), input.shape(), filter.shape()));
     Tensor* out;
-    MG_RETURN_IF_ERROR(
-        ctx->allocate_output(0, TensorShape({g.batch, g.out_rows, g.out_cols, g.out_depth}), &out));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, g.output_shape(), &out));
     if (out->NumElements() == 0) return absl::OkStatus();
     if (g.groups == 1) return Forward(ctx, g, input.data<T>(), filter.data<T>(), out->data<T>());
     const Groups<T> gr{g};
@@ -343,17 +417,18 @@ class Conv2DOp : public WindowKernel {
   }
 };
 
-template <typename T>
-class Conv2DBackpropInputOp : public WindowKernel {
+template <typename W, typename T>
+class ConvBackpropInputOp : public WindowKernelOf<W> {
  public:
-  using WindowKernel::WindowKernel;
+  using WindowKernelOf<W>::WindowKernelOf;
+  using WindowKernelOf<W>::Where;
   absl::Status Compute(OpKernelContext* ctx) const override {
     MG_ASSIGN_OR_RETURN(TensorShape input_shape,
-                        FourDimShapeInput(ctx->input(0), Where(), "input_sizes"));
+                        RankedShapeInput(ctx->input(0), Where(), "input_sizes", kRank<W>));
     const Tensor& filter = ctx->input(1);
     const Tensor& dy = ctx->input(2);
     MG_ASSIGN_OR_RETURN(ConvGeometry g,
-                        Geometry(window_, Where(), input_shape, filter.shape()));
+                        Geometry(this->window_, Where(), input_shape, filter.shape()));
     MG_RETURN_IF_ERROR(CheckOutBackprop(g, dy, Where()));
     Tensor* dx;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, input_shape, &dx));
@@ -377,17 +452,18 @@ class Conv2DBackpropInputOp : public WindowKernel {
   }
 };
 
-template <typename T>
-class Conv2DBackpropFilterOp : public WindowKernel {
+template <typename W, typename T>
+class ConvBackpropFilterOp : public WindowKernelOf<W> {
  public:
-  using WindowKernel::WindowKernel;
+  using WindowKernelOf<W>::WindowKernelOf;
+  using WindowKernelOf<W>::Where;
   absl::Status Compute(OpKernelContext* ctx) const override {
     const Tensor& input = ctx->input(0);
     MG_ASSIGN_OR_RETURN(TensorShape filter_shape,
-                        FourDimShapeInput(ctx->input(1), Where(), "filter_sizes"));
+                        RankedShapeInput(ctx->input(1), Where(), "filter_sizes", kRank<W>));
     const Tensor& dy = ctx->input(2);
     MG_ASSIGN_OR_RETURN(ConvGeometry g,
-                        Geometry(window_, Where(), input.shape(), filter_shape));
+                        Geometry(this->window_, Where(), input.shape(), filter_shape));
     MG_RETURN_IF_ERROR(CheckOutBackprop(g, dy, Where()));
     Tensor* df;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, filter_shape, &df));
@@ -407,12 +483,28 @@ class Conv2DBackpropFilterOp : public WindowKernel {
   }
 };
 
+template <typename T>
+using Conv2DOp = ConvOp<Window2D, T>;
+template <typename T>
+using Conv2DBackpropInputOp = ConvBackpropInputOp<Window2D, T>;
+template <typename T>
+using Conv2DBackpropFilterOp = ConvBackpropFilterOp<Window2D, T>;
+template <typename T>
+using Conv3DOp = ConvOp<Window3D, T>;
+template <typename T>
+using Conv3DBackpropInputOp = ConvBackpropInputOp<Window3D, T>;
+template <typename T>
+using Conv3DBackpropFilterOp = ConvBackpropFilterOp<Window3D, T>;
+
 }  // namespace
 
 void RegisterConvKernels(KernelRegistry* r) {
   r->Register("Conv2D", TypedFactory<Conv2DOp, float, double>());
   r->Register("Conv2DBackpropInput", TypedFactory<Conv2DBackpropInputOp, float, double>());
   r->Register("Conv2DBackpropFilter", TypedFactory<Conv2DBackpropFilterOp, float, double>());
+  r->Register("Conv3D", TypedFactory<Conv3DOp, float, double>());
+  r->Register("Conv3DBackpropInputV2", TypedFactory<Conv3DBackpropInputOp, float, double>());
+  r->Register("Conv3DBackpropFilterV2", TypedFactory<Conv3DBackpropFilterOp, float, double>());
 }
 
 }  // namespace kernels_internal

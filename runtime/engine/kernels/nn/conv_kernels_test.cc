@@ -1,7 +1,9 @@
-// Conv2D, its gradients and the pools against direct loops written from
-// TensorFlow's definitions, over paddings (VALID, SAME, EXPLICIT), strides,
-// dilations, the 1x1 shortcut and batches larger than one patch matrix.
+// Conv2D, Conv3D, their gradients and the pools against direct loops
+// written from TensorFlow's definitions, over paddings (VALID, SAME,
+// EXPLICIT), strides, dilations, the 1x1 shortcut and batches larger than
+// one patch matrix.
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <random>
 
@@ -193,6 +195,101 @@ TEST(ConvKernelsTest, BadInputsNameTheNode) {
                                         {Random({1, 2, 3, 1}, 3)}},
                         pool),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("grad has shape")));
+}
+
+// Conv3D and its backprops against a direct loop: SAME and VALID, strides
+// in each dimension, and the 1x1x1 shortcut.
+TEST(ConvKernelsTest, Conv3DAndItsGradientsMatchADirectLoop) {
+  struct Case3 {
+    std::string padding;
+    std::array<int64_t, 3> stride, k;
+  };
+  for (const Case3& c : {Case3{"SAME", {1, 1, 1}, {3, 2, 3}}, Case3{"VALID", {2, 1, 2}, {2, 3, 2}},
+                         Case3{"SAME", {2, 2, 1}, {3, 3, 1}}, Case3{"SAME", {1, 1, 1}, {1, 1, 1}}}) {
+    SCOPED_TRACE(c.padding + " strides " + std::to_string(c.stride[0]) +
+                 std::to_string(c.stride[1]) + std::to_string(c.stride[2]));
+    const std::array<int64_t, 3> in = {5, 6, 4};
+    const int64_t n = 2, d = 3, od = 2;
+    std::array<int64_t, 3> out, pad;
+    for (int i = 0; i < 3; ++i) {
+      const Case one{c.padding, c.stride[i], 1, 1, 1};
+      Window(one, 1, in[i], c.k[i], &out[i], &pad[i]);
+    }
+    const TensorShape xs({n, in[0], in[1], in[2], d}), ws({c.k[0], c.k[1], c.k[2], d, od}),
+        ys({n, out[0], out[1], out[2], od});
+    Tensor x = Random(xs, 1), w = Random(ws, 2), dy = Random(ys, 3);
+    Tensor y(DT_DOUBLE, ys), dx(DT_DOUBLE, xs), dw(DT_DOUBLE, ws);
+    y.flat<double>().setZero();
+    dx.flat<double>().setZero();
+    dw.flat<double>().setZero();
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t o0 = 0; o0 < out[0]; ++o0)
+        for (int64_t o1 = 0; o1 < out[1]; ++o1)
+          for (int64_t o2 = 0; o2 < out[2]; ++o2)
+            for (int64_t k0 = 0; k0 < c.k[0]; ++k0)
+              for (int64_t k1 = 0; k1 < c.k[1]; ++k1)
+                for (int64_t k2 = 0; k2 < c.k[2]; ++k2) {
+                  const int64_t i0 = o0 * c.stride[0] - pad[0] + k0;
+                  const int64_t i1 = o1 * c.stride[1] - pad[1] + k1;
+                  const int64_t i2 = o2 * c.stride[2] - pad[2] + k2;
+                  if (i0 < 0 || i0 >= in[0] || i1 < 0 || i1 >= in[1] || i2 < 0 || i2 >= in[2])
+                    continue;
+                  for (int64_t ci = 0; ci < d; ++ci)
+                    for (int64_t co = 0; co < od; ++co) {
+                      const int64_t xi = (((b * in[0] + i0) * in[1] + i1) * in[2] + i2) * d + ci;
+                      const int64_t wi = (((k0 * c.k[1] + k1) * c.k[2] + k2) * d + ci) * od + co;
+                      const int64_t yi =
+                          (((b * out[0] + o0) * out[1] + o1) * out[2] + o2) * od + co;
+                      y.data<double>()[yi] += x.data<double>()[xi] * w.data<double>()[wi];
+                      dx.data<double>()[xi] += dy.data<double>()[yi] * w.data<double>()[wi];
+                      dw.data<double>()[wi] += dy.data<double>()[yi] * x.data<double>()[xi];
+                    }
+                }
+    const std::map<std::string, AttrValue> attrs = {
+        {"T", MakeAttrValue(DT_DOUBLE)},
+        {"strides",
+         MakeAttrValue(std::vector<int64_t>{1, c.stride[0], c.stride[1], c.stride[2], 1})},
+        {"padding", MakeAttrValue(c.padding)}};
+    ASSERT_OK_AND_ASSIGN(auto got, RunKernel("Conv3D", {{x}, {w}}, attrs));
+    ExpectTensorNear<double>(got[0], y, 1e-12);
+    ASSERT_OK_AND_ASSIGN(
+        got, RunKernel("Conv3DBackpropInputV2", {{Ints({2, 5, 6, 4, 3})}, {w}, {dy}}, attrs));
+    ExpectTensorNear<double>(got[0], dx, 1e-12);
+    const std::vector<int32_t> wdims = {static_cast<int32_t>(c.k[0]), static_cast<int32_t>(c.k[1]),
+                                        static_cast<int32_t>(c.k[2]), 3, 2};
+    ASSERT_OK_AND_ASSIGN(
+        got, RunKernel("Conv3DBackpropFilterV2", {{x}, {Ints(wdims)}, {dy}}, attrs));
+    ExpectTensorNear<double>(got[0], dw, 1e-12);
+  }
+}
+
+// TensorFlow's CPU kernels take no dilations, groups or NCDHW for Conv3D.
+TEST(ConvKernelsTest, Conv3DRefusesWhatTensorFlowsCpuKernelsRefuse) {
+  std::map<std::string, AttrValue> attrs = {
+      {"T", MakeAttrValue(DT_DOUBLE)},
+      {"strides", MakeAttrValue(std::vector<int64_t>{1, 1, 1, 1, 1})},
+      {"padding", MakeAttrValue("SAME")}};
+  const Tensor x = Random({1, 3, 3, 3, 4}, 1), w = Random({2, 2, 2, 4, 1}, 2);
+  auto dilated = attrs;
+  dilated["dilations"] = MakeAttrValue(std::vector<int64_t>{1, 2, 1, 1, 1});
+  EXPECT_THAT(RunKernel("Conv3D", {{x}, {w}}, dilated),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("dilated rates of 1")));
+  auto ncdhw = attrs;
+  ncdhw["data_format"] = MakeAttrValue("NCDHW");
+  EXPECT_THAT(RunKernel("Conv3D", {{x}, {w}}, ncdhw),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("NDHWC")));
+  EXPECT_THAT(RunKernel("Conv3D", {{x}, {Random({2, 2, 2, 2, 1}, 2)}}, attrs),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Number of channels in filter (2)")));
+  EXPECT_THAT(RunKernel("Conv3D", {{x}, {Random({2, 2, 4, 1}, 2)}}, attrs),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("5-dimensional")));
+  EXPECT_THAT(RunKernel("Conv3DBackpropInputV2",
+                        {{Ints({1, 3, 3, 3})}, {w}, {Random({1, 3, 3, 3, 1}, 3)}}, attrs),
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("must have 5 elements, got 4")));
+  EXPECT_THAT(RunKernel("Conv3DBackpropFilterV2",
+                        {{x}, {Ints({2, 2, 2, 4, 1})}, {Random({1, 3, 2, 3, 1}, 3)}}, attrs),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("out_backprop")));
 }
 
 // Pools: a max ignores padding and sends its gradient to the first maximum

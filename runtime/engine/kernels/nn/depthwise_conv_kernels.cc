@@ -340,7 +340,7 @@ class DepthwiseConv2dNativeBackpropInputOp : public WindowKernel {
   using WindowKernel::WindowKernel;
   absl::Status Compute(OpKernelContext* ctx) const override {
     MG_ASSIGN_OR_RETURN(TensorShape input_shape,
-                        FourDimShapeInput(ctx->input(0), Where(), "input_sizes"));
+                        RankedShapeInput(ctx->input(0), Where(), "input_sizes", 4));
     const Tensor& filter = ctx->input(1);
     const Tensor& dy = ctx->input(2);
     MG_ASSIGN_OR_RETURN(DepthwiseGeometry g,
@@ -416,7 +416,7 @@ class DepthwiseConv2dNativeBackpropFilterOp : public WindowKernel {
   absl::Status Compute(OpKernelContext* ctx) const override {
     const Tensor& input = ctx->input(0);
     MG_ASSIGN_OR_RETURN(TensorShape filter_shape,
-                        FourDimShapeInput(ctx->input(1), Where(), "filter_sizes"));
+                        RankedShapeInput(ctx->input(1), Where(), "filter_sizes", 4));
     const Tensor& dy = ctx->input(2);
     MG_ASSIGN_OR_RETURN(DepthwiseGeometry g,
                         Geometry(window_, Where(), input.shape(), filter_shape));
