@@ -36,7 +36,8 @@ object on its last line of stdout.
 
   tf_bench.py kernels --export=DIR --runs=20 --reps=3
       Single ops at real models' shapes (KERNEL_BENCHES: a MobileNetV2
-      depthwise layer, plain and strided; l2_loss of a 1M-parameter layer),
+      depthwise layer, plain and strided; a 3x3x3 Conv3D; l2_loss of a
+      1M-parameter layer),
       each as a graph of random variables whose "forward" runs the op and
       whose "backward" computes the gradients of its inputs, written to
       DIR/NAME.meta for tools/graph_bench (initializer "init"): runs/s of
@@ -306,6 +307,11 @@ KERNEL_BENCHES = {
     "depthwise_conv_strided": lambda rng: _bench_graph(
         rng, [(8, 112, 112, 96), (3, 3, 96, 1)],
         lambda x, f: tf.nn.depthwise_conv2d(x, f, [1, 2, 2, 1], "SAME")),
+    # A 3x3x3 convolution of a video or volume network's second stage (C3D's
+    # conv2 at a quarter of its size): 8 frames of 16x16, 32 to 64 channels.
+    "conv3d": lambda rng: _bench_graph(
+        rng, [(2, 8, 16, 16, 32), (3, 3, 3, 32, 64)],
+        lambda x, f: tf.nn.conv3d(x, f, [1, 1, 1, 1, 1], "SAME")),
     # tf.nn.l2_loss of a 1M-parameter layer (weight decay, clip_by_global_norm).
     "l2_loss": lambda rng: _bench_graph(rng, [(1024, 1024)], tf.nn.l2_loss),
 }
