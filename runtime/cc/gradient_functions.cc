@@ -508,6 +508,39 @@ void RegisterConvolutionGradients(GradientRegistry* r) {
                .output(0)};
     return absl::OkStatus();
   });
+  // The 3-D pools' (nn_grad.py): the max's gradient and its gradient's
+  // take the forward op's input and output; their other inputs' gradients
+  // are zeros.
+  r->Register("MaxPool3D", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {s.AddOp("MaxPool3DGrad", {{s.GetInputs(op)[0]}, {op.output(0)}, {dy[0]}},
+                   WindowAttrs(s.GetNodeDef(op)))
+               .output(0)};
+    return absl::OkStatus();
+  });
+  for (const auto& [grad, its_grad] : {std::pair<const char*, const char*>{"MaxPool3DGrad",
+                                                                           "MaxPool3DGradGrad"},
+                                       {"MaxPool3DGradGrad", "MaxPool3DGrad"}}) {
+    r->Register(grad, [its_grad = its_grad](const Scope& s, const Operation& op, const Grads& dy,
+                                            Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      *dx = {ops::ZerosLike(s, in[0]), ops::ZerosLike(s, in[1]),
+             s.AddOp(its_grad, {{in[0]}, {in[1]}, {dy[0]}}, WindowAttrs(s.GetNodeDef(op)))
+                 .output(0)};
+      return absl::OkStatus();
+    });
+  }
+  r->Register("AvgPool3D", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    *dx = {s.AddOp("AvgPool3DGrad", {{ops::Shape(s, s.GetInputs(op)[0])}, {dy[0]}},
+                   WindowAttrs(s.GetNodeDef(op)))
+               .output(0)};
+    return absl::OkStatus();
+  });
+  r->Register("AvgPool3DGrad",
+              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                *dx = {Output(),
+                       s.AddOp("AvgPool3D", {{dy[0]}}, WindowAttrs(s.GetNodeDef(op))).output(0)};
+                return absl::OkStatus();
+              });
   // The resizes' gradients take the forward op's corner attrs; the size
   // input has none.
   r->Register("ResizeBilinear",

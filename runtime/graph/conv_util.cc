@@ -47,9 +47,13 @@ absl::StatusOr<WindowedSize> WindowedOutputSize(const std::string& node, int64_t
 
 // TensorFlow's messages for one window attr of a kernel.
 struct AttrMessages {
-  const char* size;         // not `rank` elements
-  const char* batch_depth;  // not 1 in the batch or depth dimension
-  const char* positive;     // a spatial element below 1
+  const char* size;      // not `rank` elements
+  const char* batch;     // not 1 in the batch dimension
+  const char* positive;  // a spatial element below 1
+  const char* depth = nullptr;  // not 1 in the depth dimension (nullptr: `batch`)
+  // Batch and depth refused as Unimplemented (the 3-D pools), not
+  // InvalidArgument.
+  bool unimplemented = false;
 };
 
 // Window attr `name` ("strides", "dilations", "ksize") of a node whose
@@ -59,7 +63,16 @@ absl::StatusOr<std::vector<int64_t>> SpatialAttr(const NodeDef& node, const char
   std::vector<int64_t> v;
   MG_RETURN_IF_ERROR(GetNodeAttr(node, name, &v));
   if (v.size() != rank) return Invalid(node, m.size);
-  if (v.front() != 1 || v.back() != 1) return Invalid(node, m.batch_depth);
+  const char* refused = v.front() != 1 ? m.batch
+                        : v.back() != 1 ? (m.depth != nullptr ? m.depth : m.batch)
+                                        : nullptr;
+  if (refused != nullptr) {
+    if (m.unimplemented) {
+      return absl::UnimplementedError(
+          absl::StrCat(node.op(), " '", node.name(), "': ", refused));
+    }
+    return Invalid(node, refused);
+  }
   std::vector<int64_t> spatial(v.begin() + 1, v.end() - 1);
   for (int64_t x : spatial) {
     if (x < 1) return Invalid(node, m.positive);
@@ -158,7 +171,7 @@ absl::StatusOr<WindowedSize> Window2D::Size(int dim, int64_t in, int64_t kernel)
                             explicit_pad[2 * i], explicit_pad[2 * i + 1]);
 }
 
-absl::StatusOr<Window3D> Window3D::FromNode(const NodeDef& node) {
+absl::StatusOr<Window3D> Window3D::FromNode(const NodeDef& node, bool pool) {
   Window3D w;
   w.node = absl::StrCat(node.op(), " '", node.name(), "'");
   MG_ASSIGN_OR_RETURN(const std::string format, FormatAttr(node, "NDHWC"));
@@ -167,10 +180,30 @@ absl::StatusOr<Window3D> Window3D::FromNode(const NodeDef& node) {
                                       " currently only supports the NDHWC tensor format, not ",
                                       format));
   }
-  MG_ASSIGN_OR_RETURN(std::vector<int64_t> strides,
-                      SpatialAttr(node, "strides", 5,
-                                  {"Sliding window strides field must specify 5 dimensions",
-                                   kBatchDepthStrides, "Spatial strides should be larger than 0."}));
+  if (pool) {
+    static constexpr char kBatch[] = "Pooling is not yet supported on the batch dimension.";
+    static constexpr char kDepth[] = "Pooling is not yet supported on the depth dimension.";
+    MG_ASSIGN_OR_RETURN(
+        std::vector<int64_t> ksize,
+        SpatialAttr(node, "ksize", 5,
+                    {"Sliding window ksize field must specify 5 dimensions", kBatch,
+                     "Sliding window ksize field must have positive dimensions", kDepth,
+                     /*unimplemented=*/true}));
+    MG_ASSIGN_OR_RETURN(
+        std::vector<int64_t> strides,
+        SpatialAttr(node, "strides", 5,
+                    {"Sliding window stride field must specify 5 dimensions", kBatch,
+                     "Stride must be > 0", kDepth, /*unimplemented=*/true}));
+    w.ksize = {ksize[0], ksize[1], ksize[2]};
+    w.stride = {strides[0], strides[1], strides[2]};
+    MG_ASSIGN_OR_RETURN(w.padding, PaddingAttr(node, /*explicit_ok=*/false));
+    return w;
+  }
+  MG_ASSIGN_OR_RETURN(
+      std::vector<int64_t> strides,
+      SpatialAttr(node, "strides", 5,
+                  {"Sliding window strides field must specify 5 dimensions", kBatchDepthStrides,
+                   "Spatial strides should be larger than 0."}));
   w.stride = {strides[0], strides[1], strides[2]};
   if (node.attr().contains("dilations")) {
     MG_ASSIGN_OR_RETURN(

@@ -50,17 +50,20 @@ struct Window2D {
   std::array<int64_t, 4> explicit_pad = {0, 0, 0, 0};
 };
 
-// Conv3D's window and its gradients': 5-element "strides" and "dilations",
-// SAME or VALID, NDHWC only. TensorFlow's CPU kernels take no dilations
-// but 1; FromNode refuses others, with their messages.
+// The window of Conv3D and its gradients, and of the 3-D pools:
+// 5-element "strides", "dilations" and "ksize", SAME or VALID, NDHWC only.
+// TensorFlow's CPU convolutions take no dilations but 1; FromNode refuses
+// others, with their messages.
 struct Window3D {
-  // Returns InvalidArgument naming the node for values TensorFlow refuses.
-  static absl::StatusOr<Window3D> FromNode(const NodeDef& node);
+  // Returns InvalidArgument naming the node for values TensorFlow refuses
+  // (Unimplemented for a pool over the batch or depth, as TensorFlow).
+  static absl::StatusOr<Window3D> FromNode(const NodeDef& node, bool pool = false);
 
   // GetWindowedOutputSize for planes (dim 1), rows (2) or columns (3).
   absl::StatusOr<WindowedSize> Size(int dim, int64_t in, int64_t kernel) const;
 
   std::string node;  // for messages
+  std::array<int64_t, 3> ksize = {1, 1, 1};  // pools only
   std::array<int64_t, 3> stride = {1, 1, 1};
   Padding padding = Padding::kValid;
 };

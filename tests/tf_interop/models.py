@@ -167,13 +167,14 @@ def cnn(pool, padding):
 
 
 def cnn3d(rng):
-    """Two 3-D convolutions (VALID, then strided SAME) and a classifier,
-    trained by momentum."""
+    """Two 3-D convolutions (VALID, then strided SAME) with a 3-D max pool
+    between them and a classifier, trained by momentum."""
     x_value = rng.standard_normal((3, 6, 7, 5, 2)).astype(np.float32)
     y_value = rng.integers(0, 4, 3).astype(np.int64)
     x = v1.placeholder(tf.float32, [None, 6, 7, 5, 2], name="x")
     y = v1.placeholder(tf.int64, [None], name="y")
     c = v1.layers.conv3d(x, 6, 3, padding="valid", activation=tf.nn.relu, name="c1")
+    c = v1.layers.max_pooling3d(c, 2, 2, padding="same")
     c = v1.layers.conv3d(c, 4, (2, 3, 2), strides=(2, 1, 2), padding="same", name="c2")
     logits = v1.layers.dense(v1.layers.flatten(c), 4, name="logits")
     loss = tf.reduce_mean(
@@ -471,8 +472,9 @@ def saved_models():
             {k: images}),
         "tf_keras_conv3d": (_tf_keras(
             lambda K, x: K.layers.Dense(2)(K.layers.GlobalAveragePooling3D()(
-                K.layers.Conv3D(3, (2, 3, 3), strides=(1, 2, 1), padding="same",
-                                activation="relu")(x))), (4, 6, 5, 2)),
+                K.layers.AveragePooling3D(2, 1, padding="same")(
+                    K.layers.Conv3D(3, (2, 3, 3), strides=(1, 2, 1), padding="same",
+                                    activation="relu")(x)))), (4, 6, 5, 2)),
             {k: rng.standard_normal((2, 4, 6, 5, 2)).astype(np.float32)}),
         "tf_keras_conv1d_avgpool": (_tf_keras(
             lambda K, x: K.layers.GlobalAveragePooling1D()(K.layers.Conv1D(5, 2)(x)), (6, 4)),

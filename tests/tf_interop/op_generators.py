@@ -1321,6 +1321,84 @@ def pool(kind):
     return gen
 
 
+POOL3D_CASES = [
+    # input, ksize, strides, padding
+    ((1, 4, 4, 4, 2), (2, 2, 2), (2, 2, 2), "VALID"),
+    ((2, 5, 5, 4, 3), (3, 3, 3), (2, 2, 2), "SAME"),
+    ((1, 6, 5, 3, 1), (2, 3, 2), (1, 1, 1), "SAME"),
+    ((1, 3, 3, 3, 1), (3, 3, 3), (3, 3, 3), "VALID"),
+    ((0, 4, 4, 4, 2), (2, 2, 2), (2, 2, 2), "SAME"),
+    # A SAME window longer than the input: TensorFlow's 3-D gradients widen
+    # the first windows to the whole input (TENSORFLOW_BUGS).
+    ((1, 4, 3, 3, 2), (5, 2, 2), (1, 1, 1), "SAME.longer_than_input"),
+]
+
+
+def pool3d(kind):
+    """MaxPool3D, AvgPool3D and their gradients (TensorFlow's CPU kernels
+    are float32's and bfloat16's, minigraph's float32's): both paddings, strides, an empty batch,
+    ties (the max's gradient goes to every tied position); bad ksize,
+    strides, ranks, format and shapes of grad and orig_output."""
+    def gen(dt, rng):
+        out = []
+        for xs, k, s, padding in POOL3D_CASES:
+            attrs = {"ksize": [1, *k, 1], "strides": [1, *s, 1], "padding": padding.split(".")[0]}
+            name = f"{xs}.k{k}.s{s}.{padding}"
+            if kind in ("MaxPool3D", "AvgPool3D"):
+                out.append(Spec(name, [_f(rng, xs, dt)], attrs, grad=_grad(dt, 0), tol=4.0))
+                continue
+            for ties in (False, True) if kind == "MaxPool3DGrad" else (False,):
+                x = _f(rng, xs, dt)
+                if ties:  # after a ReLU: windows of zeros
+                    x = np.maximum(x, 0).astype(x.dtype)
+                with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+                    y = sess.run(tf.raw_ops.MaxPool3D(input=x.astype(np.float32), **attrs))
+                    y = y.astype(x.dtype)
+                if kind == "AvgPool3DGrad":
+                    inputs = [_i32(xs), _f(rng, y.shape, dt)]
+                elif kind == "MaxPool3DGrad":
+                    inputs = [x, y, _f(rng, y.shape, dt)]
+                else:  # MaxPool3DGradGrad: a gradient of the input's shape
+                    inputs = [x, y, _f(rng, xs, dt)]
+                out.append(Spec(name + (".ties" if ties else ""), inputs, attrs, tol=4.0,
+                                grad=_grad(dt, 1 if kind == "AvgPool3DGrad" else 2)))
+        xs = (1, 4, 4, 4, 2)
+        attrs = {"ksize": [1, 2, 2, 2, 1], "strides": [1, 2, 2, 2, 1], "padding": "VALID"}
+        x, y = _f(rng, xs, dt), _f(rng, (1, 2, 2, 2, 2), dt)
+        first = {"MaxPool3D": [x], "AvgPool3D": [x], "AvgPool3DGrad": [_i32(xs), y],
+                 "MaxPool3DGrad": [x, y, y], "MaxPool3DGradGrad": [x, y, x]}[kind]
+        out += [Spec("ksize_batch", first, {**attrs, "ksize": [2, 2, 2, 2, 1]}),
+                Spec("strides_depth", first, {**attrs, "strides": [1, 2, 2, 2, 2]}),
+                Spec("ksize_zero", first, {**attrs, "ksize": [1, 0, 2, 2, 1]}),
+                Spec("ncdhw", first, {**attrs, "data_format": "NCDHW"})]
+        if kind in ("MaxPool3D", "AvgPool3D"):
+            out.append(Spec("rank4", [x[0]], attrs))
+            # Windows of 2 x 2 x 2 holding infinities, NaNs (which never win
+            # a max) and float's lowest (which TensorFlow's average leaves
+            # out; TENSORFLOW_BUGS).
+            low = np.finfo(np.float32).min
+            for label, window in [("infinities", [np.inf, 1, -np.inf, 2, 3, -1, 0, 5]),
+                                  ("negative_infinities", [-np.inf] * 8),
+                                  ("nan", [1, np.nan, 2, 3, np.nan, 0, -1, 4]),
+                                  ("lowest", [low, 1, 2, 3, 4, 5, 6, 7])]:
+                v = np.asarray(window, np.float32).astype(x.dtype)
+                out.append(Spec(label, [np.broadcast_to(v.reshape(1, 2, 2, 2, 1),
+                                                        (1, 2, 2, 2, 2)).copy()], attrs))
+        elif kind == "AvgPool3DGrad":
+            out += [Spec("shape_of_4", [_i32(xs[:4]), y], attrs),
+                    Spec("negative_shape", [_i32([1, -4, 4, 4, 2]), y], attrs),
+                    Spec("grad_depth", [_i32(xs), y[..., :1]], attrs),
+                    # TensorFlow reads past this grad (TENSORFLOW_BUGS).
+                    Spec("grad_smaller", [_i32(xs), y[:, :1]], attrs)]
+        else:
+            out += [Spec("orig_output_shape", [x, y[:, :1], first[2]], attrs),
+                    Spec("rank4", [x[0], y, first[2]], attrs)]
+            if kind == "MaxPool3DGrad":
+                out.append(Spec("grad_shape", [x, y, y[:, :1]], attrs))
+        return out
+    return gen
+
+
 def lrn(dt, rng):
     return [Spec(f"{xs}.r{r}", [_f(rng, xs, dt)], {"depth_radius": r, "bias": b, "alpha": a,
                                                    "beta": be}, grad=_grad(dt, 0), tol=10.0)
@@ -1487,6 +1565,8 @@ GENERATORS["DepthwiseConv2dNativeBackpropInput"] = (depthwise_conv2d_backprop("i
 GENERATORS["DepthwiseConv2dNativeBackpropFilter"] = (depthwise_conv2d_backprop("filter"), "T")
 GENERATORS.update({k: (pool(k), "T") for k in ("MaxPool", "AvgPool", "MaxPoolGrad",
                                                 "AvgPoolGrad")})
+GENERATORS.update({k: (pool3d(k), "T") for k in ("MaxPool3D", "AvgPool3D", "MaxPool3DGrad",
+                                                  "AvgPool3DGrad", "MaxPool3DGradGrad")})
 GENERATORS["LRN"] = (lrn, "T")
 GENERATORS["LRNGrad"] = (lrn_grad, "T")
 GENERATORS["FusedBatchNorm"] = (fused_batch_norm(1), "T")

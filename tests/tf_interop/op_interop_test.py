@@ -54,6 +54,11 @@ _V2_DIAGONALS = (
     "V2 packs every diagonal left, but TensorFlow's gradient (_MatrixDiagV2Grad, "
     "_MatrixDiagPartV2Grad) calls the V3 op with its default align RIGHT_LEFT, which reads "
     "superdiagonals from the right; minigraph's gradient packs as the op does")
+_BROADCAST_WINDOWS = (
+    "the 3-D gradients take their windows from GetBroadcastSize, which widens a SAME window "
+    "that starts in the padding and is longer than the input to the whole input: the "
+    "gradient of AvgPool3D([0, 1, 2, 3], ksize 5)'s first output, the mean of three "
+    "elements, goes to four as 1/4; minigraph spreads it over the window's three")
 TENSORFLOW_BUGS = {
     "DepthwiseConv2dNative": ((".(1, 2, 1, 1).SAME", ".(0, 4, 4, 2)."),
                               _UNEQUAL_STRIDES + "; and for an empty batch the gradient of the "
@@ -66,6 +71,14 @@ TENSORFLOW_BUGS = {
         _UNEQUAL_STRIDES + _DILATED_GRADIENTS + "; and for an empty batch the filter gradient "
         "is uninitialized memory (values like 2.7e36) where it is zeros, which minigraph "
         "returns"),
+    "AvgPool3D": ((".lowest", ".longer_than_input"),
+                  "an input of exactly float's lowest (-3.4e38, the value Eigen pads volumes "
+                  "with) is left out of its window's average as if it were padding (the window "
+                  "[lowest, 1, ..., 7] averages to 4, not -4.3e37); and the gradient of a SAME "
+                  "window longer than the input is AvgPool3DGrad's (below)"),
+    "AvgPool3DGrad": ((".longer_than_input", ".grad_smaller"), _BROADCAST_WINDOWS +
+                      "; and a grad smaller than the pool's output is read past its end "
+                      "(the op returns values) where minigraph fails with InvalidArgument"),
     "MatrixDiagV2": (("(3, 4).k[-1, 1].", "(2, 3, 3).k[0, 2]."), _V2_DIAGONALS),
     "MatrixDiagPartV2": (("(2, 3, 4).k[-1, 2].", "(3, 5).k[1, 3]."), _V2_DIAGONALS),
     "Cholesky": (".not_positive_definite", "when a matrix is not positive definite, the lower "

@@ -1,7 +1,7 @@
-// Conv2D, Conv3D, their gradients and the pools against direct loops
-// written from TensorFlow's definitions, over paddings (VALID, SAME,
-// EXPLICIT), strides, dilations, the 1x1 shortcut and batches larger than
-// one patch matrix.
+// Conv2D, Conv3D, their gradients and the 2-D and 3-D pools against
+// direct loops written from TensorFlow's definitions, over paddings (VALID,
+// SAME, EXPLICIT), strides, dilations, the 1x1 shortcut and batches larger
+// than one patch matrix.
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -204,8 +204,9 @@ TEST(ConvKernelsTest, Conv3DAndItsGradientsMatchADirectLoop) {
     std::string padding;
     std::array<int64_t, 3> stride, k;
   };
-  for (const Case3& c : {Case3{"SAME", {1, 1, 1}, {3, 2, 3}}, Case3{"VALID", {2, 1, 2}, {2, 3, 2}},
-                         Case3{"SAME", {2, 2, 1}, {3, 3, 1}}, Case3{"SAME", {1, 1, 1}, {1, 1, 1}}}) {
+  for (const Case3& c :
+       {Case3{"SAME", {1, 1, 1}, {3, 2, 3}}, Case3{"VALID", {2, 1, 2}, {2, 3, 2}},
+        Case3{"SAME", {2, 2, 1}, {3, 3, 1}}, Case3{"SAME", {1, 1, 1}, {1, 1, 1}}}) {
     SCOPED_TRACE(c.padding + " strides " + std::to_string(c.stride[0]) +
                  std::to_string(c.stride[1]) + std::to_string(c.stride[2]));
     const std::array<int64_t, 3> in = {5, 6, 4};
@@ -352,6 +353,43 @@ TEST(ConvKernelsTest, PoolsAndTheirGradientsMatchDirectLoops) {
     ASSERT_OK_AND_ASSIGN(got, RunKernel("AvgPoolGrad", {{Ints({2, 5, 6, 3})}, {dy}}, attrs));
     ExpectTensorNear<double>(got[0], dav, 1e-12);
   }
+}
+
+// 3-D pools on one column of four planes, windows of three (SAME, stride
+// 1): the first window holds planes 0 and 1, the last planes 2 and 3.
+TEST(ConvKernelsTest, Pools3DMatchTheirDefinitions) {
+  const std::map<std::string, AttrValue> attrs = {
+      {"T", MakeAttrValue(DT_FLOAT)},
+      {"ksize", MakeAttrValue(std::vector<int64_t>{1, 3, 1, 1, 1})},
+      {"strides", MakeAttrValue(std::vector<int64_t>{1, 1, 1, 1, 1})},
+      {"padding", MakeAttrValue("SAME")}};
+  const TensorShape shape({1, 4, 1, 1, 1});
+  Tensor x(DT_FLOAT, shape), dy(DT_FLOAT, shape);
+  std::copy_n(std::vector<float>{2, 2, 1, 5}.data(), 4, x.data<float>());
+  std::copy_n(std::vector<float>{1, 10, 100, 1000}.data(), 4, dy.data<float>());
+  ASSERT_OK_AND_ASSIGN(auto max, RunKernel("MaxPool3D", {{x}}, attrs));
+  EXPECT_THAT(std::vector<float>(max[0].data<float>(), max[0].data<float>() + 4),
+              ::testing::ElementsAre(2, 2, 5, 5));
+  ASSERT_OK_AND_ASSIGN(auto avg, RunKernel("AvgPool3D", {{x}}, attrs));
+  EXPECT_THAT(std::vector<float>(avg[0].data<float>(), avg[0].data<float>() + 4),
+              ::testing::ElementsAre(2, 5.0f / 3, 8.0f / 3, 3));
+  // Both 2s tie for the first two windows' maxima, and both get their
+  // gradients (TensorFlow's 3-D rule; its 2-D one picks the first).
+  ASSERT_OK_AND_ASSIGN(auto dmax, RunKernel("MaxPool3DGrad", {{x}, {max[0]}, {dy}}, attrs));
+  EXPECT_THAT(std::vector<float>(dmax[0].data<float>(), dmax[0].data<float>() + 4),
+              ::testing::ElementsAre(11, 11, 0, 1100));
+  ASSERT_OK_AND_ASSIGN(auto davg,
+                       RunKernel("AvgPool3DGrad", {{Ints({1, 4, 1, 1, 1})}, {dy}}, attrs));
+  EXPECT_THAT(std::vector<float>(davg[0].data<float>(), davg[0].data<float>() + 4),
+              ::testing::ElementsAre(0.5f + 10.0f / 3, 0.5f + 10.0f / 3 + 100.0f / 3,
+                                     10.0f / 3 + 100.0f / 3 + 500, 100.0f / 3 + 500));
+  auto batch = attrs;
+  batch["ksize"] = MakeAttrValue(std::vector<int64_t>{2, 3, 1, 1, 1});
+  EXPECT_THAT(RunKernel("MaxPool3D", {{x}}, batch),
+              StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("batch dimension")));
+  EXPECT_THAT(RunKernel("MaxPool3DGrad", {{x}, {max[0]}, {Tensor(DT_FLOAT, {1, 2, 1, 1, 1})}},
+                        attrs),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("grad has shape")));
 }
 
 TEST(ConvKernelsTest, PoolAttrsAreCheckedWithTensorFlowsMessages) {
