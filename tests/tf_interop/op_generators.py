@@ -111,7 +111,7 @@ def add_n(dt, rng):
 def cast(dt, rng):
     out = []
     for dst in (tf.float32, tf.float64, tf.float16, tf.bfloat16, tf.int32, tf.int64, tf.int8,
-                tf.uint8, tf.bool):
+                tf.uint8, tf.uint32, tf.uint64, tf.bool):
         for shape in [(), (15,), (3, 0), (129, 67)]:
             x = random_values(rng, shape, dt)
             if not dst.is_floating and dt.is_floating:
@@ -119,8 +119,9 @@ def cast(dt, rng):
                 # to an unsigned type too) is undefined in C++, and
                 # TensorFlow's answer depends on where the element falls
                 # (docs/tf_interop.md). Keep to what both define.
-                x = np.nan_to_num(x, nan=0.0, posinf=100.0, neginf=-100.0)
-                x = np.clip(x, 0 if dst.is_unsigned else -100, 100).astype(x.dtype)
+                # (In float32: NumPy's nan_to_num leaves bfloat16's NaNs.)
+                f = np.nan_to_num(x.astype(np.float32), nan=0.0, posinf=100.0, neginf=-100.0)
+                x = np.clip(f, 0 if dst.is_unsigned else -100, 100).astype(x.dtype)
             out.append(Spec(f"to_{dst.name}.{list(shape)}", [x], {"DstT": dst},
                             grad=_grad(dt, 0) if dst in F32_64 else ()))
     return out
@@ -1010,6 +1011,25 @@ def scatter_nd(dt, rng):
     return out
 
 
+def bitcast(dt, rng):
+    """Bitcast to a type of each size (1 to 16 bytes): the same shape, a
+    last dimension added, or one removed; a last dimension of the wrong
+    size and a scalar where one is needed."""
+    out = []
+    size = dt.size
+    for to in (tf.uint8, tf.float16, tf.int32, tf.float64, tf.complex128):
+        if to.size <= size:
+            shape = (2, 3)
+        else:
+            shape = (2, to.size // size)
+            # Ratios are powers of two: a last dimension of 3 is never one.
+            out.append(Spec(f"{to.name}.wrong_last_dim", [_f(rng, (2, 3), dt)], {"type": to}))
+            out.append(Spec(f"{to.name}.scalar", [_f(rng, (), dt)], {"type": to}))
+        out.append(Spec(f"{to.name}.{shape}", [_f(rng, shape, dt, True)], {"type": to}))
+        out.append(Spec(f"{to.name}.empty", [_f(rng, (0,) + shape[1:], dt)], {"type": to}))
+    return out
+
+
 def ensure_shape(dt, rng):
     """EnsureShape: shapes that fit (exactly, with unknown dims, of unknown
     rank, empty) pass the input through; a dim or a rank that differs fails
@@ -1546,6 +1566,7 @@ GENERATORS["Conv3DBackpropFilterV2"] = (conv3d_backprop("filter"), "T")
 GENERATORS["MatrixBandPart"] = (matrix_band_part, "T")
 GENERATORS["ScatterNd"] = (scatter_nd, "T")
 GENERATORS["EnsureShape"] = (ensure_shape, "T")
+GENERATORS["Bitcast"] = (bitcast, "T")
 GENERATORS["BroadcastArgs"] = (broadcast_args, "T")
 for _v, _suffix in [(1, ""), (2, "V2"), (3, "V3")]:
     GENERATORS["MatrixDiag" + _suffix] = (matrix_diag(_v), "T")

@@ -1203,6 +1203,51 @@ TRAINING_OPS = [
 # (name, generator, the ops its graphs are there to check): each case is
 # credited to the ops of the list its graph holds, and each op must be in
 # some case's graph.
+def rng_state(dt, rng):
+    """RngReadAndSkip on int64 state variables: Philox's [counter low, high,
+    key] read and the counter moved on by delta * 256 (carries, a product
+    that wraps, delta 0, auto-select), as tf.random.Generator uses it; and
+    unknown algorithms, short, int32 and 2-D states. (ThreeFry, XLA's only,
+    is refused as Unimplemented, which the harness reads as no kernel:
+    random_kernels_test has it.)"""
+    def case(state, alg, deltas, dtype=tf.int64):
+        def build():
+            state_t = tf.constant(np.asarray(state, dtype.as_numpy_dtype))
+            h = tf.raw_ops.VarHandleOp(shape=state_t.shape, dtype=dtype, shared_name="rng")
+            deps = [tf.raw_ops.AssignVariableOp(resource=h, value=state_t)]
+            reads = []
+            for d in deltas:
+                with tf.control_dependencies(deps):
+                    r = tf.raw_ops.RngReadAndSkip(resource=h, alg=tf.constant(alg, tf.int32),
+                                                  delta=tf.constant(d, tf.uint64))
+                reads.append(r)
+                deps = [r]
+            with tf.control_dependencies(deps):
+                final = tf.raw_ops.ReadVariableOp(resource=h, dtype=dtype)
+            return {}, reads + [final]
+        return build
+
+    def generator():
+        g = tf.random.Generator.from_seed(11, alg="philox")
+        with tf.control_dependencies([g.state.initializer]):
+            u = g.uniform([3])
+        with tf.control_dependencies([u]):
+            n = g.normal([2, 2])
+        with tf.control_dependencies([n]):
+            state = tf.identity(g.state.read_value())
+        return {}, [u, n, state]
+
+    cases = [("philox", [5, 7, 9], 1, [3, 1]), ("carry", [-1, 7, 9], 1, [1]),
+             ("carry_high", [-256, -1, 9], 1, [1]), ("wrapping_product", [5, 7, 9], 1, [2**62]),
+             ("auto_select", [5, 7, 9], 3, [2]), ("zero", [5, 7, 9], 1, [0]),
+             ("unknown_alg", [5, 7, 9], 7, [1]),
+             ("short", [5, 7], 1, [1]), ("two_d", [[5, 7, 9]], 1, [1])]
+    out = [Spec(name, [], graph=case(state, alg, deltas)) for name, state, alg, deltas in cases]
+    out.append(Spec("int32_state", [], graph=case([1, 2, 3], 1, [1], tf.int32)))
+    out.append(Spec("generator", [], graph=generator))
+    return out
+
+
 GRAPH_GROUPS = [(op, training_op(op), [op]) for op in TRAINING_OPS]
 GRAPH_GROUPS += [("Resource" + op, training_op("Resource" + op), ["Resource" + op])
                  for op in TRAINING_OPS]
@@ -1219,6 +1264,7 @@ GRAPH_GROUPS += [
       "RefMerge", "RefNextIteration", "RefExit", "RefIdentity", "ControlTrigger", "If", "StatelessIf", "While",
       "StatelessWhile"]),
     ("functions", functions, ["PartitionedCall", "StatefulPartitionedCall"]),
+    ("rng_state", rng_state, ["RngReadAndSkip"]),
     ("tensor_array", tensor_array,
      ["TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayGatherV3",
       "TensorArrayScatterV3", "TensorArraySplitV3", "TensorArrayConcatV3", "TensorArraySizeV3",

@@ -116,6 +116,45 @@ class BroadcastArgsOp : public OpKernel {
   }
 };
 
+// Bitcast: the input's bytes as `type`. Elements of the same size keep the
+// shape; a larger input element becomes a last dimension of the smaller
+// ones it holds; a smaller one needs a last dimension of as many as the
+// larger holds, which goes. (A copy: a buffer here has one dtype.)
+class BitcastOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("type", &type_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    const size_t in = DataTypeSize(x.dtype()), out = DataTypeSize(type_);
+    std::vector<int64_t> dims(x.shape().dim_sizes().begin(), x.shape().dim_sizes().end());
+    if (in > out && in % out == 0) {
+      dims.push_back(static_cast<int64_t>(in / out));
+    } else if (in < out) {
+      const int64_t ratio = out % in == 0 ? static_cast<int64_t>(out / in) : -1;
+      if (dims.empty() || dims.back() != ratio) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            type_string(), " '", name(), "': Cannot bitcast from ", DataTypeString(x.dtype()),
+            " to ", DataTypeString(type_), ": shape ", x.shape().DebugString(),
+            " (its last dimension must be ", out, " / ", in, ")"));
+      }
+      dims.pop_back();
+    } else if (in != out) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(type_string(), " '", name(), "': Cannot bitcast from ",
+                       DataTypeString(x.dtype()), " to ", DataTypeString(type_)));
+    }
+    MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
+    Tensor* y;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &y));
+    if (x.TotalBytes() > 0) std::memcpy(y->raw_data(), x.raw_data(), x.TotalBytes());
+    return absl::OkStatus();
+  }
+
+ private:
+  DataType type_;
+};
+
 // IdentityN: every input forwarded.
 class ForwardAllOp : public OpKernel {
  public:
@@ -241,11 +280,18 @@ class ReshapeOp : public OpKernel {
 // x's integer part as the integer type D, for every x: NaN and values out
 // of D's range give what x86's conversion gives (TensorFlow's Cast does
 // that conversion): the lowest int32 or int64, and for narrower types the
-// int32 conversion wrapped (so NaN is 0 and 300 is 44 as uint8).
+// int32 conversion wrapped (so NaN is 0 and 300 is 44 as uint8). For
+// uint32 and uint64 C++ leaves them undefined and TensorFlow's answer
+// depends on the element's position (docs/tf_interop.md): 0 here.
 template <typename D, typename F>
 D FloatToInt(F x) {
   if constexpr (sizeof(D) < sizeof(int32_t)) {
     return static_cast<D>(FloatToInt<int32_t>(x));
+  } else if constexpr (std::is_unsigned_v<D>) {
+    const double v = static_cast<double>(x);
+    // 2^32 or 2^64: the first value past D's range.
+    constexpr double kEnd = 2.0 * static_cast<double>(std::numeric_limits<D>::max() / 2 + 1);
+    return v >= 0 && v < kEnd ? static_cast<D>(v) : D(0);
   } else {
     const double v = static_cast<double>(x);
     constexpr double kLowest = static_cast<double>(std::numeric_limits<D>::lowest());
@@ -262,7 +308,7 @@ class CastOp : public OpKernel {
     MG_RETURN_IF_ERROR(c->GetAttr("DstT", &dst_));
     switch (dst_) {
       case DT_FLOAT: case DT_DOUBLE: case DT_INT32: case DT_INT64: case DT_BOOL:
-      case DT_UINT8: case DT_HALF: case DT_BFLOAT16:
+      case DT_UINT8: case DT_HALF: case DT_BFLOAT16: case DT_UINT32: case DT_UINT64:
         return absl::OkStatus();
       default:
         return NoKernelForType(c, dst_);
@@ -282,7 +328,7 @@ class CastOp : public OpKernel {
     Convert(ctx, x.data<Src>(), y->data<D>(), x.NumElements()); \
     break;
       MG_CASE(float) MG_CASE(double) MG_CASE(int32_t) MG_CASE(int64_t) MG_CASE(bool)
-      MG_CASE(uint8_t) MG_CASE(half) MG_CASE(bfloat16)
+      MG_CASE(uint8_t) MG_CASE(half) MG_CASE(bfloat16) MG_CASE(uint32_t) MG_CASE(uint64_t)
 #undef MG_CASE
       default:
         break;
@@ -824,6 +870,7 @@ void RegisterArrayKernels(KernelRegistry* r) {
   r->Register("PlaceholderV2", MakeFactory<PlaceholderOp>());
   r->Register("EnsureShape", MakeFactory<EnsureShapeOp>());
   r->Register("BroadcastArgs", TypedFactory<BroadcastArgsOp, int32_t, int64_t>());
+  r->Register("Bitcast", MakeFactory<BitcastOp>());
   for (const char* op :
        {"Identity", "StopGradient", "Snapshot", "PlaceholderWithDefault", "PreventGradient"}) {
     r->Register(op, MakeFactory<ForwardOp>());
@@ -846,7 +893,7 @@ void RegisterArrayKernels(KernelRegistry* r) {
   r->Register("Rank", MakeFactory<RankOp>());
   r->Register("Reshape", MakeFactory<ReshapeOp>());
   r->Register("Cast", TypedFactory<CastOp, float, double, int32_t, int64_t, bool, uint8_t, half,
-                                   bfloat16>("SrcT"));
+                                   bfloat16, uint32_t, uint64_t>("SrcT"));
   r->Register("Pack", MakeFactory<PackOp>());
   r->Register("Concat", MakeFactory<ConcatOp>());
   r->Register("ConcatV2", MakeFactory<ConcatOp>());

@@ -4,7 +4,11 @@
 // it (key = seed, the counter's high half = seed2); every run takes the
 // generator's state and moves it on by 256 blocks per value, so successive
 // runs continue TensorFlow's sequence. Seeds (0, 0) draw a fresh seed pair.
+// And RngReadAndSkip, which tf.random.Generator and Keras' random layers
+// read and advance their state variables by.
+#include <algorithm>
 #include <random>
+#include <string>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
@@ -62,9 +66,70 @@ struct RandomFor {
   };
 };
 
+// RngReadAndSkip(resource, alg, delta): the state variable's first three
+// elements (Philox's [counter low, counter high, key]), and the 128-bit
+// counter advanced by delta * 256, the product in 64 bits as TensorFlow
+// computes it. TensorFlow's messages; ThreeFry is XLA's only.
+class RngReadAndSkipOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& alg_t = ctx->input(1);
+    const Tensor& delta_t = ctx->input(2);
+    if (alg_t.dims() != 0 || delta_t.dims() != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Where(), ": alg and delta must be scalars, got ", alg_t.shape().DebugString(),
+          " and ", delta_t.shape().DebugString()));
+    }
+    const int32_t alg = *alg_t.data<int32_t>();
+    const uint64_t delta = *delta_t.data<uint64_t>();
+    MG_ASSIGN_OR_RETURN(Var * v, ctx->input_var(0));
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({3}), &out));
+    absl::MutexLock l(v->mu());
+    if (!v->is_initialized()) return ctx->uninitialized_error(0, *v);
+    const Tensor& state = v->value();
+    if (state.dtype() != DT_INT64) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Where(), ": dtype of RNG state variable must be int64, not ",
+                       DataTypeString(state.dtype())));
+    }
+    if (state.dims() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          Where(), ": RNG state must have one and only one dimension, not ", state.dims()));
+    }
+    if (alg == kAlgThreeFry) {
+      return absl::UnimplementedError(
+          absl::StrCat(Where(), ": Non-XLA devices don't support the ThreeFry algorithm."));
+    }
+    if (alg != kAlgPhilox && alg != kAlgAutoSelect) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Where(), ": Unsupported algorithm id: ", alg));
+    }
+    if (state.NumElements() < 3) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Where(), ": For the Philox algorithm, the size of state must be at "
+                                "least 3; got ", state.NumElements()));
+    }
+    std::copy_n(state.data<int64_t>(), 3, out->data<int64_t>());
+    uint64_t* counter = reinterpret_cast<uint64_t*>(v->mutable_value()->data<int64_t>());
+    const uint64_t step = delta * 256;  // wraps, as TensorFlow's
+    counter[0] += step;
+    if (counter[0] < step) ++counter[1];
+    return absl::OkStatus();
+  }
+
+ private:
+  // TensorFlow's RNG_ALG_* numbers.
+  static constexpr int32_t kAlgPhilox = 1, kAlgThreeFry = 2, kAlgAutoSelect = 3;
+
+  std::string Where() const { return absl::StrCat(type_string(), " '", name(), "'"); }
+};
+
 }  // namespace
 
 void RegisterRandomKernels(KernelRegistry* r) {
+  r->Register("RngReadAndSkip", MakeFactory<RngReadAndSkipOp>());
   r->Register("RandomUniform", TypedFactory<RandomFor<PhiloxUniform>::Op, float, double>("dtype"));
   r->Register("RandomStandardNormal",
               TypedFactory<RandomFor<PhiloxNormal>::Op, float, double>("dtype"));
