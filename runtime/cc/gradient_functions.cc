@@ -541,6 +541,39 @@ void RegisterConvolutionGradients(GradientRegistry* r) {
                        s.AddOp("AvgPool3D", {{dy[0]}}, WindowAttrs(s.GetNodeDef(op))).output(0)};
                 return absl::OkStatus();
               });
+  // The projective transforms' (image_ops.py): the gradient transformed by
+  // the inverse transform, into the images' height and width with fill 0
+  // (an approximation of the adjoint, as TensorFlow's is). Each row of
+  // eight becomes a 3x3 matrix with a 1 appended, inverted, normalized by
+  // its last entry and cut back to eight.
+  for (const char* name : {"ImageProjectiveTransformV2", "ImageProjectiveTransformV3"}) {
+    r->Register(name, [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      const NodeDef& node = s.GetNodeDef(op);
+      Output rows = ops::Slice(s, ops::Shape(s, in[1]), ops::Const<int32_t>(s, {0}),
+                               ops::Const<int32_t>(s, {1}));
+      Output ones =
+          ops::Fill(s, ops::ConcatV2(s, {rows, ops::Const<int32_t>(s, {1})}, ops::Const(s, 0)),
+                    ops::Const<float>(s, 1.0f));
+      Output matrices = ops::Reshape(s, ops::ConcatV2(s, {in[1], ones}, ops::Const(s, 1)),
+                                     ops::Const<int32_t>(s, {-1, 3, 3}));
+      Output flat = ops::Reshape(s, s.AddOp("MatrixInverse", {{matrices}}).output(0),
+                                 ops::Const<int32_t>(s, {-1, 9}));
+      flat = ops::RealDiv(s, flat, ops::Slice(s, flat, ops::Const<int32_t>(s, {0, 8}),
+                                              ops::Const<int32_t>(s, {-1, 1})));
+      Output inverse = ops::Slice(s, flat, ops::Const<int32_t>(s, {0, 0}),
+                                  ops::Const<int32_t>(s, {-1, 8}));
+      Output size = ops::Slice(s, ops::Shape(s, in[0]), ops::Const<int32_t>(s, {1}),
+                               ops::Const<int32_t>(s, {2}));
+      const bool v3 = in.size() > 3;
+      std::vector<std::vector<Output>> args = {{dy[0]}, {inverse}, {size}};
+      if (v3) args.push_back({ops::Const<float>(s, 0.0f)});
+      *dx = {s.AddOp(node.op(), args, CopyAttrs(node, {"interpolation", "fill_mode"})).output(0),
+             Output(), Output()};
+      if (v3) dx->push_back(Output());
+      return absl::OkStatus();
+    });
+  }
   // The resizes' gradients take the forward op's corner attrs; the size
   // input has none.
   r->Register("ResizeBilinear",

@@ -3,7 +3,8 @@ colour type the decoders meet (JPEGs and PNGs TensorFlow encoded; palette,
 transparent, interlaced and low-bit PNGs, GIFs and BMPs written here, since
 TensorFlow has no encoder for them), decoded with every option; images
 encoded with every option, compared byte for byte; resizes of every dtype
-and corner mode, with their gradients."""
+and corner mode, with their gradients; projective transforms of every fill
+mode."""
 
 import struct
 import zlib
@@ -409,6 +410,64 @@ def resize_nearest_grad(dt, rng):
     return out
 
 
+# Rows of eight: [a0, a1, a2, b0, b1, b2, c0, c1] maps output (x, y) to
+# input ((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k), k = c0 x + c1 y + 1.
+_C, _S = np.cos(0.3), np.sin(0.3)
+TRANSFORMS = {
+    "identity": [1, 0, 0, 0, 1, 0, 0, 0],
+    # About the centre of a 5 x 6 image (Keras' RandomRotation).
+    "rotation": [_C, -_S, 2.5 - 2.5 * _C + 2 * _S, _S, _C, 2 - 2.5 * _S - 2 * _C, 0, 0],
+    "zoom": [1.3, 0, -0.75, 0, 0.7, 0.6, 0, 0],
+    "translation": [1, 0, -1.5, 0, 1, 2.25, 0, 0],
+    "far_translation": [1, 0, 13.5, 0, 1, -11, 0, 0],  # every fill mode's wrapping
+    "shear": [1, 0.4, -1, 0, 1, 0, 0, 0],
+    "projective": [1, 0.1, 0, 0.05, 1, 0, 0.04, -0.03],
+    "vanishing": [1, 0, 0, 0, 1, 0, -1, 0],  # k = 0 at x = 1: fill
+}
+
+
+def projective_transform(v3):
+    """ImageProjectiveTransformV2 (fill 0) and V3 (a fill_value): rotations,
+    zooms, translations far outside (wrapping every fill mode), shear, a
+    projective map and one whose denominator reaches 0, one row for all
+    images or one each, both interpolations, every fill mode, another output
+    size; bad ranks, transform shapes, output shapes and fill values."""
+    def gen(dt, rng):
+        out = []
+        x = (random_values(rng, (2, 5, 6, 3), dt, edges=False, low=0, high=200)
+             if not dt.is_floating else random_values(rng, (2, 5, 6, 3), dt, edges=False))
+        modes = ("REFLECT", "WRAP", "CONSTANT", "NEAREST")
+        for i, (name, t) in enumerate(TRANSFORMS.items()):
+            for interpolation in ("NEAREST", "BILINEAR"):
+                # Every fill mode for the transforms that leave the image;
+                # the others in turn.
+                for mode in modes if "translation" in name else modes[i % 4:i % 4 + 1]:
+                    rows = np.asarray([t], np.float32)
+                    if name == "zoom":  # one row per image
+                        rows = np.asarray([t, TRANSFORMS["shear"]], np.float32)
+                    size = [4, 7] if name == "shear" else [5, 6]
+                    inputs = [x, rows, np.asarray(size, np.int32)]
+                    if v3:
+                        inputs.append(np.asarray(0.5 if mode == "CONSTANT" else 0.0, np.float32))
+                    out.append(Spec(f"{name}.{interpolation}.{mode}", inputs,
+                                    {"interpolation": interpolation, "fill_mode": mode},
+                                    grad=(0,) if dt in (tf.float32, tf.float64) else (),
+                                    tol=4.0))
+        attrs = {"interpolation": "BILINEAR", "fill_mode": "CONSTANT"}
+        t = np.asarray([TRANSFORMS["rotation"]], np.float32)
+        size = np.asarray([5, 6], np.int32)
+        fill = [np.asarray(0, np.float32)] if v3 else []
+        out += [Spec("rank3", [x[0], t, size] + fill, attrs),
+                Spec("transform_of_7", [x, t[:, :7], size] + fill, attrs),
+                Spec("transform_rows", [x, np.repeat(t, 3, 0), size] + fill, attrs),
+                Spec("output_shape_of_3", [x, t, np.asarray([5, 6, 1], np.int32)] + fill, attrs),
+                Spec("output_shape_zero", [x, t, np.asarray([0, 6], np.int32)] + fill, attrs)]
+        if v3:
+            out.append(Spec("fill_value_vector", [x, t, size, np.zeros(1, np.float32)], attrs))
+        return out
+    return gen
+
+
 def register(generators):
     generators["DecodeJpeg"] = (decode_jpeg(crop=False), None)
     generators["DecodeAndCropJpeg"] = (decode_jpeg(crop=True), None)
@@ -424,3 +483,5 @@ def register(generators):
     generators["ResizeNearestNeighbor"] = (resize(grad_ok=True), "T")
     generators["ResizeBilinearGrad"] = (resize_bilinear_grad, "T")
     generators["ResizeNearestNeighborGrad"] = (resize_nearest_grad, "T")
+    generators["ImageProjectiveTransformV2"] = (projective_transform(v3=False), "dtype")
+    generators["ImageProjectiveTransformV3"] = (projective_transform(v3=True), "dtype")

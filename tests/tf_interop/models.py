@@ -183,6 +183,29 @@ def cnn3d(rng):
     return {x: x_value, y: y_value}, [logits, loss], loss, train
 
 
+def augmented_cnn(rng):
+    """tf_keras' augmentation layers in training mode (RandomFlip,
+    RandomRotation, RandomZoom, RandomTranslation: ImageProjectiveTransformV3
+    and their random draws) before a convolution, trained by SGD."""
+    import tf_keras as keras
+    keras.utils.set_random_seed(9)
+    x_value = rng.standard_normal((4, 12, 12, 3)).astype(np.float32)
+    y_value = rng.integers(0, 3, 4).astype(np.int64)
+    x = v1.placeholder(tf.float32, [None, 12, 12, 3], name="x")
+    y = v1.placeholder(tf.int64, [None], name="y")
+    h = x
+    for layer in (keras.layers.RandomFlip(seed=1), keras.layers.RandomRotation(0.2, seed=2),
+                  keras.layers.RandomZoom(0.2, seed=3),
+                  keras.layers.RandomTranslation(0.1, 0.1, fill_mode="constant", seed=4)):
+        h = layer(h, training=True)
+    h = keras.layers.Conv2D(4, 3, activation="relu")(h)
+    logits = keras.layers.Dense(3)(keras.layers.Flatten()(h))
+    loss = tf.reduce_mean(
+        tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits), name="loss")
+    train = v1.train.GradientDescentOptimizer(0.05).minimize(loss, name="train")
+    return {x: x_value, y: y_value}, [logits, loss], loss, train
+
+
 def rnn(cell):
     def build(rng):
         x_value = rng.standard_normal((3, 5, 4)).astype(np.float32)
@@ -357,6 +380,7 @@ def graph_models():
         "cnn_max_pool_valid": cnn(v1.layers.max_pooling2d, "valid"),
         "cnn_avg_pool_same": cnn(v1.layers.average_pooling2d, "same"),
         "cnn3d_momentum": cnn3d,
+        "tf_keras_augmentation": augmented_cnn,
         "dynamic_rnn_lstm": rnn(lambda: v1.nn.rnn_cell.LSTMCell(6)),
         "dynamic_rnn_basic_lstm": rnn(lambda: v1.nn.rnn_cell.BasicLSTMCell(5)),
         "dynamic_rnn_gru": rnn(lambda: v1.nn.rnn_cell.GRUCell(6)),

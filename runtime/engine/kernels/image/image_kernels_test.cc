@@ -1,8 +1,11 @@
 // What the op interop test cannot show of the image kernels: their bounds
-// on images that announce more pixels than they hold, and round trips.
-// (Their results are checked against TensorFlow's there.)
+// on images that announce more pixels than they hold, round trips, and a
+// projective transform's fill modes on one row worked by hand. (Their
+// results are checked against TensorFlow's there.)
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "core/allocator.h"
 #include "core/status_matchers.h"
@@ -142,6 +145,43 @@ TEST_F(ImageKernelsTest, BadBytesAreInvalidArgumentNamingTheFormat) {
   const std::string webp("RIFF\x10\x00\x00\x00WEBPVP8 12345678", 24);
   EXPECT_THAT(RunKernel("DecodeImage", {{Scalar(webp)}}),
               StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("WebP")));
+}
+
+// One row [1 2 3 4] moved left by 1.5 pixels (output x reads input x +
+// 1.5), read nearest (rounded half away from zero) in every fill mode.
+TEST(ImageTransformTest, FillModesMapARowAsTheirDefinitions) {
+  Tensor image(DT_FLOAT, TensorShape({1, 1, 4, 1}));
+  for (int i = 0; i < 4; ++i) image.data<float>()[i] = static_cast<float>(i + 1);
+  Tensor transform(DT_FLOAT, TensorShape({1, 8}));
+  const float row[8] = {1, 0, 1.5f, 0, 1, 0, 0, 0};
+  std::copy(row, row + 8, transform.data<float>());
+  Tensor size(DT_INT32, TensorShape({2}));
+  size.data<int32_t>()[0] = 1;
+  size.data<int32_t>()[1] = 4;
+  const std::map<std::string, std::vector<float>> want = {
+      // x + 1.5 = 1.5, 2.5, 3.5, 4.5: rounded 2, 3, 4 (outside: 9), 5.
+      {"CONSTANT", {3, 4, 9, 9}},
+      {"NEAREST", {3, 4, 4, 4}},  // clamped to 3
+      {"REFLECT", {3, 4, 4, 4}},  // 4.5 reflects to 2.5, 3.5 clamps
+      // TensorFlow's wrap takes len off per len - 1 passed: 3.5 to -0.5
+      // (clamped to 0), 4.5 to 0.5 (rounded to 1).
+      {"WRAP", {3, 4, 1, 2}}};
+  for (const auto& [mode, values] : want) {
+    SCOPED_TRACE(mode);
+    ASSERT_OK_AND_ASSIGN(
+        auto out, RunKernel("ImageProjectiveTransformV3",
+                            {{image}, {transform}, {size}, {Tensor::Scalar<float>(9)}},
+                            {{"dtype", MakeAttrValue(DT_FLOAT)},
+                             {"interpolation", MakeAttrValue("NEAREST")},
+                             {"fill_mode", MakeAttrValue(mode)}}));
+    EXPECT_EQ(std::vector<float>(out[0].data<float>(), out[0].data<float>() + 4), values);
+  }
+  EXPECT_THAT(RunKernel("ImageProjectiveTransformV3",
+                        {{image}, {transform}, {size}, {Tensor::Scalar<float>(0)}},
+                        {{"dtype", MakeAttrValue(DT_FLOAT)},
+                         {"interpolation", MakeAttrValue("CUBIC")},
+                         {"fill_mode", MakeAttrValue("CONSTANT")}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("CUBIC")));
 }
 
 }  // namespace

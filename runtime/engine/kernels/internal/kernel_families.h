@@ -44,6 +44,7 @@ void RegisterStringKernels(KernelRegistry* r);
 void RegisterSerializationKernels(KernelRegistry* r);
 void RegisterImageCodecKernels(KernelRegistry* r);
 void RegisterImageResizeKernels(KernelRegistry* r);
+void RegisterImageTransformKernels(KernelRegistry* r);
 void RegisterRaggedKernels(KernelRegistry* r);
 void RegisterFunctionalKernels(KernelRegistry* r);
 void RegisterDatasetKernels(KernelRegistry* r);
