@@ -1,6 +1,10 @@
 // Gradient functions of the standard ops (TensorFlow's math_grad.cc,
 // nn_grad.cc, array_grad.cc), built from ops of the standard set so that the
 // backward graph stays importable by TensorFlow.
+#include <limits>
+#include <utility>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "runtime/cc/gradients.h"
@@ -184,7 +188,9 @@ void RegisterArithmeticGradients(GradientRegistry* r) {
         ops::Mul(s, dy[0], ops::Reciprocal(s, ops::Add(s, Scalar(s, BaseType(x.dtype()), 1), x)))};
     return absl::OkStatus();
   });
-  for (const char* op : {"Round", "FloorDiv", "ArgMin", "All", "Any"}) r->RegisterNoGradient(op);
+  for (const char* op : {"Round", "Rint", "FloorDiv", "ArgMin", "All", "Any"}) {
+    r->RegisterNoGradient(op);
+  }
   r->Register("SquaredDifference", [](const Scope& s, const Operation& op, const Grads& dy,
                                       Grads* dx) {
     return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
@@ -234,6 +240,85 @@ void RegisterUnaryGradients(GradientRegistry* r) {
     Output sin = s.AddOp("Sin", {{s.GetInputs(op)[0]}}).output(0);
     *dx = {ops::Mul(s, dy[0], s.AddOp("Neg", {{sin}}).output(0))};
     return absl::OkStatus();
+  });
+  // TensorFlow's math_grad.py for the trigonometric, hyperbolic and special
+  // functions, op for op.
+  auto unary = [r](const char* name, auto grad) {
+    r->Register(name, [grad](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      *dx = {grad(s, s.GetInputs(op)[0], op.output(0), dy[0])};
+      return absl::OkStatus();
+    });
+  };
+  auto call = [](const Scope& s, const char* op, Output x) {
+    return s.AddOp(op, {{x}}).output(0);
+  };
+  auto one = [](const Scope& s, Output like) { return ops::OnesLike(s, like); };
+  unary("Tan", [call](const Scope& s, Output x, Output, Output dy) {
+    return ops::Mul(s, dy, ops::Square(s, call(s, "Reciprocal", call(s, "Cos", x))));
+  });
+  unary("Sinh", [call](const Scope& s, Output x, Output, Output dy) {
+    return ops::Mul(s, dy, call(s, "Cosh", x));
+  });
+  unary("Cosh", [call](const Scope& s, Output x, Output, Output dy) {
+    return ops::Mul(s, dy, call(s, "Sinh", x));
+  });
+  unary("Asin", [call, one](const Scope& s, Output x, Output, Output dy) {
+    Output den = ops::Sqrt(s, ops::Sub(s, one(s, x), ops::Square(s, x)));
+    return ops::Mul(s, dy, call(s, "Reciprocal", den));
+  });
+  unary("Acos", [call, one](const Scope& s, Output x, Output, Output dy) {
+    Output den = ops::Sqrt(s, ops::Sub(s, one(s, x), ops::Square(s, x)));
+    return ops::Neg(s, ops::Mul(s, dy, call(s, "Reciprocal", den)));
+  });
+  unary("Atan", [call, one](const Scope& s, Output x, Output, Output dy) {
+    return ops::Mul(s, dy, call(s, "Reciprocal", ops::Add(s, one(s, x), ops::Square(s, x))));
+  });
+  unary("Asinh", [call](const Scope& s, Output, Output y, Output dy) {
+    return ops::RealDiv(s, dy, call(s, "Cosh", y));
+  });
+  unary("Acosh", [call](const Scope& s, Output, Output y, Output dy) {
+    return ops::RealDiv(s, dy, call(s, "Sinh", y));
+  });
+  unary("Atanh", [call, one](const Scope& s, Output x, Output, Output dy) {
+    return ops::Mul(s, dy, call(s, "Reciprocal", ops::Sub(s, one(s, x), ops::Square(s, x))));
+  });
+  unary("Lgamma", [call](const Scope& s, Output x, Output, Output dy) {
+    return ops::Mul(s, dy, call(s, "Digamma", x));
+  });
+  unary("Digamma", [one](const Scope& s, Output x, Output, Output dy) {
+    return ops::Mul(s, dy, s.AddOp("Polygamma", {{one(s, x)}, {x}}).output(0));
+  });
+  unary("Ndtri", [](const Scope& s, Output, Output y, Output dy) {
+    // sqrt(2 pi) exp(y^2 / 2).
+    const DataType t = BaseType(y.dtype());
+    return ops::Mul(s, ops::Mul(s, dy, Scalar(s, t, 2.5066282746310002)),
+                    ops::Exp(s, ops::RealDiv(s, ops::Square(s, y), Scalar(s, t, 2))));
+  });
+  unary("BesselI0", [call](const Scope& s, Output x, Output, Output dy) {
+    return ops::Mul(s, dy, call(s, "BesselI1", x));
+  });
+  unary("BesselI0e", [call](const Scope& s, Output x, Output y, Output dy) {
+    return ops::Mul(s, dy, ops::Sub(s, call(s, "BesselI1e", x),
+                                    ops::Mul(s, call(s, "Sign", x), y)));
+  });
+  // d I1(x) = I0(x) - I1(x) / x, 1/2 at 0 (TensorFlow's gives 1 there:
+  // TENSORFLOW_BUGS).
+  unary("BesselI1", [call](const Scope& s, Output x, Output y, Output dy) {
+    const DataType t = BaseType(x.dtype());
+    Output zero = ops::ZerosLike(s, x);
+    Output slope = ops::Sub(s, call(s, "BesselI0", x), ops::RealDiv(s, y, x));
+    return ops::Mul(s, dy, ops::Select(s, ops::Equal(s, x, zero),
+                                       ops::Add(s, zero, Scalar(s, t, 0.5)), slope));
+  });
+  // d I1e(x) = I0e(x) - I1e(x) (sign(x) + 1 / x), 1/2 at 0.
+  unary("BesselI1e", [call](const Scope& s, Output x, Output y, Output dy) {
+    const DataType t = BaseType(x.dtype());
+    Output zero = ops::ZerosLike(s, x);
+    Output slope = ops::Sub(s, call(s, "BesselI0e", x),
+                            ops::Mul(s, y, ops::Add(s, call(s, "Sign", x),
+                                                    call(s, "Reciprocal", x))));
+    return ops::Mul(s, dy, ops::Select(s, ops::Equal(s, x, zero),
+                                       ops::Add(s, zero, Scalar(s, t, 0.5)), slope));
   });
   r->Register("Log", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     *dx = {ops::RealDiv(s, dy[0], s.GetInputs(op)[0])};
@@ -285,6 +370,15 @@ void RegisterUnaryGradients(GradientRegistry* r) {
       Output g_over = ops::RealDiv(s, g, ops::Add(s, ops::Square(s, x), ops::Square(s, y)));
       return std::make_pair(ops::Mul(s, x, g_over), ops::Neg(s, ops::Mul(s, y, g_over)));
     });
+  });
+  // d polygamma(n, x) / dx = polygamma(n + 1, x); none for the order n.
+  r->Register("Polygamma", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    MG_RETURN_IF_ERROR(BinaryGrad(s, op, dy, dx, [&](Output n, Output x, Output g) {
+      Output next = ops::Add(s, n, ops::OnesLike(s, n));
+      return std::make_pair(g, ops::Mul(s, s.AddOp("Polygamma", {{next}, {x}}).output(0), g));
+    }));
+    (*dx)[0] = Output();
+    return absl::OkStatus();
   });
 }
 

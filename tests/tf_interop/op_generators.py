@@ -25,14 +25,15 @@ def _i64(x):
 
 # ---------------------------------------------------------------- elementwise
 
-def unary(low=None, high=None, grad=True, tol=1.0, min_rank=0, attrs=None):
+def unary(low=None, high=None, grad=True, tol=1.0, min_rank=0, attrs=None, edges=True,
+          label="x"):
     def gen(dt, rng):
         out = []
         for shape in SHAPES:
             if len(shape) < min_rank:
                 continue
-            x = random_values(rng, shape, dt, low=low, high=high)
-            out.append(Spec(f"x{list(shape)}", [x], dict(attrs or {}),
+            x = random_values(rng, shape, dt, edges=edges, low=low, high=high)
+            out.append(Spec(f"{label}{list(shape)}", [x], dict(attrs or {}),
                             grad=_grad(dt, 0) if grad else (), tol=tol))
         return out
     return gen
@@ -275,6 +276,40 @@ GENERATORS.update(_ops(["Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum", "Squ
 # TensorFlow's Atan2 of denormals: pi/4 for (d, d) in its vectorized body,
 # NaN in its scalar tail; minigraph reads them as zeros everywhere.
 GENERATORS["Atan2"] = (binary(tol=2.0, no_denormals=True), "T")
+# Trigonometric, hyperbolic and special functions (edge values too), their
+# random values inside their domains where they have one.
+GENERATORS.update(_ops(["Tan", "Sinh", "Cosh", "Atan", "Asinh", "BesselI0e", "BesselI1e",
+                        "BesselI0"], unary(tol=2.0)))
+# BesselI1's gradient at 0 is TensorFlow's bug (TENSORFLOW_BUGS): the edge
+# values (0 first) forward only, the gradient on random values and at 0.
+GENERATORS["BesselI1"] = (both(unary(grad=False, tol=2.0, label="edges"),
+                               unary(edges=False, tol=2.0),
+                               lambda dt, rng: [Spec("zero", [np.zeros(3, dt.as_numpy_dtype)],
+                                                     grad=_grad(dt, 0))]), "T")
+GENERATORS.update(_ops(["Asin", "Acos", "Atanh"], unary(low=-0.95, high=0.95, tol=2.0)))
+GENERATORS["Acosh"] = (unary(low=1.05, high=6.0, tol=2.0), "T")
+GENERATORS.update(_ops(["Lgamma", "Digamma"], unary(low=0.1, high=6.0, tol=4.0)))
+GENERATORS["Ndtri"] = (unary(low=0.02, high=0.98, tol=4.0), "T")
+GENERATORS["Rint"] = (unary(grad=False), "T")
+
+
+def polygamma(dt, rng):
+    """Polygamma(n, x): orders 0 to 3 (integers as floats), x broadcast
+    against them; a non-integer order (NaN) and a negative one."""
+    out = []
+    for shape_n, shape_x in [((), (7,)), ((4,), (4,)), ((4, 1), (3,))]:
+        n = rng.integers(0, 4, shape_n).astype(dt.as_numpy_dtype)
+        x = random_values(rng, shape_x, dt, edges=False, low=0.2, high=5.0)
+        out.append(Spec(f"n{list(shape_n)}.x{list(shape_x)}", [n, x], grad=_grad(dt, 1),
+                        tol=8.0))
+    x = random_values(rng, (3,), dt, edges=False, low=0.2, high=5.0)
+    out.append(Spec("fractional_order", [np.asarray(1.5, dt.as_numpy_dtype), x]))
+    out.append(Spec("negative_order", [np.asarray(-1, dt.as_numpy_dtype), x]))
+    out.append(Spec("edges", [np.asarray(2, dt.as_numpy_dtype), random_values(rng, (15,), dt)]))
+    return out
+
+
+GENERATORS["Polygamma"] = (polygamma, "T")
 GENERATORS.update(_ops(["Div", "FloorDiv", "FloorMod"],
                        both(binary(nonzero_y=True), integer_division_by_zero())))
 GENERATORS.update(_ops(["Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",

@@ -22,6 +22,7 @@ void RegisterDivKernels(KernelRegistry* r);
 void RegisterMaxMinKernels(KernelRegistry* r);
 void RegisterCompareKernels(KernelRegistry* r);
 void RegisterUnaryKernels(KernelRegistry* r);
+void RegisterSpecialKernels(KernelRegistry* r);
 void RegisterBinaryMathKernels(KernelRegistry* r);
 void RegisterMatMulKernels(KernelRegistry* r);
 void RegisterBatchMatMulKernels(KernelRegistry* r);

@@ -268,5 +268,29 @@ TEST(CwiseKernelsTest, AddN) {
   ExpectTensorEqual<float>(one[0], xs[0]);
 }
 
+// Where Debian's Eigen 3.4 and TensorFlow's Eigen part, minigraph gives
+// TensorFlow's (and the functions' definitions): ndtri outside [0, 1] is
+// NaN, and polygamma(n >= 1, +inf) is 0.
+TEST(CwiseKernelsTest, SpecialFunctionsAtTheirDomainsEdges) {
+  const float inf = std::numeric_limits<float>::infinity();
+  Tensor p(DT_FLOAT, TensorShape({5}));
+  const float ps[5] = {0, 1, 0.5f, inf, -0.25f};
+  std::copy(ps, ps + 5, p.data<float>());
+  ASSERT_OK_AND_ASSIGN(auto out, RunKernel("Ndtri", {{p}}, {{"T", MakeAttrValue(DT_FLOAT)}}));
+  const float* q = out[0].data<float>();
+  EXPECT_EQ(q[0], -inf);
+  EXPECT_EQ(q[1], inf);
+  EXPECT_EQ(q[2], 0);
+  EXPECT_TRUE(std::isnan(q[3]));
+  EXPECT_TRUE(std::isnan(q[4]));
+  Tensor n(DT_FLOAT, TensorShape({2})), x(DT_FLOAT, TensorShape({2}));
+  n.data<float>()[0] = 1;
+  n.data<float>()[1] = 0;
+  x.data<float>()[0] = x.data<float>()[1] = inf;
+  ASSERT_OK_AND_ASSIGN(out, RunKernel("Polygamma", {{n}, {x}}, {{"T", MakeAttrValue(DT_FLOAT)}}));
+  EXPECT_EQ(out[0].data<float>()[0], 0);    // trigamma(inf)
+  EXPECT_EQ(out[0].data<float>()[1], inf);  // digamma(inf)
+}
+
 }  // namespace
 }  // namespace minigraph

@@ -1,6 +1,9 @@
-// Binary element-wise functions, with broadcasting: Atan2.
+// Binary element-wise functions, with broadcasting: Atan2 and Polygamma
+// (Eigen's functor, as TensorFlow's).
 #include <cmath>
+#include <limits>
 
+#include "unsupported/Eigen/SpecialFunctions"  // scalar_polygamma_op
 #include "runtime/engine/kernels/internal/cwise_ops.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
 
@@ -20,10 +23,21 @@ struct Atan2Functor {
   }
 };
 
+// polygamma(n, x), 0 at x = +inf for n >= 1 (the limit, and what
+// TensorFlow's Eigen gives; Debian's Eigen 3.4 gives NaN there).
+template <typename T>
+struct PolygammaFunctor {
+  T operator()(const T& n, const T& x) const {
+    if (x == std::numeric_limits<T>::infinity() && n >= T(1) && n == std::floor(n)) return T(0);
+    return Eigen::internal::scalar_polygamma_op<T>()(n, x);
+  }
+};
+
 }  // namespace
 
 void RegisterBinaryMathKernels(KernelRegistry* r) {
   r->Register("Atan2", TypedFactory<BinaryKernelFor<Atan2Functor>::Op, float, double>());
+  r->Register("Polygamma", TypedFactory<BinaryKernelFor<PolygammaFunctor>::Op, float, double>());
 }
 
 }  // namespace kernels_internal
