@@ -1,12 +1,15 @@
 // Gradients of the linear algebra ops, as TensorFlow's linalg_grad.py and
 // the matrix ops of array_grad.py define them: bands and diagonals,
-// inverses, determinants, solves and the Cholesky factor.
+// inverses, determinants, solves, the Cholesky factor and Einsum.
+#include <algorithm>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "core/status_macros.h"
 #include "runtime/cc/gradients.h"
 #include "runtime/cc/internal/gradient_families.h"
 #include "runtime/cc/ops.h"
@@ -106,6 +109,117 @@ Output Adjoint(const Scope& s, Output x) {
 Output Eye(const Scope& s, Output x) {
   return AddOp1(s, "MatrixDiag", {ops::OnesLike(s, AddOp1(s, "MatrixDiagPart", {x}))});
 }
+
+
+// Einsum's gradient (TensorFlow's _EinsumGrad): with only transposes,
+// diagonals and contractions, the gradient of an operand is an einsum of
+// the output's gradient (and the other operand) back to the operand's
+// subscripts; labels summed away (reduce labels) are put back first, the
+// gradient broadcast along them.
+class EinsumGrad {
+ public:
+  explicit EinsumGrad(const Scope& s) : s_(s) {}
+
+  Output Einsum(const std::vector<Output>& inputs, const std::string& equation) const {
+    AttrValue eq;
+    eq.set_s(equation);
+    return s_.AddOp("Einsum", {inputs}, {{"equation", eq}}).output(0);
+  }
+
+  // The labels of `sub` that are in none of `others` (nor an ellipsis).
+  static std::string Missing(const std::string& sub, const std::string& others) {
+    std::set<char> missing;
+    for (char c : sub) {
+      if (c != '.' && others.find(c) == std::string::npos) missing.insert(c);
+    }
+    return std::string(missing.begin(), missing.end());
+  }
+
+  static std::string Without(const std::string& sub, const std::string& labels) {
+    std::string out;
+    for (char c : sub) {
+      if (labels.find(c) == std::string::npos) out += c;
+    }
+    return out;
+  }
+
+  // The axis of `label` in `sub`: from the front before an ellipsis, from
+  // the back (negative) after it.
+  static int Axis(const std::string& sub, char label) {
+    const size_t ellipsis = sub.find("...");
+    const size_t at = sub.find(label);
+    if (ellipsis == std::string::npos || at < ellipsis) return static_cast<int>(at);
+    return static_cast<int>(at) - static_cast<int>(sub.size());
+  }
+
+  // The gradient of x for "in_subs->out_subs" where the labels `reduced`
+  // of x are summed away, given the output's gradient `g`.
+  Output Reduced(Output g, const std::string& out_subs, const std::string& in_subs,
+                 Output in_shape, const std::string& reduced) const {
+    auto distinct = [](const std::string& t) { return std::set<char>(t.begin(), t.end()).size(); };
+    const bool repeated = distinct(in_subs) + distinct(out_subs) < in_subs.size() + out_subs.size();
+    if (!repeated && Without(in_subs, reduced) == out_subs) {
+      // A plain sum over axes: g reshaped with 1s there, broadcast back.
+      std::vector<int32_t> keep(in_subs.size(), 1);
+      for (char c : reduced) keep[Axis(in_subs, c)] = 0;
+      Tensor k(DT_INT32, TensorShape({static_cast<int64_t>(keep.size())}));
+      std::copy(keep.begin(), keep.end(), k.data<int32_t>());
+      Output keep_t = ops::Const(s_, k);
+      Output shape = ops::Add(s_, ops::Mul(s_, in_shape, keep_t),
+                              ops::Sub(s_, ops::Const<int32_t>(s_, 1), keep_t));
+      return ops::BroadcastTo(s_, ops::Reshape(s_, g, shape), in_shape);
+    }
+    // The reduced labels put in front of the output's, g broadcast along
+    // them, then the unary einsum back to x's subscripts.
+    std::vector<Output> dims;
+    for (char c : reduced) {
+      const int axis = Axis(in_subs, c);
+      ops::StridedSliceOptions one;
+      one.shrink_axis_mask = 1;
+      dims.push_back(ops::StridedSlice(s_, in_shape, ops::Const<int32_t>(s_, {axis}),
+                                       ops::Const<int32_t>(s_, {axis + 1}),
+                                       ops::Const<int32_t>(s_, {1}), one));
+    }
+    Output zero = ops::Const<int32_t>(s_, 0);
+    Output g_shape = ops::Shape(s_, g);
+    Output full = ops::ConcatV2(s_, {ops::Pack(s_, dims), g_shape}, zero);
+    Output ones = ops::Const<int32_t>(s_, {1}, TensorShape({static_cast<int64_t>(dims.size())}));
+    Output with_ones = ops::ConcatV2(s_, {ones, g_shape}, zero);
+    Output spread = ops::BroadcastTo(s_, ops::Reshape(s_, g, with_ones), full);
+    return Einsum({spread}, reduced + out_subs + "->" + in_subs);
+  }
+
+  // The gradient of operand x of a binary einsum (before unbroadcasting).
+  Output Wrt(Output g, Output other, Output x_shape, const std::string& x_subs,
+             const std::string& other_subs, const std::string& out_subs) const {
+    const std::string reduced = Missing(x_subs, out_subs + other_subs);
+    const std::string left = Without(x_subs, reduced);
+    Output grad = Einsum({g, other}, out_subs + "," + other_subs + "->" + left);
+    if (reduced.empty()) return grad;
+    return Reduced(grad, left, x_subs, x_shape, reduced);
+  }
+
+  // `grad` of x (subscripts `sub`) summed over the broadcast axes its
+  // ellipsis was broadcast along against `other`'s.
+  Output Unbroadcast(Output grad, Output x_shape, const std::string& sub, Output other_shape,
+                     const std::string& other_sub) const {
+    auto ellipsis_part = [&](Output shape, const std::string& t) {
+      const int start = static_cast<int>(t.find("..."));
+      const int after = static_cast<int>(t.size()) - start - 3;
+      Output size = ops::Sub(s_, ops::Size(s_, shape), ops::Const<int32_t>(s_, start + after));
+      return ops::Slice(s_, shape, ops::Const<int32_t>(s_, {start}), ops::Reshape(
+          s_, size, ops::Const<int32_t>(s_, {1})));
+    };
+    ops::BroadcastGradientArgsOutputs r = ops::BroadcastGradientArgs(
+        s_, ellipsis_part(x_shape, sub), ellipsis_part(other_shape, other_sub));
+    const int start = static_cast<int>(sub.find("..."));
+    Output axes = ops::Add(s_, r.r0, ops::Const<int32_t>(s_, start));
+    return ops::Reshape(s_, ops::Sum(s_, grad, axes), x_shape);
+  }
+
+ private:
+  const Scope& s_;
+};
 
 }  // namespace
 
@@ -233,6 +347,36 @@ void gradients_internal::RegisterLinalgGradients(GradientRegistry* r) {
                     {middle, ops::Const<int64_t>(s, -1), ops::Const<int64_t>(s, 0)});
     Output da = MatMul(s, MatMul(s, l_inv, middle, true, false), l_inv);
     *dx = {ops::Mul(s, ops::Add(s, da, Adjoint(s, da)), half)};
+    return s.status();
+  });
+  r->Register("Einsum", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    std::string equation;
+    MG_RETURN_IF_ERROR(GetNodeAttr(s.GetNodeDef(op), "equation", &equation));
+    const size_t arrow = equation.find("->");
+    const std::string in_subs = equation.substr(0, arrow), out_subs = equation.substr(arrow + 2);
+    const Grads in = s.GetInputs(op);
+    EinsumGrad e(s);
+    if (in.size() == 1) {
+      const std::string reduced = EinsumGrad::Missing(in_subs, out_subs);
+      *dx = {reduced.empty() ? e.Einsum({dy[0]}, out_subs + "->" + in_subs)
+                             : e.Reduced(dy[0], out_subs, in_subs, ops::Shape(s, in[0]), reduced)};
+      return s.status();
+    }
+    const size_t comma = in_subs.find(',');
+    std::string x_subs = in_subs.substr(0, comma), y_subs = in_subs.substr(comma + 1);
+    // "...ij,jk->...ik": the gradient einsum "...ik,jk->ij" would lack the
+    // ellipsis its output needs, so an operand without one gets one.
+    const bool ellipsis = out_subs.find("...") != std::string::npos;
+    if (ellipsis && x_subs.find("...") == std::string::npos) x_subs += "...";
+    if (ellipsis && y_subs.find("...") == std::string::npos) y_subs += "...";
+    Output x_shape = ops::Shape(s, in[0]), y_shape = ops::Shape(s, in[1]);
+    Output gx = e.Wrt(dy[0], in[1], x_shape, x_subs, y_subs, out_subs);
+    Output gy = e.Wrt(dy[0], in[0], y_shape, y_subs, x_subs, out_subs);
+    if (ellipsis) {
+      gx = e.Unbroadcast(gx, x_shape, x_subs, y_shape, y_subs);
+      gy = e.Unbroadcast(gy, y_shape, y_subs, x_shape, x_subs);
+    }
+    *dx = {gx, gy};
     return s.status();
   });
   r->Register("Diag", [](const Scope& s, const Operation&, const Grads& dy, Grads* dx) {

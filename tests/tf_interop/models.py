@@ -206,6 +206,32 @@ def augmented_cnn(rng):
     return {x: x_value, y: y_value}, [logits, loss], loss, train
 
 
+def transformer_block(rng):
+    """A transformer encoder block of tf_keras layers: causal
+    MultiHeadAttention (Einsum, MatrixBandPart), residuals with
+    LayerNormalization and a feed-forward of exact GELU (Erf), trained by
+    Adam."""
+    import tf_keras as keras
+    keras.utils.set_random_seed(11)
+    x_value = rng.standard_normal((3, 6, 8)).astype(np.float32)
+    x = v1.placeholder(tf.float32, [None, 6, 8], name="x")
+    attention = keras.layers.MultiHeadAttention(num_heads=2, key_dim=4)
+    h = keras.layers.LayerNormalization()(x + attention(x, x, use_causal_mask=True))
+    ff = keras.layers.Dense(8)(keras.layers.Dense(16, activation="gelu")(h))
+    y = keras.layers.LayerNormalization()(h + ff)
+    loss = tf.reduce_mean(tf.square(y[:, -1, :2] - 0.5), name="loss")
+    train = v1.train.AdamOptimizer(0.01).minimize(loss, name="train")
+    return {x: x_value}, [y, loss], loss, train
+
+
+# The key projection's bias has no gradient in exact arithmetic (softmax
+# does not change when one number is added to all of a query's scores), so
+# either side's is round-off near 1e-9, which Adam (epsilon 1e-8) turns into
+# steps up to a tenth of its learning rate: the weights after training are
+# compared within a tenth of one step, as the CNNs' are.
+transformer_block.after_rtol, transformer_block.after_atol = 1e-3, 1e-3
+
+
 def rnn(cell):
     def build(rng):
         x_value = rng.standard_normal((3, 5, 4)).astype(np.float32)
@@ -381,6 +407,7 @@ def graph_models():
         "cnn_avg_pool_same": cnn(v1.layers.average_pooling2d, "same"),
         "cnn3d_momentum": cnn3d,
         "tf_keras_augmentation": augmented_cnn,
+        "tf_keras_transformer_block": transformer_block,
         "dynamic_rnn_lstm": rnn(lambda: v1.nn.rnn_cell.LSTMCell(6)),
         "dynamic_rnn_basic_lstm": rnn(lambda: v1.nn.rnn_cell.BasicLSTMCell(5)),
         "dynamic_rnn_gru": rnn(lambda: v1.nn.rnn_cell.GRUCell(6)),
@@ -507,6 +534,8 @@ def saved_models():
             lambda K, x: K.layers.Dense(2)(K.layers.LSTM(5)(K.layers.Embedding(20, 4)(x))), (7,), "int32"),
             {k: tokens}),
         "tf_keras_gru": (_tf_keras(lambda K, x: K.layers.GRU(3)(x), (6, 4)), {k: seq}),
+        "tf_keras_multi_head_attention": (_tf_keras(
+            lambda K, x: K.layers.MultiHeadAttention(2, 3)(x, x), (6, 4)), {k: seq}),
         "tf_keras_bidirectional_lstm": (_tf_keras(
             lambda K, x: K.layers.Bidirectional(K.layers.LSTM(3))(x), (6, 4)), {k: seq}),
         "tf_function_while_cond": (_tf_function_loops, {"x": np.array([0.5, 1.0, -2.0], np.float32)}),

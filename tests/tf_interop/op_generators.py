@@ -1094,6 +1094,63 @@ def broadcast_args(dt, rng):
     return out
 
 
+# (equation, shapes): the contractions Keras' EinsumDense and
+# MultiHeadAttention emit, matrix products with broadcast batches, and the
+# unary forms (transposes, diagonals, traces, sums, the "i->ii" that
+# Einsum's gradient makes).
+EINSUMS = [
+    ("ab,bc->ac", [(3, 4), (4, 5)]),
+    ("abc,cd->abd", [(2, 3, 4), (4, 5)]),
+    ("abc,cde->abde", [(2, 3, 8), (8, 2, 4)]),
+    ("abcd,cde->abe", [(2, 3, 2, 4), (2, 4, 8)]),
+    ("aecd,abcd->acbe", [(2, 5, 2, 4), (2, 3, 2, 4)]),
+    ("acbe,aecd->abcd", [(2, 2, 3, 5), (2, 5, 2, 4)]),
+    ("bqhd,bkhd->bhqk", [(2, 3, 2, 4), (2, 5, 2, 4)]),
+    ("...ij,...jk->...ik", [(2, 3, 4), (4, 5)]),
+    ("...ij,...jk->...ik", [(3, 1, 2, 3), (4, 3, 2)]),
+    ("ij...,jk->ik...", [(2, 3, 4), (3, 5)]),
+    ("i,i->", [(7,), (7,)]),
+    ("i,j->ij", [(3,), (4,)]),
+    ("ab,ab->ab", [(3, 4), (3, 4)]),
+    ("abc,abc->ab", [(2, 3, 4), (2, 3, 4)]),
+    ("aab,bc->ac", [(3, 3, 4), (4, 5)]),
+    ("abc,cd->ad", [(2, 3, 4), (4, 5)]),
+    ("ba,bc->ac", [(4, 3), (4, 5)]),
+    ("ab,cb->ac", [(3, 4), (5, 4)]),
+    ("ab,bc->ca", [(3, 4), (4, 5)]),
+    ("ab,bc->ac", [(0, 4), (4, 5)]),
+    ("ab,bc->ac", [(3, 0), (0, 5)]),
+    ("ij->ji", [(3, 4)]),
+    ("ii->i", [(4, 4)]),
+    ("ii->", [(4, 4)]),
+    ("iij->ji", [(3, 3, 2)]),
+    ("ij->", [(3, 4)]),
+    ("ij->i", [(3, 4)]),
+    ("ijk->kj", [(2, 3, 4)]),
+    ("i->ii", [(3,)]),
+    ("...->...", [(2, 3)]),
+    ("...ij->...ji", [(2, 2, 3, 4)]),
+    ("a...->...", [(3, 2, 2)]),
+]
+BAD_EINSUMS = [
+    ("ij,jk->ik", [(2, 3, 4), (4, 5)]),          # rank
+    ("ij,jk->ik", [(3, 4), (5, 6)]),             # dimension of j
+    ("...ij,...jk->...ik", [(2, 3, 4), (3, 4, 5)]),  # batches
+    ("...ij->ij", [(2, 3, 4)]),                  # broadcast axes, no ellipsis out
+]
+
+
+def einsum(dt, rng):
+    out = []
+    for equation, shapes in EINSUMS + BAD_EINSUMS:
+        xs = [random_values(rng, s, dt, edges=False) for s in shapes]
+        bad = (equation, shapes) in BAD_EINSUMS
+        grad = () if bad else _grad(dt, *range(len(xs)))
+        out.append(Spec(f"{equation}.{shapes}", [xs], {"equation": equation}, grad=grad,
+                        tol=10.0))
+    return out
+
+
 def matrix_band_part(dt, rng):
     """Bands of matrices and batches of them (a causal mask's lower
     triangle, an upper one, a diagonal, all, empty batches); bounds of both
@@ -1599,6 +1656,7 @@ GENERATORS["Conv3D"] = (conv3d, "T")
 GENERATORS["Conv3DBackpropInputV2"] = (conv3d_backprop("input"), "T")
 GENERATORS["Conv3DBackpropFilterV2"] = (conv3d_backprop("filter"), "T")
 GENERATORS["MatrixBandPart"] = (matrix_band_part, "T")
+GENERATORS["Einsum"] = (einsum, "T")
 GENERATORS["ScatterNd"] = (scatter_nd, "T")
 GENERATORS["EnsureShape"] = (ensure_shape, "T")
 GENERATORS["Bitcast"] = (bitcast, "T")

@@ -58,6 +58,7 @@ void RegisterTensorArrayKernels(KernelRegistry* r);
 void RegisterMatrixBandPartKernels(KernelRegistry* r);
 void RegisterMatrixDiagKernels(KernelRegistry* r);
 void RegisterLuKernels(KernelRegistry* r);
+void RegisterEinsumKernels(KernelRegistry* r);
 void RegisterTriangularKernels(KernelRegistry* r);
 void RegisterExampleParsingKernels(KernelRegistry* r);
 void RegisterSequenceExampleParsingKernels(KernelRegistry* r);

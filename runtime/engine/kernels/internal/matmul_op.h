@@ -1,6 +1,7 @@
 // MatMul: for float and double Eigen's dense GEMM, a large product split
 // into row (or column) blocks across the intra-op pool; for integers a
-// plain loop.
+// plain loop. GemmBatch: the products of a batch of matrices (BatchMatMul,
+// Einsum).
 // The kernel template is instantiated once per dtype, in matmul_kernels.cc
 // and matmul_int_kernels.cc (the extern template declarations below keep
 // every other file from instantiating it again).
@@ -8,9 +9,13 @@
 #ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_MATMUL_OP_H_
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_MATMUL_OP_H_
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
+#include <type_traits>
 
 #include "absl/status/statusor.h"
+#include "runtime/engine/kernels/internal/matrix_batch.h"
 #include "runtime/engine/op_kernel.h"
 
 namespace minigraph {
@@ -42,6 +47,61 @@ extern template void Gemm<float>(const OpKernelContext*, const float*, const flo
                                  int64_t, int64_t, int64_t, bool, bool, bool);
 extern template void Gemm<double>(const OpKernelContext*, const double*, const double*, double*,
                                   int64_t, int64_t, int64_t, bool, bool, bool);
+
+// C = op(A) * op(B) for integers, as Gemm's arguments, wrapping around on
+// overflow. A plain loop over the output's rows on this thread: integer
+// products are rare in training graphs, and Eigen's GEMM for int32 and
+// int64 cost more build time than their use warrants.
+template <typename T>
+void IntMatMul(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
+  using U = std::make_unsigned_t<T>;
+  std::fill(c, c + m * n, T(0));
+  for (int64_t i = 0; i < m; ++i) {
+    U* __restrict row = reinterpret_cast<U*>(c + i * n);
+    for (int64_t p = 0; p < k; ++p) {
+      const U aip = static_cast<U>(ta ? a[p * m + i] : a[i * k + p]);
+      if (tb) {
+        for (int64_t j = 0; j < n; ++j) row[j] += aip * static_cast<U>(b[j * k + p]);
+      } else {
+        const T* __restrict brow = b + p * n;
+#pragma omp simd
+        for (int64_t j = 0; j < n; ++j) row[j] += aip * static_cast<U>(brow[j]);
+      }
+    }
+  }
+}
+
+// Below this many multiply-adds a product runs on one thread.
+constexpr int64_t kParallelFlops = int64_t{1} << 22;
+
+// For each matrix i of `batch`: C_i = op(A_x(i)) * op(B_y(i)), where A's
+// matrices (m x k as op(A) sees them), B's (k x n) and C's (m x n) are
+// stored one after another. Products below kParallelFlops run side by side
+// on the intra-op pool (attention's many small ones); a larger one is split
+// as Gemm splits it. T: float, double, int32_t or int64_t.
+template <typename T>
+void GemmBatch(const OpKernelContext* ctx, const MatrixBatch& batch, const T* a, const T* b,
+               T* c, int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
+  auto one = [&](int64_t i) {
+    T* ci = c + i * m * n;
+    const T* ai = a + batch.x(i) * m * k;
+    const T* bi = b + batch.y(i) * k * n;
+    if constexpr (std::is_integral_v<T>) {
+      IntMatMul(ai, bi, ci, m, n, k, ta, tb);
+    } else {
+      Gemm(ctx, ai, bi, ci, m, n, k, ta, tb, /*accumulate=*/false);
+    }
+  };
+  if (m * n == 0) return;
+  if (batch.count() == 1 || m * n * k >= kParallelFlops) {
+    for (int64_t i = 0; i < batch.count(); ++i) one(i);
+    return;
+  }
+  const double cost = 2.0 * static_cast<double>(m) * n * std::max<int64_t>(k, 1);
+  ctx->ParallelFor(batch.count(), 0, 0, cost, [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i) one(i);
+  });
+}
 
 }  // namespace kernels_internal
 }  // namespace minigraph

@@ -14,32 +14,6 @@
 namespace minigraph {
 namespace kernels_internal {
 
-// C = op(A) * op(B) for integers, as Gemm's arguments, wrapping around on
-// overflow. A plain loop over the output's rows on this thread: integer
-// products are rare in training graphs, and Eigen's GEMM for int32 and
-// int64 cost more build time than their use warrants.
-template <typename T>
-void IntMatMul(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
-  using U = std::make_unsigned_t<T>;
-  std::fill(c, c + m * n, T(0));
-  for (int64_t i = 0; i < m; ++i) {
-    U* __restrict row = reinterpret_cast<U*>(c + i * n);
-    for (int64_t p = 0; p < k; ++p) {
-      const U aip = static_cast<U>(ta ? a[p * m + i] : a[i * k + p]);
-      if (tb) {
-        for (int64_t j = 0; j < n; ++j) row[j] += aip * static_cast<U>(b[j * k + p]);
-      } else {
-        const T* __restrict brow = b + p * n;
-#pragma omp simd
-        for (int64_t j = 0; j < n; ++j) row[j] += aip * static_cast<U>(brow[j]);
-      }
-    }
-  }
-}
-
-// Below this many multiply-adds a product runs on one thread.
-constexpr int64_t kParallelFlops = int64_t{1} << 22;
-
 template <typename T>
 class MatMulOp : public OpKernel {
  public:

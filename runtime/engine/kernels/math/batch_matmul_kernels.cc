@@ -1,6 +1,5 @@
 // BatchMatMul and BatchMatMulV2: one GEMM per matrix of the (broadcast)
-// batch, on the same GEMM as MatMul.
-#include <algorithm>
+// batch, on the same GEMM as MatMul (GemmBatch).
 #include <optional>
 #include <vector>
 
@@ -56,15 +55,7 @@ class BatchMatMulOp : public OpKernel {
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
     if (out->NumElements() == 0) return absl::OkStatus();
-    for (int64_t b = 0; b < batch->count(); ++b) {
-      T* c = out->data<T>() + b * m * n;
-      if (k == 0) {
-        std::fill(c, c + m * n, T(0));
-      } else {
-        Gemm<T>(ctx, x.data<T>() + batch->x(b) * m * k, y.data<T>() + batch->y(b) * k * n, c, m,
-                n, k, adj_x_, adj_y_, /*accumulate=*/false);
-      }
-    }
+    GemmBatch(ctx, *batch, x.data<T>(), y.data<T>(), out->data<T>(), m, n, k, adj_x_, adj_y_);
     return absl::OkStatus();
   }
 
