@@ -853,6 +853,32 @@ void RegisterReshapingGradients(GradientRegistry* r) {
       return absl::OkStatus();
     });
   }
+  // Moves of blocks between space and batch (depth): the gradient moves
+  // back by the inverse op, with the same blocks and paddings (crops).
+  for (auto [forward, inverse] : {std::pair{"SpaceToBatchND", "BatchToSpaceND"},
+                                  std::pair{"BatchToSpaceND", "SpaceToBatchND"}}) {
+    const std::string back = inverse;
+    r->Register(forward, [back](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      *dx = {s.AddOp(back, {{dy[0]}, {in[1]}, {in[2]}}).output(0), Output(), Output()};
+      return s.status();
+    });
+  }
+  for (auto [forward, inverse] : {std::pair{"SpaceToBatch", "BatchToSpace"},
+                                  std::pair{"BatchToSpace", "SpaceToBatch"},
+                                  std::pair{"SpaceToDepth", "DepthToSpace"},
+                                  std::pair{"DepthToSpace", "SpaceToDepth"}}) {
+    const std::string back = inverse;
+    r->Register(forward, [back](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      std::vector<std::vector<Output>> args = {{dy[0]}};
+      if (in.size() == 2) args.push_back({in[1]});
+      *dx = {s.AddOp(back, args, CopyAttrs(s.GetNodeDef(op), {"block_size", "data_format"}))
+                 .output(0)};
+      dx->resize(in.size());
+      return s.status();
+    });
+  }
 }
 
 // Fused batch normalization, batch matrix products, local response normalization.

@@ -232,6 +232,28 @@ def transformer_block(rng):
 transformer_block.after_rtol, transformer_block.after_atol = 1e-3, 1e-3
 
 
+def dilated_cnn(rng):
+    """tf_keras' dilated convolutions (Conv1D with GroupNormalization, Conv2D,
+    SeparableConv2D): TensorFlow builds each as SpaceToBatchND, the
+    convolution, BatchToSpaceND; trained by momentum."""
+    import tf_keras as keras
+    keras.utils.set_random_seed(13)
+    seq_value = rng.standard_normal((3, 16, 4)).astype(np.float32)
+    img_value = rng.standard_normal((3, 10, 10, 2)).astype(np.float32)
+    seq = v1.placeholder(tf.float32, [None, 16, 4], name="seq")
+    img = v1.placeholder(tf.float32, [None, 10, 10, 2], name="img")
+    h1 = keras.layers.Conv1D(6, 3, dilation_rate=2, padding="causal", activation="relu")(seq)
+    h1 = keras.layers.GroupNormalization(groups=2)(h1)
+    h1 = keras.layers.Conv1D(4, 2, dilation_rate=4)(h1)
+    h2 = keras.layers.Conv2D(4, 3, dilation_rate=2, padding="same", activation="relu")(img)
+    h2 = keras.layers.SeparableConv2D(3, 3, dilation_rate=(2, 3))(h2)
+    features = tf.concat([keras.layers.Flatten()(h1), keras.layers.Flatten()(h2)], axis=1)
+    logits = keras.layers.Dense(3)(features)
+    loss = tf.reduce_mean(tf.square(logits), name="loss")
+    train = v1.train.MomentumOptimizer(0.01, 0.9).minimize(loss, name="train")
+    return {seq: seq_value, img: img_value}, [logits, loss], loss, train
+
+
 def rnn(cell):
     def build(rng):
         x_value = rng.standard_normal((3, 5, 4)).astype(np.float32)
@@ -408,6 +430,7 @@ def graph_models():
         "cnn3d_momentum": cnn3d,
         "tf_keras_augmentation": augmented_cnn,
         "tf_keras_transformer_block": transformer_block,
+        "tf_keras_dilated_convolutions": dilated_cnn,
         "dynamic_rnn_lstm": rnn(lambda: v1.nn.rnn_cell.LSTMCell(6)),
         "dynamic_rnn_basic_lstm": rnn(lambda: v1.nn.rnn_cell.BasicLSTMCell(5)),
         "dynamic_rnn_gru": rnn(lambda: v1.nn.rnn_cell.GRUCell(6)),

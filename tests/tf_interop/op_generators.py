@@ -1151,6 +1151,91 @@ def einsum(dt, rng):
     return out
 
 
+# (input shape, block shape, paddings) of SpaceToBatchND: dilated
+# convolutions' shapes (padding to a multiple of the rate), one block
+# dimension, a plain dimension before and after, identity, empty batches.
+SPACE_TO_BATCH = [
+    ((2, 4, 4, 3), [2, 2], [[0, 0], [0, 0]]),
+    ((1, 5, 3, 2), [2, 3], [[1, 0], [0, 0]]),
+    ((2, 6, 1), [3], [[1, 2]]),
+    ((1, 4, 4, 1), [2, 1], [[0, 0], [1, 1]]),
+    ((2, 2, 4, 4, 1), [1, 2, 2], [[0, 0], [1, 1], [0, 2]]),
+    ((2, 3, 3, 1), [1, 1], [[0, 0], [0, 0]]),
+    ((0, 4, 4, 1), [2, 2], [[0, 0], [0, 0]]),
+]
+BAD_SPACE_TO_BATCH = [
+    ("indivisible", (1, 5, 4, 1), [2, 2], [[0, 0], [0, 0]]),
+    ("negative_padding", (1, 4, 4, 1), [2, 2], [[-2, 0], [0, 0]]),
+    ("zero_block", (1, 4, 4, 1), [0, 2], [[0, 0], [0, 0]]),
+    ("paddings_shape", (1, 4, 4, 1), [2, 2], [[0, 0]]),
+    ("rank", (4, 4), [2, 2], [[0, 0], [0, 0]]),
+    ("block_rank", (1, 4, 4, 1), [[2, 2]], [[0, 0], [0, 0]]),
+    ("five_block_dims", (1, 2, 2, 2, 2, 2), [2] * 5, [[0, 0]] * 5),
+]
+# (input shape, block shape, crops) of BatchToSpaceND: the inverses.
+BATCH_TO_SPACE = [
+    ((8, 2, 2, 3), [2, 2], [[0, 0], [0, 0]]),
+    ((6, 3, 1, 2), [2, 3], [[1, 0], [0, 0]]),
+    ((6, 3, 1), [3], [[1, 2]]),
+    ((2, 4, 3, 1), [2, 1], [[0, 0], [1, 1]]),
+    ((8, 2, 3, 3, 1), [1, 2, 2], [[0, 0], [1, 1], [0, 2]]),
+    ((2, 3, 3, 1), [1, 1], [[0, 0], [0, 0]]),
+    ((0, 2, 2, 1), [2, 2], [[0, 0], [0, 0]]),
+]
+BAD_BATCH_TO_SPACE = [
+    ("indivisible_batch", (6, 2, 2, 1), [2, 2], [[0, 0], [0, 0]]),
+    ("negative_crops", (4, 2, 2, 1), [2, 2], [[-1, 0], [0, 0]]),
+    ("cropped_negative", (4, 2, 2, 1), [2, 2], [[3, 2], [0, 0]]),
+    ("crops_shape", (4, 2, 2, 1), [2, 2], [[0, 0, 0]]),
+    ("rank", (4, 2), [2, 2], [[0, 0], [0, 0]]),
+]
+
+
+def space_batch_nd(good, bad_cases):
+    """The block shape a constant (TensorFlow's shape function needs its
+    rank), the paddings (crops) fed."""
+    def gen(dt, rng):
+        out = []
+        for shape, block, pads in good:
+            for it in (np.int32, np.int64):
+                out.append(Spec(f"{list(shape)}.{block}.{pads}.{np.dtype(it).name}",
+                                [_f(rng, shape, dt, True), Const(np.asarray(block, it)),
+                                 np.asarray(pads, it).reshape(len(block), 2)],
+                                grad=_grad(dt, 0)))
+        for label, shape, block, pads in bad_cases:
+            out.append(Spec(label, [_f(rng, shape, dt), Const(_i32(block)), _i32(pads)]))
+        return out
+    return gen
+
+
+def space_batch(to_batch):
+    """SpaceToBatch and BatchToSpace: rank 4, one block size."""
+    def gen(dt, rng):
+        shape = (2, 4, 4, 3) if to_batch else (8, 3, 3, 1)
+        pads = [[1, 1], [0, 2]]
+        out = [Spec(f"{list(shape)}.{pads}", [_f(rng, shape, dt, True), _i64(pads)],
+                    {"block_size": 2}, grad=_grad(dt, 0)),
+               Spec("rank", [_f(rng, (2, 4, 4), dt), _i32(pads)], {"block_size": 2})]
+        return out
+    return gen
+
+
+def space_depth(to_depth):
+    """SpaceToDepth and DepthToSpace, NHWC (NCHW is refused on CPU)."""
+    def gen(dt, rng):
+        shapes = [((2, 4, 6, 3), 2), ((1, 3, 3, 2), 3), ((0, 2, 2, 1), 2)] if to_depth else \
+            [((2, 2, 3, 12), 2), ((1, 1, 2, 9), 3), ((0, 1, 1, 4), 2)]
+        out = [Spec(f"{list(s)}.b{b}", [_f(rng, s, dt, True)], {"block_size": b},
+                    grad=_grad(dt, 0)) for s, b in shapes]
+        bad = (1, 5, 4, 1) if to_depth else (1, 2, 2, 6)
+        out.append(Spec("indivisible", [_f(rng, bad, dt)], {"block_size": 2}))
+        out.append(Spec("rank", [_f(rng, (4, 4, 4), dt)], {"block_size": 2}))
+        out.append(Spec("nchw", [_f(rng, (1, 4, 4, 4), dt)],
+                        {"block_size": 2, "data_format": "NCHW"}))
+        return out
+    return gen
+
+
 def matrix_band_part(dt, rng):
     """Bands of matrices and batches of them (a causal mask's lower
     triangle, an upper one, a diagonal, all, empty batches); bounds of both
@@ -1657,6 +1742,12 @@ GENERATORS["Conv3DBackpropInputV2"] = (conv3d_backprop("input"), "T")
 GENERATORS["Conv3DBackpropFilterV2"] = (conv3d_backprop("filter"), "T")
 GENERATORS["MatrixBandPart"] = (matrix_band_part, "T")
 GENERATORS["Einsum"] = (einsum, "T")
+GENERATORS["SpaceToBatchND"] = (space_batch_nd(SPACE_TO_BATCH, BAD_SPACE_TO_BATCH), "T")
+GENERATORS["BatchToSpaceND"] = (space_batch_nd(BATCH_TO_SPACE, BAD_BATCH_TO_SPACE), "T")
+GENERATORS["SpaceToBatch"] = (space_batch(True), "T")
+GENERATORS["BatchToSpace"] = (space_batch(False), "T")
+GENERATORS["SpaceToDepth"] = (space_depth(True), "T")
+GENERATORS["DepthToSpace"] = (space_depth(False), "T")
 GENERATORS["ScatterNd"] = (scatter_nd, "T")
 GENERATORS["EnsureShape"] = (ensure_shape, "T")
 GENERATORS["Bitcast"] = (bitcast, "T")

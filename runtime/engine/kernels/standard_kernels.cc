@@ -7,6 +7,7 @@ namespace minigraph {
 void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterArrayKernels(r);
   kernels_internal::RegisterSliceKernels(r);
+  kernels_internal::RegisterSpaceBatchKernels(r);
   kernels_internal::RegisterSegmentKernels(r);
   kernels_internal::RegisterSparseKernels(r);
   kernels_internal::RegisterLookupKernels(r);

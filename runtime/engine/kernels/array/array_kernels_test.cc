@@ -616,5 +616,44 @@ TEST(ListKernelsTest, ReserveFromTensorGetSetPushPopAndStack) {
             "?");
 }
 
+TEST(ArrayKernelsTest, SpaceToBatchAndBackWithPaddingAndCrops) {
+  Tensor x = Iota(DT_FLOAT, TensorShape({1, 4, 4, 1}));
+  Tensor block = Tensor::Vector<int32_t>({2, 2});
+  Tensor none(DT_INT32, TensorShape({2, 2}));
+  for (int i = 0; i < 4; ++i) none.data<int32_t>()[i] = 0;
+  // Batch i holds the pixels at block offset (i / 2, i % 2).
+  EXPECT_EQ(Run1("SpaceToBatchND", {{x}, {block}, {none}}),
+            "[4,2,2,1] 0 2 8 10 1 3 9 11 4 6 12 14 5 7 13 15");
+  // Padded by one row above and below: 6 rows, 3 per batch, zeros where
+  // the padding falls; cropping the same rows gives x back.
+  Tensor pads(DT_INT32, TensorShape({2, 2}));
+  for (int i = 0; i < 4; ++i) pads.data<int32_t>()[i] = i < 2 ? 1 : 0;
+  ASSERT_OK_AND_ASSIGN(auto batched, RunKernel("SpaceToBatchND", {{x}, {block}, {pads}}));
+  EXPECT_EQ(batched[0].shape(), TensorShape({4, 3, 2, 1}));
+  EXPECT_EQ(batched[0].SummarizeValue(6), "0 0 4 6 12 14...");
+  ASSERT_OK_AND_ASSIGN(auto back, RunKernel("BatchToSpaceND", {{batched[0]}, {block}, {pads}}));
+  ExpectTensorEqual<float>(back[0], x);
+  EXPECT_THAT(Run1("SpaceToBatchND", {{x}, {Tensor::Vector<int32_t>({3, 2})}, {none}}),
+              HasSubstr("padded_shape[0]=4 is not divisible by block_shape[0]=3"));
+  EXPECT_THAT(Run1("BatchToSpaceND", {{x}, {block}, {none}}),
+              HasSubstr("Input batch dimension (1) is not divisible"));
+  pads.data<int32_t>()[0] = -1;
+  EXPECT_THAT(Run1("SpaceToBatchND", {{x}, {block}, {pads}}),
+              HasSubstr("Paddings must be non-negative"));
+}
+
+TEST(ArrayKernelsTest, SpaceToDepthAndBack) {
+  Tensor x = Iota(DT_INT32, TensorShape({1, 2, 4, 1}));
+  const std::map<std::string, AttrValue> b2 = {{"block_size", MakeAttrValue(int64_t{2})}};
+  ASSERT_OK_AND_ASSIGN(auto deep, RunKernel("SpaceToDepth", {{x}}, b2));
+  EXPECT_EQ(deep[0].shape().DebugString() + " " + deep[0].SummarizeValue(8),
+            "[1,1,2,4] 0 1 4 5 2 3 6 7");
+  ASSERT_OK_AND_ASSIGN(auto back, RunKernel("DepthToSpace", {{deep[0]}}, b2));
+  ExpectTensorEqual<int32_t>(back[0], x);
+  EXPECT_THAT(Run1("SpaceToDepth", {{Iota(DT_INT32, TensorShape({1, 3, 4, 1}))}}, b2),
+              HasSubstr("should be divisible by block_size: 2"));
+  EXPECT_THAT(Run1("DepthToSpace", {{x}}, b2), HasSubstr("should be divisible by: 4"));
+}
+
 }  // namespace
 }  // namespace minigraph
