@@ -37,6 +37,12 @@ using half = Eigen::half;
 using bfloat16 = Eigen::bfloat16;
 using complex64 = std::complex<float>;
 using complex128 = std::complex<double>;
+
+// Whether T is complex64 or complex128.
+template <typename T>
+inline constexpr bool kIsComplex = false;
+template <typename R>
+inline constexpr bool kIsComplex<std::complex<R>> = true;
 // Elements of DT_RESOURCE tensors are held in their proto form; elements of
 // DT_VARIANT tensors are Variants (core/variant.h).
 using ResourceHandle = ResourceHandleProto;

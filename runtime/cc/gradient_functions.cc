@@ -24,7 +24,24 @@ Output Scalar(const Scope& s, DataType dt, double v) {
   if (dt == DT_DOUBLE) *t.data<double>() = v;
   if (dt == DT_INT32) *t.data<int32_t>() = static_cast<int32_t>(v);
   if (dt == DT_INT64) *t.data<int64_t>() = static_cast<int64_t>(v);
+  if (dt == DT_COMPLEX64) *t.data<complex64>() = complex64(static_cast<float>(v), 0);
+  if (dt == DT_COMPLEX128) *t.data<complex128>() = complex128(v, 0);
   return ops::Const(s, t);
+}
+
+// conj(x) for complex x, else x itself: the gradients of holomorphic ops
+// multiply by the conjugate of their derivative (TensorFlow's math_grad.py).
+Output Conj(const Scope& s, Output x) {
+  const DataType t = BaseType(x.dtype());
+  if (t != DT_COMPLEX64 && t != DT_COMPLEX128) return x;
+  return s.AddOp("Conj", {{x}}).output(0);
+}
+
+// The "Tout" attr of Real, Imag and friends: the real type of complex x.
+AttrValue RealOf(Output x) {
+  AttrValue v;
+  v.set_type(BaseType(x.dtype()) == DT_COMPLEX128 ? DT_DOUBLE : DT_FLOAT);
+  return v;
 }
 
 // Sums `grad` (shaped like the broadcast output) down to `x`'s shape.
@@ -149,11 +166,13 @@ void RegisterArithmeticGradients(GradientRegistry* r) {
   });
   r->Register("Mul", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
-      return std::make_pair(ops::Mul(s, g, y), ops::Mul(s, x, g));
+      return std::make_pair(ops::Mul(s, g, Conj(s, y)), ops::Mul(s, Conj(s, x), g));
     });
   });
   r->Register("RealDiv", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
+      x = Conj(s, x);
+      y = Conj(s, y);
       // g * ((-x / y) / y), grouped as TensorFlow's: y * y may overflow.
       return std::make_pair(ops::RealDiv(s, g, y),
                             ops::Mul(s, g, ops::RealDiv(s, ops::RealDiv(s, ops::Neg(s, x), y), y)));
@@ -161,6 +180,8 @@ void RegisterArithmeticGradients(GradientRegistry* r) {
   });
   r->Register("Div", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
+      x = Conj(s, x);
+      y = Conj(s, y);
       // g * ((-x / y) / y), grouped as TensorFlow's: y * y may overflow.
       return std::make_pair(ops::Div(s, g, y),
                             ops::Mul(s, g, ops::Div(s, ops::Div(s, ops::Neg(s, x), y), y)));
@@ -168,6 +189,8 @@ void RegisterArithmeticGradients(GradientRegistry* r) {
   });
   r->Register("DivNoNan", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
+      x = Conj(s, x);
+      y = Conj(s, y);
       return std::make_pair(
           ops::DivNoNan(s, g, y),
           ops::Mul(s, g, ops::DivNoNan(s, ops::DivNoNan(s, ops::Neg(s, x), y), y)));
@@ -212,6 +235,53 @@ void RegisterArithmeticGradients(GradientRegistry* r) {
   }
 }
 
+// Complex numbers made from and taken to real ones (math_grad.py's).
+void RegisterComplexGradients(GradientRegistry* r) {
+  // Complex(re, im) of real tensors `re` and `im` (float: complex64).
+  auto complex = [](const Scope& s, Output re, Output im) {
+    AttrValue out;
+    out.set_type(BaseType(re.dtype()) == DT_DOUBLE ? DT_COMPLEX128 : DT_COMPLEX64);
+    return s.AddOp("Complex", {{re}, {im}}, {{"Tout", out}}).output(0);
+  };
+  r->Register("Complex", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    return BinaryGrad(s, op, dy, dx, [&](Output, Output, Output g) {
+      return std::make_pair(s.AddOp("Real", {{g}}, {{"Tout", RealOf(g)}}).output(0),
+                            s.AddOp("Imag", {{g}}, {{"Tout", RealOf(g)}}).output(0));
+    });
+  });
+  r->Register("Real", [complex](const Scope& s, const Operation&, const Grads& dy, Grads* dx) {
+    *dx = {complex(s, dy[0], ops::ZerosLike(s, dy[0]))};
+    return s.status();
+  });
+  r->Register("Imag", [complex](const Scope& s, const Operation&, const Grads& dy, Grads* dx) {
+    *dx = {complex(s, ops::ZerosLike(s, dy[0]), dy[0])};
+    return s.status();
+  });
+  r->Register("Conj", [](const Scope& s, const Operation&, const Grads& dy, Grads* dx) {
+    *dx = {s.AddOp("Conj", {{dy[0]}}).output(0)};
+    return s.status();
+  });
+  // g z / |z| (0 where z is 0).
+  r->Register("ComplexAbs", [complex](const Scope& s, const Operation& op, const Grads& dy,
+                                      Grads* dx) {
+    Output z = s.GetInputs(op)[0], abs = op.output(0);
+    *dx = {ops::DivNoNan(s, ops::Mul(s, complex(s, dy[0], ops::ZerosLike(s, dy[0])), z),
+                         complex(s, abs, ops::ZerosLike(s, abs)))};
+    return s.status();
+  });
+  // -g / (im + i re).
+  r->Register("Angle", [complex](const Scope& s, const Operation& op, const Grads& dy,
+                                 Grads* dx) {
+    Output z = s.GetInputs(op)[0];
+    AttrValue real = RealOf(z);
+    Output re = s.AddOp("Real", {{z}}, {{"Tout", real}}).output(0);
+    Output im = s.AddOp("Imag", {{z}}, {{"Tout", real}}).output(0);
+    Output inverse = ops::Reciprocal(s, complex(s, im, re));
+    *dx = {ops::Neg(s, ops::Mul(s, complex(s, dy[0], ops::ZerosLike(s, dy[0])), inverse))};
+    return s.status();
+  });
+}
+
 // Unary math.
 void RegisterUnaryGradients(GradientRegistry* r) {
   r->Register("Neg", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
@@ -220,7 +290,7 @@ void RegisterUnaryGradients(GradientRegistry* r) {
   });
   r->Register("Square", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     Output x = s.GetInputs(op)[0];
-    *dx = {ops::Mul(s, dy[0], ops::Mul(s, Scalar(s, BaseType(x.dtype()), 2), x))};
+    *dx = {ops::Mul(s, dy[0], ops::Mul(s, Scalar(s, BaseType(x.dtype()), 2), Conj(s, x)))};
     return absl::OkStatus();
   });
   r->Register("Sqrt", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
@@ -228,7 +298,7 @@ void RegisterUnaryGradients(GradientRegistry* r) {
     return absl::OkStatus();
   });
   r->Register("Exp", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
-    *dx = {ops::Mul(s, dy[0], op.output(0))};
+    *dx = {ops::Mul(s, dy[0], Conj(s, op.output(0)))};
     return absl::OkStatus();
   });
   // d sin(x) = cos(x) dx; d cos(x) = -sin(x) dx (TensorFlow's _SinGrad, _CosGrad).
@@ -325,7 +395,7 @@ void RegisterUnaryGradients(GradientRegistry* r) {
     return absl::OkStatus();
   });
   r->Register("Reciprocal", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
-    *dx = {ops::Neg(s, ops::Mul(s, dy[0], ops::Square(s, op.output(0))))};
+    *dx = {ops::Neg(s, ops::Mul(s, dy[0], ops::Square(s, Conj(s, op.output(0)))))};
     return absl::OkStatus();
   });
   r->Register("Sigmoid", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
@@ -474,6 +544,7 @@ void RegisterMathGradients(GradientRegistry* r) {
   RegisterIdentityGradients(r);
   RegisterArithmeticGradients(r);
   RegisterUnaryGradients(r);
+  RegisterComplexGradients(r);
   RegisterMatMulAndReductionGradients(r);
 }
 

@@ -2,6 +2,8 @@
 its cases feed (op_cases.Spec) for one dtype. GENERATORS maps an op to
 (generator, the type attr whose allowed dtypes are tried, or None)."""
 
+import dataclasses
+
 import numpy as np
 
 from interop import tf
@@ -51,9 +53,12 @@ def _signed_zero_for_denormals(v):
 
 
 def binary(low=None, high=None, grad=True, tol=1.0, nonzero_y=False, same_shape=False,
-           no_denormals=False):
+           no_denormals=False, divides=False):
     """Two inputs of one dtype, broadcast (or of the same shape, as gradient
     kernels want); shapes that do not broadcast must fail as TensorFlow's.
+    With `divides`, a complex y has no zeros, infinities or NaNs: TensorFlow's
+    quotient by one depends on where the element falls (Eigen's vectorized
+    pdiv_complex gives NaN, its scalar tail C's infinities).
     With no_denormals, the edge values' denormals are zeros of their sign:
     for ops whose TensorFlow kernel answers a denormal differently by where
     the element lies (its vectorized body flushes it, its scalar tail may
@@ -62,19 +67,25 @@ def binary(low=None, high=None, grad=True, tol=1.0, nonzero_y=False, same_shape=
         v = random_values(rng, shape, dt, low=low, high=high)
         return _signed_zero_for_denormals(v) if no_denormals else v
 
+    def divisor(rng, shape, dt):
+        v = values(rng, shape, dt)
+        if divides and dt.is_complex:
+            v = np.where(np.isfinite(v) & (v != 0), v, np.ones_like(v) * (1 - 2j))
+        return v
+
     def gen(dt, rng):
         out = []
         pairs = [(s, s) for s in SHAPES] if same_shape else BROADCASTS
         for sx, sy in pairs + BAD_BROADCASTS:
             x = values(rng, sx, dt)
-            y = values(rng, sy, dt)
+            y = divisor(rng, sy, dt)
             if nonzero_y and not (dt.is_floating or dt.is_complex):
                 y = np.where(y == 0, np.ones_like(y), y)
             out.append(Spec(f"x{list(sx)}.y{list(sy)}", [x, y],
                             grad=_grad(dt, 0, 1) if grad else (), tol=tol))
         # Both operands the edge values, every pair of them.
         e = values(rng, (15,), dt)
-        x, y = np.meshgrid(e, e)
+        x, y = np.meshgrid(e, divisor(rng, (15,), dt) if divides and dt.is_complex else e)
         if nonzero_y and not (dt.is_floating or dt.is_complex):
             y = np.where(y == 0, np.ones_like(y), y)
         out.append(Spec("edge_pairs", [x, y], tol=tol))
@@ -112,10 +123,15 @@ def add_n(dt, rng):
 def cast(dt, rng):
     out = []
     for dst in (tf.float32, tf.float64, tf.float16, tf.bfloat16, tf.int32, tf.int64, tf.int8,
-                tf.uint8, tf.uint32, tf.uint64, tf.bool):
+                tf.uint8, tf.uint32, tf.uint64, tf.bool, tf.complex64, tf.complex128):
         for shape in [(), (15,), (3, 0), (129, 67)]:
             x = random_values(rng, shape, dt)
-            if not dst.is_floating and dt.is_floating:
+            if not (dst.is_floating or dst.is_complex) and dt.is_complex:
+                # A complex number converts by its real part: the same rule.
+                f = np.nan_to_num(x.real.astype(np.float64), nan=0.0, posinf=100.0,
+                                  neginf=-100.0)
+                x = (np.clip(f, 0 if dst.is_unsigned else -100, 100) + 1j * x.imag).astype(x.dtype)
+            if not (dst.is_floating or dst.is_complex) and dt.is_floating:
                 # Float to integer of a NaN or out of range (a negative float
                 # to an unsigned type too) is undefined in C++, and
                 # TensorFlow's answer depends on where the element falls
@@ -261,7 +277,9 @@ GENERATORS = {}
 GENERATORS.update(_ops(["Neg", "Square", "Exp", "Sin", "Cos", "Tanh", "Sigmoid", "Floor", "Ceil",
                         "Round", "Relu", "Relu6", "Elu", "Softplus", "Identity", "Snapshot",
                         "StopGradient", "ZerosLike", "OnesLike", "Sqrt", "Rsqrt", "Log",
-                        "Log1p", "Reciprocal", "PreventGradient"], unary()))
+                        "Log1p", "PreventGradient"], unary()))
+# A complex reciprocal of zero or infinity: as a complex quotient's (binary).
+GENERATORS["Reciprocal"] = (lambda dt, rng: unary(edges=not dt.is_complex)(dt, rng), "T")
 GENERATORS.update(_ops(["Abs", "Sign", "Expm1", "Erf", "Erfc", "Selu", "Softsign"], unary()))
 GENERATORS["L2Loss"] = (unary(tol=4.0), "T")
 GENERATORS["LogicalNot"] = (fixed(tf.bool, unary()), None)
@@ -272,7 +290,8 @@ GENERATORS.update(_ops(["ReluGrad", "Relu6Grad", "EluGrad", "SoftplusGrad", "Sig
                         "SoftsignGrad"],
                        binary(same_shape=True, grad=False)))
 GENERATORS.update(_ops(["Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum", "SquaredDifference",
-                        "RealDiv", "DivNoNan", "Pow"], binary(tol=2.0)))
+                        "Pow"], binary(tol=2.0)))
+GENERATORS.update(_ops(["RealDiv", "DivNoNan"], binary(tol=2.0, divides=True)))
 # TensorFlow's Atan2 of denormals: pi/4 for (d, d) in its vectorized body,
 # NaN in its scalar tail; minigraph reads them as zeros everywhere.
 GENERATORS["Atan2"] = (binary(tol=2.0, no_denormals=True), "T")
@@ -311,7 +330,7 @@ def polygamma(dt, rng):
 
 GENERATORS["Polygamma"] = (polygamma, "T")
 GENERATORS.update(_ops(["Div", "FloorDiv", "FloorMod"],
-                       both(binary(nonzero_y=True), integer_division_by_zero())))
+                       both(binary(nonzero_y=True, divides=True), integer_division_by_zero())))
 GENERATORS.update(_ops(["Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",
                         ], binary(grad=False)))
 GENERATORS["LogicalAnd"] = (fixed(tf.bool, binary(grad=False)), None)
@@ -1236,6 +1255,33 @@ def space_depth(to_depth):
     return gen
 
 
+def _complex_of(dt):
+    return tf.complex128 if dt == tf.float64 else tf.complex64
+
+
+def _real_of(dt):
+    return tf.float64 if dt == tf.complex128 else tf.float32
+
+
+def complex_op(dt, rng):
+    """Complex(real, imag), broadcast; the output type follows the input's."""
+    return [dataclasses.replace(spec, attrs={"Tout": _complex_of(dt)}) for spec in binary()(dt, rng)]
+
+
+def complex_parts(has_tout):
+    """Real, Imag, ComplexAbs, Angle (with a real Tout) and Conj; their
+    gradients through a Complex of real placeholders."""
+    def gen(dt, rng):
+        attrs = {"Tout": _real_of(dt)} if has_tout else {}
+        out = unary(attrs=attrs)(dt, rng)
+        for shape in [(3,), (2, 4)]:
+            re = random_values(rng, shape, _real_of(dt), edges=False)
+            im = random_values(rng, shape, _real_of(dt), edges=False)
+            out.append(Spec(f"of_parts{list(shape)}", [re + 1j * im], attrs))
+        return out
+    return gen
+
+
 def matrix_band_part(dt, rng):
     """Bands of matrices and batches of them (a causal mask's lower
     triangle, an upper one, a diagonal, all, empty batches); bounds of both
@@ -1742,6 +1788,9 @@ GENERATORS["Conv3DBackpropInputV2"] = (conv3d_backprop("input"), "T")
 GENERATORS["Conv3DBackpropFilterV2"] = (conv3d_backprop("filter"), "T")
 GENERATORS["MatrixBandPart"] = (matrix_band_part, "T")
 GENERATORS["Einsum"] = (einsum, "T")
+GENERATORS["Complex"] = (complex_op, "T")
+GENERATORS.update(_ops(["Real", "Imag", "ComplexAbs", "Angle"], complex_parts(True)))
+GENERATORS["Conj"] = (complex_parts(False), "T")
 GENERATORS["SpaceToBatchND"] = (space_batch_nd(SPACE_TO_BATCH, BAD_SPACE_TO_BATCH), "T")
 GENERATORS["BatchToSpaceND"] = (space_batch_nd(BATCH_TO_SPACE, BAD_BATCH_TO_SPACE), "T")
 GENERATORS["SpaceToBatch"] = (space_batch(True), "T")

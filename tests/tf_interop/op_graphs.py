@@ -1248,6 +1248,33 @@ def rng_state(dt, rng):
     return out
 
 
+def complex_numbers(dt, rng):
+    """Complex numbers made from real placeholders, computed with, and taken
+    back to real numbers, in float32 (complex64) and float64 (complex128):
+    the forward values and the gradients of the real parts with respect to
+    the placeholders (complex ops' gradients, conjugates included, as
+    math_grad.py defines them)."""
+    def case(real, shapes):
+        def build():
+            re = v1.placeholder(real, shapes[0], name="re")
+            im = v1.placeholder(real, shapes[1], name="im")
+            values = [random_values(rng, s, real, edges=False) for s in shapes]
+            z = tf.complex(re, im)
+            w = tf.complex(im + 2.0, re - 1.0)
+            product = z * tf.math.conj(w) - w / (z + 3.0)
+            outputs = [tf.abs(z), tf.math.angle(w), tf.math.real(product),
+                       tf.math.imag(tf.exp(z * 0.25) + tf.math.reciprocal(w)),
+                       tf.math.real(tf.reduce_sum(tf.square(z) - w, axis=-1)),
+                       tf.math.imag(tf.math.divide_no_nan(z, w)), tf.math.real(-z)]
+            return {re: values[0], im: values[1]}, outputs
+        return build
+    out = []
+    for real in (tf.float32, tf.float64):
+        for label, shapes in [("same", [(2, 3), (2, 3)]), ("broadcast", [(3, 1), (4,)])]:
+            out.append(Spec(f"{real.name}.{label}", [], grad=(0, 1), graph=case(real, shapes)))
+    return out
+
+
 GRAPH_GROUPS = [(op, training_op(op), [op]) for op in TRAINING_OPS]
 GRAPH_GROUPS += [("Resource" + op, training_op("Resource" + op), ["Resource" + op])
                  for op in TRAINING_OPS]
@@ -1265,6 +1292,8 @@ GRAPH_GROUPS += [
       "StatelessWhile"]),
     ("functions", functions, ["PartitionedCall", "StatefulPartitionedCall"]),
     ("rng_state", rng_state, ["RngReadAndSkip"]),
+    ("complex_numbers", complex_numbers,
+     ["Complex", "ComplexAbs", "Angle", "Real", "Imag", "Conj"]),
     ("tensor_array", tensor_array,
      ["TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayGatherV3",
       "TensorArrayScatterV3", "TensorArraySplitV3", "TensorArrayConcatV3", "TensorArraySizeV3",

@@ -693,12 +693,12 @@ void RegisterConstantOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("ZerosLike")
                         .Input("x: T")
                         .Output("y: T")
-                        .Attr("T: {float, double, int32, int64, bool, variant}")
+                        .Attr("T: {float, double, int32, int64, bool, complex64, complex128, variant}")
                         .SetShapeFn(shape_fn::Unchanged));
   MG_REGISTER_OP(r, OpDefBuilder("OnesLike")
                         .Input("x: T")
                         .Output("y: T")
-                        .Attr("T: {float, double, int32, int64, bool}")
+                        .Attr("T: {float, double, int32, int64, bool, complex64, complex128}")
                         .SetShapeFn(shape_fn::Unchanged));
   MG_REGISTER_OP(r, OpDefBuilder("BroadcastTo")
                         .Input("input: T")

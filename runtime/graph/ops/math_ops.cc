@@ -13,6 +13,9 @@ namespace {
 
 constexpr char kNumeric[] = "T: {float, double, int32, int64}";
 constexpr char kFloat[] = "T: {float, double}";
+// Ops whose kernels take complex numbers too.
+constexpr char kNumericComplex[] = "T: {float, double, int32, int64, complex64, complex128}";
+constexpr char kFloatComplex[] = "T: {float, double, complex64, complex128}";
 
 absl::Status MatMulShape(InferenceContext* c) {
   MG_ASSIGN_OR_RETURN(PartialShape a, c->WithRank(0, 2));
@@ -135,12 +138,10 @@ void Binary(OpRegistry* r, const char* name, const char* types, bool bool_out = 
 
 // Element-wise arithmetic, comparisons, logic and unary math.
 void RegisterElementwiseOps(OpRegistry* r) {
-  for (const char* op : {"Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum"}) {
-    Binary(r, op, kNumeric);
-  }
-  Binary(r, "RealDiv", kFloat);
-  Binary(r, "DivNoNan", kFloat);
-  for (const char* op : {"Div", "FloorDiv", "FloorMod"}) Binary(r, op, kNumeric);
+  for (const char* op : {"Add", "AddV2", "Sub", "Mul", "Div"}) Binary(r, op, kNumericComplex);
+  for (const char* op : {"Maximum", "Minimum", "FloorDiv", "FloorMod"}) Binary(r, op, kNumeric);
+  Binary(r, "RealDiv", kFloatComplex);
+  Binary(r, "DivNoNan", kFloatComplex);
   Binary(r, "Pow", kNumeric);  // kernels for float and double
   Binary(r, "SquaredDifference", kNumeric);
   for (const char* op : {"Greater", "Less", "GreaterEqual", "LessEqual"}) {
@@ -175,8 +176,10 @@ void RegisterElementwiseOps(OpRegistry* r) {
                           .Attr("T: {float, double}")
                           .SetShapeFn(shape_fn::Unchanged));
   }
-  for (const char* op : {"Neg", "Square", "Abs", "Sign"}) Unary(r, op, kNumeric);
-  for (const char* op : {"Sqrt", "Exp", "Expm1", "Log", "Sigmoid", "Tanh", "Reciprocal", "Floor",
+  for (const char* op : {"Neg", "Square"}) Unary(r, op, kNumericComplex);
+  for (const char* op : {"Abs", "Sign"}) Unary(r, op, kNumeric);
+  for (const char* op : {"Exp", "Reciprocal"}) Unary(r, op, kFloatComplex);
+  for (const char* op : {"Sqrt", "Expm1", "Log", "Sigmoid", "Tanh", "Floor",
                          "Ceil", "Rsqrt", "Log1p", "Sin", "Cos", "Erf", "Erfc"}) {
     Unary(r, op, kFloat);
   }
@@ -187,6 +190,27 @@ void RegisterElementwiseOps(OpRegistry* r) {
                         .Attr(kFloat)
                         .SetShapeFn(shape_fn::BroadcastBinary));
   Unary(r, "Round", kNumeric);
+  // Complex numbers made and taken apart.
+  MG_REGISTER_OP(r, OpDefBuilder("Complex")
+                        .Input("real: T")
+                        .Input("imag: T")
+                        .Output("out: Tout")
+                        .Attr("T: {float, double} = DT_FLOAT")
+                        .Attr("Tout: {complex64, complex128} = DT_COMPLEX64")
+                        .SetShapeFn(shape_fn::BroadcastBinary));
+  for (const char* op : {"Real", "Imag", "ComplexAbs", "Angle"}) {
+    MG_REGISTER_OP(r, OpDefBuilder(op)
+                          .Input(absl::string_view(op) == "ComplexAbs" ? "x: T" : "input: T")
+                          .Output(absl::string_view(op) == "ComplexAbs" ? "y: Tout" : "output: Tout")
+                          .Attr("T: {complex64, complex128} = DT_COMPLEX64")
+                          .Attr("Tout: {float, double} = DT_FLOAT")
+                          .SetShapeFn(shape_fn::Unchanged));
+  }
+  MG_REGISTER_OP(r, OpDefBuilder("Conj")
+                        .Input("input: T")
+                        .Output("output: T")
+                        .Attr("T: {complex64, complex128} = DT_COMPLEX64")
+                        .SetShapeFn(shape_fn::Unchanged));
   // Gradient helpers: y and dy in, dx out.
   for (const char* op : {"SigmoidGrad", "TanhGrad", "SqrtGrad", "RsqrtGrad"}) {
     MG_REGISTER_OP(
@@ -201,7 +225,7 @@ void RegisterMatrixAndReductionOps(OpRegistry* r) {
                         .Input("inputs: N * T")
                         .Output("sum: T")
                         .Attr("N: int >= 1")
-                        .Attr("T: {float, double, int32, int64, variant}")
+                        .Attr("T: {float, double, int32, int64, complex64, complex128, variant}")
                         .SetIsAggregate()
                         .SetIsCommutative()
                         .SetShapeFn(shape_fn::MergeAllInputs));
@@ -235,7 +259,7 @@ void RegisterMatrixAndReductionOps(OpRegistry* r) {
                           .Input("reduction_indices: Tidx")
                           .Output("output: T")
                           .Attr("keep_dims: bool = false")
-                          .Attr(kNumeric)
+                          .Attr(absl::string_view(op) == "Sum" ? kNumericComplex : kNumeric)
                           .Attr("Tidx: {int32, int64} = int32")
                           .SetShapeFn(ReductionShape));
   }

@@ -309,6 +309,7 @@ class CastOp : public OpKernel {
     switch (dst_) {
       case DT_FLOAT: case DT_DOUBLE: case DT_INT32: case DT_INT64: case DT_BOOL:
       case DT_UINT8: case DT_HALF: case DT_BFLOAT16: case DT_UINT32: case DT_UINT64:
+      case DT_COMPLEX64: case DT_COMPLEX128:
         return absl::OkStatus();
       default:
         return NoKernelForType(c, dst_);
@@ -329,6 +330,7 @@ class CastOp : public OpKernel {
     break;
       MG_CASE(float) MG_CASE(double) MG_CASE(int32_t) MG_CASE(int64_t) MG_CASE(bool)
       MG_CASE(uint8_t) MG_CASE(half) MG_CASE(bfloat16) MG_CASE(uint32_t) MG_CASE(uint64_t)
+      MG_CASE(complex64) MG_CASE(complex128)
 #undef MG_CASE
       default:
         break;
@@ -337,23 +339,39 @@ class CastOp : public OpKernel {
   }
 
  private:
-  // y[i] = x[i] as D, as Eigen's cast converts (so 16-bit floats too).
+  // y[i] = x[i] as D, as Eigen's cast converts (so 16-bit floats too). A
+  // complex number to a real type (bool too) is its real part's, as
+  // TensorFlow's Cast; a real one to complex has no imaginary part.
   template <typename D>
   static void Convert(const OpKernelContext* ctx, const Src* __restrict x, D* __restrict y,
                       int64_t n) {
     ctx->ParallelFor(n, sizeof(Src), sizeof(D), 1, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
-        if constexpr (std::is_same_v<Src, bfloat16> && std::is_same_v<D, bool>) {
-          // Any nonzero bit pattern, as TensorFlow's (a denormal is true,
-          // though it reads as zero once widened to a flushed float).
-          y[i] = (Eigen::numext::bit_cast<uint16_t>(x[i]) & 0x7fff) != 0;
-        } else if constexpr (kWraps<D> && !kWraps<Src> && !std::is_same_v<Src, bool>) {
-          y[i] = FloatToInt<D>(x[i]);
+        if constexpr (kIsComplex<Src> && kIsComplex<D>) {
+          y[i] = D(x[i]);
+        } else if constexpr (kIsComplex<Src>) {
+          y[i] = ConvertReal<D>(x[i].real());
+        } else if constexpr (kIsComplex<D>) {
+          y[i] = D(ConvertReal<typename D::value_type>(x[i]));
         } else {
-          y[i] = Eigen::internal::cast<Src, D>(x[i]);
+          y[i] = ConvertReal<D>(x[i]);
         }
       }
     });
+  }
+
+  // One real value of type S as D.
+  template <typename D, typename S>
+  static D ConvertReal(S v) {
+    if constexpr (std::is_same_v<S, bfloat16> && std::is_same_v<D, bool>) {
+      // Any nonzero bit pattern, as TensorFlow's (a denormal is true,
+      // though it reads as zero once widened to a flushed float).
+      return (Eigen::numext::bit_cast<uint16_t>(v) & 0x7fff) != 0;
+    } else if constexpr (kWraps<D> && !kWraps<S> && !std::is_same_v<S, bool>) {
+      return FloatToInt<D>(v);
+    } else {
+      return Eigen::internal::cast<S, D>(v);
+    }
   }
 
   DataType dst_;
@@ -877,23 +895,26 @@ void RegisterArrayKernels(KernelRegistry* r) {
   }
   r->Register("IdentityN", MakeFactory<ForwardAllOp>());
   r->Register("NoOp", MakeFactory<NoOp>());
-  r->Register("Fill", TypedFactory<FillOp, float, double, int32_t, int64_t, bool>());
+  r->Register("Fill", TypedFactory<FillOp, float, double, int32_t, int64_t, bool, complex64,
+                                      complex128>());
   r->Register(
       "ZerosLike",
-      [numeric = TypedFactory<ConstantLike<0>::Op, float, double, int32_t, int64_t, bool>()](
+      [numeric = TypedFactory<ConstantLike<0>::Op, float, double, int32_t, int64_t, bool,
+                              complex64, complex128>()](
           OpKernelConstruction* c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
         DataType dt;
         MG_RETURN_IF_ERROR(c->GetAttr("T", &dt));
         return dt == DT_VARIANT ? MakeZerosLikeListKernel(c) : numeric(c);
       });
   r->Register("OnesLike",
-              TypedFactory<ConstantLike<1>::Op, float, double, int32_t, int64_t, bool>());
+              TypedFactory<ConstantLike<1>::Op, float, double, int32_t, int64_t, bool, complex64,
+                           complex128>());
   r->Register("Shape", TypedFactory<ShapeOp, int32_t, int64_t>("out_type"));
   r->Register("Size", TypedFactory<SizeOp, int32_t, int64_t>("out_type"));
   r->Register("Rank", MakeFactory<RankOp>());
   r->Register("Reshape", MakeFactory<ReshapeOp>());
   r->Register("Cast", TypedFactory<CastOp, float, double, int32_t, int64_t, bool, uint8_t, half,
-                                   bfloat16, uint32_t, uint64_t>("SrcT"));
+                                   bfloat16, uint32_t, uint64_t, complex64, complex128>("SrcT"));
   r->Register("Pack", MakeFactory<PackOp>());
   r->Register("Concat", MakeFactory<ConcatOp>());
   r->Register("ConcatV2", MakeFactory<ConcatOp>());

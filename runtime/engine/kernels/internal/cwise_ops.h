@@ -13,6 +13,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <complex>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -28,6 +29,25 @@
 
 namespace minigraph {
 namespace kernels_internal {
+
+// Complex products and quotients as Eigen's vectorized kernels (so
+// TensorFlow's) compute them: the schoolbook product, and the quotient
+// scaled by the divisor's larger part (Eigen's pdiv_complex); not the C
+// library's forms, which recover infinities from NaNs (C11 Annex G).
+template <typename C>
+C ComplexMul(const C& a, const C& b) {
+  return C(a.real() * b.real() - a.imag() * b.imag(), a.real() * b.imag() + a.imag() * b.real());
+}
+template <typename C>
+C ComplexDiv(const C& a, const C& b) {
+  using R = typename C::value_type;
+  const R scale = std::max(std::abs(b.real()), std::abs(b.imag()));
+  const R c = b.real() / scale, d = b.imag() / scale;
+  const R denom = c * c + d * d;
+  const C num = ComplexMul(a, C(c, -d));
+  return C(num.real() / denom / scale, num.imag() / denom / scale);
+}
+
 namespace functor {
 
 // Plain scalar function objects. Integers wrap around (wrapping.h).
@@ -41,11 +61,23 @@ struct sub {
 };
 template <typename T>
 struct mul {
-  T operator()(const T& a, const T& b) const { return WrapMul(a, b); }
+  T operator()(const T& a, const T& b) const {
+    if constexpr (kIsComplex<T>) {
+      return ComplexMul(a, b);
+    } else {
+      return WrapMul(a, b);
+    }
+  }
 };
 template <typename T>
 struct quotient {
-  T operator()(const T& a, const T& b) const { return a / b; }
+  T operator()(const T& a, const T& b) const {
+    if constexpr (kIsComplex<T>) {
+      return ComplexDiv(a, b);
+    } else {
+      return a / b;
+    }
+  }
 };
 // Maximum and Minimum propagate NaN, as TensorFlow's do.
 template <typename T>
@@ -139,7 +171,7 @@ struct relu_grad {
 // is 0) instead of trapping, and floor division never negates an operand.
 template <typename T>
 struct div_no_nan {
-  T operator()(const T& a, const T& b) const { return b == T(0) ? T(0) : a / b; }
+  T operator()(const T& a, const T& b) const { return b == T(0) ? T(0) : quotient<T>()(a, b); }
 };
 template <typename T>
 constexpr bool DividesByMinusOne(const T& b) {
@@ -157,7 +189,7 @@ struct truncate_div {
     if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
       if (b == T(-1)) return WrappingNegate(a);
     }
-    return a / b;
+    return quotient<T>()(a, b);
   }
 };
 template <typename T>

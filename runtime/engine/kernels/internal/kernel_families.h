@@ -24,6 +24,7 @@ void RegisterMaxMinKernels(KernelRegistry* r);
 void RegisterCompareKernels(KernelRegistry* r);
 void RegisterUnaryKernels(KernelRegistry* r);
 void RegisterSpecialKernels(KernelRegistry* r);
+void RegisterComplexKernels(KernelRegistry* r);
 void RegisterBinaryMathKernels(KernelRegistry* r);
 void RegisterMatMulKernels(KernelRegistry* r);
 void RegisterBatchMatMulKernels(KernelRegistry* r);

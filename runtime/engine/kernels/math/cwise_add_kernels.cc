@@ -48,13 +48,15 @@ class AddNOp : public OpKernel {
 }  // namespace
 
 void RegisterAddKernels(KernelRegistry* r) {
-  auto add = TypedFactory<BinaryKernelFor<functor::add>::Op, float, double, int32_t, int64_t>();
+  auto add = TypedFactory<BinaryKernelFor<functor::add>::Op, float, double, int32_t, int64_t,
+                          complex64, complex128>();
   r->Register("Add", add);
   r->Register("AddV2", add);
   r->Register("Sub",
-              TypedFactory<BinaryKernelFor<functor::sub>::Op, float, double, int32_t, int64_t>());
+              TypedFactory<BinaryKernelFor<functor::sub>::Op, float, double, int32_t, int64_t,
+                           complex64, complex128>());
   r->Register("AddN",
-              [numeric = TypedFactory<AddNOp, float, double, int32_t, int64_t>()](
+              [numeric = TypedFactory<AddNOp, float, double, int32_t, int64_t, complex64, complex128>()](
                   OpKernelConstruction* c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
                 DataType dt;
                 MG_RETURN_IF_ERROR(c->GetAttr("T", &dt));

@@ -10,8 +10,10 @@ namespace kernels_internal {
 void RegisterDivKernels(KernelRegistry* r) {
   r->Register(
       "Div",
-      TypedFactory<IntDivKernelFor<functor::truncate_div>::Op, float, double, int32_t, int64_t>());
-  r->Register("DivNoNan", TypedFactory<BinaryKernelFor<functor::div_no_nan>::Op, float, double>());
+      TypedFactory<IntDivKernelFor<functor::truncate_div>::Op, float, double, int32_t, int64_t,
+                   complex64, complex128>());
+  r->Register("DivNoNan", TypedFactory<BinaryKernelFor<functor::div_no_nan>::Op, float, double,
+                                          complex64, complex128>());
   r->Register(
       "FloorDiv",
       TypedFactory<IntDivKernelFor<functor::floor_div>::Op, float, double, int32_t, int64_t>());

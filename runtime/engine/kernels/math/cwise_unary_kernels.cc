@@ -114,12 +114,15 @@ void RegisterUnaryKernels(KernelRegistry* r) {
   using namespace Eigen::internal;  // NOLINT: scalar_*_op functors
   r->Register(
       "Neg",
-      TypedFactory<UnaryKernelFor<NegFunctor>::Op, float, double, int32_t, int64_t>());
+      TypedFactory<UnaryKernelFor<NegFunctor>::Op, float, double, int32_t, int64_t, complex64,
+                   complex128>());
   r->Register(
       "Square",
-      TypedFactory<UnaryKernelFor<SquareFunctor>::Op, float, double, int32_t, int64_t>());
+      TypedFactory<UnaryKernelFor<SquareFunctor>::Op, float, double, int32_t, int64_t, complex64,
+                   complex128>());
   r->Register("Sqrt", TypedFactory<UnaryKernelFor<functor::sqrt>::Op, float, double>());
-  r->Register("Exp", TypedFactory<UnaryKernelFor<scalar_exp_op>::Op, float, double>());
+  r->Register("Exp", TypedFactory<UnaryKernelFor<scalar_exp_op>::Op, float, double, complex64,
+                                     complex128>());
   // float through Eigen's vectorized log; double through functor::log, whose
   // denormals read as zero as TensorFlow's do (Eigen's double log does not).
   r->Register("Log", [](OpKernelConstruction* c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
@@ -139,7 +142,8 @@ void RegisterUnaryKernels(KernelRegistry* r) {
   r->Register("Tanh", TypedFactory<UnaryKernelFor<scalar_tanh_op>::Op, float, double>());
   r->Register("Sin", TypedFactory<UnaryKernelFor<scalar_sin_op>::Op, float, double>());
   r->Register("Cos", TypedFactory<UnaryKernelFor<scalar_cos_op>::Op, float, double>());
-  r->Register("Reciprocal", TypedFactory<UnaryKernelFor<scalar_inverse_op>::Op, float, double>());
+  r->Register("Reciprocal", TypedFactory<UnaryKernelFor<scalar_inverse_op>::Op, float, double,
+                                            complex64, complex128>());
   r->Register("Floor", TypedFactory<UnaryKernelFor<scalar_floor_op>::Op, float, double>());
   r->Register("Ceil", TypedFactory<UnaryKernelFor<scalar_ceil_op>::Op, float, double>());
   r->Register("Relu",

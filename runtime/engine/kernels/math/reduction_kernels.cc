@@ -151,7 +151,8 @@ struct ScanFor {
 
 void RegisterReductionKernels(KernelRegistry* r) {
   r->Register("Sum",
-              TypedFactory<ReductionFor<reducers::Sum>::Op, float, double, int32_t, int64_t>());
+              TypedFactory<ReductionFor<reducers::Sum>::Op, float, double, int32_t, int64_t,
+                           complex64, complex128>());
   r->Register("Mean",
               TypedFactory<ReductionFor<reducers::Mean>::Op, float, double, int32_t, int64_t>());
   r->Register("ArgMax", TypedFactory<ArgMaxOp, float, double, int32_t, int64_t>());
