@@ -46,6 +46,7 @@ const GradientRegistry* GlobalGradientRegistry() {
     gradients_internal::RegisterFunctionCallGradients(reg);
     gradients_internal::RegisterListGradients(reg);
     gradients_internal::RegisterLinalgGradients(reg);
+    gradients_internal::RegisterFftGradients(reg);
     gradients_internal::RegisterTensorArrayGradients(reg);
     return reg;
   }();

@@ -1282,6 +1282,61 @@ def complex_parts(has_tout):
     return gen
 
 
+def fft(rank):
+    """FFT, IFFT and their 2-D and 3-D forms on complex tensors: lengths of
+    every kind (powers of two, odd, prime, 1), batches, empty tensors, a
+    rank too small."""
+    shapes = {1: [(8,), (3, 5), (2, 7), (2, 12), (2, 1), (0, 4), (4, 0)],
+              2: [(4, 6), (2, 3, 5), (1, 1), (2, 0, 3)],
+              3: [(2, 3, 4), (2, 2, 3, 5), (1, 1, 1)]}[rank]
+
+    def gen(dt, rng):
+        out = [Spec(f"{list(s)}", [random_values(rng, s, dt, edges=False)], tol=4.0)
+               for s in shapes]
+        small = (5,) * (rank - 1)
+        out.append(Spec("rank_too_small", [random_values(rng, small, dt, edges=False)]))
+        return out
+    return gen
+
+
+# (input shape, fft_length) of the real FFTs, forward (the input is real)
+# and inverse (the input is the half spectrum): lengths that take kissfft's
+# multiple-of-4 path, its generic even and odd ones, 1 and 0, and inputs
+# longer than fft_length (cropped). No fft_length of 0: TensorFlow aborts
+# the process (DUCC's "axis length mismatch" and "No zero-sized FFTs"
+# assertions) where minigraph returns the empty output (docs/tf_interop.md).
+REAL_FFTS = {
+    (1, True): [((8,), [8]), ((3, 10), [10]), ((2, 12), [12]), ((2, 9), [9]), ((2, 10), [6]),
+                ((4, 5), [1]), ((0, 6), [6])],
+    (1, False): [((3, 5), [8]), ((2, 6), [10]), ((2, 7), [12]), ((2, 5), [9]), ((2, 9), [8]),
+                 ((3, 1), [1]), ((0, 4), [6])],
+    (2, True): [((4, 6), [4, 6]), ((2, 3, 8), [3, 8]), ((2, 5, 7), [4, 6]), ((3, 5), [1, 5])],
+    (2, False): [((4, 4), [4, 6]), ((2, 3, 5), [3, 8]), ((2, 5, 7), [4, 9]), ((3, 3), [3, 5])],
+    (3, True): [((2, 3, 4), [2, 3, 4]), ((2, 2, 3, 6), [2, 3, 6]), ((3, 4, 5), [2, 3, 5])],
+    (3, False): [((2, 3, 3), [2, 3, 4]), ((2, 2, 3, 4), [2, 3, 7]), ((3, 4, 5), [2, 3, 6])],
+}
+BAD_REAL_FFTS = {True: [("too_short", (2, 4), 6), ("negative", (2, 4), -2)],
+                 False: [("too_short", (2, 3), 8), ("negative", (2, 4), -2)]}
+
+
+def real_fft(rank, forward):
+    """RFFT, IRFFT and their 2-D and 3-D forms; fft_length a constant (the
+    shape function needs it)."""
+    def gen(dt, rng):
+        real = dt if forward else (tf.float64 if dt == tf.complex128 else tf.float32)
+        if forward and dt != real:
+            return []
+        values = (lambda s: random_values(rng, s, dt, edges=False))
+        out = [Spec(f"{list(s)}.L{n}", [values(s), Const(_i32(n))], tol=4.0)
+               for s, n in REAL_FFTS[(rank, forward)]]
+        for label, s, n in BAD_REAL_FFTS[forward]:
+            # The bad length on the last dimension, the others 2 long.
+            shape = (2,) * (rank - 1) + s
+            out.append(Spec(label, [values(shape), Const(_i32([2] * (rank - 1) + [n]))]))
+        return out
+    return gen
+
+
 def matrix_band_part(dt, rng):
     """Bands of matrices and batches of them (a causal mask's lower
     triangle, an upper one, a diagonal, all, empty batches); bounds of both
@@ -1791,6 +1846,11 @@ GENERATORS["Einsum"] = (einsum, "T")
 GENERATORS["Complex"] = (complex_op, "T")
 GENERATORS.update(_ops(["Real", "Imag", "ComplexAbs", "Angle"], complex_parts(True)))
 GENERATORS["Conj"] = (complex_parts(False), "T")
+for _rank, _suffix in [(1, ""), (2, "2D"), (3, "3D")]:
+    GENERATORS["FFT" + _suffix] = (fft(_rank), "Tcomplex")
+    GENERATORS["IFFT" + _suffix] = (fft(_rank), "Tcomplex")
+    GENERATORS["RFFT" + _suffix] = (real_fft(_rank, True), "Treal")
+    GENERATORS["IRFFT" + _suffix] = (real_fft(_rank, False), "Tcomplex")
 GENERATORS["SpaceToBatchND"] = (space_batch_nd(SPACE_TO_BATCH, BAD_SPACE_TO_BATCH), "T")
 GENERATORS["BatchToSpaceND"] = (space_batch_nd(BATCH_TO_SPACE, BAD_BATCH_TO_SPACE), "T")
 GENERATORS["SpaceToBatch"] = (space_batch(True), "T")

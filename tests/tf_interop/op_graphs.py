@@ -1248,6 +1248,53 @@ def rng_state(dt, rng):
     return out
 
 
+def fourier(dt, rng):
+    """The Fourier transforms between real placeholders and real outputs:
+    RFFT and RFFT2D of a real signal (even and odd lengths) to magnitudes
+    and parts, IRFFT and IRFFT2D of a spectrum made by Complex, FFT, IFFT
+    and their 2-D and 3-D forms; forward values and the gradients
+    (fft_ops.py's) with respect to the placeholders."""
+    def real_input(real, shape, transform, lengths):
+        def build():
+            x = v1.placeholder(real, shape, name="x")
+            spectrum = transform(x, tf.constant(lengths, tf.int32))
+            outputs = [tf.abs(spectrum), tf.math.real(spectrum), tf.math.imag(spectrum)]
+            return {x: random_values(rng, shape, real, edges=False)}, outputs
+        return build
+
+    def complex_input(real, shape, transform, lengths=None):
+        def build():
+            re = v1.placeholder(real, shape, name="re")
+            im = v1.placeholder(real, shape, name="im")
+            z = tf.complex(re, im)
+            y = transform(z) if lengths is None else transform(z, tf.constant(lengths, tf.int32))
+            outputs = [y] if y.dtype.is_floating else [tf.math.real(y), tf.math.imag(y)]
+            return {re: random_values(rng, shape, real, edges=False),
+                    im: random_values(rng, shape, real, edges=False)}, outputs
+        return build
+
+    out = []
+    for real in (tf.float32, tf.float64):
+        cases = [
+            ("rfft_even", real_input(real, (3, 8), tf.signal.rfft, [8]), (0,)),
+            ("rfft_odd", real_input(real, (2, 7), tf.signal.rfft, [7]), (0,)),
+            ("rfft2d", real_input(real, (2, 4, 6), tf.signal.rfft2d, [4, 6]), (0,)),
+            ("rfft2d_odd", real_input(real, (3, 5), tf.signal.rfft2d, [3, 5]), (0,)),
+            ("irfft_even", complex_input(real, (3, 5), tf.signal.irfft, [8]), (0, 1)),
+            ("irfft_odd", complex_input(real, (2, 5), tf.signal.irfft, [9]), (0, 1)),
+            ("irfft2d", complex_input(real, (2, 3, 4), tf.signal.irfft2d, [3, 6]), (0, 1)),
+            ("fft", complex_input(real, (2, 6), tf.signal.fft), (0, 1)),
+            ("ifft", complex_input(real, (3, 5), tf.signal.ifft), (0, 1)),
+            ("fft2d", complex_input(real, (2, 3, 4), tf.signal.fft2d), (0, 1)),
+            ("ifft2d", complex_input(real, (3, 5), tf.signal.ifft2d), (0, 1)),
+            ("fft3d", complex_input(real, (2, 3, 4), tf.signal.fft3d), (0, 1)),
+            ("ifft3d", complex_input(real, (2, 2, 3), tf.signal.ifft3d), (0, 1)),
+        ]
+        out += [Spec(f"{real.name}.{label}", [], grad=grad, graph=build, tol=4.0)
+                for label, build, grad in cases]
+    return out
+
+
 def complex_numbers(dt, rng):
     """Complex numbers made from real placeholders, computed with, and taken
     back to real numbers, in float32 (complex64) and float64 (complex128):
@@ -1294,6 +1341,8 @@ GRAPH_GROUPS += [
     ("rng_state", rng_state, ["RngReadAndSkip"]),
     ("complex_numbers", complex_numbers,
      ["Complex", "ComplexAbs", "Angle", "Real", "Imag", "Conj"]),
+    ("fourier", fourier, ["RFFT", "RFFT2D", "IRFFT", "IRFFT2D", "FFT", "IFFT", "FFT2D",
+                          "IFFT2D", "FFT3D", "IFFT3D"]),
     ("tensor_array", tensor_array,
      ["TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayGatherV3",
       "TensorArrayScatterV3", "TensorArraySplitV3", "TensorArrayConcatV3", "TensorArraySizeV3",

@@ -24,6 +24,8 @@ void RegisterFunctionCallGradients(GradientRegistry* r);
 void RegisterListGradients(GradientRegistry* r);
 // Bands, diagonals and decompositions of matrices (linalg_gradients.cc).
 void RegisterLinalgGradients(GradientRegistry* r);
+// The Fourier transforms (fft_gradients.cc).
+void RegisterFftGradients(GradientRegistry* r);
 // TensorFlow 1's TensorArray ops (tensor_array_gradients.cc).
 void RegisterTensorArrayGradients(GradientRegistry* r);
 

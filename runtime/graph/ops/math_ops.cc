@@ -235,7 +235,7 @@ void RegisterMatrixAndReductionOps(OpRegistry* r) {
                         .Output("product: T")
                         .Attr("transpose_a: bool = false")
                         .Attr("transpose_b: bool = false")
-                        .Attr(kNumeric)
+                        .Attr(kNumericComplex)
                         // TensorFlow 2.12's: marks a gradient's MatMul (for
                         // its GPU kernels); the product is the same.
                         .Attr("grad_a: bool = false")
@@ -246,7 +246,7 @@ void RegisterMatrixAndReductionOps(OpRegistry* r) {
                           .Input("x: T")
                           .Input("y: T")
                           .Output("output: T")
-                          .Attr("T: {float, double}")
+                          .Attr(kFloatComplex)
                           .Attr("adj_x: bool = false")
                           .Attr("adj_y: bool = false")
                           .Attr("grad_x: bool = false")
@@ -313,11 +313,72 @@ void RegisterMatrixAndReductionOps(OpRegistry* r) {
   }
 }
 
+// OK unless input 0's rank is known and below `rank`.
+absl::Status AtLeastRank(InferenceContext* c, int rank) {
+  const PartialShape& in = c->input(0);
+  if (!in.rank_known() || in.rank() >= rank) return absl::OkStatus();
+  return c->Error(absl::StrCat("Shape must be at least rank ", rank, " but is rank ", in.rank()));
+}
+
+// The real FFTs' output: the input's shape with its last `rank` dimensions
+// fft_length's (the last one's half spectrum, n / 2 + 1, forward), where
+// fft_length is a constant; else of unknown size.
+absl::Status RealFftShape(InferenceContext* c, int rank, bool forward) {
+  const PartialShape& in = c->input(0);
+  MG_RETURN_IF_ERROR(AtLeastRank(c, rank));
+  if (!in.rank_known()) {
+    c->set_output(0, PartialShape());
+    return absl::OkStatus();
+  }
+  std::vector<int64_t> dims = in.dims();
+  const Tensor* length = c->input_tensor(1);
+  for (int i = 0; i < rank; ++i) {
+    int64_t& d = dims[in.rank() - rank + i];
+    if (length == nullptr || length->dtype() != DT_INT32 || length->NumElements() != rank) {
+      d = -1;
+      continue;
+    }
+    const int64_t n = length->data<int32_t>()[i];
+    d = forward && i == rank - 1 && n != 0 ? n / 2 + 1 : n;
+  }
+  c->set_output(0, PartialShape(dims));
+  return absl::OkStatus();
+}
+
+// Fourier transforms: the shape of the input, or fft_length's.
+void RegisterSpectralOps(OpRegistry* r) {
+  for (int rank = 1; rank <= 3; ++rank) {
+    const std::string suffix = rank == 1 ? "" : absl::StrCat(rank, "D");
+    for (const char* base : {"FFT", "IFFT"}) {
+      MG_REGISTER_OP(r, OpDefBuilder(absl::StrCat(base, suffix))
+                            .Input("input: Tcomplex")
+                            .Output("output: Tcomplex")
+                            .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64")
+                            .SetShapeFn([rank](InferenceContext* c) -> absl::Status {
+                              MG_RETURN_IF_ERROR(AtLeastRank(c, rank));
+                              return shape_fn::Unchanged(c);
+                            }));
+    }
+    for (bool forward : {true, false}) {
+      MG_REGISTER_OP(r, OpDefBuilder(absl::StrCat(forward ? "RFFT" : "IRFFT", suffix))
+                            .Input(forward ? "input: Treal" : "input: Tcomplex")
+                            .Input("fft_length: int32")
+                            .Output(forward ? "output: Tcomplex" : "output: Treal")
+                            .Attr("Treal: {float, double} = DT_FLOAT")
+                            .Attr("Tcomplex: {complex64, complex128} = DT_COMPLEX64")
+                            .SetShapeFn([rank, forward](InferenceContext* c) {
+                              return RealFftShape(c, rank, forward);
+                            }));
+    }
+  }
+}
+
 }  // namespace
 
 void RegisterMathOps(OpRegistry* r) {
   RegisterElementwiseOps(r);
   RegisterMatrixAndReductionOps(r);
+  RegisterSpectralOps(r);
 }
 
 }  // namespace ops_internal

@@ -61,6 +61,7 @@ void RegisterMatrixBandPartKernels(KernelRegistry* r);
 void RegisterMatrixDiagKernels(KernelRegistry* r);
 void RegisterLuKernels(KernelRegistry* r);
 void RegisterEinsumKernels(KernelRegistry* r);
+void RegisterFftKernels(KernelRegistry* r);
 void RegisterTriangularKernels(KernelRegistry* r);
 void RegisterExampleParsingKernels(KernelRegistry* r);
 void RegisterSequenceExampleParsingKernels(KernelRegistry* r);

@@ -10,6 +10,7 @@
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_MATMUL_OP_H_
 
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <memory>
 #include <type_traits>
@@ -21,7 +22,8 @@
 namespace minigraph {
 namespace kernels_internal {
 
-// A MatMul kernel for element type T (float, double, int32_t or int64_t).
+// A MatMul kernel for element type T (float, double, int32_t, int64_t,
+// complex64 or complex128).
 template <typename T>
 absl::StatusOr<std::unique_ptr<OpKernel>> NewMatMulKernel(OpKernelConstruction* c);
 
@@ -32,6 +34,10 @@ extern template absl::StatusOr<std::unique_ptr<OpKernel>> NewMatMulKernel<double
 extern template absl::StatusOr<std::unique_ptr<OpKernel>> NewMatMulKernel<int32_t>(
     OpKernelConstruction* c);
 extern template absl::StatusOr<std::unique_ptr<OpKernel>> NewMatMulKernel<int64_t>(
+    OpKernelConstruction* c);
+extern template absl::StatusOr<std::unique_ptr<OpKernel>> NewMatMulKernel<complex64>(
+    OpKernelConstruction* c);
+extern template absl::StatusOr<std::unique_ptr<OpKernel>> NewMatMulKernel<complex128>(
     OpKernelConstruction* c);
 
 // C = op(A) * op(B), or C += op(A) * op(B) when `accumulate`, for
@@ -71,6 +77,32 @@ void IntMatMul(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k, bo
   }
 }
 
+// C = op(A) * op(B) for complex numbers, as Gemm's arguments; with
+// `conjugate`, a transposed operand is also conjugated (BatchMatMul's
+// adjoints; MatMul's and Einsum's transposes are plain). A plain loop on
+// this thread, each product the schoolbook one (ComplexMul): complex
+// products are rare in training graphs (the gradients of 2-D real FFTs),
+// and Eigen's complex GEMM would cost more build time than their use.
+template <typename T>
+void ComplexMatMul(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k, bool ta,
+                   bool tb, bool conjugate) {
+  auto maybe_conj = [conjugate](T v, bool transposed) {
+    return conjugate && transposed ? std::conj(v) : v;
+  };
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      T sum(0);
+      for (int64_t p = 0; p < k; ++p) {
+        const T x = maybe_conj(ta ? a[p * m + i] : a[i * k + p], ta);
+        const T y = maybe_conj(tb ? b[j * k + p] : b[p * n + j], tb);
+        sum += T(x.real() * y.real() - x.imag() * y.imag(),
+                 x.real() * y.imag() + x.imag() * y.real());
+      }
+      c[i * n + j] = sum;
+    }
+  }
+}
+
 // Below this many multiply-adds a product runs on one thread.
 constexpr int64_t kParallelFlops = int64_t{1} << 22;
 
@@ -78,16 +110,19 @@ constexpr int64_t kParallelFlops = int64_t{1} << 22;
 // matrices (m x k as op(A) sees them), B's (k x n) and C's (m x n) are
 // stored one after another. Products below kParallelFlops run side by side
 // on the intra-op pool (attention's many small ones); a larger one is split
-// as Gemm splits it. T: float, double, int32_t or int64_t.
+// as Gemm splits it. T: float, double, int32_t, int64_t, complex64 or
+// complex128 (`conjugate` as ComplexMatMul's).
 template <typename T>
 void GemmBatch(const OpKernelContext* ctx, const MatrixBatch& batch, const T* a, const T* b,
-               T* c, int64_t m, int64_t n, int64_t k, bool ta, bool tb) {
+               T* c, int64_t m, int64_t n, int64_t k, bool ta, bool tb, bool conjugate = false) {
   auto one = [&](int64_t i) {
     T* ci = c + i * m * n;
     const T* ai = a + batch.x(i) * m * k;
     const T* bi = b + batch.y(i) * k * n;
     if constexpr (std::is_integral_v<T>) {
       IntMatMul(ai, bi, ci, m, n, k, ta, tb);
+    } else if constexpr (kIsComplex<T>) {
+      ComplexMatMul(ai, bi, ci, m, n, k, ta, tb, conjugate);
     } else {
       Gemm(ctx, ai, bi, ci, m, n, k, ta, tb, /*accumulate=*/false);
     }

@@ -49,6 +49,9 @@ class MatMulOp : public OpKernel {
     if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       Gemm(ctx, a.data<T>(), b.data<T>(), out->data<T>(), m, n, k, ta_, tb_, false);
       return absl::OkStatus();
+    } else if constexpr (kIsComplex<T>) {
+      ComplexMatMul(a.data<T>(), b.data<T>(), out->data<T>(), m, n, k, ta_, tb_, false);
+      return absl::OkStatus();
     } else {
       IntMatMul(a.data<T>(), b.data<T>(), out->data<T>(), m, n, k, ta_, tb_);
       return absl::OkStatus();

@@ -55,7 +55,8 @@ class BatchMatMulOp : public OpKernel {
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
     if (out->NumElements() == 0) return absl::OkStatus();
-    GemmBatch(ctx, *batch, x.data<T>(), y.data<T>(), out->data<T>(), m, n, k, adj_x_, adj_y_);
+    GemmBatch(ctx, *batch, x.data<T>(), y.data<T>(), out->data<T>(), m, n, k, adj_x_, adj_y_,
+              /*conjugate=*/true);
     return absl::OkStatus();
   }
 
@@ -68,8 +69,9 @@ class BatchMatMulOp : public OpKernel {
 }  // namespace
 
 void RegisterBatchMatMulKernels(KernelRegistry* r) {
-  r->Register("BatchMatMul", TypedFactory<BatchMatMulOp, float, double>());
-  r->Register("BatchMatMulV2", TypedFactory<BatchMatMulOp, float, double>());
+  r->Register("BatchMatMul", TypedFactory<BatchMatMulOp, float, double, complex64, complex128>());
+  r->Register("BatchMatMulV2",
+              TypedFactory<BatchMatMulOp, float, double, complex64, complex128>());
 }
 
 }  // namespace kernels_internal

@@ -1,6 +1,6 @@
 // MatMul for float and double, and MatMul's registration (which picks the
-// kernel built for the node's dtype; int32 and int64 are built in
-// matmul_int_kernels.cc).
+// kernel built for the node's dtype; the integer and complex ones are built
+// in matmul_int_kernels.cc).
 #include "Eigen/Core"
 #include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/matmul_op_impl.h"
@@ -97,6 +97,8 @@ void RegisterMatMulKernels(KernelRegistry* r) {
       case DT_DOUBLE: return NewMatMulKernel<double>(c);
       case DT_INT32: return NewMatMulKernel<int32_t>(c);
       case DT_INT64: return NewMatMulKernel<int64_t>(c);
+      case DT_COMPLEX64: return NewMatMulKernel<complex64>(c);
+      case DT_COMPLEX128: return NewMatMulKernel<complex128>(c);
       default: return NoKernelForType(c, dt);
     }
   });
