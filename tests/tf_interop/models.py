@@ -254,6 +254,44 @@ def dilated_cnn(rng):
     return {seq: seq_value, img: img_value}, [logits, loss], loss, train
 
 
+def spectrogram_classifier(rng):
+    """A learned filter (Conv1D) before tf.signal.stft (frames, a Hann
+    window, RFFT), log magnitudes and a classifier, trained by momentum:
+    the gradient flows back through RFFT and ComplexAbs."""
+    import tf_keras as keras
+    keras.utils.set_random_seed(17)
+    x_value = rng.standard_normal((4, 256)).astype(np.float32)
+    y_value = rng.integers(0, 3, 4).astype(np.int64)
+    x = v1.placeholder(tf.float32, [None, 256], name="x")
+    y = v1.placeholder(tf.int64, [None], name="y")
+    filtered = tf.squeeze(keras.layers.Conv1D(1, 5, padding="same")(x[:, :, None]), -1)
+    spectrum = tf.signal.stft(filtered, frame_length=64, frame_step=32, fft_length=64)
+    features = tf.math.log(tf.abs(spectrum) + 1e-3)
+    logits = keras.layers.Dense(3)(keras.layers.Flatten()(features))
+    loss = tf.reduce_mean(
+        tf.nn.sparse_softmax_cross_entropy_with_logits(labels=y, logits=logits), name="loss")
+    train = v1.train.MomentumOptimizer(0.01, 0.9).minimize(loss, name="train")
+    return {x: x_value, y: y_value}, [logits, loss], loss, train
+
+
+def fnet_block(rng):
+    """An FNet encoder block: token mixing by the real part of a 2-D FFT over
+    the sequence and features (Complex, FFT2D, Real), LayerNormalization and
+    a feed-forward, trained by SGD."""
+    import tf_keras as keras
+    keras.utils.set_random_seed(19)
+    x_value = rng.standard_normal((3, 8, 6)).astype(np.float32)
+    x = v1.placeholder(tf.float32, [None, 8, 6], name="x")
+    h = keras.layers.Dense(6)(x)
+    mixed = tf.math.real(tf.signal.fft2d(tf.complex(h, tf.zeros_like(h))))
+    h = keras.layers.LayerNormalization()(h + mixed)
+    h = keras.layers.LayerNormalization()(h + keras.layers.Dense(6)(
+        keras.layers.Dense(12, activation="relu")(h)))
+    loss = tf.reduce_mean(tf.square(h[:, 0, :] - 0.25), name="loss")
+    train = v1.train.GradientDescentOptimizer(0.05).minimize(loss, name="train")
+    return {x: x_value}, [h, loss], loss, train
+
+
 def rnn(cell):
     def build(rng):
         x_value = rng.standard_normal((3, 5, 4)).astype(np.float32)
@@ -431,6 +469,8 @@ def graph_models():
         "tf_keras_augmentation": augmented_cnn,
         "tf_keras_transformer_block": transformer_block,
         "tf_keras_dilated_convolutions": dilated_cnn,
+        "spectrogram_classifier": spectrogram_classifier,
+        "fnet_block": fnet_block,
         "dynamic_rnn_lstm": rnn(lambda: v1.nn.rnn_cell.LSTMCell(6)),
         "dynamic_rnn_basic_lstm": rnn(lambda: v1.nn.rnn_cell.BasicLSTMCell(5)),
         "dynamic_rnn_gru": rnn(lambda: v1.nn.rnn_cell.GRUCell(6)),
