@@ -196,6 +196,49 @@ void RegisterArithmeticGradients(GradientRegistry* r) {
           ops::Mul(s, g, ops::DivNoNan(s, ops::DivNoNan(s, ops::Neg(s, x), y), y)));
     });
   });
+  // TensorFlow's _XdivyGrad, _XlogyGrad, _Xlog1pyGrad: partials that are 0
+  // where x is.
+  for (const char* name : {"Xdivy", "Xlogy", "Xlog1py"}) {
+    const std::string type = name;
+    r->Register(name, [type](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
+        const DataType t = BaseType(x.dtype());
+        Output not_zero = ops::Cast(s, ops::NotEqual(s, x, Scalar(s, t, 0)), t);
+        auto call = [&](const char* f, Output a, Output b) {
+          return s.AddOp(f, {{a}, {b}}).output(0);
+        };
+        Output px = call(type.c_str(), not_zero, y);
+        Output py = type == "Xdivy" ? call("Xdivy", ops::Neg(s, x), ops::Square(s, y))
+                    : type == "Xlogy"
+                        ? call("Xdivy", x, y)
+                        : call("Xdivy", x, ops::Add(s, y, Scalar(s, t, 1)));
+        return std::make_pair(ops::Mul(s, px, g), ops::Mul(s, py, g));
+      });
+    });
+  }
+  r->Register("MulNoNan", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
+      return std::make_pair(s.AddOp("MulNoNan", {{g}, {y}}).output(0),
+                            s.AddOp("MulNoNan", {{x}, {g}}).output(0));
+    });
+  });
+  // TensorFlow's _ClipByValueGrad: the gradient where t is inside the
+  // bounds, else the bound's (summed where the bound was broadcast).
+  r->Register("ClipByValue", [](const Scope& s, const Operation& op, const Grads& dy,
+                                Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    Output g = dy[0], zeros = ops::ZerosLike(s, dy[0]);
+    Output below = ops::Less(s, in[0], in[1]), above = ops::Greater(s, in[0], in[2]);
+    Output shape = ops::Shape(s, in[0]);
+    auto bound = [&](Output mask, Output b) {
+      Output axes = ops::BroadcastGradientArgs(s, shape, ops::Shape(s, b)).r1;
+      return ops::Reshape(s, ops::Sum(s, ops::Select(s, mask, g, zeros), axes), ops::Shape(s, b));
+    };
+    Output outside = s.AddOp("LogicalOr", {{below}, {above}}).output(0);
+    *dx = {ops::Select(s, outside, zeros, g), bound(below, in[1]),
+           bound(above, in[2])};
+    return s.status();
+  });
   r->Register("FloorMod", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
       return std::make_pair(g, ops::Mul(s, ops::Neg(s, g), ops::FloorDiv(s, x, y)));
@@ -211,7 +254,8 @@ void RegisterArithmeticGradients(GradientRegistry* r) {
         ops::Mul(s, dy[0], ops::Reciprocal(s, ops::Add(s, Scalar(s, BaseType(x.dtype()), 1), x)))};
     return absl::OkStatus();
   });
-  for (const char* op : {"Round", "Rint", "FloorDiv", "ArgMin", "All", "Any"}) {
+  for (const char* op : {"Round", "Rint", "FloorDiv", "ArgMin", "All", "Any", "BitwiseAnd",
+                         "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift", "Invert"}) {
     r->RegisterNoGradient(op);
   }
   r->Register("SquaredDifference", [](const Scope& s, const Operation& op, const Grads& dy,

@@ -1337,6 +1337,25 @@ def real_fft(rank, forward):
     return gen
 
 
+def clip_by_value(dt, rng):
+    """ClipByValue with scalar and full-shape bounds, a low bound above the
+    high one, edge values; bounds of another shape are refused."""
+    out = []
+    for shape, bounds in [((2, 3), ((), ())), ((2, 3), ((2, 3), ())), ((7,), ((7,), (7,))),
+                          ((0, 2), ((), ()))]:
+        t = random_values(rng, shape, dt)
+        lo = random_values(rng, bounds[0], dt, edges=False) - 1
+        hi = lo + np.abs(random_values(rng, bounds[1], dt, edges=False)).astype(lo.dtype) \
+            if bounds[1] == bounds[0] else random_values(rng, bounds[1], dt, edges=False) + 2
+        out.append(Spec(f"{list(shape)}.{list(bounds)}", [t, lo.astype(t.dtype),
+                                                         np.asarray(hi, t.dtype)],
+                        grad=_grad(dt, 0, 1, 2)))
+    t = random_values(rng, (5,), dt, edges=False)
+    out.append(Spec("low_above_high", [t, np.asarray(2, t.dtype), np.asarray(1, t.dtype)]))
+    out.append(Spec("bad_bounds", [t, np.zeros((3,), t.dtype), np.asarray(1, t.dtype)]))
+    return out
+
+
 def matrix_band_part(dt, rng):
     """Bands of matrices and batches of them (a causal mask's lower
     triangle, an upper one, a diagonal, all, empty batches); bounds of both
@@ -1843,6 +1862,12 @@ GENERATORS["Conv3DBackpropInputV2"] = (conv3d_backprop("input"), "T")
 GENERATORS["Conv3DBackpropFilterV2"] = (conv3d_backprop("filter"), "T")
 GENERATORS["MatrixBandPart"] = (matrix_band_part, "T")
 GENERATORS["Einsum"] = (einsum, "T")
+GENERATORS.update(_ops(["Xdivy", "MulNoNan"], binary(tol=2.0)))
+GENERATORS.update(_ops(["Xlogy", "Xlog1py"], binary(low=0.05, high=4.0, tol=2.0)))
+GENERATORS["ClipByValue"] = (clip_by_value, "T")
+GENERATORS.update(_ops(["BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"],
+                       binary(grad=False)))
+GENERATORS["Invert"] = (unary(grad=False), "T")
 GENERATORS["Complex"] = (complex_op, "T")
 GENERATORS.update(_ops(["Real", "Imag", "ComplexAbs", "Angle"], complex_parts(True)))
 GENERATORS["Conj"] = (complex_parts(False), "T")

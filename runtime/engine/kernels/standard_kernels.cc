@@ -20,6 +20,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterUnaryKernels(r);
   kernels_internal::RegisterSpecialKernels(r);
   kernels_internal::RegisterComplexKernels(r);
+  kernels_internal::RegisterBitwiseKernels(r);
   kernels_internal::RegisterBinaryMathKernels(r);
   kernels_internal::RegisterMatMulKernels(r);
   kernels_internal::RegisterBatchMatMulKernels(r);

@@ -140,6 +140,19 @@ void Binary(OpRegistry* r, const char* name, const char* types, bool bool_out = 
 void RegisterElementwiseOps(OpRegistry* r) {
   for (const char* op : {"Add", "AddV2", "Sub", "Mul", "Div"}) Binary(r, op, kNumericComplex);
   for (const char* op : {"Maximum", "Minimum", "FloorDiv", "FloorMod"}) Binary(r, op, kNumeric);
+  for (const char* op : {"Xdivy", "Xlogy", "Xlog1py", "MulNoNan"}) Binary(r, op, kFloat);
+  constexpr char kIntegers[] = "T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64}";
+  for (const char* op : {"BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"}) {
+    Binary(r, op, kIntegers);
+  }
+  Unary(r, "Invert", kIntegers);
+  MG_REGISTER_OP(r, OpDefBuilder("ClipByValue")
+                        .Input("t: T")
+                        .Input("clip_value_min: T")
+                        .Input("clip_value_max: T")
+                        .Output("output: T")
+                        .Attr(kNumeric)
+                        .SetShapeFn(shape_fn::Unchanged));
   Binary(r, "RealDiv", kFloatComplex);
   Binary(r, "DivNoNan", kFloatComplex);
   Binary(r, "Pow", kNumeric);  // kernels for float and double

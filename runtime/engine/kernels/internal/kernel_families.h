@@ -25,6 +25,7 @@ void RegisterCompareKernels(KernelRegistry* r);
 void RegisterUnaryKernels(KernelRegistry* r);
 void RegisterSpecialKernels(KernelRegistry* r);
 void RegisterComplexKernels(KernelRegistry* r);
+void RegisterBitwiseKernels(KernelRegistry* r);
 void RegisterBinaryMathKernels(KernelRegistry* r);
 void RegisterMatMulKernels(KernelRegistry* r);
 void RegisterBatchMatMulKernels(KernelRegistry* r);

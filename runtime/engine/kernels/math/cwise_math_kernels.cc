@@ -1,5 +1,6 @@
-// Binary element-wise functions, with broadcasting: Atan2 and Polygamma
-// (Eigen's functor, as TensorFlow's).
+// Binary element-wise functions, with broadcasting: Atan2, Polygamma
+// (Eigen's functor, as TensorFlow's), the products and quotients that are 0
+// where an operand is (Xdivy, Xlogy, Xlog1py, MulNoNan); and ClipByValue.
 #include <cmath>
 #include <limits>
 
@@ -33,9 +34,73 @@ struct PolygammaFunctor {
   }
 };
 
+// x / y, x log(y), x log1p(y): 0 where x is 0 (whatever y is); x y: 0
+// where y is 0 (TensorFlow's xdivy, xlogy, xlog1py and mul_no_nan).
+template <typename T>
+struct XdivyFunctor {
+  T operator()(const T& x, const T& y) const { return x == T(0) ? T(0) : x / y; }
+};
+template <typename T>
+struct XlogyFunctor {
+  // (A denormal y is zero, as in TensorFlow's flushed step: log gives -inf.)
+  T operator()(const T& x, const T& y) const {
+    return x == T(0) ? T(0) : x * std::log(FlushDenormal(y));
+  }
+};
+template <typename T>
+struct Xlog1pyFunctor {
+  T operator()(const T& x, const T& y) const { return x == T(0) ? T(0) : x * std::log1p(y); }
+};
+template <typename T>
+struct MulNoNanFunctor {
+  T operator()(const T& x, const T& y) const { return y == T(0) ? T(0) : x * y; }
+};
+
+// ClipByValue(t, lo, hi): max(min(t, hi), lo) elementwise (lo wins over a
+// smaller hi), lo and hi scalars or of t's shape (TensorFlow's rule; no
+// other broadcast).
+template <typename T>
+class ClipByValueOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& t = ctx->input(0);
+    const Tensor& lo = ctx->input(1);
+    const Tensor& hi = ctx->input(2);
+    auto fits = [&](const Tensor& b) { return b.dims() == 0 || b.shape() == t.shape(); };
+    if (!fits(lo) || !fits(hi)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "clip_value_min and clip_value_max must be either scalars or have the same shape as "
+          "the input: ", t.shape().DebugString(), ", ", lo.shape().DebugString(), ", ",
+          hi.shape().DebugString()));
+    }
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, t.shape(), &out));
+    const T* x = t.data<T>();
+    const T* l = lo.data<T>();
+    const T* h = hi.data<T>();
+    const bool l_moves = lo.dims() != 0, h_moves = hi.dims() != 0;
+    T* y = out->data<T>();
+    ctx->ParallelFor(t.NumElements(), 3 * sizeof(T), sizeof(T), 2,
+                     [&](int64_t begin, int64_t end) {
+                       for (int64_t i = begin; i < end; ++i) {
+                         const T low = l[l_moves ? i : 0], high = h[h_moves ? i : 0];
+                         const T v = high < x[i] ? high : x[i];
+                         y[i] = v < low ? low : v;
+                       }
+                     });
+    return absl::OkStatus();
+  }
+};
+
 }  // namespace
 
 void RegisterBinaryMathKernels(KernelRegistry* r) {
+  r->Register("Xdivy", TypedFactory<BinaryKernelFor<XdivyFunctor>::Op, float, double>());
+  r->Register("Xlogy", TypedFactory<BinaryKernelFor<XlogyFunctor>::Op, float, double>());
+  r->Register("Xlog1py", TypedFactory<BinaryKernelFor<Xlog1pyFunctor>::Op, float, double>());
+  r->Register("MulNoNan", TypedFactory<BinaryKernelFor<MulNoNanFunctor>::Op, float, double>());
+  r->Register("ClipByValue", TypedFactory<ClipByValueOp, float, double, int32_t, int64_t>());
   r->Register("Atan2", TypedFactory<BinaryKernelFor<Atan2Functor>::Op, float, double>());
   r->Register("Polygamma", TypedFactory<BinaryKernelFor<PolygammaFunctor>::Op, float, double>());
 }
