@@ -968,6 +968,17 @@ void RegisterReshapingGradients(GradientRegistry* r) {
       return absl::OkStatus();
     });
   }
+  // TensorFlow's _MirrorPadGrad and _MirrorPadGradGrad: each other's op.
+  for (auto [forward, inverse] : {std::pair{"MirrorPad", "MirrorPadGrad"},
+                                  std::pair{"MirrorPadGrad", "MirrorPad"}}) {
+    const std::string back = inverse;
+    r->Register(forward, [back](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      *dx = {s.AddOp(back, {{dy[0]}, {in[1]}}, CopyAttrs(s.GetNodeDef(op), {"mode"})).output(0),
+             Output()};
+      return s.status();
+    });
+  }
   // Moves of blocks between space and batch (depth): the gradient moves
   // back by the inverse op, with the same blocks and paddings (crops).
   for (auto [forward, inverse] : {std::pair{"SpaceToBatchND", "BatchToSpaceND"},

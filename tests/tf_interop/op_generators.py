@@ -1356,6 +1356,42 @@ def clip_by_value(dt, rng):
     return out
 
 
+# (unpadded shape, paddings) of MirrorPad: within REFLECT's limit (each
+# padding below its dimension), which SYMMETRIC's (at most the dimension)
+# also allows; and paddings of exactly the dimension, SYMMETRIC's alone.
+MIRROR_PADS = [((3, 4), [[1, 2], [2, 3]]), ((5,), [[4, 4]]), ((2, 3, 4), [[1, 1], [0, 2], [3, 0]]),
+               ((), []), ((0, 3), [[0, 0], [1, 1]]), ((2, 2, 1, 2, 3), [[1, 0]] * 5)]
+SYMMETRIC_ONLY = [((3, 4), [[3, 0], [4, 4]])]
+
+
+def mirror_pad(grad_op):
+    """MirrorPad (or MirrorPadGrad, given the padded shape) in both modes;
+    paddings too large for the mode, negative, of the wrong shape, rank 6.
+    (MirrorPadGrad's sums of edge values are NaN or infinite either way, by
+    an order of additions that differs.)"""
+    def gen(dt, rng):
+        out = []
+        for mode in ("REFLECT", "SYMMETRIC"):
+            for shape, pads in MIRROR_PADS + (SYMMETRIC_ONLY if mode == "SYMMETRIC" else []):
+                p = np.asarray(pads, np.int64).reshape(len(shape), 2)
+                if grad_op:
+                    shape = tuple(d + int(p[i].sum()) for i, d in enumerate(shape))
+                for it in (np.int32, np.int64):
+                    out.append(Spec(f"{mode}.{list(shape)}.{pads}.{np.dtype(it).name}",
+                                    [_f(rng, shape, dt, not grad_op), p.astype(it)],
+                                    {"mode": mode},
+                                    grad=_grad(dt, 0), grad_const=(1,)))
+        for label, shape, pads, mode in [
+                ("reflect_too_far", (3, 4), [[3, 0], [0, 0]], "REFLECT"),
+                ("symmetric_too_far", (3, 4), [[4, 0], [0, 0]], "SYMMETRIC"),
+                ("negative", (3, 4), [[-1, 0], [0, 0]], "REFLECT"),
+                ("paddings_shape", (3, 4), [[1, 0]], "REFLECT"),
+                ("rank_6", (1,) * 6, [[0, 0]] * 6, "REFLECT")]:
+            out.append(Spec(label, [_f(rng, shape, dt), _i32(pads)], {"mode": mode}))
+        return out
+    return gen
+
+
 def matrix_band_part(dt, rng):
     """Bands of matrices and batches of them (a causal mask's lower
     triangle, an upper one, a diagonal, all, empty batches); bounds of both
@@ -1865,6 +1901,8 @@ GENERATORS["Einsum"] = (einsum, "T")
 GENERATORS.update(_ops(["Xdivy", "MulNoNan"], binary(tol=2.0)))
 GENERATORS.update(_ops(["Xlogy", "Xlog1py"], binary(low=0.05, high=4.0, tol=2.0)))
 GENERATORS["ClipByValue"] = (clip_by_value, "T")
+GENERATORS["MirrorPad"] = (mirror_pad(False), "T")
+GENERATORS["MirrorPadGrad"] = (mirror_pad(True), "T")
 GENERATORS.update(_ops(["BitwiseAnd", "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift"],
                        binary(grad=False)))
 GENERATORS["Invert"] = (unary(grad=False), "T")

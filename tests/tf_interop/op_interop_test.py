@@ -60,6 +60,11 @@ _BROADCAST_WINDOWS = (
     "gradient of AvgPool3D([0, 1, 2, 3], ksize 5)'s first output, the mean of three "
     "elements, goes to four as 1/4; minigraph spreads it over the window's three")
 TENSORFLOW_BUGS = {
+    "MirrorPadGrad": (".SYMMETRIC.[6, 12].[[3, 0], [4, 4]].",
+                      "with a SYMMETRIC padding as long as its dimension (4 before and after "
+                      "4 columns), the last column's gradient misses the padded copies of it: "
+                      "element [2, 3] is 0 where every one of the 6 copies of it has a gradient, "
+                      "which minigraph sums (the adjoint of MirrorPad)"),
     "DepthwiseConv2dNative": ((".(1, 2, 1, 1).SAME", ".(0, 4, 4, 2)."),
                               _UNEQUAL_STRIDES + "; and for an empty batch the gradient of the "
                               "filter is uninitialized memory (as DepthwiseConv2dNativeBackprop"

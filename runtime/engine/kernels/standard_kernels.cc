@@ -8,6 +8,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterArrayKernels(r);
   kernels_internal::RegisterSliceKernels(r);
   kernels_internal::RegisterSpaceBatchKernels(r);
+  kernels_internal::RegisterMirrorPadKernels(r);
   kernels_internal::RegisterSegmentKernels(r);
   kernels_internal::RegisterSparseKernels(r);
   kernels_internal::RegisterLookupKernels(r);

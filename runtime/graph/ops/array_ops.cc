@@ -1061,6 +1061,14 @@ void RegisterTilingOps(OpRegistry* r) {
                         .Attr("T: type")
                         .Attr("Tpaddings: {int32, int64} = int32")
                         .SetShapeFn(PadShape));
+  MG_REGISTER_OP(r, OpDefBuilder("MirrorPad")
+                        .Input("input: T")
+                        .Input("paddings: Tpaddings")
+                        .Output("output: T")
+                        .Attr("T: type")
+                        .Attr("Tpaddings: {int32, int64} = int32")
+                        .Attr("mode: string")
+                        .SetShapeFn(PadShape));
   MG_REGISTER_OP(r, OpDefBuilder("ReverseV2")
                         .Input("tensor: T")
                         .Input("axis: Tidx")

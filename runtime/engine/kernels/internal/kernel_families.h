@@ -13,6 +13,7 @@ namespace kernels_internal {
 void RegisterArrayKernels(KernelRegistry* r);
 void RegisterSliceKernels(KernelRegistry* r);
 void RegisterSpaceBatchKernels(KernelRegistry* r);
+void RegisterMirrorPadKernels(KernelRegistry* r);
 void RegisterSegmentKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
 void RegisterLookupKernels(KernelRegistry* r);
