@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "runtime/cc/gradients.h"
@@ -1007,6 +1008,110 @@ void RegisterReshapingGradients(GradientRegistry* r) {
   }
 }
 
+// TensorFlow's _GatherDropNegatives: params' rows at `ids` (zeros where an
+// id is negative), and where they are kept, as a mask of the result's shape.
+std::pair<Output, Output> GatherDropNegatives(const Scope& s, Output params, Output ids) {
+  Output zero = ops::Cast(s, ops::Const<int32_t>(s, 0), BaseType(ids.dtype()));
+  Output gathered =
+      ops::GatherV2(s, params, ops::Maximum(s, ids, zero), ops::Const<int32_t>(s, 0));
+  Output positive = ops::GreaterEqual(s, ids, zero);
+  Output extra = ops::Reshape(s, ops::Sub(s, ops::Rank(s, gathered), ops::Rank(s, positive)),
+                              ops::Const<int32_t>(s, {1}));
+  Output shape = ops::ConcatV2(
+      s, {ops::Shape(s, positive), ops::Fill(s, extra, ops::Const<int32_t>(s, 1))},
+      ops::Const<int32_t>(s, 0));
+  Output mask = ops::LogicalAnd(s, ops::Reshape(s, positive, shape),
+                                ops::Cast(s, ops::OnesLike(s, gathered), DT_BOOL));
+  return {ops::Select(s, mask, gathered, ops::ZerosLike(s, gathered)), mask};
+}
+
+// The reductions by segment (math_grad.py's): sorted (segment ids a
+// vector, never negative) and unsorted.
+void RegisterSegmentReductionGradients(GradientRegistry* r) {
+  auto gather = [](const Scope& s, Output params, Output ids) {
+    return ops::GatherV2(s, params, ids, ops::Const<int32_t>(s, 0));
+  };
+  auto call = [](const Scope& s, const char* op, std::vector<Output> in) {
+    std::vector<std::vector<Output>> args;
+    for (Output& o : in) args.push_back({o});
+    return s.AddOp(op, args).output(0);
+  };
+  r->Register("SegmentSum", [gather](const Scope& s, const Operation& op, const Grads& dy,
+                                     Grads* dx) {
+    *dx = {gather(s, dy[0], s.GetInputs(op)[1]), Output()};
+    return s.status();
+  });
+  r->Register("SegmentMean", [gather, call](const Scope& s, const Operation& op,
+                                            const Grads& dy, Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    Output rest = ops::Reshape(s, ops::Sub(s, ops::Rank(s, in[0]), ops::Const<int32_t>(s, 1)),
+                               ops::Const<int32_t>(s, {1}));
+    Output ones_shape = ops::ConcatV2(
+        s, {ops::Shape(s, in[1]), ops::Fill(s, rest, ops::Const<int32_t>(s, 1))},
+        ops::Const<int32_t>(s, 0));
+    Output ones = ops::Fill(s, ones_shape, Scalar(s, BaseType(dy[0].dtype()), 1));
+    Output scaled = ops::RealDiv(s, dy[0], call(s, "SegmentSum", {ones, in[1]}));
+    *dx = {gather(s, scaled, in[1]), Output()};
+    return s.status();
+  });
+  // Max and min: the gradient shared by the elements equal to the result.
+  for (const char* name : {"SegmentMax", "SegmentMin", "UnsortedSegmentMax",
+                           "UnsortedSegmentMin"}) {
+    const bool unsorted = absl::StartsWith(name, "Unsorted");
+    r->Register(name, [unsorted, gather, call](const Scope& s, const Operation& op,
+                                               const Grads& dy, Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      const DataType t = BaseType(dy[0].dtype());
+      if (!unsorted) {
+        Output selected = ops::Equal(s, in[0], gather(s, op.output(0), in[1]));
+        Output count = call(s, "SegmentSum", {ops::Cast(s, selected, t), in[1]});
+        Output shared = gather(s, ops::RealDiv(s, dy[0], count), in[1]);
+        *dx = {ops::Select(s, selected, shared, ops::ZerosLike(s, in[0])), Output()};
+        return s.status();
+      }
+      auto [outputs, kept] = GatherDropNegatives(s, op.output(0), in[1]);
+      Output selected = ops::LogicalAnd(s, ops::Equal(s, in[0], outputs), kept);
+      Output count = call(s, "UnsortedSegmentSum", {ops::Cast(s, selected, t), in[1], in[2]});
+      Output shared = GatherDropNegatives(s, ops::RealDiv(s, dy[0], count), in[1]).first;
+      *dx = {ops::Select(s, selected, shared, ops::ZerosLike(s, shared)), Output(), Output()};
+      return s.status();
+    });
+  }
+  // Products: the product of the others (without dividing by a zero; no
+  // gradient to a segment with two zeros).
+  for (const char* name : {"SegmentProd", "UnsortedSegmentProd"}) {
+    const bool unsorted = absl::StartsWith(name, "Unsorted");
+    r->Register(name, [unsorted, gather, call](const Scope& s, const Operation& op,
+                                               const Grads& dy, Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      const DataType t = BaseType(dy[0].dtype());
+      auto by_segment = [&](const char* reduce, Output v) {
+        return unsorted ? call(s, absl::StrCat("Unsorted", reduce).c_str(), {v, in[1], in[2]})
+                        : call(s, reduce, {v, in[1]});
+      };
+      Output zero = Scalar(s, t, 0);
+      Output is_zero = ops::Equal(s, in[0], zero);
+      Output zeros = by_segment("SegmentSum", ops::Cast(s, is_zero, DT_INT32));
+      Output grad = ops::Select(s, ops::Greater(s, zeros, ops::Const<int32_t>(s, 1)),
+                                ops::ZerosLike(s, dy[0]), dy[0]);
+      Output non_zero = ops::Select(s, is_zero, ops::OnesLike(s, in[0]), in[0]);
+      Output non_zero_prod = by_segment("SegmentProd", non_zero);
+      Output ids = in[1];
+      if (unsorted) {
+        ids = ops::Maximum(s, ids, ops::Cast(s, ops::Const<int32_t>(s, 0), BaseType(ids.dtype())));
+      }
+      Output others = ops::Select(s, is_zero, gather(s, non_zero_prod, ids),
+                                  ops::RealDiv(s, gather(s, op.output(0), ids),
+                                               unsorted ? in[0] : non_zero));
+      Output gathered = unsorted ? GatherDropNegatives(s, grad, in[1]).first
+                                 : gather(s, grad, in[1]);
+      *dx = {ops::Mul(s, gathered, others), Output()};
+      if (unsorted) dx->push_back(Output());
+      return s.status();
+    });
+  }
+}
+
 // Fused batch normalization, batch matrix products, local response normalization.
 void RegisterBatchGradients(GradientRegistry* r) {
   for (const char* v : {"", "V2", "V3"}) {
@@ -1382,6 +1487,7 @@ void RegisterGatherGradients(GradientRegistry* r) {
     *dx = {ops::Reshape(s, kept, ops::Shape(s, in[0])), Output(), Output()};
     return absl::OkStatus();
   });
+  RegisterSegmentReductionGradients(r);
   // TensorFlow's _SparseSegmentSumGrad: data row indices[i] gets segment
   // segment_ids[i]'s gradient, summed over the i that pick it.
   r->Register("SparseSegmentSum",

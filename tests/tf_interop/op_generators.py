@@ -773,6 +773,38 @@ def unsorted_segment_sum(dt, rng):
     return out
 
 
+def unsorted_segment_reduction(dt, rng):
+    """UnsortedSegmentMax, Min and Prod: unsorted_segment_sum's cases, ties
+    (the gradient shared), zeros (the product's gradient without them), an
+    empty segment (the reduction's identity)."""
+    out = unsorted_segment_sum(dt, rng)
+    tie = np.asarray([1, 3, 3, 0, 2, 0], dt.as_numpy_dtype)
+    for it in (np.int32, np.int64):
+        out.append(Spec(f"ties_and_zeros.{np.dtype(it).name}",
+                        [tie, np.asarray([0, 0, 0, 1, 1, 3], it), _i32(5)],
+                        grad=_grad(dt, 0), grad_const=(2,)))
+    return out
+
+
+def segment_reduction(dt, rng):
+    """SegmentSum, Mean, Max, Min, Prod: sorted ids with an empty segment,
+    rows of several dimensions, ties and zeros, an empty input; ids not
+    increasing, negative, of the wrong length or rank."""
+    out = []
+    tie = np.asarray([1, 3, 3, 0, 2, 0], dt.as_numpy_dtype)
+    for s, seg, values in [((5, 3), [0, 0, 1, 3, 3], None), ((4,), [0, 1, 1, 1], None),
+                           ((6, 2, 2), [0, 0, 0, 1, 1, 2], None), ((0, 3), [], None),
+                           ((6,), [0, 0, 0, 1, 1, 3], tie)]:
+        for it in (np.int32, np.int64):
+            x = _f(rng, s, dt, False) if values is None else values
+            out.append(Spec(f"{list(s)}.{seg}.{np.dtype(it).name}", [x, np.asarray(seg, it)],
+                            grad=_grad(dt, 0)))
+    for label, s, seg in [("not_increasing", (3,), [1, 0, 2]), ("negative", (2,), [-1, 0]),
+                          ("length", (3,), [0, 1]), ("rank", (2, 2), [[0, 0], [1, 1]])]:
+        out.append(Spec(label, [_f(rng, s, dt), _i32(seg)]))
+    return out
+
+
 def sparse_segment_sum(dt, rng):
     out = []
     for s, idx, seg in [((4, 2), [0, 1, 3], [0, 0, 1]), ((5,), [4, 4, 0], [0, 1, 1]),
@@ -1883,6 +1915,10 @@ GENERATORS["DynamicPartition"] = (dynamic_partition, "T")
 GENERATORS["DynamicStitch"] = (dynamic_stitch, "T")
 GENERATORS["ParallelDynamicStitch"] = (dynamic_stitch, "T")
 GENERATORS["UnsortedSegmentSum"] = (unsorted_segment_sum, "T")
+GENERATORS.update(_ops(["UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd"],
+                       unsorted_segment_reduction))
+GENERATORS.update(_ops(["SegmentSum", "SegmentMean", "SegmentMax", "SegmentMin",
+                        "SegmentProd"], segment_reduction))
 GENERATORS["SparseSegmentSum"] = (sparse_segment_sum, "T")
 GENERATORS["InTopKV2"] = (in_top_k, None)
 GENERATORS["DenseBincount"] = (dense_bincount, "T")

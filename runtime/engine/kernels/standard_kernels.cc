@@ -10,6 +10,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterSpaceBatchKernels(r);
   kernels_internal::RegisterMirrorPadKernels(r);
   kernels_internal::RegisterSegmentKernels(r);
+  kernels_internal::RegisterSegmentReductionKernels(r);
   kernels_internal::RegisterSparseKernels(r);
   kernels_internal::RegisterLookupKernels(r);
   kernels_internal::RegisterDenseHashTableKernels(r);

@@ -15,6 +15,7 @@ void RegisterSliceKernels(KernelRegistry* r);
 void RegisterSpaceBatchKernels(KernelRegistry* r);
 void RegisterMirrorPadKernels(KernelRegistry* r);
 void RegisterSegmentKernels(KernelRegistry* r);
+void RegisterSegmentReductionKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
 void RegisterLookupKernels(KernelRegistry* r);
 void RegisterDenseHashTableKernels(KernelRegistry* r);

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "core/allocator.h"
 #include "core/status_macros.h"
 
@@ -75,6 +76,15 @@ void CopyElements(const Tensor& src, int64_t src_off, Tensor* dst, int64_t dst_o
     default:
       break;
   }
+}
+
+std::string ElementPosition(absl::Span<const int64_t> dims, int64_t i) {
+  std::vector<int64_t> pos(dims.size());
+  for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
+    pos[d] = dims[d] > 0 ? i % dims[d] : 0;
+    i = dims[d] > 0 ? i / dims[d] : 0;
+  }
+  return absl::StrCat("[", absl::StrJoin(pos, ","), "]");
 }
 
 }  // namespace kernels_internal

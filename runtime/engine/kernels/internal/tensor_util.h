@@ -5,11 +5,13 @@
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_TENSOR_UTIL_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "absl/types/span.h"
 #include "core/tensor.h"
 
 namespace minigraph {
@@ -32,6 +34,10 @@ absl::StatusOr<int64_t> CanonicalAxis(int64_t axis, int rank, absl::string_view 
 // MaxTensorBytes(); else ResourceExhausted naming `what`, before anything is
 // allocated.
 absl::Status CheckScratchSize(int64_t count, size_t element_bytes, absl::string_view what);
+
+// "[2,0]" for element `i` of a tensor of dimensions `dims` (where a bad
+// index sits, for messages).
+std::string ElementPosition(absl::Span<const int64_t> dims, int64_t i);
 
 // Copies `n` elements between tensors of one dtype, at element offsets
 // (memcpy for plain types, element copies for strings and handles).

@@ -1,6 +1,6 @@
-// Indexing by tuples and by segment: GatherNd, ScatterNd, Unique, UnsortedSegmentSum
-// and DenseBincount (what feature columns, embedding lookups and ragged
-// tensors build).
+// Indexing by tuples and by value: GatherNd, ScatterNd, Unique and
+// DenseBincount (what feature columns, embedding lookups and ragged tensors
+// build). The segment reductions are in segment_reduction_kernels.cc.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -15,16 +15,6 @@
 namespace minigraph {
 namespace kernels_internal {
 namespace {
-
-// "[2,0]" for element `i` of a tensor of shape `dims` (an index's position).
-std::string Position(absl::Span<const int64_t> dims, int64_t i) {
-  std::vector<int64_t> pos(dims.size());
-  for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
-    pos[d] = dims[d] > 0 ? i % dims[d] : 0;
-    i = dims[d] > 0 ? i / dims[d] : 0;
-  }
-  return absl::StrCat("[", absl::StrJoin(pos, ","), "]");
-}
 
 // output[i...] = params[indices[i..., :]]: each index tuple of length k
 // picks a slice of params's trailing rank - k dims.
@@ -76,7 +66,7 @@ class GatherNdOp : public OpKernel {
         if (v < 0 || v >= pd[d]) {
           std::vector<Index> tuple(idx + i * k, idx + (i + 1) * k);
           return absl::InvalidArgumentError(
-              absl::StrCat("indices", Position(batch, i), " = [", absl::StrJoin(tuple, ", "),
+              absl::StrCat("indices", ElementPosition(batch, i), " = [", absl::StrJoin(tuple, ", "),
                            "] does not index into param shape ", params.shape().DebugString()));
         }
         offset = offset * pd[d] + v;
@@ -145,7 +135,7 @@ class ScatterNdOp : public OpKernel {
         if (v < 0 || v >= dims[d]) {
           std::vector<int64_t> tuple(idx.begin() + i * k, idx.begin() + (i + 1) * k);
           return absl::InvalidArgumentError(
-              absl::StrCat("indices", Position(batch, i), " = [", absl::StrJoin(tuple, ", "),
+              absl::StrCat("indices", ElementPosition(batch, i), " = [", absl::StrJoin(tuple, ", "),
                            "] does not index into shape ", out_shape.DebugString()));
         }
         offset = offset * dims[d] + v;
@@ -217,52 +207,6 @@ class UniqueOp : public OpKernel {
  private:
   bool with_counts_ = false;
   DataType out_idx_ = DT_INT32;
-};
-
-// output[s, ...] = sum of data[i..., ...] over the i with segment_ids[i...]
-// == s; negative ids are dropped, as in TensorFlow.
-template <typename T>
-class UnsortedSegmentSumOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  absl::Status Compute(OpKernelContext* ctx) const override {
-    const Tensor& data = ctx->input(0);
-    const Tensor& ids_t = ctx->input(1);
-    MG_ASSIGN_OR_RETURN(std::vector<int64_t> num, IntsFromTensor(ctx->input(2), "num_segments"));
-    if (num.size() != 1 || num[0] < 0) {
-      return absl::InvalidArgumentError(
-          "UnsortedSegmentSum: num_segments must be a non-negative scalar");
-    }
-    const auto dd = data.shape().dim_sizes();
-    const auto sd = ids_t.shape().dim_sizes();
-    if (sd.size() > dd.size() || !std::equal(sd.begin(), sd.end(), dd.begin())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("UnsortedSegmentSum: segment_ids shape ", ids_t.shape().DebugString(),
-                       " is not a prefix of data shape ", data.shape().DebugString()));
-    }
-    std::vector<int64_t> dims = {num[0]};
-    dims.insert(dims.end(), dd.begin() + sd.size(), dd.end());
-    MG_ASSIGN_OR_RETURN(TensorShape out_shape, TensorShape::Build(dims));
-    Tensor* out;
-    MG_RETURN_IF_ERROR(ctx->allocate_output(0, out_shape, &out));
-    T* o = out->data<T>();
-    std::fill(o, o + out->NumElements(), T(0));
-    MG_ASSIGN_OR_RETURN(std::vector<int64_t> ids, FlatInts(ids_t, "segment_ids"));
-    const int64_t inner = ids.empty() ? 0 : data.NumElements() / static_cast<int64_t>(ids.size());
-    const T* in = data.data<T>();
-    for (size_t i = 0; i < ids.size(); ++i) {
-      const int64_t s = ids[i];
-      if (s < 0) continue;
-      if (s >= num[0]) {
-        return absl::InvalidArgumentError(absl::StrCat("segment_ids", Position(sd, i), " = ", s,
-                                                       " is out of range [0, ", num[0], ")"));
-      }
-      T* dst = o + s * inner;
-      const T* src = in + i * inner;
-      for (int64_t j = 0; j < inner; ++j) dst[j] += src[j];
-    }
-    return absl::OkStatus();
-  }
 };
 
 // DenseBincount: output[v] counts (or sums the weights of) the elements equal
@@ -337,8 +281,6 @@ void RegisterSegmentKernels(KernelRegistry* r) {
   auto unique = TypedFactory<UniqueOp, float, double, int32_t, int64_t, std::string>();
   r->Register("Unique", unique);
   r->Register("UniqueWithCounts", unique);
-  r->Register("UnsortedSegmentSum",
-              TypedFactory<UnsortedSegmentSumOp, float, double, int32_t, int64_t>());
   r->Register("DenseBincount", TypedFactory<DenseBincountOp, float, double, int32_t, int64_t>());
 }
 
