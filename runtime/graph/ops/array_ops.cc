@@ -1067,7 +1067,7 @@ void RegisterTilingOps(OpRegistry* r) {
                         .Output("output: T")
                         .Attr("T: type")
                         .Attr("Tpaddings: {int32, int64} = int32")
-                        .Attr("mode: string")
+                        .Attr("mode: {\"REFLECT\", \"SYMMETRIC\"}")
                         .SetShapeFn(PadShape));
   MG_REGISTER_OP(r, OpDefBuilder("ReverseV2")
                         .Input("tensor: T")

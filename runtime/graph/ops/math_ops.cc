@@ -118,7 +118,8 @@ void Unary(OpRegistry* r, const char* name, const char* types) {
 // Commutative: x op y == y op x, as TensorFlow marks them.
 bool IsCommutative(absl::string_view name) {
   static constexpr absl::string_view kCommutative[] = {
-      "AddV2", "Mul", "SquaredDifference", "Equal", "NotEqual", "LogicalAnd", "LogicalOr"};
+      "AddV2",      "Mul",       "SquaredDifference", "Equal",     "NotEqual",
+      "LogicalAnd", "LogicalOr", "BitwiseAnd",        "BitwiseOr", "BitwiseXor"};
   return std::find(std::begin(kCommutative), std::end(kCommutative), name) !=
          std::end(kCommutative);
 }
