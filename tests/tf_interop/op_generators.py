@@ -2264,9 +2264,23 @@ SEEDS = [(0, 0), (1, 2), (-7, 123456789), (2**31 - 1, -(2**31))]
 RANDOM_SHAPES = [[], [7], [3, 5], [1001], [0, 4]]
 
 
-def stateless_random(version):
+def _int_ranges(dt):
+    """[minval, maxval) ranges for integer random ops: small, around 0, the
+    whole type but one (the modulo's bias), a single value."""
+    info = np.iinfo(dt.as_numpy_dtype)
+    lows = [(0, 10), (3, 1000), (int(info.min), int(info.max)), (7, 8)]
+    if info.min < 0:
+        lows.append((-5, 3))
+    return [(np.asarray(lo, dt.as_numpy_dtype), np.asarray(hi, dt.as_numpy_dtype))
+            for lo, hi in lows]
+
+
+def stateless_random(version, ints=False):
+    """Stateless random ops of `version` (1: a seed; 2: a key, counter and
+    algorithm); with `ints` the integer ops' [minval, maxval) inputs too."""
     def gen(dt, rng):
         out = []
+        ranges = _int_ranges(dt) if ints else [()]
         for seed in SEEDS:
             for shape in RANDOM_SHAPES:
                 for st in (np.int32, np.int64):
@@ -2278,9 +2292,38 @@ def stateless_random(version):
                             key, counter = sess.run(tf.raw_ops.StatelessRandomGetKeyCounter(
                                 seed=np.asarray(seed, st)))
                         inputs = [np.asarray(shape, np.int32), key, counter, np.int32(1)]
-                    out.append(Spec(f"{seed}.{shape}.{np.dtype(st).name}", inputs, {"dtype": dt}))
+                    # (The integer ops' dtype is their range's.)
+                    attrs = {} if ints else {"dtype": dt}
+                    for r in ranges:
+                        out.append(Spec(f"{seed}.{shape}.{np.dtype(st).name}.{list(r)}",
+                                        inputs + list(r), attrs))
+        if ints:
+            # An empty output takes any range (TensorFlow returns before
+            # reading it); three values need a scalar, nonempty range.
+            empty = out[-1].inputs[:-2]
+            three = [np.asarray([3], np.int32)] + empty[1:]
+            one = np.asarray(5, dt.as_numpy_dtype)
+            pair = np.asarray([1, 2], dt.as_numpy_dtype)
+            out.append(Spec("empty_output_any_range", empty + [pair, one]))
+            out.append(Spec("empty_range", three + [one, one]))
+            out.append(Spec("vector_minval", three + [pair, one]))
         return out
     return gen
+
+
+def random_int_op(dt, rng):
+    """RandomUniformInt: the stateful op's sequence for seeded nodes."""
+    out = []
+    for shape in ([3], [2, 5], [0], [1001]):
+        for seed, seed2 in [(1, 2), (87654321, 0)]:
+            for lo, hi in _int_ranges(dt):
+                out.append(Spec(f"{shape}.{seed}.{seed2}.{lo}.{hi}",
+                                [np.asarray(shape, np.int32), lo, hi],
+                                {"seed": seed, "seed2": seed2}))
+    one = np.asarray(5, dt.as_numpy_dtype)
+    out.append(Spec("empty_range", [_i32([3]), one, one], {"seed": 1, "seed2": 1}))
+    out.append(Spec("empty_output", [_i32([0]), one, one], {"seed": 1, "seed2": 1}))
+    return out
 
 
 def key_counter(dt, rng):
@@ -2312,6 +2355,11 @@ for _op in ("StatelessRandomUniform", "StatelessRandomNormal", "StatelessTruncat
     GENERATORS[_op] = (stateless_random(1), "dtype")
 for _op in ("StatelessRandomUniformV2", "StatelessRandomNormalV2", "StatelessTruncatedNormalV2"):
     GENERATORS[_op] = (stateless_random(2), "dtype")
+GENERATORS["StatelessRandomUniformInt"] = (stateless_random(1, ints=True), "dtype")
+GENERATORS["StatelessRandomUniformIntV2"] = (stateless_random(2, ints=True), "dtype")
+GENERATORS["StatelessRandomUniformFullInt"] = (stateless_random(1), "dtype")
+GENERATORS["StatelessRandomUniformFullIntV2"] = (stateless_random(2), "dtype")
+GENERATORS["RandomUniformInt"] = (random_int_op, "Tout")
 GENERATORS["StatelessRandomGetKeyCounter"] = (key_counter, "Tseed")
 GENERATORS["StatelessRandomGetAlg"] = (lambda dt, rng: [Spec("alg", [])], None)
 

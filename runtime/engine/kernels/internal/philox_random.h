@@ -20,8 +20,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
+#include <utility>
 
 #include "Random123/philox.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "core/tensor.h"
 
 namespace minigraph {
 namespace kernels_internal {
@@ -195,6 +200,60 @@ struct PhiloxNormal<double> {
     return r;
   }
 };
+
+// Integers in [lo, lo + range) (TensorFlow's UniformDistribution for
+// integers: a sample modulo the range, its slight bias included; 64-bit
+// values from two samples), or with kFull every value of T's bits
+// (UniformFullIntDistribution). T: int32, int64, uint32 or uint64.
+template <typename T, bool kFull = false>
+struct PhiloxUniformInt {
+  using U = std::make_unsigned_t<T>;
+  static constexpr bool kWide = sizeof(T) == 8;
+  static constexpr int kGroup = kWide ? 2 : 4;
+  static constexpr bool kVariableSamples = false;
+  T lo = 0;
+  U range = 1;
+  std::array<T, kGroup> operator()(PhiloxRandom* gen) const {
+    const PhiloxRandom::Block b = (*gen)();
+    std::array<T, kGroup> r;
+    for (int i = 0; i < kGroup; ++i) {
+      U bits;
+      if constexpr (kWide) {
+        bits = static_cast<U>(b[2 * i]) | (static_cast<U>(b[2 * i + 1]) << 32);
+      } else {
+        bits = static_cast<U>(b[i]);
+      }
+      r[i] = kFull ? static_cast<T>(bits) : static_cast<T>(static_cast<U>(lo) + bits % range);
+    }
+    return r;
+  }
+};
+template <typename T>
+using PhiloxFullInt = PhiloxUniformInt<T, true>;
+
+// The distribution of [minval, maxval) from the scalar tensors of a
+// RandomUniformInt or StatelessRandomUniformInt, checked as TensorFlow
+// checks them (`empty`: the output has no elements, and any range is
+// fine).
+template <typename T>
+absl::StatusOr<PhiloxUniformInt<T>> UniformIntRange(const Tensor& minval, const Tensor& maxval,
+                                                   bool empty) {
+  for (const auto& [t, name] : {std::pair{&minval, "minval"}, std::pair{&maxval, "maxval"}}) {
+    if (t->dims() != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(name, " must be 0-D, got shape ", t->shape().DebugString()));
+    }
+  }
+  PhiloxUniformInt<T> dist;
+  const T lo = *minval.data<T>(), hi = *maxval.data<T>();
+  if (empty) return dist;
+  if (!(lo < hi)) {
+    return absl::InvalidArgumentError(absl::StrCat("Need minval < maxval: ", lo, " >= ", hi));
+  }
+  dist.lo = lo;
+  dist.range = static_cast<std::make_unsigned_t<T>>(hi) - static_cast<std::make_unsigned_t<T>>(lo);
+  return dist;
+}
 
 // Normal values with |v| < 2, drawn until kGroup of them fall inside.
 template <typename T>

@@ -1,4 +1,4 @@
-// RandomUniform, RandomStandardNormal and TruncatedNormal: TensorFlow's
+// RandomUniform, RandomUniformInt, RandomStandardNormal and TruncatedNormal: TensorFlow's
 // stateful random ops, value for value. Each node owns a Philox generator
 // made from its (seed, seed2) attrs as TensorFlow's GuardedPhiloxRandom makes
 // it (key = seed, the counter's high half = seed2); every run takes the
@@ -43,11 +43,15 @@ struct RandomFor {
 
     absl::Status Compute(OpKernelContext* ctx) const override {
       MG_ASSIGN_OR_RETURN(TensorShape shape, ShapeFromTensor(ctx->input(0), "shape"));
+      const int64_t n = shape.num_elements();
+      Dist<T> dist;
+      if constexpr (std::is_integral_v<T>) {  // RandomUniformInt's minval, maxval
+        MG_ASSIGN_OR_RETURN(dist, UniformIntRange<T>(ctx->input(1), ctx->input(2), n == 0));
+      }
       Tensor* out;
       MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
-      const int64_t n = shape.num_elements();
       PhiloxRandom local = Reserve(n);
-      FillPhilox(local, Dist<T>(), out->data<T>(), n);
+      FillPhilox(local, dist, out->data<T>(), n);
       return absl::OkStatus();
     }
 
@@ -131,6 +135,8 @@ class RngReadAndSkipOp : public OpKernel {
 void RegisterRandomKernels(KernelRegistry* r) {
   r->Register("RngReadAndSkip", MakeFactory<RngReadAndSkipOp>());
   r->Register("RandomUniform", TypedFactory<RandomFor<PhiloxUniform>::Op, float, double>("dtype"));
+  r->Register("RandomUniformInt",
+              TypedFactory<RandomFor<PhiloxUniformInt>::Op, int32_t, int64_t>("Tout"));
   r->Register("RandomStandardNormal",
               TypedFactory<RandomFor<PhiloxNormal>::Op, float, double>("dtype"));
   r->Register("TruncatedNormal",

@@ -58,7 +58,8 @@ class GetAlgOp : public OpKernel {
 };
 
 // The V2 ops (shape, key, counter, alg) and the V1 ops (shape, seed), for
-// distribution Dist<T>.
+// distribution Dist<T>; PhiloxUniformInt's range from the inputs after them
+// (minval, maxval).
 template <template <typename> class Dist, bool kV2>
 struct StatelessFor {
   template <typename T>
@@ -70,7 +71,15 @@ struct StatelessFor {
       MG_ASSIGN_OR_RETURN(PhiloxRandom gen, Generator(ctx));
       Tensor* out;
       MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
-      FillPhilox(gen, Dist<T>(), out->data<T>(), shape.num_elements());
+      Dist<T> dist;
+      // (An empty output reads no range, as TensorFlow's.)
+      if constexpr (std::is_same_v<Dist<T>, PhiloxUniformInt<T>>) {
+        if (shape.num_elements() == 0) return absl::OkStatus();
+        const int first = kV2 ? 4 : 2;
+        MG_ASSIGN_OR_RETURN(dist, UniformIntRange<T>(ctx->input(first), ctx->input(first + 1),
+                                                     /*empty=*/false));
+      }
+      FillPhilox(gen, dist, out->data<T>(), shape.num_elements());
       return absl::OkStatus();
     }
 
@@ -117,6 +126,17 @@ void RegisterStatelessRandomKernels(KernelRegistry* r) {
               TypedFactory<StatelessFor<PhiloxNormal, false>::Op, float, double>("dtype"));
   r->Register("StatelessTruncatedNormal",
               TypedFactory<StatelessFor<PhiloxTruncatedNormal, false>::Op, float, double>("dtype"));
+  r->Register("StatelessRandomUniformIntV2",
+              TypedFactory<StatelessFor<PhiloxUniformInt, true>::Op, int32_t, int64_t, uint32_t,
+                           uint64_t>("dtype"));
+  r->Register("StatelessRandomUniformInt",
+              TypedFactory<StatelessFor<PhiloxUniformInt, false>::Op, int32_t, int64_t>("dtype"));
+  r->Register("StatelessRandomUniformFullIntV2",
+              TypedFactory<StatelessFor<PhiloxFullInt, true>::Op, int32_t, int64_t, uint32_t,
+                           uint64_t>("dtype"));
+  r->Register("StatelessRandomUniformFullInt",
+              TypedFactory<StatelessFor<PhiloxFullInt, false>::Op, int32_t, int64_t, uint32_t,
+                           uint64_t>("dtype"));
 }
 
 }  // namespace kernels_internal
