@@ -255,7 +255,8 @@ void RegisterArithmeticGradients(GradientRegistry* r) {
         ops::Mul(s, dy[0], ops::Reciprocal(s, ops::Add(s, Scalar(s, BaseType(x.dtype()), 1), x)))};
     return absl::OkStatus();
   });
-  for (const char* op : {"Round", "Rint", "FloorDiv", "ArgMin", "All", "Any", "BitwiseAnd",
+  for (const char* op : {"Round", "Rint", "FloorDiv", "ArgMin", "All", "Any", "HSVToRGB",
+                         "BitwiseAnd",
                          "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift", "Invert"}) {
     r->RegisterNoGradient(op);
   }

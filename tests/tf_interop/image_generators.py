@@ -468,6 +468,43 @@ def projective_transform(v3):
     return gen
 
 
+def _colours(rng, shape, dt):
+    """Colours in [0, 1] with grays (equal channels), two channels equal,
+    black and white among them, and a few out of range (negative, above 1)."""
+    x = random_values(rng, shape, dt, edges=False, low=0.0, high=1.0)
+    flat = x.reshape(-1, 3)
+    special = np.array([[0.5, 0.5, 0.5], [0, 0, 0], [1, 1, 1], [0.2, 0.7, 0.7],
+                        [0.9, 0.1, 0.9], [0.3, 0.3, 0.8], [-0.2, 0.5, 1.3]], flat.dtype)
+    k = min(len(flat), len(special))
+    flat[:k] = special[:k]
+    return x
+
+
+def colour_space(dt, rng):
+    """RGBToHSV and HSVToRGB: pixels of any rank >= 1; a hue of 1 and past
+    it (HSVToRGB wraps nothing); not 3 channels."""
+    out = [Spec(f"{list(s)}", [_colours(rng, s, dt)], tol=2.0)
+           for s in [(3,), (7, 3), (2, 4, 5, 3), (0, 3)]]
+    out.append(Spec("channels", [random_values(rng, (2, 4), dt, edges=False)]))
+    return out
+
+
+def colour_adjustment(param, values, rank=3):
+    """AdjustHue, AdjustSaturation, AdjustContrastv2: images of rank >= 3,
+    several amounts; a non-scalar amount and a low rank are refused."""
+    def gen(dt, rng):
+        out = []
+        for shape in [(4, 5, 3), (2, 3, 4, 3), (1, 1, 3), (0, 2, 2, 3)]:
+            for v in values:
+                out.append(Spec(f"{list(shape)}.{param}{v}",
+                                [_colours(rng, shape, dt), np.float32(v)], tol=2.0))
+        x = _colours(rng, (2, 2, 3), dt)
+        out.append(Spec(f"vector_{param}", [x, np.float32([0.1, 0.2])]))
+        out.append(Spec("rank", [_colours(rng, (4, 3), dt), np.float32(values[0])]))
+        return out
+    return gen
+
+
 def register(generators):
     generators["DecodeJpeg"] = (decode_jpeg(crop=False), None)
     generators["DecodeAndCropJpeg"] = (decode_jpeg(crop=True), None)
@@ -485,3 +522,8 @@ def register(generators):
     generators["ResizeNearestNeighborGrad"] = (resize_nearest_grad, "T")
     generators["ImageProjectiveTransformV2"] = (projective_transform(v3=False), "dtype")
     generators["ImageProjectiveTransformV3"] = (projective_transform(v3=True), "dtype")
+    generators["RGBToHSV"] = (colour_space, "T")
+    generators["HSVToRGB"] = (colour_space, "T")
+    generators["AdjustHue"] = (colour_adjustment("delta", [0.2, -0.7, 1.5, 0.0]), "T")
+    generators["AdjustSaturation"] = (colour_adjustment("scale", [0.5, 2.0, 0.0]), "T")
+    generators["AdjustContrastv2"] = (colour_adjustment("factor", [1.8, -0.5, 0.0]), "T")

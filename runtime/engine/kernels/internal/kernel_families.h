@@ -51,6 +51,7 @@ void RegisterSerializationKernels(KernelRegistry* r);
 void RegisterImageCodecKernels(KernelRegistry* r);
 void RegisterImageResizeKernels(KernelRegistry* r);
 void RegisterImageTransformKernels(KernelRegistry* r);
+void RegisterImageColorKernels(KernelRegistry* r);
 void RegisterRaggedKernels(KernelRegistry* r);
 void RegisterFunctionalKernels(KernelRegistry* r);
 void RegisterDatasetKernels(KernelRegistry* r);
