@@ -36,7 +36,8 @@ object on its last line of stdout.
 
   tf_bench.py kernels --export=DIR --runs=20 --reps=3
       Single ops at real models' shapes (KERNEL_BENCHES: a MobileNetV2
-      depthwise layer, plain and strided; a 3x3x3 Conv3D; l2_loss of a
+      depthwise layer, plain and strided; a 3x3x3 Conv3D; the attention
+      scores of Keras' MultiHeadAttention (Einsum); l2_loss of a
       1M-parameter layer),
       each as a graph of random variables whose "forward" runs the op and
       whose "backward" computes the gradients of its inputs, written to
@@ -312,6 +313,11 @@ KERNEL_BENCHES = {
     "conv3d": lambda rng: _bench_graph(
         rng, [(2, 8, 16, 16, 32), (3, 3, 3, 32, 64)],
         lambda x, f: tf.nn.conv3d(x, f, [1, 1, 1, 1, 1], "SAME")),
+    # Keras MultiHeadAttention's attention scores (its einsum "aecd,abcd->acbe"
+    # of keys and queries): batch 16, 64 tokens, 4 heads of 32.
+    "einsum_attention": lambda rng: _bench_graph(
+        rng, [(16, 64, 4, 32), (16, 64, 4, 32)],
+        lambda k, q: tf.einsum("aecd,abcd->acbe", k, q)),
     # tf.nn.l2_loss of a 1M-parameter layer (weight decay, clip_by_global_norm).
     "l2_loss": lambda rng: _bench_graph(rng, [(1024, 1024)], tf.nn.l2_loss),
 }
