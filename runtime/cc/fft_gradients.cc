@@ -81,7 +81,8 @@ Output DftMatrix(const Scope& s, Output n, DataType complex) {
   } else {
     *minus_two_pi_i.data<complex64>() = complex64(0, static_cast<float>(-2 * M_PI));
   }
-  Output angle = ops::Mul(s, ops::Const(s, minus_two_pi_i), ops::Cast(s, ops::Mul(s, a, b), complex));
+  Output angle =
+      ops::Mul(s, ops::Const(s, minus_two_pi_i), ops::Cast(s, ops::Mul(s, a, b), complex));
   return ops::Exp(s, ops::RealDiv(s, angle, ops::Cast(s, n, complex)));
 }
 

@@ -1297,7 +1297,8 @@ def _real_of(dt):
 
 def complex_op(dt, rng):
     """Complex(real, imag), broadcast; the output type follows the input's."""
-    return [dataclasses.replace(spec, attrs={"Tout": _complex_of(dt)}) for spec in binary()(dt, rng)]
+    return [dataclasses.replace(spec, attrs={"Tout": _complex_of(dt)})
+            for spec in binary()(dt, rng)]
 
 
 def complex_parts(has_tout):

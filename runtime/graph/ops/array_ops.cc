@@ -693,7 +693,8 @@ void RegisterConstantOps(OpRegistry* r) {
   MG_REGISTER_OP(r, OpDefBuilder("ZerosLike")
                         .Input("x: T")
                         .Output("y: T")
-                        .Attr("T: {float, double, int32, int64, bool, complex64, complex128, variant}")
+                        .Attr("T: {float, double, int32, int64, bool, complex64, complex128, "
+                              "variant}")
                         .SetShapeFn(shape_fn::Unchanged));
   MG_REGISTER_OP(r, OpDefBuilder("OnesLike")
                         .Input("x: T")

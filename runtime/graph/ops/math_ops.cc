@@ -213,9 +213,10 @@ void RegisterElementwiseOps(OpRegistry* r) {
                         .Attr("Tout: {complex64, complex128} = DT_COMPLEX64")
                         .SetShapeFn(shape_fn::BroadcastBinary));
   for (const char* op : {"Real", "Imag", "ComplexAbs", "Angle"}) {
+    const bool abs = absl::string_view(op) == "ComplexAbs";  // (its arguments' names)
     MG_REGISTER_OP(r, OpDefBuilder(op)
-                          .Input(absl::string_view(op) == "ComplexAbs" ? "x: T" : "input: T")
-                          .Output(absl::string_view(op) == "ComplexAbs" ? "y: Tout" : "output: Tout")
+                          .Input(abs ? "x: T" : "input: T")
+                          .Output(abs ? "y: Tout" : "output: Tout")
                           .Attr("T: {complex64, complex128} = DT_COMPLEX64")
                           .Attr("Tout: {float, double} = DT_FLOAT")
                           .SetShapeFn(shape_fn::Unchanged));

@@ -67,10 +67,10 @@ absl::StatusOr<std::vector<std::vector<int64_t>>> Maps(const Tensor& input, cons
     // the paddings.
     const int64_t size = grad ? input.dim_size(d) - before - after : input.dim_size(d);
     if (size < 0 || (reflect ? before >= size || after >= size : before > size || after > size)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "paddings must be ", reflect ? "less than" : "no greater than",
-          " the dimension size: ", before, ", ", after, reflect ? " not less than " : " greater than ",
-          size));
+      return absl::InvalidArgumentError(
+          absl::StrCat("paddings must be ", reflect ? "less than" : "no greater than",
+                       " the dimension size: ", before, ", ", after,
+                       reflect ? " not less than " : " greater than ", size));
     }
     maps[d] = MirrorMap(size, before, after, reflect);
   }
@@ -119,7 +119,8 @@ class MirrorPadBase : public OpKernel {
     std::string mode;
     MG_RETURN_IF_ERROR(c->GetAttr("mode", &mode));
     if (mode != "REFLECT" && mode != "SYMMETRIC") {
-      return absl::InvalidArgumentError(absl::StrCat("mode must be REFLECT or SYMMETRIC, got ", mode));
+      return absl::InvalidArgumentError(
+          absl::StrCat("mode must be REFLECT or SYMMETRIC, got ", mode));
     }
     reflect_ = mode == "REFLECT";
     return absl::OkStatus();

@@ -67,7 +67,9 @@ void RgbToHsv(const T* rgb, T* hsv) {
   const T range = v - std::min(r, std::min(g, b));
   const T s = v > T(0) ? range / v : T(0);
   const T norm = T(1) / range * (T(1) / T(6));
-  T h = r == v ? norm * (g - b) : g == v ? norm * (b - r) + T(2) / T(6) : norm * (r - g) + T(4) / T(6);
+  T h = r == v   ? norm * (g - b)
+        : g == v ? norm * (b - r) + T(2) / T(6)
+                 : norm * (r - g) + T(4) / T(6);
   if (!(range > T(0))) h = T(0);
   if (h < T(0)) h = h + T(1);
   hsv[0] = h;

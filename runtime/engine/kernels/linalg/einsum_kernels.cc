@@ -55,8 +55,8 @@ absl::StatusOr<Equation> ParseEquation(const std::string& equation) {
   }
   std::vector<std::string> inputs = absl::StrSplit(sides[0], ',');
   if (inputs.size() != 1 && inputs.size() != 2) {
-    return absl::InvalidArgumentError(absl::StrCat("Expecting 1 or 2 input subscripts in equation '",
-                                                   equation, "' but got: ", inputs.size()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Expecting 1 or 2 input subscripts in equation '", equation, "' but got: ", inputs.size()));
   }
   absl::flat_hash_map<char, int> ids;
   auto labels = [&](const std::string& sub, std::vector<int>* out) -> absl::Status {
@@ -363,7 +363,9 @@ class EinsumOp : public OpKernel {
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
     if (out->NumElements() == 0) return absl::OkStatus();
-    if (out_labels.size() > result_labels.size()) std::memset(out->raw_data(), 0, out->TotalBytes());
+    if (out_labels.size() > result_labels.size()) {
+      std::memset(out->raw_data(), 0, out->TotalBytes());
+    }
     const std::vector<int64_t> strides = RowMajorStrides(shape);
     StridedBlock block;
     MG_ASSIGN_OR_RETURN(TensorShape result_shape, TensorShape::Build(result_dims));

@@ -56,7 +56,8 @@ void RegisterAddKernels(KernelRegistry* r) {
               TypedFactory<BinaryKernelFor<functor::sub>::Op, float, double, int32_t, int64_t,
                            complex64, complex128>());
   r->Register("AddN",
-              [numeric = TypedFactory<AddNOp, float, double, int32_t, int64_t, complex64, complex128>()](
+              [numeric = TypedFactory<AddNOp, float, double, int32_t, int64_t, complex64,
+                                      complex128>()](
                   OpKernelConstruction* c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
                 DataType dt;
                 MG_RETURN_IF_ERROR(c->GetAttr("T", &dt));

@@ -91,8 +91,9 @@ struct UnsortedSegmentFor {
         const int64_t s = ids[i];
         if (s < 0) continue;
         if (s >= num[0]) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "segment_ids", ElementPosition(sd, i), " = ", s, " is out of range [0, ", num[0], ")"));
+          return absl::InvalidArgumentError(absl::StrCat("segment_ids", ElementPosition(sd, i),
+                                                         " = ", s, " is out of range [0, ",
+                                                         num[0], ")"));
         }
         T* dst = o + s * inner;
         const T* src = in + i * inner;

@@ -76,7 +76,8 @@ TEST(FftTest, RefusesWhatTensorFlowRefuses) {
   EXPECT_THAT(RunKernel("RFFT", {{x}, {Tensor::Vector<int32_t>({-1})}}),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("must >= 0")));
   EXPECT_THAT(RunKernel("RFFT", {{x}, {Tensor::Vector<int32_t>({2, 2})}}),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("fft_length must have shape")));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("fft_length must have shape")));
   // (The shape function refuses it first, as TensorFlow's.)
   Tensor z(DT_COMPLEX64, TensorShape({4}));
   EXPECT_THAT(RunKernel("FFT2D", {{z}}),
