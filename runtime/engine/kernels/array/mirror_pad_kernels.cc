@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "Eigen/Core"  // half, bfloat16
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
