@@ -1295,6 +1295,24 @@ def fourier(dt, rng):
     return out
 
 
+def einsum_reductions(dt, rng):
+    """Einsum followed by reductions, as losses use it: the reductions'
+    gradients need the einsum's output rank (its shape function)."""
+    def case(equation, shapes, axis):
+        def build():
+            xs = [v1.placeholder(tf.float32, s, name=f"x{i}") for i, s in enumerate(shapes)]
+            y = tf.einsum(equation, *xs)
+            outputs = [tf.reduce_mean(y, axis=axis), tf.reduce_sum(tf.square(y))]
+            return {x: random_values(rng, s, tf.float32, edges=False)
+                    for x, s in zip(xs, shapes)}, outputs
+        return build
+    cases = [("ij,jk->ik", [(3, 4), (4, 5)], 1),
+             ("bqhd,bkhd->bhqk", [(2, 3, 2, 4), (2, 5, 2, 4)], -1),
+             ("...ij,...jk->...ik", [(2, 3, 4), (4, 5)], 0)]
+    return [Spec(eq, [], grad=tuple(range(len(shapes))), graph=case(eq, shapes, axis), tol=4.0)
+            for eq, shapes, axis in cases]
+
+
 def complex_numbers(dt, rng):
     """Complex numbers made from real placeholders, computed with, and taken
     back to real numbers, in float32 (complex64) and float64 (complex128):
@@ -1339,6 +1357,7 @@ GRAPH_GROUPS += [
       "StatelessWhile"]),
     ("functions", functions, ["PartitionedCall", "StatefulPartitionedCall"]),
     ("rng_state", rng_state, ["RngReadAndSkip"]),
+    ("einsum_reductions", einsum_reductions, ["Einsum"]),
     ("complex_numbers", complex_numbers,
      ["Complex", "ComplexAbs", "Angle", "Real", "Imag", "Conj"]),
     ("fourier", fourier, ["RFFT", "RFFT2D", "IRFFT", "IRFFT2D", "FFT", "IFFT", "FFT2D",

@@ -1,7 +1,11 @@
 // Element-wise math, reductions and matrix multiplication.
+#include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "runtime/graph/op_def_builder.h"
 #include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/ops/internal/op_macros.h"
@@ -328,6 +332,69 @@ void RegisterMatrixAndReductionOps(OpRegistry* r) {
   }
 }
 
+// Einsum's output: each output label's dimension from an input that has it
+// (-1 where none knows it), the ellipsis the broadcast of the inputs'
+// ellipsis dimensions (unknown rank when an input with one has unknown
+// rank). What does not fit otherwise the kernel refuses, naming it.
+absl::Status EinsumShape(InferenceContext* c) {
+  MG_ASSIGN_OR_RETURN(std::string equation, c->GetAttr<std::string>("equation"));
+  const size_t arrow = equation.find("->");
+  if (arrow == std::string::npos) {
+    return c->Error(absl::StrCat("Expecting exactly one '->' in einsum equation: ", equation));
+  }
+  const std::vector<std::string> subs = absl::StrSplit(equation.substr(0, arrow), ',');
+  const std::string output = equation.substr(arrow + 2);
+  if (static_cast<int>(subs.size()) != c->num_inputs()) {
+    return c->Error(absl::StrCat("Expected ", subs.size(), " inputs but got: ", c->num_inputs()));
+  }
+  std::map<char, int64_t> dims;
+  PartialShape ellipsis = PartialShape::Scalar();
+  for (int i = 0; i < c->num_inputs(); ++i) {
+    const PartialShape& in = c->input(i);
+    const std::string& sub = subs[i];
+    const size_t dots = sub.find("...");
+    const int named = static_cast<int>(sub.size()) - (dots == std::string::npos ? 0 : 3);
+    if (!in.rank_known()) {
+      if (dots != std::string::npos) ellipsis = PartialShape();
+      continue;
+    }
+    if (dots == std::string::npos ? in.rank() != named : in.rank() < named) {
+      return c->Error(absl::StrCat("Expected input ", i, " to have rank ", named, " but got: ",
+                                   in.rank()));
+    }
+    int axis = 0;
+    for (size_t k = 0; k < sub.size(); ++k) {
+      if (k == dots) {
+        const int count = in.rank() - named;
+        std::vector<int64_t> part(in.dims().begin() + axis, in.dims().begin() + axis + count);
+        MG_ASSIGN_OR_RETURN(ellipsis, PartialShape::Broadcast(ellipsis, PartialShape(part)));
+        axis += count;
+        k += 2;
+        continue;
+      }
+      const int64_t d = in.dim(axis++);
+      auto [it, added] = dims.emplace(sub[k], d);
+      if (!added && it->second < 0) it->second = d;
+    }
+  }
+  std::vector<int64_t> out;
+  for (size_t k = 0; k < output.size(); ++k) {
+    if (output.compare(k, 3, "...") == 0) {
+      if (!ellipsis.rank_known()) {
+        c->set_output(0, PartialShape());
+        return absl::OkStatus();
+      }
+      out.insert(out.end(), ellipsis.dims().begin(), ellipsis.dims().end());
+      k += 2;
+      continue;
+    }
+    auto it = dims.find(output[k]);
+    out.push_back(it == dims.end() ? -1 : it->second);
+  }
+  c->set_output(0, PartialShape(out));
+  return absl::OkStatus();
+}
+
 // OK unless input 0's rank is known and below `rank`.
 absl::Status AtLeastRank(InferenceContext* c, int rank) {
   const PartialShape& in = c->input(0);
@@ -394,6 +461,13 @@ void RegisterMathOps(OpRegistry* r) {
   RegisterElementwiseOps(r);
   RegisterMatrixAndReductionOps(r);
   RegisterSpectralOps(r);
+  MG_REGISTER_OP(r, OpDefBuilder("Einsum")
+                        .Input("inputs: N * T")
+                        .Output("output: T")
+                        .Attr("equation: string")
+                        .Attr("N: int >= 1")
+                        .Attr("T: {float, double, int32, int64}")
+                        .SetShapeFn(EinsumShape));
 }
 
 }  // namespace ops_internal

@@ -12,7 +12,9 @@
 #include "google/protobuf/util/message_differencer.h"
 #include "runtime/graph/ops/internal/op_families.h"
 #include "runtime/graph/ops/standard_ops.h"
+#include "runtime/graph/node_def_util.h"
 #include "runtime/graph/ops/tensorflow_op_defs.h"
+#include "runtime/graph/shape_inference.h"
 
 namespace minigraph {
 namespace {
@@ -108,6 +110,36 @@ TEST(OpDefsTest, AnOpMinigraphDefinesTakesTensorFlowsInterfaceAndKeepsItsKernelT
   const OpRegistrationData& qr = **GlobalOpRegistry()->LookUp("Qr");
   EXPECT_EQ(qr.op_def.input_arg(0).name(), "input");
   EXPECT_TRUE(qr.shape_fn == nullptr);
+}
+
+}  // namespace
+}  // namespace minigraph
+
+namespace minigraph {
+namespace {
+
+// Einsum's shape function: labels' dimensions from the inputs, the
+// ellipsis broadcast, unknown where an input does not say.
+TEST(OpDefsTest, EinsumShapeFollowsItsEquation) {
+  const OpRegistrationData& einsum = **GlobalOpRegistry()->LookUp("Einsum");
+  auto infer = [&](const std::string& equation, std::vector<PartialShape> in) {
+    NodeDef node;
+    node.set_op("Einsum");
+    (*node.mutable_attr())["equation"] = MakeAttrValue(equation);
+    InferenceContext c(&node, std::vector<DataType>(in.size(), DT_FLOAT), in,
+                       std::vector<const Tensor*>(in.size(), nullptr), 1);
+    const absl::Status status = einsum.shape_fn(&c);
+    return status.ok() ? c.outputs()[0].DebugString() : std::string(status.message());
+  };
+  EXPECT_EQ(infer("aecd,abcd->acbe", {PartialShape({2, 5, 4, 8}), PartialShape({2, 3, 4, 8})}),
+            "[2,4,3,5]");
+  EXPECT_EQ(infer("...ij,...jk->...ik", {PartialShape({3, 1, 2, 4}), PartialShape({5, 4, -1})}),
+            "[3,5,2,?]");
+  EXPECT_EQ(infer("ij,jk->ik", {PartialShape({-1, 4}), PartialShape()}), "[?,?]");
+  EXPECT_EQ(infer("...ij->...ji", {PartialShape()}), "?");
+  EXPECT_EQ(infer("ii->i", {PartialShape({3, 3})}), "[3]");
+  EXPECT_EQ(infer("ij,jk->ik", {PartialShape({2, 3, 4}), PartialShape({3, 4})}),
+            "Expected input 0 to have rank 2 but got: 3");
 }
 
 }  // namespace
