@@ -21,7 +21,8 @@ F32 = tf.float32
 # The hyperparameters of the training ops, by input name.
 HYPER = {"lr": 0.1, "alpha": 0.1, "l1": 0.01, "l2": 0.02, "rho": 0.9, "momentum": 0.9,
          "epsilon": 1e-7, "beta1": 0.9, "beta2": 0.999, "beta1_power": 0.9,
-         "beta2_power": 0.999, "lr_power": -0.5}
+         "beta2_power": 0.999, "lr_power": -0.5, "beta": 0.9, "sign_decay": 0.5,
+         "logbase": 0.7, "l2_shrinkage": 0.01}
 
 
 def _after(deps, tensors):
@@ -32,7 +33,9 @@ def _after(deps, tensors):
 def training_op(op, attrs=None):
     """`op` (Apply*, SparseApply*, ResourceApply*, ResourceSparseApply*) on
     variables holding random values (accumulators positive), with TensorFlow's
-    hyperparameter inputs; the variables are read after one update."""
+    hyperparameter inputs; the variables are read after one update (the
+    sparse forms: on matrices and vectors, a repeated index updated once per
+    occurrence, an index out of range refused)."""
     from tensorflow.python.framework import op_def_registry
     op_def = op_def_registry.get(op)
     resource = op.startswith("Resource")
@@ -40,14 +43,15 @@ def training_op(op, attrs=None):
 
     def gen(dt, rng):
         out = []
-        for shape in [(3, 4), (5,), (0, 2)]:
-            if sparse and len(shape) != 2:
-                continue
+        cases = [((3, 4), [2, 0]), ((5,), [4, 1]), ((0, 2), [])]
+        if sparse:
+            cases += [((4, 3), [1, 3, 1]), ((3, 2), [1, 3])]  # the last out of range
+        for shape, rows in cases:
             values = {a.name: np.abs(random_values(rng, shape, F32, edges=False)) + 0.1
                       for a in op_def.input_arg}
-            grad = random_values(rng, (2,) + shape[1:] if sparse and shape[0] else shape, F32,
+            grad = random_values(rng, (len(rows),) + shape[1:] if sparse else shape, F32,
                                  edges=False)
-            indices = np.asarray([2, 0] if shape[0] else [], np.int32)
+            indices = np.asarray(rows, np.int32)
 
             def graph(values=values, grad=grad, indices=indices, shape=shape):
                 inputs, inits, variables = {}, [], []
@@ -79,7 +83,7 @@ def training_op(op, attrs=None):
                     reads = [tf.raw_ops.ReadVariableOp(resource=h, dtype=F32) if resource
                              else tf.identity(h) for h in variables]
                 return {}, reads
-            out.append(Spec(f"{list(shape)}", [], graph=graph, tol=10.0))
+            out.append(Spec(f"{list(shape)}.{rows}", [], graph=graph, tol=10.0))
         return out
     return gen
 
@@ -1196,8 +1200,28 @@ def ragged_to_tensor(dt, rng):
 
 TRAINING_OPS = [
     "ApplyGradientDescent", "ApplyProximalGradientDescent", "ApplyAdadelta", "ApplyAdagrad",
-    "ApplyProximalAdagrad", "ApplyAdagradDA", "ApplyFtrl", "ApplyMomentum", "ApplyAdam",
-    "ApplyRMSProp", "ApplyCenteredRMSProp", "SparseApplyAdagrad", "SparseApplyFtrl",
+    "ApplyAdagradV2", "ApplyProximalAdagrad", "ApplyAdagradDA", "ApplyFtrl", "ApplyFtrlV2",
+    "ApplyMomentum", "ApplyAdam", "ApplyAdaMax", "ApplyRMSProp", "ApplyCenteredRMSProp",
+    "ApplyAddSign", "ApplyPowerSign", "SparseApplyAdagrad", "SparseApplyAdagradV2",
+    "SparseApplyFtrl", "SparseApplyFtrlV2", "SparseApplyMomentum", "SparseApplyRMSProp",
+    "SparseApplyCenteredRMSProp", "SparseApplyAdadelta", "SparseApplyProximalAdagrad",
+    "SparseApplyProximalGradientDescent", "SparseApplyAdagradDA",
+]
+# tf_keras' updates, which TensorFlow has in the resource forms only.
+RESOURCE_TRAINING_OPS = [
+    "ResourceApplyKerasMomentum", "ResourceSparseApplyKerasMomentum",
+    "ResourceApplyAdamWithAmsgrad",
+]
+# Updates again with their boolean attrs set (Nesterov, no slot update,
+# FTRL's linear term multiplied by the learning rate).
+TRAINING_VARIANTS = [
+    ("ApplyMomentum", {"use_nesterov": True}), ("SparseApplyMomentum", {"use_nesterov": True}),
+    ("ResourceApplyKerasMomentum", {"use_nesterov": True}),
+    ("ResourceSparseApplyKerasMomentum", {"use_nesterov": True}),
+    ("ApplyAdam", {"use_nesterov": True}), ("ApplyAdagrad", {"update_slots": False}),
+    ("SparseApplyAdagradV2", {"update_slots": False}),
+    ("ApplyFtrl", {"multiply_linear_by_lr": True}),
+    ("SparseApplyFtrlV2", {"multiply_linear_by_lr": True}),
 ]
 
 # (name, generator, the ops its graphs are there to check): each case is
@@ -1343,6 +1367,9 @@ def complex_numbers(dt, rng):
 GRAPH_GROUPS = [(op, training_op(op), [op]) for op in TRAINING_OPS]
 GRAPH_GROUPS += [("Resource" + op, training_op("Resource" + op), ["Resource" + op])
                  for op in TRAINING_OPS]
+GRAPH_GROUPS += [(op, training_op(op), [op]) for op in RESOURCE_TRAINING_OPS]
+GRAPH_GROUPS += [(op + "." + ".".join(attrs), training_op(op, attrs), [op])
+                 for op, attrs in TRAINING_VARIANTS]
 GRAPH_GROUPS += [
     ("ref_variables", variables("ref"),
      ["VariableV2", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized"]),

@@ -35,89 +35,93 @@ ShapeFn ApplyShape(bool resource, std::vector<int> same, std::vector<int> scalar
   };
 }
 
-// Registers TensorFlow's pair of definitions for one update: `name`, whose
-// variable and slots (`vars`) are Ref(T) inputs and which outputs the
-// variable, and "Resource<name>", where they are resource handles (resource
-// variables) and which has no output. `inputs` are the other inputs, of
-// type T unless they say ("global_step: int64"); `same` and `scalars` index
-// all inputs, `vars` first.
+// Registers an update's definitions: "Apply<name>", whose variable and
+// slots (`vars`) are Ref(T) inputs and which outputs the variable, and
+// "ResourceApply<name>", where they are resource handles (resource
+// variables) and which has no output; with `sparse`, "SparseApply<name>"
+// and "ResourceSparseApply<name>" too, whose `grad` holds the rows of the
+// variables that `indices` (the input after it) names. `inputs` are the
+// other inputs, of type T unless they say ("global_step: int64"), each a
+// scalar but the gradient ("grad", or "delta" in the dense forms). With
+// `resource_only` (tf_keras' updates) TensorFlow has the resource forms
+// only.
 void RegisterApply(OpRegistry* r, const std::string& name, const std::vector<std::string>& vars,
                    const std::vector<std::string>& inputs, const std::vector<std::string>& attrs,
-                   const std::vector<int>& same, const std::vector<int>& scalars) {
-  for (bool resource : {false, true}) {
-    OpDefBuilder b(resource ? "Resource" + name : name);
-    for (const std::string& v : vars) b.Input(v + (resource ? ": resource" : ": Ref(T)"));
-    for (const std::string& in : inputs) {
-      b.Input(absl::StrContains(in, ':') ? in : in + ": T");
+                   bool sparse, bool resource_only = false) {
+  for (bool rows : {false, true}) {
+    if (rows && !sparse) continue;
+    for (bool resource : {false, true}) {
+      if (resource_only && !resource) continue;
+      OpDefBuilder b(absl::StrCat(resource ? "Resource" : "", rows ? "SparseApply" : "Apply",
+                                  name));
+      std::vector<int> same, scalars;
+      int index = 0;
+      for (const std::string& v : vars) {
+        b.Input(v + (resource ? ": resource" : ": Ref(T)"));
+        if (index++ > 0) same.push_back(index - 1);
+      }
+      for (const std::string& in : inputs) {
+        const bool grad = in == "grad" || in == "delta";
+        b.Input(grad && rows ? "grad: T" : absl::StrContains(in, ':') ? in : in + ": T");
+        if (!grad) {
+          scalars.push_back(index++);
+        } else if (!rows) {
+          same.push_back(index++);
+        } else {
+          b.Input("indices: Tindices");
+          index += 2;
+        }
+      }
+      if (!resource) b.Output("out: Ref(T)");
+      b.Attr("T: {float, double}").Attr("use_locking: bool = false");
+      if (rows) b.Attr("Tindices: {int32, int64}");
+      for (const std::string& a : attrs) b.Attr(a);
+      if (resource) b.SetIsStateful();
+      b.SetShapeFn(ApplyShape(resource, same, scalars));
+      MG_REGISTER_OP(r, b);
     }
-    if (!resource) b.Output("out: Ref(T)");
-    b.Attr("T: {float, double}").Attr("use_locking: bool = false");
-    for (const std::string& a : attrs) b.Attr(a);
-    if (resource) b.SetIsStateful();
-    b.SetShapeFn(ApplyShape(resource, same, scalars));
-    MG_REGISTER_OP(r, b);
   }
 }
 
 }  // namespace
 
 void RegisterTrainingOps(OpRegistry* r) {
-  RegisterApply(r, "ApplyGradientDescent", {"var"}, {"alpha", "delta"}, {}, {2}, {1});
-  RegisterApply(r, "ApplyMomentum", {"var", "accum"}, {"lr", "grad", "momentum"},
-                {"use_nesterov: bool = false"}, {1, 3}, {2, 4});
-  RegisterApply(r, "ApplyAdam", {"var", "m", "v"},
+  const std::string nesterov = "use_nesterov: bool = false";
+  const std::string update_slots = "update_slots: bool = true";
+  const std::string multiply = "multiply_linear_by_lr: bool = false";
+  RegisterApply(r, "GradientDescent", {"var"}, {"alpha", "delta"}, {}, false);
+  RegisterApply(r, "ProximalGradientDescent", {"var"}, {"alpha", "l1", "l2", "delta"}, {}, true);
+  RegisterApply(r, "Momentum", {"var", "accum"}, {"lr", "grad", "momentum"}, {nesterov}, true);
+  RegisterApply(r, "KerasMomentum", {"var", "accum"}, {"lr", "grad", "momentum"}, {nesterov},
+                true, /*resource_only=*/true);
+  RegisterApply(r, "Adam", {"var", "m", "v"},
                 {"beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"},
-                {"use_nesterov: bool = false"}, {1, 2, 9}, {3, 4, 5, 6, 7, 8});
-  RegisterApply(r, "ApplyRMSProp", {"var", "ms", "mom"},
-                {"lr", "rho", "momentum", "epsilon", "grad"}, {}, {1, 2, 7}, {3, 4, 5, 6});
-  RegisterApply(r, "ApplyAdagrad", {"var", "accum"}, {"lr", "grad"}, {"update_slots: bool = true"},
-                {1, 3}, {2});
-  RegisterApply(r, "ApplyAdadelta", {"var", "accum", "accum_update"},
-                {"lr", "rho", "epsilon", "grad"}, {}, {1, 2, 6}, {3, 4, 5});
-  RegisterApply(r, "ApplyFtrl", {"var", "accum", "linear"}, {"grad", "lr", "l1", "l2", "lr_power"},
-                {"multiply_linear_by_lr: bool = false"}, {1, 2, 3}, {4, 5, 6, 7});
-  RegisterApply(r, "ApplyCenteredRMSProp", {"var", "mg", "ms", "mom"},
-                {"lr", "rho", "momentum", "epsilon", "grad"}, {}, {1, 2, 3, 8}, {4, 5, 6, 7});
-  RegisterApply(r, "ApplyProximalGradientDescent", {"var"}, {"alpha", "l1", "l2", "delta"}, {},
-                {4}, {1, 2, 3});
-  RegisterApply(r, "ApplyProximalAdagrad", {"var", "accum"}, {"lr", "l1", "l2", "grad"}, {},
-                {1, 5}, {2, 3, 4});
-  RegisterApply(r, "ApplyAdagradDA",
-                {"var", "gradient_accumulator", "gradient_squared_accumulator"},
-                {"grad", "lr", "l1", "l2", "global_step: int64"}, {}, {1, 2, 3}, {4, 5, 6, 7});
-  // The sparse forms: `grad` holds the rows `indices` of the variable.
-  for (bool resource : {false, true}) {
-    OpDefBuilder b(resource ? "ResourceSparseApplyAdagrad" : "SparseApplyAdagrad");
-    b.Input(resource ? "var: resource" : "var: Ref(T)")
-        .Input(resource ? "accum: resource" : "accum: Ref(T)")
-        .Input("lr: T")
-        .Input("grad: T")
-        .Input("indices: Tindices");
-    if (!resource) b.Output("out: Ref(T)");
-    b.Attr("T: {float, double}")
-        .Attr("Tindices: {int32, int64}")
-        .Attr("use_locking: bool = false")
-        .Attr("update_slots: bool = true");
-    if (resource) b.SetIsStateful();
-    b.SetShapeFn(ApplyShape(resource, {1}, {2}));
-    MG_REGISTER_OP(r, b);
-  }
-  for (bool resource : {false, true}) {
-    OpDefBuilder b(resource ? "ResourceSparseApplyFtrl" : "SparseApplyFtrl");
-    for (const char* v : {"var", "accum", "linear"}) {
-      b.Input(absl::StrCat(v, resource ? ": resource" : ": Ref(T)"));
-    }
-    b.Input("grad: T").Input("indices: Tindices");
-    for (const char* in : {"lr", "l1", "l2", "lr_power"}) b.Input(absl::StrCat(in, ": T"));
-    if (!resource) b.Output("out: Ref(T)");
-    b.Attr("T: {float, double}")
-        .Attr("Tindices: {int32, int64}")
-        .Attr("use_locking: bool = false")
-        .Attr("multiply_linear_by_lr: bool = false");
-    if (resource) b.SetIsStateful();
-    b.SetShapeFn(ApplyShape(resource, {1, 2}, {5, 6, 7, 8}));
-    MG_REGISTER_OP(r, b);
-  }
+                {nesterov}, false);
+  RegisterApply(r, "AdamWithAmsgrad", {"var", "m", "v", "vhat"},
+                {"beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"}, {},
+                false, /*resource_only=*/true);
+  RegisterApply(r, "AdaMax", {"var", "m", "v"},
+                {"beta1_power", "lr", "beta1", "beta2", "epsilon", "grad"}, {}, false);
+  RegisterApply(r, "RMSProp", {"var", "ms", "mom"}, {"lr", "rho", "momentum", "epsilon", "grad"},
+                {}, true);
+  RegisterApply(r, "CenteredRMSProp", {"var", "mg", "ms", "mom"},
+                {"lr", "rho", "momentum", "epsilon", "grad"}, {}, true);
+  RegisterApply(r, "Adagrad", {"var", "accum"}, {"lr", "grad"}, {update_slots}, true);
+  RegisterApply(r, "AdagradV2", {"var", "accum"}, {"lr", "epsilon", "grad"}, {update_slots},
+                true);
+  RegisterApply(r, "ProximalAdagrad", {"var", "accum"}, {"lr", "l1", "l2", "grad"}, {}, true);
+  RegisterApply(r, "Adadelta", {"var", "accum", "accum_update"}, {"lr", "rho", "epsilon", "grad"},
+                {}, true);
+  RegisterApply(r, "AdagradDA", {"var", "gradient_accumulator", "gradient_squared_accumulator"},
+                {"grad", "lr", "l1", "l2", "global_step: int64"}, {}, true);
+  RegisterApply(r, "Ftrl", {"var", "accum", "linear"}, {"grad", "lr", "l1", "l2", "lr_power"},
+                {multiply}, true);
+  RegisterApply(r, "FtrlV2", {"var", "accum", "linear"},
+                {"grad", "lr", "l1", "l2", "l2_shrinkage", "lr_power"}, {multiply}, true);
+  RegisterApply(r, "AddSign", {"var", "m"}, {"lr", "alpha", "sign_decay", "beta", "grad"}, {},
+                false);
+  RegisterApply(r, "PowerSign", {"var", "m"}, {"lr", "logbase", "sign_decay", "beta", "grad"}, {},
+                false);
 }
 
 }  // namespace ops_internal
