@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "runtime/graph/op_def_builder.h"
@@ -347,6 +348,32 @@ absl::Status EinsumShape(InferenceContext* c) {
   if (static_cast<int>(subs.size()) != c->num_inputs()) {
     return c->Error(absl::StrCat("Expected ", subs.size(), " inputs but got: ", c->num_inputs()));
   }
+  // The kernel's checks of the labels, made when the graph is built.
+  std::string labels;
+  std::vector<const std::string*> parts;
+  for (const std::string& sub : subs) {
+    labels += sub;
+    parts.push_back(&sub);
+  }
+  parts.push_back(&output);
+  for (const std::string* part : parts) {
+    const size_t dots = part->find("...");
+    for (size_t k = 0; k < part->size(); ++k) {
+      const char ch = (*part)[k];
+      if (k == dots) {
+        k += 2;
+      } else if (ch == '.') {
+        return c->Error(absl::StrCat("Invalid ellipsis in subscript '", *part,
+                                     "' of einsum equation: ", equation));
+      } else if (!absl::ascii_isalpha(static_cast<unsigned char>(ch))) {
+        return c->Error(absl::StrCat("Invalid character '", std::string(1, ch),
+                                     "' in einsum equation: ", equation));
+      } else if (part == &output && labels.find(ch) == std::string::npos) {
+        return c->Error(absl::StrCat("The output subscripts of einsum equation ", equation,
+                                     " name a label that no input has: ", std::string(1, ch)));
+      }
+    }
+  }
   std::map<char, int64_t> dims;
   PartialShape ellipsis = PartialShape::Scalar();
   for (int i = 0; i < c->num_inputs(); ++i) {
@@ -376,6 +403,12 @@ absl::Status EinsumShape(InferenceContext* c) {
       auto [it, added] = dims.emplace(sub[k], d);
       if (!added && it->second < 0) it->second = d;
     }
+  }
+  if (output.find("...") == std::string::npos && ellipsis.rank_known() && ellipsis.rank() > 0) {
+    return c->Error(absl::StrCat("Output contains ", ellipsis.rank(),
+                                 " broadcasting dimension(s) but no ellipsis (...) was found in "
+                                 "the output subscripts of einsum equation: ",
+                                 equation));
   }
   std::vector<int64_t> out;
   for (size_t k = 0; k < output.size(); ++k) {

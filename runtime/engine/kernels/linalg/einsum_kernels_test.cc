@@ -143,9 +143,10 @@ TEST(EinsumTest, RefusesWhatTensorFlowRefuses) {
   EXPECT_THAT(run({cube}, "...ij->ij"),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("broadcasting dimension")));
   Tensor a(DT_FLOAT, TensorShape({2, 3, 4})), b(DT_FLOAT, TensorShape({3, 4, 5}));
+  // (Refused by the shape function, as TensorFlow's, before the kernel's
+  // "Invalid broadcasting dimensions".)
   EXPECT_THAT(run({a, b}, "...ij,...jk->...ik"),
-              StatusIs(absl::StatusCode::kInvalidArgument,
-                       HasSubstr("Invalid broadcasting dimensions")));
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("broadcasting")));
   Tensor s(DT_STRING, TensorShape({2}));
   EXPECT_FALSE(run({s}, "i->").ok());
 }
