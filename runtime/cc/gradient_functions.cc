@@ -1476,6 +1476,43 @@ void RegisterGatherGradients(GradientRegistry* r) {
     *dx = {Output(), ops::GatherNd(s, dy[0], s.GetInputs(op)[0]), Output()};
     return s.status();
   });
+  // TensorFlow's _TensorScatterUpdateGrad, _TensorScatterAddGrad,
+  // _TensorScatterSubGrad and _ScatterNdNonAliasingAddGrad: the tensor's
+  // gradient is dy (zeros where an update replaced it), each update's the
+  // slice of dy it went to (negated for Sub).
+  for (const char* op : {"TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub",
+                         "ScatterNdNonAliasingAdd"}) {
+    const std::string kind = op;
+    r->Register(op, [kind](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      Output updates = ops::GatherNd(s, dy[0], in[1]);
+      Output tensor = dy[0];
+      if (kind == "TensorScatterUpdate") {
+        tensor = s.AddOp("TensorScatterUpdate", {{dy[0]}, {in[1]}, {ops::ZerosLike(s, in[2])}})
+                     .output(0);
+      }
+      *dx = {tensor, Output(), kind == "TensorScatterSub" ? ops::Neg(s, updates) : updates};
+      return s.status();
+    });
+  }
+  // TensorFlow's _TensorScatterMinOrMaxGrad: dy goes to the tensor's
+  // elements and the updates that equal the output, shared equally between
+  // those that tie.
+  for (const char* op : {"TensorScatterMin", "TensorScatterMax"}) {
+    r->Register(op, [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      const DataType dt = dy[0].dtype();
+      Output out = op.output(0);
+      Output x_won = ops::Cast(s, ops::Equal(s, in[0], out), dt);
+      Output y_won = ops::Cast(s, ops::Equal(s, in[2], ops::GatherNd(s, out, in[1])), dt);
+      Output shape = ops::Shape(s, in[0], BaseType(in[1].dtype()));
+      Output ties =
+          ops::Add(s, x_won, s.AddOp("ScatterNd", {{in[1]}, {y_won}, {shape}}).output(0));
+      *dx = {ops::Div(s, ops::Mul(s, dy[0], x_won), ties), Output(),
+             ops::Mul(s, ops::GatherNd(s, ops::Div(s, dy[0], ties), in[1]), y_won)};
+      return s.status();
+    });
+  }
   // TensorFlow's _UnsortedSegmentSumGrad: each data row gets its segment's
   // gradient; rows with a negative id (dropped by the sum) get zeros.
   r->Register("UnsortedSegmentSum", [](const Scope& s, const Operation& op, const Grads& dy,

@@ -1097,6 +1097,39 @@ def scatter_nd(dt, rng):
     return out
 
 
+def tensor_scatter(kind):
+    """TensorScatterUpdate/Add/Sub/Min/Max and ScatterNdNonAliasingAdd: a
+    copy of the tensor with the updates combined at whole rows, single
+    elements and slices, a repeated index (combined twice; the last update
+    wins for Update), indices of both dtypes, none at all, and an index out
+    of range skipped under bad_indices_policy IGNORE; the gradients of the
+    tensor and the updates; an index out of the shape, a negative one,
+    updates of the wrong shape, too deep an index and scalar indices fail
+    as TensorFlow's."""
+    def gen(dt, rng):
+        out = []
+        for shape, idx, upd_shape, index in [
+                ((5, 3), [[1], [3], [1]], (3, 3), _i32),
+                ((4, 4), [[0, 1], [3, 2]], (2,), _i64),
+                ((2, 3, 4), [[[1, 2]], [[0, 0]]], (2, 1, 4), _i64),
+                ((6,), [[5], [0]], (2,), _i32), ((3, 2), np.zeros((0, 1)), (0, 2), _i64)]:
+            out.append(Spec(f"{shape}.{np.shape(idx)}.{index.__name__}",
+                            [_f(rng, shape, dt), index(idx), _f(rng, upd_shape, dt)],
+                            grad=_grad(dt, 0, 2)))
+        if kind != "ScatterNdNonAliasingAdd":
+            out.append(Spec("ignore_out_of_range",
+                            [_f(rng, (4, 2), dt), _i32([[1], [7], [2]]), _f(rng, (3, 2), dt)],
+                            {"bad_indices_policy": "IGNORE"}))
+        for label, shape, idx, upd_shape in [("out_of_range", (3, 2), [[3]], (1, 2)),
+                                             ("negative", (3, 2), [[-1]], (1, 2)),
+                                             ("updates_shape", (3, 2), [[1]], (1, 3)),
+                                             ("too_deep", (3,), [[1, 1]], (1,)),
+                                             ("scalar_indices", (3,), 1, ())]:
+            out.append(Spec(label, [_f(rng, shape, dt), _i32(idx), _f(rng, upd_shape, dt)]))
+        return out
+    return gen
+
+
 def bitcast(dt, rng):
     """Bitcast to a type of each size (1 to 16 bytes): the same shape, a
     last dimension added, or one removed; a last dimension of the wrong
@@ -1958,6 +1991,9 @@ GENERATORS["BatchToSpace"] = (space_batch(False), "T")
 GENERATORS["SpaceToDepth"] = (space_depth(True), "T")
 GENERATORS["DepthToSpace"] = (space_depth(False), "T")
 GENERATORS["ScatterNd"] = (scatter_nd, "T")
+for _op in ("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub", "TensorScatterMin",
+            "TensorScatterMax", "ScatterNdNonAliasingAdd"):
+    GENERATORS[_op] = (tensor_scatter(_op), "T")
 GENERATORS["EnsureShape"] = (ensure_shape, "T")
 GENERATORS["Bitcast"] = (bitcast, "T")
 GENERATORS["BroadcastArgs"] = (broadcast_args, "T")

@@ -88,6 +88,67 @@ def training_op(op, attrs=None):
     return gen
 
 
+def variable_scatter(op):
+    """`op` (Scatter*, ResourceScatter*, ScatterNd*, ResourceScatterNd*) on a
+    variable of random values, read after the scatter: rows (or index
+    tuples) with a repeated index, scalar updates for the row forms, int32
+    and int64 indices; an index out of range and updates of the wrong shape
+    refused, the variable left as it was."""
+    resource = op.startswith("Resource")
+    nd = "ScatterNd" in op
+
+    def gen(dt, rng):
+        def case(shape, indices, upd_shape, dtype=F32):
+            values = random_values(rng, shape, dtype, edges=False)
+            updates = random_values(rng, upd_shape, dtype, edges=False)
+            if op.endswith("Div"):
+                updates = np.where(np.abs(updates) < 0.5, 2.0, updates).astype(updates.dtype)
+
+            def graph():
+                if resource:
+                    h = tf.raw_ops.VarHandleOp(shape=shape, dtype=dtype, shared_name="v")
+                    init = tf.raw_ops.AssignVariableOp(resource=h, value=values)
+                else:
+                    h = tf.raw_ops.VariableV2(shape=shape, dtype=dtype)
+                    init = tf.raw_ops.Assign(ref=h, value=values).op
+                # Fed, so that the updates' shape is checked when it runs.
+                fed = v1.placeholder(dtype, None, name="updates")
+                with tf.control_dependencies([init]):
+                    update = getattr(tf.raw_ops, op)(
+                        **{"resource" if resource and not nd else "ref": h},
+                        indices=tf.constant(indices), updates=fed)
+                update = update.op if hasattr(update, "op") else update
+                with tf.control_dependencies([update]):
+                    read = (tf.raw_ops.ReadVariableOp(resource=h, dtype=dtype) if resource
+                            else tf.identity(h))
+                return {fed: updates}, [read]
+            return graph
+
+        if nd:
+            cases = [("rows", (4, 3), np.array([[1], [3], [1]], np.int32), (3, 3)),
+                     ("elements", (3, 4), np.array([[0, 1], [2, 3], [0, 1]], np.int64), (3,)),
+                     ("out_of_range", (3, 2), np.array([[3]], np.int32), (1, 2)),
+                     ("updates_shape", (3, 2), np.array([[1]], np.int32), (1, 3))]
+        else:
+            cases = [("rows", (4, 3), np.array([1, 3, 1], np.int32), (3, 3)),
+                     ("matrix_indices", (5, 2), np.array([[0, 4], [2, 0]], np.int64), (2, 2, 2)),
+                     ("scalar_updates", (4, 2), np.array([2, 0], np.int32), ()),
+                     ("vector", (6,), np.array([5, 1], np.int32), (2,)),
+                     ("out_of_range", (3, 2), np.array([3], np.int32), (1, 2)),
+                     ("updates_shape", (3, 2), np.array([1], np.int32), (1, 3))]
+        out = [Spec(label, [], graph=case(*args)) for label, *args in cases]
+        out.append(Spec("int32", [], graph=case((3, 2), np.array([[1]] if nd else [1], np.int32),
+                                                 (1, 2), tf.int32)))
+        return out
+    return gen
+
+
+SCATTER_OPS = ["Scatter" + k for k in ("Update", "Add", "Sub", "Mul", "Div", "Min", "Max")]
+SCATTER_OPS += ["Resource" + op for op in SCATTER_OPS]
+SCATTER_OPS += [p + "ScatterNd" + k for p in ("", "Resource")
+                for k in ("Update", "Add", "Sub", "Min", "Max")]
+
+
 def variables(kind):
     def gen(dt, rng):
         init = random_values(rng, (2, 3), F32, edges=True)
@@ -1368,6 +1429,7 @@ GRAPH_GROUPS = [(op, training_op(op), [op]) for op in TRAINING_OPS]
 GRAPH_GROUPS += [("Resource" + op, training_op("Resource" + op), ["Resource" + op])
                  for op in TRAINING_OPS]
 GRAPH_GROUPS += [(op, training_op(op), [op]) for op in RESOURCE_TRAINING_OPS]
+GRAPH_GROUPS += [(op, variable_scatter(op), [op]) for op in SCATTER_OPS]
 GRAPH_GROUPS += [(op + "." + ".".join(attrs), training_op(op, attrs), [op])
                  for op, attrs in TRAINING_VARIANTS]
 GRAPH_GROUPS += [

@@ -60,6 +60,14 @@ _BROADCAST_WINDOWS = (
     "gradient of AvgPool3D([0, 1, 2, 3], ksize 5)'s first output, the mean of three "
     "elements, goes to four as 1/4; minigraph spreads it over the window's three")
 TENSORFLOW_BUGS = {
+    **{op: (".updates_shape", "the resource form checks only that the updates' count is a "
+            "multiple of the indices' and then copies whole update rows into rows of another "
+            "length: updates of shape [1, 3] for row 1 of a [3, 2] variable write [1, 0], "
+            "[1, 1] and [2, 0], and an index of the last row writes past the buffer (its "
+            "Scatter* form refuses them, as minigraph does)")
+       for op in ("ResourceScatterUpdate", "ResourceScatterAdd", "ResourceScatterSub",
+                  "ResourceScatterMul", "ResourceScatterDiv", "ResourceScatterMin",
+                  "ResourceScatterMax")},
     "MirrorPadGrad": (".SYMMETRIC.[6, 12].[[3, 0], [4, 4]].",
                       "with a SYMMETRIC padding as long as its dimension (4 before and after "
                       "4 columns), the last column's gradient misses the padded copies of it: "

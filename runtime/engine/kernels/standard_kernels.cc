@@ -37,6 +37,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterStatelessRandomKernels(r);
   kernels_internal::RegisterStateKernels(r);
   kernels_internal::RegisterTrainingKernels(r);
+  kernels_internal::RegisterScatterKernels(r);
   kernels_internal::RegisterControlFlowKernels(r);
   kernels_internal::RegisterSaveRestoreKernels(r);
   kernels_internal::RegisterSummaryKernels(r);

@@ -42,6 +42,7 @@ void RegisterRandomKernels(KernelRegistry* r);
 void RegisterStatelessRandomKernels(KernelRegistry* r);
 void RegisterStateKernels(KernelRegistry* r);
 void RegisterTrainingKernels(KernelRegistry* r);
+void RegisterScatterKernels(KernelRegistry* r);
 void RegisterControlFlowKernels(KernelRegistry* r);
 void RegisterSaveRestoreKernels(KernelRegistry* r);
 void RegisterSummaryKernels(KernelRegistry* r);

@@ -1,6 +1,6 @@
-// Indexing by tuples and by value: GatherNd, ScatterNd, Unique and
-// DenseBincount (what feature columns, embedding lookups and ragged tensors
-// build). The segment reductions are in segment_reduction_kernels.cc.
+// Indexing by tuples and by value: GatherNd, ScatterNd, TensorScatter*,
+// Unique and DenseBincount (what feature columns, embedding lookups and
+// ragged tensors build). The segment reductions are in segment_reduction_kernels.cc.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/scatter.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/internal/wrapping.h"
 
@@ -84,9 +85,8 @@ template <typename T>
 class ScatterNdOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return ReadBadIndices(c, &policy_); }
   absl::Status Compute(OpKernelContext* ctx) const override {
-    const Tensor& indices = ctx->input(0);
-    const Tensor& updates = ctx->input(1);
     const Tensor& shape_t = ctx->input(2);
     if (shape_t.dims() != 1) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -94,59 +94,40 @@ class ScatterNdOp : public OpKernel {
     }
     MG_ASSIGN_OR_RETURN(std::vector<int64_t> dims, FlatInts(shape_t, "shape"));
     MG_ASSIGN_OR_RETURN(TensorShape out_shape, TensorShape::Build(dims));
-    if (indices.dims() < 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "ScatterNd: indices must be at least 1-D, got shape ", indices.shape().DebugString()));
-    }
-    const auto id = indices.shape().dim_sizes();
-    const int64_t k = id.back();
-    if (k > out_shape.dims()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "ScatterNd: the indices' innermost dimension (", k, ") must be <= the rank of shape ",
-          out_shape.DebugString()));
-    }
-    // updates must be indices.shape[:-1] + shape[k:].
-    std::vector<int64_t> want(id.begin(), id.end() - 1);
-    const std::vector<int64_t> batch = want;
-    want.insert(want.end(), dims.begin() + k, dims.end());
-    if (updates.shape() != TensorShape(want)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "ScatterNd: updates have shape ", updates.shape().DebugString(), " where indices ",
-          indices.shape().DebugString(), " and shape ", out_shape.DebugString(), " need ",
-          TensorShape(want).DebugString()));
-    }
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, out_shape, &out));
     T* o = out->data<T>();
     std::fill(o, o + out->NumElements(), T(0));
-    if (updates.NumElements() > 0 && out->NumElements() == 0) {
-      return absl::InvalidArgumentError("ScatterNd: indices and updates given for an empty shape");
-    }
-    int64_t slice = 1;
-    for (size_t d = k; d < dims.size(); ++d) slice *= dims[d];
-    int64_t n = 1;
-    for (int64_t b : batch) n *= b;
-    MG_ASSIGN_OR_RETURN(std::vector<int64_t> idx, FlatInts(indices, "indices"));
-    const T* u = updates.data<T>();
-    for (int64_t i = 0; i < n; ++i) {
-      int64_t offset = 0;
-      for (int64_t d = 0; d < k; ++d) {
-        const int64_t v = idx[i * k + d];
-        if (v < 0 || v >= dims[d]) {
-          std::vector<int64_t> tuple(idx.begin() + i * k, idx.begin() + (i + 1) * k);
-          return absl::InvalidArgumentError(
-              absl::StrCat("indices", ElementPosition(batch, i), " = [", absl::StrJoin(tuple, ", "),
-                           "] does not index into shape ", out_shape.DebugString()));
-        }
-        offset = offset * dims[d] + v;
-      }
-      T* dst = o + offset * slice;
-      const T* src = u + i * slice;
-      // Integers wrap on overflow, as TensorFlow's sums do.
-      for (int64_t j = 0; j < slice; ++j) dst[j] = WrapAdd(dst[j], src[j]);
-    }
-    return absl::OkStatus();
+    return ScatterNdInto<ScatterKind::kAdd, T>("ScatterNd", ctx->input(0), ctx->input(1),
+                                               out_shape, policy_, o);
   }
+
+ private:
+  BadIndices policy_ = BadIndices::kError;
+};
+
+// TensorScatterUpdate/Add/Sub/Min/Max and ScatterNdNonAliasingAdd: a copy
+// of `tensor` with the updates combined into the slices the index tuples
+// name (the input's buffer reused when nothing else holds it).
+template <ScatterKind K>
+struct TensorScatterFor {
+  template <typename T>
+  class Op : public OpKernel {
+   public:
+    using OpKernel::OpKernel;
+    absl::Status Init(OpKernelConstruction* c) { return ReadBadIndices(c, &policy_); }
+    absl::Status Compute(OpKernelContext* ctx) const override {
+      Tensor out;
+      if (!ctx->forward_input(0, &out)) out = tensor::DeepCopy(ctx->input(0));
+      MG_RETURN_IF_ERROR((ScatterNdInto<K, T>(type_string(), ctx->input(1), ctx->input(2),
+                                              out.shape(), policy_, out.data<T>())));
+      ctx->set_output(0, std::move(out));
+      return absl::OkStatus();
+    }
+
+   private:
+    BadIndices policy_ = BadIndices::kError;
+  };
 };
 
 // y: the distinct elements of the vector x in order of first appearance;
@@ -278,6 +259,19 @@ class DenseBincountOp : public OpKernel {
 void RegisterSegmentKernels(KernelRegistry* r) {
   r->Register("GatherNd", TypedFactory<GatherNdOp, int32_t, int64_t>("Tindices"));
   r->Register("ScatterNd", TypedFactory<ScatterNdOp, float, double, int32_t, int64_t>());
+  using K = ScatterKind;
+  r->Register("TensorScatterUpdate",
+              TypedFactory<TensorScatterFor<K::kUpdate>::Op, float, double, int32_t, int64_t>());
+  r->Register("TensorScatterAdd",
+              TypedFactory<TensorScatterFor<K::kAdd>::Op, float, double, int32_t, int64_t>());
+  r->Register("ScatterNdNonAliasingAdd",
+              TypedFactory<TensorScatterFor<K::kAdd>::Op, float, double, int32_t, int64_t>());
+  r->Register("TensorScatterSub",
+              TypedFactory<TensorScatterFor<K::kSub>::Op, float, double, int32_t, int64_t>());
+  r->Register("TensorScatterMin",
+              TypedFactory<TensorScatterFor<K::kMin>::Op, float, double, int32_t, int64_t>());
+  r->Register("TensorScatterMax",
+              TypedFactory<TensorScatterFor<K::kMax>::Op, float, double, int32_t, int64_t>());
   auto unique = TypedFactory<UniqueOp, float, double, int32_t, int64_t, std::string>();
   r->Register("Unique", unique);
   r->Register("UniqueWithCounts", unique);
