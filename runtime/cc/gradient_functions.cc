@@ -1220,6 +1220,48 @@ void RegisterPartitionGradients(GradientRegistry* r) {
     *dx = {s.AddOp("Cumsum", {{dy[0]}, {in[1]}}, attrs).output(0), Output()};
     return absl::OkStatus();
   });
+  // TensorFlow's _CumulativeLogsumexpGrad: dy split by sign so that the
+  // logs exist, each part's log-sum-exp taken the other way round against
+  // the output, and the parts' exponentials subtracted.
+  r->Register("CumulativeLogsumexp", [](const Scope& s, const Operation& op, const Grads& dy,
+                                        Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    auto attrs = CopyAttrs(s.GetNodeDef(op), {"exclusive", "reverse"});
+    attrs["reverse"].set_b(!attrs["reverse"].b());
+    const DataType dt = dy[0].dtype();
+    Output lowest = ops::Cast(
+        s, ops::Const<double>(s, dt == DT_FLOAT ? std::numeric_limits<float>::lowest()
+                                                : std::numeric_limits<double>::lowest()),
+        dt);
+    Output zero = ops::ZerosLike(s, dy[0]);
+    auto part = [&](Output positive, Output magnitude) {
+      Output logs = ops::SelectV2(s, positive, ops::Log(s, magnitude), lowest);
+      Output scan = s.AddOp("CumulativeLogsumexp", {{ops::Sub(s, logs, op.output(0))}, {in[1]}},
+                            attrs)
+                        .output(0);
+      return ops::Exp(s, ops::Add(s, scan, in[0]));
+    };
+    Output pos = part(ops::Greater(s, dy[0], zero), dy[0]);
+    Output neg = part(ops::Less(s, dy[0], zero), ops::Neg(s, dy[0]));
+    *dx = {ops::Sub(s, pos, neg), Output()};
+    return s.status();
+  });
+  // TensorFlow's _RollGrad and _ReverseSequenceGrad: the same move back.
+  r->Register("Roll", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    *dx = {s.AddOp("Roll", {{dy[0]}, {ops::Neg(s, in[1])}, {in[2]}}).output(0), Output(),
+           Output()};
+    return s.status();
+  });
+  r->Register("ReverseSequence", [](const Scope& s, const Operation& op, const Grads& dy,
+                                    Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    *dx = {s.AddOp("ReverseSequence", {{dy[0]}, {in[1]}},
+                   CopyAttrs(s.GetNodeDef(op), {"seq_dim", "batch_dim"}))
+               .output(0),
+           Output()};
+    return s.status();
+  });
   r->Register("ReverseV2", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     *dx = {ops::ReverseV2(s, dy[0], s.GetInputs(op)[1]), Output()};
     return absl::OkStatus();
@@ -1253,7 +1295,8 @@ void RegisterPartitionGradients(GradientRegistry* r) {
 
 // Ops with none; reshapes, casts, selections and packing.
 void RegisterSelectionGradients(GradientRegistry* r) {
-  for (const char* op : {"Range", "OneHot", "ShapeN", "InvertPermutation"}) {
+  for (const char* op : {"Range", "OneHot", "ShapeN", "InvertPermutation", "Bucketize",
+                         "ListDiff", "Empty"}) {
     r->RegisterNoGradient(op);
   }
   r->Register("Reshape", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {

@@ -113,6 +113,7 @@ absl::Status GetNodeAttr(const NodeDef& node, absl::string_view name, Tensor* va
   }
 MG_GET_LIST_ATTR(int64_t, i, "list(int)")
 MG_GET_LIST_ATTR(int32_t, i, "list(int)")
+MG_GET_LIST_ATTR(float, f, "list(float)")
 MG_GET_LIST_ATTR(DataType, type, "list(type)")
 MG_GET_LIST_ATTR(std::string, s, "list(string)")
 #undef MG_GET_LIST_ATTR

@@ -42,6 +42,7 @@ absl::Status GetNodeAttr(const NodeDef& node, absl::string_view name,
                          std::vector<int64_t>* value);
 absl::Status GetNodeAttr(const NodeDef& node, absl::string_view name,
                          std::vector<int32_t>* value);
+absl::Status GetNodeAttr(const NodeDef& node, absl::string_view name, std::vector<float>* value);
 absl::Status GetNodeAttr(const NodeDef& node, absl::string_view name,
                          std::vector<DataType>* value);
 absl::Status GetNodeAttr(const NodeDef& node, absl::string_view name,

@@ -346,7 +346,7 @@ GENERATORS.update(_ops(["Sum", "Mean", "Max", "Min"], reduction()))
 GENERATORS["Prod"] = (reduction(no_huge=True), "T")
 GENERATORS.update(_ops(["All", "Any"], fixed(tf.bool, reduction(grad=False)), None))
 GENERATORS.update(_ops(["ArgMax", "ArgMin"], arg_reduction))
-GENERATORS.update(_ops(["Cumsum", "Cumprod"], cumulative))
+GENERATORS.update(_ops(["Cumsum", "Cumprod", "CumulativeLogsumexp"], cumulative))
 GENERATORS["MatMul"] = (matmul, "T")
 GENERATORS["BatchMatMul"] = (batch_matmul(False), "T")
 GENERATORS["BatchMatMulV2"] = (batch_matmul(True), "T")
@@ -1094,6 +1094,85 @@ def scatter_nd(dt, rng):
                                          ("too_deep", (3,), [[1, 1]], (1,))]:
         out.append(Spec(label, [_i32(idx), random_values(rng, upd_shape, dt), _i32(shape)]))
     out.append(Spec("shape_matrix", [_i32([[1]]), random_values(rng, (1,), dt), _i32([[3]])]))
+    return out
+
+
+def roll(dt, rng):
+    """Roll: one axis, several (one of them twice, the shifts adding up),
+    negative shifts and axes, shifts longer than the dimension, an empty
+    dimension, int64 shifts; shift and axis of different lengths, an axis
+    out of range and a scalar input fail as TensorFlow's."""
+    out = []
+    for shape, shift, axis in [((7,), 2, 0), ((3, 4), [1, -2], [0, 1]), ((2, 3, 4), 5, -1),
+                               ((2, 3, 4), [1, 2], [1, 1]), ((4, 3), [-7], [0]),
+                               ((0, 3), 1, 1), ((2, 5, 3), [1, 2], [0, 1])]:
+        for index in (_i32, _i64):
+            out.append(Spec(f"{list(shape)}.{shift}.{axis}.{index.__name__}",
+                            [_f(rng, shape, dt), index(shift), index(axis)],
+                            grad=_grad(dt, 0)))
+    out.append(Spec("lengths_differ", [_f(rng, (3, 4), dt), _i32([1, 2]), _i32([0])]))
+    out.append(Spec("axis_out_of_range", [_f(rng, (3, 4), dt), _i32(1), _i32(2)]))
+    out.append(Spec("scalar", [_f(rng, (), dt), _i32(1), _i32(0)]))
+    return out
+
+
+def reverse_sequence(dt, rng):
+    """ReverseSequence: batch before and after the sequence dimension,
+    lengths from 0 to the whole, int32 and int64 lengths, an empty batch;
+    a length past the dimension, a negative one, lengths not matching the
+    batch and seq_dim == batch_dim fail as TensorFlow's."""
+    out = []
+    for shape, seq_dim, batch_dim, lengths in [
+            ((3, 5), 1, 0, [5, 0, 2]), ((4, 2, 3), 0, 1, [1, 4]), ((2, 4, 3, 2), 1, 0, [3, 4]),
+            ((2, 3, 4), 2, 0, [1, 3]), ((0, 4), 1, 0, [])]:
+        for index in (_i32, _i64):
+            out.append(Spec(f"{list(shape)}.seq{seq_dim}.batch{batch_dim}.{index.__name__}",
+                            [_f(rng, shape, dt), index(lengths)],
+                            {"seq_dim": seq_dim, "batch_dim": batch_dim}, grad=_grad(dt, 0)))
+    for label, lengths, seq_dim, batch_dim in [("too_long", [6, 1, 1], 1, 0),
+                                               ("negative", [1, -1, 1], 1, 0),
+                                               ("wrong_count", [1, 1], 1, 0),
+                                               ("same_dims", [1, 1, 1], 0, 0)]:
+        out.append(Spec(label, [_f(rng, (3, 5), dt), _i64(lengths)],
+                        {"seq_dim": seq_dim, "batch_dim": batch_dim}))
+    return out
+
+
+def empty(dt, rng):
+    """Empty with init (zeros; without it TensorFlow's values are whatever
+    the memory held): shapes of each rank and an empty one; a negative
+    dimension fails."""
+    return [Spec(f"{shape}", [_i32(shape)], {"dtype": dt, "init": True})
+            for shape in ([3], [2, 3], [0, 4], [])] + [
+        Spec("negative", [_i32([2, -1])], {"dtype": dt, "init": True})]
+
+
+def bucketize(dt, rng):
+    """Bucketize: values below, between, on and above the boundaries, no
+    boundaries at all; unsorted boundaries fail."""
+    x = np.asarray([-5, -1, 0, 1, 2, 3, 10, 4, 7], dtype=dt.as_numpy_dtype)
+    out = [Spec(f"{b}", [x], {"boundaries": b})
+           for b in ([0.0, 2.0, 5.5], [-1.0, -1.0, 3.0, 100.0], [], [1.5])]
+    out.append(Spec("matrix", [x[:8].reshape(2, 4)], {"boundaries": [0.5, 3.0]}))
+    out.append(Spec("unsorted", [x], {"boundaries": [3.0, 1.0]}))
+    return out
+
+
+def list_diff(dt, rng):
+    """ListDiff (setdiff1d): repeats in x kept, y's repeats and elements not
+    in x, empty inputs, int64 positions; a matrix fails."""
+    def arr(v):
+        return np.asarray(v, dtype=object if dt == tf.string else dt.as_numpy_dtype)
+    if dt == tf.string:
+        x, y = [b"a", b"b", b"a", b"c", b""], [b"b", b"z", b"b"]
+    else:
+        x, y = [3, 1, 3, 4, 0, 9], [1, 7, 1, 0]
+    out = []
+    for label, xs, ys in [("some", x, y), ("none_dropped", x, []), ("all_dropped", x, x),
+                          ("empty_x", [], y)]:
+        for idx in (tf.int32, tf.int64):
+            out.append(Spec(f"{label}.{idx.name}", [arr(xs), arr(ys)], {"out_idx": idx}))
+    out.append(Spec("matrix", [arr([x[:2], x[2:4]]), arr(y)], {"out_idx": tf.int32}))
     return out
 
 
@@ -1991,6 +2070,11 @@ GENERATORS["BatchToSpace"] = (space_batch(False), "T")
 GENERATORS["SpaceToDepth"] = (space_depth(True), "T")
 GENERATORS["DepthToSpace"] = (space_depth(False), "T")
 GENERATORS["ScatterNd"] = (scatter_nd, "T")
+GENERATORS["Roll"] = (roll, "T")
+GENERATORS["ReverseSequence"] = (reverse_sequence, "T")
+GENERATORS["Empty"] = (empty, "dtype")
+GENERATORS["Bucketize"] = (bucketize, "T")
+GENERATORS["ListDiff"] = (list_diff, "T")
 for _op in ("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub", "TensorScatterMin",
             "TensorScatterMax", "ScatterNdNonAliasingAdd"):
     GENERATORS[_op] = (tensor_scatter(_op), "T")

@@ -9,6 +9,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterSliceKernels(r);
   kernels_internal::RegisterSpaceBatchKernels(r);
   kernels_internal::RegisterMirrorPadKernels(r);
+  kernels_internal::RegisterReorderKernels(r);
   kernels_internal::RegisterSegmentKernels(r);
   kernels_internal::RegisterSegmentReductionKernels(r);
   kernels_internal::RegisterSparseKernels(r);

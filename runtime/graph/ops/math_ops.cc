@@ -292,14 +292,15 @@ void RegisterMatrixAndReductionOps(OpRegistry* r) {
                           .Attr("Tidx: {int32, int64} = int32")
                           .SetShapeFn(ReductionShape));
   }
-  for (const char* op : {"Cumsum", "Cumprod"}) {
+  for (const char* op : {"Cumsum", "Cumprod", "CumulativeLogsumexp"}) {
+    const bool logsumexp = std::string(op) == "CumulativeLogsumexp";
     MG_REGISTER_OP(r, OpDefBuilder(op)
                           .Input("x: T")
                           .Input("axis: Tidx")
                           .Output("out: T")
                           .Attr("exclusive: bool = false")
                           .Attr("reverse: bool = false")
-                          .Attr(kNumeric)
+                          .Attr(logsumexp ? "T: {float, double}" : kNumeric)
                           .Attr("Tidx: {int32, int64} = int32")
                           .SetShapeFn(shape_fn::Unchanged));
   }

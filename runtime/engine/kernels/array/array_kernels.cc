@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -185,6 +186,26 @@ class FillOp : public OpKernel {
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
     std::fill_n(out->data<T>(), out->NumElements(), *value.data<T>());
+    return absl::OkStatus();
+  }
+};
+
+// Empty: a tensor of `shape`. TensorFlow's leaves it uninitialized unless
+// `init`; this one is always zeros (the value init asks for), so a step
+// never reads what an earlier one left.
+template <typename T>
+class EmptyOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    if (ctx->input(0).dims() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Empty: shape must be a vector, got shape ", ctx->input(0).shape().DebugString()));
+    }
+    MG_ASSIGN_OR_RETURN(TensorShape shape, ShapeFromTensor(ctx->input(0), "Empty shape"));
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
+    std::fill_n(out->data<T>(), out->NumElements(), T());
     return absl::OkStatus();
   }
 };
@@ -895,6 +916,8 @@ void RegisterArrayKernels(KernelRegistry* r) {
   }
   r->Register("IdentityN", MakeFactory<ForwardAllOp>());
   r->Register("NoOp", MakeFactory<NoOp>());
+  r->Register("Empty", TypedFactory<EmptyOp, float, double, int32_t, int64_t, bool, complex64,
+                                    complex128, std::string>("dtype"));
   r->Register("Fill", TypedFactory<FillOp, float, double, int32_t, int64_t, bool, complex64,
                                       complex128>());
   r->Register(

@@ -14,6 +14,7 @@ void RegisterArrayKernels(KernelRegistry* r);
 void RegisterSliceKernels(KernelRegistry* r);
 void RegisterSpaceBatchKernels(KernelRegistry* r);
 void RegisterMirrorPadKernels(KernelRegistry* r);
+void RegisterReorderKernels(KernelRegistry* r);
 void RegisterSegmentKernels(KernelRegistry* r);
 void RegisterSegmentReductionKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);

@@ -1,8 +1,15 @@
-// Sum, Mean, ArgMax, ArgMin, All and Any.
+// Sum, Mean, ArgMax, ArgMin, All and Any; the scans Cumsum, Cumprod and
+// CumulativeLogsumexp.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/reduction_ops.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
+#include "runtime/engine/kernels/internal/wrapping.h"
 
 namespace minigraph {
 namespace kernels_internal {
@@ -86,9 +93,35 @@ using ArgMaxOp = ArgOp<T, false>;
 template <typename T>
 using ArgMinOp = ArgOp<T, true>;
 
-// Cumsum and Cumprod along `axis`: out[i] = x[0] op ... op x[i] (or up
-// to x[i-1] with exclusive; from the end with reverse).
-template <bool kProd>
+// The combining steps of the scans (integers wrap, as TensorFlow's do).
+struct ScanSum {
+  template <typename T>
+  static T Init() { return T(0); }
+  template <typename T>
+  static T Apply(T acc, T x) { return WrapAdd(acc, x); }
+};
+struct ScanProd {
+  template <typename T>
+  static T Init() { return T(1); }
+  template <typename T>
+  static T Apply(T acc, T x) { return WrapMul(acc, x); }
+};
+// log(exp(acc) + exp(x)) as TensorFlow's LogSumExp computes it: the larger
+// plus log1p(exp(smaller - larger)), -inf while both are, NaN from NaN.
+struct ScanLogSumExp {
+  template <typename T>
+  static T Init() { return -std::numeric_limits<T>::infinity(); }
+  template <typename T>
+  static T Apply(T acc, T x) {
+    if (std::isnan(acc) || std::isnan(x)) return std::numeric_limits<T>::quiet_NaN();
+    const T hi = std::max(acc, x), lo = std::min(acc, x);
+    return hi < std::numeric_limits<T>::lowest() ? hi : std::log1p(std::exp(lo - hi)) + hi;
+  }
+};
+
+// Cumsum, Cumprod and CumulativeLogsumexp along `axis`: out[i] = x[0] op
+// ... op x[i] (or up to x[i-1] with exclusive; from the end with reverse).
+template <typename Combine>
 struct ScanFor {
   template <typename T>
   class Op : public OpKernel {
@@ -125,13 +158,13 @@ struct ScanFor {
                        [=](int64_t begin, int64_t end) {
                          std::vector<T> acc(inner);
                          for (int64_t b = begin; b < end; ++b) {
-                           std::fill(acc.begin(), acc.end(), kProd ? T(1) : T(0));
+                           std::fill(acc.begin(), acc.end(), Combine::template Init<T>());
                            for (int64_t s = 0; s < n; ++s) {
                              const int64_t k = reverse ? n - 1 - s : s;
                              const T* src = in + (b * n + k) * inner;
                              T* dst = o + (b * n + k) * inner;
                              for (int64_t i = 0; i < inner; ++i) {
-                               const T next = kProd ? acc[i] * src[i] : acc[i] + src[i];
+                               const T next = Combine::Apply(acc[i], src[i]);
                                dst[i] = exclusive ? acc[i] : next;
                                acc[i] = next;
                              }
@@ -156,8 +189,9 @@ void RegisterReductionKernels(KernelRegistry* r) {
   r->Register("Mean",
               TypedFactory<ReductionFor<reducers::Mean>::Op, float, double, int32_t, int64_t>());
   r->Register("ArgMax", TypedFactory<ArgMaxOp, float, double, int32_t, int64_t>());
-  r->Register("Cumsum", TypedFactory<ScanFor<false>::Op, float, double, int32_t, int64_t>());
-  r->Register("Cumprod", TypedFactory<ScanFor<true>::Op, float, double, int32_t, int64_t>());
+  r->Register("Cumsum", TypedFactory<ScanFor<ScanSum>::Op, float, double, int32_t, int64_t>());
+  r->Register("Cumprod", TypedFactory<ScanFor<ScanProd>::Op, float, double, int32_t, int64_t>());
+  r->Register("CumulativeLogsumexp", TypedFactory<ScanFor<ScanLogSumExp>::Op, float, double>());
   r->Register("ArgMin", TypedFactory<ArgMinOp, float, double, int32_t, int64_t>());
   r->Register("All", [](OpKernelConstruction* c) {
     return kernel_registry_internal::Build<ReductionOp<bool, reducers::All>>(c);

@@ -1,11 +1,13 @@
 // Indexing by tuples and by value: GatherNd, ScatterNd, TensorScatter*,
-// Unique and DenseBincount (what feature columns, embedding lookups and
-// ragged tensors build). The segment reductions are in segment_reduction_kernels.cc.
+// Bucketize, ListDiff, Unique and DenseBincount (what feature columns,
+// embedding lookups and ragged tensors build). The segment reductions are
+// in segment_reduction_kernels.cc.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
@@ -128,6 +130,76 @@ struct TensorScatterFor {
    private:
     BadIndices policy_ = BadIndices::kError;
   };
+};
+
+// Bucketize: for each element, the number of boundaries at or below it
+// (its bucket among the sorted boundaries).
+template <typename T>
+class BucketizeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("boundaries", &boundaries_));
+    if (!std::is_sorted(boundaries_.begin(), boundaries_.end())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Bucketize node '", c->def().name(), "': Expected sorted boundaries, got [",
+          absl::StrJoin(boundaries_, ", "), "]"));
+    }
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &out));
+    const T* in = x.data<T>();
+    int32_t* o = out->data<int32_t>();
+    for (int64_t i = 0; i < x.NumElements(); ++i) {
+      o[i] = static_cast<int32_t>(
+          std::upper_bound(boundaries_.begin(), boundaries_.end(), in[i]) - boundaries_.begin());
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  std::vector<float> boundaries_;
+};
+
+// ListDiff (tf.compat.v1.setdiff1d): the elements of the vector x that are
+// not in the vector y, in x's order (repeats kept), and their positions in
+// x.
+template <typename T>
+class ListDiffOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
+    if (x.dims() != 1 || y.dims() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ListDiff: x and y must be vectors, got shapes ", x.shape().DebugString(), " and ",
+          y.shape().DebugString()));
+    }
+    const T* xs = x.data<T>();
+    const absl::flat_hash_set<T> drop(y.data<T>(), y.data<T>() + y.NumElements());
+    std::vector<int64_t> kept;
+    for (int64_t i = 0; i < x.NumElements(); ++i) {
+      if (!drop.contains(xs[i])) kept.push_back(i);
+    }
+    const int64_t n = static_cast<int64_t>(kept.size());
+    Tensor* out;
+    Tensor* idx;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({n}), &out));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(1, TensorShape({n}), &idx));
+    for (int64_t i = 0; i < n; ++i) {
+      out->data<T>()[i] = xs[kept[i]];
+      if (idx->dtype() == DT_INT32) {
+        idx->data<int32_t>()[i] = static_cast<int32_t>(kept[i]);
+      } else {
+        idx->data<int64_t>()[i] = kept[i];
+      }
+    }
+    return absl::OkStatus();
+  }
 };
 
 // y: the distinct elements of the vector x in order of first appearance;
@@ -272,6 +344,8 @@ void RegisterSegmentKernels(KernelRegistry* r) {
               TypedFactory<TensorScatterFor<K::kMin>::Op, float, double, int32_t, int64_t>());
   r->Register("TensorScatterMax",
               TypedFactory<TensorScatterFor<K::kMax>::Op, float, double, int32_t, int64_t>());
+  r->Register("Bucketize", TypedFactory<BucketizeOp, float, double, int32_t, int64_t>());
+  r->Register("ListDiff", TypedFactory<ListDiffOp, float, double, int32_t, int64_t, std::string>());
   auto unique = TypedFactory<UniqueOp, float, double, int32_t, int64_t, std::string>();
   r->Register("Unique", unique);
   r->Register("UniqueWithCounts", unique);
