@@ -2173,6 +2173,64 @@ def string_split(dt, rng):
     return out
 
 
+def string_split_v1(dt, rng):
+    """StringSplit (TensorFlow 1's): at any byte of the delimiter, into
+    bytes with an empty one, empty pieces kept or skipped; a matrix input
+    and a vector delimiter fail."""
+    out = []
+    for sep in ("", ",", " ,", "ab"):
+        for skip in (True, False):
+            out.append(Spec(f"sep{sep!r}.skip{skip}",
+                            [_strings(), np.array(sep.encode(), dtype=object)],
+                            {"skip_empty": skip}))
+    out.append(Spec("matrix", [_strings((2, 4)), np.array(b",", dtype=object)]))
+    out.append(Spec("vector_delimiter", [_strings(), np.array([b","], dtype=object)]))
+    return out
+
+
+def string_to_number(dt, rng):
+    """StringToNumber to each type: signs, whitespace around, exponents,
+    hexadecimal, inf and nan for floats, values past the type's range;
+    each kind of text it refuses, one per case."""
+    good = [b"1.5", b" 2 ", b"-3", b"+4", b"1e3", b"inf", b"-Inf", b"nan", b"0x10", b"3000000000",
+            b"1e40", b"1e-50", b"  -0.0", b".5", b"5.", b"infinity", b"\t7\n", b"0010",
+            b"2147483647", b"-2147483648", b"2147483648", b"9223372036854775808"]
+    bad = [b"", b"abc", b"1.5x", b"12 3", b"1,5", b"1_0", b"-", b"e5"]
+    out = []
+    for t in (tf.float32, tf.float64, tf.int32, tf.int64):
+        for i, text in enumerate(good):
+            out.append(Spec(f"{t.name}.{i}", [np.array([text, b"7"], dtype=object)],
+                            {"out_type": t}))
+        for i, text in enumerate(bad):
+            out.append(Spec(f"{t.name}.bad{i}", [np.array([b"1", text], dtype=object)],
+                            {"out_type": t}))
+    out.append(Spec("matrix", [np.array([[b"1", b"2"], [b"-3.5", b"4e1"]], dtype=object)],
+                    {"out_type": tf.float32}))
+    return out
+
+
+def substr(dt, rng):
+    """Substr in bytes and UTF-8 characters: positions from the start and
+    the end, lengths past the end and negative, pos and len per element and
+    broadcast against the input; positions out of range and pos and len of
+    different shapes fail as TensorFlow's."""
+    words = np.array([b"hello", b"ab\xc3\xa9cd", b"xyz", "\U0001f600!".encode()], dtype=object)
+    index = _i32 if dt == tf.int32 else _i64
+    out = []
+    for unit in ("BYTE", "UTF8_CHAR"):
+        for label, x, pos, length in [
+                ("scalar", words, 1, 2), ("from_end", words, -2, 5), ("negative_len", words, 0, -1),
+                ("zero", words, 0, 0), ("per_element", words, [0, 1, 3, 1], [1, 3, 0, 9]),
+                ("broadcast", words.reshape(2, 2), [1, 0], [2, 1]),
+                ("broadcast_column", words[:2], [[0], [1]], [[1], [2]]),
+                ("scalar_input", np.array(b"abc", dtype=object), [0, 1], [1, 1]),
+                ("pos_past_end", words, 4, 1), ("pos_before_start", words, -6, 1),
+                ("invalid_utf8", np.array([b"\xff\xfe", b"a\x80b"], dtype=object), 1, 1)]:
+            out.append(Spec(f"{unit}.{label}", [x, index(pos), index(length)], {"unit": unit}))
+    out.append(Spec("shapes_differ", [words, index([1, 0, 0, 0]), index(1)]))
+    return out
+
+
 def hash_bucket(dt, rng):
     return [Spec(f"n{n}", [_strings((2, 4))], {"num_buckets": n}) for n in (1, 7, 1 << 20)]
 
@@ -2468,6 +2526,14 @@ GENERATORS["StringLength"] = (
 GENERATORS["StringUpper"] = (string_lower, None)
 GENERATORS["ReduceJoin"] = (reduce_join, None)
 GENERATORS["StringSplitV2"] = (string_split, None)
+GENERATORS["StringSplit"] = (string_split_v1, None)
+GENERATORS["StringToNumber"] = (string_to_number, None)
+GENERATORS["Substr"] = (substr, "T")
+GENERATORS["StringStrip"] = (
+    lambda dt, rng: [Spec("words", [_strings()]), Spec("matrix", [_strings((2, 4))]),
+                     Spec("whitespace", [np.array([b" \t\n\v\f\r", b"\ta b\n", b"\xc2\xa0x"],
+                                                  dtype=object)])],
+    None)
 GENERATORS["StringToHashBucketFast"] = (hash_bucket, None)
 for _op in ("RegexFullMatch", "RegexReplace", "StaticRegexFullMatch", "StaticRegexReplace"):
     GENERATORS[_op] = (regex(_op), None)

@@ -44,6 +44,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterSummaryKernels(r);
   kernels_internal::RegisterSendRecvKernels(r);
   kernels_internal::RegisterStringKernels(r);
+  kernels_internal::RegisterStringConvertKernels(r);
   kernels_internal::RegisterSerializationKernels(r);
   kernels_internal::RegisterImageCodecKernels(r);
   kernels_internal::RegisterImageResizeKernels(r);

@@ -49,6 +49,7 @@ void RegisterSaveRestoreKernels(KernelRegistry* r);
 void RegisterSummaryKernels(KernelRegistry* r);
 void RegisterSendRecvKernels(KernelRegistry* r);
 void RegisterStringKernels(KernelRegistry* r);
+void RegisterStringConvertKernels(KernelRegistry* r);
 void RegisterSerializationKernels(KernelRegistry* r);
 void RegisterImageCodecKernels(KernelRegistry* r);
 void RegisterImageResizeKernels(KernelRegistry* r);

@@ -1,5 +1,6 @@
-// AsString, StringSplitV2, StringToHashBucketFast, and the regular-expression ops over RE2 (the
-// library TensorFlow uses, so patterns mean what they mean there).
+// AsString, StringSplit and StringSplitV2, StringToHashBucketFast, and the
+// regular-expression ops over RE2 (the library TensorFlow uses, so patterns
+// mean what they mean there).
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -8,6 +9,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "re2/re2.h"
 #include "runtime/engine/denormal.h"
@@ -202,12 +204,20 @@ std::vector<absl::string_view> SplitV2(absl::string_view text, absl::string_view
   return parts;
 }
 
-// StringSplitV2: a 1-D batch of strings split into a SparseTensor (indices
-// [n, 2] of (row, position), values, shape [rows, longest row]).
-class StringSplitV2Op : public OpKernel {
+// StringSplit (TensorFlow 1's, split at any of the delimiter's bytes, or
+// into bytes when it is empty; empty pieces skipped with skip_empty; an
+// empty string has none) and
+// StringSplitV2 (Python's str.split: at the whole separator, or at runs of
+// whitespace when it is empty): a 1-D batch of strings split into a
+// SparseTensor (indices [n, 2] of (row, position), values, shape [rows,
+// longest row]).
+template <bool kV2>
+class StringSplitOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
-  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("maxsplit", &maxsplit_); }
+  absl::Status Init(OpKernelConstruction* c) {
+    return kV2 ? c->GetAttr("maxsplit", &maxsplit_) : c->GetAttr("skip_empty", &skip_empty_);
+  }
   absl::Status Compute(OpKernelContext* ctx) const override {
     const Tensor& input = ctx->input(0);
     const Tensor& sep = ctx->input(1);
@@ -216,15 +226,29 @@ class StringSplitV2Op : public OpKernel {
           absl::StrCat("input must be a vector, got shape: ", input.shape().DebugString()));
     }
     if (sep.dims() != 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("sep must be a scalar, got shape: ", sep.shape().DebugString()));
+      return absl::InvalidArgumentError(absl::StrCat(kV2 ? "sep" : "delimiter",
+                                                     " must be a scalar, got shape: ",
+                                                     sep.shape().DebugString()));
     }
     const std::string& separator = sep.data<std::string>()[0];
     const int64_t rows = input.NumElements();
     std::vector<std::vector<absl::string_view>> split(rows);
     int64_t total = 0, longest = 0;
     for (int64_t i = 0; i < rows; ++i) {
-      split[i] = SplitV2(input.data<std::string>()[i], separator, maxsplit_);
+      const std::string& text = input.data<std::string>()[i];
+      if constexpr (kV2) {
+        split[i] = SplitV2(text, separator, maxsplit_);
+      } else if (text.empty()) {
+        // No pieces, not one empty piece (TensorFlow's).
+      } else if (separator.empty()) {
+        for (size_t k = 0; k < text.size(); ++k) {
+          split[i].push_back(absl::string_view(text).substr(k, 1));
+        }
+      } else if (skip_empty_) {
+        split[i] = absl::StrSplit(text, absl::ByAnyChar(separator), absl::SkipEmpty());
+      } else {
+        split[i] = absl::StrSplit(text, absl::ByAnyChar(separator));
+      }
       total += static_cast<int64_t>(split[i].size());
       longest = std::max(longest, static_cast<int64_t>(split[i].size()));
     }
@@ -248,6 +272,7 @@ class StringSplitV2Op : public OpKernel {
 
  private:
   int64_t maxsplit_ = -1;
+  bool skip_empty_ = true;
 };
 
 // StringToHashBucketFast: Fingerprint64(s) mod num_buckets, TensorFlow's
@@ -483,7 +508,8 @@ void RegisterStringKernels(KernelRegistry* r) {
   r->Register("StringLength", MakeFactory<StringLengthOp>());
   r->Register("StringUpper", MakeFactory<StringCaseOp<true>>());
   r->Register("ReduceJoin", MakeFactory<ReduceJoinOp>());
-  r->Register("StringSplitV2", MakeFactory<StringSplitV2Op>());
+  r->Register("StringSplit", MakeFactory<StringSplitOp<false>>());
+  r->Register("StringSplitV2", MakeFactory<StringSplitOp<true>>());
   r->Register("StringToHashBucketFast", MakeFactory<StringToHashBucketFastOp>());
   r->Register("RegexFullMatch", MakeFactory<RegexFullMatchOp>());
   r->Register("StaticRegexFullMatch", MakeFactory<RegexFullMatchOp>());
