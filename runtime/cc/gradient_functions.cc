@@ -1569,17 +1569,28 @@ void RegisterGatherGradients(GradientRegistry* r) {
     return absl::OkStatus();
   });
   RegisterSegmentReductionGradients(r);
-  // TensorFlow's _SparseSegmentSumGrad: data row indices[i] gets segment
-  // segment_ids[i]'s gradient, summed over the i that pick it.
-  r->Register("SparseSegmentSum",
-              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
-                const Grads in = s.GetInputs(op);
-                Output zero = ops::Const<int32_t>(s, 0);
-                Output rows = ops::GatherV2(s, ops::Shape(s, in[0]), zero, zero);
-                Output picked = ops::GatherV2(s, dy[0], in[2], zero);
-                *dx = {ops::UnsortedSegmentSum(s, picked, in[1], rows), Output(), Output()};
-                return absl::OkStatus();
-              });
+  // TensorFlow's _SparseSegmentSumGrad, _SparseSegmentMeanGrad and
+  // _SparseSegmentSqrtNGrad (and their WithNumSegments forms): data row
+  // indices[i] gets segment segment_ids[i]'s gradient, scaled as the
+  // segment was, summed over the i that pick it (the op
+  // SparseSegment<kind>Grad; a sparse_gradient attr asks TensorFlow for
+  // IndexedSlices of the same rows).
+  for (const char* kind : {"Sum", "Mean", "SqrtN"}) {
+    const std::string grad_op = absl::StrCat("SparseSegment", kind, "Grad");
+    for (const char* form : {"", "WithNumSegments"}) {
+      r->Register(absl::StrCat("SparseSegment", kind, form),
+                  [grad_op](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                    const Grads in = s.GetInputs(op);
+                    Output zero = ops::Const<int32_t>(s, 0);
+                    Output rows = ops::GatherV2(s, ops::Shape(s, in[0]), zero, zero);
+                    *dx = {s.AddOp(grad_op, {{dy[0]}, {in[1]}, {in[2]}, {rows}}).output(0)};
+                    dx->resize(in.size());
+                    return s.status();
+                  });
+    }
+    r->RegisterNoGradient(grad_op);
+    r->RegisterNoGradient(grad_op + "V2");
+  }
   for (const char* name : {"Gather", "GatherV2"}) {
     const bool v2 = name == std::string("GatherV2");
     r->Register(name, [v2](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {

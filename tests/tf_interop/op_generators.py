@@ -805,16 +805,50 @@ def segment_reduction(dt, rng):
     return out
 
 
-def sparse_segment_sum(dt, rng):
+def sparse_segment(num_segments):
+    """SparseSegmentSum, Mean and SqrtN (with num_segments: their
+    WithNumSegments forms, with more segments than ids name): repeated
+    indices, empty segments, no indices at all, int64 indices and ids, and
+    their gradients; an index out of range, unsorted and negative ids (and
+    an id past num_segments) fail as TensorFlow's."""
+    def gen(dt, rng):
+        out = []
+        for s, idx, seg in [((4, 2), [0, 1, 3], [0, 0, 1]), ((5,), [4, 4, 0], [0, 1, 1]),
+                            ((3, 2), [], []), ((3,), [2, 0], [0, 2]),
+                            ((4, 2, 3), [3, 0, 3, 1], [0, 0, 2, 3])]:
+            for it in (np.int32, np.int64):
+                extra = [np.asarray((seg[-1] if seg else 0) + 2, it)] if num_segments else []
+                out.append(Spec(f"{list(s)}.{idx}.{seg}.{np.dtype(it).name}",
+                                [_f(rng, s, dt, False), np.asarray(idx, it),
+                                 np.asarray(seg, it)] + extra, grad=_grad(dt, 0)))
+        extra = [_i32(3)] if num_segments else []
+        out.append(Spec("index_out_of_range", [_f(rng, (2,), dt), _i32([2]), _i32([0])] + extra))
+        out.append(Spec("unsorted_segments",
+                        [_f(rng, (3,), dt), _i32([0, 1]), _i32([1, 0])] + extra))
+        out.append(Spec("negative_segment",
+                        [_f(rng, (3,), dt), _i32([0, 1]), _i32([-1, 0])] + extra))
+        if num_segments:
+            out.append(Spec("past_num_segments",
+                            [_f(rng, (3,), dt), _i32([0, 1]), _i32([0, 3]), _i32(3)]))
+        return out
+    return gen
+
+
+def sparse_segment_grad(dt, rng):
+    """SparseSegment*Grad and *GradV2: rows picked twice, segments in any
+    order, untouched rows, an empty gradient; an index past output_dim0 and
+    an id past the gradient's rows fail as TensorFlow's."""
     out = []
-    for s, idx, seg in [((4, 2), [0, 1, 3], [0, 0, 1]), ((5,), [4, 4, 0], [0, 1, 1]),
-                        ((3, 2), [], []), ((3,), [2, 0], [0, 2])]:
+    for g, idx, seg, dim0 in [((3, 2), [0, 3, 3], [0, 0, 2], 5), ((3,), [3, 0, 1], [2, 0, 1], 4),
+                              ((2, 2, 2), [1, 1], [1, 0], 2), ((0, 2), [], [], 3)]:
         for it in (np.int32, np.int64):
-            out.append(Spec(f"{list(s)}.{idx}.{seg}.{np.dtype(it).name}",
-                            [_f(rng, s, dt, False), np.asarray(idx, it), np.asarray(seg, np.int32)],
-                            grad=_grad(dt, 0)))
-    out.append(Spec("index_out_of_range", [_f(rng, (2,), dt), _i32([2]), _i32([0])]))
-    out.append(Spec("unsorted_segments", [_f(rng, (3,), dt), _i32([0, 1]), _i32([1, 0])]))
+            out.append(Spec(f"{list(g)}.{idx}.{seg}.{dim0}.{np.dtype(it).name}",
+                            [_f(rng, g, dt, False), np.asarray(idx, it), np.asarray(seg, it),
+                             _i32(dim0)]))
+    out.append(Spec("index_out_of_range", [_f(rng, (3, 2), dt), _i32([0, 7, 3]),
+                                            _i32([0, 0, 2]), _i32(5)]))
+    out.append(Spec("segment_out_of_range", [_f(rng, (3, 2), dt), _i32([0, 1, 3]),
+                                              _i32([0, 0, 4]), _i32(5)]))
     return out
 
 
@@ -2032,7 +2066,11 @@ GENERATORS.update(_ops(["UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSeg
                        unsorted_segment_reduction))
 GENERATORS.update(_ops(["SegmentSum", "SegmentMean", "SegmentMax", "SegmentMin",
                         "SegmentProd"], segment_reduction))
-GENERATORS["SparseSegmentSum"] = (sparse_segment_sum, "T")
+for _kind in ("Sum", "Mean", "SqrtN"):
+    GENERATORS["SparseSegment" + _kind] = (sparse_segment(False), "T")
+    GENERATORS[f"SparseSegment{_kind}WithNumSegments"] = (sparse_segment(True), "T")
+    GENERATORS[f"SparseSegment{_kind}Grad"] = (sparse_segment_grad, "T")
+    GENERATORS[f"SparseSegment{_kind}GradV2"] = (sparse_segment_grad, "T")
 GENERATORS["InTopKV2"] = (in_top_k, None)
 GENERATORS["DenseBincount"] = (dense_bincount, "T")
 GENERATORS["SparseToDense"] = (sparse_to_dense, "T")

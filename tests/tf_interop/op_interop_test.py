@@ -105,10 +105,12 @@ TENSORFLOW_BUGS = {
     "DecodeCompressed": (".truncated", "a ZLIB stream cut short decodes to an empty string, "
                                        "without an error (the 10,000 bytes it held are lost "
                                        "silently); minigraph fails with DataLoss"),
-    "SparseSegmentSum": (".[].[].", "the gradient of SparseSegmentSum with no indices is "
-                                    "uninitialized memory (values like -6e26 that change from "
-                                    "run to run) where it should be zeros, which minigraph "
-                                    "gives"),
+    **{op: (".[].[].", "SparseSegmentSumGrad, SparseSegmentMeanGrad and SparseSegmentSqrtNGrad "
+                       "with no indices (and so the gradients of the sparse segment reductions) "
+                       "return uninitialized memory (values like -6e26 or 9e34 that change from "
+                       "run to run) where they should be zeros, which minigraph gives")
+       for op in [f"SparseSegment{kind}{form}" for kind in ("Sum", "Mean", "SqrtN")
+                  for form in ("", "WithNumSegments", "Grad")]},
     "datasets": ("legacy_v1_batch", "TensorFlow 1's BatchDataset and PaddedBatchDataset (no "
                                     "drop_remainder) fail with Internal whenever TensorFlow "
                                     "rewrites the dataset graph (MakeIterator's default "

@@ -18,6 +18,7 @@ void RegisterReorderKernels(KernelRegistry* r);
 void RegisterSegmentKernels(KernelRegistry* r);
 void RegisterSegmentReductionKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
+void RegisterSparseSegmentKernels(KernelRegistry* r);
 void RegisterLookupKernels(KernelRegistry* r);
 void RegisterDenseHashTableKernels(KernelRegistry* r);
 void RegisterAddKernels(KernelRegistry* r);

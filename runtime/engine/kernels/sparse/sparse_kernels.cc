@@ -1,7 +1,7 @@
 // Kernels over SparseTensors given as (indices [N, rank] int64, values [N],
-// dense_shape [rank]): SparseToDense, SparseReshape, SparseFillEmptyRows,
-// SparseSegmentSum and SparseCross, the pieces feature columns and embedding
-// lookups build.
+// dense_shape [rank]): SparseToDense, SparseReshape, SparseFillEmptyRows and
+// SparseCross, the pieces feature columns build (the segment reductions of
+// embedding lookups are in sparse_segment_kernels.cc).
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -248,54 +248,6 @@ class SparseFillEmptyRowsOp : public OpKernel {
   }
 };
 
-// output[s] = sum of data[indices[i]] over the i with segment_ids[i] == s;
-// segment_ids sorted, the output has max(segment_ids) + 1 rows.
-template <typename T>
-class SparseSegmentSumOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  absl::Status Compute(OpKernelContext* ctx) const override {
-    const Tensor& data = ctx->input(0);
-    MG_ASSIGN_OR_RETURN(std::vector<int64_t> indices, IntsFromTensor(ctx->input(1), "indices"));
-    MG_ASSIGN_OR_RETURN(std::vector<int64_t> ids, IntsFromTensor(ctx->input(2), "segment_ids"));
-    if (data.dims() < 1) {
-      return absl::InvalidArgumentError("SparseSegmentSum: data must be at least 1-D");
-    }
-    if (indices.size() != ids.size()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("SparseSegmentSum: segment_ids and indices should have same size, got ",
-                       ids.size(), " and ", indices.size()));
-    }
-    const int64_t rows = ids.empty() ? 0 : ids.back() + 1;
-    for (size_t i = 0; i < ids.size(); ++i) {
-      if (ids[i] < 0 || (i > 0 && ids[i] < ids[i - 1])) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "SparseSegmentSum: segment ids are not increasing: segment_ids[", i, "] = ", ids[i]));
-      }
-      if (indices[i] < 0 || indices[i] >= data.dim_size(0)) {
-        return absl::InvalidArgumentError(absl::StrCat("SparseSegmentSum: indices[", i,
-                                                       "] = ", indices[i], " is out of range [0, ",
-                                                       data.dim_size(0), ")"));
-      }
-    }
-    std::vector<int64_t> dims = {rows};
-    dims.insert(dims.end(), data.shape().dim_sizes().begin() + 1, data.shape().dim_sizes().end());
-    MG_ASSIGN_OR_RETURN(TensorShape shape, TensorShape::Build(dims));
-    Tensor* out;
-    MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
-    T* o = out->data<T>();
-    std::fill(o, o + out->NumElements(), T(0));
-    const int64_t inner = data.dim_size(0) > 0 ? data.NumElements() / data.dim_size(0) : 0;
-    const T* in = data.data<T>();
-    for (size_t i = 0; i < ids.size(); ++i) {
-      T* dst = o + ids[i] * inner;
-      const T* src = in + indices[i] * inner;
-      for (int64_t j = 0; j < inner; ++j) dst[j] += src[j];
-    }
-    return absl::OkStatus();
-  }
-};
-
 // One column of SparseCross: its features for each row (ranges of its
 // values) or a dense matrix.
 struct CrossColumn {
@@ -532,8 +484,6 @@ void RegisterSparseKernels(KernelRegistry* r) {
   r->Register(
       "SparseFillEmptyRows",
       TypedFactory<SparseFillEmptyRowsOp, float, double, int32_t, int64_t, bool, std::string>());
-  r->Register("SparseSegmentSum",
-              TypedFactory<SparseSegmentSumOp, float, double, int32_t, int64_t>());
 }
 
 }  // namespace kernels_internal
