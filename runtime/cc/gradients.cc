@@ -47,6 +47,7 @@ const GradientRegistry* GlobalGradientRegistry() {
     gradients_internal::RegisterListGradients(reg);
     gradients_internal::RegisterLinalgGradients(reg);
     gradients_internal::RegisterFftGradients(reg);
+    gradients_internal::RegisterSparseGradients(reg);
     gradients_internal::RegisterTensorArrayGradients(reg);
     return reg;
   }();

@@ -852,6 +852,144 @@ def sparse_segment_grad(dt, rng):
     return out
 
 
+SPARSE_ENTRIES = {  # name: (dense shape, indices), some out of row-major order or repeated
+    "ordered": ((3, 4), [[0, 1], [0, 3], [2, 0], [2, 2]]),
+    "unordered": ((3, 4), [[2, 2], [0, 1], [2, 0], [1, 3]]),
+    "repeated": ((2, 3), [[0, 1], [1, 2], [1, 2]]),
+    "empty": ((2, 3), np.zeros((0, 2))),
+    "rank3": ((2, 3, 2), [[0, 0, 1], [0, 2, 0], [1, 1, 1], [1, 2, 0]]),
+}
+
+
+def _sparse(rng, dt, name, index=None):
+    shape, idx = SPARSE_ENTRIES[name]
+    idx = np.asarray(idx, np.int64).reshape(-1, len(shape))
+    return [(index or _i64)(idx), _f(rng, (len(idx),), dt), (index or _i64)(shape)]
+
+
+def sparse_dense_matmul(dt, rng):
+    """SparseTensorDenseMatMul with each adjoint, entries in and out of
+    order and repeated (added), none at all, int32 indices; and its
+    gradients (values and the dense matrix); an index past A's columns and
+    inner dimensions that differ fail as TensorFlow's."""
+    out = []
+    for name in ("ordered", "unordered", "repeated", "empty"):
+        for adj_a in (False, True):
+            for adj_b in (False, True):
+                a = _sparse(rng, dt, name)
+                m, k = SPARSE_ENTRIES[name][0]
+                k_a = m if adj_a else k
+                b = _f(rng, (5, k_a) if adj_b else (k_a, 5), dt)
+                out.append(Spec(f"{name}.adj{adj_a}{adj_b}", a + [b],
+                                {"adjoint_a": adj_a, "adjoint_b": adj_b}, grad=_grad(dt, 1, 3)))
+    out.append(Spec("int32_indices", _sparse(rng, dt, "unordered", _i32)[:2] +
+                    [_i64([3, 4]), _f(rng, (4, 2), dt)]))
+    out.append(Spec("k_out_of_range", [_i64([[0, 5]]), _f(rng, (1,), dt), _i64([3, 3]),
+                                        _f(rng, (3, 2), dt)]))
+    out.append(Spec("inner_mismatch", _sparse(rng, dt, "ordered") + [_f(rng, (3, 2), dt)]))
+    return out
+
+
+def sparse_reduce(op):
+    """SparseReduceSum/Max and their *Sparse forms: over one axis, several
+    (negative, repeated), none, all, kept dimensions, entries out of order
+    and repeated, none at all; and SparseReduceSum's gradient; an axis past
+    the rank and an index outside the shape fail."""
+    def gen(dt, rng):
+        out = []
+        for name in ("ordered", "unordered", "repeated", "empty", "rank3"):
+            rank = len(SPARSE_ENTRIES[name][0])
+            for axes in ([1], [0], [-1, 0], [1, 1], [], list(range(rank))):
+                for keep in (False, True):
+                    out.append(Spec(f"{name}.{axes}.keep{keep}",
+                                    _sparse(rng, dt, name) + [_i32(axes)], {"keep_dims": keep},
+                                    grad=_grad(dt, 1) if op == "SparseReduceSum" else ()))
+        out.append(Spec("axis_past_rank", _sparse(rng, dt, "ordered") + [_i32([2])]))
+        out.append(Spec("index_outside", [_i64([[0, 4]]), _f(rng, (1,), dt), _i64([3, 4]),
+                                           _i32([1])]))
+        return out
+    return gen
+
+
+def sparse_add(dt, rng):
+    """SparseAdd of ordered operands sharing some indices (their sums kept
+    or dropped by thresh), one of them empty, unordered operands merged as
+    TensorFlow merges them; its gradient; shapes that differ fail."""
+    out = []
+    a_idx, b_idx = _i64([[0, 1], [1, 0], [2, 3]]), _i64([[0, 1], [1, 2], [2, 3]])
+    for thresh in (0, 1, 100):
+        for label, (ai, bi) in [("shared", (a_idx, b_idx)), ("b_empty", (a_idx, b_idx[:0])),
+                                ("unordered", (a_idx[::-1], b_idx))]:
+            a = _f(rng, (len(ai),), dt)
+            b = -a[: len(bi)] + np.asarray(0.5, dt.as_numpy_dtype) if label == "shared" else \
+                _f(rng, (len(bi),), dt)
+            out.append(Spec(f"{label}.thresh{thresh}",
+                            [ai, a, _i64([3, 4]), bi, b.astype(dt.as_numpy_dtype), _i64([3, 4]),
+                             np.asarray(thresh, dt.real_dtype.as_numpy_dtype)],
+                            grad=_grad(dt, 1, 4)))
+    out.append(Spec("shapes_differ", [a_idx, _f(rng, (3,), dt), _i64([3, 4]), b_idx,
+                                       _f(rng, (3,), dt), _i64([3, 5]),
+                                       np.asarray(0, dt.real_dtype.as_numpy_dtype)]))
+    return out
+
+
+def sparse_add_grad(dt, rng):
+    """SparseAddGrad: a's and b's entries found in the sum's, one dropped
+    from it, an empty operand."""
+    a_idx, b_idx = _i64([[0, 1], [1, 0], [2, 3]]), _i64([[0, 1], [1, 2], [2, 3]])
+    return [Spec("all", [_f(rng, (4,), dt), a_idx, b_idx, _i64([[0, 1], [1, 0], [1, 2], [2, 3]])]),
+            Spec("dropped", [_f(rng, (3,), dt), a_idx, b_idx, _i64([[1, 0], [1, 2], [2, 3]])]),
+            Spec("b_empty", [_f(rng, (3,), dt), a_idx, b_idx[:0], a_idx])]
+
+
+def sparse_tensor_dense_add(dt, rng):
+    """SparseTensorDenseAdd: entries added into the dense operand (repeats
+    add up), int32 indices; its gradients; shapes that differ fail."""
+    out = []
+    for name in ("ordered", "repeated", "empty", "rank3"):
+        for index in (_i32, _i64):
+            sp = _sparse(rng, dt, name, index)
+            out.append(Spec(f"{name}.{index.__name__}",
+                            sp + [_f(rng, SPARSE_ENTRIES[name][0], dt)], grad=_grad(dt, 1, 3)))
+    out.append(Spec("shapes_differ", _sparse(rng, dt, "ordered") + [_f(rng, (3, 5), dt)]))
+    return out
+
+
+def sparse_dense_cwise(dt, rng):
+    """SparseDenseCwiseAdd/Mul/Div: the dense operand whole, broadcast along
+    rows, columns and from a scalar; a dense operand that does not broadcast
+    to the sparse shape fails."""
+    out = []
+    for name in ("ordered", "repeated", "rank3"):
+        shape = SPARSE_ENTRIES[name][0]
+        for label, dshape in [("same", shape), ("row", shape[-1:]), ("column", shape[:-1] + (1,)),
+                              ("scalar", ())]:
+            dense = _f(rng, dshape, dt)
+            if dt.is_integer:
+                dense = np.where(dense == 0, 1, dense).astype(dense.dtype)
+            out.append(Spec(f"{name}.{label}", _sparse(rng, dt, name) + [dense]))
+    out.append(Spec("not_broadcast", _sparse(rng, dt, "ordered") + [_f(rng, (2, 4), dt)]))
+    return out
+
+
+def sparse_softmax(dt, rng):
+    """SparseSoftmax over each innermost row's entries (in and out of
+    order, rank 3, none at all); its gradient; a vector fails."""
+    out = [Spec(name, _sparse(rng, dt, name), grad=_grad(dt, 1), tol=4.0)
+           for name in ("ordered", "unordered", "rank3", "empty")]
+    out.append(Spec("vector", [_i64([[0], [2]]), _f(rng, (2,), dt), _i64([3])]))
+    return out
+
+
+def sparse_reorder(dt, rng):
+    """SparseReorder: entries out of order, repeated (kept in order), rank
+    3, none; its gradient; an index outside the shape fails."""
+    out = [Spec(name, _sparse(rng, dt, name), grad=_grad(dt, 1))
+           for name in ("ordered", "unordered", "repeated", "rank3", "empty")]
+    out.append(Spec("index_outside", [_i64([[0, 4]]), _f(rng, (1,), dt), _i64([3, 4])]))
+    return out
+
+
 def in_top_k(dt, rng):
     out = []
     preds = random_values(rng, (4, 5), tf.float32, edges=False)
@@ -2074,6 +2212,16 @@ for _kind in ("Sum", "Mean", "SqrtN"):
 GENERATORS["InTopKV2"] = (in_top_k, None)
 GENERATORS["DenseBincount"] = (dense_bincount, "T")
 GENERATORS["SparseToDense"] = (sparse_to_dense, "T")
+GENERATORS["SparseTensorDenseMatMul"] = (sparse_dense_matmul, "T")
+for _op in ("SparseReduceSum", "SparseReduceSumSparse", "SparseReduceMax", "SparseReduceMaxSparse"):
+    GENERATORS[_op] = (sparse_reduce(_op), "T")
+GENERATORS["SparseAdd"] = (sparse_add, "T")
+GENERATORS["SparseAddGrad"] = (sparse_add_grad, "T")
+GENERATORS["SparseTensorDenseAdd"] = (sparse_tensor_dense_add, "T")
+for _op in ("SparseDenseCwiseAdd", "SparseDenseCwiseMul", "SparseDenseCwiseDiv"):
+    GENERATORS[_op] = (sparse_dense_cwise, "T")
+GENERATORS["SparseSoftmax"] = (sparse_softmax, "T")
+GENERATORS["SparseReorder"] = (sparse_reorder, "T")
 GENERATORS["SparseReshape"] = (sparse_reshape, None)
 GENERATORS["SparseFillEmptyRows"] = (sparse_fill_empty_rows, "T")
 GENERATORS["PlaceholderWithDefault"] = (placeholder_with_default, "dtype")

@@ -26,6 +26,8 @@ void RegisterListGradients(GradientRegistry* r);
 void RegisterLinalgGradients(GradientRegistry* r);
 // The Fourier transforms (fft_gradients.cc).
 void RegisterFftGradients(GradientRegistry* r);
+// The SparseTensor ops (sparse_gradients.cc).
+void RegisterSparseGradients(GradientRegistry* r);
 // TensorFlow 1's TensorArray ops (tensor_array_gradients.cc).
 void RegisterTensorArrayGradients(GradientRegistry* r);
 

@@ -14,6 +14,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterSegmentReductionKernels(r);
   kernels_internal::RegisterSparseKernels(r);
   kernels_internal::RegisterSparseSegmentKernels(r);
+  kernels_internal::RegisterSparseMathKernels(r);
   kernels_internal::RegisterLookupKernels(r);
   kernels_internal::RegisterDenseHashTableKernels(r);
   kernels_internal::RegisterAddKernels(r);

@@ -19,6 +19,7 @@ void RegisterSegmentKernels(KernelRegistry* r);
 void RegisterSegmentReductionKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
 void RegisterSparseSegmentKernels(KernelRegistry* r);
+void RegisterSparseMathKernels(KernelRegistry* r);
 void RegisterLookupKernels(KernelRegistry* r);
 void RegisterDenseHashTableKernels(KernelRegistry* r);
 void RegisterAddKernels(KernelRegistry* r);
