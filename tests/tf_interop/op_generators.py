@@ -1963,6 +1963,51 @@ def lu(dt, rng):
     return out
 
 
+def qr(dt, rng):
+    """Qr of tall, wide and square matrices and batches, thin and full, an
+    empty batch; a vector fails."""
+    out = []
+    for shape in [(4, 3), (3, 5), (3, 3), (2, 5, 2), (0, 3, 2)]:
+        for full in (False, True):
+            out.append(Spec(f"{shape}.full{full}", [_f(rng, shape, dt)],
+                            {"full_matrices": full}, tol=64.0))
+    out.append(Spec("vector", [_f(rng, (3,), dt)]))
+    return out
+
+
+def self_adjoint_eig(dt, rng):
+    """SelfAdjointEigV2 of symmetric matrices and batches (the upper
+    triangle not read), with and without eigenvectors (then only the
+    eigenvalues are compared: TensorFlow's second output is a placeholder
+    scalar); a non-square matrix fails."""
+    out = []
+    for shape in [(3, 3), (2, 4, 4), (1, 1), (0, 2, 2)]:
+        a = _well_conditioned(rng, shape, dt, "spd")
+        for v in (True, False):
+            out.append(Spec(f"{shape}.v{v}", [a], {"compute_v": v}, tol=256.0,
+                            outputs=() if v else (0,)))
+    skew = _well_conditioned(rng, (3, 3), dt, "spd")
+    skew[0, 2] += 5
+    out.append(Spec("upper_ignored", [skew], {"compute_v": True}, tol=256.0))
+    out.append(Spec("not_square", [np.ones((2, 3), dt.as_numpy_dtype)]))
+    return out
+
+
+def svd(dt, rng):
+    """Svd of tall, wide and square matrices and batches, thin and full,
+    with and without U and V (then only the singular values are compared),
+    an empty matrix; a vector fails."""
+    out = []
+    for shape in [(4, 3), (3, 5), (3, 3), (2, 5, 2), (2, 0, 3)]:
+        for full in (False, True):
+            for uv in (True, False):
+                out.append(Spec(f"{shape}.full{full}.uv{uv}", [_f(rng, shape, dt)],
+                                {"full_matrices": full, "compute_uv": uv}, tol=256.0,
+                                outputs=() if uv else (0,)))
+    out.append(Spec("vector", [_f(rng, (3,), dt)]))
+    return out
+
+
 def pool(kind):
     def gen(dt, rng):
         out = []
@@ -2278,6 +2323,9 @@ GENERATORS["MatrixSolve"] = (matrix_solve, "T")
 GENERATORS["MatrixTriangularSolve"] = (matrix_triangular_solve, "T")
 GENERATORS["Cholesky"] = (cholesky, "T")
 GENERATORS["Lu"] = (lu, "T")
+GENERATORS["Qr"] = (qr, "T")
+GENERATORS["SelfAdjointEigV2"] = (self_adjoint_eig, "T")
+GENERATORS["Svd"] = (svd, "T")
 GENERATORS["Diag"] = (diag, "T")
 GENERATORS["DiagPart"] = (diag_part, "T")
 GENERATORS["DepthwiseConv2dNative"] = (depthwise_conv2d, "T")

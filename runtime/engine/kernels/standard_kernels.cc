@@ -66,6 +66,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterMatrixBandPartKernels(r);
   kernels_internal::RegisterMatrixDiagKernels(r);
   kernels_internal::RegisterLuKernels(r);
+  kernels_internal::RegisterDecompositionKernels(r);
   kernels_internal::RegisterEinsumKernels(r);
   kernels_internal::RegisterFftKernels(r);
   kernels_internal::RegisterTriangularKernels(r);

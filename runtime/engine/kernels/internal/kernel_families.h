@@ -69,6 +69,7 @@ void RegisterTensorArrayKernels(KernelRegistry* r);
 void RegisterMatrixBandPartKernels(KernelRegistry* r);
 void RegisterMatrixDiagKernels(KernelRegistry* r);
 void RegisterLuKernels(KernelRegistry* r);
+void RegisterDecompositionKernels(KernelRegistry* r);
 void RegisterEinsumKernels(KernelRegistry* r);
 void RegisterFftKernels(KernelRegistry* r);
 void RegisterTriangularKernels(KernelRegistry* r);
