@@ -487,6 +487,33 @@ void RegisterUnaryGradients(GradientRegistry* r) {
       return std::make_pair(ops::Mul(s, x, g_over), ops::Neg(s, ops::Mul(s, y, g_over)));
     });
   });
+  // TensorFlow's _IgammaGrad and _IgammacGrad: d/da is IgammaGradA's, d/dx
+  // exp(-x + (a - 1) log x - lgamma(a)) (computed in logs, as Gamma(a)
+  // grows large); Igammac's the negatives.
+  for (const char* name : {"Igamma", "Igammac"}) {
+    const bool complement = name == std::string("Igammac");
+    r->Register(name, [complement](const Scope& s, const Operation& op, const Grads& dy,
+                                   Grads* dx) {
+      return BinaryGrad(s, op, dy, dx, [&](Output a, Output x, Output g) {
+        Output da = s.AddOp("IgammaGradA", {{a}, {x}}).output(0);
+        Output a_less_1 = ops::Sub(s, a, ops::OnesLike(s, a));
+        Output dx = ops::Exp(s, ops::Sub(s, ops::Sub(s, ops::Mul(s, a_less_1, ops::Log(s, x)), x),
+                                         s.AddOp("Lgamma", {{a}}).output(0)));
+        if (complement) g = ops::Neg(s, g);
+        return std::make_pair(ops::Mul(s, da, g), ops::Mul(s, dx, g));
+      });
+    });
+  }
+  // TensorFlow's _ZetaGrad: d zeta(x, q) / dq = -x zeta(x + 1, q); none for
+  // x.
+  r->Register("Zeta", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    MG_RETURN_IF_ERROR(BinaryGrad(s, op, dy, dx, [&](Output x, Output q, Output g) {
+      Output next = s.AddOp("Zeta", {{ops::Add(s, x, ops::OnesLike(s, x))}, {q}}).output(0);
+      return std::make_pair(g, ops::Mul(s, ops::Neg(s, ops::Mul(s, x, next)), g));
+    }));
+    (*dx)[0] = Output();
+    return absl::OkStatus();
+  });
   // d polygamma(n, x) / dx = polygamma(n + 1, x); none for the order n.
   r->Register("Polygamma", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     MG_RETURN_IF_ERROR(BinaryGrad(s, op, dy, dx, [&](Output n, Output x, Output g) {

@@ -328,7 +328,30 @@ def polygamma(dt, rng):
     return out
 
 
+def special_binary(a_range, x_range, grad):
+    """Igamma, Igammac, IgammaGradA and Zeta: operands in the functions'
+    domain (a_range, x_range) broadcast against each other, the gradients
+    at `grad` (positions); values outside the domain (NaN) and edge
+    values."""
+    def gen(dt, rng):
+        out = []
+        for shape_a, shape_x in [((7,), (7,)), ((), (5,)), ((4, 1), (3,))]:
+            a = random_values(rng, shape_a, dt, edges=False, low=a_range[0], high=a_range[1])
+            x = random_values(rng, shape_x, dt, edges=False, low=x_range[0], high=x_range[1])
+            out.append(Spec(f"a{list(shape_a)}.x{list(shape_x)}", [a, x], grad=_grad(dt, *grad),
+                            tol=64.0))
+        out.append(Spec("outside_domain", [np.asarray([-1, 0, 2], dt.as_numpy_dtype),
+                                           np.asarray([1, -1, 0], dt.as_numpy_dtype)], tol=64.0))
+        out.append(Spec("edges", [np.asarray(2, dt.as_numpy_dtype),
+                                  np.abs(random_values(rng, (15,), dt))], tol=64.0))
+        return out
+    return gen
+
+
 GENERATORS["Polygamma"] = (polygamma, "T")
+GENERATORS.update(_ops(["Igamma", "Igammac"], special_binary((0.3, 6.0), (0.1, 8.0), (0, 1))))
+GENERATORS["IgammaGradA"] = (special_binary((0.3, 6.0), (0.1, 8.0), ()), "T")
+GENERATORS["Zeta"] = (special_binary((1.2, 6.0), (0.3, 5.0), (1,)), "T")
 GENERATORS.update(_ops(["Div", "FloorDiv", "FloorMod"],
                        both(binary(nonzero_y=True, divides=True), integer_division_by_zero())))
 GENERATORS.update(_ops(["Equal", "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual",

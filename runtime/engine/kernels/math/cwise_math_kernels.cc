@@ -1,10 +1,11 @@
-// Binary element-wise functions, with broadcasting: Atan2, Polygamma
-// (Eigen's functor, as TensorFlow's), the products and quotients that are 0
-// where an operand is (Xdivy, Xlogy, Xlog1py, MulNoNan); and ClipByValue.
+// Binary element-wise functions, with broadcasting: Atan2, the special
+// functions Polygamma, Igamma, Igammac, IgammaGradA and Zeta (Eigen's
+// functors, as TensorFlow's), the products and quotients that are 0 where
+// an operand is (Xdivy, Xlogy, Xlog1py, MulNoNan); and ClipByValue.
 #include <cmath>
 #include <limits>
 
-#include "unsupported/Eigen/SpecialFunctions"  // scalar_polygamma_op
+#include "unsupported/Eigen/SpecialFunctions"  // polygamma, igamma, zeta
 #include "runtime/engine/kernels/internal/cwise_ops.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
 
@@ -31,6 +32,16 @@ struct PolygammaFunctor {
   T operator()(const T& n, const T& x) const {
     if (x == std::numeric_limits<T>::infinity() && n >= T(1) && n == std::floor(n)) return T(0);
     return Eigen::internal::scalar_polygamma_op<T>()(n, x);
+  }
+};
+
+// zeta(x, q), 0 at q = +inf for x > 1 (the limit, and TensorFlow's Eigen;
+// Debian's Eigen 3.4 gives NaN there).
+template <typename T>
+struct ZetaFunctor {
+  T operator()(const T& x, const T& q) const {
+    if (q == std::numeric_limits<T>::infinity() && x > T(1)) return T(0);
+    return Eigen::internal::scalar_zeta_op<T>()(x, q);
   }
 };
 
@@ -103,6 +114,12 @@ void RegisterBinaryMathKernels(KernelRegistry* r) {
   r->Register("ClipByValue", TypedFactory<ClipByValueOp, float, double, int32_t, int64_t>());
   r->Register("Atan2", TypedFactory<BinaryKernelFor<Atan2Functor>::Op, float, double>());
   r->Register("Polygamma", TypedFactory<BinaryKernelFor<PolygammaFunctor>::Op, float, double>());
+  using namespace Eigen::internal;  // NOLINT: scalar_*_op functors
+  r->Register("Igamma", TypedFactory<BinaryKernelFor<scalar_igamma_op>::Op, float, double>());
+  r->Register("Igammac", TypedFactory<BinaryKernelFor<scalar_igammac_op>::Op, float, double>());
+  r->Register("IgammaGradA",
+              TypedFactory<BinaryKernelFor<scalar_igamma_der_a_op>::Op, float, double>());
+  r->Register("Zeta", TypedFactory<BinaryKernelFor<ZetaFunctor>::Op, float, double>());
 }
 
 }  // namespace kernels_internal
