@@ -812,6 +812,26 @@ void RegisterConvolutionGradients(GradientRegistry* r) {
       return absl::OkStatus();
     });
   }
+  // TensorFlow's _CropAndResizeGrad: the image's (float types only) by
+  // CropAndResizeGradImage with the forward's method, the boxes' by
+  // CropAndResizeGradBoxes (bilinear for either method).
+  r->Register("CropAndResize", [](const Scope& s, const Operation& op, const Grads& dy,
+                                  Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    const NodeDef& node = s.GetNodeDef(op);
+    const DataType t = BaseType(in[0].dtype());
+    Output image;
+    if (t == DT_FLOAT || t == DT_DOUBLE || t == DT_HALF) {
+      image = s.AddOp("CropAndResizeGradImage",
+                      {{dy[0]}, {in[1]}, {in[2]}, {ops::Shape(s, in[0])}},
+                      CopyAttrs(node, {"T", "method"}))
+                  .output(0);
+    }
+    Output boxes =
+        s.AddOp("CropAndResizeGradBoxes", {{dy[0]}, {in[0]}, {in[1]}, {in[2]}}).output(0);
+    *dx = {image, boxes, Output(), Output()};
+    return s.status();
+  });
   // The resizes' gradients take the forward op's corner attrs; the size
   // input has none.
   r->Register("ResizeBilinear",

@@ -1986,6 +1986,52 @@ def lu(dt, rng):
     return out
 
 
+# float32's tolerance, and float64's widened to float's precision.
+CROP_TOL = (16.0, 1e6)
+CROP_BOXES = np.array([[0.1, 0.2, 0.8, 0.9], [0.0, 0.0, 1.0, 1.0], [0.5, 0.6, 0.2, 0.1],
+                       [-0.3, 0.4, 0.6, 1.3], [0.25, 0.25, 0.25, 0.25]], np.float32)
+
+
+def crop_and_resize(dt, rng):
+    """CropAndResize, bilinear and nearest: boxes inside, the whole image,
+    flipped, partly outside (the extrapolation value there) and a point,
+    crops of 1 x 1 and 3 x 4, boxes of each image; the gradients (image and
+    boxes); a box index past the batch and a bad crop size fail. (The
+    sampling is float arithmetic for every image type, and compared at
+    float's precision.)"""
+    image = _f(rng, (2, 5, 6, 3), dt)
+    tol = CROP_TOL[dt == tf.float64]
+    out = []
+    for method in ("bilinear", "nearest"):
+        for crop in ([3, 4], [1, 1], [4, 2]):
+            out.append(Spec(f"{method}.{crop}", [image, CROP_BOXES, _i32([0, 1, 1, 0, 1]),
+                                                  _i32(crop)],
+                            {"method": method, "extrapolation_value": -2.5},
+                            grad=_grad(dt, 0, 1), tol=tol))
+    out.append(Spec("box_ind_past_batch", [image, CROP_BOXES[:1], _i32([2]), _i32([2, 2])]))
+    out.append(Spec("bad_crop_size", [image, CROP_BOXES[:1], _i32([0]), _i32([0, 2])]))
+    return out
+
+
+def crop_and_resize_grad(kind):
+    """CropAndResizeGradImage (with each method) and CropAndResizeGradBoxes:
+    the sampled crops' gradients sent back to the image's pixels and to the
+    boxes' edges."""
+    def gen(dt, rng):
+        grads = random_values(rng, (5, 3, 4, 2), tf.float32, edges=False)
+        out = []
+        for method in ("bilinear", "nearest"):
+            if kind == "image":
+                out.append(Spec(method, [grads, CROP_BOXES, _i32([0, 1, 1, 0, 1]),
+                                         _i32([2, 5, 6, 2])], {"T": dt, "method": method},
+                                tol=CROP_TOL[dt == tf.float64]))
+            else:
+                out.append(Spec(method, [grads, _f(rng, (2, 5, 6, 2), dt), CROP_BOXES,
+                                         _i32([0, 1, 1, 0, 1])], {"method": method}, tol=64.0))
+        return out
+    return gen
+
+
 def qr(dt, rng):
     """Qr of tall, wide and square matrices and batches, thin and full, an
     empty batch; a vector fails."""
@@ -2347,6 +2393,9 @@ GENERATORS["MatrixTriangularSolve"] = (matrix_triangular_solve, "T")
 GENERATORS["Cholesky"] = (cholesky, "T")
 GENERATORS["Lu"] = (lu, "T")
 GENERATORS["Qr"] = (qr, "T")
+GENERATORS["CropAndResize"] = (crop_and_resize, "T")
+GENERATORS["CropAndResizeGradImage"] = (crop_and_resize_grad("image"), "T")
+GENERATORS["CropAndResizeGradBoxes"] = (crop_and_resize_grad("boxes"), "T")
 GENERATORS["SelfAdjointEigV2"] = (self_adjoint_eig, "T")
 GENERATORS["Svd"] = (svd, "T")
 GENERATORS["Diag"] = (diag, "T")

@@ -51,6 +51,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterImageCodecKernels(r);
   kernels_internal::RegisterImageResizeKernels(r);
   kernels_internal::RegisterImageTransformKernels(r);
+  kernels_internal::RegisterCropAndResizeKernels(r);
   kernels_internal::RegisterImageColorKernels(r);
   kernels_internal::RegisterExampleParsingKernels(r);
   kernels_internal::RegisterSequenceExampleParsingKernels(r);

@@ -56,6 +56,7 @@ void RegisterSerializationKernels(KernelRegistry* r);
 void RegisterImageCodecKernels(KernelRegistry* r);
 void RegisterImageResizeKernels(KernelRegistry* r);
 void RegisterImageTransformKernels(KernelRegistry* r);
+void RegisterCropAndResizeKernels(KernelRegistry* r);
 void RegisterImageColorKernels(KernelRegistry* r);
 void RegisterRaggedKernels(KernelRegistry* r);
 void RegisterFunctionalKernels(KernelRegistry* r);
