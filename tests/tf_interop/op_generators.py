@@ -2032,6 +2032,26 @@ def crop_and_resize_grad(kind):
     return gen
 
 
+def ragged_range(dt, rng):
+    """RaggedRange: rows of each direction, empty rows, scalars broadcast
+    against vectors, fractional steps, int64 splits; delta 0 and vectors of
+    different lengths fail."""
+    def v(x):
+        return np.asarray(x, dt.as_numpy_dtype)
+    out = []
+    for label, starts, limits, deltas in [
+            ("rows", [0, 5, 3, -5], [4, 1, 3, 5], [1, -2, 1, 3]), ("scalars", 2, 9, 2),
+            ("broadcast", 0, [7, -1, 3], 2), ("steps", [1, 10], 20, [3, 4])]:
+        for splits in (tf.int64, tf.int32):
+            out.append(Spec(f"{label}.{splits.name}", [v(starts), v(limits), v(deltas)],
+                            {"Tsplits": splits}))
+    if dt.is_floating:
+        out.append(Spec("fractional", [v(0), v([2.5, -1, 1]), v([0.5, -0.25, 0.1])]))
+    out.append(Spec("zero_delta", [v(0), v(5), v(0)]))
+    out.append(Spec("lengths_differ", [v([1, 2]), v([3, 4, 5]), v(1)]))
+    return out
+
+
 def qr(dt, rng):
     """Qr of tall, wide and square matrices and batches, thin and full, an
     empty batch; a vector fails."""
@@ -2393,6 +2413,7 @@ GENERATORS["MatrixTriangularSolve"] = (matrix_triangular_solve, "T")
 GENERATORS["Cholesky"] = (cholesky, "T")
 GENERATORS["Lu"] = (lu, "T")
 GENERATORS["Qr"] = (qr, "T")
+GENERATORS["RaggedRange"] = (ragged_range, "T")
 GENERATORS["CropAndResize"] = (crop_and_resize, "T")
 GENERATORS["CropAndResizeGradImage"] = (crop_and_resize_grad("image"), "T")
 GENERATORS["CropAndResizeGradBoxes"] = (crop_and_resize_grad("boxes"), "T")

@@ -1,8 +1,11 @@
 // RaggedTensorToTensor: a ragged tensor (flat values plus one row partition
 // per ragged dimension) padded into a dense tensor, as TensorFlow's
-// RaggedTensor.to_tensor() builds it (Keras' TextVectorization ends so).
+// RaggedTensor.to_tensor() builds it (Keras' TextVectorization ends so);
+// and RaggedRange (tf.ragged.range).
 #include <algorithm>
+#include <cmath>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -244,10 +247,74 @@ class RaggedTensorToTensorOp : public OpKernel {
   std::vector<std::string> types_;
 };
 
+// RaggedRange: row i is range(starts[i], limits[i], deltas[i]) (scalars
+// apply to every row), as row splits of Tsplits and the rows' values, each
+// value the previous plus delta (TensorFlow's sums, not start + j delta).
+template <typename T>
+class RaggedRangeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor* in[3] = {&ctx->input(0), &ctx->input(1), &ctx->input(2)};
+    int64_t rows = 1;
+    const Tensor* shaped = nullptr;
+    for (const Tensor* t : in) {
+      if (t->dims() > 1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "RaggedRange: starts, limits and deltas must be scalars or vectors, got shape ",
+            t->shape().DebugString()));
+      }
+      if (t->dims() == 0) continue;
+      if (shaped != nullptr && shaped->shape() != t->shape()) {
+        return absl::InvalidArgumentError(
+            "RaggedRange: starts, limits, and deltas must have the same shape");
+      }
+      shaped = t;
+      rows = t->dim_size(0);
+    }
+    auto at = [](const Tensor* t, int64_t i) { return t->data<T>()[t->dims() == 0 ? 0 : i]; };
+    std::vector<int64_t> sizes(rows);
+    int64_t total = 0;
+    for (int64_t i = 0; i < rows; ++i) {
+      const T start = at(in[0], i), limit = at(in[1], i), delta = at(in[2], i);
+      if (delta == T(0)) return absl::InvalidArgumentError("RaggedRange: Requires delta != 0");
+      if ((delta > 0 && limit < start) || (delta < 0 && limit > start)) {
+        sizes[i] = 0;
+      } else if constexpr (std::is_integral_v<T>) {
+        const T span = limit > start ? limit - start : start - limit;
+        const T step = delta > 0 ? delta : -delta;
+        sizes[i] = static_cast<int64_t>((span + step - 1) / step);
+      } else {
+        sizes[i] = static_cast<int64_t>(std::ceil(std::abs((limit - start) / delta)));
+      }
+      total += sizes[i];
+    }
+    Tensor *splits, *values;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({rows + 1}), &splits));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(1, TensorShape({total}), &values));
+    const bool splits64 = splits->dtype() == DT_INT64;
+    int64_t k = 0;
+    for (int64_t i = 0; i <= rows; ++i) {
+      if (splits64) {
+        splits->data<int64_t>()[i] = k;
+      } else {
+        splits->data<int32_t>()[i] = static_cast<int32_t>(k);
+      }
+      if (i == rows) break;
+      T value = at(in[0], i);
+      for (int64_t j = 0; j < sizes[i]; ++j, value += at(in[2], i)) {
+        values->data<T>()[k++] = value;
+      }
+    }
+    return absl::OkStatus();
+  }
+};
+
 }  // namespace
 
 void RegisterRaggedKernels(KernelRegistry* r) {
   r->Register("RaggedTensorToTensor", MakeFactory<RaggedTensorToTensorOp>());
+  r->Register("RaggedRange", TypedFactory<RaggedRangeOp, float, double, int32_t, int64_t>());
 }
 
 }  // namespace kernels_internal
