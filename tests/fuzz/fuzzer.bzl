@@ -5,8 +5,8 @@ load("//tools/build:cc.bzl", "cc_binary")
 def cc_fuzzer(name, deps):
     """A fuzzer built from `<name>.cc` with libFuzzer's main and `:quiet`.
 
-    Tagged manual: only `--config=fuzz` (clang, ASan, UBSan) builds it, through
-    tools/fuzz.sh; the normal gcc build skips it.
+    Tagged manual: only `--config=fuzz` (ASan, UBSan, coverage) builds it, through
+    tools/fuzz.sh; the normal build skips it.
 
     Args:
       name: the target, and the basename of its one source file.
