@@ -67,7 +67,9 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterMatrixBandPartKernels(r);
   kernels_internal::RegisterMatrixDiagKernels(r);
   kernels_internal::RegisterLuKernels(r);
-  kernels_internal::RegisterDecompositionKernels(r);
+  kernels_internal::RegisterQrKernels(r);
+  kernels_internal::RegisterSelfAdjointEigKernels(r);
+  kernels_internal::RegisterSvdKernels(r);
   kernels_internal::RegisterEinsumKernels(r);
   kernels_internal::RegisterFftKernels(r);
   kernels_internal::RegisterTriangularKernels(r);

@@ -7,9 +7,11 @@
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_LINALG_MATRICES_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "Eigen/Core"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "runtime/engine/op_kernel.h"
@@ -59,6 +61,22 @@ void ForEachMatrix(OpKernelContext* ctx, int64_t count, int64_t n, const Fn& fn)
   ctx->ParallelFor(count, 8.0 * n * n, 8.0 * n * n, cube + 1, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) fn(i);
   });
+}
+
+// The batch dimensions of `t` followed by `inner`.
+inline absl::StatusOr<TensorShape> BatchShape(const Tensor& t, std::vector<int64_t> inner) {
+  std::vector<int64_t> dims(t.shape().dim_sizes().begin(), t.shape().dim_sizes().end() - 2);
+  dims.insert(dims.end(), inner.begin(), inner.end());
+  return TensorShape::Build(dims);
+}
+
+// The output TensorFlow gives for vectors not asked for: a scalar, 0.
+template <typename T>
+absl::Status NotComputed(OpKernelContext* ctx, int index) {
+  Tensor* out;
+  MG_RETURN_IF_ERROR(ctx->allocate_output(index, TensorShape({}), &out));
+  *out->data<T>() = T(0);
+  return absl::OkStatus();
 }
 
 }  // namespace kernels_internal
