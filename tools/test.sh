@@ -17,9 +17,20 @@ fi
 sanitizers=0
 [ "$full" = 1 ] && [ "${MG_SANITIZERS:-1}" != 0 ] && sanitizers=1
 
+# Each pass's wall time, for the closing lines: a cold full run must stay
+# well inside CI's limit, and these say where its minutes go.
+times=()
+phase_start=$SECONDS
+# phase NAME: records the time since the last phase ended as NAME's.
+phase() {
+  times+=("$1 $(((SECONDS - phase_start) / 60)) min $(((SECONDS - phase_start) % 60)) s")
+  phase_start=$SECONDS
+}
+
 # The build's Debian packages, and TensorFlow 2.21 in its virtualenv for
 # the interop tests (tests/tf_interop), which must then run, not skip.
 tools/setup.sh tf || exit 1
+phase setup
 
 args=("--test_env=MG_TF_PYTHON=${MG_TF_VENV:-/var/cache/minigraph-tf}/bin/python"
       "--test_env=MG_TF_REQUIRED=1")
@@ -51,6 +62,7 @@ bazel test //... --nocache_test_results --show_progress --show_progress_rate_lim
   "${args[@]}" "$@" 2>&1 | tee "$log"
 rc=${PIPESTATUS[0]}
 show_failures "$log"
+phase quick
 
 # The same tests again under AddressSanitizer and UndefinedBehaviorSanitizer
 # (--config=asan), in a full run, but those tagged "noasan" (the Keras
@@ -63,6 +75,7 @@ if [ "$sanitizers" = 1 ]; then
     --show_progress --show_progress_rate_limit=30 "${args[@]}" "$@" 2>&1 | tee "$asan_log"
   asan_rc=${PIPESTATUS[0]}
   show_failures "$asan_log"
+  phase asan
 fi
 
 # The tests once more under ThreadSanitizer (--config=tsan), with Abseil and
@@ -83,6 +96,7 @@ if [ "$sanitizers" = 1 ]; then
   else
     tsan_rc=1
   fi
+  phase tsan
 fi
 
 # In a full run, the fuzzers, bounded ($MG_FUZZ_SECONDS each, default 30; 0
@@ -92,6 +106,7 @@ fuzz_seconds="${MG_FUZZ_SECONDS:-30}"
 fuzz_failed=0
 if [ "$fuzz_seconds" -gt 0 ]; then
   tools/fuzz.sh "$fuzz_seconds" || fuzz_failed=1
+  phase fuzz
 fi
 
 total=$(bazel query 'tests(//...) except attr(tags, manual, //...)' 2>/dev/null | wc -l)
@@ -117,5 +132,7 @@ total=$((total + 1))
 [ "$fuzz_seconds" -gt 0 ] && total=$((total + 1))
 failed=$((failed + layers_failed + fuzz_failed))
 [ "$layers_failed" -eq 0 ] && [ "$fuzz_failed" -eq 0 ] || rc=1
+for t in "${times[@]}"; do echo "time: $t"; done
+echo "time: all $((SECONDS / 60)) min $((SECONDS % 60)) s"
 echo "tests: $((total - failed)) passed, $failed failed"
 exit "$rc"
