@@ -1043,6 +1043,159 @@ def sparse_to_dense(dt, rng):
     out = []
     for idx, shape, n in [([[0, 1], [2, 0]], [3, 2], 2), ([1, 3], [5], 2), ([[0, 0]], [1, 1], 1),
                           (np.zeros((0, 2), int), [2, 2], 0)]:
+def _set_values(rng, shape, dt):
+    """Set elements: few distinct values, so that sets overlap and repeat."""
+    if dt == tf.string:
+        return random_values(rng, shape, dt, edges=False)
+    return random_values(rng, shape, dt, edges=False, low=0, high=5)
+
+
+def _sparse_set(rng, dt, shape, groups, index_order=None):
+    """A SparseTensor set operand of dense `shape` with `groups` (a list of
+    (leading coordinates, number of entries)), its entries in that order or
+    in `index_order`."""
+    idx = [list(g) + [j] for g, n in groups for j in range(n)]
+    if index_order is not None:
+        idx = [idx[i] for i in index_order]
+    idx = np.asarray(idx, np.int64).reshape(-1, len(shape))
+    return [idx, _set_values(rng, (len(idx),), dt), _i64(shape)]
+
+
+SET_OPERATIONS = ("a-b", "b-a", "intersection", "union")
+
+
+def set_size(dt, rng):
+    """SetSize: groups with repeated values, missing groups, rank 3, none at
+    all, entries out of order unvalidated (runs of a group counted apart,
+    as TensorFlow's); out of order, repeated and out-of-bounds indices and
+    a rank-1 set fail."""
+    out = [
+        Spec("ordered", _sparse_set(rng, dt, (3, 4), [((0,), 4), ((2,), 2)])),
+        Spec("rank3", _sparse_set(rng, dt, (2, 2, 5), [((0, 1), 5), ((1, 0), 1), ((1, 1), 3)])),
+        Spec("empty", _sparse_set(rng, dt, (2, 3), [])),
+        Spec("unordered_unvalidated", _sparse_set(rng, dt, (3, 3), [((0,), 2), ((2,), 3)],
+                                                  [2, 0, 3, 1, 4]),
+             {"validate_indices": False}),
+        Spec("unordered", _sparse_set(rng, dt, (3, 3), [((0,), 2), ((2,), 3)], [2, 0, 3, 1, 4])),
+        Spec("repeated", [_i64([[0, 1], [0, 1]]), _set_values(rng, (2,), dt), _i64([2, 3])]),
+        Spec("out_of_bounds", [_i64([[0, 1], [0, 3]]), _set_values(rng, (2,), dt), _i64([2, 3])]),
+        Spec("out_of_bounds_unvalidated", [_i64([[0, 1], [0, 3]]), _set_values(rng, (2,), dt),
+                                           _i64([2, 3])], {"validate_indices": False}),
+        Spec("rank1", [_i64([[0], [1]]), _set_values(rng, (2,), dt), _i64([3])]),
+    ]
+    return out
+
+
+def dense_to_dense_set_operation(dt, rng):
+    """DenseToDenseSetOperation: each operation on rows of different
+    lengths, rank 3, an empty row and no rows; the operation's name in
+    capitals; a rank-1 set, leading dimensions that differ and an unknown
+    operation fail."""
+    out = []
+    for op in SET_OPERATIONS:
+        for a_shape, b_shape in [((3, 4), (3, 3)), ((2, 2, 3), (2, 2, 5)), ((2, 0), (2, 3)),
+                                 ((0, 3), (0, 2))]:
+            out.append(Spec(f"{op}.{list(a_shape)}.{list(b_shape)}",
+                            [_set_values(rng, a_shape, dt), _set_values(rng, b_shape, dt)],
+                            {"set_operation": op}))
+    out.append(Spec("capitals", [_set_values(rng, (2, 3), dt), _set_values(rng, (2, 3), dt)],
+                    {"set_operation": "UNION"}))
+    out.append(Spec("rank1", [_set_values(rng, (3,), dt), _set_values(rng, (3,), dt)],
+                    {"set_operation": "union"}))
+    out.append(Spec("groups_differ", [_set_values(rng, (2, 3), dt), _set_values(rng, (3, 3), dt)],
+                    {"set_operation": "union"}))
+    out.append(Spec("unknown_operation", [_set_values(rng, (2, 3), dt),
+                                          _set_values(rng, (2, 3), dt)],
+                    {"set_operation": "xor"}))
+    return out
+
+
+def dense_to_sparse_set_operation(dt, rng):
+    """DenseToSparseSetOperation: each operation with the sparse operand
+    missing groups, rank 3, no entries; entries out of order unvalidated
+    (TensorFlow's walk skips what it passed); out-of-order and
+    out-of-bounds entries and leading dimensions that differ fail."""
+    out = []
+    for op in SET_OPERATIONS:
+        out.append(Spec(f"{op}.missing_groups", [_set_values(rng, (4, 3), dt)] + _sparse_set(
+            rng, dt, (4, 5), [((0,), 2), ((2,), 5), ((3,), 1)]), {"set_operation": op}))
+        out.append(Spec(f"{op}.rank3", [_set_values(rng, (2, 2, 2), dt)] + _sparse_set(
+            rng, dt, (2, 2, 3), [((0, 1), 3), ((1, 0), 2)]), {"set_operation": op}))
+        out.append(Spec(f"{op}.no_entries", [_set_values(rng, (2, 3), dt)] + _sparse_set(
+            rng, dt, (2, 3), []), {"set_operation": op}))
+    unordered = _sparse_set(rng, dt, (3, 3), [((0,), 2), ((2,), 3)], [2, 0, 3, 1, 4])
+    out.append(Spec("unordered_unvalidated", [_set_values(rng, (3, 2), dt)] + unordered,
+                    {"set_operation": "union", "validate_indices": False}))
+    out.append(Spec("unordered", [_set_values(rng, (3, 2), dt)] + unordered,
+                    {"set_operation": "union"}))
+    out.append(Spec("out_of_bounds", [_set_values(rng, (2, 2), dt), _i64([[0, 3]]),
+                                      _set_values(rng, (1,), dt), _i64([2, 3])],
+                    {"set_operation": "union"}))
+    out.append(Spec("groups_differ", [_set_values(rng, (3, 2), dt)] + _sparse_set(
+        rng, dt, (2, 3), [((0,), 1)]), {"set_operation": "union"}))
+    return out
+
+
+def sparse_to_sparse_set_operation(dt, rng):
+    """SparseToSparseSetOperation: each operation on groups both, one or
+    neither operand has, rank 3, no entries; an operand out of order
+    (unvalidated: TensorFlow's merge of runs) and leading dimensions that
+    differ."""
+    out = []
+    for op in SET_OPERATIONS:
+        a = _sparse_set(rng, dt, (4, 4), [((0,), 2), ((1,), 4), ((3,), 1)])
+        b = _sparse_set(rng, dt, (4, 3), [((1,), 3), ((2,), 2), ((3,), 3)])
+        out.append(Spec(f"{op}.groups", a + b, {"set_operation": op}))
+        a = _sparse_set(rng, dt, (2, 2, 3), [((0, 0), 3), ((1, 1), 1)])
+        b = _sparse_set(rng, dt, (2, 2, 2), [((0, 1), 2), ((1, 1), 2)])
+        out.append(Spec(f"{op}.rank3", a + b, {"set_operation": op}))
+        out.append(Spec(f"{op}.a_empty", _sparse_set(rng, dt, (2, 3), []) + _sparse_set(
+            rng, dt, (2, 3), [((1,), 2)]), {"set_operation": op}))
+    unordered = _sparse_set(rng, dt, (3, 3), [((0,), 2), ((2,), 3)], [2, 0, 3, 1, 4])
+    ordered = _sparse_set(rng, dt, (3, 3), [((0,), 1), ((1,), 2), ((2,), 2)])
+    out.append(Spec("unordered_unvalidated", unordered + ordered,
+                    {"set_operation": "intersection", "validate_indices": False}))
+    out.append(Spec("unordered", unordered + ordered, {"set_operation": "intersection"}))
+    out.append(Spec("groups_differ", ordered + _sparse_set(rng, dt, (2, 3), [((0,), 1)]),
+                    {"set_operation": "union"}))
+    return out
+
+
+def cross(dt, rng):
+    """Cross of vectors, batches of them and none; its gradients; shapes
+    that differ and an innermost dimension other than 3 fail."""
+    out = [Spec(f"{list(shape)}", [_f(rng, shape, dt, True), _f(rng, shape, dt, True)],
+                grad=_grad(dt, 0, 1)) for shape in [(3,), (4, 3), (2, 2, 3), (0, 3)]]
+    out.append(Spec("shapes_differ", [_f(rng, (2, 3), dt), _f(rng, (3, 3), dt)]))
+    out.append(Spec("not_3", [_f(rng, (2, 4), dt), _f(rng, (2, 4), dt)]))
+    out.append(Spec("scalar", [_f(rng, (), dt), _f(rng, (), dt)]))
+    return out
+
+
+def ctc_greedy_decoder(dt, rng):
+    """CTCGreedyDecoder with repeats merged or not, the blank first, last or
+    inside, sequences of every length up to the inputs' (none at all too),
+    tied maxima (the first wins); a sequence longer than the inputs, a
+    length per batch entry missing, inputs not of rank 3 and a blank index
+    outside the classes fail."""
+    out = []
+    # Few classes over many steps: repeats and blanks happen.
+    logits = _f(rng, (6, 3, 3), dt)
+    lengths = _i32([6, 2, 0])
+    for merge in (False, True):
+        for blank in (-1, 0, 1):
+            out.append(Spec(f"merge{merge}.blank{blank}", [logits, lengths],
+                            {"merge_repeated": merge, "blank_index": blank}))
+    ties = np.zeros((3, 2, 4), dt.as_numpy_dtype)
+    ties[:, 1, 2:] = 1
+    out.append(Spec("ties", [ties, _i32([3, 3])], {"merge_repeated": True}))
+    out.append(Spec("too_long", [logits, _i32([7, 1, 1])]))
+    out.append(Spec("lengths_missing", [logits, _i32([6, 2])]))
+    out.append(Spec("rank2", [_f(rng, (6, 3), dt), lengths]))
+    out.append(Spec("blank_outside", [logits, lengths], {"blank_index": 3}))
+    return out
+
+
         for it in (np.int32, np.int64):
             out.append(Spec(f"{np.asarray(idx).tolist()}.{shape}.{np.dtype(it).name}",
                             [np.asarray(idx, it), np.asarray(shape, it), _f(rng, (n,), dt, True),
@@ -2566,6 +2719,12 @@ def regex(op):
     patterns = [("[a-z]+", "<\\0>"), ("^\\s+|\\s+$", ""), ("(\\d)(\\d)", "\\2\\1"), ("", "-")]
 
     def gen(dt, rng):
+GENERATORS["SetSize"] = (set_size, "T")
+GENERATORS["CTCGreedyDecoder"] = (ctc_greedy_decoder, "T")
+GENERATORS["Cross"] = (cross, "T")
+GENERATORS["DenseToDenseSetOperation"] = (dense_to_dense_set_operation, "T")
+GENERATORS["DenseToSparseSetOperation"] = (dense_to_sparse_set_operation, "T")
+GENERATORS["SparseToSparseSetOperation"] = (sparse_to_sparse_set_operation, "T")
         out = []
         for pattern, rewrite in patterns:
             for glob in (True, False):

@@ -20,6 +20,7 @@ void RegisterSegmentReductionKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
 void RegisterSparseSegmentKernels(KernelRegistry* r);
 void RegisterSparseMathKernels(KernelRegistry* r);
+void RegisterSetKernels(KernelRegistry* r);
 void RegisterLookupKernels(KernelRegistry* r);
 void RegisterDenseHashTableKernels(KernelRegistry* r);
 void RegisterAddKernels(KernelRegistry* r);

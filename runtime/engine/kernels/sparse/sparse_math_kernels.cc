@@ -14,64 +14,11 @@
 #include "absl/strings/str_join.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
+#include "runtime/engine/kernels/sparse/sparse_input.h"
 
 namespace minigraph {
 namespace kernels_internal {
 namespace {
-
-// A SparseTensor's three inputs, checked against each other: indices a
-// matrix (int64, or int32 where the op allows) with one column per
-// dimension, values a vector of one per row of indices, and (with
-// `in_range`) every index inside the shape.
-struct SparseInput {
-  std::vector<int64_t> indices;  // row-major [nnz, rank]
-  int64_t nnz = 0;
-  std::vector<int64_t> shape;
-
-  int rank() const { return static_cast<int>(shape.size()); }
-  const int64_t* at(int64_t i) const { return indices.data() + i * rank(); }
-};
-
-absl::StatusOr<SparseInput> ReadSparse(const OpKernelContext* ctx, const OpKernel& k, int first,
-                                       bool in_range = true) {
-  const Tensor& indices = ctx->input(first);
-  const Tensor& values = ctx->input(first + 1);
-  const Tensor& shape = ctx->input(first + 2);
-  if (indices.dims() != 2 || values.dims() != 1 || shape.dims() != 1 ||
-      indices.dim_size(0) != values.dim_size(0) || indices.dim_size(1) != shape.dim_size(0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        k.type_string(), ": a SparseTensor needs indices [N, rank], values [N] and shape "
-                         "[rank], got shapes ",
-        indices.shape().DebugString(), ", ", values.shape().DebugString(), " and ",
-        shape.shape().DebugString()));
-  }
-  SparseInput s;
-  MG_ASSIGN_OR_RETURN(s.indices, FlatInts(indices, "indices"));
-  s.nnz = indices.dim_size(0);
-  MG_ASSIGN_OR_RETURN(s.shape, FlatInts(shape, "dense_shape"));
-  if (!in_range) return s;
-  for (int64_t i = 0; i < s.nnz; ++i) {
-    for (int d = 0; d < s.rank(); ++d) {
-      if (s.at(i)[d] < 0 || s.at(i)[d] >= s.shape[d]) {
-        const std::string index = absl::StrJoin(s.at(i), s.at(i) + s.rank(), ", ");
-        return absl::InvalidArgumentError(
-            absl::StrCat(k.type_string(), ": indices[", i, "] = [", index,
-                         "] is out of bounds: need 0 <= index < [", absl::StrJoin(s.shape, ","),
-                         "]"));
-      }
-    }
-  }
-  return s;
-}
-
-// -1, 0 or 1 as index row i of a comes before, with or after row j of b
-// (row-major order).
-int CompareIndex(const int64_t* a, const int64_t* b, int rank) {
-  for (int d = 0; d < rank; ++d) {
-    if (a[d] != b[d]) return a[d] < b[d] ? -1 : 1;
-  }
-  return 0;
-}
 
 // out = A * B (A sparse, adjoint_a and adjoint_b transposing): each entry
 // (r, c, v) of A adds v times row c of B to row r of out; repeated entries
