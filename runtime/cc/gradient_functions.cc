@@ -410,6 +410,12 @@ void RegisterUnaryGradients(GradientRegistry* r) {
     return ops::Mul(s, ops::Mul(s, dy, Scalar(s, t, 2.5066282746310002)),
                     ops::Exp(s, ops::RealDiv(s, ops::Square(s, y), Scalar(s, t, 2))));
   });
+  unary("Erfinv", [](const Scope& s, Output, Output y, Output dy) {
+    // sqrt(pi) / 2 exp(y^2).
+    const DataType t = BaseType(y.dtype());
+    return ops::Mul(s, ops::Mul(s, dy, Scalar(s, t, 0.88622692545275801)),
+                    ops::Exp(s, ops::Square(s, y)));
+  });
   unary("BesselI0", [call](const Scope& s, Output x, Output, Output dy) {
     return ops::Mul(s, dy, call(s, "BesselI1", x));
   });
@@ -514,6 +520,32 @@ void RegisterUnaryGradients(GradientRegistry* r) {
     (*dx)[0] = Output();
     return absl::OkStatus();
   });
+  // TensorFlow's _BetaincGrad: d/dx only, x^(a-1) (1-x)^(b-1) / B(a, b),
+  // in logs (xlogy and xlog1py keep a tail finite where a or b is 1), summed
+  // back to x's shape where x was a scalar beside tensors; none for a and b.
+  r->Register("Betainc", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    Output a = in[0], b = in[1], x = in[2];
+    Output one = Scalar(s, BaseType(x.dtype()), 1.0);
+    auto lgamma = [&](Output v) { return s.AddOp("Lgamma", {{v}}).output(0); };
+    Output log_beta = ops::Sub(s, ops::Add(s, lgamma(a), lgamma(b)), lgamma(ops::Add(s, a, b)));
+    Output log_partial =
+        ops::Add(s, s.AddOp("Xlog1py", {{ops::Sub(s, b, one)}, {ops::Neg(s, x)}}).output(0),
+                 s.AddOp("Xlogy", {{ops::Sub(s, a, one)}, {x}}).output(0));
+    Output partial = ops::Exp(s, ops::Sub(s, log_partial, log_beta));
+    Output x_shape = ops::Shape(s, x);
+    Output axes = ops::BroadcastGradientArgs(s, ops::Shape(s, a), x_shape).r1;
+    *dx = {Output(), Output(),
+           ops::Reshape(s, ops::Sum(s, ops::Mul(s, partial, dy[0]), axes), x_shape)};
+    return absl::OkStatus();
+  });
+  // c = a x b: da = b x dc, db = dc x a (math_grad.py's _CrossGrad).
+  r->Register("Cross", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    *dx = {s.AddOp("Cross", {{in[1]}, {dy[0]}}).output(0),
+           s.AddOp("Cross", {{dy[0]}, {in[0]}}).output(0)};
+    return absl::OkStatus();
+  });
   // d polygamma(n, x) / dx = polygamma(n + 1, x); none for the order n.
   r->Register("Polygamma", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     MG_RETURN_IF_ERROR(BinaryGrad(s, op, dy, dx, [&](Output n, Output x, Output g) {
@@ -575,6 +607,15 @@ void RegisterMatMulAndReductionGradients(GradientRegistry* r) {
       return absl::OkStatus();
     });
   }
+  r->Register("EuclideanNorm", [](const Scope& s, const Operation& op, const Grads& dy,
+                                   Grads* dx) {
+    // x / (norm / dy), as math_grad.py's (not finite where the norm is 0).
+    const Grads in = s.GetInputs(op);
+    MG_ASSIGN_OR_RETURN(Output kept, KeptShape(s, in[0], in[1]));
+    Output norm = ops::Reshape(s, op.output(0), kept);
+    *dx = {ops::RealDiv(s, in[0], ops::RealDiv(s, norm, ops::Reshape(s, dy[0], kept))), Output()};
+    return absl::OkStatus();
+  });
   for (const char* op : {"Shape",
                          "Size",
                          "Rank",

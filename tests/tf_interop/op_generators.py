@@ -174,14 +174,16 @@ REDUCTIONS = [
 BAD_REDUCTIONS = [((2, 3), [2]), ((2, 3), [-3])]
 
 
-def reduction(grad=True, tol=4.0, no_huge=False):
+def reduction(grad=True, tol=4.0, no_huge=False, no_int_edges=False):
     """Reductions over axes; `no_huge` leaves out the largest finite values
-    (a product overflows to inf or not by the order of its factors)."""
+    (a product overflows to inf or not by the order of its factors),
+    `no_int_edges` integers' edge values (a norm's squares would wrap)."""
     def gen(dt, rng):
         out = []
         for shape, axis, keep in REDUCTIONS:
             for idx in (np.int32, np.int64):
-                x = random_values(rng, shape, dt, edges=shape != (129, 67))
+                edges = shape != (129, 67) and not (no_int_edges and dt.is_integer)
+                x = random_values(rng, shape, dt, edges=edges)
                 if no_huge and dt.is_floating:
                     x = np.where(np.abs(x.astype(np.float64)) > 1e4, 3, x).astype(x.dtype)
                 out.append(Spec(f"{list(shape)}.axis{axis}.keep{keep}.{np.dtype(idx).name}",
@@ -287,7 +289,7 @@ GENERATORS["LeakyRelu"] = (both(unary(), unary(attrs={"alpha": 0.05})), "T")
 GENERATORS.update(_ops(["Softmax", "LogSoftmax"], unary(min_rank=1, tol=4.0)))
 GENERATORS.update(_ops(["ReluGrad", "Relu6Grad", "EluGrad", "SoftplusGrad", "SigmoidGrad",
                         "TanhGrad", "RsqrtGrad", "SqrtGrad", "LeakyReluGrad", "SeluGrad",
-                        "SoftsignGrad"],
+                        "SoftsignGrad", "ReciprocalGrad", "InvGrad"],
                        binary(same_shape=True, grad=False)))
 GENERATORS.update(_ops(["Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum", "SquaredDifference",
                         "Pow"], binary(tol=2.0)))
@@ -309,6 +311,7 @@ GENERATORS.update(_ops(["Asin", "Acos", "Atanh"], unary(low=-0.95, high=0.95, to
 GENERATORS["Acosh"] = (unary(low=1.05, high=6.0, tol=2.0), "T")
 GENERATORS.update(_ops(["Lgamma", "Digamma"], unary(low=0.1, high=6.0, tol=4.0)))
 GENERATORS["Ndtri"] = (unary(low=0.02, high=0.98, tol=4.0), "T")
+GENERATORS["Erfinv"] = (unary(low=-0.96, high=0.96, tol=4.0), "T")
 GENERATORS["Rint"] = (unary(grad=False), "T")
 
 
@@ -348,7 +351,33 @@ def special_binary(a_range, x_range, grad):
     return gen
 
 
+def betainc(dt, rng):
+    """Betainc with a, b and x of one shape or scalars among them; its
+    gradient (x's, summed where x is a scalar); a or b of 1 (the tails the
+    gradient's logs keep); values outside the domain (NaN); shapes that
+    differ fail."""
+    def vals(shape, low, high):
+        return random_values(rng, shape, dt, edges=False, low=low, high=high)
+    out = []
+    for sa, sb, sx in [((6,), (6,), (6,)), ((), (2, 3), (2, 3)), ((4,), (), ()),
+                       ((), (), (5,)), ((2, 2), (2, 2), ())]:
+        out.append(Spec(f"a{list(sa)}.b{list(sb)}.x{list(sx)}",
+                        [vals(sa, 0.3, 8.0), vals(sb, 0.3, 8.0), vals(sx, 0.02, 0.98)],
+                        grad=_grad(dt, 2), tol=64.0))
+    out.append(Spec("a_or_b_one", [np.asarray([1, 2, 1], dt.as_numpy_dtype),
+                                   np.asarray([3, 1, 1], dt.as_numpy_dtype), vals((3,), 0.1, 0.9)],
+                    grad=_grad(dt, 2), tol=64.0))
+    out.append(Spec("outside_domain", [np.asarray([-1, 0, 2, 2, 2], dt.as_numpy_dtype),
+                                       np.asarray([1, 1, -2, 2, 2], dt.as_numpy_dtype),
+                                       np.asarray([0.5, 0.5, 0.5, 0, 1.5], dt.as_numpy_dtype)],
+                    tol=64.0))
+    out.append(Spec("shapes_differ", [vals((2,), 1, 2), vals((3,), 1, 2), vals((2,), 0.1, 0.9)]))
+    return out
+
+
 GENERATORS["Polygamma"] = (polygamma, "T")
+GENERATORS["Betainc"] = (betainc, "T")
+GENERATORS["NextAfter"] = (binary(grad=False), "T")
 GENERATORS.update(_ops(["Igamma", "Igammac"], special_binary((0.3, 6.0), (0.1, 8.0), (0, 1))))
 GENERATORS["IgammaGradA"] = (special_binary((0.3, 6.0), (0.1, 8.0), ()), "T")
 GENERATORS["Zeta"] = (special_binary((1.2, 6.0), (0.3, 5.0), (1,)), "T")
@@ -367,6 +396,7 @@ GENERATORS["Rank"] = (shape_of(None), "T")
 GENERATORS["ShapeN"] = (shape_n, "T")
 GENERATORS.update(_ops(["Sum", "Mean", "Max", "Min"], reduction()))
 GENERATORS["Prod"] = (reduction(no_huge=True), "T")
+GENERATORS["EuclideanNorm"] = (reduction(no_huge=True, no_int_edges=True), "T")
 GENERATORS.update(_ops(["All", "Any"], fixed(tf.bool, reduction(grad=False)), None))
 GENERATORS.update(_ops(["ArgMax", "ArgMin"], arg_reduction))
 GENERATORS.update(_ops(["Cumsum", "Cumprod", "CumulativeLogsumexp"], cumulative))

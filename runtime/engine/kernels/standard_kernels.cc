@@ -72,6 +72,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterSelfAdjointEigKernels(r);
   kernels_internal::RegisterSvdKernels(r);
   kernels_internal::RegisterEinsumKernels(r);
+  kernels_internal::RegisterCrossKernels(r);
   kernels_internal::RegisterFftKernels(r);
   kernels_internal::RegisterTriangularKernels(r);
 }

@@ -284,6 +284,20 @@ template <typename T>
 struct relu6 {
   T operator()(const T& x) const { return x < T(0) ? T(0) : x > T(6) ? T(6) : x; }
 };
+// ReciprocalGrad (y = 1 / x): -dy conj(y)^2, and zero where dy is even if
+// y is infinite (TensorFlow's scalar_inverse_gradient_op).
+template <typename T>
+struct reciprocal_grad {
+  T operator()(const T& y, const T& dy) const {
+    if (dy == T(0)) return T(0);
+    if constexpr (kIsComplex<T>) {
+      const T c = std::conj(y);
+      return ComplexMul(ComplexMul(-c, c), dy);
+    } else {
+      return -y * y * dy;
+    }
+  }
+};
 template <typename T>
 struct rsqrt_grad {
   // A zero gradient stays zero where y is infinite (TensorFlow's).

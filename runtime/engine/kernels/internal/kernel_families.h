@@ -75,6 +75,7 @@ void RegisterQrKernels(KernelRegistry* r);
 void RegisterSelfAdjointEigKernels(KernelRegistry* r);
 void RegisterSvdKernels(KernelRegistry* r);
 void RegisterEinsumKernels(KernelRegistry* r);
+void RegisterCrossKernels(KernelRegistry* r);
 void RegisterFftKernels(KernelRegistry* r);
 void RegisterTriangularKernels(KernelRegistry* r);
 void RegisterExampleParsingKernels(KernelRegistry* r);

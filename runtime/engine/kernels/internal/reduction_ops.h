@@ -1,4 +1,4 @@
-// Sum, Mean, Max, Min, Prod, All and Any over any set of axes: one kernel
+// Sum, Mean, Max, Min, Prod, EuclideanNorm, All and Any over any set of axes: one kernel
 // template, instantiated per reducer in reduction_*_kernels.cc.
 //
 // Adjacent axes that are all reduced or all kept are merged first, so the
@@ -88,6 +88,21 @@ struct Min {
   static T Finalize(T acc, int64_t) { return acc; }
 };
 
+// EuclideanNorm: the square root of the sum of squares, each element
+// squared as it comes in (Lift); an integer norm truncated, as TensorFlow's
+// (and 0 where the squares' sum wrapped past the integer's range).
+template <typename T>
+struct EuclideanNorm : Sum<T> {
+  static T Lift(T x) { return WrapMul(x, x); }
+  static T Finalize(T acc, int64_t) {
+    if constexpr (std::is_integral_v<T>) {
+      return acc < 0 ? T(0) : static_cast<T>(std::sqrt(static_cast<double>(acc)));
+    } else {
+      return std::sqrt(acc);
+    }
+  }
+};
+
 struct All {
   static bool Identity() { return true; }
   static bool Combine(bool a, bool b) { return a && b; }
@@ -99,6 +114,25 @@ struct Any {
   static bool Combine(bool a, bool b) { return a || b; }
   static bool Finalize(bool acc, int64_t) { return acc; }
 };
+
+// R's value for one input element: R::Lift(x) where R has a Lift, else x.
+template <typename R, typename = void>
+struct HasLift : std::false_type {};
+template <typename R>
+struct HasLift<R, std::void_t<decltype(&R::Lift)>> : std::true_type {};
+template <typename R, typename T>
+T Lifted(T x) {
+  if constexpr (HasLift<R>::value) {
+    return R::Lift(x);
+  } else {
+    return x;
+  }
+}
+
+// Whether R changes the combined value at the end (Finalize).
+template <typename T, typename R>
+constexpr bool kFinalizes =
+    std::is_same_v<R, Mean<T>> || std::is_same_v<R, EuclideanNorm<T>>;
 
 }  // namespace reducers
 
@@ -201,7 +235,7 @@ class ReductionLoops {
 #pragma omp simd reduction(+ : acc)
         for (int64_t j = lo; j < hi; ++j) acc += in[j];
       } else {
-        for (int64_t j = lo; j < hi; ++j) acc = R::Combine(acc, in[j]);
+        for (int64_t j = lo; j < hi; ++j) acc = R::Combine(acc, reducers::Lifted<R>(in[j]));
       }
       total = R::Combine(total, acc);
     }
@@ -211,7 +245,7 @@ class ReductionLoops {
   // out[j] = R(out[j], in[j]) for j < n.
   static void CombineRow(const T* __restrict in, T* __restrict out, int64_t n) {
 #pragma omp simd
-    for (int64_t j = 0; j < n; ++j) out[j] = R::Combine(out[j], in[j]);
+    for (int64_t j = 0; j < n; ++j) out[j] = R::Combine(out[j], reducers::Lifted<R>(in[j]));
   }
 
   const T* in_;
@@ -270,8 +304,14 @@ class ReductionOp : public OpKernel {
         std::find(group_reduced.begin(), group_reduced.end(), true) != group_reduced.end();
     if (x.NumElements() == 0 || !any_reduced) {
       if (x.NumElements() == n) {
-        // Nothing to combine (only size-1 or no axes reduced).
-        std::copy(x.data<T>(), x.data<T>() + n, o);
+        // Nothing to combine (only size-1 or no axes reduced): each output
+        // is its one element's (a norm's |x|).
+        if constexpr (reducers::HasLift<R>::value) {
+          const T* in = x.data<T>();
+          for (int64_t i = 0; i < n; ++i) o[i] = R::Finalize(R::Lift(in[i]), 1);
+        } else {
+          std::copy(x.data<T>(), x.data<T>() + n, o);
+        }
       } else {
         // Reducing over an empty axis: every output is the empty result.
         std::fill(o, o + n, R::Finalize(R::Identity(), 0));
@@ -291,7 +331,7 @@ class ReductionOp : public OpKernel {
     }
     std::fill(o, o + n, R::Identity());
     ReductionLoops<T, R>(x.data<T>(), group, group_reduced, o).Run(ctx);
-    if constexpr (std::is_same_v<R, reducers::Mean<T>>) {
+    if constexpr (reducers::kFinalizes<T, R>) {
       for (int64_t i = 0; i < n; ++i) o[i] = R::Finalize(o[i], count);
     }
     return absl::OkStatus();

@@ -1,11 +1,12 @@
-// Binary element-wise functions, with broadcasting: Atan2, the special
-// functions Polygamma, Igamma, Igammac, IgammaGradA and Zeta (Eigen's
-// functors, as TensorFlow's), the products and quotients that are 0 where
-// an operand is (Xdivy, Xlogy, Xlog1py, MulNoNan); and ClipByValue.
+// Binary element-wise functions, with broadcasting: Atan2, NextAfter, the
+// special functions Polygamma, Igamma, Igammac, IgammaGradA and Zeta
+// (Eigen's functors, as TensorFlow's), the products and quotients that are
+// 0 where an operand is (Xdivy, Xlogy, Xlog1py, MulNoNan); and the ternary
+// ClipByValue and Betainc.
 #include <cmath>
 #include <limits>
 
-#include "unsupported/Eigen/SpecialFunctions"  // polygamma, igamma, zeta
+#include "unsupported/Eigen/SpecialFunctions"  // polygamma, igamma, zeta, betainc
 #include "runtime/engine/kernels/internal/cwise_ops.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
 
@@ -23,6 +24,13 @@ struct Atan2Functor {
   T operator()(const T& y, const T& x) const {
     return std::atan2(FlushDenormal(y), FlushDenormal(x));
   }
+};
+
+// The next representable value after x towards y (std::nextafter, as
+// TensorFlow's; denormals come out as they are).
+template <typename T>
+struct NextAfterFunctor {
+  T operator()(const T& x, const T& y) const { return std::nextafter(x, y); }
 };
 
 // polygamma(n, x), 0 at x = +inf for n >= 1 (the limit, and what
@@ -104,6 +112,46 @@ class ClipByValueOp : public OpKernel {
   }
 };
 
+// Betainc(a, b, x): the regularized incomplete beta function I_x(a, b), by
+// Eigen's betainc (TensorFlow's); a, b and x of one shape, or scalars among
+// them repeated (TensorFlow's rule: no other broadcast).
+template <typename T>
+class BetaincOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor* in[3] = {&ctx->input(0), &ctx->input(1), &ctx->input(2)};
+    const Tensor* shaped = in[0];
+    for (const Tensor* t : in) {
+      if (t->dims() == 0) continue;
+      if (shaped->dims() != 0 && shaped->shape() != t->shape()) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Betainc: a, b and x must be scalars or of one shape, got ",
+            in[0]->shape().DebugString(), ", ", in[1]->shape().DebugString(), " and ",
+            in[2]->shape().DebugString()));
+      }
+      shaped = t;
+    }
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, shaped->shape(), &out));
+    const T* a = in[0]->data<T>();
+    const T* b = in[1]->data<T>();
+    const T* x = in[2]->data<T>();
+    const bool a_moves = in[0]->dims() != 0, b_moves = in[1]->dims() != 0,
+               x_moves = in[2]->dims() != 0;
+    T* y = out->data<T>();
+    // A continued fraction of up to a few hundred terms per element.
+    ctx->ParallelFor(out->NumElements(), 3 * sizeof(T), sizeof(T), 2000,
+                     [&](int64_t begin, int64_t end) {
+                       for (int64_t i = begin; i < end; ++i) {
+                         y[i] = Eigen::numext::betainc(a[a_moves ? i : 0], b[b_moves ? i : 0],
+                                                       x[x_moves ? i : 0]);
+                       }
+                     });
+    return absl::OkStatus();
+  }
+};
+
 }  // namespace
 
 void RegisterBinaryMathKernels(KernelRegistry* r) {
@@ -113,6 +161,8 @@ void RegisterBinaryMathKernels(KernelRegistry* r) {
   r->Register("MulNoNan", TypedFactory<BinaryKernelFor<MulNoNanFunctor>::Op, float, double>());
   r->Register("ClipByValue", TypedFactory<ClipByValueOp, float, double, int32_t, int64_t>());
   r->Register("Atan2", TypedFactory<BinaryKernelFor<Atan2Functor>::Op, float, double>());
+  r->Register("NextAfter", TypedFactory<BinaryKernelFor<NextAfterFunctor>::Op, float, double>());
+  r->Register("Betainc", TypedFactory<BetaincOp, float, double>());
   r->Register("Polygamma", TypedFactory<BinaryKernelFor<PolygammaFunctor>::Op, float, double>());
   using namespace Eigen::internal;  // NOLINT: scalar_*_op functors
   r->Register("Igamma", TypedFactory<BinaryKernelFor<scalar_igamma_op>::Op, float, double>());

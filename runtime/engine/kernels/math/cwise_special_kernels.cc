@@ -1,9 +1,10 @@
 // Unary trigonometric, hyperbolic and special functions, through Eigen's
 // functors as TensorFlow's kernels compute them: Tan, Sinh, Cosh, Asin,
-// Acos, Atan, Asinh, Acosh, Atanh, Lgamma, Digamma, Ndtri, Rint and the
+// Acos, Atan, Asinh, Acosh, Atanh, Lgamma, Digamma, Ndtri, Erfinv, Rint and the
 // exponentially scaled and plain modified Bessel functions of orders 0 and
 // 1 (BesselI0e, BesselI1e, BesselI0, BesselI1). Apart from the unary file
 // so that both cores compile them.
+#include <cmath>
 #include <limits>
 
 #include "unsupported/Eigen/SpecialFunctions"  // lgamma, digamma, ndtri, Bessel
@@ -24,6 +25,13 @@ struct NdtriFunctor {
   }
 };
 
+// erfinv(x) = ndtri((x + 1) / 2) / sqrt(2), as TensorFlow's
+// scalar_erfinv_op defines it (NaN outside [-1, 1], infinite at its ends).
+template <typename T>
+struct ErfinvFunctor {
+  T operator()(T x) const { return NdtriFunctor<T>()(T(0.5) * x + T(0.5)) * T(M_SQRT1_2); }
+};
+
 }  // namespace
 
 void RegisterSpecialKernels(KernelRegistry* r) {
@@ -40,6 +48,7 @@ void RegisterSpecialKernels(KernelRegistry* r) {
   r->Register("Lgamma", TypedFactory<UnaryKernelFor<scalar_lgamma_op>::Op, float, double>());
   r->Register("Digamma", TypedFactory<UnaryKernelFor<scalar_digamma_op>::Op, float, double>());
   r->Register("Ndtri", TypedFactory<UnaryKernelFor<NdtriFunctor>::Op, float, double>());
+  r->Register("Erfinv", TypedFactory<UnaryKernelFor<ErfinvFunctor>::Op, float, double>());
   r->Register("Rint", TypedFactory<UnaryKernelFor<scalar_rint_op>::Op, float, double>());
   r->Register("BesselI0e",
               TypedFactory<UnaryKernelFor<scalar_bessel_i0e_op>::Op, float, double>());

@@ -156,6 +156,10 @@ void RegisterUnaryKernels(KernelRegistry* r) {
               TypedFactory<SameShapeBinaryKernelFor<functor::tanh_grad>::Op, float, double>());
   r->Register("SqrtGrad",
               TypedFactory<SameShapeBinaryKernelFor<functor::sqrt_grad>::Op, float, double>());
+  r->Register("ReciprocalGrad", TypedFactory<SameShapeBinaryKernelFor<functor::reciprocal_grad>::Op,
+                                             float, double, complex64, complex128>());
+  r->Register("InvGrad", TypedFactory<SameShapeBinaryKernelFor<functor::reciprocal_grad>::Op,
+                                      float, double, complex64, complex128>());
   r->Register("Rsqrt", TypedFactory<UnaryKernelFor<functor::rsqrt>::Op, float, double>());
   r->Register("RsqrtGrad",
               TypedFactory<SameShapeBinaryKernelFor<functor::rsqrt_grad>::Op, float, double>());

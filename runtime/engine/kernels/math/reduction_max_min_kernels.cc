@@ -1,4 +1,4 @@
-// Max, Min and Prod.
+// Max, Min, Prod and EuclideanNorm.
 #include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/reduction_ops.h"
 
@@ -12,6 +12,8 @@ void RegisterMaxMinProdKernels(KernelRegistry* r) {
               TypedFactory<ReductionFor<reducers::Min>::Op, float, double, int32_t, int64_t>());
   r->Register("Prod",
               TypedFactory<ReductionFor<reducers::Prod>::Op, float, double, int32_t, int64_t>());
+  r->Register("EuclideanNorm", TypedFactory<ReductionFor<reducers::EuclideanNorm>::Op, float,
+                                            double, int32_t, int64_t>());
 }
 
 }  // namespace kernels_internal
