@@ -742,6 +742,15 @@ void RegisterConvolutionGradients(GradientRegistry* r) {
                            .output(0)};
                 return absl::OkStatus();
               });
+  // TensorFlow's _Dilation2DGrad: the two backprop ops with the forward
+  // op's window.
+  r->Register("Dilation2D", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    const auto attrs = CopyAttrs(s.GetNodeDef(op), {"strides", "rates", "padding"});
+    *dx = {s.AddOp("Dilation2DBackpropInput", {{in[0]}, {in[1]}, {dy[0]}}, attrs).output(0),
+           s.AddOp("Dilation2DBackpropFilter", {{in[0]}, {in[1]}, {dy[0]}}, attrs).output(0)};
+    return absl::OkStatus();
+  });
   // Conv2D's and Conv3D's, and their gradients' gradients: each backprop's
   // gradient is the other backprop and the forward op.
   struct ConvFamily {

@@ -1453,6 +1453,135 @@ def depthwise_conv2d_backprop(which):
     return gen
 
 
+DILATION_CASES = [  # input, filter, strides, rates, padding
+    ((2, 5, 6, 3), (2, 2, 3), (1, 1, 1, 1), (1, 1, 1, 1), "VALID"),
+    ((1, 7, 7, 2), (3, 3, 2), (1, 2, 2, 1), (1, 1, 1, 1), "SAME"),
+    ((1, 8, 9, 1), (2, 3, 1), (1, 1, 2, 1), (1, 2, 2, 1), "SAME"),
+    ((2, 6, 6, 2), (3, 2, 2), (1, 3, 1, 1), (1, 1, 3, 1), "VALID"),
+    ((0, 4, 4, 2), (2, 2, 2), (1, 1, 1, 1), (1, 1, 1, 1), "SAME"),
+]
+
+
+def _dilation_attrs(strides, rates, padding):
+    return {"strides": list(strides), "rates": list(rates), "padding": padding}
+
+
+def dilation2d(dt, rng):
+    """Dilation2D with strides, rates, both paddings and an empty batch;
+    its gradients; a depth mismatch, a 3-D input and a stride over the
+    batch fail."""
+    out = [Spec(f"{xs}.{fs}.{st}.{ra}.{pad}", [_f(rng, xs, dt), _f(rng, fs, dt)],
+                _dilation_attrs(st, ra, pad), grad=_grad(dt, 0, 1))
+           for xs, fs, st, ra, pad in DILATION_CASES]
+    ones = (1, 1, 1, 1)
+    out.append(Spec("depth_mismatch", [_f(rng, (1, 4, 4, 2), dt), _f(rng, (2, 2, 3), dt)],
+                    _dilation_attrs(ones, ones, "SAME")))
+    out.append(Spec("rank3_input", [_f(rng, (4, 4, 2), dt), _f(rng, (2, 2, 2), dt)],
+                    _dilation_attrs(ones, ones, "SAME")))
+    out.append(Spec("batch_stride", [_f(rng, (2, 4, 4, 2), dt), _f(rng, (2, 2, 2), dt)],
+                    _dilation_attrs((2, 1, 1, 1), ones, "SAME")))
+    return out
+
+
+def dilation2d_backprop(dt, rng):
+    """Dilation2DBackpropInput and Dilation2DBackpropFilter for each
+    dilation case; an out_backprop of the wrong shape fails."""
+    out = []
+    for xs, fs, st, ra, pad in DILATION_CASES:
+        with tf.Graph().as_default():
+            y = tf.raw_ops.Dilation2D(input=np.zeros(xs, np.float32),
+                                      filter=np.zeros(fs, np.float32), strides=list(st),
+                                      rates=list(ra), padding=pad)
+            ys = y.shape.as_list()
+        out.append(Spec(f"{xs}.{fs}.{st}.{ra}.{pad}",
+                        [_f(rng, xs, dt), _f(rng, fs, dt), _f(rng, ys, dt)],
+                        _dilation_attrs(st, ra, pad)))
+    ones = (1, 1, 1, 1)
+    out.append(Spec("bad_out_backprop", [_f(rng, (1, 5, 5, 2), dt), _f(rng, (2, 2, 2), dt),
+                                         _f(rng, (1, 4, 5, 2), dt)],
+                    _dilation_attrs(ones, ones, "SAME")))
+    return out
+
+
+def _nms_boxes(rng, n):
+    """n boxes in clusters (so that they overlap), some with corners in
+    the other order, one of no area; scores with ties."""
+    centers = rng.uniform(0, 1, (3, 2))[rng.integers(0, 3, n)] + rng.normal(0, 0.05, (n, 2))
+    sizes = rng.uniform(0.1, 0.3, (n, 2))
+    boxes = np.concatenate([centers - sizes / 2, centers + sizes / 2], axis=1)
+    boxes[1] = boxes[1][[2, 3, 0, 1]]
+    boxes[2, 2] = boxes[2, 0]
+    scores = np.round(rng.uniform(0, 1, n), 1)
+    return boxes.astype(np.float32), scores.astype(np.float32)
+
+
+def non_max_suppression(version):
+    """NonMaxSuppression V1 to V5: IoU thresholds, score thresholds,
+    max_output_size above and below what survives and 0, padding (V4, V5),
+    Soft-NMS (V5); no boxes at all; a threshold outside [0, 1], a negative
+    size or sigma and boxes of the wrong shape fail."""
+    def gen(dt, rng):
+        if dt not in (None, tf.float32):  # TensorFlow's half boxes: minigraph has none
+            return []
+        boxes, scores = _nms_boxes(rng, 12)
+        f32, i32 = np.float32, np.int32
+
+        def inputs(b, s, size, iou, score=0.0, sigma=0.0):
+            out = [b, s, i32(size)]
+            if version >= 2:
+                out.append(f32(iou))
+            if version >= 3:
+                out.append(f32(score))
+            if version == 5:
+                out.append(f32(sigma))
+            return out
+
+        def attrs(iou, pad=False):
+            a = {"iou_threshold": iou} if version == 1 else {}
+            if version >= 4:
+                a["pad_to_max_output_size"] = pad
+            return a
+        out = []
+        for iou in (0.0, 0.3, 0.7, 1.0):
+            for score in ((0.0, 0.45) if version >= 3 else (0.0,)):
+                for size in (3, 20, 0):
+                    for pad in ((False, True) if version >= 4 else (False,)):
+                        out.append(Spec(f"iou{iou}.score{score}.size{size}.pad{pad}",
+                                        inputs(boxes, scores, size, iou, score),
+                                        attrs(iou, pad)))
+        if version == 5:
+            for sigma in (0.2, 1.0):
+                for score in (0.0, 0.3):
+                    out.append(Spec(f"soft.sigma{sigma}.score{score}",
+                                    inputs(boxes, scores, 8, 0.5, score, sigma), attrs(0.5, True)))
+            out.append(Spec("negative_sigma", inputs(boxes, scores, 3, 0.5, 0.0, -1.0), attrs(0.5)))
+        out.append(Spec("no_boxes", inputs(boxes[:0], scores[:0], 3, 0.5), attrs(0.5)))
+        out.append(Spec("negative_size", inputs(boxes, scores, -1, 0.5), attrs(0.5)))
+        out.append(Spec("boxes_3_columns", inputs(boxes[:, :3], scores, 3, 0.5), attrs(0.5)))
+        out.append(Spec("scores_short", inputs(boxes, scores[:5], 3, 0.5), attrs(0.5)))
+        if version >= 2:
+            out.append(Spec("iou_outside", inputs(boxes, scores, 3, 1.5), attrs(0.5)))
+        return out
+    return gen
+
+
+def non_max_suppression_with_overlaps(dt, rng):
+    """NonMaxSuppressionWithOverlaps: overlap and score thresholds over a
+    given overlap matrix; a matrix that is not square fails."""
+    n = 10
+    overlaps = rng.uniform(0, 1, (n, n)).astype(np.float32)
+    scores = np.round(rng.uniform(0, 1, n), 1).astype(np.float32)
+    out = []
+    for threshold in (0.2, 0.5, 0.9):
+        for score in (0.0, 0.5):
+            out.append(Spec(f"overlap{threshold}.score{score}",
+                            [overlaps, scores, np.int32(6), np.float32(threshold),
+                             np.float32(score)]))
+    out.append(Spec("not_square", [overlaps[:, :4], scores, np.int32(3), np.float32(0.5),
+                                   np.float32(0.0)]))
+    return out
+
+
 def scatter_nd(dt, rng):
     """ScatterNd: whole rows and single elements, repeated indices (added),
     indices of both dtypes, none at all; an index out of the shape, updates
@@ -2590,6 +2719,12 @@ for _v, _suffix in [(1, ""), (2, "V2"), (3, "V3")]:
     GENERATORS["MatrixSetDiag" + _suffix] = (matrix_set_diag(_v), "T")
 GENERATORS["MatrixInverse"] = (matrix_inverse, "T")
 GENERATORS["MatrixDeterminant"] = (determinant, "T")
+GENERATORS["SetSize"] = (set_size, "T")
+GENERATORS["CTCGreedyDecoder"] = (ctc_greedy_decoder, "T")
+GENERATORS["Cross"] = (cross, "T")
+GENERATORS["DenseToDenseSetOperation"] = (dense_to_dense_set_operation, "T")
+GENERATORS["DenseToSparseSetOperation"] = (dense_to_sparse_set_operation, "T")
+GENERATORS["SparseToSparseSetOperation"] = (sparse_to_sparse_set_operation, "T")
 GENERATORS["LogMatrixDeterminant"] = (determinant, "T")
 GENERATORS["MatrixSolve"] = (matrix_solve, "T")
 GENERATORS["MatrixTriangularSolve"] = (matrix_triangular_solve, "T")
@@ -2660,6 +2795,9 @@ def string_join(dt, rng):
 
 def string_lower(dt, rng):
     return [Spec("ascii", [np.array([b"Hello", b"UPPER lower", b"", b"x1Y"], dtype=object)])]
+GENERATORS["Dilation2D"] = (dilation2d, "T")
+GENERATORS.update(_ops(["Dilation2DBackpropInput", "Dilation2DBackpropFilter"],
+                       dilation2d_backprop))
 
 
 def reduce_join(dt, rng):
@@ -2749,12 +2887,6 @@ def regex(op):
     patterns = [("[a-z]+", "<\\0>"), ("^\\s+|\\s+$", ""), ("(\\d)(\\d)", "\\2\\1"), ("", "-")]
 
     def gen(dt, rng):
-GENERATORS["SetSize"] = (set_size, "T")
-GENERATORS["CTCGreedyDecoder"] = (ctc_greedy_decoder, "T")
-GENERATORS["Cross"] = (cross, "T")
-GENERATORS["DenseToDenseSetOperation"] = (dense_to_dense_set_operation, "T")
-GENERATORS["DenseToSparseSetOperation"] = (dense_to_sparse_set_operation, "T")
-GENERATORS["SparseToSparseSetOperation"] = (sparse_to_sparse_set_operation, "T")
         out = []
         for pattern, rewrite in patterns:
             for glob in (True, False):

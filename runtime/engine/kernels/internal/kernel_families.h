@@ -42,6 +42,8 @@ void RegisterActivationKernels(KernelRegistry* r);
 void RegisterConvKernels(KernelRegistry* r);
 void RegisterDepthwiseConvKernels(KernelRegistry* r);
 void RegisterPoolingKernels(KernelRegistry* r);
+void RegisterCtcKernels(KernelRegistry* r);
+void RegisterDilationKernels(KernelRegistry* r);
 void RegisterRandomKernels(KernelRegistry* r);
 void RegisterStatelessRandomKernels(KernelRegistry* r);
 void RegisterStateKernels(KernelRegistry* r);
