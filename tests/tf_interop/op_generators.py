@@ -2784,6 +2784,10 @@ def as_string(dt, rng):
         out.append(Spec(".".join(f"{k}{v}" for k, v in attrs.items()) or "default", [x], attrs))
     return out
 
+GENERATORS["NonMaxSuppression"] = (non_max_suppression(1), None)
+GENERATORS.update({f"NonMaxSuppressionV{v}": (non_max_suppression(v), "T")
+                   for v in (2, 3, 4, 5)})
+GENERATORS["NonMaxSuppressionWithOverlaps"] = (non_max_suppression_with_overlaps, None)
 
 def string_join(dt, rng):
     a, b = _strings((2, 4)), _strings((2, 4))[:, ::-1].copy()

@@ -55,6 +55,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterImageResizeKernels(r);
   kernels_internal::RegisterImageTransformKernels(r);
   kernels_internal::RegisterCropAndResizeKernels(r);
+  kernels_internal::RegisterNonMaxSuppressionKernels(r);
   kernels_internal::RegisterImageColorKernels(r);
   kernels_internal::RegisterExampleParsingKernels(r);
   kernels_internal::RegisterSequenceExampleParsingKernels(r);

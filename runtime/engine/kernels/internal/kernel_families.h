@@ -60,6 +60,7 @@ void RegisterImageCodecKernels(KernelRegistry* r);
 void RegisterImageResizeKernels(KernelRegistry* r);
 void RegisterImageTransformKernels(KernelRegistry* r);
 void RegisterCropAndResizeKernels(KernelRegistry* r);
+void RegisterNonMaxSuppressionKernels(KernelRegistry* r);
 void RegisterImageColorKernels(KernelRegistry* r);
 void RegisterRaggedKernels(KernelRegistry* r);
 void RegisterFunctionalKernels(KernelRegistry* r);
