@@ -2607,6 +2607,57 @@ def random_op(dt, rng):
     return out
 
 
+def _multinomial_logits(rng, dt):
+    """Logits of a few small batches: plain, one class far ahead, an
+    infinite and a NaN logit (left out of the CDF), and none finite; none
+    for integers (TensorFlow's kernels take floating point only)."""
+    if not dt.is_floating:
+        return []
+    plain = _f(rng, (3, 5), dt)
+    odd = _f(rng, (4, 3), dt)
+    odd[0, 1] = 30
+    odd[1, 2] = -np.inf
+    odd[2, 0] = np.nan
+    odd[3, :] = -np.inf
+    return [("plain", plain), ("odd", odd)]
+
+
+def multinomial(dt, rng):
+    """Multinomial (tf.random.categorical): samples for each row, int32
+    and int64 classes, no samples; a vector of logits, no classes and a
+    negative count fail."""
+    out = []
+    for label, logits in _multinomial_logits(rng, dt):
+        for samples in (7, 0):
+            for out_dt in (tf.int32, tf.int64):
+                for seed, seed2 in [(1, 2), (87654321, 5)]:
+                    out.append(Spec(f"{label}.{samples}.{out_dt.name}.{seed}",
+                                    [logits, np.int32(samples)],
+                                    {"seed": seed, "seed2": seed2, "output_dtype": out_dt}))
+    attrs = {"seed": 1, "seed2": 2}
+    if not dt.is_floating:
+        return out
+    out.append(Spec("vector", [_f(rng, (5,), dt), np.int32(3)], attrs))
+    out.append(Spec("no_classes", [_f(rng, (2, 0), dt), np.int32(3)], attrs))
+    out.append(Spec("negative_count", [_f(rng, (2, 3), dt), np.int32(-1)], attrs))
+    return out
+
+
+def stateless_multinomial(dt, rng):
+    """StatelessMultinomial: samples for each row from int32 and int64
+    seeds; a seed not of shape [2] fails."""
+    out = []
+    for label, logits in _multinomial_logits(rng, dt):
+        for out_dt in (tf.int32, tf.int64):
+            for seed in (np.asarray([1, 2], np.int32), np.asarray([-7, 1 << 40], np.int64)):
+                out.append(Spec(f"{label}.{out_dt.name}.{seed.dtype}.{seed[0]}",
+                                [logits, np.int32(9), seed], {"output_dtype": out_dt}))
+    if not dt.is_floating:
+        return out
+    out.append(Spec("bad_seed", [_f(rng, (2, 3), dt), np.int32(3), _i64([1, 2, 3])]))
+    return out
+
+
 GENERATORS["BiasAdd"] = (bias_add, "T")
 GENERATORS["BiasAddGrad"] = (bias_add_grad, "T")
 GENERATORS["BroadcastTo"] = (broadcast_to, "T")
@@ -2765,6 +2816,8 @@ del GENERATORS["ResourceGather"]
 
 WORDS = np.array([b"", b"Hello", b"a,b,,c", b"  two  spaces ", b"\xc3\x89T\xc3\xa9", b"x1y22z333",
                   b"UPPER lower", b"\x00nul"], dtype=object)
+GENERATORS["Multinomial"] = (multinomial, "T")
+GENERATORS["StatelessMultinomial"] = (stateless_multinomial, "T")
 
 
 def _strings(shape=(8,)):

@@ -1,12 +1,14 @@
-// RandomUniform, RandomUniformInt, RandomStandardNormal and TruncatedNormal: TensorFlow's
-// stateful random ops, value for value. Each node owns a Philox generator
-// made from its (seed, seed2) attrs as TensorFlow's GuardedPhiloxRandom makes
-// it (key = seed, the counter's high half = seed2); every run takes the
-// generator's state and moves it on by 256 blocks per value, so successive
-// runs continue TensorFlow's sequence. Seeds (0, 0) draw a fresh seed pair.
+// RandomUniform, RandomUniformInt, RandomStandardNormal, TruncatedNormal and
+// Multinomial: TensorFlow's stateful random ops, value for value. Each node
+// owns a Philox generator made from its (seed, seed2) attrs as TensorFlow's
+// GuardedPhiloxRandom makes it (key = seed, the counter's high half =
+// seed2); every run takes the generator's state and moves it on by 256
+// blocks per value reserved, so successive runs continue TensorFlow's
+// sequence. Seeds (0, 0) draw a fresh seed pair.
 // And RngReadAndSkip, which tf.random.Generator and Keras' random layers
 // read and advance their state variables by.
 #include <algorithm>
+#include <memory>
 #include <random>
 #include <string>
 
@@ -15,10 +17,45 @@
 #include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/philox_random.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
+#include "runtime/engine/kernels/random/multinomial.h"
 
 namespace minigraph {
 namespace kernels_internal {
 namespace {
+
+// A stateful random op's generator: made from the node's (seed, seed2)
+// attrs as TensorFlow's GuardedPhiloxRandom makes it, and reserved from
+// by each run.
+class NodeGenerator {
+ public:
+  absl::Status Init(OpKernelConstruction* c) {
+    int64_t seed, seed2;
+    MG_RETURN_IF_ERROR(c->GetAttr("seed", &seed));
+    MG_RETURN_IF_ERROR(c->GetAttr("seed2", &seed2));
+    uint64_t s = static_cast<uint64_t>(seed), s2 = static_cast<uint64_t>(seed2);
+    if (seed == 0 && seed2 == 0) {
+      std::random_device device;
+      s = (uint64_t{device()} << 32) | device();
+      s2 = (uint64_t{device()} << 32) | device();
+    }
+    absl::MutexLock l(&mu_);
+    gen_ = PhiloxRandom::FromSeedPair(s, s2);
+    return absl::OkStatus();
+  }
+
+  // TensorFlow's ReserveRandomOutputs(n, 256): the state for this run,
+  // and the generator moved on past it.
+  PhiloxRandom Reserve(uint64_t n) const {
+    absl::MutexLock l(&mu_);
+    const PhiloxRandom local = gen_;
+    gen_.Skip(n * 256);
+    return local;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  mutable PhiloxRandom gen_ ABSL_GUARDED_BY(mu_) = PhiloxRandom::FromSeedPair(0, 0);
+};
 
 template <template <typename> class Dist>
 struct RandomFor {
@@ -26,20 +63,7 @@ struct RandomFor {
   class Op : public OpKernel {
    public:
     using OpKernel::OpKernel;
-    absl::Status Init(OpKernelConstruction* c) {
-      int64_t seed, seed2;
-      MG_RETURN_IF_ERROR(c->GetAttr("seed", &seed));
-      MG_RETURN_IF_ERROR(c->GetAttr("seed2", &seed2));
-      uint64_t s = static_cast<uint64_t>(seed), s2 = static_cast<uint64_t>(seed2);
-      if (seed == 0 && seed2 == 0) {
-        std::random_device device;
-        s = (uint64_t{device()} << 32) | device();
-        s2 = (uint64_t{device()} << 32) | device();
-      }
-      absl::MutexLock l(&mu_);
-      gen_ = PhiloxRandom::FromSeedPair(s, s2);
-      return absl::OkStatus();
-    }
+    absl::Status Init(OpKernelConstruction* c) { return generator_.Init(c); }
 
     absl::Status Compute(OpKernelContext* ctx) const override {
       MG_ASSIGN_OR_RETURN(TensorShape shape, ShapeFromTensor(ctx->input(0), "shape"));
@@ -50,23 +74,40 @@ struct RandomFor {
       }
       Tensor* out;
       MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
-      PhiloxRandom local = Reserve(n);
+      PhiloxRandom local = generator_.Reserve(static_cast<uint64_t>(n));
       FillPhilox(local, dist, out->data<T>(), n);
       return absl::OkStatus();
     }
 
    private:
-    // TensorFlow's ReserveRandomOutputs(n, 256): the state for this run,
-    // and the generator moved on past it.
-    PhiloxRandom Reserve(int64_t n) const {
-      absl::MutexLock l(&mu_);
-      const PhiloxRandom local = gen_;
-      gen_.Skip(static_cast<uint64_t>(n) * 256);
-      return local;
+    NodeGenerator generator_;
+  };
+};
+
+// Multinomial (tf.random.categorical's stateful op): num_samples classes
+// drawn per row of logits (multinomial.h), as int32 or int64 (Out).
+template <typename Out>
+struct MultinomialFor {
+  template <typename T>
+  class Op : public OpKernel {
+   public:
+    using OpKernel::OpKernel;
+    absl::Status Init(OpKernelConstruction* c) { return generator_.Init(c); }
+
+    absl::Status Compute(OpKernelContext* ctx) const override {
+      const Tensor& logits = ctx->input(0);
+      MG_ASSIGN_OR_RETURN(int32_t samples, MultinomialSampleCount(*this, logits, ctx->input(1)));
+      const int64_t batch = logits.dim_size(0), classes = logits.dim_size(1);
+      Tensor* out;
+      MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({batch, samples}), &out));
+      if (out->NumElements() == 0) return absl::OkStatus();
+      SampleMultinomial(logits.data<T>(), batch, classes, samples,
+                        generator_.Reserve(MultinomialOutputs(batch, samples)), out->data<Out>());
+      return absl::OkStatus();
     }
 
-    mutable absl::Mutex mu_;
-    mutable PhiloxRandom gen_ ABSL_GUARDED_BY(mu_) = PhiloxRandom::FromSeedPair(0, 0);
+   private:
+    NodeGenerator generator_;
   };
 };
 
@@ -130,6 +171,8 @@ class RngReadAndSkipOp : public OpKernel {
   std::string Where() const { return absl::StrCat(type_string(), " '", name(), "'"); }
 };
 
+using KernelResult = absl::StatusOr<std::unique_ptr<OpKernel>>;
+
 }  // namespace
 
 void RegisterRandomKernels(KernelRegistry* r) {
@@ -141,6 +184,12 @@ void RegisterRandomKernels(KernelRegistry* r) {
               TypedFactory<RandomFor<PhiloxNormal>::Op, float, double>("dtype"));
   r->Register("TruncatedNormal",
               TypedFactory<RandomFor<PhiloxTruncatedNormal>::Op, float, double>("dtype"));
+  r->Register("Multinomial", [](OpKernelConstruction* c) -> KernelResult {
+    DataType out;
+    MG_RETURN_IF_ERROR(c->GetAttr("output_dtype", &out));
+    if (out == DT_INT32) return TypedFactory<MultinomialFor<int32_t>::Op, float, double>()(c);
+    return TypedFactory<MultinomialFor<int64_t>::Op, float, double>()(c);
+  });
 }
 
 }  // namespace kernels_internal

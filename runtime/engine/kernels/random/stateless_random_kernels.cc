@@ -2,9 +2,13 @@
 // gives TensorFlow's values bit for bit (internal/philox_random.h). TF 2's
 // initializers (glorot_uniform and the rest) build them into every layer's
 // graph: StatelessRandomGetKeyCounter then StatelessRandomUniformV2.
+#include <memory>
+#include <utility>
+
 #include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/philox_random.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
+#include "runtime/engine/kernels/random/multinomial.h"
 
 namespace minigraph {
 namespace kernels_internal {
@@ -109,6 +113,31 @@ struct StatelessFor {
   };
 };
 
+// StatelessMultinomial: Multinomial's draws (multinomial.h) from the
+// stream of a seed, as int32 or int64 (Out).
+template <typename Out>
+struct StatelessMultinomialFor {
+  template <typename T>
+  class Op : public OpKernel {
+   public:
+    using OpKernel::OpKernel;
+    absl::Status Compute(OpKernelContext* ctx) const override {
+      const Tensor& logits = ctx->input(0);
+      MG_ASSIGN_OR_RETURN(int32_t samples, MultinomialSampleCount(*this, logits, ctx->input(1)));
+      MG_ASSIGN_OR_RETURN(auto seed, SeedOf(ctx->input(2), type_string()));
+      const int64_t batch = logits.dim_size(0), classes = logits.dim_size(1);
+      Tensor* out;
+      MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({batch, samples}), &out));
+      if (out->NumElements() == 0) return absl::OkStatus();
+      SampleMultinomial(logits.data<T>(), batch, classes, samples,
+                        PhiloxRandom::FromSeed(seed.first, seed.second), out->data<Out>());
+      return absl::OkStatus();
+    }
+  };
+};
+
+using KernelResult = absl::StatusOr<std::unique_ptr<OpKernel>>;
+
 }  // namespace
 
 void RegisterStatelessRandomKernels(KernelRegistry* r) {
@@ -134,6 +163,14 @@ void RegisterStatelessRandomKernels(KernelRegistry* r) {
   r->Register("StatelessRandomUniformFullIntV2",
               TypedFactory<StatelessFor<PhiloxFullInt, true>::Op, int32_t, int64_t, uint32_t,
                            uint64_t>("dtype"));
+  r->Register("StatelessMultinomial", [](OpKernelConstruction* c) -> KernelResult {
+    DataType out;
+    MG_RETURN_IF_ERROR(c->GetAttr("output_dtype", &out));
+    if (out == DT_INT32) {
+      return TypedFactory<StatelessMultinomialFor<int32_t>::Op, float, double>()(c);
+    }
+    return TypedFactory<StatelessMultinomialFor<int64_t>::Op, float, double>()(c);
+  });
   r->Register("StatelessRandomUniformFullInt",
               TypedFactory<StatelessFor<PhiloxFullInt, false>::Op, int32_t, int64_t, uint32_t,
                            uint64_t>("dtype"));
