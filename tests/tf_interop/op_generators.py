@@ -1043,36 +1043,6 @@ def sparse_reorder(dt, rng):
     return out
 
 
-def in_top_k(dt, rng):
-    out = []
-    preds = random_values(rng, (4, 5), tf.float32, edges=False)
-    preds[1, :] = 1.0  # ties
-    for k in (1, 2, 5, 0):
-        for it in (np.int32, np.int64):
-            out.append(Spec(f"k{k}.{np.dtype(it).name}", [preds, np.asarray([0, 3, 4, 1], it),
-                                                           np.asarray(k, it)]))
-    out.append(Spec("target_out_of_range", [preds, _i32([0, 5, 1, 1]), _i32(1)]))
-    return out
-
-
-def dense_bincount(dt, rng):
-    out = []
-    for shape in [(10,), (3, 4), (0,)]:
-        x = random_values(rng, shape, tf.int32, edges=False, low=0, high=6).astype(np.int32)
-        for binary in (False, True):
-            no_weights = np.zeros(0, dt.as_numpy_dtype)
-            out.append(Spec(f"{list(shape)}.binary{binary}", [x, _i32(5), no_weights],
-                            {"binary_output": binary}))
-            out.append(Spec(f"{list(shape)}.weights.binary{binary}",
-                            [x, _i32(7), _f(rng, shape, dt)], {"binary_output": binary}))
-    out.append(Spec("negative", [_i32([1, -1]), _i32(3), np.zeros(0, dt.as_numpy_dtype)]))
-    return out
-
-
-def sparse_to_dense(dt, rng):
-    out = []
-    for idx, shape, n in [([[0, 1], [2, 0]], [3, 2], 2), ([1, 3], [5], 2), ([[0, 0]], [1, 1], 1),
-                          (np.zeros((0, 2), int), [2, 2], 0)]:
 def _set_values(rng, shape, dt):
     """Set elements: few distinct values, so that sets overlap and repeat."""
     if dt == tf.string:
@@ -1226,6 +1196,36 @@ def ctc_greedy_decoder(dt, rng):
     return out
 
 
+def in_top_k(dt, rng):
+    out = []
+    preds = random_values(rng, (4, 5), tf.float32, edges=False)
+    preds[1, :] = 1.0  # ties
+    for k in (1, 2, 5, 0):
+        for it in (np.int32, np.int64):
+            out.append(Spec(f"k{k}.{np.dtype(it).name}", [preds, np.asarray([0, 3, 4, 1], it),
+                                                           np.asarray(k, it)]))
+    out.append(Spec("target_out_of_range", [preds, _i32([0, 5, 1, 1]), _i32(1)]))
+    return out
+
+
+def dense_bincount(dt, rng):
+    out = []
+    for shape in [(10,), (3, 4), (0,)]:
+        x = random_values(rng, shape, tf.int32, edges=False, low=0, high=6).astype(np.int32)
+        for binary in (False, True):
+            no_weights = np.zeros(0, dt.as_numpy_dtype)
+            out.append(Spec(f"{list(shape)}.binary{binary}", [x, _i32(5), no_weights],
+                            {"binary_output": binary}))
+            out.append(Spec(f"{list(shape)}.weights.binary{binary}",
+                            [x, _i32(7), _f(rng, shape, dt)], {"binary_output": binary}))
+    out.append(Spec("negative", [_i32([1, -1]), _i32(3), np.zeros(0, dt.as_numpy_dtype)]))
+    return out
+
+
+def sparse_to_dense(dt, rng):
+    out = []
+    for idx, shape, n in [([[0, 1], [2, 0]], [3, 2], 2), ([1, 3], [5], 2), ([[0, 0]], [1, 1], 1),
+                          (np.zeros((0, 2), int), [2, 2], 0)]:
         for it in (np.int32, np.int64):
             out.append(Spec(f"{np.asarray(idx).tolist()}.{shape}.{np.dtype(it).name}",
                             [np.asarray(idx, it), np.asarray(shape, it), _f(rng, (n,), dt, True),
@@ -2719,6 +2719,12 @@ for _op in ("SparseDenseCwiseAdd", "SparseDenseCwiseMul", "SparseDenseCwiseDiv")
     GENERATORS[_op] = (sparse_dense_cwise, "T")
 GENERATORS["SparseSoftmax"] = (sparse_softmax, "T")
 GENERATORS["SparseReorder"] = (sparse_reorder, "T")
+GENERATORS["SetSize"] = (set_size, "T")
+GENERATORS["CTCGreedyDecoder"] = (ctc_greedy_decoder, "T")
+GENERATORS["Cross"] = (cross, "T")
+GENERATORS["DenseToDenseSetOperation"] = (dense_to_dense_set_operation, "T")
+GENERATORS["DenseToSparseSetOperation"] = (dense_to_sparse_set_operation, "T")
+GENERATORS["SparseToSparseSetOperation"] = (sparse_to_sparse_set_operation, "T")
 GENERATORS["SparseReshape"] = (sparse_reshape, None)
 GENERATORS["SparseFillEmptyRows"] = (sparse_fill_empty_rows, "T")
 GENERATORS["PlaceholderWithDefault"] = (placeholder_with_default, "dtype")
@@ -2770,12 +2776,6 @@ for _v, _suffix in [(1, ""), (2, "V2"), (3, "V3")]:
     GENERATORS["MatrixSetDiag" + _suffix] = (matrix_set_diag(_v), "T")
 GENERATORS["MatrixInverse"] = (matrix_inverse, "T")
 GENERATORS["MatrixDeterminant"] = (determinant, "T")
-GENERATORS["SetSize"] = (set_size, "T")
-GENERATORS["CTCGreedyDecoder"] = (ctc_greedy_decoder, "T")
-GENERATORS["Cross"] = (cross, "T")
-GENERATORS["DenseToDenseSetOperation"] = (dense_to_dense_set_operation, "T")
-GENERATORS["DenseToSparseSetOperation"] = (dense_to_sparse_set_operation, "T")
-GENERATORS["SparseToSparseSetOperation"] = (sparse_to_sparse_set_operation, "T")
 GENERATORS["LogMatrixDeterminant"] = (determinant, "T")
 GENERATORS["MatrixSolve"] = (matrix_solve, "T")
 GENERATORS["MatrixTriangularSolve"] = (matrix_triangular_solve, "T")
@@ -2784,6 +2784,10 @@ GENERATORS["Lu"] = (lu, "T")
 GENERATORS["Qr"] = (qr, "T")
 GENERATORS["RaggedRange"] = (ragged_range, "T")
 GENERATORS["CropAndResize"] = (crop_and_resize, "T")
+GENERATORS["NonMaxSuppression"] = (non_max_suppression(1), None)
+GENERATORS.update({f"NonMaxSuppressionV{v}": (non_max_suppression(v), "T")
+                   for v in (2, 3, 4, 5)})
+GENERATORS["NonMaxSuppressionWithOverlaps"] = (non_max_suppression_with_overlaps, None)
 GENERATORS["CropAndResizeGradImage"] = (crop_and_resize_grad("image"), "T")
 GENERATORS["CropAndResizeGradBoxes"] = (crop_and_resize_grad("boxes"), "T")
 GENERATORS["SelfAdjointEigV2"] = (self_adjoint_eig, "T")
@@ -2791,6 +2795,9 @@ GENERATORS["Svd"] = (svd, "T")
 GENERATORS["Diag"] = (diag, "T")
 GENERATORS["DiagPart"] = (diag_part, "T")
 GENERATORS["DepthwiseConv2dNative"] = (depthwise_conv2d, "T")
+GENERATORS["Dilation2D"] = (dilation2d, "T")
+GENERATORS.update(_ops(["Dilation2DBackpropInput", "Dilation2DBackpropFilter"],
+                       dilation2d_backprop))
 GENERATORS["DepthwiseConv2dNativeBackpropInput"] = (depthwise_conv2d_backprop("input"), "T")
 GENERATORS["DepthwiseConv2dNativeBackpropFilter"] = (depthwise_conv2d_backprop("filter"), "T")
 GENERATORS.update({k: (pool(k), "T") for k in ("MaxPool", "AvgPool", "MaxPoolGrad",
@@ -2809,6 +2816,8 @@ GENERATORS["SoftmaxCrossEntropyWithLogits"] = (softmax_xent, "T")
 GENERATORS["SparseSoftmaxCrossEntropyWithLogits"] = (sparse_softmax_xent, "T")
 GENERATORS.update({k: (random_op, "dtype") for k in ("RandomUniform", "RandomStandardNormal",
                                                       "TruncatedNormal")})
+GENERATORS["Multinomial"] = (multinomial, "T")
+GENERATORS["StatelessMultinomial"] = (stateless_multinomial, "T")
 del GENERATORS["ResourceGather"]
 
 
@@ -2816,8 +2825,6 @@ del GENERATORS["ResourceGather"]
 
 WORDS = np.array([b"", b"Hello", b"a,b,,c", b"  two  spaces ", b"\xc3\x89T\xc3\xa9", b"x1y22z333",
                   b"UPPER lower", b"\x00nul"], dtype=object)
-GENERATORS["Multinomial"] = (multinomial, "T")
-GENERATORS["StatelessMultinomial"] = (stateless_multinomial, "T")
 
 
 def _strings(shape=(8,)):
@@ -2837,10 +2844,6 @@ def as_string(dt, rng):
         out.append(Spec(".".join(f"{k}{v}" for k, v in attrs.items()) or "default", [x], attrs))
     return out
 
-GENERATORS["NonMaxSuppression"] = (non_max_suppression(1), None)
-GENERATORS.update({f"NonMaxSuppressionV{v}": (non_max_suppression(v), "T")
-                   for v in (2, 3, 4, 5)})
-GENERATORS["NonMaxSuppressionWithOverlaps"] = (non_max_suppression_with_overlaps, None)
 
 def string_join(dt, rng):
     a, b = _strings((2, 4)), _strings((2, 4))[:, ::-1].copy()
@@ -2852,9 +2855,6 @@ def string_join(dt, rng):
 
 def string_lower(dt, rng):
     return [Spec("ascii", [np.array([b"Hello", b"UPPER lower", b"", b"x1Y"], dtype=object)])]
-GENERATORS["Dilation2D"] = (dilation2d, "T")
-GENERATORS.update(_ops(["Dilation2DBackpropInput", "Dilation2DBackpropFilter"],
-                       dilation2d_backprop))
 
 
 def reduce_join(dt, rng):
@@ -2867,6 +2867,38 @@ def reduce_join(dt, rng):
     out.append(Spec("empty", [np.zeros((0, 3), dtype=object), np.asarray([0], np.int32)]))
     out.append(Spec("out_of_range", [x, np.asarray([2], np.int32)]))
     out.append(Spec("duplicate", [x, np.asarray([0, 0], np.int32)]))
+    return out
+
+
+def unsorted_segment_join(dt, rng):
+    """UnsortedSegmentJoin: rows into segments (some never named, some
+    twice), ids of rank 1 and 2, empty strings (the separator follows only
+    a non-empty join); ids outside the segments, ids of the wrong shape or
+    rank and a scalar id fail."""
+    words = np.array([b"", b"a", b"bc", b"", b"d", b"ef"], dtype=object)
+    out = []
+    for count_type in (np.int32, np.int64):
+        c = count_type.__name__
+        out.append(Spec(f"rows.{c}", [words.reshape(3, 2),
+                                      np.asarray([2, 0, 2], dt.as_numpy_dtype),
+                                      np.asarray(4, count_type)], {"separator": ","}))
+        out.append(Spec(f"vector.{c}", [words, np.asarray([1, 1, 0, 1, 0, 1], dt.as_numpy_dtype),
+                                        np.asarray(2, count_type)], {"separator": "--"}))
+    out.append(Spec("ids_rank2", [words.reshape(2, 3, 1), np.asarray([[0, 1, 0], [1, 1, 0]],
+                                                                      dt.as_numpy_dtype),
+                                  np.asarray(2, np.int32)]))
+    out.append(Spec("no_rows", [words[:0], np.zeros(0, dt.as_numpy_dtype),
+                                np.asarray(3, np.int32)]))
+    out.append(Spec("id_outside", [words, np.asarray([0, 1, 2, 3, 0, 0], dt.as_numpy_dtype),
+                                   np.asarray(3, np.int32)]))
+    out.append(Spec("id_negative", [words, np.asarray([0, -1, 0, 0, 0, 0], dt.as_numpy_dtype),
+                                    np.asarray(3, np.int32)]))
+    out.append(Spec("ids_shape", [words.reshape(3, 2), np.asarray([0, 1], dt.as_numpy_dtype),
+                                  np.asarray(3, np.int32)]))
+    out.append(Spec("ids_rank", [words, np.zeros((6, 1), dt.as_numpy_dtype),
+                                 np.asarray(3, np.int32)]))
+    out.append(Spec("ids_scalar", [words, np.asarray(0, dt.as_numpy_dtype),
+                                   np.asarray(3, np.int32)]))
     return out
 
 
@@ -3230,6 +3262,7 @@ GENERATORS["StringLength"] = (
     None)
 GENERATORS["StringUpper"] = (string_lower, None)
 GENERATORS["ReduceJoin"] = (reduce_join, None)
+GENERATORS["UnsortedSegmentJoin"] = (unsorted_segment_join, "Tindices")
 GENERATORS["StringSplitV2"] = (string_split, None)
 GENERATORS["StringSplit"] = (string_split_v1, None)
 GENERATORS["StringToNumber"] = (string_to_number, None)
@@ -3240,6 +3273,7 @@ GENERATORS["StringStrip"] = (
                                                   dtype=object)])],
     None)
 GENERATORS["StringToHashBucketFast"] = (hash_bucket, None)
+GENERATORS["StringToHashBucket"] = (hash_bucket, None)
 for _op in ("RegexFullMatch", "RegexReplace", "StaticRegexFullMatch", "StaticRegexReplace"):
     GENERATORS[_op] = (regex(_op), None)
 GENERATORS["DecodeCSV"] = (decode_csv, None)

@@ -1,7 +1,8 @@
 // FarmHash's Fingerprint64, written out here because no library on the
 // machine has it (Abseil's hash is seeded per process by design, and its
 // CityHash differs from FarmHash above 16 bytes); the values are pinned by
-// TensorFlow's own test vectors in sparse_kernels_test.cc.
+// TensorFlow's own test vectors in sparse_kernels_test.cc. And TensorFlow's
+// Hash64, MurmurHash64A (no library here has it either) with its seed.
 #include "runtime/engine/kernels/internal/fingerprint.h"
 
 #include <cstring>
@@ -144,6 +145,31 @@ uint64_t FingerprintCat64(uint64_t fp1, uint64_t fp2) {
   result *= kMul;
   result = ShiftMix(result) * kMul;
   return ShiftMix(result);
+}
+
+uint64_t TensorFlowHash64(absl::string_view str) {
+  constexpr uint64_t m = 0xc6a4a7935bd1e995ULL;
+  constexpr int r = 47;
+  const char* p = str.data();
+  size_t n = str.size();
+  uint64_t h = 0xDECAFCAFFEULL ^ (n * m);
+  for (; n >= 8; n -= 8, p += 8) {
+    uint64_t k = Load64(p);
+    k *= m;
+    k ^= k >> r;
+    k *= m;
+    h ^= k;
+    h *= m;
+  }
+  if (n > 0) {
+    // The last 1 to 7 bytes, the first lowest.
+    for (size_t i = n; i-- > 0;) h ^= static_cast<uint64_t>(static_cast<uint8_t>(p[i])) << (8 * i);
+    h *= m;
+  }
+  h ^= h >> r;
+  h *= m;
+  h ^= h >> r;
+  return h;
 }
 
 }  // namespace kernels_internal

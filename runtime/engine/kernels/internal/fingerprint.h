@@ -1,5 +1,5 @@
-// TensorFlow's string fingerprints, which hashed feature crosses and hash
-// buckets are defined by: a model trained with TensorFlow puts a string in
+// TensorFlow's string fingerprints and hashes, which hashed feature crosses
+// and hash buckets are defined by: a model trained with TensorFlow puts a string in
 // the bucket its Fingerprint64 names, so these must be exactly the same.
 
 #ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_FINGERPRINT_H_
@@ -18,6 +18,11 @@ uint64_t Fingerprint64(absl::string_view s);
 
 // TensorFlow's FingerprintCat64: combines two fingerprints, in order.
 uint64_t FingerprintCat64(uint64_t fp1, uint64_t fp2);
+
+// TensorFlow's Hash64 (tensorflow/core/lib/hash): MurmurHash64A with
+// TensorFlow's seed, 0xDECAFCAFFE. StringToHashBucket's hash (its
+// successors use Fingerprint64, which does not change between releases).
+uint64_t TensorFlowHash64(absl::string_view s);
 
 }  // namespace kernels_internal
 }  // namespace minigraph

@@ -1,6 +1,6 @@
-// AsString, StringSplit and StringSplitV2, StringToHashBucketFast, and the
-// regular-expression ops over RE2 (the library TensorFlow uses, so patterns
-// mean what they mean there).
+// AsString, ReduceJoin and UnsortedSegmentJoin, StringSplit and
+// StringSplitV2, StringToHashBucketFast, and the regular-expression ops over
+// RE2 (the library TensorFlow uses, so patterns mean what they mean there).
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -15,6 +15,7 @@
 #include "runtime/engine/denormal.h"
 #include "runtime/engine/kernels/internal/fingerprint.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 
 namespace minigraph {
 namespace kernels_internal {
@@ -89,6 +90,69 @@ class StringLengthOp : public OpKernel {
 
  private:
   bool chars_ = false;
+};
+
+// UnsortedSegmentJoin: output[k, ...] joins, in order, the input rows
+// whose segment id is k (an id per leading position of the input). As
+// TensorFlow's, the separator goes only after a non-empty join so far: ""
+// then "a" join to "a", "a" then "" to "a,".
+class UnsortedSegmentJoinOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("separator", &separator_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& in = ctx->input(0);
+    const Tensor& ids_t = ctx->input(1);
+    const Tensor& count_t = ctx->input(2);
+    if (count_t.NumElements() != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "UnsortedSegmentJoin: num_segments must be a scalar, got shape ",
+          count_t.shape().DebugString()));
+    }
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> count, FlatInts(count_t, "num_segments"));
+    if (ids_t.dims() == 0) {
+      return absl::InvalidArgumentError("UnsortedSegmentJoin: segment_ids must not be a scalar");
+    }
+    if (ids_t.dims() > in.dims()) {
+      return absl::OutOfRangeError(absl::StrCat(
+          "UnsortedSegmentJoin: segment_ids of rank ", ids_t.dims(), " for an input of rank ",
+          in.dims()));
+    }
+    std::vector<int64_t> out_dims = {count[0]};
+    for (int d = 0; d < in.dims(); ++d) {
+      if (d < ids_t.dims() && ids_t.dim_size(d) != in.dim_size(d)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "UnsortedSegmentJoin: segment_ids of shape ", ids_t.shape().DebugString(),
+            " are not a prefix of the input's shape ", in.shape().DebugString()));
+      }
+      if (d >= ids_t.dims()) out_dims.push_back(in.dim_size(d));
+    }
+    MG_ASSIGN_OR_RETURN(std::vector<int64_t> ids, FlatInts(ids_t, "segment_ids"));
+    for (size_t i = 0; i < ids.size(); ++i) {
+      if (ids[i] < 0 || ids[i] >= count[0]) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "UnsortedSegmentJoin: segment_ids[", i, "] = ", ids[i], " is outside [0, ", count[0],
+            ")"));
+      }
+    }
+    MG_ASSIGN_OR_RETURN(TensorShape out_shape, TensorShape::Build(out_dims));
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, out_shape, &out));
+    const int64_t row = ids.empty() ? 0 : in.NumElements() / static_cast<int64_t>(ids.size());
+    const std::string* s = in.data<std::string>();
+    std::string* o = out->data<std::string>();
+    for (size_t i = 0; i < ids.size(); ++i) {
+      for (int64_t j = 0; j < row; ++j) {
+        std::string& joined = o[ids[i] * row + j];
+        if (!joined.empty()) joined += separator_;
+        joined += s[i * row + j];
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string separator_;
 };
 
 // ReduceJoin: the strings along the reduced axes joined with the separator,
@@ -276,8 +340,10 @@ class StringSplitOp : public OpKernel {
 };
 
 // StringToHashBucketFast: Fingerprint64(s) mod num_buckets, TensorFlow's
-// bucket for each string (categorical_column_with_hash_bucket).
-class StringToHashBucketFastOp : public OpKernel {
+// bucket for each string (categorical_column_with_hash_bucket); and
+// StringToHashBucket, TensorFlow 1's, by its Hash64.
+template <uint64_t (*kHash)(absl::string_view)>
+class StringToHashBucketOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("num_buckets", &buckets_); }
@@ -287,7 +353,7 @@ class StringToHashBucketFastOp : public OpKernel {
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, in.shape(), &out));
     for (int64_t i = 0; i < in.NumElements(); ++i) {
       out->data<int64_t>()[i] =
-          static_cast<int64_t>(Fingerprint64(in.data<std::string>()[i]) % buckets_);
+          static_cast<int64_t>(kHash(in.data<std::string>()[i]) % buckets_);
     }
     return absl::OkStatus();
   }
@@ -508,9 +574,11 @@ void RegisterStringKernels(KernelRegistry* r) {
   r->Register("StringLength", MakeFactory<StringLengthOp>());
   r->Register("StringUpper", MakeFactory<StringCaseOp<true>>());
   r->Register("ReduceJoin", MakeFactory<ReduceJoinOp>());
+  r->Register("UnsortedSegmentJoin", MakeFactory<UnsortedSegmentJoinOp>());
   r->Register("StringSplit", MakeFactory<StringSplitOp<false>>());
   r->Register("StringSplitV2", MakeFactory<StringSplitOp<true>>());
-  r->Register("StringToHashBucketFast", MakeFactory<StringToHashBucketFastOp>());
+  r->Register("StringToHashBucketFast", MakeFactory<StringToHashBucketOp<Fingerprint64>>());
+  r->Register("StringToHashBucket", MakeFactory<StringToHashBucketOp<TensorFlowHash64>>());
   r->Register("RegexFullMatch", MakeFactory<RegexFullMatchOp>());
   r->Register("StaticRegexFullMatch", MakeFactory<RegexFullMatchOp>());
   r->Register("RegexReplace", MakeFactory<RegexReplaceOp>());
