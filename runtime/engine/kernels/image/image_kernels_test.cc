@@ -1,6 +1,7 @@
 // What the op interop test cannot show of the image kernels: their bounds
-// on images that announce more pixels than they hold, round trips, and a
-// projective transform's fill modes on one row worked by hand. (Their
+// on images that announce more pixels than they hold and on padded
+// non-maximum suppression, round trips, and a projective transform's fill
+// modes on one row worked by hand. (Their
 // results are checked against TensorFlow's there.)
 #include <cstdint>
 #include <map>
@@ -110,6 +111,30 @@ TEST_F(ImageKernelsTest, AnnouncedGifFrameLargerThanTheTensorBoundIsResourceExha
   EXPECT_THAT(RunKernel("DecodeGif", {{Scalar(GifHeader(60000, 30000))}}),
               StatusIs(absl::StatusCode::kResourceExhausted,
                        HasSubstr("the frames hold more than 1048576 pixels")));
+}
+
+TEST_F(ImageKernelsTest, PaddedNonMaxSuppressionIsBoundedBeforeItPads) {
+  Tensor boxes(DT_FLOAT, TensorShape({1, 4}));
+  Tensor scores(DT_FLOAT, TensorShape({1}));
+  for (int i = 0; i < 4; ++i) boxes.data<float>()[i] = i < 2 ? 0.0f : 1.0f;
+  scores.data<float>()[0] = 0.5f;
+  const auto run = [&](int32_t max_out) {
+    Tensor size(DT_INT32, TensorShape({}));
+    *size.data<int32_t>() = max_out;
+    Tensor iou(DT_FLOAT, TensorShape({})), score(DT_FLOAT, TensorShape({}));
+    *iou.data<float>() = 0.5f;
+    *score.data<float>() = 0.0f;
+    return RunKernel("NonMaxSuppressionV4", {{boxes}, {scores}, {size}, {iou}, {score}},
+                     {{"T", MakeAttrValue(DT_FLOAT)},
+                      {"T_threshold", MakeAttrValue(DT_FLOAT)},
+                      {"pad_to_max_output_size", MakeAttrValue(true)}});
+  };
+  ASSERT_OK_AND_ASSIGN(auto padded, run(3));
+  ASSERT_EQ(padded[0].NumElements(), 3);
+  EXPECT_EQ(*padded[1].data<int32_t>(), 1);
+  SetMaxTensorBytes(size_t{1} << 20);
+  EXPECT_THAT(run(1 << 30), StatusIs(absl::StatusCode::kResourceExhausted,
+                                     HasSubstr("NonMaxSuppressionV4's padded outputs")));
 }
 
 TEST_F(ImageKernelsTest, AnnouncedJpegSizeIsBounded) {

@@ -16,6 +16,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 
 namespace minigraph {
 namespace kernels_internal {
@@ -157,6 +158,11 @@ class NonMaxSuppressionOp : public OpKernel {
     if (max_out < 0) {
       return absl::InvalidArgumentError(
           absl::StrCat(type_string(), ": max_output_size must be non-negative, got ", max_out));
+    }
+    // Padded, the outputs are max_output_size long whatever survives.
+    if (pad_) {
+      MG_RETURN_IF_ERROR(CheckScratchSize(max_out, sizeof(int32_t) + sizeof(float),
+                                          absl::StrCat(type_string(), "'s padded outputs")));
     }
     const float* b = boxes.data<float>();
     Selection s = Suppress(n, scores.data<float>(), max_out, threshold, score_threshold, sigma,
