@@ -1,11 +1,14 @@
 // Conv2D, Conv3D, their gradients and the 2-D and 3-D pools against
 // direct loops written from TensorFlow's definitions, over paddings (VALID,
 // SAME, EXPLICIT), strides, dilations, the 1x1 shortcut and batches larger
-// than one patch matrix.
+// than one patch matrix; and Dilation2D's bound on its rates.
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <map>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
@@ -412,6 +415,16 @@ TEST(ConvKernelsTest, PoolAttrsAreCheckedWithTensorFlowsMessages) {
   EXPECT_THAT(RunKernel("MaxPool", {{x}}, attrs),
               StatusIs(absl::StatusCode::kInvalidArgument,
                        HasSubstr("'padding' = \"FULL\", which is not one of")));
+}
+
+TEST(ConvKernelsTest, DilationRatesPastInt64AreInvalid) {
+  const std::map<std::string, AttrValue> attrs = {
+      {"T", MakeAttrValue(DT_DOUBLE)},
+      {"strides", MakeAttrValue(std::vector<int64_t>{1, 1, 1, 1})},
+      {"rates", MakeAttrValue(std::vector<int64_t>{1, int64_t{1} << 62, 1, 1})},
+      {"padding", MakeAttrValue("SAME")}};
+  EXPECT_THAT(RunKernel("Dilation2D", {{Random({1, 4, 4, 1}, 1)}, {Random({3, 2, 1}, 2)}}, attrs),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("does not fit in 64 bits")));
 }
 
 }  // namespace

@@ -74,8 +74,15 @@ absl::StatusOr<DilationShape> ReadDilationShape(const OpKernel& k, const Dilatio
   DilationShape s{input.dim_size(0), input.dim_size(1), input.dim_size(2), input.dim_size(3),
                   filter.dim_size(0), filter.dim_size(1), {}, {}};
   // The filter widened by its rate: rate - 1 holes between taps.
-  const int64_t eff_rows = s.f_rows + (s.f_rows - 1) * (w.rate[0] - 1);
-  const int64_t eff_cols = s.f_cols + (s.f_cols - 1) * (w.rate[1] - 1);
+  int64_t eff_rows, eff_cols;
+  if (__builtin_mul_overflow(s.f_rows - 1, w.rate[0] - 1, &eff_rows) ||
+      __builtin_add_overflow(eff_rows, s.f_rows, &eff_rows) ||
+      __builtin_mul_overflow(s.f_cols - 1, w.rate[1] - 1, &eff_cols) ||
+      __builtin_add_overflow(eff_cols, s.f_cols, &eff_cols)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        k.type_string(), ": the filter ", filter.shape().DebugString(),
+        " widened by the rates does not fit in 64 bits"));
+  }
   MG_ASSIGN_OR_RETURN(s.out_rows, w.window.Size(1, s.rows, eff_rows));
   MG_ASSIGN_OR_RETURN(s.out_cols, w.window.Size(2, s.cols, eff_cols));
   return s;
