@@ -16,11 +16,11 @@ then
     TensorFlow's numbers for the graph's seeds).
 
 One model of each architecture by default, the smallest (7 to 10 minutes
-here); MG_APPLICATIONS=all runs all 71 of tf_keras (long: TensorFlow alone
-took 19 minutes here to build 57 of them and step each three times at 32
-pixels, batch 2; ConvNeXtXLarge has 350M parameters), or a comma-separated
-list names some. The models' initial values come from MG_SEED (7 unless
-set), so that a run can be repeated."""
+here, split over the test's two Bazel shards); MG_APPLICATIONS=all runs all
+71 of tf_keras (long: TensorFlow alone took 19 minutes here to build 57 of
+them and step each three times at 32 pixels, batch 2; ConvNeXtXLarge has
+350M parameters), or a comma-separated list names some. The models' initial
+values come from MG_SEED (7 unless set), so that a run can be repeated."""
 
 import os
 
@@ -98,18 +98,28 @@ OUT_RTOL, OUT_ATOL = 1e-4, 1e-6
 
 
 def names():
+    """The applications to check: MG_APPLICATIONS's or DEFAULT, and of
+    those, under Bazel's test sharding, this shard's (every n-th)."""
     import tf_keras
     every = sorted(n for n in dir(tf_keras.applications)
                    if n[:1].isupper() and callable(getattr(tf_keras.applications, n)))
     chosen = os.environ.get("MG_APPLICATIONS", "")
     if chosen == "all":
-        return every
-    if chosen:
+        picked = every
+    elif chosen:
         unknown = set(chosen.split(",")) - set(every)
         if unknown:
             raise ValueError(f"MG_APPLICATIONS names no application: {sorted(unknown)}")
-        return chosen.split(",")
-    return list(DEFAULT)
+        picked = chosen.split(",")
+    else:
+        picked = list(DEFAULT)
+    shards = int(os.environ.get("TEST_TOTAL_SHARDS", "1"))
+    if shards > 1:
+        status = os.environ.get("TEST_SHARD_STATUS_FILE")
+        if status:  # tells Bazel this test shards
+            open(status, "a").close()
+        picked = picked[int(os.environ["TEST_SHARD_INDEX"])::shards]
+    return picked
 
 
 class Application:
