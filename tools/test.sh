@@ -86,8 +86,8 @@ fi
 # ops, while loops, the tools and the end-to-end runs). Left out: the
 # kernel families whose tests only shard pure computation over the step's
 # pool (the executor and session tests run those kernels in threads), and
-# the graph-building and shape tests, which run none: each was a compile of
-# its own under TSan. A test tagged "notsan" would be left out too; none is.
+# the graph-building and shape tests, which start no threads of their own:
+# each was a compile of its own under TSan. A test tagged "notsan" would be left out too; none is.
 # The TensorFlow interop tests ran under ASan already. In a full run, with
 # ASan.
 tsan_skipped=(//runtime/engine/kernels:all //runtime/engine/kernels/array/...
