@@ -72,6 +72,12 @@ KernelFactory MakeFactory();
 template <template <typename> class K, typename... Ts>
 KernelFactory TypedFactory(std::string attr = "T");
 
+// A factory for K (one class) when the node's `attr` is `dtype`, else
+// Unimplemented: for kernels TensorFlow registers for one dtype of an op
+// with a type attr.
+template <typename K>
+KernelFactory OneTypeFactory(DataType dtype, std::string attr = "T");
+
 // Implementation details follow. Clients should ignore.
 
 namespace kernel_registry_internal {
@@ -104,6 +110,16 @@ KernelFactory TypedFactory(std::string attr) {
                                       : false) ||
      ...);
     return k;
+  };
+}
+
+template <typename K>
+KernelFactory OneTypeFactory(DataType dtype, std::string attr) {
+  return [dtype, attr](OpKernelConstruction* c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
+    DataType dt;
+    MG_RETURN_IF_ERROR(c->GetAttr(attr, &dt));
+    if (dt != dtype) return NoKernelForType(c, dt);
+    return kernel_registry_internal::Build<K>(c);
   };
 }
 

@@ -265,25 +265,15 @@ class AdjustContrastV2Op : public OpKernel {
   }
 };
 
-// Kernel K, for float images only (TensorFlow's CPU kernels).
-template <typename K>
-KernelFactory FloatOnly() {
-  return [](OpKernelConstruction* c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
-    DataType dt;
-    MG_RETURN_IF_ERROR(c->GetAttr("T", &dt));
-    if (dt != DT_FLOAT) return NoKernelForType(c, dt);
-    return kernel_registry_internal::Build<K>(c);
-  };
-}
-
 }  // namespace
 
 void RegisterImageColorKernels(KernelRegistry* r) {
   r->Register("RGBToHSV", TypedFactory<RgbToHsvOp, float, double>());
   r->Register("HSVToRGB", TypedFactory<HsvToRgbOp, float, double>());
-  r->Register("AdjustHue", FloatOnly<AdjustHueOp>());
-  r->Register("AdjustSaturation", FloatOnly<AdjustSaturationOp>());
-  r->Register("AdjustContrastv2", FloatOnly<AdjustContrastV2Op>());
+  // Float images only, as TensorFlow's CPU kernels.
+  r->Register("AdjustHue", OneTypeFactory<AdjustHueOp>(DT_FLOAT));
+  r->Register("AdjustSaturation", OneTypeFactory<AdjustSaturationOp>(DT_FLOAT));
+  r->Register("AdjustContrastv2", OneTypeFactory<AdjustContrastV2Op>(DT_FLOAT));
 }
 
 }  // namespace kernels_internal

@@ -195,25 +195,15 @@ class NonMaxSuppressionOp : public OpKernel {
   bool pad_ = false;
 };
 
-// V2 to V5 for float boxes and scores (TensorFlow's also take half).
-template <typename K>
-KernelFactory FloatOnly() {
-  return [](OpKernelConstruction* c) -> absl::StatusOr<std::unique_ptr<OpKernel>> {
-    DataType dt;
-    MG_RETURN_IF_ERROR(c->GetAttr("T", &dt));
-    if (dt != DT_FLOAT) return NoKernelForType(c, dt);
-    return MakeFactory<K>()(c);
-  };
-}
-
 }  // namespace
 
 void RegisterNonMaxSuppressionKernels(KernelRegistry* r) {
   r->Register("NonMaxSuppression", MakeFactory<NonMaxSuppressionOp<1>>());
-  r->Register("NonMaxSuppressionV2", FloatOnly<NonMaxSuppressionOp<2>>());
-  r->Register("NonMaxSuppressionV3", FloatOnly<NonMaxSuppressionOp<3>>());
-  r->Register("NonMaxSuppressionV4", FloatOnly<NonMaxSuppressionOp<4>>());
-  r->Register("NonMaxSuppressionV5", FloatOnly<NonMaxSuppressionOp<5>>());
+  // V2 to V5 for float boxes and scores (TensorFlow's also take half).
+  r->Register("NonMaxSuppressionV2", OneTypeFactory<NonMaxSuppressionOp<2>>(DT_FLOAT));
+  r->Register("NonMaxSuppressionV3", OneTypeFactory<NonMaxSuppressionOp<3>>(DT_FLOAT));
+  r->Register("NonMaxSuppressionV4", OneTypeFactory<NonMaxSuppressionOp<4>>(DT_FLOAT));
+  r->Register("NonMaxSuppressionV5", OneTypeFactory<NonMaxSuppressionOp<5>>(DT_FLOAT));
   r->Register("NonMaxSuppressionWithOverlaps", MakeFactory<NonMaxSuppressionOp<0>>());
 }
 
