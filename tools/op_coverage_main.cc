@@ -83,6 +83,13 @@ const std::map<std::string, std::string>& LeftOut() {
       {"CudnnRNNV3", "GPU only: the cuDNN twin Keras traces beside each LSTM and GRU, which a "
                      "CPU run never calls (it runs the standard twin, CpuImplementation)"},
       {"CudnnRNNBackpropV3", "GPU only: the gradient of CudnnRNNV3"},
+      // tf.signal.fftnd and its siblings, and tf.image.generate_bounding_box_proposals:
+      // TensorFlow 2.21 registers no CPU kernel for them.
+      {"FFTND", "GPU only: TensorFlow has no CPU kernel for it"},
+      {"IFFTND", "GPU only: TensorFlow has no CPU kernel for it"},
+      {"RFFTND", "GPU only: TensorFlow has no CPU kernel for it"},
+      {"IRFFTND", "GPU only: TensorFlow has no CPU kernel for it"},
+      {"GenerateBoundingBoxProposals", "GPU only: TensorFlow has no CPU kernel for it"},
   };
   return *left_out;
 }
