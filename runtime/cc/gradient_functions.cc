@@ -817,6 +817,19 @@ void RegisterConvolutionGradients(GradientRegistry* r) {
       return absl::OkStatus();
     });
   }
+  // MaxPoolWithArgmax's (nn_grad.py): the gradient goes where argmax says.
+  // (MaxPoolGradWithArgmax's own gradient needs MaxPoolGradGradWithArgmax,
+  // which TensorFlow runs on GPUs only.)
+  static constexpr std::initializer_list<const char*> kArgmaxPoolAttrs = {
+      "ksize", "strides", "padding", "include_batch_in_index"};
+  r->Register("MaxPoolWithArgmax",
+              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                const auto attrs = CopyAttrs(s.GetNodeDef(op), kArgmaxPoolAttrs);
+                *dx = {s.AddOp("MaxPoolGradWithArgmax",
+                               {{s.GetInputs(op)[0]}, {dy[0]}, {op.output(1)}}, attrs)
+                           .output(0)};
+                return absl::OkStatus();
+              });
   r->Register("AvgPool3D", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     *dx = {s.AddOp("AvgPool3DGrad", {{ops::Shape(s, s.GetInputs(op)[0])}, {dy[0]}},
                    WindowAttrs(s.GetNodeDef(op)))

@@ -2437,6 +2437,77 @@ def pool(kind):
     return gen
 
 
+ARGMAX_POOL_CASES = [((1, 4, 4, 2), 2, 2, "VALID"), ((2, 5, 5, 3), 3, 2, "SAME"),
+                     ((2, 6, 5, 1), 2, 1, "SAME"), ((0, 3, 3, 1), 3, 3, "VALID")]
+
+
+def max_pool_with_argmax(dt, rng):
+    """MaxPoolWithArgmax: both paddings, strides, the batch in the index or
+    not, int32 and int64 indices, ties (the first wins); its gradient; an
+    empty batch, a 3-D input and a pool over the depth fail."""
+    out = []
+    for xs, k, s, padding in ARGMAX_POOL_CASES:
+        for inc in (False, True):
+            attrs = {"ksize": [1, k, k, 1], "strides": [1, s, s, 1], "padding": padding,
+                     "include_batch_in_index": inc}
+            out.append(Spec(f"{xs}.k{k}.s{s}.{padding}.batch{inc}", [_f(rng, xs, dt)], attrs,
+                            grad=_grad(dt, 0), outputs=(0, 1)))
+    ties = np.maximum(_f(rng, (1, 4, 4, 2), dt), 0).astype(_f(rng, (1,), dt).dtype)
+    attrs = {"ksize": [1, 2, 2, 1], "strides": [1, 1, 1, 1], "padding": "SAME"}
+    out.append(Spec("ties", [ties], attrs))
+    out.append(Spec("int32_index", [_f(rng, (2, 4, 4, 2), dt)], {**attrs, "Targmax": tf.int32}))
+    out.append(Spec("rank3", [_f(rng, (4, 4, 2), dt)], attrs))
+    out.append(Spec("depth_pool", [_f(rng, (1, 4, 4, 2), dt)], {**attrs, "ksize": [1, 2, 2, 2]}))
+    return out
+
+
+def max_pool_grad_with_argmax(dt, rng):
+    """MaxPoolGradWithArgmax over the argmax TensorFlow computes, the batch
+    in the index or not; a grad of the wrong shape fails. (An argmax outside
+    the image aborts TensorFlow's process: minigraph's InvalidArgument is in
+    conv_kernels_test.)"""
+    out = []
+    for xs, k, s, padding in ARGMAX_POOL_CASES:
+        for inc in (False, True):
+            attrs = {"ksize": [1, k, k, 1], "strides": [1, s, s, 1], "padding": padding,
+                     "include_batch_in_index": inc}
+            x = _f(rng, xs, dt)
+            with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+                argmax = tf.raw_ops.MaxPoolWithArgmax(input=x.astype(np.float64), **attrs)[1]
+                argmax = (sess.run(argmax) if x.size else
+                          np.zeros(argmax.shape.as_list(), np.int64))
+            g = _f(rng, argmax.shape, dt)
+            out.append(Spec(f"{xs}.k{k}.s{s}.{padding}.batch{inc}", [x, g, argmax], attrs))
+    x = _f(rng, (1, 4, 4, 2), dt)
+    attrs = {"ksize": [1, 2, 2, 1], "strides": [1, 2, 2, 1], "padding": "VALID"}
+    out.append(Spec("bad_grad", [x, _f(rng, (1, 3, 3, 2), dt), np.zeros((1, 2, 2, 2),
+                                                                       np.int64)], attrs))
+    return out
+
+
+def extract_image_patches(dt, rng):
+    """ExtractImagePatches: sizes, strides and rates, both paddings, an
+    empty batch and depth; ksizes, strides or rates over the batch or
+    depth, below 1, a window longer than the input and a 3-D input fail."""
+    out = []
+    base = {"ksizes": [1, 2, 3, 1], "strides": [1, 2, 2, 1], "rates": [1, 2, 1, 1]}
+    for xs, attrs in [((1, 5, 6, 2), base), ((2, 4, 4, 3), {**base, "rates": [1, 1, 1, 1]}),
+                      ((1, 7, 5, 1), {"ksizes": [1, 3, 3, 1], "strides": [1, 1, 3, 1],
+                                      "rates": [1, 2, 2, 1]}),
+                      ((0, 4, 4, 2), base), ((1, 4, 4, 0), base)]:
+        for padding in ("SAME", "VALID"):
+            out.append(Spec(f"{xs}.{attrs['ksizes']}.{attrs['strides']}.{attrs['rates']}.{padding}",
+                            [_f(rng, xs, dt, True)], {**attrs, "padding": padding}))
+    x = _f(rng, (1, 5, 6, 2), dt)
+    for label, change in [("ksize_batch", {"ksizes": [2, 2, 3, 1]}),
+                          ("stride_depth", {"strides": [1, 1, 1, 2]}),
+                          ("rate_0", {"rates": [1, 0, 1, 1]}), ("ksize_0", {"ksizes": [1, 2, 0, 1]}),
+                          ("longer", {"ksizes": [1, 9, 1, 1]})]:
+        out.append(Spec(label, [x], {**base, "padding": "VALID", **change}))
+    out.append(Spec("rank3", [x[0]], {**base, "padding": "SAME"}))
+    return out
+
+
 POOL3D_CASES = [
     # input, ksize, strides, padding
     ((1, 4, 4, 4, 2), (2, 2, 2), (2, 2, 2), "VALID"),
@@ -2722,6 +2793,9 @@ GENERATORS["SparseReorder"] = (sparse_reorder, "T")
 GENERATORS["SetSize"] = (set_size, "T")
 GENERATORS["CTCGreedyDecoder"] = (ctc_greedy_decoder, "T")
 GENERATORS["Cross"] = (cross, "T")
+GENERATORS["MaxPoolWithArgmax"] = (max_pool_with_argmax, "T")
+GENERATORS["MaxPoolGradWithArgmax"] = (max_pool_grad_with_argmax, "T")
+GENERATORS["ExtractImagePatches"] = (extract_image_patches, "T")
 GENERATORS["DenseToDenseSetOperation"] = (dense_to_dense_set_operation, "T")
 GENERATORS["DenseToSparseSetOperation"] = (dense_to_sparse_set_operation, "T")
 GENERATORS["SparseToSparseSetOperation"] = (sparse_to_sparse_set_operation, "T")

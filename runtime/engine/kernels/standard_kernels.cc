@@ -39,6 +39,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterPoolingKernels(r);
   kernels_internal::RegisterCtcKernels(r);
   kernels_internal::RegisterDilationKernels(r);
+  kernels_internal::RegisterPatchesKernels(r);
   kernels_internal::RegisterRandomKernels(r);
   kernels_internal::RegisterStatelessRandomKernels(r);
   kernels_internal::RegisterStateKernels(r);

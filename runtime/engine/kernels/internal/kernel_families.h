@@ -44,6 +44,7 @@ void RegisterDepthwiseConvKernels(KernelRegistry* r);
 void RegisterPoolingKernels(KernelRegistry* r);
 void RegisterCtcKernels(KernelRegistry* r);
 void RegisterDilationKernels(KernelRegistry* r);
+void RegisterPatchesKernels(KernelRegistry* r);
 void RegisterRandomKernels(KernelRegistry* r);
 void RegisterStatelessRandomKernels(KernelRegistry* r);
 void RegisterStateKernels(KernelRegistry* r);

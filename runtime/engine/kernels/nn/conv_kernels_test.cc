@@ -1,7 +1,8 @@
 // Conv2D, Conv3D, their gradients and the 2-D and 3-D pools against
 // direct loops written from TensorFlow's definitions, over paddings (VALID,
 // SAME, EXPLICIT), strides, dilations, the 1x1 shortcut and batches larger
-// than one patch matrix; and Dilation2D's bound on its rates.
+// than one patch matrix; Dilation2D's bound on its rates; and
+// MaxPoolGradWithArgmax's on its argmax.
 #include <algorithm>
 #include <array>
 #include <limits>
@@ -425,6 +426,32 @@ TEST(ConvKernelsTest, DilationRatesPastInt64AreInvalid) {
       {"padding", MakeAttrValue("SAME")}};
   EXPECT_THAT(RunKernel("Dilation2D", {{Random({1, 4, 4, 1}, 1)}, {Random({3, 2, 1}, 2)}}, attrs),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("does not fit in 64 bits")));
+}
+
+TEST(ConvKernelsTest, ArgmaxOutsideItsImageIsInvalid) {
+  // (TensorFlow's kernel aborts the process on these.)
+  const std::map<std::string, AttrValue> attrs = {
+      {"T", MakeAttrValue(DT_DOUBLE)},
+      {"ksize", MakeAttrValue(std::vector<int64_t>{1, 2, 2, 1})},
+      {"strides", MakeAttrValue(std::vector<int64_t>{1, 2, 2, 1})},
+      {"padding", MakeAttrValue("VALID")}};
+  const Tensor x = Random({2, 4, 4, 1}, 1);
+  const Tensor grad = Random({2, 2, 2, 1}, 2);
+  for (int64_t bad : {int64_t{-1}, int64_t{16}, int64_t{1} << 40}) {
+    Tensor argmax(DT_INT64, TensorShape({2, 2, 2, 1}));
+    std::fill_n(argmax.data<int64_t>(), 8, 0);
+    argmax.data<int64_t>()[5] = bad;
+    EXPECT_THAT(RunKernel("MaxPoolGradWithArgmax", {{x}, {grad}, {argmax}}, attrs),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("outside [0, 16)")))
+        << bad;
+  }
+  // With the batch in the index, the second image's run from 16 to 32.
+  auto with_batch = attrs;
+  with_batch["include_batch_in_index"] = MakeAttrValue(true);
+  Tensor argmax(DT_INT64, TensorShape({2, 2, 2, 1}));
+  std::fill_n(argmax.data<int64_t>(), 8, 3);
+  EXPECT_THAT(RunKernel("MaxPoolGradWithArgmax", {{x}, {grad}, {argmax}}, with_batch),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("outside [16, 32)")));
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// MaxPool, AvgPool, MaxPool3D, AvgPool3D and their gradients (NHWC,
-// NDHWC), with TensorFlow's CPU semantics: padding is never part of a
+// MaxPool, AvgPool, MaxPool3D, AvgPool3D, MaxPoolWithArgmax and their
+// gradients (NHWC, NDHWC), with TensorFlow's CPU semantics: padding is never part of a
 // window (a max ignores it, an average divides by the elements actually in
 // the window). MaxPoolGrad sends a window's gradient to the first position
 // holding its maximum (planes, rows, then columns); MaxPool3DGrad, as
@@ -389,6 +389,111 @@ using AvgPool2DGradOp = AvgPoolGradOp<Window2D, T>;
 template <typename T>
 using AvgPool3DGradOp = AvgPoolGradOp<Window3D, T>;
 
+// MaxPoolWithArgmax: MaxPool, and where each maximum is, as the flat index
+// ((n * rows + row) * cols + col) * depth + channel, n omitted unless
+// include_batch_in_index. A window's first element starts its maximum (a
+// NaN there stays), and the first of equal values wins.
+template <typename T>
+class MaxPoolWithArgmaxOp : public PoolBase<Window2D> {
+ public:
+  using PoolBase::PoolBase;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(PoolBase::Init(c));
+    MG_RETURN_IF_ERROR(c->GetAttr("Targmax", &targmax_));
+    if (targmax_ != DT_INT32 && targmax_ != DT_INT64) return NoKernelForType(c, targmax_);
+    return c->GetAttr("include_batch_in_index", &include_batch_);
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    MG_ASSIGN_OR_RETURN(PoolGeometry g, Geometry(x.shape()));
+    if (x.NumElements() == 0) {  // as TensorFlow's kernel refuses it
+      return absl::InvalidArgumentError(absl::StrCat(Where(), ": tensor_in must not be empty"));
+    }
+    Tensor *y, *argmax;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, g.output_shape(), &y));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(1, g.output_shape(), &argmax));
+    if (y->NumElements() == 0) return absl::OkStatus();
+    if (targmax_ == DT_INT32) {
+      Pool(ctx, g, x.data<T>(), y->data<T>(), argmax->data<int32_t>());
+    } else {
+      Pool(ctx, g, x.data<T>(), y->data<T>(), argmax->data<int64_t>());
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  template <typename Index>
+  void Pool(const OpKernelContext* ctx, const PoolGeometry& g, const T* in, T* out,
+            Index* argmax) const {
+    const int64_t image = g.in_index(1, 0, 0, 0);
+    ForEachOutputRow(ctx, g, [&](int64_t n, int64_t op, int64_t orow) {
+      const int64_t offset = include_batch_ ? 0 : n * image;
+      for (int64_t ocol = 0; ocol < g.out_cols; ++ocol) {
+        const int64_t o = g.out_index(n, op, orow, ocol);
+        std::fill(argmax + o, argmax + o + g.depth, Index(-1));
+        ForEachInWindow(g, n, g.Window(op, orow, ocol), [&](int64_t base) {
+          for (int64_t d = 0; d < g.depth; ++d) {
+            if (argmax[o + d] < 0 || in[base + d] > out[o + d]) {
+              out[o + d] = in[base + d];
+              argmax[o + d] = static_cast<Index>(base + d - offset);
+            }
+          }
+        });
+      }
+    });
+  }
+
+  DataType targmax_ = DT_INT64;
+  bool include_batch_ = false;
+};
+
+// MaxPoolGradWithArgmax: each gradient element added at its argmax in the
+// input's shape. An argmax outside its image is InvalidArgument
+// (TensorFlow's kernel aborts the process on it).
+template <typename T>
+class MaxPoolGradWithArgmaxOp : public PoolBase<Window2D> {
+ public:
+  using PoolBase::PoolBase;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(PoolBase::Init(c));
+    DataType targmax;
+    MG_RETURN_IF_ERROR(c->GetAttr("Targmax", &targmax));
+    if (targmax != DT_INT64) return NoKernelForType(c, targmax);
+    return c->GetAttr("include_batch_in_index", &include_batch_);
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& grad = ctx->input(1);
+    const Tensor& argmax = ctx->input(2);
+    MG_ASSIGN_OR_RETURN(PoolGeometry g, Geometry(x.shape()));
+    MG_RETURN_IF_ERROR(CheckGrad(g, grad));
+    MG_RETURN_IF_ERROR(CheckOutputShaped(g, argmax, "argmax"));
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &out));
+    T* o = out->data<T>();
+    std::fill(o, o + out->NumElements(), T(0));
+    const int64_t pooled = g.out_index(1, 0, 0, 0), image = g.in_index(1, 0, 0, 0);
+    const T* gr = grad.data<T>();
+    const int64_t* at = argmax.data<int64_t>();
+    for (int64_t n = 0; n < g.batch; ++n) {
+      const int64_t first = include_batch_ ? n * image : 0;
+      const int64_t offset = include_batch_ ? 0 : n * image;
+      for (int64_t i = n * pooled; i < (n + 1) * pooled; ++i) {
+        if (at[i] < first || at[i] >= first + image) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(Where(), ": argmax ", i, " is ", at[i], ", outside [", first, ", ",
+                           first + image, ") (image ", n, " of the input)"));
+        }
+        o[at[i] + offset] += gr[i];
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  bool include_batch_ = false;
+};
+
 }  // namespace
 
 void RegisterPoolingKernels(KernelRegistry* r) {
@@ -402,6 +507,10 @@ void RegisterPoolingKernels(KernelRegistry* r) {
   r->Register("MaxPool3DGradGrad", TypedFactory<MaxPool3DGradGradOp, float>());
   r->Register("AvgPool3D", TypedFactory<AvgPool3DOp, float>());
   r->Register("AvgPool3DGrad", TypedFactory<AvgPool3DGradOp, float>());
+  r->Register("MaxPoolWithArgmax",
+              TypedFactory<MaxPoolWithArgmaxOp, float, double, int32_t, int64_t>());
+  r->Register("MaxPoolGradWithArgmax",
+              TypedFactory<MaxPoolGradWithArgmaxOp, float, double, int32_t, int64_t>());
 }
 
 }  // namespace kernels_internal
