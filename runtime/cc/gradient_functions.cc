@@ -15,6 +15,23 @@
 
 namespace minigraph {
 namespace gradients_internal {
+
+Output Conj(const Scope& s, Output x) {
+  const DataType t = BaseType(x.dtype());
+  if (t != DT_COMPLEX64 && t != DT_COMPLEX128) return x;
+  return s.AddOp("Conj", {{x}}).output(0);
+}
+
+std::map<std::string, AttrValue> CopyAttrs(const NodeDef& node,
+                                           std::initializer_list<const char*> names) {
+  std::map<std::string, AttrValue> attrs;
+  for (const char* name : names) {
+    auto it = node.attr().find(name);
+    if (it != node.attr().end()) attrs[name] = it->second;
+  }
+  return attrs;
+}
+
 namespace {
 
 using Grads = std::vector<Output>;
@@ -28,14 +45,6 @@ Output Scalar(const Scope& s, DataType dt, double v) {
   if (dt == DT_COMPLEX64) *t.data<complex64>() = complex64(static_cast<float>(v), 0);
   if (dt == DT_COMPLEX128) *t.data<complex128>() = complex128(v, 0);
   return ops::Const(s, t);
-}
-
-// conj(x) for complex x, else x itself: the gradients of holomorphic ops
-// multiply by the conjugate of their derivative (TensorFlow's math_grad.py).
-Output Conj(const Scope& s, Output x) {
-  const DataType t = BaseType(x.dtype());
-  if (t != DT_COMPLEX64 && t != DT_COMPLEX128) return x;
-  return s.AddOp("Conj", {{x}}).output(0);
 }
 
 // The "Tout" attr of Real, Imag and friends: the real type of complex x.
@@ -663,17 +672,6 @@ void RegisterMathGradients(GradientRegistry* r) {
 }
 
 namespace {
-
-// The attrs `names` of `node` that it sets.
-std::map<std::string, AttrValue> CopyAttrs(const NodeDef& node,
-                                           std::initializer_list<const char*> names) {
-  std::map<std::string, AttrValue> attrs;
-  for (const char* name : names) {
-    auto it = node.attr().find(name);
-    if (it != node.attr().end()) attrs[name] = it->second;
-  }
-  return attrs;
-}
 
 // The window attrs of a convolution or pool (strides, padding, ...), for
 // the op that computes its gradient.

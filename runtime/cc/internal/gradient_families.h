@@ -4,10 +4,22 @@
 #ifndef MINIGRAPH_RUNTIME_CC_INTERNAL_GRADIENT_FAMILIES_H_
 #define MINIGRAPH_RUNTIME_CC_INTERNAL_GRADIENT_FAMILIES_H_
 
+#include <initializer_list>
+#include <map>
+#include <string>
+
 #include "runtime/cc/gradients.h"
 
 namespace minigraph {
 namespace gradients_internal {
+
+// What the families share (defined in gradient_functions.cc).
+// conj(x) for complex x, else x itself: the gradients of holomorphic ops
+// multiply by the conjugate of their derivative (TensorFlow's math_grad.py).
+Output Conj(const Scope& s, Output x);
+// The attrs `names` of `node` that it sets.
+std::map<std::string, AttrValue> CopyAttrs(const NodeDef& node,
+                                           std::initializer_list<const char*> names);
 
 // The math, neural network, array and control flow ops
 // (gradient_functions.cc).
