@@ -18,6 +18,9 @@
 namespace minigraph {
 namespace {
 
+using gradients_internal::Conj;
+using gradients_internal::CopyAttrs;
+
 using Grads = std::vector<Output>;
 
 // A zero of `dtype` (float or double: the dtypes gradients flow in), the
@@ -110,6 +113,36 @@ Output Eye(const Scope& s, Output x) {
   return AddOp1(s, "MatrixDiag", {ops::OnesLike(s, AddOp1(s, "MatrixDiagPart", {x}))});
 }
 
+// t shifted by one place along its last axis (`rows`: the next to last):
+// forward, t[i] = t[i + 1] with a zero last; else t[i] = t[i - 1] with a
+// zero first. The shifted diagonals of a tridiagonal gradient.
+Output Shifted(const Scope& s, Output t, bool rows, bool forward) {
+  auto slice = [&](int32_t begin, int32_t end, bool to_end, bool from_start) {
+    ops::StridedSliceOptions o;
+    o.ellipsis_mask = 1;
+    if (to_end) o.end_mask |= 2;
+    if (from_start) o.begin_mask |= 2;
+    if (!rows) {
+      return ops::StridedSlice(s, t, ops::Const<int32_t>(s, {0, begin}),
+                               ops::Const<int32_t>(s, {0, end}), ops::Const<int32_t>(s, {1, 1}),
+                               o);
+    }
+    o.begin_mask |= 4;  // and every column
+    o.end_mask |= 4;
+    return ops::StridedSlice(s, t, ops::Const<int32_t>(s, {0, begin, 0}),
+                             ops::Const<int32_t>(s, {0, end, 0}),
+                             ops::Const<int32_t>(s, {1, 1, 1}), o);
+  };
+  Output zero = ops::ZerosLike(s, slice(0, 1, false, false));
+  Output kept = forward ? slice(1, 0, true, false) : slice(0, -1, false, true);
+  return ops::ConcatV2(s, forward ? Grads{kept, zero} : Grads{zero, kept},
+                       ops::Const<int32_t>(s, rows ? -2 : -1));
+}
+
+// The sum over the last axis of x * y.
+Output SumOfProducts(const Scope& s, Output x, Output y) {
+  return ops::Sum(s, ops::Mul(s, x, y), ops::Const<int32_t>(s, -1));
+}
 
 // Einsum's gradient (TensorFlow's _EinsumGrad): with only transposes,
 // diagonals and contractions, the gradient of an operand is an einsum of
@@ -347,6 +380,71 @@ void gradients_internal::RegisterLinalgGradients(GradientRegistry* r) {
                     {middle, ops::Const<int64_t>(s, -1), ops::Const<int64_t>(s, 0)});
     Output da = MatMul(s, MatMul(s, l_inv, middle, true, false), l_inv);
     *dx = {ops::Mul(s, ops::Add(s, da, Adjoint(s, da)), half)};
+    return s.status();
+  });
+  // TensorFlow's _TridiagonalMatMulGrad: with y[i] = sup[i] r[i+1] +
+  // main[i] r[i] + sub[i] r[i-1] (rows of r), each diagonal's gradient is
+  // the row sums of dy times r (shifted), and r's the diagonals (conjugated,
+  // as columns) times dy, shifted back.
+  r->Register("TridiagonalMatMul", [](const Scope& s, const Operation& op, const Grads& dy,
+                                      Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    Output rhs = Conj(s, in[3]), g = dy[0];
+    auto column = [&](Output diagonal) { return Conj(s, Adjoint(s, diagonal)); };
+    auto as_row = [&](Output v) { return ops::ExpandDims(s, v, ops::Const<int32_t>(s, -2)); };
+    *dx = {as_row(SumOfProducts(s, Shifted(s, rhs, true, true), g)),
+           as_row(SumOfProducts(s, rhs, g)),
+           as_row(SumOfProducts(s, Shifted(s, rhs, true, false), g)),
+           ops::AddN(s, {Shifted(s, ops::Mul(s, column(in[0]), g), true, false),
+                         ops::Mul(s, column(in[1]), g),
+                         Shifted(s, ops::Mul(s, column(in[2]), g), true, true)})};
+    return s.status();
+  });
+  // TensorFlow's _TridiagonalSolveGrad: the right-hand side's gradient
+  // solves the transposed system (its superdiagonal the subdiagonal moved
+  // up, its subdiagonal the superdiagonal moved down); the diagonals' are
+  // minus the three diagonals of drhs x^T.
+  r->Register("TridiagonalSolve", [](const Scope& s, const Operation& op, const Grads& dy,
+                                     Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    const std::vector<Output> d = ops::Unstack(s, in[0], 3, -2);  // super, main, sub
+    Output transposed =
+        ops::Pack(s, {Shifted(s, d[2], false, true), d[1], Shifted(s, d[0], false, false)}, -2);
+    Output drhs = AddOp1(s, "TridiagonalSolve", {transposed, dy[0]},
+                         CopyAttrs(s.GetNodeDef(op), {"partial_pivoting", "perturb_singular"}));
+    Output x = op.output(0);
+    Output ddiags = ops::Pack(s, {SumOfProducts(s, drhs, Shifted(s, x, true, true)),
+                                  SumOfProducts(s, drhs, x),
+                                  SumOfProducts(s, drhs, Shifted(s, x, true, false))},
+                              -2);
+    *dx = {ops::Neg(s, ddiags), drhs};
+    return s.status();
+  });
+  // TensorFlow's _BandedTriangularSolveGrad: as MatrixTriangularSolve's,
+  // dA kept to the bands (MatrixDiagPartV3, LEFT_RIGHT, as the bands are
+  // stored).
+  r->Register("BandedTriangularSolve", [](const Scope& s, const Operation& op, const Grads& dy,
+                                          Grads* dx) {
+    const bool adjoint = BoolAttr(s, op, "adjoint");
+    const bool lower = BoolAttr(s, op, "lower");
+    const Grads in = s.GetInputs(op);
+    Output x = op.output(0);
+    Output db = AddOp1(s, "BandedTriangularSolve", {in[0], dy[0]},
+                       {{"lower", Bool(lower)}, {"adjoint", Bool(!adjoint)}});
+    Output da =
+        ops::Neg(s, adjoint ? MatMul(s, x, db, false, true) : MatMul(s, db, x, false, true));
+    ops::StridedSliceOptions o;
+    o.shrink_axis_mask = 1;
+    Output bands = ops::StridedSlice(s, ops::Shape(s, in[0]), ops::Const<int32_t>(s, {-2}),
+                                     ops::Const<int32_t>(s, {-1}), ops::Const<int32_t>(s, {1}), o);
+    Output far = ops::Sub(s, bands, ops::Const<int32_t>(s, 1));
+    Output k = lower ? ops::Pack(s, {ops::Neg(s, far), ops::Const<int32_t>(s, 0)})
+                     : ops::Pack(s, {ops::Const<int32_t>(s, 0), far});
+    AttrValue align;
+    align.set_s("LEFT_RIGHT");
+    da = AddOp1(s, "MatrixDiagPartV3",
+                {da, k, ops::Cast(s, ops::Const<float>(s, 0.0f), da.dtype())}, {{"align", align}});
+    *dx = {Unbroadcast(s, da, in[0]), Unbroadcast(s, db, in[1])};
     return s.status();
   });
   r->Register("Einsum", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {

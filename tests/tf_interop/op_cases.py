@@ -270,7 +270,10 @@ def _add_gradient(op, spec, case):
         if spec.graph is not None:  # spec.grad picks among its feeds
             feeds, fetch = spec.graph()
             flat = list(feeds)
-            dys = [v1.placeholder(t.dtype, None, name=f"dy{k}") for k, t in enumerate(fetch)]
+            # (Of the output's shape where the graph knows it: some of
+            # TensorFlow's gradients need that.)
+            dys = [v1.placeholder(t.dtype, t.shape if t.shape.is_fully_defined() else None,
+                                  name=f"dy{k}") for k, t in enumerate(fetch)]
         else:
             feeds, flat, fetch, dys = _make_graph(op, spec, static=True)
         xs = [flat[k] for k in spec.grad]

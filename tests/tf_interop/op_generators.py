@@ -2437,6 +2437,179 @@ def pool(kind):
     return gen
 
 
+def tridiagonal_mat_mul(dt, rng):
+    """TridiagonalMatMul over batches, one equation and none, several
+    right-hand sides; its gradients; diagonals of the wrong length or
+    batch, ranks that differ and vectors fail."""
+    out = []
+    for batch, m, n in [((), 5, 3), ((2,), 4, 1), ((2, 3), 3, 2), ((), 1, 2), ((2,), 0, 2)]:
+        diags = [_f(rng, (*batch, 1, m), dt) for _ in range(3)]
+        out.append(Spec(f"{batch}.m{m}.n{n}", [*diags, _f(rng, (*batch, m, n), dt)],
+                        grad=_grad(dt, 0, 1, 2, 3)))
+    d = [_f(rng, (2, 1, 4), dt) for _ in range(3)]
+    rhs = _f(rng, (2, 4, 3), dt)
+    out.append(Spec("short_superdiag", [d[0][..., :3], d[1], d[2], rhs]))
+    out.append(Spec("batch_differs", [d[0][:1], d[1], d[2], rhs]))
+    out.append(Spec("two_rows", [np.concatenate([d[0], d[0]], 1), d[1], d[2], rhs]))
+    out.append(Spec("ranks_differ", [d[0][:, 0], d[1], d[2], rhs]))
+    out.append(Spec("vectors", [d[0][0, 0], d[1][0, 0], d[2][0, 0], rhs[0]]))
+    return out
+
+
+def _shaped_tridiagonal_solve(diags, rhs, attrs):
+    """TridiagonalSolve with its output's shape set: TensorFlow's shape
+    function leaves it unknown, and its gradient needs it."""
+    def graph():
+        d = tf.compat.v1.placeholder(tf.as_dtype(diags.dtype), diags.shape, name="diagonals")
+        r = tf.compat.v1.placeholder(tf.as_dtype(rhs.dtype), rhs.shape, name="rhs")
+        x = tf.raw_ops.TridiagonalSolve(diagonals=d, rhs=r, **attrs)
+        x.set_shape(rhs.shape)
+        return {d: diags, r: rhs}, [x]
+    return graph
+
+
+def tridiagonal_solve(dt, rng):
+    """TridiagonalSolve with partial pivoting (rows that must swap), the
+    Thomas algorithm and perturbed singular pivots; batches, one equation
+    and none; singular systems give NaNs; its gradients; diagonals not of 3
+    rows, counts that differ, batches that differ and perturb_singular
+    without pivoting fail."""
+    out = []
+    for batch, m, k in [((), 5, 3), ((2,), 4, 1), ((2, 2), 3, 2), ((), 1, 2), ((2,), 0, 2)]:
+        diags = _f(rng, (*batch, 3, m), dt)
+        rhs = _f(rng, (*batch, m, k), dt)
+        for pivoting, perturb in [(True, False), (False, False), (True, True)]:
+            # Thomas without pivoting: diagonally dominant, so it is stable.
+            d = diags.copy()
+            if not pivoting:
+                d[..., 1, :] += (3 * np.sign(d[..., 1, :].real) + (d[..., 1, :] == 0)).astype(d.dtype)
+            attrs = {"partial_pivoting": pivoting, "perturb_singular": perturb}
+            out.append(Spec(f"{batch}.m{m}.k{k}.pivot{pivoting}.perturb{perturb}", [d, rhs],
+                            attrs, grad=_grad(dt, 0, 1), tol=4.0,
+                            graph=_shaped_tridiagonal_solve(d, rhs, attrs)))
+    if dt in F32_64:
+        # Singular (a zero row), and one that needs pivots: a zero diagonal.
+        singular = _f(rng, (3, 4), dt)
+        singular[:, 2] = 0
+        singular[1, 2] = 0
+        singular[0, 3] = 0
+        singular[2, 1] = 0
+        rhs = _f(rng, (4, 2), dt)
+        for pivoting, perturb in [(True, False), (False, False)]:
+            out.append(Spec(f"singular.pivot{pivoting}", [singular, rhs],
+                            {"partial_pivoting": pivoting, "perturb_singular": perturb}))
+        swap = _f(rng, (3, 4), dt)
+        swap[1, 0] = 0
+        out.append(Spec("zero_first_pivot", [swap, rhs], {"partial_pivoting": True}))
+    d = _f(rng, (2, 3, 4), dt)
+    rhs = _f(rng, (2, 4, 3), dt)
+    out.append(Spec("two_rows", [d[:, :2], rhs]))
+    out.append(Spec("counts_differ", [d, rhs[:, :3]]))
+    out.append(Spec("batch_differs", [d[:1], rhs]))
+    out.append(Spec("rhs_vector", [d, rhs[..., 0]]))
+    out.append(Spec("perturb_without_pivoting", [d, rhs],
+                    {"partial_pivoting": False, "perturb_singular": True}))
+    return out
+
+
+def banded_triangular_solve(dt, rng):
+    """BandedTriangularSolve, lower and upper, adjoint or not, one band to
+    more bands than rows, batches broadcast; its gradients; a zero on the
+    diagonal, empty inputs, counts that differ and batches that cannot
+    broadcast fail."""
+    out = []
+    for bshape, rshape in [((3, 5), (5, 2)), ((2, 1, 4), (2, 4, 3)), ((1, 2, 4), (3, 4, 1)),
+                           ((7, 5), (5, 2)), ((2, 3, 5), (5, 2))]:
+        bands = _f(rng, bshape, dt)
+        bands[..., 0, :] += (2 * np.sign(bands[..., 0, :].real) + (bands[..., 0, :] == 0)
+                             ).astype(bands.dtype)
+        bands[..., -1, :] += (2 * np.sign(bands[..., -1, :].real) + (bands[..., -1, :] == 0)
+                              ).astype(bands.dtype)
+        rhs = _f(rng, rshape, dt)
+        for lower in (True, False):
+            for adjoint in (False, True):
+                # (More bands than rows: TensorFlow's gradient cannot take
+                # the diagonals past the matrix. One band: its gradient
+                # drops the band dimension, [..., M] for bands [..., 1, M],
+                # where minigraph's keeps the input's shape.)
+                grad = _grad(dt, 0, 1) if 1 < bshape[-2] <= bshape[-1] else ()
+                out.append(Spec(f"{bshape}.{rshape}.lower{lower}.adjoint{adjoint}",
+                                [bands, rhs], {"lower": lower, "adjoint": adjoint}, grad=grad,
+                                tol=4.0))
+    bands = _f(rng, (2, 3, 4), dt)
+    bands[..., 0, :] = 1
+    bands[..., -1, :] = 1
+    rhs = _f(rng, (2, 4, 2), dt)
+    zero = bands.copy()
+    zero[0, 0, 2] = 0
+    out.append(Spec("zero_diagonal", [zero, rhs], {"lower": True}))
+    out.append(Spec("empty_rhs", [bands, rhs[:, :, :0]]))
+    out.append(Spec("counts_differ", [bands, rhs[:, :3]]))
+    out.append(Spec("batches_differ", [bands, _f(rng, (3, 4, 2), dt)]))
+    out.append(Spec("vector", [bands[0, 0], rhs]))
+    return out
+
+
+def matrix_square_root(dt, rng):
+    """MatrixSquareRoot of matrices with positive eigenvalues (A A^T plus
+    a multiple of I), batches, 1x1 and empty; one with a negative
+    eigenvalue (NaNs in TensorFlow's real Schur too); not square fails."""
+    out = []
+    for shape in [(3, 3), (2, 4, 4), (1, 1), (2, 0, 0)]:
+        a = _f(rng, shape, dt)
+        a = a @ np.conj(np.swapaxes(a, -1, -2)) + 0.5 * np.eye(shape[-1], dtype=a.dtype)
+        out.append(Spec(f"{list(shape)}", [a.astype(_f(rng, (1,), dt).dtype)], tol=8.0))
+    out.append(Spec("not_square", [_f(rng, (2, 3), dt)]))
+    return out
+
+
+def matrix_logarithm(dt, rng):
+    """MatrixLogarithm (complex only) of matrices near I and of general
+    ones, batches, 1x1 and empty; not square fails."""
+    out = []
+    for shape in [(3, 3), (2, 4, 4), (1, 1), (2, 0, 0)]:
+        a = (np.eye(shape[-1]) + 0.3 * _f(rng, shape, dt)).astype(_f(rng, (1,), dt).dtype)
+        out.append(Spec(f"near_identity{list(shape)}", [a], tol=8.0))
+    out.append(Spec("general", [_f(rng, (3, 3), dt) + 2 * np.eye(3, dtype=_f(rng, (1,), dt).dtype)],
+                    tol=8.0))
+    out.append(Spec("not_square", [_f(rng, (2, 3), dt)]))
+    return out
+
+
+def _eig_graph(a, out_type, compute_v):
+    """Eig with what does not depend on the order of the eigenvalues or
+    the phase of the eigenvectors, which the op leaves open (TensorFlow's
+    Eigen, a newer commit than Debian's 3.4, orders them otherwise): the
+    real and the imaginary parts each sorted, the vectors' norms, and
+    whether A V = V diag(e) holds."""
+    def graph():
+        x = tf.compat.v1.placeholder(tf.as_dtype(a.dtype), a.shape, name="a")
+        e, v = tf.raw_ops.Eig(input=x, compute_v=compute_v, Tout=out_type)
+        n = a.shape[-1]
+        fetch = [tf.math.top_k(tf.math.real(e), n).values, tf.math.top_k(tf.math.imag(e), n).values]
+        if compute_v:
+            xc = tf.cast(x, out_type)
+            residual = tf.abs(tf.linalg.matmul(xc, v) - v * tf.expand_dims(e, -2))
+            scale = 1e-3 * (1 + tf.reduce_max(tf.abs(xc)))
+            fetch += [tf.reduce_sum(tf.abs(v) ** 2, -2), tf.reduce_all(residual < scale)]
+        return {x: a}, fetch
+    return graph
+
+
+def eig(dt, rng):
+    """Eig of general real and complex matrices (complex eigenvalues),
+    eigenvectors or not, batches, 1x1 and empty, checked through
+    _eig_graph; not square fails."""
+    out_type = tf.complex128 if dt in (tf.float64, tf.complex128) else tf.complex64
+    out = []
+    for shape in [(3, 3), (2, 4, 4), (1, 1), (2, 0, 0)]:
+        a = _f(rng, shape, dt)
+        for v in (True, False):
+            out.append(Spec(f"{list(shape)}.v{v}", [], tol=8.0, graph=_eig_graph(a, out_type, v)))
+    out.append(Spec("not_square", [_f(rng, (2, 3), dt)], {"Tout": out_type}))
+    return out
+
+
 ARGMAX_POOL_CASES = [((1, 4, 4, 2), 2, 2, "VALID"), ((2, 5, 5, 3), 3, 2, "SAME"),
                      ((2, 6, 5, 1), 2, 1, "SAME"), ((0, 3, 3, 1), 3, 3, "VALID")]
 
@@ -2793,6 +2966,12 @@ GENERATORS["SparseReorder"] = (sparse_reorder, "T")
 GENERATORS["SetSize"] = (set_size, "T")
 GENERATORS["CTCGreedyDecoder"] = (ctc_greedy_decoder, "T")
 GENERATORS["Cross"] = (cross, "T")
+GENERATORS["MatrixSquareRoot"] = (matrix_square_root, "T")
+GENERATORS["MatrixLogarithm"] = (matrix_logarithm, "T")
+GENERATORS["Eig"] = (eig, "T")
+GENERATORS["TridiagonalMatMul"] = (tridiagonal_mat_mul, "T")
+GENERATORS["TridiagonalSolve"] = (tridiagonal_solve, "T")
+GENERATORS["BandedTriangularSolve"] = (banded_triangular_solve, "T")
 GENERATORS["MaxPoolWithArgmax"] = (max_pool_with_argmax, "T")
 GENERATORS["MaxPoolGradWithArgmax"] = (max_pool_grad_with_argmax, "T")
 GENERATORS["ExtractImagePatches"] = (extract_image_patches, "T")

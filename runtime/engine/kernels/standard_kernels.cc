@@ -75,10 +75,13 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterQrKernels(r);
   kernels_internal::RegisterSelfAdjointEigKernels(r);
   kernels_internal::RegisterSvdKernels(r);
+  kernels_internal::RegisterEigKernels(r);
+  kernels_internal::RegisterMatrixFunctionKernels(r);
   kernels_internal::RegisterEinsumKernels(r);
   kernels_internal::RegisterCrossKernels(r);
   kernels_internal::RegisterFftKernels(r);
   kernels_internal::RegisterTriangularKernels(r);
+  kernels_internal::RegisterTridiagonalKernels(r);
 }
 
 namespace {

@@ -78,10 +78,13 @@ void RegisterLuKernels(KernelRegistry* r);
 void RegisterQrKernels(KernelRegistry* r);
 void RegisterSelfAdjointEigKernels(KernelRegistry* r);
 void RegisterSvdKernels(KernelRegistry* r);
+void RegisterEigKernels(KernelRegistry* r);
+void RegisterMatrixFunctionKernels(KernelRegistry* r);
 void RegisterEinsumKernels(KernelRegistry* r);
 void RegisterCrossKernels(KernelRegistry* r);
 void RegisterFftKernels(KernelRegistry* r);
 void RegisterTriangularKernels(KernelRegistry* r);
+void RegisterTridiagonalKernels(KernelRegistry* r);
 void RegisterExampleParsingKernels(KernelRegistry* r);
 void RegisterSequenceExampleParsingKernels(KernelRegistry* r);
 
