@@ -235,6 +235,20 @@ void TensorToProto(const Tensor& t, TensorProto* proto) {
   }
 }
 
+void TensorToProtoContent(const Tensor& t, TensorProto* proto) {
+  if (t.dtype() != DT_STRING) {
+    TensorToProto(t, proto);
+    return;
+  }
+  SetHeader(t, proto);
+  const std::string* strings = t.data<std::string>();
+  const int64_t n = t.NumElements();
+  std::string content;
+  for (int64_t i = 0; i < n; ++i) PutVarint32(&content, static_cast<uint32_t>(strings[i].size()));
+  for (int64_t i = 0; i < n; ++i) content += strings[i];
+  if (!content.empty()) proto->set_tensor_content(std::move(content));
+}
+
 void TensorToProtoField(const Tensor& t, TensorProto* proto) {
   SetHeader(t, proto);
   switch (t.dtype()) {

@@ -34,6 +34,11 @@ void TensorToProto(const Tensor& t, TensorProto* proto);
 // Every element to the typed field of its dtype (TensorFlow's AsProtoField).
 void TensorToProtoField(const Tensor& t, TensorProto* proto);
 
+// As TensorToProto, but strings too in tensor_content, each length as a
+// varint32 and then every string's bytes (TensorFlow's C++
+// AsProtoTensorContent and EncodeStringList, which SerializeSparse writes).
+void TensorToProtoContent(const Tensor& t, TensorProto* proto);
+
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_CORE_TENSOR_PROTO_H_

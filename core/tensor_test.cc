@@ -296,6 +296,23 @@ TEST(TensorProtoTest, StringsInTensorContentAsTensorFlowsCppWritesThem) {
                                            HasSubstr("fewer than one per string's length")));
 }
 
+TEST(TensorProtoTest, TensorToProtoContentWritesStringsAsTensorFlowsCppDoes) {
+  Tensor t(DT_STRING, TensorShape({3}));
+  const std::string long_one(300, 'z');
+  t.data<std::string>()[0] = "a";
+  t.data<std::string>()[2] = long_one;
+  TensorProto p;
+  TensorToProtoContent(t, &p);
+  EXPECT_EQ(p.string_val_size(), 0);
+  EXPECT_EQ(p.tensor_content(), std::string("\x01\x00\xac\x02", 4) + "a" + long_one);
+  ASSERT_OK_AND_ASSIGN(Tensor back, TensorFromProto(p));
+  EXPECT_EQ(back.data<std::string>()[2], long_one);
+  // Other dtypes as TensorToProto writes them.
+  TensorProto floats;
+  TensorToProtoContent(Tensor::Vector<float>({1.5f}), &floats);
+  EXPECT_EQ(floats.tensor_content().size(), sizeof(float));
+}
+
 TEST(TensorProtoTest, BadProtosAreInvalidArgument) {
   TensorProto p;
   p.set_dtype(DT_FLOAT);
