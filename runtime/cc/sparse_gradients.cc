@@ -116,6 +116,17 @@ void gradients_internal::RegisterSparseGradients(GradientRegistry* r) {
     *dx = {Output(), ops::Gather(s, dy[1], ops::InvertPermutation(s, order)), Output()};
     return s.status();
   });
+  // The sliced values' gradient back to the entries they came from
+  // (SparseSliceGrad); the others get zeros.
+  r->Register("SparseSlice", [](const Scope& s, const Operation& op, const Grads& dy,
+                                Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    *dx = {Output(),
+           s.AddOp("SparseSliceGrad", {{dy[1]}, {in[0]}, {in[3]}, {op.output(0)}}).output(0),
+           Output(), Output(), Output()};
+    return s.status();
+  });
+  r->RegisterNoGradient("SparseConcat");  // as TensorFlow declares it
 }
 
 }  // namespace minigraph

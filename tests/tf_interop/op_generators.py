@@ -1043,6 +1043,152 @@ def sparse_reorder(dt, rng):
     return out
 
 
+def sparse_slice(dt, rng):
+    """SparseSlice: boxes inside, across and past the shape, a negative
+    start, an empty size, unordered entries (their order kept), rank 3 and
+    no entries; its gradient; start or size of the wrong length and a
+    negative size fail."""
+    out = []
+    for name in ("ordered", "unordered", "rank3", "empty"):
+        sp = _sparse(rng, dt, name)
+        rank = len(SPARSE_ENTRIES[name][0])
+        for start, size in [((1,) * rank, (2,) * rank), ((0,) * rank, (9,) * rank),
+                            ((5,) + (0,) * (rank - 1), (2,) * rank),
+                            ((-1,) * rank, (3,) * rank), ((0,) * rank, (0,) * rank)]:
+            out.append(Spec(f"{name}.{start}.{size}", sp + [_i64(start), _i64(size)],
+                            grad=_grad(dt, 1)))
+    sp = _sparse(rng, dt, "ordered")
+    out.append(Spec("start_length", sp + [_i64([1]), _i64([2, 2])]))
+    out.append(Spec("size_length", sp + [_i64([1, 1]), _i64([2, 2, 2])]))
+    out.append(Spec("negative_size", sp + [_i64([0, 0]), _i64([-1, 2])]))
+    return out
+
+
+def sparse_slice_grad(dt, rng):
+    """SparseSliceGrad over the slices TensorFlow computes; a gradient
+    whose entry is not in the input fails."""
+    out = []
+    for name in ("ordered", "unordered", "rank3"):
+        shape, idx = SPARSE_ENTRIES[name]
+        idx = _i64(idx).reshape(-1, len(shape))
+        start = _i64((1,) * len(shape))
+        kept = [i for i in idx if all(start <= i) and all(i < start + 2)]
+        out_idx = _i64(kept).reshape(-1, len(shape)) - start
+        out.append(Spec(name, [_f(rng, (len(out_idx),), dt), idx, start, out_idx]))
+    out.append(Spec("not_in_input", [_f(rng, (1,), dt), _i64([[0, 1]]), _i64([0, 0]),
+                                      _i64([[2, 2]])]))
+    return out
+
+
+def sparse_split(dt, rng):
+    """SparseSplit along each dimension (a negative one too) into parts of
+    unequal length, unordered entries, none; a dimension outside the rank
+    and more parts than the dimension has fail."""
+    out = []
+    for name in ("ordered", "unordered", "rank3", "empty"):
+        rank = len(SPARSE_ENTRIES[name][0])
+        for dim in range(-1, rank):
+            for num in (1, 2):
+                out.append(Spec(f"{name}.dim{dim}.num{num}",
+                                [_i64(dim)] + _sparse(rng, dt, name), {"num_split": num}))
+    out.append(Spec("three_of_four", [_i64(1)] + _sparse(rng, dt, "ordered"), {"num_split": 3}))
+    out.append(Spec("dim_outside", [_i64(2)] + _sparse(rng, dt, "ordered"), {"num_split": 2}))
+    out.append(Spec("too_many", [_i64(0)] + _sparse(rng, dt, "ordered"), {"num_split": 4}))
+    return out
+
+
+def sparse_concat(dt, rng):
+    """SparseConcat of two and three operands along each dimension (a
+    negative one too), unordered operands, an empty one; a dimension
+    outside the rank, shapes that differ off the concatenated dimension and
+    ranks that differ fail."""
+    out = []
+    for names in [("ordered", "unordered"), ("ordered", "empty", "ordered")]:
+        for dim in (0, 1, -1):
+            parts = []
+            for name in names:
+                shape, idx = SPARSE_ENTRIES[name]
+                idx = np.asarray(idx, np.int64).reshape(-1, 2)
+                parts.append([_i64(idx), _f(rng, (len(idx),), dt), _i64((3, 4))])
+            out.append(Spec(f"{'+'.join(names)}.dim{dim}", [[p[k] for p in parts] for k in range(3)],
+                            {"concat_dim": dim}))
+    a, b = _sparse(rng, dt, "ordered"), _sparse(rng, dt, "repeated")
+    out.append(Spec("dim_outside", [[a[k], a[k]] for k in range(3)], {"concat_dim": 2}))
+    out.append(Spec("shapes_differ", [[a[k], b[k]] for k in range(3)], {"concat_dim": 0}))
+    c = _sparse(rng, dt, "rank3")
+    out.append(Spec("ranks_differ", [[a[k], c[k]] for k in range(3)], {"concat_dim": 0}))
+    return out
+
+
+def sparse_sparse_max_min(dt, rng):
+    """SparseSparseMaximum/Minimum of operands sharing some indices, one
+    empty, one unordered (merged as TensorFlow merges it); shapes that
+    differ fail."""
+    a_idx, b_idx = _i64([[0, 1], [1, 0], [1, 3], [2, 2]]), _i64([[0, 1], [0, 2], [2, 2]])
+    out = []
+    for label, (ai, bi) in [("shared", (a_idx, b_idx)), ("b_empty", (a_idx, b_idx[:0])),
+                            ("a_empty", (a_idx[:0], b_idx)), ("unordered", (a_idx[::-1], b_idx))]:
+        out.append(Spec(label, [ai, _f(rng, (len(ai),), dt), _i64([3, 4]),
+                                bi, _f(rng, (len(bi),), dt), _i64([3, 4])]))
+    out.append(Spec("shapes_differ", [a_idx, _f(rng, (4,), dt), _i64([3, 4]),
+                                       b_idx, _f(rng, (3,), dt), _i64([3, 5])]))
+    return out
+
+
+def serialize_sparse(many):
+    """SerializeSparse and SerializeManySparse of each entry layout (string
+    values too), byte for byte; SerializeManySparse of rank 1 or of
+    unordered entries fails."""
+    def gen(dt, rng):
+        out = []
+        for name in ("ordered", "repeated" if not many else "rank3", "empty"):
+            out.append(Spec(name, _sparse(rng, dt, name)))
+        if many:
+            out.append(Spec("rank1", [_i64([[0], [2]]), _f(rng, (2,), dt), _i64([3])]))
+            out.append(Spec("unordered", _sparse(rng, dt, "unordered")))
+        return out
+    return gen
+
+
+def _serialized_sparse(rng, dt, names):
+    """The [N, 3] rows TensorFlow's SerializeManySparse writes for the
+    named entry layouts, one row each."""
+    rows = []
+    with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+        for name in names:
+            ind, val, shape = _sparse(rng, dt, name)
+            rows.append(sess.run(tf.raw_ops.SerializeSparse(
+                sparse_indices=ind, sparse_values=val, sparse_shape=shape)))
+    return np.array(rows, dtype=object)
+
+
+def deserialize_sparse(many):
+    """DeserializeManySparse (rows [N, 3]) and DeserializeSparse (rows of
+    any leading shape, one row alone): rows of different dense shapes
+    (the largest kept), no entries; rows of different ranks, the wrong
+    dtype and bytes that are no TensorProto fail."""
+    def gen(dt, rng):
+        if dt not in (None, tf.float32):
+            return []
+        f32 = tf.float32
+        out = [Spec("two", [_serialized_sparse(rng, f32, ["ordered", "repeated"])],
+                    {"dtype": f32}),
+               Spec("with_empty", [_serialized_sparse(rng, f32, ["empty", "ordered", "empty"])],
+                    {"dtype": f32})]
+        if not many:
+            rows = _serialized_sparse(rng, f32, ["ordered", "repeated", "empty", "ordered"])
+            out.append(Spec("grid", [rows.reshape(2, 2, 3)], {"dtype": f32}))
+            out.append(Spec("one", [rows[0]], {"dtype": f32}))
+        out.append(Spec("ranks_differ", [_serialized_sparse(rng, f32, ["ordered", "rank3"])],
+                        {"dtype": f32}))
+        out.append(Spec("wrong_dtype", [_serialized_sparse(rng, f32, ["ordered"])],
+                        {"dtype": tf.float64}))
+        out.append(Spec("not_a_proto", [np.array([[b"\xff", b"", b""]], dtype=object)],
+                        {"dtype": f32}))
+        return out
+    return gen
+
+
 def _set_values(rng, shape, dt):
     """Set elements: few distinct values, so that sets overlap and repeat."""
     if dt == tf.string:
@@ -2963,6 +3109,16 @@ for _op in ("SparseDenseCwiseAdd", "SparseDenseCwiseMul", "SparseDenseCwiseDiv")
     GENERATORS[_op] = (sparse_dense_cwise, "T")
 GENERATORS["SparseSoftmax"] = (sparse_softmax, "T")
 GENERATORS["SparseReorder"] = (sparse_reorder, "T")
+GENERATORS["SparseSlice"] = (sparse_slice, "T")
+GENERATORS["SparseSliceGrad"] = (sparse_slice_grad, "T")
+GENERATORS["SparseSplit"] = (sparse_split, "T")
+GENERATORS["SparseConcat"] = (sparse_concat, "T")
+GENERATORS["SparseSparseMaximum"] = (sparse_sparse_max_min, "T")
+GENERATORS["SparseSparseMinimum"] = (sparse_sparse_max_min, "T")
+GENERATORS["SerializeSparse"] = (serialize_sparse(False), "T")
+GENERATORS["SerializeManySparse"] = (serialize_sparse(True), "T")
+GENERATORS["DeserializeSparse"] = (deserialize_sparse(False), None)
+GENERATORS["DeserializeManySparse"] = (deserialize_sparse(True), None)
 GENERATORS["SetSize"] = (set_size, "T")
 GENERATORS["CTCGreedyDecoder"] = (ctc_greedy_decoder, "T")
 GENERATORS["Cross"] = (cross, "T")

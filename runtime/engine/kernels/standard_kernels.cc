@@ -16,6 +16,8 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterSparseSegmentKernels(r);
   kernels_internal::RegisterSparseMathKernels(r);
   kernels_internal::RegisterSetKernels(r);
+  kernels_internal::RegisterSparseSliceKernels(r);
+  kernels_internal::RegisterSparseSerializationKernels(r);
   kernels_internal::RegisterLookupKernels(r);
   kernels_internal::RegisterDenseHashTableKernels(r);
   kernels_internal::RegisterAddKernels(r);

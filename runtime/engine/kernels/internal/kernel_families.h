@@ -21,6 +21,8 @@ void RegisterSparseKernels(KernelRegistry* r);
 void RegisterSparseSegmentKernels(KernelRegistry* r);
 void RegisterSparseMathKernels(KernelRegistry* r);
 void RegisterSetKernels(KernelRegistry* r);
+void RegisterSparseSliceKernels(KernelRegistry* r);
+void RegisterSparseSerializationKernels(KernelRegistry* r);
 void RegisterLookupKernels(KernelRegistry* r);
 void RegisterDenseHashTableKernels(KernelRegistry* r);
 void RegisterAddKernels(KernelRegistry* r);

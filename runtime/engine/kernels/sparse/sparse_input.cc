@@ -33,9 +33,15 @@ bool InBounds(const SparseInput& sp, int64_t i) {
 
 absl::StatusOr<SparseInput> ReadSparse(const OpKernelContext* ctx, const OpKernel& k, int first,
                                        bool in_range) {
-  const Tensor& indices = ctx->input(first);
-  const Tensor& values = ctx->input(first + 1);
-  const Tensor& shape = ctx->input(first + 2);
+  return ReadSparseAt(ctx, k, first, first + 1, first + 2, in_range);
+}
+
+absl::StatusOr<SparseInput> ReadSparseAt(const OpKernelContext* ctx, const OpKernel& k,
+                                         int indices_at, int values_at, int shape_at,
+                                         bool in_range) {
+  const Tensor& indices = ctx->input(indices_at);
+  const Tensor& values = ctx->input(values_at);
+  const Tensor& shape = ctx->input(shape_at);
   if (indices.dims() != 2 || values.dims() != 1 || shape.dims() != 1 ||
       indices.dim_size(0) != values.dim_size(0) || indices.dim_size(1) != shape.dim_size(0)) {
     return absl::InvalidArgumentError(absl::StrCat(

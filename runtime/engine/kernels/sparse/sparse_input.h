@@ -33,6 +33,10 @@ struct SparseInput {
 // otherwise.
 absl::StatusOr<SparseInput> ReadSparse(const OpKernelContext* ctx, const OpKernel& k, int first,
                                        bool in_range = true);
+// As ReadSparse, the three tensors at inputs `indices`, `values` and
+// `shape` (an op taking lists of SparseTensors).
+absl::StatusOr<SparseInput> ReadSparseAt(const OpKernelContext* ctx, const OpKernel& k,
+                                         int indices, int values, int shape, bool in_range);
 
 // OK when sp's indices are inside its shape and strictly increasing in
 // row-major order (TensorFlow's SparseTensor::IndicesValid, which many

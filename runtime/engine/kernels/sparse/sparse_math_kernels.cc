@@ -1,8 +1,8 @@
 // Arithmetic on SparseTensors (indices [N, rank] int64, values [N],
 // dense_shape [rank]): SparseTensorDenseMatMul, SparseReduceSum and
 // SparseReduceMax (dense and sparse results), SparseAdd and its gradient's
-// op, SparseTensorDenseAdd, SparseDenseCwiseAdd/Mul/Div, SparseSoftmax and
-// SparseReorder.
+// op, SparseTensorDenseAdd, SparseDenseCwiseAdd/Mul/Div, SparseSoftmax,
+// SparseReorder and SparseSparseMaximum/Minimum.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -446,6 +446,71 @@ class SparseReorderOp : public OpKernel {
   }
 };
 
+// SparseSparseMaximum and SparseSparseMinimum: the union of two
+// SparseTensors' indices, merged as both were in row-major order
+// (TensorFlow's UnionSparseIndicesAndValues: a two-pointer merge, so
+// unordered inputs give what its merge gives), an index missing from one
+// side taking 0 there.
+template <typename T, bool kMax>
+class SparseSparseMaxMinOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(SparseInput a, ReadSparse(ctx, *this, 0, /*in_range=*/false));
+    MG_ASSIGN_OR_RETURN(SparseInput b, ReadSparse(ctx, *this, 3, /*in_range=*/false));
+    if (a.rank() != b.rank()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Operands do not have the same ranks; got shapes: [",
+                       absl::StrJoin(a.shape, ","), "] and [", absl::StrJoin(b.shape, ","), "]"));
+    }
+    for (int d = 0; d < a.rank(); ++d) {
+      if (a.shape[d] != b.shape[d]) {
+        return absl::InvalidArgumentError(absl::StrCat("Operands' shapes do not match: got ",
+                                                       a.shape[d], " and ", b.shape[d],
+                                                       " for dimension ", d));
+      }
+    }
+    const T* av = ctx->input(1).data<T>();
+    const T* bv = ctx->input(4).data<T>();
+    std::vector<const int64_t*> index;
+    std::vector<T> values;
+    auto take = [&](const int64_t* at, T x, T y) {
+      index.push_back(at);
+      values.push_back(kMax ? std::max(x, y) : std::min(x, y));
+    };
+    int64_t i = 0, j = 0;
+    while (i < a.nnz && j < b.nnz) {
+      const int order = CompareIndex(a.at(i), b.at(j), a.rank());
+      if (order < 0) {
+        take(a.at(i), av[i], T(0));
+        ++i;
+      } else if (order > 0) {
+        take(b.at(j), T(0), bv[j]);
+        ++j;
+      } else {
+        take(a.at(i), av[i], bv[j]);
+        ++i;
+        ++j;
+      }
+    }
+    for (; i < a.nnz; ++i) take(a.at(i), av[i], T(0));
+    for (; j < b.nnz; ++j) take(b.at(j), T(0), bv[j]);
+    const int64_t n = static_cast<int64_t>(values.size());
+    Tensor *indices, *out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({n, a.rank()}), &indices));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(1, TensorShape({n}), &out));
+    for (int64_t k = 0; k < n; ++k) {
+      std::copy_n(index[k], a.rank(), indices->data<int64_t>() + k * a.rank());
+    }
+    std::copy(values.begin(), values.end(), out->data<T>());
+    return absl::OkStatus();
+  }
+};
+template <typename T>
+using SparseSparseMaximumOp = SparseSparseMaxMinOp<T, true>;
+template <typename T>
+using SparseSparseMinimumOp = SparseSparseMaxMinOp<T, false>;
+
 }  // namespace
 
 void RegisterSparseMathKernels(KernelRegistry* r) {
@@ -471,6 +536,10 @@ void RegisterSparseMathKernels(KernelRegistry* r) {
               TypedFactory<SparseDenseCwiseFor<'/'>::Op, float, double>());
   r->Register("SparseSoftmax", TypedFactory<SparseSoftmaxOp, float, double>());
   r->Register("SparseReorder", MakeFactory<SparseReorderOp>());
+  r->Register("SparseSparseMaximum",
+              TypedFactory<SparseSparseMaximumOp, float, double, int32_t, int64_t>());
+  r->Register("SparseSparseMinimum",
+              TypedFactory<SparseSparseMinimumOp, float, double, int32_t, int64_t>());
 }
 
 }  // namespace kernels_internal
