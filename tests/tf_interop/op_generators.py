@@ -1110,8 +1110,8 @@ def sparse_concat(dt, rng):
                 shape, idx = SPARSE_ENTRIES[name]
                 idx = np.asarray(idx, np.int64).reshape(-1, 2)
                 parts.append([_i64(idx), _f(rng, (len(idx),), dt), _i64((3, 4))])
-            out.append(Spec(f"{'+'.join(names)}.dim{dim}", [[p[k] for p in parts] for k in range(3)],
-                            {"concat_dim": dim}))
+            out.append(Spec(f"{'+'.join(names)}.dim{dim}",
+                            [[p[k] for p in parts] for k in range(3)], {"concat_dim": dim}))
     a, b = _sparse(rng, dt, "ordered"), _sparse(rng, dt, "repeated")
     out.append(Spec("dim_outside", [[a[k], a[k]] for k in range(3)], {"concat_dim": 2}))
     out.append(Spec("shapes_differ", [[a[k], b[k]] for k in range(3)], {"concat_dim": 0}))
@@ -2628,7 +2628,8 @@ def tridiagonal_solve(dt, rng):
             # Thomas without pivoting: diagonally dominant, so it is stable.
             d = diags.copy()
             if not pivoting:
-                d[..., 1, :] += (3 * np.sign(d[..., 1, :].real) + (d[..., 1, :] == 0)).astype(d.dtype)
+                main = d[..., 1, :]
+                d[..., 1, :] += (3 * np.sign(main.real) + (main == 0)).astype(d.dtype)
             attrs = {"partial_pivoting": pivoting, "perturb_singular": perturb}
             out.append(Spec(f"{batch}.m{m}.k{k}.pivot{pivoting}.perturb{perturb}", [d, rhs],
                             attrs, grad=_grad(dt, 0, 1), tol=4.0,
@@ -2820,7 +2821,8 @@ def extract_image_patches(dt, rng):
     x = _f(rng, (1, 5, 6, 2), dt)
     for label, change in [("ksize_batch", {"ksizes": [2, 2, 3, 1]}),
                           ("stride_depth", {"strides": [1, 1, 1, 2]}),
-                          ("rate_0", {"rates": [1, 0, 1, 1]}), ("ksize_0", {"ksizes": [1, 2, 0, 1]}),
+                          ("rate_0", {"rates": [1, 0, 1, 1]}),
+                          ("ksize_0", {"ksizes": [1, 2, 0, 1]}),
                           ("longer", {"ksizes": [1, 9, 1, 1]})]:
         out.append(Spec(label, [x], {**base, "padding": "VALID", **change}))
     out.append(Spec("rank3", [x[0]], {**base, "padding": "SAME"}))
