@@ -1189,6 +1189,72 @@ def deserialize_sparse(many):
     return gen
 
 
+def string_format(dt, rng):
+    """StringFormat of every dtype at every rank (none, one, three), with
+    and without elision (summarize 1, 2, 3 and all), empty tensors,
+    floats that need 6, 9 or 17 digits, NaN, infinities and -0, strings
+    to escape, other placeholders, none at all; a count of placeholders
+    other than of inputs fails."""
+    out = []
+    values = [np.float32(1 / 3), np.arange(24, dtype=np.float32).reshape(2, 3, 4) / 3,
+              np.array([1e10, 1e-5, 123456789.0, -0.0, np.nan, -np.inf, 1.5], np.float32),
+              np.array([1e10, 1 / 3, 0.1, 2.5], np.float64), np.arange(10, dtype=np.int64),
+              np.array([-3, 7], np.int8), np.array([200], np.uint8), np.array([True, False]),
+              np.array([b'a"b', "\u00e9\n".encode(), b"\x01"], dtype=object),
+              np.zeros((0, 3), np.float32), np.zeros((2, 0), np.int32),
+              np.array([1.5, -2.25], np.float16), np.array([1 + 2j], np.complex64),
+              np.arange(60, dtype=np.int32).reshape(3, 4, 5)]
+    for i, v in enumerate(values):
+        for summarize in (1, 2, 3, -1):
+            out.append(Spec(f"{i}.{v.dtype}{list(np.shape(v))}.summarize{summarize}", [[v]],
+                            {"template": "x = {} .", "placeholder": "{}",
+                             "summarize": summarize}))
+    out.append(Spec("two", [[values[4], values[7]]],
+                    {"template": "%s and %s", "placeholder": "%s"}))
+    out.append(Spec("no_inputs", [[]], {"template": "nothing {}", "placeholder": "%s"}))
+    out.append(Spec("too_few", [[values[4]]], {"template": "{} {}", "placeholder": "{}"}))
+    out.append(Spec("too_many", [[values[4], values[4]]],
+                    {"template": "{}", "placeholder": "{}"}))
+    return out
+
+
+def string_ngrams(dt, rng):
+    """StringNGrams with one and several widths, padding of fixed and
+    growing width, no padding, short rows kept or not, empty rows, no data,
+    int32 and int64 splits; widths not positive, splits that do not start
+    at 0, go back, pass the data or stop short, and preserving short rows
+    with a growing pad fail."""
+    data = np.array([b"a", b"b", b"c", b"d", b"e", b"f"], dtype=object)
+    base = {"separator": " ", "left_pad": "<", "right_pad": ">", "pad_width": 0,
+            "preserve_short_sequences": False}
+    out = []
+    for index in (np.int64, np.int32):
+        splits = np.array([0, 3, 3, 4, 6], index)
+        for widths in ([1], [2], [3], [1, 3], [5]):
+            for pad in (0, 1, 2, -1):
+                for short in (False, True):
+                    attrs = {**base, "ngram_widths": widths, "pad_width": pad,
+                             "preserve_short_sequences": short}
+                    out.append(Spec(f"{index.__name__}.w{widths}.pad{pad}.short{short}",
+                                    [data, splits], attrs))
+        out.append(Spec(f"{index.__name__}.no_data", [data[:0], np.array([0, 0], index)],
+                        {**base, "ngram_widths": [2]}))
+        out.append(Spec(f"{index.__name__}.no_splits", [data, np.array([], index)],
+                        {**base, "ngram_widths": [2]}))
+    good = np.array([0, 3, 6], np.int64)
+    out.append(Spec("sep", [data, good], {**base, "ngram_widths": [2, 3], "separator": "--",
+                                          "left_pad": "", "right_pad": "", "pad_width": 1}))
+    out.append(Spec("width0", [data, good], {**base, "ngram_widths": [0]}))
+    for label, splits in [("first", [1, 6]), ("back", [0, 4, 3, 6]), ("past", [0, 7]),
+                          ("short", [0, 5])]:
+        out.append(Spec(f"splits_{label}", [data, np.array(splits, np.int64)],
+                        {**base, "ngram_widths": [2]}))
+    out.append(Spec("short_growing", [data, good], {**base, "ngram_widths": [5],
+                                                     "pad_width": -1,
+                                                     "preserve_short_sequences": True}))
+    return out
+
+
 def _set_values(rng, shape, dt):
     """Set elements: few distinct values, so that sets overlap and repeat."""
     if dt == tf.string:
@@ -3659,6 +3725,8 @@ def key_counter(dt, rng):
 
 
 GENERATORS["AsString"] = (as_string, "T")
+GENERATORS["StringFormat"] = (string_format, None)
+GENERATORS["StringNGrams"] = (string_ngrams, None)
 GENERATORS["StringJoin"] = (string_join, None)
 GENERATORS["StringLower"] = (string_lower, None)
 GENERATORS["StringLength"] = (

@@ -53,6 +53,8 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterSendRecvKernels(r);
   kernels_internal::RegisterStringKernels(r);
   kernels_internal::RegisterStringConvertKernels(r);
+  kernels_internal::RegisterStringFormatKernels(r);
+  kernels_internal::RegisterStringNGramsKernels(r);
   kernels_internal::RegisterSerializationKernels(r);
   kernels_internal::RegisterImageCodecKernels(r);
   kernels_internal::RegisterImageResizeKernels(r);

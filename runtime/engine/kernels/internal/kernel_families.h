@@ -58,6 +58,8 @@ void RegisterSummaryKernels(KernelRegistry* r);
 void RegisterSendRecvKernels(KernelRegistry* r);
 void RegisterStringKernels(KernelRegistry* r);
 void RegisterStringConvertKernels(KernelRegistry* r);
+void RegisterStringFormatKernels(KernelRegistry* r);
+void RegisterStringNGramsKernels(KernelRegistry* r);
 void RegisterSerializationKernels(KernelRegistry* r);
 void RegisterImageCodecKernels(KernelRegistry* r);
 void RegisterImageResizeKernels(KernelRegistry* r);
