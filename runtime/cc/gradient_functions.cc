@@ -649,6 +649,7 @@ void RegisterMatMulAndReductionGradients(GradientRegistry* r) {
                          "RandomUniform",
                          "RandomStandardNormal",
                          "TruncatedNormal",
+                         "RandomShuffle",
                          "Const",
                          "Placeholder",
                          "IsVariableInitialized",
@@ -661,6 +662,40 @@ void RegisterMatMulAndReductionGradients(GradientRegistry* r) {
   }
 }
 
+// The gamma draws' (random_grad.py): with respect to alpha, through the
+// derivative of each draw by its alpha (RandomGammaGrad), summed over the
+// leading sample dimensions. `sample_dims` counts them.
+Output GammaAlphaGrad(const Scope& s, Output alpha, Output sample, Output dy,
+                      Output sample_dims) {
+  Output ones = ops::Fill(s, ops::Reshape(s, sample_dims, ops::Const<int32_t>(s, {1})),
+                          ops::Const<int32_t>(s, 1));
+  Output alpha_b = ops::Reshape(
+      s, alpha, ops::ConcatV2(s, {ones, ops::Shape(s, alpha)}, ops::Const<int32_t>(s, 0)));
+  Output partial = s.AddOp("RandomGammaGrad", {{alpha_b}, {sample}}).output(0);
+  return ops::Sum(s, ops::Mul(s, dy, partial),
+                  ops::Range(s, ops::Const<int32_t>(s, 0), sample_dims,
+                             ops::Const<int32_t>(s, 1)));
+}
+
+void RegisterRandomGradients(GradientRegistry* r) {
+  r->Register("RandomGamma", [](const Scope& s, const Operation& op, const Grads& dy,
+                                Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    *dx = {Output(), GammaAlphaGrad(s, in[1], op.output(0), dy[0], ops::Size(s, in[0]))};
+    return s.status();
+  });
+  for (const char* name : {"StatelessRandomGammaV2", "StatelessRandomGammaV3"}) {
+    r->Register(name, [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      Output alpha = in.back();
+      Output dims = ops::Sub(s, ops::Size(s, in[0]), ops::Rank(s, alpha));
+      *dx = Grads(in.size());
+      dx->back() = GammaAlphaGrad(s, alpha, op.output(0), dy[0], dims);
+      return s.status();
+    });
+  }
+}
+
 }  // namespace
 
 void RegisterMathGradients(GradientRegistry* r) {
@@ -669,6 +704,7 @@ void RegisterMathGradients(GradientRegistry* r) {
   RegisterUnaryGradients(r);
   RegisterComplexGradients(r);
   RegisterMatMulAndReductionGradients(r);
+  RegisterRandomGradients(r);
 }
 
 namespace {
@@ -918,25 +954,27 @@ void RegisterConvolutionGradients(GradientRegistry* r) {
               });
 }
 
-// Top k, softmaxes and cross-entropies.
+// The last element of an int64 shape, as a scalar.
+Output LastDim(const Scope& s, Output shape) {
+  Output at = ops::Sub(s, ops::Size(s, shape, DT_INT64), ops::Const<int64_t>(s, 1));
+  Output one = ops::Slice(s, shape, ops::Reshape(s, at, ops::Const<int32_t>(s, {1})),
+                          ops::Const<int64_t>(s, {1}));
+  return ops::Reshape(s, one, ops::Const(s, Tensor(DT_INT32, TensorShape({0}))));
+}
+
+// Top k, isotonic regression, softmaxes and cross-entropies.
 void RegisterSoftmaxGradients(GradientRegistry* r) {
-  // TopK's values take the gradient where they came from: each row's
-  // indices offset by the row's start in x, the gradient summed there.
+  // TopK's (and ApproxTopK's) values take the gradient where they came
+  // from: each row's indices offset by the row's start in x, the gradient
+  // summed there.
   auto top_k = [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
-    // The last element of a shape (int64), as a scalar.
-    auto last_dim = [&](Output shape) {
-      Output at = ops::Sub(s, ops::Size(s, shape, DT_INT64), ops::Const<int64_t>(s, 1));
-      Output one = ops::Slice(s, shape, ops::Reshape(s, at, ops::Const<int32_t>(s, {1})),
-                              ops::Const<int64_t>(s, {1}));
-      return ops::Reshape(s, one, ops::Const(s, Tensor(DT_INT32, TensorShape({0}))));
-    };
     Output shape = ops::Shape(s, s.GetInputs(op)[0], DT_INT64);
     Output indices = ops::Cast(s, op.output(1), DT_INT64);
-    Output k = last_dim(ops::Shape(s, indices, DT_INT64));
+    Output k = LastDim(s, ops::Shape(s, indices, DT_INT64));
     Output rows = ops::Reshape(s, indices, ops::Pack(s, {ops::Const<int64_t>(s, -1), k}));
     Output total = ops::Prod(s, shape, ops::Const<int32_t>(s, 0));
     Output starts = ops::ExpandDims(
-        s, ops::Range(s, ops::Const<int64_t>(s, 0), total, last_dim(shape)),
+        s, ops::Range(s, ops::Const<int64_t>(s, 0), total, LastDim(s, shape)),
         ops::Const<int32_t>(s, -1));
     Output flat = ops::Reshape(s, ops::Add(s, rows, starts), ops::Const<int32_t>(s, {-1}));
     Output sums = ops::UnsortedSegmentSum(
@@ -945,8 +983,30 @@ void RegisterSoftmaxGradients(GradientRegistry* r) {
     if (s.GetNodeDef(op).op() == "TopKV2") dx->push_back(Output());
     return absl::OkStatus();
   };
+  // IsotonicRegression's (nn_grad.py): each element's gradient replaced by
+  // the mean of its block's (the blocks numbered per row by segments).
+  r->Register("IsotonicRegression", [](const Scope& s, const Operation& op, const Grads& dy,
+                                       Grads* dx) {
+    Output segments = ops::Cast(s, op.output(1), DT_INT64);
+    Output shape = ops::Shape(s, segments, DT_INT64);
+    Output total = ops::Prod(s, shape, ops::Const<int32_t>(s, 0));
+    Output n = LastDim(s, shape);
+    // Block k of the row starting at element i is segment i + k.
+    Output rows = ops::Reshape(s, segments, ops::Pack(s, {ops::Const<int64_t>(s, -1), n}));
+    Output starts = ops::ExpandDims(s, ops::Range(s, ops::Const<int64_t>(s, 0), total, n),
+                                    ops::Const<int32_t>(s, -1));
+    Output ids = ops::Reshape(s, ops::Add(s, rows, starts), ops::Const<int32_t>(s, {-1}));
+    Output g = ops::Reshape(s, dy[0], ops::Const<int32_t>(s, {-1}));
+    Output sums = ops::UnsortedSegmentSum(s, g, ids, total);
+    Output counts = ops::UnsortedSegmentSum(s, ops::OnesLike(s, g), ids, total);
+    Output means = ops::DivNoNan(s, sums, counts);
+    *dx = {ops::Reshape(s, ops::Gather(s, means, ids), ops::Shape(s, dy[0]))};
+    return absl::OkStatus();
+  });
   r->Register("TopK", top_k);
   r->Register("TopKV2", top_k);
+  // (On a CPU, ApproxTopK is TopK over the last dimension.)
+  r->Register("ApproxTopK", top_k);
   r->Register("Softmax", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     Output y = op.output(0);
     *dx = {ops::Mul(s, ops::Sub(s, dy[0], LastAxisKeep(s, ops::Mul(s, dy[0], y))), y)};

@@ -3101,6 +3101,127 @@ def multinomial(dt, rng):
     return out
 
 
+def random_shuffle(dt, rng):
+    """RandomShuffle of vectors, matrices (whole rows move) and rank 3,
+    one row, one element, a scalar and no rows, from two seed pairs."""
+    out = []
+    for shape in [(7,), (5, 3), (4, 2, 2), (1, 3), (1,), (), (0, 2), (40,)]:
+        x = random_values(rng, shape, dt, edges=False) if dt is not None else None
+        for seed, seed2 in [(1, 2), (87654321, 5)]:
+            out.append(Spec(f"{list(shape)}.{seed}", [x], {"seed": seed, "seed2": seed2}))
+    return out
+
+
+def random_gamma(dt, rng):
+    """RandomGamma for alphas below, at and above 1 (and large), scalar and
+    matrix alphas, several draws each, no draws and no alphas, from two
+    seed pairs; its gradient (with respect to alpha)."""
+    out = []
+    alphas = np.array([0.3, 1.0, 2.5, 40.0], dt.as_numpy_dtype)
+    for shape, alpha in [((5,), alphas), ((2, 3), alphas.reshape(2, 2)),
+                         ((3,), np.asarray(0.7, dt.as_numpy_dtype)), ((0,), alphas),
+                         ((4,), alphas[:0])]:
+        for seed, seed2 in [(1, 2), (87654321, 5)]:
+            out.append(Spec(f"{list(shape)}.{list(np.shape(alpha))}.{seed}",
+                            [_i32(shape), alpha], {"seed": seed, "seed2": seed2},
+                            grad=_grad(dt, 1), tol=4.0))
+    return out
+
+
+def stateless_random_gamma(v3):
+    """StatelessRandomGammaV2 (seed) and V3 (key, counter, alg): alphas
+    below, at and above 1, broadcast along the leading dimensions, no
+    draws; its gradient; a shape that does not end with alpha's, no alphas
+    and a bad seed or algorithm fail."""
+    def gen(dt, rng):
+        out = []
+        alphas = np.array([0.3, 1.0, 2.5, 40.0], dt.as_numpy_dtype)
+
+        def inputs(shape, alpha, seed=(1, 2), alg=1):
+            if not v3:
+                return [_i32(shape), np.asarray(seed, np.int64), alpha]
+            with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+                key, counter = sess.run(tf.raw_ops.StatelessRandomGetKeyCounter(
+                    seed=np.asarray(seed, np.int64)))
+            return [_i32(shape), key, counter, np.int32(alg), alpha]
+        for shape, alpha in [((4,), alphas), ((3, 4), alphas), ((2, 2, 2), alphas.reshape(2, 2)),
+                             ((0, 4), alphas), ((5,), np.asarray(0.5, dt.as_numpy_dtype))]:
+            for seed in [(1, 2), (-7, 1 << 40)]:
+                out.append(Spec(f"{list(shape)}.{list(np.shape(alpha))}.{seed[0]}",
+                                inputs(shape, alpha, seed), grad=_grad(dt, 4 if v3 else 2),
+                                tol=4.0))
+        out.append(Spec("not_ending", inputs((4, 3), alphas)))
+        out.append(Spec("no_alphas", inputs((0,), alphas[:0])))
+        if v3:
+            out.append(Spec("bad_alg", inputs((4,), alphas, alg=7)))
+        else:
+            out.append(Spec("bad_seed", [_i32((4,)), np.asarray([1, 2, 3], np.int64), alphas]))
+        return out
+    return gen
+
+
+POISSON_RATES = [0.0, 0.5, 3.0, 9.9, 10.0, 25.0, 1e4]
+
+
+def random_poisson(stateless):
+    """RandomPoissonV2 (output [shape..., rate...]) and
+    StatelessRandomPoisson (output `shape`, ending with the rates'): rates
+    for Knuth's product (below 10) and for the transformed rejection, zero
+    and infinite rates, every rate and output dtype pair, no draws; a
+    shape not ending with the rates' fails (stateless)."""
+    def gen(dt, rng):
+        out = []
+        rate_types = [np.float32, np.float64, np.int32, np.int64]
+        out_types = [tf.float32, tf.float64, tf.int32, tf.int64]
+        for rt in rate_types:
+            rates = np.array(POISSON_RATES, rt)
+            if rt in (np.float32, np.float64):
+                rates = np.append(rates, rt(np.inf))
+            for ot in out_types:
+                for shape in [(3, len(rates)), (0, len(rates))]:
+                    if stateless:
+                        inputs = [_i32(shape), np.asarray([5, 9], np.int64), rates]
+                        attrs = {"dtype": ot}
+                    else:
+                        inputs = [_i32(shape[:1]), rates]
+                        attrs = {"dtype": ot, "seed": 3, "seed2": 4}
+                    out.append(Spec(f"{rt.__name__}.{ot.name}.{list(shape)}", inputs, attrs))
+        if stateless:
+            out.append(Spec("not_ending", [_i32((3, 2)), np.asarray([5, 9], np.int64),
+                                           np.array(POISSON_RATES, np.float32)],
+                            {"dtype": tf.float32}))
+        return out
+    return gen
+
+
+def stateless_random_binomial(dt, rng):
+    """StatelessRandomBinomial: counts and probs for the inversion (small
+    count * p) and for BTRS, p above 1/2 (drawn for 1 - p), p of 0 and 1,
+    counts of 0, a NaN p for float outputs, broadcast counts and probs,
+    every output dtype, no draws; shapes that do not end with the broadcast
+    and counts and probs that do not broadcast fail."""
+    if not dt.is_floating:  # (TensorFlow's kernels take floating counts)
+        return []
+    t = dt.as_numpy_dtype
+    counts = np.array([5, 40, 200, 1000, 0, 30, 50], t)
+    probs = np.array([0.3, 0.5, 0.1, 0.9, 0.4, 0.0, 1.0], t)
+    seed = np.asarray([7, 11], np.int64)
+    out = []
+    for ot in (tf.float32, tf.float64, tf.int32, tf.int64):
+        for shape in [(3, 7), (0, 7)]:
+            out.append(Spec(f"{ot.name}.{list(shape)}", [_i32(shape), seed, counts, probs],
+                            {"dtype": ot}))
+        out.append(Spec(f"{ot.name}.broadcast", [_i32((2, 3, 7)), seed, counts[None, :].repeat(
+            3, 0), probs], {"dtype": ot}))
+    out.append(Spec("nan", [_i32((2, 2)), seed, counts[:2], np.array([np.nan, 0.5], t)],
+                    {"dtype": tf.float32}))
+    out.append(Spec("scalar_params", [_i32((4,)), seed, t(12), t(0.7)], {"dtype": tf.int32}))
+    out.append(Spec("not_ending", [_i32((3, 2)), seed, counts, probs], {"dtype": tf.int32}))
+    out.append(Spec("no_broadcast", [_i32((3, 7)), seed, counts, probs[:3]],
+                    {"dtype": tf.int32}))
+    return out
+
+
 def stateless_multinomial(dt, rng):
     """StatelessMultinomial: samples for each row from int32 and int64
     seeds; a seed not of shape [2] fails."""
@@ -3294,6 +3415,13 @@ GENERATORS["SparseSoftmaxCrossEntropyWithLogits"] = (sparse_softmax_xent, "T")
 GENERATORS.update({k: (random_op, "dtype") for k in ("RandomUniform", "RandomStandardNormal",
                                                       "TruncatedNormal")})
 GENERATORS["Multinomial"] = (multinomial, "T")
+GENERATORS["RandomShuffle"] = (random_shuffle, "T")
+GENERATORS["RandomGamma"] = (random_gamma, "T")
+GENERATORS["RandomPoissonV2"] = (random_poisson(False), None)
+GENERATORS["StatelessRandomPoisson"] = (random_poisson(True), None)
+GENERATORS["StatelessRandomBinomial"] = (stateless_random_binomial, "T")
+GENERATORS["StatelessRandomGammaV2"] = (stateless_random_gamma(False), "dtype")
+GENERATORS["StatelessRandomGammaV3"] = (stateless_random_gamma(True), "dtype")
 GENERATORS["StatelessMultinomial"] = (stateless_multinomial, "T")
 del GENERATORS["ResourceGather"]
 
@@ -3794,4 +3922,67 @@ def top_k(dt, rng):
     return out
 
 
+def _approx_top_k_graph(x, attrs):
+    """ApproxTopK on a placeholder of x's static shape: its shape function
+    needs the rank."""
+    def graph():
+        p = tf.compat.v1.placeholder(tf.as_dtype(x.dtype), x.shape, name="input")
+        return {p: x}, list(tf.raw_ops.ApproxTopK(input=p, **attrs))
+    return graph
+
+
+def approx_top_k(dt, rng):
+    """ApproxTopK, exact on a CPU: rows with ties and infinities, every k,
+    the attrs that change nothing there (recall_target, aggregate_to_topk,
+    reduction_input_size_override); its gradient; a reduction dimension
+    other than -1 and is_max_k false, which find no CPU kernel, fail. (A k
+    above the columns fails in TensorFlow's shape function: TopKV2's cases
+    check the kernel's error.)"""
+    out = []
+    for shape in [(7,), (3, 5), (2, 3, 4), (1, 300)]:
+        x = random_values(rng, shape, dt, edges=False)
+        if dt.is_floating:
+            x = np.round(x.astype(np.float64)).astype(dt.as_numpy_dtype)
+            x.reshape(-1)[0] = np.inf
+        for k in sorted({0, 1, min(3, shape[-1]), shape[-1]}):
+            out.append(Spec(f"{list(shape)}.k{k}", [], grad=_grad(dt, 0) if k else (),
+                            graph=_approx_top_k_graph(x, {"k": k})))
+    x = random_values(rng, (3, 5), dt, edges=False)
+    for label, attrs in [("attrs", {"k": 2, "recall_target": 0.5, "aggregate_to_topk": False,
+                                    "reduction_input_size_override": 4}),
+                         ("dimension_0", {"k": 2, "reduction_dimension": 0}),
+                         ("min_k", {"k": 2, "is_max_k": False})]:
+        out.append(Spec(label, [], graph=_approx_top_k_graph(x, attrs)))
+    return out
+
+
+def isotonic_regression(dt, rng):
+    """IsotonicRegression of rows in and out of order, with runs of equal
+    values (kept apart), rank 0 to 3, empty rows; every dtype pair
+    TensorFlow registers; its gradient."""
+    out = []
+    out_type = {tf.float32: tf.float32, tf.int8: tf.float32, tf.int16: tf.float32,
+                tf.float64: tf.float64, tf.int32: tf.float64, tf.int64: tf.float64}.get(dt)
+    if out_type is None:
+        return out
+    ordered = np.array([[1, 3, 2, 4, 5, 5, 0], [3, 2, 1, 0, -1, 7, 7]], dt.as_numpy_dtype)
+    for label, x in [("ties", ordered), ("vector", ordered[1]),
+                     ("random", random_values(rng, (3, 2, 9), dt, edges=False)),
+                     ("empty", np.zeros((2, 0), dt.as_numpy_dtype))]:
+        out.append(Spec(label, [x], {"output_dtype": out_type}))
+    out.append(Spec("scalar", [ordered[0, 0]], {"output_dtype": out_type}))
+    if dt in F32_64:
+        # The gradient, of matrices only (TensorFlow's splits the rows by
+        # their static count).
+        for label, x in [("ties", ordered), ("random", random_values(rng, (4, 9), dt))]:
+            def graph(x=x):
+                p = tf.compat.v1.placeholder(dt, x.shape, name="input")
+                return {p: x}, list(tf.raw_ops.IsotonicRegression(input=p,
+                                                                  output_dtype=out_type))
+            out.append(Spec(f"{label}.gradient", [], grad=(0,), graph=graph))
+    return out
+
+
 GENERATORS["TopKV2"] = (top_k, "T")
+GENERATORS["ApproxTopK"] = (approx_top_k, "T")
+GENERATORS["IsotonicRegression"] = (isotonic_regression, "T")

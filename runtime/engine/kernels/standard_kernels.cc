@@ -42,8 +42,12 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterCtcKernels(r);
   kernels_internal::RegisterDilationKernels(r);
   kernels_internal::RegisterPatchesKernels(r);
+  kernels_internal::RegisterIsotonicKernels(r);
   kernels_internal::RegisterRandomKernels(r);
   kernels_internal::RegisterStatelessRandomKernels(r);
+  kernels_internal::RegisterGammaKernels(r);
+  kernels_internal::RegisterPoissonKernels(r);
+  kernels_internal::RegisterBinomialKernels(r);
   kernels_internal::RegisterStateKernels(r);
   kernels_internal::RegisterTrainingKernels(r);
   kernels_internal::RegisterScatterKernels(r);

@@ -1,8 +1,8 @@
 // Binary element-wise functions, with broadcasting: Atan2, NextAfter, the
-// special functions Polygamma, Igamma, Igammac, IgammaGradA and Zeta
-// (Eigen's functors, as TensorFlow's), the products and quotients that are
-// 0 where an operand is (Xdivy, Xlogy, Xlog1py, MulNoNan); and the ternary
-// ClipByValue and Betainc.
+// special functions Polygamma, Igamma, Igammac, IgammaGradA, Zeta and
+// RandomGammaGrad (Eigen's functors, as TensorFlow's), the products and
+// quotients that are 0 where an operand is (Xdivy, Xlogy, Xlog1py,
+// MulNoNan); and the ternary ClipByValue and Betainc.
 #include <cmath>
 #include <limits>
 
@@ -170,6 +170,9 @@ void RegisterBinaryMathKernels(KernelRegistry* r) {
   r->Register("IgammaGradA",
               TypedFactory<BinaryKernelFor<scalar_igamma_der_a_op>::Op, float, double>());
   r->Register("Zeta", TypedFactory<BinaryKernelFor<ZetaFunctor>::Op, float, double>());
+  // d sample / d alpha of a gamma draw (the gamma ops' gradient).
+  r->Register("RandomGammaGrad", TypedFactory<BinaryKernelFor<scalar_gamma_sample_der_alpha_op>::Op,
+                                              float, double>());
 }
 
 }  // namespace kernels_internal

@@ -664,16 +664,18 @@ class LrnGradOp : public OpKernel {
   LrnParams p_;
 };
 
-// TopK and TopKV2: per row of the last dimension, the k largest values in
-// descending order, ties broken by the lower index (TensorFlow's order);
-// NaN counts as larger than any number, so the order is total. `sorted`
-// false gives the same order (TensorFlow leaves it unspecified).
+// TopK, TopKV2 and ApproxTopK: per row of the last dimension, the k
+// largest values in descending order, ties broken by the lower index
+// (TensorFlow's order); NaN counts as larger than any number, so the order
+// is total. `sorted` false gives the same order (TensorFlow leaves it
+// unspecified). ApproxTopK is exact on a CPU, as TensorFlow's kernel there
+// is TopK's (its recall_target and aggregation attrs change nothing).
 template <typename T>
 class TopKOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Init(OpKernelConstruction* c) {
-    if (type_string() == "TopK") {
+    if (type_string() != "TopKV2") {
       MG_RETURN_IF_ERROR(c->GetAttr("k", &k_));
     } else {
       MG_RETURN_IF_ERROR(c->GetAttr("index_type", &index_type_));
@@ -683,7 +685,7 @@ class TopKOp : public OpKernel {
 
   absl::Status Compute(OpKernelContext* ctx) const override {
     int64_t k = k_;
-    if (type_string() != "TopK") {
+    if (type_string() == "TopKV2") {
       const Tensor& kt = ctx->input(1);
       if (kt.dims() != 0) {
         return absl::InvalidArgumentError(
@@ -822,10 +824,25 @@ class BatchNormGlobalOp : public OpKernel {
 }  // namespace
 
 void RegisterNnKernels(KernelRegistry* r) {
-  for (const char* op : {"TopK", "TopKV2"}) {
-    r->Register(op, TypedFactory<TopKOp, float, double, int32_t, int64_t, uint8_t, int8_t,
-                                 int16_t, uint16_t, half, bfloat16>());
-  }
+  const KernelFactory top_k = TypedFactory<TopKOp, float, double, int32_t, int64_t, uint8_t,
+                                           int8_t, int16_t, uint16_t, half, bfloat16>();
+  r->Register("TopK", top_k);
+  r->Register("TopKV2", top_k);
+  // TensorFlow's CPU kernel takes the last dimension and the largest only;
+  // other attrs find no kernel (NotFound, as TensorFlow's placement).
+  r->Register("ApproxTopK", [top_k](OpKernelConstruction* c)
+                                -> absl::StatusOr<std::unique_ptr<OpKernel>> {
+    int64_t dim;
+    bool max_k;
+    MG_RETURN_IF_ERROR(c->GetAttr("reduction_dimension", &dim));
+    MG_RETURN_IF_ERROR(c->GetAttr("is_max_k", &max_k));
+    if (dim != -1 || !max_k) {
+      return absl::NotFoundError(absl::StrCat(
+          "no CPU kernel for ApproxTopK with reduction_dimension ", dim, " and is_max_k ",
+          max_k ? "true" : "false", ": TensorFlow's takes -1 and true only"));
+    }
+    return top_k(c);
+  });
   r->Register("BatchNormWithGlobalNormalization",
               TypedFactory<BatchNormGlobalOp, float, double>());
   r->Register("BiasAdd", TypedFactory<BiasAddOp, float, double, int32_t, int64_t>());

@@ -1,5 +1,6 @@
-// RandomUniform, RandomUniformInt, RandomStandardNormal, TruncatedNormal and
-// Multinomial: TensorFlow's stateful random ops, value for value. Each node
+// RandomUniform, RandomUniformInt, RandomStandardNormal, TruncatedNormal,
+// Multinomial and RandomShuffle: TensorFlow's stateful random ops, value
+// for value. Each node
 // owns a Philox generator made from its (seed, seed2) attrs as TensorFlow's
 // GuardedPhiloxRandom makes it (key = seed, the counter's high half =
 // seed2); every run takes the generator's state and moves it on by 256
@@ -8,8 +9,10 @@
 // And RngReadAndSkip, which tf.random.Generator and Keras' random layers
 // read and advance their state variables by.
 #include <algorithm>
+#include <limits>
+#include <numeric>
+#include <vector>
 #include <memory>
-#include <random>
 #include <string>
 
 #include "absl/base/thread_annotations.h"
@@ -18,44 +21,11 @@
 #include "runtime/engine/kernels/internal/philox_random.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/random/multinomial.h"
+#include "runtime/engine/kernels/random/random_streams.h"
 
 namespace minigraph {
 namespace kernels_internal {
 namespace {
-
-// A stateful random op's generator: made from the node's (seed, seed2)
-// attrs as TensorFlow's GuardedPhiloxRandom makes it, and reserved from
-// by each run.
-class NodeGenerator {
- public:
-  absl::Status Init(OpKernelConstruction* c) {
-    int64_t seed, seed2;
-    MG_RETURN_IF_ERROR(c->GetAttr("seed", &seed));
-    MG_RETURN_IF_ERROR(c->GetAttr("seed2", &seed2));
-    uint64_t s = static_cast<uint64_t>(seed), s2 = static_cast<uint64_t>(seed2);
-    if (seed == 0 && seed2 == 0) {
-      std::random_device device;
-      s = (uint64_t{device()} << 32) | device();
-      s2 = (uint64_t{device()} << 32) | device();
-    }
-    absl::MutexLock l(&mu_);
-    gen_ = PhiloxRandom::FromSeedPair(s, s2);
-    return absl::OkStatus();
-  }
-
-  // TensorFlow's ReserveRandomOutputs(n, 256): the state for this run,
-  // and the generator moved on past it.
-  PhiloxRandom Reserve(uint64_t n) const {
-    absl::MutexLock l(&mu_);
-    const PhiloxRandom local = gen_;
-    gen_.Skip(n * 256);
-    return local;
-  }
-
- private:
-  mutable absl::Mutex mu_;
-  mutable PhiloxRandom gen_ ABSL_GUARDED_BY(mu_) = PhiloxRandom::FromSeedPair(0, 0);
-};
 
 template <template <typename> class Dist>
 struct RandomFor {
@@ -171,12 +141,56 @@ class RngReadAndSkipOp : public OpKernel {
   std::string Where() const { return absl::StrCat(type_string(), " '", name(), "'"); }
 };
 
+// RandomShuffle: the rows (first dimension) of its input in a random
+// order, TensorFlow's Fisher-Yates over its stream: for each row i but the
+// last, a swap with row i + (a sample modulo the rows left), one 32-bit
+// sample each (two, high then low, past 2^31 rows). A tensor of one row or
+// element is passed through without drawing.
+class RandomShuffleOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return generator_.Init(c); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& in = ctx->input(0);
+    if (in.NumElements() <= 1 || in.dims() == 0 || in.dim_size(0) <= 1) {
+      ctx->set_output(0, in);
+      return absl::OkStatus();
+    }
+    const int64_t rows = in.dim_size(0);
+    const bool wide = rows >= std::numeric_limits<int32_t>::max();
+    PhiloxRandom gen = generator_.ReserveSamples32(static_cast<uint64_t>(rows - 1));
+    PhiloxSamples sample(&gen);
+    std::vector<int64_t> order(rows);
+    std::iota(order.begin(), order.end(), 0);
+    for (int64_t i = 0; i + 1 < rows; ++i) {
+      const uint64_t left = static_cast<uint64_t>(rows - i);
+      uint64_t r;
+      if (wide) {
+        const uint64_t hi = sample();
+        r = ((hi << 32) | sample()) % left;
+      } else {
+        r = sample() % static_cast<uint32_t>(left);
+      }
+      std::swap(order[i], order[i + r]);
+    }
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, in.shape(), &out));
+    const int64_t row = in.NumElements() / rows;
+    for (int64_t i = 0; i < rows; ++i) CopyElements(in, order[i] * row, out, i * row, row);
+    return absl::OkStatus();
+  }
+
+ private:
+  NodeGenerator generator_;
+};
+
 using KernelResult = absl::StatusOr<std::unique_ptr<OpKernel>>;
 
 }  // namespace
 
 void RegisterRandomKernels(KernelRegistry* r) {
   r->Register("RngReadAndSkip", MakeFactory<RngReadAndSkipOp>());
+  r->Register("RandomShuffle", MakeFactory<RandomShuffleOp>());
   r->Register("RandomUniform", TypedFactory<RandomFor<PhiloxUniform>::Op, float, double>("dtype"));
   r->Register("RandomUniformInt",
               TypedFactory<RandomFor<PhiloxUniformInt>::Op, int32_t, int64_t>("Tout"));

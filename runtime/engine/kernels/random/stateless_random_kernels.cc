@@ -9,30 +9,11 @@
 #include "runtime/engine/kernels/internal/philox_random.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/random/multinomial.h"
+#include "runtime/engine/kernels/random/random_streams.h"
 
 namespace minigraph {
 namespace kernels_internal {
 namespace {
-
-// TensorFlow's only CPU algorithm, and its number (RNG_ALG_PHILOX); "auto
-// select" (RNG_ALG_AUTO_SELECT) is Philox on a CPU too.
-constexpr int32_t kAlgPhilox = 1;
-constexpr int32_t kAlgAutoSelect = 3;
-
-// The two halves of a seed tensor of shape [2] (int32 or int64).
-absl::StatusOr<std::pair<uint64_t, uint64_t>> SeedOf(const Tensor& seed, absl::string_view op) {
-  if (seed.dims() != 1 || seed.NumElements() != 2) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(op, ": seed must have shape [2], not ", seed.shape().DebugString()));
-  }
-  if (seed.dtype() == DT_INT32) {
-    const int32_t* s = seed.data<int32_t>();
-    return std::make_pair(static_cast<uint64_t>(static_cast<int64_t>(s[0])),
-                          static_cast<uint64_t>(static_cast<int64_t>(s[1])));
-  }
-  const int64_t* s = seed.data<int64_t>();
-  return std::make_pair(static_cast<uint64_t>(s[0]), static_cast<uint64_t>(s[1]));
-}
 
 class GetKeyCounterOp : public OpKernel {
  public:
@@ -90,24 +71,9 @@ struct StatelessFor {
    private:
     absl::StatusOr<PhiloxRandom> Generator(OpKernelContext* ctx) const {
       if constexpr (!kV2) {
-        MG_ASSIGN_OR_RETURN(auto seed, SeedOf(ctx->input(1), name()));
-        return PhiloxRandom::FromSeed(seed.first, seed.second);
+        return SeedGenerator(ctx->input(1), name());
       } else {
-        const Tensor& key = ctx->input(1);
-        const Tensor& counter = ctx->input(2);
-        const Tensor& alg = ctx->input(3);
-        const int32_t id = alg.NumElements() == 1 ? *alg.data<int32_t>() : -1;
-        if (id != kAlgPhilox && id != kAlgAutoSelect) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              name(), ": unsupported algorithm id ", id, " (a CPU has Philox, 1, or 3 for auto)"));
-        }
-        if (key.NumElements() != 1 || counter.NumElements() < 2) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              name(), ": key must have 1 element and counter 2 for Philox, got ",
-              key.shape().DebugString(), " and ", counter.shape().DebugString()));
-        }
-        const uint64_t* c = counter.data<uint64_t>();
-        return PhiloxRandom::FromKeyCounter(*key.data<uint64_t>(), c[0], c[1]);
+        return KeyCounterGenerator(ctx->input(1), ctx->input(2), ctx->input(3), name());
       }
     }
   };
