@@ -2823,6 +2823,51 @@ def eig(dt, rng):
     return out
 
 
+def compute_accidental_hits(dt, rng):
+    """ComputeAccidentalHits: true classes found once, twice (a repeated
+    true class) and not at all among the candidates, a repeated candidate
+    (its last position), no rows, no candidates; true classes not of
+    num_true columns and candidates not a vector fail."""
+    truth = _i64([[1, 2], [3, 3], [0, 5]])
+    sampled = _i64([2, 3, 7, 1, 3])
+    out = [Spec("hits", [truth, sampled], {"num_true": 2}),
+           Spec("no_rows", [truth[:0], sampled], {"num_true": 2}),
+           Spec("no_candidates", [truth, sampled[:0]], {"num_true": 2}),
+           Spec("one_true", [truth[:, :1], sampled], {"num_true": 1}),
+           Spec("num_true_differs", [truth, sampled], {"num_true": 3}),
+           Spec("candidates_matrix", [truth, sampled.reshape(1, 5)], {"num_true": 2})]
+    return out
+
+
+def draw_bounding_boxes(v2):
+    """DrawBoundingBoxes (default colors) and V2 (given colors, cycled;
+    none, the default table): grey, RGB and RGBA images, boxes inside,
+    across the edges, outside, inverted and overlapping; fewer colors'
+    channels than the depth, depth 2 and images of rank 3 fail."""
+    def gen(dt, rng):
+        out = []
+        boxes = np.array([[[0.2, 0.1, 0.8, 0.9], [0, 0, 1, 1], [-0.3, 0.5, 0.4, 1.6],
+                           [1.2, 0.2, 1.5, 0.6], [0.7, 0.5, 0.2, 0.6]],
+                          [[0.1, 0.1, 0.5, 0.5], [0.45, 0.45, 0.9, 0.95], [0, 0, 0, 0],
+                           [-2, -2, -1, -1], [0.3, 0.3, 0.6, 0.7]]], np.float32)
+        colors = np.array([[1, 0, 0, 1], [0, 0.5, 1, 1], [0.25, 0.75, 0, 0.5]], np.float32)
+        for depth in (1, 3, 4):
+            images = _f(rng, (2, 6, 7, depth), dt)
+            if v2:
+                for label, c in [("colors", colors), ("no_colors", colors[:0])]:
+                    out.append(Spec(f"depth{depth}.{label}", [images, boxes, c]))
+            else:
+                out.append(Spec(f"depth{depth}", [images, boxes]))
+        images = _f(rng, (2, 6, 7, 3), dt)
+        extra = [colors] if v2 else []
+        if v2:
+            out.append(Spec("few_channels", [images, boxes, colors[:, :2]]))
+        out.append(Spec("depth2", [_f(rng, (2, 6, 7, 2), dt), boxes] + extra))
+        out.append(Spec("rank3", [images[0], boxes] + extra))
+        return out
+    return gen
+
+
 ARGMAX_POOL_CASES = [((1, 4, 4, 2), 2, 2, "VALID"), ((2, 5, 5, 3), 3, 2, "SAME"),
                      ((2, 6, 5, 1), 2, 1, "SAME"), ((0, 3, 3, 1), 3, 3, "VALID")]
 
@@ -3311,6 +3356,9 @@ GENERATORS["DeserializeManySparse"] = (deserialize_sparse(True), None)
 GENERATORS["SetSize"] = (set_size, "T")
 GENERATORS["CTCGreedyDecoder"] = (ctc_greedy_decoder, "T")
 GENERATORS["Cross"] = (cross, "T")
+GENERATORS["ComputeAccidentalHits"] = (compute_accidental_hits, None)
+GENERATORS["DrawBoundingBoxes"] = (draw_bounding_boxes(False), "T")
+GENERATORS["DrawBoundingBoxesV2"] = (draw_bounding_boxes(True), "T")
 GENERATORS["MatrixSquareRoot"] = (matrix_square_root, "T")
 GENERATORS["MatrixLogarithm"] = (matrix_logarithm, "T")
 GENERATORS["Eig"] = (eig, "T")

@@ -43,6 +43,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterDilationKernels(r);
   kernels_internal::RegisterPatchesKernels(r);
   kernels_internal::RegisterIsotonicKernels(r);
+  kernels_internal::RegisterCandidateSamplingKernels(r);
   kernels_internal::RegisterRandomKernels(r);
   kernels_internal::RegisterStatelessRandomKernels(r);
   kernels_internal::RegisterGammaKernels(r);
@@ -65,6 +66,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterImageTransformKernels(r);
   kernels_internal::RegisterCropAndResizeKernels(r);
   kernels_internal::RegisterNonMaxSuppressionKernels(r);
+  kernels_internal::RegisterDrawBoxesKernels(r);
   kernels_internal::RegisterImageColorKernels(r);
   kernels_internal::RegisterExampleParsingKernels(r);
   kernels_internal::RegisterSequenceExampleParsingKernels(r);
