@@ -25,14 +25,8 @@ class EigOp : public OpKernel {
     const Tensor& a = ctx->input(0);
     MG_RETURN_IF_ERROR(CheckSquareBatch(a, 0));
     const int64_t n = a.dim_size(a.dims() - 1);
-    MG_ASSIGN_OR_RETURN(TensorShape e_shape, BatchShape(a, {n}));
-    Tensor *e, *v = nullptr;
-    MG_RETURN_IF_ERROR(ctx->allocate_output(0, e_shape, &e));
-    if (compute_v_) {
-      MG_RETURN_IF_ERROR(ctx->allocate_output(1, a.shape(), &v));
-    } else {
-      MG_RETURN_IF_ERROR(NotComputed<C>(ctx, 1));
-    }
+    Tensor *e, *v;
+    MG_RETURN_IF_ERROR(AllocateEigenOutputs<C>(ctx, a, compute_v_, &e, &v));
     if (n == 0) return absl::OkStatus();
     std::atomic<bool> converged{true};
     ForEachMatrix(ctx, MatrixCount(a), n, [&](int64_t i) {

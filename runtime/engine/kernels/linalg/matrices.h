@@ -79,6 +79,20 @@ absl::Status NotComputed(OpKernelContext* ctx, int index) {
   return absl::OkStatus();
 }
 
+// The outputs of an eigen decomposition of the square matrices `a`: the
+// eigenvalues e [..., n] and, with `compute_v`, the eigenvectors v like a
+// (else NotComputed, v left null); E is their element type.
+template <typename E>
+absl::Status AllocateEigenOutputs(OpKernelContext* ctx, const Tensor& a, bool compute_v,
+                                  Tensor** e, Tensor** v) {
+  const int64_t n = a.dim_size(a.dims() - 1);
+  MG_ASSIGN_OR_RETURN(TensorShape e_shape, BatchShape(a, {n}));
+  MG_RETURN_IF_ERROR(ctx->allocate_output(0, e_shape, e));
+  *v = nullptr;
+  if (compute_v) return ctx->allocate_output(1, a.shape(), v);
+  return NotComputed<E>(ctx, 1);
+}
+
 }  // namespace kernels_internal
 }  // namespace minigraph
 

@@ -138,16 +138,7 @@ class StatelessBinomialOp : public OpKernel {
     }
     MG_ASSIGN_OR_RETURN(TensorShape shape, ShapeFromTensor(ctx->input(0), "shape"));
     const TensorShape& batch_shape = b->output_shape();
-    const int tail = batch_shape.dims();
-    bool ends_with = tail <= shape.dims();
-    for (int d = 0; ends_with && d < tail; ++d) {
-      ends_with = shape.dim_size(shape.dims() - tail + d) == batch_shape.dim_size(d);
-    }
-    if (!ends_with) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Shape passed in must end with broadcasted shape: ", shape.DebugString(),
-          " does not end with ", batch_shape.DebugString()));
-    }
+    MG_RETURN_IF_ERROR(CheckEndsWith(shape, batch_shape, "counts' and probs'"));
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
     if (shape.num_elements() == 0) return absl::OkStatus();

@@ -109,16 +109,7 @@ struct StatelessGammaFor {
       Tensor* out;
       MG_RETURN_IF_ERROR(ctx->allocate_output(0, shape, &out));
       if (shape.num_elements() == 0) return absl::OkStatus();
-      const int tail = alpha.dims();
-      bool ends_with = tail <= shape.dims();
-      for (int d = 0; ends_with && d < tail; ++d) {
-        ends_with = shape.dim_size(shape.dims() - tail + d) == alpha.dim_size(d);
-      }
-      if (!ends_with) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Shape passed in must end with broadcasted shape: ", shape.DebugString(),
-            " does not end with alpha's ", alpha.shape().DebugString()));
-      }
+      MG_RETURN_IF_ERROR(CheckEndsWith(shape, alpha.shape(), "alpha's"));
       const int64_t alphas = alpha.NumElements();
       if (alphas == 0) {
         return absl::InvalidArgumentError(

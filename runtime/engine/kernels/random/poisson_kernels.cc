@@ -98,16 +98,7 @@ class PoissonOp : public OpKernel {
     PhiloxRandom gen = PhiloxRandom::FromSeedPair(0, 0);
     if constexpr (kStateless) {
       MG_ASSIGN_OR_RETURN(gen, SeedGenerator(ctx->input(1), name()));
-      const int tail = rate.dims();
-      bool ends_with = tail <= shape.dims();
-      for (int d = 0; ends_with && d < tail; ++d) {
-        ends_with = shape.dim_size(shape.dims() - tail + d) == rate.dim_size(d);
-      }
-      if (!ends_with) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Shape passed in must end with broadcasted shape: ", shape.DebugString(),
-            " does not end with lam's ", rate.shape().DebugString()));
-      }
+      MG_RETURN_IF_ERROR(CheckEndsWith(shape, rate.shape(), "lam's"));
       per_rate = rate.NumElements() == 0 ? 0 : shape.num_elements() / rate.NumElements();
     } else {
       for (int64_t d : rate.shape().dim_sizes()) MG_RETURN_IF_ERROR(shape.AddDim(d));

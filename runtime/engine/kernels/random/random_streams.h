@@ -105,6 +105,22 @@ inline absl::StatusOr<PhiloxRandom> KeyCounterGenerator(const Tensor& key, const
   return PhiloxRandom::FromKeyCounter(*key.data<uint64_t>(), c[0], c[1]);
 }
 
+// OK when the draws' `shape` ends with the parameters' (`what`: "alpha's"),
+// the rule of the stateless gamma, Poisson and binomial ops; else
+// TensorFlow's InvalidArgument.
+inline absl::Status CheckEndsWith(const TensorShape& shape, const TensorShape& params,
+                                  absl::string_view what) {
+  const int tail = params.dims();
+  bool ends_with = tail <= shape.dims();
+  for (int d = 0; ends_with && d < tail; ++d) {
+    ends_with = shape.dim_size(shape.dims() - tail + d) == params.dim_size(d);
+  }
+  if (ends_with) return absl::OkStatus();
+  return absl::InvalidArgumentError(
+      absl::StrCat("Shape passed in must end with broadcasted shape: ", shape.DebugString(),
+                   " does not end with ", what, " ", params.DebugString()));
+}
+
 // Values of a distribution that makes kGroup at a time, handed out last
 // first (TensorFlow's SampleBuffer).
 template <typename Dist>
