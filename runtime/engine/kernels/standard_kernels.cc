@@ -86,7 +86,8 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterSelfAdjointEigKernels(r);
   kernels_internal::RegisterSvdKernels(r);
   kernels_internal::RegisterEigKernels(r);
-  kernels_internal::RegisterMatrixFunctionKernels(r);
+  kernels_internal::RegisterMatrixSquareRootKernels(r);
+  kernels_internal::RegisterMatrixLogarithmKernels(r);
   kernels_internal::RegisterEinsumKernels(r);
   kernels_internal::RegisterCrossKernels(r);
   kernels_internal::RegisterFftKernels(r);

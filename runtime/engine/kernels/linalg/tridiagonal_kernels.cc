@@ -15,6 +15,7 @@
 #include <complex>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"

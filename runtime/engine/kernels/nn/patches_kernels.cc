@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"

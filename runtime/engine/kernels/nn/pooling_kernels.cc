@@ -1,12 +1,12 @@
 // MaxPool, AvgPool, MaxPool3D, AvgPool3D, MaxPoolWithArgmax and their
-// gradients (NHWC, NDHWC), with TensorFlow's CPU semantics: padding is never part of a
-// window (a max ignores it, an average divides by the elements actually in
-// the window). MaxPoolGrad sends a window's gradient to the first position
-// holding its maximum (planes, rows, then columns); MaxPool3DGrad, as
-// TensorFlow's, to every position within 1e-5 of it. Written as loops over
-// the window with the depth innermost (contiguous, vectorized): Eigen's
-// Tensor module has no NHWC pooling (TensorFlow's SpatialMaxPooling and
-// CuboidMaxPooling are TensorFlow's own code).
+// gradients (NHWC, NDHWC), with TensorFlow's CPU semantics: padding is
+// never part of a window (a max ignores it, an average divides by the
+// elements actually in the window). MaxPoolGrad sends a window's gradient
+// to the first position holding its maximum (planes, rows, then columns);
+// MaxPool3DGrad, as TensorFlow's, to every position within 1e-5 of it.
+// Written as loops over the window with the depth innermost (contiguous,
+// vectorized): Eigen's Tensor module has no NHWC pooling (TensorFlow's
+// SpatialMaxPooling and CuboidMaxPooling are TensorFlow's own code).
 #include <algorithm>
 #include <cmath>
 #include <limits>
