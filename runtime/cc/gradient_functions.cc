@@ -993,7 +993,9 @@ void RegisterSoftmaxGradients(GradientRegistry* r) {
     Output n = LastDim(s, shape);
     // Block k of the row starting at element i is segment i + k.
     Output rows = ops::Reshape(s, segments, ops::Pack(s, {ops::Const<int64_t>(s, -1), n}));
-    Output starts = ops::ExpandDims(s, ops::Range(s, ops::Const<int64_t>(s, 0), total, n),
+    // (Rows of no elements: no ids, and a step of 1 for the empty range.)
+    Output step = ops::Maximum(s, n, ops::Const<int64_t>(s, 1));
+    Output starts = ops::ExpandDims(s, ops::Range(s, ops::Const<int64_t>(s, 0), total, step),
                                     ops::Const<int32_t>(s, -1));
     Output ids = ops::Reshape(s, ops::Add(s, rows, starts), ops::Const<int32_t>(s, {-1}));
     Output g = ops::Reshape(s, dy[0], ops::Const<int32_t>(s, {-1}));
