@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "Eigen/Core"  // half, bfloat16
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/op_kernel.h"

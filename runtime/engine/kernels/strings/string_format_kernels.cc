@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/escaping.h"
+#include "Eigen/Core"  // half, bfloat16
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
