@@ -2839,6 +2839,67 @@ def compute_accidental_hits(dt, rng):
     return out
 
 
+def candidate_sampler(op):
+    """The candidate samplers, from two seed pairs: with and without
+    unique draws, true classes of one and two columns, ranges of one value,
+    a power of two (masked draws), others (rejected draws) and past 2^32
+    (64-bit draws); every value of the range drawn uniquely (many redraws).
+    FixedUnigram: weights with a distortion, reserved ids, a shard of
+    three, zero weights. A unique batch larger than the range, a true class
+    outside it, true classes not a matrix or not of num_true columns fail."""
+    def gen(dt, rng):
+        truth = _i64([[1, 2], [3, 3], [0, 5]])
+        seeds = [(1, 2), (87654321, 5)]
+        out = []
+
+        def add(label, classes, num_sampled, range_max, unique, **extra):
+            for seed, seed2 in seeds:
+                attrs = {"num_true": int(classes.shape[1]) if classes.ndim == 2 else 1,
+                         "num_sampled": num_sampled, "unique": unique,
+                         "seed": seed, "seed2": seed2, **extra}
+                if op != "AllCandidateSampler":
+                    attrs["range_max"] = range_max
+                out.append(Spec(f"{label}.{seed}", [classes], attrs))
+
+        if op == "AllCandidateSampler":
+            for unique in (False, True):
+                add(f"all.{unique}", truth, 6, None, unique)
+            add("one", truth[:, :1], 4, None, False)
+            add("true_outside", truth, 5, None, False)
+            add("no_rows", truth[:0], 3, None, True)
+            return out
+        fixed = {}
+        if op == "FixedUnigramCandidateSampler":
+            fixed = {"unigrams": [3.0, 1.0, 0.5, 2.0, 7.0, 1.0, 0.25, 4.0, 1.5, 2.5]}
+        for unique in (False, True):
+            add(f"ten.{unique}", truth, 6, 10, unique, **fixed)
+            add(f"all_of_range.{unique}", truth[:, :1], 10, 10, unique, **fixed)
+        add("one_column", truth[:, :1], 5, 10, False, **fixed)
+        add("no_rows", truth[:0], 3, 10, True, **fixed)
+        if op == "FixedUnigramCandidateSampler":
+            add("distortion", truth, 6, 10, True, distortion=0.5, **fixed)
+            add("reserved", truth, 5, 12, False, num_reserved_ids=2, **fixed)
+            add("shard", _i64([[0], [2]]), 4, 3, False, num_shards=3, shard=1, **fixed)
+            add("zero_weights", truth, 4, 6, True,
+                unigrams=[0.0, 1.0, 0.0, 2.0, 3.0, 5.0])
+            add("range_differs", truth, 4, 11, False, **fixed)
+        else:
+            add("range_1", _i64([[0], [0]]), 3, 1, False)
+            add("range_16", truth, 7, 16, True)
+            add("range_1000", truth, 20, 1000, False)
+        if op in ("UniformCandidateSampler", "LogUniformCandidateSampler"):
+            add("range_2_40", _i64([[1 << 39, 5]]), 8, 1 << 40, True)
+        add("too_few_unique", truth, 11, 10, True, **fixed)
+        add("true_outside", _i64([[1, 10]]), 3, 10, False, **fixed)
+        add("true_negative", _i64([[1, -1]]), 3, 10, False, **fixed)
+        add("num_true_differs", truth, 3, 10, False, **{**fixed, "num_true": 3})
+        out.append(Spec("classes_vector", [_i64([1, 2])],
+                        {"num_true": 1, "num_sampled": 2, "unique": False, "range_max": 10,
+                         "seed": 1, "seed2": 2, **fixed}))
+        return out
+    return gen
+
+
 def draw_bounding_boxes(v2):
     """DrawBoundingBoxes (default colors) and V2 (given colors, cycled;
     none, the default table): grey, RGB and RGBA images, boxes inside,
@@ -3357,6 +3418,10 @@ GENERATORS["SetSize"] = (set_size, "T")
 GENERATORS["CTCGreedyDecoder"] = (ctc_greedy_decoder, "T")
 GENERATORS["Cross"] = (cross, "T")
 GENERATORS["ComputeAccidentalHits"] = (compute_accidental_hits, None)
+for _op in ["UniformCandidateSampler", "LogUniformCandidateSampler",
+            "LearnedUnigramCandidateSampler", "ThreadUnsafeUnigramCandidateSampler",
+            "FixedUnigramCandidateSampler", "AllCandidateSampler"]:
+    GENERATORS[_op] = (candidate_sampler(_op), None)
 GENERATORS["DrawBoundingBoxes"] = (draw_bounding_boxes(False), "T")
 GENERATORS["DrawBoundingBoxesV2"] = (draw_bounding_boxes(True), "T")
 GENERATORS["MatrixSquareRoot"] = (matrix_square_root, "T")

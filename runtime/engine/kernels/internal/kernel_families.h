@@ -54,6 +54,7 @@ void RegisterStatelessRandomKernels(KernelRegistry* r);
 void RegisterGammaKernels(KernelRegistry* r);
 void RegisterPoissonKernels(KernelRegistry* r);
 void RegisterBinomialKernels(KernelRegistry* r);
+void RegisterCandidateSamplerKernels(KernelRegistry* r);
 void RegisterStateKernels(KernelRegistry* r);
 void RegisterTrainingKernels(KernelRegistry* r);
 void RegisterScatterKernels(KernelRegistry* r);
