@@ -33,49 +33,12 @@
 #include "core/allocator.h"
 #include "core/env.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
-#include "runtime/engine/kernels/random/random_streams.h"
+#include "runtime/engine/kernels/internal/random_streams.h"
 #include "runtime/engine/op_kernel.h"
 
 namespace minigraph {
 namespace kernels_internal {
 namespace {
-
-// TensorFlow's SimplePhilox: single 32-bit samples of a Philox stream, and
-// the integers and reals its samplers make of them (exact uniform integers
-// by rejecting the values below 2^bits mod n).
-class SimplePhilox {
- public:
-  explicit SimplePhilox(PhiloxRandom* gen) : single_(gen) {}
-  uint32_t Rand32() { return single_(); }
-  uint64_t Rand64() {
-    const uint64_t lo = single_();
-    const uint64_t hi = single_();
-    return lo | hi << 32;
-  }
-  float RandFloat() { return philox_internal::Uint32ToFloat(single_()); }
-  double RandDouble() {
-    const uint32_t x0 = single_();
-    const uint32_t x1 = single_();
-    return philox_internal::Uint64ToDouble(x0, x1);
-  }
-  uint32_t Uniform(uint32_t n) { return ExactUniform(n, [this] { return Rand32(); }); }
-  uint64_t Uniform64(uint64_t n) { return ExactUniform(n, [this] { return Rand64(); }); }
-
- private:
-  template <typename U, typename Draw>
-  static U ExactUniform(U n, Draw draw) {
-    if (n == 0) return draw() * 0;
-    if ((n & (n - 1)) == 0) return draw() & (n - 1);
-    const U rem = static_cast<U>(~U{0} % n) + 1;
-    U r;
-    do {
-      r = draw();
-    } while (r < rem);
-    return r % n;
-  }
-
-  PhiloxSamples single_;
-};
 
 // A distribution over [0, range): one candidate at a time and each value's
 // probability. Callers hold the kernel's lock.

@@ -14,7 +14,7 @@
 #include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/philox_random.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
-#include "runtime/engine/kernels/random/random_streams.h"
+#include "runtime/engine/kernels/internal/random_streams.h"
 
 namespace minigraph {
 namespace kernels_internal {

@@ -1,11 +1,13 @@
-// Where the random family's kernels get their Philox streams, as
-// TensorFlow's kernels get theirs: a stateful op's generator from its
-// (seed, seed2) attrs (GuardedPhiloxRandom), a stateless op's from its seed
-// input (GenerateKey) or from its key, counter and algorithm inputs (the V2
-// and V3 ops). Internal to the random family.
+// Where kernels that draw get their Philox streams, as TensorFlow's
+// kernels get theirs: a stateful op's generator from its (seed, seed2)
+// attrs (GuardedPhiloxRandom), a stateless op's from its seed input
+// (GenerateKey) or from its key, counter and algorithm inputs (the V2 and
+// V3 ops); and what TensorFlow's samplers make of a stream (SimplePhilox).
+// The random family's, and the other families' random ops (fractional
+// pooling).
 
-#ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_RANDOM_RANDOM_STREAMS_H_
-#define MINIGRAPH_RUNTIME_ENGINE_KERNELS_RANDOM_RANDOM_STREAMS_H_
+#ifndef MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_RANDOM_STREAMS_H_
+#define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_RANDOM_STREAMS_H_
 
 #include <cstdint>
 #include <random>
@@ -121,6 +123,43 @@ inline absl::Status CheckEndsWith(const TensorShape& shape, const TensorShape& p
                    " does not end with ", what, " ", params.DebugString()));
 }
 
+// TensorFlow's SimplePhilox: single 32-bit samples of a Philox stream, and
+// the integers and reals its samplers make of them (exact uniform integers
+// by rejecting the values below 2^bits mod n).
+class SimplePhilox {
+ public:
+  explicit SimplePhilox(PhiloxRandom* gen) : single_(gen) {}
+  uint32_t Rand32() { return single_(); }
+  uint64_t Rand64() {
+    const uint64_t lo = single_();
+    const uint64_t hi = single_();
+    return lo | hi << 32;
+  }
+  float RandFloat() { return philox_internal::Uint32ToFloat(single_()); }
+  double RandDouble() {
+    const uint32_t x0 = single_();
+    const uint32_t x1 = single_();
+    return philox_internal::Uint64ToDouble(x0, x1);
+  }
+  uint32_t Uniform(uint32_t n) { return ExactUniform(n, [this] { return Rand32(); }); }
+  uint64_t Uniform64(uint64_t n) { return ExactUniform(n, [this] { return Rand64(); }); }
+
+ private:
+  template <typename U, typename Draw>
+  static U ExactUniform(U n, Draw draw) {
+    if (n == 0) return draw() * 0;
+    if ((n & (n - 1)) == 0) return draw() & (n - 1);
+    const U rem = static_cast<U>(~U{0} % n) + 1;
+    U r;
+    do {
+      r = draw();
+    } while (r < rem);
+    return r % n;
+  }
+
+  PhiloxSamples single_;
+};
+
 // Values of a distribution that makes kGroup at a time, handed out last
 // first (TensorFlow's SampleBuffer).
 template <typename Dist>
@@ -143,4 +182,4 @@ class LastFirst {
 }  // namespace kernels_internal
 }  // namespace minigraph
 
-#endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_RANDOM_RANDOM_STREAMS_H_
+#endif  // MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_RANDOM_STREAMS_H_
