@@ -864,6 +864,26 @@ void RegisterConvolutionGradients(GradientRegistry* r) {
                            .output(0)};
                 return absl::OkStatus();
               });
+  // The fractional pools' (nn_grad.py): through the cells the forward op
+  // drew, given by its second and third outputs.
+  r->Register("FractionalMaxPool",
+              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                const Output x = s.GetInputs(op)[0];
+                *dx = {s.AddOp("FractionalMaxPoolGrad",
+                               {{x}, {op.output(0)}, {dy[0]}, {op.output(1)}, {op.output(2)}},
+                               CopyAttrs(s.GetNodeDef(op), {"overlapping"}))
+                           .output(0)};
+                return absl::OkStatus();
+              });
+  r->Register("FractionalAvgPool",
+              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                const Output shape = ops::Shape(s, s.GetInputs(op)[0], DT_INT64);
+                *dx = {s.AddOp("FractionalAvgPoolGrad",
+                               {{shape}, {dy[0]}, {op.output(1)}, {op.output(2)}},
+                               CopyAttrs(s.GetNodeDef(op), {"overlapping"}))
+                           .output(0)};
+                return absl::OkStatus();
+              });
   r->Register("AvgPool3D", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     *dx = {s.AddOp("AvgPool3DGrad", {{ops::Shape(s, s.GetInputs(op)[0])}, {dy[0]}},
                    WindowAttrs(s.GetNodeDef(op)))

@@ -2900,6 +2900,93 @@ def candidate_sampler(op):
     return gen
 
 
+FRACTIONAL_POOL_CASES = [((2, 5, 7, 3), [1, 1.44, 1.73, 1]), ((1, 8, 6, 2), [1, 3.5, 1.2, 1]),
+                         ((2, 4, 6, 1), [1, 2, 2, 1]), ((1, 3, 3, 2), [1, 1, 1, 1])]
+
+
+def fractional_pool(op):
+    """FractionalMaxPool and FractionalAvgPool: fractional, integer and unit
+    ratios, pseudo-random and shuffled cells, overlapping or not, from two
+    seed pairs (deterministic, as a seeded op must be); their gradients.
+    Seeds without `deterministic`, a ratio below 1, above a dimension, or
+    over the batch or depth, and a 3-D input fail."""
+    def gen(dt, rng):
+        out = []
+        for shape, ratio in FRACTIONAL_POOL_CASES:
+            x = _f(rng, shape, dt)
+            for pseudo in (False, True):
+                for overlapping in (False, True):
+                    for seed, seed2 in [(1, 2), (87654321, 5)]:
+                        attrs = {"pooling_ratio": ratio, "pseudo_random": pseudo,
+                                 "overlapping": overlapping, "deterministic": True,
+                                 "seed": seed, "seed2": seed2}
+                        out.append(Spec(f"{list(shape)}.{ratio}.{pseudo}.{overlapping}.{seed}",
+                                        [x], attrs, grad=_grad(dt, 0)))
+        x = _f(rng, (2, 5, 7, 3), dt)
+        attrs = {"pooling_ratio": [1, 1.5, 1.5, 1], "deterministic": True, "seed": 1, "seed2": 2}
+        out.append(Spec("seeds_not_deterministic", [x], {**attrs, "deterministic": False}))
+        out.append(Spec("ratio_below_1", [x], {**attrs, "pooling_ratio": [1, 0.5, 1.5, 1]}))
+        out.append(Spec("ratio_above_dim", [x], {**attrs, "pooling_ratio": [1, 6, 1.5, 1]}))
+        out.append(Spec("ratio_on_depth", [x], {**attrs, "pooling_ratio": [1, 1.5, 1.5, 2]}))
+        out.append(Spec("ratio_on_batch", [x], {**attrs, "pooling_ratio": [2, 1.5, 1.5, 1]}))
+        out.append(Spec("five_ratios", [x], {**attrs, "pooling_ratio": [1, 1.5, 1.5, 1, 1]}))
+        out.append(Spec("rank3", [x[0]], attrs))
+        out.append(Spec("no_batch", [x[:0]], attrs))
+        return out
+    return gen
+
+
+def _tf_fractional_pool(op, x, ratio, overlapping):
+    with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
+        return sess.run(getattr(tf.raw_ops, op)(
+            value=x, pooling_ratio=ratio, overlapping=overlapping, deterministic=True,
+            seed=3, seed2=4))
+
+
+def fractional_max_pool_grad(dt, rng):
+    """FractionalMaxPoolGrad over the cells and output TensorFlow's
+    FractionalMaxPool gives, overlapping or not; an output that is not the
+    pooling of the input, a short or negative sequence, and an input and
+    output of other batches fail."""
+    out = []
+    for shape, ratio in FRACTIONAL_POOL_CASES[:3]:
+        x = _f(rng, shape, dt)
+        for overlapping in (False, True):
+            y, rows, cols = _tf_fractional_pool("FractionalMaxPool", x, ratio, overlapping)
+            dy = _f(rng, y.shape, dt)
+            out.append(Spec(f"{list(shape)}.{overlapping}", [x, y, dy, rows, cols],
+                            {"overlapping": overlapping}))
+    x = _f(rng, (2, 5, 7, 3), dt)
+    y, rows, cols = _tf_fractional_pool("FractionalMaxPool", x, [1, 1.44, 1.73, 1], False)
+    dy = _f(rng, y.shape, dt)
+    out.append(Spec("not_the_pooling", [x, y + 1, dy, rows, cols]))
+    out.append(Spec("short_rows", [x, y, dy, rows[:-1], cols]))
+    out.append(Spec("negative_cols", [x, y, dy, rows, np.concatenate([[-1], cols[1:]])]))
+    out.append(Spec("other_batch", [x[:1], y, dy, rows, cols]))
+    return out
+
+
+def fractional_avg_pool_grad(dt, rng):
+    """FractionalAvgPoolGrad over the cells TensorFlow's FractionalAvgPool
+    draws, overlapping or not; a shape not of four elements, a short or
+    negative sequence fail."""
+    out = []
+    for shape, ratio in FRACTIONAL_POOL_CASES[:3]:
+        x = _f(rng, shape, dt)
+        for overlapping in (False, True):
+            y, rows, cols = _tf_fractional_pool("FractionalAvgPool", x, ratio, overlapping)
+            dy = _f(rng, y.shape, dt)
+            out.append(Spec(f"{list(shape)}.{overlapping}", [_i64(shape), dy, rows, cols],
+                            {"overlapping": overlapping}))
+    x = _f(rng, (2, 5, 7, 3), dt)
+    y, rows, cols = _tf_fractional_pool("FractionalAvgPool", x, [1, 1.44, 1.73, 1], False)
+    dy = _f(rng, y.shape, dt)
+    out.append(Spec("shape_of_3", [_i64([2, 5, 7]), dy, rows, cols]))
+    out.append(Spec("short_rows", [_i64(x.shape), dy, rows[:-1], cols]))
+    out.append(Spec("negative_rows", [_i64(x.shape), dy, np.concatenate([[-1], rows[1:]]), cols]))
+    return out
+
+
 def draw_bounding_boxes(v2):
     """DrawBoundingBoxes (default colors) and V2 (given colors, cycled;
     none, the default table): grey, RGB and RGBA images, boxes inside,
@@ -3418,6 +3505,10 @@ GENERATORS["SetSize"] = (set_size, "T")
 GENERATORS["CTCGreedyDecoder"] = (ctc_greedy_decoder, "T")
 GENERATORS["Cross"] = (cross, "T")
 GENERATORS["ComputeAccidentalHits"] = (compute_accidental_hits, None)
+GENERATORS["FractionalMaxPool"] = (fractional_pool("FractionalMaxPool"), "T")
+GENERATORS["FractionalAvgPool"] = (fractional_pool("FractionalAvgPool"), "T")
+GENERATORS["FractionalMaxPoolGrad"] = (fractional_max_pool_grad, "T")
+GENERATORS["FractionalAvgPoolGrad"] = (fractional_avg_pool_grad, "T")
 for _op in ["UniformCandidateSampler", "LogUniformCandidateSampler",
             "LearnedUnigramCandidateSampler", "ThreadUnsafeUnigramCandidateSampler",
             "FixedUnigramCandidateSampler", "AllCandidateSampler"]:

@@ -43,6 +43,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterDilationKernels(r);
   kernels_internal::RegisterPatchesKernels(r);
   kernels_internal::RegisterIsotonicKernels(r);
+  kernels_internal::RegisterFractionalPoolKernels(r);
   kernels_internal::RegisterCandidateSamplingKernels(r);
   kernels_internal::RegisterRandomKernels(r);
   kernels_internal::RegisterStatelessRandomKernels(r);

@@ -48,6 +48,7 @@ void RegisterCtcKernels(KernelRegistry* r);
 void RegisterDilationKernels(KernelRegistry* r);
 void RegisterPatchesKernels(KernelRegistry* r);
 void RegisterIsotonicKernels(KernelRegistry* r);
+void RegisterFractionalPoolKernels(KernelRegistry* r);
 void RegisterCandidateSamplingKernels(KernelRegistry* r);
 void RegisterRandomKernels(KernelRegistry* r);
 void RegisterStatelessRandomKernels(KernelRegistry* r);
