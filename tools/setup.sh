@@ -22,6 +22,7 @@ PACKAGES=(
   libleveldb-dev       # the .index table
   libisal-dev          # crc32c (crc32_iscsi)
   librandom123-dev     # Philox4x32-10: TensorFlow's stateless random numbers
+  libhighwayhash-dev   # SipHash: TensorFlow's keyed "strong" string hash
   zlib1g-dev           # tf.data's ZLIB and GZIP files
   libjpeg62-turbo-dev  # libjpeg-turbo: DecodeJpeg, EncodeJpeg
   libpng-dev           # libpng: DecodePng, EncodePng

@@ -3781,6 +3781,21 @@ def hash_bucket(dt, rng):
     return [Spec(f"n{n}", [_strings((2, 4))], {"num_buckets": n}) for n in (1, 7, 1 << 20)]
 
 
+def hash_bucket_strong(dt, rng):
+    """StringToHashBucketStrong: SipHash under keys of zeros, small, large
+    and negative halves, strings of 0 to 20 bytes (every tail length); a
+    key of three fails."""
+    out = []
+    words = np.array([b"", b"a", b"abcdefg", b"abcdefgh", b"abcdefghijklmnopqrst",
+                      "\u00e9t\u00e9".encode()], dtype=object)
+    for n in (1, 7, 1 << 40):
+        for key in ([0, 0], [1, 2], [-1, 1 << 62]):
+            out.append(Spec(f"n{n}.{key}", [_strings((2, 4))], {"num_buckets": n, "key": key}))
+            out.append(Spec(f"words.n{n}.{key}", [words], {"num_buckets": n, "key": key}))
+    out.append(Spec("key_of_3", [_strings((2,))], {"num_buckets": 5, "key": [1, 2, 3]}))
+    return out
+
+
 def regex(op):
     patterns = [("[a-z]+", "<\\0>"), ("^\\s+|\\s+$", ""), ("(\\d)(\\d)", "\\2\\1"), ("", "-")]
 
@@ -4085,6 +4100,7 @@ GENERATORS["StringStrip"] = (
     None)
 GENERATORS["StringToHashBucketFast"] = (hash_bucket, None)
 GENERATORS["StringToHashBucket"] = (hash_bucket, None)
+GENERATORS["StringToHashBucketStrong"] = (hash_bucket_strong, None)
 for _op in ("RegexFullMatch", "RegexReplace", "StaticRegexFullMatch", "StaticRegexReplace"):
     GENERATORS[_op] = (regex(_op), None)
 GENERATORS["DecodeCSV"] = (decode_csv, None)

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <utility>
 
+#include "highwayhash/sip_hash.h"
+
 namespace minigraph {
 namespace kernels_internal {
 namespace {
@@ -170,6 +172,11 @@ uint64_t TensorFlowHash64(absl::string_view str) {
   h *= m;
   h ^= h >> r;
   return h;
+}
+
+uint64_t StrongKeyedHash(const uint64_t (&key)[2], absl::string_view s) {
+  const highwayhash::SipHashState::Key k = {key[0], key[1]};
+  return highwayhash::SipHash(k, s.data(), s.size());
 }
 
 }  // namespace kernels_internal

@@ -24,6 +24,10 @@ uint64_t FingerprintCat64(uint64_t fp1, uint64_t fp2);
 // successors use Fingerprint64, which does not change between releases).
 uint64_t TensorFlowHash64(absl::string_view s);
 
+// TensorFlow's StrongKeyedHash: SipHash-2-4 of `s` under a 128-bit key
+// (highwayhash's, the library TensorFlow uses).
+uint64_t StrongKeyedHash(const uint64_t (&key)[2], absl::string_view s);
+
 }  // namespace kernels_internal
 }  // namespace minigraph
 

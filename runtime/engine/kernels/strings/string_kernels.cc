@@ -362,6 +362,39 @@ class StringToHashBucketOp : public OpKernel {
   int64_t buckets_ = 1;
 };
 
+// StringToHashBucketStrong: SipHash-2-4 under the `key` attr's two
+// integers, modulo num_buckets (TensorFlow's StrongKeyedHash).
+class StringToHashBucketStrongOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("num_buckets", &buckets_));
+    std::vector<int64_t> key;
+    MG_RETURN_IF_ERROR(c->GetAttr("key", &key));
+    if (key.size() != 2) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          type_string(), " '", name(), "': key must have size 2, has size ", key.size()));
+    }
+    key_[0] = static_cast<uint64_t>(key[0]);
+    key_[1] = static_cast<uint64_t>(key[1]);
+    return absl::OkStatus();
+  }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& in = ctx->input(0);
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, in.shape(), &out));
+    for (int64_t i = 0; i < in.NumElements(); ++i) {
+      out->data<int64_t>()[i] =
+          static_cast<int64_t>(StrongKeyedHash(key_, in.data<std::string>()[i]) % buckets_);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  int64_t buckets_ = 1;
+  uint64_t key_[2] = {0, 0};
+};
+
 // TensorFlow's AsString: a printf format built from the attrs ("%" fill
 // width "." precision, then d, lld, f, e or g); bools print as true/false.
 class AsStringOp : public OpKernel {
@@ -579,6 +612,7 @@ void RegisterStringKernels(KernelRegistry* r) {
   r->Register("StringSplitV2", MakeFactory<StringSplitOp<true>>());
   r->Register("StringToHashBucketFast", MakeFactory<StringToHashBucketOp<Fingerprint64>>());
   r->Register("StringToHashBucket", MakeFactory<StringToHashBucketOp<TensorFlowHash64>>());
+  r->Register("StringToHashBucketStrong", MakeFactory<StringToHashBucketStrongOp>());
   r->Register("RegexFullMatch", MakeFactory<RegexFullMatchOp>());
   r->Register("StaticRegexFullMatch", MakeFactory<RegexFullMatchOp>());
   r->Register("RegexReplace", MakeFactory<RegexReplaceOp>());
