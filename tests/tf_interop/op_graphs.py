@@ -1239,6 +1239,58 @@ def sparse_cross(dt, rng):
             Spec("mixed_int64_strings", [], graph=graph(False, 0, "mixed", tf.int64))]
 
 
+def sparse_cross_v2(dt, rng):
+    """SparseCrossV2 (joined by its separator) and SparseCrossHashed (by
+    SipHash under a salt, or by fingerprints) of two sparse columns and a
+    dense one: string, int64 and mixed columns, several separators, bucket
+    counts and salts. A separator not a scalar and a salt not of two fail.
+    (A dense int64 column under strong_hash crashes TensorFlow: its kernel
+    reads the value as an address; see the kernel.)"""
+    def graph(op, kind, dense_kind=None, **extra):
+        def build():
+            ids = v1.placeholder(tf.int64, [None, 2], name="ids")
+            a = v1.placeholder(tf.string if kind == "mixed" else kind, [None], name="a")
+            b = v1.placeholder(tf.int64 if kind == "mixed" else kind, [None], name="b")
+            dk = dense_kind or (tf.string if kind == "mixed" else kind)
+            dense = v1.placeholder(dk, [2, 1], name="dense")
+            args = {k: v1.placeholder_with_default(v, None) for k, v in extra.items()}
+            out = getattr(tf.raw_ops, op)(
+                indices=[ids, ids], values=[a, b], shapes=[[2, 3], [2, 3]],
+                dense_inputs=[dense], **args)
+            strings = [np.array([b"a", b"bb", b"c"], dtype=object),
+                       np.array([b"x", b"", b"zz"], dtype=object)]
+            ints = [np.array([3, 1, 1 << 40], np.int64), np.array([7, -3, 12], np.int64)]
+            va, vb = ints if kind == tf.int64 else strings
+            if kind == "mixed":
+                vb = ints[1]
+            vd = (np.array([[5], [-9]], np.int64) if dk == tf.int64
+                  else np.array([[b"p"], [b"q"]], dtype=object))
+            feeds = {ids: np.array([[0, 0], [0, 2], [1, 1]], np.int64), a: va, b: vb,
+                     dense: vd}
+            return feeds, list(out)
+        return build
+
+    def hashed(kind, buckets, strong, salt=(1, 2), dense_kind=None):
+        return graph("SparseCrossHashed", kind, dense_kind,
+                     num_buckets=np.int64(buckets), strong_hash=np.bool_(strong),
+                     salt=np.array(salt, np.int64))
+    out = []
+    for kind, name in [(tf.string, "strings"), (tf.int64, "int64"), ("mixed", "mixed")]:
+        for sep in (b"_X_", b"", b"::"):
+            out.append(Spec(f"v2.{name}.{sep.decode()}", [],
+                            graph=graph("SparseCrossV2", kind, sep=np.array(sep, dtype=object))))
+        for buckets in (0, 100):
+            out.append(Spec(f"hashed.{name}.{buckets}", [], graph=hashed(kind, buckets, False)))
+            out.append(Spec(f"hashed_strong.{name}.{buckets}", [],
+                            graph=hashed(kind, buckets, True, dense_kind=tf.string)))
+    out.append(Spec("hashed_strong_salt", [],
+                    graph=hashed(tf.string, 7, True, salt=(-5, 1 << 62))))
+    out.append(Spec("salt_of_3", [], graph=hashed(tf.string, 7, True, salt=(1, 2, 3))))
+    out.append(Spec("sep_vector", [], graph=graph("SparseCrossV2", tf.string,
+                                                  sep=np.array([b"a", b"b"], dtype=object))))
+    return out
+
+
 def ragged_to_tensor(dt, rng):
     """RaggedTensor.to_tensor (RaggedTensorToTensor) of row splits and of
     value row ids, two ragged dimensions, padding and a given shape."""
@@ -1492,5 +1544,6 @@ GRAPH_GROUPS += [
     ("sequence_parsing", sequence_parsing,
      ["ParseSequenceExampleV2", "ParseSequenceExample", "ParseSingleSequenceExample"]),
     ("sparse_cross", sparse_cross, ["SparseCross"]),
+    ("sparse_cross_v2", sparse_cross_v2, ["SparseCrossV2", "SparseCrossHashed"]),
     ("ragged_to_tensor", ragged_to_tensor, ["RaggedTensorToTensor"]),
 ]

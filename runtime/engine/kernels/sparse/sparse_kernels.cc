@@ -260,17 +260,37 @@ struct CrossColumn {
   }
 };
 
-// SparseCross: for each row of the batch, every combination of one feature
-// from each column (the sparse inputs' then the dense inputs', the last
-// varying fastest), as TensorFlow's feature crosses. Joined with "_X_", or,
-// with hashed_output, FingerprintCat64 over the features' Fingerprint64 (an
-// int64 feature is its own fingerprint) from hash_key, mod num_buckets (or
-// mod 2^63 - 1 when it is 0).
+// SparseCross, SparseCrossV2 and SparseCrossHashed: for each row of the
+// batch, every combination of one feature from each column (the sparse
+// inputs' then the dense inputs', the last varying fastest), as
+// TensorFlow's feature crosses.
+//   SparseCross    joined with "_X_", or, with hashed_output,
+//                  FingerprintCat64 over the features' Fingerprint64 (an
+//                  int64 feature is its own fingerprint) from hash_key, mod
+//                  num_buckets (or mod 2^63 - 1 when it is 0);
+//   SparseCrossV2  joined with its `sep` input;
+//   SparseCrossHashed  FingerprintCat64 from the first column's feature
+//                  hash, mod its num_buckets input: with strong_hash a
+//                  feature's SipHash under `salt`, else its Fingerprint64
+//                  (a dense int64 feature is itself). As TensorFlow's, an
+//                  int64 feature hashes its low four bytes only (it hashes
+//                  sizeof(DataType) bytes); TensorFlow's dense int64 strong
+//                  hash reads the value as an address and crashes, where
+//                  minigraph hashes as for a sparse one.
 class SparseCrossOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   absl::Status Init(OpKernelConstruction* c) {
     MG_RETURN_IF_ERROR(c->GetAttr("N", &n_));
+    if (c->def().op() == "SparseCrossV2") {
+      kind_ = Kind::kV2;
+      return absl::OkStatus();
+    }
+    if (c->def().op() == "SparseCrossHashed") {
+      kind_ = Kind::kHashed;
+      hashed_ = true;
+      return absl::OkStatus();
+    }
     MG_RETURN_IF_ERROR(c->GetAttr("hashed_output", &hashed_));
     MG_RETURN_IF_ERROR(c->GetAttr("num_buckets", &buckets_));
     int64_t key;
@@ -287,13 +307,15 @@ class SparseCrossOp : public OpKernel {
   }
 
   absl::Status Compute(OpKernelContext* ctx) const override {
-    const int dense_n = ctx->num_inputs() - 3 * static_cast<int>(n_);
+    const int extra = kind_ == Kind::kV1 ? 0 : kind_ == Kind::kV2 ? 1 : 3;
+    const int dense_n = ctx->num_inputs() - 3 * static_cast<int>(n_) - extra;
+    MG_ASSIGN_OR_RETURN(const Options options, OptionsOf(ctx));
     MG_ASSIGN_OR_RETURN(const int64_t batch, BatchSize(ctx, dense_n));
     // Per column, a start and a count for each row; one count of crosses.
     MG_RETURN_IF_ERROR(
         CheckScratchSize(batch, (2 * n_ + 1) * sizeof(int64_t),
                          absl::StrCat("SparseCross over a batch of ", batch, " rows")));
-    MG_RETURN_IF_ERROR(CheckTypes(ctx));
+    MG_RETURN_IF_ERROR(CheckTypes(ctx, dense_n));
     MG_ASSIGN_OR_RETURN(const std::vector<CrossColumn> columns, Columns(ctx, batch, dense_n));
     // Output sizes: the product of the counts in each row.
     std::vector<int64_t> crosses(batch, columns.empty() ? 0 : 1);
@@ -320,11 +342,55 @@ class SparseCrossOp : public OpKernel {
     MG_RETURN_IF_ERROR(ctx->allocate_output(2, TensorShape({2}), &shape_out));
     shape_out->data<int64_t>()[0] = batch;
     shape_out->data<int64_t>()[1] = widest;
-    WriteCrosses(columns, crosses, indices_out, values_out);
+    WriteCrosses(columns, crosses, options, indices_out, values_out);
     return absl::OkStatus();
   }
 
  private:
+  enum class Kind { kV1, kV2, kHashed };
+
+  // What the V2 and hashed ops take as inputs after the columns.
+  struct Options {
+    std::string separator = "_X_";
+    int64_t buckets = 0;
+    bool strong = false;
+    uint64_t salt[2] = {0, 0};
+  };
+
+  absl::StatusOr<Options> OptionsOf(OpKernelContext* ctx) const {
+    Options o;
+    const int last = ctx->num_inputs() - 1;
+    const std::string where = absl::StrCat(type_string(), " '", name(), "'");
+    if (kind_ == Kind::kV1) {
+      o.buckets = buckets_;
+    } else if (kind_ == Kind::kV2) {
+      const Tensor& sep = ctx->input(last);
+      if (sep.dims() != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": Input separator should be a scalar, got ", sep.shape().DebugString()));
+      }
+      o.separator = sep.data<std::string>()[0];
+    } else {
+      const Tensor& buckets = ctx->input(last - 2);
+      const Tensor& strong = ctx->input(last - 1);
+      const Tensor& salt = ctx->input(last);
+      if (buckets.dims() != 0 || strong.dims() != 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(where, ": num_buckets and strong_hash must be scalars, got ",
+                         buckets.shape().DebugString(), " and ", strong.shape().DebugString()));
+      }
+      if (salt.NumElements() != 2) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            where, ": Input \"salt\" must have length 2 but has length ", salt.NumElements()));
+      }
+      o.buckets = buckets.data<int64_t>()[0];
+      o.strong = strong.data<bool>()[0];
+      o.salt[0] = static_cast<uint64_t>(salt.data<int64_t>()[0]);
+      o.salt[1] = static_cast<uint64_t>(salt.data<int64_t>()[1]);
+    }
+    return o;
+  }
+
   // The batch: the sparse inputs' first shape's rows, else the first dense
   // input's.
   absl::StatusOr<int64_t> BatchSize(OpKernelContext* ctx, int dense_n) const {
@@ -345,8 +411,8 @@ class SparseCrossOp : public OpKernel {
   }
 
   // Every feature int64 or string, and string with internal_type string.
-  absl::Status CheckTypes(OpKernelContext* ctx) const {
-    for (int i = n_; i < ctx->num_inputs(); ++i) {
+  absl::Status CheckTypes(OpKernelContext* ctx, int dense_n) const {
+    for (int i = n_; i < 3 * n_ + dense_n; ++i) {
       const DataType t = ctx->input(i).dtype();
       if (i >= 2 * n_ && i < 3 * n_) continue;  // shapes
       const std::string which = i < 2 * n_ ? absl::StrCat("values ", i - n_)
@@ -427,7 +493,7 @@ class SparseCrossOp : public OpKernel {
   // Each row's crosses, the last column varying fastest: joined strings or
   // their hash.
   void WriteCrosses(const std::vector<CrossColumn>& columns, const std::vector<int64_t>& crosses,
-                    Tensor* indices_out, Tensor* values_out) const {
+                    const Options& o, Tensor* indices_out, Tensor* values_out) const {
     auto text = [](const Tensor& t, int64_t i) {
       return t.dtype() == DT_STRING ? t.data<std::string>()[i]
                                     : std::to_string(t.data<int64_t>()[i]);
@@ -435,6 +501,18 @@ class SparseCrossOp : public OpKernel {
     auto fingerprint = [](const Tensor& t, int64_t i) {
       return t.dtype() == DT_STRING ? Fingerprint64(t.data<std::string>()[i])
                                     : static_cast<uint64_t>(t.data<int64_t>()[i]);
+    };
+    // SparseCrossHashed's feature hash (see above for its int64 features).
+    auto keyed = [&o](const CrossColumn& c, int64_t i) -> uint64_t {
+      const Tensor& t = *c.values;
+      if (t.dtype() != DT_STRING && !o.strong && c.dense) {
+        return static_cast<uint64_t>(t.data<int64_t>()[i]);
+      }
+      const absl::string_view bytes =
+          t.dtype() == DT_STRING
+              ? absl::string_view(t.data<std::string>()[i])
+              : absl::string_view(reinterpret_cast<const char*>(t.data<int64_t>() + i), 4);
+      return o.strong ? StrongKeyedHash(o.salt, bytes) : Fingerprint64(bytes);
     };
     int64_t* out_idx = indices_out->data<int64_t>();
     std::vector<int64_t> pick(columns.size());
@@ -447,15 +525,20 @@ class SparseCrossOp : public OpKernel {
         if (hashed_) {
           uint64_t h = hash_key_;
           for (size_t c = 0; c < columns.size(); ++c) {
-            h = FingerprintCat64(h, fingerprint(*columns[c].values, columns[c].Index(b, pick[c])));
+            const int64_t at = columns[c].Index(b, pick[c]);
+            if (kind_ == Kind::kV1) {
+              h = FingerprintCat64(h, fingerprint(*columns[c].values, at));
+            } else {
+              h = c == 0 ? keyed(columns[c], at) : FingerprintCat64(h, keyed(columns[c], at));
+            }
           }
           values_out->data<int64_t>()[k] = static_cast<int64_t>(
-              buckets_ > 0 ? h % static_cast<uint64_t>(buckets_)
-                           : h % static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
+              o.buckets > 0 ? h % static_cast<uint64_t>(o.buckets)
+                            : h % static_cast<uint64_t>(std::numeric_limits<int64_t>::max()));
         } else {
           std::string& out = values_out->data<std::string>()[k];
           for (size_t c = 0; c < columns.size(); ++c) {
-            if (c > 0) out += "_X_";
+            if (c > 0) out += o.separator;
             out += text(*columns[c].values, columns[c].Index(b, pick[c]));
           }
         }
@@ -468,6 +551,7 @@ class SparseCrossOp : public OpKernel {
     }
   }
 
+  Kind kind_ = Kind::kV1;
   int64_t n_ = 0, buckets_ = 0;
   bool hashed_ = false;
   uint64_t hash_key_ = 0;
@@ -478,6 +562,8 @@ class SparseCrossOp : public OpKernel {
 
 void RegisterSparseKernels(KernelRegistry* r) {
   r->Register("SparseCross", MakeFactory<SparseCrossOp>());
+  r->Register("SparseCrossV2", MakeFactory<SparseCrossOp>());
+  r->Register("SparseCrossHashed", MakeFactory<SparseCrossOp>());
   r->Register("SparseToDense",
               TypedFactory<SparseToDenseOp, float, double, int32_t, int64_t, bool, std::string>());
   r->Register("SparseReshape", MakeFactory<SparseReshapeOp>());
