@@ -1239,6 +1239,62 @@ def sparse_cross(dt, rng):
             Spec("mixed_int64_strings", [], graph=graph(False, 0, "mixed", tf.int64))]
 
 
+def ragged_cross(dt, rng):
+    """RaggedCross (tf.ragged.cross and cross_hashed) of ragged, sparse and
+    dense inputs in several orders: strings, int64 and both mixed, int32 and
+    int64 row splits, empty rows, hashed with and without buckets. Row
+    splits that do not start at 0 or end at the values' count, and batches
+    that differ, fail."""
+    def graph(order, hashed=False, buckets=0, splits=tf.int64, kind=tf.string,
+              bad_splits=None, dense_rows=3):
+        def build():
+            feeds, ragged, sparse, dense = {}, [], [], []
+            for k, c in enumerate(order):
+                t = kind if kind != "mixed" else (tf.string if k % 2 == 0 else tf.int64)
+                if t == tf.string:
+                    vals = np.array([b"a", b"b", b"c", b"d", b"e"][:4 - k % 2], dtype=object)
+                else:
+                    vals = np.array([7, -1, 1 << 40, 3][:4 - k % 2], np.int64)
+                n = len(vals)
+                if c == "R":
+                    v = v1.placeholder(t, [None])
+                    sp = v1.placeholder(splits, [None])
+                    feeds[v] = vals
+                    feeds[sp] = np.array(bad_splits or [0, 2, 2, n], splits.as_numpy_dtype)
+                    ragged.append((v, sp))
+                elif c == "S":
+                    ind = v1.placeholder(tf.int64, [None, 2])
+                    v = v1.placeholder(t, [None])
+                    rows = [0, 0, 2, 2][:n]
+                    feeds[ind] = np.array([[r, j] for j, r in enumerate(rows)], np.int64)
+                    feeds[v] = vals
+                    sparse.append((ind, v))
+                else:
+                    d = v1.placeholder(t, [None, None])
+                    feeds[d] = np.resize(vals, (dense_rows, 2))
+                    dense.append(d)
+            out = tf.raw_ops.RaggedCross(
+                ragged_values=[v for v, _ in ragged], ragged_row_splits=[sp for _, sp in ragged],
+                sparse_indices=[i for i, _ in sparse], sparse_values=[v for _, v in sparse],
+                sparse_shape=[tf.constant([3, 4], tf.int64) for _ in sparse],
+                dense_inputs=dense, input_order=order, hashed_output=hashed,
+                num_buckets=buckets, hash_key=956888297470,
+                out_values_type=tf.int64 if hashed else tf.string, out_row_splits_type=splits)
+            return feeds, list(out)
+        return build
+    out = []
+    for order in ("R", "RD", "SR", "DSR", "RRS"):
+        for kind in (tf.string, tf.int64, "mixed"):
+            name = kind if isinstance(kind, str) else kind.name
+            out.append(Spec(f"{order}.{name}", [], graph=graph(order, kind=kind)))
+            out.append(Spec(f"{order}.{name}.hashed", [], graph=graph(order, True, kind=kind)))
+        out.append(Spec(f"{order}.buckets", [], graph=graph(order, True, 10)))
+        out.append(Spec(f"{order}.int32", [], graph=graph(order, splits=tf.int32)))
+    out.append(Spec("splits_not_from_0", [], graph=graph("RD", bad_splits=[1, 2, 2, 4])))
+    out.append(Spec("splits_past_values", [], graph=graph("RD", bad_splits=[0, 2, 2, 5])))
+    out.append(Spec("batches_differ", [], graph=graph("RD", dense_rows=2)))
+    return out
+
 def sparse_cross_v2(dt, rng):
     """SparseCrossV2 (joined by its separator) and SparseCrossHashed (by
     SipHash under a salt, or by fingerprints) of two sparse columns and a
@@ -1545,5 +1601,6 @@ GRAPH_GROUPS += [
      ["ParseSequenceExampleV2", "ParseSequenceExample", "ParseSingleSequenceExample"]),
     ("sparse_cross", sparse_cross, ["SparseCross"]),
     ("sparse_cross_v2", sparse_cross_v2, ["SparseCrossV2", "SparseCrossHashed"]),
+    ("ragged_cross", ragged_cross, ["RaggedCross"]),
     ("ragged_to_tensor", ragged_to_tensor, ["RaggedTensorToTensor"]),
 ]

@@ -73,6 +73,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterExampleParsingKernels(r);
   kernels_internal::RegisterSequenceExampleParsingKernels(r);
   kernels_internal::RegisterRaggedKernels(r);
+  kernels_internal::RegisterRaggedCrossKernels(r);
   kernels_internal::RegisterFunctionalKernels(r);
   kernels_internal::RegisterDatasetKernels(r);
   kernels_internal::RegisterDatasetSourceKernels(r);

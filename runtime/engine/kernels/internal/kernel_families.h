@@ -76,6 +76,7 @@ void RegisterNonMaxSuppressionKernels(KernelRegistry* r);
 void RegisterDrawBoxesKernels(KernelRegistry* r);
 void RegisterImageColorKernels(KernelRegistry* r);
 void RegisterRaggedKernels(KernelRegistry* r);
+void RegisterRaggedCrossKernels(KernelRegistry* r);
 void RegisterFunctionalKernels(KernelRegistry* r);
 void RegisterDatasetKernels(KernelRegistry* r);
 void RegisterDatasetSourceKernels(KernelRegistry* r);
