@@ -2987,6 +2987,68 @@ def fractional_avg_pool_grad(dt, rng):
     return out
 
 
+def count_sparse_output(op):
+    """DenseCountSparseOutput, SparseCountSparseOutput and
+    RaggedCountSparseOutput (tf.sparse.bincount): counts, weights and binary
+    output of int32 and int64 values, with minlength and maxlength (values
+    past it and negative ones not counted), 1-D and 2-D, repeated values,
+    empty rows. Negative values, weights of another shape, a matrix of no
+    rows, indices outside the dense shape and splits that do not start at 0
+    or end at the values' count fail."""
+    def gen(dt, rng):
+        out = []
+        np_dt = dt.as_numpy_dtype
+        data = np.array([[1, 3, 3, 0, 7], [2, 2, 6, 9, 2], [5, 0, 0, 0, 11]])
+        weights = np.arange(1, 16).reshape(3, 5).astype(np_dt)
+        attr_sets = [dict(minlength=-1, maxlength=-1, binary_output=False),
+                     dict(minlength=20, maxlength=-1, binary_output=False),
+                     dict(minlength=-1, maxlength=6, binary_output=False),
+                     dict(minlength=-1, maxlength=-1, binary_output=True)]
+
+        def inputs(vals, w, ragged_splits=(0, 5, 5, 15), shape=None):
+            w = w if w is not None else np.zeros((0,), np_dt)
+            if op == "DenseCountSparseOutput":
+                return [vals, w]
+            flat = vals.reshape(-1)
+            wf = w.reshape(-1)
+            if op == "SparseCountSparseOutput":
+                if vals.ndim == 1:
+                    idx = np.arange(len(flat)).reshape(-1, 1)
+                    dense = [len(flat)] if shape is None else shape
+                else:
+                    idx = np.array([[r, c] for r in range(vals.shape[0])
+                                    for c in range(vals.shape[1])])
+                    dense = list(vals.shape) if shape is None else shape
+                return [_i64(idx.reshape(-1, vals.ndim)), flat, _i64(dense), wf]
+            return [_i64(ragged_splits), flat, wf]
+        for it in (np.int32, np.int64):
+            for k, attrs in enumerate(attr_sets):
+                for weighted in (False, True):
+                    vals = data.astype(it)
+                    w = weights if weighted and not attrs["binary_output"] else None
+                    out.append(Spec(f"matrix.{it.__name__}.{k}.{weighted}", inputs(vals, w), attrs))
+                    if op != "RaggedCountSparseOutput":
+                        out.append(Spec(f"vector.{it.__name__}.{k}.{weighted}",
+                                        inputs(vals[1], None if w is None else w[1]), attrs))
+        attrs = attr_sets[0]
+        vals = data.astype(np.int64)
+        out.append(Spec("negative", inputs(np.where(vals == 9, -1, vals), None), attrs))
+        out.append(Spec("weights_differ", inputs(vals, weights[:, :4].copy()) if op ==
+                        "DenseCountSparseOutput" else inputs(vals, weights[:2]), attrs))
+        if op == "DenseCountSparseOutput":
+            out.append(Spec("no_rows", inputs(vals[:0], None), attrs))
+            out.append(Spec("rank3", inputs(vals.reshape(3, 5, 1), None), attrs))
+        elif op == "SparseCountSparseOutput":
+            out.append(Spec("index_outside", inputs(vals, None, shape=[3, 4]), attrs))
+            out.append(Spec("empty_rows", inputs(vals, None, shape=[6, 12]), attrs))
+        else:
+            out.append(Spec("empty_rows", inputs(vals, None, (0, 0, 5, 5, 15, 15)), attrs))
+            out.append(Spec("splits_from_1", inputs(vals, None, (1, 5, 15)), attrs))
+            out.append(Spec("splits_short", inputs(vals, None, (0, 5, 14)), attrs))
+        return out
+    return gen
+
+
 def draw_bounding_boxes(v2):
     """DrawBoundingBoxes (default colors) and V2 (given colors, cycled;
     none, the default table): grey, RGB and RGBA images, boxes inside,
@@ -3505,6 +3567,8 @@ GENERATORS["SetSize"] = (set_size, "T")
 GENERATORS["CTCGreedyDecoder"] = (ctc_greedy_decoder, "T")
 GENERATORS["Cross"] = (cross, "T")
 GENERATORS["ComputeAccidentalHits"] = (compute_accidental_hits, None)
+for _op in ("DenseCountSparseOutput", "SparseCountSparseOutput", "RaggedCountSparseOutput"):
+    GENERATORS[_op] = (count_sparse_output(_op), "output_type")
 GENERATORS["FractionalMaxPool"] = (fractional_pool("FractionalMaxPool"), "T")
 GENERATORS["FractionalAvgPool"] = (fractional_pool("FractionalAvgPool"), "T")
 GENERATORS["FractionalMaxPoolGrad"] = (fractional_max_pool_grad, "T")

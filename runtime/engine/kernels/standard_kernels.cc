@@ -13,6 +13,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterSegmentKernels(r);
   kernels_internal::RegisterSegmentReductionKernels(r);
   kernels_internal::RegisterSparseKernels(r);
+  kernels_internal::RegisterCountKernels(r);
   kernels_internal::RegisterSparseSegmentKernels(r);
   kernels_internal::RegisterSparseMathKernels(r);
   kernels_internal::RegisterSetKernels(r);

@@ -18,6 +18,7 @@ void RegisterReorderKernels(KernelRegistry* r);
 void RegisterSegmentKernels(KernelRegistry* r);
 void RegisterSegmentReductionKernels(KernelRegistry* r);
 void RegisterSparseKernels(KernelRegistry* r);
+void RegisterCountKernels(KernelRegistry* r);
 void RegisterSparseSegmentKernels(KernelRegistry* r);
 void RegisterSparseMathKernels(KernelRegistry* r);
 void RegisterSetKernels(KernelRegistry* r);
