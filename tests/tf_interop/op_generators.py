@@ -1794,6 +1794,37 @@ def non_max_suppression_with_overlaps(dt, rng):
     return out
 
 
+def combined_non_max_suppression(dt, rng):
+    """CombinedNonMaxSuppression: two images of 6 boxes, shared by 3
+    classes (q 1) or one set per class (q 3), scores with ties, IoU and
+    score thresholds, per-class and total limits above and below what
+    survives, padded per class or to the total, clipped or not. Limits of
+    0, a threshold outside [0, 1], a q that is neither 1 nor the classes
+    and batches that differ fail."""
+    boxes, _ = _nms_boxes(rng, 36)
+    boxes = (boxes * 1.4 - 0.2).reshape(2, 6, 3, 4)  # some corners outside [0, 1]
+    scores = np.round(rng.uniform(0, 1, (2, 6, 3)), 1).astype(np.float32)
+    f32, i32 = np.float32, np.int32
+    out = []
+    for q in (1, 3):
+        b = boxes[:, :, :q]
+        for iou, score in ((0.5, 0.0), (0.3, 0.35), (1.0, 0.0)):
+            for per_class, total in ((2, 4), (5, 20), (1, 2)):
+                for pad in (False, True):
+                    for clip in (False, True):
+                        label = f"q{q}.iou{iou}.score{score}.{per_class}.{total}.{pad}.{clip}"
+                        out.append(Spec(label, [b, scores, i32(per_class), i32(total),
+                                                f32(iou), f32(score)],
+                                        {"pad_per_class": pad, "clip_boxes": clip}))
+    good = [boxes, scores, i32(2), i32(4), f32(0.5), f32(0.0)]
+    out.append(Spec("per_class_0", good[:2] + [i32(0)] + good[3:]))
+    out.append(Spec("total_0", good[:3] + [i32(0)] + good[4:]))
+    out.append(Spec("iou_outside", good[:4] + [f32(1.5)] + good[5:]))
+    out.append(Spec("q_2", [boxes[:, :, :2]] + good[1:]))
+    out.append(Spec("batches_differ", [boxes[:1]] + good[1:]))
+    return out
+
+
 def scatter_nd(dt, rng):
     """ScatterNd: whole rows and single elements, repeated indices (added),
     indices of both dtypes, none at all; an index out of the shape, updates
@@ -3567,6 +3598,7 @@ GENERATORS["SetSize"] = (set_size, "T")
 GENERATORS["CTCGreedyDecoder"] = (ctc_greedy_decoder, "T")
 GENERATORS["Cross"] = (cross, "T")
 GENERATORS["ComputeAccidentalHits"] = (compute_accidental_hits, None)
+GENERATORS["CombinedNonMaxSuppression"] = (combined_non_max_suppression, None)
 for _op in ("DenseCountSparseOutput", "SparseCountSparseOutput", "RaggedCountSparseOutput"):
     GENERATORS[_op] = (count_sparse_output(_op), "output_type")
 GENERATORS["FractionalMaxPool"] = (fractional_pool("FractionalMaxPool"), "T")

@@ -195,6 +195,143 @@ class NonMaxSuppressionOp : public OpKernel {
   bool pad_ = false;
 };
 
+// CombinedNonMaxSuppression (tf.image.combined_non_max_suppression): per
+// image and class, a hard greedy selection of at most
+// max_output_size_per_class boxes (the class's own boxes when q is
+// num_classes, else the shared ones);
+// then each image's selections of all classes by score, at most
+// max_total_size of them (or as many as the classes can give, with
+// pad_per_class), clipped to [0, 1] with clip_boxes, padded with zeros. The
+// queues and sorts are TensorFlow's own (score alone decides, ties left to
+// the standard library's heap and introsort), so that equal scores come out
+// in the same order.
+class CombinedNonMaxSuppressionOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) {
+    MG_RETURN_IF_ERROR(c->GetAttr("pad_per_class", &pad_per_class_));
+    return c->GetAttr("clip_boxes", &clip_boxes_);
+  }
+
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& boxes = ctx->input(0);
+    const Tensor& scores = ctx->input(1);
+    const std::string where = absl::StrCat(type_string(), " '", name(), "'");
+    MG_ASSIGN_OR_RETURN(const int32_t per_class,
+                        ScalarInput<int32_t>(*this, ctx->input(2), "max_output_size_per_class"));
+    MG_ASSIGN_OR_RETURN(const int32_t total,
+                        ScalarInput<int32_t>(*this, ctx->input(3), "max_total_size"));
+    MG_ASSIGN_OR_RETURN(const float iou_threshold,
+                        ScalarInput<float>(*this, ctx->input(4), "iou_threshold"));
+    MG_ASSIGN_OR_RETURN(const float score_threshold,
+                        ScalarInput<float>(*this, ctx->input(5), "score_threshold"));
+    if (per_class <= 0 || total <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": max_size_per_class and max_total_size must be positive, got ", per_class,
+          " and ", total));
+    }
+    if (!(iou_threshold >= 0 && iou_threshold <= 1)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": iou_threshold must be in [0, 1], got ", iou_threshold));
+    }
+    if (boxes.dims() != 4 || boxes.dim_size(3) != 4 || scores.dims() != 3 ||
+        scores.dim_size(0) != boxes.dim_size(0) || scores.dim_size(1) != boxes.dim_size(1) ||
+        (boxes.dim_size(2) != 1 && boxes.dim_size(2) != scores.dim_size(2))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": boxes must be [batch, num_boxes, q, 4] with q 1 or num_classes, and scores "
+                 "[batch, num_boxes, num_classes], got ",
+          boxes.shape().DebugString(), " and ", scores.shape().DebugString()));
+    }
+    const int64_t batch = boxes.dim_size(0), n = boxes.dim_size(1), q = boxes.dim_size(2),
+                  classes = scores.dim_size(2);
+    const int64_t size_per_class = std::min<int64_t>(per_class, n);
+    const int64_t per_batch =
+        pad_per_class_ ? std::min<int64_t>(total, int64_t{per_class} * classes) : total;
+    MG_RETURN_IF_ERROR(CheckScratchSize(size_per_class * classes, sizeof(Result),
+                                        absl::StrCat(where, "'s selections per image")));
+    Tensor *out_boxes, *out_scores, *out_classes, *valid;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({batch, per_batch, 4}), &out_boxes));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(1, TensorShape({batch, per_batch}), &out_scores));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(2, TensorShape({batch, per_batch}), &out_classes));
+    MG_RETURN_IF_ERROR(ctx->allocate_output(3, TensorShape({batch}), &valid));
+    std::fill_n(out_boxes->data<float>(), out_boxes->NumElements(), 0.0f);
+    std::fill_n(out_scores->data<float>(), out_scores->NumElements(), 0.0f);
+    std::fill_n(out_classes->data<float>(), out_classes->NumElements(), 0.0f);
+    std::vector<Result> results;
+    for (int64_t b = 0; b < batch; ++b) {
+      const float* bx = boxes.data<float>() + b * n * q * 4;
+      const float* sc = scores.data<float>() + b * n * classes;
+      results.assign(size_per_class * classes, Result{});
+      for (int64_t c = 0; c < classes; ++c) {
+        SelectClass(bx, sc, n, q, classes, c, size_per_class, iou_threshold, score_threshold,
+                    results.data() + c * size_per_class);
+      }
+      std::sort(results.begin(), results.end(),
+                [](const Result& x, const Result& y) { return x.score > y.score; });
+      const int64_t found = std::count_if(results.begin(), results.end(),
+                                          [](const Result& r) { return r.box > -1; });
+      const int64_t take = std::min(found, per_batch);
+      valid->data<int32_t>()[b] = static_cast<int32_t>(take);
+      float* ob = out_boxes->data<float>() + b * per_batch * 4;
+      for (int64_t k = 0; k < take; ++k) {
+        for (int i = 0; i < 4; ++i) {
+          const float v = results[k].coords[i];
+          ob[4 * k + i] = clip_boxes_ ? std::max(std::min(v, 1.0f), 0.0f) : v;
+        }
+        out_scores->data<float>()[b * per_batch + k] = results[k].score;
+        out_classes->data<float>()[b * per_batch + k] = static_cast<float>(results[k].cls);
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  struct Result {
+    int64_t box = -1;
+    float score = -1.0f;
+    int64_t cls = -1;
+    float coords[4] = {0, 0, 0, 0};
+  };
+
+  // Class c's selections, in order of selection, into its `size` slots.
+  static void SelectClass(const float* boxes, const float* scores, int64_t n, int64_t q,
+                          int64_t classes, int64_t c, int64_t size, float iou_threshold,
+                          float score_threshold, Result* out) {
+    struct Candidate {
+      int64_t box;
+      float score;
+    };
+    auto lower = [](const Candidate& x, const Candidate& y) { return x.score < y.score; };
+    std::priority_queue<Candidate, std::vector<Candidate>, decltype(lower)> queue(lower);
+    for (int64_t i = 0; i < n; ++i) {
+      if (scores[i * classes + c] > score_threshold) queue.push({i, scores[i * classes + c]});
+    }
+    const int64_t own = q > 1 ? c : 0;
+    std::vector<int64_t> selected;
+    while (static_cast<int64_t>(selected.size()) < size && !queue.empty()) {
+      const Candidate next = queue.top();
+      queue.pop();
+      const int64_t at = next.box * q + own;
+      bool keep = true;
+      for (size_t j = selected.size(); j-- > 0;) {
+        if (Iou(boxes, at, selected[j] * q + own) > iou_threshold) {
+          keep = false;
+          break;
+        }
+      }
+      if (!keep) continue;
+      Result& r = out[selected.size()];
+      r.box = next.box;
+      r.score = next.score;
+      r.cls = c;
+      std::copy_n(boxes + 4 * at, 4, r.coords);
+      selected.push_back(next.box);
+    }
+  }
+
+  bool pad_per_class_ = false, clip_boxes_ = true;
+};
+
 }  // namespace
 
 void RegisterNonMaxSuppressionKernels(KernelRegistry* r) {
@@ -205,6 +342,7 @@ void RegisterNonMaxSuppressionKernels(KernelRegistry* r) {
   r->Register("NonMaxSuppressionV4", OneTypeFactory<NonMaxSuppressionOp<4>>(DT_FLOAT));
   r->Register("NonMaxSuppressionV5", OneTypeFactory<NonMaxSuppressionOp<5>>(DT_FLOAT));
   r->Register("NonMaxSuppressionWithOverlaps", MakeFactory<NonMaxSuppressionOp<0>>());
+  r->Register("CombinedNonMaxSuppression", MakeFactory<CombinedNonMaxSuppressionOp>());
 }
 
 }  // namespace kernels_internal
