@@ -61,14 +61,54 @@ absl::Status DeleteRecursively(Env* env, const std::string& dir) {
 }
 
 absl::StatusOr<std::vector<std::string>> GetMatchingPaths(Env* env, const std::string& pattern) {
-  const std::string dir(Dirname(pattern));
-  const std::string base(Basename(pattern));
-  absl::StatusOr<std::vector<std::string>> children = env->GetChildren(dir.empty() ? "." : dir);
-  if (absl::IsNotFound(children.status())) return std::vector<std::string>{};
-  MG_RETURN_IF_ERROR(children.status());
+  // As TensorFlow's GetMatchingPaths (tsl's file_system_helper.cc): the
+  // pattern's directory prefixes, from the root down; the deepest one
+  // without wildcards is listed, and each level's children that match the
+  // prefix pattern of that level (fnmatch with FNM_PATHNAME over the whole
+  // path) are listed in turn. A pattern with no directory part is taken
+  // relative to "." (its matches read "./name"); a trailing '/' is dropped.
+  if (pattern.empty()) return std::vector<std::string>{};
+  static constexpr char kGlob[] = "*?[\\";
+  auto has_glob = [](absl::string_view s) { return s.find_first_of(kGlob) != s.npos; };
+  std::string patched = pattern;
+  if (Dirname(absl::string_view(pattern).substr(0, pattern.find_first_of(kGlob))).empty()) {
+    patched = JoinPath(".", pattern);
+  }
+  absl::string_view dir(patched);
+  if (pattern.back() == '/') dir = Dirname(dir);
+  std::vector<std::string> dirs;
+  while (!dir.empty()) {
+    dirs.emplace_back(dir);
+    const absl::string_view up = Dirname(dir);
+    if (up == dir) break;
+    dir = up;
+  }
+  std::reverse(dirs.begin(), dirs.end());
+  size_t first_glob = 0;
+  while (first_glob < dirs.size() && !has_glob(dirs[first_glob])) ++first_glob;
   std::vector<std::string> matches;
-  for (const std::string& c : *children) {
-    if (fnmatch(base.c_str(), c.c_str(), FNM_PERIOD) == 0) matches.push_back(JoinPath(dir, c));
+  if (first_glob == dirs.size()) {
+    if (env->FileExists(pattern).ok()) matches.push_back(pattern);
+    return matches;
+  }
+  std::vector<std::pair<std::string, size_t>> level = {{dirs[first_glob - 1], first_glob - 1}};
+  while (!level.empty()) {
+    std::vector<std::pair<std::string, size_t>> next;
+    for (const auto& [parent, at] : level) {
+      absl::StatusOr<std::vector<std::string>> children = env->GetChildren(parent);
+      if (!children.ok()) continue;  // gone, or not a directory: nothing under it
+      const size_t index = at + 1;
+      for (const std::string& child : *children) {
+        std::string path = JoinPath(parent, child);
+        if (fnmatch(dirs[index].c_str(), path.c_str(), FNM_PATHNAME) != 0) continue;
+        if (index + 1 == dirs.size()) {
+          matches.push_back(std::move(path));
+        } else if (env->IsDirectory(path).value_or(false)) {
+          next.emplace_back(std::move(path), index);
+        }
+      }
+    }
+    level = std::move(next);
   }
   std::sort(matches.begin(), matches.end());
   return matches;

@@ -309,11 +309,13 @@ absl::Status WriteStringToFile(Env* env, const std::string& path,
                                absl::string_view data, bool sync = false);
 // Deletes `dir` and everything under it. OK if it does not exist.
 absl::Status DeleteRecursively(Env* env, const std::string& dir);
-// The paths `pattern` matches, sorted: its last component may hold the
-// wildcards of fnmatch(3) (`*`, `?`, `[...]`), the directory part is taken
-// literally. Empty when nothing matches or the directory does not exist.
-// (TensorFlow's GetMatchingPaths, for the shard patterns of V1 checkpoints:
-// "model.ckpt-?????-of-00002".)
+// The paths `pattern` matches, sorted, as TensorFlow's GetMatchingPaths
+// finds them (tf.io.gfile.glob, MatchingFiles, the shard patterns of V1
+// checkpoints such as "model.ckpt-?????-of-00002"): any component may hold
+// the wildcards of fnmatch(3) (`*`, `?`, `[...]`, `\` escapes); a pattern
+// without one names itself if it exists; a pattern with no directory part
+// matches under "." ("./name"). Empty when nothing matches or a directory
+// does not exist.
 absl::StatusOr<std::vector<std::string>> GetMatchingPaths(Env* env, const std::string& pattern);
 
 }  // namespace minigraph

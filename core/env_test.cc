@@ -145,7 +145,7 @@ TEST_P(EnvContractTest, ReadFileToStringRefusesMoreThanItsLimit) {
                        AllOf(HasSubstr(P("ten")), HasSubstr("10 bytes"))));
 }
 
-TEST_P(EnvContractTest, GetMatchingPathsMatchesTheLastComponent) {
+TEST_P(EnvContractTest, GetMatchingPathsMatchesAsTensorFlowsGlob) {
   for (const char* name : {"m-00001-of-00002", "m-00000-of-00002", "m-00000-of-00003", ".m-1"}) {
     ASSERT_OK(WriteStringToFile(env_, P(name), "x"));
   }
@@ -153,9 +153,23 @@ TEST_P(EnvContractTest, GetMatchingPathsMatchesTheLastComponent) {
               IsOkAndHolds(ElementsAre(P("m-00000-of-00002"), P("m-00001-of-00002"))));
   EXPECT_THAT(GetMatchingPaths(env_, P("m-0000[0]-of-*")),
               IsOkAndHolds(ElementsAre(P("m-00000-of-00002"), P("m-00000-of-00003"))));
-  EXPECT_THAT(GetMatchingPaths(env_, P("*")), IsOkAndHolds(::testing::SizeIs(3)));
+  // As TensorFlow's: `*` matches a leading dot too.
+  EXPECT_THAT(GetMatchingPaths(env_, P("*")), IsOkAndHolds(::testing::SizeIs(4)));
   EXPECT_THAT(GetMatchingPaths(env_, P("n-*")), IsOkAndHolds(::testing::IsEmpty()));
   EXPECT_THAT(GetMatchingPaths(env_, P("missing/m-*")), IsOkAndHolds(::testing::IsEmpty()));
+  // Wildcards in directories: only directories are descended into; a
+  // pattern without wildcards names itself if it exists.
+  ASSERT_OK(env_->CreateDir(P("d1")));
+  ASSERT_OK(env_->CreateDir(P("d2")));
+  ASSERT_OK(WriteStringToFile(env_, P("d1/x-1"), "x"));
+  ASSERT_OK(WriteStringToFile(env_, P("d2/x-2"), "x"));
+  ASSERT_OK(WriteStringToFile(env_, P("d3"), "x"));
+  EXPECT_THAT(GetMatchingPaths(env_, P("d?/x-*")),
+              IsOkAndHolds(ElementsAre(P("d1/x-1"), P("d2/x-2"))));
+  EXPECT_THAT(GetMatchingPaths(env_, P("d[13]/*")), IsOkAndHolds(ElementsAre(P("d1/x-1"))));
+  EXPECT_THAT(GetMatchingPaths(env_, P("d1/x-1")), IsOkAndHolds(ElementsAre(P("d1/x-1"))));
+  EXPECT_THAT(GetMatchingPaths(env_, P("d1/x-9")), IsOkAndHolds(::testing::IsEmpty()));
+  EXPECT_THAT(GetMatchingPaths(env_, ""), IsOkAndHolds(::testing::IsEmpty()));
 }
 
 INSTANTIATE_TEST_SUITE_P(PosixAndMem, EnvContractTest, ::testing::Bool(),

@@ -891,6 +891,41 @@ def checkpoint_ops(dt, rng):
             Spec("v1_missing_tensor", [], graph=v1_missing_tensor)]
 
 
+def matching_files(dt, rng):
+    """MatchingFiles over a directory tree made here: wildcards in the last
+    component and in directories, character classes, a leading dot, a
+    pattern without wildcards (present and absent), a trailing '/', several
+    patterns at once (sorted together, duplicates kept), nothing matched,
+    a missing directory, an empty pattern. A matrix of patterns fails."""
+    root = tempfile.mkdtemp()
+    for path in ("a1/f.txt", "a1/.hidden", "a1/x/deep.txt", "a2/g.txt", "b/h.txt", "top.txt"):
+        os.makedirs(os.path.dirname(os.path.join(root, path)), exist_ok=True)
+        open(os.path.join(root, path), "w").close()
+
+    def graph(patterns):
+        def build():
+            p = v1.placeholder(tf.string, None)
+            if isinstance(patterns, list):
+                value = np.array([os.path.join(root, x) if x else x for x in patterns],
+                                 dtype=object)
+            else:
+                value = np.array(os.path.join(root, patterns), dtype=object)
+            return {p: value}, [tf.raw_ops.MatchingFiles(pattern=p)]
+        return build
+    out = [Spec(p, [], graph=graph(p)) for p in
+           ("a*/*", "a?/*.txt", "*", "[ab]*/*.txt", "top.txt", "nothing.txt", "a1/",
+            "a1/*/", "nothing*", "missing/*", "a1/x/*.txt", "*/*/*")]
+    out.append(Spec("several", [], graph=graph(["b/*", "a2/*", "b/*"])))
+    out.append(Spec("empty", [], graph=graph([""])))
+    out.append(Spec("none", [], graph=graph([])))
+
+    def matrix():
+        p = v1.placeholder(tf.string, None)
+        return {p: np.array([[os.path.join(root, "b/*")]], dtype=object)}, \
+            [tf.raw_ops.MatchingFiles(pattern=p)]
+    out.append(Spec("matrix", [], graph=matrix))
+    return out
+
 def send_recv(dt, rng):
     """_Send and _Recv, which a partitioned graph carries its cut edges with,
     here as a pair on one device in one graph: the step's rendezvous hands
@@ -1601,6 +1636,7 @@ GRAPH_GROUPS += [
      ["ParseSequenceExampleV2", "ParseSequenceExample", "ParseSingleSequenceExample"]),
     ("sparse_cross", sparse_cross, ["SparseCross"]),
     ("sparse_cross_v2", sparse_cross_v2, ["SparseCrossV2", "SparseCrossHashed"]),
+    ("matching_files", matching_files, ["MatchingFiles"]),
     ("ragged_cross", ragged_cross, ["RaggedCross"]),
     ("ragged_to_tensor", ragged_to_tensor, ["RaggedTensorToTensor"]),
 ]

@@ -615,6 +615,39 @@ class ReadFileOp : public OpKernel {
   }
 };
 
+// MatchingFiles (tf.io.matching_files): the paths each pattern (a scalar
+// or a vector of them) matches, all together and sorted, duplicates kept;
+// none is an empty vector.
+class MatchingFilesOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& patterns = ctx->input(0);
+    if (patterns.dims() > 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Input pattern tensor must be scalar or vector, but had shape: ",
+                       patterns.shape().DebugString()));
+    }
+    std::vector<std::string> all;
+    for (int64_t i = 0; i < patterns.NumElements(); ++i) {
+      const std::string& pattern = patterns.data<std::string>()[i];
+      absl::StatusOr<std::vector<std::string>> matched = GetMatchingPaths(ctx->env(), pattern);
+      if (!matched.ok()) {
+        return absl::Status(matched.status().code(), absl::StrCat("MatchingFiles '", name(),
+                                                                  "', pattern ", pattern, ": ",
+                                                                  matched.status().message()));
+      }
+      all.insert(all.end(), matched->begin(), matched->end());
+    }
+    std::sort(all.begin(), all.end());
+    Tensor* out;
+    MG_RETURN_IF_ERROR(
+        ctx->allocate_output(0, TensorShape({static_cast<int64_t>(all.size())}), &out));
+    std::move(all.begin(), all.end(), out->data<std::string>());
+    return absl::OkStatus();
+  }
+};
+
 // Writes the contents to the file (replacing it), making its directories
 // first, as TensorFlow's WriteFile does.
 class WriteFileOp : public OpKernel {
@@ -647,6 +680,7 @@ class WriteFileOp : public OpKernel {
 void RegisterSaveRestoreKernels(KernelRegistry* r) {
   r->Register("ReadFile", MakeFactory<ReadFileOp>());
   r->Register("WriteFile", MakeFactory<WriteFileOp>());
+  r->Register("MatchingFiles", MakeFactory<MatchingFilesOp>());
   r->Register("StringJoin", MakeFactory<StringJoinOp>());
   r->Register("ShardedFilename", MakeFactory<ShardedFilenameOp>());
   r->Register("SaveV2", MakeFactory<SaveV2Op>());
