@@ -28,6 +28,7 @@ PACKAGES=(
   libpng-dev           # libpng: DecodePng, EncodePng
   libgif-dev           # giflib: DecodeGif
   libre2-dev           # RE2: the string ops' regular expressions (TensorFlow's syntax)
+  libicu-dev           # ICU: the Unicode ops' converters and scripts
   libgrpc++-dev        # gRPC 1.51: processes on a network (session/distributed)
   protobuf-compiler-grpc  # grpc_cpp_plugin, run by the service genrules
   openssl              # the TLS tests make their certificates with it

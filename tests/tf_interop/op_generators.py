@@ -3892,6 +3892,113 @@ def hash_bucket_strong(dt, rng):
     return out
 
 
+UNICODE_TEXTS = ["h\u00e9llo", "\u65e5\u672c\u8a9e", "a\U0001F600b", "", "\x01tab\tend",
+                 "\u0394\u03b9\u03ac"]
+# Malformed UTF-8: a stray continuation byte, a cut sequence, an overlong
+# form, an encoded surrogate, a byte never valid.
+BAD_UTF8 = [b"ab\xffc", b"x\xc3", b"\xc0\xaf!", b"\xed\xa0\x80z", b"\xe2\x82"]
+
+
+def _unicode_errors():
+    return [{"errors": "replace"}, {"errors": "replace", "replacement_char": 63},
+            {"errors": "ignore"}, {"errors": "strict"},
+            {"errors": "replace", "replace_control_characters": True},
+            {"errors": "ignore", "replace_control_characters": True}]
+
+
+def _encoded(texts, encoding):
+    codec = {"UTF-8": "utf-8", "UTF-16-BE": "utf-16-be", "UTF-32-BE": "utf-32-be",
+             "UTF-16": "utf-16", "ISO-8859-1": "latin-1"}[encoding]
+    return np.array([t.encode(codec) for t in texts], dtype=object)
+
+
+def unicode_decode(offsets):
+    """UnicodeDecode and UnicodeDecodeWithOffsets: UTF-8, UTF-16-BE,
+    UTF-32-BE, UTF-16 with a byte order mark and Latin-1 text, malformed
+    UTF-8 under each error policy (replaced, dropped, failing), control
+    characters replaced, int32 and int64 splits, a matrix of strings. An
+    encoding ICU does not know and a replacement outside Unicode fail."""
+    def gen(dt, rng):
+        out = []
+        for enc in ("UTF-8", "UTF-16-BE", "UTF-32-BE", "UTF-16"):
+            out.append(Spec(f"{enc}", [_encoded(UNICODE_TEXTS, enc)],
+                            {"input_encoding": enc, "errors": "replace"}))
+        out.append(Spec("latin1", [_encoded(["caf\u00e9", "na\u00efve"], "ISO-8859-1")],
+                        {"input_encoding": "ISO-8859-1", "errors": "strict"}))
+        bad = np.array(BAD_UTF8 + [t.encode() for t in UNICODE_TEXTS], dtype=object)
+        # (With offsets and int32 splits TensorFlow aborts: it writes the
+        # int64 offsets as Tsplits; strings/unicode_kernels_test runs that.)
+        for k, errs in enumerate(_unicode_errors()):
+            for splits in (tf.int32, tf.int64) if not offsets else (tf.int64,):
+                out.append(Spec(f"bad.{k}.{splits.name}", [bad],
+                                {"input_encoding": "UTF-8", "Tsplits": splits, **errs}))
+        good = _encoded(UNICODE_TEXTS, "UTF-8")
+        out.append(Spec("strict_good", [good], {"input_encoding": "UTF-8", "errors": "strict"}))
+        out.append(Spec("matrix", [good.reshape(2, 3)], {"input_encoding": "UTF-8"}))
+        out.append(Spec("no_strings", [good[:0]], {"input_encoding": "UTF-8"}))
+        out.append(Spec("unknown_encoding", [good], {"input_encoding": "NOPE-9"}))
+        out.append(Spec("replacement_outside", [good],
+                        {"input_encoding": "UTF-8", "replacement_char": 0x110000}))
+        return out
+    return gen
+
+
+def unicode_encode(dt, rng):
+    """UnicodeEncode to UTF-8, UTF-16-BE and UTF-32-BE of rows of code
+    points (int32 and int64 splits, empty rows, astral characters); values
+    outside Unicode, surrogates and noncharacters under each policy. Splits
+    not from 0, not to the values' count, or decreasing fail."""
+    cps = np.array([ord(c) for c in "h\u00e9llo\u65e5\U0001F600"], np.int32)
+    bad = np.array([72, 0x110000, 0xFFFE, 0xD800, -5, 0x1F600, 0xFDD0, 105], np.int32)
+    out = []
+    for enc in ("UTF-8", "UTF-16-BE", "UTF-32-BE"):
+        for splits_dt in (np.int32, np.int64):
+            out.append(Spec(f"{enc}.{splits_dt.__name__}",
+                            [cps, np.array([0, 5, 5, 8], splits_dt)],
+                            {"output_encoding": enc, "errors": "replace"}))
+        for k, errs in enumerate(_unicode_errors()[:4]):
+            out.append(Spec(f"bad.{enc}.{k}", [bad, _i64([0, 3, 8])],
+                            {"output_encoding": enc, **errs}))
+    ok = {"output_encoding": "UTF-8", "errors": "replace"}
+    out.append(Spec("no_rows", [cps[:0], _i64([0])], ok))
+    out.append(Spec("splits_from_1", [cps, _i64([1, 8])], ok))
+    out.append(Spec("splits_short", [cps, _i64([0, 7])], ok))
+    out.append(Spec("splits_decreasing", [cps, _i64([0, 6, 4, 8])], ok))
+    return out
+
+
+def unicode_transcode(dt, rng):
+    """UnicodeTranscode between UTF-8, UTF-16 (with and without a byte order
+    mark), UTF-32-BE and Latin-1, malformed input under each policy. An
+    unknown input encoding fails."""
+    out = []
+    for src in ("UTF-8", "UTF-16-BE", "UTF-16", "UTF-32-BE"):
+        for dst in ("UTF-8", "UTF-16-BE", "UTF-32-BE"):
+            out.append(Spec(f"{src}.{dst}", [_encoded(UNICODE_TEXTS, src)],
+                            {"input_encoding": src, "output_encoding": dst,
+                             "errors": "replace"}))
+    bad = np.array(BAD_UTF8 + [b"\x01ok"], dtype=object)
+    for k, errs in enumerate(_unicode_errors()):
+        out.append(Spec(f"bad.{k}", [bad], {"input_encoding": "UTF-8",
+                                            "output_encoding": "UTF-8", **errs}))
+    out.append(Spec("latin1", [_encoded(["caf\u00e9"], "ISO-8859-1")],
+                    {"input_encoding": "ISO-8859-1", "output_encoding": "UTF-8",
+                     "errors": "replace"}))
+    out.append(Spec("unknown_encoding", [_encoded(["a"], "UTF-8")],
+                    {"input_encoding": "NOPE-9", "output_encoding": "UTF-8", "errors": "replace"}))
+    return out
+
+
+def unicode_script(dt, rng):
+    """UnicodeScript of Latin, Greek, Han, Arabic, Cyrillic, emoji, combining
+    marks, unassigned and private-use code points, and values that are not
+    code points (-1)."""
+    cps = np.array([65, 0x3B1, 0x4E00, 0x627, 0x416, 0x1F600, 0x301, 0x378, 0xE000, 0x10FFFF,
+                    -1, 0x110000, 0, 0x30A2, 0x0E01], np.int32)
+    return [Spec("mixed", [cps]), Spec("matrix", [cps[:12].reshape(3, 4)]),
+            Spec("empty", [cps[:0]])]
+
+
 def regex(op):
     patterns = [("[a-z]+", "<\\0>"), ("^\\s+|\\s+$", ""), ("(\\d)(\\d)", "\\2\\1"), ("", "-")]
 
@@ -4197,6 +4304,11 @@ GENERATORS["StringStrip"] = (
 GENERATORS["StringToHashBucketFast"] = (hash_bucket, None)
 GENERATORS["StringToHashBucket"] = (hash_bucket, None)
 GENERATORS["StringToHashBucketStrong"] = (hash_bucket_strong, None)
+GENERATORS["UnicodeDecode"] = (unicode_decode(False), None)
+GENERATORS["UnicodeDecodeWithOffsets"] = (unicode_decode(True), None)
+GENERATORS["UnicodeEncode"] = (unicode_encode, None)
+GENERATORS["UnicodeTranscode"] = (unicode_transcode, None)
+GENERATORS["UnicodeScript"] = (unicode_script, None)
 for _op in ("RegexFullMatch", "RegexReplace", "StaticRegexFullMatch", "StaticRegexReplace"):
     GENERATORS[_op] = (regex(_op), None)
 GENERATORS["DecodeCSV"] = (decode_csv, None)

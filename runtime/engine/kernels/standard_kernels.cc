@@ -63,6 +63,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterStringConvertKernels(r);
   kernels_internal::RegisterStringFormatKernels(r);
   kernels_internal::RegisterStringNGramsKernels(r);
+  kernels_internal::RegisterUnicodeKernels(r);
   kernels_internal::RegisterSerializationKernels(r);
   kernels_internal::RegisterImageCodecKernels(r);
   kernels_internal::RegisterImageResizeKernels(r);

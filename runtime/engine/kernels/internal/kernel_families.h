@@ -68,6 +68,7 @@ void RegisterStringKernels(KernelRegistry* r);
 void RegisterStringConvertKernels(KernelRegistry* r);
 void RegisterStringFormatKernels(KernelRegistry* r);
 void RegisterStringNGramsKernels(KernelRegistry* r);
+void RegisterUnicodeKernels(KernelRegistry* r);
 void RegisterSerializationKernels(KernelRegistry* r);
 void RegisterImageCodecKernels(KernelRegistry* r);
 void RegisterImageResizeKernels(KernelRegistry* r);
