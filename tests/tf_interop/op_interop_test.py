@@ -180,7 +180,7 @@ def compare_values(want, got, tol):
         return f"{b.dtype}{list(b.shape)} where TensorFlow has {a.dtype}{list(a.shape)}"
     if a.dtype == object:
         same = [bytes(x) for x in a.ravel()] == [bytes(x) for x in b.ravel()]
-        return "" if same else "strings differ"
+        return "" if same else f"strings differ: {list(b.ravel())[:4]} where TensorFlow has {list(a.ravel())[:4]}"
     if a.dtype not in op_cases.TOLERANCE:
         if np.array_equal(a, b):
             return ""
