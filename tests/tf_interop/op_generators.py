@@ -1825,6 +1825,50 @@ def combined_non_max_suppression(dt, rng):
     return out
 
 
+def sample_distorted_bounding_box(op):
+    """SampleDistortedBoundingBox (V1, V2 and stateless): images of several
+    sizes, with boxes and without (the whole image), min_object_covered from
+    0 to 1, wide and narrow aspect and area ranges, one attempt and many
+    (a crop found, or the whole image), two seeds each. Boxes outside [0, 1],
+    none without use_image_if_no_bounding_boxes, an image_size not of three
+    and a negative min_object_covered fail."""
+    def gen(dt, rng):
+        if dt is None:
+            return []
+        np_dt = dt.as_numpy_dtype
+        boxes = np.array([[[0.1, 0.2, 0.6, 0.7], [0.4, 0.4, 0.9, 1.0]]], np.float32)
+        out = []
+
+        def spec(label, size, b, covered=0.1, seed=(1, 2), **attrs):
+            ins = [np.array(size, np_dt), b]
+            a = dict(attrs)
+            if op == "SampleDistortedBoundingBox":
+                a["min_object_covered"] = covered
+            else:
+                ins.append(np.float32(covered))
+            if op == "StatelessSampleDistortedBoundingBox":
+                ins.append(_i64(seed))
+            else:
+                a.update(seed=seed[0], seed2=seed[1])
+            out.append(Spec(f"{label}.{seed[0]}", ins, a))
+        for seed in [(1, 2), (87654321, 5)]:
+            for size in ([60, 80, 3], [100, 50, 1], [7, 9, 3]):
+                for covered in (0.0, 0.3, 1.0):
+                    spec(f"{size}.{covered}", size, boxes, covered, seed)
+            spec("no_boxes", [60, 80, 3], boxes[:, :0], 0.5, seed,
+                 use_image_if_no_bounding_boxes=True)
+            spec("narrow", [60, 80, 3], boxes, 0.5, seed, aspect_ratio_range=[0.9, 1.1],
+                 area_range=[0.3, 0.4])
+            spec("one_attempt", [60, 80, 3], boxes, 0.9, seed, max_attempts=1)
+            spec("tiny_area", [40, 40, 3], boxes, 0.1, seed, area_range=[0.01, 0.02])
+        spec("box_outside", [60, 80, 3], boxes * 1.5)
+        spec("no_boxes_refused", [60, 80, 3], boxes[:, :0])
+        spec("size_of_2", [60, 80], boxes)
+        spec("negative_covered", [60, 80, 3], boxes, -0.5)
+        return out
+    return gen
+
+
 def scatter_nd(dt, rng):
     """ScatterNd: whole rows and single elements, repeated indices (added),
     indices of both dtypes, none at all; an index out of the shape, updates
@@ -3599,6 +3643,9 @@ GENERATORS["CTCGreedyDecoder"] = (ctc_greedy_decoder, "T")
 GENERATORS["Cross"] = (cross, "T")
 GENERATORS["ComputeAccidentalHits"] = (compute_accidental_hits, None)
 GENERATORS["CombinedNonMaxSuppression"] = (combined_non_max_suppression, None)
+for _op in ("SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2",
+            "StatelessSampleDistortedBoundingBox"):
+    GENERATORS[_op] = (sample_distorted_bounding_box(_op), "T")
 for _op in ("DenseCountSparseOutput", "SparseCountSparseOutput", "RaggedCountSparseOutput"):
     GENERATORS[_op] = (count_sparse_output(_op), "output_type")
 GENERATORS["FractionalMaxPool"] = (fractional_pool("FractionalMaxPool"), "T")

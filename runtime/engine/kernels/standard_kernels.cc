@@ -70,6 +70,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterImageTransformKernels(r);
   kernels_internal::RegisterCropAndResizeKernels(r);
   kernels_internal::RegisterNonMaxSuppressionKernels(r);
+  kernels_internal::RegisterSampleDistortedBoxKernels(r);
   kernels_internal::RegisterDrawBoxesKernels(r);
   kernels_internal::RegisterImageColorKernels(r);
   kernels_internal::RegisterExampleParsingKernels(r);

@@ -75,6 +75,7 @@ void RegisterImageResizeKernels(KernelRegistry* r);
 void RegisterImageTransformKernels(KernelRegistry* r);
 void RegisterCropAndResizeKernels(KernelRegistry* r);
 void RegisterNonMaxSuppressionKernels(KernelRegistry* r);
+void RegisterSampleDistortedBoxKernels(KernelRegistry* r);
 void RegisterDrawBoxesKernels(KernelRegistry* r);
 void RegisterImageColorKernels(KernelRegistry* r);
 void RegisterRaggedKernels(KernelRegistry* r);
