@@ -27,6 +27,7 @@ PACKAGES=(
   libjpeg62-turbo-dev  # libjpeg-turbo: DecodeJpeg, EncodeJpeg
   libpng-dev           # libpng: DecodePng, EncodePng
   libgif-dev           # giflib: DecodeGif
+  libwebp-dev          # libwebp: DecodeWebP
   libre2-dev           # RE2: the string ops' regular expressions (TensorFlow's syntax)
   libicu-dev           # ICU: the Unicode ops' converters and scripts
   libgrpc++-dev        # gRPC 1.51: processes on a network (session/distributed)

@@ -6,6 +6,7 @@ encoded with every option, compared byte for byte; resizes of every dtype
 and corner mode, with their gradients; projective transforms of every fill
 mode."""
 
+import io
 import struct
 import zlib
 
@@ -199,8 +200,29 @@ def images():
     out["bmp_24"] = bmp(rng.integers(0, 256, (7, 5, 3)), 24)
     out["bmp_32_top_down"] = bmp(rng.integers(0, 256, (4, 6, 4)), 32, top_down=True)
     out["bmp_8"] = bmp(rng.integers(0, 256, (5, 3, 1)), 8)
+    out.update(webp_images(rng))
     _IMAGES = out
     return out
+
+
+def webp_images(rng):
+    """WebP stills (lossy and lossless RGB, lossless RGBA) and an RGBA
+    animation, by Pillow's libwebp. (An RGB animation crashes TensorFlow:
+    its decoder needs RGBA and frees the frame buffer twice.)"""
+    from PIL import Image
+
+    def save(frames, **kw):
+        b = io.BytesIO()
+        images = [Image.fromarray(f) for f in frames]
+        images[0].save(b, "WEBP", save_all=len(images) > 1, append_images=images[1:], **kw)
+        return b.getvalue()
+    return {
+        "webp_lossy": save([_picture(rng, 13, 17, 3)], quality=60),
+        "webp_lossless": save([_picture(rng, 9, 11, 3)], lossless=True),
+        "webp_rgba": save([_picture(rng, 8, 6, 4)], lossless=True),
+        "webp_animated": save([_picture(rng, 7, 5, 4) for _ in range(3)], lossless=True,
+                              duration=40),
+    }
 
 
 def _broken(b):
@@ -298,6 +320,23 @@ def decode_image(dt, rng):
                 out.append(Spec(f"{name}.ch{ch}.expand_{expand}", [_scalar(b)],
                                 {"channels": ch, "dtype": dt, "expand_animations": expand}))
     out.append(Spec("unknown", [_scalar(b"\x00\x01\x02")], {"dtype": dt}))
+    return out
+
+
+def decode_webp(dt, rng):
+    """DecodeWebP: every image (WebP stills and an animation as [frames,
+    height, width, channels]; other formats as DecodeImage reads them), each
+    number of channels (3 and 4 must be the image's, 1 fails); truncated and
+    corrupt WebP, bytes of no format."""
+    out = []
+    for name, b in images().items():
+        if name == "bmp_32_top_down":
+            continue  # TensorFlow aborts (see decode_image)
+        for ch in (0, 1, 3, 4):
+            out.append(Spec(f"{name}.ch{ch}", [_scalar(b)], {"channels": ch}))
+    for kind, b in _broken(images()["webp_lossy"]).items():
+        out.append(Spec(f"webp_{kind}", [_scalar(b)]))
+    out.append(Spec("unknown", [_scalar(b"\x00\x01\x02")]))
     return out
 
 
@@ -512,6 +551,7 @@ def register(generators):
     generators["DecodeGif"] = (decode_gif, None)
     generators["DecodeBmp"] = (decode_bmp, None)
     generators["DecodeImage"] = (decode_image, "dtype")
+    generators["DecodeWebP"] = (decode_webp, None)
     generators["ExtractJpegShape"] = (extract_jpeg_shape, "output_type")
     generators["EncodeJpeg"] = (encode_jpeg, None)
     generators["EncodeJpegVariableQuality"] = (encode_jpeg_variable_quality, None)

@@ -40,7 +40,7 @@ class DecodeImageOp : public OpKernel {
       jpeg_.accurate_dct = dct == "INTEGER_ACCURATE";
       jpeg_.crop = op == "DecodeAndCropJpeg";
     }
-    if (op == "DecodePng" || op == "DecodeImage") {
+    if (op == "DecodePng" || op == "DecodeImage" || op == "DecodeWebP") {
       MG_RETURN_IF_ERROR(c->GetAttr("dtype", &dtype_));
     }
     if (op == "DecodeImage") MG_RETURN_IF_ERROR(c->GetAttr("expand_animations", &expand_));
@@ -74,14 +74,12 @@ class DecodeImageOp : public OpKernel {
       case ImageFormat::kBmp:
         return Bmp(ctx, input);
       case ImageFormat::kWebp:
-        return absl::UnimplementedError(absl::StrCat(
-            type_string(), " '", name(), "': WebP images are not supported (no WebP decoder "
-            "is linked); JPEG, PNG, GIF and BMP are"));
+        return Webp(ctx, input);
       case ImageFormat::kUnknown:
         break;
     }
     return absl::InvalidArgumentError(
-        "Unknown image file format. One of JPEG, PNG, GIF, BMP required.");
+        "Unknown image file format. One of JPEG, PNG, GIF, BMP, WebP required.");
   }
 
  private:
@@ -191,10 +189,10 @@ class DecodeImageOp : public OpKernel {
       return absl::InvalidArgumentError(
           absl::StrCat("channels must be 0 or 3 for GIF, got ", channels_));
     }
-    if (IsOp("DecodeBmp")) {
-      return absl::InvalidArgumentError(
-          "Trying to decode GIF format using DecodeBmp op. Use `decode_gif` or "
-          "`decode_image` instead.");
+    if (IsOp("DecodeBmp") || IsOp("DecodeWebP")) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Trying to decode GIF format using ", type_string(),
+          " op. Use `decode_gif` or `decode_image` instead."));
     }
     if (IsOp("DecodeAndCropJpeg")) {
       return absl::InvalidArgumentError(
@@ -228,6 +226,26 @@ class DecodeImageOp : public OpKernel {
     }
     return Decode8(ctx, false, [&](ImageAllocator allocate) {
       return DecodeBmp(input, channels_, allocate);
+    });
+  }
+
+  // As TensorFlow's: every decode op but DecodeAndCropJpeg reads WebP, as
+  // [frames, height, width, channels] (DecodeImage without
+  // expand_animations: the first frame, 3-D), in uint8 only.
+  absl::Status Webp(OpKernelContext* ctx, const std::string& input) const {
+    if (IsOp("DecodeAndCropJpeg")) {
+      return absl::InvalidArgumentError(
+          "DecodeAndCropJpeg operation can run on JPEG only, but detected WebP.");
+    }
+    if (dtype_ != DT_UINT8) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("WebP only supports uint8 for dtype, not ", DataTypeString(dtype_)));
+    }
+    const bool frames = !(IsOp("DecodeImage") && !expand_);
+    Tensor* out = nullptr;
+    return DecodeWebp(input, channels_, frames, [&](const ImageSize& s) -> absl::StatusOr<void*> {
+      MG_RETURN_IF_ERROR(ctx->allocate_output(0, OutputShape(s, frames), &out));
+      return static_cast<void*>(out->data<uint8_t>());
     });
   }
 
@@ -384,7 +402,7 @@ class EncodePngOp : public OpKernel {
 
 void RegisterImageCodecKernels(KernelRegistry* r) {
   for (const char* op : {"DecodeJpeg", "DecodeAndCropJpeg", "DecodePng", "DecodeGif",
-                         "DecodeBmp", "DecodeImage"}) {
+                         "DecodeWebP", "DecodeBmp", "DecodeImage"}) {
     r->Register(op, MakeFactory<DecodeImageOp>());
   }
   r->Register("ExtractJpegShape", MakeFactory<ExtractJpegShapeOp>());

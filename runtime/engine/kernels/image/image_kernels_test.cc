@@ -169,7 +169,7 @@ TEST_F(ImageKernelsTest, BadBytesAreInvalidArgumentNamingTheFormat) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Unknown image file format")));
   const std::string webp("RIFF\x10\x00\x00\x00WEBPVP8 12345678", 24);
   EXPECT_THAT(RunKernel("DecodeImage", {{Scalar(webp)}}),
-              StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("WebP")));
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("WebP")));
 }
 
 // One row [1 2 3 4] moved left by 1.5 pixels (output x reads input x +

@@ -18,6 +18,8 @@
 #include "core/allocator.h"
 #include "gif_lib.h"
 #include "png.h"
+#include "webp/decode.h"
+#include "webp/demux.h"
 #include "zlib.h"
 
 // libjpeg and libpng report a fatal error by longjmp. The functions that
@@ -821,6 +823,78 @@ absl::Status DecodeGif(absl::string_view data, bool all_frames, ImageAllocator a
         !s.ok()) {
       return invalid(s.message());
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status DecodeWebp(absl::string_view data, int channels, bool all_frames,
+                        ImageAllocator allocate) {
+  if (channels != 0 && channels != 3 && channels != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("WebP only supports 3 or 4 channels, got ", channels));
+  }
+  const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
+  WebPBitstreamFeatures features;
+  if (WebPGetFeatures(bytes, data.size(), &features) != VP8_STATUS_OK) {
+    return absl::InvalidArgumentError("Failed to decode WebP header.");
+  }
+  const int in_channels = features.has_alpha ? 4 : 3;
+  if (channels != 0 && channels != in_channels) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Number of channels requested does not match input: ", channels, " for an image of ",
+        in_channels));
+  }
+  ImageSize size;
+  size.height = features.height;  // the canvas, for an animation
+  size.width = features.width;
+  size.channels = in_channels;
+  if (static_cast<uint64_t>(size.bytes()) > MaxTensorBytes()) {
+    return absl::InvalidArgumentError(absl::StrCat("a WebP frame of ", size.width, "x",
+                                                   size.height, " passes the limit of ",
+                                                   MaxTensorBytes(), " bytes"));
+  }
+  if (!features.has_animation) {
+    const absl::StatusOr<void*> out = allocate(size);
+    if (!out.ok()) return out.status();
+    const int stride = static_cast<int>(size.width * size.channels);
+    auto* o = static_cast<uint8_t*>(*out);
+    const size_t n = static_cast<size_t>(size.bytes());
+    const bool ok = in_channels == 3
+                        ? WebPDecodeRGBInto(bytes, data.size(), o, n, stride) != nullptr
+                        : WebPDecodeRGBAInto(bytes, data.size(), o, n, stride) != nullptr;
+    if (!ok) return absl::InvalidArgumentError("Failed to decode WebP image.");
+    return absl::OkStatus();
+  }
+  // libwebp composes an animation's frames in RGBA only.
+  if (in_channels != 4) {
+    return absl::InvalidArgumentError("WebP Animation must be 4 channel RGBA");
+  }
+  const WebPData webp = {bytes, data.size()};
+  std::unique_ptr<WebPAnimDecoder, void (*)(WebPAnimDecoder*)> decoder(
+      WebPAnimDecoderNew(&webp, nullptr), WebPAnimDecoderDelete);
+  WebPAnimInfo info;
+  if (decoder == nullptr || !WebPAnimDecoderGetInfo(decoder.get(), &info)) {
+    return absl::InvalidArgumentError("failed to decode WebP Animation");
+  }
+  size.width = info.canvas_width;
+  size.height = info.canvas_height;
+  size.frames = all_frames ? info.frame_count : 1;
+  const int64_t frame_bytes = size.height * size.width * 4;
+  const absl::StatusOr<void*> out = allocate(size);
+  if (!out.ok()) return out.status();
+  int64_t frame = 0;
+  while (frame < size.frames && WebPAnimDecoderHasMoreFrames(decoder.get())) {
+    uint8_t* buffer;
+    int timestamp;
+    if (!WebPAnimDecoderGetNext(decoder.get(), &buffer, &timestamp)) {
+      return absl::InvalidArgumentError(absl::StrCat("failed to decode WebP frame ", frame));
+    }
+    std::memcpy(static_cast<uint8_t*>(*out) + frame * frame_bytes, buffer, frame_bytes);
+    ++frame;
+  }
+  if (frame != size.frames) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("only read ", frame, " of ", size.frames, " WebP frames"));
   }
   return absl::OkStatus();
 }

@@ -1,5 +1,5 @@
 // Image bytes to pixels and back, with TensorFlow's semantics, over Debian's
-// codec libraries: libjpeg-turbo, libpng and giflib. BMP alone is read here:
+// codec libraries: libjpeg-turbo, libpng, giflib and libwebp. BMP alone is read here:
 // TensorFlow reads it by hand too, and no library is needed for a header
 // and rows of bytes.
 //
@@ -74,6 +74,12 @@ absl::Status DecodeGif(absl::string_view data, bool all_frames, ImageAllocator a
 
 // `channels` 0 (as in the image), 3 or 4.
 absl::Status DecodeBmp(absl::string_view data, int channels, ImageAllocator allocate);
+
+// `channels` 0 (as in the image: RGB, or RGBA with alpha), 3 or 4 (it must
+// be the image's). An animation (RGBA only) gives every frame composed on
+// its canvas, or the first alone.
+absl::Status DecodeWebp(absl::string_view data, int channels, bool all_frames,
+                        ImageAllocator allocate);
 
 struct JpegEncodeOptions {
   int quality = 95;
