@@ -864,6 +864,61 @@ void RegisterConvolutionGradients(GradientRegistry* r) {
                            .output(0)};
                 return absl::OkStatus();
               });
+  // ExtractImagePatches' (array_grad.py): each input pixel's gradient is the
+  // sum of the patch elements it became. The patches of an image of pixel
+  // numbers (1 up; 0 where padding) say which, and an unsorted segment sum
+  // over them adds the gradients of [batch, depth] at once (TensorFlow
+  // multiplies by a sparse matrix instead; the sums are the same).
+  r->Register("ExtractImagePatches",
+              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                const NodeDef& def = s.GetNodeDef(op);
+                std::vector<int64_t> ksizes;
+                MG_RETURN_IF_ERROR(GetNodeAttr(def, "ksizes", &ksizes));
+                if (ksizes.size() != 4) {
+                  return absl::InvalidArgumentError(absl::StrCat(
+                      "the gradient of ", def.name(), ": ksizes must have 4 elements"));
+                }
+                const Output in_shape = ops::Shape(s, s.GetInputs(op)[0]);
+                const Output out_shape = ops::Shape(s, op.output(0));
+                auto dim = [&](Output shape, int i) {
+                  return ops::Slice(s, shape, ops::Const<int32_t>(s, {i}),
+                                    ops::Const<int32_t>(s, {1}));
+                };
+                const Output batch = dim(in_shape, 0), rows = dim(in_shape, 1),
+                             cols = dim(in_shape, 2), depth = dim(in_shape, 3);
+                const Output pixels = ops::Mul(s, rows, cols);
+                const Output zero = ops::Const<int32_t>(s, 0);
+                const Output scalar = ops::Const(s, Tensor(DT_INT32, TensorShape({0})));
+                const Output one = ops::Const<int32_t>(s, {1});
+                const Output count = ops::Reshape(s, ops::Add(s, pixels, one), scalar);
+                const Output numbers = ops::Reshape(
+                    s, ops::Range(s, ops::Const<int32_t>(s, 1), count, ops::Const<int32_t>(s, 1)),
+                    ops::ConcatV2(s, {one, rows, cols, one}, zero));
+                const Output patched =
+                    s.AddOp("ExtractImagePatches", {{numbers}},
+                            CopyAttrs(def, {"ksizes", "strides", "rates", "padding"}))
+                        .output(0);
+                const Output ids = ops::Reshape(s, patched, ops::Const<int32_t>(s, {-1}));
+                const Output k = ops::Const<int32_t>(s, {static_cast<int32_t>(ksizes[1] *
+                                                                               ksizes[2])});
+                Output g = ops::Reshape(s, dy[0],
+                                        ops::ConcatV2(s, {batch, dim(out_shape, 1),
+                                                          dim(out_shape, 2), k, depth},
+                                                      zero));
+                g = ops::Transpose(s, g, ops::Const<int32_t>(s, {1, 2, 3, 0, 4}));
+                // [patch elements, batch * depth], the first counted (not -1:
+                // with no depth there is nothing to infer it from).
+                const Output elements =
+                    ops::Mul(s, ops::Mul(s, dim(out_shape, 1), dim(out_shape, 2)), k);
+                g = ops::Reshape(s, g,
+                                 ops::ConcatV2(s, {elements, ops::Mul(s, batch, depth)}, zero));
+                Output sums = ops::UnsortedSegmentSum(s, g, ids, count);
+                sums = ops::Slice(s, sums, ops::Const<int32_t>(s, {1, 0}),
+                                  ops::Const<int32_t>(s, {-1, -1}));
+                sums = ops::Reshape(s, sums, ops::ConcatV2(s, {rows, cols, batch, depth}, zero));
+                *dx = {ops::Transpose(s, sums, ops::Const<int32_t>(s, {2, 0, 1, 3}))};
+                return absl::OkStatus();
+              });
   // The fractional pools' (nn_grad.py): through the cells the forward op
   // drew, given by its second and third outputs.
   r->Register("FractionalMaxPool",

@@ -3202,18 +3202,22 @@ def max_pool_grad_with_argmax(dt, rng):
 
 
 def extract_image_patches(dt, rng):
-    """ExtractImagePatches: sizes, strides and rates, both paddings, an
-    empty batch and depth; ksizes, strides or rates over the batch or
-    depth, below 1, a window longer than the input and a 3-D input fail."""
+    """ExtractImagePatches: sizes, strides and rates, both paddings, a
+    vision transformer's patches (stride = size), an empty batch and depth;
+    its gradient. ksizes, strides or rates over the batch or depth, below 1,
+    a window longer than the input and a 3-D input fail."""
     out = []
     base = {"ksizes": [1, 2, 3, 1], "strides": [1, 2, 2, 1], "rates": [1, 2, 1, 1]}
     for xs, attrs in [((1, 5, 6, 2), base), ((2, 4, 4, 3), {**base, "rates": [1, 1, 1, 1]}),
                       ((1, 7, 5, 1), {"ksizes": [1, 3, 3, 1], "strides": [1, 1, 3, 1],
                                       "rates": [1, 2, 2, 1]}),
+                      ((2, 8, 8, 3), {"ksizes": [1, 4, 4, 1], "strides": [1, 4, 4, 1],
+                                      "rates": [1, 1, 1, 1]}),
                       ((0, 4, 4, 2), base), ((1, 4, 4, 0), base)]:
         for padding in ("SAME", "VALID"):
-            out.append(Spec(f"{xs}.{attrs['ksizes']}.{attrs['strides']}.{attrs['rates']}.{padding}",
-                            [_f(rng, xs, dt, True)], {**attrs, "padding": padding}))
+            label = f"{xs}.{attrs['ksizes']}.{attrs['strides']}.{attrs['rates']}.{padding}"
+            out.append(Spec(label, [_f(rng, xs, dt, True)], {**attrs, "padding": padding},
+                            grad=_grad(dt, 0)))
     x = _f(rng, (1, 5, 6, 2), dt)
     for label, change in [("ksize_batch", {"ksizes": [2, 2, 3, 1]}),
                           ("stride_depth", {"strides": [1, 1, 1, 2]}),
