@@ -1869,6 +1869,45 @@ def sample_distorted_bounding_box(op):
     return gen
 
 
+def extract_glimpse(op):
+    """ExtractGlimpse and V2: windows inside the images (every noise) and
+    across their edges and wholly outside (zero noise: the other noises are
+    random), offsets normalized or in pixels, centered or from the corner,
+    windows of no rows. A negative size, offsets not [batch, 2], a 3-D
+    input and uniform_noise beside another noise fail."""
+    def gen(dt, rng):
+        x = _f(rng, (2, 6, 8, 3), tf.float32)
+        inside = np.array([[0.1, -0.2], [-0.1, 0.05]], np.float32)
+        across = np.array([[0.9, -0.95], [-0.7, 0.8]], np.float32)
+        pixels = np.array([[1.0, 2.0], [4.0, 6.5]], np.float32)
+        out = []
+        for normalized, centered, offsets in [(True, True, inside), (True, True, across),
+                                              (True, False, np.abs(inside) * 2),
+                                              (True, False, np.abs(across)),
+                                              (False, True, pixels - 3),
+                                              (False, False, pixels),
+                                              (False, False, pixels + 20)]:
+            for noise in ("zero", "uniform", "gaussian", ""):
+                if noise != "zero" and offsets is not inside:
+                    continue
+                for uniform in ((False, True) if noise in ("", "uniform") else (False,)):
+                    for size in ([3, 3], [2, 5]):
+                        label = (f"{normalized}.{centered}.{offsets[0].tolist()}.{noise}."
+                                 f"{uniform}.{size}")
+                        out.append(Spec(label, [x, _i32(size), offsets],
+                                        {"normalized": normalized, "centered": centered,
+                                         "noise": noise, "uniform_noise": uniform}))
+        base = {"noise": "zero", "uniform_noise": False}
+        out.append(Spec("no_rows", [x, _i32([0, 3]), inside], base))
+        out.append(Spec("negative_size", [x, _i32([-1, 3]), inside], base))
+        out.append(Spec("offsets_of_3", [x, _i32([3, 3]), np.zeros((2, 3), np.float32)], base))
+        out.append(Spec("rank3", [x[0], _i32([3, 3]), inside[:1]], base))
+        out.append(Spec("uniform_beside_zero", [x, _i32([3, 3]), inside],
+                        {"noise": "zero", "uniform_noise": True}))
+        return out
+    return gen
+
+
 def scatter_nd(dt, rng):
     """ScatterNd: whole rows and single elements, repeated indices (added),
     indices of both dtypes, none at all; an index out of the shape, updates
@@ -3647,6 +3686,8 @@ GENERATORS["CTCGreedyDecoder"] = (ctc_greedy_decoder, "T")
 GENERATORS["Cross"] = (cross, "T")
 GENERATORS["ComputeAccidentalHits"] = (compute_accidental_hits, None)
 GENERATORS["CombinedNonMaxSuppression"] = (combined_non_max_suppression, None)
+GENERATORS["ExtractGlimpse"] = (extract_glimpse("ExtractGlimpse"), None)
+GENERATORS["ExtractGlimpseV2"] = (extract_glimpse("ExtractGlimpseV2"), None)
 for _op in ("SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2",
             "StatelessSampleDistortedBoundingBox"):
     GENERATORS[_op] = (sample_distorted_bounding_box(_op), "T")

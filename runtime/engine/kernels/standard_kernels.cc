@@ -71,6 +71,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterCropAndResizeKernels(r);
   kernels_internal::RegisterNonMaxSuppressionKernels(r);
   kernels_internal::RegisterSampleDistortedBoxKernels(r);
+  kernels_internal::RegisterGlimpseKernels(r);
   kernels_internal::RegisterDrawBoxesKernels(r);
   kernels_internal::RegisterImageColorKernels(r);
   kernels_internal::RegisterExampleParsingKernels(r);

@@ -172,6 +172,40 @@ TEST_F(ImageKernelsTest, BadBytesAreInvalidArgumentNamingTheFormat) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("WebP")));
 }
 
+// The random noise of ExtractGlimpse outside the image, which the
+// TensorFlow differential test cannot compare: uniform between the image's
+// minimum and maximum, Gaussian within each channel's range; the inside is
+// the image's own pixels.
+TEST(ExtractGlimpseTest, NoiseOutsideTheImageStaysInItsRange) {
+  Tensor image(DT_FLOAT, TensorShape({1, 2, 2, 2}));
+  const float pixels[] = {1, 10, 2, 20, 3, 30, 4, 40};  // channel 0: 1..4, 1: 10..40
+  std::copy(std::begin(pixels), std::end(pixels), image.data<float>());
+  Tensor size = Tensor::Vector<int32_t>({4, 4});
+  Tensor offsets(DT_FLOAT, TensorShape({1, 2}));
+  offsets.data<float>()[0] = offsets.data<float>()[1] = 0;  // the window centered
+  for (const char* noise : {"uniform", "gaussian"}) {
+    ASSERT_OK_AND_ASSIGN(
+        auto out, RunKernel("ExtractGlimpseV2", {{image}, {size}, {offsets}},
+                            {{"noise", MakeAttrValue(noise)},
+                             {"uniform_noise", MakeAttrValue(std::string(noise) == "uniform")}}));
+    const float* g = out[0].data<float>();
+    for (int r = 0; r < 4; ++r) {
+      for (int c = 0; c < 4; ++c) {
+        for (int d = 0; d < 2; ++d) {
+          const float v = g[(r * 4 + c) * 2 + d];
+          if (r >= 1 && r < 3 && c >= 1 && c < 3) {
+            EXPECT_EQ(v, pixels[((r - 1) * 2 + c - 1) * 2 + d]) << noise;
+          } else if (std::string(noise) == "uniform") {
+            EXPECT_TRUE(v >= 1 && v <= 40) << v;
+          } else {
+            EXPECT_TRUE(d == 0 ? v >= 1 && v <= 4 : v >= 10 && v <= 40) << v;
+          }
+        }
+      }
+    }
+  }
+}
+
 // One row [1 2 3 4] moved left by 1.5 pixels (output x reads input x +
 // 1.5), read nearest (rounded half away from zero) in every fill mode.
 TEST(ImageTransformTest, FillModesMapARowAsTheirDefinitions) {

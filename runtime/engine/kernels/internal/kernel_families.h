@@ -76,6 +76,7 @@ void RegisterImageTransformKernels(KernelRegistry* r);
 void RegisterCropAndResizeKernels(KernelRegistry* r);
 void RegisterNonMaxSuppressionKernels(KernelRegistry* r);
 void RegisterSampleDistortedBoxKernels(KernelRegistry* r);
+void RegisterGlimpseKernels(KernelRegistry* r);
 void RegisterDrawBoxesKernels(KernelRegistry* r);
 void RegisterImageColorKernels(KernelRegistry* r);
 void RegisterRaggedKernels(KernelRegistry* r);
