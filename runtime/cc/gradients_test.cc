@@ -498,6 +498,32 @@ TEST(GradientsTest, CondBackpropagatesThroughTheBranchTaken) {
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("untaken side")));
 }
 
+// MatrixSquareRoot's gradient (a Sylvester equation solved as one linear
+// system) against differences, on a symmetric positive definite matrix;
+// and for a batch of empty matrices, where TensorFlow's process dies of a
+// division by zero, an empty gradient.
+TEST(GradientsTest, MatrixSquareRoot) {
+  Tensor a(DT_DOUBLE, TensorShape({3, 3}));
+  const double values[] = {4, 1, 0.5, 1, 3, 0.2, 0.5, 0.2, 2};
+  std::copy(std::begin(values), std::end(values), a.data<double>());
+  auto sqrtm = [](const Scope& s, const std::vector<Output>& x) {
+    return s.AddOp("MatrixSquareRoot", {{x[0]}}).output(0);
+  };
+  CheckGradients(sqrtm, {a});
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE);
+  Output y = sqrtm(root, {x});
+  std::vector<Output> grads;
+  ASSERT_OK(AddSymbolicGradients(root, {y}, {x}, &grads));
+  ASSERT_OK_AND_ASSIGN(GraphDef def, root.ToGraphDef());
+  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
+  ASSERT_OK(sess->Create(def));
+  std::vector<Tensor> out;
+  ASSERT_OK(sess->Run({{"x", Tensor(DT_DOUBLE, TensorShape({2, 0, 0}))}}, {grads[0].name()}, {},
+                      &out));
+  EXPECT_EQ(out[0].shape(), TensorShape({2, 0, 0}));
+}
+
 TEST(GradientsTest, BroadcastToCumsumDynamicStitchAndDynamicPartition) {
   CheckGradients(
       [](const Scope& s, const std::vector<Output>& x) {

@@ -336,6 +336,31 @@ void gradients_internal::RegisterLinalgGradients(GradientRegistry* r) {
     *dx = {ops::Mul(s, PerMatrix(s, dy[1]), inv)};
     return s.status();
   });
+  // TensorFlow's _MatrixSquareRootGrad: with R = sqrtm(A), dA = R dR + dR R,
+  // a Sylvester equation, solved as one linear system over vec(dR):
+  // (I kron R^T + R kron I) vec(dR^T) = vec(g^T).
+  r->Register("MatrixSquareRoot", [](const Scope& s, const Operation& op, const Grads& dy,
+                                     Grads* dx) {
+    Output root = op.output(0);
+    Output shape = ops::Shape(s, root);
+    Output zero = ops::Const<int32_t>(s, 0), one = ops::Const<int32_t>(s, {1});
+    Output batch = ops::Slice(s, shape, ops::Const<int32_t>(s, {0}),
+                              ops::Sub(s, ops::Size(s, shape), ops::Const<int32_t>(s, {2})));
+    Output n = ops::Slice(s, shape, ops::Sub(s, ops::Size(s, shape), one), one);
+    Output nn = ops::Mul(s, n, n);
+    // The Kronecker product of two batches of n x n matrices.
+    auto kron = [&](Output a, Output b) {
+      Output ar = ops::Reshape(s, a, ops::ConcatV2(s, {batch, n, one, n, one}, zero));
+      Output br = ops::Reshape(s, b, ops::ConcatV2(s, {batch, one, n, one, n}, zero));
+      return ops::Reshape(s, ops::Mul(s, ar, br), ops::ConcatV2(s, {batch, nn, nn}, zero));
+    };
+    Output eye = Eye(s, root);
+    Output system = ops::Add(s, kron(eye, Adjoint(s, root)), kron(root, eye));
+    Output vec = ops::Reshape(s, Adjoint(s, dy[0]), ops::ConcatV2(s, {batch, nn, one}, zero));
+    Output solved = AddOp1(s, "MatrixSolve", {system, vec});
+    *dx = {Adjoint(s, ops::Reshape(s, solved, shape))};
+    return s.status();
+  });
   // A X = B: dB = A^-H dX, dA = -dB X^H (adjoint: -X dB^H).
   r->Register("MatrixSolve", [](const Scope& s, const Operation& op, const Grads& dy,
                                 Grads* dx) {

@@ -2879,13 +2879,15 @@ def banded_triangular_solve(dt, rng):
 
 def matrix_square_root(dt, rng):
     """MatrixSquareRoot of matrices with positive eigenvalues (A A^T plus
-    a multiple of I), batches, 1x1 and empty; one with a negative
-    eigenvalue (NaNs in TensorFlow's real Schur too); not square fails."""
+    a multiple of I), batches, 1x1 and empty, with its gradient; one with a
+    negative eigenvalue (NaNs in TensorFlow's real Schur too); not square
+    fails."""
     out = []
     for shape in [(3, 3), (2, 4, 4), (1, 1), (2, 0, 0)]:
         a = _f(rng, shape, dt)
         a = a @ np.conj(np.swapaxes(a, -1, -2)) + 0.5 * np.eye(shape[-1], dtype=a.dtype)
-        out.append(Spec(f"{list(shape)}", [a.astype(_f(rng, (1,), dt).dtype)], tol=8.0))
+        out.append(Spec(f"{list(shape)}", [a.astype(_f(rng, (1,), dt).dtype)], tol=8.0,
+                        grad=_grad(dt, 0) if shape[-1] else ()))
     out.append(Spec("not_square", [_f(rng, (2, 3), dt)]))
     return out
 
