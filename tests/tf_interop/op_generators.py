@@ -3487,6 +3487,54 @@ def random_shuffle(dt, rng):
     return out
 
 
+TRUNCATED_PARAMS = [  # mean, stddev, minval, maxval: each of the three samplers
+    (0.0, 1.0, -2.0, 2.0),        # normal proposals
+    (0.0, 1.0, 0.2, 0.9),         # uniform proposals
+    (0.0, 1.0, 2.5, np.inf),      # exponential proposals, one-sided
+    (1.0, 0.5, -np.inf, 0.3),     # mirrored: the bound below the mean
+    (-3.0, 2.0, 1.0, 4.0),        # far from the mean, exponential
+]
+
+
+def parameterized_truncated_normal(stateless):
+    """ParameterizedTruncatedNormal and its stateless form: each sampler
+    (normal, uniform and exponential proposals, a bound on either side),
+    one parameter set for all and one per row (broadcast, for the stateless
+    op), two seeds, outputs small enough that TensorFlow samples in one
+    shard. A deviation of 0, an empty range, parameters that do not
+    broadcast and a shape that does not end with theirs fail."""
+    def gen(dt, rng):
+        np_dt = dt.as_numpy_dtype
+        out = []
+
+        def spec(label, shape, params, seed=(1, 2)):
+            ps = [np.asarray(p, np_dt) for p in params]
+            if stateless:
+                ins = [_i32(shape), _i64(seed)] + ps
+                out.append(Spec(f"{label}.{seed[0]}", ins))
+            else:
+                out.append(Spec(f"{label}.{seed[0]}", [_i32(shape)] + ps,
+                                {"seed": seed[0], "seed2": seed[1]}))
+        for seed in [(1, 2), (87654321, 5)]:
+            for k, p in enumerate(TRUNCATED_PARAMS):
+                spec(f"sampler{k}", [3, 4], p, seed)
+            per_row = [np.array([p[i] for p in TRUNCATED_PARAMS]) for i in range(4)]
+            spec("per_row", [4, 5] if stateless else [5, 4], per_row, seed)
+            if stateless:
+                spec("broadcast", [2, 3, 5], [per_row[0], np.float32(1.0), per_row[2],
+                                              per_row[3]], seed)
+        spec("zero_stddev", [2, 3], (0.0, 0.0, -1.0, 1.0))
+        spec("empty_range", [2, 3], (0.0, 1.0, 1.0, 1.0))
+        spec("both_infinite", [2, 3], (0.0, 1.0, -np.inf, np.inf))
+        spec("no_samples", [0, 3], TRUNCATED_PARAMS[0])
+        if stateless:
+            spec("not_ending", [5, 4], [np.zeros(3), 1.0, -1.0, 1.0])
+        else:
+            spec("rows_differ", [4, 3], [np.zeros(3), 1.0, -1.0, 1.0])
+        return out
+    return gen
+
+
 def random_gamma(dt, rng):
     """RandomGamma for alphas below, at and above 1 (and large), scalar and
     matrix alphas, several draws each, no draws and no alphas, from two
@@ -3810,6 +3858,9 @@ GENERATORS.update({k: (random_op, "dtype") for k in ("RandomUniform", "RandomSta
                                                       "TruncatedNormal")})
 GENERATORS["Multinomial"] = (multinomial, "T")
 GENERATORS["RandomShuffle"] = (random_shuffle, "T")
+GENERATORS["ParameterizedTruncatedNormal"] = (parameterized_truncated_normal(False), "dtype")
+GENERATORS["StatelessParameterizedTruncatedNormal"] = (parameterized_truncated_normal(True),
+                                                       "dtype")
 GENERATORS["RandomGamma"] = (random_gamma, "T")
 GENERATORS["RandomPoissonV2"] = (random_poisson(False), None)
 GENERATORS["StatelessRandomPoisson"] = (random_poisson(True), None)

@@ -57,6 +57,7 @@ void RegisterGammaKernels(KernelRegistry* r);
 void RegisterPoissonKernels(KernelRegistry* r);
 void RegisterBinomialKernels(KernelRegistry* r);
 void RegisterCandidateSamplerKernels(KernelRegistry* r);
+void RegisterTruncatedNormalKernels(KernelRegistry* r);
 void RegisterStateKernels(KernelRegistry* r);
 void RegisterTrainingKernels(KernelRegistry* r);
 void RegisterScatterKernels(KernelRegistry* r);

@@ -49,6 +49,8 @@ class NodeGenerator {
   // TensorFlow's ReserveSamples32(n): room for n single samples, four to a
   // block.
   PhiloxRandom ReserveSamples32(uint64_t n) const { return ReserveBlocks((n + 3) / 4); }
+  // TensorFlow's ReserveSamples128(n): n whole blocks.
+  PhiloxRandom ReserveSamples128(uint64_t n) const { return ReserveBlocks(n); }
 
  private:
   PhiloxRandom ReserveBlocks(uint64_t blocks) const {
