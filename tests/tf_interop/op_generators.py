@@ -3535,6 +3535,20 @@ def parameterized_truncated_normal(stateless):
     return gen
 
 
+def random_gamma_grad(dt, rng):
+    """RandomGammaGrad (d sample / d alpha of a gamma draw, Eigen's
+    functor): alphas below, at and above 1 and large, samples near 0, near
+    the mode and in the tail, broadcast between the two; no elements."""
+    np_dt = dt.as_numpy_dtype
+    alphas = np.array([0.2, 1.0, 2.5, 40.0, 300.0], np_dt)
+    samples = np.array([1e-4, 0.5, 2.0, 38.0, 350.0], np_dt)
+    out = [Spec("pairs", [alphas, samples], tol=4.0),
+           Spec("grid", [alphas.reshape(5, 1), samples.reshape(1, 5)], tol=4.0),
+           Spec("scalar_alpha", [np.asarray(1.5, np_dt), samples], tol=4.0),
+           Spec("empty", [alphas[:0], samples[:0]])]
+    return out
+
+
 def random_gamma(dt, rng):
     """RandomGamma for alphas below, at and above 1 (and large), scalar and
     matrix alphas, several draws each, no draws and no alphas, from two
@@ -3858,6 +3872,7 @@ GENERATORS.update({k: (random_op, "dtype") for k in ("RandomUniform", "RandomSta
                                                       "TruncatedNormal")})
 GENERATORS["Multinomial"] = (multinomial, "T")
 GENERATORS["RandomShuffle"] = (random_shuffle, "T")
+GENERATORS["RandomGammaGrad"] = (random_gamma_grad, "T")
 GENERATORS["ParameterizedTruncatedNormal"] = (parameterized_truncated_normal(False), "dtype")
 GENERATORS["StatelessParameterizedTruncatedNormal"] = (parameterized_truncated_normal(True),
                                                        "dtype")
