@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/fingerprint.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/op_kernel.h"
 
 namespace minigraph {
@@ -71,6 +72,11 @@ class RaggedCrossOp : public OpKernel {
 
   absl::Status Compute(OpKernelContext* ctx) const override {
     MG_ASSIGN_OR_RETURN(const int64_t batch, Batch(ctx));
+    // Per input a row start, and the row splits, for each row (a sparse
+    // input's dense shape alone may name a huge batch).
+    MG_RETURN_IF_ERROR(CheckScratchSize(
+        batch + 1, (order_.size() + 1) * sizeof(int64_t),
+        absl::StrCat(type_string(), " '", name(), "' over a batch of ", batch, " rows")));
     std::vector<Feature> features;
     int next[3] = {0, 0, 0};
     for (char k : order_) {

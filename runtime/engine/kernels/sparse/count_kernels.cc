@@ -17,6 +17,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/op_kernel.h"
 
 namespace minigraph {
@@ -64,6 +65,10 @@ class CountSparseOutputOp : public OpKernel {
     } else {
       MG_ASSIGN_OR_RETURN(rows, RaggedRows(ctx, &row_of));
     }
+    // A map per row: a sparse input's dense shape alone may name many.
+    MG_RETURN_IF_ERROR(CheckScratchSize(rows, sizeof(absl::flat_hash_map<int64_t, W>),
+                                        absl::StrCat(type_string(), " '", name(), "' over ",
+                                                     rows, " rows")));
     std::vector<absl::flat_hash_map<int64_t, W>> counts(rows);
     int64_t max_value = 0;
     for (int64_t i = 0; i < values.NumElements(); ++i) {

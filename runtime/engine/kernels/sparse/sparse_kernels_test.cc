@@ -413,5 +413,38 @@ TEST(SparseKernelsTest, SparseCrossAsTensorFlowCrossesFeatures) {
               HasSubstr("SparseCross over a batch of 1152921504606846976 rows needs"));
 }
 
+// A dense shape alone may name a huge batch: a map for each of 2^30 rows
+// (SparseCountSparseOutput), row starts for each of 2^40 (RaggedCross), are
+// refused before they are allocated, where TensorFlow would allocate them.
+TEST(SparseKernelsTest, HugeBatchesOfSparseInputsAreResourceExhausted) {
+  const Tensor idx = I64(TensorShape({1, 2}), {0, 1});
+  const Tensor values = Tensor::Vector<int64_t>({3});
+  const Tensor shape = Tensor::Vector<int64_t>({int64_t{1} << 30, 4});
+  EXPECT_THAT(RunKernel("SparseCountSparseOutput",
+                        {{idx}, {values}, {shape}, {Tensor(DT_FLOAT, TensorShape({0}))}},
+                        {{"T", MakeAttrValue(DT_INT64)},
+                         {"output_type", MakeAttrValue(DT_FLOAT)},
+                         {"binary_output", MakeAttrValue(false)}}),
+              StatusIs(absl::StatusCode::kResourceExhausted, HasSubstr("1073741824 rows")));
+  AttrValue none, one_int;
+  none.mutable_list();
+  one_int.mutable_list()->add_type(DT_INT64);
+  const Tensor huge = Tensor::Vector<int64_t>({int64_t{1} << 40, 4});
+  EXPECT_THAT(RunKernel("RaggedCross", {{}, {}, {idx}, {values}, {huge}, {}},
+                        {{"Nsparse", MakeAttrValue(int64_t{1})},
+                         {"input_order", MakeAttrValue("S")},
+                         {"hashed_output", MakeAttrValue(false)},
+                         {"num_buckets", MakeAttrValue(int64_t{0})},
+                         {"hash_key", MakeAttrValue(int64_t{0})},
+                         {"ragged_values_types", none},
+                         {"ragged_splits_types", none},
+                         {"sparse_values_types", one_int},
+                         {"dense_types", none},
+                         {"out_values_type", MakeAttrValue(DT_STRING)},
+                         {"out_row_splits_type", MakeAttrValue(DT_INT64)}}),
+              StatusIs(absl::StatusCode::kResourceExhausted,
+                       HasSubstr("over a batch of 1099511627776 rows")));
+}
+
 }  // namespace
 }  // namespace minigraph
