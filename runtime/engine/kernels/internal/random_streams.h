@@ -22,6 +22,14 @@
 namespace minigraph {
 namespace kernels_internal {
 
+// The state for `n` single samples of `gen`, and `gen` moved past them:
+// TensorFlow's ReserveSamples32 on a generator a kernel owns alone.
+inline PhiloxRandom TakeSamples32(PhiloxRandom* gen, uint64_t n) {
+  const PhiloxRandom taken = *gen;
+  gen->Skip((n + 3) / 4);
+  return taken;
+}
+
 // A stateful random op's generator: made from the node's (seed, seed2)
 // attrs as TensorFlow's GuardedPhiloxRandom makes it (key = seed, the
 // counter's high half = seed2; seeds (0, 0) draw a fresh pair), and

@@ -30,14 +30,6 @@ namespace minigraph {
 namespace kernels_internal {
 namespace {
 
-// The state for `n` single samples of `gen`, and `gen` moved past them
-// (TensorFlow's GuardedPhiloxRandom::ReserveSamples32, unguarded).
-PhiloxRandom Reserve32(PhiloxRandom* gen, uint64_t n) {
-  const PhiloxRandom local = *gen;
-  gen->Skip((n + 3) / 4);
-  return local;
-}
-
 // The cells' boundaries along one dimension: out + 1 values from 0 to in,
 // each cell k or k + 1 long.
 std::vector<int64_t> PoolingSequence(int in, int out, PhiloxRandom* gen, bool pseudo_random) {
@@ -48,7 +40,7 @@ std::vector<int64_t> PoolingSequence(int in, int out, PhiloxRandom* gen, bool ps
     const int k = in / out;
     const double max_u =
         std::min((k + 2) / alpha - 1, (in + 1 - k) / alpha - (out - 1));
-    PhiloxRandom local = Reserve32(gen, 2);
+    PhiloxRandom local = TakeSamples32(gen, 2);
     SimplePhilox random(&local);
     const double u = random.RandDouble() * max_u;
     std::vector<int64_t> cum(out + 1);
@@ -61,7 +53,7 @@ std::vector<int64_t> PoolingSequence(int in, int out, PhiloxRandom* gen, bool ps
     // but the last (TensorFlow's RandomShuffle).
     const int k = in / out;
     for (int i = 0; i < out; ++i) diff[i] = k + (i < in % out ? 1 : 0);
-    PhiloxRandom local = Reserve32(gen, out);
+    PhiloxRandom local = TakeSamples32(gen, out);
     PhiloxSamples single(&local);
     for (int i = 0; i + 1 < out; ++i) {
       std::swap(diff[i], diff[i + single() % static_cast<uint32_t>(out - i)]);

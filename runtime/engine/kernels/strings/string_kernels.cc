@@ -339,6 +339,19 @@ class StringSplitOp : public OpKernel {
   bool skip_empty_ = true;
 };
 
+// Each string of input 0 hashed by `hash`, modulo `buckets`: the hash
+// bucket ops' output.
+template <typename Hash>
+absl::Status HashToBuckets(OpKernelContext* ctx, int64_t buckets, Hash hash) {
+  const Tensor& in = ctx->input(0);
+  Tensor* out;
+  MG_RETURN_IF_ERROR(ctx->allocate_output(0, in.shape(), &out));
+  for (int64_t i = 0; i < in.NumElements(); ++i) {
+    out->data<int64_t>()[i] = static_cast<int64_t>(hash(in.data<std::string>()[i]) % buckets);
+  }
+  return absl::OkStatus();
+}
+
 // StringToHashBucketFast: Fingerprint64(s) mod num_buckets, TensorFlow's
 // bucket for each string (categorical_column_with_hash_bucket); and
 // StringToHashBucket, TensorFlow 1's, by its Hash64.
@@ -348,14 +361,7 @@ class StringToHashBucketOp : public OpKernel {
   using OpKernel::OpKernel;
   absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("num_buckets", &buckets_); }
   absl::Status Compute(OpKernelContext* ctx) const override {
-    const Tensor& in = ctx->input(0);
-    Tensor* out;
-    MG_RETURN_IF_ERROR(ctx->allocate_output(0, in.shape(), &out));
-    for (int64_t i = 0; i < in.NumElements(); ++i) {
-      out->data<int64_t>()[i] =
-          static_cast<int64_t>(kHash(in.data<std::string>()[i]) % buckets_);
-    }
-    return absl::OkStatus();
+    return HashToBuckets(ctx, buckets_, kHash);
   }
 
  private:
@@ -380,14 +386,8 @@ class StringToHashBucketStrongOp : public OpKernel {
     return absl::OkStatus();
   }
   absl::Status Compute(OpKernelContext* ctx) const override {
-    const Tensor& in = ctx->input(0);
-    Tensor* out;
-    MG_RETURN_IF_ERROR(ctx->allocate_output(0, in.shape(), &out));
-    for (int64_t i = 0; i < in.NumElements(); ++i) {
-      out->data<int64_t>()[i] =
-          static_cast<int64_t>(StrongKeyedHash(key_, in.data<std::string>()[i]) % buckets_);
-    }
-    return absl::OkStatus();
+    return HashToBuckets(ctx, buckets_,
+                         [this](absl::string_view s) { return StrongKeyedHash(key_, s); });
   }
 
  private:
