@@ -1980,6 +1980,23 @@ def empty(dt, rng):
         Spec("negative", [_i32([2, -1])], {"dtype": dt, "init": True})]
 
 
+def sobol_sample(dt, rng):
+    """SobolSample: the first dimension and the last of TensorFlow's 21,200,
+    from the first point and after skips of each size (one over a power of
+    two, up to 2^24), runs long enough to be split across threads. A dim of
+    0 or past the table, no results, a negative skip and a skip plus
+    num_results that reach 2^31 fail."""
+    out = []
+    for dim, num, skip in ((1, 8, 0), (2, 5, 1), (3, 40, 7), (40, 700, 0), (40, 1500, 255),
+                           (256, 33, 1000), (1111, 3, 1 << 20), (21200, 2, 0),
+                           (21200, 3, 12345), (7, 4, (1 << 24) - 3), (5, 2, (1 << 29) + 17)):
+        out.append(Spec(f"{dim}.{num}.{skip}", [_i32(dim), _i32(num), _i32(skip)], {"dtype": dt}))
+    for label, dim, num, skip in (("dim_0", 0, 3, 0), ("dim_21201", 21201, 3, 0),
+                                  ("num_0", 2, 0, 0), ("skip_negative", 2, 3, -1),
+                                  ("past_int32", 2, 3, 2**31 - 3)):
+        out.append(Spec(label, [_i32(dim), _i32(num), _i32(skip)], {"dtype": dt}))
+    return out
+
 def bucketize(dt, rng):
     """Bucketize: values below, between, on and above the boundaries, no
     boundaries at all; unsorted boundaries fail."""
@@ -3816,6 +3833,7 @@ GENERATORS["ScatterNd"] = (scatter_nd, "T")
 GENERATORS["Roll"] = (roll, "T")
 GENERATORS["ReverseSequence"] = (reverse_sequence, "T")
 GENERATORS["Empty"] = (empty, "dtype")
+GENERATORS["SobolSample"] = (sobol_sample, "dtype")
 GENERATORS["Bucketize"] = (bucketize, "T")
 GENERATORS["ListDiff"] = (list_diff, "T")
 for _op in ("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub", "TensorScatterMin",

@@ -53,6 +53,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterBinomialKernels(r);
   kernels_internal::RegisterCandidateSamplerKernels(r);
   kernels_internal::RegisterTruncatedNormalKernels(r);
+  kernels_internal::RegisterSobolKernels(r);
   kernels_internal::RegisterStateKernels(r);
   kernels_internal::RegisterTrainingKernels(r);
   kernels_internal::RegisterScatterKernels(r);

@@ -58,6 +58,7 @@ void RegisterPoissonKernels(KernelRegistry* r);
 void RegisterBinomialKernels(KernelRegistry* r);
 void RegisterCandidateSamplerKernels(KernelRegistry* r);
 void RegisterTruncatedNormalKernels(KernelRegistry* r);
+void RegisterSobolKernels(KernelRegistry* r);
 void RegisterStateKernels(KernelRegistry* r);
 void RegisterTrainingKernels(KernelRegistry* r);
 void RegisterScatterKernels(KernelRegistry* r);
