@@ -1408,6 +1408,45 @@ def ctc_greedy_decoder(dt, rng):
     return out
 
 
+def ctc_beam_search_decoder(dt, rng):
+    """CTCBeamSearchDecoder: beams of 1 to 64 prefixes, the best 1 to 4
+    paths, repeats merged or not, sequences of every length up to the
+    inputs' (none at all, whose only path is the empty one), one class
+    besides the blank and many, logits all equal (prefixes of equal
+    probability: which stay in the beam is TensorFlow's heap order) and
+    peaked ones. More paths than the beam holds or than it found, a sequence
+    longer than the inputs, a length per batch entry missing, inputs not of
+    rank 3 and empty inputs fail."""
+    out = []
+    logits = _f(rng, (6, 3, 4), dt)
+    lengths = _i32([6, 3, 1])
+    for beam, paths in ((1, 1), (2, 2), (3, 1), (5, 3), (64, 4)):
+        for merge in (False, True):
+            out.append(Spec(f"beam{beam}.paths{paths}.merge{merge}", [logits, lengths],
+                            {"beam_width": beam, "top_paths": paths, "merge_repeated": merge}))
+    peaked = (4 * _f(rng, (8, 2, 6), dt)).astype(dt.as_numpy_dtype)
+    out.append(Spec("peaked", [peaked, _i32([8, 5])], {"beam_width": 10, "top_paths": 3}))
+    out.append(Spec("two_classes", [_f(rng, (5, 2, 2), dt), _i32([5, 4])],
+                    {"beam_width": 4, "top_paths": 2}))
+    ties = np.zeros((4, 2, 3), dt.as_numpy_dtype)
+    for beam, paths in ((2, 2), (3, 3), (7, 5)):
+        out.append(Spec(f"ties.beam{beam}", [ties, _i32([4, 2])],
+                        {"beam_width": beam, "top_paths": paths}))
+    wide_ties = np.zeros((6, 1, 5), dt.as_numpy_dtype)
+    wide_ties[::2, 0, 1] = 1
+    for beam, paths in ((20, 9), (50, 20)):
+        out.append(Spec(f"wide_ties.beam{beam}", [wide_ties, _i32([6])],
+                        {"beam_width": beam, "top_paths": paths, "merge_repeated": False}))
+    out.append(Spec("length_0", [logits, _i32([0, 2, 0])], {"beam_width": 3, "top_paths": 1}))
+    out.append(Spec("length_0_two_paths", [logits, _i32([0, 2, 0])],
+                    {"beam_width": 3, "top_paths": 2}))
+    out.append(Spec("paths_over_beam", [logits, lengths], {"beam_width": 2, "top_paths": 3}))
+    out.append(Spec("too_long", [logits, _i32([7, 1, 1])], {"beam_width": 2}))
+    out.append(Spec("lengths_missing", [logits, _i32([6, 2])], {"beam_width": 2}))
+    out.append(Spec("rank2", [_f(rng, (6, 3), dt), lengths], {"beam_width": 2}))
+    out.append(Spec("empty", [_f(rng, (0, 3, 4), dt), _i32([0, 0, 0])], {"beam_width": 2}))
+    return out
+
 def in_top_k(dt, rng):
     out = []
     preds = random_values(rng, (4, 5), tf.float32, edges=False)
@@ -3763,6 +3802,7 @@ GENERATORS["SerializeManySparse"] = (serialize_sparse(True), "T")
 GENERATORS["DeserializeSparse"] = (deserialize_sparse(False), None)
 GENERATORS["DeserializeManySparse"] = (deserialize_sparse(True), None)
 GENERATORS["SetSize"] = (set_size, "T")
+GENERATORS["CTCBeamSearchDecoder"] = (ctc_beam_search_decoder, "T")
 GENERATORS["CTCGreedyDecoder"] = (ctc_greedy_decoder, "T")
 GENERATORS["Cross"] = (cross, "T")
 GENERATORS["ComputeAccidentalHits"] = (compute_accidental_hits, None)
