@@ -28,6 +28,8 @@ PACKAGES=(
   libpng-dev           # libpng: DecodePng, EncodePng
   libgif-dev           # giflib: DecodeGif
   libwebp-dev          # libwebp: DecodeWebP
+  libjxl-dev           # libjxl: DecodeJxl
+  libjxl-tools         # cjxl: the JPEG XL images the op test decodes
   libre2-dev           # RE2: the string ops' regular expressions (TensorFlow's syntax)
   libicu-dev           # ICU: the Unicode ops' converters and scripts
   libgrpc++-dev        # gRPC 1.51: processes on a network (session/distributed)

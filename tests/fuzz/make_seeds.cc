@@ -373,6 +373,12 @@ absl::Status SeedImages(const std::string& out, const std::string& tmp) {
          std::string("\x10\x20\x30\x40\x50\x60\x00\x00\x70\x80\x90\xa0\xb0\xc0\x00\x00",
                      16);
   MG_RETURN_IF_ERROR(Put(out, "serialized_input_fuzzer", "bmp", bmp));
+  // A 2x2 RGB JPEG XL codestream, lossless (cjxl -d 0).
+  static constexpr char kJxl[] =
+      "\xff\x0a\x08\x10\x10\x50\x5c\x08\x08\x02\x01\x00\x54\x00\x4b\x18\x8b\x15"
+      "\x0a\x1d\x83\xf3\x46\xa1\x3c\x3f\x00\x36\xb8\xfc\xb2\x2e\x9a\x04\x00";
+  MG_RETURN_IF_ERROR(
+      Put(out, "serialized_input_fuzzer", "jxl", std::string(kJxl, sizeof(kJxl) - 1)));
   return absl::OkStatus();
 }
 

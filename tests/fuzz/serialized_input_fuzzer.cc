@@ -4,7 +4,7 @@
 // variable-length, sparse and ragged features; TensorProtos through
 // ParseTensor; SequenceExamples through ParseSequenceExampleV2; Examples as
 // JSON; raw bytes, base64, ZLIB and GZIP; JPEG, PNG,
-// GIF and BMP images through every decoder). Each fetch runs alone:
+// GIF, BMP and JPEG XL images through every decoder). Each fetch runs alone:
 // bad bytes must come back as a Status, never a crash or a hang.
 #include <cstddef>
 #include <cstdint>

@@ -7,7 +7,11 @@ and corner mode, with their gradients; projective transforms of every fill
 mode."""
 
 import io
+import os
+import shutil
 import struct
+import subprocess
+import tempfile
 import zlib
 
 import numpy as np
@@ -201,6 +205,7 @@ def images():
     out["bmp_32_top_down"] = bmp(rng.integers(0, 256, (4, 6, 4)), 32, top_down=True)
     out["bmp_8"] = bmp(rng.integers(0, 256, (5, 3, 1)), 8)
     out.update(webp_images(rng))
+    out.update(jxl_images(rng))
     _IMAGES = out
     return out
 
@@ -223,6 +228,41 @@ def webp_images(rng):
         "webp_animated": save([_picture(rng, 7, 5, 4) for _ in range(3)], lossless=True,
                               duration=40),
     }
+
+
+def jxl_images(rng):
+    """JPEG XL by Debian's cjxl (libjxl-tools): lossless and lossy, gray,
+    gray with alpha, RGB and RGBA, a bare codestream and a container, and an
+    animation (of which every decode op reads the first frame)."""
+    cjxl = shutil.which("cjxl")
+    if cjxl is None:
+        raise RuntimeError("cjxl is missing: tools/setup.sh installs libjxl-tools")
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        def encode(name, source, suffix, *flags):
+            src, dst = os.path.join(tmp, name + suffix), os.path.join(tmp, name + ".jxl")
+            with open(src, "wb") as f:
+                f.write(source)
+            subprocess.run([cjxl, src, dst, *flags], check=True, capture_output=True)
+            with open(dst, "rb") as f:
+                out["jxl_" + name] = f.read()
+        color = {1: 0, 2: 4, 3: 2, 4: 6}
+        for k in (1, 2, 3, 4):
+            pic = _picture(rng, 11 + k, 13, k)
+            encode(f"lossless_{k}ch", png(pic, color[k], 8), ".png", "-d", "0")
+        encode("lossy_3ch", png(_picture(rng, 23, 19, 3), 2, 8), ".png", "-d", "1.5")
+        encode("lossy_4ch_container", png(_picture(rng, 9, 17, 4), 6, 8), ".png",
+               "-d", "2", "--container=1")
+        palette = rng.integers(0, 256, (256, 3))
+        frames = [{"pixels": rng.integers(0, 256, (6, 7))} for _ in range(3)]
+        encode("animated", gif(7, 6, frames, palette), ".gif", "-d", "0")
+    return out
+
+
+def _lossy_atol(name):
+    """Debian's libjxl 0.7 rounds some lossy JPEG XL pixels one off the
+    libjxl TensorFlow links; its lossless pixels are exact."""
+    return 1 if name.startswith("jxl_lossy") else 0
 
 
 def _broken(b):
@@ -318,7 +358,8 @@ def decode_image(dt, rng):
         for ch in (0, 1, 3, 4):
             for expand in (True, False):
                 out.append(Spec(f"{name}.ch{ch}.expand_{expand}", [_scalar(b)],
-                                {"channels": ch, "dtype": dt, "expand_animations": expand}))
+                                {"channels": ch, "dtype": dt, "expand_animations": expand},
+                                int_atol=_lossy_atol(name)))
     out.append(Spec("unknown", [_scalar(b"\x00\x01\x02")], {"dtype": dt}))
     return out
 
@@ -333,9 +374,29 @@ def decode_webp(dt, rng):
         if name == "bmp_32_top_down":
             continue  # TensorFlow aborts (see decode_image)
         for ch in (0, 1, 3, 4):
-            out.append(Spec(f"{name}.ch{ch}", [_scalar(b)], {"channels": ch}))
+            out.append(Spec(f"{name}.ch{ch}", [_scalar(b)], {"channels": ch},
+                            int_atol=_lossy_atol(name)))
     for kind, b in _broken(images()["webp_lossy"]).items():
         out.append(Spec(f"webp_{kind}", [_scalar(b)]))
+    out.append(Spec("unknown", [_scalar(b"\x00\x01\x02")]))
+    return out
+
+
+def decode_jxl(dt, rng):
+    """DecodeJxl: every image (JPEG XL's first frame as [height, width,
+    channels], the image's own channels; other formats as DecodeImage reads
+    them), each number of channels (those not the image's fail); truncated
+    and corrupt JPEG XL, bytes of no format."""
+    out = []
+    for name, b in images().items():
+        if name == "bmp_32_top_down":
+            continue  # TensorFlow aborts (see decode_image)
+        for ch in (0, 1, 3, 4):
+            out.append(Spec(f"{name}.ch{ch}", [_scalar(b)], {"channels": ch},
+                            int_atol=_lossy_atol(name)))
+    for name in ("jxl_lossless_3ch", "jxl_lossy_4ch_container"):
+        for kind, b in _broken(images()[name]).items():
+            out.append(Spec(f"{name}_{kind}", [_scalar(b)]))
     out.append(Spec("unknown", [_scalar(b"\x00\x01\x02")]))
     return out
 
@@ -552,6 +613,7 @@ def register(generators):
     generators["DecodeBmp"] = (decode_bmp, None)
     generators["DecodeImage"] = (decode_image, "dtype")
     generators["DecodeWebP"] = (decode_webp, None)
+    generators["DecodeJxl"] = (decode_jxl, None)
     generators["ExtractJpegShape"] = (extract_jpeg_shape, "output_type")
     generators["EncodeJpeg"] = (encode_jpeg, None)
     generators["EncodeJpegVariableQuality"] = (encode_jpeg_variable_quality, None)

@@ -173,7 +173,7 @@ def no_kernel(result):
         or (error[0] == 3 and "which is not one of the allowed types" in error[1]))
 
 
-def compare_values(want, got, tol):
+def compare_values(want, got, tol, int_atol=0):
     """'' when `got` equals `want` (TensorFlow's), else what differs."""
     a, b = interop.as_array(want), interop.as_array(got)
     if a.dtype != b.dtype or a.shape != b.shape:
@@ -184,6 +184,11 @@ def compare_values(want, got, tol):
     if a.dtype not in op_cases.TOLERANCE:
         if np.array_equal(a, b):
             return ""
+        if int_atol and a.dtype.kind in "iu":
+            gap = np.abs(a.astype(np.int64) - b.astype(np.int64))
+            if gap.max() <= int_atol:
+                return ""
+            return f"{int((gap > int_atol).sum())} of {a.size} differ by more than {int_atol}"
         return f"differs (exact): {a.ravel()[:6]} vs {b.ravel()[:6]}"
     rtol, atol = (t * tol for t in op_cases.TOLERANCE[a.dtype])
     a64 = a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
@@ -212,7 +217,8 @@ def check(case, result, grad_result):
     else:
         forward = ""
         for k, want in enumerate(case.want):
-            forward = compare_values(want, result.get(k), case.tol) if k in result else "missing"
+            forward = (compare_values(want, result.get(k), case.tol, case.int_atol)
+                       if k in result else "missing")
             if forward:
                 forward = f"output {case.compared[k]}: {forward}"
                 break

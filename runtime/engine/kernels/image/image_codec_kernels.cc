@@ -2,7 +2,8 @@
 // decoding kernel for every Decode* op tells the format from the bytes, so
 // DecodePng reads a JPEG and DecodeJpeg a one-frame GIF, as TensorFlow's
 // do; only the output's rank and what each op refuses differ. The codecs
-// are internal/image_codecs.h (libjpeg-turbo, libpng, giflib).
+// are internal/image_codecs.h (libjpeg-turbo, libpng, giflib, libwebp,
+// libjxl).
 #include <cstring>
 #include <string>
 
@@ -40,7 +41,7 @@ class DecodeImageOp : public OpKernel {
       jpeg_.accurate_dct = dct == "INTEGER_ACCURATE";
       jpeg_.crop = op == "DecodeAndCropJpeg";
     }
-    if (op == "DecodePng" || op == "DecodeImage" || op == "DecodeWebP") {
+    if (op == "DecodePng" || op == "DecodeImage" || op == "DecodeWebP" || op == "DecodeJxl") {
       MG_RETURN_IF_ERROR(c->GetAttr("dtype", &dtype_));
     }
     if (op == "DecodeImage") MG_RETURN_IF_ERROR(c->GetAttr("expand_animations", &expand_));
@@ -75,11 +76,13 @@ class DecodeImageOp : public OpKernel {
         return Bmp(ctx, input);
       case ImageFormat::kWebp:
         return Webp(ctx, input);
+      case ImageFormat::kJxl:
+        return Jxl(ctx, input);
       case ImageFormat::kUnknown:
         break;
     }
     return absl::InvalidArgumentError(
-        "Unknown image file format. One of JPEG, PNG, GIF, BMP, WebP required.");
+        "Unknown image file format. One of JPEG, JPEG XL, PNG, GIF, BMP, WebP required.");
   }
 
  private:
@@ -189,7 +192,7 @@ class DecodeImageOp : public OpKernel {
       return absl::InvalidArgumentError(
           absl::StrCat("channels must be 0 or 3 for GIF, got ", channels_));
     }
-    if (IsOp("DecodeBmp") || IsOp("DecodeWebP")) {
+    if (IsOp("DecodeBmp") || IsOp("DecodeWebP") || IsOp("DecodeJxl")) {
       return absl::InvalidArgumentError(absl::StrCat(
           "Trying to decode GIF format using ", type_string(),
           " op. Use `decode_gif` or `decode_image` instead."));
@@ -245,6 +248,21 @@ class DecodeImageOp : public OpKernel {
     Tensor* out = nullptr;
     return DecodeWebp(input, channels_, frames, [&](const ImageSize& s) -> absl::StatusOr<void*> {
       MG_RETURN_IF_ERROR(ctx->allocate_output(0, OutputShape(s, frames), &out));
+      return static_cast<void*>(out->data<uint8_t>());
+    });
+  }
+
+  // As TensorFlow's: every decode op reads JPEG XL (DecodeAndCropJpeg
+  // uncropped), the first frame as [height, width, channels] whatever the
+  // op, in uint8 only.
+  absl::Status Jxl(OpKernelContext* ctx, const std::string& input) const {
+    if (dtype_ != DT_UINT8) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("JXL only supports uint8 for dtype, not ", DataTypeString(dtype_)));
+    }
+    Tensor* out = nullptr;
+    return DecodeJxl(input, channels_, [&](const ImageSize& s) -> absl::StatusOr<void*> {
+      MG_RETURN_IF_ERROR(ctx->allocate_output(0, OutputShape(s, false), &out));
       return static_cast<void*>(out->data<uint8_t>());
     });
   }
@@ -402,7 +420,7 @@ class EncodePngOp : public OpKernel {
 
 void RegisterImageCodecKernels(KernelRegistry* r) {
   for (const char* op : {"DecodeJpeg", "DecodeAndCropJpeg", "DecodePng", "DecodeGif",
-                         "DecodeWebP", "DecodeBmp", "DecodeImage"}) {
+                         "DecodeWebP", "DecodeJxl", "DecodeBmp", "DecodeImage"}) {
     r->Register(op, MakeFactory<DecodeImageOp>());
   }
   r->Register("ExtractJpegShape", MakeFactory<ExtractJpegShapeOp>());

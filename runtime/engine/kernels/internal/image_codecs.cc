@@ -17,6 +17,8 @@
 #include "absl/strings/str_cat.h"
 #include "core/allocator.h"
 #include "gif_lib.h"
+#include "jxl/decode.h"
+#include "jxl/decode_cxx.h"
 #include "png.h"
 #include "webp/decode.h"
 #include "webp/demux.h"
@@ -712,6 +714,9 @@ ImageFormat ClassifyImage(absl::string_view data) {
   if (data.size() > 12 && absl::StartsWith(data, "RIFF") && data.substr(8, 4) == "WEBP") {
     return ImageFormat::kWebp;
   }
+  const JxlSignature jxl =
+      JxlSignatureCheck(reinterpret_cast<const uint8_t*>(data.data()), data.size());
+  if (jxl == JXL_SIG_CODESTREAM || jxl == JXL_SIG_CONTAINER) return ImageFormat::kJxl;
   return ImageFormat::kUnknown;
 }
 
@@ -996,6 +1001,72 @@ absl::StatusOr<std::string> EncodePng(const void* pixels, int64_t height, int64_
   png_destroy_write_struct(&st->png, st->info != nullptr ? &st->info : nullptr);
   if (!ok) return absl::InternalError(absl::StrCat("PNG encoding failed: ", st->sink.message));
   return out;
+}
+
+// Single-threaded (libjxl without a parallel runner): the executor runs
+// kernels side by side already, and the pixels are the same.
+absl::Status DecodeJxl(absl::string_view data, int channels, ImageAllocator allocate) {
+  if (channels != 0 && channels != 1 && channels != 3 && channels != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("JXL only supports 1, 3, or 4 channels, got ", channels));
+  }
+  JxlDecoderPtr decoder = JxlDecoderMake(nullptr);
+  if (decoder == nullptr ||
+      JxlDecoderSubscribeEvents(decoder.get(), JXL_DEC_BASIC_INFO | JXL_DEC_FULL_IMAGE) !=
+          JXL_DEC_SUCCESS) {
+    return absl::InternalError("could not make a JPEG XL decoder");
+  }
+  const auto* bytes = reinterpret_cast<const uint8_t*>(data.data());
+  if (JxlDecoderSetInput(decoder.get(), bytes, data.size()) != JXL_DEC_SUCCESS) {
+    return absl::InvalidArgumentError("Failed to decode JXL header");
+  }
+  JxlDecoderCloseInput(decoder.get());
+  bool have_info = false;
+  ImageSize size;
+  void* out = nullptr;
+  JxlPixelFormat format = {0, JXL_TYPE_UINT8, JXL_NATIVE_ENDIAN, 0};
+  while (true) {
+    const JxlDecoderStatus status = JxlDecoderProcessInput(decoder.get());
+    if (status == JXL_DEC_BASIC_INFO) {
+      JxlBasicInfo info;
+      if (JxlDecoderGetBasicInfo(decoder.get(), &info) != JXL_DEC_SUCCESS) {
+        return absl::InvalidArgumentError("Failed to decode JXL header");
+      }
+      size.height = info.ysize;
+      size.width = info.xsize;
+      size.channels = static_cast<int64_t>(info.num_color_channels) + (info.alpha_bits != 0);
+      if (channels != 0 && channels != size.channels) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Number of channels requested does not match input: ", channels,
+            " for an image of ", size.channels));
+      }
+      if (size.height > 0 &&
+          static_cast<uint64_t>(size.width) * size.channels >
+              MaxTensorBytes() / static_cast<uint64_t>(size.height)) {
+        return absl::InvalidArgumentError(absl::StrCat("a JPEG XL image of ", size.width, "x",
+                                                       size.height, " passes the limit of ",
+                                                       MaxTensorBytes(), " bytes"));
+      }
+      absl::StatusOr<void*> buffer = allocate(size);
+      if (!buffer.ok()) return buffer.status();
+      out = *buffer;
+      format.num_channels = static_cast<uint32_t>(size.channels);
+      have_info = true;
+    } else if (status == JXL_DEC_NEED_IMAGE_OUT_BUFFER && have_info) {
+      size_t need = 0;
+      if (JxlDecoderImageOutBufferSize(decoder.get(), &format, &need) != JXL_DEC_SUCCESS ||
+          need != static_cast<size_t>(size.bytes()) ||
+          JxlDecoderSetImageOutBuffer(decoder.get(), &format, out, need) != JXL_DEC_SUCCESS) {
+        return absl::InvalidArgumentError("Failed to decode JXL image");
+      }
+    } else if (status == JXL_DEC_FULL_IMAGE && have_info) {
+      return absl::OkStatus();  // the first frame; an animation's others are left
+    } else if (!have_info) {
+      return absl::InvalidArgumentError("Failed to decode JXL header");
+    } else {
+      return absl::InvalidArgumentError("Failed to decode JXL image");
+    }
+  }
 }
 
 }  // namespace kernels_internal

@@ -1,5 +1,5 @@
 // Image bytes to pixels and back, with TensorFlow's semantics, over Debian's
-// codec libraries: libjpeg-turbo, libpng, giflib and libwebp. BMP alone is read here:
+// codec libraries: libjpeg-turbo, libpng, giflib, libwebp and libjxl. BMP alone is read here:
 // TensorFlow reads it by hand too, and no library is needed for a header
 // and rows of bytes.
 //
@@ -42,7 +42,7 @@ struct ImageSize {
 // it may not.
 using ImageAllocator = absl::FunctionRef<absl::StatusOr<void*>(const ImageSize&)>;
 
-enum class ImageFormat { kUnknown, kJpeg, kPng, kGif, kBmp, kWebp };
+enum class ImageFormat { kUnknown, kJpeg, kPng, kGif, kBmp, kWebp, kJxl };
 
 // The format the first bytes announce, as TensorFlow's DecodeImage tells it.
 ImageFormat ClassifyImage(absl::string_view data);
@@ -80,6 +80,11 @@ absl::Status DecodeBmp(absl::string_view data, int channels, ImageAllocator allo
 // its canvas, or the first alone.
 absl::Status DecodeWebp(absl::string_view data, int channels, bool all_frames,
                         ImageAllocator allocate);
+
+// The first frame of a JPEG XL image (a codestream or a container), 8-bit,
+// in the image's channels: its colour channels (1 or 3) and its alpha if it
+// has one. `channels` 0, or the image's count (1 to 4).
+absl::Status DecodeJxl(absl::string_view data, int channels, ImageAllocator allocate);
 
 struct JpegEncodeOptions {
   int quality = 95;
