@@ -8,6 +8,7 @@ import numpy as np
 
 from interop import tf
 import image_generators
+import proto_generators
 from op_cases import Const, SHAPES, Spec, random_values
 
 F32_64 = (tf.float32, tf.float64)
@@ -4543,6 +4544,7 @@ GENERATORS["StatelessRandomGetKeyCounter"] = (key_counter, "Tseed")
 GENERATORS["StatelessRandomGetAlg"] = (lambda dt, rng: [Spec("alg", [])], None)
 
 image_generators.register(GENERATORS)
+proto_generators.register(GENERATORS)
 
 
 def top_k(dt, rng):

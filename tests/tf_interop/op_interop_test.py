@@ -102,6 +102,9 @@ TENSORFLOW_BUGS = {
     "Erf": ((".float64.2.", ".float64.3.", ".float64.5."),
             "float64 Erf of +inf and -inf is NaN (its kernel's rational approximation divides "
             "infinities) where it is 1 and -1, which minigraph gives (float32's is right)"),
+    "DecodeProtoV2": (".packed_negative.", "a packed int32 field read into int64 gives "
+                      "negative values as their unsigned 32 bits (-5 as 4294967291) where the "
+                      "same values unpacked give -5, as minigraph gives both"),
     "DecodeCompressed": (".truncated", "a ZLIB stream cut short decodes to an empty string, "
                                        "without an error (the 10,000 bytes it held are lost "
                                        "silently); minigraph fails with DataLoss"),

@@ -67,6 +67,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterStringNGramsKernels(r);
   kernels_internal::RegisterUnicodeKernels(r);
   kernels_internal::RegisterSerializationKernels(r);
+  kernels_internal::RegisterProtoKernels(r);
   kernels_internal::RegisterImageCodecKernels(r);
   kernels_internal::RegisterImageResizeKernels(r);
   kernels_internal::RegisterImageTransformKernels(r);

@@ -72,6 +72,7 @@ void RegisterStringFormatKernels(KernelRegistry* r);
 void RegisterStringNGramsKernels(KernelRegistry* r);
 void RegisterUnicodeKernels(KernelRegistry* r);
 void RegisterSerializationKernels(KernelRegistry* r);
+void RegisterProtoKernels(KernelRegistry* r);
 void RegisterImageCodecKernels(KernelRegistry* r);
 void RegisterImageResizeKernels(KernelRegistry* r);
 void RegisterImageTransformKernels(KernelRegistry* r);
