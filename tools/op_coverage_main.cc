@@ -180,6 +180,12 @@ int main(int argc, char** argv) {
   for (const auto& [minus_items, op] : missing) {
     missing_list.push_back(absl::StrCat("`", op, "` (", -minus_items, ")"));
   }
+  // Those without a kernel, most used first.
+  const std::string without =
+      missing_list.empty()
+          ? ""
+          : absl::StrCat(", by the number of\nitems using them:\n\n",
+                         absl::StrJoin(missing_list, ", "));
   std::vector<std::string> built;
   for (const std::string& source : census.sources) {
     built.push_back(absl::StrCat(census.built[source], " ", source));
@@ -205,8 +211,7 @@ int main(int argc, char** argv) {
       "libraries and gradients included; what could not be built is listed,\n"
       "with the reason, in the census file. Items built:\n\n%s.\n\n"
       "**%d ops in the census, %d of them with a kernel here, %zu left out on\n"
-      "purpose (see the table), %zu without a kernel yet**, by the number of\n"
-      "items using them:\n\n%s.\n\n"
+      "purpose (see the table), %zu without a kernel yet**%s.\n\n"
       "## Every op minigraph runs or the census counts\n\n"
       "Whether a CPU kernel runs it (for the dtypes its kernel takes, mostly\n"
       "float and double, often int32 and int64); whether symbolic gradients pass\n"
@@ -221,7 +226,7 @@ int main(int argc, char** argv) {
       "| op | kernel | gradient | census (%s) | checked against TensorFlow 2.21 |\n"
       "| --- | --- | --- | --- | --- |\n%s",
       names.size(), absl::StrJoin(built, ", ").c_str(), census_ops, census_with_kernel,
-      census_left_out, missing.size(), absl::StrJoin(missing_list, ", ").c_str(), sources.c_str(), n,
+      census_left_out, missing.size(), without.c_str(), sources.c_str(), n,
       with_kernel, with_gradient, checked, total_cases, total_gradient_cases, sources.c_str(),
       rows.c_str());
   return 0;
