@@ -32,6 +32,7 @@ PACKAGES=(
   libjxl-tools         # cjxl: the JPEG XL images the op test decodes
   libre2-dev           # RE2: the string ops' regular expressions (TensorFlow's syntax)
   libicu-dev           # ICU: the Unicode ops' converters and scripts
+  libdnnl-dev          # oneDNN: float convolutions (as TensorFlow's x86 build)
   libgrpc++-dev        # gRPC 1.51: processes on a network (session/distributed)
   protobuf-compiler-grpc  # grpc_cpp_plugin, run by the service genrules
   openssl              # the TLS tests make their certificates with it

@@ -1,5 +1,7 @@
 // Conv2D, Conv3D and their two gradients each (NHWC and NDHWC, filters
-// HWIO and DHWIO), lowered to matrix products as TensorFlow's CPU kernels
+// HWIO and DHWIO). Float ones run on oneDNN (internal/onednn_conv.h), as
+// TensorFlow's x86 build runs them; doubles, and any geometry oneDNN has no
+// kernel for, are lowered to matrix products as TensorFlow's Eigen kernels
 // do: the input's patches become rows
 // of a matrix (im2col), a product with the filter gives the output, a
 // product with the output's gradient gives the filter's, and the patches'
@@ -16,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/matmul_op.h"
+#include "runtime/engine/kernels/internal/onednn_conv.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/internal/window_kernel.h"
 #include "runtime/graph/conv_util.h"
@@ -388,6 +391,43 @@ struct Groups {
   }
 };
 
+// The geometry in oneDNN's terms.
+OneDnnConv ToOneDnn(const ConvGeometry& g) {
+  OneDnnConv c;
+  c.spatial = g.spatial;
+  c.batch = g.batch;
+  c.depth = g.depth;
+  c.out_depth = g.out_depth;
+  c.groups = g.groups;
+  c.in[0] = g.in_planes, c.in[1] = g.in_rows, c.in[2] = g.in_cols;
+  c.kernel[0] = g.k_planes, c.kernel[1] = g.k_rows, c.kernel[2] = g.k_cols;
+  c.out[0] = g.out_planes, c.out[1] = g.out_rows, c.out[2] = g.out_cols;
+  c.stride[0] = g.stride_planes, c.stride[1] = g.stride_rows, c.stride[2] = g.stride_cols;
+  c.dilation[1] = g.dil_rows, c.dilation[2] = g.dil_cols;
+  c.pad_before[0] = g.pad_planes, c.pad_before[1] = g.pad_rows, c.pad_before[2] = g.pad_cols;
+  return c;
+}
+
+// Whether oneDNN takes this convolution: float, and nothing empty (the
+// kernels answer empty ones themselves).
+template <typename T>
+bool UseOneDnn(const ConvGeometry& g) {
+  return std::is_same_v<T, float> && g.batch > 0 && g.depth > 0 && g.out_depth > 0 &&
+         g.patches_per_image() > 0 && g.pixels_per_image() > 0 && g.patch_size() > 0;
+}
+
+// Runs `call` (a OneDnnConv* function) when oneDNN takes the convolution:
+// true with its status then, false (to compute it here) when it does not.
+template <typename T, typename Call>
+bool TryOneDnn(const ConvGeometry& g, Call call, absl::Status* status) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (!UseOneDnn<T>(g)) return false;
+    *status = call(ToOneDnn(g));
+    return status->code() != absl::StatusCode::kUnimplemented;
+  }
+  return false;
+}
+
 // Conv2D (W = Window2D) and Conv3D (Window3D), and their backprops below.
 template <typename W, typename T>
 class ConvOp : public WindowKernelOf<W> {
@@ -402,6 +442,13 @@ class ConvOp : public WindowKernelOf<W> {
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, g.output_shape(), &out));
     if (out->NumElements() == 0) return absl::OkStatus();
+    absl::Status s;
+    if (TryOneDnn<T>(g, [&](const OneDnnConv& c) {
+          return OneDnnConvForward(c, AsFloat(input.data<T>()), AsFloat(filter.data<T>()),
+                                   AsFloat(out->data<T>()), ctx->intra_op_threads());
+        }, &s)) {
+      return s;
+    }
     if (g.groups == 1) return Forward(ctx, g, input.data<T>(), filter.data<T>(), out->data<T>());
     const Groups<T> gr{g};
     MG_ASSIGN_OR_RETURN(Tensor x, gr.Temp(ctx, gr.pixels_in * gr.one.depth));
@@ -437,6 +484,13 @@ class ConvBackpropInputOp : public WindowKernelOf<W> {
       std::fill(dx->data<T>(), dx->data<T>() + dx->NumElements(), T(0));
       return absl::OkStatus();
     }
+    absl::Status s;
+    if (TryOneDnn<T>(g, [&](const OneDnnConv& c) {
+          return OneDnnConvBackwardData(c, AsFloat(filter.data<T>()), AsFloat(dy.data<T>()),
+                                        AsFloat(dx->data<T>()), ctx->intra_op_threads());
+        }, &s)) {
+      return s;
+    }
     if (g.groups == 1) return BackpropInput(ctx, g, filter.data<T>(), dy.data<T>(), dx->data<T>());
     const Groups<T> gr{g};
     MG_ASSIGN_OR_RETURN(Tensor f, gr.Temp(ctx, gr.taps * gr.one.out_depth));
@@ -468,6 +522,13 @@ class ConvBackpropFilterOp : public WindowKernelOf<W> {
     Tensor* df;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, filter_shape, &df));
     if (df->NumElements() == 0) return absl::OkStatus();
+    absl::Status s;
+    if (TryOneDnn<T>(g, [&](const OneDnnConv& c) {
+          return OneDnnConvBackwardWeights(c, AsFloat(input.data<T>()), AsFloat(dy.data<T>()),
+                                           AsFloat(df->data<T>()), ctx->intra_op_threads());
+        }, &s)) {
+      return s;
+    }
     if (g.groups == 1) return BackpropFilter(ctx, g, input.data<T>(), dy.data<T>(), df->data<T>());
     const Groups<T> gr{g};
     MG_ASSIGN_OR_RETURN(Tensor x, gr.Temp(ctx, gr.pixels_in * gr.one.depth));

@@ -1,6 +1,9 @@
 // DepthwiseConv2dNative and its two gradients (NHWC; filter [rows, cols,
 // depth, multiplier]): each input channel convolved with its own
-// `multiplier` filters, output channel c * multiplier + m. Written as direct
+// `multiplier` filters, output channel c * multiplier + m. Float ones run on
+// oneDNN as a convolution of `depth` groups (internal/onednn_conv.h), as
+// TensorFlow's x86 build runs them. Doubles (and any geometry oneDNN has no
+// kernel for) are written as direct
 // loops rather than im2col + GEMM: per channel the product is a dot of
 // rows * cols elements, too small for a GEMM, while the loops over channels
 // are contiguous and vectorize (`omp simd`). Every output row (forward), input
@@ -9,10 +12,12 @@
 // at once.
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
+#include "runtime/engine/kernels/internal/onednn_conv.h"
 #include "runtime/engine/kernels/internal/tensor_util.h"
 #include "runtime/engine/kernels/internal/window_kernel.h"
 #include "runtime/graph/conv_util.h"
@@ -74,6 +79,38 @@ absl::StatusOr<DepthwiseGeometry> Geometry(const Window2D& w, const std::string&
   g.dil_rows = w.dilation[0];
   g.dil_cols = w.dilation[1];
   return g;
+}
+
+// The geometry as oneDNN's grouped convolution: a group per channel.
+OneDnnConv ToOneDnn(const DepthwiseGeometry& g) {
+  OneDnnConv c;
+  c.batch = g.batch;
+  c.depth = g.depth;
+  c.out_depth = g.out_depth();
+  c.groups = g.depth;
+  c.in[1] = g.in_rows, c.in[2] = g.in_cols;
+  c.kernel[1] = g.k_rows, c.kernel[2] = g.k_cols;
+  c.out[1] = g.out_rows, c.out[2] = g.out_cols;
+  c.stride[1] = g.stride_rows, c.stride[2] = g.stride_cols;
+  c.dilation[1] = g.dil_rows, c.dilation[2] = g.dil_cols;
+  c.pad_before[1] = g.pad_rows, c.pad_before[2] = g.pad_cols;
+  return c;
+}
+
+// Runs `call` (a OneDnnConv* function) for a float convolution with nothing
+// empty: true with its status then, false (to compute it here) otherwise or
+// when oneDNN has no kernel for it.
+template <typename T, typename Call>
+bool TryOneDnn(const DepthwiseGeometry& g, Call call, absl::Status* status) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (g.batch == 0 || g.depth == 0 || g.mult == 0 || g.in_rows == 0 || g.in_cols == 0 ||
+        g.out_rows == 0 || g.out_cols == 0 || g.k_rows == 0 || g.k_cols == 0) {
+      return false;
+    }
+    *status = call(ToOneDnn(g));
+    return status->code() != absl::StatusCode::kUnimplemented;
+  }
+  return false;
 }
 
 absl::Status CheckOutBackprop(const DepthwiseGeometry& g, const Tensor& dy,
@@ -298,6 +335,12 @@ class DepthwiseConv2dNativeOp : public WindowKernel {
     const T* x = input.data<T>();
     const T* f = filter.data<T>();
     T* y = out->data<T>();
+    absl::Status s;
+    if (TryOneDnn<T>(g, [&](const OneDnnConv& c) {
+          return OneDnnConvForward(c, AsFloat(x), AsFloat(f), AsFloat(y), ctx->intra_op_threads());
+        }, &s)) {
+      return s;
+    }
     const int64_t od = g.out_depth();
     const double row_cost = static_cast<double>(g.out_cols * g.k_rows * g.k_cols * od);
     if (g.mult == 1) {
@@ -352,6 +395,13 @@ class DepthwiseConv2dNativeBackpropInputOp : public WindowKernel {
     const T* f = filter.data<T>();
     const T* gy = dy.data<T>();
     T* dx = out->data<T>();
+    absl::Status s;
+    if (TryOneDnn<T>(g, [&](const OneDnnConv& c) {
+          return OneDnnConvBackwardData(c, AsFloat(f), AsFloat(gy), AsFloat(dx),
+                                        ctx->intra_op_threads());
+        }, &s)) {
+      return s;
+    }
     const int64_t od = g.out_depth();
     const double row_cost = static_cast<double>(g.in_cols * g.k_rows * g.k_cols * od);
     if (g.mult == 1 && g.stride_rows == 1 && g.stride_cols == 1) {
@@ -428,6 +478,13 @@ class DepthwiseConv2dNativeBackpropFilterOp : public WindowKernel {
     std::fill(df, df + size, T(0));
     const int64_t rows = g.batch * g.out_rows;
     if (size == 0 || rows == 0 || g.out_cols == 0) return absl::OkStatus();
+    absl::Status s;
+    if (TryOneDnn<T>(g, [&](const OneDnnConv& c) {
+          return OneDnnConvBackwardWeights(c, AsFloat(input.data<T>()), AsFloat(dy.data<T>()),
+                                           AsFloat(df), ctx->intra_op_threads());
+        }, &s)) {
+      return s;
+    }
     // As many blocks as threads (each a partial gradient of `size`).
     const int64_t blocks = std::min<int64_t>(rows, std::max(1, ctx->intra_op_threads()));
     MG_ASSIGN_OR_RETURN(

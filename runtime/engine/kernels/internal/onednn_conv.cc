@@ -1,0 +1,177 @@
+#include "runtime/engine/kernels/internal/onednn_conv.h"
+
+#include <algorithm>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "oneapi/dnnl/dnnl.hpp"
+
+// libgomp's, which oneDNN's parallel regions run on (Debian builds oneDNN
+// with its OpenMP runtime): how many threads the calling thread's next
+// regions take.
+extern "C" void omp_set_num_threads(int threads);
+
+namespace minigraph {
+namespace kernels_internal {
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+
+// ThreadSanitizer cannot see libgomp's synchronization: under it, oneDNN
+// runs on the calling thread alone.
+#if defined(__SANITIZE_THREAD__)
+constexpr bool kOneThread = true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+constexpr bool kOneThread = true;
+#else
+constexpr bool kOneThread = false;
+#endif
+#else
+constexpr bool kOneThread = false;
+#endif
+
+const dnnl::engine& Engine() {
+  static const dnnl::engine* engine = new dnnl::engine(dnnl::engine::kind::cpu, 0);
+  return *engine;
+}
+
+// The descriptors and parameters of one convolution, in oneDNN's terms.
+struct Descs {
+  memory::desc src, weights, dst;     // the caller's layouts
+  memory::desc weights_any;           // oneDNN's choice of filter layout
+  memory::dims strides, dilates, pad_l, pad_r;
+};
+
+Descs Describe(const OneDnnConv& c) {
+  const int first = c.spatial == 3 ? 0 : 1;
+  memory::dims spatial_in, spatial_k, spatial_out;
+  Descs d;
+  for (int i = first; i < 3; ++i) {
+    spatial_in.push_back(c.in[i]);
+    spatial_k.push_back(c.kernel[i]);
+    spatial_out.push_back(c.out[i]);
+    d.strides.push_back(c.stride[i]);
+    d.dilates.push_back(c.dilation[i] - 1);
+    d.pad_l.push_back(c.pad_before[i]);
+    // The padding after: what the last window needs past the input (none
+    // when the input has rows to spare, which the windows skip).
+    const int64_t reach = (c.out[i] - 1) * c.stride[i] + (c.kernel[i] - 1) * c.dilation[i] + 1;
+    d.pad_r.push_back(std::max<int64_t>(0, reach - c.in[i] - c.pad_before[i]));
+  }
+  memory::dims src_dims = {c.batch, c.depth}, dst_dims = {c.batch, c.out_depth};
+  src_dims.insert(src_dims.end(), spatial_in.begin(), spatial_in.end());
+  dst_dims.insert(dst_dims.end(), spatial_out.begin(), spatial_out.end());
+  memory::dims w_dims;
+  Tag w_tag;
+  if (c.groups == 1) {
+    w_dims = {c.out_depth, c.depth};
+    w_tag = c.spatial == 3 ? Tag::dhwio : Tag::hwio;
+  } else {
+    w_dims = {c.groups, c.out_depth / c.groups, c.depth / c.groups};
+    w_tag = c.spatial == 3 ? Tag::dhwigo : Tag::hwigo;
+  }
+  w_dims.insert(w_dims.end(), spatial_k.begin(), spatial_k.end());
+  const Tag act = c.spatial == 3 ? Tag::ndhwc : Tag::nhwc;
+  const auto f32 = memory::data_type::f32;
+  d.src = memory::desc(src_dims, f32, act);
+  d.dst = memory::desc(dst_dims, f32, act);
+  d.weights = memory::desc(w_dims, f32, w_tag);
+  d.weights_any = memory::desc(w_dims, f32, Tag::any);
+  return d;
+}
+
+dnnl::convolution_forward::primitive_desc ForwardPd(const Descs& d, dnnl::prop_kind kind) {
+  return dnnl::convolution_forward::primitive_desc(
+      dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, d.src,
+                                      d.weights_any, d.dst, d.strides, d.dilates, d.pad_l,
+                                      d.pad_r),
+      Engine());
+}
+
+// Runs `body` (which makes and executes the primitives) with oneDNN's
+// failures as Statuses: Unimplemented when it has no kernel.
+template <typename Body>
+absl::Status Run(const char* what, int threads, Body body) {
+  omp_set_num_threads(kOneThread ? 1 : std::max(threads, 1));
+  try {
+    dnnl::stream stream(Engine());
+    body(stream);
+    stream.wait();
+  } catch (const dnnl::error& e) {
+    const std::string message = absl::StrCat("oneDNN ", what, ": ", e.what());
+    if (e.status == dnnl_unimplemented) return absl::UnimplementedError(message);
+    return absl::InternalError(message);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status OneDnnConvForward(const OneDnnConv& c, const float* x, const float* f, float* y,
+                               int threads) {
+  return Run("convolution", threads, [&](dnnl::stream& stream) {
+    const Descs d = Describe(c);
+    const auto pd = ForwardPd(d, dnnl::prop_kind::forward_inference);
+    memory src(d.src, Engine(), const_cast<float*>(x));
+    memory user_w(d.weights, Engine(), const_cast<float*>(f));
+    memory dst(d.dst, Engine(), y);
+    memory w = user_w;
+    if (pd.weights_desc() != d.weights) {
+      w = memory(pd.weights_desc(), Engine());
+      dnnl::reorder(user_w, w).execute(stream, user_w, w);
+    }
+    dnnl::convolution_forward(pd).execute(
+        stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}});
+  });
+}
+
+absl::Status OneDnnConvBackwardData(const OneDnnConv& c, const float* f, const float* dy,
+                                    float* dx, int threads) {
+  return Run("convolution's input gradient", threads, [&](dnnl::stream& stream) {
+    const Descs d = Describe(c);
+    const auto hint = ForwardPd(d, dnnl::prop_kind::forward_training);
+    const dnnl::convolution_backward_data::primitive_desc pd(
+        dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, d.src,
+                                              d.weights_any, d.dst, d.strides, d.dilates,
+                                              d.pad_l, d.pad_r),
+        Engine(), hint);
+    memory diff_src(d.src, Engine(), dx);
+    memory user_w(d.weights, Engine(), const_cast<float*>(f));
+    memory diff_dst(d.dst, Engine(), const_cast<float*>(dy));
+    memory w = user_w;
+    if (pd.weights_desc() != d.weights) {
+      w = memory(pd.weights_desc(), Engine());
+      dnnl::reorder(user_w, w).execute(stream, user_w, w);
+    }
+    dnnl::convolution_backward_data(pd).execute(
+        stream, {{DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_WEIGHTS, w},
+                 {DNNL_ARG_DIFF_SRC, diff_src}});
+  });
+}
+
+absl::Status OneDnnConvBackwardWeights(const OneDnnConv& c, const float* x, const float* dy,
+                                       float* df, int threads) {
+  return Run("convolution's filter gradient", threads, [&](dnnl::stream& stream) {
+    const Descs d = Describe(c);
+    const auto hint = ForwardPd(d, dnnl::prop_kind::forward_training);
+    const dnnl::convolution_backward_weights::primitive_desc pd(
+        dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, d.src,
+                                                 d.weights_any, d.dst, d.strides, d.dilates,
+                                                 d.pad_l, d.pad_r),
+        Engine(), hint);
+    memory src(d.src, Engine(), const_cast<float*>(x));
+    memory diff_dst(d.dst, Engine(), const_cast<float*>(dy));
+    memory user_dw(d.weights, Engine(), df);
+    memory dw = user_dw;
+    if (pd.diff_weights_desc() != d.weights) dw = memory(pd.diff_weights_desc(), Engine());
+    dnnl::convolution_backward_weights(pd).execute(
+        stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, diff_dst},
+                 {DNNL_ARG_DIFF_WEIGHTS, dw}});
+    if (dw != user_dw) dnnl::reorder(dw, user_dw).execute(stream, dw, user_dw);
+  });
+}
+
+}  // namespace kernels_internal
+}  // namespace minigraph
