@@ -269,6 +269,39 @@ void RegisterArithmeticGradients(GradientRegistry* r) {
                          "BitwiseOr", "BitwiseXor", "LeftShift", "RightShift", "Invert"}) {
     r->RegisterNoGradient(op);
   }
+  // TensorFlow's _FloorGrad and _CeilGrad: gradient functions that give
+  // none (not "not differentiable": a gradient through them is no error).
+  for (const char* op : {"Floor", "Ceil"}) {
+    r->Register(op, [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      *dx = {Output()};
+      return absl::OkStatus();
+    });
+  }
+  // TensorFlow's _NextAfterGrad: dy to x1, zeros to x2.
+  r->Register("NextAfter", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
+      return std::make_pair(g, ops::ZerosLike(s, g));
+    });
+  });
+  // TensorFlow's _PowGrad: x's dy y x^(y-1) and y's dy x^y log(x) (log(x)
+  // taken as 0 where x <= 0, or x == 0 for complex x), multiplied in that
+  // order.
+  r->Register("Pow", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    Output z = Conj(s, op.output(0));
+    return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
+      x = Conj(s, x);
+      y = Conj(s, y);
+      const DataType dt = BaseType(x.dtype());
+      Output gx = ops::Mul(s, ops::Mul(s, g, y),
+                           s.AddOp("Pow", {{x}, {ops::Sub(s, y, Scalar(s, dt, 1))}}).output(0));
+      const bool complex = dt == DT_COMPLEX64 || dt == DT_COMPLEX128;
+      Output zero = ops::ZerosLike(s, x);
+      Output mask = complex ? ops::NotEqual(s, x, zero) : ops::Greater(s, x, zero);
+      Output safe_x = ops::SelectV2(s, mask, x, ops::OnesLike(s, x));
+      Output log_x = ops::SelectV2(s, mask, ops::Log(s, safe_x), zero);
+      return std::make_pair(gx, ops::Mul(s, ops::Mul(s, g, z), log_x));
+    });
+  });
   r->Register("SquaredDifference", [](const Scope& s, const Operation& op, const Grads& dy,
                                       Grads* dx) {
     return BinaryGrad(s, op, dy, dx, [&](Output x, Output y, Output g) {
@@ -625,6 +658,59 @@ void RegisterMatMulAndReductionGradients(GradientRegistry* r) {
     *dx = {ops::RealDiv(s, in[0], ops::RealDiv(s, norm, ops::Reshape(s, dy[0], kept))), Output()};
     return absl::OkStatus();
   });
+  // TensorFlow's _ProdGrad: the reduced axes moved first and flattened,
+  // each element's gradient the product of the others in its column (an
+  // exclusive cumulative product from each end), moved back.
+  r->Register("Prod", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    Output x = in[0];
+    Tensor axes;
+    if (!x.shape().rank_known() ||
+        !GetNodeAttr(s.GetNodeDef(in[1].op()), "value", &axes).ok()) {
+      return absl::UnimplementedError(
+          "the gradient of Prod needs its input's rank and constant axes");
+    }
+    const int rank = x.shape().rank();
+    std::vector<bool> is_reduced(rank, false);
+    std::vector<int32_t> perm;
+    for (int64_t i = 0; i < axes.NumElements(); ++i) {
+      int64_t a = axes.dtype() == DT_INT32 ? axes.data<int32_t>()[i] : axes.data<int64_t>()[i];
+      if (a < 0) a += rank;
+      if (a < 0 || a >= rank || is_reduced[a]) continue;
+      is_reduced[a] = true;
+      perm.push_back(static_cast<int32_t>(a));
+    }
+    const int num_reduced = static_cast<int>(perm.size());
+    for (int d = 0; d < rank; ++d) {
+      if (!is_reduced[d]) perm.push_back(d);
+    }
+    auto vector = [&](std::vector<int32_t> v) {
+      Tensor t(DT_INT32, TensorShape({static_cast<int64_t>(v.size())}));
+      std::copy(v.begin(), v.end(), t.data<int32_t>());
+      return ops::Const(s, t);
+    };
+    MG_ASSIGN_OR_RETURN(Output g, Unreduce(s, x, in[1], dy[0]));
+    Output shape = ops::Shape(s, x);
+    Output zero = ops::Const<int32_t>(s, 0);
+    auto count = [&](std::vector<int32_t> dims) {
+      return ops::Prod(s, ops::GatherV2(s, shape, vector(dims), zero), zero);
+    };
+    Output rows = count({perm.begin(), perm.begin() + num_reduced});
+    Output cols = count({perm.begin() + num_reduced, perm.end()});
+    Output permuted = ops::Transpose(s, x, vector(perm));
+    Output matrix = ops::Reshape(s, permuted, ops::Pack(s, {rows, cols}));
+    auto others = [&](bool reverse) {
+      AttrValue yes, rev;
+      yes.set_b(true);
+      rev.set_b(reverse);
+      return Conj(s, s.AddOp("Cumprod", {{matrix}, {zero}}, {{"exclusive", yes}, {"reverse", rev}})
+                         .output(0));
+    };
+    Output y = ops::Reshape(s, ops::Mul(s, others(false), others(true)), ops::Shape(s, permuted));
+    Output out = ops::Mul(s, g, ops::Transpose(s, y, ops::InvertPermutation(s, vector(perm))));
+    *dx = {ops::Reshape(s, out, shape), Output()};
+    return s.status();
+  });
   for (const char* op : {"Shape",
                          "Size",
                          "Rank",
@@ -716,6 +802,108 @@ std::map<std::string, AttrValue> WindowAttrs(const NodeDef& node) {
       node, {"strides", "padding", "explicit_paddings", "dilations", "data_format", "ksize"});
 }
 
+// The gradients of the activations' gradient ops (nn_grad.py's and
+// math_grad.py's *GradGrad), for gradients of gradients (penalties,
+// Hessian-vector products). An activation's gradient op takes (dy, x) or
+// (y, dy); its gradient with respect to dy is the gradient op again.
+void RegisterActivationGradGradients(GradientRegistry* r) {
+  // (dy, features) ops whose gradient is zero with respect to the features.
+  for (const char* name : {"ReluGrad", "Relu6Grad", "LeakyReluGrad"}) {
+    const std::string op_name = name;
+    r->Register(name, [op_name](const Scope& s, const Operation& op, const Grads& dy,
+                                Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      *dx = {s.AddOp(op_name, {{dy[0]}, {in[1]}}, CopyAttrs(s.GetNodeDef(op), {"alpha"}))
+                 .output(0),
+             ops::ZerosLike(s, in[1])};
+      return s.status();
+    });
+  }
+  // EluGrad and SeluGrad take (dy, y): where y < 0 the gradient's slope
+  // depends on y.
+  for (const char* name : {"EluGrad", "SeluGrad"}) {
+    const std::string op_name = name;
+    r->Register(name, [op_name](const Scope& s, const Operation& op, const Grads& dy,
+                                Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      Output y = in[1];
+      Output negative = ops::Less(s, y, Scalar(s, BaseType(y.dtype()), 0));
+      *dx = {s.AddOp(op_name, {{dy[0]}, {y}}).output(0),
+             ops::SelectV2(s, negative, ops::Mul(s, dy[0], in[0]), ops::ZerosLike(s, y))};
+      return s.status();
+    });
+  }
+  // The (y, dy) ops: SigmoidGrad = dy y (1 - y), TanhGrad = dy (1 - y^2),
+  // RsqrtGrad = -dy y^3 / 2, ReciprocalGrad = -dy y^2.
+  r->Register("SigmoidGrad", [](const Scope& s, const Operation& op, const Grads& dy,
+                                Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    Output a = Conj(s, in[0]), gb = ops::Mul(s, dy[0], Conj(s, in[1]));
+    *dx = {ops::Sub(s, gb, ops::Mul(s, ops::Mul(s, Scalar(s, BaseType(a.dtype()), 2), gb), a)),
+           s.AddOp("SigmoidGrad", {{a}, {dy[0]}}).output(0)};
+    return s.status();
+  });
+  r->Register("TanhGrad", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    Output a = Conj(s, in[0]), b = Conj(s, in[1]);
+    *dx = {ops::Mul(s, ops::Mul(s, ops::Mul(s, dy[0], Scalar(s, BaseType(a.dtype()), -2)), b), a),
+           s.AddOp("TanhGrad", {{a}, {dy[0]}}).output(0)};
+    return s.status();
+  });
+  r->Register("RsqrtGrad", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    Output a = Conj(s, in[0]), g = Conj(s, dy[0]);
+    *dx = {ops::Mul(s, ops::Mul(s, ops::Mul(s, Scalar(s, BaseType(a.dtype()), -1.5), g), in[1]),
+                    ops::Square(s, a)),
+           s.AddOp("RsqrtGrad", {{a}, {dy[0]}}).output(0)};
+    return s.status();
+  });
+  r->Register("ReciprocalGrad", [](const Scope& s, const Operation& op, const Grads& dy,
+                                   Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    Output a = Conj(s, in[0]), g = Conj(s, dy[0]);
+    *dx = {ops::Mul(s, ops::Mul(s, ops::Mul(s, g, Scalar(s, BaseType(a.dtype()), -2)), in[1]), a),
+           s.AddOp("ReciprocalGrad", {{a}, {dy[0]}}).output(0)};
+    return s.status();
+  });
+  // SqrtGrad = dy / (2 y): its output is 0.5 b / conj(a).
+  r->Register("SqrtGrad", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    Output ga = ops::RealDiv(s, dy[0], in[0]);
+    *dx = {ops::Mul(s, ops::Neg(s, Conj(s, ga)), op.output(0)),
+           ops::Mul(s, Scalar(s, BaseType(ga.dtype()), 0.5), ga)};
+    return s.status();
+  });
+  // BiasAddGrad sums dy over all but the channels: its gradient spreads the
+  // bias's gradient back over them.
+  r->Register("BiasAddGrad", [](const Scope& s, const Operation& op, const Grads& dy,
+                                Grads* dx) {
+    std::string format = "NHWC";
+    GetNodeAttr(s.GetNodeDef(op), "data_format", &format).IgnoreError();
+    Output shape = ops::Shape(s, s.GetInputs(op)[0]);
+    Output bias_shape = ops::Shape(s, dy[0]);
+    Output zero = ops::Const<int32_t>(s, {0}), one = ops::Const<int32_t>(s, {1});
+    Output minus_one = ops::Const<int32_t>(s, {-1}), big = ops::Const<int32_t>(s, {1 << 30});
+    Output axis = ops::Const<int32_t>(s, 0);
+    auto slice = [&](Output begin, Output end) {
+      return ops::StridedSlice(s, shape, begin, end, one);
+    };
+    Output expanded, multiples;
+    if (format == "NCHW" || format == "NCDHW") {
+      Output first = slice(zero, one), rest = slice(ops::Const<int32_t>(s, {2}), big);
+      expanded = ops::ConcatV2(s, {ops::OnesLike(s, first), bias_shape, ops::OnesLike(s, rest)},
+                               axis);
+      multiples = ops::ConcatV2(s, {first, one, rest}, axis);
+    } else {
+      Output leading = slice(zero, minus_one);
+      expanded = ops::ConcatV2(s, {ops::OnesLike(s, leading), bias_shape}, axis);
+      multiples = ops::ConcatV2(s, {leading, one}, axis);
+    }
+    *dx = {ops::Tile(s, ops::Reshape(s, dy[0], expanded), multiples)};
+    return s.status();
+  });
+}
+
 // Activations and biases.
 void RegisterActivationGradients(GradientRegistry* r) {
   r->Register("Relu", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
@@ -757,25 +945,13 @@ void RegisterActivationGradients(GradientRegistry* r) {
                .output(0)};
     return absl::OkStatus();
   });
+  RegisterActivationGradGradients(r);
 }
 
 // Convolutions, pools and image resizes.
 void RegisterConvolutionGradients(GradientRegistry* r) {
   // Convolutions and pools (TensorFlow's nn_grad.py): the backprop ops take
   // the forward op's window attrs.
-  // TensorFlow's _DepthwiseConv2dNativeGrad and its gradients' gradients.
-  r->Register("DepthwiseConv2dNative",
-              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
-                const Grads in = s.GetInputs(op);
-                const auto attrs = WindowAttrs(s.GetNodeDef(op));
-                *dx = {s.AddOp("DepthwiseConv2dNativeBackpropInput",
-                               {{ops::Shape(s, in[0])}, {in[1]}, {dy[0]}}, attrs)
-                           .output(0),
-                       s.AddOp("DepthwiseConv2dNativeBackpropFilter",
-                               {{in[0]}, {ops::Shape(s, in[1])}, {dy[0]}}, attrs)
-                           .output(0)};
-                return absl::OkStatus();
-              });
   // TensorFlow's _Dilation2DGrad: the two backprop ops with the forward
   // op's window.
   r->Register("Dilation2D", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
@@ -792,9 +968,14 @@ void RegisterConvolutionGradients(GradientRegistry* r) {
     const char* input;
     const char* filter;
   };
+  // (TensorFlow's _DepthwiseConv2dNativeGrad and its backprops' gradients
+  // too.)
   for (const ConvFamily f : {ConvFamily{"Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter"},
                              ConvFamily{"Conv3D", "Conv3DBackpropInputV2",
-                                        "Conv3DBackpropFilterV2"}}) {
+                                        "Conv3DBackpropFilterV2"},
+                             ConvFamily{"DepthwiseConv2dNative",
+                                        "DepthwiseConv2dNativeBackpropInput",
+                                        "DepthwiseConv2dNativeBackpropFilter"}}) {
     r->Register(f.forward, [f](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
       const Grads in = s.GetInputs(op);
       const auto attrs = WindowAttrs(s.GetNodeDef(op));
@@ -828,6 +1009,12 @@ void RegisterConvolutionGradients(GradientRegistry* r) {
     *dx = {s.AddOp("AvgPoolGrad", {{ops::Shape(s, s.GetInputs(op)[0])}, {dy[0]}},
                    WindowAttrs(s.GetNodeDef(op)))
                .output(0)};
+    return absl::OkStatus();
+  });
+  // TensorFlow's _AvgPoolGradGrad: the pool of the gradient's gradient.
+  r->Register("AvgPoolGrad", [](const Scope& s, const Operation& op, const Grads& dy,
+                                Grads* dx) {
+    *dx = {Output(), s.AddOp("AvgPool", {{dy[0]}}, WindowAttrs(s.GetNodeDef(op))).output(0)};
     return absl::OkStatus();
   });
   // The 3-D pools' (nn_grad.py): the max's gradient and its gradient's
@@ -1465,6 +1652,19 @@ void RegisterPartitionGradients(GradientRegistry* r) {
     *dx = {s.AddOp("Cumsum", {{dy[0]}, {in[1]}}, attrs).output(0), Output()};
     return absl::OkStatus();
   });
+  // TensorFlow's _CumprodGrad: the products times dy summed the other way
+  // round, over x (0 where x is).
+  r->Register("Cumprod", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    const auto attrs = CopyAttrs(s.GetNodeDef(op), {"exclusive", "reverse"});
+    auto other_way = attrs;
+    other_way["reverse"].set_b(!other_way["reverse"].b());
+    Output prod = s.AddOp("Cumprod", {{in[0]}, {in[1]}}, attrs).output(0);
+    Output out =
+        s.AddOp("Cumsum", {{ops::Mul(s, prod, dy[0])}, {in[1]}}, other_way).output(0);
+    *dx = {s.AddOp("DivNoNan", {{out}, {in[0]}}).output(0), Output()};
+    return s.status();
+  });
   // TensorFlow's _CumulativeLogsumexpGrad: dy split by sign so that the
   // logs exist, each part's log-sum-exp taken the other way round against
   // the output, and the parts' exponentials subtracted.
@@ -1836,6 +2036,25 @@ void RegisterGatherGradients(GradientRegistry* r) {
     r->RegisterNoGradient(grad_op);
     r->RegisterNoGradient(grad_op + "V2");
   }
+  // TensorFlow's _GatherNdGrad: dy scattered (summed) into params' shape.
+  r->Register("GatherNd", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    Output shape = ops::Shape(s, in[0], BaseType(in[1].dtype()));
+    *dx = {s.AddOp("ScatterNd", {{in[1]}, {dy[0]}, {shape}}).output(0), Output()};
+    return s.status();
+  });
+  // TensorFlow's _SparseToDenseGrad: each value's gradient is dy at its
+  // index, the default's the rest of dy's sum.
+  r->Register("SparseToDense", [](const Scope& s, const Operation& op, const Grads& dy,
+                                  Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    Output values = ops::GatherNd(s, dy[0], in[0]);
+    auto total = [&](Output t) { return ops::Sum(s, t, ops::Range(s, ops::Const<int32_t>(s, 0),
+                                                                 ops::Rank(s, t),
+                                                                 ops::Const<int32_t>(s, 1))); };
+    *dx = {Output(), Output(), values, ops::Sub(s, total(dy[0]), total(values))};
+    return s.status();
+  });
   for (const char* name : {"Gather", "GatherV2"}) {
     const bool v2 = name == std::string("GatherV2");
     r->Register(name, [v2](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {

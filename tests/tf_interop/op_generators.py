@@ -288,10 +288,13 @@ GENERATORS["L2Loss"] = (unary(tol=4.0), "T")
 GENERATORS["LogicalNot"] = (fixed(tf.bool, unary()), None)
 GENERATORS["LeakyRelu"] = (both(unary(), unary(attrs={"alpha": 0.05})), "T")
 GENERATORS.update(_ops(["Softmax", "LogSoftmax"], unary(min_rank=1, tol=4.0)))
-GENERATORS.update(_ops(["ReluGrad", "Relu6Grad", "EluGrad", "SoftplusGrad", "SigmoidGrad",
-                        "TanhGrad", "RsqrtGrad", "SqrtGrad", "LeakyReluGrad", "SeluGrad",
-                        "SoftsignGrad", "ReciprocalGrad", "InvGrad"],
+GENERATORS.update(_ops(["SoftplusGrad", "SoftsignGrad", "InvGrad"],
                        binary(same_shape=True, grad=False)))
+# The activations' gradient ops, with their own gradients (gradients of
+# gradients).
+GENERATORS.update(_ops(["ReluGrad", "Relu6Grad", "EluGrad", "SigmoidGrad", "TanhGrad",
+                        "RsqrtGrad", "SqrtGrad", "LeakyReluGrad", "SeluGrad", "ReciprocalGrad"],
+                       binary(same_shape=True, tol=2.0)))
 GENERATORS.update(_ops(["Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum", "SquaredDifference",
                         "Pow"], binary(tol=2.0)))
 GENERATORS.update(_ops(["RealDiv", "DivNoNan"], binary(tol=2.0, divides=True)))
@@ -378,7 +381,7 @@ def betainc(dt, rng):
 
 GENERATORS["Polygamma"] = (polygamma, "T")
 GENERATORS["Betainc"] = (betainc, "T")
-GENERATORS["NextAfter"] = (binary(grad=False), "T")
+GENERATORS["NextAfter"] = (binary(), "T")
 GENERATORS.update(_ops(["Igamma", "Igammac"], special_binary((0.3, 6.0), (0.1, 8.0), (0, 1))))
 GENERATORS["IgammaGradA"] = (special_binary((0.3, 6.0), (0.1, 8.0), ()), "T")
 GENERATORS["Zeta"] = (special_binary((1.2, 6.0), (0.3, 5.0), (1,)), "T")
@@ -424,7 +427,8 @@ def bias_add(dt, rng):
 
 
 def bias_add_grad(dt, rng):
-    return [Spec(f"{list(s)}.{fmt}", [_f(rng, s, dt, True)], {"data_format": fmt})
+    return [Spec(f"{list(s)}.{fmt}", [_f(rng, s, dt, True)], {"data_format": fmt},
+                 grad=_grad(dt, 0))
             for s, fmt in [((2, 3, 4), "NHWC"), ((2, 3, 4, 5), "NHWC"), ((2, 5, 3, 4), "NCHW"),
                            ((0, 3), "NHWC")]]
 
@@ -1481,7 +1485,7 @@ def sparse_to_dense(dt, rng):
         for it in (np.int32, np.int64):
             out.append(Spec(f"{np.asarray(idx).tolist()}.{shape}.{np.dtype(it).name}",
                             [np.asarray(idx, it), np.asarray(shape, it), _f(rng, (n,), dt, True),
-                             _f(rng, (), dt, True)]))
+                             _f(rng, (), dt, True)], grad=_grad(dt, 2, 3)))
     out.append(Spec("out_of_range", [_i32([[3, 0]]), _i32([3, 2]), _f(rng, (1,), dt),
                                      _f(rng, (), dt)]))
     out.append(Spec("unsorted", [_i32([[2, 0], [0, 1]]), _i32([3, 2]), _f(rng, (2,), dt),
@@ -1564,10 +1568,12 @@ def conv2d_backprop(which):
             dy = _f(rng, ys, dt)
             if which == "input":
                 inputs = [_i32(xs), _f(rng, fs, dt), dy]
+                grads = dict(grad=_grad(dt, 1, 2), grad_const=(0,))
             else:
                 inputs = [_f(rng, xs, dt), _i32(fs), dy]
+                grads = dict(grad=_grad(dt, 0, 2), grad_const=(1,))
             out.append(Spec(f"{xs}.{fs}.{strides}.{padding}", inputs,
-                            {"strides": list(strides), "padding": padding}, tol=20.0))
+                            {"strides": list(strides), "padding": padding}, tol=20.0, **grads))
         return out
     return gen
 
@@ -1692,9 +1698,12 @@ def depthwise_conv2d_backprop(which):
             attrs = {"strides": list(strides), "padding": padding, "dilations": list(dil)}
             if which == "input":
                 inputs = [_i32(xs), _f(rng, fs, dt), dy]
+                grads = dict(grad=_grad(dt, 1, 2), grad_const=(0,))
             else:
                 inputs = [_f(rng, xs, dt), _i32(fs), dy]
-            out.append(Spec(f"{xs}.{fs}.{strides}.{padding}.{dil}", inputs, attrs, tol=20.0))
+                grads = dict(grad=_grad(dt, 0, 2), grad_const=(1,))
+            out.append(Spec(f"{xs}.{fs}.{strides}.{padding}.{dil}", inputs, attrs, tol=20.0,
+                            **grads))
         # out_backprop of the wrong shape.
         xs, fs = (1, 5, 5, 2), (3, 3, 2, 1)
         bad = _f(rng, (1, 4, 5, 2), dt)

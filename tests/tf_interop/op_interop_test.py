@@ -78,7 +78,9 @@ TENSORFLOW_BUGS = {
                               "filter is uninitialized memory (as DepthwiseConv2dNativeBackprop"
                               "Filter's below)"),
     "DepthwiseConv2dNativeBackpropInput": (
-        (".(1, 2, 1, 1).SAME", ".VALID.(1, 2, 2, 1)"), _UNEQUAL_STRIDES + _DILATED_GRADIENTS),
+        (".(1, 2, 1, 1).SAME", ".VALID.(1, 2, 2, 1)", ".(0, 4, 4, 2)."),
+        _UNEQUAL_STRIDES + _DILATED_GRADIENTS + "; and for an empty batch its gradient with "
+        "respect to the filter (DepthwiseConv2dNativeBackpropFilter's) is uninitialized memory"),
     "DepthwiseConv2dNativeBackpropFilter": (
         (".(1, 2, 1, 1).SAME", ".VALID.(1, 2, 2, 1)", ".(0, 4, 4, 2)."),
         _UNEQUAL_STRIDES + _DILATED_GRADIENTS + "; and for an empty batch the filter gradient "
