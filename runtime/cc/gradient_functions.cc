@@ -2055,6 +2055,22 @@ void RegisterGatherGradients(GradientRegistry* r) {
     *dx = {Output(), Output(), values, ops::Sub(s, total(dy[0]), total(values))};
     return s.status();
   });
+  // TensorFlow's _GatherGrad for a resource variable (IndexedSlices of its
+  // rows), applied densely as Gather's is: the variable's gradient.
+  r->Register("ResourceGather", [](const Scope& s, const Operation& op, const Grads& dy,
+                                   Grads* dx) {
+    int64_t batch_dims = 0;
+    GetNodeAttr(s.GetNodeDef(op), "batch_dims", &batch_dims).IgnoreError();
+    if (batch_dims != 0) {
+      return absl::UnimplementedError(absl::StrCat(
+          "the gradient of ResourceGather with batch_dims ", batch_dims, " (0 only)"));
+    }
+    const Grads in = s.GetInputs(op);
+    Output zero = ops::Const<int32_t>(s, 0);
+    Output rows = ops::GatherV2(s, s.AddOp("VariableShape", {{in[0]}}).output(0), zero, zero);
+    *dx = {ops::UnsortedSegmentSum(s, dy[0], in[1], rows), Output()};
+    return s.status();
+  });
   for (const char* name : {"Gather", "GatherV2"}) {
     const bool v2 = name == std::string("GatherV2");
     r->Register(name, [v2](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {

@@ -433,11 +433,34 @@ TEST(GradientsTest, StopGradientUnrelatedInputsAndMissingGradients) {
 
   // An op without a gradient function on the path is named.
   Scope r2 = Scope::NewRootScope();
-  Output a = ops::Placeholder(r2.WithOpName("a"), DT_DOUBLE, PartialShape({2}));
-  Output f = ops::Prod(r2, a, ops::Const<int32_t>(r2, 0));
-  Output l2 = f;
+  Output a = ops::Placeholder(r2.WithOpName("a"), DT_FLOAT, PartialShape({2, 3}));
+  Output l2 = r2.AddOp("RGBToHSV", {{a}}).output(0);
   EXPECT_THAT(AddSymbolicGradients(r2, {l2}, {a}, &grads),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("op type Prod")));
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("op type RGBToHSV")));
+}
+
+// ResourceGather's gradient is the variable's, dense: each row the sum of
+// the gradients of the gathers that read it.
+TEST(GradientsTest, ResourceGatherGivesTheVariableADenseGradient) {
+  Scope root = Scope::NewRootScope();
+  Tensor init(DT_FLOAT, TensorShape({3, 2}));
+  for (int i = 0; i < 6; ++i) init.data<float>()[i] = static_cast<float>(i + 1);
+  Variable v = Variable::Create(root, "v", init, {.use_resource = true});
+  Output gathered = root.AddOp("ResourceGather",
+                               {{v.ref()}, {ops::Const<int32_t>(root, {2, 0, 2, 2}, TensorShape({2, 2}))}},
+                               {{"dtype", MakeAttrValue(DT_FLOAT)}})
+                        .output(0);
+  Output weights = ops::Const<float>(root, {1, 10});
+  Output loss = ops::Sum(root, ops::Mul(root, gathered, weights),
+                         ops::Const<int32_t>(root, {0, 1, 2}));
+  std::vector<Output> grads;
+  ASSERT_OK(AddSymbolicGradients(root, {loss}, {v.ref()}, &grads));
+  ASSERT_OK_AND_ASSIGN(auto sess, NewSession(SessionOptions()));
+  ASSERT_OK(sess->Create(*root.ToGraphDef()));
+  ASSERT_OK(sess->Run({}, {}, {v.initializer().name()}, nullptr));
+  std::vector<Tensor> out;
+  ASSERT_OK(sess->Run({}, {grads[0].name()}, {}, &out));
+  EXPECT_EQ(out[0].SummarizeValue(6), "1 10 0 0 3 30");
 }
 
 TEST(GradientsTest, CondBackpropagatesThroughTheBranchTaken) {
