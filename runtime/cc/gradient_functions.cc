@@ -1011,6 +1011,22 @@ void RegisterConvolutionGradients(GradientRegistry* r) {
                .output(0)};
     return absl::OkStatus();
   });
+  // TensorFlow's _MaxPoolGradGrad and _MaxPoolGradGradGrad: the windows'
+  // maxima route the gradient one way and back; the pool's input and
+  // output get zeros.
+  for (const auto& [name, other] : {std::pair<const char*, const char*>{"MaxPoolGrad",
+                                                                         "MaxPoolGradGrad"},
+                                    {"MaxPoolGradGrad", "MaxPoolGrad"}}) {
+    const std::string next = other;
+    r->Register(name, [next](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      *dx = {ops::ZerosLike(s, in[0]), ops::ZerosLike(s, in[1]),
+             s.AddOp(next, {{in[0]}, {in[1]}, {dy[0]}},
+                     CopyAttrs(s.GetNodeDef(op), {"ksize", "strides", "padding", "data_format"}))
+                 .output(0)};
+      return s.status();
+    });
+  }
   // TensorFlow's _AvgPoolGradGrad: the pool of the gradient's gradient.
   r->Register("AvgPoolGrad", [](const Scope& s, const Operation& op, const Grads& dy,
                                 Grads* dx) {

@@ -2817,14 +2817,22 @@ def pool(kind):
                 ys = y.shape.as_list()
             x = _f(rng, xs, dt)  # distinct values: no ties between maxima
             g = _f(rng, ys, dt)
-            if kind == "MaxPoolGrad":
+            grads = {}
+            if kind in ("MaxPoolGrad", "MaxPoolGradGrad"):
                 with tf.Graph().as_default(), tf.compat.v1.Session() as sess:
                     orig = sess.run(tf.raw_ops.MaxPool(input=x.astype(np.float64), **attrs))
                     orig = orig.astype(x.dtype)
+                if kind == "MaxPoolGradGrad":
+                    g = _f(rng, xs, dt)  # the gradient of MaxPoolGrad's output (x's shape)
                 inputs = [x, orig, g]
+                grads = dict(grad=_grad(dt, 2))
             else:
                 inputs = [_i32(xs), g]
-            out.append(Spec(f"{xs}.k{k}.s{s}.{padding}", inputs, attrs, tol=4.0))
+                grads = dict(grad=_grad(dt, 1), grad_const=(0,))
+            out.append(Spec(f"{xs}.k{k}.s{s}.{padding}", inputs, attrs, tol=4.0, **grads))
+        if kind == "MaxPoolGradGrad":
+            out.append(Spec("grad_shape", [inputs[0], inputs[1], inputs[2][:, :1]], attrs))
+            out.append(Spec("orig_output_shape", [inputs[0], inputs[1][:, :1], inputs[2]], attrs))
         return out
     return gen
 
@@ -3923,7 +3931,7 @@ GENERATORS.update(_ops(["Dilation2DBackpropInput", "Dilation2DBackpropFilter"],
 GENERATORS["DepthwiseConv2dNativeBackpropInput"] = (depthwise_conv2d_backprop("input"), "T")
 GENERATORS["DepthwiseConv2dNativeBackpropFilter"] = (depthwise_conv2d_backprop("filter"), "T")
 GENERATORS.update({k: (pool(k), "T") for k in ("MaxPool", "AvgPool", "MaxPoolGrad",
-                                                "AvgPoolGrad")})
+                                                "MaxPoolGradGrad", "AvgPoolGrad")})
 GENERATORS.update({k: (pool3d(k), "T") for k in ("MaxPool3D", "AvgPool3D", "MaxPool3DGrad",
                                                   "AvgPool3DGrad", "MaxPool3DGradGrad")})
 GENERATORS["LRN"] = (lrn, "T")

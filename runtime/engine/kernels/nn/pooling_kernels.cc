@@ -220,6 +220,55 @@ class MaxPoolGradOp : public PoolBase<Window2D> {
   }
 };
 
+// MaxPoolGradGrad: the gradient of MaxPoolGrad with respect to its grad,
+// as TensorFlow's CPU kernel computes it: each output takes the input
+// gradient at its window's first maximum of orig_input (recomputed, not
+// compared with orig_output).
+template <typename T>
+class MaxPoolGradGradOp : public PoolBase<Window2D> {
+ public:
+  using PoolBase::PoolBase;
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
+    const Tensor& grad = ctx->input(2);
+    MG_ASSIGN_OR_RETURN(PoolGeometry g, Geometry(x.shape()));
+    MG_RETURN_IF_ERROR(CheckGrad(g, y));
+    if (grad.shape() != x.shape()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(Where(), ": grad has shape ", grad.shape().DebugString(),
+                       " but orig_input has shape ", x.shape().DebugString()));
+    }
+    Tensor* dy;
+    MG_RETURN_IF_ERROR(ctx->allocate_output(0, y.shape(), &dy));
+    T* out = dy->data<T>();
+    std::fill(out, out + dy->NumElements(), T(0));
+    if (dy->NumElements() == 0) return absl::OkStatus();
+    const T* in = x.data<T>();
+    const T* gr = grad.data<T>();
+    ForEachImage(ctx, g, [&](int64_t n) {
+      std::vector<T> best(g.depth);
+      std::vector<int64_t> at(g.depth);
+      ForEachOutput(g, [&](int64_t op, int64_t orow, int64_t ocol) {
+        std::fill(at.begin(), at.end(), -1);
+        ForEachInWindow(g, n, g.Window(op, orow, ocol), [&](int64_t base) {
+          for (int64_t d = 0; d < g.depth; ++d) {
+            if (at[d] < 0 || best[d] < in[base + d]) {
+              best[d] = in[base + d];
+              at[d] = base + d;
+            }
+          }
+        });
+        T* o = out + g.out_index(n, op, orow, ocol);
+        for (int64_t d = 0; d < g.depth; ++d) {
+          if (at[d] >= 0) o[d] = gr[at[d]];
+        }
+      });
+    });
+    return absl::OkStatus();
+  }
+};
+
 // MaxPool3DGrad, as TensorFlow's CPU kernel defines it: each window's
 // gradient goes to every position whose input is within 1e-5 of the
 // window's orig_output (all of a tie, not the first).
@@ -499,6 +548,7 @@ class MaxPoolGradWithArgmaxOp : public PoolBase<Window2D> {
 void RegisterPoolingKernels(KernelRegistry* r) {
   r->Register("MaxPool", TypedFactory<MaxPoolOp, float, double, int32_t, int64_t>());
   r->Register("MaxPoolGrad", TypedFactory<MaxPoolGradOp, float, double>());
+  r->Register("MaxPoolGradGrad", TypedFactory<MaxPoolGradGradOp, float, double>());
   r->Register("AvgPool", TypedFactory<AvgPoolOp, float, double>());
   r->Register("AvgPoolGrad", TypedFactory<AvgPool2DGradOp, float, double>());
   // float only, as TensorFlow's CPU kernels.
