@@ -79,6 +79,14 @@ void gradients_internal::RegisterListGradients(GradientRegistry* r) {
                 *dx = {pop.output(0), pop.output(1)};
                 return s.status();
               });
+  // PopBack(list) -> list', item: d(list) = PushBack(d(list'), d(item))
+  // (TensorFlow's _PopBackGrad; a missing d(list') is a list of unset
+  // items, a missing d(item) zeros).
+  r->Register("TensorListPopBack",
+              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                *dx = {s.AddOp("TensorListPushBack", {{dy[0]}, {dy[1]}}).output(0), Output()};
+                return s.status();
+              });
   for (const char* op : {"EmptyTensorList", "TensorListReserve", "TensorListLength"}) {
     r->RegisterNoGradient(op);
   }

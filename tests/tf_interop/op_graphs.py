@@ -391,7 +391,7 @@ def tensor_list(dt, rng):
                                                     element_dtype=F32),
                          tf.raw_ops.TensorListGetItem(input_handle=reserved, index=1,
                                                       element_shape=shape, element_dtype=F32)]
-    return [Spec("list", [], graph=graph)]
+    return [Spec("list", [], graph=graph, grad=(0,))]
 
 
 def stack(dt, rng):
