@@ -87,6 +87,27 @@ void gradients_internal::RegisterListGradients(GradientRegistry* r) {
                 *dx = {s.AddOp("TensorListPushBack", {{dy[0]}, {dy[1]}}).output(0), Output()};
                 return s.status();
               });
+  // Optionals (TensorFlow's _OptionalFromValueGrad, _OptionalGetValueGrad):
+  // the gradient of the values wrapped is that of the values unwrapped,
+  // and the other way round.
+  r->Register("OptionalFromValue",
+              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                AttrValue types, shapes;
+                for (const Output& c : s.GetInputs(op)) {
+                  types.mutable_list()->add_type(BaseType(c.dtype()));
+                  c.shape().AsProto(shapes.mutable_list()->add_shape());
+                }
+                Operation get = s.AddOp("OptionalGetValue", {{dy[0]}},
+                                        {{"output_types", types}, {"output_shapes", shapes}});
+                dx->clear();
+                for (int i = 0; i < get.num_outputs(); ++i) dx->push_back(get.output(i));
+                return s.status();
+              });
+  r->Register("OptionalGetValue",
+              [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+                *dx = {s.AddOp("OptionalFromValue", {dy}).output(0)};
+                return s.status();
+              });
   for (const char* op : {"EmptyTensorList", "TensorListReserve", "TensorListLength"}) {
     r->RegisterNoGradient(op);
   }

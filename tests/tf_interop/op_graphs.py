@@ -429,7 +429,14 @@ def optional(dt, rng):
         none = tf.raw_ops.OptionalNone()
         return {}, list(tf.raw_ops.OptionalGetValue(optional=none, output_types=[F32],
                                                     output_shapes=[[]]))
-    return [Spec("some_and_none", [], graph=graph), Spec("get_none", [], graph=get_none)]
+    def floats():
+        x = v1.placeholder(F32, [2, 2], name="x")
+        some = tf.raw_ops.OptionalFromValue(components=[x * 2.0, tf.sin(x)])
+        value = tf.raw_ops.OptionalGetValue(optional=some, output_types=[F32, F32],
+                                            output_shapes=[[2, 2], [2, 2]])
+        return {x: x0}, list(value)
+    return [Spec("some_and_none", [], graph=graph), Spec("get_none", [], graph=get_none),
+            Spec("floats", [], graph=floats, grad=(0,))]
 
 
 def tables(dt, rng):
