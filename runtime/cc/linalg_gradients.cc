@@ -393,6 +393,36 @@ void gradients_internal::RegisterLinalgGradients(GradientRegistry* r) {
   // decomposition", 2016): with L^-1 = solve(L, I) and
   // M = Phi(L^H dL) (the lower triangle, its diagonal halved),
   // dA = (L^-H M L^-1 + (L^-H M L^-1)^H) / 2.
+  // TensorFlow's _SelfAdjointEigV2Grad: with f(i, j) = 1 / (e_j - e_i) off
+  // the diagonal (a safe reciprocal: 0 where eigenvalues coincide), da = v
+  // (diag(de) + f o v^H dv) v^H, symmetrized onto the lower triangle that
+  // the op reads. Without eigenvectors, v comes from the op run again.
+  r->Register("SelfAdjointEigV2", [](const Scope& s, const Operation& op, const Grads& dy,
+                                     Grads* dx) {
+    Output e = op.output(0);
+    Output middle = AddOp1(s, "MatrixDiag", {dy[0]});
+    Output v;
+    if (BoolAttr(s, op, "compute_v")) {
+      v = op.output(1);
+      Output diff = ops::Sub(s, ops::ExpandDims(s, e, ops::Const<int32_t>(s, -2)),
+                             ops::ExpandDims(s, e, ops::Const<int32_t>(s, -1)));
+      Output epsilon = ops::Cast(s, ops::Const<double>(s, 1e-20), diff.dtype());
+      Output safe = ops::Mul(s, diff, ops::Reciprocal(s, ops::Add(s, ops::Mul(s, diff, diff),
+                                                                  epsilon)));
+      Output f = AddOp1(s, "MatrixSetDiag", {safe, ops::ZerosLike(s, e)});
+      middle = ops::Add(s, middle, ops::Mul(s, ops::Cast(s, f, v.dtype()),
+                                            MatMul(s, v, dy[1], true, false)));
+    } else {
+      v = s.AddOp("SelfAdjointEigV2", {{s.GetInputs(op)[0]}}, {{"compute_v", Bool(true)}})
+              .output(1);
+    }
+    Output da = MatMul(s, v, MatMul(s, ops::Cast(s, middle, v.dtype()), v, false, true));
+    da = AddOp1(s, "MatrixBandPart", {ops::Add(s, da, Adjoint(s, da)),
+                                      ops::Const<int64_t>(s, -1), ops::Const<int64_t>(s, 0)});
+    Output half = ops::Cast(s, ops::Const<float>(s, 0.5f), da.dtype());
+    *dx = {AddOp1(s, "MatrixSetDiag", {da, ops::Mul(s, half, AddOp1(s, "MatrixDiagPart", {da}))})};
+    return s.status();
+  });
   r->Register("Cholesky", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     Output l = op.output(0);
     Output l_inv = AddOp1(s, "MatrixTriangularSolve", {l, Eye(s, l)},

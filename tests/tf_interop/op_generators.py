@@ -2778,10 +2778,11 @@ def self_adjoint_eig(dt, rng):
         a = _well_conditioned(rng, shape, dt, "spd")
         for v in (True, False):
             out.append(Spec(f"{shape}.v{v}", [a], {"compute_v": v}, tol=256.0,
-                            outputs=() if v else (0,)))
+                            outputs=() if v else (0,), grad=_grad(dt, 0)))
     skew = _well_conditioned(rng, (3, 3), dt, "spd")
     skew[0, 2] += 5
-    out.append(Spec("upper_ignored", [skew], {"compute_v": True}, tol=256.0))
+    out.append(Spec("upper_ignored", [skew], {"compute_v": True}, tol=256.0,
+                    grad=_grad(dt, 0)))
     out.append(Spec("not_square", [np.ones((2, 3), dt.as_numpy_dtype)]))
     return out
 
