@@ -423,6 +423,59 @@ void gradients_internal::RegisterLinalgGradients(GradientRegistry* r) {
     *dx = {AddOp1(s, "MatrixSetDiag", {da, ops::Mul(s, half, AddOp1(s, "MatrixDiagPart", {da}))})};
     return s.status();
   });
+  // TensorFlow's _QrGrad (arXiv:2009.10071), for real matrices: for m >= n
+  // (thin), with the lower triangle of the antisymmetric parts of q^T dq and
+  // r dr^T, da = q (dr + tril r^-T) + (dq - q q^T dq) r^-T; a wide matrix is
+  // split as [x, y] and r as [u, v] and reduced to the square case. Not for
+  // a tall matrix with full_matrices (as TensorFlow's).
+  r->Register("Qr", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    Output q = op.output(0), r = op.output(1);
+    Output a = s.GetInputs(op)[0];
+    const PartialShape& as = a.shape();
+    if (!as.rank_known() || as.rank() < 2 || as.dims()[as.rank() - 2] < 0 ||
+        as.dims()[as.rank() - 1] < 0) {
+      return absl::UnimplementedError("the gradient of Qr needs its matrices' static shape");
+    }
+    const int rank = as.rank();
+    const int64_t m = as.dims()[rank - 2], n = as.dims()[rank - 1];
+    if (m > n && BoolAttr(s, op, "full_matrices")) {
+      return absl::UnimplementedError(
+          "the gradient of Qr of a matrix of more rows than columns with full_matrices");
+    }
+    auto solve = [&](Output x, Output u) {  // x u^-T, u upper triangular
+      return Adjoint(s, AddOp1(s, "MatrixTriangularSolve", {u, Adjoint(s, x)},
+                               {{"lower", Bool(false)}, {"adjoint", Bool(false)}}));
+    };
+    auto square = [&](Output u, Output dq, Output du) {
+      Output qdq = MatMul(s, q, dq, true, false);
+      Output rdr = MatMul(s, u, du, false, true);
+      Output tril = AddOp1(s, "MatrixBandPart",
+                           {ops::Add(s, ops::Sub(s, qdq, Adjoint(s, qdq)),
+                                     ops::Sub(s, rdr, Adjoint(s, rdr))),
+                            ops::Const<int64_t>(s, -1), ops::Const<int64_t>(s, 0)});
+      return ops::Add(s, MatMul(s, q, ops::Add(s, du, solve(tril, u))),
+                      solve(ops::Sub(s, dq, MatMul(s, q, qdq)), u));
+    };
+    if (m >= n) {
+      *dx = {square(r, dy[0], dy[1])};
+      return s.status();
+    }
+    // The columns [begin, begin + size) of the last axis (size -1: the rest).
+    auto columns = [&](Output t, int64_t begin, int64_t size) {
+      std::vector<int64_t> b(rank, 0), z(rank, -1);
+      b[rank - 1] = begin;
+      z[rank - 1] = size;
+      Tensor bt(DT_INT64, TensorShape({rank})), zt(DT_INT64, TensorShape({rank}));
+      std::copy(b.begin(), b.end(), bt.data<int64_t>());
+      std::copy(z.begin(), z.end(), zt.data<int64_t>());
+      return ops::Slice(s, t, ops::Const(s, bt), ops::Const(s, zt));
+    };
+    Output y = columns(a, m, -1), u = columns(r, 0, m);
+    Output dv = columns(dy[1], m, -1), du = columns(dy[1], 0, m);
+    Output dxx = square(u, ops::Add(s, dy[0], MatMul(s, y, dv, false, true)), du);
+    *dx = {ops::ConcatV2(s, {dxx, MatMul(s, q, dv)}, ops::Const<int32_t>(s, -1))};
+    return s.status();
+  });
   r->Register("Cholesky", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     Output l = op.output(0);
     Output l_inv = AddOp1(s, "MatrixTriangularSolve", {l, Eye(s, l)},
