@@ -126,6 +126,18 @@ void gradients_internal::RegisterSparseGradients(GradientRegistry* r) {
            Output(), Output(), Output()};
     return s.status();
   });
+  // _SparseFillEmptyRowsGrad: each value's gradient is that of the entry
+  // it became (reverse_index_map), the default's the sum over the entries
+  // it filled in: all of the output values' gradient but the kept ones'
+  // (what SparseFillEmptyRowsGrad computes, from ops minigraph has).
+  r->Register("SparseFillEmptyRows", [](const Scope& s, const Operation& op, const Grads& dy,
+                                        Grads* dx) {
+    Output kept = ops::Gather(s, dy[1], op.output(3));
+    Output zero = ops::Const<int32_t>(s, 0);
+    *dx = {Output(), kept, Output(),
+           ops::Sub(s, ops::Sum(s, dy[1], zero), ops::Sum(s, kept, zero))};
+    return s.status();
+  });
   r->RegisterNoGradient("SparseConcat");  // as TensorFlow declares it
 }
 

@@ -1507,7 +1507,8 @@ def sparse_fill_empty_rows(dt, rng):
                        (np.zeros((0, 2), int), [3, 1]), ([[0, 0], [0, 1]], [1, 2])]:
         idx = np.asarray(idx, np.int64).reshape(-1, 2)
         out.append(Spec(f"{idx.tolist()}.{shape}", [idx, _f(rng, (len(idx),), dt, True),
-                                                     _i64(shape), _f(rng, (), dt, True)]))
+                                                     _i64(shape), _f(rng, (), dt, True)],
+                        grad=_grad(dt, 1, 3)))
     out.append(Spec("out_of_range", [_i64([[5, 0]]), _f(rng, (1,), dt), _i64([2, 2]),
                                      _f(rng, (), dt)]))
     return out
