@@ -108,6 +108,23 @@ Output Adjoint(const Scope& s, Output x) {
   return ops::Transpose(s, x, perm);
 }
 
+// The columns [begin, begin + size) (size -1: the rest) of each matrix of
+// t, a batch of rank `rank`.
+Output Columns(const Scope& s, Output t, int rank, int64_t begin, int64_t size) {
+  Tensor b(DT_INT64, TensorShape({rank})), z(DT_INT64, TensorShape({rank}));
+  for (int i = 0; i < rank; ++i) {
+    b.data<int64_t>()[i] = i == rank - 1 ? begin : 0;
+    z.data<int64_t>()[i] = i == rank - 1 ? size : -1;
+  }
+  return ops::Slice(s, t, ops::Const(s, b), ops::Const(s, z));
+}
+
+// x * 1 / (x^2 + 1e-20): TensorFlow's _SafeReciprocal, 0 at 0.
+Output SafeReciprocal(const Scope& s, Output x) {
+  Output epsilon = ops::Cast(s, ops::Const<double>(s, 1e-20), x.dtype());
+  return ops::Mul(s, x, ops::Reciprocal(s, ops::Add(s, ops::Mul(s, x, x), epsilon)));
+}
+
 // The identity matrices of a batch like x [..., n, n].
 Output Eye(const Scope& s, Output x) {
   return AddOp1(s, "MatrixDiag", {ops::OnesLike(s, AddOp1(s, "MatrixDiagPart", {x}))});
@@ -406,10 +423,7 @@ void gradients_internal::RegisterLinalgGradients(GradientRegistry* r) {
       v = op.output(1);
       Output diff = ops::Sub(s, ops::ExpandDims(s, e, ops::Const<int32_t>(s, -2)),
                              ops::ExpandDims(s, e, ops::Const<int32_t>(s, -1)));
-      Output epsilon = ops::Cast(s, ops::Const<double>(s, 1e-20), diff.dtype());
-      Output safe = ops::Mul(s, diff, ops::Reciprocal(s, ops::Add(s, ops::Mul(s, diff, diff),
-                                                                  epsilon)));
-      Output f = AddOp1(s, "MatrixSetDiag", {safe, ops::ZerosLike(s, e)});
+      Output f = AddOp1(s, "MatrixSetDiag", {SafeReciprocal(s, diff), ops::ZerosLike(s, e)});
       middle = ops::Add(s, middle, ops::Mul(s, ops::Cast(s, f, v.dtype()),
                                             MatMul(s, v, dy[1], true, false)));
     } else {
@@ -460,20 +474,74 @@ void gradients_internal::RegisterLinalgGradients(GradientRegistry* r) {
       *dx = {square(r, dy[0], dy[1])};
       return s.status();
     }
-    // The columns [begin, begin + size) of the last axis (size -1: the rest).
     auto columns = [&](Output t, int64_t begin, int64_t size) {
-      std::vector<int64_t> b(rank, 0), z(rank, -1);
-      b[rank - 1] = begin;
-      z[rank - 1] = size;
-      Tensor bt(DT_INT64, TensorShape({rank})), zt(DT_INT64, TensorShape({rank}));
-      std::copy(b.begin(), b.end(), bt.data<int64_t>());
-      std::copy(z.begin(), z.end(), zt.data<int64_t>());
-      return ops::Slice(s, t, ops::Const(s, bt), ops::Const(s, zt));
+      return Columns(s, t, rank, begin, size);
     };
     Output y = columns(a, m, -1), u = columns(r, 0, m);
     Output dv = columns(dy[1], m, -1), du = columns(dy[1], 0, m);
     Output dxx = square(u, ops::Add(s, dy[0], MatMul(s, y, dv, false, true)), du);
     *dx = {ops::ConcatV2(s, {dxx, MatMul(s, q, dv)}, ops::Const<int32_t>(s, -1))};
+    return s.status();
+  });
+  // TensorFlow's _SvdGrad for real matrices (Giles; Townsend for thin
+  // ones): a tall matrix differentiated as its transpose; with f(i, j) =
+  // 1 / (s_j^2 - s_i^2) off the diagonal, da = u (diag(ds) + (f o u^T du +
+  // its transpose) s + s (f o v1^T dv1 + its transpose)) v1^T, plus for a
+  // wide matrix u s^-1 (dv1^T (1 - v1 v1^T) - (v1^T dv2) v2^T). Without u
+  // and v, they come from the op run again. Not for full_matrices of shapes
+  // that differ by more than 1 (as TensorFlow's).
+  r->Register("Svd", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    Output a = s.GetInputs(op)[0];
+    Output ds = AddOp1(s, "MatrixDiag", {ops::Cast(s, dy[0], a.dtype())});
+    if (!BoolAttr(s, op, "compute_uv")) {
+      Operation again = s.AddOp("Svd", {{a}}, {{"compute_uv", Bool(true)},
+                                                {"full_matrices", Bool(false)}});
+      *dx = {MatMul(s, again.output(1), MatMul(s, ds, again.output(2), false, true))};
+      return s.status();
+    }
+    const PartialShape& as = a.shape();
+    if (!as.rank_known() || as.rank() < 2 || as.dims()[as.rank() - 2] < 0 ||
+        as.dims()[as.rank() - 1] < 0) {
+      return absl::UnimplementedError("the gradient of Svd needs its matrices' static shape");
+    }
+    const int rank = as.rank();
+    int64_t m = as.dims()[rank - 2], n = as.dims()[rank - 1];
+    Output sv = op.output(0), u = op.output(1), v = op.output(2);
+    Output du = dy[1], dv = dy[2];
+    const bool transposed = m > n;
+    if (transposed) {
+      std::swap(m, n);
+      std::swap(u, v);
+      std::swap(du, dv);
+    }
+    const bool full = BoolAttr(s, op, "full_matrices");
+    if (full && n - m > 1) {
+      return absl::UnimplementedError(absl::StrCat(
+          "the gradient of Svd with full_matrices of a ", m, "x", n, " matrix (|m - n| > 1)"));
+    }
+    Output s_mat = AddOp1(s, "MatrixDiag", {sv});
+    Output s2 = ops::Square(s, sv);
+    Output gaps = ops::Sub(s, ops::ExpandDims(s, s2, ops::Const<int32_t>(s, -2)),
+                           ops::ExpandDims(s, s2, ops::Const<int32_t>(s, -1)));
+    Output f = AddOp1(s, "MatrixSetDiag", {SafeReciprocal(s, gaps), ops::ZerosLike(s, sv)});
+    Output v1 = Columns(s, v, rank, 0, m), dv1 = Columns(s, dv, rank, 0, m);
+    Output f_u = ops::Mul(s, f, MatMul(s, u, du, true, false));
+    Output f_v = ops::Mul(s, f, MatMul(s, v1, dv1, true, false));
+    Output middle = ops::Add(
+        s, ops::Add(s, ds, MatMul(s, ops::Add(s, f_u, Adjoint(s, f_u)), s_mat)),
+        MatMul(s, s_mat, ops::Add(s, f_v, Adjoint(s, f_v))));
+    Output da = MatMul(s, u, MatMul(s, middle, v1, false, true));
+    if (m != n) {
+      Output dv1t = Adjoint(s, dv1);
+      Output rest = ops::Sub(s, dv1t, MatMul(s, MatMul(s, dv1t, v1), v1, false, true));
+      if (full) {
+        Output v2 = Columns(s, v, rank, m, n - m), dv2 = Columns(s, dv, rank, m, n - m);
+        rest = ops::Sub(s, rest, MatMul(s, MatMul(s, v1, dv2, true, false), v2, false, true));
+      }
+      Output s_inv = AddOp1(s, "MatrixDiag", {SafeReciprocal(s, sv)});
+      da = ops::Add(s, da, MatMul(s, MatMul(s, u, s_inv), rest));
+    }
+    *dx = {transposed ? Adjoint(s, da) : da};
     return s.status();
   });
   r->Register("Cholesky", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
