@@ -369,6 +369,13 @@ def decode_webp(dt, rng):
     height, width, channels]; other formats as DecodeImage reads them), each
     number of channels (3 and 4 must be the image's, 1 fails); truncated and
     corrupt WebP, bytes of no format."""
+    return _every_image_and_broken(["webp_lossy"], lambda name, kind: f"webp_{kind}")
+
+
+def _every_image_and_broken(broken, label):
+    """A decode op of one frame's cases: every image at each number of
+    channels, broken copies of the `broken` images, and bytes of no
+    format."""
     out = []
     for name, b in images().items():
         if name == "bmp_32_top_down":
@@ -376,8 +383,9 @@ def decode_webp(dt, rng):
         for ch in (0, 1, 3, 4):
             out.append(Spec(f"{name}.ch{ch}", [_scalar(b)], {"channels": ch},
                             int_atol=_lossy_atol(name)))
-    for kind, b in _broken(images()["webp_lossy"]).items():
-        out.append(Spec(f"webp_{kind}", [_scalar(b)]))
+    for name in broken:
+        for kind, b in _broken(images()[name]).items():
+            out.append(Spec(label(name, kind), [_scalar(b)]))
     out.append(Spec("unknown", [_scalar(b"\x00\x01\x02")]))
     return out
 
@@ -387,18 +395,8 @@ def decode_jxl(dt, rng):
     channels], the image's own channels; other formats as DecodeImage reads
     them), each number of channels (those not the image's fail); truncated
     and corrupt JPEG XL, bytes of no format."""
-    out = []
-    for name, b in images().items():
-        if name == "bmp_32_top_down":
-            continue  # TensorFlow aborts (see decode_image)
-        for ch in (0, 1, 3, 4):
-            out.append(Spec(f"{name}.ch{ch}", [_scalar(b)], {"channels": ch},
-                            int_atol=_lossy_atol(name)))
-    for name in ("jxl_lossless_3ch", "jxl_lossy_4ch_container"):
-        for kind, b in _broken(images()[name]).items():
-            out.append(Spec(f"{name}_{kind}", [_scalar(b)]))
-    out.append(Spec("unknown", [_scalar(b"\x00\x01\x02")]))
-    return out
+    return _every_image_and_broken(["jxl_lossless_3ch", "jxl_lossy_4ch_container"],
+                                   lambda name, kind: f"{name}_{kind}")
 
 
 def extract_jpeg_shape(dt, rng):

@@ -90,6 +90,17 @@ dnnl::convolution_forward::primitive_desc ForwardPd(const Descs& d, dnnl::prop_k
       Engine());
 }
 
+// The caller's filter `f` in the layout `chosen` a primitive wants: the
+// caller's memory itself, or a reordered copy.
+memory Weights(const Descs& d, const memory::desc& chosen, const float* f,
+               dnnl::stream& stream) {
+  memory user(d.weights, Engine(), const_cast<float*>(f));
+  if (chosen == d.weights) return user;
+  memory w(chosen, Engine());
+  dnnl::reorder(user, w).execute(stream, user, w);
+  return w;
+}
+
 // Runs `body` (which makes and executes the primitives) with oneDNN's
 // failures as Statuses: Unimplemented when it has no kernel.
 template <typename Body>
@@ -115,13 +126,8 @@ absl::Status OneDnnConvForward(const OneDnnConv& c, const float* x, const float*
     const Descs d = Describe(c);
     const auto pd = ForwardPd(d, dnnl::prop_kind::forward_inference);
     memory src(d.src, Engine(), const_cast<float*>(x));
-    memory user_w(d.weights, Engine(), const_cast<float*>(f));
     memory dst(d.dst, Engine(), y);
-    memory w = user_w;
-    if (pd.weights_desc() != d.weights) {
-      w = memory(pd.weights_desc(), Engine());
-      dnnl::reorder(user_w, w).execute(stream, user_w, w);
-    }
+    memory w = Weights(d, pd.weights_desc(), f, stream);
     dnnl::convolution_forward(pd).execute(
         stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}});
   });
@@ -138,13 +144,8 @@ absl::Status OneDnnConvBackwardData(const OneDnnConv& c, const float* f, const f
                                               d.pad_l, d.pad_r),
         Engine(), hint);
     memory diff_src(d.src, Engine(), dx);
-    memory user_w(d.weights, Engine(), const_cast<float*>(f));
     memory diff_dst(d.dst, Engine(), const_cast<float*>(dy));
-    memory w = user_w;
-    if (pd.weights_desc() != d.weights) {
-      w = memory(pd.weights_desc(), Engine());
-      dnnl::reorder(user_w, w).execute(stream, user_w, w);
-    }
+    memory w = Weights(d, pd.weights_desc(), f, stream);
     dnnl::convolution_backward_data(pd).execute(
         stream, {{DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_WEIGHTS, w},
                  {DNNL_ARG_DIFF_SRC, diff_src}});

@@ -179,6 +179,26 @@ class PoolBase : public OpKernel {
   W window_;
 };
 
+// For each output of image n, f(its offset, where each channel's window
+// has its first maximum of `in`: an input offset, -1 for an empty window).
+template <typename T, typename F>
+void ForEachWindowMax(const PoolGeometry& g, int64_t n, const T* in, F f) {
+  std::vector<T> best(g.depth);
+  std::vector<int64_t> at(g.depth);
+  ForEachOutput(g, [&](int64_t op, int64_t orow, int64_t ocol) {
+    std::fill(at.begin(), at.end(), -1);
+    ForEachInWindow(g, n, g.Window(op, orow, ocol), [&](int64_t base) {
+      for (int64_t d = 0; d < g.depth; ++d) {
+        if (at[d] < 0 || in[base + d] > best[d]) {
+          best[d] = in[base + d];
+          at[d] = base + d;
+        }
+      }
+    });
+    f(g.out_index(n, op, orow, ocol), at);
+  });
+}
+
 // MaxPoolGrad: each window's gradient to the first position of its
 // maximum, the maximum recomputed from the input.
 template <typename T>
@@ -198,21 +218,9 @@ class MaxPoolGradOp : public PoolBase<Window2D> {
     const T* in = x.data<T>();
     const T* gr = grad.data<T>();
     ForEachImage(ctx, g, [&](int64_t n) {
-      std::vector<T> best(g.depth);
-      std::vector<int64_t> at(g.depth);
-      ForEachOutput(g, [&](int64_t op, int64_t orow, int64_t ocol) {
-        std::fill(at.begin(), at.end(), -1);
-        ForEachInWindow(g, n, g.Window(op, orow, ocol), [&](int64_t base) {
-          for (int64_t d = 0; d < g.depth; ++d) {
-            if (at[d] < 0 || in[base + d] > best[d]) {
-              best[d] = in[base + d];
-              at[d] = base + d;
-            }
-          }
-        });
-        const T* gv = gr + g.out_index(n, op, orow, ocol);
+      ForEachWindowMax(g, n, in, [&](int64_t o, const std::vector<int64_t>& at) {
         for (int64_t d = 0; d < g.depth; ++d) {
-          if (at[d] >= 0) out[at[d]] += gv[d];
+          if (at[d] >= 0) out[at[d]] += gr[o + d];
         }
       });
     });
@@ -247,21 +255,9 @@ class MaxPoolGradGradOp : public PoolBase<Window2D> {
     const T* in = x.data<T>();
     const T* gr = grad.data<T>();
     ForEachImage(ctx, g, [&](int64_t n) {
-      std::vector<T> best(g.depth);
-      std::vector<int64_t> at(g.depth);
-      ForEachOutput(g, [&](int64_t op, int64_t orow, int64_t ocol) {
-        std::fill(at.begin(), at.end(), -1);
-        ForEachInWindow(g, n, g.Window(op, orow, ocol), [&](int64_t base) {
-          for (int64_t d = 0; d < g.depth; ++d) {
-            if (at[d] < 0 || best[d] < in[base + d]) {
-              best[d] = in[base + d];
-              at[d] = base + d;
-            }
-          }
-        });
-        T* o = out + g.out_index(n, op, orow, ocol);
+      ForEachWindowMax(g, n, in, [&](int64_t o, const std::vector<int64_t>& at) {
         for (int64_t d = 0; d < g.depth; ++d) {
-          if (at[d] >= 0) o[d] = gr[at[d]];
+          if (at[d] >= 0) out[o + d] = gr[at[d]];
         }
       });
     });
