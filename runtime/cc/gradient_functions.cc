@@ -1,6 +1,7 @@
 // Gradient functions of the standard ops (TensorFlow's math_grad.cc,
 // nn_grad.cc, array_grad.cc), built from ops of the standard set so that the
 // backward graph stays importable by TensorFlow.
+#include <cmath>
 #include <limits>
 #include <utility>
 #include <vector>
@@ -780,6 +781,67 @@ void RegisterRandomGradients(GradientRegistry* r) {
       return s.status();
     });
   }
+  // TensorFlow's _StatelessParameterizedTruncatedNormalGrad: implicit
+  // reparameterization (Figurnov et al., 2018). With the sample, mean and
+  // bounds standardized and F the truncated distribution's CDF at the
+  // sample (clipped to [tiny, 1 - eps]), d/dmean = 1, d/dstddev = the
+  // standardized sample, d/dmaxval = exp((z^2 - b^2) / 2 + log F), d/dminval
+  // = exp((z^2 - a^2) / 2 + log(1 - F)); each summed over the sample
+  // dimensions `shape` adds and the dimensions its parameter was broadcast
+  // along.
+  r->Register("StatelessParameterizedTruncatedNormal", [](const Scope& s, const Operation& op,
+                                                          const Grads& dy, Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    Output mean = in[2], stddev = in[3], minval = in[4], maxval = in[5];
+    Output sample = op.output(0);
+    const DataType dt = BaseType(mean.dtype());
+    auto standard = [&](Output x) { return ops::RealDiv(s, ops::Sub(s, x, mean), stddev); };
+    Output half_sqrt2 = Scalar(s, dt, 0.5 * std::sqrt(2.0));
+    auto ndtr = [&](Output x) {  // TensorFlow's _Ndtr
+      Output w = ops::Mul(s, x, half_sqrt2);
+      Output z = s.AddOp("Abs", {{w}}).output(0);
+      Output erfc = s.AddOp("Erfc", {{z}}).output(0);
+      Output y = ops::SelectV2(
+          s, ops::Less(s, z, half_sqrt2),
+          ops::Add(s, Scalar(s, dt, 1), s.AddOp("Erf", {{w}}).output(0)),
+          ops::SelectV2(s, ops::Greater(s, w, Scalar(s, dt, 0)),
+                        ops::Sub(s, Scalar(s, dt, 2), erfc), erfc));
+      return ops::Mul(s, Scalar(s, dt, 0.5), y);
+    };
+    Output a = standard(minval), b = standard(maxval), z = standard(sample);
+    Output cdf = ops::RealDiv(s, ops::Sub(s, ndtr(z), ndtr(a)), ops::Sub(s, ndtr(b), ndtr(a)));
+    const bool f32 = dt == DT_FLOAT;
+    const double tiny = f32 ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min();
+    const double eps =
+        f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
+    cdf = s.AddOp("ClipByValue", {{cdf}, {Scalar(s, dt, tiny)}, {Scalar(s, dt, 1 - eps)}})
+              .output(0);
+    Output half = Scalar(s, dt, 0.5);
+    auto tail = [&](Output bound, Output log_mass) {
+      return ops::Exp(s, ops::Add(s, ops::Mul(s, half, ops::Sub(s, ops::Square(s, z),
+                                                                ops::Square(s, bound))),
+                                  log_mass));
+    };
+    Output dmax = tail(b, ops::Log(s, cdf));
+    Output dmin = tail(a, ops::Log1p(s, ops::Neg(s, cdf)));
+    Output shape = ops::Shape(s, mean);
+    Output broadcast = shape;
+    for (Output p : {stddev, minval, maxval}) {
+      broadcast = s.AddOp("BroadcastArgs", {{ops::Shape(s, p)}, {broadcast}}).output(0);
+    }
+    Output extra = ops::Range(s, ops::Const<int32_t>(s, 0),
+                              ops::Sub(s, ops::Size(s, in[0]), ops::Size(s, broadcast)),
+                              ops::Const<int32_t>(s, 1));
+    auto reduce = [&](Output partial, Output param) {
+      Output g = ops::Sum(s, ops::Mul(s, dy[0], partial), extra);
+      Output param_shape = ops::Shape(s, param);
+      Output axes = ops::BroadcastGradientArgs(s, broadcast, param_shape).r1;
+      return ops::Reshape(s, ops::Sum(s, g, axes, /*keep_dims=*/true), param_shape);
+    };
+    *dx = {Output(), Output(), reduce(ops::OnesLike(s, z), mean), reduce(z, stddev),
+           reduce(dmin, minval), reduce(dmax, maxval)};
+    return s.status();
+  });
 }
 
 }  // namespace

@@ -3585,28 +3585,30 @@ def parameterized_truncated_normal(stateless):
     (normal, uniform and exponential proposals, a bound on either side),
     one parameter set for all and one per row (broadcast, for the stateless
     op), two seeds, outputs small enough that TensorFlow samples in one
-    shard. A deviation of 0, an empty range, parameters that do not
+    shard; the stateless op's gradients with respect to its parameters. A
+    deviation of 0, an empty range, parameters that do not
     broadcast and a shape that does not end with theirs fail."""
     def gen(dt, rng):
         np_dt = dt.as_numpy_dtype
         out = []
 
-        def spec(label, shape, params, seed=(1, 2)):
+        def spec(label, shape, params, seed=(1, 2), grad=False):
             ps = [np.asarray(p, np_dt) for p in params]
             if stateless:
                 ins = [_i32(shape), _i64(seed)] + ps
-                out.append(Spec(f"{label}.{seed[0]}", ins))
+                out.append(Spec(f"{label}.{seed[0]}", ins,
+                                grad=_grad(dt, 2, 3, 4, 5) if grad else ()))
             else:
                 out.append(Spec(f"{label}.{seed[0]}", [_i32(shape)] + ps,
                                 {"seed": seed[0], "seed2": seed[1]}))
         for seed in [(1, 2), (87654321, 5)]:
             for k, p in enumerate(TRUNCATED_PARAMS):
-                spec(f"sampler{k}", [3, 4], p, seed)
+                spec(f"sampler{k}", [3, 4], p, seed, grad=True)
             per_row = [np.array([p[i] for p in TRUNCATED_PARAMS]) for i in range(4)]
-            spec("per_row", [4, 5] if stateless else [5, 4], per_row, seed)
+            spec("per_row", [4, 5] if stateless else [5, 4], per_row, seed, grad=True)
             if stateless:
                 spec("broadcast", [2, 3, 5], [per_row[0], np.float32(1.0), per_row[2],
-                                              per_row[3]], seed)
+                                              per_row[3]], seed, grad=True)
         spec("zero_stddev", [2, 3], (0.0, 0.0, -1.0, 1.0))
         spec("empty_range", [2, 3], (0.0, 1.0, 1.0, 1.0))
         spec("both_infinite", [2, 3], (0.0, 1.0, -np.inf, np.inf))
