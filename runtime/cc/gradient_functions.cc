@@ -811,7 +811,8 @@ void RegisterRandomGradients(GradientRegistry* r) {
     Output a = standard(minval), b = standard(maxval), z = standard(sample);
     Output cdf = ops::RealDiv(s, ops::Sub(s, ndtr(z), ndtr(a)), ops::Sub(s, ndtr(b), ndtr(a)));
     const bool f32 = dt == DT_FLOAT;
-    const double tiny = f32 ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min();
+    const double tiny =
+        f32 ? std::numeric_limits<float>::min() : std::numeric_limits<double>::min();
     const double eps =
         f32 ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
     cdf = s.AddOp("ClipByValue", {{cdf}, {Scalar(s, dt, tiny)}, {Scalar(s, dt, 1 - eps)}})
