@@ -138,6 +138,59 @@ void gradients_internal::RegisterSparseGradients(GradientRegistry* r) {
            ops::Sub(s, ops::Sum(s, dy[1], zero), ops::Sum(s, kept, zero))};
     return s.status();
   });
+  // TensorFlow's _ragged_tensor_to_tensor_grad: the op run again on the
+  // flat values' positions (-1 for padding) tells which output elements
+  // came from which value; their gradients are summed into the values', the
+  // rest into the default's (over the dimensions it was broadcast along).
+  r->Register("RaggedTensorToTensor", [](const Scope& s, const Operation& op, const Grads& dy,
+                                         Grads* dx) {
+    const Grads in = s.GetInputs(op);
+    std::vector<std::string> types;
+    MG_RETURN_IF_ERROR(GetNodeAttr(s.GetNodeDef(op), "row_partition_types", &types));
+    int32_t ragged_rank = 0;
+    for (const std::string& t : types) ragged_rank += t != "FIRST_DIM_SIZE";
+    // The default's rank without its leading dimensions of 1 (static).
+    const PartialShape& ds = in[2].shape();
+    if (!ds.rank_known()) {
+      return absl::UnimplementedError(
+          "the gradient of RaggedTensorToTensor needs its default value's rank");
+    }
+    int default_rank = ds.rank();
+    for (int64_t d : ds.dims()) {
+      if (d != 1) {
+        if (d < 0) {
+          return absl::UnimplementedError(
+              "the gradient of RaggedTensorToTensor needs its default value's leading dims");
+        }
+        break;
+      }
+      --default_rank;
+    }
+    Output zero = ops::Const<int32_t>(s, 0), one = ops::Const<int32_t>(s, 1);
+    Output count = ops::GatherV2(s, ops::Shape(s, in[1]), zero, zero);
+    Output prefix = ops::StridedSlice(s, ops::Shape(s, dy[0], BaseType(in[0].dtype())),
+                                      ops::Const<int32_t>(s, {0}),
+                                      ops::Const<int32_t>(s, {1 + ragged_rank}),
+                                      ops::Const<int32_t>(s, {1}));
+    std::vector<Output> partitions(in.begin() + 3, in.end());
+    Output positions =
+        s.AddOp("RaggedTensorToTensor",
+                {{prefix}, {ops::Range(s, zero, count, one)}, {ops::Const<int32_t>(s, -1)},
+                 partitions},
+                {{"row_partition_types", s.GetNodeDef(op).attr().at("row_partition_types")}})
+            .output(0);
+    Output from_values = ops::NotEqual(s, positions, ops::Const<int32_t>(s, -1));
+    Output kept = ops::Where(s, from_values);
+    Output values = ops::UnsortedSegmentSum(s, ops::GatherNd(s, dy[0], kept),
+                                            ops::GatherNd(s, positions, kept), count);
+    Output padded = ops::GatherNd(s, dy[0], ops::Where(s, ops::LogicalNot(s, from_values)));
+    Output dims = ops::Range(
+        s, zero, ops::Sub(s, ops::Rank(s, padded), ops::Const<int32_t>(s, default_rank)), one);
+    *dx = {Output(), values,
+           ops::Reshape(s, ops::Sum(s, padded, dims), ops::Shape(s, in[2]))};
+    dx->resize(in.size());
+    return s.status();
+  });
   r->RegisterNoGradient("SparseConcat");  // as TensorFlow declares it
 }
 

@@ -1391,7 +1391,8 @@ def sparse_cross_v2(dt, rng):
 
 def ragged_to_tensor(dt, rng):
     """RaggedTensor.to_tensor (RaggedTensorToTensor) of row splits and of
-    value row ids, two ragged dimensions, padding and a given shape."""
+    value row ids, two ragged dimensions, padding and a given shape, with the
+    values' gradient."""
     def graph(make, **kwargs):
         def build():
             values = v1.placeholder(tf.float32, [None], name="values")
@@ -1402,11 +1403,11 @@ def ragged_to_tensor(dt, rng):
     rowids = lambda v: tf.RaggedTensor.from_value_rowids(v, [0, 0, 1, 3, 3, 3, 3], nrows=5)
     nested = lambda v: tf.RaggedTensor.from_row_splits(
         tf.RaggedTensor.from_row_splits(v, [0, 1, 3, 3, 7]), [0, 2, 4])
-    return [Spec("row_splits", [], graph=graph(splits)),
+    return [Spec("row_splits", [], graph=graph(splits), grad=(0,)),
             Spec("row_splits_default_shape", [], graph=graph(splits, default_value=-1.0,
-                                                              shape=[4, 3])),
-            Spec("value_rowids", [], graph=graph(rowids, default_value=9.0)),
-            Spec("nested", [], graph=graph(nested))]
+                                                              shape=[4, 3]), grad=(0,)),
+            Spec("value_rowids", [], graph=graph(rowids, default_value=9.0), grad=(0,)),
+            Spec("nested", [], graph=graph(nested), grad=(0,))]
 
 
 TRAINING_OPS = [
