@@ -1270,6 +1270,79 @@ void RegisterConvolutionGradients(GradientRegistry* r) {
     *dx = {image, boxes, Output(), Output()};
     return s.status();
   });
+  // TensorFlow's _RGBToHSVGrad: each of h, s and v differentiated by r, g
+  // and b piecewise, by which channel is the largest and which the smallest
+  // (ties broken R > G > B), with its reciprocals 0 where they would divide
+  // by 0 (DivNoNan); the terms transcribed as TensorFlow writes them.
+  r->Register("RGBToHSV", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    Output x = s.GetInputs(op)[0];
+    const DataType dt = BaseType(x.dtype());
+    const std::vector<Output> rgb = ops::Unstack(s, x, 3, -1);
+    const std::vector<Output> hsv = ops::Unstack(s, op.output(0), 3, -1);
+    const std::vector<Output> g = ops::Unstack(s, dy[0], 3, -1);
+    Output r = rgb[0], gr = rgb[1], b = rgb[2], sat = hsv[1], val = hsv[2];
+    auto as = [&](Output c) { return ops::Cast(s, c, dt); };
+    auto both = [&](Output p, Output q) { return as(ops::LogicalAnd(s, p, q)); };
+    auto inv = [&](Output t) {
+      return s.AddOp("DivNoNan", {{ops::OnesLike(s, t)}, {t}}).output(0);
+    };
+    auto pos = [&](Output c) { return as(ops::Greater(s, c, ops::ZerosLike(s, c))); };
+    auto mul = [&](std::vector<Output> fs) {
+      Output out = fs[0];
+      for (size_t i = 1; i < fs.size(); ++i) out = ops::Mul(s, out, fs[i]);
+      return out;
+    };
+    auto k = [&](double v) { return Scalar(s, dt, v); };
+    auto sq = [&](Output t) { return ops::Square(s, t); };
+    auto sub = [&](Output p, Output q) { return ops::Sub(s, p, q); };
+    auto add = [&](std::vector<Output> fs) {
+      Output out = fs[0];
+      for (size_t i = 1; i < fs.size(); ++i) out = ops::Add(s, out, fs[i]);
+      return out;
+    };
+    Output r_max = both(ops::GreaterEqual(s, r, b), ops::GreaterEqual(s, r, gr));
+    Output g_max = both(ops::Greater(s, gr, r), ops::GreaterEqual(s, gr, b));
+    Output b_max = both(ops::Greater(s, b, r), ops::Greater(s, b, gr));
+    Output r_min = both(ops::Less(s, r, b), ops::Less(s, r, gr));
+    Output g_min = both(ops::LessEqual(s, gr, r), ops::Less(s, gr, b));
+    Output b_min = both(ops::LessEqual(s, b, r), ops::LessEqual(s, b, gr));
+    // Saturation: as the largest, MIN / MAX^2; as the smallest, -1 / MAX.
+    auto ds = [&](Output c, Output c_max, Output c_min, Output o1, Output o1_min, Output o1_max,
+                  Output o2, Output o2_min, Output o2_max) {
+      return mul({pos(c), add({mul({c_max, add({mul({o1_min, o1}), mul({o2_min, o2})}),
+                                    inv(sq(c))}),
+                               mul({c_min, k(-1), inv(add({mul({o1_max, o1}),
+                                                           mul({o2_max, o2})}))})})});
+    };
+    Output ds_dr = ds(r, r_max, r_min, gr, g_min, g_max, b, b_min, b_max);
+    Output ds_dg = ds(gr, g_max, g_min, r, r_min, r_max, b, b_min, b_max);
+    Output ds_db = ds(b, b_max, b_min, gr, g_min, g_max, r, r_min, r_max);
+    Output sv = mul({inv(sq(sat)), inv(sq(val))});
+    Output dh_dr = add({mul({pos(r), r_max, k(-1), sub(gr, b), sv}),
+                        mul({pos(gr), g_max, r_min, sub(b, gr), inv(sq(sub(r, gr)))}),
+                        mul({pos(gr), g_max, b_min, k(-1), inv(sub(gr, b))}),
+                        mul({pos(b), b_max, r_min, sub(b, gr), inv(sq(sub(b, r)))}),
+                        mul({pos(b), b_max, g_min, inv(sub(b, gr))})});
+    Output dh_dg = add({mul({pos(gr), g_max, k(-1), sub(b, r), sv}),
+                        mul({pos(r), r_max, g_min, sub(r, b), inv(sq(sub(r, gr)))}),
+                        mul({pos(r), r_max, b_min, inv(sub(r, b))}),
+                        mul({pos(b), b_max, g_min, sub(r, b), inv(sq(sub(b, gr)))}),
+                        mul({pos(b), b_max, r_min, k(-1), inv(sub(b, r))})});
+    Output dh_db = add({mul({pos(b), b_max, k(-1), sub(r, gr), sv}),
+                        mul({pos(r), r_max, b_min, sub(gr, r), inv(sq(sub(r, b)))}),
+                        mul({pos(r), r_max, g_min, k(-1), inv(sub(r, gr))}),
+                        mul({pos(gr), g_max, b_min, sub(gr, r), inv(sq(sub(gr, b)))}),
+                        mul({pos(gr), g_max, r_min, inv(sub(gr, r))})});
+    // Degrees to TensorFlow's [0, 1] hue.
+    auto hue = [&](Output d) { return ops::RealDiv(s, ops::Mul(s, k(60), d), k(360)); };
+    auto per_channel = [&](Output grad, Output a, Output b2, Output c) {
+      return ops::Pack(s, {ops::Mul(s, grad, a), ops::Mul(s, grad, b2), ops::Mul(s, grad, c)},
+                       -1);
+    };
+    *dx = {add({per_channel(g[2], r_max, g_max, b_max), per_channel(g[1], ds_dr, ds_dg, ds_db),
+                per_channel(g[0], hue(dh_dr), hue(dh_dg), hue(dh_db))})};
+    return s.status();
+  });
   // The resizes' gradients take the forward op's corner attrs; the size
   // input has none.
   r->Register("ResizeBilinear",

@@ -579,9 +579,10 @@ def _colours(rng, shape, dt):
 
 
 def colour_space(dt, rng):
-    """RGBToHSV and HSVToRGB: pixels of any rank >= 1; a hue of 1 and past
-    it (HSVToRGB wraps nothing); not 3 channels."""
-    out = [Spec(f"{list(s)}", [_colours(rng, s, dt)], tol=2.0)
+    """RGBToHSV and HSVToRGB: pixels of any rank >= 1 (RGBToHSV's gradient
+    too); a hue of 1 and past it (HSVToRGB wraps nothing); not 3 channels."""
+    grad = (0,) if dt in (tf.float32, tf.float64) else ()
+    out = [Spec(f"{list(s)}", [_colours(rng, s, dt)], tol=2.0, grad=grad)
            for s in [(3,), (7, 3), (2, 4, 5, 3), (0, 3)]]
     out.append(Spec("channels", [random_values(rng, (2, 4), dt, edges=False)]))
     return out
