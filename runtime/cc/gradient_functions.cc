@@ -1716,6 +1716,77 @@ void RegisterBatchGradients(GradientRegistry* r) {
       return absl::OkStatus();
     });
   }
+  // The gradients' gradients (TensorFlow's _FusedBatchNormGradGrad): the
+  // batch norm gradient written out in ops (_BatchNormGrad: the batch's
+  // statistics in training, the given ones in inference) and differentiated
+  // with respect to y_backprop, x and scale, as TensorFlow differentiates
+  // it on a tape.
+  for (const char* v : {"", "V2", "V3"}) {
+    r->Register(absl::StrCat("FusedBatchNormGrad", v), [](const Scope& s, const Operation& op,
+                                                          const Grads& dy, Grads* dx) {
+      const Grads in = s.GetInputs(op);
+      const NodeDef& node = s.GetNodeDef(op);
+      float epsilon = 1e-4f;
+      std::string format = "NHWC";
+      bool training = true;
+      GetNodeAttr(node, "epsilon", &epsilon).IgnoreError();
+      GetNodeAttr(node, "data_format", &format).IgnoreError();
+      GetNodeAttr(node, "is_training", &training).IgnoreError();
+      Output gy = ops::Identity(s, in[0]), x = ops::Identity(s, in[1]);
+      Output scale = ops::Identity(s, in[2]);
+      const DataType dt = BaseType(x.dtype());
+      const bool channels_first = format == "NCHW" || format == "NCDHW";
+      const bool five = format == "NDHWC" || format == "NCDHW";
+      std::vector<int32_t> axes = channels_first ? std::vector<int32_t>{0, 2, 3}
+                                                 : std::vector<int32_t>{0, 1, 2};
+      if (five) axes.push_back(channels_first ? 4 : 3);
+      Tensor axes_t(DT_INT32, TensorShape({static_cast<int64_t>(axes.size())}));
+      std::copy(axes.begin(), axes.end(), axes_t.data<int32_t>());
+      Output reduce = ops::Const(s, axes_t);
+      // A channel vector as [1, C, 1, 1(, 1)] for channels-first data.
+      auto per_channel = [&](Output t) {
+        if (!channels_first) return t;
+        std::vector<int32_t> shape(five ? 5 : 4, 1);
+        shape[1] = -1;
+        Tensor sh(DT_INT32, TensorShape({static_cast<int64_t>(shape.size())}));
+        std::copy(shape.begin(), shape.end(), sh.data<int32_t>());
+        return ops::Reshape(s, t, ops::Const(s, sh));
+      };
+      Output eps = Scalar(s, DT_FLOAT, epsilon);
+      Output x32 = ops::Cast(s, x, DT_FLOAT), gy32 = ops::Cast(s, gy, DT_FLOAT);
+      Output gx, gscale, goffset;
+      if (training) {
+        Output mean_gy = ops::Mean(s, gy32, reduce, channels_first);
+        Output mean_x = ops::Mean(s, x32, reduce, channels_first);
+        Output var_x = ops::Mean(
+            s, ops::SquaredDifference(s, x32, ops::StopGradient(s, mean_x)), reduce,
+            channels_first);
+        Output x_off = ops::Sub(s, x32, mean_x);
+        Output mean = ops::Mean(s, ops::Mul(s, gy32, x_off), reduce, channels_first);
+        Output var_eps = ops::Add(s, var_x, eps);
+        gx = ops::Mul(s, ops::Mul(s, per_channel(scale), ops::Rsqrt(s, var_eps)),
+                      ops::Sub(s, ops::Sub(s, gy32, mean_gy),
+                               ops::Mul(s, ops::Mul(s, ops::Reciprocal(s, var_eps), mean),
+                                        x_off)));
+        gscale = ops::Mul(s, ops::Rsqrt(s, var_eps),
+                          ops::Sum(s, ops::Mul(s, gy32, x_off), reduce, channels_first));
+        if (channels_first) gscale = ops::Squeeze(s, gscale);
+      } else {
+        Output var_rsqrt = ops::Rsqrt(s, ops::Add(s, per_channel(in[4]), eps));
+        gscale = ops::Sum(
+            s, ops::Mul(s, ops::Mul(s, gy32, ops::Sub(s, x32, per_channel(in[3]))), var_rsqrt),
+            reduce);
+        gx = ops::Mul(s, ops::Mul(s, gy32, per_channel(scale)), var_rsqrt);
+      }
+      goffset = ops::Sum(s, gy32, reduce);
+      std::vector<Output> grads;
+      MG_RETURN_IF_ERROR(AddSymbolicGradients(s, {ops::Cast(s, gx, dt), gscale, goffset},
+                                              {gy, x, scale}, {dy[0], dy[1], dy[2]}, &grads));
+      *dx = {grads[0], grads[1], grads[2]};
+      dx->resize(in.size());
+      return s.status();
+    });
+  }
   for (const char* name : {"BatchMatMul", "BatchMatMulV2"}) {
     r->Register(name, [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
       // TensorFlow's: the two products by the other input (adjoints as

@@ -3482,7 +3482,7 @@ def fused_batch_norm_grad(version):
                 inputs.append(np.zeros(0, np.float32))
             out.append(Spec(f"{xs}.training{training}", inputs,
                             {"epsilon": 1e-3, "is_training": training}, outputs=(0, 1, 2),
-                            tol=20.0))
+                            tol=20.0, grad=_grad(dt, 0, 1, 2)))
         return out
     return gen
 
