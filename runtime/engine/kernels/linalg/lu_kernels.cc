@@ -6,6 +6,7 @@
 // singular matrix's determinant is 0.
 #include <atomic>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <vector>
 
@@ -27,7 +28,7 @@ bool Factor(const ConstMatrixMap<T>& a, bool adjoint, Eigen::PartialPivLU<RowMat
   } else {
     lu->compute(a);
   }
-  return lu->matrixLU().diagonal().cwiseAbs().minCoeff() > T(0);
+  return lu->matrixLU().diagonal().cwiseAbs().minCoeff() > typename Eigen::NumTraits<T>::Real(0);
 }
 
 // The batch dimensions of `t` (rank >= 2).
@@ -212,10 +213,12 @@ class LuOp : public OpKernel {
 }  // namespace
 
 void RegisterLuKernels(KernelRegistry* r) {
-  r->Register("MatrixInverse", TypedFactory<MatrixInverseOp, float, double>());
+  r->Register("MatrixInverse", TypedFactory<MatrixInverseOp, float, double, std::complex<float>,
+                                            std::complex<double>>());
   r->Register("MatrixDeterminant", TypedFactory<DeterminantOp, float, double>());
   r->Register("LogMatrixDeterminant", TypedFactory<DeterminantOp, float, double>());
-  r->Register("MatrixSolve", TypedFactory<MatrixSolveOp, float, double>());
+  r->Register("MatrixSolve", TypedFactory<MatrixSolveOp, float, double, std::complex<float>,
+                                          std::complex<double>>());
   r->Register("Lu", TypedFactory<LuOp, float, double>());
 }
 
