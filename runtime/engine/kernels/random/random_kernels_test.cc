@@ -153,5 +153,27 @@ TEST(RandomKernelsTest, RngReadAndSkipReadsPhiloxsStateAndMovesItsCounter) {
               StatusIs(absl::StatusCode::kUnimplemented, HasSubstr("ThreeFry")));
 }
 
+// Sobol points far along the sequence: TensorFlow's overflow there (its
+// points turn negative once skip + num_results reaches 2^30) is not
+// copied. The first dimension's points are n / 2^31 in Gray-code order.
+TEST(SobolSampleTest, PointsPastTwoToTheThirtyStayInTheUnitInterval) {
+  ASSERT_OK_AND_ASSIGN(std::vector<Tensor> out,
+                       RunKernel("SobolSample",
+                                 {{Tensor::Scalar<int32_t>(2)}, {Tensor::Scalar<int32_t>(3)},
+                                  {Tensor::Scalar<int32_t>(1 << 30)}},
+                                 {{"dtype", MakeAttrValue(DT_DOUBLE)}}));
+  ASSERT_EQ(out[0].shape().DebugString(), "[3,2]");
+  for (int i = 0; i < 6; ++i) {
+    const double p = out[0].data<double>()[i];
+    EXPECT_GE(p, 0.0) << i;
+    EXPECT_LT(p, 1.0) << i;
+  }
+  EXPECT_THAT(RunKernel("SobolSample", {{Tensor::Scalar<int32_t>(21201)},
+                                        {Tensor::Scalar<int32_t>(3)},
+                                        {Tensor::Scalar<int32_t>(0)}},
+                        {{"dtype", MakeAttrValue(DT_FLOAT)}}),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("at most 21200")));
+}
+
 }  // namespace
 }  // namespace minigraph

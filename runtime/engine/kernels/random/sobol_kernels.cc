@@ -36,13 +36,13 @@ class SobolDirections {
   }
 
   const uint32_t* Dimension(int dim) const { return &m_[static_cast<size_t>(dim) * kMaxDigits]; }
+  // False when the compiled-in table does not decode (a corrupted build).
+  bool ok() const { return ok_; }
 
  private:
   SobolDirections() : m_(static_cast<size_t>(kSobolDimensions) * kMaxDigits) {
     std::string packed;
-    // The literal is generated and checked by the interop test; a failure
-    // here would be a build that corrupted it.
-    if (!absl::Base64Unescape(kSobolDirectionsBase64, &packed)) packed.clear();
+    ok_ = absl::Base64Unescape(kSobolDirectionsBase64, &packed);
     size_t bit = 0;
     auto take = [&](int width) {
       uint32_t value = 0;
@@ -67,9 +67,11 @@ class SobolDirections {
         m[k] = next;
       }
     }
+    ok_ = ok_ && bit <= packed.size() * 8;
   }
 
   std::vector<uint32_t> m_;
+  bool ok_ = false;
 };
 
 int BinaryDigits(int64_t n) {
@@ -145,6 +147,9 @@ class SobolSampleOp : public OpKernel {
     if (num_results >= kMax - skip) {
       return absl::InvalidArgumentError(
           absl::StrCat("num_results+skip must be less than ", kMax));
+    }
+    if (!SobolDirections::Get().ok()) {
+      return absl::InternalError("SobolSample: the compiled-in direction numbers do not decode");
     }
     Tensor* out;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, TensorShape({num_results, dim}), &out));
