@@ -11,6 +11,7 @@
 // per element size would do; the kernels are typed to keep T's padding
 // value.
 #include <algorithm>
+#include <complex>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -401,7 +402,8 @@ class DiagPartOp : public OpKernel {
   }
 };
 
-#define MG_DIAG_TYPES float, double, int32_t, int64_t, bool
+#define MG_DIAG_TYPES \
+  float, double, int32_t, int64_t, bool, std::complex<float>, std::complex<double>
 
 }  // namespace
 
@@ -415,8 +417,10 @@ void RegisterMatrixDiagKernels(KernelRegistry* r) {
   for (const char* op : {"MatrixSetDiag", "MatrixSetDiagV2", "MatrixSetDiagV3"}) {
     r->Register(op, TypedFactory<MatrixSetDiagOp, MG_DIAG_TYPES>());
   }
-  r->Register("Diag", TypedFactory<DiagOp, float, double, int32_t, int64_t>());
-  r->Register("DiagPart", TypedFactory<DiagPartOp, float, double, int32_t, int64_t>());
+  r->Register("Diag", TypedFactory<DiagOp, float, double, int32_t, int64_t, std::complex<float>,
+                                   std::complex<double>>());
+  r->Register("DiagPart", TypedFactory<DiagPartOp, float, double, int32_t, int64_t,
+                                       std::complex<float>, std::complex<double>>());
 }
 
 }  // namespace kernels_internal
