@@ -544,6 +544,42 @@ void gradients_internal::RegisterLinalgGradients(GradientRegistry* r) {
     *dx = {transposed ? Adjoint(s, da) : da};
     return s.status();
   });
+  // TensorFlow's _EigGrad (Boeddeker et al., eq. 4.77; distinct
+  // eigenvalues): with f(i, j) = conj(1 / (e_j - e_i)) off the diagonal (a
+  // safe reciprocal), da = v^-H (diag(de) + f o (v^H dv - v^H v
+  // diag(re(diag(v^H dv))))) v^H, a solve by v^H; without eigenvectors, v
+  // comes from the op run again. Cast to a's dtype (a real a's gradient is
+  // the real part).
+  r->Register("Eig", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
+    Output a = s.GetInputs(op)[0];
+    Output e = op.output(0);
+    const DataType ct = BaseType(e.dtype());
+    const AttrValue real_type = MakeAttrValue(ct == DT_COMPLEX64 ? DT_FLOAT : DT_DOUBLE);
+    auto real = [&](Output z) { return s.AddOp("Real", {{z}}, {{"Tout", real_type}}).output(0); };
+    Output v;
+    Output mid = AddOp1(s, "MatrixDiag", {dy[0]});
+    if (BoolAttr(s, op, "compute_v")) {
+      v = op.output(1);
+      Output vt = Conj(s, Adjoint(s, v));
+      Output diff = ops::Sub(s, ops::ExpandDims(s, e, ops::Const<int32_t>(s, -2)),
+                             ops::ExpandDims(s, e, ops::Const<int32_t>(s, -1)));
+      Output f = Conj(s, AddOp1(s, "MatrixSetDiag", {SafeReciprocal(s, diff),
+                                                    ops::ZerosLike(s, e)}));
+      Output vgv = MatMul(s, vt, dy[1]);
+      Output real_diag =
+          AddOp1(s, "MatrixDiag", {ops::Cast(s, real(AddOp1(s, "MatrixDiagPart", {vgv})), ct)});
+      mid = ops::Add(s, mid, ops::Mul(s, f, ops::Sub(s, vgv, MatMul(s, MatMul(s, vt, v),
+                                                                     real_diag))));
+    } else {
+      v = s.AddOp("Eig", {{a}}, {{"compute_v", Bool(true)}, {"Tout", MakeAttrValue(ct)}})
+              .output(1);
+    }
+    Output vt = Conj(s, Adjoint(s, v));  // Adjoint alone only transposes
+    Output da = AddOp1(s, "MatrixSolve", {vt, MatMul(s, mid, vt)});
+    const DataType at = BaseType(a.dtype());
+    *dx = {at == ct ? da : ops::Cast(s, real(da), at)};
+    return s.status();
+  });
   r->Register("Cholesky", [](const Scope& s, const Operation& op, const Grads& dy, Grads* dx) {
     Output l = op.output(0);
     Output l_inv = AddOp1(s, "MatrixTriangularSolve", {l, Eye(s, l)},

@@ -489,6 +489,36 @@ void RegisterSpectralOps(OpRegistry* r) {
   }
 }
 
+// Eig's outputs: the eigenvalues [..., n] of square matrices [..., n, n],
+// and with compute_v the eigenvectors like the input (without, the kernel
+// gives a placeholder: unknown here).
+absl::Status EigShape(InferenceContext* c) {
+  MG_ASSIGN_OR_RETURN(bool compute_v, c->GetAttr<bool>("compute_v"));
+  const PartialShape& in = c->input(0);
+  c->set_output(1, PartialShape());
+  if (!in.rank_known()) {
+    c->set_output(0, PartialShape());
+    return absl::OkStatus();
+  }
+  if (in.rank() < 2) {
+    return c->Error(absl::StrCat("Shape must be at least rank 2 but is rank ", in.rank()));
+  }
+  std::vector<int64_t> dims = in.dims();
+  const int64_t rows = dims[dims.size() - 2], cols = dims.back();
+  if (rows >= 0 && cols >= 0 && rows != cols) {
+    return c->Error(absl::StrCat("Input matrix must be square: ", in.DebugString()));
+  }
+  const int64_t n = rows >= 0 ? rows : cols;
+  dims.pop_back();
+  dims.back() = n;
+  c->set_output(0, PartialShape(dims));
+  if (compute_v) {
+    dims.push_back(n);
+    c->set_output(1, PartialShape(dims));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterMathOps(OpRegistry* r) {
@@ -502,6 +532,14 @@ void RegisterMathOps(OpRegistry* r) {
                         .Attr("N: int >= 1")
                         .Attr("T: {float, double, int32, int64}")
                         .SetShapeFn(EinsumShape));
+  MG_REGISTER_OP(r, OpDefBuilder("Eig")
+                        .Input("input: T")
+                        .Output("e: Tout")
+                        .Output("v: Tout")
+                        .Attr("compute_v: bool = true")
+                        .Attr("T: {float, double, complex64, complex128}")
+                        .Attr("Tout: {complex64, complex128}")
+                        .SetShapeFn(EigShape));
 }
 
 }  // namespace ops_internal
