@@ -12,6 +12,7 @@
 #define MINIGRAPH_RUNTIME_ENGINE_KERNELS_INTERNAL_ONEDNN_CONV_H_
 
 #include <cstdint>
+#include <type_traits>
 
 #include "absl/status/status.h"
 
@@ -42,6 +43,20 @@ absl::Status OneDnnConvBackwardData(const OneDnnConv& c, const float* f, const f
 // df from x and dy.
 absl::Status OneDnnConvBackwardWeights(const OneDnnConv& c, const float* x, const float* dy,
                                        float* df, int threads);
+
+// For a kernel templated on T: runs `call` (one of the calls above) when T
+// is float and the convolution is `usable` (nothing empty); true with its
+// status then, false (the kernel computes it itself) otherwise or when
+// oneDNN has no kernel for it.
+template <typename T, typename Call>
+bool TryOneDnn(bool usable, Call call, absl::Status* status) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (!usable) return false;
+    *status = call();
+    return status->code() != absl::StatusCode::kUnimplemented;
+  }
+  return false;
+}
 
 // A kernel's T* as the float* the calls above take, so that a kernel
 // templated on T compiles for every T; called only where T is float.

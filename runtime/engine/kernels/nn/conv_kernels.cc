@@ -408,24 +408,11 @@ OneDnnConv ToOneDnn(const ConvGeometry& g) {
   return c;
 }
 
-// Whether oneDNN takes this convolution: float, and nothing empty (the
-// kernels answer empty ones themselves).
-template <typename T>
-bool UseOneDnn(const ConvGeometry& g) {
-  return std::is_same_v<T, float> && g.batch > 0 && g.depth > 0 && g.out_depth > 0 &&
-         g.patches_per_image() > 0 && g.pixels_per_image() > 0 && g.patch_size() > 0;
-}
-
-// Runs `call` (a OneDnnConv* function) when oneDNN takes the convolution:
-// true with its status then, false (to compute it here) when it does not.
-template <typename T, typename Call>
-bool TryOneDnn(const ConvGeometry& g, Call call, absl::Status* status) {
-  if constexpr (std::is_same_v<T, float>) {
-    if (!UseOneDnn<T>(g)) return false;
-    *status = call(ToOneDnn(g));
-    return status->code() != absl::StatusCode::kUnimplemented;
-  }
-  return false;
+// Whether oneDNN may take this convolution: nothing empty (the kernels
+// answer empty ones themselves).
+bool OneDnnUsable(const ConvGeometry& g) {
+  return g.batch > 0 && g.depth > 0 && g.out_depth > 0 && g.patches_per_image() > 0 &&
+         g.pixels_per_image() > 0 && g.patch_size() > 0;
 }
 
 // Conv2D (W = Window2D) and Conv3D (Window3D), and their backprops below.
@@ -443,7 +430,8 @@ class ConvOp : public WindowKernelOf<W> {
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, g.output_shape(), &out));
     if (out->NumElements() == 0) return absl::OkStatus();
     absl::Status s;
-    if (TryOneDnn<T>(g, [&](const OneDnnConv& c) {
+    const OneDnnConv c = ToOneDnn(g);
+    if (TryOneDnn<T>(OneDnnUsable(g), [&] {
           return OneDnnConvForward(c, AsFloat(input.data<T>()), AsFloat(filter.data<T>()),
                                    AsFloat(out->data<T>()), ctx->intra_op_threads());
         }, &s)) {
@@ -485,7 +473,8 @@ class ConvBackpropInputOp : public WindowKernelOf<W> {
       return absl::OkStatus();
     }
     absl::Status s;
-    if (TryOneDnn<T>(g, [&](const OneDnnConv& c) {
+    const OneDnnConv c = ToOneDnn(g);
+    if (TryOneDnn<T>(OneDnnUsable(g), [&] {
           return OneDnnConvBackwardData(c, AsFloat(filter.data<T>()), AsFloat(dy.data<T>()),
                                         AsFloat(dx->data<T>()), ctx->intra_op_threads());
         }, &s)) {
@@ -523,7 +512,8 @@ class ConvBackpropFilterOp : public WindowKernelOf<W> {
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, filter_shape, &df));
     if (df->NumElements() == 0) return absl::OkStatus();
     absl::Status s;
-    if (TryOneDnn<T>(g, [&](const OneDnnConv& c) {
+    const OneDnnConv c = ToOneDnn(g);
+    if (TryOneDnn<T>(OneDnnUsable(g), [&] {
           return OneDnnConvBackwardWeights(c, AsFloat(input.data<T>()), AsFloat(dy.data<T>()),
                                            AsFloat(df->data<T>()), ctx->intra_op_threads());
         }, &s)) {

@@ -97,20 +97,10 @@ OneDnnConv ToOneDnn(const DepthwiseGeometry& g) {
   return c;
 }
 
-// Runs `call` (a OneDnnConv* function) for a float convolution with nothing
-// empty: true with its status then, false (to compute it here) otherwise or
-// when oneDNN has no kernel for it.
-template <typename T, typename Call>
-bool TryOneDnn(const DepthwiseGeometry& g, Call call, absl::Status* status) {
-  if constexpr (std::is_same_v<T, float>) {
-    if (g.batch == 0 || g.depth == 0 || g.mult == 0 || g.in_rows == 0 || g.in_cols == 0 ||
-        g.out_rows == 0 || g.out_cols == 0 || g.k_rows == 0 || g.k_cols == 0) {
-      return false;
-    }
-    *status = call(ToOneDnn(g));
-    return status->code() != absl::StatusCode::kUnimplemented;
-  }
-  return false;
+// Whether oneDNN may take this convolution: nothing empty.
+bool OneDnnUsable(const DepthwiseGeometry& g) {
+  return g.batch > 0 && g.depth > 0 && g.mult > 0 && g.in_rows > 0 && g.in_cols > 0 &&
+         g.out_rows > 0 && g.out_cols > 0 && g.k_rows > 0 && g.k_cols > 0;
 }
 
 absl::Status CheckOutBackprop(const DepthwiseGeometry& g, const Tensor& dy,
@@ -336,7 +326,8 @@ class DepthwiseConv2dNativeOp : public WindowKernel {
     const T* f = filter.data<T>();
     T* y = out->data<T>();
     absl::Status s;
-    if (TryOneDnn<T>(g, [&](const OneDnnConv& c) {
+    const OneDnnConv c = ToOneDnn(g);
+    if (TryOneDnn<T>(OneDnnUsable(g), [&] {
           return OneDnnConvForward(c, AsFloat(x), AsFloat(f), AsFloat(y), ctx->intra_op_threads());
         }, &s)) {
       return s;
@@ -396,7 +387,8 @@ class DepthwiseConv2dNativeBackpropInputOp : public WindowKernel {
     const T* gy = dy.data<T>();
     T* dx = out->data<T>();
     absl::Status s;
-    if (TryOneDnn<T>(g, [&](const OneDnnConv& c) {
+    const OneDnnConv c = ToOneDnn(g);
+    if (TryOneDnn<T>(OneDnnUsable(g), [&] {
           return OneDnnConvBackwardData(c, AsFloat(f), AsFloat(gy), AsFloat(dx),
                                         ctx->intra_op_threads());
         }, &s)) {
@@ -479,7 +471,8 @@ class DepthwiseConv2dNativeBackpropFilterOp : public WindowKernel {
     const int64_t rows = g.batch * g.out_rows;
     if (size == 0 || rows == 0 || g.out_cols == 0) return absl::OkStatus();
     absl::Status s;
-    if (TryOneDnn<T>(g, [&](const OneDnnConv& c) {
+    const OneDnnConv c = ToOneDnn(g);
+    if (TryOneDnn<T>(OneDnnUsable(g), [&] {
           return OneDnnConvBackwardWeights(c, AsFloat(input.data<T>()), AsFloat(dy.data<T>()),
                                            AsFloat(df), ctx->intra_op_threads());
         }, &s)) {
