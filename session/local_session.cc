@@ -12,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "core/env.h"
+#include "core/proto/step_stats.pb.h"
 #include "core/status_macros.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "session/internal/in_process_factory.h"
@@ -21,6 +22,7 @@
 #include "runtime/engine/executor.h"
 #include "runtime/engine/kernel_registry.h"
 #include "runtime/engine/rendezvous.h"
+#include "runtime/engine/step_stats.h"
 #include "runtime/graph/graph.h"
 #include "runtime/graph/lower_while.h"
 #include "runtime/graph/ops/standard_ops.h"
@@ -33,6 +35,28 @@ int Threads(int requested) {
   if (requested > 0) return requested;
   const unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int>(n);
+}
+
+// A traced step's node runs as TensorFlow's RunMetadata has them: one
+// device, times in microseconds and nanoseconds.
+void AddStepStats(std::vector<NodeRun> runs, tensorflow::StepStats* out) {
+  tensorflow::DeviceStepStats* dev = out->add_dev_stats();
+  dev->set_device("/job:localhost/replica:0/task:0/device:CPU:0");
+  for (NodeRun& run : runs) {
+    tensorflow::NodeExecStats* n = dev->add_node_stats();
+    const int64_t nanos = run.end_nanos - run.start_nanos;
+    n->set_node_name(std::move(run.node));
+    n->set_timeline_label(std::move(run.label));
+    n->set_all_start_micros(run.start_nanos / 1000);
+    n->set_all_start_nanos(run.start_nanos);
+    n->set_scheduled_micros(run.start_nanos / 1000);
+    n->set_scheduled_nanos(run.start_nanos);
+    n->set_op_end_rel_micros(nanos / 1000);
+    n->set_op_end_rel_nanos(nanos);
+    n->set_all_end_rel_micros(nanos / 1000);
+    n->set_all_end_rel_nanos(nanos);
+    n->set_thread_id(run.thread);
+  }
 }
 
 // Thread pools are shared by every session with the same sizes and live for
@@ -350,8 +374,12 @@ absl::Status LocalSession::Impl::RunStep(const RunOptions& options,
       options.timeout_in_ms > 0 ? options.timeout_in_ms : options_.operation_timeout_in_ms;
   if (timeout_ms > 0) args.timeout = absl::Milliseconds(timeout_ms);
   args.cancelled = options.cancelled;
+  StepStatsCollector stats;
+  if (options.step_stats != nullptr) args.step.stats = &stats;
   std::vector<Tensor> unused;
-  MG_RETURN_IF_ERROR(ex->Run(args, outputs != nullptr ? outputs : &unused));
+  absl::Status run = ex->Run(args, outputs != nullptr ? outputs : &unused);
+  if (options.step_stats != nullptr) AddStepStats(stats.Take(), options.step_stats);
+  MG_RETURN_IF_ERROR(run);
   // A variable restored in place from a checkpoint mapping that lost its
   // lease may hold another process's bytes: every step fails, naming it,
   // until it is restored or assigned again. (One atomic load while no lease

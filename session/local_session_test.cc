@@ -1,9 +1,11 @@
 #include "session/local_session.h"
 
 #include <atomic>
+#include <map>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "core/proto/step_stats.pb.h"
 #include "core/status_matchers.h"
 #include "core/tensor_types.h"
 #include "gmock/gmock.h"
@@ -56,6 +58,41 @@ TEST(LocalSessionTest, PruningDoesNotRunSideEffectsOffTheFetchedPath) {
   EXPECT_EQ(Scalar<int64_t>(s.get(), "v/read"), 0);
   EXPECT_EQ(Scalar<int64_t>(s.get(), "inc"), 1);
   EXPECT_EQ(Scalar<int64_t>(s.get(), "v/read"), 1);
+}
+
+TEST(LocalSessionTest, TracedStepRecordsEachNodeRunAsTensorFlowsStepStats) {
+  Scope root = Scope::NewRootScope();
+  Output a = ops::Const(root.WithOpName("a"), 2.0f);
+  Output b = ops::Const(root.WithOpName("b"), 3.0f);
+  ops::Mul(root.WithOpName("product"), a, b);
+  ops::Neg(root.WithOpName("unfetched"), a);
+  auto s = MakeSession(root);
+  tensorflow::StepStats stats;
+  RunOptions options;
+  options.step_stats = &stats;
+  std::vector<Tensor> out;
+  ASSERT_OK(s->Run(options, {}, {"product:0"}, {}, &out));
+  EXPECT_EQ(*out[0].data<float>(), 6.0f);
+  ASSERT_EQ(stats.dev_stats_size(), 1);
+  EXPECT_EQ(stats.dev_stats(0).device(), "/job:localhost/replica:0/task:0/device:CPU:0");
+  std::map<std::string, tensorflow::NodeExecStats> nodes;
+  for (const tensorflow::NodeExecStats& n : stats.dev_stats(0).node_stats()) {
+    nodes[n.node_name()] = n;
+  }
+  ASSERT_EQ(nodes.size(), 3u);  // a, b and product; not the unfetched node
+  EXPECT_EQ(nodes["product"].timeline_label(), "product = Mul(a, b)");
+  EXPECT_EQ(nodes["a"].timeline_label(), "a = Const()");
+  for (const auto& [name, n] : nodes) {
+    EXPECT_GT(n.all_start_micros(), 0) << name;
+    EXPECT_GE(n.all_end_rel_nanos(), 0) << name;
+    EXPECT_EQ(n.op_end_rel_nanos(), n.all_end_rel_nanos()) << name;
+  }
+  // The product ran after its inputs.
+  EXPECT_GE(nodes["product"].all_start_nanos(),
+            nodes["a"].all_start_nanos() + nodes["a"].all_end_rel_nanos());
+  // An untraced step records nothing.
+  ASSERT_OK(s->Run({}, {"product:0"}, {}, &out));
+  EXPECT_EQ(stats.dev_stats_size(), 1);
 }
 
 TEST(LocalSessionTest, ControlDependenciesOrderExecution) {

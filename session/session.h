@@ -28,6 +28,10 @@
 #include "core/proto/graph.pb.h"
 #include "core/tensor.h"
 
+namespace tensorflow {
+class StepStats;
+}  // namespace tensorflow
+
 namespace minigraph {
 
 struct SessionOptions {
@@ -64,6 +68,11 @@ struct RunOptions {
   // nodes, and every 100 ms while it waits); true cancels the step
   // (Cancelled). A server passes whether its caller went away.
   std::function<bool()> cancelled;
+  // When set, the step runs traced (TensorFlow's trace_level FULL_TRACE)
+  // and its nodes' runs are added here, as RunMetadata.step_stats has them:
+  // one DeviceStepStats of the CPU, a NodeExecStats per node run. In
+  // process sessions only; a remote one returns Unimplemented.
+  tensorflow::StepStats* step_stats = nullptr;
 };
 
 // A watch on the state a session's target shares with other sessions,

@@ -11,6 +11,7 @@
 #endif
 
 #include "absl/base/attributes.h"
+#include "absl/base/optimization.h"
 #include "absl/container/fixed_array.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
@@ -313,6 +314,12 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Status Plan::Compute(StepState* state,
                                                                TensorValue* outputs) const {
   const Item& item = items_[item_index];
   OpKernelContext ctx(item.kernel, &state->step, inputs, outputs);
+  if (ABSL_PREDICT_FALSE(state->step.stats != nullptr)) {
+    const int64_t start = absl::GetCurrentTimeNanos();
+    absl::Status s = item.kernel->Compute(&ctx);
+    state->step.stats->Record(*item.node, start, absl::GetCurrentTimeNanos());
+    return s;
+  }
   if (state->pool == nullptr || item.cheap) return item.kernel->Compute(&ctx);
   const uint64_t start = Cycles();
   absl::Status s = item.kernel->Compute(&ctx);

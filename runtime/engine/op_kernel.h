@@ -34,6 +34,7 @@
 #include "core/tensor.h"
 #include "runtime/engine/rendezvous.h"
 #include "runtime/engine/resource_mgr.h"
+#include "runtime/engine/step_stats.h"
 #include "runtime/engine/variable.h"
 #include "runtime/graph/graph.h"
 #include "runtime/graph/node_def_util.h"
@@ -113,6 +114,8 @@ struct StepContext {
   absl::Time deadline = absl::InfiniteFuture();
   // Where _Send and _Recv meet; null in a step without them.
   Rendezvous* rendezvous = nullptr;
+  // Set in a traced step: every node's run is recorded here.
+  StepStatsCollector* stats = nullptr;
 };
 
 // The inputs and outputs of one kernel call. Not thread-safe; one per call.

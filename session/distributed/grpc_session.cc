@@ -187,6 +187,10 @@ absl::Status GrpcSession::Run(const RunOptions& options,
                               const std::vector<std::string>& fetches,
                               const std::vector<std::string>& targets,
                               std::vector<Tensor>* outputs) {
+  if (options.step_stats != nullptr) {
+    return absl::UnimplementedError(
+        "RunOptions.step_stats: a grpc:// session's steps cannot be traced yet");
+  }
   tensorflow::RunStepRequest req;
   {
     absl::MutexLock l(&mu_);
