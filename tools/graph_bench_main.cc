@@ -6,10 +6,15 @@
 //
 // Each repetition runs --init (the iterator's initializer), then --fetch
 // until the end of the sequence (OutOfRange); the figure is the median of
-// the repetitions' rates.
+// the repetitions' rates. With --profile=FILE, one more run of --fetch is
+// traced (RunOptions.step_stats) and FILE gets the microseconds its nodes
+// took, summed per op type, largest first, as JSON ({"Conv2D": 1234, ...};
+// tools/tf_bench.py models --profile writes TensorFlow's alike).
 #include <algorithm>
 #include <cstdio>
+#include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/flags/flag.h"
@@ -18,7 +23,11 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/time.h"
+#include "core/allocator.h"
+#include "core/proto/step_stats.pb.h"
 #include "core/status_macros.h"
 #include "session/session.h"
 #include "tools/flag_checks.h"
@@ -33,6 +42,8 @@ ABSL_FLAG(int, runs, 0, "With > 0: runs of --fetch per repetition, instead of dr
 ABSL_FLAG(int64_t, max_elements, 10000000,
           "A pass longer than this fails (a fetch that never ends is not an iterator's)");
 ABSL_FLAG(int, intra_op_threads, 2, "The session's intra-op threads (>= 1)");
+ABSL_FLAG(std::string, profile, "",
+          "When set: one traced run of --fetch, its microseconds per op type written here");
 
 namespace minigraph {
 namespace {
@@ -63,15 +74,48 @@ absl::StatusOr<int64_t> Drain(Session* session, const std::string& fetch) {
   }
 }
 
-// Runs `fetch` `runs` times: a tensor ("loss:0") is fetched, an op
+// The fetch as Session::Run takes it: a tensor ("loss:0") fetched, an op
 // ("train") run as a target.
+std::pair<std::vector<std::string>, std::vector<std::string>> FetchesAndTargets(
+    const std::string& fetch) {
+  if (absl::StrContains(fetch, ':')) return {{fetch}, {}};
+  return {{}, {fetch}};
+}
+
+// One traced run of `fetch`; writes its microseconds per op type to `path`.
+absl::Status WriteProfile(Session* session, const std::string& fetch, const std::string& path) {
+  tensorflow::StepStats stats;
+  RunOptions options;
+  options.step_stats = &stats;
+  const auto [fetches, targets] = FetchesAndTargets(fetch);
+  std::vector<Tensor> out;
+  MG_RETURN_IF_ERROR(session->Run(options, {}, fetches, targets, &out));
+  absl::flat_hash_map<std::string, int64_t> micros;
+  for (const tensorflow::DeviceStepStats& dev : stats.dev_stats()) {
+    for (const tensorflow::NodeExecStats& node : dev.node_stats()) {
+      // "NAME = Op(inputs)"
+      const std::string& label = node.timeline_label();
+      const size_t eq = label.find(" = ");
+      const size_t paren = label.find('(', eq);
+      micros[label.substr(eq + 3, paren - eq - 3)] += node.all_end_rel_micros();
+    }
+  }
+  std::vector<std::pair<std::string, int64_t>> sorted(micros.begin(), micros.end());
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::ofstream f(path);
+  f << "{" << absl::StrJoin(sorted, ", ", [](std::string* o, const auto& op) {
+    absl::StrAppend(o, "\"", op.first, "\": ", op.second);
+  }) << "}\n";
+  f.close();
+  if (!f) return absl::UnavailableError(absl::StrCat("cannot write --profile file ", path));
+  return absl::OkStatus();
+}
+
+// Runs `fetch` `runs` times.
 absl::StatusOr<int64_t> RunTimes(Session* session, const std::string& fetch, int runs) {
   std::vector<Tensor> out;
-  const bool tensor = absl::StrContains(fetch, ':');
-  const std::vector<std::string> fetches = tensor ? std::vector<std::string>{fetch}
-                                                  : std::vector<std::string>{};
-  const std::vector<std::string> targets = tensor ? std::vector<std::string>{}
-                                                  : std::vector<std::string>{fetch};
+  const auto [fetches, targets] = FetchesAndTargets(fetch);
   for (int i = 0; i < runs; ++i) MG_RETURN_IF_ERROR(session->Run({}, fetches, targets, &out));
   return runs;
 }
@@ -101,6 +145,9 @@ absl::Status Run() {
     rates.push_back(count / absl::ToDoubleSeconds(absl::Now() - start));
   }
   std::sort(rates.begin(), rates.end());
+  if (const std::string profile = absl::GetFlag(FLAGS_profile); !profile.empty()) {
+    MG_RETURN_IF_ERROR(WriteProfile(session.get(), fetch, profile));
+  }
   std::printf("{\"graph\": \"%s\", \"%s\": %lld, \"%s\": %.2f}\n", path.c_str(),
               runs > 0 ? "runs" : "elements", static_cast<long long>(count),
               runs > 0 ? "runs_per_s" : "elements_per_s", rates[rates.size() / 2]);
@@ -118,6 +165,9 @@ int main(int argc, char** argv) {
   absl::Status s = minigraph::CheckFlags(rest);
   if (s.ok()) s = minigraph::ApplyMaxTensorBytes();
   if (!s.ok()) return minigraph::UsageError("graph_bench", s);
+  // Freed memory kept for the next step, as `train` keeps it (and as
+  // TensorFlow's allocators keep theirs).
+  minigraph::RetainFreedMemory();
   s = minigraph::Run();
   if (!s.ok()) {
     std::fprintf(stderr, "graph_bench: %s\n", std::string(s.message()).c_str());
