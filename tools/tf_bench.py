@@ -54,6 +54,19 @@ object on its last line of stdout.
       tools/graph_bench (its initializer "init", fetches "loss:0" and
       "train:0").
 
+  tf_bench.py models --export=DIR [--only=NAME] [--threads=1] [--runs=10]
+      Training steps of ordinary model shapes (MODELS: a ResNet-style CNN
+      with batch norm, a MobileNet-style depthwise net, a 2-layer LSTM by
+      dynamic_rnn and by Keras, a transformer encoder block with attention
+      by tf.matmul and by Keras' MultiHeadAttention), each a TensorFlow 1
+      graph of a constant batch and Adam, written to DIR/NAME.meta for
+      tools/graph_bench (initializer "init"; "bench_step:0" is the loss
+      after the train op, "forward:0" the loss alone): steps/s of each by
+      TensorFlow as users run it (grappler and oneDNN on), keyed
+      "NAME/train" and "NAME/forward". With --profile=FILE, also the step
+      stats of one traced training step: the microseconds of each op type,
+      as JSON to FILE.
+
 Run with the virtualenv of `tools/setup.sh tf`.
 """
 
@@ -66,6 +79,8 @@ import threading
 import time
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+# tf_keras (Keras 2) builds TensorFlow 1 graphs; Keras 3 does not.
+os.environ.setdefault("TF_USE_LEGACY_KERAS", "1")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
@@ -366,6 +381,180 @@ def kernels(args):
     return {"runs_per_s": out}
 
 
+# Training steps of ordinary model shapes, as a TensorFlow 1 user writes
+# them (tf.compat.v1.layers, rnn_cell, or Keras 2 layers in a graph): each
+# builder takes a random generator and returns (loss, the batch's size).
+def _conv_bn(x, filters, kernel, strides=1, relu=True):
+    x = v1.layers.conv2d(x, filters, kernel, strides, "same", use_bias=False)
+    x = v1.layers.batch_normalization(x, training=True, fused=True)
+    return tf.nn.relu(x) if relu else x
+
+
+def _labels(rng, batch, classes=10):
+    return tf.constant(rng.integers(0, classes, batch).astype(np.int32))
+
+
+def _classify(h, labels):
+    logits = v1.layers.dense(h, 10)
+    return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=labels, logits=logits))
+
+
+def _cnn(rng):
+    """conv-BN-ReLU, two residual blocks, max pool, conv-BN-ReLU, global
+    average pool, dense: 32x32x3 images, batch 32."""
+    x = tf.constant(rng.standard_normal((32, 32, 32, 3)).astype(np.float32))
+    h = _conv_bn(x, 32, 3)
+    for _ in range(2):
+        y = _conv_bn(_conv_bn(h, 32, 3), 32, 3, relu=False)
+        h = tf.nn.relu(h + y)
+    h = tf.nn.max_pool2d(h, 2, 2, "VALID")
+    h = _conv_bn(h, 64, 3)
+    return _classify(tf.reduce_mean(h, [1, 2]), _labels(rng, 32))
+
+
+def _mobilenet(rng):
+    """MobileNet V1's shape at a small size: conv 3x3/2, then depthwise
+    3x3 + BN + ReLU6 and pointwise 1x1 + BN + ReLU6 blocks (two strided),
+    global average pool, dense: 64x64x3 images, batch 16."""
+    x = tf.constant(rng.standard_normal((16, 64, 64, 3)).astype(np.float32))
+    h = tf.nn.relu6(_conv_bn(x, 32, 3, 2, relu=False))
+    for i, (stride, filters) in enumerate(((1, 64), (2, 128), (1, 128), (2, 256))):
+        f = v1.get_variable("depthwise%d" % i, [3, 3, h.shape[-1], 1])
+        h = tf.nn.depthwise_conv2d(h, f, [1, stride, stride, 1], "SAME")
+        h = tf.nn.relu6(v1.layers.batch_normalization(h, training=True, fused=True))
+        h = tf.nn.relu6(_conv_bn(h, filters, 1, relu=False))
+    return _classify(tf.reduce_mean(h, [1, 2]), _labels(rng, 16))
+
+
+def _sequence(rng, batch=32, steps=32, features=64):
+    return tf.constant(rng.standard_normal((batch, steps, features)).astype(np.float32))
+
+
+def _lstm(rng):
+    """Two LSTM(128) layers by tf.compat.v1.nn.dynamic_rnn (a while loop):
+    32 steps of 64 features, batch 32; the last output classified."""
+    cell = v1.nn.rnn_cell.MultiRNNCell([v1.nn.rnn_cell.LSTMCell(128) for _ in range(2)])
+    out, _ = v1.nn.dynamic_rnn(cell, _sequence(rng), dtype=tf.float32)
+    return _classify(out[:, -1], _labels(rng, 32))
+
+
+def _keras_lstm(rng):
+    """The same two layers as tf.keras.layers.LSTM writes them."""
+    import tf_keras
+    h = tf_keras.layers.LSTM(128, return_sequences=True)(_sequence(rng))
+    h = tf_keras.layers.LSTM(128)(h)
+    return _classify(h, _labels(rng, 32))
+
+
+def _layer_norm(x):
+    mean, var = tf.nn.moments(x, [-1], keepdims=True)
+    with v1.variable_scope(None, default_name="layer_norm"):
+        gamma = v1.get_variable("gamma", x.shape[-1:], initializer=v1.ones_initializer())
+        beta = v1.get_variable("beta", x.shape[-1:], initializer=v1.zeros_initializer())
+    return (x - mean) * tf.math.rsqrt(var + 1e-6) * gamma + beta
+
+
+def _encoder(rng, attention):
+    """A transformer encoder block (pre-norm, 4 heads, d 128, feed-forward
+    512 with tanh GELU): 64 tokens, batch 16, a regression target."""
+    x = tf.constant(rng.standard_normal((16, 64, 128)).astype(np.float32))
+    target = tf.constant(rng.standard_normal((16, 64, 128)).astype(np.float32))
+    h = x + attention(_layer_norm(x))
+    f = v1.layers.dense(_layer_norm(h), 512)
+    f = tf.nn.gelu(f, approximate=True)
+    h = h + v1.layers.dense(f, 128)
+    return tf.reduce_mean(tf.square(h - target))
+
+
+def _matmul_attention(x, heads=4):
+    b, n, d = x.shape.as_list()
+
+    def split(t):
+        return tf.transpose(tf.reshape(t, [b, n, heads, d // heads]), [0, 2, 1, 3])
+    q, k, v = (split(v1.layers.dense(x, d)) for _ in range(3))
+    scores = tf.matmul(q, k, transpose_b=True) / float(np.sqrt(d // heads))
+    out = tf.matmul(tf.nn.softmax(scores), v)
+    return v1.layers.dense(tf.reshape(tf.transpose(out, [0, 2, 1, 3]), [b, n, d]), d)
+
+
+def _keras_attention(x):
+    import tf_keras
+    return tf_keras.layers.MultiHeadAttention(4, 32)(x, x)
+
+
+MODELS = {
+    "cnn": _cnn,
+    "mobilenet": _mobilenet,
+    "lstm": _lstm,
+    "keras_lstm": _keras_lstm,
+    "transformer": lambda rng: _encoder(rng, _matmul_attention),
+    "keras_transformer": lambda rng: _encoder(rng, _keras_attention),
+}
+
+
+def build_model(name):
+    """The graph of MODELS[name] with Adam: "bench_step" the loss after a
+    training step (batch norm's moving averages updated too), "forward"
+    the loss alone, "init" the initializer."""
+    graph = tf.Graph()
+    with graph.as_default():
+        v1.set_random_seed(1)
+        loss = MODELS[name](np.random.default_rng(1))
+        tf.identity(loss, name="forward")
+        with tf.control_dependencies(v1.get_collection(v1.GraphKeys.UPDATE_OPS)):
+            train = v1.train.AdamOptimizer(1e-3).minimize(loss)
+        with tf.control_dependencies([train]):
+            tf.identity(loss, name="bench_step")
+        tf.group(v1.global_variables_initializer(), name="init")
+    return graph
+
+
+def op_profile(run_metadata):
+    """Microseconds per op type in one traced step's stats (each node's
+    all_end_rel_micros, summed by its op, as TensorFlow's timeline labels
+    name it), sorted, largest first."""
+    totals = {}
+    for dev in run_metadata.step_stats.dev_stats:
+        for node in dev.node_stats:
+            # "name = Op(inputs)"; _SOURCE and the like have no op.
+            label = node.timeline_label.split(" = ")
+            op = label[1].split("(")[0] if len(label) > 1 else node.node_name
+            totals[op] = totals.get(op, 0) + node.all_end_rel_micros
+    return dict(sorted(totals.items(), key=lambda kv: -kv[1]))
+
+
+def models(args):
+    out = {}
+    os.makedirs(args.export, exist_ok=True)
+    profiles = {}
+    for name in (args.only.split(",") if args.only else MODELS):
+        graph = build_model(name)
+        v1.train.export_meta_graph(os.path.join(args.export, name + ".meta"), graph=graph)
+        with v1.Session(graph=graph, config=config(args.threads)) as sess:
+            sess.run("init")
+            for key, fetch in (("train", "bench_step:0"), ("forward", "forward:0")):
+                run = sess.make_callable(fetch)
+                for _ in range(3):
+                    run()
+                rates = []
+                for _ in range(args.reps):
+                    t0 = time.perf_counter()
+                    for _ in range(args.runs):
+                        run()
+                    rates.append(args.runs / (time.perf_counter() - t0))
+                out["%s/%s" % (name, key)] = statistics.median(rates)
+            if args.profile:
+                meta = v1.RunMetadata()
+                opts = v1.RunOptions(trace_level=v1.RunOptions.FULL_TRACE)
+                sess.run("bench_step:0", options=opts, run_metadata=meta)
+                profiles[name] = op_profile(meta)
+    if args.profile:
+        with open(args.profile, "w") as f:
+            json.dump(profiles, f, indent=1)
+    return {"threads": args.threads, "steps_per_s": out}
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -463,13 +652,21 @@ def main():
     p.add_argument("--export", required=True)
     p.add_argument("--runs", type=int, default=20)
     p.add_argument("--reps", type=int, default=3)
+    p = sub.add_parser("models")
+    p.add_argument("--export", required=True)
+    p.add_argument("--only", default="")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--runs", type=int, default=10)
+    p.add_argument("--reps", type=int, default=3)
+    p.add_argument("--profile", default="")
     p = sub.add_parser("cluster")
     p.add_argument("--mlp_steps", type=int, default=300)
     p.add_argument("--recv_mb", type=int, default=64)
     p.add_argument("--reps", type=int, default=5)
     args = parser.parse_args()
     result = {"ckpt": ckpt, "mlp": mlp, "oneop": oneop, "cluster": cluster,
-              "data": data, "loops": loops, "kernels": kernels}[args.command](args)
+              "data": data, "loops": loops, "kernels": kernels,
+              "models": models}[args.command](args)
     print(json.dumps(result))
 
 
