@@ -55,4 +55,24 @@ absl::Status OpKernelContext::allocate_output(int i, const TensorShape& shape, T
   return absl::OkStatus();
 }
 
+absl::Status OpKernelContext::forward_input_or_allocate_output(std::initializer_list<int> inputs,
+                                                              int output,
+                                                              const TensorShape& shape,
+                                                              Tensor** out) {
+  const DataType dtype = BaseType(expected_output_dtype(output));
+  for (int i : inputs) {
+    const Tensor& in = inputs_[i].tensor;
+    if (inputs_[i].ref != nullptr || in.dtype() != dtype ||
+        in.NumElements() != shape.num_elements() || !in.RefCountIsOne()) {
+      continue;
+    }
+    absl::StatusOr<Tensor> reshaped = in.Reshaped(shape);
+    if (!reshaped.ok()) continue;
+    outputs_[output].tensor = *std::move(reshaped);
+    *out = &outputs_[output].tensor;
+    return absl::OkStatus();
+  }
+  return allocate_output(output, shape, out);
+}
+
 }  // namespace minigraph

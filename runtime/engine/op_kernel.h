@@ -22,6 +22,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
 
@@ -163,6 +164,14 @@ class OpKernelContext {
 
   // Allocates output `i` with its expected dtype.
   absl::Status allocate_output(int i, const TensorShape& shape, Tensor** out);
+  // As TensorFlow's: output `output` of `shape` in the buffer of the first
+  // of `inputs` that no one else holds and that has the output's dtype and
+  // as many elements, else newly allocated. For element-wise kernels, which
+  // may then write out[j] after reading in[j] (the input's Tensor stays
+  // valid until Compute returns): the output reuses memory that is warm in
+  // cache, and a step allocates less.
+  absl::Status forward_input_or_allocate_output(std::initializer_list<int> inputs, int output,
+                                                const TensorShape& shape, Tensor** out);
   void set_output(int i, Tensor t) { outputs_[i].tensor = std::move(t); }
   void set_output_ref(int i, Var* v) { outputs_[i].ref = v; }
   // Marks output `i` as not taken (Switch): its consumers are skipped.

@@ -23,13 +23,22 @@ using ArrayMap = Eigen::Map<Eigen::Array<T, Eigen::Dynamic, 1>>;
 template <typename T>
 using ConstArrayMap = Eigen::Map<const Eigen::Array<T, Eigen::Dynamic, 1>>;
 
-// out[i] = f(x[i]) for i in [0, n).
+// out[i] = f(x[i]) for i in [0, n); `out` may be `x` (a forwarded input).
+// Functors with packet (SIMD) forms run as Eigen expressions; the others as
+// a loop the compiler vectorizes as told (`omp simd`), since its own
+// vectorization checks that out and x do not overlap and runs the scalar
+// loop when they do.
 template <typename T, typename U, typename F>
 void UnaryEvaluate(const OpKernelContext* ctx, const T* x, U* out, int64_t n, const F& f) {
   ctx->ParallelFor(n, sizeof(T), sizeof(U), Eigen::internal::functor_traits<F>::Cost,
                    [&](int64_t begin, int64_t end) {
-                     ArrayMap<U>(out + begin, end - begin) =
-                         ConstArrayMap<T>(x + begin, end - begin).unaryExpr(f);
+                     if constexpr (Eigen::internal::functor_traits<F>::PacketAccess) {
+                       ArrayMap<U>(out + begin, end - begin) =
+                           ConstArrayMap<T>(x + begin, end - begin).unaryExpr(f);
+                     } else {
+#pragma omp simd
+                       for (int64_t i = begin; i < end; ++i) out[i] = f(x[i]);
+                     }
                    });
 }
 

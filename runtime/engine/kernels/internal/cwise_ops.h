@@ -418,12 +418,13 @@ struct BinaryKernelFor {
       const Tensor& y = ctx->input(1);
       Tensor* z;
       if (x.shape() == y.shape()) {
-        MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &z));
+        MG_RETURN_IF_ERROR(ctx->forward_input_or_allocate_output({0, 1}, 0, x.shape(), &z));
         Loops::Flat(ctx, x, true, y, true, z);
         return absl::OkStatus();
       }
       MG_ASSIGN_OR_RETURN(BCast b, BCast::Make(x.shape(), y.shape()));
-      MG_RETURN_IF_ERROR(ctx->allocate_output(0, b.output_shape(), &z));
+      // An input as large as the output is read at the index written.
+      MG_RETURN_IF_ERROR(ctx->forward_input_or_allocate_output({0, 1}, 0, b.output_shape(), &z));
       if (z->NumElements() == 0) return absl::OkStatus();
       // Equal element counts (shapes that differ only by dims of size 1), or
       // a scalar with a tensor: one row of n.
@@ -476,7 +477,7 @@ struct SameShapeBinaryKernelFor {
                          a.shape().DebugString(), " and ", b.shape().DebugString()));
       }
       Tensor* out;
-      MG_RETURN_IF_ERROR(ctx->allocate_output(0, a.shape(), &out));
+      MG_RETURN_IF_ERROR(ctx->forward_input_or_allocate_output({0, 1}, 0, a.shape(), &out));
       BinaryLoops<F, T, T>::Flat(ctx, a, true, b, true, out);
       return absl::OkStatus();
     }

@@ -21,7 +21,7 @@ struct UnaryKernelFor {
     absl::Status Compute(OpKernelContext* ctx) const override {
       const Tensor& x = ctx->input(0);
       Tensor* y;
-      MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &y));
+      MG_RETURN_IF_ERROR(ctx->forward_input_or_allocate_output({0}, 0, x.shape(), &y));
       UnaryEvaluate(ctx, x.data<T>(), y->data<T>(), x.NumElements(), F<T>());
       return absl::OkStatus();
     }

@@ -25,16 +25,24 @@ class AddNOp : public OpKernel {
       ctx->set_output(0, x0);
       return absl::OkStatus();
     }
-    Tensor* out;
-    MG_RETURN_IF_ERROR(ctx->allocate_output(0, x0.shape(), &out));
-    T* o = out->data<T>();
+    // Into an input no one else holds (the accumulations of a loop's
+    // gradient), as TensorFlow's AddN; else into a new buffer.
     const int inputs = ctx->num_inputs();
+    int first = 0;  // the input the sum starts from
+    while (first < inputs - 1 && !ctx->input(first).RefCountIsOne()) ++first;
+    Tensor* out;
+    MG_RETURN_IF_ERROR(ctx->forward_input_or_allocate_output({first}, 0, x0.shape(), &out));
+    const bool in_place = out->SharesBufferWith(ctx->input(first));
+    T* o = out->data<T>();
     // Each chunk of the output summed over every input while it is in cache.
     ctx->ParallelFor(out->NumElements(), inputs * sizeof(T), sizeof(T), inputs,
                      [&](int64_t begin, int64_t end) {
-                       const T* x = ctx->input(0).data<T>();
-                       std::copy(x + begin, x + end, o + begin);
-                       for (int i = 1; i < inputs; ++i) {
+                       if (!in_place) {
+                         const T* x = ctx->input(first).data<T>();
+                         std::copy(x + begin, x + end, o + begin);
+                       }
+                       for (int i = 0; i < inputs; ++i) {
+                         if (i == first) continue;
                          const T* __restrict in = ctx->input(i).data<T>();
                          T* __restrict dst = o;
 #pragma omp simd
