@@ -1,5 +1,6 @@
 // BiasAdd, Softmax, LogSoftmax and the cross-entropy losses.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 #include <string>
@@ -391,6 +392,78 @@ absl::Status CheckChannelVector(const Tensor& t, int64_t channels, const std::st
   return absl::OkStatus();
 }
 
+// Batch norm's loops over a ChannelLayout, on the step's intra-op threads.
+// Runs f(k, c) for every element: k its flat index, c its channel.
+template <typename F>
+void ForEachElement(const OpKernelContext* ctx, const ChannelLayout& l, double cycles, F f) {
+  if (l.inner == 1) {  // NHWC: rows of C channels
+    const int64_t C = l.channels;
+    ctx->ParallelFor(l.outer, 8.0 * C, 4.0 * C, cycles * C, [&](int64_t begin, int64_t end) {
+      for (int64_t o = begin; o < end; ++o) {
+        for (int64_t c = 0; c < C; ++c) f(o * C + c, c);
+      }
+    });
+    return;
+  }
+  const int64_t inner = l.inner;  // NCHW: runs of one channel
+  ctx->ParallelFor(l.outer * l.channels, 8.0 * inner, 4.0 * inner, cycles * inner,
+                   [&](int64_t begin, int64_t end) {
+                     for (int64_t r = begin; r < end; ++r) {
+                       const int64_t c = r % l.channels;
+                       for (int64_t k = r * inner; k < (r + 1) * inner; ++k) f(k, c);
+                     }
+                   });
+}
+
+// Per channel, the sums over all elements of the N values f(k, c) gives:
+// sums[n * C + c]. Each thread sums a fixed share of the rows, in float over
+// blocks of kBlock rows (so the loops vectorize) added up in double; the
+// shares are then added in order, so the result does not depend on timing.
+template <int N, typename F>
+std::vector<double> ChannelSums(const OpKernelContext* ctx, const ChannelLayout& l, F f) {
+  constexpr int64_t kBlock = 64;
+  const int64_t C = l.channels;
+  const int64_t rows = l.inner == 1 ? l.outer : l.outer * C;
+  const int64_t shards = std::max<int64_t>(1, std::min<int64_t>(ctx->intra_op_threads(), rows));
+  std::vector<double> partial(shards * N * C, 0.0);
+  ctx->ParallelFor(shards, 0, 0, 1e9, [&](int64_t first, int64_t last) {
+    std::vector<float> block(N * C);
+    for (int64_t s = first; s < last; ++s) {
+      double* sums = &partial[s * N * C];
+      const int64_t begin = rows * s / shards, end = rows * (s + 1) / shards;
+      if (l.inner == 1) {
+        for (int64_t b = begin; b < end; b += kBlock) {
+          std::fill(block.begin(), block.end(), 0.0f);
+          for (int64_t o = b; o < std::min(end, b + kBlock); ++o) {
+            for (int64_t c = 0; c < C; ++c) {
+              const std::array<float, N> v = f(o * C + c, c);
+              for (int n = 0; n < N; ++n) block[n * C + c] += v[n];
+            }
+          }
+          for (int64_t j = 0; j < N * C; ++j) sums[j] += block[j];
+        }
+        continue;
+      }
+      for (int64_t r = begin; r < end; ++r) {
+        const int64_t c = r % C;
+        for (int64_t b = r * l.inner; b < (r + 1) * l.inner; b += kBlock) {
+          std::array<float, N> run{};
+          for (int64_t k = b; k < std::min((r + 1) * l.inner, b + kBlock); ++k) {
+            const std::array<float, N> v = f(k, c);
+            for (int n = 0; n < N; ++n) run[n] += v[n];
+          }
+          for (int n = 0; n < N; ++n) sums[n * C + c] += run[n];
+        }
+      }
+    }
+  });
+  std::vector<double> sums(N * C, 0.0);
+  for (int64_t s = 0; s < shards; ++s) {
+    for (int64_t j = 0; j < N * C; ++j) sums[j] += partial[s * N * C + j];
+  }
+  return sums;
+}
+
 // TensorFlow's FusedBatchNorm, V2 and V3 on float data. Training: the batch
 // statistics normalize x, batch_variance is their unbiased variance (or,
 // with exponential_avg_factor < 1, the running averages with the given
@@ -428,21 +501,15 @@ class FusedBatchNormOp : public OpKernel {
     std::vector<double> mean(C), var(C);  // what normalizes x (variance biased)
     const int64_t n = l.per_channel();
     if (training_) {
-      for (int64_t o = 0; o < l.outer; ++o) {
-        for (int64_t c = 0; c < C; ++c) {
-          for (int64_t i = 0; i < l.inner; ++i) mean[c] += in[l.at(o, c, i)];
-        }
-      }
-      for (double& m : mean) m /= std::max<int64_t>(n, 1);
-      for (int64_t o = 0; o < l.outer; ++o) {
-        for (int64_t c = 0; c < C; ++c) {
-          for (int64_t i = 0; i < l.inner; ++i) {
-            const double d = in[l.at(o, c, i)] - mean[c];
-            var[c] += d * d;
-          }
-        }
-      }
-      for (double& v : var) v /= std::max<int64_t>(n, 1);
+      const double inv_n = 1.0 / std::max<int64_t>(n, 1);
+      mean = ChannelSums<1>(ctx, l, [in](int64_t k, int64_t) { return std::array<float, 1>{in[k]}; });
+      for (double& m : mean) m *= inv_n;
+      std::vector<float> mean_f(mean.begin(), mean.end());
+      var = ChannelSums<1>(ctx, l, [in, &mean_f](int64_t k, int64_t c) {
+        const float d = in[k] - mean_f[c];
+        return std::array<float, 1>{d * d};
+      });
+      for (double& v : var) v *= inv_n;
     } else {
       for (int64_t c = 0; c < C; ++c) {
         mean[c] = ctx->input(3).data<float>()[c];
@@ -457,13 +524,7 @@ class FusedBatchNormOp : public OpKernel {
       add[c] = static_cast<float>(offset[c] - mean[c] * mul[c]);
     }
     float* out = y->data<float>();
-    for (int64_t o = 0; o < l.outer; ++o) {
-      for (int64_t c = 0; c < C; ++c) {
-        for (int64_t i = 0; i < l.inner; ++i) {
-          out[l.at(o, c, i)] = in[l.at(o, c, i)] * mul[c] + add[c];
-        }
-      }
-    }
+    ForEachElement(ctx, l, 2, [&](int64_t k, int64_t c) { out[k] = in[k] * mul[c] + add[c]; });
     Tensor* outs[5];
     for (int k = 1; k <= 4; ++k) {
       MG_RETURN_IF_ERROR(ctx->allocate_output(k, TensorShape({C}), &outs[k]));
@@ -526,17 +587,13 @@ class FusedBatchNormGradOp : public OpKernel {
     const float* mean = ctx->input(3).data<float>();
     const float* var = ctx->input(4).data<float>();
     const int64_t n = l.per_channel();
-    std::vector<double> sum_dy(C), sum_dy_xc(C), inv_std(C);
+    std::vector<double> inv_std(C);
     for (int64_t c = 0; c < C; ++c) inv_std[c] = 1.0 / std::sqrt(double{var[c]} + epsilon_);
-    for (int64_t o = 0; o < l.outer; ++o) {
-      for (int64_t c = 0; c < C; ++c) {
-        for (int64_t i = 0; i < l.inner; ++i) {
-          const int64_t k = l.at(o, c, i);
-          sum_dy[c] += dy[k];
-          sum_dy_xc[c] += dy[k] * (double{x[k]} - mean[c]);
-        }
-      }
-    }
+    const std::vector<double> sums = ChannelSums<2>(ctx, l, [=](int64_t k, int64_t c) {
+      return std::array<float, 2>{dy[k], dy[k] * (x[k] - mean[c])};
+    });
+    const double* sum_dy = sums.data();
+    const double* sum_dy_xc = sums.data() + C;
     Tensor *dx_t, *dscale, *doffset, *r1, *r2;
     MG_RETURN_IF_ERROR(ctx->allocate_output(0, x_t.shape(), &dx_t));
     MG_RETURN_IF_ERROR(ctx->allocate_output(1, TensorShape({C}), &dscale));
@@ -544,19 +601,18 @@ class FusedBatchNormGradOp : public OpKernel {
     MG_RETURN_IF_ERROR(ctx->allocate_output(3, TensorShape({0}), &r1));
     MG_RETURN_IF_ERROR(ctx->allocate_output(4, TensorShape({0}), &r2));
     float* dx = dx_t->data<float>();
-    for (int64_t o = 0; o < l.outer; ++o) {
-      for (int64_t c = 0; c < C; ++c) {
-        for (int64_t i = 0; i < l.inner; ++i) {
-          const int64_t k = l.at(o, c, i);
-          double g = dy[k];
-          if (training_ && n > 0) {
-            const double xc = double{x[k]} - mean[c];
-            g -= sum_dy[c] / n + xc * inv_std[c] * inv_std[c] * sum_dy_xc[c] / n;
-          }
-          dx[k] = static_cast<float>(g * scale[c] * inv_std[c]);
-        }
+    // dx = dy * a[c] + (x - mean[c]) * b[c] + d[c], per channel constants.
+    std::vector<float> a(C), b(C, 0.0f), d(C, 0.0f);
+    for (int64_t c = 0; c < C; ++c) {
+      a[c] = static_cast<float>(scale[c] * inv_std[c]);
+      if (training_ && n > 0) {
+        b[c] = static_cast<float>(-a[c] * inv_std[c] * inv_std[c] * sum_dy_xc[c] / n);
+        d[c] = static_cast<float>(-a[c] * sum_dy[c] / n);
       }
     }
+    ForEachElement(ctx, l, 4, [&](int64_t k, int64_t c) {
+      dx[k] = dy[k] * a[c] + (x[k] - mean[c]) * b[c] + d[c];
+    });
     for (int64_t c = 0; c < C; ++c) {
       dscale->data<float>()[c] = static_cast<float>(sum_dy_xc[c] * inv_std[c]);
       doffset->data<float>()[c] = static_cast<float>(sum_dy[c]);
