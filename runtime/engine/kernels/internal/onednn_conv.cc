@@ -174,5 +174,18 @@ absl::Status OneDnnConvBackwardWeights(const OneDnnConv& c, const float* x, cons
   });
 }
 
+absl::Status OneDnnGemm(const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
+                        int64_t ldc, int64_t m, int64_t n, int64_t k, bool ta, bool tb,
+                        bool accumulate, int threads) {
+  omp_set_num_threads(kOneThread ? 1 : std::max(threads, 1));
+  const dnnl_status_t s = dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, 1.0f, a, lda, b,
+                                     ldb, accumulate ? 1.0f : 0.0f, c, ldc);
+  if (s == dnnl_success) return absl::OkStatus();
+  const std::string message = absl::StrCat("oneDNN GEMM of ", m, "x", k, " by ", k, "x", n,
+                                           " failed: status ", static_cast<int>(s));
+  if (s == dnnl_unimplemented) return absl::UnimplementedError(message);
+  return absl::InternalError(message);
+}
+
 }  // namespace kernels_internal
 }  // namespace minigraph

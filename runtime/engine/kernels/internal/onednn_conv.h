@@ -1,5 +1,5 @@
 // Float convolutions (2-D and 3-D, grouped and depthwise) and their two
-// gradients on oneDNN, the library TensorFlow's x86 build runs them on, with
+// gradients, and float matrix products (GEMM), on oneDNN, the library TensorFlow's x86 build runs them on, with
 // minigraph's layouts: NHWC / NDHWC activations and TensorFlow's filters
 // (HWIO / DHWIO, a group's output channels contiguous, a depthwise filter
 // [kh, kw, channels, multiplier] as `channels` groups).
@@ -43,6 +43,14 @@ absl::Status OneDnnConvBackwardData(const OneDnnConv& c, const float* f, const f
 // df from x and dy.
 absl::Status OneDnnConvBackwardWeights(const OneDnnConv& c, const float* x, const float* dy,
                                        float* df, int threads);
+
+// C = op(A) * op(B), or C += op(A) * op(B) when `accumulate`, row-major,
+// as kernels_internal::Gemm takes them (lda, ldb, ldc: elements between
+// rows), on `threads` threads: oneDNN's JIT GEMM for this machine's ISA,
+// which TensorFlow's MatMul runs on too.
+absl::Status OneDnnGemm(const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
+                        int64_t ldc, int64_t m, int64_t n, int64_t k, bool ta, bool tb,
+                        bool accumulate, int threads);
 
 // For a kernel templated on T: runs `call` (one of the calls above) when T
 // is float and the convolution is `usable` (nothing empty); true with its

@@ -4,6 +4,7 @@
 #include "Eigen/Core"
 #include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/matmul_op_impl.h"
+#include "runtime/engine/kernels/internal/onednn_conv.h"
 
 namespace minigraph {
 namespace kernels_internal {
@@ -48,12 +49,31 @@ template <typename T>
 void Gemm(const OpKernelContext* ctx, const T* a, const T* b, T* c, int64_t m, int64_t n,
           int64_t k, bool ta, bool tb, bool accumulate) {
   if (m == 0 || n == 0) return;
-  if (!accumulate) std::fill(c, c + m * n, T(0));
-  if (k == 0) return;
+  if (k == 0) {
+    if (!accumulate) std::fill(c, c + m * n, T(0));
+    return;
+  }
   const int64_t lda = ta ? m : k, ldb = tb ? k : n;
+  // C's rows [row, row + rows) and columns [col, col + cols) on this thread.
+  // Float on oneDNN (as TensorFlow's MatMul): Eigen's GEMM took twice as
+  // long on the LSTM and attention products of tools/tf_bench.py's models.
+  // On one thread per call: oneDNN's own OpenMP threads would spin on the
+  // cores after each product, taking them from the intra-op pool.
+  auto block = [&](int64_t row, int64_t rows, int64_t col, int64_t cols) {
+    const T* ab = a + (ta ? row : row * k);
+    const T* bb = b + (tb ? col * k : col);
+    T* cb = c + row * n + col;
+    if constexpr (std::is_same_v<T, float>) {
+      if (OneDnnGemm(ab, lda, bb, ldb, cb, n, rows, cols, k, ta, tb, accumulate, 1).ok()) return;
+    }
+    if (!accumulate) {
+      for (int64_t i = 0; i < rows; ++i) std::fill_n(cb + i * n, cols, T(0));
+    }
+    GemmAccumulate(ab, lda, bb, ldb, cb, n, rows, cols, k, ta, tb);
+  };
   const int threads = ctx->intra_op_threads();
   if (threads <= 1 || m * n * k < kParallelFlops) {
-    GemmAccumulate(a, lda, b, ldb, c, n, m, n, k, ta, tb);
+    block(0, m, 0, n);
     return;
   }
   // A large product on the intra-op pool: C is cut into row blocks (or
@@ -71,13 +91,9 @@ void Gemm(const OpKernelContext* ctx, const T* a, const T* b, T* c, int64_t m, i
     for (int64_t i = first; i < last; ++i) {
       const int64_t begin = i * share, size = std::min(share, extent - begin);
       if (by_rows) {
-        // Rows [begin, begin + size) of op(A): rows of A, or columns
-        // of A when it is stored transposed.
-        GemmAccumulate(a + (ta ? begin : begin * k), lda, b, ldb, c + begin * n, n, size, n, k, ta,
-                       tb);
+        block(begin, size, 0, n);
       } else {
-        // Columns [begin, begin + size) of op(B) and C.
-        GemmAccumulate(a, lda, b + (tb ? begin * k : begin), ldb, c + begin, n, m, size, k, ta, tb);
+        block(0, m, begin, size);
       }
     }
   });
