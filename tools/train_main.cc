@@ -628,9 +628,9 @@ absl::Status BuildFromGraph(Model* m, const DeviceFunction& device_fn,
   return absl::OkStatus();
 }
 
-// The batch of step k: a pure function of (seed, k). Labels follow a fixed
-// teacher the model can learn, so the loss can fall.
-void Batch(const Model& m, uint64_t seed, int64_t k, Tensor* x, Tensor* labels) {
+// Batch number k of a seed's: a pure function of (seed, k). Labels follow
+// a fixed teacher the model can learn, so the loss can fall.
+void MakeBatch(const Model& m, uint64_t seed, int64_t k, Tensor* x, Tensor* labels) {
   std::mt19937_64 rng(seed * 1000003 + static_cast<uint64_t>(k));
   std::normal_distribution<float> normal(0.f, 1.f);
   float* xf = x->data<float>();
@@ -659,6 +659,52 @@ void Batch(const Model& m, uint64_t seed, int64_t k, Tensor* x, Tensor* labels) 
     labels->data<int64_t>()[b] = arg;
   }
 }
+
+// The batches a run feeds: step k's is batch k mod a period, each made the
+// first time a step needs it and kept, so that making inputs (normal
+// numbers by the million) costs nothing once the first period has passed
+// and the rate `train` prints is the engine's. The period holds at most
+// kCycleBytes of inputs (and at least one batch), so it depends only on
+// the model and --batch: a resumed run feeds what an uninterrupted one
+// would. Not thread-safe; one per thread.
+class BatchCycle {
+ public:
+  static constexpr int64_t kMaxPeriod = 64;
+  static constexpr int64_t kCycleBytes = int64_t{64} << 20;
+
+  BatchCycle(const Model& m, uint64_t seed, int batch)
+      : m_(m),
+        seed_(seed),
+        batch_(batch),
+        period_(Period(m, batch)),
+        made_(period_) {}
+
+  static int64_t Period(const Model& m, int batch) {
+    const int64_t bytes = std::max<int64_t>(int64_t{4} * batch * m.inputs, 1);
+    return std::clamp<int64_t>(kCycleBytes / bytes, 1, kMaxPeriod);
+  }
+
+  // Step k's inputs, as feeds for "x" and "labels".
+  FeedList Feeds(int64_t k) {
+    Made& b = made_[k % period_];
+    if (!b.x.IsInitialized()) {
+      b.x = Tensor(DT_FLOAT, TensorShape({batch_, m_.inputs}));
+      b.labels = Tensor(DT_INT64, TensorShape({batch_}));
+      MakeBatch(m_, seed_, k % period_, &b.x, &b.labels);
+    }
+    return {{"x", b.x}, {"labels", b.labels}};
+  }
+
+ private:
+  struct Made {
+    Tensor x, labels;
+  };
+  const Model& m_;
+  const uint64_t seed_;
+  const int batch_;
+  const int64_t period_;
+  std::vector<Made> made_;
+};
 
 int Fail(const absl::Status& s) {
   std::fprintf(stderr, "train: %s\n", std::string(s.ToString()).c_str());
@@ -968,7 +1014,7 @@ class TrainSaveListener : public CheckpointSaverListener {
     const int batch = absl::GetFlag(FLAGS_batch);
     Tensor x(DT_FLOAT, TensorShape({batch, m_->inputs}));
     Tensor labels(DT_INT64, TensorShape({batch}));
-    Batch(*m_, seed_, step, &x, &labels);
+    MakeBatch(*m_, seed_, step, &x, &labels);
     std::vector<Tensor> check;
     MG_RETURN_IF_ERROR(
         session->Run({{"x", x}, {"labels", labels}}, {m_->loss_tensor}, {}, &check));
@@ -1147,16 +1193,14 @@ class LocalWorkers {
       std::fprintf(stderr, "worker %d: %s\n", w, std::string(session.status().message()).c_str());
       return;
     }
-    Tensor x(DT_FLOAT, TensorShape({batch, m.inputs}));
-    Tensor labels(DT_INT64, TensorShape({batch}));
+    BatchCycle batches(m, role.seed + 1 + w, batch);
     std::vector<Tensor> out;
     int64_t ran = 0;
     while (!stop_.load()) {
       if (!(*session)->Run({}, {m.global_step}, {}, &out).ok()) break;
       const int64_t at = *out[0].data<int64_t>();
       if (at >= steps) break;
-      Batch(m, role.seed + 1 + w, at, &x, &labels);
-      if (!(*session)->Run({{"x", x}, {"labels", labels}}, {}, {m.train_op}, &out).ok()) break;
+      if (!(*session)->Run(batches.Feeds(at), {}, {m.train_op}, &out).ok()) break;
       ++ran;
     }
     std::printf("worker %d ran %lld steps\n", w, static_cast<long long>(ran));
@@ -1181,8 +1225,7 @@ absl::Status TrainLoop(MonitoredSession* session, const Model& m, const Role& ro
                        const std::string& logdir, Progress* progress) {
   const int batch = absl::GetFlag(FLAGS_batch);
   const int64_t steps = absl::GetFlag(FLAGS_steps);
-  Tensor x(DT_FLOAT, TensorShape({batch, m.inputs}));
-  Tensor labels(DT_INT64, TensorShape({batch}));
+  BatchCycle batches(m, role.seed, batch);
   std::vector<Tensor> out;
   auto last_print = std::chrono::steady_clock::now();
   int64_t printed_step = progress->step;
@@ -1192,10 +1235,7 @@ absl::Status TrainLoop(MonitoredSession* session, const Model& m, const Role& ro
   // skips training there; the MonitoredSession alone would run one).
   while (progress->step < steps && !session->ShouldStop()) {
     FeedList feeds;
-    if (!m.reads_own_input) {
-      Batch(m, role.seed, progress->step, &x, &labels);
-      feeds = {{"x", x}, {"labels", labels}};
-    }
+    if (!m.reads_own_input) feeds = batches.Feeds(progress->step);
     if (absl::Status s =
             session->Run(feeds, {m.loss_tensor, m.global_step}, {m.train_op}, &out);
         !s.ok()) {
