@@ -46,7 +46,7 @@ shared="$(cd .. && pwd)/shared/bench"
 echo "bench: building"
 bazel build --show_progress --show_progress_rate_limit=15 //core:crc32c_benchmark \
   //session:local_session_benchmark //session:mlp_benchmark //tools:restore_bench \
-  //tools:distributed_bench //tools:graph_bench
+  //tools:distributed_bench //tools:graph_bench //tools:train
 bin=bazel-bin
 # Debian's Python, which has the packages setup.sh installs (a python3 found
 # first on the PATH, e.g. pyenv's, may not).
@@ -120,6 +120,16 @@ for r in $(seq 1 "$rounds"); do
   fi
 done
 
+# The demo's own rate: `train --model=mlp` (the MLP and SGD step above, its
+# batches made once and cycled), no saves or summaries, the rate it prints
+# once a second.
+echo "bench: train --model=mlp"
+train_steps=30000
+if [ "$quick" = 1 ]; then train_steps=5000; fi
+"$bin/tools/train" --logdir="$tmp/train" --steps="$train_steps" --save_every=0 --summary_every=0 \
+  --log_every=0 > "$out/train_mlp.txt" 2>&1
+rm -rf "$tmp/train"
+
 # Executor-level pairs (a session against Eigen called directly) and crc32c.
 echo "bench: MatMul and Tanh against Eigen, crc32c"
 "$bin/session/local_session_benchmark" --benchmark_filter='MatMul(Session|Eigen)|Tanh|OneOpRun' \
@@ -174,6 +184,36 @@ if [ "$tf" = 1 ]; then
           >> "$out/kernels.jsonl"
       done
     done
+  done
+  # Training steps of ordinary models (tools/tf_bench.py MODELS: a CNN
+  # with batch norm, a MobileNet-style depthwise net, LSTMs by dynamic_rnn
+  # and by Keras, transformer encoder blocks), and their forward passes,
+  # TensorFlow's and minigraph's of the same graphs, in alternating rounds
+  # at 1 and 2 threads; then one traced step of each (step stats, summed
+  # per op type) on each side: where the time goes.
+  model_rounds=2
+  if [ "$quick" = 1 ]; then model_rounds=1; fi
+  for r in $(seq 1 "$model_rounds"); do
+    for t in 1 2; do
+      echo "bench: models, round $r of $model_rounds, $t thread(s)"
+      "$tf_py" tools/tf_bench.py models --export="$tmp/models" --threads="$t" --reps="$reps" \
+        2>/dev/null | tail -n 1 >> "$out/tf_models.jsonl"
+      for g in "$tmp"/models/*.meta; do
+        for f in train:bench_step:0 forward:forward:0; do
+          result=$("$bin/tools/graph_bench" --graph="$g" --init=init --fetch="${f#*:}" --runs=10 \
+            --reps="$reps" --intra_op_threads="$t" 2>/dev/null | tail -n 1)
+          echo "{\"key\": \"$(basename "$g" .meta)/${f%%:*}/$t\", \"result\": $result}" \
+            >> "$out/models.jsonl"
+        done
+      done
+    done
+  done
+  echo "bench: models, per-op profiles"
+  "$tf_py" tools/tf_bench.py models --export="$tmp/models" --threads=1 --runs=1 --reps=1 \
+    --profile="$out/tf_model_profiles.json" > /dev/null 2>&1
+  for g in "$tmp"/models/*.meta; do
+    "$bin/tools/graph_bench" --graph="$g" --init=init --fetch=bench_step:0 --runs=1 --reps=1 \
+      --intra_op_threads=1 --profile="$out/profile_$(basename "$g" .meta).json" > /dev/null 2>&1
   done
   for g in "$tmp"/data/*.meta; do
     "$bin/tools/graph_bench" --graph="$g" --reps="$reps" --intra_op_threads=1 2>/dev/null |

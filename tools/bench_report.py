@@ -27,6 +27,11 @@ Raw inputs (each optional; a missing one is reported as not measured):
   loops.jsonl        graph_bench on its graph: loss:0, then train
   tf_kernels.json    tools/tf_bench.py kernels (runs/s per "NAME/forward|backward/THREADS")
   kernels.jsonl      graph_bench on those graphs: {"key": ..., "result": graph_bench's line}
+  train_mlp.txt      `train --model=mlp`'s output (the steps/s it prints)
+  tf_models.jsonl    tools/tf_bench.py models, a line per round and threads (steps/s)
+  models.jsonl       graph_bench on those graphs: {"key": "NAME/train|forward/THREADS", ...}
+  tf_model_profiles.json, profile_NAME.json
+                     one traced training step's microseconds per op type, each side
 """
 import glob
 import json
@@ -171,6 +176,17 @@ def main():
     if o and e:
         supporting.append(("MLP SGD step vs hand-fused Eigen, 2 threads", o / e))
 
+    # The rate `train --model=mlp` prints (its first second, start-up
+    # included, left out) against the engine's step in the same run: what
+    # making its inputs costs.
+    train_rates = []
+    if os.path.exists(p("train_mlp.txt")):
+        with open(p("train_mlp.txt")) as f:
+            train_rates = [float(r) for r in re.findall(r"\(([\d.]+) steps/s\)", f.read())]
+    t, o = med(train_rates[1:]), med(ours[1])
+    goal("train --model=mlp vs the engine's step (mlp_benchmark), 1 thread",
+         t / o if t and o else None, 0.95, t and o and "%.0f vs %.0f steps/s" % (t, o))
+
     # Supporting figures (no goal in the issue): executor-level ratios.
     micro = load_benchmark(p("micro.json"))
 
@@ -306,6 +322,42 @@ def main():
              ours / theirs if theirs else None, 1.0,
              theirs and "%.1f vs %.1f runs/s" % (ours, theirs))
 
+    # Models' training steps against TensorFlow's of the same graphs, the
+    # mean of the rounds' rates on each side; forward passes beside them.
+    model_rows = load_json_lines(p("models.jsonl"))
+    models, tf_models = {}, {}
+    for row in model_rows:
+        models.setdefault(row["key"], []).append(row["result"]["runs_per_s"])
+    for line in load_json_lines(p("tf_models.jsonl")):
+        for name, rate in line["steps_per_s"].items():
+            tf_models.setdefault("%s/%d" % (name, line["threads"]), []).append(rate)
+    mean = lambda xs: sum(xs) / len(xs)
+    models = {k: mean(v) for k, v in models.items()}
+    tf_models = {k: mean(v) for k, v in tf_models.items()}
+    for key in sorted(models, key=lambda k: (k.split("/")[1] != "train", k)):
+        name, fetch, threads = key.split("/")
+        ours, theirs = models[key], tf_models.get(key)
+        label = "%s %s, %s thread%s, vs TensorFlow" % (name, "training step" if fetch == "train"
+                                                      else "forward", threads,
+                                                      "" if threads == "1" else "s")
+        if fetch == "train":
+            goal(label, ours / theirs if theirs else None, 1.0,
+                 theirs and "%.1f vs %.1f steps/s" % (ours, theirs))
+        elif theirs:
+            supporting.append((label, ours / theirs))
+    # Where a training step's time goes: the op types that took most of one
+    # traced step, on each side (TensorFlow's after grappler's rewrites).
+    profiles = {}
+    tf_profiles = {}
+    if os.path.exists(p("tf_model_profiles.json")):
+        with open(p("tf_model_profiles.json")) as f:
+            tf_profiles = json.load(f)
+    for name in sorted(tf_profiles):
+        path = p("profile_%s.json" % name)
+        if os.path.exists(path):
+            with open(path) as f:
+                profiles[name] = json.load(f)
+
     # The table.
     print("%-58s %10s %8s  %s" % ("goal (same-run ratio)", "measured", "target", "status"))
     print("-" * 100)
@@ -323,6 +375,15 @@ def main():
         for size in sorted(peers):
             for k, v in sorted(peers[size].items()):
                 print("  %5d MiB  %-44s %.2f" % (size, k, v))
+    if profiles:
+        print("\nwhere a training step's time goes (ms of one traced step, 1 thread; "
+              "minigraph | TensorFlow)")
+        for name in sorted(profiles):
+            ours, theirs = profiles[name], tf_profiles.get(name, {})
+            top = lambda prof: ", ".join("%s %.1f" % (op, us / 1000)
+                                         for op, us in list(prof.items())[:5])
+            print("  %-18s %5.1f ms: %s" % (name, sum(ours.values()) / 1000, top(ours)))
+            print("  %-18s %5.1f ms: %s" % ("", sum(theirs.values()) / 1000, top(theirs)))
     if any(torch_rate.values()):
         print("\nPyTorch MLP steps/s: " + ", ".join(
             "%d thread(s) %.0f" % (t, r) for t, r in torch_rate.items() if r))
@@ -345,6 +406,8 @@ def main():
         "data_elements_per_s": data,
         "while_loop": {"minigraph": loops, "tensorflow": tf_loops},
         "kernels": {"minigraph": kernels, "tensorflow": tf_kernels},
+        "models": {"minigraph": models, "tensorflow": tf_models,
+                   "profiles_us": {"minigraph": profiles, "tensorflow": tf_profiles}},
     }
     with open(p("bench.json"), "w") as f:
         json.dump(report, f, indent=1, sort_keys=True)
