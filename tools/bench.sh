@@ -136,6 +136,17 @@ echo "bench: MatMul and Tanh against Eigen, crc32c"
   "${gbench[@]}" > "$out/micro.json" 2>/dev/null
 if [ "$tf" = 1 ]; then
   "$tf_py" tools/tf_bench.py oneop 2>/dev/null | tail -n 1 > "$out/tf_oneop.json"
+  # TensorFlow's C++ client on the same one-op graph and MLP step, built
+  # against the wheel's libtensorflow_cc with the wheel's own flags.
+  echo "bench: TensorFlow's C++ Session::Run"
+  "$tf_py" tools/tf_bench.py session_graphs --export="$tmp/session_graphs" > /dev/null 2>&1
+  tf_dir=$("$tf_py" -c 'import tensorflow as tf; print(tf.sysconfig.get_lib())' 2>/dev/null)
+  read -r -a tf_cflags < <("$tf_py" -c \
+    'import tensorflow as tf; print(" ".join(tf.sysconfig.get_compile_flags()))' 2>/dev/null)
+  clang++-14 -O2 -w "${tf_cflags[@]}" tools/tf_session_peer.cc -o "$tmp/tf_session_peer" \
+    -L"$tf_dir" -l:libtensorflow_cc.so.2 -l:libtensorflow_framework.so.2 -Wl,-rpath,"$tf_dir"
+  TF_CPP_MIN_LOG_LEVEL=2 "$tmp/tf_session_peer" "$tmp/session_graphs" 2>/dev/null | tail -n 1 \
+    > "$out/tf_session_peer.json"
 fi
 
 # Across processes' protocol on loopback: minigraph's 1 ps + 2 workers MLP and

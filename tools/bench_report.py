@@ -19,6 +19,7 @@ Raw inputs (each optional; a missing one is reported as not measured):
   tf_ckpt.jsonl      tools/tf_bench.py ckpt, per size (restore_bench's checkpoint)
   tf_mlp.jsonl       tools/tf_bench.py mlp, per round and threads
   tf_oneop.json      tools/tf_bench.py oneop
+  tf_session_peer.json  tools/tf_session_peer.cc: TensorFlow's C++ Session::Run
   tf_cluster.json    tools/tf_bench.py cluster
   tf_data.json       tools/tf_bench.py data (TensorFlow's elements/s per pipeline)
   data.jsonl         graph_bench on the graphs tf_bench.py data wrote, per pipeline
@@ -243,6 +244,19 @@ def main():
              tf_oneop[-1]["one_op_run_us"] / ours_us, 1.0,
              "%.2f vs %.2f us; TensorFlow's through its Python client" % (
                  ours_us, tf_oneop[-1]["one_op_run_us"]))
+    # Like for like: TensorFlow's C++ Session::Run (tools/tf_session_peer.cc)
+    # of the same one-op graph and MLP step.
+    tf_cc = load_json_lines(p("tf_session_peer.json"))
+    tf_cc = tf_cc[-1] if tf_cc else {}
+    if tf_cc and one:
+        goal("Session::Run of one op vs TensorFlow's C++ (time, inverted)",
+             tf_cc["one_op_run_us"] / ours_us, 1.0,
+             "%.2f vs %.2f us" % (ours_us, tf_cc["one_op_run_us"]))
+    for t in (1, 2):
+        o, f = med(ours[t]), tf_cc.get("mlp_steps_per_s", {}).get(str(t))
+        goal("MLP SGD step vs TensorFlow's C++ Session::Run, %d thread%s" % (
+            t, "s" if t > 1 else ""), o / f if o and f else None, 1.0,
+            o and f and "%.0f vs %.0f steps/s" % (o, f))
     dist = load_json_lines(p("distributed.json"))
     dist = dist[-1] if dist else {}
     tf_cluster = load_json_lines(p("tf_cluster.json"))
@@ -402,7 +416,7 @@ def main():
         "peers_gbps": peers,
         "distributed": dist,
         "tensorflow": {"ckpt": list(tf_ckpt.values()), "mlp_steps_per_s": tf_mlp,
-                       "one_op": tf_oneop, "cluster": tf_cluster, "data": tf_data},
+                       "one_op": tf_oneop, "cc_session": tf_cc, "cluster": tf_cluster, "data": tf_data},
         "data_elements_per_s": data,
         "while_loop": {"minigraph": loops, "tensorflow": tf_loops},
         "kernels": {"minigraph": kernels, "tensorflow": tf_kernels},

@@ -15,6 +15,10 @@ object on its last line of stdout.
       entropy, batch 32, SGD 0.01, a global step), fed every step: steps/s.
   tf_bench.py oneop
       Session.run of a graph of one Const: microseconds per call.
+  tf_bench.py session_graphs --export=DIR
+      The one-Const graph (DIR/oneop.meta, its Const "c") and the MLP's
+      (DIR/mlp.meta: placeholders "x" and "labels", ops "train" and
+      "init") for tools/tf_session_peer.cc, TensorFlow's C++ client.
   tf_bench.py cluster --mlp_steps=300 --recv_mb=64
       tools/distributed_bench's "mlp" and "recv" on TensorFlow's servers (in
       this process, gRPC over loopback): 1 ps + 2 workers training the MLP
@@ -194,6 +198,21 @@ def oneop(args):
                 run()
             times.append((time.perf_counter() - t0) / args.calls * 1e6)
     return {"one_op_run_us": statistics.median(times)}
+
+
+def session_graphs(args):
+    os.makedirs(args.export, exist_ok=True)
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.constant(1.0, name="c")
+    v1.train.export_meta_graph(os.path.join(args.export, "oneop.meta"), graph=graph)
+    graph = tf.Graph()
+    with graph.as_default():
+        _, _, train, init = build_mlp()
+        tf.group(train, name="train")
+        tf.group(init, name="init")
+    v1.train.export_meta_graph(os.path.join(args.export, "mlp.meta"), graph=graph)
+    return {"exported": args.export}
 
 
 def data_pipelines(n):
@@ -637,6 +656,8 @@ def main():
     p = sub.add_parser("oneop")
     p.add_argument("--calls", type=int, default=20000)
     p.add_argument("--reps", type=int, default=5)
+    p = sub.add_parser("session_graphs")
+    p.add_argument("--export", required=True)
     p = sub.add_parser("data")
     p.add_argument("--export", required=True)
     p.add_argument("--elements", type=int, default=256)
@@ -666,7 +687,7 @@ def main():
     args = parser.parse_args()
     result = {"ckpt": ckpt, "mlp": mlp, "oneop": oneop, "cluster": cluster,
               "data": data, "loops": loops, "kernels": kernels,
-              "models": models}[args.command](args)
+              "models": models, "session_graphs": session_graphs}[args.command](args)
     print(json.dumps(result))
 
 
