@@ -177,14 +177,16 @@ def main():
     if o and e:
         supporting.append(("MLP SGD step vs hand-fused Eigen, 2 threads", o / e))
 
-    # The rate `train --model=mlp` prints (its first second, start-up
-    # included, left out) against the engine's step in the same run: what
-    # making its inputs costs.
+    # The rates `train --model=mlp` prints (each run's first second, its
+    # start-up and first batches, left out) against the engine's step in
+    # the same rounds: what making its inputs costs.
     train_rates = []
     if os.path.exists(p("train_mlp.txt")):
         with open(p("train_mlp.txt")) as f:
-            train_rates = [float(r) for r in re.findall(r"\(([\d.]+) steps/s\)", f.read())]
-    t, o = med(train_rates[1:]), med(ours[1])
+            for run in f.read().split("initialized from scratch")[1:]:
+                rates = re.findall(r"\(([\d.]+) steps/s\)", run)
+                train_rates += [float(r) for r in rates[1:]]
+    t, o = med(train_rates), med(ours[1])
     goal("train --model=mlp vs the engine's step (mlp_benchmark), 1 thread",
          t / o if t and o else None, 0.95, t and o and "%.0f vs %.0f steps/s" % (t, o))
 
@@ -350,15 +352,15 @@ def main():
     tf_models = {k: mean(v) for k, v in tf_models.items()}
     for key in sorted(models, key=lambda k: (k.split("/")[1] != "train", k)):
         name, fetch, threads = key.split("/")
-        ours, theirs = models[key], tf_models.get(key)
+        mine, peer = models[key], tf_models.get(key)
         label = "%s %s, %s thread%s, vs TensorFlow" % (name, "training step" if fetch == "train"
                                                       else "forward", threads,
                                                       "" if threads == "1" else "s")
         if fetch == "train":
-            goal(label, ours / theirs if theirs else None, 1.0,
-                 theirs and "%.1f vs %.1f steps/s" % (ours, theirs))
-        elif theirs:
-            supporting.append((label, ours / theirs))
+            goal(label, mine / peer if peer else None, 1.0,
+                 peer and "%.1f vs %.1f steps/s" % (mine, peer))
+        elif peer:
+            supporting.append((label, mine / peer))
     # Where a training step's time goes: the op types that took most of one
     # traced step, on each side (TensorFlow's after grappler's rewrites).
     profiles = {}
@@ -378,7 +380,7 @@ def main():
     for name, value, op, target, met, detail in goals:
         status = "not measured" if met is None else ("met" if met else "NOT MET")
         shown = "-" if value is None else "%.2f" % value
-        print("%-58s %10s %8s  %s  (%s)" % (name, shown, "%s %.1f" % (op, target), status,
+        print("%-58s %10s %8s  %s  (%s)" % (name, shown, "%s %g" % (op, target), status,
                                              detail or ""))
     if supporting:
         print("\nsupporting figures")
@@ -393,11 +395,11 @@ def main():
         print("\nwhere a training step's time goes (ms of one traced step, 1 thread; "
               "minigraph | TensorFlow)")
         for name in sorted(profiles):
-            ours, theirs = profiles[name], tf_profiles.get(name, {})
+            mine, peer = profiles[name], tf_profiles.get(name, {})
             top = lambda prof: ", ".join("%s %.1f" % (op, us / 1000)
                                          for op, us in list(prof.items())[:5])
-            print("  %-18s %5.1f ms: %s" % (name, sum(ours.values()) / 1000, top(ours)))
-            print("  %-18s %5.1f ms: %s" % ("", sum(theirs.values()) / 1000, top(theirs)))
+            print("  %-18s %5.1f ms: %s" % (name, sum(mine.values()) / 1000, top(mine)))
+            print("  %-18s %5.1f ms: %s" % ("", sum(peer.values()) / 1000, top(peer)))
     if any(torch_rate.values()):
         print("\nPyTorch MLP steps/s: " + ", ".join(
             "%d thread(s) %.0f" % (t, r) for t, r in torch_rate.items() if r))
