@@ -502,7 +502,8 @@ class FusedBatchNormOp : public OpKernel {
     const int64_t n = l.per_channel();
     if (training_) {
       const double inv_n = 1.0 / std::max<int64_t>(n, 1);
-      mean = ChannelSums<1>(ctx, l, [in](int64_t k, int64_t) { return std::array<float, 1>{in[k]}; });
+      mean = ChannelSums<1>(ctx, l,
+                            [in](int64_t k, int64_t) { return std::array<float, 1>{in[k]}; });
       for (double& m : mean) m *= inv_n;
       std::vector<float> mean_f(mean.begin(), mean.end());
       var = ChannelSums<1>(ctx, l, [in, &mean_f](int64_t k, int64_t c) {
