@@ -295,8 +295,23 @@ GENERATORS.update(_ops(["SoftplusGrad", "SoftsignGrad", "InvGrad"],
 GENERATORS.update(_ops(["ReluGrad", "Relu6Grad", "EluGrad", "SigmoidGrad", "TanhGrad",
                         "RsqrtGrad", "SqrtGrad", "LeakyReluGrad", "SeluGrad", "ReciprocalGrad"],
                        binary(same_shape=True, tol=2.0)))
-GENERATORS.update(_ops(["Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum", "SquaredDifference",
-                        "Pow"], binary(tol=2.0)))
+GENERATORS.update(_ops(["Add", "AddV2", "Sub", "Mul", "Maximum", "Minimum", "SquaredDifference"],
+                       binary(tol=2.0)))
+
+
+def scalar_exponents(dt, rng):
+    """Pow of the scalar exponents minigraph computes without pow (2, 3,
+    1, 0.5, -0.5, -1: a GELU's cube, norms' roots), and one it does not,
+    over values with every edge (zeros, infinities, NaN, denormals)."""
+    out = []
+    for e in (2.0, 3.0, 1.0, 0.5, -0.5, -1.0, 2.5):
+        x = random_values(rng, (129, 7), dt)
+        y = np.array(e, dtype=dt.as_numpy_dtype)
+        out.append(Spec(f"x[129, 7].y={e}", [x, y], grad=_grad(dt, 0, 1), tol=2.0))
+    return out
+
+
+GENERATORS["Pow"] = (both(binary(tol=2.0), scalar_exponents), "T")
 GENERATORS.update(_ops(["RealDiv", "DivNoNan"], binary(tol=2.0, divides=True)))
 # TensorFlow's Atan2 of denormals: pi/4 for (d, d) in its vectorized body,
 # NaN in its scalar tail; minigraph reads them as zeros everywhere.

@@ -24,8 +24,15 @@ class PowOp : public BinaryKernelFor<functor::pow>::Op<T> {
     if (e == T(2)) return Map(ctx, [](T a) { return a * a; });
     if (e == T(3)) return Map(ctx, [](T a) { return a * a * a; });
     if (e == T(1)) return Map(ctx, [](T a) { return a; });
-    if (e == T(0.5)) return Map(ctx, [](T a) { return std::sqrt(a); });
-    if (e == T(-0.5)) return Map(ctx, [](T a) { return T(1) / std::sqrt(a); });
+    // pow's edges, which sqrt's differ from: pow(-inf, 0.5) is +inf and
+    // pow(-0, 0.5) +0 (sqrt: NaN, -0); pow(-inf, -0.5) is +0 and
+    // pow(-0, -0.5) +inf.
+    if (e == T(0.5)) {
+      return Map(ctx, [](T a) { return std::isinf(a) ? std::abs(a) : std::sqrt(a) + T(0); });
+    }
+    if (e == T(-0.5)) {
+      return Map(ctx, [](T a) { return std::isinf(a) ? T(0) : T(1) / (std::sqrt(a) + T(0)); });
+    }
     if (e == T(-1)) return Map(ctx, [](T a) { return T(1) / a; });
     return General(ctx);
   }
