@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "absl/status/status.h"
+#include "runtime/engine/op_kernel.h"
 
 namespace minigraph {
 namespace kernels_internal {
@@ -34,15 +35,15 @@ struct OneDnnConv {
   int64_t pad_before[3] = {0, 0, 0};
 };
 
-// y = conv(x, f).
+// y = conv(x, f), on the step's intra-op threads (the batch shared out).
 absl::Status OneDnnConvForward(const OneDnnConv& c, const float* x, const float* f, float* y,
-                               int threads);
+                               const OpKernelContext* ctx);
 // dx from f and dy.
 absl::Status OneDnnConvBackwardData(const OneDnnConv& c, const float* f, const float* dy,
-                                    float* dx, int threads);
+                                    float* dx, const OpKernelContext* ctx);
 // df from x and dy.
 absl::Status OneDnnConvBackwardWeights(const OneDnnConv& c, const float* x, const float* dy,
-                                       float* df, int threads);
+                                       float* df, const OpKernelContext* ctx);
 
 // C = op(A) * op(B), or C += op(A) * op(B) when `accumulate`, row-major,
 // as kernels_internal::Gemm takes them (lda, ldb, ldc: elements between

@@ -433,7 +433,7 @@ class ConvOp : public WindowKernelOf<W> {
     const OneDnnConv c = ToOneDnn(g);
     if (TryOneDnn<T>(OneDnnUsable(g), [&] {
           return OneDnnConvForward(c, AsFloat(input.data<T>()), AsFloat(filter.data<T>()),
-                                   AsFloat(out->data<T>()), ctx->intra_op_threads());
+                                   AsFloat(out->data<T>()), ctx);
         }, &s)) {
       return s;
     }
@@ -476,7 +476,7 @@ class ConvBackpropInputOp : public WindowKernelOf<W> {
     const OneDnnConv c = ToOneDnn(g);
     if (TryOneDnn<T>(OneDnnUsable(g), [&] {
           return OneDnnConvBackwardData(c, AsFloat(filter.data<T>()), AsFloat(dy.data<T>()),
-                                        AsFloat(dx->data<T>()), ctx->intra_op_threads());
+                                        AsFloat(dx->data<T>()), ctx);
         }, &s)) {
       return s;
     }
@@ -515,7 +515,7 @@ class ConvBackpropFilterOp : public WindowKernelOf<W> {
     const OneDnnConv c = ToOneDnn(g);
     if (TryOneDnn<T>(OneDnnUsable(g), [&] {
           return OneDnnConvBackwardWeights(c, AsFloat(input.data<T>()), AsFloat(dy.data<T>()),
-                                           AsFloat(df->data<T>()), ctx->intra_op_threads());
+                                           AsFloat(df->data<T>()), ctx);
         }, &s)) {
       return s;
     }

@@ -328,7 +328,7 @@ class DepthwiseConv2dNativeOp : public WindowKernel {
     absl::Status s;
     const OneDnnConv c = ToOneDnn(g);
     if (TryOneDnn<T>(OneDnnUsable(g), [&] {
-          return OneDnnConvForward(c, AsFloat(x), AsFloat(f), AsFloat(y), ctx->intra_op_threads());
+          return OneDnnConvForward(c, AsFloat(x), AsFloat(f), AsFloat(y), ctx);
         }, &s)) {
       return s;
     }
@@ -390,7 +390,7 @@ class DepthwiseConv2dNativeBackpropInputOp : public WindowKernel {
     const OneDnnConv c = ToOneDnn(g);
     if (TryOneDnn<T>(OneDnnUsable(g), [&] {
           return OneDnnConvBackwardData(c, AsFloat(f), AsFloat(gy), AsFloat(dx),
-                                        ctx->intra_op_threads());
+                                        ctx);
         }, &s)) {
       return s;
     }
@@ -474,7 +474,7 @@ class DepthwiseConv2dNativeBackpropFilterOp : public WindowKernel {
     const OneDnnConv c = ToOneDnn(g);
     if (TryOneDnn<T>(OneDnnUsable(g), [&] {
           return OneDnnConvBackwardWeights(c, AsFloat(input.data<T>()), AsFloat(dy.data<T>()),
-                                           AsFloat(df), ctx->intra_op_threads());
+                                           AsFloat(df), ctx);
         }, &s)) {
       return s;
     }
