@@ -196,23 +196,25 @@ if [ "$tf" = 1 ]; then
   done
   # Training steps of ordinary models (tools/tf_bench.py MODELS: a CNN
   # with batch norm, a MobileNet-style depthwise net, LSTMs by dynamic_rnn
-  # and by Keras, transformer encoder blocks), and their forward passes,
-  # TensorFlow's and minigraph's of the same graphs, in alternating rounds
-  # at 1 and 2 threads; then one traced step of each (step stats, summed
-  # per op type) on each side: where the time goes.
-  model_rounds=2
+  # and by Keras, transformer encoder blocks), and their forward passes:
+  # each model by TensorFlow and then by minigraph on the same graph, at 1
+  # and 2 threads, in three rounds (this machine's speed drifts by 20 to 30%
+  # over minutes; the pairs are back to back); then one traced step of each
+  # (step stats, summed per op type) on each side: where the time goes.
+  model_rounds=3
   if [ "$quick" = 1 ]; then model_rounds=1; fi
+  models=(cnn mobilenet lstm keras_lstm transformer keras_transformer)
   for r in $(seq 1 "$model_rounds"); do
     for t in 1 2; do
       echo "bench: models, round $r of $model_rounds, $t thread(s)"
-      "$tf_py" tools/tf_bench.py models --export="$tmp/models" --threads="$t" --reps="$reps" \
-        2>/dev/null | tail -n 1 >> "$out/tf_models.jsonl"
-      for g in "$tmp"/models/*.meta; do
+      for m in "${models[@]}"; do
+        "$tf_py" tools/tf_bench.py models --export="$tmp/models" --only="$m" --threads="$t" \
+          --reps="$reps" 2>/dev/null | tail -n 1 >> "$out/tf_models.jsonl"
         for f in train:bench_step:0 forward:forward:0; do
-          result=$("$bin/tools/graph_bench" --graph="$g" --init=init --fetch="${f#*:}" --runs=10 \
-            --reps="$reps" --intra_op_threads="$t" 2>/dev/null | tail -n 1)
-          echo "{\"key\": \"$(basename "$g" .meta)/${f%%:*}/$t\", \"result\": $result}" \
-            >> "$out/models.jsonl"
+          result=$("$bin/tools/graph_bench" --graph="$tmp/models/$m.meta" --init=init \
+            --fetch="${f#*:}" --runs=10 --reps="$reps" --intra_op_threads="$t" 2>/dev/null |
+            tail -n 1)
+          echo "{\"key\": \"$m/${f%%:*}/$t\", \"result\": $result}" >> "$out/models.jsonl"
         done
       done
     done

@@ -240,8 +240,10 @@ def main():
              o / f if o and f else None, 1.0, o and f and "%.0f vs %.0f steps/s" % (o, f))
     tf_oneop = load_json_lines(p("tf_oneop.json"))
     one = micro.get("BM_OneOpRun")
-    if tf_oneop and one:
+    ours_us = None
+    if one:
         ours_us = one["real_time"] / 1e3 if one.get("time_unit") == "ns" else one["real_time"]
+    if tf_oneop and one:
         goal("Session.run of one op vs TensorFlow's (time, inverted)",
              tf_oneop[-1]["one_op_run_us"] / ours_us, 1.0,
              "%.2f vs %.2f us; TensorFlow's through its Python client" % (
@@ -338,29 +340,31 @@ def main():
              ours / theirs if theirs else None, 1.0,
              theirs and "%.1f vs %.1f runs/s" % (ours, theirs))
 
-    # Models' training steps against TensorFlow's of the same graphs, the
-    # mean of the rounds' rates on each side; forward passes beside them.
+    # Models' training steps against TensorFlow's of the same graphs: the
+    # median over the rounds of each back-to-back pair's ratio, and the
+    # median rates; forward passes beside them.
     model_rows = load_json_lines(p("models.jsonl"))
-    models, tf_models = {}, {}
+    model_runs, tf_model_runs = {}, {}
     for row in model_rows:
-        models.setdefault(row["key"], []).append(row["result"]["runs_per_s"])
+        model_runs.setdefault(row["key"], []).append(row["result"]["runs_per_s"])
     for line in load_json_lines(p("tf_models.jsonl")):
         for name, rate in line["steps_per_s"].items():
-            tf_models.setdefault("%s/%d" % (name, line["threads"]), []).append(rate)
-    mean = lambda xs: sum(xs) / len(xs)
-    models = {k: mean(v) for k, v in models.items()}
-    tf_models = {k: mean(v) for k, v in tf_models.items()}
+            tf_model_runs.setdefault("%s/%d" % (name, line["threads"]), []).append(rate)
+    models = {k: med(v) for k, v in model_runs.items()}
+    tf_models = {k: med(v) for k, v in tf_model_runs.items()}
     for key in sorted(models, key=lambda k: (k.split("/")[1] != "train", k)):
         name, fetch, threads = key.split("/")
+        pairs = list(zip(model_runs[key], tf_model_runs.get(key, [])))
         mine, peer = models[key], tf_models.get(key)
+        ratio = med([a / b for a, b in pairs]) if pairs else None
         label = "%s %s, %s thread%s, vs TensorFlow" % (name, "training step" if fetch == "train"
                                                       else "forward", threads,
                                                       "" if threads == "1" else "s")
         if fetch == "train":
-            goal(label, mine / peer if peer else None, 1.0,
-                 peer and "%.1f vs %.1f steps/s" % (mine, peer))
-        elif peer:
-            supporting.append((label, mine / peer))
+            goal(label, ratio, 1.0, peer and "%.1f vs %.1f steps/s; rounds %s" % (
+                mine, peer, " ".join("%.2f" % (a / b) for a, b in pairs)))
+        elif ratio:
+            supporting.append((label, ratio))
     # Where a training step's time goes: the op types that took most of one
     # traced step, on each side (TensorFlow's after grappler's rewrites).
     profiles = {}
