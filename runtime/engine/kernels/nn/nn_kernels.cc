@@ -84,7 +84,7 @@ class BiasAddOp : public OpKernel {
           x.shape().DebugString(), " and bias ", bias.shape().DebugString()));
     }
     Tensor* out;
-    MG_RETURN_IF_ERROR(ctx->allocate_output(0, x.shape(), &out));
+    MG_RETURN_IF_ERROR(ctx->forward_input_or_allocate_output({0}, 0, x.shape(), &out));
     const int64_t c = l.channels;
     if (x.NumElements() == 0) return absl::OkStatus();
     // Integers wrap around, as TensorFlow's (wrapping.h).
