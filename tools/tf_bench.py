@@ -290,6 +290,20 @@ def data(args):
     return {"elements": args.elements, "elements_per_s": out}
 
 
+def median_rate(run, runs, reps, warmup=3):
+    """Calls per second of `run`: the median of `reps` timings of `runs`
+    calls, after `warmup` calls."""
+    for _ in range(warmup):
+        run()
+    rates = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for _ in range(runs):
+            run()
+        rates.append(runs / (time.perf_counter() - t0))
+    return statistics.median(rates)
+
+
 def loops(args):
     from tensorflow.python.ops import control_flow_v2_toggles as toggles
     (toggles.enable_control_flow_v2 if args.v2 else toggles.disable_control_flow_v2)()
@@ -318,16 +332,8 @@ def loops(args):
     with v1.Session(graph=graph, config=config(2)) as sess:
         sess.run("init")
         for name, fetch in (("forward", "loss:0"), ("forward_backward", "train")):
-            run = sess.make_callable(fetch)
-            for _ in range(5):
-                run()
-            rates = []
-            for _ in range(args.reps):
-                t0 = time.perf_counter()
-                for _ in range(args.runs):
-                    run()
-                rates.append(args.runs / (time.perf_counter() - t0))
-            out[name + "_runs_per_s"] = statistics.median(rates)
+            out[name + "_runs_per_s"] = median_rate(sess.make_callable(fetch), args.runs,
+                                                    args.reps, warmup=5)
     return out
 
 
@@ -387,16 +393,8 @@ def kernels(args):
             with v1.Session(graph=graph, config=cfg) as sess:
                 sess.run("init")
                 for fetch in ("forward", "backward"):
-                    run = sess.make_callable(fetch)
-                    for _ in range(3):
-                        run()
-                    rates = []
-                    for _ in range(args.reps):
-                        t0 = time.perf_counter()
-                        for _ in range(args.runs):
-                            run()
-                        rates.append(args.runs / (time.perf_counter() - t0))
-                    out["%s/%s/%d" % (name, fetch, threads)] = statistics.median(rates)
+                    out["%s/%s/%d" % (name, fetch, threads)] = median_rate(
+                        sess.make_callable(fetch), args.runs, args.reps)
     return {"runs_per_s": out}
 
 
@@ -553,16 +551,8 @@ def models(args):
         with v1.Session(graph=graph, config=config(args.threads)) as sess:
             sess.run("init")
             for key, fetch in (("train", "bench_step:0"), ("forward", "forward:0")):
-                run = sess.make_callable(fetch)
-                for _ in range(3):
-                    run()
-                rates = []
-                for _ in range(args.reps):
-                    t0 = time.perf_counter()
-                    for _ in range(args.runs):
-                        run()
-                    rates.append(args.runs / (time.perf_counter() - t0))
-                out["%s/%s" % (name, key)] = statistics.median(rates)
+                out["%s/%s" % (name, key)] = median_rate(sess.make_callable(fetch), args.runs,
+                                                         args.reps)
             if args.profile:
                 meta = v1.RunMetadata()
                 opts = v1.RunOptions(trace_level=v1.RunOptions.FULL_TRACE)
