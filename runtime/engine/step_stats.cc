@@ -20,7 +20,6 @@ uint32_t ThreadNumber() {
 void StepStatsCollector::Record(const Node& node, int64_t start_nanos, int64_t end_nanos) {
   NodeRun run;
   run.node = node.name();
-  run.op = node.type_string();
   run.label = absl::StrCat(node.name(), " = ", node.type_string(), "(",
                            absl::StrJoin(node.def().input(), ", "), ")");
   run.start_nanos = start_nanos;

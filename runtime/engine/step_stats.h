@@ -22,7 +22,6 @@ namespace minigraph {
 
 struct NodeRun {
   std::string node;
-  std::string op;
   // "NAME = Op(input, ...)", as TensorFlow's timeline labels a node.
   std::string label;
   int64_t start_nanos = 0;  // the host's clock (absl::GetCurrentTimeNanos)
