@@ -1014,7 +1014,8 @@ class TrainSaveListener : public CheckpointSaverListener {
     const int batch = absl::GetFlag(FLAGS_batch);
     Tensor x(DT_FLOAT, TensorShape({batch, m_->inputs}));
     Tensor labels(DT_INT64, TensorShape({batch}));
-    MakeBatch(*m_, seed_, step, &x, &labels);
+    // The batch step `step` trained on (BatchCycle's).
+    MakeBatch(*m_, seed_, step % BatchCycle::Period(*m_, batch), &x, &labels);
     std::vector<Tensor> check;
     MG_RETURN_IF_ERROR(
         session->Run({{"x", x}, {"labels", labels}}, {m_->loss_tensor}, {}, &check));
