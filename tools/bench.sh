@@ -106,7 +106,7 @@ if [ -f "$shared/eigen_mlp.cc" ]; then
     -o "$tmp/eigen_mlp_omp"
 fi
 train_steps=20000
-if [ "$quick" = 1 ]; then train_steps=5000; fi
+if [ "$quick" = 1 ]; then train_steps=15000; fi
 for r in $(seq 1 "$rounds"); do
   echo "bench: MLP round $r of $rounds"
   # The demo's own rate: `train --model=mlp` (the MLP and SGD step of

@@ -334,11 +334,11 @@ def main():
     kernels = {row["key"]: row["result"]["runs_per_s"] for row in kernel_rows}
     for key in sorted(kernels):
         name, fetch, threads = key.split("/")
-        ours, theirs = kernels[key], tf_kernels.get(key)
+        mine, peer = kernels[key], tf_kernels.get(key)
         goal("%s %s, %s thread%s, vs TensorFlow" % (name, fetch, threads,
                                                      "" if threads == "1" else "s"),
-             ours / theirs if theirs else None, 1.0,
-             theirs and "%.1f vs %.1f runs/s" % (ours, theirs))
+             mine / peer if peer else None, 1.0,
+             peer and "%.1f vs %.1f runs/s" % (mine, peer))
 
     # Models' training steps against TensorFlow's of the same graphs: the
     # median over the rounds of each back-to-back pair's ratio, and the
