@@ -5,6 +5,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "core/status_macros.h"
 #include "runtime/engine/internal/executor_plan.h"
@@ -109,6 +111,46 @@ GraphFrames FindFrames(const Graph& graph) {
   return gf;
 }
 
+// Whether a node may finish without computing when no one reads its
+// outputs: TensorFlow's grappler rules (DependencyOptimizer's
+// SafeToConvertToNoOp over IsFreeOfSideEffect): it has outputs, is not
+// stateful, takes no reference input, does not modify an input in place,
+// queue or send, is not control flow, and is not an op whose failure is its
+// point (Assert, CheckNumerics). An Identity of a variable or a _Recv stays.
+bool MayGoUnread(const Node& node, const Graph& graph) {
+  const std::string& op = node.type_string();
+  if (node.num_outputs() == 0 || node.is_stateful()) return false;
+  if (IsSwitch(node) || IsMerge(node) || IsEnter(node) || IsExit(node) ||
+      IsNextIteration(node)) {
+    return false;
+  }
+  static const absl::flat_hash_set<absl::string_view>* const kKept =
+      new absl::flat_hash_set<absl::string_view>{
+          "Assert",  "CheckNumerics", "_Retval",         "_Arg",
+          "_Send",   "_HostSend",     "ControlTrigger",  "_ParallelConcatUpdate",
+          "LoopCond", "Placeholder",  "PlaceholderV2",   "PlaceholderWithDefault"};
+  if (kKept->contains(op) || absl::StrContains(op, "Queue") ||
+      absl::StrContains(absl::AsciiStrToLower(op), "inplace")) {
+    return false;
+  }
+  for (DataType t : node.input_types()) {
+    if (IsRefType(t)) return false;
+  }
+  for (const char* attr : {"in_place", "inplace"}) {
+    bool in_place = false;
+    if (GetNodeAttr(node.def(), attr, &in_place).ok() && in_place) return false;
+  }
+  if (op == "Identity" || op == "IdentityN") {
+    for (const Node::Input& in : node.inputs()) {
+      const std::string& src = graph.node(in.src).type_string();
+      if (src == "VariableV2" || src == "Variable" || src == "_Recv" || src == "_HostRecv") {
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 // Plan::Build's steps, filling `plan` (a friend of Plan).
@@ -125,6 +167,10 @@ class PlanBuilder {
   absl::Status Prune(const std::vector<TensorId>& fetches, const std::vector<std::string>& targets,
                      bool every_node);
   bool needed(int id) const { return needed_[id]; }
+  // Marks the needed nodes whose outputs no one reads (Item::skip): in
+  // reverse topological order, a node is read when a fetch or target names
+  // it or a consumer that is not skipped takes one of its outputs.
+  void FindUnread(const std::vector<TensorId>& fetches, const std::vector<std::string>& targets);
   // Adds node `id`'s item to its frame.
   absl::Status AddItem(int id, const OpKernel* kernel);
   // Links each item's inputs to their producers' outputs, or to feeds.
@@ -151,6 +197,7 @@ class PlanBuilder {
   // Fed outputs, as (node id, output) -> feed index.
   absl::flat_hash_map<std::pair<int, int>, int> fed_;
   std::vector<bool> needed_;
+  std::vector<bool> unread_;
   std::vector<int> stack_;
   std::vector<int> item_of_;
 };
@@ -220,6 +267,25 @@ absl::Status PlanBuilder::Prune(const std::vector<TensorId>& fetches,
   return absl::OkStatus();
 }
 
+void PlanBuilder::FindUnread(const std::vector<TensorId>& fetches,
+                             const std::vector<std::string>& targets) {
+  std::vector<bool> read(graph_->num_nodes(), false);
+  for (const TensorId& f : fetches) read[graph_->FindNode(f.node)->id()] = true;
+  for (const std::string& t : targets) read[graph_->FindNode(t)->id()] = true;
+  unread_.assign(graph_->num_nodes(), false);
+  const std::vector<int>& order = graph_->topological_order();
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    const int id = *it;
+    if (!needed_[id]) continue;
+    const Node& node = graph_->node(id);
+    if (!read[id] && MayGoUnread(node, *graph_)) {
+      unread_[id] = true;
+      continue;
+    }
+    for (const Node::Input& in : node.inputs()) read[in.src] = true;
+  }
+}
+
 absl::Status PlanBuilder::AddEnter(const Node& node, int id, Item* item) {
   item->kind = Item::kEnter;
   ex_->has_loops_ = true;
@@ -264,7 +330,8 @@ absl::Status PlanBuilder::AddItem(int id, const OpKernel* kernel) {
           "RefEnter",         "Exit",         "RefExit",       "NextIteration",
           "LoopCond",         "Rank",         "Shape",         "RefIdentity",
           "RefNextIteration", "StopGradient", "ControlTrigger"};
-  item.cheap = kCheap->contains(node.type_string());
+  item.skip = !unread_.empty() && unread_[id];
+  item.cheap = item.skip || kCheap->contains(node.type_string());
   item.blocking = item.kernel->IsBlocking();
   if (item.blocking) ex_->has_blocking_ = true;
   if (item.is_merge || IsSwitch(node)) ex_->has_control_flow_ = true;
@@ -351,6 +418,8 @@ absl::StatusOr<std::unique_ptr<Plan>> Plan::Build(
   PlanBuilder builder(ex.get(), graph, gf);
   MG_RETURN_IF_ERROR(builder.AddFeeds(feeds));
   MG_RETURN_IF_ERROR(builder.Prune(fetches, targets, every_node));
+  // Every node of a partition runs: what the other tasks read is not known.
+  if (!every_node) builder.FindUnread(fetches, targets);
   ex->frames_.resize(gf.names.size());
   for (int id : graph->topological_order()) {
     if (!builder.needed(id)) continue;

@@ -357,7 +357,7 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Status Plan::RunItem(StepState* state,
     for (int i = 0; i < item.num_inputs && !*dead; ++i) *dead = inputs[i].dead;
   }
   absl::Status s;
-  if (!*dead || item.is_send) {
+  if ((!*dead || item.is_send) && !item.skip) {
     for (size_t k = 0; !*dead && k < item.deref_inputs.size(); ++k) {
       const int i = item.deref_inputs[k];
       absl::StatusOr<Tensor> value = inputs[i].ref->Read();

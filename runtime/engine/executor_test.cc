@@ -164,23 +164,58 @@ TEST_F(ExecutorTest, RunsOnlyWhatTheFetchesNeedAndFeedsCutTheGraph) {
 }
 
 TEST_F(ExecutorTest, ControlDependenciesRunFirstAndTheirErrorsEndTheStep) {
-  // "x" of unknown shape: the reshape fails only when the step runs.
+  // "x" of unknown shape: the reshape fails only when the step runs. (Its
+  // value is read, by the target "neg": see ValuesNoOneReadsAreNotComputed.)
   Load({Placeholder("x"), Const("zero", 0),
         R"(node { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
            attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
                                                int_val: 3 } } } })",
         Op("reshape", "Reshape", {"x", "shape"},
            R"(attr { key: "Tshape" value { type: DT_INT32 } })"),
-        Op("after", "Identity", {"zero", "^reshape"}),
+        Op("neg", "Neg", {"reshape"}), Op("after", "Identity", {"zero", "^reshape"}),
         R"(node { name: "group" op: "NoOp" input: "^after" })"});
-  ASSERT_OK_AND_ASSIGN(auto e, Make({"x"}, {"after"}, {"group"}));
-  EXPECT_THAT(Planned(*e), UnorderedElementsAre("zero", "shape", "reshape", "after", "group"));
+  ASSERT_OK_AND_ASSIGN(auto e, Make({"x"}, {"after"}, {"group", "neg"}));
+  EXPECT_THAT(Planned(*e),
+              UnorderedElementsAre("zero", "shape", "reshape", "neg", "after", "group"));
   std::vector<Tensor> out;
   Tensor three(DT_FLOAT, TensorShape({3}));
   std::fill_n(three.data<float>(), 3, 1.0f);
   ASSERT_OK(e->Run(Args({three}), &out));
   EXPECT_EQ(Scalar(out[0]), 0);
   EXPECT_THAT(e->Run(Args({Tensor::Scalar<float>(1)}), &out),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("[[{{node reshape}}]]")));
+}
+
+TEST_F(ExecutorTest, ValuesNoOneReadsAreNotComputed) {
+  // "reshape" fails for a scalar "x", but only control edges wait for it
+  // and "neg" (whose value only "group" waits for): as with TensorFlow's
+  // grappler, neither computes and the step succeeds. Fetched, or read by
+  // a node that runs, they compute and fail.
+  Load({Placeholder("x"), Const("zero", 0),
+        R"(node { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
+                                               int_val: 3 } } } })",
+        Op("reshape", "Reshape", {"x", "shape"},
+           R"(attr { key: "Tshape" value { type: DT_INT32 } })"),
+        Op("neg", "Neg", {"reshape"}), Op("after", "Identity", {"zero", "^reshape"}),
+        R"(node { name: "group" op: "NoOp" input: "^after" input: "^neg" })",
+        Op("sum", "AddN", {"neg", "neg"}, R"(attr { key: "N" value { i: 2 } })")});
+  const std::vector<Tensor> scalar = {Tensor::Scalar<float>(1)};
+  std::vector<Tensor> out;
+  ASSERT_OK_AND_ASSIGN(auto unread, Make({"x"}, {"after"}, {"group"}));
+  EXPECT_THAT(Planned(*unread),
+              UnorderedElementsAre("zero", "shape", "reshape", "neg", "after", "group"));
+  ASSERT_OK(unread->Run(Args(scalar), &out));
+  EXPECT_EQ(Scalar(out[0]), 0);
+  for (const std::string& fetch : {"neg", "sum"}) {
+    ASSERT_OK_AND_ASSIGN(auto read, Make({"x"}, {fetch}, {"group"}));
+    EXPECT_THAT(read->Run(Args(scalar), &out),
+                StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("[[{{node reshape}}]]")))
+        << fetch;
+  }
+  // A target computes (TensorFlow keeps the nodes it is asked to run).
+  ASSERT_OK_AND_ASSIGN(auto target, Make({"x"}, {}, {"neg"}));
+  EXPECT_THAT(target->Run(Args(scalar), &out),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("[[{{node reshape}}]]")));
 }
 

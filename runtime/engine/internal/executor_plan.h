@@ -76,6 +76,12 @@ struct Item {
   // blocking pool, never inline.
   bool blocking = false;
   bool constant_enter = false;
+  // Free of side effects, and no one reads its outputs (no fetch, and its
+  // data consumers are skipped too; control edges wait only for it to
+  // finish): it finishes without computing, as TensorFlow's grappler turns
+  // such nodes into NoOps (the dead branches of gradients, such as the
+  // gradient of a constant's Conv2D input or of Pow's constant exponent).
+  bool skip = false;
   int child_frame = -1;  // Enter: the frame its consumers run in
 };
 
