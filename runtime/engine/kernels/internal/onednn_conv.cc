@@ -257,5 +257,23 @@ absl::Status OneDnnGemm(const float* a, int64_t lda, const float* b, int64_t ldb
   return absl::InternalError(message);
 }
 
+absl::Status OneDnnBatchGemm(const float* a, const float* b, float* c, int64_t batch, int64_t m,
+                             int64_t n, int64_t k, bool ta, bool tb, bool b_shared, int threads) {
+  return Run("batched GEMM", threads, [&](dnnl::stream& stream) {
+    const auto f32 = memory::data_type::f32;
+    // Transposed operands as strides: oneDNN reads them in place.
+    const memory::desc src({batch, m, k}, f32,
+                           ta ? memory::dims{m * k, 1, m} : memory::dims{m * k, k, 1});
+    const memory::desc weights({b_shared ? 1 : batch, k, n}, f32,
+                               tb ? memory::dims{k * n, 1, k} : memory::dims{k * n, n, 1});
+    const memory::desc dst({batch, m, n}, f32, memory::dims{m * n, n, 1});
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src, weights, dst), Engine());
+    memory x(src, Engine(), const_cast<float*>(a));
+    memory w(weights, Engine(), const_cast<float*>(b));
+    memory y(dst, Engine(), c);
+    dnnl::matmul(pd).execute(stream, {{DNNL_ARG_SRC, x}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, y}});
+  });
+}
+
 }  // namespace kernels_internal
 }  // namespace minigraph

@@ -53,6 +53,14 @@ absl::Status OneDnnGemm(const float* a, int64_t lda, const float* b, int64_t ldb
                         int64_t ldc, int64_t m, int64_t n, int64_t k, bool ta, bool tb,
                         bool accumulate, int threads);
 
+// C_i = op(A_i) * op(B_i) for `batch` row-major products stored one after
+// another (A's m x k as op(A) sees them, B's k x n, C's m x n; with
+// `b_shared`, one B for all), as one oneDNN matmul on `threads` threads:
+// attention's many small products, where a GEMM call per matrix costs
+// more than its arithmetic.
+absl::Status OneDnnBatchGemm(const float* a, const float* b, float* c, int64_t batch, int64_t m,
+                             int64_t n, int64_t k, bool ta, bool tb, bool b_shared, int threads);
+
 // For a kernel templated on T: runs `call` (one of the calls above) when T
 // is float and the convolution is `usable` (nothing empty); true with its
 // status then, false (the kernel computes it itself) otherwise or when

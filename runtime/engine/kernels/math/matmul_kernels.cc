@@ -99,6 +99,41 @@ void Gemm(const OpKernelContext* ctx, const T* a, const T* b, T* c, int64_t m, i
   });
 }
 
+bool GemmBatchOnOneDnn(const OpKernelContext* ctx, const MatrixBatch& batch, const float* a,
+                       const float* b, float* c, int64_t m, int64_t n, int64_t k, bool ta,
+                       bool tb) {
+  const int64_t count = batch.count();
+  if (count <= 1 || k == 0 || m * n * k >= kParallelFlops) return false;
+  bool x_own = true, y_own = true, y_shared = true;
+  for (int64_t i = 0; i < count; ++i) {
+    x_own = x_own && batch.x(i) == i;
+    y_own = y_own && batch.y(i) == i;
+    y_shared = y_shared && batch.y(i) == 0;
+  }
+  if (!x_own || !(y_own || y_shared)) return false;
+  // One oneDNN call per thread's share of the batch (each call has a fixed
+  // cost), one share for a batch too small to split.
+  const int shares = count * m * n * k < kParallelFlops
+                         ? 1
+                         : static_cast<int>(std::min<int64_t>(count, ctx->intra_op_threads()));
+  ctx->ParallelFor(shares, 0, 0, 1e9, [&](int64_t begin, int64_t end) {
+    for (int64_t s = begin; s < end; ++s) {
+      const int64_t first = count * s / shares, last = count * (s + 1) / shares;
+      const float* bs = y_shared ? b : b + first * k * n;
+      if (OneDnnBatchGemm(a + first * m * k, bs, c + first * m * n, last - first, m, n, k, ta,
+                          tb, y_shared, 1)
+              .ok()) {
+        continue;
+      }
+      for (int64_t i = first; i < last; ++i) {
+        Gemm(ctx, a + i * m * k, y_shared ? b : b + i * k * n, c + i * m * n, m, n, k, ta, tb,
+             /*accumulate=*/false);
+      }
+    }
+  });
+  return true;
+}
+
 template void Gemm<float>(const OpKernelContext*, const float*, const float*, float*, int64_t,
                           int64_t, int64_t, bool, bool, bool);
 template void Gemm<double>(const OpKernelContext*, const double*, const double*, double*,
