@@ -185,16 +185,29 @@ template <typename T, typename F>
 void ForEachWindowMax(const PoolGeometry& g, int64_t n, const T* in, F f) {
   std::vector<T> best(g.depth);
   std::vector<int64_t> at(g.depth);
+  T* b = best.data();
+  int64_t* a = at.data();
   ForEachOutput(g, [&](int64_t op, int64_t orow, int64_t ocol) {
-    std::fill(at.begin(), at.end(), -1);
+    bool first = true;
     ForEachInWindow(g, n, g.Window(op, orow, ocol), [&](int64_t base) {
-      for (int64_t d = 0; d < g.depth; ++d) {
-        if (at[d] < 0 || in[base + d] > best[d]) {
-          best[d] = in[base + d];
-          at[d] = base + d;
+      const T* x = in + base;
+      if (first) {
+        for (int64_t d = 0; d < g.depth; ++d) {
+          b[d] = x[d];
+          a[d] = base + d;
         }
+        first = false;
+        return;
+      }
+      // Branch-free over the channels (they vectorize): a later position
+      // wins only when strictly greater, so the first maximum stays.
+      for (int64_t d = 0; d < g.depth; ++d) {
+        const bool greater = x[d] > b[d];
+        b[d] = greater ? x[d] : b[d];
+        a[d] = greater ? base + d : a[d];
       }
     });
+    if (first) std::fill(at.begin(), at.end(), -1);
     f(g.out_index(n, op, orow, ocol), at);
   });
 }
