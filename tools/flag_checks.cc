@@ -14,6 +14,7 @@
 #include "absl/flags/parse.h"
 #include "absl/strings/match.h"
 #include "absl/strings/strip.h"
+#include "absl/synchronization/mutex.h"
 #include "core/allocator.h"
 
 ABSL_FLAG(int64_t, max_tensor_bytes, 0,
@@ -90,6 +91,11 @@ std::vector<std::string> JoinListFlags(int argc, char** argv,
 }  // namespace
 
 std::vector<char*> ParseFlags(int argc, char** argv, const std::vector<std::string>& list_flags) {
+  // Debian builds Abseil with its debug-mode deadlock detection on: every
+  // absl::Mutex lock then updates a process-wide graph of locks (5% of an
+  // LSTM training step, whose loop bookkeeping locks per node). The tools
+  // run without it, as a release build of Abseil does; tests keep it.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   // The joined arguments live for the process, as argv does: what absl
   // leaves over points into them.
   static auto* joined = new std::vector<std::string>();
