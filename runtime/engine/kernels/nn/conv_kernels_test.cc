@@ -359,6 +359,32 @@ TEST(ConvKernelsTest, PoolsAndTheirGradientsMatchDirectLoops) {
   }
 }
 
+// Ties: each window's gradient goes to its first maximum (two channels,
+// so the per-channel comparisons run side by side), as in TensorFlow.
+TEST(ConvKernelsTest, MaxPoolGradGivesEachWindowToItsFirstMaximum) {
+  // [1, 2, 3, 2]: channel 0 is all 1; channel 1 has its maxima (5) at
+  // columns 1 and 2 of row 0 and at column 2 of row 1.
+  Tensor x(DT_DOUBLE, TensorShape({1, 2, 3, 2}));
+  const double xs[] = {1, 0, 1, 5, 1, 5, 1, 1, 1, 2, 1, 5};
+  std::copy(std::begin(xs), std::end(xs), x.data<double>());
+  Tensor y(DT_DOUBLE, TensorShape({1, 1, 2, 2}));
+  const double ys[] = {1, 5, 1, 5};
+  std::copy(std::begin(ys), std::end(ys), y.data<double>());
+  Tensor dy(DT_DOUBLE, TensorShape({1, 1, 2, 2}));
+  const double dys[] = {10, 20, 30, 40};
+  std::copy(std::begin(dys), std::end(dys), dy.data<double>());
+  const std::map<std::string, AttrValue> attrs = {
+      {"T", MakeAttrValue(DT_DOUBLE)},
+      {"ksize", MakeAttrValue(std::vector<int64_t>{1, 2, 2, 1})},
+      {"strides", MakeAttrValue(std::vector<int64_t>{1, 1, 1, 1})},
+      {"padding", MakeAttrValue("VALID")}};
+  ASSERT_OK_AND_ASSIGN(auto got, RunKernel("MaxPoolGrad", {{x}, {y}, {dy}}, attrs));
+  // Channel 0: both windows' first position is (0, 0) and (0, 1).
+  // Channel 1: window 0's first 5 is (0, 1); window 1's is (0, 1) too.
+  const double want[] = {10, 0, 30, 60, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int i = 0; i < 12; ++i) EXPECT_EQ(got[0].data<double>()[i], want[i]) << i;
+}
+
 // 3-D pools on one column of four planes, windows of three (SAME, stride
 // 1): the first window holds planes 0 and 1, the last planes 2 and 3.
 TEST(ConvKernelsTest, Pools3DMatchTheirDefinitions) {
