@@ -126,9 +126,11 @@ bool MayGoUnread(const Node& node, const Graph& graph) {
   }
   static const absl::flat_hash_set<absl::string_view>* const kKept =
       new absl::flat_hash_set<absl::string_view>{
-          "Assert",  "CheckNumerics", "_Retval",         "_Arg",
-          "_Send",   "_HostSend",     "ControlTrigger",  "_ParallelConcatUpdate",
-          "LoopCond", "Placeholder",  "PlaceholderV2",   "PlaceholderWithDefault"};
+          "Assert", "CheckNumerics",                                     // fail on purpose
+          "_Arg", "_Retval", "_Send", "_HostSend",                       // cross boundaries
+          "ControlTrigger", "LoopCond",                                  // control flow
+          "Placeholder", "PlaceholderV2", "PlaceholderWithDefault",      // fed
+          "_ParallelConcatUpdate"};                                      // writes its input
   if (kKept->contains(op) || absl::StrContains(op, "Queue") ||
       absl::StrContains(absl::AsciiStrToLower(op), "inplace")) {
     return false;
