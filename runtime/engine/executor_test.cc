@@ -163,17 +163,26 @@ TEST_F(ExecutorTest, RunsOnlyWhatTheFetchesNeedAndFeedsCutTheGraph) {
   EXPECT_EQ(Scalar(out[1]), 10);  // a fed tensor fetched is the fed value
 }
 
+// "x" (fed), "zero", and "reshape" of "x" to [3] (which fails for any
+// other size only when the step runs), its "neg", and "after": "zero" once
+// "reshape" is done. Tests add their own nodes to it.
+std::vector<std::string> ReshapeOfX(const std::vector<std::string>& more) {
+  std::vector<std::string> nodes = {
+      Placeholder("x"), Const("zero", 0),
+      R"(node { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
+         attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
+                                             int_val: 3 } } } })",
+      Op("reshape", "Reshape", {"x", "shape"},
+         R"(attr { key: "Tshape" value { type: DT_INT32 } })"),
+      Op("neg", "Neg", {"reshape"}), Op("after", "Identity", {"zero", "^reshape"})};
+  nodes.insert(nodes.end(), more.begin(), more.end());
+  return nodes;
+}
+
 TEST_F(ExecutorTest, ControlDependenciesRunFirstAndTheirErrorsEndTheStep) {
-  // "x" of unknown shape: the reshape fails only when the step runs. (Its
-  // value is read, by the target "neg": see ValuesNoOneReadsAreNotComputed.)
-  Load({Placeholder("x"), Const("zero", 0),
-        R"(node { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
-           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
-                                               int_val: 3 } } } })",
-        Op("reshape", "Reshape", {"x", "shape"},
-           R"(attr { key: "Tshape" value { type: DT_INT32 } })"),
-        Op("neg", "Neg", {"reshape"}), Op("after", "Identity", {"zero", "^reshape"}),
-        R"(node { name: "group" op: "NoOp" input: "^after" })"});
+  // The reshape's value is read, by the target "neg" (see
+  // ValuesNoOneReadsAreNotComputed).
+  Load(ReshapeOfX({R"(node { name: "group" op: "NoOp" input: "^after" })"}));
   ASSERT_OK_AND_ASSIGN(auto e, Make({"x"}, {"after"}, {"group", "neg"}));
   EXPECT_THAT(Planned(*e),
               UnorderedElementsAre("zero", "shape", "reshape", "neg", "after", "group"));
@@ -191,15 +200,8 @@ TEST_F(ExecutorTest, ValuesNoOneReadsAreNotComputed) {
   // and "neg" (whose value only "group" waits for): as with TensorFlow's
   // grappler, neither computes and the step succeeds. Fetched, or read by
   // a node that runs, they compute and fail.
-  Load({Placeholder("x"), Const("zero", 0),
-        R"(node { name: "shape" op: "Const" attr { key: "dtype" value { type: DT_INT32 } }
-           attr { key: "value" value { tensor { dtype: DT_INT32 tensor_shape { dim { size: 1 } }
-                                               int_val: 3 } } } })",
-        Op("reshape", "Reshape", {"x", "shape"},
-           R"(attr { key: "Tshape" value { type: DT_INT32 } })"),
-        Op("neg", "Neg", {"reshape"}), Op("after", "Identity", {"zero", "^reshape"}),
-        R"(node { name: "group" op: "NoOp" input: "^after" input: "^neg" })",
-        Op("sum", "AddN", {"neg", "neg"}, R"(attr { key: "N" value { i: 2 } })")});
+  Load(ReshapeOfX({R"(node { name: "group" op: "NoOp" input: "^after" input: "^neg" })",
+                   Op("sum", "AddN", {"neg", "neg"}, R"(attr { key: "N" value { i: 2 } })")}));
   const std::vector<Tensor> scalar = {Tensor::Scalar<float>(1)};
   std::vector<Tensor> out;
   ASSERT_OK_AND_ASSIGN(auto unread, Make({"x"}, {"after"}, {"group"}));
