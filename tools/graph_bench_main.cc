@@ -12,21 +12,21 @@
 // tools/tf_bench.py models --profile writes TensorFlow's alike).
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/time/clock.h"
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "core/allocator.h"
+#include "core/env.h"
 #include "core/proto/step_stats.pb.h"
 #include "core/status_macros.h"
 #include "session/session.h"
@@ -103,12 +103,15 @@ absl::Status WriteProfile(Session* session, const std::string& fetch, const std:
   std::vector<std::pair<std::string, int64_t>> sorted(micros.begin(), micros.end());
   std::sort(sorted.begin(), sorted.end(),
             [](const auto& a, const auto& b) { return a.second > b.second; });
-  std::ofstream f(path);
-  f << "{" << absl::StrJoin(sorted, ", ", [](std::string* o, const auto& op) {
-    absl::StrAppend(o, "\"", op.first, "\": ", op.second);
-  }) << "}\n";
-  f.close();
-  if (!f) return absl::UnavailableError(absl::StrCat("cannot write --profile file ", path));
+  const std::string json =
+      absl::StrCat("{", absl::StrJoin(sorted, ", ", [](std::string* o, const auto& op) {
+                     absl::StrAppend(o, "\"", op.first, "\": ", op.second);
+                   }), "}\n");
+  absl::Status written = WriteStringToFile(Env::Default(), path, json);
+  if (!written.ok()) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot write --profile file ", path, ": ", written.message()));
+  }
   return absl::OkStatus();
 }
 
