@@ -107,12 +107,6 @@ void ComplexMatMul(const T* a, const T* b, T* c, int64_t m, int64_t n, int64_t k
 // 32 x 256 x 512 gate product, ~50 us, gains from two).
 constexpr int64_t kParallelFlops = int64_t{1} << 21;
 
-// For each matrix i of `batch`: C_i = op(A_x(i)) * op(B_y(i)), where A's
-// matrices (m x k as op(A) sees them), B's (k x n) and C's (m x n) are
-// stored one after another. Products below kParallelFlops run side by side
-// on the intra-op pool (attention's many small ones); a larger one is split
-// as Gemm splits it. T: float, double, int32_t, int64_t, complex64 or
-// complex128 (`conjugate` as ComplexMatMul's).
 // GemmBatch of small float products on oneDNN's batched matmul, the
 // batch cut into a share per intra-op thread: false (nothing done) unless
 // each result matrix reads its own matrix of x and its own of y, or one y
@@ -121,6 +115,13 @@ bool GemmBatchOnOneDnn(const OpKernelContext* ctx, const MatrixBatch& batch, con
                        const float* b, float* c, int64_t m, int64_t n, int64_t k, bool ta,
                        bool tb);
 
+// For each matrix i of `batch`: C_i = op(A_x(i)) * op(B_y(i)), where A's
+// matrices (m x k as op(A) sees them), B's (k x n) and C's (m x n) are
+// stored one after another. Products below kParallelFlops run side by side
+// on the intra-op pool (attention's many small ones; float ones as
+// GemmBatchOnOneDnn's batched matmuls); a larger one is split as Gemm
+// splits it. T: float, double, int32_t, int64_t, complex64 or
+// complex128 (`conjugate` as ComplexMatMul's).
 template <typename T>
 void GemmBatch(const OpKernelContext* ctx, const MatrixBatch& batch, const T* a, const T* b,
                T* c, int64_t m, int64_t n, int64_t k, bool ta, bool tb, bool conjugate = false) {
