@@ -31,6 +31,10 @@ namespace minigraph {
 // `list_flags` (a std::vector<std::string> flag, comma-separated) takes
 // every one instead: "--input=a=A.npy --input=b=B.npy" is
 // "--input=a=A.npy,b=B.npy".
+//
+// Also turns off Abseil's debug-mode deadlock detection for the process
+// (absl::SetMutexDeadlockDetectionMode), which Debian's Abseil has on and
+// which costs every absl::Mutex lock a walk of a global lock graph.
 std::vector<char*> ParseFlags(int argc, char** argv,
                               const std::vector<std::string>& list_flags = {});
 
