@@ -1,7 +1,9 @@
-// The README's example, compiled by the tests so it cannot drift.
+// my_train.cc: y = x·w learned with Adam; a second run resumes from the first's checkpoint.
 #include <cstdio>
+#include <string>
 
 #include "core/env.h"
+#include "core/status_macros.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/optimizers.h"
 #include "runtime/cc/variables.h"
@@ -9,7 +11,7 @@
 #include "session/session_manager.h"
 using namespace minigraph;
 
-int main() {
+absl::Status Train(const std::string& dir) {
   Scope root = Scope::NewRootScope();
   Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT, PartialShape({8, 4}));
   Output y = ops::Placeholder(root.WithOpName("y"), DT_FLOAT, PartialShape({8, 1}));
@@ -18,27 +20,40 @@ int main() {
   Output loss =
       ops::Mean(root.WithOpName("loss"), ops::Square(root, err), ops::Const<int32_t>(root, {0, 1}));
   Variable step = GetOrCreateGlobalStep(root);
-  AdamOptimizer adam(0.05);
-  Operation train = *adam.Minimize(root, loss, {}, &step);
+  MG_ASSIGN_OR_RETURN(Operation train, AdamOptimizer(0.05).Minimize(root, loss, {}, &step));
   Operation init = GlobalVariablesInitializer(root);
-  auto saver = *Saver::Create(root);
-  auto sm = *SessionManager::Create(*root.ToGraphDef(), {});
-  (void)Env::Default()->CreateDir("/tmp/my_run");
-  SessionManager::PrepareOptions p;
-  p.init_op = {init.name()};
-  p.saver = saver.get();
-  p.checkpoint_dir = "/tmp/my_run";  // restores the newest checkpoint if there is one
-  auto session = *sm->PrepareSession("", p);
+  MG_ASSIGN_OR_RETURN(std::unique_ptr<Saver> saver, Saver::Create(root));
+  MG_ASSIGN_OR_RETURN(GraphDef graph, root.ToGraphDef());  // any error while building
+  MG_ASSIGN_OR_RETURN(std::unique_ptr<SessionManager> manager, SessionManager::Create(graph, {}));
+  MG_RETURN_IF_ERROR(Env::Default()->CreateDir(dir));  // and its parents
+  SessionManager::PrepareOptions prepare;
+  prepare.init_op = {init.name()};
+  prepare.saver = saver.get();
+  prepare.checkpoint_dir = dir;  // restores the newest checkpoint there, if any
+  MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, manager->PrepareSession("", prepare));
+
   Tensor xs(DT_FLOAT, TensorShape({8, 4})), ys(DT_FLOAT, TensorShape({8, 1}));
-  float* x_data = xs.data<float>();
-  float* y_data = ys.data<float>();
   for (int i = 0; i < 8; ++i) {  // y is the sum of x's row
-    y_data[i] = 0;
-    for (int j = 0; j < 4; ++j) y_data[i] += x_data[i * 4 + j] = (i * 4 + j) % 7 * 0.1f;
+    ys.data<float>()[i] = 0;
+    for (int j = 0; j < 4; ++j) {
+      ys.data<float>()[i] += xs.data<float>()[i * 4 + j] = (i * 4 + j) % 7 * 0.1f;
+    }
   }
-  std::vector<Tensor> out;
-  for (int i = 0; i < 200; ++i)
-    (void)session->Run({{"x", xs}, {"y", ys}}, {"loss"}, {train.name()}, &out);
-  std::printf("loss %g, saved %s\n", *out[0].data<float>(),
-              saver->Save(session.get(), "/tmp/my_run/model.ckpt", {.global_step = 200})->c_str());
+  std::vector<Tensor> loss_value, step_value;
+  for (int i = 0; i < 100; ++i) {
+    MG_RETURN_IF_ERROR(session->Run({{"x", xs}, {"y", ys}}, {"loss"}, {train.name()}, &loss_value));
+  }
+  MG_RETURN_IF_ERROR(session->Run({}, {step.name()}, {}, &step_value));
+  const int64_t global_step = *step_value[0].data<int64_t>();
+  MG_ASSIGN_OR_RETURN(std::string path, saver->Save(session.get(), dir + "/model.ckpt",
+                                                    {.global_step = global_step}));
+  std::printf("step %lld, loss %g, saved %s\n", static_cast<long long>(global_step),
+              *loss_value[0].data<float>(), path.c_str());
+  return absl::OkStatus();
+}
+
+int main(int argc, char** argv) {
+  absl::Status s = Train(argc > 1 ? argv[1] : "/tmp/my_run");
+  if (!s.ok()) std::fprintf(stderr, "my_train: %s\n", s.ToString().c_str());
+  return s.ok() ? 0 : 1;
 }
