@@ -230,6 +230,49 @@ TEST(NnShapes, BiasBatchNormSoftmax) {
   INFER_OK(xent, "[8,10];[8]", "[8];[8,10]");
 }
 
+TEST(LinalgShapes, SquareMatricesAndDeterminants) {
+  INFER_OK(Float("MatrixInverse"), "[5,3,3]", "[5,3,3]");
+  INFER_OK(Float("MatrixInverse"), "[?,3,?]", "[?,3,3]");
+  INFER_ERROR("3 and 4", Float("Cholesky"), "[3,4]");
+  INFER_ERROR("at least rank 2", Float("Cholesky"), "[3]");
+  INFER_OK(Float("MatrixSquareRoot"), "[3,3]", "[3,3]");
+  ShapeTestOp logm("MatrixLogarithm");
+  logm.Attr("T", DT_COMPLEX64);
+  INFER_OK(logm, "[2,3,3]", "[2,3,3]");
+  INFER_OK(Float("MatrixDeterminant"), "[2,3,3]", "[2]");
+  INFER_OK(Float("MatrixDeterminant"), "?", "?");
+  INFER_OK(Float("LogMatrixDeterminant"), "[4,2,2]", "[4];[4]");
+  INFER_OK(Float("Lu"), "[2,3,3]", "[2,3,3];[2,3]");
+}
+
+TEST(LinalgShapes, Decompositions) {
+  ShapeTestOp qr = Float("Qr");
+  INFER_OK(qr, "[5,4,3]", "[5,4,3];[5,3,3]");
+  INFER_OK(qr, "[?,4,?]", "[?,4,?];[?,?,?]");
+  qr.Attr("full_matrices", true);
+  INFER_OK(qr, "[5,4,3]", "[5,4,4];[5,4,3]");
+  ShapeTestOp svd = Float("Svd");
+  INFER_OK(svd, "[4,3]", "[3];[4,3];[3,3]");
+  svd.Attr("full_matrices", true);
+  INFER_OK(svd, "[2,4,3]", "[2,3];[2,4,4];[2,3,3]");
+  svd.Attr("compute_uv", false);
+  INFER_OK(svd, "[2,4,3]", "[2,3];[0];[0]");
+  ShapeTestOp eig = Float("SelfAdjointEigV2");
+  INFER_OK(eig, "[2,3,3]", "[2,3];[2,3,3]");
+  eig.Attr("compute_v", false);
+  INFER_OK(eig, "[2,3,3]", "[2,3];[0]");
+}
+
+TEST(LinalgShapes, Solves) {
+  ShapeTestOp triangular = Float("MatrixTriangularSolve");
+  INFER_OK(triangular, "[2,3,3];[2,3,5]", "[2,3,5]");
+  INFER_OK(triangular, "[3,3];[2,3,5]", "[2,3,5]");  // the batch broadcasts
+  INFER_ERROR("3 and 4", triangular, "[3,3];[4,5]");
+  ShapeTestOp solve = Float("MatrixSolve");
+  INFER_OK(solve, "[2,3,3];[2,3,5]", "[2,3,5]");
+  INFER_ERROR("incompatible", solve, "[2,3,3];[4,3,5]");  // the batches must agree
+}
+
 TEST(SignalShapes, Fourier) {
   ShapeTestOp rfft("RFFT");
   rfft.Input(1, Ints({16}));

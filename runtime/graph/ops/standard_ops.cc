@@ -16,6 +16,7 @@ namespace ops_internal {
 void RegisterMinigraphOps(OpRegistry* r) {
   RegisterArrayOps(r);
   RegisterMathOps(r);
+  RegisterLinalgOps(r);
   RegisterNnOps(r);
   RegisterStateOps(r);
   RegisterRandomOps(r);
