@@ -217,6 +217,41 @@ TEST(NnShapes, Pools) {
   INFER_OK(avg_pool, "[?,32,32,3]", "[?,16,16,3]");
 }
 
+TEST(NnShapes, SpaceBatchAndDepth) {
+  ShapeTestOp s2b = Float("SpaceToBatchND");
+  s2b.Input(1, Ints({2, 2})).Input(2, Ints({0, 0, 0, 0}, {2, 2}));
+  INFER_OK(s2b, "[2,6,8,3];?;?", "[8,3,4,3]");
+  INFER_OK(s2b, "[?,6,8,3];?;?", "[?,3,4,3]");
+  INFER_ERROR("evenly divisible by 2 but is 5", s2b, "[2,5,8,3];?;?");
+  s2b.Input(1, Ints({2, 4})).Input(2, Ints({1, 0, 0, 0}, {2, 2}));
+  INFER_OK(s2b, "[2,5,8,3];?;?", "[16,3,2,3]");
+  INFER_OK(Float("SpaceToBatchND"), "[2,6,8,3];[2];[2,2]", "[?,?,?,3]");
+  ShapeTestOp b2s = Float("BatchToSpaceND");
+  b2s.Input(1, Ints({2, 2})).Input(2, Ints({0, 1, 0, 0}, {2, 2}));
+  INFER_OK(b2s, "[8,3,4,3];?;?", "[2,5,8,3]");
+  INFER_ERROR("divisible", b2s, "[6,3,4,3];?;?");
+  ShapeTestOp d2s = Float("DepthToSpace");
+  d2s.Attr("block_size", 2);
+  INFER_OK(d2s, "[2,3,4,8]", "[2,6,8,2]");
+  INFER_ERROR("evenly divisible by 4 but is 6", d2s, "[2,3,4,6]");
+  ShapeTestOp s2d = Float("SpaceToDepth");
+  s2d.Attr("block_size", 2);
+  INFER_OK(s2d, "[2,4,6,3]", "[2,2,3,12]");
+  INFER_ERROR("evenly divisible by 2 but is 5", s2d, "[2,5,6,3]");
+  s2d.Attr("data_format", "NCHW");
+  INFER_OK(s2d, "[2,3,4,6]", "[2,12,2,3]");
+}
+
+TEST(NnShapes, Conv3D) {
+  ShapeTestOp conv3d = Float("Conv3D");
+  conv3d.Attr("strides", std::vector<int64_t>{1, 1, 2, 2, 1}).Attr("padding", "SAME");
+  INFER_OK(conv3d, "[2,8,16,16,3];[3,3,3,3,4]", "[2,8,8,8,4]");
+  INFER_ERROR("not a multiple of input depth of filter (2)", conv3d,
+              "[2,8,16,16,3];[3,3,3,2,4]");
+  conv3d.Attr("strides", std::vector<int64_t>{1, 1, 1, 1, 1}).Attr("padding", "VALID");
+  INFER_OK(conv3d, "[2,8,16,?,3];[3,3,3,3,4]", "[2,6,14,?,4]");
+}
+
 TEST(NnShapes, BiasBatchNormSoftmax) {
   ShapeTestOp bias = Float("BiasAdd");
   INFER_OK(bias, "[8,10];[10]", "[8,10]");

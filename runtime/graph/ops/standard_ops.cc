@@ -17,6 +17,7 @@ void RegisterMinigraphOps(OpRegistry* r) {
   RegisterArrayOps(r);
   RegisterMathOps(r);
   RegisterLinalgOps(r);
+  RegisterSpaceOps(r);
   RegisterNnOps(r);
   RegisterStateOps(r);
   RegisterRandomOps(r);

@@ -13,6 +13,7 @@ namespace ops_internal {
 void RegisterArrayOps(OpRegistry* r);
 void RegisterMathOps(OpRegistry* r);
 void RegisterLinalgOps(OpRegistry* r);
+void RegisterSpaceOps(OpRegistry* r);
 void RegisterNnOps(OpRegistry* r);
 void RegisterStateOps(OpRegistry* r);
 void RegisterRandomOps(OpRegistry* r);
