@@ -4442,7 +4442,8 @@ def decode_json_example(dt, rng):
         "n": tf.train.Feature(int64_list=tf.train.Int64List(value=[7, -(2**40)])),
         "s": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"a", b"\xff\x00"])),
     })), tf.train.Example()]
-    json = np.array([json_format.MessageToJson(e).encode() for e in examples], dtype=object)
+    json = np.array([json_format.MessageToJson(e, sort_keys=True).encode() for e in examples],
+                    dtype=object)
     hand = np.array([
         b'{"features": {"feature": {"b": {"int64_list": {"value": ["3", 4]}},'
         b' "a": {"floatList": {"value": [0.25, "NaN"]}}}}}',

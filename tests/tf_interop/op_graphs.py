@@ -1001,7 +1001,8 @@ def _example(**features):
             f[k] = tf.train.Feature(float_list=tf.train.FloatList(value=v))
         else:
             f[k] = tf.train.Feature(int64_list=tf.train.Int64List(value=v))
-    return tf.train.Example(features=tf.train.Features(feature=f)).SerializeToString()
+    example = tf.train.Example(features=tf.train.Features(feature=f))
+    return example.SerializeToString(deterministic=True)
 
 
 def parsing(dt, rng):
@@ -1126,7 +1127,8 @@ def _sequence_example(context=None, lists=None):
     fl = tf.train.FeatureLists(feature_list={
         k: tf.train.FeatureList(feature=[feature(step) for step in steps])
         for k, steps in (lists or {}).items()})
-    return tf.train.SequenceExample(context=ctx, feature_lists=fl).SerializeToString()
+    sequence = tf.train.SequenceExample(context=ctx, feature_lists=fl)
+    return sequence.SerializeToString(deterministic=True)
 
 
 def sequence_parsing(dt, rng):
