@@ -87,7 +87,8 @@ fi
 # kernel families whose tests only shard pure computation over the step's
 # pool (the executor and session tests run those kernels in threads), and
 # the graph-building and shape tests, which start no threads of their own:
-# each was a compile of its own under TSan. A test tagged "notsan" would be left out too; none is.
+# each was a compile of its own under TSan; and, tagged "notsan", op_golden_test (the
+# same kernels on one thread).
 # The TensorFlow interop tests ran under ASan already. In a full run, with
 # ASan.
 tsan_skipped=(//runtime/engine/kernels:all //runtime/engine/kernels/array/...

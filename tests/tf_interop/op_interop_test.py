@@ -13,7 +13,8 @@ gets its column; after changing a generator, write it again with
   MG_MODEL_RUNNER=bazel-bin/tests/tf_interop/model_runner \\
   MG_WRITE_OP_COUNTS=$PWD/tests/tf_interop/op_counts.tsv \\
   /var/cache/minigraph-tf/bin/python tests/tf_interop/op_interop_test.py
-then bazel run //tools:op_coverage -- $PWD/tests/tf_interop/op_counts.tsv > docs/ops.md."""
+then bazel run //tools:op_coverage -- $PWD/tests/tf_interop/op_counts.tsv > docs/ops.md;
+and the golden files (GOLDEN_DIR) with MG_WRITE_GOLDEN=$PWD/tests/tf_interop/golden."""
 
 import collections
 import os
@@ -134,22 +135,30 @@ TENSORFLOW_BUGS = {
 }
 
 
+def case_records(c, grads=True):
+    """The records of case `c` for op_runner (tests/tf_interop/op_case.h),
+    its gradient's (the case "<name>~grad") with `grads`."""
+    records = {}
+    records[f"{c.name}|graph"] = np.array(c.graph, dtype=object)
+    for k, v in c.feeds.items():
+        records[f"{c.name}|feed|{k}"] = v
+    records[f"{c.name}|fetch"] = np.array([f.encode() for f in c.fetch] or [b""],
+                                          dtype=object)[: len(c.fetch)]
+    if grads and c.grad_xs:
+        g = c.name + "~grad"
+        records[f"{g}|graph"] = np.array(c.grad_graph, dtype=object)
+        for k, v in c.grad_feeds.items():
+            records[f"{g}|feed|{k}"] = v
+        for field in ("grad_ys", "grad_xs", "grad_dys"):
+            records[f"{g}|{field}"] = np.array([x.encode() for x in getattr(c, field)],
+                                               dtype=object)
+    return records
+
+
 def write_cases(path, cases, grads=True):
     records = {}
     for c in cases:
-        records[f"{c.name}|graph"] = np.array(c.graph, dtype=object)
-        for k, v in c.feeds.items():
-            records[f"{c.name}|feed|{k}"] = v
-        records[f"{c.name}|fetch"] = np.array([f.encode() for f in c.fetch] or [b""],
-                                              dtype=object)[: len(c.fetch)]
-        if grads and c.grad_xs:
-            g = c.name + "~grad"
-            records[f"{g}|graph"] = np.array(c.grad_graph, dtype=object)
-            for k, v in c.grad_feeds.items():
-                records[f"{g}|feed|{k}"] = v
-            for field in ("grad_ys", "grad_xs", "grad_dys"):
-                records[f"{g}|{field}"] = np.array([x.encode() for x in getattr(c, field)],
-                                                   dtype=object)
+        records.update(case_records(c, grads))
     interop.write_records(path, records)
 
 
@@ -250,6 +259,143 @@ def gradient_registered():
     return out
 
 
+# The golden files: a few cases of every op with what TensorFlow gave, which
+# //tests/tf_interop:op_golden_test replays without Python (op_case.h has
+# their records). Per op, of the cases that agree: the smallest of each of
+# up to two output dtypes, the smallest TensorFlow refuses, and the smallest
+# whose gradient agrees. A full run checks that they are still what the
+# generators and TensorFlow give; MG_WRITE_GOLDEN=$PWD/tests/tf_interop/golden
+# writes them again.
+GOLDEN_DIR = os.path.join(HERE, "golden")
+
+
+def covered_ops(c):
+    return getattr(c, "covers", None) or [c.op]
+
+
+def golden_tolerance(value, tol, int_atol):
+    a = interop.as_array(value)
+    if a.dtype in op_cases.TOLERANCE:
+        return np.array([t * tol for t in op_cases.TOLERANCE[a.dtype]], np.float64)
+    return np.array([0.0, float(int_atol) if a.dtype.kind in "iu" else 0.0], np.float64)
+
+
+def golden_selection(cases, agreed, agreed_grad):
+    """{case name: (case, with its gradient)} of the golden files."""
+    def size(c):
+        return len(c.graph) + sum(interop.as_array(v).nbytes for v in c.feeds.values())
+
+    # A case that reads a file its generator made in a temporary directory
+    # cannot be replayed from the golden file alone.
+    tmp = tempfile.gettempdir().encode()
+
+    def reads_files(c):
+        strings = [x for v in c.feeds.values() for x in interop.as_array(v).ravel()
+                   if interop.as_array(v).dtype == object]
+        return tmp in c.graph or any(tmp in bytes(x) for x in strings)
+
+    by_op = collections.defaultdict(list)
+    for c in cases:
+        if c.name in agreed and not reads_files(c):
+            for op in covered_ops(c):
+                by_op[op].append(c)
+    chosen = {}
+    for op, found in by_op.items():
+        found = sorted(found, key=lambda c: (size(c), c.name))
+        dtypes = []
+        for c in found:
+            if c.error or not c.want:
+                continue
+            dt = interop.as_array(c.want[0]).dtype
+            if dt not in dtypes and len(dtypes) < 2:
+                dtypes.append(dt)
+                chosen.setdefault(c.name, [c, False])
+        for c in found:
+            if c.error:
+                chosen.setdefault(c.name, [c, False])
+                break
+        for c in found:
+            if c.name in agreed_grad:
+                chosen.setdefault(c.name, [c, False])[1] = True
+                break
+    return chosen
+
+
+def golden_records(chosen):
+    """{file name: {key: value}}: the chosen cases, by their op's first letter."""
+    files = collections.defaultdict(dict)
+    for name in sorted(chosen):
+        c, grad = chosen[name]
+        records = case_records(c, grad)
+        covers = np.array([op.encode() for op in covered_ops(c)], dtype=object)
+        records[f"{c.name}|covers"] = covers
+        if c.error:
+            records[f"{c.name}|error_code"] = np.array(c.error, np.int32)
+        else:
+            for k, w in enumerate(c.want):
+                records[f"{c.name}|want|{k}"] = interop.as_array(w)
+                records[f"{c.name}|tol|{k}"] = golden_tolerance(w, c.tol, c.int_atol)
+        if grad:
+            g = c.name + "~grad"
+            records[f"{g}|covers"] = covers
+            for k, w in enumerate(c.grad_want):
+                records[f"{g}|want|{k}"] = interop.as_array(w)
+                records[f"{g}|tol|{k}"] = golden_tolerance(w, c.tol * 10, 0)
+        letter = c.op[0].upper() if c.op[0].isalpha() else "_"
+        files[f"{letter}.records"].update(records)
+    return files
+
+
+def same_bits(a, b):
+    a, b = interop.as_array(a), interop.as_array(b)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype == object:
+        return [bytes(x) for x in a.ravel()] == [bytes(x) for x in b.ravel()]
+    return a.tobytes() == b.tobytes()
+
+
+def same_graph(a, b):
+    """Whether two serialized GraphDefs are one graph: protobuf writes a
+    map's entries in no fixed order, and a lookup table's resource gets a
+    shared_name of its own in every process."""
+    from tensorflow.core.framework import graph_pb2
+
+    def parse(v):
+        g = graph_pb2.GraphDef.FromString(bytes(interop.as_array(v).ravel()[0]))
+        for n in g.node:
+            n.attr.pop("shared_name", None)
+        return g
+    return parse(a) == parse(b)
+
+
+def golden_differences(stored, made):
+    """What differs between the golden records on disk and those made now:
+    the cases' keys and inputs exactly, TensorFlow's values within their
+    tolerance (its float results may move in the last bits)."""
+    out = []
+    for key in sorted(set(stored) | set(made)):
+        if key not in made:
+            out.append(f"{key}: in the golden files, no longer made")
+        elif key not in stored:
+            out.append(f"{key}: made, not in the golden files")
+        elif same_bits(stored[key], made[key]):
+            continue
+        elif key.endswith("|graph") and same_graph(stored[key], made[key]):
+            continue
+        elif "|want|" not in key:
+            out.append(f"{key}: differs")
+        else:
+            a, b = interop.as_array(stored[key]), interop.as_array(made[key])
+            rtol, atol = made[key.replace("|want|", "|tol|")]
+            close = (a.dtype == b.dtype and a.shape == b.shape and a.dtype in op_cases.TOLERANCE
+                     and np.allclose(a.astype(np.complex128), b.astype(np.complex128),
+                                     rtol=rtol, atol=atol, equal_nan=True))
+            if not close:
+                out.append(f"{key}: TensorFlow's value changed")
+    return out
+
+
 class OpInterop(unittest.TestCase):
     def test_every_op(self):
         work = tempfile.mkdtemp()
@@ -305,6 +451,7 @@ class OpInterop(unittest.TestCase):
         problems = collections.defaultdict(list)
         tf_bugs = collections.Counter()
         unregistered = collections.Counter()
+        agreed, agreed_grad = set(), set()
         for c in cases:
             if no_kernel(results[c.name]):
                 # A dtype combination the probe did not try (Cast's DstT).
@@ -321,6 +468,10 @@ class OpInterop(unittest.TestCase):
             checked = c.op in with_gradient or getattr(c, "covers", None)
             grad = results.get(c.name + "~grad") if c.grad_xs and checked else None
             forward, backward = check(c, results[c.name], grad)
+            if forward == "":
+                agreed.add(c.name)
+                if backward == "":
+                    agreed_grad.add(c.name)
             for i, problem in enumerate((forward, backward)):
                 if problem is None:
                     continue
@@ -354,6 +505,7 @@ class OpInterop(unittest.TestCase):
         self.assertEqual(len(unexpected), 0, f"{len(unexpected)} cases differ (DIFFERS lines)")
         if not only:
             self._check_counts(counts, registered)
+            self._check_golden(golden_selection(cases, agreed, agreed_grad), counts)
 
     def _check_counts(self, counts, registered):
         lines = ["# op\tcases\tgradient cases\tdtypes (written by op_interop_test.py)"]
@@ -369,6 +521,50 @@ class OpInterop(unittest.TestCase):
         with open(os.path.join(HERE, "op_counts.tsv")) as f:
             self.assertEqual(f.read(), text, "op_counts.tsv is out of date: see this file's "
                                              "docstring")
+
+    def _check_golden(self, chosen, counts):
+        files = golden_records(chosen)
+        # The ops op_counts.tsv credits that have no golden case (their every
+        # case reads files): op_golden_test lets these alone go uncovered.
+        forward = {op for c, _ in chosen.values() for op in covered_ops(c)}
+        gradient = {op for c, grad in chosen.values() if grad for op in covered_ops(c)}
+        uncovered = ["# op\twhat has no golden case (written by op_interop_test.py: every "
+                     "case of it reads files its generator made)"]
+        for op in sorted(counts):
+            if counts[op][0] and op not in forward:
+                uncovered.append(f"{op}\tcases")
+            elif counts[op][1] and op not in gradient:
+                uncovered.append(f"{op}\tgradient cases")
+        uncovered_text = "\n".join(uncovered) + "\n"
+        uncovered_path = "uncovered.tsv"
+        target = os.environ.get("MG_WRITE_GOLDEN")
+        if target:
+            os.makedirs(target, exist_ok=True)
+            for old in os.listdir(target):
+                if old.endswith(".records"):
+                    os.remove(os.path.join(target, old))
+            for name, records in files.items():
+                interop.write_records(os.path.join(target, name), records)
+            with open(os.path.join(target, uncovered_path), "w") as f:
+                f.write(uncovered_text)
+            print(f"golden files: {len(chosen)} cases in {len(files)} files, written to {target}; "
+                  f"{len(uncovered) - 1} ops without")
+            return
+        stored, made = {}, {}
+        for name in sorted(os.listdir(GOLDEN_DIR)):
+            if name.endswith(".records"):
+                stored.update(interop.read_records(os.path.join(GOLDEN_DIR, name)))
+        for records in files.values():
+            made.update(records)
+        differences = golden_differences(stored, made)
+        with open(os.path.join(GOLDEN_DIR, uncovered_path)) as f:
+            if f.read() != uncovered_text:
+                differences.append(f"{uncovered_path} differs")
+        for d in differences[:20]:
+            print("GOLDEN:", d[:300])
+        self.assertEqual(len(differences), 0,
+                         f"{len(differences)} golden records are out of date (GOLDEN lines): "
+                         "see GOLDEN_DIR's comment in this file")
 
     def test_stateless_random(self):
         root, work = tempfile.mkdtemp(), tempfile.mkdtemp()

@@ -1,0 +1,106 @@
+// Every op's golden cases (tests/tf_interop/golden: small graphs with what
+// TensorFlow 2.21 gave, written by op_interop_test.py) replayed without
+// Python: each case runs in a fresh session and must give TensorFlow's
+// outputs within their tolerance, or fail with TensorFlow's status code; the
+// gradient cases add minigraph's symbolic gradients first. And every op that
+// op_counts.tsv says agrees with TensorFlow has a golden case here, and one
+// of its gradient where it has gradient cases, but the few that only read and
+// write files (golden/uncovered.tsv).
+
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "core/env.h"
+#include "gtest/gtest.h"
+#include "tests/tf_interop/op_case.h"
+
+namespace minigraph {
+namespace {
+
+std::string Runfile(const std::string& path) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  return std::string(srcdir ? srcdir : ".") + "/" + (workspace ? workspace : "minigraph") + "/" +
+         path;
+}
+
+std::vector<OpCase> GoldenCases() {
+  const std::string dir = Runfile("tests/tf_interop/golden");
+  absl::StatusOr<std::vector<std::string>> names = Env::Default()->GetChildren(dir);
+  EXPECT_TRUE(names.ok()) << names.status();
+  std::vector<OpCase> cases;
+  if (!names.ok()) return cases;
+  for (const std::string& name : *names) {
+    if (!absl::EndsWith(name, ".records")) continue;
+    absl::StatusOr<std::vector<OpCase>> read = ReadOpCases(dir + "/" + name);
+    EXPECT_TRUE(read.ok()) << read.status();
+    if (!read.ok()) continue;
+    for (OpCase& c : *read) cases.push_back(std::move(c));
+  }
+  return cases;
+}
+
+TEST(OpGolden, EveryCaseGivesTensorFlowsResult) {
+  std::vector<OpCase> cases = GoldenCases();
+  ASSERT_GT(cases.size(), 1000u);
+  std::vector<std::string> problems;
+  for (const OpCase& c : cases) {
+    std::vector<Tensor> out;
+    const absl::Status s = RunOpCase(c, &out);
+    if (std::string problem = CheckAgainstGolden(c, s, out); !problem.empty()) {
+      problems.push_back(c.name + ": " + problem);
+    }
+  }
+  EXPECT_TRUE(problems.empty()) << problems.size() << " of " << cases.size()
+                                << " cases differ from TensorFlow:\n"
+                                << absl::StrJoin(problems, "\n");
+}
+
+TEST(OpGolden, EveryOpThatAgreesWithTensorFlowHasACase) {
+  std::set<std::string> forward, gradient;
+  for (const OpCase& c : GoldenCases()) {
+    const bool is_gradient = absl::EndsWith(c.name, "~grad");
+    for (const std::string& op : c.covers) (is_gradient ? gradient : forward).insert(op);
+  }
+  // The ops whose every case reads files its generator made, which
+  // op_interop_test.py lists as it writes the golden files.
+  absl::StatusOr<std::string> uncovered =
+      ReadFileToString(Env::Default(), Runfile("tests/tf_interop/golden/uncovered.tsv"));
+  ASSERT_TRUE(uncovered.ok()) << uncovered.status();
+  for (absl::string_view line : absl::StrSplit(*uncovered, '\n', absl::SkipEmpty())) {
+    if (absl::StartsWith(line, "#")) continue;
+    std::vector<std::string> cells = absl::StrSplit(line, '\t');
+    ASSERT_EQ(cells.size(), 2u) << line;
+    forward.insert(cells[0]);
+    gradient.insert(cells[0]);
+  }
+  absl::StatusOr<std::string> text =
+      ReadFileToString(Env::Default(), Runfile("tests/tf_interop/op_counts.tsv"));
+  ASSERT_TRUE(text.ok()) << text.status();
+  std::vector<std::string> missing;
+  for (absl::string_view line : absl::StrSplit(*text, '\n', absl::SkipEmpty())) {
+    if (absl::StartsWith(line, "#")) continue;
+    std::vector<std::string> cells = absl::StrSplit(line, '\t');
+    ASSERT_GE(cells.size(), 3u) << line;
+    int cases = 0, gradient_cases = 0;
+    ASSERT_TRUE(absl::SimpleAtoi(cells[1], &cases) && absl::SimpleAtoi(cells[2], &gradient_cases))
+        << line;
+    if (cases > 0 && !forward.count(cells[0])) missing.push_back(cells[0]);
+    if (gradient_cases > 0 && !gradient.count(cells[0])) {
+      missing.push_back(cells[0] + " (gradient)");
+    }
+  }
+  EXPECT_TRUE(missing.empty()) << "ops without a golden case (MG_WRITE_GOLDEN, in "
+                                  "op_interop_test.py): "
+                               << absl::StrJoin(missing, ", ");
+}
+
+}  // namespace
+}  // namespace minigraph
