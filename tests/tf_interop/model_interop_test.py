@@ -42,6 +42,8 @@ def compare(model, got):
             rtol, atol = model.rtol, model.atol
             if key.startswith("after:") and model.after_rtol is not None:
                 rtol, atol = model.after_rtol, model.after_atol
+            if key.startswith("after:"):
+                atol = model.after_atol_of.get(key[len("after:"):], atol)
             if not np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True):
                 err = np.max(np.abs(a.astype(np.float64) - b.astype(np.float64)))
                 return f"{key}: max abs difference {err:.3g} (rtol {rtol}, atol {atol})"

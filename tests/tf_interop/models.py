@@ -34,6 +34,9 @@ class Model:
     # The variables after training, when they need more (None: rtol, atol).
     after_rtol: float = None
     after_atol: float = None
+    # The absolute tolerance of single variables after training, by the name
+    # of their read ("after_3:0"), where round-off alone moves them further.
+    after_atol_of: dict = dataclasses.field(default_factory=dict)
 
 
 def _rng():
@@ -89,6 +92,7 @@ def graph_model(name, root, build, steps=3, rtol=1e-4, atol=1e-5):
         rtol=rtol, atol=atol,
         after_rtol=getattr(build, "after_rtol", None),
         after_atol=getattr(build, "after_atol", None),
+        after_atol_of=getattr(build, "after_atol_of", {}),
     )
 
 
@@ -228,8 +232,11 @@ def transformer_block(rng):
 # does not change when one number is added to all of a query's scores), so
 # either side's is round-off near 1e-9, which Adam (epsilon 1e-8) turns into
 # steps up to a tenth of its learning rate: the weights after training are
-# compared within a tenth of one step, as the CNNs' are.
+# compared within a tenth of one step, as the CNNs' are; and that bias
+# (after_3), whose three steps are round-off's alone, of either sign on
+# either side, within six tenths (0.00106 apart on an AVX2 host, 2026-12-07).
 transformer_block.after_rtol, transformer_block.after_atol = 1e-3, 1e-3
+transformer_block.after_atol_of = {"after_3:0": 6e-3}
 
 
 def dilated_cnn(rng):
