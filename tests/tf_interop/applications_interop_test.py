@@ -62,8 +62,8 @@ LEARNING_RATE = 0.0001
 # A step's update (new values minus the ones both started from) is held to
 # TensorFlow's against how far TensorFlow's own update moves when only
 # rounding changes: OtherTensorFlow takes the same step with its matrix
-# products on another instruction set and its variables each moved by about
-# one unit in the last place. These random networks on random inputs are
+# products on another instruction set and its variables each moved by up to
+# four units in the last place. These random networks on random inputs are
 # chaotic (batch norm over 4 to 16 values, ReLUs that flip on rounding), and
 # steps are compared one at a time, each from minigraph's checkpoint of the
 # step before, so that differences do not compound. Seen on 2026-12-05:
@@ -90,9 +90,12 @@ GROSS = 1.0
 NEGLIGIBLE = 1e-5
 # The other TensorFlow: oneDNN's matrix products (TensorFlow's Eigen
 # contractions call them) limited to AVX (no FMA), and each variable multiplied
-# by 1 + u, u uniform in [-ULP, ULP).
+# by 1 + u, u uniform in [-ULP, ULP). Four units, not one: on an AVX2 host AVX
+# is one step from TensorFlow's own products, not two as on AVX-512, and with
+# one unit InceptionV3 (MG_SEED=7) had 21 of 379 variables "off" on an AMD
+# EPYC (2026-12-07) where the other seeds had at most 0.8%; with four, 1.1%.
 OTHER_ISA = "AVX"
-ULP = 2.0**-23
+ULP = 2.0**-21
 # The inference outputs: softmax probabilities through the whole network.
 OUT_RTOL, OUT_ATOL = 1e-4, 1e-6
 
@@ -222,7 +225,7 @@ class OtherTensorFlow:
 
 def steps_from(meta):
     """OtherTensorFlow's process: for each checkpoint prefix on stdin, one
-    step from its variables each moved by about one unit in the last place
+    step from its variables each moved by up to four units in the last place
     (the random ops' states carried from step to step), the variables it
     ends with written to <prefix>.other.npz, whose path goes to stdout."""
     graph = tf.Graph()
