@@ -16,6 +16,16 @@ InferenceContext::InferenceContext(const NodeDef* node, std::vector<DataType> in
       output_shapes_(num_outputs),
       graph_def_version_(graph_def_version) {}
 
+bool InferenceContext::ConstantInts(int i, std::vector<int64_t>* out) const {
+  const Tensor* t = input_tensors_[i];
+  if (t == nullptr || (t->dtype() != DT_INT32 && t->dtype() != DT_INT64)) return false;
+  out->clear();
+  for (int64_t k = 0; k < t->NumElements(); ++k) {
+    out->push_back(t->dtype() == DT_INT32 ? t->data<int32_t>()[k] : t->data<int64_t>()[k]);
+  }
+  return true;
+}
+
 absl::StatusOr<PartialShape> InferenceContext::WithRank(int i, int rank) const {
   const PartialShape& s = input_shapes_[i];
   if (!s.rank_known()) return PartialShape::UnknownOfRank(rank);

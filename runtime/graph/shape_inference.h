@@ -62,6 +62,10 @@ class InferenceContext {
     return value;
   }
 
+  // The values of input `i` when it is a constant int32 or int64 tensor
+  // (a scalar or a vector: block shapes, axes, perms); false otherwise.
+  bool ConstantInts(int i, std::vector<int64_t>* out) const;
+
   // Helpers for common shape functions.
   // Requires input `i` to have rank `rank` (if known); returns the merged shape.
   absl::StatusOr<PartialShape> WithRank(int i, int rank) const;

@@ -12,22 +12,6 @@ namespace minigraph {
 namespace ops_internal {
 namespace {
 
-// The int values of a constant 1-D (or scalar) int32/int64 input.
-bool ConstInts(const InferenceContext* c, int i, std::vector<int64_t>* out) {
-  const Tensor* t = c->input_tensor(i);
-  if (t == nullptr) return false;
-  out->clear();
-  if (t->dtype() == DT_INT32) {
-    for (int64_t k = 0; k < t->NumElements(); ++k) out->push_back(t->data<int32_t>()[k]);
-  } else if (t->dtype() == DT_INT64) {
-    for (int64_t k = 0; k < t->NumElements(); ++k) out->push_back(t->data<int64_t>()[k]);
-  } else {
-    return false;
-  }
-  return true;
-}
-
-
 // Shape functions of the slicing ops: exact when the inputs they need are
 // constants, else as much as the ranks tell.
 
@@ -38,7 +22,7 @@ PartialShape UnknownLike(const PartialShape& s) {
 absl::Status ExpandDimsShape(InferenceContext* c) {
   std::vector<int64_t> axis;
   const PartialShape& in = c->input(0);
-  if (!in.rank_known() || !ConstInts(c, 1, &axis) || axis.size() != 1) {
+  if (!in.rank_known() || !c->ConstantInts(1, &axis) || axis.size() != 1) {
     c->set_output(0, PartialShape());
     return absl::OkStatus();
   }
@@ -96,7 +80,7 @@ absl::Status SqueezeShape(InferenceContext* c) {
 absl::Status TransposeShape(InferenceContext* c) {
   const PartialShape& in = c->input(0);
   std::vector<int64_t> perm;
-  if (!ConstInts(c, 1, &perm)) {
+  if (!c->ConstantInts(1, &perm)) {
     c->set_output(0, UnknownLike(in));
     return absl::OkStatus();
   }
@@ -118,7 +102,7 @@ absl::Status TransposeShape(InferenceContext* c) {
 absl::Status SliceShape(InferenceContext* c) {
   const PartialShape& in = c->input(0);
   std::vector<int64_t> begin, size;
-  if (!in.rank_known() || !ConstInts(c, 1, &begin) || !ConstInts(c, 2, &size) ||
+  if (!in.rank_known() || !c->ConstantInts(1, &begin) || !c->ConstantInts(2, &size) ||
       static_cast<int>(begin.size()) != in.rank() || size.size() != begin.size()) {
     c->set_output(0, UnknownLike(in));
     return absl::OkStatus();
@@ -134,8 +118,8 @@ absl::Status SliceShape(InferenceContext* c) {
 absl::Status StridedSliceShape(InferenceContext* c) {
   const PartialShape& in = c->input(0);
   std::vector<int64_t> begin, end, strides;
-  if (!in.rank_known() || !ConstInts(c, 1, &begin) || !ConstInts(c, 2, &end) ||
-      !ConstInts(c, 3, &strides)) {
+  if (!in.rank_known() || !c->ConstantInts(1, &begin) || !c->ConstantInts(2, &end) ||
+      !c->ConstantInts(3, &strides)) {
     c->set_output(0, PartialShape());
     return absl::OkStatus();
   }
@@ -163,14 +147,14 @@ PartialShape OfLength(const PartialShape& shape) {
 // length (when known).
 absl::Status ShapeFromConstInput(InferenceContext* c, int i) {
   std::vector<int64_t> dims;
-  c->set_output(0, ConstInts(c, i, &dims) ? PartialShape(dims) : OfLength(c->input(i)));
+  c->set_output(0, c->ConstantInts(i, &dims) ? PartialShape(dims) : OfLength(c->input(i)));
   return absl::OkStatus();
 }
 
 absl::Status TileShape(InferenceContext* c) {
   const PartialShape& in = c->input(0);
   std::vector<int64_t> m;
-  if (!in.rank_known() || !ConstInts(c, 1, &m)) {
+  if (!in.rank_known() || !c->ConstantInts(1, &m)) {
     c->set_output(0, UnknownLike(in));
     return absl::OkStatus();
   }
@@ -187,7 +171,7 @@ absl::Status TileShape(InferenceContext* c) {
 absl::Status PadShape(InferenceContext* c) {
   const PartialShape& in = c->input(0);
   std::vector<int64_t> p;
-  if (!in.rank_known() || !ConstInts(c, 1, &p)) {
+  if (!in.rank_known() || !c->ConstantInts(1, &p)) {
     c->set_output(0, UnknownLike(in));
     return absl::OkStatus();
   }
@@ -208,8 +192,8 @@ absl::Status SplitShape(InferenceContext* c, bool v) {
   const PartialShape& in = c->input(v ? 0 : 1);
   const int n = c->num_outputs();
   std::vector<int64_t> axis, sizes;
-  const bool known = in.rank_known() && ConstInts(c, v ? 2 : 0, &axis) && axis.size() == 1 &&
-                     (!v || ConstInts(c, 1, &sizes));
+  const bool known = in.rank_known() && c->ConstantInts(v ? 2 : 0, &axis) && axis.size() == 1 &&
+                     (!v || c->ConstantInts(1, &sizes));
   if (!known) {
     for (int i = 0; i < n; ++i) c->set_output(i, UnknownLike(in));
     return absl::OkStatus();
@@ -277,7 +261,7 @@ absl::Status OneHotShape(InferenceContext* c) {
   std::vector<int64_t> depth;
   std::vector<int64_t> dims = in.dims();
   dims.insert(dims.begin() + (axis == -1 ? in.rank() : axis),
-              ConstInts(c, 1, &depth) && depth.size() == 1 ? depth[0] : -1);
+              c->ConstantInts(1, &depth) && depth.size() == 1 ? depth[0] : -1);
   c->set_output(0, PartialShape(dims));
   return absl::OkStatus();
 }
@@ -347,7 +331,7 @@ absl::Status PlaceholderWithDefaultShape(InferenceContext* c) {
 
 absl::Status FillShape(InferenceContext* c) {
   std::vector<int64_t> dims;
-  if (ConstInts(c, 0, &dims)) {
+  if (c->ConstantInts(0, &dims)) {
     for (int64_t d : dims) {
       if (d < 0) return c->Error(absl::StrCat("Fill dims must be >= 0, got ", d));
     }
@@ -362,7 +346,7 @@ absl::Status BroadcastToShape(InferenceContext* c) {
   std::vector<int64_t> dims;
   // Without a constant `shape`, the rank is its length. (Input 0 is the
   // value broadcast, not a shape: its values say nothing of the output's.)
-  if (!ConstInts(c, 1, &dims)) return ShapeFromConstInput(c, 1);
+  if (!c->ConstantInts(1, &dims)) return ShapeFromConstInput(c, 1);
   auto b = PartialShape::Broadcast(c->input(0), PartialShape(dims));
   if (!b.ok() || (c->input(0).rank_known() && c->input(0).rank() > static_cast<int>(dims.size()))) {
     return c->Error(absl::StrCat("cannot broadcast ", c->input(0).DebugString(), " to ",
@@ -420,7 +404,7 @@ absl::Status DynamicStitchShape(InferenceContext* c) {
       inner = *merged;
     }
     std::vector<int64_t> values;
-    if (ConstInts(c, i, &values)) {
+    if (c->ConstantInts(i, &values)) {
       for (int64_t v : values) max_index = std::max(max_index, v);
     } else {
       all_const = false;
@@ -444,7 +428,7 @@ absl::Status ShapeShape(InferenceContext* c) {
 
 absl::Status ReshapeShape(InferenceContext* c) {
   std::vector<int64_t> dims;
-  if (!ConstInts(c, 1, &dims)) {
+  if (!c->ConstantInts(1, &dims)) {
     c->set_output(0, OfLength(c->input(1)));
     return absl::OkStatus();
   }
@@ -517,7 +501,7 @@ absl::Status ConcatShapeImpl(InferenceContext* c, int axis_input, int first, int
       merged = PartialShape::UnknownOfRank(c->input(i).rank());
     }
   }
-  if (!ConstInts(c, axis_input, &axis_v) || axis_v.size() != 1 || !merged.rank_known()) {
+  if (!c->ConstantInts(axis_input, &axis_v) || axis_v.size() != 1 || !merged.rank_known()) {
     c->set_output(0, merged);
     return absl::OkStatus();
   }
@@ -589,7 +573,7 @@ absl::Status UnsortedSegmentShape(InferenceContext* c) {
                                  " has more dims than data of shape ", data.DebugString()));
   }
   std::vector<int64_t> num;
-  std::vector<int64_t> dims = {ConstInts(c, 2, &num) && num.size() == 1 ? num[0] : -1};
+  std::vector<int64_t> dims = {c->ConstantInts(2, &num) && num.size() == 1 ? num[0] : -1};
   dims.insert(dims.end(), data.dims().begin() + ids.rank(), data.dims().end());
   c->set_output(0, PartialShape(dims));
   return absl::OkStatus();
@@ -789,7 +773,7 @@ void RegisterShapeOps(OpRegistry* r) {
 
 absl::Status GatherV2Shape(InferenceContext* c) {
   std::vector<int64_t> axis;
-  if (!ConstInts(c, 2, &axis) || axis.size() != 1) {
+  if (!c->ConstantInts(2, &axis) || axis.size() != 1) {
     c->set_output(0, PartialShape());
     return absl::OkStatus();
   }

@@ -17,17 +17,6 @@ namespace minigraph {
 namespace ops_internal {
 namespace {
 
-// The values of constant int32/int64 input `i`, or false.
-bool ConstantInts(const InferenceContext* c, int i, std::vector<int64_t>* out) {
-  const Tensor* t = c->input_tensor(i);
-  if (t == nullptr || (t->dtype() != DT_INT32 && t->dtype() != DT_INT64)) return false;
-  out->clear();
-  for (int64_t k = 0; k < t->NumElements(); ++k) {
-    out->push_back(t->dtype() == DT_INT32 ? t->data<int32_t>()[k] : t->data<int64_t>()[k]);
-  }
-  return true;
-}
-
 // SpaceToBatchND (`to_batch`) and BatchToSpaceND: input [batch, spatial (M
 // dimensions), rest], block_shape [M], paddings or crops [M, 2]. Exact when
 // both are constants; otherwise the rank, and the rest's dimensions.
@@ -35,7 +24,7 @@ absl::Status SpaceBatchShape(InferenceContext* c, bool to_batch) {
   const PartialShape& in = c->input(0);
   const PartialShape& block_in = c->input(1);
   std::vector<int64_t> block, pads;
-  const bool known = ConstantInts(c, 1, &block) && ConstantInts(c, 2, &pads);
+  const bool known = c->ConstantInts(1, &block) && c->ConstantInts(2, &pads);
   const int64_t m = known ? static_cast<int64_t>(block.size())
                           : (block_in.rank() == 1 ? block_in.dim(0) : -1);
   if (!in.rank_known()) {
