@@ -240,6 +240,10 @@ TEST(NnShapes, SpaceBatchAndDepth) {
   INFER_ERROR("evenly divisible by 2 but is 5", s2d, "[2,5,6,3]");
   s2d.Attr("data_format", "NCHW");
   INFER_OK(s2d, "[2,3,4,6]", "[2,12,2,3]");
+  // A hostile graph's sizes overflow: an error, not undefined arithmetic.
+  ShapeTestOp huge = Float("SpaceToBatchND");
+  huge.Input(1, Ints({1 << 30, 1 << 30})).Input(2, Ints({0, 0, 0, 0}, {2, 2}));
+  INFER_ERROR("overflows", huge, "[1099511627776,1073741824,1073741824,3];?;?");
 }
 
 TEST(NnShapes, Conv3D) {

@@ -17,6 +17,15 @@ namespace minigraph {
 namespace ops_internal {
 namespace {
 
+// a * b, or InvalidArgument when a hostile graph's sizes overflow int64.
+absl::StatusOr<int64_t> Times(InferenceContext* c, int64_t a, int64_t b) {
+  int64_t out = 0;
+  if (__builtin_mul_overflow(a, b, &out)) {
+    return c->Error(absl::StrCat("shape too large: ", a, " * ", b, " overflows"));
+  }
+  return out;
+}
+
 // SpaceToBatchND (`to_batch`) and BatchToSpaceND: input [batch, spatial (M
 // dimensions), rest], block_shape [M], paddings or crops [M, 2]. Exact when
 // both are constants; otherwise the rank, and the rest's dimensions.
@@ -52,18 +61,23 @@ absl::Status SpaceBatchShape(InferenceContext* c, bool to_batch) {
     if (pads[2 * i] < 0 || pads[2 * i + 1] < 0) {
       return c->Error(absl::StrCat(to_batch ? "paddings" : "crops", " must be non-negative"));
     }
-    product *= block[i];
+    MG_ASSIGN_OR_RETURN(product, Times(c, product, block[i]));
     const int64_t d = in.dim(i + 1);
     if (d < 0) continue;
     if (to_batch) {
-      const int64_t padded = d + pads[2 * i] + pads[2 * i + 1];
+      int64_t padded = 0;
+      if (__builtin_add_overflow(d, pads[2 * i], &padded) ||
+          __builtin_add_overflow(padded, pads[2 * i + 1], &padded)) {
+        return c->Error("paddings too large: the padded size overflows");
+      }
       if (padded % block[i] != 0) {
         return c->Error(absl::StrCat("Dimension size must be evenly divisible by ", block[i],
                                      " but is ", padded));
       }
       dims[i + 1] = padded / block[i];
     } else {
-      dims[i + 1] = d * block[i] - pads[2 * i] - pads[2 * i + 1];
+      MG_ASSIGN_OR_RETURN(int64_t whole, Times(c, d, block[i]));
+      dims[i + 1] = whole - pads[2 * i] - pads[2 * i + 1];
       if (dims[i + 1] < 0) return c->Error("crops are larger than the cropped dimension");
     }
   }
@@ -73,7 +87,11 @@ absl::Status SpaceBatchShape(InferenceContext* c, bool to_batch) {
       return c->Error(absl::StrCat("input batch ", batch,
                                    " must be divisible by the product of block_shape, ", product));
     }
-    dims[0] = to_batch ? batch * product : batch / product;
+    if (to_batch) {
+      MG_ASSIGN_OR_RETURN(dims[0], Times(c, batch, product));
+    } else {
+      dims[0] = batch / product;
+    }
   }
   c->set_output(0, PartialShape(dims));
   return absl::OkStatus();
@@ -83,6 +101,7 @@ absl::Status SpaceBatchShape(InferenceContext* c, bool to_batch) {
 absl::Status SpaceDepthShape(InferenceContext* c, bool to_depth) {
   MG_ASSIGN_OR_RETURN(PartialShape in, c->WithRank(0, 4));
   MG_ASSIGN_OR_RETURN(int64_t b, c->GetAttr<int64_t>("block_size"));
+  MG_ASSIGN_OR_RETURN(const int64_t bb, Times(c, b, b));
   MG_ASSIGN_OR_RETURN(std::string format, c->GetAttr<std::string>("data_format"));
   if (format != "NHWC" && format != "NCHW") {  // NCHW_VECT_C: a GPU's int8 layout
     c->set_output(0, PartialShape::UnknownOfRank(4));
@@ -97,14 +116,22 @@ absl::Status SpaceDepthShape(InferenceContext* c, bool to_depth) {
       return c->Error(absl::StrCat("Dimension size must be evenly divisible by ", b, " but is ",
                                    dims[d]));
     }
-    dims[d] = to_depth ? dims[d] / b : dims[d] * b;
+    if (to_depth) {
+      dims[d] /= b;
+    } else {
+      MG_ASSIGN_OR_RETURN(dims[d], Times(c, dims[d], b));
+    }
   }
   if (dims[depth] >= 0) {
-    if (!to_depth && dims[depth] % (b * b) != 0) {
-      return c->Error(absl::StrCat("Dimension size must be evenly divisible by ", b * b,
+    if (!to_depth && dims[depth] % bb != 0) {
+      return c->Error(absl::StrCat("Dimension size must be evenly divisible by ", bb,
                                    " but is ", dims[depth]));
     }
-    dims[depth] = to_depth ? dims[depth] * b * b : dims[depth] / (b * b);
+    if (to_depth) {
+      MG_ASSIGN_OR_RETURN(dims[depth], Times(c, dims[depth], bb));
+    } else {
+      dims[depth] /= bb;
+    }
   }
   c->set_output(0, PartialShape(dims));
   return absl::OkStatus();
