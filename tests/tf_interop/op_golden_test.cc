@@ -19,7 +19,9 @@
 #include "absl/strings/str_split.h"
 #include "core/env.h"
 #include "gtest/gtest.h"
+#include "gmock/gmock.h"
 #include "tests/tf_interop/op_case.h"
+#include "tests/tf_interop/tensor_records.h"
 
 namespace minigraph {
 namespace {
@@ -45,6 +47,41 @@ std::vector<OpCase> GoldenCases() {
     for (OpCase& c : *read) cases.push_back(std::move(c));
   }
   return cases;
+}
+
+TEST(OpGolden, ABadGoldenFileIsAnErrorNamingItAndTheRecord) {
+  const std::string path = std::string(std::getenv("TEST_TMPDIR")) + "/bad.records";
+  std::string records;
+  AppendTensorRecord("Abs.case|tol|0", Tensor::Vector<double>({1e-5}), &records);  // 1 value
+  ASSERT_TRUE(WriteStringToFile(Env::Default(), path, records).ok());
+  absl::StatusOr<std::vector<OpCase>> read = ReadOpCases(path);
+  EXPECT_EQ(read.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(read.status().message()),
+              ::testing::AllOf(::testing::HasSubstr(path),
+                               ::testing::HasSubstr("bad record \"Abs.case|tol|0\"")));
+  records.clear();
+  AppendTensorRecord("no_separator", Tensor::Scalar<int32_t>(1), &records);
+  ASSERT_TRUE(WriteStringToFile(Env::Default(), path, records).ok());
+  EXPECT_THAT(std::string(ReadOpCases(path).status().message()),
+              ::testing::HasSubstr("bad key \"no_separator\""));
+  // Cut short: the records' reader says where.
+  AppendTensorRecord("x|fetch", Tensor::Vector<std::string>({"a:0"}), &records);
+  ASSERT_TRUE(
+      WriteStringToFile(Env::Default(), path, records.substr(0, records.size() - 3)).ok());
+  EXPECT_FALSE(ReadOpCases(path).ok());
+}
+
+// What TensorFlow gave is compared as numpy's allclose does, and a
+// difference names the first element.
+TEST(OpGolden, ComparesWithinTolerance) {
+  const Tensor want = Tensor::Vector<float>({1.0f, NAN, 3.0f});
+  EXPECT_EQ(CompareToWant(want, Tensor::Vector<float>({1.00001f, NAN, 3.0f}), 1e-4, 0), "");
+  EXPECT_THAT(CompareToWant(want, Tensor::Vector<float>({1.0f, 2.0f, 3.0f}), 1e-4, 0),
+              ::testing::HasSubstr("1 of 3 differ, e.g. at 1"));
+  EXPECT_THAT(CompareToWant(want, Tensor::Vector<double>({1.0, 2.0, 3.0}), 1e-4, 0),
+              ::testing::HasSubstr("where TensorFlow has float"));
+  EXPECT_EQ(CompareToWant(Tensor::Vector<int32_t>({5}), Tensor::Vector<int32_t>({6}), 0, 1), "");
+  EXPECT_NE(CompareToWant(Tensor::Vector<int32_t>({5}), Tensor::Vector<int32_t>({7}), 0, 1), "");
 }
 
 TEST(OpGolden, EveryCaseGivesTensorFlowsResult) {
