@@ -215,12 +215,15 @@ def _cc_pch_impl(ctx):
     chain = depset([out], transitive = [base.chain] if chained else [], order = "preorder")
     return [
         DefaultInfo(files = depset([out])),
-        # Listed as headers, the chain of PCHs, the stamp and the overlay
-        # that finds them become inputs of every compile that depends on
-        # this target. The libraries in `deps` are not passed on: a consumer
+        # Listed as headers, the chain of PCHs, the stamp, the overlay that
+        # finds them and UBSan's ignorelist (.bazelrc's asan configuration)
+        # become inputs of every compile that depends on this target. The libraries in `deps` are not passed on: a consumer
         # links what it depends on itself.
         CcInfo(compilation_context = cc_common.create_compilation_context(
-            headers = depset(ctx.files._overlay + [stamp], transitive = [chain]),
+            headers = depset(
+                ctx.files._overlay + ctx.files._ubsan_ignorelist + [stamp],
+                transitive = [chain],
+            ),
         )),
         PchInfo(
             hdrs = hdrs,
@@ -258,6 +261,10 @@ cc_pch = rule(
         ),
         "_overlay": attr.label(
             default = "//tools/build:mg_root.yaml",
+            allow_single_file = True,
+        ),
+        "_ubsan_ignorelist": attr.label(
+            default = "//tools/build:ubsan_ignorelist.txt",
             allow_single_file = True,
         ),
         "_cc_toolchain": attr.label(
