@@ -165,9 +165,13 @@ def write_cases(path, cases, grads=True):
 def run_cases(path, out):
     p = subprocess.run([interop.binary("op_runner"), path, out], capture_output=True, text=True)
     if p.returncode != 0:
-        last = p.stderr.strip().splitlines()[-1:] or ["?"]
-        raise AssertionError(f"op_runner exited {p.returncode} (in case {last[0]}):\n"
-                             f"{p.stderr[-2000:]}")
+        # The case that was running, and what the runner (or a sanitizer) said after it
+        # began: the report's first lines name the fault and where it is.
+        lines = p.stderr.splitlines()
+        starts = [i for i, line in enumerate(lines) if line.startswith("case: ")]
+        case = lines[starts[-1]][len("case: "):] if starts else "?"
+        after = "\n".join(lines[starts[-1] + 1 if starts else 0:])
+        raise AssertionError(f"op_runner exited {p.returncode} in case {case}:\n{after[:4000]}")
     results = collections.defaultdict(dict)
     for key, value in interop.read_records(out).items():
         name, kind, *rest = key.split("|")

@@ -6,8 +6,8 @@
 // IN is a tensor file of cases (op_case.h).
 // OUT gets, for each case, "<case>|out|<i>" for each fetched tensor, or
 // "<case>|error": a vector of two strings, the status code's number and its
-// message. Each case's name goes to stderr before it runs, so that a crash
-// names the case. Exit 0, or 1 with the error on stderr when IN is bad.
+// message. Each case's name goes to stderr ("case: NAME") before it runs, so
+// that a crash names the case. Exit 0, or 1 with the error on stderr when IN is bad.
 
 #include <cstdio>
 #include <string>
@@ -26,7 +26,7 @@ absl::Status Main(const std::string& in, const std::string& out_path) {
   MG_ASSIGN_OR_RETURN(std::vector<OpCase> cases, ReadOpCases(in));
   std::string records;
   for (const OpCase& c : cases) {
-    std::fprintf(stderr, "%s\n", c.name.c_str());
+    std::fprintf(stderr, "case: %s\n", c.name.c_str());
     std::fflush(stderr);
     std::vector<Tensor> out;
     if (absl::Status s = RunOpCase(c, &out); !s.ok()) {
