@@ -11,39 +11,12 @@
 #include "checkpoint/checkpoint_state.h"
 #include "core/path.h"
 #include "core/status_macros.h"
-#include "core/text_proto.h"
 #include "runtime/graph/node_def_util.h"
+#include "session/graph_files.h"
 #include "session/saver.h"
 
 namespace minigraph {
 namespace {
-
-std::string TagSet(const google::protobuf::RepeatedPtrField<std::string>& tags) {
-  return absl::StrCat("{ ", absl::StrJoin(tags, " "), " }");
-}
-
-absl::StatusOr<SavedModel> ReadSavedModel(Env* env, const std::string& dir) {
-  SavedModel model;
-  const std::string pb = JoinPath(dir, "saved_model.pb");
-  if (env->FileExists(pb).ok()) {
-    MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(env, pb));
-    if (!model.ParseFromString(bytes)) {
-      return absl::DataLossError(absl::StrCat(pb, " is not a SavedModel"));
-    }
-    return model;
-  }
-  const std::string pbtxt = JoinPath(dir, "saved_model.pbtxt");
-  if (env->FileExists(pbtxt).ok()) {
-    MG_ASSIGN_OR_RETURN(std::string text, ReadFileToString(env, pbtxt));
-    if (absl::Status parsed = ParseTextProto(text, &model); !parsed.ok()) {
-      return absl::DataLossError(
-          absl::StrCat(pbtxt, " is not a SavedModel (", parsed.message(), ")"));
-    }
-    return model;
-  }
-  return absl::NotFoundError(absl::StrCat("SavedModel not found in export directory: ", dir,
-                                          " (no saved_model.pb or saved_model.pbtxt)"));
-}
 
 // The init op and what it is fed: TensorFlow 2's __saved_model_init_op
 // signature, else TensorFlow 1's main_op or legacy_init_op collection; the
@@ -195,20 +168,9 @@ absl::StatusOr<SavedModelBundle> LoadSavedModel(const SessionOptions& options,
                                                 const std::set<std::string>& tags) {
   Env* env = options.env != nullptr ? options.env : Env::Default();
   MG_ASSIGN_OR_RETURN(SavedModel model, ReadSavedModel(env, export_dir));
-  const MetaGraphDef* meta = nullptr;
-  std::vector<std::string> available;
-  for (const MetaGraphDef& m : model.meta_graphs()) {
-    const auto& t = m.meta_info_def().tags();
-    if (std::set<std::string>(t.begin(), t.end()) == tags) meta = &m;
-    available.push_back(TagSet(t));
-  }
-  if (meta == nullptr) {
-    return absl::NotFoundError(absl::StrCat(
-        "Could not find meta graph def matching supplied tags: { ", absl::StrJoin(tags, " "),
-        " }. The SavedModel in ", export_dir, " has: ", absl::StrJoin(available, ", ")));
-  }
   SavedModelBundle bundle;
-  bundle.meta_graph = *meta;
+  MG_ASSIGN_OR_RETURN(bundle.meta_graph, FindMetaGraph(model, tags, export_dir));
+  const MetaGraphDef* meta = &bundle.meta_graph;
   MG_ASSIGN_OR_RETURN(bundle.session, NewSession(options));
   MG_RETURN_IF_ERROR(bundle.session->Create(meta->graph_def()));
   const std::string variables = JoinPath(JoinPath(export_dir, "variables"), "variables");

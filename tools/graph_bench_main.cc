@@ -29,9 +29,9 @@
 #include "core/env.h"
 #include "core/proto/step_stats.pb.h"
 #include "core/status_macros.h"
+#include "session/graph_files.h"
 #include "session/session.h"
 #include "tools/flag_checks.h"
-#include "tools/graph_files.h"
 
 ABSL_FLAG(std::string, graph, "", "A MetaGraphDef (.meta) holding the pipeline");
 ABSL_FLAG(std::string, init, "make", "The op that (re)starts the iterator");
@@ -127,7 +127,7 @@ absl::Status Run() {
   const std::string path = absl::GetFlag(FLAGS_graph);
   const int reps = absl::GetFlag(FLAGS_reps);
   const int threads = absl::GetFlag(FLAGS_intra_op_threads);
-  MG_ASSIGN_OR_RETURN(GraphFile file, LoadGraphFile(path));
+  MG_ASSIGN_OR_RETURN(GraphFile file, LoadGraphFile(Env::Default(), path));
   SessionOptions options;
   options.intra_op_threads = threads;
   options.inter_op_threads = 1;

@@ -35,8 +35,9 @@
 #include "core/proto/meta_graph.pb.h"
 #include "core/status_macros.h"
 #include "google/protobuf/text_format.h"
+#include "session/graph_files.h"
 #include "tools/flag_checks.h"
-#include "tools/graph_files.h"
+#include "tools/graph_variables.h"
 
 ABSL_FLAG(std::string, prefix, "",
           "Checkpoint prefix P (files P.index and P.data-*): list its tensors as "
@@ -126,7 +127,7 @@ int PrintTensor(const std::string& prefix, const std::string& key) {
 }
 
 int Diff(const std::string& prefix, const std::string& graph_path) {
-  auto file = LoadGraphFile(graph_path);
+  auto file = LoadGraphFile(Env::Default(), graph_path);
   if (!file.ok()) return Fail(file.status());
   auto reader = BundleReader::Open(Env::Default(), prefix);
   if (!reader.ok()) return Fail(reader.status());

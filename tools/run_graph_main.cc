@@ -47,11 +47,12 @@
 #include "runtime/engine/kernel_registry.h"
 #include "runtime/graph/function.h"
 #include "runtime/graph/ops/standard_ops.h"
+#include "session/graph_files.h"
 #include "session/saved_model.h"
 #include "session/saver.h"
 #include "session/session.h"
 #include "tools/flag_checks.h"
-#include "tools/graph_files.h"
+#include "tools/graph_variables.h"
 #include "tools/npy.h"
 
 ABSL_FLAG(std::string, checkpoint, "",
@@ -496,7 +497,7 @@ int Run(const std::string& path) {
     }
     return RunSignature(path, sig);
   }
-  absl::StatusOr<GraphFile> file = LoadGraphFile(path);
+  absl::StatusOr<GraphFile> file = LoadGraphFile(Env::Default(), path);
   if (!file.ok()) return Fail(file.status());
   const std::vector<std::string> fetches = absl::GetFlag(FLAGS_fetch);
   const std::string restore = file->saver ? file->saver->restore_op_name() : "";

@@ -64,7 +64,6 @@
 #include "core/logging.h"
 #include "core/path.h"
 #include "core/status_macros.h"
-#include "core/text_proto.h"
 #include "runtime/cc/import_graph.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/optimizers.h"
@@ -73,6 +72,7 @@
 #include "session/distributed/cluster.h"
 #include "session/distributed/server.h"
 #include "session/basic_session_run_hooks.h"
+#include "session/graph_files.h"
 #include "session/init_from_checkpoint.h"
 #include "session/monitored_session.h"
 #include "session/saver.h"
@@ -470,39 +470,6 @@ absl::Status PlaceImported(const DeviceFunction& device_fn, const std::string& o
   return absl::OkStatus();
 }
 
-// A MetaGraphDef file, binary or text.
-absl::StatusOr<MetaGraphDef> ReadMetaGraph(Env* env, const std::string& path) {
-  MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(env, path));
-  MetaGraphDef meta;
-  if (meta.ParseFromString(bytes)) return meta;
-  if (absl::Status parsed = ParseTextProto(bytes, &meta); !parsed.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--graph=", path, " is not a MetaGraphDef (binary, or text: ", parsed.message(), ")"));
-  }
-  return meta;
-}
-
-// The meta graph of a SavedModel directory tagged "train" (TensorFlow's
-// tag_constants.TRAINING, as Estimator exports it for training).
-absl::StatusOr<MetaGraphDef> TrainingGraphOfSavedModel(Env* env, const std::string& dir) {
-  const std::string pb = JoinPath(dir, "saved_model.pb");
-  MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(env, pb));
-  SavedModel model;
-  if (!model.ParseFromString(bytes)) {
-    return absl::InvalidArgumentError(absl::StrCat("--graph=", dir, ": ", pb,
-                                                   " is not a SavedModel"));
-  }
-  std::vector<std::string> tag_sets;
-  for (MetaGraphDef& meta : *model.mutable_meta_graphs()) {
-    const auto& tags = meta.meta_info_def().tags();
-    if (std::find(tags.begin(), tags.end(), "train") != tags.end()) return std::move(meta);
-    tag_sets.push_back(absl::StrCat("{", absl::StrJoin(tags, ", "), "}"));
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--graph=", dir, ": the SavedModel has no meta graph tagged \"train\" to train (it has ",
-      tag_sets.empty() ? "none" : absl::StrJoin(tag_sets, " "), ")"));
-}
-
 // The imported graph's global step: TensorFlow's collection holds its
 // VariableDef; else FindGlobalStepTensor's search. InvalidArgument naming
 // `path` when it has none.
@@ -581,14 +548,19 @@ absl::Status SetUpInput(const Scope& root, const std::string& path, Env* env, Mo
 absl::Status BuildFromGraph(Model* m, const DeviceFunction& device_fn,
                             const std::string& own_task, Env* env) {
   const std::string path = absl::GetFlag(FLAGS_graph);
-  MetaGraphDef meta;
+  absl::StatusOr<MetaGraphDef> read;
   if (env->IsDirectory(path).value_or(false)) {
-    MG_ASSIGN_OR_RETURN(meta, TrainingGraphOfSavedModel(env, path));
+    // A SavedModel's meta graph tagged "train" (TensorFlow's
+    // tag_constants.TRAINING, as Estimator exports it for training).
+    absl::StatusOr<SavedModel> model = ReadSavedModel(env, path);
+    read = model.ok() ? FindMetaGraph(*model, {"train"}, path) : model.status();
     const std::string variables = JoinPath(path, "variables/variables");
     if (env->FileExists(variables + ".index").ok()) m->start_from = variables;
   } else {
-    MG_ASSIGN_OR_RETURN(meta, ReadMetaGraph(env, path));
+    read = ReadMetaGraphFile(env, path);
   }
+  MG_RETURN_WITH_CONTEXT_IF_ERROR(read.status(), "--graph=", path);
+  MetaGraphDef meta = *std::move(read);
   if (meta.graph_def().node_size() == 0) {
     return absl::InvalidArgumentError(absl::StrCat("--graph=", path, " holds no graph"));
   }

@@ -20,10 +20,10 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
-#include "absl/strings/str_cat.h"
 #include "core/env.h"
 #include "core/proto/meta_graph.pb.h"
 #include "core/status_macros.h"
+#include "session/graph_files.h"
 #include "session/saved_model.h"
 #include "session/saver.h"
 #include "session/session.h"
@@ -44,12 +44,8 @@ namespace minigraph {
 namespace {
 
 absl::Status RunMetaGraph(const std::map<std::string, Tensor>& given, std::string* records) {
-  MetaGraphDef meta;
-  MG_ASSIGN_OR_RETURN(std::string bytes,
-                      ReadFileToString(Env::Default(), absl::GetFlag(FLAGS_graph)));
-  if (!meta.ParseFromString(bytes)) {
-    return absl::DataLossError(absl::StrCat(absl::GetFlag(FLAGS_graph), " is not a MetaGraphDef"));
-  }
+  MG_ASSIGN_OR_RETURN(MetaGraphDef meta,
+                      ReadMetaGraphFile(Env::Default(), absl::GetFlag(FLAGS_graph)));
   MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, NewSession(SessionOptions()));
   MG_RETURN_IF_ERROR(session->Create(meta.graph_def()));
   if (!absl::GetFlag(FLAGS_checkpoint).empty()) {

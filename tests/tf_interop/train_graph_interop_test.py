@@ -168,7 +168,8 @@ class TrainGraphTest(unittest.TestCase):
             builder.save()
         p = subprocess.run([interop.binary("train"), f"--graph={serving}", f"--input={self.data}",
                             f"--logdir={logdir}_serving"], capture_output=True, text=True)
-        self.assertIn('has no meta graph tagged "train" to train (it has {serve})', p.stderr)
+        self.assertIn(f"--graph={serving}: Could not find meta graph def matching supplied tags: "
+                      f"{{ train }}. The SavedModel in {serving} has: {{ serve }}", p.stderr)
 
     def test_bad_graphs_and_flags_name_what_is_wrong(self):
         logdir = os.path.join(self.tmp, "bad")

@@ -1,68 +1,12 @@
-#include "tools/graph_files.h"
+#include "tools/graph_variables.h"
 
 #include <map>
 #include <set>
 
-#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
-#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
-#include "core/env.h"
-#include "core/path.h"
-#include "core/proto/meta_graph.pb.h"
-#include "core/status_macros.h"
-#include "core/text_proto.h"
 
 namespace minigraph {
-
-absl::StatusOr<GraphFile> LoadGraphFile(const std::string& path) {
-  Env* env = Env::Default();
-  GraphFile out;
-  if (env->IsDirectory(path).value_or(false)) {
-    const std::string pb = JoinPath(path, "saved_model.pb");
-    MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(env, pb));
-    SavedModel model;
-    if (!model.ParseFromString(bytes) || model.meta_graphs_size() == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(pb, " is not a SavedModel"));
-    }
-    // The serving graph, else the first.
-    const MetaGraphDef* meta = &model.meta_graphs(0);
-    for (const MetaGraphDef& m : model.meta_graphs()) {
-      for (const std::string& tag : m.meta_info_def().tags()) {
-        if (tag == "serve") meta = &m;
-      }
-    }
-    out.graph = meta->graph_def();
-    if (meta->has_saver_def()) out.saver = meta->saver_def();
-    out.default_checkpoint = JoinPath(JoinPath(path, "variables"), "variables");
-    return out;
-  }
-  MG_ASSIGN_OR_RETURN(std::string bytes, ReadFileToString(env, path));
-  bool parsed = false;
-  std::string text_error;  // the text parser's complaint, for a .pbtxt
-  if (absl::EndsWith(path, ".meta")) {
-    MetaGraphDef meta;
-    parsed = meta.ParseFromString(bytes);
-    out.graph = meta.graph_def();
-    if (meta.has_saver_def()) out.saver = meta.saver_def();
-    out.default_checkpoint = path.substr(0, path.size() - 5);
-  } else if (absl::EndsWith(path, ".pbtxt") || absl::EndsWith(path, ".txt")) {
-    absl::Status text = ParseTextProto(bytes, &out.graph);
-    parsed = text.ok();
-    if (!parsed) text_error = absl::StrCat(" (as text: ", text.message(), ")");
-  } else {
-    parsed = out.graph.ParseFromString(bytes) || ParseTextProto(bytes, &out.graph).ok();
-  }
-  if (!parsed) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path,
-        " is not a graph: neither a MetaGraphDef (.meta) nor a GraphDef (binary, or text "
-        "in .pbtxt), nor a SavedModel directory",
-        text_error));
-  }
-  return out;
-}
-
 namespace {
 
 // What the SaveV2 nodes among `nodes` write, when their names and slices
