@@ -68,15 +68,6 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterUnicodeKernels(r);
   kernels_internal::RegisterSerializationKernels(r);
   kernels_internal::RegisterProtoKernels(r);
-  kernels_internal::RegisterImageCodecKernels(r);
-  kernels_internal::RegisterImageResizeKernels(r);
-  kernels_internal::RegisterImageTransformKernels(r);
-  kernels_internal::RegisterCropAndResizeKernels(r);
-  kernels_internal::RegisterNonMaxSuppressionKernels(r);
-  kernels_internal::RegisterSampleDistortedBoxKernels(r);
-  kernels_internal::RegisterGlimpseKernels(r);
-  kernels_internal::RegisterDrawBoxesKernels(r);
-  kernels_internal::RegisterImageColorKernels(r);
   kernels_internal::RegisterExampleParsingKernels(r);
   kernels_internal::RegisterSequenceExampleParsingKernels(r);
   kernels_internal::RegisterRaggedKernels(r);
@@ -89,6 +80,17 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterListKernels(r);
   kernels_internal::RegisterOptionalKernels(r);
   kernels_internal::RegisterTensorArrayKernels(r);
+#ifndef MG_UNTHREADED_KERNEL_FAMILIES_LEFT_OUT
+  // Left out of ThreadSanitizer's build (see BUILD).
+  kernels_internal::RegisterImageCodecKernels(r);
+  kernels_internal::RegisterImageResizeKernels(r);
+  kernels_internal::RegisterImageTransformKernels(r);
+  kernels_internal::RegisterCropAndResizeKernels(r);
+  kernels_internal::RegisterNonMaxSuppressionKernels(r);
+  kernels_internal::RegisterSampleDistortedBoxKernels(r);
+  kernels_internal::RegisterGlimpseKernels(r);
+  kernels_internal::RegisterDrawBoxesKernels(r);
+  kernels_internal::RegisterImageColorKernels(r);
   kernels_internal::RegisterMatrixBandPartKernels(r);
   kernels_internal::RegisterMatrixDiagKernels(r);
   kernels_internal::RegisterLuKernels(r);
@@ -100,9 +102,10 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterMatrixLogarithmKernels(r);
   kernels_internal::RegisterEinsumKernels(r);
   kernels_internal::RegisterCrossKernels(r);
-  kernels_internal::RegisterFftKernels(r);
   kernels_internal::RegisterTriangularKernels(r);
   kernels_internal::RegisterTridiagonalKernels(r);
+  kernels_internal::RegisterFftKernels(r);
+#endif
 }
 
 namespace {
