@@ -217,8 +217,9 @@ def _cc_pch_impl(ctx):
         DefaultInfo(files = depset([out])),
         # Listed as headers, the chain of PCHs, the stamp, the overlay that
         # finds them and UBSan's ignorelist (.bazelrc's asan configuration)
-        # become inputs of every compile that depends on this target. The libraries in `deps` are not passed on: a consumer
-        # links what it depends on itself.
+        # become inputs of every compile that depends on this target. The
+        # libraries in `deps` are not passed on: a consumer links what it
+        # depends on itself.
         CcInfo(compilation_context = cc_common.create_compilation_context(
             headers = depset(
                 ctx.files._overlay + ctx.files._ubsan_ignorelist + [stamp],
