@@ -8,10 +8,11 @@
 #
 #   tools/fuzz.sh [--runs=N] [--jobs=J] [--max_len=BYTES] [SECONDS_EACH] [FUZZER...]
 #
-# Each fuzzer runs for SECONDS_EACH (default 30) or, with --runs, until it
-# has executed N inputs, whichever comes first (a campaign: --runs=10000000
-# 86400). --jobs runs each fuzzer as J processes at once (libFuzzer's -jobs,
-# one per core), sharing one corpus; --runs is then their total and
+# Each fuzzer runs for SECONDS_EACH (default 30; as many fuzzers at once as
+# there are cores) or, with --runs, until it has executed N inputs, whichever
+# comes first (a campaign: --runs=10000000 86400). --jobs runs each fuzzer,
+# one after the other, as J processes at once (libFuzzer's -jobs, one per
+# core), sharing one corpus; --runs is then their total and
 # SECONDS_EACH bounds each process. --max_len caps the inputs the campaign
 # makes (libFuzzer's -max_len): the checkpoint reader reaches the same code
 # with 16 KB inputs as with the ~1 MB TensorFlow checkpoints among its seeds,
@@ -97,8 +98,10 @@ opts=(-timeout=10 -rss_limit_mb=2560 -malloc_limit_mb=1024 -print_final_stats=1)
 campaign=()
 [ -n "$runs" ] && campaign=(-runs="$(((runs + jobs - 1) / jobs))")
 [ -n "$max_len" ] && campaign+=(-max_len="$max_len")
-failed=0
-for f in "${fuzzers[@]}"; do
+# fuzz_one FUZZER: replays its regressions, then fuzzes it; prints one line
+# (and where the input and logs are, on a finding); non-zero on a finding.
+fuzz_one() {
+  local f="$1"
   corpus="$work/corpus/$f"
   findings="$work/findings/$f"
   mkdir -p "$corpus" "$findings"
@@ -106,8 +109,7 @@ for f in "${fuzzers[@]}"; do
   if [ -d "$regressions" ] && [ -n "$(ls -A "$regressions")" ]; then
     if ! "$fuzz_bin/$f" "${opts[@]}" "$regressions"/* >"$work/$f.regressions.log" 2>&1; then
       echo "fuzz: $f: an input in $regressions fails again (log: $work/$f.regressions.log)"
-      failed=1
-      continue
+      return 1
     fi
   fi
   dict=()
@@ -139,15 +141,32 @@ for f in "${fuzzers[@]}"; do
   done
   if [ "$rc" -ne 0 ] && grep -q "libFuzzer: run interrupted" "${logs[@]}"; then
     echo "fuzz: $f interrupted after $execs executions, with nothing found"
-    failed=1
+    return 1
   elif [ "$rc" -ne 0 ]; then
     echo "fuzz: $f FAILED after $execs executions: $(grep -h -m 1 -E 'ERROR|SUMMARY|Timeout|malloc' "${logs[@]}" | head -n 1)"
     echo "  the input is in $findings, the logs: ${logs[*]}"
-    failed=1
+    return 1
   else
     procs=""
     [ "$jobs" -gt 1 ] && procs=" in $jobs processes"
     echo "fuzz: $f: $execs executions in $((SECONDS - start)) s$procs: no crash, leak, hang or allocation bomb ($(ls "$corpus" | wc -l) corpus inputs)"
   fi
+}
+
+# The fuzzers run side by side, one per core, each for SECONDS_EACH (a
+# campaign with --jobs runs them one after the other, each in J processes).
+parallel=1
+[ "$jobs" -eq 1 ] && parallel=$(nproc)
+results="$(mktemp -d)"
+trap 'rm -rf "$seeds" "$results"' EXIT
+for f in "${fuzzers[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$parallel" ]; do wait -n; done
+  { fuzz_one "$f" >"$results/$f.out" 2>&1; echo "$?" >"$results/$f.rc"; } &
+done
+wait
+failed=0
+for f in "${fuzzers[@]}"; do
+  cat "$results/$f.out"
+  [ "$(cat "$results/$f.rc")" = 0 ] || failed=1
 done
 exit "$failed"
