@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that #include arrows point down the floors (docs/architecture.md):
 #   core <- checkpoint <- runtime/graph <- runtime/engine, runtime/cc <- session
-#     <- session/distributed <- tools
+#     <- session/distributed <- session/training <- tools
 # Test-only files (tests, benchmarks, test utilities) may also reach the
 # session and kernel targets they run graphs with. Prints each violation and
 # exits 1 if there is one.
@@ -37,8 +37,9 @@ allowed() {
     runtime/cc/*)
       [[ "$inc" != checkpoint/* && "$inc" != runtime/engine/* && "$inc" != session/* && "$inc" != tools/* ]] ||
         { [ $test_only = 1 ] && [[ "$inc" == session/* || "$inc" == runtime/engine/kernels/* ]]; } ;;
-    session/distributed/*) [[ "$inc" != tools/* ]] ;;
-    session/*) [[ "$inc" != tools/* && "$inc" != session/distributed/* ]] ;;
+    session/distributed/*) [[ "$inc" != tools/* && "$inc" != session/training/* ]] ;;
+    session/training/*) [[ "$inc" != tools/* ]] ;;
+    session/*) [[ "$inc" != tools/* && "$inc" != session/distributed/* && "$inc" != session/training/* ]] ;;
     *) return 0 ;;
   esac
 }
