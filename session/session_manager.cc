@@ -4,16 +4,12 @@
 #include <cmath>
 #include <vector>
 
-#include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "checkpoint/checkpoint_files.h"
 #include "checkpoint/checkpoint_state.h"
-#include "checkpoint/naming.h"
 #include "core/logging.h"
-#include "core/path.h"
 #include "core/status_macros.h"
 #include "session/targets.h"
 
@@ -185,24 +181,23 @@ absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> SessionManager::Restor
     MG_RETURN_IF_ERROR(options.saver->Restore(sess.get(), options.checkpoint_filename_with_path));
     return std::make_pair(std::move(sess), true);
   }
-  std::optional<CheckpointState> rebuilt;  // recovered from the directory
-  MG_ASSIGN_OR_RETURN(std::optional<CheckpointState> ckpt, CheckpointToRestore(options, &rebuilt));
-  if (!ckpt) return std::make_pair(std::move(sess), false);
+  const CheckpointDirectory dir(options.checkpoint_dir,
+                                {.env = options_.env,
+                                 .recover_state = options.recover_state_from_directory,
+                                 .strict = options.strict});
+  MG_ASSIGN_OR_RETURN(std::optional<CheckpointDirectory::Restore> chosen,
+                      CheckpointToRestore(dir, options));
+  if (!chosen) return std::make_pair(std::move(sess), false);
   std::unique_ptr<FileLock> dir_lease;  // held until the state is recorded
   MG_ASSIGN_OR_RETURN(std::string restored,
-                      RestoreUnderLease(sess.get(), options, &*ckpt, &dir_lease));
-  std::vector<std::string> kept(ckpt->all_model_checkpoint_paths().begin(),
-                                ckpt->all_model_checkpoint_paths().end());
-  if (rebuilt && ckpt->model_checkpoint_path() == rebuilt->model_checkpoint_path()) {
-    kept = RewriteState(options.checkpoint_dir, *rebuilt, restored);
-  }
-  options.saver->RecoverLastCheckpoints(kept);
+                      RestoreUnderLease(sess.get(), dir, options, &*chosen, &dir_lease));
+  options.saver->RecoverLastCheckpoints(dir.Restored(*chosen, restored));
   if (options.restored_from != nullptr) *options.restored_from = std::move(restored);
   return std::make_pair(std::move(sess), true);
 }
 
-absl::StatusOr<std::optional<CheckpointState>> SessionManager::CheckpointToRestore(
-    const PrepareOptions& options, std::optional<CheckpointState>* rebuilt) {
+absl::StatusOr<std::optional<CheckpointDirectory::Restore>> SessionManager::CheckpointToRestore(
+    const CheckpointDirectory& dir, const PrepareOptions& options) {
   // Poll for the state file, counting nominal (not wall-clock) time; or,
   // with wake_on_state_change, sleep on a watch of the directory (taken
   // before each look, so a checkpoint written during it is not missed).
@@ -215,101 +210,30 @@ absl::StatusOr<std::optional<CheckpointState>> SessionManager::CheckpointToResto
   };
   try_watch();
   absl::Duration waited = absl::ZeroDuration();
-  // With recover_state_from_directory, a state file that names no
-  // checkpoint counts as unreadable, not as an error.
-  auto read_state = [&]() -> absl::StatusOr<std::optional<CheckpointState>> {
-    absl::StatusOr<std::optional<CheckpointState>> state =
-        GetCheckpointState(env, options.checkpoint_dir);
-    if (options.recover_state_from_directory && absl::IsInvalidArgument(state.status())) {
-      MG_LOG(WARNING) << state.status().message();
-      return std::nullopt;
-    }
-    return state;
-  };
-  MG_ASSIGN_OR_RETURN(std::optional<CheckpointState> ckpt, read_state());
-  while (!ckpt || ckpt->model_checkpoint_path().empty()) {
-    if (options.wait_for_checkpoint && waited < options.max_wait) {
-      MG_LOG(INFO) << "Waiting for checkpoint to be available.";
-      const int64_t micros = absl::ToInt64Microseconds(options_.recovery_wait);
-      if (watch != nullptr) {
-        const uint64_t start = env->NowMicros();
-        // Woken early, the time actually waited counts.
-        waited += watch->Wait(micros) ? absl::Microseconds(env->NowMicros() - start)
-                                      : options_.recovery_wait;
-      } else {
-        env->SleepForMicroseconds(micros);
-        waited += options_.recovery_wait;
-      }
-      try_watch();
-      MG_ASSIGN_OR_RETURN(ckpt, read_state());
+  MG_ASSIGN_OR_RETURN(std::optional<CheckpointState> ckpt, dir.ReadState());
+  while (!ckpt && options.wait_for_checkpoint && waited < options.max_wait) {
+    MG_LOG(INFO) << "Waiting for checkpoint to be available.";
+    const int64_t micros = absl::ToInt64Microseconds(options_.recovery_wait);
+    if (watch != nullptr) {
+      const uint64_t start = env->NowMicros();
+      // Woken early, the time actually waited counts.
+      waited += watch->Wait(micros) ? absl::Microseconds(env->NowMicros() - start)
+                                    : options_.recovery_wait;
     } else {
-      if (options.recover_state_from_directory) {
-        const std::string path = JoinPath(options.checkpoint_dir, kDefaultLatestFilename);
-        const bool exists = env->FileExists(path).ok();
-        // A missing state file in a directory without checkpoints is a
-        // fresh start, nothing to warn about.
-        *rebuilt = RecoverState(options.checkpoint_dir,
-                               exists ? "cannot be read or parsed" : "is missing",
-                               /*warn_if_none=*/exists);
-        if (*rebuilt) {
-          ckpt = *rebuilt;
-          break;
-        }
-      }
-      if (options.strict) MG_RETURN_IF_ERROR(CheckNothingToRestore(options.checkpoint_dir));
-      return std::optional<CheckpointState>();
+      env->SleepForMicroseconds(micros);
+      waited += options_.recovery_wait;
     }
+    try_watch();
+    MG_ASSIGN_OR_RETURN(ckpt, dir.ReadState());
   }
-  if (!options.recover_state_from_directory || *rebuilt) return ckpt;
-  // A newest checkpoint outside the directory (an absolute path or "../"
-  // with no checkpoint of its name beside the state file, which
-  // GetCheckpointState would have taken) is another run's: restoring it
-  // would train on from there while the directory's own checkpoints drop
-  // out of the Saver's retention. The directory's newest is restored
-  // instead; with none, nothing is, by name. (TensorFlow follows the path.)
-  absl::string_view here = options.checkpoint_dir;
-  while (here.size() > 1 && here.back() == '/') here.remove_suffix(1);
-  const std::string& named = ckpt->model_checkpoint_path();
-  if (Dirname(named) != here) {
-    *rebuilt = RecoverState(options.checkpoint_dir,
-                           absl::StrCat("names a checkpoint outside the directory (", named, ")"),
-                           /*warn_if_none=*/false);
-    if (*rebuilt) return *rebuilt;
-    return absl::FailedPreconditionError(absl::StrCat(
-        "the state file ", JoinPath(options.checkpoint_dir, kDefaultLatestFilename), " names ",
-        named, ", outside ", options.checkpoint_dir,
-        ", which holds no checkpoint of its own: restore another run's checkpoint by name (a "
-        "warm start), or follow the state file as TensorFlow does (no recovery from the "
-        "directory)"));
-  }
-  if (!CheckpointExists(env, named)) {
-    *rebuilt = RecoverState(options.checkpoint_dir,
-                           absl::StrCat("names a checkpoint that does not exist (", named, ")"),
-                           /*warn_if_none=*/true);
-    if (*rebuilt) ckpt = *rebuilt;
-  }
-  return ckpt;
+  return dir.ChooseRestore(std::move(ckpt));
 }
 
 absl::StatusOr<std::string> SessionManager::RestoreUnderLease(
-    Session* sess, const PrepareOptions& options, CheckpointState* ckpt,
-    std::unique_ptr<FileLock>* lease) {
-  Env* env = options_.env;
-  // A Saver with leases deletes nothing while the directory's lease is
-  // shared: held from choosing the checkpoint (the state file, read again
-  // under it) until it is restored, it closes the gap between a reader
-  // choosing a checkpoint and taking that checkpoint's own lease.
-  if (const std::string path = DirectoryLeaseFilename(options.checkpoint_dir);
-      env->FileExists(path).ok()) {
-    absl::StatusOr<std::unique_ptr<FileLock>> lock = env->LockFileShared(path);
-    if (lock.ok()) {
-      *lease = *std::move(lock);
-      MG_ASSIGN_OR_RETURN(std::optional<CheckpointState> now,
-                          GetCheckpointState(env, options.checkpoint_dir));
-      if (now && !now->model_checkpoint_path().empty()) *ckpt = *std::move(now);
-    }
-  }
-  absl::StatusOr<std::string> newest = RestoreNewestValid(sess, *ckpt, options);
+    Session* sess, const CheckpointDirectory& dir, const PrepareOptions& options,
+    CheckpointDirectory::Restore* chosen, std::unique_ptr<FileLock>* lease) {
+  MG_ASSIGN_OR_RETURN(*lease, dir.LeaseForRestore(chosen));
+  absl::StatusOr<std::string> newest = RestoreNewestValid(sess, chosen->state, options);
   // The newest checkpoint went while this restored it (a trainer saving
   // meanwhile, its retention deleting): the state file names a newer one by
   // now; take that, a few times at most. (TensorFlow fails here.)
@@ -317,13 +241,13 @@ absl::StatusOr<std::string> SessionManager::RestoreUnderLease(
        retry < 3 && (absl::IsNotFound(newest.status()) || absl::IsInvalidArgument(newest.status()));
        ++retry) {
     absl::StatusOr<std::optional<CheckpointState>> again =
-        GetCheckpointState(env, options.checkpoint_dir);
+        GetCheckpointState(options_.env, options.checkpoint_dir);
     if (!again.ok() || !again->has_value() ||
-        (*again)->model_checkpoint_path() == ckpt->model_checkpoint_path()) {
+        (*again)->model_checkpoint_path() == chosen->state.model_checkpoint_path()) {
       break;
     }
-    *ckpt = **again;
-    newest = RestoreNewestValid(sess, *ckpt, options);
+    *chosen = {**again, /*rebuilt=*/false};
+    newest = RestoreNewestValid(sess, chosen->state, options);
   }
   return newest;
 }
@@ -336,14 +260,8 @@ absl::StatusOr<std::string> SessionManager::RestoreNewestValid(Session* sess,
     MG_RETURN_IF_ERROR(options.saver->Restore(sess, newest));
     return newest;
   }
-  // Newest first: the state file's model path, then its list backwards.
-  std::vector<std::string> candidates = {newest};
-  for (int i = state.all_model_checkpoint_paths_size() - 1; i >= 0; --i) {
-    const std::string& p = state.all_model_checkpoint_paths(i);
-    if (std::find(candidates.begin(), candidates.end(), p) == candidates.end()) {
-      candidates.push_back(p);
-    }
-  }
+  const std::vector<std::string> candidates =
+      CheckpointDirectory::RestoreCandidates(state, /*fallback=*/true);
   std::vector<std::string> reasons;
   absl::StatusCode first_code = absl::StatusCode::kOk;
   for (const std::string& candidate : candidates) {
@@ -377,85 +295,6 @@ absl::StatusOr<std::string> SessionManager::RestoreNewestValid(Session* sess,
       first_code,
       absl::StrCat("No checkpoint in ", options.checkpoint_dir, " could be restored (",
                    candidates.size(), " tried, newest first): ", absl::StrJoin(reasons, "; ")));
-}
-
-std::optional<CheckpointState> SessionManager::RecoverState(const std::string& dir,
-                                                            absl::string_view why,
-                                                            bool warn_if_none) const {
-  const std::string path = JoinPath(dir, kDefaultLatestFilename);
-  std::vector<std::string> skipped;
-  absl::StatusOr<CheckpointState> state = RebuildCheckpointState(options_.env, dir, &skipped);
-  for (const std::string& s : skipped) MG_LOG(WARNING) << "Not a complete checkpoint: " << s;
-  if (!state.ok()) {
-    if (!warn_if_none && skipped.empty()) return std::nullopt;
-    MG_LOG(WARNING) << "The state file " << path << " " << why
-                    << ", and the directory holds no complete checkpoint to recover: "
-                    << state.status().message();
-    return std::nullopt;
-  }
-  MG_LOG(WARNING) << "The state file " << path << " " << why
-                  << "; recovering from the directory: its newest complete checkpoint is "
-                  << state->model_checkpoint_path() << " (of "
-                  << state->all_model_checkpoint_paths_size() << ")";
-  return *std::move(state);
-}
-
-std::vector<std::string> SessionManager::RewriteState(const std::string& dir,
-                                                      const CheckpointState& rebuilt,
-                                                      const std::string& restored) const {
-  std::vector<std::string> paths;
-  std::vector<double> timestamps;
-  for (int i = 0; i < rebuilt.all_model_checkpoint_paths_size(); ++i) {
-    paths.push_back(rebuilt.all_model_checkpoint_paths(i));
-    timestamps.push_back(rebuilt.all_model_checkpoint_timestamps(i));
-    if (paths.back() == restored) break;  // newer ones did not restore
-  }
-  const std::string path = JoinPath(dir, kDefaultLatestFilename);
-  if (absl::Status s = UpdateCheckpointState(options_.env, dir, restored, paths, timestamps,
-                                             std::nullopt, kDefaultLatestFilename,
-                                             /*save_relative_paths=*/true);
-      !s.ok()) {
-    MG_LOG(WARNING) << "Restored " << restored << ", but could not rewrite " << path << ": " << s;
-  } else {
-    MG_LOG(WARNING) << "Rewrote " << path << " from the directory: " << restored << " and "
-                    << paths.size() - 1 << " older checkpoint(s)";
-  }
-  return paths;
-}
-
-absl::Status SessionManager::CheckNothingToRestore(const std::string& dir) const {
-  Env* env = options_.env;
-  absl::StatusOr<std::vector<std::string>> children = env->GetChildren(dir);
-  if (!children.ok()) return absl::OkStatus();  // no directory: nothing to lose
-  std::vector<std::string> found;
-  if (absl::c_linear_search(*children, kDefaultLatestFilename)) {
-    found.push_back(kDefaultLatestFilename);
-  }
-  // Temporary files, and the data files of a first save killed before its
-  // index was in place (marked: the Saver's first save deletes them), hold
-  // no checkpoint.
-  const std::vector<CheckpointOnDisk> checkpoints =
-      ListCheckpoints(env, dir, "").value_or(std::vector<CheckpointOnDisk>());
-  for (const CheckpointOnDisk& c : checkpoints) {
-    if (!c.has_index && c.has_marker) continue;
-    for (const std::string& f : c.files) {
-      const std::string name(Basename(f));
-      if (absl::EndsWith(name, ".index") || IsDataFilenameOf(Basename(c.prefix), name)) {
-        found.push_back(name);
-      }
-    }
-  }
-  if (found.empty()) return absl::OkStatus();
-  std::sort(found.begin(), found.end());
-  constexpr size_t kShown = 5;
-  const size_t n = found.size();
-  if (n > kShown) found.resize(kShown);
-  return absl::FailedPreconditionError(absl::StrCat(
-      "strict: ", dir, " holds ", n, " checkpoint file(s) (", absl::StrJoin(found, ", "),
-      n > kShown ? ", ..." : "",
-      ") but no state file naming a checkpoint to restore; refusing to initialize from "
-      "scratch over them. Restore one explicitly (checkpoint_filename_with_path), repair or "
-      "remove the state file, or move the files away"));
 }
 
 absl::StatusOr<std::unique_ptr<Session>> SessionManager::PrepareSession(

@@ -45,6 +45,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "checkpoint/checkpoint_directory.h"
 #include "core/env.h"
 #include "core/proto/graph.pb.h"
 #include "session/saver.h"
@@ -198,37 +199,24 @@ class SessionManager {
   // (session, restored)
   absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> RestoreCheckpoint(
       const std::string& master, const PrepareOptions& options);
-  // The state of options.checkpoint_dir to restore from, waited for as
-  // `options` say; nullopt when there is nothing to restore (after the
-  // strict check). `*rebuilt` is the state recovered from the directory,
-  // when it was.
-  absl::StatusOr<std::optional<CheckpointState>> CheckpointToRestore(
-      const PrepareOptions& options, std::optional<CheckpointState>* rebuilt);
-  // Restores `*ckpt`'s newest checkpoint into `sess` under the directory's
-  // lease (when its Saver takes leases; `*lease` holds it for the caller),
-  // following the state file to a newer one when the chosen one went
-  // meanwhile; returns the prefix.
-  absl::StatusOr<std::string> RestoreUnderLease(Session* sess, const PrepareOptions& options,
-                                                CheckpointState* ckpt,
+  // What to restore from `dir` (options.checkpoint_dir), its state file
+  // waited for as `options` say; nullopt when there is nothing to restore
+  // (after the strict check).
+  absl::StatusOr<std::optional<CheckpointDirectory::Restore>> CheckpointToRestore(
+      const CheckpointDirectory& dir, const PrepareOptions& options);
+  // Restores `*chosen`'s newest checkpoint into `sess` under the
+  // directory's lease (when its Saver takes leases; `*lease` holds it for
+  // the caller), following the state file to a newer one when the chosen
+  // one went meanwhile; returns the prefix.
+  absl::StatusOr<std::string> RestoreUnderLease(Session* sess, const CheckpointDirectory& dir,
+                                                const PrepareOptions& options,
+                                                CheckpointDirectory::Restore* chosen,
                                                 std::unique_ptr<FileLock>* lease);
   // Restores the state file's newest checkpoint into `sess`, or with
   // fallback_to_valid_checkpoint the newest one that restores. Returns the
   // prefix restored.
   absl::StatusOr<std::string> RestoreNewestValid(Session* sess, const CheckpointState& state,
                                                  const PrepareOptions& options);
-  // FailedPrecondition when `dir` holds a state file or checkpoint files
-  // (PrepareOptions::strict).
-  absl::Status CheckNothingToRestore(const std::string& dir) const;
-  // PrepareOptions::recover_state_from_directory: the state rebuilt from
-  // `dir`'s complete checkpoints, logged with `why` the state file did not
-  // do; nullopt when the directory holds none (a WARNING with
-  // `warn_if_none`, or when some index did not open).
-  std::optional<CheckpointState> RecoverState(const std::string& dir, absl::string_view why,
-                                              bool warn_if_none) const;
-  // Rewrites `dir`'s state file to name `restored`, the checkpoint restored
-  // from `rebuilt`, and the older ones of `rebuilt`; returns their paths.
-  std::vector<std::string> RewriteState(const std::string& dir, const CheckpointState& rebuilt,
-                                        const std::string& restored) const;
   // One readiness attempt: the ready session (report.ready), or null and
   // why. `watch` (may be null) receives a watch of the target's state taken
   // before the checks when waiting can use one.
