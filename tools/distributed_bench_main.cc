@@ -29,9 +29,9 @@
 #include <cstdio>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 #include "absl/flags/flag.h"
-#include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -48,6 +48,7 @@
 #include "session/session.h"
 #include "session/session_manager.h"
 #include "tools/cluster_flags.h"
+#include "tools/flag_checks.h"
 
 ABSL_FLAG(int, steps, 2000, "Round trips timed per method");
 ABSL_FLAG(int, recv_mb, 64, "Size of the tensor moved by RecvTensor, MiB");
@@ -430,6 +431,9 @@ int Main() {
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("Distributed runtime benchmarks on loopback.");
-  absl::ParseCommandLine(argc, argv);
+  std::vector<char*> rest = minigraph::ParseFlags(argc, argv);
+  if (absl::Status s = minigraph::NoPositionalArguments(rest); !s.ok()) {
+    return minigraph::UsageError("distributed_bench", s);
+  }
   return minigraph::Main();
 }

@@ -2,7 +2,8 @@
 # Runs the checkpoint tools the way users do: inspect_checkpoint on a
 # TensorFlow checkpoint (list, print, verify, catch a corrupted byte, show a
 # directory's state), restore_bench on a small synthetic checkpoint, and
-# graph_bench on a small dataset graph.
+# graph_bench on a small dataset graph; and that distributed_bench refuses a
+# stray argument, as every tool does.
 set -euo pipefail
 inspect="$1"
 bench="$2"
@@ -11,6 +12,7 @@ run_graph="$4"
 graph_bench="$5"
 server="$6"
 train="$7"
+distributed_bench="$8"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 # run SECONDS CMD...: CMD's output; a CMD still running after SECONDS is
 # killed and fails the test naming it, with what it printed (a hang here
@@ -332,3 +334,9 @@ echo "PASS"
 out=$(MG_TEST_KILL_IN_SAVE=1 run 120 "$train" --logdir="$TEST_TMPDIR/train_hooks" --model=linear \
   --steps=3 --save_every=1) || fail "train with MG_TEST_KILL_IN_SAVE exited $?: $out"
 [[ "$out" == *"done: step 3"* ]] || fail "train with MG_TEST_KILL_IN_SAVE: $out"
+
+# distributed_bench runs minutes of benchmarks: only its command line here.
+rc=0
+out=$("$distributed_bench" stray 2>&1) || rc=$?
+[ "$rc" -eq 2 ] && [[ "$out" == *'unexpected argument "stray"'* ]] ||
+  fail "distributed_bench stray: exited $rc: $out"
