@@ -1,6 +1,7 @@
 #include "session/training/trainer.h"
 
 #include <atomic>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -207,6 +208,7 @@ TEST(Train, ACrashAtAnyFileOperationLeavesADirectoryARestartTrainsFrom) {
     ops = faults.mutating_ops();
   }
   ASSERT_GT(ops, 10);
+  std::printf("a crash at each of the run's %lld file operations\n", static_cast<long long>(ops));
   for (int64_t k = 0; k < ops; ++k) {
     SCOPED_TRACE(k);
     MemEnv mem;
