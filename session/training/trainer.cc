@@ -15,7 +15,6 @@
 #include <vector>
 
 #include "absl/cleanup/cleanup.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
@@ -105,14 +104,6 @@ absl::Status JoinCluster(const TrainOptions& o, Role* role) {
   return absl::OkStatus();
 }
 
-// The step of a checkpoint prefix ("model.ckpt-300" -> 300), or -1.
-int64_t StepOfPrefix(const std::string& prefix) {
-  int64_t step = -1;
-  const std::string base(Basename(prefix));
-  if (!absl::SimpleAtoi(base.substr(base.rfind('-') + 1), &step)) return -1;
-  return step;
-}
-
 // How the MonitoredSession gets its sessions: the chief through the
 // SessionManager's PrepareSession with train's restore policy (and a line
 // saying what it restored), a worker by waiting for the chief.
@@ -173,7 +164,7 @@ class TrainSessionCreator : public SessionCreator {
     }
     // The checkpoint's step, from its name (in a cluster, workers may
     // already have moved global_step on since the restore).
-    int64_t restored = StepOfPrefix(restored_from_);
+    int64_t restored = CheckpointStep(restored_from_);
     if (restored < 0) {
       std::vector<Tensor> gs;
       MG_RETURN_IF_ERROR(session->Run({}, {m_->global_step}, {}, &gs));
