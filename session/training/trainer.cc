@@ -406,61 +406,55 @@ class LocalWorkers {
   std::atomic<bool> stop_{false};
 };
 
-// Where a run is: the global step, this process's steps and the last loss.
-struct Progress {
-  int64_t step = 0;
-  int64_t mine = 0;
-  float loss = 0;
-  bool stopped = false;
-};
-
-// Trains from `progress->step` until --steps, a hook's stop, the end of the
-// graph's input or TrainOptions::stop; logs the loss and the step rate
-// once a second. A diverged loss is an error (TensorFlow's NanTensorHook), before
-// a save puts the model over the good checkpoints.
+// Trains from `r->step` until --steps, a hook's stop, the end of the
+// graph's input or TrainOptions::stop, keeping `r` (the global step, this
+// process's steps, the last loss, whether stopped) as it goes; logs the
+// loss and the step rate once a second. A diverged loss is an error
+// (TensorFlow's NanTensorHook), before a save puts the model over the good
+// checkpoints.
 absl::Status TrainLoop(MonitoredSession* session, const Model& m, const Role& role,
-                       const std::string& logdir, Progress* progress) {
+                       const std::string& logdir, TrainResult* r) {
   const TrainOptions& o = m.o;
   const int batch = o.batch;
   const int64_t steps = o.steps;
   BatchCycle batches(m, role.seed, batch);
   std::vector<Tensor> out;
   auto last_print = std::chrono::steady_clock::now();
-  int64_t printed_step = progress->step;
+  int64_t printed_step = r->step;
   // Others (threads, worker processes) move the shared global_step too: it
   // is fetched with every step.
   // A run that starts at --steps or past it trains no step (as Estimator
   // skips training there; the MonitoredSession alone would run one).
-  while (progress->step < steps && !session->ShouldStop()) {
+  while (r->step < steps && !session->ShouldStop()) {
     FeedList feeds;
-    if (!m.reads_own_input) feeds = batches.Feeds(progress->step);
+    if (!m.reads_own_input) feeds = batches.Feeds(r->step);
     if (absl::Status s =
             session->Run(feeds, {m.loss_tensor, m.global_step}, {m.train_op}, &out);
         !s.ok()) {
       if (m.reads_own_input && absl::IsOutOfRange(s)) {
         // The graph's input ended: the end of training, as a
         // MonitoredSession's `with` block takes it.
-        Log(o, absl::StrCat("end of input at step ", progress->step));
+        Log(o, absl::StrCat("end of input at step ", r->step));
         return absl::OkStatus();
       }
       return s;
     }
-    ++progress->mine;
-    progress->step = std::max(progress->step + 1, *out[1].data<int64_t>());
-    progress->loss = *out[0].data<float>();
-    if (!std::isfinite(progress->loss)) {
-      return Diverged(progress->loss, progress->step, progress->mine, logdir);
+    ++r->steps_run;
+    r->step = std::max(r->step + 1, *out[1].data<int64_t>());
+    r->loss = *out[0].data<float>();
+    if (!std::isfinite(r->loss)) {
+      return Diverged(r->loss, r->step, r->steps_run, logdir);
     }
     const auto now = std::chrono::steady_clock::now();
     const double since = std::chrono::duration<double>(now - last_print).count();
     if (since >= 1.0) {
-      Log(o, absl::StrFormat("step %d loss %.4f (%.0f steps/s)", progress->step, progress->loss,
-                             (progress->step - printed_step) / since));
+      Log(o, absl::StrFormat("step %d loss %.4f (%.0f steps/s)", r->step, r->loss,
+                             (r->step - printed_step) / since));
       last_print = now;
-      printed_step = progress->step;
+      printed_step = r->step;
     }
     if (o.stop != nullptr && o.stop->load()) {
-      progress->stopped = true;
+      r->stopped = true;
       break;
     }
   }
@@ -498,10 +492,12 @@ absl::StatusOr<TrainResult> TrainAs(const TrainOptions& o, const Role& role, Env
   MG_RETURN_IF_ERROR(BuildModel(&m, role.device_fn, role.own_task, env));
   MG_ASSIGN_OR_RETURN(std::unique_ptr<SessionManager> sm, NewSessionManager(m, env));
   const SessionManager::PrepareOptions prepare = TrainPrepareOptions(&m, logdir, env);
-  Progress progress;
+  TrainResult result;
+  result.chief = role.chief;
+  result.task_index = role.task_index;
   std::shared_ptr<EventsWriter> events;
   auto listener =
-      std::make_shared<TrainSaveListener>(&m, role.seed, &progress.mine, logdir, lock);
+      std::make_shared<TrainSaveListener>(&m, role.seed, &result.steps_run, logdir, lock);
   MG_ASSIGN_OR_RETURN(HookList hooks, TrainHooks(m, role, logdir, env, listener, lock, &events));
   // An asynchronous save still running uses the session: finish it before
   // the session goes, whatever path leaves this function. Its error is the
@@ -520,29 +516,22 @@ absl::StatusOr<TrainResult> TrainAs(const TrainOptions& o, const Role& role, Env
                       .env = env}));
   }
   m.warm_start_reader.reset();  // read by the initializers, or not needed
-  MG_RETURN_IF_ERROR(ReadGlobalStep(session.get(), m, &progress.step));
+  MG_RETURN_IF_ERROR(ReadGlobalStep(session.get(), m, &result.step));
   {
     LocalWorkers workers(sm.get(), prepare.config, role, m);
     if (o.on_training) o.on_training();
     // No Close after a divergence: it would save.
-    MG_RETURN_IF_ERROR(TrainLoop(session.get(), m, role, logdir, &progress));
+    MG_RETURN_IF_ERROR(TrainLoop(session.get(), m, role, logdir, &result));
   }
-  MG_RETURN_IF_ERROR(ReadGlobalStep(session.get(), m, &progress.step));
+  MG_RETURN_IF_ERROR(ReadGlobalStep(session.get(), m, &result.step));
   // Closing runs the hooks' End: the chief saves at the last step.
   listener->set_quiet();
   MG_RETURN_IF_ERROR(session->Close());
-  if (listener->final_step().has_value()) progress.step = *listener->final_step();
+  if (listener->final_step().has_value()) result.step = *listener->final_step();
   if (events != nullptr) MG_RETURN_IF_ERROR(events->Close());
   std::move(finish_saves).Invoke();
   MG_RETURN_IF_ERROR(saves);
-  TrainResult result;
-  result.chief = role.chief;
-  result.task_index = role.task_index;
-  result.step = progress.step;
-  result.steps_run = progress.mine;
-  result.loss = progress.loss;
-  result.stopped = progress.stopped;
-  if (role.chief) result.checkpoint = JoinPath(logdir, absl::StrCat("model.ckpt-", progress.step));
+  if (role.chief) result.checkpoint = JoinPath(logdir, absl::StrCat("model.ckpt-", result.step));
   return result;
 }
 
