@@ -27,10 +27,7 @@ absl::StatusOr<std::optional<CheckpointState>> CheckpointDirectory::ReadState() 
     MG_LOG(WARNING) << state.status().message();
     return std::nullopt;
   }
-  if (state.ok() && state->has_value() && (*state)->model_checkpoint_path().empty()) {
-    return std::nullopt;
-  }
-  return state;
+  return state;  // GetCheckpointState's state always names a checkpoint
 }
 
 absl::StatusOr<std::optional<CheckpointDirectory::Restore>> CheckpointDirectory::ChooseRestore(
