@@ -1,29 +1,19 @@
 #include "session/saver.h"
 
 #include <algorithm>
-#include <cstring>
 #include <functional>
-#include <limits>
 #include <map>
 #include <random>
 #include <thread>
 
-#include "absl/algorithm/container.h"
-#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/strip.h"
-#include "absl/synchronization/mutex.h"
 #include "checkpoint/bundle_reader.h"
-#include "checkpoint/bundle_writer.h"
 #include "checkpoint/checkpoint_diff.h"
-#include "checkpoint/checkpoint_files.h"
+#include "checkpoint/checkpoint_manager.h"
 #include "checkpoint/checkpoint_state.h"
-#include "checkpoint/naming.h"
-#include "checkpoint/temp_files.h"
 #include "core/logging.h"
 #include "core/path.h"
 #include "core/status_macros.h"
@@ -130,22 +120,6 @@ Operation AddSave(const Scope& s, const std::string& name, Output prefix,
   return s.WithOpName(name).AddOp("SaveV2", {{prefix}, {tensor_names}, {slices}, values}, attrs);
 }
 
-// The name a checkpoint's path saves under: "model.ckpt" for
-// "/logs/model.ckpt-300" and for "/logs/model.ckpt".
-std::string CheckpointBase(absl::string_view path) {
-  std::string base(Basename(path));
-  if (CheckpointStep(base) >= 0) base.resize(base.rfind('-'));
-  return base;
-}
-
-// Logs the files a sweep of `what` ("<dir>/<name>") deleted, if any.
-void LogSwept(const SweptFiles& swept, absl::string_view what) {
-  if (swept.paths.empty()) return;
-  MG_LOG(WARNING) << "Deleted " << swept.paths.size() << " file(s), " << swept.bytes
-                  << " bytes, that interrupted saves of " << what
-                  << " left: " << absl::StrJoin(swept.paths, ", ");
-}
-
 }  // namespace
 
 // The saver's state and its work, behind the header's interface.
@@ -161,11 +135,6 @@ class Saver::Impl {
                                         const SaveOptions& options);
   absl::StatusOr<std::string> Wait();
   absl::Status Restore(Session* session, const std::string& save_path);
-  std::vector<std::string> last_checkpoints() const ABSL_LOCKS_EXCLUDED(mu_);
-  void RecoverLastCheckpoints(const std::vector<std::string>& paths) ABSL_LOCKS_EXCLUDED(mu_);
-  void SetLastCheckpointsWithTime(std::vector<std::pair<std::string, double>> checkpoints)
-      ABSL_LOCKS_EXCLUDED(mu_);
-
   // The checkpoint prefix a save to `save_path` writes, or Save's
   // InvalidArgument for bad arguments.
   absl::StatusOr<std::string> CheckpointFile(const std::string& save_path,
@@ -174,47 +143,17 @@ class Saver::Impl {
   absl::StatusOr<std::string> WriteAndCommit(Session* session, const std::string& save_path,
                                              const std::string& checkpoint_file,
                                              const SaveOptions& options,
-                                             std::vector<std::pair<std::string, Tensor>> feeds)
-      ABSL_LOCKS_EXCLUDED(mu_);
-  std::vector<std::string> TrackedPaths() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void RecordLastCheckpoint(const std::string& path) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void MaybeDeleteOldCheckpoints(absl::string_view save_dir) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+                                             std::vector<std::pair<std::string, Tensor>> feeds);
   // After a failed restore: each missing, mismatched and unused tensor (as
   // inspect_checkpoint --diff), or "" when that cannot be said.
   std::string DescribeDifferences(const std::string& save_path) const;
-  // The checkpoints of the newest recorded one's name, in its directory,
-  // that RecoverLastCheckpoints tracks besides `recorded`, oldest first:
-  // the complete ones marked (UnrecordedMarkerFilename). Deletes marks that
-  // stand alone.
-  // REQUIRES: `recorded` is not empty.
-  std::vector<CheckpointOnDisk> OrphanedCheckpoints(const std::vector<std::string>& recorded) const;
-  // Deletes what saves of `base` in `dir` killed part-way left: temporary
-  // files nobody writes (DeleteLeftoverTempFiles) and incomplete
-  // checkpoints (data without an index) that are marked or, with
-  // `older_than_tracked`, older than every tracked checkpoint. Logs the
-  // files and bytes deleted. Nothing with delete_stale_temp_files_after
-  // infinite.
-  void SweepInterruptedSaves(const std::string& dir, const std::string& base,
-                             const std::string& latest_filename, bool older_than_tracked)
-      ABSL_LOCKS_EXCLUDED(mu_);
 
   SaverDef def_;
   Env* env_;  // Not owned.
-  const absl::Duration stale_temp_age_;
-  const bool save_relative_paths_;
   const bool pad_step_number_;
-  const bool lease_checkpoints_;
-  // The retention state, which a SaveAsync's background thread updates.
-  mutable absl::Mutex mu_;
-  std::vector<std::pair<std::string, double>> last_checkpoints_ ABSL_GUARDED_BY(mu_);
-  std::vector<std::pair<std::string, double>> to_delete_ ABSL_GUARDED_BY(mu_);
-  // Old checkpoints retention could not delete yet: a reader held them.
-  std::vector<std::string> leased_ ABSL_GUARDED_BY(mu_);
-  double next_checkpoint_time_ ABSL_GUARDED_BY(mu_);
-  // Markers of checkpoints the next state file records.
-  std::vector<std::string> recorded_markers_ ABSL_GUARDED_BY(mu_);
-  // The save paths whose first save has swept what killed saves left.
-  absl::flat_hash_set<std::string> swept_ ABSL_GUARDED_BY(mu_);
+  // The directory's protocol around each save: marks, the state file,
+  // retention, leases, sweeps. A SaveAsync's background thread uses it.
+  CheckpointManager manager_;
   // The variables a restore assigns (empty for FromSaverDef).
   std::vector<ExpectedTensor> expected_;
   // The tensors SaveAsync fetches and feeds: what the save ops read of each
@@ -230,12 +169,13 @@ class Saver::Impl {
 Saver::Impl::Impl(SaverDef def, Env* env, const SaverOptions& options)
     : def_(std::move(def)),
       env_(env),
-      stale_temp_age_(options.delete_stale_temp_files_after),
-      save_relative_paths_(options.save_relative_paths),
       pad_step_number_(options.pad_step_number),
-      lease_checkpoints_(options.lease_checkpoints) {
-  next_checkpoint_time_ = env_->NowSeconds() + def_.keep_checkpoint_every_n_hours() * 3600.0;
-}
+      manager_({.env = env,
+                .max_to_keep = def_.max_to_keep(),
+                .keep_checkpoint_every_n_hours = def_.keep_checkpoint_every_n_hours(),
+                .delete_stale_temp_files_after = options.delete_stale_temp_files_after,
+                .lease_checkpoints = options.lease_checkpoints,
+                .save_relative_paths = options.save_relative_paths}) {}
 
 namespace {
 
@@ -527,124 +467,26 @@ absl::StatusOr<std::string> Saver::Impl::Wait() {
 absl::StatusOr<std::string> Saver::Impl::WriteAndCommit(
     Session* session, const std::string& save_path, const std::string& checkpoint_file,
     const SaveOptions& options, std::vector<std::pair<std::string, Tensor>> feeds) {
-  const std::string save_dir(Dirname(save_path));
-  const std::string dir = save_dir.empty() ? "." : save_dir;
-  bool first_save;
-  {
-    absl::MutexLock l(&mu_);
-    first_save = swept_.insert(save_path).second;
-  }
-  if (first_save) {
-    SweepInterruptedSaves(dir, std::string(Basename(save_path)), options.latest_filename,
-                          /*older_than_tracked=*/true);
-  }
-  // Until the state file names it (OrphanedCheckpoints).
-  const std::string marker = UnrecordedMarkerFilename(checkpoint_file);
-  if (options.write_state) MG_RETURN_IF_ERROR(WriteStringToFile(env_, marker, ""));
+  CheckpointManager::Save save{.save_path = save_path,
+                               .checkpoint = checkpoint_file,
+                               .latest_filename = options.latest_filename,
+                               .write_state = options.write_state};
+  MG_RETURN_IF_ERROR(manager_.BeginSave(save));
   feeds.emplace_back(def_.filename_tensor_name(), Tensor::Scalar<std::string>(checkpoint_file));
   std::vector<Tensor> out;
   if (absl::Status s = session->Run(feeds, {def_.save_tensor_name()}, {}, &out); !s.ok()) {
-    if (options.write_state) env_->DeleteFile(marker).IgnoreError();
+    manager_.AbortSave(save);
     return s;
   }
   feeds.clear();  // the snapshot's buffers go back to the variables
-  const std::string model_checkpoint_path = out[0].data<std::string>()[0];
-  if (lease_checkpoints_) {
-    MG_RETURN_IF_ERROR(WriteStringToFile(env_, LeaseFilename(model_checkpoint_path), ""));
-    const std::string dir_lease = DirectoryLeaseFilename(save_dir);
-    if (!env_->FileExists(dir_lease).ok()) {
-      MG_RETURN_IF_ERROR(WriteStringToFile(env_, dir_lease, ""));
-    }
-  }
-  if (options.write_state) {
-    absl::MutexLock l(&mu_);
-    RecordLastCheckpoint(model_checkpoint_path);
-    // Marked before the state file drops them: a process killed before
-    // retention deleted one leaves it marked, for the next Saver to delete.
-    for (const auto& [path, time] : to_delete_) {
-      if (Dirname(path) != save_dir) continue;
-      if (absl::Status s = WriteStringToFile(env_, UnrecordedMarkerFilename(path), ""); !s.ok()) {
-        MG_LOG(WARNING) << "Ignoring: " << s;
-      }
-    }
-    if (absl::Status s = UpdateCheckpointState(
-            env_, save_dir.empty() ? "." : save_dir, model_checkpoint_path, TrackedPaths(), {},
-            std::nullopt, options.latest_filename, save_relative_paths_);
-        !s.ok()) {
-      return absl::Status(
-          s.code(),
-          absl::StrCat("checkpoint ", model_checkpoint_path, " was written, but the state file ",
-                       JoinPath(save_dir.empty() ? "." : save_dir, options.latest_filename),
-                       " could not be updated, so a restart will not find it: ", s.message()));
-    }
-    // Recorded now: this one, and those RecoverLastCheckpoints adopted.
-    recorded_markers_.push_back(marker);
-    const std::vector<std::string> tracked = TrackedPaths();
-    for (const std::string& m : recorded_markers_) {
-      // An adopted orphan evicted by this save keeps its mark until
-      // retention has deleted it.
-      if (!absl::c_linear_search(tracked, m.substr(0, m.size() - strlen(".unrecorded"))) &&
-          m != marker) {
-        continue;
-      }
-      if (absl::Status s = env_->DeleteFile(m); !s.ok() && !absl::IsNotFound(s)) {
-        MG_LOG(WARNING) << "Ignoring: " << s;
-      }
-    }
-    recorded_markers_.clear();
-    MaybeDeleteOldCheckpoints(save_dir);
-  }
+  // `out` is the filename fed, once the files are written (the save ops'
+  // save tensor, TensorFlow's and ours, depends on them).
+  MG_RETURN_IF_ERROR(manager_.CommitSave(save));
   if (options.meta_graph != nullptr) {
     MG_RETURN_IF_ERROR(AtomicWriteFile(env_, MetaGraphFilename(checkpoint_file),
                                        options.meta_graph->SerializeAsString()));
   }
-  if (stale_temp_age_ != absl::InfiniteDuration()) {
-    // A sharded save's parts, left by a save killed before it merged them,
-    // go once they are old enough (DeleteLeftoverTempFiles).
-    absl::StatusOr<SweptFiles> swept = DeleteLeftoverTempFiles(
-        env_, dir, Basename(save_path), options.latest_filename, stale_temp_age_);
-    if (swept.ok()) LogSwept(*swept, JoinPath(dir, Basename(save_path)));
-  }
-  return model_checkpoint_path;
-}
-
-void Saver::Impl::SweepInterruptedSaves(const std::string& dir, const std::string& base,
-                                        const std::string& latest_filename,
-                                        bool older_than_tracked) {
-  if (stale_temp_age_ == absl::InfiniteDuration()) return;
-  absl::StatusOr<SweptFiles> swept =
-      DeleteLeftoverTempFiles(env_, dir, base, latest_filename, stale_temp_age_);
-  if (!swept.ok()) return;  // no such directory (yet): nothing left there
-  // Incomplete checkpoints: data files without an index. Under the
-  // directory's lock, as writers commit (BundleWriter::Finish), none is one
-  // being renamed into place.
-  std::optional<uint64_t> oldest_tracked;
-  if (older_than_tracked) {
-    absl::MutexLock l(&mu_);
-    for (const auto& [path, time] : last_checkpoints_) {
-      absl::StatusOr<uint64_t> mtime = env_->GetModificationTimeMicros(MetaFilename(path));
-      if (mtime.ok()) oldest_tracked = std::min(oldest_tracked.value_or(*mtime), *mtime);
-    }
-  }
-  absl::StatusOr<std::unique_ptr<FileLock>> lock = env_->LockFile(dir);
-  absl::StatusOr<std::vector<CheckpointOnDisk>> found =
-      lock.ok() ? ListCheckpoints(env_, dir, base) : lock.status();
-  if (found.ok()) {
-    for (const CheckpointOnDisk& c : *found) {
-      const bool has_data = absl::c_any_of(c.files, [&](const std::string& f) {
-        return IsDataFilenameOf(Basename(c.prefix), Basename(f));
-      });
-      if (c.has_index || !has_data) continue;
-      if (!c.has_marker && !(oldest_tracked && c.mtime_micros < *oldest_tracked)) continue;
-      for (const std::string& f : c.files) {
-        const uint64_t size = env_->GetFileSize(f).value_or(0);
-        if (!env_->DeleteFile(f).ok()) continue;
-        swept->paths.push_back(f);
-        swept->bytes += size;
-      }
-    }
-  }
-  LogSwept(*swept, JoinPath(dir, base));
+  return checkpoint_file;
 }
 
 absl::Status Saver::Impl::Restore(Session* session, const std::string& save_path) {
@@ -655,9 +497,7 @@ absl::Status Saver::Impl::Restore(Session* session, const std::string& save_path
     return absl::InvalidArgumentError(
         absl::StrCat("The passed save_path is not a valid checkpoint: ", save_path));
   }
-  const std::string dir = Dirname(save_path).empty() ? "." : std::string(Dirname(save_path));
-  SweepInterruptedSaves(dir, CheckpointBase(save_path), kDefaultLatestFilename,
-                        /*older_than_tracked=*/false);
+  manager_.SweepBeforeRestore(save_path);
   MG_LOG(INFO) << "Restoring parameters from " << save_path;
   std::vector<Tensor> out;
   absl::Status s =
@@ -690,147 +530,6 @@ std::string Saver::Impl::DescribeDifferences(const std::string& save_path) const
                       diff.ToString());
 }
 
-std::vector<std::string> Saver::Impl::last_checkpoints() const {
-  absl::MutexLock l(&mu_);
-  return TrackedPaths();
-}
-
-std::vector<std::string> Saver::Impl::TrackedPaths() const {
-  std::vector<std::string> out;
-  for (const auto& [p, t] : last_checkpoints_) out.push_back(p);
-  return out;
-}
-
-void Saver::Impl::RecordLastCheckpoint(const std::string& path) {
-  if (def_.max_to_keep() <= 0) return;
-  last_checkpoints_.erase(std::remove_if(last_checkpoints_.begin(), last_checkpoints_.end(),
-                                         [&](const auto& e) { return e.first == path; }),
-                          last_checkpoints_.end());
-  last_checkpoints_.emplace_back(path, env_->NowSeconds());
-  // (More than one over only after RecoverLastCheckpoints tracked an
-  // unrecorded checkpoint; TensorFlow's list is never more than one over.)
-  while (static_cast<int>(last_checkpoints_.size()) > def_.max_to_keep()) {
-    const std::pair<std::string, double> evicted = last_checkpoints_.front();
-    last_checkpoints_.erase(last_checkpoints_.begin());
-    if (evicted.second > next_checkpoint_time_) {
-      // Kept for good (keep_checkpoint_every_n_hours): no longer tracked.
-      next_checkpoint_time_ += def_.keep_checkpoint_every_n_hours() * 3600.0;
-      continue;
-    }
-    to_delete_.push_back(evicted);
-  }
-}
-
-void Saver::Impl::MaybeDeleteOldCheckpoints(absl::string_view save_dir) {
-  // With leases, deleting waits while a restore is between reading the
-  // state file and taking its checkpoint's lease (DirectoryLeaseFilename):
-  // whatever would go now goes at a later save instead.
-  std::unique_ptr<FileLock> dir_lock;
-  bool may_delete = true;
-  if (lease_checkpoints_) {
-    absl::StatusOr<std::unique_ptr<FileLock>> lock =
-        env_->TryLockFile(DirectoryLeaseFilename(save_dir));
-    if (lock.ok()) {
-      dir_lock = *std::move(lock);
-    } else if (absl::IsFailedPrecondition(lock.status())) {
-      may_delete = false;  // a restore is choosing
-    } else {
-      MG_LOG(WARNING) << "Deleting old checkpoints without the directory lease: "
-                      << lock.status().message();
-    }
-  }
-  auto remove = [&](const std::string& path) {
-    if (!may_delete || !RemoveCheckpoint(env_, path)) leased_.push_back(path);
-  };
-  // Checkpoints a reader held at an earlier save go once their lease has.
-  std::vector<std::string> leased = std::move(leased_);
-  leased_.clear();
-  for (const std::string& path : leased) remove(path);
-  while (save_dir.size() > 1 && save_dir.back() == '/') save_dir.remove_suffix(1);
-  std::vector<std::pair<std::string, double>> evicted = std::move(to_delete_);
-  to_delete_.clear();
-  for (const auto& [path, time] : evicted) {
-    // Retention deletes only in the directory it saves to: a state file
-    // that names checkpoints elsewhere (a copied log directory) must not
-    // make a copy delete the original run's files.
-    if (Dirname(path) != save_dir) {
-      MG_LOG(WARNING) << "Not deleting old checkpoint " << path << ": it is outside "
-                      << (save_dir.empty() ? "." : save_dir) << ", where this Saver saves";
-      continue;
-    }
-    remove(path);  // or later, while a reader holds it
-  }
-}
-
-void Saver::Impl::RecoverLastCheckpoints(const std::vector<std::string>& paths) {
-  std::vector<std::pair<std::string, double>> recorded;
-  for (const std::string& p : paths) {
-    absl::StatusOr<uint64_t> mtime = env_->GetModificationTimeMicros(MetaFilename(p));
-    if (!mtime.ok()) mtime = env_->GetModificationTimeMicros(p);
-    if (mtime.ok()) recorded.emplace_back(p, *mtime * 1e-6);
-  }
-  // Orphans older than every recorded checkpoint go first, newer ones last,
-  // so retention deletes them in the order they were written.
-  double oldest = std::numeric_limits<double>::infinity();
-  for (const auto& [p, time] : recorded) oldest = std::min(oldest, time);
-  std::vector<std::pair<std::string, double>> older, newer;
-  std::vector<std::string> markers;
-  if (!paths.empty()) {
-    for (const CheckpointOnDisk& c : OrphanedCheckpoints(paths)) {
-      MG_LOG(WARNING) << "Tracking " << c.prefix
-                      << ", which a process killed between a save and the state file, or "
-                         "between the state file and retention, left behind; retention will "
-                         "delete it in turn";
-      const double time = c.mtime_micros * 1e-6;
-      (time < oldest ? older : newer).emplace_back(c.prefix, time);
-      markers.push_back(UnrecordedMarkerFilename(c.prefix));
-    }
-  }
-  older.insert(older.end(), recorded.begin(), recorded.end());
-  older.insert(older.end(), newer.begin(), newer.end());
-  absl::MutexLock l(&mu_);
-  last_checkpoints_ = std::move(older);
-  recorded_markers_.insert(recorded_markers_.end(), markers.begin(), markers.end());
-}
-
-std::vector<CheckpointOnDisk> Saver::Impl::OrphanedCheckpoints(
-    const std::vector<std::string>& recorded) const {
-  const absl::string_view recorded_dir = Dirname(recorded.back());
-  const std::string dir = recorded_dir.empty() ? "." : std::string(recorded_dir);
-  absl::StatusOr<std::vector<CheckpointOnDisk>> found =
-      ListCheckpoints(env_, dir, CheckpointBase(recorded.back()));
-  if (!found.ok()) return {};
-  absl::flat_hash_set<std::string> named;
-  for (const std::string& p : recorded) {
-    if (Dirname(p) == recorded_dir) named.insert(std::string(Basename(p)));
-  }
-  // Only marked ones: an unmarked checkpoint the state file does not name
-  // may be one kept for good (keep_checkpoint_every_n_hours), copied in, or
-  // TensorFlow's (whose directories often hold such checkpoints of the same
-  // name), and is the user's to keep.
-  std::vector<CheckpointOnDisk> out;
-  for (CheckpointOnDisk& c : *found) {
-    if (named.contains(Basename(c.prefix))) {
-      // Recorded: a process killed right after the state file left its mark.
-      if (c.has_marker) env_->DeleteFile(UnrecordedMarkerFilename(c.prefix)).IgnoreError();
-      continue;
-    }
-    if (!c.has_index) {
-      // A mark alone: killed before any file was in place.
-      if (c.has_marker && c.files.size() == 1) env_->DeleteFile(c.files[0]).IgnoreError();
-      continue;  // data without an index: the first save's sweep deletes it
-    }
-    if (c.has_marker) out.push_back(std::move(c));
-  }
-  return out;
-}
-
-void Saver::Impl::SetLastCheckpointsWithTime(
-    std::vector<std::pair<std::string, double>> checkpoints) {
-  absl::MutexLock l(&mu_);
-  last_checkpoints_ = std::move(checkpoints);
-}
-
 Saver::Saver(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Saver::~Saver() = default;
@@ -855,14 +554,14 @@ absl::Status Saver::Restore(Session* session, const std::string& save_path) {
   return impl_->Restore(session, save_path);
 }
 
-std::vector<std::string> Saver::last_checkpoints() const { return impl_->last_checkpoints(); }
+std::vector<std::string> Saver::last_checkpoints() const { return impl_->manager_.Tracked(); }
 
 void Saver::RecoverLastCheckpoints(const std::vector<std::string>& paths) {
-  impl_->RecoverLastCheckpoints(paths);
+  impl_->manager_.Adopt(paths);
 }
 
 void Saver::SetLastCheckpointsWithTime(std::vector<std::pair<std::string, double>> checkpoints) {
-  impl_->SetLastCheckpointsWithTime(std::move(checkpoints));
+  impl_->manager_.SetTracked(std::move(checkpoints));
 }
 
 }  // namespace minigraph

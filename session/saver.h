@@ -35,7 +35,6 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "checkpoint/checkpoint_files.h"
 #include "core/env.h"
 #include "core/proto/meta_graph.pb.h"
 #include "core/proto/saver_def.pb.h"
@@ -75,10 +74,10 @@ struct SaverOptions {
   // What saves of this Saver's checkpoints killed part-way left in their
   // directory goes on the first save to a path and on each restore:
   // temporary files no live writer holds (whatever their age), and
-  // incomplete checkpoints it marked (DeleteLeftoverTempFiles in
-  // checkpoint/temp_files.h; the count and bytes are logged). A sharded
-  // save's parts, which no lock protects, go after each save once untouched
-  // for this long. InfiniteDuration() keeps everything.
+  // incomplete checkpoints it marked (CheckpointManager in
+  // checkpoint/checkpoint_manager.h; the count and bytes are logged). A
+  // sharded save's parts, which no lock protects, go after each save once
+  // untouched for this long. InfiniteDuration() keeps everything.
   absl::Duration delete_stale_temp_files_after = absl::Hours(1);
   // Beyond TensorFlow: each checkpoint gets a lease file (LeaseFilename in
   // checkpoint/naming.h). Readers (BundleReader, so every restore) hold a
