@@ -15,6 +15,25 @@
 #include "core/status_macros.h"
 
 namespace minigraph {
+namespace {
+
+// `state`'s checkpoints up to `newest` (newer ones are not kept), with
+// their timestamps.
+std::pair<std::vector<std::string>, std::vector<double>> UpTo(const CheckpointState& state,
+                                                              const std::string& newest) {
+  std::vector<std::string> paths;
+  std::vector<double> timestamps;
+  for (int i = 0; i < state.all_model_checkpoint_paths_size(); ++i) {
+    paths.push_back(state.all_model_checkpoint_paths(i));
+    timestamps.push_back(i < state.all_model_checkpoint_timestamps_size()
+                             ? state.all_model_checkpoint_timestamps(i)
+                             : 0.0);
+    if (paths.back() == newest) break;
+  }
+  return {std::move(paths), std::move(timestamps)};
+}
+
+}  // namespace
 
 CheckpointDirectory::CheckpointDirectory(std::string dir, Options options)
     : dir_(std::move(dir)), options_(options) {}
@@ -119,22 +138,29 @@ std::vector<std::string> CheckpointDirectory::Restored(const Restore& restore,
                  state.all_model_checkpoint_paths().end());
     return paths;
   }
-  std::vector<double> timestamps;
-  for (int i = 0; i < state.all_model_checkpoint_paths_size(); ++i) {
-    paths.push_back(state.all_model_checkpoint_paths(i));
-    timestamps.push_back(state.all_model_checkpoint_timestamps(i));
-    if (paths.back() == restored) break;  // newer ones did not restore
-  }
   const std::string path = JoinPath(dir_, kDefaultLatestFilename);
-  if (absl::Status s = UpdateCheckpointState(options_.env, dir_, restored, paths, timestamps,
-                                             std::nullopt, kDefaultLatestFilename,
-                                             /*save_relative_paths=*/true);
-      !s.ok()) {
-    MG_LOG(WARNING) << "Restored " << restored << ", but could not rewrite " << path << ": " << s;
-  } else {
-    MG_LOG(WARNING) << "Rewrote " << path << " from the directory: " << restored << " and "
-                    << paths.size() - 1 << " older checkpoint(s)";
+  absl::StatusOr<std::vector<std::string>> written = WriteRebuiltState(state, restored);
+  if (!written.ok()) {
+    MG_LOG(WARNING) << "Restored " << restored << ", but could not rewrite " << path << ": "
+                    << written.status();
+    return UpTo(state, restored).first;  // what the writer keeps all the same
   }
+  MG_LOG(WARNING) << "Rewrote " << path << " from the directory: " << restored << " and "
+                  << written->size() - 1 << " older checkpoint(s)";
+  return *std::move(written);
+}
+
+absl::StatusOr<CheckpointState> CheckpointDirectory::RebuildState(
+    std::vector<std::string>* skipped) const {
+  return RebuildCheckpointState(options_.env, dir_, skipped);
+}
+
+absl::StatusOr<std::vector<std::string>> CheckpointDirectory::WriteRebuiltState(
+    const CheckpointState& state, const std::string& newest) const {
+  auto [paths, timestamps] = UpTo(state, newest);
+  MG_RETURN_IF_ERROR(UpdateCheckpointState(options_.env, dir_, newest, paths, timestamps,
+                                           std::nullopt, kDefaultLatestFilename,
+                                           /*save_relative_paths=*/true));
   return paths;
 }
 
@@ -179,7 +205,7 @@ std::optional<CheckpointState> CheckpointDirectory::Recover(absl::string_view wh
   const std::string& dir = dir_;
   const std::string path = JoinPath(dir, kDefaultLatestFilename);
   std::vector<std::string> skipped;
-  absl::StatusOr<CheckpointState> state = RebuildCheckpointState(options_.env, dir, &skipped);
+  absl::StatusOr<CheckpointState> state = RebuildState(&skipped);
   for (const std::string& s : skipped) MG_LOG(WARNING) << "Not a complete checkpoint: " << s;
   if (!state.ok()) {
     if (!warn_if_none && skipped.empty()) return std::nullopt;

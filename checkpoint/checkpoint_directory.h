@@ -101,6 +101,18 @@ class CheckpointDirectory {
   // directory's writer now keeps, oldest first (Saver::RecoverLastCheckpoints).
   std::vector<std::string> Restored(const Restore& restore, const std::string& restored) const;
 
+  // The state file the directory's complete checkpoints make
+  // (RebuildCheckpointState: what `inspect_checkpoint --repair_state`
+  // shows); `skipped` (may be null) receives each index that did not open.
+  absl::StatusOr<CheckpointState> RebuildState(std::vector<std::string>* skipped) const;
+
+  // Writes a rebuilt `state` as the directory's state file: its checkpoints
+  // up to `newest` (newer ones are dropped), paths relative to the
+  // directory so that a copy of it works. Returns those checkpoints,
+  // oldest first, or the Env's error.
+  absl::StatusOr<std::vector<std::string>> WriteRebuiltState(const CheckpointState& state,
+                                                             const std::string& newest) const;
+
   // OK unless the directory holds a state file or checkpoint files (data
   // or index; not temporary files, nor the data of a first save killed
   // before its index, which its Saver's next save deletes):

@@ -26,7 +26,7 @@
 #include "absl/strings/strip.h"
 #include "checkpoint/bundle_reader.h"
 #include "checkpoint/checkpoint_diff.h"
-#include "checkpoint/checkpoint_files.h"
+#include "checkpoint/checkpoint_directory.h"
 #include "checkpoint/checkpoint_state.h"
 #include "checkpoint/proto/tensor_bundle.pb.h"
 #include "checkpoint/saved_slices.h"
@@ -137,38 +137,35 @@ int Diff(const std::string& prefix, const std::string& graph_path) {
 }
 
 int RepairState(const std::string& dir) {
-  Env* env = Env::Default();
+  const CheckpointDirectory directory(dir, {.env = Env::Default()});
   std::vector<std::string> skipped;
-  absl::StatusOr<CheckpointState> rebuilt = RebuildCheckpointState(env, dir, &skipped);
+  absl::StatusOr<CheckpointState> rebuilt = directory.RebuildState(&skipped);
   const std::string in_dir = absl::EndsWith(dir, "/") ? dir : absl::StrCat(dir, "/");
   for (const std::string& why : skipped) {
     std::fprintf(stderr, "skipping %s\n", std::string(absl::StripPrefix(why, in_dir)).c_str());
   }
   if (!rebuilt.ok()) return Fail(rebuilt.status());
-  // Printed and written relative to the directory, so a copy of it works.
-  std::vector<std::string> paths;
-  std::vector<double> timestamps;
+  // Printed as written: relative to the directory, so a copy of it works.
   CheckpointState state;
   for (int i = 0; i < rebuilt->all_model_checkpoint_paths_size(); ++i) {
-    paths.push_back(rebuilt->all_model_checkpoint_paths(i));
-    timestamps.push_back(rebuilt->all_model_checkpoint_timestamps(i));
-    state.add_all_model_checkpoint_paths(std::string(Basename(paths.back())));
-    state.add_all_model_checkpoint_timestamps(timestamps.back());
+    const std::string& p = rebuilt->all_model_checkpoint_paths(i);
+    state.add_all_model_checkpoint_paths(std::string(Basename(p)));
+    state.add_all_model_checkpoint_timestamps(rebuilt->all_model_checkpoint_timestamps(i));
   }
   state.set_model_checkpoint_path(std::string(Basename(rebuilt->model_checkpoint_path())));
   std::string text;
   google::protobuf::TextFormat::PrintToString(state, &text);
   std::printf("%s", text.c_str());
+  const std::string path = JoinPath(dir, kDefaultLatestFilename);
   if (!absl::GetFlag(FLAGS_write)) {
-    std::printf("# dry run: %zu checkpoints found; --write replaces %s with the above\n",
-                paths.size(), JoinPath(dir, kDefaultLatestFilename).c_str());
+    std::printf("# dry run: %d checkpoints found; --write replaces %s with the above\n",
+                state.all_model_checkpoint_paths_size(), path.c_str());
     return 0;
   }
-  absl::Status s = UpdateCheckpointState(env, dir, rebuilt->model_checkpoint_path(), paths,
-                                         timestamps, std::nullopt, kDefaultLatestFilename,
-                                         /*save_relative_paths=*/true);
-  if (!s.ok()) return Fail(s);
-  std::printf("# wrote %s\n", JoinPath(dir, kDefaultLatestFilename).c_str());
+  absl::StatusOr<std::vector<std::string>> written =
+      directory.WriteRebuiltState(*rebuilt, rebuilt->model_checkpoint_path());
+  if (!written.ok()) return Fail(written.status());
+  std::printf("# wrote %s\n", path.c_str());
   return 0;
 }
 
