@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "checkpoint/checkpoint_directory.h"
 #include "checkpoint/checkpoint_state.h"
 #include "core/logging.h"
 #include "core/status_macros.h"
@@ -72,7 +73,66 @@ int CountVariables(const GraphDef& graph) {
 }
 }  // namespace
 
-SessionManager::SessionManager(GraphDef graph, Options options)
+// The manager's graph and options, and its work, behind the header's
+// interface.
+class SessionManager::Impl {
+ public:
+  Impl(GraphDef graph, Options options);
+
+  // As SessionManager's.
+  absl::StatusOr<std::unique_ptr<Session>> PrepareSession(const std::string& master,
+                                                          const PrepareOptions& options);
+  absl::StatusOr<RecoverResult> RecoverSession(const std::string& master,
+                                               const PrepareOptions& options);
+  absl::StatusOr<std::unique_ptr<Session>> WaitForSession(
+      const std::string& master, SessionOptions config, std::optional<absl::Duration> max_wait,
+      const absl::Notification* cancel);
+  absl::StatusOr<ReadinessReport> CheckReady(const std::string& master, SessionOptions config);
+
+ private:
+  // REQUIRES: CheckEnv(config) is OK.
+  absl::StatusOr<std::unique_ptr<Session>> NewSessionOn(const std::string& master,
+                                                        SessionOptions config) const;
+  // InvalidArgument when `config` or `saver` names an Env other than
+  // options_.env.
+  absl::Status CheckEnv(const SessionOptions& config, const Saver* saver) const;
+  // (session, restored)
+  absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> RestoreCheckpoint(
+      const std::string& master, const PrepareOptions& options);
+  // What to restore from `dir` (options.checkpoint_dir), its state file
+  // waited for as `options` say; nullopt when there is nothing to restore
+  // (after the strict check).
+  absl::StatusOr<std::optional<CheckpointDirectory::Restore>> CheckpointToRestore(
+      const CheckpointDirectory& dir, const PrepareOptions& options);
+  // Restores `*chosen`'s newest checkpoint into `sess` under the
+  // directory's lease (when its Saver takes leases; `*lease` holds it for
+  // the caller), following the state file to a newer one when the chosen
+  // one went meanwhile; returns the prefix.
+  absl::StatusOr<std::string> RestoreUnderLease(Session* sess, const CheckpointDirectory& dir,
+                                                const PrepareOptions& options,
+                                                CheckpointDirectory::Restore* chosen,
+                                                std::unique_ptr<FileLock>* lease);
+  // Restores the state file's newest checkpoint into `sess`, or with
+  // fallback_to_valid_checkpoint the newest one that restores. Returns the
+  // prefix restored.
+  absl::StatusOr<std::string> RestoreNewestValid(Session* sess, const CheckpointState& state,
+                                                 const PrepareOptions& options);
+  // One readiness attempt: the ready session (report.ready), or null and
+  // why. `watch` (may be null) receives a watch of the target's state taken
+  // before the checks when waiting can use one.
+  absl::StatusOr<std::pair<std::unique_ptr<Session>, ReadinessReport>> Attempt(
+      const std::string& master, const SessionOptions& config, std::unique_ptr<StateWatch>* watch);
+  // Ready: OK(nullopt). Not ready: OK(message). Other errors propagate.
+  absl::StatusOr<std::optional<std::string>> Ready(const std::vector<std::string>& op,
+                                                   Session* session, absl::string_view what);
+  absl::StatusOr<std::optional<std::string>> TryRunLocalInitOp(Session* session);
+
+  const GraphDef graph_;
+  const Options options_;
+  const int num_variables_;  // the graph's variable nodes, for chief_seen
+};
+
+SessionManager::Impl::Impl(GraphDef graph, Options options)
     : graph_(std::move(graph)),
       options_(std::move(options)),
       num_variables_(CountVariables(graph_)) {}
@@ -96,10 +156,11 @@ absl::StatusOr<std::unique_ptr<SessionManager>> SessionManager::Create(GraphDef 
       }
     }
   }
-  return std::unique_ptr<SessionManager>(new SessionManager(std::move(graph), std::move(options)));
+  return std::unique_ptr<SessionManager>(
+      new SessionManager(std::make_unique<Impl>(std::move(graph), std::move(options))));
 }
 
-absl::Status SessionManager::CheckEnv(const SessionOptions& config, const Saver* saver) const {
+absl::Status SessionManager::Impl::CheckEnv(const SessionOptions& config, const Saver* saver) const {
   // The default Env in a config means "not set": the manager's is used.
   if (config.env != options_.env && config.env != Env::Default()) {
     return absl::InvalidArgumentError(
@@ -115,7 +176,7 @@ absl::Status SessionManager::CheckEnv(const SessionOptions& config, const Saver*
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<Session>> SessionManager::NewSessionOn(const std::string& master,
+absl::StatusOr<std::unique_ptr<Session>> SessionManager::Impl::NewSessionOn(const std::string& master,
                                                                       SessionOptions config) const {
   config.target = master;
   config.env = options_.env;
@@ -124,7 +185,7 @@ absl::StatusOr<std::unique_ptr<Session>> SessionManager::NewSessionOn(const std:
   return s;
 }
 
-absl::StatusOr<std::optional<std::string>> SessionManager::Ready(const std::vector<std::string>& op,
+absl::StatusOr<std::optional<std::string>> SessionManager::Impl::Ready(const std::vector<std::string>& op,
                                                                  Session* session,
                                                                  absl::string_view what) {
   if (op.empty()) return std::nullopt;
@@ -153,7 +214,7 @@ absl::StatusOr<std::optional<std::string>> SessionManager::Ready(const std::vect
       absl::StrCat("Variables not initialized: ", absl::StrJoin(names, ", ")));
 }
 
-absl::StatusOr<std::optional<std::string>> SessionManager::TryRunLocalInitOp(Session* session) {
+absl::StatusOr<std::optional<std::string>> SessionManager::Impl::TryRunLocalInitOp(Session* session) {
   if (options_.local_init_op.empty()) return std::nullopt;
   MG_ASSIGN_OR_RETURN(
       std::optional<std::string> not_ready,
@@ -166,7 +227,7 @@ absl::StatusOr<std::optional<std::string>> SessionManager::TryRunLocalInitOp(Ses
   return std::nullopt;
 }
 
-absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> SessionManager::RestoreCheckpoint(
+absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> SessionManager::Impl::RestoreCheckpoint(
     const std::string& master, const PrepareOptions& options) {
   MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> sess, NewSessionOn(master, options.config));
   if (!options.checkpoint_dir.empty() && !options.checkpoint_filename_with_path.empty()) {
@@ -196,7 +257,7 @@ absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> SessionManager::Restor
   return std::make_pair(std::move(sess), true);
 }
 
-absl::StatusOr<std::optional<CheckpointDirectory::Restore>> SessionManager::CheckpointToRestore(
+absl::StatusOr<std::optional<CheckpointDirectory::Restore>> SessionManager::Impl::CheckpointToRestore(
     const CheckpointDirectory& dir, const PrepareOptions& options) {
   // Poll for the state file, counting nominal (not wall-clock) time; or,
   // with wake_on_state_change, sleep on a watch of the directory (taken
@@ -229,7 +290,7 @@ absl::StatusOr<std::optional<CheckpointDirectory::Restore>> SessionManager::Chec
   return dir.ChooseRestore(std::move(ckpt));
 }
 
-absl::StatusOr<std::string> SessionManager::RestoreUnderLease(
+absl::StatusOr<std::string> SessionManager::Impl::RestoreUnderLease(
     Session* sess, const CheckpointDirectory& dir, const PrepareOptions& options,
     CheckpointDirectory::Restore* chosen, std::unique_ptr<FileLock>* lease) {
   MG_ASSIGN_OR_RETURN(*lease, dir.LeaseForRestore(chosen));
@@ -252,7 +313,7 @@ absl::StatusOr<std::string> SessionManager::RestoreUnderLease(
   return newest;
 }
 
-absl::StatusOr<std::string> SessionManager::RestoreNewestValid(Session* sess,
+absl::StatusOr<std::string> SessionManager::Impl::RestoreNewestValid(Session* sess,
                                                                const CheckpointState& state,
                                                                const PrepareOptions& options) {
   const std::string& newest = state.model_checkpoint_path();
@@ -297,7 +358,7 @@ absl::StatusOr<std::string> SessionManager::RestoreNewestValid(Session* sess,
                    candidates.size(), " tried, newest first): ", absl::StrJoin(reasons, "; ")));
 }
 
-absl::StatusOr<std::unique_ptr<Session>> SessionManager::PrepareSession(
+absl::StatusOr<std::unique_ptr<Session>> SessionManager::Impl::PrepareSession(
     const std::string& master, const PrepareOptions& options) {
   MG_RETURN_IF_ERROR(CheckEnv(options.config, options.saver));
   MG_ASSIGN_OR_RETURN(auto restored, RestoreCheckpoint(master, options));
@@ -333,7 +394,7 @@ absl::StatusOr<std::unique_ptr<Session>> SessionManager::PrepareSession(
   return std::move(sess);
 }
 
-absl::StatusOr<SessionManager::RecoverResult> SessionManager::RecoverSession(
+absl::StatusOr<SessionManager::RecoverResult> SessionManager::Impl::RecoverSession(
     const std::string& master, const PrepareOptions& options) {
   MG_RETURN_IF_ERROR(CheckEnv(options.config, options.saver));
   MG_ASSIGN_OR_RETURN(auto restored, RestoreCheckpoint(master, options));
@@ -364,7 +425,7 @@ absl::StatusOr<SessionManager::RecoverResult> SessionManager::RecoverSession(
 }
 
 absl::StatusOr<std::pair<std::unique_ptr<Session>, SessionManager::ReadinessReport>>
-SessionManager::Attempt(const std::string& master, const SessionOptions& config,
+SessionManager::Impl::Attempt(const std::string& master, const SessionOptions& config,
                         std::unique_ptr<StateWatch>* watch) {
   ReadinessReport report;
   report.num_variables = num_variables_;
@@ -418,7 +479,7 @@ SessionManager::Attempt(const std::string& master, const SessionOptions& config,
   return std::make_pair(std::unique_ptr<Session>(), std::move(report));
 }
 
-absl::StatusOr<SessionManager::ReadinessReport> SessionManager::CheckReady(
+absl::StatusOr<SessionManager::ReadinessReport> SessionManager::Impl::CheckReady(
     const std::string& master, SessionOptions config) {
   MG_RETURN_IF_ERROR(CheckEnv(config, nullptr));
   MG_ASSIGN_OR_RETURN(auto attempt, Attempt(master, config, nullptr));
@@ -427,7 +488,7 @@ absl::StatusOr<SessionManager::ReadinessReport> SessionManager::CheckReady(
   return std::move(attempt.second);
 }
 
-absl::StatusOr<std::unique_ptr<Session>> SessionManager::WaitForSession(
+absl::StatusOr<std::unique_ptr<Session>> SessionManager::Impl::WaitForSession(
     const std::string& master, SessionOptions config, std::optional<absl::Duration> max_wait,
     const absl::Notification* cancel) {
   MG_RETURN_IF_ERROR(CheckEnv(config, nullptr));
@@ -500,6 +561,31 @@ absl::StatusOr<std::unique_ptr<Session>> SessionManager::WaitForSession(
     watch.reset();  // before `changed` goes
     if (was_cancelled) return cancelled();
   }
+}
+
+SessionManager::SessionManager(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+SessionManager::~SessionManager() = default;
+
+absl::StatusOr<std::unique_ptr<Session>> SessionManager::PrepareSession(
+    const std::string& master, const PrepareOptions& options) {
+  return impl_->PrepareSession(master, options);
+}
+
+absl::StatusOr<SessionManager::RecoverResult> SessionManager::RecoverSession(
+    const std::string& master, const PrepareOptions& options) {
+  return impl_->RecoverSession(master, options);
+}
+
+absl::StatusOr<std::unique_ptr<Session>> SessionManager::WaitForSession(
+    const std::string& master, SessionOptions config, std::optional<absl::Duration> max_wait,
+    const absl::Notification* cancel) {
+  return impl_->WaitForSession(master, std::move(config), max_wait, cancel);
+}
+
+absl::StatusOr<SessionManager::ReadinessReport> SessionManager::CheckReady(
+    const std::string& master, SessionOptions config) {
+  return impl_->CheckReady(master, std::move(config));
 }
 
 std::string SessionManager::ReadinessReport::ToString() const {

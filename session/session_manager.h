@@ -45,7 +45,6 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
-#include "checkpoint/checkpoint_directory.h"
 #include "core/env.h"
 #include "core/proto/graph.pb.h"
 #include "session/saver.h"
@@ -53,7 +52,6 @@
 
 namespace minigraph {
 
-class CheckpointState;  // checkpoint/proto/checkpoint_state.proto
 
 class SessionManager {
  public:
@@ -153,6 +151,9 @@ class SessionManager {
   // when ready_op or ready_for_local_init_op holds a bare node name (neither
   // "node:k" nor "^node").
   static absl::StatusOr<std::unique_ptr<SessionManager>> Create(GraphDef graph, Options options);
+  ~SessionManager();
+  SessionManager(const SessionManager&) = delete;
+  SessionManager& operator=(const SessionManager&) = delete;
 
   // A session whose model is ready: restored from a checkpoint if one is
   // found (waiting for it if asked), else initialized with init_op/init_fn;
@@ -188,48 +189,10 @@ class SessionManager {
   absl::StatusOr<ReadinessReport> CheckReady(const std::string& master, SessionOptions config = {});
 
  private:
-  SessionManager(GraphDef graph, Options options);
+  class Impl;
+  explicit SessionManager(std::unique_ptr<Impl> impl);
 
-  // REQUIRES: CheckEnv(config) is OK.
-  absl::StatusOr<std::unique_ptr<Session>> NewSessionOn(const std::string& master,
-                                                        SessionOptions config) const;
-  // InvalidArgument when `config` or `saver` names an Env other than
-  // options_.env.
-  absl::Status CheckEnv(const SessionOptions& config, const Saver* saver) const;
-  // (session, restored)
-  absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> RestoreCheckpoint(
-      const std::string& master, const PrepareOptions& options);
-  // What to restore from `dir` (options.checkpoint_dir), its state file
-  // waited for as `options` say; nullopt when there is nothing to restore
-  // (after the strict check).
-  absl::StatusOr<std::optional<CheckpointDirectory::Restore>> CheckpointToRestore(
-      const CheckpointDirectory& dir, const PrepareOptions& options);
-  // Restores `*chosen`'s newest checkpoint into `sess` under the
-  // directory's lease (when its Saver takes leases; `*lease` holds it for
-  // the caller), following the state file to a newer one when the chosen
-  // one went meanwhile; returns the prefix.
-  absl::StatusOr<std::string> RestoreUnderLease(Session* sess, const CheckpointDirectory& dir,
-                                                const PrepareOptions& options,
-                                                CheckpointDirectory::Restore* chosen,
-                                                std::unique_ptr<FileLock>* lease);
-  // Restores the state file's newest checkpoint into `sess`, or with
-  // fallback_to_valid_checkpoint the newest one that restores. Returns the
-  // prefix restored.
-  absl::StatusOr<std::string> RestoreNewestValid(Session* sess, const CheckpointState& state,
-                                                 const PrepareOptions& options);
-  // One readiness attempt: the ready session (report.ready), or null and
-  // why. `watch` (may be null) receives a watch of the target's state taken
-  // before the checks when waiting can use one.
-  absl::StatusOr<std::pair<std::unique_ptr<Session>, ReadinessReport>> Attempt(
-      const std::string& master, const SessionOptions& config, std::unique_ptr<StateWatch>* watch);
-  // Ready: OK(nullopt). Not ready: OK(message). Other errors propagate.
-  absl::StatusOr<std::optional<std::string>> Ready(const std::vector<std::string>& op,
-                                                   Session* session, absl::string_view what);
-  absl::StatusOr<std::optional<std::string>> TryRunLocalInitOp(Session* session);
-
-  const GraphDef graph_;
-  const Options options_;
-  const int num_variables_;  // the graph's variable nodes, for chief_seen
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace minigraph
