@@ -78,6 +78,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterDatasetComposeKernels(r);
   kernels_internal::RegisterDecodeCsvKernels(r);
   kernels_internal::RegisterListKernels(r);
+  kernels_internal::RegisterQueueKernels(r);
   kernels_internal::RegisterOptionalKernels(r);
   kernels_internal::RegisterTensorArrayKernels(r);
 #ifndef MG_UNTHREADED_KERNEL_FAMILIES_LEFT_OUT

@@ -25,6 +25,7 @@ void RegisterSetKernels(KernelRegistry* r);
 void RegisterSparseSliceKernels(KernelRegistry* r);
 void RegisterSparseSerializationKernels(KernelRegistry* r);
 void RegisterLookupKernels(KernelRegistry* r);
+void RegisterQueueKernels(KernelRegistry* r);
 void RegisterDenseHashTableKernels(KernelRegistry* r);
 void RegisterAddKernels(KernelRegistry* r);
 void RegisterMulKernels(KernelRegistry* r);
