@@ -1,7 +1,7 @@
 """The op interop test's cases for ops that do not run alone on fed inputs:
 training updates on variables, variables and resources, control flow,
-TensorArrays, lists, stacks, optionals, tables, datasets and iterators,
-checkpoint ops and summaries. Each case is a small graph built with
+TensorArrays, lists, stacks, optionals, tables, queues, datasets and
+iterators, checkpoint ops and summaries. Each case is a small graph built with
 TensorFlow's own Python API (op_cases.Spec.graph), as real graphs have these
 ops; GRAPH_GENERATORS maps each op to its cases."""
 
@@ -1578,6 +1578,113 @@ def complex_numbers(dt, rng):
     return out
 
 
+def queues(dt, rng):
+    """TensorFlow 1's queues in one step each, their ops ordered by control
+    dependencies: served in order, shuffled for the seeds, by priority
+    (ties included), padded; and the errors of closed and misused queues."""
+    x0 = random_values(rng, (3, 2), F32, edges=False)
+
+    def chain(*makers):
+        # Each maker runs after the previous one's tensors.
+        out, deps = [], []
+        for make in makers:
+            with tf.control_dependencies(deps):
+                made = make()
+            made = made if isinstance(made, (list, tuple)) else [made]
+            out += [t for t in made if isinstance(t, tf.Tensor)]
+            deps = list(made)
+        return out
+
+    def fifo():
+        x = v1.placeholder(F32, [3, 2], name="x")
+        q = v1.FIFOQueue(3, [tf.int32, F32], shapes=[[], [2]], name="fifo")
+        out = chain(lambda: q.enqueue_many([[1, 2, 3], x]), q.size, q.dequeue, q.close,
+                    lambda: q.dequeue_up_to(5), q.is_closed, q.size)
+        return {x: x0}, out
+
+    def shuffle():
+        q = v1.RandomShuffleQueue(100, 5, [tf.int32], shapes=[[]], seed=7, name="shuffle")
+        return {}, chain(lambda: q.enqueue_many([tf.range(20)]), lambda: q.dequeue_many(10),
+                         q.close, lambda: q.dequeue_many(10))
+
+    def padding():
+        q = v1.PaddingFIFOQueue(10, [tf.int32, tf.string], shapes=[[None], [None, 2]],
+                                name="padding")
+        return {}, chain(lambda: q.enqueue([[1, 2], [[b"a", b"b"]]]),
+                         lambda: q.enqueue([[3], [[b"c", b"d"], [b"e", b"f"]]]),
+                         lambda: q.dequeue_many(2), lambda: q.dequeue_many(0))
+
+    def priority():
+        q = v1.PriorityQueue(10, [tf.string], shapes=[[]], name="priority")
+        keys = tf.constant([5, 1, 5, 5, 1, 2], tf.int64)
+        return {}, chain(lambda: q.enqueue_many([keys, [b"a", b"b", b"c", b"d", b"e", b"f"]]),
+                         lambda: q.dequeue_many(6), lambda: q.enqueue([7, b"g"]), q.dequeue)
+
+    def closed_and_empty():
+        q = v1.FIFOQueue(3, [F32], shapes=[[]])
+        return {}, chain(q.close, q.dequeue)
+
+    def enqueue_after_close():
+        q = v1.FIFOQueue(3, [F32], shapes=[[]])
+        return {}, chain(q.close, lambda: q.enqueue([1.0]), q.size)
+
+    def close_twice():
+        q = v1.FIFOQueue(3, [F32], shapes=[[]])
+        return {}, chain(q.close, q.close, q.size)
+
+    def too_few_after_close():
+        q = v1.FIFOQueue(3, [F32], shapes=[[]])
+        return {}, chain(lambda: q.enqueue([1.0]), q.close, lambda: q.dequeue_many(2))
+
+    def batch_without_shapes():
+        q = v1.FIFOQueue(3, [F32])
+        return {}, chain(lambda: q.enqueue_many([[1.0, 2.0]]), lambda: q.dequeue_many(2))
+
+    def min_after_dequeue_at_capacity():
+        q = v1.RandomShuffleQueue(5, 5, [F32])
+        return {}, [q.size()]
+
+    def wrong_dtype():
+        q = v1.FIFOQueue(3, [tf.int32], shapes=[[]])
+        return {}, chain(lambda: tf.raw_ops.QueueEnqueueV2(handle=q.queue_ref,
+                                                           components=[tf.constant(1.0)]),
+                         q.size)
+
+    def reference_handles():
+        # The ops of graphs from before TensorFlow 1.2: a Ref(string) handle.
+        raw = tf.raw_ops
+        i32 = [tf.int32]
+        fifo = raw.FIFOQueue(component_types=i32, shapes=[[]], capacity=5)
+        shuffle = raw.RandomShuffleQueue(component_types=i32, shapes=[[]], capacity=10,
+                                         min_after_dequeue=1, seed=3, seed2=4)
+        padding = raw.PaddingFIFOQueue(component_types=i32, shapes=[[None]])
+        priority = raw.PriorityQueue(component_types=i32, shapes=[[]])
+        return {}, chain(
+            lambda: raw.QueueEnqueueMany(handle=fifo, components=[[4, 5, 6]]),
+            lambda: raw.QueueEnqueue(handle=shuffle, components=[7]),
+            lambda: raw.QueueEnqueueMany(handle=shuffle, components=[[8, 9, 10]]),
+            lambda: raw.QueueEnqueue(handle=padding, components=[[1, 2]]),
+            lambda: raw.QueueEnqueueMany(handle=priority,
+                                         components=[tf.constant([3, 1], tf.int64), [30, 10]]),
+            lambda: raw.QueueDequeueMany(handle=fifo, n=2, component_types=i32),
+            lambda: raw.QueueDequeue(handle=shuffle, component_types=i32),
+            lambda: raw.QueueDequeueMany(handle=padding, n=1, component_types=i32),
+            lambda: raw.QueueDequeueMany(handle=priority, n=2,
+                                         component_types=[tf.int64, tf.int32]),
+            lambda: raw.QueueClose(handle=fifo),
+            lambda: raw.QueueIsClosed(handle=fifo),
+            lambda: raw.QueueDequeueUpTo(handle=fifo, n=5, component_types=i32),
+            lambda: raw.QueueSize(handle=shuffle))
+
+    return [Spec(name, [], graph=g) for name, g in [
+        ("fifo", fifo), ("reference_handles", reference_handles), ("shuffle", shuffle), ("padding", padding), ("priority", priority),
+        ("closed_and_empty", closed_and_empty), ("enqueue_after_close", enqueue_after_close),
+        ("close_twice", close_twice), ("too_few_after_close", too_few_after_close),
+        ("batch_without_shapes", batch_without_shapes),
+        ("min_after_dequeue_at_capacity", min_after_dequeue_at_capacity),
+        ("wrong_dtype", wrong_dtype)]]
+
+
 GRAPH_GROUPS = [(op, training_op(op), [op]) for op in TRAINING_OPS]
 GRAPH_GROUPS += [("Resource" + op, training_op("Resource" + op), ["Resource" + op])
                  for op in TRAINING_OPS]
@@ -1622,6 +1729,13 @@ GRAPH_GROUPS += [
       "LookupTableImportV2", "LookupTableExportV2", "MutableDenseHashTableV2",
       "LookupTableRemoveV2"]),
     ("text_file_tables", text_file_tables, ["InitializeTableFromTextFileV2"]),
+    ("queues", queues,
+     ["FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "PriorityQueueV2",
+      "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
+      "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2", "FIFOQueue",
+      "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue", "QueueEnqueue",
+      "QueueEnqueueMany", "QueueDequeue", "QueueDequeueMany", "QueueDequeueUpTo", "QueueClose",
+      "QueueSize", "QueueIsClosed"]),
     ("datasets", datasets,
      ["RangeDataset", "MapDataset", "BatchDatasetV2", "TensorSliceDataset", "FilterDataset",
       "PaddedBatchDatasetV2", "TensorDataset", "RepeatDataset", "TakeDataset", "SkipDataset",
