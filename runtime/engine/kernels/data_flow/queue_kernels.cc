@@ -15,17 +15,14 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
-#include "absl/synchronization/mutex.h"
 #include "core/status_macros.h"
 #include "runtime/engine/kernels/internal/kernel_families.h"
 #include "runtime/engine/kernels/internal/queue.h"
-#include "runtime/engine/variable.h"
+#include "runtime/engine/kernels/internal/resource_handles.h"
 
 namespace minigraph {
 namespace kernels_internal {
 namespace {
-
-constexpr char kQueueTypeName[] = "N10tensorflow14QueueInterfaceE";  // TensorFlow's, for errors
 
 // The node's "shapes" attr (absent: none).
 absl::StatusOr<std::vector<PartialShape>> ShapesAttr(const NodeDef& def) {
@@ -75,12 +72,7 @@ class QueueOp : public OpKernel {
     MG_RETURN_IF_ERROR(c->GetAttr("shared_name", &o.name));
     // Without a shared name the queue is the node's, by its name.
     if (o.name.empty()) o.name = def.name();
-    if (!absl::EndsWith(def.op(), "V2")) {
-      ref_handle_ = std::make_unique<Var>(DT_STRING, def.name());
-      absl::MutexLock l(ref_handle_->mu());
-      ref_handle_->set_value(Tensor::Vector<std::string>(
-          {container_.empty() ? ResourceMgr::kDefaultContainer : container_, o.name}));
-    }
+    if (!absl::EndsWith(def.op(), "V2")) ref_handle_ = RefHandle(container_, o.name, def.name());
     return Queue::CheckOptions(o, def.name());
   }
   absl::Status Compute(OpKernelContext* ctx) const override {
@@ -98,13 +90,7 @@ class QueueOp : public OpKernel {
       ctx->set_output_ref(0, ref_handle_.get());
       return absl::OkStatus();
     }
-    Tensor t = Tensor::Scalar<ResourceHandle>(ResourceHandle());
-    ResourceHandle& h = t.data<ResourceHandle>()[0];
-    h.set_device("/job:localhost/replica:0/task:0/device:CPU:0");
-    h.set_container(container_.empty() ? ResourceMgr::kDefaultContainer : container_);
-    h.set_name(options_.name);
-    h.set_maybe_type_name(kQueueTypeName);
-    ctx->set_output(0, std::move(t));
+    ctx->set_output(0, ResourceHandleTensor(container_, options_.name, Queue::kHandleTypeName));
     return absl::OkStatus();
   }
 
@@ -144,35 +130,16 @@ class QueueAccessOp : public OpKernel {
   // TensorFlow's MatchSignature).
   absl::StatusOr<Queue*> QueueOf(OpKernelContext* ctx, std::shared_ptr<Resource>* hold,
                                  int fixed_inputs, bool components_in, bool components_out) const {
-    std::string container, name;
-    if (Var* ref = ctx->input_ref(0); ref != nullptr) {
-      // A V1 handle: [container, name].
-      MG_ASSIGN_OR_RETURN(Tensor t, ref->Read());
-      if (t.dtype() != DT_STRING || t.shape() != TensorShape({2})) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Resource handle must have 2 elements, but had shape: ", t.shape().DebugString()));
-      }
-      container = t.data<std::string>()[0];
-      name = t.data<std::string>()[1];
-    } else {
-      const Tensor& t = ctx->input(0);
-      if (t.dtype() != DT_RESOURCE || t.NumElements() != 1) {
-        return absl::InvalidArgumentError("the queue handle must be a scalar resource handle");
-      }
-      container = t.data<ResourceHandle>()[0].container();
-      name = t.data<ResourceHandle>()[0].name();
-    }
-    *hold = ctx->resource_manager()->FindResource(container, name);
-    auto* queue = dynamic_cast<Queue*>(hold->get());
-    if (queue == nullptr) {
-      return absl::NotFoundError(absl::StrCat("Resource ", container, "/", name, "/",
-                                              kQueueTypeName, " does not exist."));
-    }
+    MG_ASSIGN_OR_RETURN(ResourceName handle, HandleInput(ctx, 0));
+    MG_ASSIGN_OR_RETURN(Queue * queue, Queue::Find(ctx->resource_manager(), handle.container,
+                                                   handle.name, hold));
     std::vector<DataType> have_in, have_out, want_in, want_out;
     for (int i = 0; i < ctx->num_inputs(); ++i) have_in.push_back(ctx->input_dtype(i));
     for (int i = 0; i < ctx->num_outputs(); ++i) have_out.push_back(ctx->expected_output_dtype(i));
     want_in.assign(have_in.begin(), have_in.begin() + std::min<int>(fixed_inputs, have_in.size()));
-    if (components_in) want_in.insert(want_in.end(), queue->dtypes().begin(), queue->dtypes().end());
+    if (components_in) {
+      want_in.insert(want_in.end(), queue->dtypes().begin(), queue->dtypes().end());
+    }
     if (components_out) want_out = queue->dtypes();
     if (!components_out) want_out = have_out;
     if (have_in != want_in || have_out != want_out) {
@@ -303,7 +270,8 @@ class QueueStateOp : public QueueAccessOp {
 void RegisterQueueKernels(KernelRegistry* r) {
   // Each op in its V1 (reference handle) and V2 (resource handle) form.
   for (const std::string v : {"", "V2"}) {
-    for (const char* op : {"FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"}) {
+    for (const char* op :
+         {"FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"}) {
       r->Register(op + v, MakeFactory<QueueOp>());
     }
     r->Register("QueueEnqueue" + v, MakeFactory<EnqueueOp>());

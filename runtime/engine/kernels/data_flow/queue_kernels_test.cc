@@ -350,7 +350,8 @@ TEST_F(QueueTest, ATimeoutAttrIsRefusedAsTensorFlowRefusesIt) {
       {{"component_types", MakeAttrValue(std::vector<DataType>{DT_INT32})},
        {"timeout_ms", MakeAttrValue(5)}});
   EXPECT_THAT(StartAndRun(s.ToGraphDef().value(), "dequeue"),
-              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("Timeout not supported yet.")));
+              StatusIs(absl::StatusCode::kInvalidArgument,
+                       HasSubstr("Timeout not supported yet.")));
 }
 
 }  // namespace
