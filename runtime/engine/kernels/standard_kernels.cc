@@ -60,6 +60,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterControlFlowKernels(r);
   kernels_internal::RegisterSaveRestoreKernels(r);
   kernels_internal::RegisterSummaryKernels(r);
+  kernels_internal::RegisterReaderKernels(r);
   kernels_internal::RegisterSendRecvKernels(r);
   kernels_internal::RegisterStringKernels(r);
   kernels_internal::RegisterStringConvertKernels(r);
