@@ -1,0 +1,85 @@
+// TensorFlow 1's Coordinator (tf.train.Coordinator): the threads of a
+// training program stop together. Any of them may ask for a stop, with or
+// without an error; all of them poll ShouldStop() or wait for the stop; the
+// owner then joins them and gets the first error.
+//
+//   Coordinator coord;
+//   MG_RETURN_IF_ERROR(StartQueueRunners(meta_graph, session, &coord));
+//   while (!coord.ShouldStop()) { ... train ... }
+//   coord.RequestStop();
+//   MG_RETURN_IF_ERROR(coord.Join());   // the runners' first error, if any
+//
+// As TensorFlow's, OutOfRange (the end of an input) stops cleanly: it is
+// not an error. Join gives the registered runners a grace period after the
+// stop, then returns DeadlineExceeded naming those still running (Python's
+// "Coordinator stopped with threads still running").
+//
+// Thread-safe.
+
+#ifndef MINIGRAPH_SESSION_COORDINATOR_H_
+#define MINIGRAPH_SESSION_COORDINATOR_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+
+namespace minigraph {
+
+// What a Coordinator joins: threads that stop when it stops.
+class CoordinatedRunner {
+ public:
+  virtual ~CoordinatedRunner() = default;
+  // Waits until every thread of the runner has ended, or `deadline`;
+  // true when they all have.
+  virtual bool WaitUntilDone(absl::Time deadline) = 0;
+  // Joins the ended threads. REQUIRES: WaitUntilDone returned true.
+  virtual void Join() = 0;
+  // For messages: "QueueRunner for input_producer".
+  virtual std::string name() const = 0;
+};
+
+class Coordinator {
+ public:
+  explicit Coordinator(absl::Duration stop_grace_period = absl::Minutes(2))
+      : grace_(stop_grace_period) {}
+  // Joins what Join has not (a stop is requested first).
+  ~Coordinator();
+  Coordinator(const Coordinator&) = delete;
+  Coordinator& operator=(const Coordinator&) = delete;
+
+  // Asks every thread to stop. A non-OK `status` other than OutOfRange is
+  // kept, the first one only, for Join to return.
+  void RequestStop(absl::Status status = absl::OkStatus()) ABSL_LOCKS_EXCLUDED(mu_);
+  bool ShouldStop() const ABSL_LOCKS_EXCLUDED(mu_);
+  // Waits for a stop, or for `timeout`; true when stopped.
+  bool WaitForStop(absl::Duration timeout = absl::InfiniteDuration()) const
+      ABSL_LOCKS_EXCLUDED(mu_);
+  // The first error a stop was requested with (OK when none).
+  absl::Status status() const ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Takes `runner` to join.
+  void RegisterRunner(std::unique_ptr<CoordinatedRunner> runner) ABSL_LOCKS_EXCLUDED(mu_);
+
+  // Waits for a stop (or for every runner to end by itself), then for the
+  // runners for the grace period. Returns the first error requested, else
+  // DeadlineExceeded naming the runners that did not end (they are left
+  // running, detached from nothing: a later Join may still join them),
+  // else OK.
+  absl::Status Join() ABSL_LOCKS_EXCLUDED(mu_);
+
+ private:
+  const absl::Duration grace_;
+  mutable absl::Mutex mu_;
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Status status_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<CoordinatedRunner>> runners_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace minigraph
+
+#endif  // MINIGRAPH_SESSION_COORDINATOR_H_
