@@ -269,19 +269,25 @@ class QueueStateOp : public QueueAccessOp {
 
 void RegisterQueueKernels(KernelRegistry* r) {
   // Each op in its V1 (reference handle) and V2 (resource handle) form.
-  for (const std::string v : {"", "V2"}) {
-    for (const char* op :
-         {"FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"}) {
-      r->Register(op + v, MakeFactory<QueueOp>());
-    }
-    r->Register("QueueEnqueue" + v, MakeFactory<EnqueueOp>());
-    r->Register("QueueEnqueueMany" + v, MakeFactory<EnqueueOp>());
-    r->Register("QueueDequeue" + v, MakeFactory<DequeueOp>());
-    r->Register("QueueDequeueMany" + v, MakeFactory<DequeueManyOp>());
-    r->Register("QueueDequeueUpTo" + v, MakeFactory<DequeueManyOp>());
-    r->Register("QueueClose" + v, MakeFactory<CloseOp>());
-    r->Register("QueueSize" + v, MakeFactory<QueueStateOp>());
-    r->Register("QueueIsClosed" + v, MakeFactory<QueueStateOp>());
+  for (const char* op : {"FIFOQueue", "FIFOQueueV2", "PaddingFIFOQueue", "PaddingFIFOQueueV2",
+                         "RandomShuffleQueue", "RandomShuffleQueueV2", "PriorityQueue",
+                         "PriorityQueueV2"}) {
+    r->Register(op, MakeFactory<QueueOp>());
+  }
+  for (const char* op : {"QueueEnqueue", "QueueEnqueueV2", "QueueEnqueueMany",
+                         "QueueEnqueueManyV2"}) {
+    r->Register(op, MakeFactory<EnqueueOp>());
+  }
+  r->Register("QueueDequeue", MakeFactory<DequeueOp>());
+  r->Register("QueueDequeueV2", MakeFactory<DequeueOp>());
+  for (const char* op : {"QueueDequeueMany", "QueueDequeueManyV2", "QueueDequeueUpTo",
+                         "QueueDequeueUpToV2"}) {
+    r->Register(op, MakeFactory<DequeueManyOp>());
+  }
+  r->Register("QueueClose", MakeFactory<CloseOp>());
+  r->Register("QueueCloseV2", MakeFactory<CloseOp>());
+  for (const char* op : {"QueueSize", "QueueSizeV2", "QueueIsClosed", "QueueIsClosedV2"}) {
+    r->Register(op, MakeFactory<QueueStateOp>());
   }
 }
 

@@ -627,17 +627,21 @@ class ReaderStateOp : public ReaderAccessOp {
 }  // namespace
 
 void RegisterReaderKernels(KernelRegistry* r) {
-  for (const std::string v : {"", "V2"}) {
-    for (const char* op : {"TFRecordReader", "TextLineReader", "FixedLengthRecordReader",
-                           "WholeFileReader", "IdentityReader"}) {
-      r->Register(op + v, MakeFactory<ReaderOp>());
-    }
-    r->Register("ReaderRead" + v, MakeFactory<ReaderReadOp>());
-    r->Register("ReaderReadUpTo" + v, MakeFactory<ReaderReadOp>());
-    for (const char* op : {"ReaderNumRecordsProduced", "ReaderNumWorkUnitsCompleted",
-                           "ReaderReset", "ReaderSerializeState", "ReaderRestoreState"}) {
-      r->Register(op + v, MakeFactory<ReaderStateOp>());
-    }
+  // Each op in its V1 (reference handle) and V2 (resource handle) form.
+  for (const char* op :
+       {"TFRecordReader", "TFRecordReaderV2", "TextLineReader", "TextLineReaderV2",
+        "FixedLengthRecordReader", "FixedLengthRecordReaderV2", "WholeFileReader",
+        "WholeFileReaderV2", "IdentityReader", "IdentityReaderV2"}) {
+    r->Register(op, MakeFactory<ReaderOp>());
+  }
+  for (const char* op : {"ReaderRead", "ReaderReadV2", "ReaderReadUpTo", "ReaderReadUpToV2"}) {
+    r->Register(op, MakeFactory<ReaderReadOp>());
+  }
+  for (const char* op :
+       {"ReaderNumRecordsProduced", "ReaderNumRecordsProducedV2", "ReaderNumWorkUnitsCompleted",
+        "ReaderNumWorkUnitsCompletedV2", "ReaderReset", "ReaderResetV2", "ReaderSerializeState",
+        "ReaderSerializeStateV2", "ReaderRestoreState", "ReaderRestoreStateV2"}) {
+    r->Register(op, MakeFactory<ReaderStateOp>());
   }
 }
 
