@@ -196,6 +196,28 @@ def variables(kind):
     return gen
 
 
+def count_up_to(dt, rng):
+    """CountUpTo on a ref variable and ResourceCountUpTo on a resource one
+    (tf.train.limit_epochs' counter), of both dtypes: each count the value
+    before it, and OutOfRange at the limit."""
+    def counted(resource, dtype, runs):
+        def g():
+            if resource:
+                h = tf.raw_ops.VarHandleOp(shape=[], dtype=dtype, shared_name="n")
+                init = tf.raw_ops.AssignVariableOp(resource=h, value=tf.constant(1, dtype))
+                count = lambda: tf.raw_ops.ResourceCountUpTo(resource=h, limit=3, T=dtype)
+            else:
+                h = tf.raw_ops.VariableV2(shape=[], dtype=dtype)
+                # Its op: a fetched Ref(T) output aliases the variable in
+                # TensorFlow (the value at the step's end), a snapshot here.
+                init = tf.raw_ops.Assign(ref=h, value=tf.constant(1, dtype)).op
+                count = lambda: tf.raw_ops.CountUpTo(ref=h, limit=3)
+            return {}, chain(lambda: init, *[count] * runs)
+        return g
+    return [Spec(f"{'resource' if r else 'ref'}_{d.name}_{n}", [], graph=counted(r, d, n))
+            for r in (False, True) for d in (tf.int32, tf.int64) for n in (2, 3)]
+
+
 def control_flow(dt, rng):
     """tf.compat.v1's cond and while_loop as TensorFlow 1 builds them (Switch,
     Merge, Enter, Exit, NextIteration, LoopCond; with a ref variable inside,
@@ -1800,6 +1822,7 @@ GRAPH_GROUPS += [
       "StatelessWhile"]),
     ("functions", functions, ["PartitionedCall", "StatefulPartitionedCall"]),
     ("rng_state", rng_state, ["RngReadAndSkip"]),
+    ("count_up_to", count_up_to, ["CountUpTo", "ResourceCountUpTo"]),
     ("einsum_reductions", einsum_reductions, ["Einsum"]),
     ("complex_numbers", complex_numbers,
      ["Complex", "ComplexAbs", "Angle", "Real", "Imag", "Conj"]),

@@ -129,6 +129,41 @@ struct AssignUpdateFor {
   };
 };
 
+// CountUpTo (a Ref(T) input) and ResourceCountUpTo: the variable's value,
+// which it then increments; OutOfRange "Reached limit of L" once the value
+// is `limit` (how tf.train.limit_epochs ends an input after its epochs).
+template <typename T>
+class CountUpToOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  absl::Status Init(OpKernelConstruction* c) { return c->GetAttr("limit", &limit_); }
+  absl::Status Compute(OpKernelContext* ctx) const override {
+    MG_ASSIGN_OR_RETURN(Var * v, ctx->input_var(0));
+    T before;
+    {
+      absl::MutexLock l(v->mu());
+      if (!v->is_initialized()) return ctx->uninitialized_error(0, *v);
+      if (v->dtype() != DataTypeToEnum<T>::value || v->value().NumElements() != 1 ||
+          v->value().dims() != 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            type_string(), ": variable ", v->name(), " must be a scalar ",
+            DataTypeString(DataTypeToEnum<T>::value), ", it is ", DataTypeString(v->dtype()),
+            " ", v->value().shape().DebugString()));
+      }
+      before = v->value().template data<T>()[0];
+      if (before >= limit_) {
+        return absl::OutOfRangeError(absl::StrCat("Reached limit of ", limit_));
+      }
+      v->mutable_value()->template data<T>()[0] = before + 1;
+    }
+    ctx->set_output(0, Tensor::Scalar<T>(before));
+    return absl::OkStatus();
+  }
+
+ private:
+  int64_t limit_ = 0;
+};
+
 class IsVariableInitializedOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -315,6 +350,8 @@ void RegisterStateKernels(KernelRegistry* r) {
   r->Register("VariableShape", TypedFactory<VariableShapeOp, int32_t, int64_t>("out_type"));
   r->Register("DestroyResourceOp", MakeFactory<DestroyResourceOp>());
   r->Register("DisableCopyOnRead", MakeFactory<DisableCopyOnReadOp>());
+  r->Register("CountUpTo", TypedFactory<CountUpToOp, int32_t, int64_t>());
+  r->Register("ResourceCountUpTo", TypedFactory<CountUpToOp, int32_t, int64_t>());
 }
 
 }  // namespace kernels_internal
