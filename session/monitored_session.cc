@@ -102,8 +102,21 @@ absl::StatusOr<std::unique_ptr<MonitoredSession>> MonitoredSession::Create(
 
 MonitoredSession::~MonitoredSession() { CloseSession(); }
 
+absl::Status MonitoredSession::StopQueueRunners() {
+  if (coord_ == nullptr) return absl::OkStatus();
+  coord_->RequestStop();
+  absl::Status s = coord_->Join();
+  if (absl::IsDeadlineExceeded(s) && coord_->status().ok()) {
+    MG_LOG(WARNING) << s.message() << "; closing the session all the same";
+    s = absl::OkStatus();
+  }
+  coord_.reset();
+  return s;
+}
+
 void MonitoredSession::CloseSession() {
   if (session_ == nullptr) return;
+  if (absl::Status s = StopQueueRunners(); !s.ok()) MG_LOG(ERROR) << "A queue runner failed: " << s;
   for (const auto& h : hooks_) h->BeforeSessionClose(session_.get());
   if (absl::Status s = session_->Close(); !s.ok() && IsPreemption(s)) {
     MG_LOG(ERROR) << "An error occurred when attempting to close the session. This may be due "
@@ -119,6 +132,12 @@ absl::Status MonitoredSession::CreateSession() {
     absl::Status s = [&]() -> absl::Status {
       MG_ASSIGN_OR_RETURN(session_, creator_->CreateSession());
       ++sessions_created_;
+      if (!options_.queue_runners.empty()) {
+        coord_ = std::make_unique<Coordinator>(options_.stop_grace_period);
+        for (const QueueRunnerDef& def : options_.queue_runners) {
+          MG_RETURN_IF_ERROR(StartQueueRunner(def, session_.get(), coord_.get()));
+        }
+      }
       for (const auto& h : hooks_) MG_RETURN_IF_ERROR(h->AfterCreateSession(session_.get()));
       return absl::OkStatus();
     }();
@@ -269,6 +288,7 @@ absl::Status MonitoredSession::Close() {
       if (!s.ok()) break;
     }
   }
+  if (absl::Status runners = StopQueueRunners(); s.ok()) s = runners;
   CloseSession();
   return s;
 }

@@ -46,6 +46,7 @@
 #include "core/events_writer.h"
 #include "core/proto/graph.pb.h"
 #include "session/scaffold.h"
+#include "session/queue_runner.h"
 #include "session/session.h"
 
 namespace minigraph {
@@ -146,6 +147,16 @@ struct MonitoredSessionOptions {
   absl::Duration retry_every = absl::Seconds(1);
   // The clock of those waits; not owned.
   Env* env = Env::Default();
+  // The graph's queue runners (a meta graph's "queue_runners" collection:
+  // QueueRunnersOf in session/queue_runner.h), started on each session made,
+  // before the hooks' AfterCreateSession, under a Coordinator of the
+  // session's; a stop it gets (a runner's error) stops this session too
+  // (ShouldStop). Closing stops and joins them, after the hooks' End and
+  // before the session closes, waiting `stop_grace_period` for them (those
+  // still running after it are let be, as TensorFlow's MonitoredSession
+  // does); a runner's error is then Close's.
+  std::vector<QueueRunnerDef> queue_runners = {};
+  absl::Duration stop_grace_period = absl::Minutes(2);
 };
 
 class MonitoredSession {
@@ -169,7 +180,9 @@ class MonitoredSession {
 
   // Whether a hook (or a step function) asked to stop, or the session is
   // closed.
-  bool ShouldStop() const { return session_ == nullptr || should_stop_; }
+  bool ShouldStop() const {
+    return session_ == nullptr || should_stop_ || (coord_ != nullptr && coord_->ShouldStop());
+  }
 
   // TensorFlow's StepContext: a step function reaches the raw session
   // (no hooks), runs a step with the hooks, or asks to stop.
@@ -220,11 +233,14 @@ class MonitoredSession {
   // (re-creating the session in between) or recovery is off.
   absl::Status WithRecovery(const std::function<absl::Status()>& attempt);
   void CloseSession();
+  // Stops and joins the queue runners, if any; their first error.
+  absl::Status StopQueueRunners();
 
   std::unique_ptr<SessionCreator> creator_;
   HookList hooks_;
   const MonitoredSessionOptions options_;
   std::unique_ptr<Session> session_;
+  std::unique_ptr<Coordinator> coord_;  // the queue runners' of session_
   bool should_stop_ = false;
   bool closed_ = false;
   int sessions_created_ = 0;

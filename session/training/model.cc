@@ -387,6 +387,12 @@ absl::Status BuildFromGraph(Model* m, const DeviceFunction& device_fn,
   MG_RETURN_IF_ERROR(CheckScalar(root, m->global_step, DT_INT64, "the global step"));
   MG_RETURN_IF_ERROR(SetUpInput(root, path, env, m));
   m->reads_own_input = true;
+  absl::StatusOr<std::vector<QueueRunnerDef>> runners = QueueRunnersOf(meta);
+  if (!runners.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("--graph=", path, ": ",
+                                                   runners.status().message()));
+  }
+  m->queue_runners = *std::move(runners);
   // Its Saver, else a default one.
   if (meta.has_saver_def()) {
     m->saver = Saver::FromSaverDef(meta.saver_def(), env,
@@ -398,8 +404,11 @@ absl::Status BuildFromGraph(Model* m, const DeviceFunction& device_fn,
     so.align_tensors = o.align_tensors;
     MG_ASSIGN_OR_RETURN(m->saver, Saver::Create(root, so, env));
   }
-  m->init = ops::Group(root.WithOpName("train/init"),
-                       {GlobalVariablesInitializer(root), LocalVariablesInitializer(root)});
+  // Local variables (an input producer's epoch counter, metrics) are
+  // initialized by every session, restored or not, as TensorFlow's
+  // Scaffold does; they are not in checkpoints.
+  m->init = ops::Group(root.WithOpName("train/init"), {GlobalVariablesInitializer(root)});
+  if (!LocalVariables(root).empty()) m->local_init = LocalVariablesInitializer(root).name();
   m->ready = ReportUninitializedVariables(root);
   if (std::optional<Output> merged = summary::MergeAll(root)) m->summary = merged->tensor_name();
   MG_RETURN_IF_ERROR(root.status());

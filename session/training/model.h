@@ -22,6 +22,7 @@
 #include "runtime/cc/ops.h"
 #include "runtime/cc/scope.h"
 #include "session/monitored_session.h"
+#include "session/queue_runner.h"
 #include "session/saver.h"
 #include "session/training/options.h"
 
@@ -52,8 +53,14 @@ struct Model {
   // --graph: the graph reads its own input (nothing is fed to its steps);
   // its iterators are initialized once per session, with these feeds.
   bool reads_own_input = false;
+  // --graph: its local variables' initializer, run by every session ("" when
+  // it has none).
+  std::string local_init;
   std::vector<std::string> iterator_inits;
   FeedList iterator_feeds;
+  // --graph: its queue runners (TensorFlow 1's input pipelines), which the
+  // MonitoredSession starts; the end of their input ends training.
+  std::vector<QueueRunnerDef> queue_runners;
   // --graph=SAVED_MODEL_DIR: the checkpoint a run without one of its own
   // starts from (the SavedModel's variables).
   std::string start_from;

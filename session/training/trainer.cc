@@ -306,11 +306,11 @@ absl::StatusOr<std::unique_ptr<SessionManager>> NewSessionManager(const Model& m
   SessionManager::Options options;
   options.env = env;
   options.ready_op = {m.ready.tensor_name()};
-  if (!m.iterator_inits.empty()) {
-    // Each session (the chief's, a worker's) gets its own iterators.
-    options.local_init_op = m.iterator_inits;
-    options.local_init_feed_dict = m.iterator_feeds;
-  }
+  // Each session (the chief's, a worker's) gets its own iterators, and its
+  // local variables.
+  options.local_init_op = m.iterator_inits;
+  if (!m.local_init.empty()) options.local_init_op.push_back(m.local_init);
+  if (!m.iterator_inits.empty()) options.local_init_feed_dict = m.iterator_feeds;
   options.recovery_wait = m.o.recovery_wait;
   // Waiting workers say why, on a change and then once a minute.
   const TrainOptions* o = &m.o;
@@ -513,7 +513,8 @@ absl::StatusOr<TrainResult> TrainAs(const TrainOptions& o, const Role& role, Env
                      hooks,
                      {.give_up_after = absl::Minutes(10),
                       .retry_every = o.recovery_wait,
-                      .env = env}));
+                      .env = env,
+                      .queue_runners = m.queue_runners}));
   }
   m.warm_start_reader.reset();  // read by the initializers, or not needed
   MG_RETURN_IF_ERROR(ReadGlobalStep(session.get(), m, &result.step));

@@ -49,6 +49,29 @@ def tensorflow_train(data, steps):
         return {v.op.name: s.run(v) for v in tf1.global_variables()}
 
 
+def build_queue_fed(data, epochs=2):
+    """The same model fed as TensorFlow 1's tutorials fed one: a filename
+    queue of `epochs` epochs (a local variable counts them), a
+    TFRecordReader, parse_single_example and tf.train.batch, its threads
+    in the graph's queue_runners collection. Returns (graph, saver, nodes)."""
+    g = tf.Graph()
+    with g.as_default():
+        global_step = tf1.train.get_or_create_global_step()
+        files = tf1.train.string_input_producer([data], num_epochs=epochs, shuffle=False)
+        _, record = tf1.TFRecordReader().read(files)
+        f = tf1.parse_single_example(record, {"x": tf1.FixedLenFeature([4], tf.float32),
+                                              "y": tf1.FixedLenFeature([1], tf.float32)})
+        x, y = tf1.train.batch([f["x"], f["y"]], batch_size=MODEL["batch"], num_threads=1)
+        w = tf1.get_variable("w", [4, 1], initializer=tf1.zeros_initializer())
+        b = tf1.get_variable("b", [1], initializer=tf1.zeros_initializer())
+        loss = tf1.losses.mean_squared_error(y, tf.matmul(x, w) + b)
+        train_op = tf1.train.GradientDescentOptimizer(MODEL["learning_rate"]).minimize(
+            loss, global_step=global_step)
+        tf1.add_to_collection(tf1.GraphKeys.TRAIN_OP, train_op)
+        saver = tf1.train.Saver()
+    return g, saver, dict(train=train_op)
+
+
 class TrainGraphTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -170,6 +193,41 @@ class TrainGraphTest(unittest.TestCase):
                             f"--logdir={logdir}_serving"], capture_output=True, text=True)
         self.assertIn(f"--graph={serving}: Could not find meta graph def matching supplied tags: "
                       f"{{ train }}. The SavedModel in {serving} has: {{ serve }}", p.stderr)
+
+    def test_a_queue_fed_graph_trains_until_its_input_ends(self):
+        g, saver, n = build_queue_fed(self.data)
+        meta = os.path.join(self.tmp, "queues.meta")
+        with g.as_default():
+            tf1.train.export_meta_graph(meta, saver_def=saver.as_saver_def())
+            # TensorFlow: its queue runners until the input ends.
+            with tf1.Session() as s:
+                s.run([tf1.global_variables_initializer(), tf1.local_variables_initializer()])
+                coord = tf1.train.Coordinator()
+                threads = tf1.train.start_queue_runners(s, coord)
+                steps = 0
+                try:
+                    while True:
+                        s.run(n["train"])
+                        steps += 1
+                except tf.errors.OutOfRangeError:
+                    pass
+                coord.request_stop()
+                coord.join(threads)
+                theirs = {v.op.name: s.run(v) for v in tf1.global_variables()}
+        self.assertEqual(steps, 2 * 256 // MODEL["batch"])
+        logdir = os.path.join(self.tmp, "queues")
+        p = interop.run([interop.binary("train"), f"--graph={meta}", f"--logdir={logdir}",
+                         "--steps=100000"])
+        self.assertIn(f"end of input at step {steps}", p.stdout)
+        mine = interop.tensorflow_read(os.path.join(logdir, f"model.ckpt-{steps}"))
+        for k in ("w", "b"):
+            np.testing.assert_allclose(mine[k], theirs[k], rtol=1e-5, atol=1e-6, err_msg=k)
+        # A restart finds the input's epochs counted again from zero (a local
+        # variable, not in the checkpoint), as TensorFlow's would: two more
+        # epochs, from the checkpoint's step.
+        p = interop.run([interop.binary("train"), f"--graph={meta}", f"--logdir={logdir}",
+                         "--steps=100000"])
+        self.assertIn(f"end of input at step {2 * steps}", p.stdout)
 
     def test_bad_graphs_and_flags_name_what_is_wrong(self):
         logdir = os.path.join(self.tmp, "bad")
