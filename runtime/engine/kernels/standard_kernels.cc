@@ -80,6 +80,7 @@ void RegisterStandardKernels(KernelRegistry* r) {
   kernels_internal::RegisterDecodeCsvKernels(r);
   kernels_internal::RegisterListKernels(r);
   kernels_internal::RegisterQueueKernels(r);
+  kernels_internal::RegisterAccumulatorKernels(r);
   kernels_internal::RegisterOptionalKernels(r);
   kernels_internal::RegisterTensorArrayKernels(r);
 #ifndef MG_UNTHREADED_KERNEL_FAMILIES_LEFT_OUT

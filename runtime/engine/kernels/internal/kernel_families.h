@@ -26,6 +26,7 @@ void RegisterSparseSliceKernels(KernelRegistry* r);
 void RegisterSparseSerializationKernels(KernelRegistry* r);
 void RegisterLookupKernels(KernelRegistry* r);
 void RegisterQueueKernels(KernelRegistry* r);
+void RegisterAccumulatorKernels(KernelRegistry* r);
 void RegisterReaderKernels(KernelRegistry* r);
 void RegisterDenseHashTableKernels(KernelRegistry* r);
 void RegisterAddKernels(KernelRegistry* r);
