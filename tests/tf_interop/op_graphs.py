@@ -1710,6 +1710,58 @@ def queues(dt, rng):
         ("wrong_dtype", wrong_dtype)]]
 
 
+def accumulators(dt, rng):
+    """ConditionalAccumulator (resource and V1 ref forms) of each dtype
+    TensorFlow registers: mean and sum, stale gradients dropped, the step
+    moved on by a take and set, the count; bad shapes and num_required."""
+    def summed(dtype, reduction):
+        def g():
+            acc = v1.ConditionalAccumulator(dtype, shape=[2], reduction_type=reduction)
+            c = lambda v: tf.constant(v, dtype)
+            return {}, chain(lambda: acc.apply_grad(c([1, 2]), local_step=0),
+                             lambda: acc.apply_grad(c([3, 5]), local_step=0),
+                             acc.num_accumulated, lambda: acc.take_grad(2),
+                             acc.num_accumulated,
+                             lambda: acc.apply_grad(c([7, 7]), local_step=0),  # stale now
+                             acc.num_accumulated, lambda: acc.set_global_step(5),
+                             lambda: acc.apply_grad(c([1, 1]), local_step=5),
+                             lambda: acc.apply_grad(c([2, 4]), local_step=6),
+                             lambda: acc.take_grad(2))
+        return g
+
+    def reference_handle():
+        raw = tf.raw_ops
+        h = raw.ConditionalAccumulator(dtype=F32, shape=[3])
+        return {}, chain(
+            lambda: raw.AccumulatorApplyGradient(handle=h, local_step=0,
+                                                 gradient=tf.constant([1.0, 2.0, 3.0])),
+            lambda: raw.AccumulatorNumAccumulated(handle=h),
+            lambda: raw.AccumulatorSetGlobalStep(handle=h, new_global_step=0),
+            lambda: raw.AccumulatorTakeGradient(handle=h, num_required=1, dtype=F32))
+
+    def bad_shape():
+        x = v1.placeholder(F32, None, name="x")
+        acc = v1.ConditionalAccumulator(F32, shape=[2])
+        return {x: np.ones(3, np.float32)}, chain(lambda: acc.apply_grad(x), acc.num_accumulated)
+
+    def shape_changes():
+        x = v1.placeholder(F32, None, name="x")
+        acc = v1.ConditionalAccumulator(F32)
+        return {x: np.ones(3, np.float32)}, chain(
+            lambda: acc.apply_grad(tf.ones([2])), lambda: acc.apply_grad(x), acc.num_accumulated)
+
+    def none_required():
+        acc = v1.ConditionalAccumulator(F32, shape=[2])
+        return {}, chain(lambda: acc.apply_grad(tf.ones([2])), lambda: acc.take_grad(0))
+
+    cases = [Spec(f"{d.name}_{r.lower()}", [], graph=summed(d, r))
+             for d in (F32, tf.float64, tf.float16) for r in ("MEAN", "SUM")]
+    return cases + [Spec("reference_handle", [], graph=reference_handle),
+                    Spec("bad_shape", [], graph=bad_shape),
+                    Spec("shape_changes", [], graph=shape_changes),
+                    Spec("none_required", [], graph=none_required)]
+
+
 def readers(dt, rng):
     """TensorFlow 1's readers fed file names by a queue: each reader's keys
     and values over several files (an empty one, a last line without a
@@ -1823,6 +1875,11 @@ GRAPH_GROUPS += [
     ("functions", functions, ["PartitionedCall", "StatefulPartitionedCall"]),
     ("rng_state", rng_state, ["RngReadAndSkip"]),
     ("count_up_to", count_up_to, ["CountUpTo", "ResourceCountUpTo"]),
+    ("accumulators", accumulators,
+     ["ConditionalAccumulator", "AccumulatorApplyGradient", "AccumulatorTakeGradient",
+      "AccumulatorNumAccumulated", "AccumulatorSetGlobalStep", "ResourceConditionalAccumulator",
+      "ResourceAccumulatorApplyGradient", "ResourceAccumulatorTakeGradient",
+      "ResourceAccumulatorNumAccumulated", "ResourceAccumulatorSetGlobalStep"]),
     ("einsum_reductions", einsum_reductions, ["Einsum"]),
     ("complex_numbers", complex_numbers,
      ["Complex", "ComplexAbs", "Angle", "Real", "Imag", "Conj"]),
