@@ -193,11 +193,7 @@ class AccumulatorOp : public OpKernel {
       return absl::InvalidArgumentError(absl::StrCat(
           "resource ", name_, " exists and is not an accumulator but a ", r->TypeName()));
     }
-    if (ref_handle_ != nullptr) {
-      ctx->set_output_ref(0, ref_handle_.get());
-    } else {
-      ctx->set_output(0, ResourceHandleTensor(container_, name_, kAccumulatorTypeName));
-    }
+    SetHandleOutput(ctx, ref_handle_.get(), container_, name_, kAccumulatorTypeName);
     return absl::OkStatus();
   }
 
@@ -213,16 +209,12 @@ class AccumulatorOp : public OpKernel {
 // checked against it.
 absl::StatusOr<Accumulator*> AccumulatorOf(OpKernelContext* ctx, std::shared_ptr<Resource>* hold,
                                            DataType dtype) {
-  MG_ASSIGN_OR_RETURN(ResourceName handle, HandleInput(ctx, 0));
-  *hold = ctx->resource_manager()->FindResource(handle.container, handle.name);
-  auto* acc = dynamic_cast<Accumulator*>(hold->get());
-  if (acc == nullptr) {
-    return absl::NotFoundError(absl::StrCat("Resource ", handle.container, "/", handle.name, "/",
-                                            kAccumulatorTypeName, " does not exist."));
-  }
+  MG_ASSIGN_OR_RETURN(Accumulator * acc,
+                      ResourceFromInput<Accumulator>(ctx, 0, kAccumulatorTypeName, hold));
   if (dtype != DT_INVALID && dtype != acc->dtype()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        ctx->kernel().type_string(), ": the accumulator '", handle.name, "' holds ",
+        ctx->kernel().type_string(), ": the accumulator ", ctx->kernel().node().def().input(0),
+        " holds ",
         DataTypeString(acc->dtype()), ", this node's dtype is ", DataTypeString(dtype)));
   }
   return acc;

@@ -86,11 +86,7 @@ class QueueOp : public OpKernel {
                                                      r->TypeName()));
     }
     MG_RETURN_IF_ERROR(queue->Matches(options_));
-    if (ref_handle_ != nullptr) {
-      ctx->set_output_ref(0, ref_handle_.get());
-      return absl::OkStatus();
-    }
-    ctx->set_output(0, ResourceHandleTensor(container_, options_.name, Queue::kHandleTypeName));
+    SetHandleOutput(ctx, ref_handle_.get(), container_, options_.name, Queue::kHandleTypeName);
     return absl::OkStatus();
   }
 
@@ -130,9 +126,8 @@ class QueueAccessOp : public OpKernel {
   // TensorFlow's MatchSignature).
   absl::StatusOr<Queue*> QueueOf(OpKernelContext* ctx, std::shared_ptr<Resource>* hold,
                                  int fixed_inputs, bool components_in, bool components_out) const {
-    MG_ASSIGN_OR_RETURN(ResourceName handle, HandleInput(ctx, 0));
-    MG_ASSIGN_OR_RETURN(Queue * queue, Queue::Find(ctx->resource_manager(), handle.container,
-                                                   handle.name, hold));
+    MG_ASSIGN_OR_RETURN(Queue * queue,
+                        ResourceFromInput<Queue>(ctx, 0, Queue::kHandleTypeName, hold));
     std::vector<DataType> have_in, have_out, want_in, want_out;
     for (int i = 0; i < ctx->num_inputs(); ++i) have_in.push_back(ctx->input_dtype(i));
     for (int i = 0; i < ctx->num_outputs(); ++i) have_out.push_back(ctx->expected_output_dtype(i));

@@ -158,17 +158,6 @@ std::unique_ptr<Queue> Queue::Create(Options options) {
   return std::unique_ptr<Queue>(new Queue(std::move(options)));
 }
 
-absl::StatusOr<Queue*> Queue::Find(ResourceMgr* rm, const std::string& container,
-                                   const std::string& name, std::shared_ptr<Resource>* hold) {
-  *hold = rm->FindResource(container, name);
-  auto* queue = dynamic_cast<Queue*>(hold->get());
-  if (queue == nullptr) {
-    return absl::NotFoundError(absl::StrCat("Resource ", container, "/", name, "/",
-                                            kHandleTypeName, " does not exist."));
-  }
-  return queue;
-}
-
 Queue::Queue(Options options)
     : options_(std::move(options)),
       capacity_(options_.capacity < 0 ? kUnbounded : options_.capacity),

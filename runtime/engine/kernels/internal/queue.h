@@ -87,10 +87,6 @@ class Queue : public Resource {
   // RandomShuffleQueue's min_after_dequeue negative or not below capacity.
   static absl::Status CheckOptions(const Options& options, absl::string_view node);
   static std::unique_ptr<Queue> Create(Options options);
-  // The queue `rm` holds as (container, name), kept alive by `hold`;
-  // NotFound in TensorFlow's words when there is none.
-  static absl::StatusOr<Queue*> Find(ResourceMgr* rm, const std::string& container,
-                                     const std::string& name, std::shared_ptr<Resource>* hold);
   // TensorFlow's type name of a queue, as its handles and errors carry it.
   static constexpr char kHandleTypeName[] = "N10tensorflow14QueueInterfaceE";
 

@@ -54,5 +54,19 @@ absl::StatusOr<ResourceName> HandleInput(const OpKernelContext* ctx, int i) {
   return ResourceName{h.container(), h.name()};
 }
 
+absl::Status NotFoundResource(const ResourceName& name, absl::string_view type_name) {
+  return absl::NotFoundError(absl::StrCat("Resource ", name.container, "/", name.name, "/",
+                                          type_name, " does not exist."));
+}
+
+void SetHandleOutput(OpKernelContext* ctx, Var* ref_handle, absl::string_view container,
+                     absl::string_view name, absl::string_view type_name) {
+  if (ref_handle != nullptr) {
+    ctx->set_output_ref(0, ref_handle);
+  } else {
+    ctx->set_output(0, ResourceHandleTensor(container, name, type_name));
+  }
+}
+
 }  // namespace kernels_internal
 }  // namespace minigraph

@@ -20,6 +20,7 @@
 #include "absl/strings/string_view.h"
 #include "core/tensor.h"
 #include "runtime/engine/op_kernel.h"
+#include "runtime/engine/resource_mgr.h"
 #include "runtime/engine/variable.h"
 
 namespace minigraph {
@@ -44,6 +45,29 @@ std::unique_ptr<Var> RefHandle(absl::string_view container, absl::string_view na
 // input that is not a scalar resource, or a V1 one that is not two strings
 // (TensorFlow's "Resource handle must have 2 elements").
 absl::StatusOr<ResourceName> HandleInput(const OpKernelContext* ctx, int i);
+
+absl::Status NotFoundResource(const ResourceName& name, absl::string_view type_name);
+
+// The resource of type R (a Resource subclass) input `i` names in the
+// session's ResourceMgr, kept alive by `hold`; NotFound in TensorFlow's
+// words ("Resource localhost/q/<type_name> does not exist.") when there is
+// none of that type.
+template <typename R>
+absl::StatusOr<R*> ResourceFromInput(const OpKernelContext* ctx, int i,
+                                     absl::string_view type_name,
+                                     std::shared_ptr<Resource>* hold) {
+  absl::StatusOr<ResourceName> handle = HandleInput(ctx, i);
+  if (!handle.ok()) return handle.status();
+  *hold = ctx->resource_manager()->FindResource(handle->container, handle->name);
+  auto* r = dynamic_cast<R*>(hold->get());
+  if (r == nullptr) return NotFoundResource(*handle, type_name);
+  return r;
+}
+
+// Outputs a resource op's handle: by reference to `ref_handle` (a V1 op's,
+// from RefHandle) when there is one, else as a V2 handle.
+void SetHandleOutput(OpKernelContext* ctx, Var* ref_handle, absl::string_view container,
+                     absl::string_view name, absl::string_view type_name);
 
 }  // namespace kernels_internal
 }  // namespace minigraph

@@ -471,11 +471,7 @@ class ReaderOp : public OpKernel {
       return absl::InvalidArgumentError(absl::StrCat(
           "resource ", name_, " exists and is not a reader but a ", r->TypeName()));
     }
-    if (ref_handle_ != nullptr) {
-      ctx->set_output_ref(0, ref_handle_.get());
-    } else {
-      ctx->set_output(0, ResourceHandleTensor(container_, name_, kReaderTypeName));
-    }
+    SetHandleOutput(ctx, ref_handle_.get(), container_, name_, kReaderTypeName);
     return absl::OkStatus();
   }
 
@@ -531,18 +527,10 @@ class ReaderAccessOp : public OpKernel {
 
  protected:
   static absl::StatusOr<Reader*> ReaderOf(OpKernelContext* ctx, std::shared_ptr<Resource>* hold) {
-    MG_ASSIGN_OR_RETURN(ResourceName handle, HandleInput(ctx, 0));
-    *hold = ctx->resource_manager()->FindResource(handle.container, handle.name);
-    auto* reader = dynamic_cast<Reader*>(hold->get());
-    if (reader == nullptr) {
-      return absl::NotFoundError(absl::StrCat("Resource ", handle.container, "/", handle.name,
-                                              "/", kReaderTypeName, " does not exist."));
-    }
-    return reader;
+    return ResourceFromInput<Reader>(ctx, 0, kReaderTypeName, hold);
   }
   static absl::StatusOr<Queue*> QueueOf(OpKernelContext* ctx, std::shared_ptr<Resource>* hold) {
-    MG_ASSIGN_OR_RETURN(ResourceName handle, HandleInput(ctx, 1));
-    return Queue::Find(ctx->resource_manager(), handle.container, handle.name, hold);
+    return ResourceFromInput<Queue>(ctx, 1, Queue::kHandleTypeName, hold);
   }
   static Queue::Waiter WaiterOf(const OpKernelContext* ctx) {
     return {ctx->cancelled_flag(), ctx->step_context().deadline};
