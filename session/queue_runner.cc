@@ -27,12 +27,12 @@ class QueueRunner final : public CoordinatedRunner {
 
   void Start() ABSL_LOCKS_EXCLUDED(mu_) {
     absl::MutexLock l(&mu_);
-    running_ = def_.enqueue_op_name_size() + (def_.cancel_op_name().empty() ? 0 : 1);
+    running_ = def_.enqueue_op_name_size() + 1;
     enqueues_left_ = def_.enqueue_op_name_size();
     for (const std::string& op : def_.enqueue_op_name()) {
       threads_.emplace_back([this, op] { Enqueue(op); });
     }
-    if (!def_.cancel_op_name().empty()) threads_.emplace_back([this] { CancelOnStop(); });
+    threads_.emplace_back([this] { CancelOnStop(); });
   }
 
   bool WaitUntilDone(absl::Time deadline) override ABSL_LOCKS_EXCLUDED(mu_) {
@@ -124,6 +124,13 @@ absl::Status StartQueueRunner(const QueueRunnerDef& def, Session* session, Coord
   if (def.enqueue_op_name().empty()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the QueueRunner for ", def.queue_name(), " has no enqueue op"));
+  }
+  if (def.cancel_op_name().empty()) {
+    // Without one, a thread waiting on a full queue could never be stopped.
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the QueueRunner for ", def.queue_name(),
+        " has no cancel op (a close with cancel_pending_enqueues, as tf.train.QueueRunner "
+        "makes), so its threads could not be stopped"));
   }
   auto runner = std::make_unique<QueueRunner>(def, session, coord);
   runner->Start();

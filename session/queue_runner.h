@@ -43,7 +43,8 @@ inline constexpr char kQueueRunnersCollection[] = "queue_runners";
 absl::StatusOr<std::vector<QueueRunnerDef>> QueueRunnersOf(const MetaGraphDef& meta_graph);
 
 // Starts `def`'s threads on `session` under `coord`, which joins them.
-// InvalidArgument naming the queue for a def without enqueue ops.
+// InvalidArgument naming the queue for a def without enqueue ops or
+// without a cancel op (its threads could not be stopped).
 absl::Status StartQueueRunner(const QueueRunnerDef& def, Session* session, Coordinator* coord);
 
 // Starts every runner of `meta_graph` (tf.train.start_queue_runners).

@@ -130,6 +130,10 @@ TEST_F(QueueRunnerTest, TheMetaGraphsRunnersAreReadAndCheckedFromItsCollection) 
   empty.set_queue_name("q");
   EXPECT_THAT(StartQueueRunner(empty, nullptr, &coord),
               StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("q has no enqueue op")));
+  QueueRunnerDef uncancellable = p.def;
+  uncancellable.clear_cancel_op_name();
+  EXPECT_THAT(StartQueueRunner(uncancellable, nullptr, &coord),
+              StatusIs(absl::StatusCode::kInvalidArgument, HasSubstr("has no cancel op")));
 }
 
 }  // namespace
