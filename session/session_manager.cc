@@ -160,7 +160,8 @@ absl::StatusOr<std::unique_ptr<SessionManager>> SessionManager::Create(GraphDef 
       new SessionManager(std::make_unique<Impl>(std::move(graph), std::move(options))));
 }
 
-absl::Status SessionManager::Impl::CheckEnv(const SessionOptions& config, const Saver* saver) const {
+absl::Status SessionManager::Impl::CheckEnv(const SessionOptions& config,
+                                            const Saver* saver) const {
   // The default Env in a config means "not set": the manager's is used.
   if (config.env != options_.env && config.env != Env::Default()) {
     return absl::InvalidArgumentError(
@@ -176,8 +177,8 @@ absl::Status SessionManager::Impl::CheckEnv(const SessionOptions& config, const 
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::unique_ptr<Session>> SessionManager::Impl::NewSessionOn(const std::string& master,
-                                                                      SessionOptions config) const {
+absl::StatusOr<std::unique_ptr<Session>> SessionManager::Impl::NewSessionOn(
+    const std::string& master, SessionOptions config) const {
   config.target = master;
   config.env = options_.env;
   MG_ASSIGN_OR_RETURN(std::unique_ptr<Session> s, NewSession(config));
@@ -185,9 +186,8 @@ absl::StatusOr<std::unique_ptr<Session>> SessionManager::Impl::NewSessionOn(cons
   return s;
 }
 
-absl::StatusOr<std::optional<std::string>> SessionManager::Impl::Ready(const std::vector<std::string>& op,
-                                                                 Session* session,
-                                                                 absl::string_view what) {
+absl::StatusOr<std::optional<std::string>> SessionManager::Impl::Ready(
+    const std::vector<std::string>& op, Session* session, absl::string_view what) {
   if (op.empty()) return std::nullopt;
   std::vector<Tensor> out;
   absl::Status s = RunOp(session, op, {}, RunOptions(), &out);
@@ -214,7 +214,8 @@ absl::StatusOr<std::optional<std::string>> SessionManager::Impl::Ready(const std
       absl::StrCat("Variables not initialized: ", absl::StrJoin(names, ", ")));
 }
 
-absl::StatusOr<std::optional<std::string>> SessionManager::Impl::TryRunLocalInitOp(Session* session) {
+absl::StatusOr<std::optional<std::string>> SessionManager::Impl::TryRunLocalInitOp(
+    Session* session) {
   if (options_.local_init_op.empty()) return std::nullopt;
   MG_ASSIGN_OR_RETURN(
       std::optional<std::string> not_ready,
@@ -257,8 +258,9 @@ absl::StatusOr<std::pair<std::unique_ptr<Session>, bool>> SessionManager::Impl::
   return std::make_pair(std::move(sess), true);
 }
 
-absl::StatusOr<std::optional<CheckpointDirectory::Restore>> SessionManager::Impl::CheckpointToRestore(
-    const CheckpointDirectory& dir, const PrepareOptions& options) {
+absl::StatusOr<std::optional<CheckpointDirectory::Restore>>
+SessionManager::Impl::CheckpointToRestore(const CheckpointDirectory& dir,
+                                          const PrepareOptions& options) {
   // Poll for the state file, counting nominal (not wall-clock) time; or,
   // with wake_on_state_change, sleep on a watch of the directory (taken
   // before each look, so a checkpoint written during it is not missed).
@@ -313,9 +315,8 @@ absl::StatusOr<std::string> SessionManager::Impl::RestoreUnderLease(
   return newest;
 }
 
-absl::StatusOr<std::string> SessionManager::Impl::RestoreNewestValid(Session* sess,
-                                                               const CheckpointState& state,
-                                                               const PrepareOptions& options) {
+absl::StatusOr<std::string> SessionManager::Impl::RestoreNewestValid(
+    Session* sess, const CheckpointState& state, const PrepareOptions& options) {
   const std::string& newest = state.model_checkpoint_path();
   if (!options.fallback_to_valid_checkpoint) {
     MG_RETURN_IF_ERROR(options.saver->Restore(sess, newest));
