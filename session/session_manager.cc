@@ -427,7 +427,7 @@ absl::StatusOr<SessionManager::RecoverResult> SessionManager::Impl::RecoverSessi
 
 absl::StatusOr<std::pair<std::unique_ptr<Session>, SessionManager::ReadinessReport>>
 SessionManager::Impl::Attempt(const std::string& master, const SessionOptions& config,
-                        std::unique_ptr<StateWatch>* watch) {
+                              std::unique_ptr<StateWatch>* watch) {
   ReadinessReport report;
   report.num_variables = num_variables_;
   auto not_ready = [&](absl::string_view by, std::string message) {
