@@ -12,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include "Eigen/Core"  // half
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
