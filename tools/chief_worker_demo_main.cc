@@ -23,6 +23,7 @@
 
 #include <cstdio>
 #include <thread>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "absl/flags/usage.h"
@@ -73,12 +74,6 @@ void BuildModel(const Scope& root) {
                  ops::Const<int64_t>(root, 1), /*use_locking=*/true);
 }
 
-int Port() {
-  absl::StatusOr<int> port = FreeLoopbackPort();
-  MG_CHECK(port.ok()) << port.status();
-  return *port;
-}
-
 pid_t Spawn(const std::vector<std::string>& argv) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -91,8 +86,13 @@ pid_t Spawn(const std::vector<std::string>& argv) {
 // --processes: start the ps, the workers and the chief as processes.
 int RunProcesses() {
   const int n = absl::GetFlag(FLAGS_workers);
-  std::string cluster = absl::StrCat("ps=127.0.0.1:", Port(), ";worker=");
-  for (int i = 0; i <= n; ++i) absl::StrAppend(&cluster, i > 0 ? "," : "", "127.0.0.1:", Port());
+  // One ps, the chief and n workers.
+  absl::StatusOr<std::vector<int>> ports = FreeLoopbackPorts(n + 2);
+  MG_CHECK(ports.ok()) << ports.status();
+  std::string cluster = absl::StrCat("ps=127.0.0.1:", (*ports)[0], ";worker=");
+  for (int i = 0; i <= n; ++i) {
+    absl::StrAppend(&cluster, i > 0 ? "," : "", "127.0.0.1:", (*ports)[i + 1]);
+  }
   Say("launcher", "cluster " + cluster);
   auto task = [&](const std::string& job, int index) {
     return std::vector<std::string>{"chief_worker_demo",

@@ -5,6 +5,8 @@
 #ifndef MINIGRAPH_TOOLS_CLUSTER_FLAGS_H_
 #define MINIGRAPH_TOOLS_CLUSTER_FLAGS_H_
 
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "session/distributed/server.h"
 
@@ -38,11 +40,11 @@ void ApplyMemoryFlags();
 // server's default. Call before parsing the flags.
 void DefaultToReturningFreedMemory();
 
-// A TCP port on 127.0.0.1 that nothing listens on right now (the kernel's
-// pick for port 0), for a cluster a tool starts on loopback. Another process
-// could take it first; the kernel hands ports out in turn, which makes that
-// unlikely.
-absl::StatusOr<int> FreeLoopbackPort();
+// n distinct TCP ports on 127.0.0.1 that nothing listens on right now (the
+// kernel's picks for port 0, all held at once), for a cluster a tool starts
+// on loopback. Another process could take one first; the kernel hands ports
+// out in turn, which makes that unlikely.
+absl::StatusOr<std::vector<int>> FreeLoopbackPorts(int n);
 
 }  // namespace minigraph
 

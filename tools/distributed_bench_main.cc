@@ -207,8 +207,9 @@ void MeasureRoundTrips(int steps, std::string* json) {
 void MeasureRecvTensor(std::string* json) {
   const int64_t n = int64_t{absl::GetFlag(FLAGS_recv_mb)} << 18;  // floats
   const size_t bytes = n * sizeof(float);
-  const std::string spec = absl::StrCat("ps=127.0.0.1:", Check(FreeLoopbackPort(), "port"),
-                                        ";worker=127.0.0.1:", Check(FreeLoopbackPort(), "port"));
+  const std::vector<int> ports = Check(FreeLoopbackPorts(2), "ports");
+  const std::string spec =
+      absl::StrCat("ps=127.0.0.1:", ports[0], ";worker=127.0.0.1:", ports[1]);
   ServerOptions so;
   so.cluster = Check(ParseClusterSpec(spec), "cluster");
   so.inter_op_threads = 2;
@@ -301,9 +302,9 @@ void MeasureMlp(std::string* json) {
   train(local.get(), n);
   const double local_sps = n / (Micros(t0, Clock::now()) / 1e6);
   // 1 ps + 2 workers.
-  const std::string spec = absl::StrCat("ps=127.0.0.1:", Check(FreeLoopbackPort(), "port"),
-                                        ";worker=127.0.0.1:", Check(FreeLoopbackPort(), "port"),
-                                        ",127.0.0.1:", Check(FreeLoopbackPort(), "port"));
+  const std::vector<int> ports = Check(FreeLoopbackPorts(3), "ports");
+  const std::string spec = absl::StrCat("ps=127.0.0.1:", ports[0], ";worker=127.0.0.1:",
+                                        ports[1], ",127.0.0.1:", ports[2]);
   ServerOptions so;
   so.cluster = Check(ParseClusterSpec(spec), "cluster");
   so.inter_op_threads = 2;

@@ -564,15 +564,23 @@ def models(args):
     return {"threads": args.threads, "steps_per_s": out}
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def free_ports(n):
+    """n distinct free loopback ports: every socket stays bound until all are,
+    or the kernel may hand the same port out twice."""
+    sockets = [socket.socket() for _ in range(n)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
 
 
 def cluster(args):
-    spec = tf.train.ClusterSpec({"ps": ["127.0.0.1:%d" % free_port()],
-                                 "worker": ["127.0.0.1:%d" % free_port() for _ in range(2)]})
+    ps, w0, w1 = free_ports(3)
+    spec = tf.train.ClusterSpec({"ps": ["127.0.0.1:%d" % ps],
+                                 "worker": ["127.0.0.1:%d" % w0, "127.0.0.1:%d" % w1]})
     servers = [tf.distribute.Server(spec, job_name=job, task_index=i, config=config())
                for job, i in (("ps", 0), ("worker", 0), ("worker", 1))]
     out = {}
