@@ -37,28 +37,6 @@ int Threads(int requested) {
   return n == 0 ? 1 : static_cast<int>(n);
 }
 
-// A traced step's node runs as TensorFlow's RunMetadata has them: one
-// device, times in microseconds and nanoseconds.
-void AddStepStats(std::vector<NodeRun> runs, tensorflow::StepStats* out) {
-  tensorflow::DeviceStepStats* dev = out->add_dev_stats();
-  dev->set_device("/job:localhost/replica:0/task:0/device:CPU:0");
-  for (NodeRun& run : runs) {
-    tensorflow::NodeExecStats* n = dev->add_node_stats();
-    const int64_t nanos = run.end_nanos - run.start_nanos;
-    n->set_node_name(std::move(run.node));
-    n->set_timeline_label(std::move(run.label));
-    n->set_all_start_micros(run.start_nanos / 1000);
-    n->set_all_start_nanos(run.start_nanos);
-    n->set_scheduled_micros(run.start_nanos / 1000);
-    n->set_scheduled_nanos(run.start_nanos);
-    n->set_op_end_rel_micros(nanos / 1000);
-    n->set_op_end_rel_nanos(nanos);
-    n->set_all_end_rel_micros(nanos / 1000);
-    n->set_all_end_rel_nanos(nanos);
-    n->set_thread_id(run.thread);
-  }
-}
-
 // Thread pools are shared by every session with the same sizes and live for
 // the process, as TensorFlow's global pools do.
 struct Pools {
@@ -378,7 +356,7 @@ absl::Status LocalSession::Impl::RunStep(const RunOptions& options,
   if (options.step_stats != nullptr) args.step.stats = &stats;
   std::vector<Tensor> unused;
   absl::Status run = ex->Run(args, outputs != nullptr ? outputs : &unused);
-  if (options.step_stats != nullptr) AddStepStats(stats.Take(), options.step_stats);
+  if (options.step_stats != nullptr) AppendStepStats(stats.Take(), options_.device_name, options.step_stats);
   MG_RETURN_IF_ERROR(run);
   // A variable restored in place from a checkpoint mapping that lost its
   // lease may hold another process's bytes: every step fails, naming it,

@@ -87,6 +87,13 @@ TEST(LocalSessionTest, TracedStepRecordsEachNodeRunAsTensorFlowsStepStats) {
     EXPECT_GE(n.all_end_rel_nanos(), 0) << name;
     EXPECT_EQ(n.op_end_rel_nanos(), n.all_end_rel_nanos()) << name;
   }
+  // Each output's dtype, shape and bytes, as TensorFlow's NodeOutput.
+  ASSERT_EQ(nodes["product"].output_size(), 1);
+  const tensorflow::NodeOutput& product = nodes["product"].output(0);
+  EXPECT_EQ(product.slot(), 0);
+  EXPECT_EQ(product.tensor_description().dtype(), DT_FLOAT);
+  EXPECT_EQ(product.tensor_description().shape().dim_size(), 0);
+  EXPECT_EQ(product.tensor_description().allocation_description().requested_bytes(), 4);
   // The product ran after its inputs.
   EXPECT_GE(nodes["product"].all_start_nanos(),
             nodes["a"].all_start_nanos() + nodes["a"].all_end_rel_nanos());

@@ -59,6 +59,9 @@ struct SessionOptions {
   // node. MaxTensorBytes bounds each tensor; this bounds a step that makes
   // many (a server's clients' steps, each on the server's memory).
   int64_t max_step_bytes = 0;
+  // The device a traced step's stats name for the nodes this session runs
+  // (a server's sessions: its task's CPU).
+  std::string device_name = "/job:localhost/replica:0/task:0/device:CPU:0";
 };
 
 struct RunOptions {

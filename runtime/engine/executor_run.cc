@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -22,6 +24,8 @@
 #include "core/status_macros.h"
 #include "runtime/engine/denormal.h"
 #include "runtime/engine/internal/executor_plan.h"
+#include "runtime/engine/step_stats.h"
+#include "runtime/engine/variable.h"
 #include "unsupported/Eigen/CXX11/ThreadPool"
 
 namespace minigraph {
@@ -40,6 +44,25 @@ inline uint64_t Cycles() {
 // A node whose estimate is below this runs inline: handing it to another
 // thread (a wake-up and a cache miss or two) costs more than running it.
 constexpr uint64_t kExpensiveCycles = 8000;
+
+// What a traced node's outputs held (a ref output: its variable's value).
+// Out of line: only traced steps call it.
+ABSL_ATTRIBUTE_NOINLINE std::vector<OutputRun> DescribeOutputs(const Node& node,
+                                                               const TensorValue* outputs) {
+  std::vector<OutputRun> runs;
+  for (int i = 0; i < node.num_outputs(); ++i) {
+    const TensorValue& v = outputs[i];
+    Tensor t = v.tensor;
+    if (v.ref != nullptr) {
+      absl::StatusOr<Tensor> value = v.ref->Read();
+      if (!value.ok()) continue;
+      t = *std::move(value);
+    }
+    if (v.dead || t.dtype() == DT_INVALID) continue;
+    runs.push_back({i, t.dtype(), t.shape(), static_cast<int64_t>(t.TotalBytes())});
+  }
+  return runs;
+}
 
 }  // namespace
 
@@ -317,7 +340,8 @@ ABSL_ATTRIBUTE_ALWAYS_INLINE inline absl::Status Plan::Compute(StepState* state,
   if (ABSL_PREDICT_FALSE(state->step.stats != nullptr)) {
     const int64_t start = absl::GetCurrentTimeNanos();
     absl::Status s = item.kernel->Compute(&ctx);
-    state->step.stats->Record(*item.node, start, absl::GetCurrentTimeNanos());
+    const int64_t end = absl::GetCurrentTimeNanos();
+    state->step.stats->Record(*item.node, start, end, DescribeOutputs(*item.node, outputs));
     return s;
   }
   if (state->pool == nullptr || item.cheap) return item.kernel->Compute(&ctx);

@@ -187,10 +187,6 @@ absl::Status GrpcSession::Run(const RunOptions& options,
                               const std::vector<std::string>& fetches,
                               const std::vector<std::string>& targets,
                               std::vector<Tensor>* outputs) {
-  if (options.step_stats != nullptr) {
-    return absl::UnimplementedError(
-        "RunOptions.step_stats: a grpc:// session's steps cannot be traced yet");
-  }
   tensorflow::RunStepRequest req;
   {
     absl::MutexLock l(&mu_);
@@ -212,6 +208,10 @@ absl::Status GrpcSession::Run(const RunOptions& options,
   }
   for (const std::string& t : targets) req.add_target(t);
   req.mutable_options()->set_timeout_in_ms(options.timeout_in_ms);
+  // The master gathers the step's stats from every task it ran on.
+  if (options.step_stats != nullptr) {
+    req.mutable_options()->set_trace_level(tensorflow::RunOptions::FULL_TRACE);
+  }
   req.set_store_errors_in_response_body(true);
 
   tensorflow::RunStepResponse resp;
@@ -221,6 +221,7 @@ absl::Status GrpcSession::Run(const RunOptions& options,
       Context(options.timeout_in_ms > 0 ? options.timeout_in_ms : options_.operation_timeout_in_ms);
   MG_RETURN_IF_ERROR(Unreachable(FromGrpcStatus(stub_->master->RunStep(ctx.get(), req, &resp))));
   MG_RETURN_IF_ERROR(FromBody(resp.status_code(), resp.status_error_message()));
+  if (options.step_stats != nullptr) options.step_stats->MergeFrom(resp.metadata().step_stats());
 
   // The response may list tensors in any order: match them by name.
   absl::flat_hash_map<std::string, const TensorProto*> by_name;

@@ -7,6 +7,7 @@
 
 #include "core/env.h"
 #include "core/mem_env.h"
+#include "absl/strings/match.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/text_format.h"
@@ -133,6 +134,34 @@ TEST(PartitionTest, AStepRunsAcrossTasksAndTheVariableLivesOnThePs) {
   ASSERT_OK(on_worker->Create(*local.ToGraphDef()));
   EXPECT_THAT(on_worker->Run({}, {"v/read:0"}, {}, &out),
               StatusIs(absl::StatusCode::kFailedPrecondition));
+}
+
+// A traced step across tasks returns every task's node runs, each under its
+// task's device, as TensorFlow's master gathers them (FULL_TRACE).
+TEST(PartitionTest, ATracedStepReturnsTheStatsOfEveryTask) {
+  Cluster c = StartCluster();
+  auto s = Connect(c.worker->target());
+  ASSERT_OK(s->Create(ScaleGraph()));
+  ASSERT_OK(s->Run({}, {}, {"init"}, nullptr));
+  tensorflow::StepStats stats;
+  RunOptions options;
+  options.step_stats = &stats;
+  std::vector<Tensor> out;
+  ASSERT_OK(s->Run(options, {{"x", Tensor::Scalar<float>(3)}}, {"y"}, {}, &out));
+  EXPECT_EQ(*out[0].data<float>(), 3.0f);
+  std::map<std::string, std::string> device_of;
+  for (const tensorflow::DeviceStepStats& d : stats.dev_stats()) {
+    for (const tensorflow::NodeExecStats& n : d.node_stats()) device_of[n.node_name()] = d.device();
+  }
+  EXPECT_EQ(device_of["v"], "/job:ps/replica:0/task:0/device:CPU:0");
+  EXPECT_EQ(device_of["y"], "/job:worker/replica:0/task:0/device:CPU:0");
+  // The partitions' own _Send and _Recv ran too.
+  int sends = 0;
+  for (const auto& [node, device] : device_of) sends += absl::StrContains(node, "_send") ? 1 : 0;
+  EXPECT_GT(sends, 0) << stats.DebugString();
+  // An untraced step returns nothing.
+  ASSERT_OK(s->Run({{"x", Tensor::Scalar<float>(3)}}, {"y"}, {}, &out));
+  EXPECT_EQ(stats.dev_stats_size(), 2);
 }
 
 // A step whose client gives up (its RunStep call passes its deadline)

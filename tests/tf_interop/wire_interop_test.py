@@ -251,10 +251,6 @@ class TensorFlowClientMinigraphServer(unittest.TestCase):
             a = v1.placeholder(tf.float32, [])
             b = a * 2
             with v1.Session(self.target) as sess:
-                # A full trace runs (minigraph returns no step stats).
-                meta = v1.RunMetadata()
-                self.assertEqual(sess.run(b, {a: 1.5}, run_metadata=meta, options=v1.RunOptions(
-                    trace_level=v1.RunOptions.FULL_TRACE)), 3.0)
                 # Partial runs: TensorFlow's Unimplemented status.
                 with self.assertRaisesRegex(tf.errors.UnimplementedError,
                                             "partial runs are not supported"):
@@ -272,6 +268,47 @@ class TensorFlowClientMinigraphServer(unittest.TestCase):
                 self.assertEqual(sess.run(y), 2.0)
                 with self.assertRaises(tf.errors.FailedPreconditionError):
                     sess.run(x)
+
+    def test_a_full_trace_returns_step_stats_tensorflows_timeline_reads(self):
+        with tf.Graph().as_default():
+            a = v1.placeholder(tf.float32, [2, 3], name="a")
+            w = v1.get_variable("w", initializer=tf.ones([3, 4]), use_resource=False)
+            y = tf.nn.relu(tf.matmul(a, w, name="product"), name="y")
+            with v1.Session(self.target) as sess:
+                sess.run(w.initializer)
+                feed = {a: np.ones((2, 3), np.float32)}
+                for level in (v1.RunOptions.NO_TRACE, v1.RunOptions.SOFTWARE_TRACE):
+                    meta = v1.RunMetadata()
+                    sess.run(y, feed, options=v1.RunOptions(trace_level=level),
+                             run_metadata=meta)
+                    self.assertEqual(len(meta.step_stats.dev_stats), 0,
+                                     "TensorFlow's master traces FULL_TRACE steps only")
+                meta = v1.RunMetadata()
+                sess.run(y, feed, options=v1.RunOptions(trace_level=v1.RunOptions.FULL_TRACE),
+                         run_metadata=meta)
+        (dev,) = meta.step_stats.dev_stats
+        self.assertEqual(dev.device, "/job:localhost/replica:0/task:0/device:CPU:0")
+        nodes = {n.node_name: n for n in dev.node_stats}
+        for name in ("w", "product", "y"):
+            self.assertIn(name, nodes)
+        self.assertEqual(nodes["product"].timeline_label, "product = MatMul(a, w/read)")
+        out = nodes["product"].output[0].tensor_description
+        self.assertEqual((out.dtype, [d.size for d in out.shape.dim]), (tf.float32, [2, 4]))
+        self.assertEqual(out.allocation_description.requested_bytes, 2 * 4 * 4)
+        # TensorFlow's timeline module makes its Chrome trace of them: one
+        # complete event per node, named by its op, with the node's name.
+        from tensorflow.python.client import timeline
+        trace = json.loads(timeline.Timeline(meta.step_stats).generate_chrome_trace_format(
+            show_dataflow=True, show_memory=True))
+        events = {e["args"]["name"]: e for e in trace["traceEvents"]
+                  if e.get("ph") == "X"}
+        self.assertEqual(events["product"]["name"], "MatMul")
+        self.assertEqual(events["y"]["name"], "Relu")
+        self.assertGreaterEqual(events["y"]["ts"], events["product"]["ts"])
+        # Its memory view: each output a tensor object, with its description.
+        snapshots = {e["name"]: e["args"]["snapshot"]["tensor_description"]
+                     for e in trace["traceEvents"] if e.get("ph") == "O"}
+        self.assertIn("requested_bytes: 32", snapshots["product"])
 
     def test_what_minigraph_does_not_model_is_refused_by_name(self):
         # A graph holding an op minigraph has no kernel for (Abort, which
@@ -441,6 +478,42 @@ class MixedClusters(unittest.TestCase):
             # train prints the loss to 4 decimals.
             return float(re.search(r"done: step 30 loss (\S+)", out).group(1))
         self.train_with_each_ps("minigraph", minigraph_worker, 1e-4)
+
+
+class MixedClusterTraces(unittest.TestCase):
+    """A FULL_TRACE step across a ps of one kind and a master of the other:
+    the master gathers every task's node runs into RunMetadata (TensorFlow's
+    master asks minigraph's worker, minigraph's master asks TensorFlow's)."""
+
+    def trace(self, ps_kind, master_kind):
+        ps, worker = free_ports(2)
+        start_task(self, ps_kind, "ps", ps, worker)
+        start_task(self, master_kind, "worker", ps, worker)
+        with tf.Graph().as_default():
+            with v1.device("/job:ps/task:0"):
+                v = v1.get_variable("v", initializer=tf.fill([8], 2.0), use_resource=False)
+            with v1.device("/job:worker/task:0"):
+                total = tf.reduce_sum(v * 3.0, name="total")
+            with v1.Session("grpc://" + worker) as sess:
+                sess.run(v.initializer)
+                meta = v1.RunMetadata()
+                got = sess.run(total, options=v1.RunOptions(
+                    trace_level=v1.RunOptions.FULL_TRACE), run_metadata=meta)
+        self.assertEqual(got, 48.0)
+        device_of = {}
+        for dev in meta.step_stats.dev_stats:
+            for n in dev.node_stats:
+                device_of[n.node_name] = dev.device
+        self.assertEqual(device_of.get("v"), "/job:ps/replica:0/task:0/device:CPU:0",
+                         meta.step_stats)
+        self.assertEqual(device_of.get("total"), "/job:worker/replica:0/task:0/device:CPU:0",
+                         meta.step_stats)
+
+    def test_a_minigraph_ps_under_a_tensorflow_master(self):
+        self.trace("minigraph", "tensorflow")
+
+    def test_a_tensorflow_ps_under_a_minigraph_master(self):
+        self.trace("tensorflow", "minigraph")
 
 
 class TaskRestarts(unittest.TestCase):

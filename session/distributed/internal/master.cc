@@ -154,6 +154,7 @@ grpc::Status Master::CreateSession(grpc::ServerContext* ctx,
                                  : task_.intra_op_threads;
   options.env = task_.env;
   options.max_step_bytes = task_.max_step_bytes;
+  options.device_name = TaskDeviceName(task_.job_name, task_.task_index);
   const std::string handle = NewHandle();
   std::shared_ptr<SessionState> state =
       config.isolate_session_state() ? std::make_shared<SessionState>(handle) : task_.state;
@@ -214,6 +215,10 @@ grpc::Status Master::RunStep(grpc::ServerContext* ctx, const tensorflow::RunStep
     // A client that disconnects (or cancels its call) cancels the step, as
     // TensorFlow's master does, instead of leaving it to run to its end.
     options.cancelled = [ctx] { return ctx->IsCancelled(); };
+    // TensorFlow's master traces a FULL_TRACE step only.
+    if (req->options().trace_level() == tensorflow::RunOptions::FULL_TRACE) {
+      options.step_stats = resp->mutable_metadata()->mutable_step_stats();
+    }
     const std::vector<std::string> fetches(req->fetch().begin(), req->fetch().end());
     const std::vector<std::string> targets(req->target().begin(), req->target().end());
     std::vector<Tensor> outputs;
@@ -347,6 +352,9 @@ grpc::Status Master::RunCallable(grpc::ServerContext* ctx,
     RunOptions options;
     options.timeout_in_ms = o.run_options().timeout_in_ms() > 0 ? o.run_options().timeout_in_ms()
                                                                 : s->operation_timeout_in_ms;
+    if (o.run_options().trace_level() == tensorflow::RunOptions::FULL_TRACE) {
+      options.step_stats = resp->mutable_metadata()->mutable_step_stats();
+    }
     std::vector<Tensor> outputs;
     MG_RETURN_IF_ERROR(
         s->Run(options, feeds, std::vector<std::string>(o.fetch().begin(), o.fetch().end()),

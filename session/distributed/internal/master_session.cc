@@ -350,6 +350,7 @@ std::vector<MasterSession::PartitionCall> MasterSession::NewCalls(
     c.req.set_graph_handle(p.graph_handle);
     c.req.set_step_id(step_id);
     c.req.set_store_errors_in_response_body(true);
+    if (options.step_stats != nullptr) c.req.mutable_exec_opts()->set_record_timeline(true);
     for (const auto& [name, key] : p.partition.feeds) {
       tensorflow::NamedTensorProto* s = c.req.add_send();
       s->set_name(key);
@@ -466,6 +467,13 @@ absl::Status MasterSession::RunPartitions(const Plan& plan, const RunOptions& op
     }
   }
   if (cancelled) return absl::CancelledError("the step was cancelled: its client went away");
+  if (options.step_stats != nullptr) {
+    for (PartitionCall& c : calls) {
+      for (tensorflow::DeviceStepStats& d : *c.resp.mutable_step_stats()->mutable_dev_stats()) {
+        *options.step_stats->add_dev_stats() = std::move(d);
+      }
+    }
+  }
   std::vector<absl::Status> errors;
   for (const PartitionCall& c : calls) errors.push_back(c.status);
   MG_RETURN_IF_ERROR(RootCause(errors));

@@ -330,6 +330,7 @@ grpc::Status Worker::RegisterGraph(grpc::ServerContext* ctx,
   options.intra_op_threads = task_.intra_op_threads;
   options.env = task_.env;
   options.max_step_bytes = task_.max_step_bytes;
+  options.device_name = TaskDeviceName(task_.job_name, task_.task_index);
   auto r = std::make_shared<Registered>();
   r->session = std::make_unique<LocalSession>(options, task_.state);
   absl::Status created = r->session->Create(req->graph_def());
@@ -397,6 +398,7 @@ absl::Status Worker::RunGraphLocally(const tensorflow::RunGraphRequest& req,
     RunOptions options;
     options.timeout_in_ms = std::max<int64_t>(0, timeout_ms);
     options.cancelled = std::move(cancelled);
+    if (req.exec_opts().record_timeline()) options.step_stats = resp->mutable_step_stats();
     MG_RETURN_IF_ERROR(
         session_internal::RunPartition(g->session.get(), options, /*targets=*/{}, step.get(),
                                       req.step_id()));
