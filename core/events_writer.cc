@@ -148,6 +148,15 @@ absl::Status EventsWriter::AddMetaGraph(const MetaGraphDef& meta_graph) {
   return WriteEvent(std::move(event));
 }
 
+absl::Status EventsWriter::AddRunMetadata(const std::string& tag, absl::string_view serialized,
+                                          int64_t step) {
+  Event event;
+  event.set_step(step);
+  event.mutable_tagged_run_metadata()->set_tag(tag);
+  event.mutable_tagged_run_metadata()->set_run_metadata(std::string(serialized));
+  return WriteEvent(std::move(event));
+}
+
 absl::Status EventsWriter::AddSessionLog(const SessionLog& log, int64_t step) {
   Event event;
   event.set_step(step);

@@ -87,6 +87,10 @@ class EventsWriter {
   absl::Status AddGraph(const GraphDef& graph);
   absl::Status AddMetaGraph(const MetaGraphDef& meta_graph);
   absl::Status AddSessionLog(const SessionLog& log, int64_t step);
+  // A serialized RunMetadata (a traced step's stats), under `tag`, as
+  // TensorFlow's FileWriter.add_run_metadata writes it.
+  absl::Status AddRunMetadata(const std::string& tag, absl::string_view serialized,
+                              int64_t step);
 
   // Hands the pending events to the operating system and syncs the file.
   absl::Status Flush();

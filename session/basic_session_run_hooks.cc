@@ -8,8 +8,11 @@
 #include "absl/strings/str_join.h"
 #include "core/logging.h"
 #include "core/path.h"
+#include "core/proto/config.pb.h"
+#include "core/proto/step_stats.pb.h"
 #include "core/status_macros.h"
 #include "google/protobuf/text_format.h"
+#include "session/chrome_trace.h"
 
 namespace minigraph {
 namespace {
@@ -521,27 +524,28 @@ absl::Status ProfilerHook::Begin(const GraphDef& graph) {
 absl::Status ProfilerHook::BeforeRun(SessionRunContext*, SessionRunArgs* request) {
   request_trace_ = next_step_ && timer_.ShouldTriggerForStep(*next_step_);
   request->fetches = {o_.global_step};
-  started_micros_ = o_.env->NowMicros();
+  request->full_trace = request_trace_;
   return absl::OkStatus();
 }
 
 absl::Status ProfilerHook::AfterRun(SessionRunContext* context, const SessionRunValues& values) {
-  const uint64_t ended = o_.env->NowMicros();
   MG_ASSIGN_OR_RETURN(int64_t stale, StepValue(values.results[0], o_.global_step));
   if (!next_step_) timer_.UpdateLastTriggeredStep(stale);
   int64_t step = stale + 1;
-  if (request_trace_) {
+  if (request_trace_ && values.step_stats != nullptr) {
     MG_ASSIGN_OR_RETURN(step, ReadStep(context->session(), o_.global_step));
     timer_.UpdateLastTriggeredStep(step);
     const std::string path = JoinPath(o_.output_dir, absl::StrCat("timeline-", step, ".json"));
     MG_LOG(INFO) << "Saving timeline for " << step << " into '" << path << "'.";
-    const std::string trace = absl::StrFormat(
-        "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [{\"name\": \"step %d\", "
-        "\"ph\": \"X\", \"ts\": %d, \"dur\": %d, \"pid\": 0, \"tid\": 0, "
-        "\"args\": {\"global_step\": %d}}]}\n",
-        step, started_micros_, ended - started_micros_, step);
+    MG_ASSIGN_OR_RETURN(std::string trace, ChromeTrace(*values.step_stats, o_.show_dataflow));
     MG_RETURN_IF_ERROR(o_.env->CreateDir(o_.output_dir));
     MG_RETURN_IF_ERROR(WriteStringToFile(o_.env, path, trace));
+    if (o_.writer != nullptr) {
+      tensorflow::RunMetadata metadata;
+      *metadata.mutable_step_stats() = *values.step_stats;
+      MG_RETURN_IF_ERROR(o_.writer->AddRunMetadata(absl::StrCat("step_", step),
+                                                   metadata.SerializeAsString(), step));
+    }
   }
   next_step_ = step + 1;
   return absl::OkStatus();

@@ -295,12 +295,12 @@ class FeedFnHook : public SessionRunHook {
   std::function<FeedList()> feed_fn_;
 };
 
-// TensorFlow's ProfilerHook, for the step as a whole: every save_steps
-// steps (or save_secs; never the first step), the step's wall time, from
-// the hooks' BeforeRun to their AfterRun, as a Chrome trace
-// (chrome://tracing, Perfetto) in output_dir/timeline-STEP.json. TensorFlow's
-// trace has an event per op; minigraph's executor records no per-op times,
-// so this one has the step's.
+// TensorFlow's ProfilerHook: every save_steps steps (or save_secs; never
+// the first step) the step runs traced (FULL_TRACE) and its stats go to
+// output_dir/timeline-STEP.json as a Chrome trace (chrome://tracing,
+// Perfetto), an event per op as TensorFlow's timeline makes it
+// (session/chrome_trace.h), and, given a writer, to TensorBoard as the
+// step's run metadata ("step_STEP").
 class ProfilerHook : public SessionRunHook {
  public:
   struct Options {
@@ -308,6 +308,11 @@ class ProfilerHook : public SessionRunHook {
     std::optional<double> save_secs = {};
     std::string output_dir;
     std::string global_step = {};
+    // TensorFlow's show_dataflow: arrows from producers to consumers.
+    bool show_dataflow = true;
+    // Where the run metadata goes (TensorFlow's FileWriter of output_dir);
+    // none: only the trace files.
+    std::shared_ptr<EventsWriter> writer = {};
     Env* env = Env::Default();
   };
   static absl::StatusOr<std::shared_ptr<ProfilerHook>> Create(Options options);
@@ -322,7 +327,6 @@ class ProfilerHook : public SessionRunHook {
   SecondOrStepTimer timer_;
   std::optional<int64_t> next_step_;
   bool request_trace_ = false;
-  uint64_t started_micros_ = 0;
 };
 
 }  // namespace minigraph

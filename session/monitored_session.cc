@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "core/logging.h"
 #include "core/status_macros.h"
+#include "core/proto/step_stats.pb.h"
 #include "session/basic_session_run_hooks.h"
 
 namespace minigraph {
@@ -218,7 +219,8 @@ absl::Status MonitoredSession::RunHooked(const FeedList& feeds,
     return session_->Run(options, feeds, fetches, targets,
                          outputs != nullptr ? outputs : &results);
   }
-  const SessionRunArgs original{fetches, targets, feeds, options.timeout_in_ms};
+  const SessionRunArgs original{fetches, targets, feeds, options.timeout_in_ms,
+                                options.step_stats != nullptr};
   SessionRunContext context(original, session_.get());
   // Every hook's request, then one step for all of them and the caller.
   std::vector<SessionRunArgs> requests(hooks_.size());
@@ -237,6 +239,10 @@ absl::Status MonitoredSession::RunHooked(const FeedList& feeds,
           "Same tensor is fed by two hooks. Conflict(s): ", absl::StrJoin(clash, ", ")));
     }
     run_options.timeout_in_ms = std::max(run_options.timeout_in_ms, requests[i].timeout_in_ms);
+  }
+  tensorflow::StepStats traced;
+  for (const SessionRunArgs& r : requests) {
+    if (r.full_trace && run_options.step_stats == nullptr) run_options.step_stats = &traced;
   }
   std::vector<std::string> clash;
   for (const auto& [name, value] : feeds) {
@@ -264,6 +270,7 @@ absl::Status MonitoredSession::RunHooked(const FeedList& feeds,
   size_t at = fetches.size();
   for (size_t i = 0; i < hooks_.size(); ++i) {
     SessionRunValues values;
+    values.step_stats = run_options.step_stats;
     const size_t n = requests[i].fetches.size();
     values.results.assign(std::make_move_iterator(results.begin() + at),
                           std::make_move_iterator(results.begin() + at + n));

@@ -60,11 +60,16 @@ struct SessionRunArgs {
   FeedList feeds = {};
   // Merged with the caller's and the other hooks' as the largest (0: none).
   int64_t timeout_in_ms = 0;
+  // TensorFlow's RunOptions(trace_level=FULL_TRACE): the step runs traced
+  // when a hook or the caller asks, and every hook gets its stats.
+  bool full_trace = false;
 };
 
-// What AfterRun gets: one tensor per fetch of the hook's SessionRunArgs.
+// What AfterRun gets: one tensor per fetch of the hook's SessionRunArgs, and
+// the step's stats when it ran traced (TensorFlow's run_metadata).
 struct SessionRunValues {
   std::vector<Tensor> results;
+  const tensorflow::StepStats* step_stats = nullptr;
 };
 
 class SessionRunContext {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@
 #include "core/status_macros.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/optimizers.h"
@@ -172,6 +175,9 @@ class MonitoredSessionTest : public ::testing::Test {
             for (const auto& v : e.summary().value()) {
               absl::StrAppend(&line, v.tag(), "=", v.simple_value());
             }
+            break;
+          case Event::kTaggedRunMetadata:
+            absl::StrAppend(&line, "run_metadata ", e.tagged_run_metadata().tag());
             break;
           default: line += "other";
         }
@@ -548,10 +554,12 @@ TEST_F(MonitoredSessionTest, FinalOpsAndFeedFnHooks) {
   EXPECT_EQ(*final_ops->final_ops_values()[0].data<int64_t>(), 3);
 }
 
-TEST_F(MonitoredSessionTest, ProfilerHookWritesAStepsTimingOnItsSchedule) {
+TEST_F(MonitoredSessionTest, ProfilerHookTracesAStepPerOpOnItsSchedule) {
   ASSERT_OK_AND_ASSIGN(Scaffold scaffold, Scaffold::Finalize(root_, Opts()));
+  ASSERT_OK_AND_ASSIGN(auto writer, EventsWriter::Create("/logs/trace", {.env = &env_}));
   ASSERT_OK_AND_ASSIGN(auto profiler, ProfilerHook::Create({.save_steps = 3,
                                                             .output_dir = "/logs/trace",
+                                                            .writer = std::move(writer),
                                                             .env = &env_}));
   // One inter-op thread: the hook's read of the step comes before the
   // step's increment (on more, the two race, as in TensorFlow).
@@ -559,15 +567,34 @@ TEST_F(MonitoredSessionTest, ProfilerHookWritesAStepsTimingOnItsSchedule) {
       auto s, MonitoredSession::Create(
                   NewChiefSessionCreator(scaffold, "", "", {.inter_op_threads = 1}), {profiler}));
   for (int i = 0; i < 7; ++i) ASSERT_OK(s->Run({}, {}, {"train"}, nullptr));
+  ASSERT_OK(s->Close());
   // Not the first step: the timer starts at its step (0), and the steps
   // that reach 3 and 6 are traced.
   std::vector<std::string> files = env_.GetChildren("/logs/trace").value_or(
       std::vector<std::string>());
   std::sort(files.begin(), files.end());
-  EXPECT_THAT(files, ElementsAre("timeline-3.json", "timeline-6.json"));
-  ASSERT_OK_AND_ASSIGN(std::string trace, ReadFileToString(&env_, "/logs/trace/timeline-3.json"));
-  EXPECT_THAT(trace, HasSubstr(R"("name": "step 3", "ph": "X")"));
-  EXPECT_THAT(trace, HasSubstr(R"("args": {"global_step": 3})"));
+  ASSERT_EQ(files.size(), 3u);
+  EXPECT_THAT(files[0], HasSubstr("tfevents"));
+  EXPECT_THAT(std::vector<std::string>(files.begin() + 1, files.end()),
+              ElementsAre("timeline-3.json", "timeline-6.json"));
+  // An event per op of the step, as TensorFlow's timeline names them.
+  ASSERT_OK_AND_ASSIGN(std::string json, ReadFileToString(&env_, "/logs/trace/timeline-3.json"));
+  google::protobuf::Struct trace;
+  ASSERT_TRUE(google::protobuf::util::JsonStringToMessage(json, &trace).ok()) << json;
+  std::map<std::string, std::string> op_of;
+  for (const auto& e : trace.fields().at("traceEvents").list_value().values()) {
+    const auto& f = e.struct_value().fields();
+    if (f.at("ph").string_value() != "X") continue;
+    op_of[f.at("args").struct_value().fields().at("name").string_value()] =
+        f.at("name").string_value();
+  }
+  EXPECT_EQ(op_of["w/read"], "Identity") << json;
+  EXPECT_EQ(op_of["AssignAdd"], "AssignAdd");
+  EXPECT_EQ(op_of["train"], "NoOp");
+  EXPECT_EQ(op_of["global_step"], "VariableV2");
+  // And the step's run metadata for TensorBoard, tagged as TensorFlow's.
+  EXPECT_THAT(Events("/logs/trace"), ElementsAre("0 file_version", "3 run_metadata step_3",
+                                                 "6 run_metadata step_6"));
 }
 
 TEST_F(MonitoredSessionTest, HooksNeedAGlobalStepAndValidSchedules) {
