@@ -483,7 +483,8 @@ class MixedClusters(unittest.TestCase):
 class MixedClusterTraces(unittest.TestCase):
     """A FULL_TRACE step across a ps of one kind and a master of the other:
     the master gathers every task's node runs into RunMetadata (TensorFlow's
-    master asks minigraph's worker, minigraph's master asks TensorFlow's)."""
+    master asks minigraph's worker, minigraph's master asks TensorFlow's),
+    and the partition graphs."""
 
     def trace(self, ps_kind, master_kind):
         ps, worker = free_ports(2)
@@ -498,8 +499,13 @@ class MixedClusterTraces(unittest.TestCase):
                 sess.run(v.initializer)
                 meta = v1.RunMetadata()
                 got = sess.run(total, options=v1.RunOptions(
-                    trace_level=v1.RunOptions.FULL_TRACE), run_metadata=meta)
+                    trace_level=v1.RunOptions.FULL_TRACE, output_partition_graphs=True),
+                    run_metadata=meta)
         self.assertEqual(got, 48.0)
+        # A graph per task, each with its own nodes.
+        placed = sorted(sorted({n.device for n in g.node if n.op not in ("_Recv", "_Send")})
+                        for g in meta.partition_graphs)
+        self.assertEqual(len(placed), 2, meta.partition_graphs)
         device_of = {}
         for dev in meta.step_stats.dev_stats:
             for n in dev.node_stats:

@@ -399,6 +399,10 @@ absl::Status Worker::RunGraphLocally(const tensorflow::RunGraphRequest& req,
     options.timeout_in_ms = std::max<int64_t>(0, timeout_ms);
     options.cancelled = std::move(cancelled);
     if (req.exec_opts().record_timeline()) options.step_stats = resp->mutable_step_stats();
+    // TensorFlow's master gathers RunOptions.output_partition_graphs this way.
+    if (req.exec_opts().record_partition_graphs()) {
+      *resp->add_partition_graph() = g->session->graph_def();
+    }
     MG_RETURN_IF_ERROR(
         session_internal::RunPartition(g->session.get(), options, /*targets=*/{}, step.get(),
                                       req.step_id()));
