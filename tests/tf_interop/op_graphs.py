@@ -1711,9 +1711,10 @@ def queues(dt, rng):
 
 
 def accumulators(dt, rng):
-    """ConditionalAccumulator (resource and V1 ref forms) of each dtype
-    TensorFlow registers: mean and sum, stale gradients dropped, the step
-    moved on by a take and set, the count; bad shapes and num_required."""
+    """ConditionalAccumulator (resource and V1 ref forms) and
+    SparseConditionalAccumulator of each dtype TensorFlow registers: mean
+    and sum, stale gradients dropped, the step moved on by a take and set,
+    the count; bad shapes, indices and num_required."""
     def summed(dtype, reduction):
         def g():
             acc = v1.ConditionalAccumulator(dtype, shape=[2], reduction_type=reduction)
@@ -1754,12 +1755,60 @@ def accumulators(dt, rng):
         acc = v1.ConditionalAccumulator(F32, shape=[2])
         return {}, chain(lambda: acc.apply_grad(tf.ones([2])), lambda: acc.take_grad(0))
 
+    i64 = lambda v: tf.constant(v, tf.int64)
+
+    def sparse(dtype, reduction):
+        def g():
+            acc = v1.SparseConditionalAccumulator(dtype, shape=[6, 2], reduction_type=reduction)
+            c = lambda v: tf.constant(v, dtype)
+            return {}, chain(
+                lambda: acc.apply_grad(i64([1, 3]), c([[1, 2], [3, 4]]), local_step=0),
+                lambda: acc.apply_grad(i64([0, 3, 5]), c([[5, 6], [7, 8], [9, 10]]),
+                                       local_step=0),
+                acc.num_accumulated, lambda: acc.take_grad(2),
+                lambda: acc.apply_grad(i64([2]), c([[1, 1]]), local_step=0),  # stale now
+                acc.num_accumulated, lambda: acc.set_global_step(3),
+                # Unsorted and repeated indices: TensorFlow's merge as it walks them.
+                lambda: acc.apply_grad(i64([4, 1, 4]), c([[1, 2], [3, 4], [5, 6]]),
+                                       grad_shape=[6, 2], local_step=3),
+                lambda: acc.apply_grad(i64([1, 4]), c([[2, 2], [2, 2]]), local_step=4),
+                lambda: acc.take_grad(2))
+        return g
+
+    def sparse_unknown_shape():
+        acc = v1.SparseConditionalAccumulator(F32)
+        return {}, chain(lambda: acc.apply_grad(i64([7]), tf.ones([1, 3])),
+                         lambda: acc.take_grad(1))
+
+    def sparse_bad(indices, values, grad_shape=None, first=None):
+        def g():
+            acc = v1.SparseConditionalAccumulator(F32, shape=[6, 2])
+            x = v1.placeholder(F32, None, name="x")
+            makers = [] if first is None else [
+                lambda: acc.apply_grad(i64(first[0]), tf.constant(first[1], F32))]
+            makers += [lambda: acc.apply_grad(i64(indices), x, grad_shape=grad_shape),
+                       acc.num_accumulated]
+            return {x: np.array(values, np.float32)}, chain(*makers)
+        return g
+
     cases = [Spec(f"{d.name}_{r.lower()}", [], graph=summed(d, r))
              for d in (F32, tf.float64, tf.float16) for r in ("MEAN", "SUM")]
+    cases += [Spec(f"sparse_{d.name}_{r.lower()}", [], graph=sparse(d, r))
+              for d in (F32, tf.float64, tf.float16) for r in ("MEAN", "SUM")]
     return cases + [Spec("reference_handle", [], graph=reference_handle),
                     Spec("bad_shape", [], graph=bad_shape),
                     Spec("shape_changes", [], graph=shape_changes),
-                    Spec("none_required", [], graph=none_required)]
+                    Spec("none_required", [], graph=none_required),
+                    Spec("sparse_unknown_shape", [], graph=sparse_unknown_shape),
+                    Spec("sparse_index_past_the_shape", [], graph=sparse_bad([6], [[1, 2]])),
+                    Spec("sparse_values_rows", [], graph=sparse_bad([1, 2], [[1, 2]])),
+                    Spec("sparse_values_scalar", [], graph=sparse_bad([], 1.0)),
+                    Spec("sparse_dense_shape", [], graph=sparse_bad([1], [[1, 2]], [5, 2])),
+                    Spec("sparse_values_width", [], graph=sparse_bad([1], [[1, 2, 3]])),
+                    Spec("sparse_values_width_after", [],
+                         graph=sparse_bad([1], [[1, 2, 3]], first=([0], [[1, 2]]))),
+                    Spec("sparse_values_rank_after", [],
+                         graph=sparse_bad([1], [[[1, 2]]], first=([0], [[1, 2]])))]
 
 
 def readers(dt, rng):
@@ -1879,7 +1928,9 @@ GRAPH_GROUPS += [
      ["ConditionalAccumulator", "AccumulatorApplyGradient", "AccumulatorTakeGradient",
       "AccumulatorNumAccumulated", "AccumulatorSetGlobalStep", "ResourceConditionalAccumulator",
       "ResourceAccumulatorApplyGradient", "ResourceAccumulatorTakeGradient",
-      "ResourceAccumulatorNumAccumulated", "ResourceAccumulatorSetGlobalStep"]),
+      "ResourceAccumulatorNumAccumulated", "ResourceAccumulatorSetGlobalStep",
+      "SparseConditionalAccumulator", "SparseAccumulatorApplyGradient",
+      "SparseAccumulatorTakeGradient"]),
     ("einsum_reductions", einsum_reductions, ["Einsum"]),
     ("complex_numbers", complex_numbers,
      ["Complex", "ComplexAbs", "Angle", "Real", "Imag", "Conj"]),
