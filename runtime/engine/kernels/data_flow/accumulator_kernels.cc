@@ -319,8 +319,9 @@ class SparseAccumulator : public Accumulator {
     const int rank = std::max(0, shape_.rank());
     if (dense_shape != nullptr) {
       if (dense_shape->dtype() != DT_INT64 || rank > dense_shape->NumElements()) {
-        return absl::InvalidArgumentError(absl::StrCat("Shape mismatch: expected shape rank at least ",
-                                                       rank, ", got ", dense_shape->NumElements()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("Shape mismatch: expected shape rank at least ", rank, ", got ",
+                         dense_shape->NumElements()));
       }
       for (int d = 0; d < rank; ++d) {
         const int64_t got = dense_shape->data<int64_t>()[d];
