@@ -164,6 +164,43 @@ TEST(PartitionTest, ATracedStepReturnsTheStatsOfEveryTask) {
   EXPECT_EQ(stats.dev_stats_size(), 2);
 }
 
+// Closing a session ends its steps still running, Cancelled, as
+// TensorFlow's master does: TensorFlow's client waits for them after it
+// closes (a queue runner's step blocked on a queue would hold it for ever).
+TEST(PartitionTest, ClosingASessionCancelsItsBlockedSteps) {
+  Cluster c = StartCluster();
+  Scope root = Scope::NewRootScope();
+  Scope ps = root.WithDevice("/job:ps/task:0");
+  Variable started = Variable::Create(ps, "started", Tensor::Scalar<int32_t>(0));
+  Output mark = ops::Assign(ps.WithOpName("mark"), started.ref(), ops::Const<int32_t>(ps, 1));
+  const std::map<std::string, AttrValue> ints = {
+      {"component_types", MakeAttrValue(std::vector<DataType>{DT_INT32})}};
+  Output q = ps.WithOpName("q").AddOp("FIFOQueueV2", {}, ints).output(0);
+  Output x = ps.WithOpName("x")
+                 .WithControlDependencies({mark.op()})
+                 .AddOp("QueueDequeueV2", {{q}}, ints)
+                 .output(0);
+  ops::Identity(root.WithDevice("/job:worker/task:0").WithOpName("y"), x);
+  GraphDef graph = *root.ToGraphDef();
+  auto s = Connect(c.worker->target());
+  ASSERT_OK(s->Create(graph));
+  ASSERT_OK(s->Run({}, {}, {started.initializer().name()}, nullptr));
+  absl::Status blocked;
+  std::thread step([&] {
+    std::vector<Tensor> out;
+    blocked = s->Run({}, {"y:0"}, {}, &out);
+  });
+  // Once the step is on the ps (it has marked `started`), the session closes.
+  auto watch = Connect(c.worker->target());
+  ASSERT_OK(watch->Create(graph));
+  for (std::vector<Tensor> out; out.empty() || *out[0].data<int32_t>() == 0;) {
+    ASSERT_OK(watch->Run({}, {"started/read:0"}, {}, &out));
+  }
+  ASSERT_OK(s->Close());
+  step.join();
+  EXPECT_THAT(blocked, StatusIs(absl::StatusCode::kCancelled, HasSubstr("was closed")));
+}
+
 // A step whose client gives up (its RunStep call passes its deadline)
 // ends on every task: the endless loop placed on the ps stops too.
 TEST(PartitionTest, AStepPastItsClientsDeadlineEndsOnEveryTask) {

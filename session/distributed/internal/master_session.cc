@@ -308,8 +308,20 @@ absl::Status MasterSession::Run(const RunOptions& options,
     return absl::OkStatus();
   }
   MG_ASSIGN_OR_RETURN(std::shared_ptr<Plan> plan, GetPlan(feeds, fetches, targets));
-  if (plan->local) return local_->Run(options, feeds, fetches, targets, outputs);
-  absl::Status s = RunPartitions(*plan, options, feeds, fetches, outputs);
+  // Closing the session cancels its steps, as TensorFlow's master does
+  // (TensorFlow's client waits for its steps to end after it closes: a
+  // queue runner's step blocked on a queue would hold it for ever).
+  RunOptions run = options;
+  run.cancelled = [this, outer = options.cancelled] {
+    return closed_.load(std::memory_order_relaxed) || (outer && outer());
+  };
+  absl::Status s = plan->local ? local_->Run(run, feeds, fetches, targets, outputs)
+                               : RunPartitions(*plan, run, feeds, fetches, outputs);
+  if (absl::IsCancelled(s) && closed_.load(std::memory_order_relaxed)) {
+    return absl::CancelledError(
+        absl::StrCat("the step was cancelled: session ", handle_, " was closed"));
+  }
+  if (plan->local) return s;
   if (plan->transient) Deregister(*plan);
   if (absl::IsAborted(s) && (absl::StrContains(s.message(), "is not registered on") ||
                              absl::StrContains(s.message(), "Graph handle is not found") ||
@@ -509,6 +521,7 @@ absl::Status MasterSession::CollectFetches(const Plan& plan,
 }
 
 absl::Status MasterSession::Close() {
+  closed_.store(true, std::memory_order_relaxed);
   absl::flat_hash_map<std::string, std::shared_ptr<Plan>> plans;
   std::set<WorkerCache::Worker*> workers;
   {

@@ -8,6 +8,7 @@
 #ifndef MINIGRAPH_SESSION_DISTRIBUTED_INTERNAL_MASTER_SESSION_H_
 #define MINIGRAPH_SESSION_DISTRIBUTED_INTERNAL_MASTER_SESSION_H_
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -105,6 +106,8 @@ class MasterSession {
   const TaskContext* const task_;
   const std::string own_device_;
   const std::unique_ptr<LocalSession> local_;
+  // Set by Close: the session's steps still running end Cancelled.
+  std::atomic<bool> closed_{false};
 
  public:
   const int64_t operation_timeout_in_ms;
