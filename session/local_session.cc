@@ -356,7 +356,9 @@ absl::Status LocalSession::Impl::RunStep(const RunOptions& options,
   if (options.step_stats != nullptr) args.step.stats = &stats;
   std::vector<Tensor> unused;
   absl::Status run = ex->Run(args, outputs != nullptr ? outputs : &unused);
-  if (options.step_stats != nullptr) AppendStepStats(stats.Take(), options_.device_name, options.step_stats);
+  if (options.step_stats != nullptr) {
+    AppendStepStats(stats.Take(), options_.device_name, options.step_stats);
+  }
   MG_RETURN_IF_ERROR(run);
   // A variable restored in place from a checkpoint mapping that lost its
   // lease may hold another process's bytes: every step fails, naming it,

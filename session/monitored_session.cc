@@ -7,8 +7,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/logging.h"
-#include "core/status_macros.h"
 #include "core/proto/step_stats.pb.h"
+#include "core/status_macros.h"
 #include "session/basic_session_run_hooks.h"
 
 namespace minigraph {

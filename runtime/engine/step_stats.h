@@ -1,9 +1,10 @@
 // The nodes a traced step ran, with when each started and ended and on which
 // thread, and what each output held: TensorFlow's step stats
 // (RunOptions.trace_level FULL_TRACE), which a session turns into a StepStats
-// proto (AppendStepStats) and tools sum into a per-op profile. A step runs traced when its StepContext has a collector; nodes of
-// the functions it calls are recorded too (the calling node's time includes
-// theirs). Untraced steps pay one null check per node.
+// proto (AppendStepStats) and tools sum into a per-op profile. A step runs
+// traced when its StepContext has a collector; nodes of the functions it
+// calls are recorded too (the calling node's time includes theirs). Untraced
+// steps pay one null check per node.
 //
 // Thread safety: Record may be called from any thread.
 
