@@ -8,6 +8,7 @@ import socket
 import struct
 import subprocess
 import tempfile
+import threading
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 # TensorFlow's own kernels are the oracle: oneDNN's (on by default for some float32
@@ -81,6 +82,22 @@ def listen_ports(n):
                 continue
         ports.append(port)
     return ports
+
+
+def start_serving(test, args, ready, what):
+    """Starts the task `args` until `test` ends; returns its process once a
+    line of its output has `ready`. AssertionError naming `what` when it
+    exits before."""
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    test.addCleanup(proc.stdout.close)
+    test.addCleanup(proc.wait)
+    test.addCleanup(proc.kill)
+    for line in proc.stdout:
+        if ready in line:
+            # Drain the rest, so that the task never blocks on the pipe.
+            threading.Thread(target=proc.stdout.read, daemon=True).start()
+            return proc
+    raise AssertionError(f"{what} exited before serving")
 
 
 def minigraph_read(prefix):

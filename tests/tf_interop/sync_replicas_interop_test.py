@@ -38,16 +38,7 @@ class SyncReplicas(unittest.TestCase):
             args = [interop.binary("server"), f"--cluster=ps={ps};worker={w0},{w1}",
                     f"--job_name={job}", f"--task_index={index}"]
             ready = "serving at"
-        proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True)
-        self.addCleanup(proc.stdout.close)
-        self.addCleanup(proc.wait)
-        self.addCleanup(proc.kill)
-        for line in proc.stdout:
-            if ready in line:
-                threading.Thread(target=proc.stdout.read, daemon=True).start()
-                return
-        raise AssertionError(f"{kind} {job}:{index} exited before serving")
+        interop.start_serving(self, args, ready, f"{kind} {job}:{index}")
 
     def train(self, ps_kind, worker_kind):
         """Trains STEPS steps on a cluster with a ps of ps_kind and workers of

@@ -418,16 +418,7 @@ def start_task(test, kind, job, ps, worker):
         args = [interop.binary("server"), f"--cluster=ps={ps};worker={worker}",
                 f"--job_name={job}", "--task_index=0"]
         ready = "serving at"
-    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    test.addCleanup(proc.stdout.close)
-    test.addCleanup(proc.wait)
-    test.addCleanup(proc.kill)
-    for line in proc.stdout:
-        if ready in line:
-            # Drain the rest, so that the task never blocks on the pipe.
-            threading.Thread(target=proc.stdout.read, daemon=True).start()
-            return proc
-    raise AssertionError(f"{kind} {job} exited before serving")
+    return interop.start_serving(test, args, ready, f"{kind} {job}")
 
 
 class MixedClusters(unittest.TestCase):
