@@ -7,6 +7,7 @@
 
 #include "core/env.h"
 #include "core/mem_env.h"
+#include "core/proto/step_stats.pb.h"
 #include "absl/strings/match.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
@@ -16,6 +17,7 @@
 #include "runtime/cc/ops.h"
 #include "runtime/cc/optimizers.h"
 #include "runtime/cc/variables.h"
+#include "runtime/graph/node_def_util.h"
 #include "session/distributed/cluster.h"
 #include "session/distributed/grpc_session.h"
 #include "session/distributed/server.h"
