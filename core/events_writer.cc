@@ -180,4 +180,13 @@ absl::Status EventsWriter::Close() {
   return s;
 }
 
+absl::Status EventsWriter::Reopen() {
+  absl::MutexLock lock(&mu_);
+  if (!closed_) return absl::OkStatus();
+  closed_ = false;
+  pending_ = 0;
+  if (options_.open_on_first_event) return absl::OkStatus();
+  return OpenFile();
+}
+
 }  // namespace minigraph

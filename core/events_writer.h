@@ -96,6 +96,10 @@ class EventsWriter {
   absl::Status Flush();
   // Flushes and closes; later writes fail with FailedPrecondition.
   absl::Status Close();
+  // After Close, goes on in a new event file of the same directory (as
+  // TensorFlow's FileWriter.reopen; a Supervisor reopens its writer for
+  // each new session). Does nothing on an open writer.
+  absl::Status Reopen();
 
  private:
   EventsWriter(std::string logdir, EventsWriterOptions options)

@@ -149,6 +149,23 @@ TEST_F(EventsWriterTest, TwoWritersInOneSecondGetTwoFiles) {
   EXPECT_THAT(ReadEvents(b->filename()), SizeIs(1));
 }
 
+TEST_F(EventsWriterTest, ReopenedAfterCloseItGoesOnInANewFile) {
+  ASSERT_OK_AND_ASSIGN(auto w, EventsWriter::Create("/logs", {.env = &env_}));
+  ASSERT_THAT(w->AddScalar("loss", 1, 1), IsOk());
+  ASSERT_THAT(w->Reopen(), IsOk());  // open: nothing to do
+  ASSERT_THAT(w->Close(), IsOk());
+  const std::string first = w->filename();
+  EXPECT_THAT(w->AddScalar("loss", 2, 2).message(), HasSubstr("is closed"));
+  ASSERT_THAT(w->Reopen(), IsOk());
+  EXPECT_NE(w->filename(), first);
+  ASSERT_THAT(w->AddScalar("loss", 3, 3), IsOk());
+  ASSERT_THAT(w->Close(), IsOk());
+  EXPECT_THAT(ReadEvents(first), SizeIs(2));
+  std::vector<Event> events = ReadEvents(w->filename());
+  ASSERT_THAT(events, SizeIs(2));
+  EXPECT_EQ(events[1].step(), 3);
+}
+
 TEST_F(EventsWriterTest, DeletedFileIsReplacedAtTheNextFlush) {
   ASSERT_OK_AND_ASSIGN(auto w, EventsWriter::Create("/logs", {.env = &env_}));
   const std::string first = w->filename();
