@@ -13,7 +13,6 @@
 #include "core/logging.h"
 #include "core/mem_env.h"
 #include "core/path.h"
-#include "core/record_io.h"
 #include "core/status_macros.h"
 #include "core/status_matchers.h"
 #include "gmock/gmock.h"
@@ -26,6 +25,7 @@
 #include "runtime/cc/variables.h"
 #include "session/basic_session_run_hooks.h"
 #include "session/targets.h"
+#include "session/testing/event_lines.h"
 
 namespace minigraph {
 namespace {
@@ -148,44 +148,7 @@ class MonitoredSessionTest : public ::testing::Test {
     EXPECT_OK(s->Run({}, {"global_step/read"}, {}, &out));
     return out.empty() ? -1 : *out[0].data<int64_t>();
   }
-  // Every event of every event file in `dir`, as "STEP KIND[ detail]".
-  std::vector<std::string> Events(const std::string& dir) {
-    std::vector<std::string> lines;
-    std::vector<std::string> files = env_.GetChildren(dir).value_or(std::vector<std::string>());
-    std::sort(files.begin(), files.end());
-    for (const std::string& f : files) {
-      if (f.find("tfevents") == std::string::npos) continue;
-      auto file = env_.NewRandomAccessFile(JoinPath(dir, f));
-      EXPECT_OK(file.status());
-      RecordReader reader(file->get(), f);
-      uint64_t offset = 0;
-      std::string record;
-      while (reader.ReadRecord(&offset, &record).ok()) {
-        Event e;
-        EXPECT_TRUE(e.ParseFromString(record));
-        std::string line = absl::StrCat(e.step(), " ");
-        switch (e.what_case()) {
-          case Event::kFileVersion: line += "file_version"; break;
-          case Event::kGraphDef: line += "graph_def"; break;
-          case Event::kMetaGraphDef: line += "meta_graph_def"; break;
-          case Event::kSessionLog:
-            line += SessionLog::SessionStatus_Name(e.session_log().status());
-            break;
-          case Event::kSummary:
-            for (const auto& v : e.summary().value()) {
-              absl::StrAppend(&line, v.tag(), "=", v.simple_value());
-            }
-            break;
-          case Event::kTaggedRunMetadata:
-            absl::StrAppend(&line, "run_metadata ", e.tagged_run_metadata().tag());
-            break;
-          default: line += "other";
-        }
-        lines.push_back(line);
-      }
-    }
-    return lines;
-  }
+  std::vector<std::string> Events(const std::string& dir) { return EventLines(&env_, dir); }
 
   FakeClockEnv clock_{Env::Default()};
   MemEnv env_{&clock_};
