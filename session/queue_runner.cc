@@ -51,8 +51,13 @@ class QueueRunner final : public CoordinatedRunner {
   // One enqueue op, again and again.
   void Enqueue(const std::string& op) {
     absl::Status s;
+    // A step still running when the coordinator stops is cancelled: one
+    // blocked on something the cancel op does not close (an accumulator's
+    // take, as SyncReplicasOptimizer's chief runner runs) ends too.
+    RunOptions options;
+    options.cancelled = [coord = coord_] { return coord->ShouldStop(); };
     while (!coord_->ShouldStop()) {
-      s = session_->Run({}, {}, {op}, nullptr);
+      s = session_->Run(options, {}, {}, {op}, nullptr);
       if (!s.ok()) break;
     }
     if (!s.ok() && absl::c_linear_search(closed_codes_, static_cast<int>(s.code()))) {

@@ -14,7 +14,10 @@
 // the close op, so the steps that dequeue drain the queue and then get
 // OutOfRange, which is how a queue-fed training run ends. Any other error
 // stops the coordinator with it. When the coordinator stops, the cancel op
-// closes the queue and cancels pending enqueues, so no thread stays blocked.
+// closes the queue and cancels pending enqueues, and the runner's own steps
+// still running are cancelled (beyond TensorFlow, whose runner stays blocked
+// in an op the cancel op does not reach, such as an accumulator's take), so
+// no thread stays blocked.
 //
 // Thread-safe; the session must outlive the threads (Coordinator::Join).
 

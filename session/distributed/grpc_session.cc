@@ -219,7 +219,27 @@ absl::Status GrpcSession::Run(const RunOptions& options,
   // which the master applies too) bounds the call.
   auto ctx =
       Context(options.timeout_in_ms > 0 ? options.timeout_in_ms : options_.operation_timeout_in_ms);
-  MG_RETURN_IF_ERROR(Unreachable(FromGrpcStatus(stub_->master->RunStep(ctx.get(), req, &resp))));
+  grpc::Status called;
+  if (!options.cancelled) {
+    called = stub_->master->RunStep(ctx.get(), req, &resp);
+  } else {
+    // The caller may cancel the step (a queue runner whose coordinator
+    // stopped): asked every 100 ms; cancelling the call makes the master
+    // cancel the step, as TensorFlow's does when its client goes away.
+    absl::Notification done;
+    stub_->master->async()->RunStep(ctx.get(), &req, &resp, [&](grpc::Status s) {
+      called = std::move(s);
+      done.Notify();
+    });
+    bool cancelled = false;
+    while (!done.WaitForNotificationWithTimeout(absl::Milliseconds(100))) {
+      if (!cancelled && options.cancelled()) {
+        cancelled = true;
+        ctx->TryCancel();
+      }
+    }
+  }
+  MG_RETURN_IF_ERROR(Unreachable(FromGrpcStatus(called)));
   MG_RETURN_IF_ERROR(FromBody(resp.status_code(), resp.status_error_message()));
   if (options.step_stats != nullptr) options.step_stats->MergeFrom(resp.metadata().step_stats());
 

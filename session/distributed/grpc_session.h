@@ -12,6 +12,8 @@
 // cannot be reached is Unavailable naming the address, after at most
 // SessionOptions::connect_timeout_ms. TLS and the token come from
 // SetClientTransportSecurity (session/distributed/security.h).
+// RunOptions::cancelled is asked every 100 ms while a step runs; true
+// cancels the call, and with it the step on the server (Cancelled).
 //
 // Thread safety: a GrpcSession is safe for concurrent use, as every Session:
 // steps run at once, each in RPCs of its own.

@@ -2,6 +2,7 @@
 // through NewSession("grpc://127.0.0.1:PORT").
 #include "session/distributed/grpc_session.h"
 
+#include <atomic>
 #include <thread>
 
 #include "core/mem_env.h"
@@ -175,6 +176,25 @@ TEST(GrpcSessionTest, AStepWhoseCallPassesItsDeadlineStops) {
   ASSERT_OK_AND_ASSIGN(GraphDef graph, EndlessLoopGraph());
   auto server = StartServer();
   EXPECT_LE(CpuAfterStepsPastTheirDeadline(server->target(), graph, "forever:0", 10), 0.05);
+}
+
+// RunOptions::cancelled works across the wire: the call is cancelled, and
+// with it the step on the master (a queue runner's blocked step, when its
+// coordinator stops).
+TEST(GrpcSessionTest, ACancelledStepEndsOnTheServer) {
+  ASSERT_OK_AND_ASSIGN(GraphDef graph, EndlessLoopGraph());
+  auto server = StartServer();
+  auto s = Connect(server->target());
+  ASSERT_OK(s->Create(graph));
+  std::atomic<int> asked{0};
+  RunOptions options;
+  options.cancelled = [&] { return ++asked > 3; };
+  std::vector<Tensor> out;
+  EXPECT_THAT(s->Run(options, {}, {"forever:0"}, {}, &out),
+              StatusIs(absl::StatusCode::kCancelled));
+  EXPECT_GT(asked, 3);
+  // The server is free for the next step.
+  EXPECT_OK(s->Run({}, {}, {"Const"}, &out));
 }
 
 TEST(GrpcSessionTest, ListDevicesNamesTheTask) {
