@@ -144,7 +144,7 @@ absl::Status StopAtStepHook::Begin(const GraphDef& graph) {
   return ResolveGlobalStep(graph, "StopAtStepHook", &global_step_);
 }
 
-absl::Status StopAtStepHook::AfterCreateSession(Session* session) {
+absl::Status StopAtStepHook::AfterCreateSession(Session* session, Coordinator*) {
   if (!last_step_) {
     MG_ASSIGN_OR_RETURN(int64_t step, ReadStep(session, global_step_));
     last_step_ = step + *num_steps_;
@@ -198,7 +198,7 @@ void CheckpointSaverHook::BeforeSessionClose(Session*) {
   }
 }
 
-absl::Status CheckpointSaverHook::AfterCreateSession(Session* session) {
+absl::Status CheckpointSaverHook::AfterCreateSession(Session* session, Coordinator*) {
   MG_ASSIGN_OR_RETURN(int64_t step, ReadStep(session, o_.global_step));
   if (o_.save_graph_def && o_.meta_graph != nullptr) {
     std::string text;

@@ -94,7 +94,7 @@ class StopAtStepHook : public SessionRunHook {
   static absl::StatusOr<std::shared_ptr<StopAtStepHook>> Create(Options options);
 
   absl::Status Begin(const GraphDef& graph) override;
-  absl::Status AfterCreateSession(Session* session) override;
+  absl::Status AfterCreateSession(Session* session, Coordinator* coord) override;
   absl::Status BeforeRun(SessionRunContext* context, SessionRunArgs* request) override;
   absl::Status AfterRun(SessionRunContext* context, const SessionRunValues& values) override;
 
@@ -148,7 +148,7 @@ class CheckpointSaverHook : public SessionRunHook {
   static absl::StatusOr<std::shared_ptr<CheckpointSaverHook>> Create(Options options);
 
   absl::Status Begin(const GraphDef& graph) override;
-  absl::Status AfterCreateSession(Session* session) override;
+  absl::Status AfterCreateSession(Session* session, Coordinator* coord) override;
   absl::Status BeforeRun(SessionRunContext* context, SessionRunArgs* request) override;
   absl::Status AfterRun(SessionRunContext* context, const SessionRunValues& values) override;
   absl::Status End(Session* session) override;

@@ -133,13 +133,13 @@ absl::Status MonitoredSession::CreateSession() {
     absl::Status s = [&]() -> absl::Status {
       MG_ASSIGN_OR_RETURN(session_, creator_->CreateSession());
       ++sessions_created_;
-      if (!options_.queue_runners.empty()) {
-        coord_ = std::make_unique<Coordinator>(options_.stop_grace_period);
-        for (const QueueRunnerDef& def : options_.queue_runners) {
-          MG_RETURN_IF_ERROR(StartQueueRunner(def, session_.get(), coord_.get()));
-        }
+      coord_ = std::make_unique<Coordinator>(options_.stop_grace_period);
+      for (const QueueRunnerDef& def : options_.queue_runners) {
+        MG_RETURN_IF_ERROR(StartQueueRunner(def, session_.get(), coord_.get()));
       }
-      for (const auto& h : hooks_) MG_RETURN_IF_ERROR(h->AfterCreateSession(session_.get()));
+      for (const auto& h : hooks_) {
+        MG_RETURN_IF_ERROR(h->AfterCreateSession(session_.get(), coord_.get()));
+      }
       return absl::OkStatus();
     }();
     if (s.ok()) return s;

@@ -100,7 +100,12 @@ class SessionRunHook {
   // sessions run.
   virtual absl::Status Begin(const GraphDef& graph) { return absl::OkStatus(); }
   // After each session is made, the first and every one recovery makes.
-  virtual absl::Status AfterCreateSession(Session* session) { return absl::OkStatus(); }
+  // `coord` is the session's (TensorFlow's `coord` argument): threads a
+  // hook starts under it (a queue runner) are stopped and joined before the
+  // session closes, and a stop it gets stops the MonitoredSession.
+  virtual absl::Status AfterCreateSession(Session* session, Coordinator* coord) {
+    return absl::OkStatus();
+  }
   // Before each step: fills `request` with what the hook wants the step to
   // fetch, run and feed (left empty: nothing).
   virtual absl::Status BeforeRun(SessionRunContext* context, SessionRunArgs* request) {
@@ -245,7 +250,7 @@ class MonitoredSession {
   HookList hooks_;
   const MonitoredSessionOptions options_;
   std::unique_ptr<Session> session_;
-  std::unique_ptr<Coordinator> coord_;  // the queue runners' of session_
+  std::unique_ptr<Coordinator> coord_;  // session_'s: its queue runners' and hooks' threads
   bool should_stop_ = false;
   bool closed_ = false;
   int sessions_created_ = 0;

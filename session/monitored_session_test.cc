@@ -94,7 +94,9 @@ class FlakyCreator : public SessionCreator {
 class RecordingHook : public SessionRunHook {
  public:
   absl::Status Begin(const GraphDef&) override { return Note("begin"); }
-  absl::Status AfterCreateSession(Session*) override { return Note("after_create_session"); }
+  absl::Status AfterCreateSession(Session*, Coordinator*) override {
+    return Note("after_create_session");
+  }
   absl::Status BeforeRun(SessionRunContext*, SessionRunArgs* request) override {
     request->fetches = fetches;
     request->feeds = feeds;
