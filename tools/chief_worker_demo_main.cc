@@ -34,6 +34,7 @@
 #include "core/logging.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/variables.h"
+#include "session/distributed/cluster.h"
 #include "session/distributed/server.h"
 #include "session/saver.h"
 #include "session/scaffold.h"

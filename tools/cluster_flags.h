@@ -40,12 +40,6 @@ void ApplyMemoryFlags();
 // server's default. Call before parsing the flags.
 void DefaultToReturningFreedMemory();
 
-// n distinct TCP ports on 127.0.0.1 that nothing listens on right now (the
-// kernel's picks for port 0, all held at once), for a cluster a tool starts
-// on loopback. Another process could take one first; the kernel hands ports
-// out in turn, which makes that unlikely.
-absl::StatusOr<std::vector<int>> FreeLoopbackPorts(int n);
-
 }  // namespace minigraph
 
 #endif  // MINIGRAPH_TOOLS_CLUSTER_FLAGS_H_

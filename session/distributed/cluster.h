@@ -13,6 +13,7 @@
 #define MINIGRAPH_SESSION_DISTRIBUTED_CLUSTER_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -80,6 +81,12 @@ absl::StatusOr<DeviceSpec> ParseDeviceSpec(absl::string_view device);
 
 // The cluster in the --cluster form ("ps=a:1;worker=b:2,c:3"), for logs.
 std::string ClusterSpecString(const tensorflow::ClusterDef& cluster);
+
+// n distinct TCP ports on 127.0.0.1 that nothing listens on right now (the
+// kernel's picks for port 0, all held at once), for a cluster a tool starts
+// on loopback. Another process could take one first; the kernel hands ports
+// out in turn, which makes that unlikely.
+absl::StatusOr<std::vector<int>> FreeLoopbackPorts(int n);
 
 }  // namespace minigraph
 
