@@ -68,6 +68,12 @@ Variable Optimizer::CreateSlot(const Scope& root, const Variable& var,
 absl::StatusOr<Operation> Optimizer::Minimize(const Scope& scope, Output loss,
                                               std::vector<Variable> var_list,
                                               const Variable* global_step) {
+  MG_ASSIGN_OR_RETURN(auto pairs, ComputeGradients(scope, loss, std::move(var_list)));
+  return ApplyGradients(scope, pairs, global_step);
+}
+
+absl::StatusOr<std::vector<std::pair<Output, Variable>>> Optimizer::ComputeGradients(
+    const Scope& scope, Output loss, std::vector<Variable> var_list) {
   // A graph that failed to build has lost what it failed on: say why.
   MG_RETURN_IF_ERROR(scope.status());
   if (var_list.empty()) var_list = TrainableVariables(scope);
@@ -78,7 +84,7 @@ absl::StatusOr<Operation> Optimizer::Minimize(const Scope& scope, Output loss,
   MG_RETURN_IF_ERROR(AddSymbolicGradients(scope, {loss}, xs, &grads));
   std::vector<std::pair<Output, Variable>> pairs;
   for (size_t i = 0; i < var_list.size(); ++i) pairs.emplace_back(grads[i], var_list[i]);
-  return ApplyGradients(scope, pairs, global_step);
+  return pairs;
 }
 
 absl::StatusOr<Operation> Optimizer::ApplyGradients(

@@ -44,6 +44,11 @@ class Optimizer {
   absl::StatusOr<Operation> Minimize(const Scope& scope, Output loss,
                                      std::vector<Variable> var_list = {},
                                      const Variable* global_step = nullptr);
+  // TensorFlow's compute_gradients: the gradient of `loss` for each of
+  // `var_list` (default: the trainable variables). InvalidArgument when
+  // there are none, or the gradient builder's error.
+  absl::StatusOr<std::vector<std::pair<Output, Variable>>> ComputeGradients(
+      const Scope& scope, Output loss, std::vector<Variable> var_list = {});
   absl::StatusOr<Operation> ApplyGradients(
       const Scope& scope, const std::vector<std::pair<Output, Variable>>& grads_and_vars,
       const Variable* global_step = nullptr);
