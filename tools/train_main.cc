@@ -78,6 +78,9 @@ ABSL_FLAG(int, threads, 1, "Intra-op threads (1 keeps runs bitwise reproducible)
 ABSL_FLAG(int, workers, 0,
           "Worker threads that wait for the chief (SessionManager::WaitForSession) and train "
           "the shared model with it; needs --target=local://NAME");
+ABSL_FLAG(bool, sync_replicas, false,
+          "In a cluster: synchronous training (TensorFlow's SyncReplicasOptimizer), each update "
+          "the mean of one step of every worker task, the chief's included");
 
 ABSL_FLAG(std::string, warm_start_from, "",
           "A checkpoint (prefix, or a directory: its latest) the model's trainable variables "
@@ -190,6 +193,7 @@ absl::StatusOr<TrainOptions> OptionsFromFlags(const std::vector<char*>& rest) {
   o.seed = absl::GetFlag(FLAGS_seed);
   o.threads = absl::GetFlag(FLAGS_threads);
   o.workers = absl::GetFlag(FLAGS_workers);
+  o.sync_replicas = absl::GetFlag(FLAGS_sync_replicas);
   o.warm_start_from = absl::GetFlag(FLAGS_warm_start_from);
   const std::string map = absl::GetFlag(FLAGS_warm_start_map);
   if (!map.empty() && o.warm_start_from.empty()) {

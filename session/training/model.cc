@@ -137,7 +137,15 @@ absl::Status Build(Model* m, DeviceFunction device_fn, Env* env) {
   const double lr = o.learning_rate;
   MG_ASSIGN_OR_RETURN(std::unique_ptr<Optimizer> opt,
                       NewOptimizer(o.optimizer, lr));
-  MG_ASSIGN_OR_RETURN(m->train, opt->Minimize(root, m->loss, {}, &step));
+  if (o.sync_replicas) {
+    SyncReplicasOptimizer sync(opt.get(), /*replicas_to_aggregate=*/m->replicas);
+    MG_ASSIGN_OR_RETURN(m->train, sync.Minimize(root, m->loss, {}, step));
+    MG_ASSIGN_OR_RETURN(m->sync, sync.HookOps(root, m->chief));
+    // The replica's local step, which every session initializes.
+    m->local_init = LocalVariablesInitializer(root).name();
+  } else {
+    MG_ASSIGN_OR_RETURN(m->train, opt->Minimize(root, m->loss, {}, &step));
+  }
   m->train_op = m->train.name();
   if (const std::string from = o.warm_start_from; !from.empty()) {
     using AssignmentMap = std::map<std::string, std::string>;

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@
 #include "core/tensor.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/scope.h"
+#include "runtime/cc/sync_replicas_optimizer.h"
 #include "session/monitored_session.h"
 #include "session/queue_runner.h"
 #include "session/saver.h"
@@ -64,6 +66,11 @@ struct Model {
   // --graph=SAVED_MODEL_DIR: the checkpoint a run without one of its own
   // starts from (the SavedModel's variables).
   std::string start_from;
+  // --sync_replicas: how many tasks train (set before BuildModel), whether
+  // this one is the chief, and what its SyncReplicasHook runs.
+  int replicas = 1;
+  bool chief = true;
+  std::optional<SyncReplicasHookOps> sync;
 };
 
 // Builds `m` from its options: --graph's meta graph (its nodes placed by

@@ -97,6 +97,11 @@ struct TrainOptions {
 
   // In a cluster: this task's server (a "worker" or "chief" job's task).
   std::optional<ServerOptions> cluster;
+  // In a cluster, a built-in model: synchronous training (TensorFlow's
+  // SyncReplicasOptimizer): each update applies the mean of one step's
+  // gradients from every worker task (the chief's included), and no
+  // worker steps on weights older than the last update.
+  bool sync_replicas = false;
 
   // Files and time; null: Env::Default(). Not owned.
   Env* env = nullptr;

@@ -29,6 +29,7 @@
 #include "session/monitored_session.h"
 #include "session/saver.h"
 #include "session/session_manager.h"
+#include "session/sync_replicas_hook.h"
 #include "session/training/logdir_lock.h"
 #include "session/training/model.h"
 
@@ -72,6 +73,7 @@ struct Role {
   std::unique_ptr<Server> server;  // this task's, in a cluster
   DeviceFunction device_fn;        // ReplicaDeviceSetter, in a cluster
   std::string own_task;            // "/job:worker/task:1", in a cluster
+  int replicas = 1;                // the tasks that train: the worker and chief jobs'
   uint64_t seed = 0;
 };
 
@@ -80,7 +82,11 @@ struct Role {
 absl::Status JoinCluster(const TrainOptions& o, Role* role) {
   role->target = o.target;
   role->seed = o.seed;
-  if (!o.cluster.has_value()) return absl::OkStatus();
+  if (!o.cluster.has_value()) {
+    if (!o.sync_replicas) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        "--sync_replicas synchronizes the workers of a cluster: give --cluster or TF_CONFIG");
+  }
   role->in_cluster = true;
   ServerOptions so = *o.cluster;
   const std::string job = so.job_name;
@@ -90,9 +96,11 @@ absl::Status JoinCluster(const TrainOptions& o, Role* role) {
   so.inter_op_threads = 2;
   int num_ps = 0;
   bool chief_job = false;  // TensorFlow's "chief" job: then no worker is the chief
+  role->replicas = 0;
   for (const auto& j : so.cluster.job()) {
     if (j.name() == "ps") num_ps = j.tasks_size();
     if (j.name() == "chief") chief_job = true;
+    if (j.name() == "chief" || j.name() == "worker") role->replicas += j.tasks_size();
   }
   MG_ASSIGN_OR_RETURN(role->server, Server::Create(so));
   role->target = role->server->target();
@@ -351,10 +359,18 @@ absl::StatusOr<HookList> TrainHooks(const Model& m, const Role& role, const std:
                                     Env* env, std::shared_ptr<TrainSaveListener> listener,
                                     const FileLock* lock,
                                     std::shared_ptr<EventsWriter>* events) {
-  if (role.chief) return ChiefHooks(m, logdir, env, std::move(listener), lock, events);
-  MG_ASSIGN_OR_RETURN(auto stop, StopAtStepHook::Create({.last_step = m.o.steps,
-                                                          .global_step = m.global_step}));
-  return HookList{stop};
+  HookList hooks;
+  if (role.chief) {
+    MG_ASSIGN_OR_RETURN(hooks, ChiefHooks(m, logdir, env, std::move(listener), lock, events));
+  } else {
+    MG_ASSIGN_OR_RETURN(auto stop, StopAtStepHook::Create({.last_step = m.o.steps,
+                                                            .global_step = m.global_step}));
+    hooks.push_back(stop);
+  }
+  // --sync_replicas: the replica's local step; the chief's first tokens
+  // and the runner that applies the aggregated gradients.
+  if (m.sync.has_value()) hooks.push_back(std::make_shared<SyncReplicasHook>(*m.sync));
+  return hooks;
 }
 
 // --workers: threads of this process that train the shared local:// model
@@ -437,10 +453,18 @@ absl::Status TrainLoop(MonitoredSession* session, const Model& m, const Role& ro
         Log(o, absl::StrCat("end of input at step ", r->step));
         return absl::OkStatus();
       }
+      if (m.sync.has_value() && !role.chief && absl::IsOutOfRange(s)) {
+        // The chief closed the token queue: it has finished.
+        Log(o, absl::StrCat("the chief has finished, at step ", r->step));
+        return absl::OkStatus();
+      }
       return s;
     }
     ++r->steps_run;
-    r->step = std::max(r->step + 1, *out[1].data<int64_t>());
+    // Synchronous steps move the global step together (an update per
+    // replicas' worth of steps); others move it at least by their own.
+    r->step = m.sync.has_value() ? *out[1].data<int64_t>()
+                                 : std::max(r->step + 1, *out[1].data<int64_t>());
     r->loss = *out[0].data<float>();
     if (!std::isfinite(r->loss)) {
       return Diverged(r->loss, r->step, r->steps_run, logdir);
@@ -489,6 +513,8 @@ absl::StatusOr<TrainResult> TrainAs(const TrainOptions& o, const Role& role, Env
                                     const FileLock* lock) {
   const std::string& logdir = o.logdir;
   Model m(o);
+  m.replicas = role.replicas;
+  m.chief = role.chief;
   MG_RETURN_IF_ERROR(BuildModel(&m, role.device_fn, role.own_task, env));
   MG_ASSIGN_OR_RETURN(std::unique_ptr<SessionManager> sm, NewSessionManager(m, env));
   const SessionManager::PrepareOptions prepare = TrainPrepareOptions(&m, logdir, env);
@@ -579,6 +605,11 @@ absl::Status CheckTrainOptions(const TrainOptions& o) {
   if (graph && (o.workers > 0 || !o.warm_start_from.empty())) {
     return absl::InvalidArgumentError(
         "--graph trains the graph as it is: --workers and --warm_start_from do not apply");
+  }
+  if (o.sync_replicas && graph) {
+    return absl::InvalidArgumentError(
+        "--sync_replicas builds the optimizer of a built-in model; a --graph brings its own (a "
+        "SyncReplicasOptimizer built by TensorFlow trains as it is)");
   }
   if (o.cluster.has_value()) {
     const std::string& job = o.cluster->job_name;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -14,6 +15,8 @@
 #include "core/logging.h"
 #include "core/mem_env.h"
 #include "core/path.h"
+#include "session/distributed/cluster.h"
+#include "session/distributed/server.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -177,6 +180,59 @@ TEST(Train, ADivergedModelIsNeverSaved) {
   const int64_t diverged = std::stoll(message.substr(at + 9));
   EXPECT_GT(diverged, 1);
   EXPECT_EQ(NewestStep(&env), diverged - 1);
+}
+
+// --sync_replicas: a ps and two workers, in this process; each update is
+// the mean of a step of each worker, so together they run about two steps
+// per update, and the worker ends when the chief does.
+TEST(Train, SyncReplicasTrainsAClusterInStep) {
+  absl::StatusOr<std::vector<int>> ports = FreeLoopbackPorts(3);
+  ASSERT_TRUE(ports.ok()) << ports.status();
+  ServerOptions ps;
+  absl::StatusOr<tensorflow::ClusterDef> cluster = ParseClusterSpec(
+      absl::StrCat("ps=127.0.0.1:", (*ports)[0], ";worker=127.0.0.1:", (*ports)[1],
+                   ",127.0.0.1:", (*ports)[2]));
+  ASSERT_TRUE(cluster.ok()) << cluster.status();
+  ps.cluster = *cluster;
+  ps.job_name = "ps";
+  absl::StatusOr<std::unique_ptr<Server>> ps_server = Server::Create(ps);
+  ASSERT_TRUE(ps_server.ok()) << ps_server.status();
+  constexpr int64_t kSteps = 40;
+  auto options = [&](int task) {
+    TrainOptions o;
+    o.model = "linear";
+    o.batch = 4;
+    o.steps = kSteps;
+    o.save_every = 20;
+    o.summary_every = 0;
+    o.log_every = 0;
+    o.sync_replicas = true;
+    o.recovery_wait = absl::Milliseconds(50);
+    o.cluster = ps;
+    o.cluster->job_name = "worker";
+    o.cluster->task_index = task;
+    if (task == 0) o.logdir = JoinPath(::testing::TempDir(), "sync_replicas_run");
+    o.log = [](absl::string_view) {};
+    return o;
+  };
+  absl::StatusOr<TrainResult> worker;
+  std::thread worker_thread([&] { worker = Train(options(1)); });
+  absl::StatusOr<TrainResult> chief = Train(options(0));
+  worker_thread.join();
+  ASSERT_TRUE(chief.ok()) << chief.status();
+  ASSERT_TRUE(worker.ok()) << worker.status();
+  EXPECT_EQ(chief->step, kSteps);
+  // Each step waits for a token: 2 at the start and 2 per update.
+  const int64_t steps = chief->steps_run + worker->steps_run;
+  EXPECT_GE(steps, 2 * kSteps - 2);
+  EXPECT_LE(steps, 2 * kSteps + 2);
+  EXPECT_GT(worker->steps_run, 0);
+
+  TrainOptions alone = options(0);
+  alone.cluster.reset();
+  absl::StatusOr<TrainResult> refused = Train(alone);
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.status().message(), HasSubstr("--sync_replicas synchronizes the workers"));
 }
 
 TEST(Train, ParseAssignmentMap) {
