@@ -373,10 +373,23 @@ def same_graph(a, b):
     return parse(a) == parse(b)
 
 
+def last_bits_apart(a, b):
+    """Whether float tensors `a` and `b` differ by at most 4 units in the last place."""
+    a, b = interop.as_array(a), interop.as_array(b)
+    if a.dtype != b.dtype or a.shape != b.shape or a.dtype.kind != "f":
+        return False
+    ulp = np.spacing(np.maximum(np.abs(a), np.abs(b)).astype(a.dtype))
+    return bool(np.all((np.abs(a - b) <= 4 * ulp) | (np.isnan(a) & np.isnan(b))))
+
+
 def golden_differences(stored, made):
     """What differs between the golden records on disk and those made now:
     the cases' keys and inputs exactly, TensorFlow's values within their
-    tolerance (its float results may move in the last bits)."""
+    tolerance (its float results may move in the last bits). An input a
+    generator had TensorFlow compute (LRNGrad's output image) moves the same
+    way with the CPU (AVX-512 or not): a float input may differ by a few
+    units in the last place; the golden file keeps its inputs and TensorFlow's
+    values for them together."""
     out = []
     for key in sorted(set(stored) | set(made)):
         if key not in made:
@@ -386,6 +399,8 @@ def golden_differences(stored, made):
         elif same_bits(stored[key], made[key]):
             continue
         elif key.endswith("|graph") and same_graph(stored[key], made[key]):
+            continue
+        elif "|feed|" in key and last_bits_apart(stored[key], made[key]):
             continue
         elif "|want|" not in key:
             out.append(f"{key}: differs")
