@@ -86,8 +86,9 @@ TEST(CoordinatorTest, ALoopersErrorStopsTheCoordinatorWithItsName) {
 
 TEST(CoordinatorTest, JoinNamesAThreadThatWillNotStopUnlessToldToIgnoreIt) {
   ManualClockEnv clock(Env::Default());
-  Coordinator coord(/*stop_grace_period=*/absl::ZeroDuration());
+  // Outlive the coordinator, whose destructor joins the thread that uses them.
   absl::Notification entered, release;
+  Coordinator coord(/*stop_grace_period=*/absl::ZeroDuration());
   StartLooper(&coord, "stubborn", std::nullopt, &clock, [&] {
     if (!entered.HasBeenNotified()) entered.Notify();
     release.WaitForNotification();

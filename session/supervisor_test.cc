@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "core/logging.h"
 #include "core/mem_env.h"
 #include "core/path.h"
