@@ -11,26 +11,11 @@
 #include "core/proto/config.pb.h"
 #include "core/proto/step_stats.pb.h"
 #include "core/status_macros.h"
-#include "google/protobuf/text_format.h"
 #include "session/chrome_trace.h"
+#include "session/graph_files.h"
 
 namespace minigraph {
 namespace {
-
-// The global step's value as fetched: an int64 (or int32) scalar.
-absl::StatusOr<int64_t> StepValue(const Tensor& t, const std::string& name) {
-  if (t.NumElements() == 1 && t.dtype() == DT_INT64) return *t.data<int64_t>();
-  if (t.NumElements() == 1 && t.dtype() == DT_INT32) return *t.data<int32_t>();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "the global step ", name, " is a tensor of dtype ", DataTypeString(t.dtype()),
-      " and shape ", t.shape().DebugString(), "; the hooks need an int64 scalar"));
-}
-
-absl::StatusOr<int64_t> ReadStep(Session* session, const std::string& name) {
-  std::vector<Tensor> out;
-  MG_RETURN_IF_ERROR(session->Run({}, {name}, {}, &out));
-  return StepValue(out[0], name);
-}
 
 // Options::global_step, or the graph's.
 absl::Status ResolveGlobalStep(const GraphDef& graph, absl::string_view hook, std::string* name) {
@@ -65,6 +50,20 @@ std::string ValueText(const Tensor& t) {
 }
 
 }  // namespace
+
+absl::StatusOr<int64_t> StepValue(const Tensor& t, const std::string& name) {
+  if (t.NumElements() == 1 && t.dtype() == DT_INT64) return *t.data<int64_t>();
+  if (t.NumElements() == 1 && t.dtype() == DT_INT32) return *t.data<int32_t>();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "the global step ", name, " is a tensor of dtype ", DataTypeString(t.dtype()),
+      " and shape ", t.shape().DebugString(), "; the hooks need an int64 scalar"));
+}
+
+absl::StatusOr<int64_t> ReadStep(Session* session, const std::string& name) {
+  std::vector<Tensor> out;
+  MG_RETURN_IF_ERROR(session->Run({}, {name}, {}, &out));
+  return StepValue(out[0], name);
+}
 
 absl::StatusOr<std::string> FindGlobalStepTensor(const GraphDef& graph, absl::string_view hook) {
   const NodeDef* var = nullptr;
@@ -201,18 +200,7 @@ void CheckpointSaverHook::BeforeSessionClose(Session*) {
 absl::Status CheckpointSaverHook::AfterCreateSession(Session* session, Coordinator*) {
   MG_ASSIGN_OR_RETURN(int64_t step, ReadStep(session, o_.global_step));
   if (o_.save_graph_def && o_.meta_graph != nullptr) {
-    std::string text;
-    google::protobuf::TextFormat::PrintToString(o_.meta_graph->graph_def(), &text);
-    const std::string path = JoinPath(o_.checkpoint_dir, "graph.pbtxt");
-    const std::string tmp = absl::StrCat(path, ".tmp");
-    MG_RETURN_IF_ERROR(o_.env->CreateDir(o_.checkpoint_dir));
-    absl::Status written = WriteStringToFile(o_.env, tmp, text);
-    if (written.ok()) written = o_.env->RenameFile(tmp, path);
-    if (!written.ok()) {
-      // Nothing left behind (a full disk; a directory where the graph goes).
-      o_.env->DeleteFile(tmp).IgnoreError();
-      return written;
-    }
+    MG_RETURN_IF_ERROR(WriteGraphText(o_.env, o_.meta_graph->graph_def(), o_.checkpoint_dir));
     if (o_.writer != nullptr) {
       MG_RETURN_IF_ERROR(o_.writer->AddGraph(o_.meta_graph->graph_def()));
       MG_RETURN_IF_ERROR(o_.writer->AddMetaGraph(*o_.meta_graph));

@@ -49,6 +49,12 @@ namespace minigraph {
 // hook in the error.
 absl::StatusOr<std::string> FindGlobalStepTensor(const GraphDef& graph, absl::string_view hook);
 
+// The global step's value as fetched (`name` is its tensor, for the
+// message): an int64 or int32 scalar, else InvalidArgument.
+absl::StatusOr<int64_t> StepValue(const Tensor& t, const std::string& name);
+// Fetches the global step tensor `name` and returns its value.
+absl::StatusOr<int64_t> ReadStep(Session* session, const std::string& name);
+
 // Triggers at most once per step: the first time it is asked, then once
 // every_secs have passed or every_steps steps gone by since it last
 // triggered.

@@ -8,6 +8,7 @@
 #include "core/path.h"
 #include "core/status_macros.h"
 #include "core/text_proto.h"
+#include "google/protobuf/text_format.h"
 
 namespace minigraph {
 namespace {
@@ -114,6 +115,20 @@ absl::StatusOr<GraphFile> LoadGraphFile(Env* env, const std::string& path) {
     return absl::DataLossError(absl::StrCat(path, " is not a graph: ", kinds));
   }
   return out;
+}
+
+absl::Status WriteGraphText(Env* env, const GraphDef& graph, const std::string& dir,
+                            const std::string& name) {
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(graph, &text);
+  const std::string path = JoinPath(dir, name);
+  const std::string tmp = absl::StrCat(path, ".tmp");
+  MG_RETURN_IF_ERROR(env->CreateDir(dir));
+  absl::Status written = WriteStringToFile(env, tmp, text);
+  if (written.ok()) written = env->RenameFile(tmp, path);
+  // Nothing left behind (a full disk; a directory where the graph goes).
+  if (!written.ok()) env->DeleteFile(tmp).IgnoreError();
+  return written;
 }
 
 }  // namespace minigraph

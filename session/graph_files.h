@@ -43,6 +43,12 @@ absl::StatusOr<MetaGraphDef> FindMetaGraph(const SavedModel& model,
 // A MetaGraphDef file, binary or text.
 absl::StatusOr<MetaGraphDef> ReadMetaGraphFile(Env* env, const std::string& path);
 
+// TensorFlow's training_util.write_graph(graph, dir, name, as_text=True):
+// `graph` in protobuf's text format at dir/name (dir made if needed), written
+// to a temporary file renamed into place, which is removed on an error.
+absl::Status WriteGraphText(Env* env, const GraphDef& graph, const std::string& dir,
+                            const std::string& name = "graph.pbtxt");
+
 // A graph file of any of the three kinds, with its Saver and checkpoint.
 struct GraphFile {
   GraphDef graph;

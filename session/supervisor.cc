@@ -11,11 +11,12 @@
 #include "core/proto/event.pb.h"
 #include "core/proto/saver_def.pb.h"
 #include "core/status_macros.h"
-#include "google/protobuf/text_format.h"
 #include "runtime/cc/ops.h"
 #include "runtime/cc/optimizers.h"
 #include "runtime/cc/summary.h"
 #include "runtime/cc/variables.h"
+#include "session/basic_session_run_hooks.h"
+#include "session/graph_files.h"
 #include "session/queue_runner.h"
 #include "session/scaffold.h"
 
@@ -187,26 +188,9 @@ absl::StatusOr<std::unique_ptr<Supervisor>> Supervisor::Create(const Scope& scop
 
 Supervisor::~Supervisor() { coord_.RequestStop(); }
 
-absl::StatusOr<int64_t> Supervisor::ReadGlobalStep(Session* session) const {
-  std::vector<Tensor> out;
-  MG_RETURN_IF_ERROR(session->Run({}, {*o_.global_step}, {}, &out));
-  return StepValue(out[0]);
-}
-
-absl::StatusOr<int64_t> Supervisor::StepValue(const Tensor& t) const {
-  if (t.NumElements() == 1 && t.dtype() == DT_INT64) return *t.data<int64_t>();
-  if (t.NumElements() == 1 && t.dtype() == DT_INT32) return *t.data<int32_t>();
-  return absl::InvalidArgumentError(absl::StrCat("the global step ", *o_.global_step,
-                                                 " is not an integer scalar: ", t.DebugString()));
-}
-
 absl::Status Supervisor::WriteGraph() {
   if (!o_.logdir.empty()) {
-    // TensorFlow's training_util.write_graph: text, written in place.
-    std::string text;
-    google::protobuf::TextFormat::PrintToString(meta_graph_.graph_def(), &text);
-    MG_RETURN_IF_ERROR(o_.env->CreateDir(o_.logdir));
-    MG_RETURN_IF_ERROR(WriteStringToFile(o_.env, JoinPath(o_.logdir, "graph.pbtxt"), text));
+    MG_RETURN_IF_ERROR(WriteGraphText(o_.env, meta_graph_.graph_def(), o_.logdir));
   }
   if (writer_ != nullptr && !graph_added_to_summary_) {
     MG_RETURN_IF_ERROR(writer_->AddGraph(meta_graph_.graph_def()));
@@ -268,7 +252,7 @@ absl::Status Supervisor::StartStandardServices(Session* session) {
   }
   const bool has_step = !o_.global_step->empty();
   if (has_step && writer_ != nullptr) {
-    MG_ASSIGN_OR_RETURN(int64_t step, ReadGlobalStep(session));
+    MG_ASSIGN_OR_RETURN(int64_t step, ReadStep(session, *o_.global_step));
     MG_RETURN_IF_ERROR(writer_->AddSessionLog(Log(SessionLog::START), step));
   }
   Env* env = o_.env;
@@ -282,7 +266,7 @@ absl::Status Supervisor::StartStandardServices(Session* session) {
         MG_RETURN_IF_ERROR(session->Run({}, fetches, {}, &out));
         int64_t step = 0;
         if (has_step) {
-          MG_ASSIGN_OR_RETURN(step, StepValue(out.back()));
+          MG_ASSIGN_OR_RETURN(step, StepValue(out.back(), *o_.global_step));
         }
         if (out[0].dtype() != DT_STRING || out[0].NumElements() != 1) {
           return absl::InvalidArgumentError(absl::StrCat(
@@ -305,7 +289,7 @@ absl::Status Supervisor::StartStandardServices(Session* session) {
       StartLooper(
           &coord_, "SVStepCounterThread", o_.save_summaries, env,
           [this, session, env, counter]() -> absl::Status {
-            MG_ASSIGN_OR_RETURN(int64_t step, ReadGlobalStep(session));
+            MG_ASSIGN_OR_RETURN(int64_t step, ReadStep(session, *o_.global_step));
             const double now = env->NowSeconds();
             const double elapsed = now - counter->last_time;
             const double rate = elapsed > 0 ? (step - counter->last_step) / elapsed
@@ -320,7 +304,7 @@ absl::Status Supervisor::StartStandardServices(Session* session) {
           },
           [this, session, env, counter]() -> absl::Status {
             counter->last_time = env->NowSeconds();
-            MG_ASSIGN_OR_RETURN(counter->last_step, ReadGlobalStep(session));
+            MG_ASSIGN_OR_RETURN(counter->last_step, ReadStep(session, *o_.global_step));
             return absl::OkStatus();
           });
     }
@@ -332,11 +316,11 @@ absl::Status Supervisor::StartStandardServices(Session* session) {
       SaveOptions save;
       save.meta_graph = &meta_graph_;
       if (has_step) {
-        MG_ASSIGN_OR_RETURN(save.global_step, ReadGlobalStep(session));
+        MG_ASSIGN_OR_RETURN(save.global_step, ReadStep(session, *o_.global_step));
       }
       MG_RETURN_IF_ERROR((*o_.saver)->Save(session, save_path_, save).status());
       if (writer_ != nullptr && has_step) {
-        MG_ASSIGN_OR_RETURN(int64_t step, ReadGlobalStep(session));
+        MG_ASSIGN_OR_RETURN(int64_t step, ReadStep(session, *o_.global_step));
         MG_RETURN_IF_ERROR(
             writer_->AddSessionLog(Log(SessionLog::CHECKPOINT, save_path_), step));
       }
@@ -382,7 +366,7 @@ absl::Status Supervisor::SummaryComputed(Session* session, absl::string_view sum
     return absl::FailedPreconditionError("Writing a summary requires a summary writer.");
   }
   if (!step && !o_.global_step->empty()) {
-    MG_ASSIGN_OR_RETURN(step, ReadGlobalStep(session));
+    MG_ASSIGN_OR_RETURN(step, ReadStep(session, *o_.global_step));
   }
   return writer_->AddSummary(summary, step.value_or(0));
 }

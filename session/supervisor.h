@@ -189,9 +189,6 @@ class Supervisor {
  private:
   explicit Supervisor(SupervisorOptions options) : o_(std::move(options)), coord_(o_.stop_grace) {}
   absl::Status WriteGraph();
-  absl::StatusOr<int64_t> ReadGlobalStep(Session* session) const;
-  // A fetched global step's value: an integer scalar.
-  absl::StatusOr<int64_t> StepValue(const Tensor& t) const;
 
   SupervisorOptions o_;  // every optional filled by Create
   MetaGraphDef meta_graph_;
